@@ -1,0 +1,43 @@
+//! Pure statistics for litebench's benchmark trials.
+//!
+//! Everything here is a plain function of its arguments: no I/O, no clocks,
+//! no global state and no randomness (anything random would have to take an
+//! explicit seed). That is the point of keeping it in its own crate: every
+//! figure litebench reports — a mean, a confidence interval, an outlier
+//! count, a "B is faster than A" verdict — can be recomputed later, bit for
+//! bit, from the raw samples stored with a run, by anyone, without rerunning
+//! the benchmark.
+//!
+//! Non-finite samples (NaN, ±∞) are refused rather than skipped: a trial that
+//! produced one is a broken measurement, and quietly dropping it would make
+//! the reported figures describe fewer trials than were run.
+//!
+//! ```
+//! use litebench_stats::{summarize, welch, NOISY_CV};
+//!
+//! let a = [1010.0, 990.0, 1005.0, 995.0, 1000.0]; // ops/s per trial
+//! let b = [1110.0, 1090.0, 1100.0, 1105.0, 1095.0];
+//! let s = summarize(&a).unwrap();
+//! assert_eq!(s.mean, 1000.0);
+//! assert!(s.cv.unwrap() < NOISY_CV);
+//! let c = welch(&a, &b).unwrap();
+//! assert_eq!(c.diff, 100.0);
+//! assert_eq!(c.significant, Some(true));
+//! ```
+
+mod compare;
+mod outliers;
+mod quantile;
+mod student;
+mod summary;
+
+pub use compare::{welch, Comparison};
+pub use outliers::{tukey, Outliers};
+pub use quantile::{median, percentile};
+pub use student::t_critical_95;
+pub use summary::{summarize, Interval, Summary};
+
+/// The coefficient of variation (as a fraction: 0.05 = 5%) above which
+/// litebench warns that a configuration was too noisy for its figures to be
+/// trusted.
+pub const NOISY_CV: f64 = 0.05;

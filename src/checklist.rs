@@ -1,0 +1,208 @@
+//! The reporting checklist of the APSys'17 paper, filled in from a run's manifest and trials.
+//!
+//! The paper found that none of 16 papers reported every parameter needed to compare SQLite
+//! results. litebench prints the list under every report and marks what it could not determine
+//! as unknown instead of leaving it out.
+
+use crate::result::{Manifest, TrialRecord};
+use serde::{Deserialize, Serialize};
+
+/// One item of the checklist.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChecklistItem {
+    pub item: String,
+    /// The value, or `unknown`; per configuration (`#0: delete; #1: wal`) when they differ.
+    pub value: String,
+    pub known: bool,
+}
+
+fn item(name: &str, value: Option<String>) -> ChecklistItem {
+    ChecklistItem {
+        item: name.into(),
+        known: value.is_some(),
+        value: value.unwrap_or_else(|| "unknown".into()),
+    }
+}
+
+/// Effective value of knob `name` per configuration (from its first measured trial).
+fn knob_values(manifest: &Manifest, trials: &[TrialRecord], names: &[&str]) -> Option<String> {
+    let mut per_config = Vec::new();
+    for cfg in &manifest.configs {
+        let t = trials
+            .iter()
+            .find(|t| t.config == cfg.index && !t.warmup)
+            .or_else(|| trials.iter().find(|t| t.config == cfg.index))?;
+        let mut parts = Vec::new();
+        for n in names {
+            let eff = t.knobs.iter().find(|k| k.name == *n)?.effective.clone()?;
+            parts.push(if names.len() > 1 { format!("{n}={eff}") } else { eff });
+        }
+        per_config.push(parts.join(", "));
+    }
+    if per_config.is_empty() {
+        return None;
+    }
+    if per_config.iter().all(|v| *v == per_config[0]) {
+        Some(per_config[0].clone())
+    } else {
+        Some(
+            per_config
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!("#{i}: {v}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    }
+}
+
+/// ext4's journaling mode: `data=` from /proc/fs/ext4/<dev>/options when given, else the
+/// default `data=ordered` if the filesystem has a jbd2 journal, else "no journal" (an ext4
+/// made without one, as on some cloud images: its syncs are cheaper than a journaled one's).
+fn ext4_data_mode(source: &str) -> Option<String> {
+    let dev = source.strip_prefix("/dev/")?;
+    let opts = std::fs::read_to_string(format!("/proc/fs/ext4/{dev}/options")).ok()?;
+    if let Some(d) = opts.lines().find(|l| l.starts_with("data=")) {
+        return Some(d.to_string());
+    }
+    let journaled = std::fs::read_dir("/proc/fs/jbd2")
+        .ok()?
+        .filter_map(Result::ok)
+        .any(|e| e.file_name().to_string_lossy().starts_with(&format!("{dev}-")));
+    Some(if journaled { "data=ordered (default)".into() } else { "no journal".into() })
+}
+
+/// Fills the checklist.
+pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistItem> {
+    let st = &manifest.environment.storage;
+    let m = &manifest.environment.machine;
+    let fs = st.fs_type.as_ref().map(|t| {
+        let mut s = t.clone();
+        let journaling = st
+            .super_options
+            .as_deref()
+            .and_then(|o| o.split(',').find(|x| x.starts_with("data=")).map(str::to_string))
+            .or_else(|| {
+                (t == "ext4")
+                    .then(|| st.mount_source.as_deref().and_then(ext4_data_mode))
+                    .flatten()
+            });
+        if let Some(j) = journaling {
+            s.push_str(&format!(" ({j})"));
+        }
+        s.push_str(&format!(
+            ", mount options {}",
+            st.mount_options.as_deref().unwrap_or("unknown")
+        ));
+        if let Some(so) = &st.super_options {
+            s.push_str(&format!(", superblock options {so}"));
+        }
+        if st.ram_backed {
+            s.push_str(" [RAM-backed: durability numbers mean nothing here]");
+        }
+        s
+    });
+    let device = st.device.as_ref().map(|d| {
+        format!(
+            "{} model {} rotational {} scheduler {} write cache {}{}",
+            d.name,
+            d.model.as_deref().unwrap_or("unknown"),
+            d.rotational.map_or("unknown".to_string(), |r| r.to_string()),
+            d.scheduler.as_deref().unwrap_or("unknown"),
+            d.write_cache.as_deref().unwrap_or("unknown"),
+            d.backing_file
+                .as_ref()
+                .map_or(String::new(), |b| format!(" (loop over {b})")),
+        )
+    });
+    let builds = manifest
+        .engines
+        .iter()
+        .map(|e| {
+            format!(
+                "{}: SQLite {} ({}), {} compile options",
+                e.label,
+                e.sqlite.version,
+                e.sqlite.source_id,
+                e.sqlite.compile_options.len()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let os = match (&m.os, &m.kernel) {
+        (Some(o), Some(k)) => Some(format!("{o}, Linux {k}")),
+        (Some(o), None) => Some(format!("{o}, kernel unknown")),
+        (None, Some(k)) => Some(format!("Linux {k}")),
+        _ => None,
+    };
+    let params = manifest
+        .params
+        .0
+        .iter()
+        .map(|(k, v)| format!("{k}={}", serde_json::to_string(v).unwrap_or_default().trim_matches('"')))
+        .collect::<Vec<_>>()
+        .join(" ");
+    vec![
+        item("journal mode", knob_values(manifest, trials, &["journal_mode"])),
+        item("synchronous mode", knob_values(manifest, trials, &["synchronous"])),
+        item(
+            "WAL autocheckpoint / journal size limit",
+            knob_values(manifest, trials, &["wal_autocheckpoint", "journal_size_limit"]),
+        ),
+        item("page size", knob_values(manifest, trials, &["page_size"])),
+        item("cache size", knob_values(manifest, trials, &["cache_size"])),
+        item("locking mode", knob_values(manifest, trials, &["locking_mode"])),
+        item("mmap size", knob_values(manifest, trials, &["mmap_size"])),
+        item(
+            "SQLite version and compile options",
+            (!manifest.engines.is_empty()).then_some(builds),
+        ),
+        item(
+            "filesystem and its journaling mode",
+            if manifest.in_memory {
+                Some("none: databases in memory (--memory)".into())
+            } else {
+                fs
+            },
+        ),
+        item("storage device", device),
+        item("OS and kernel", os),
+        item(
+            "workload parameters (pre-population size, operation counts)",
+            Some(format!("{} {}", manifest.workload, params)),
+        ),
+        item(
+            "trials and warm-up",
+            Some(format!(
+                "{} trials, {} warm-up, configurations interleaved{}",
+                manifest.trials,
+                manifest.warmup,
+                if manifest.cold_cache {
+                    ", page cache dropped before each trial"
+                } else {
+                    ", warm page cache"
+                }
+            )),
+        ),
+        item("seed", Some(manifest.seed.to_string())),
+        item(
+            "CPU and memory",
+            m.cpu_model.as_ref().map(|c| {
+                format!(
+                    "{c} x{}, {} MiB",
+                    m.cpu_count,
+                    m.memory_bytes.map_or("unknown".into(), |b| (b >> 20).to_string())
+                )
+            }),
+        ),
+        item(
+            "sync latency of the database directory",
+            manifest.sync_latency.as_ref().map(|l| {
+                format!(
+                    "median {:.1} us, p99 {:.1} us ({} samples of pwrite 4 KiB + fdatasync)",
+                    l.median_us, l.p99_us, l.samples
+                )
+            }),
+        ),
+    ]
+}

@@ -1,0 +1,106 @@
+//! The command line: every flag, its help, and its validation in one place.
+
+use crate::render::Format;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Honest benchmarks for SQLite and the engines it is compared with.
+#[derive(Debug, Parser)]
+#[command(name = "litebench", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a workload on one or more configurations and store every trial.
+    Run(RunArgs),
+    /// List workloads, engines and knobs with their valid values and defaults.
+    List(ListArgs),
+    /// Describe this machine and the storage under a directory, with its sync latency.
+    Env(EnvArgs),
+    /// Print a stored run (the newest by default).
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workload to run (see `litebench list`).
+    pub workload: String,
+    /// Engine: `sqlite` (bundled) or `sqlite:<path to libsqlite3.so>`; repeat to compare builds.
+    #[arg(long = "engine", value_name = "ENGINE")]
+    pub engines: Vec<String>,
+    /// Knob and the values to try, e.g. `journal_mode=delete,wal`; repeat for a matrix.
+    #[arg(long = "knob", value_name = "NAME=V1[,V2...]")]
+    pub knobs: Vec<String>,
+    /// Vary one knob at a time around the baseline (each knob's first value) instead of
+    /// running every combination.
+    #[arg(long)]
+    pub vary_one: bool,
+    /// Workload parameter, e.g. `rows=0`; repeat for several.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Measured trials per configuration.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: u32,
+    /// Warm-up trials per configuration, run first and never summarised.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub warmup: u32,
+    /// Seed for all generated data (recorded with the run).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Directory under which litebench makes its scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store (a SQLite database); default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Drop the page cache before every trial (needs root).
+    #[arg(long)]
+    pub cold: bool,
+    /// Run on in-memory databases (measures CPU cost only; no storage involved).
+    #[arg(long)]
+    pub memory: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    /// Directory whose storage to describe (default: the current directory).
+    #[arg(long, value_name = "PATH", default_value = ".")]
+    pub dir: PathBuf,
+    /// Emit JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Skip the sync latency measurement.
+    #[arg(long)]
+    pub no_sync: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Run id (default: the newest).
+    pub run: Option<i64>,
+    /// List stored runs instead.
+    #[arg(long)]
+    pub list: bool,
+    /// Results store to read.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}

@@ -1,0 +1,239 @@
+//! `litebench run`: validate everything, then run, store and report.
+
+use super::{now_rfc3339, Failure, EXIT_INTERRUPTED};
+use crate::checklist::checklist;
+use crate::cli::RunArgs;
+use crate::knob::{configurations, parse_axis};
+use crate::render::{render, warnings, Report, RunHeader};
+use crate::result::{ConfigInfo, EngineInfo, Manifest, ProcessSyncs, TrialRecord};
+use crate::runner::{self, Plan, RunEnd, RunError};
+use crate::scratch::{Scratch, HARNESS_SYNCS};
+use crate::sqlite::engine::{SqliteChoice, SqliteEngine};
+use crate::store::{self, Store};
+use crate::summary::{spread, summarize_run};
+use crate::workload::{self, params};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Parses one `--engine` value.
+pub fn parse_engine(s: &str) -> Result<SqliteChoice, Failure> {
+    let valid = "valid engines: sqlite, sqlite:<path to libsqlite3.so>";
+    match s {
+        "sqlite" => Ok(SqliteChoice::Bundled),
+        _ if s.starts_with("sqlite:") => {
+            let p = &s["sqlite:".len()..];
+            if p.is_empty() {
+                return Err(Failure(format!(
+                    "--engine {s}: missing library path; e.g. sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
+                )));
+            }
+            Ok(SqliteChoice::Library(PathBuf::from(p)))
+        }
+        "duckdb" | "postgres" | "mysql" | "mariadb" | "fs" => Err(Failure(format!(
+            "--engine {s}: not available in this build of litebench yet; {valid}"
+        ))),
+        _ => Err(Failure(format!("--engine {s}: unknown engine; {valid}"))),
+    }
+}
+
+/// Runs the `run` subcommand.
+pub fn run(args: &RunArgs) -> Result<i32, Failure> {
+    // 1. Validate everything before anything runs.
+    let wl = workload::find(&args.workload).ok_or_else(|| {
+        let names: Vec<&str> = workload::all().iter().map(|w| w.name()).collect();
+        Failure(format!(
+            "unknown workload `{}`; valid workloads: {}",
+            args.workload,
+            names.join(", ")
+        ))
+    })?;
+    let params = params::resolve(wl.name(), wl.params(), &args.params)?;
+    wl.check(&params).map_err(Failure)?;
+    let choices = if args.engines.is_empty() {
+        vec![SqliteChoice::Bundled]
+    } else {
+        args.engines
+            .iter()
+            .map(|e| parse_engine(e))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    let axes = args
+        .knobs
+        .iter()
+        .map(|k| parse_axis(k))
+        .collect::<Result<Vec<_>, _>>()?;
+    let knob_sets = configurations(&axes, args.vary_one)?;
+    if args.vary_one && axes.is_empty() {
+        return Err(Failure(
+            "--vary-one needs at least one --knob with several values".into(),
+        ));
+    }
+    if args.cold {
+        runner::can_drop_caches()?;
+    }
+    if args.cold && args.memory {
+        return Err(Failure(
+            "--cold and --memory together make no sense: an in-memory database has no page cache to drop".into(),
+        ));
+    }
+    let results_path = args.results.clone().unwrap_or_else(store::default_path);
+    let mut store = Store::open(&results_path, args.results.is_some())?;
+    let mut engines = Vec::new();
+    for c in &choices {
+        let e = SqliteEngine::open(c)?;
+        if engines.iter().any(|x: &SqliteEngine| x.label == e.label) {
+            return Err(Failure(format!("--engine {} is given twice", e.label)));
+        }
+        engines.push(e);
+    }
+    let scratch = Scratch::create(args.dir.as_deref())?;
+
+    // 2. Describe the machine and the storage under the scratch directory.
+    let environment = litebench_env::capture(scratch.dir())
+        .map_err(|e| Failure(format!("--dir {}: {e}", scratch.base().display())))?;
+    let sync_latency = if args.memory {
+        None
+    } else {
+        litebench_env::measure_sync_latency(scratch.dir(), 200, Duration::from_millis(500)).ok()
+    };
+    let mut configs = Vec::new();
+    for (ei, e) in engines.iter().enumerate() {
+        for ks in &knob_sets {
+            let label = if engines.len() > 1 {
+                format!("{} {}", e.label, ks.label())
+            } else {
+                ks.label()
+            };
+            configs.push((
+                ConfigInfo {
+                    index: configs.len(),
+                    engine: e.label.clone(),
+                    knobs: ks.clone(),
+                    label,
+                },
+                ei,
+            ));
+        }
+    }
+    let manifest = Manifest {
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: std::env::args().collect(),
+        started_at: now_rfc3339(),
+        workload: wl.name().to_string(),
+        workload_source: wl.source().to_string(),
+        params: params.clone(),
+        seed: args.seed,
+        trials: args.trials,
+        warmup: args.warmup,
+        cold_cache: args.cold,
+        in_memory: args.memory,
+        engines: engines
+            .iter()
+            .map(|e| EngineInfo {
+                label: e.label.clone(),
+                sqlite: e.build.clone(),
+            })
+            .collect(),
+        configs: configs.iter().map(|(c, _)| c.clone()).collect(),
+        environment,
+        sync_latency,
+        scratch_dir: scratch.dir().display().to_string(),
+    };
+    if manifest.environment.storage.ram_backed && !args.memory {
+        eprintln!(
+            "warning: {} is on a RAM filesystem: syncs cost nothing there, so durability numbers mean nothing",
+            scratch.dir().display()
+        );
+    }
+
+    // 3. Run, storing each trial as it finishes.
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone())
+            .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
+    }
+    let run_id = store.begin_run(&manifest)?;
+    let plan = Plan {
+        workload: wl,
+        params,
+        engines,
+        configs,
+        trials: args.trials,
+        warmup: args.warmup,
+        seed: args.seed,
+        cold: args.cold,
+        memory: args.memory,
+    };
+    let total = (plan.configs.len() as u64) * u64::from(args.trials + args.warmup);
+    let progress = if args.quiet || !std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let p = indicatif::ProgressBar::new(total);
+        p.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} trials {elapsed_precise} {msg}")
+                .expect("static template"),
+        );
+        p
+    };
+    let mut trials: Vec<TrialRecord> = Vec::new();
+    let outcome = runner::execute(&plan, &scratch, &stop, &progress, &mut |t: &TrialRecord| {
+        store.add_trial(run_id, t).map_err(|e| RunError::Store(e.to_string()))?;
+        trials.push(t.clone());
+        Ok(())
+    });
+    progress.finish_and_clear();
+    let (status, error, code) = match &outcome {
+        Ok(RunEnd::Complete) => ("complete", None, 0),
+        Ok(RunEnd::Interrupted) => ("interrupted", None, EXIT_INTERRUPTED),
+        Err(e) => ("failed", Some(e.to_string()), 2),
+    };
+    let finished_at = now_rfc3339();
+    let stored = store.finish_run(run_id, status, &finished_at, error.as_deref());
+    let process_syncs = ProcessSyncs {
+        vfs: plan.engines.iter().map(|e| e.counters.snapshot().sync_syscalls()).sum(),
+        harness: HARNESS_SYNCS.load(Ordering::Relaxed),
+    };
+    drop(scratch);
+
+    // 4. Report what was measured, even after an error.
+    let ops: Vec<String> = wl.operations().iter().map(|s| s.to_string()).collect();
+    if !trials.is_empty() || error.is_none() {
+        let summary = summarize_run(&manifest, &trials, &ops);
+        let report = Report {
+            run: RunHeader {
+                id: run_id,
+                status: status.into(),
+                error: error.clone(),
+                finished_at: Some(finished_at),
+                results: results_path.display().to_string(),
+            },
+            checklist: checklist(&manifest, &trials),
+            spread: spread(&summary),
+            warnings: warnings(&manifest, &trials, &summary, status),
+            summary,
+            manifest: &manifest,
+            process_syncs: Some(process_syncs),
+            trials: &trials,
+        };
+        print!("{}", render(&report, args.format));
+    }
+    stored?;
+    if let Some(e) = error {
+        let kept = trials.iter().filter(|t| !t.warmup).count();
+        return Err(Failure(format!(
+            "{e} (run {run_id}: {kept} finished trials kept in {})",
+            results_path.display()
+        )));
+    }
+    if code == EXIT_INTERRUPTED {
+        eprintln!(
+            "interrupted: {} finished trials kept as run {run_id} in {}",
+            trials.len(),
+            results_path.display()
+        );
+    }
+    Ok(code)
+}

@@ -1,0 +1,494 @@
+//! Knobs: the settings that move SQLite's numbers, how to set them and how to prove they took.
+//!
+//! SQLite accepts many pragmas silently and then does something else (asked for WAL on an
+//! in-memory database it stays in `memory` mode; `mmap_size` is clamped to the compile-time
+//! maximum). A result that reports the *requested* value in such a case is wrong, so every knob
+//! is read back after it is set, and a requested value that did not take effect stops the run.
+//! Knobs nobody asked for are read back too: their effective values are the build's defaults,
+//! and they belong in the report as much as the requested ones.
+
+use serde::{Deserialize, Serialize};
+
+/// The values a knob accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KnobKind {
+    /// One of a fixed set of names; `PRAGMA` may read back the index instead of the name.
+    Choice(&'static [&'static str]),
+    /// An integer in a range.
+    Int { min: i64, max: i64 },
+    /// A power of two in a range (page sizes).
+    PowerOfTwo { min: i64, max: i64 },
+    /// on/off.
+    Bool,
+}
+
+/// When a knob has to be set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Only when the database file is created (page_size, auto_vacuum): applied to the template.
+    Create,
+    /// On every connection, before the workload runs.
+    Connect,
+}
+
+/// One knob litebench knows by name.
+#[derive(Debug, Clone, Copy)]
+pub struct KnobSpec {
+    pub name: &'static str,
+    pub kind: KnobKind,
+    pub stage: Stage,
+    /// Stock SQLite's default, for `litebench list` (the run itself records the value read back).
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// Every named SQLite knob, in the order they are applied (locking mode before journal mode,
+/// journal mode before the WAL settings).
+pub const SQLITE_KNOBS: &[KnobSpec] = &[
+    KnobSpec {
+        name: "page_size",
+        kind: KnobKind::PowerOfTwo { min: 512, max: 65536 },
+        stage: Stage::Create,
+        default: "4096",
+        help: "bytes per database page; applied when the template is created",
+    },
+    KnobSpec {
+        name: "auto_vacuum",
+        kind: KnobKind::Choice(&["none", "full", "incremental"]),
+        stage: Stage::Create,
+        default: "none",
+        help: "free-page handling; applied when the template is created",
+    },
+    KnobSpec {
+        name: "locking_mode",
+        kind: KnobKind::Choice(&["normal", "exclusive"]),
+        stage: Stage::Connect,
+        default: "normal",
+        help: "exclusive keeps the lock (and skips the -shm file in WAL mode)",
+    },
+    KnobSpec {
+        name: "journal_mode",
+        kind: KnobKind::Choice(&["delete", "truncate", "persist", "memory", "wal", "off"]),
+        stage: Stage::Connect,
+        default: "delete",
+        help: "rollback journal or write-ahead log",
+    },
+    KnobSpec {
+        name: "synchronous",
+        kind: KnobKind::Choice(&["off", "normal", "full", "extra"]),
+        stage: Stage::Connect,
+        default: "full",
+        help: "how often SQLite waits for the storage (fsync)",
+    },
+    KnobSpec {
+        name: "journal_size_limit",
+        kind: KnobKind::Int { min: -1, max: i64::MAX },
+        stage: Stage::Connect,
+        default: "-1",
+        help: "bytes of journal/WAL kept after a transaction or checkpoint (-1: no limit)",
+    },
+    KnobSpec {
+        name: "wal_autocheckpoint",
+        kind: KnobKind::Int {
+            min: 0,
+            max: i32::MAX as i64,
+        },
+        stage: Stage::Connect,
+        default: "1000",
+        help: "WAL pages that trigger an automatic checkpoint (0: never)",
+    },
+    KnobSpec {
+        name: "cache_size",
+        kind: KnobKind::Int {
+            min: i32::MIN as i64 + 1,
+            max: i32::MAX as i64,
+        },
+        stage: Stage::Connect,
+        default: "-2000",
+        help: "page cache: pages if positive, KiB if negative",
+    },
+    KnobSpec {
+        name: "mmap_size",
+        kind: KnobKind::Int { min: 0, max: i64::MAX },
+        stage: Stage::Connect,
+        default: "0",
+        help: "bytes of the database read through mmap (clamped to the build's SQLITE_MAX_MMAP_SIZE)",
+    },
+    KnobSpec {
+        name: "temp_store",
+        kind: KnobKind::Choice(&["default", "file", "memory"]),
+        stage: Stage::Connect,
+        default: "default",
+        help: "where temporary tables and indices live",
+    },
+    KnobSpec {
+        name: "foreign_keys",
+        kind: KnobKind::Bool,
+        stage: Stage::Connect,
+        default: "off",
+        help: "enforce foreign key constraints",
+    },
+    KnobSpec {
+        name: "busy_timeout",
+        kind: KnobKind::Int {
+            min: 0,
+            max: i32::MAX as i64,
+        },
+        stage: Stage::Connect,
+        default: "0",
+        help: "milliseconds to wait for a lock before SQLITE_BUSY",
+    },
+];
+
+/// Prefix that passes any other pragma through: `--knob pragma.cell_size_check=on`.
+pub const PASSTHROUGH_PREFIX: &str = "pragma.";
+
+/// Bad knob input or a knob that did not take effect.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KnobError {
+    #[error("--knob {arg}: expected NAME=VALUE[,VALUE...], e.g. --knob journal_mode=delete,wal")]
+    Malformed { arg: String },
+    #[error("--knob {name}: unknown knob; valid knobs: {valid} (or pragma.NAME=VALUE for any other pragma)")]
+    Unknown { name: String, valid: String },
+    #[error("--knob {knob}={value}: invalid value; valid values: {valid}")]
+    InvalidValue { knob: String, value: String, valid: String },
+    #[error("--knob {knob} is given twice; give every value in one flag: --knob {knob}=A,B")]
+    Duplicate { knob: String },
+    #[error("knob {knob} did not take effect on {engine}: requested {requested}, effective {effective}; {hint}")]
+    NotEffective {
+        knob: String,
+        engine: String,
+        requested: String,
+        effective: String,
+        hint: String,
+    },
+}
+
+/// Looks a knob up by name.
+pub fn spec(name: &str) -> Option<&'static KnobSpec> {
+    SQLITE_KNOBS.iter().find(|k| k.name == name)
+}
+
+fn valid_names() -> String {
+    SQLITE_KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+}
+
+impl KnobKind {
+    /// Human-readable list of valid values.
+    pub fn describe(&self) -> String {
+        match self {
+            KnobKind::Choice(v) => v.join(", "),
+            KnobKind::Int { min, max } if *max == i64::MAX => format!("an integer >= {min}"),
+            KnobKind::Int { min, max } => format!("an integer from {min} to {max}"),
+            KnobKind::PowerOfTwo { min, max } => format!("a power of two from {min} to {max}"),
+            KnobKind::Bool => "on, off".into(),
+        }
+    }
+
+    /// The canonical spelling of a user-supplied value, or `None` if invalid.
+    pub fn canonical(&self, raw: &str) -> Option<String> {
+        let v = raw.trim().to_ascii_lowercase();
+        match self {
+            KnobKind::Choice(names) => {
+                if let Some(n) = names.iter().find(|n| **n == v) {
+                    return Some(n.to_string());
+                }
+                // Numeric spellings that SQLite itself accepts (synchronous=2 ...), except for
+                // journal_mode, which has no numeric form.
+                let idx: usize = v.parse().ok()?;
+                if names.contains(&"wal") {
+                    return None;
+                }
+                names.get(idx).map(|n| n.to_string())
+            }
+            KnobKind::Int { min, max } => {
+                let n: i64 = v.parse().ok()?;
+                (n >= *min && n <= *max).then(|| n.to_string())
+            }
+            KnobKind::PowerOfTwo { min, max } => {
+                let n: i64 = v.parse().ok()?;
+                (n >= *min && n <= *max && (n as u64).is_power_of_two()).then(|| n.to_string())
+            }
+            KnobKind::Bool => match v.as_str() {
+                "on" | "1" | "true" | "yes" => Some("on".into()),
+                "off" | "0" | "false" | "no" => Some("off".into()),
+                _ => None,
+            },
+        }
+    }
+
+    /// The canonical spelling of what `PRAGMA name` read back.
+    pub fn readback(&self, raw: &str) -> String {
+        match self {
+            // SQLite reads synchronous, temp_store and auto_vacuum back as numbers, journal and
+            // locking modes as names.
+            KnobKind::Choice(_) | KnobKind::Bool => self.canonical(raw).unwrap_or_else(|| raw.to_ascii_lowercase()),
+            _ => raw.trim().to_string(),
+        }
+    }
+}
+
+/// One knob set to one value in one configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnobSetting {
+    pub name: String,
+    /// Canonical value (`wal`, `full`, `4096`, ...).
+    pub value: String,
+}
+
+impl KnobSetting {
+    /// True for `pragma.NAME` pass-through settings.
+    pub fn is_passthrough(&self) -> bool {
+        self.name.starts_with(PASSTHROUGH_PREFIX)
+    }
+
+    /// The pragma to issue.
+    pub fn pragma(&self) -> &str {
+        self.name.strip_prefix(PASSTHROUGH_PREFIX).unwrap_or(&self.name)
+    }
+
+    /// When it must be applied.
+    pub fn stage(&self) -> Stage {
+        spec(&self.name).map_or(Stage::Connect, |s| s.stage)
+    }
+}
+
+/// The knob settings of one configuration, in application order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnobSet(pub Vec<KnobSetting>);
+
+impl KnobSet {
+    /// The value requested for a knob, if any.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|k| k.name == name).map(|k| k.value.as_str())
+    }
+
+    /// Short label such as `journal_mode=wal synchronous=normal` (or `defaults`).
+    pub fn label(&self) -> String {
+        if self.0.is_empty() {
+            return "defaults".into();
+        }
+        self.0
+            .iter()
+            .map(|k| format!("{}={}", k.name, k.value))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn sorted(mut self) -> KnobSet {
+        let order = |k: &KnobSetting| SQLITE_KNOBS.iter().position(|s| s.name == k.name).unwrap_or(usize::MAX);
+        self.0.sort_by_key(order);
+        self
+    }
+}
+
+/// One `--knob` flag: a knob and the values to try.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnobAxis {
+    pub name: String,
+    pub values: Vec<String>,
+}
+
+fn is_ident(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Parses one `--knob NAME=V1,V2` argument, validating the name and each value.
+pub fn parse_axis(arg: &str) -> Result<KnobAxis, KnobError> {
+    let (name, values) = arg
+        .split_once('=')
+        .ok_or_else(|| KnobError::Malformed { arg: arg.into() })?;
+    let name = name.trim().to_ascii_lowercase();
+    let raw: Vec<&str> = values.split(',').map(str::trim).collect();
+    if name.is_empty() || raw.iter().any(|v| v.is_empty()) {
+        return Err(KnobError::Malformed { arg: arg.into() });
+    }
+    let values = if let Some(pragma) = name.strip_prefix(PASSTHROUGH_PREFIX) {
+        if !is_ident(pragma) {
+            return Err(KnobError::Malformed { arg: arg.into() });
+        }
+        let mut out = Vec::new();
+        for v in raw {
+            let ok = v
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            if !ok {
+                return Err(KnobError::InvalidValue {
+                    knob: name.clone(),
+                    value: v.into(),
+                    valid: "letters, digits, '_', '-' and '.'".into(),
+                });
+            }
+            out.push(v.to_string());
+        }
+        out
+    } else {
+        let spec = spec(&name).ok_or_else(|| KnobError::Unknown {
+            name: name.clone(),
+            valid: valid_names(),
+        })?;
+        raw.iter()
+            .map(|v| {
+                spec.kind.canonical(v).ok_or_else(|| KnobError::InvalidValue {
+                    knob: name.clone(),
+                    value: v.to_string(),
+                    valid: spec.kind.describe(),
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    Ok(KnobAxis { name, values })
+}
+
+/// Every configuration to run: the full cross product of the axes, or with `vary_one` the
+/// baseline (first value of every axis) followed by one configuration per other value of each
+/// axis, all else at the baseline — how the APSys'17 paper's figures 2 and 3 were made.
+pub fn configurations(axes: &[KnobAxis], vary_one: bool) -> Result<Vec<KnobSet>, KnobError> {
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|b| b.name == a.name) {
+            return Err(KnobError::Duplicate { knob: a.name.clone() });
+        }
+    }
+    let setting = |a: &KnobAxis, v: &String| KnobSetting {
+        name: a.name.clone(),
+        value: v.clone(),
+    };
+    let sets = if vary_one {
+        let baseline: Vec<KnobSetting> = axes.iter().map(|a| setting(a, &a.values[0])).collect();
+        let mut out = vec![KnobSet(baseline.clone())];
+        for (i, a) in axes.iter().enumerate() {
+            for v in &a.values[1..] {
+                let mut s = baseline.clone();
+                s[i] = setting(a, v);
+                out.push(KnobSet(s));
+            }
+        }
+        out
+    } else {
+        let mut out = vec![KnobSet::default()];
+        for a in axes {
+            out = out
+                .into_iter()
+                .flat_map(|s| {
+                    a.values.iter().map(move |v| {
+                        let mut s = s.clone();
+                        s.0.push(setting(a, v));
+                        s
+                    })
+                })
+                .collect();
+        }
+        out
+    };
+    Ok(sets.into_iter().map(KnobSet::sorted).collect())
+}
+
+/// A knob's requested and effective value, as recorded in every result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnobReading {
+    pub name: String,
+    /// What the configuration asked for (`None`: left at the build's default).
+    pub requested: Option<String>,
+    /// What `PRAGMA name` read back after setting (`None`: it reads back nothing).
+    pub effective: Option<String>,
+}
+
+/// Compares a pass-through pragma's requested value with what it read back.
+pub fn passthrough_matches(requested: &str, effective: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.trim().to_ascii_lowercase();
+        match s.as_str() {
+            "on" | "true" | "yes" => "1".to_string(),
+            "off" | "false" | "no" => "0".to_string(),
+            _ => s,
+        }
+    };
+    norm(requested) == norm(effective)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_canonicalises() {
+        let a = parse_axis("journal_mode=DELETE, wal").unwrap();
+        assert_eq!(a.values, vec!["delete", "wal"]);
+        assert_eq!(parse_axis("synchronous=2").unwrap().values, vec!["full"]);
+        assert_eq!(parse_axis("foreign_keys=1").unwrap().values, vec!["on"]);
+        assert_eq!(parse_axis("pragma.cell_size_check=on").unwrap().values, vec!["on"]);
+    }
+
+    #[test]
+    fn rejects_bad_input_naming_valid_values() {
+        let e = parse_axis("journal_mode=fast").unwrap_err();
+        assert!(
+            e.to_string().contains("delete, truncate, persist, memory, wal, off"),
+            "{e}"
+        );
+        assert!(matches!(
+            parse_axis("page_size=1000"),
+            Err(KnobError::InvalidValue { .. })
+        ));
+        assert!(matches!(
+            parse_axis("journal_mode=1"),
+            Err(KnobError::InvalidValue { .. })
+        ));
+        assert!(matches!(parse_axis("nosuch=1"), Err(KnobError::Unknown { .. })));
+        assert!(matches!(parse_axis("journal_mode"), Err(KnobError::Malformed { .. })));
+        assert!(matches!(
+            parse_axis("journal_mode=wal,"),
+            Err(KnobError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse_axis("pragma.x;drop=1"),
+            Err(KnobError::Malformed { .. })
+        ));
+    }
+
+    #[test]
+    fn cross_product_and_vary_one() {
+        let axes = vec![
+            parse_axis("journal_mode=delete,wal,off").unwrap(),
+            parse_axis("synchronous=full,normal").unwrap(),
+        ];
+        let all = configurations(&axes, false).unwrap();
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[0].label(), "journal_mode=delete synchronous=full");
+        let one = configurations(&axes, true).unwrap();
+        let labels: Vec<String> = one.iter().map(KnobSet::label).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "journal_mode=delete synchronous=full",
+                "journal_mode=wal synchronous=full",
+                "journal_mode=off synchronous=full",
+                "journal_mode=delete synchronous=normal",
+            ]
+        );
+        assert_eq!(configurations(&[], false).unwrap(), vec![KnobSet::default()]);
+        let dup = vec![axes[0].clone(), axes[0].clone()];
+        assert!(matches!(configurations(&dup, false), Err(KnobError::Duplicate { .. })));
+    }
+
+    #[test]
+    fn application_order_puts_locking_before_journal() {
+        let axes = vec![
+            parse_axis("journal_mode=wal").unwrap(),
+            parse_axis("locking_mode=exclusive").unwrap(),
+        ];
+        let set = &configurations(&axes, false).unwrap()[0];
+        assert_eq!(set.0[0].name, "locking_mode");
+    }
+
+    #[test]
+    fn readback_normalises_numbers() {
+        let sync = spec("synchronous").unwrap();
+        assert_eq!(sync.kind.readback("1"), "normal");
+        assert_eq!(spec("temp_store").unwrap().kind.readback("2"), "memory");
+        assert_eq!(spec("journal_mode").unwrap().kind.readback("wal"), "wal");
+        assert!(passthrough_matches("on", "1"));
+        assert!(!passthrough_matches("on", "0"));
+    }
+}

@@ -1,0 +1,21 @@
+use clap::Parser;
+use litebench::cli::{Cli, Command};
+use litebench::commands;
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Run(a) => commands::run::run(a),
+        Command::List(a) => commands::list::run(a),
+        Command::Env(a) => commands::env::run(a),
+        Command::Show(a) => commands::show::run(a),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {}", e.0);
+            2
+        }
+    };
+    std::process::exit(code);
+}

@@ -1,0 +1,251 @@
+//! Timing and I/O attribution of operations inside a trial.
+//!
+//! Each operation's latency goes into an HDR histogram of its type (nanoseconds, 3 significant
+//! digits, no allocation when recording), and the VFS counters are snapshotted whenever the
+//! operation type changes, so syncs and bytes can be reported per operation type. The recorder
+//! does nothing else in the timed loop.
+
+use crate::iocount::{IoCounters, IoSnapshot};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Highest latency a histogram tracks: one hour.
+const MAX_NS: u64 = 3_600_000_000_000;
+
+/// A fresh latency histogram (nanoseconds).
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_NS, 3).expect("static histogram bounds are valid")
+}
+
+struct OpState {
+    name: &'static str,
+    ops: u64,
+    failed: u64,
+    elapsed: Duration,
+    hist: Histogram<u64>,
+    io: IoSnapshot,
+}
+
+/// Collects per-operation-type latencies and I/O during one trial.
+pub struct Recorder {
+    ops: Vec<OpState>,
+    counters: Option<Arc<IoCounters>>,
+    current: Option<(usize, Instant, IoSnapshot)>,
+}
+
+impl Recorder {
+    /// A recorder for the given operation types; `counters` are the VFS counters to attribute
+    /// (`None` for engines without a VFS).
+    pub fn new(names: &[&'static str], counters: Option<Arc<IoCounters>>) -> Recorder {
+        Recorder {
+            ops: names
+                .iter()
+                .map(|n| OpState {
+                    name: n,
+                    ops: 0,
+                    failed: 0,
+                    elapsed: Duration::ZERO,
+                    hist: new_histogram(),
+                    io: IoSnapshot::default(),
+                })
+                .collect(),
+            counters,
+            current: None,
+        }
+    }
+
+    fn io_now(&self) -> IoSnapshot {
+        self.counters.as_ref().map(|c| c.snapshot()).unwrap_or_default()
+    }
+
+    /// Starts a phase of operation type `op`: time and I/O until the next `phase` or `finish`
+    /// are attributed to it.
+    pub fn phase(&mut self, op: usize) {
+        self.close_phase();
+        self.current = Some((op, Instant::now(), self.io_now()));
+    }
+
+    fn close_phase(&mut self) {
+        if let Some((op, start, io)) = self.current.take() {
+            let now_io = self.io_now();
+            let s = &mut self.ops[op];
+            s.elapsed += start.elapsed();
+            s.io = s.io.plus(&now_io.since(&io));
+        }
+    }
+
+    /// Records one completed operation of type `op`.
+    #[inline]
+    pub fn record(&mut self, op: usize, latency: Duration) {
+        let s = &mut self.ops[op];
+        s.ops += 1;
+        s.hist.saturating_record(latency.as_nanos().min(MAX_NS as u128) as u64);
+    }
+
+    /// Records an operation that failed in a way the workload tolerates (e.g. SQLITE_BUSY).
+    pub fn record_failure(&mut self, op: usize) {
+        self.ops[op].failed += 1;
+    }
+
+    /// Ends the last phase and returns the results per operation type.
+    pub fn finish(mut self) -> Vec<OpResult> {
+        self.close_phase();
+        self.ops.into_iter().map(OpResult::from_state).collect()
+    }
+
+    /// Measured time so far (closed phases plus the open one).
+    pub fn elapsed(&self) -> Duration {
+        let open = self.current.as_ref().map_or(Duration::ZERO, |(_, t, _)| t.elapsed());
+        self.ops.iter().map(|o| o.elapsed).sum::<Duration>() + open
+    }
+}
+
+/// Latency percentiles of one operation type, in nanoseconds.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    pub mean_ns: f64,
+    pub min_ns: u64,
+    pub p50_ns: u64,
+    pub p95_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Latency {
+    /// Percentiles of a histogram (all zero if it is empty).
+    pub fn of(h: &Histogram<u64>) -> Latency {
+        if h.is_empty() {
+            return Latency::default();
+        }
+        Latency {
+            mean_ns: h.mean(),
+            min_ns: h.min(),
+            p50_ns: h.value_at_quantile(0.50),
+            p95_ns: h.value_at_quantile(0.95),
+            p99_ns: h.value_at_quantile(0.99),
+            p999_ns: h.value_at_quantile(0.999),
+            max_ns: h.max(),
+        }
+    }
+}
+
+/// What one operation type did in one trial.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpResult {
+    pub name: String,
+    /// Completed operations (each one transaction unless the workload says otherwise).
+    pub ops: u64,
+    /// Operations that failed in a tolerated way (lock contention).
+    pub failed: u64,
+    /// Wall time of the phases of this type, nanoseconds.
+    pub elapsed_ns: u64,
+    pub latency: Latency,
+    /// What the VFS shim counted during this type's phases.
+    pub io: IoSnapshot,
+    /// The latency histogram, HDR V2 + deflate, base64: lets runs merge percentiles exactly.
+    pub histogram: String,
+}
+
+impl OpResult {
+    fn from_state(s: OpState) -> OpResult {
+        OpResult {
+            name: s.name.to_string(),
+            ops: s.ops,
+            failed: s.failed,
+            elapsed_ns: s.elapsed.as_nanos() as u64,
+            latency: Latency::of(&s.hist),
+            io: s.io,
+            histogram: encode(&s.hist),
+        }
+    }
+
+    /// Operations per second of measured time (0 when nothing was measured).
+    pub fn throughput(&self) -> f64 {
+        if self.elapsed_ns == 0 {
+            0.0
+        } else {
+            self.ops as f64 / (self.elapsed_ns as f64 / 1e9)
+        }
+    }
+}
+
+fn encode(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    if V2DeflateSerializer::new().serialize(h, &mut buf).is_err() {
+        return String::new();
+    }
+    base64_encode(&buf)
+}
+
+/// Decodes a histogram stored by [`OpResult`].
+pub fn decode(s: &str) -> Option<Histogram<u64>> {
+    let bytes = base64_decode(s)?;
+    Deserializer::new().deserialize(&mut &bytes[..]).ok()
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    let bytes: Vec<u8> = s.bytes().filter(|b| *b != b'=').collect();
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            let v = B64.iter().position(|x| x == c)? as u32;
+            n |= v << (18 - 6 * i);
+        }
+        for i in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips() {
+        for len in 0..20 {
+            let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            assert_eq!(base64_decode(&base64_encode(&data)).unwrap(), data);
+        }
+    }
+
+    #[test]
+    fn records_per_type_and_round_trips_histograms() {
+        let mut r = Recorder::new(&["insert", "update"], None);
+        r.phase(0);
+        r.record(0, Duration::from_micros(10));
+        r.record(0, Duration::from_micros(30));
+        r.phase(1);
+        r.record(1, Duration::from_micros(5));
+        let out = r.finish();
+        assert_eq!(out[0].ops, 2);
+        assert_eq!(out[1].ops, 1);
+        assert!(out[0].latency.max_ns >= 29_900 && out[0].latency.max_ns <= 30_100);
+        let h = decode(&out[0].histogram).unwrap();
+        assert_eq!(h.len(), 2);
+    }
+}

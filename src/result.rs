@@ -1,0 +1,99 @@
+//! The records a run produces: its manifest and one record per trial.
+//!
+//! These types are what the results store keeps (as JSON), what `--format json` prints and what
+//! the CSV rows are derived from, so a number is never separated from its configuration.
+
+use crate::iocount::IoSnapshot;
+use crate::knob::{KnobReading, KnobSet};
+use crate::procstat::KernelDelta;
+use crate::recorder::OpResult;
+use crate::sqlite::build::SqliteBuild;
+use crate::workload::params::Params;
+use litebench_env::{Environment, SyncLatency};
+use serde::{Deserialize, Serialize};
+
+/// One configuration of a run: an engine with a set of knobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigInfo {
+    pub index: usize,
+    /// `--engine` label (`sqlite`, `sqlite:/path/libsqlite3.so.0`).
+    pub engine: String,
+    pub knobs: KnobSet,
+    /// `engine knob=value ...`, as shown in tables.
+    pub label: String,
+}
+
+/// One engine build used by the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineInfo {
+    pub label: String,
+    pub sqlite: SqliteBuild,
+}
+
+/// Everything needed to reproduce a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub tool_version: String,
+    /// The command line, as given.
+    pub command: Vec<String>,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+    pub workload: String,
+    pub workload_source: String,
+    /// Every parameter, defaults filled in.
+    pub params: Params,
+    pub seed: u64,
+    pub trials: u32,
+    pub warmup: u32,
+    /// Page cache dropped before each trial.
+    pub cold_cache: bool,
+    /// Databases in memory (`--memory`) instead of files.
+    pub in_memory: bool,
+    pub engines: Vec<EngineInfo>,
+    pub configs: Vec<ConfigInfo>,
+    pub environment: Environment,
+    /// Measured in the scratch directory at the start of the run.
+    pub sync_latency: Option<SyncLatency>,
+    pub scratch_dir: String,
+}
+
+/// One trial: a configuration measured once from a fresh copy of the template.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// Position in the run (0-based, in execution order).
+    pub seq: u64,
+    /// Repetition round; configurations are interleaved within a round.
+    pub round: u32,
+    pub config: usize,
+    /// Warm-up trials are stored but never summarised.
+    pub warmup: bool,
+    /// Seed of this trial's data (derived from the run seed and the round, so every
+    /// configuration in a round sees the same operations).
+    pub seed: u64,
+    pub started_unix_ms: u64,
+    pub ops: Vec<OpResult>,
+    /// Operations over all types.
+    pub total_ops: u64,
+    /// Measured time over all types, nanoseconds.
+    pub measured_ns: u64,
+    /// `total_ops` per second of measured time.
+    pub throughput: f64,
+    /// VFS counts during the measured phases.
+    pub io: IoSnapshot,
+    /// VFS counts from opening to closing the connection (includes knob setting and close,
+    /// e.g. the checkpoint a WAL database does when its last connection closes).
+    pub io_trial: IoSnapshot,
+    /// Kernel counters from opening to closing the connection.
+    pub kernel: KernelDelta,
+    /// Every knob, requested and effective.
+    pub knobs: Vec<KnobReading>,
+}
+
+/// Sync system calls the process made on workload files, for the strace cross-check.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessSyncs {
+    /// Counted by the VFS shims (file syncs plus directory syncs), templates included.
+    pub vfs: u64,
+    /// Made by litebench itself to make trial copies durable.
+    pub harness: u64,
+}

@@ -1,0 +1,302 @@
+//! The runner: templates, interleaved trials, and nothing lost on the way.
+//!
+//! A database is populated once per (engine, create-time knobs) into a template; every trial
+//! starts from a byte-identical, durable copy of it. Configurations are interleaved trial by
+//! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
+//! and every finished trial is handed to the caller at once to be stored.
+
+use crate::engine::{Connection, EngineError, ErrorKind};
+use crate::knob::{KnobError, KnobSet, Stage};
+use crate::procstat::KernelSnapshot;
+use crate::recorder::Recorder;
+use crate::result::{ConfigInfo, TrialRecord};
+use crate::scratch::{Scratch, ScratchError};
+use crate::sqlite::engine::{self as sqlite_engine, SqliteEngine};
+use crate::workload::params::Params;
+use crate::workload::{Workload, WorkloadError};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Everything a run needs, validated.
+pub struct Plan {
+    pub workload: &'static dyn Workload,
+    pub params: Params,
+    pub engines: Vec<SqliteEngine>,
+    /// Configurations and the index of their engine in `engines`.
+    pub configs: Vec<(ConfigInfo, usize)>,
+    pub trials: u32,
+    pub warmup: u32,
+    pub seed: u64,
+    pub cold: bool,
+    pub memory: bool,
+}
+
+/// How a run ended without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    Complete,
+    /// Ctrl-C (or SIGTERM): finished trials are kept, the one in progress is discarded.
+    Interrupted,
+}
+
+/// Why a run stopped. Trials finished before the error have already been stored.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Knob(#[from] KnobError),
+    #[error("{config}: {source}")]
+    Engine { config: String, source: EngineError },
+    #[error("the disk under {dir} is full ({detail}); free space there or point --dir at a larger filesystem")]
+    DiskFull { dir: PathBuf, detail: String },
+    #[error(transparent)]
+    Scratch(#[from] ScratchError),
+    #[error("{config}: {detail}")]
+    Verification { config: String, detail: String },
+    #[error("--cold: cannot drop the page cache ({0}); run as root or leave out --cold")]
+    DropCaches(String),
+    #[error("results store: {0}")]
+    Store(String),
+}
+
+/// Seed of one round's data: every configuration in a round sees the same operations.
+pub fn trial_seed(run_seed: u64, round: u32) -> u64 {
+    run_seed ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Drops the page cache: `sync`, then `3 > /proc/sys/vm/drop_caches`.
+pub fn drop_caches() -> Result<(), RunError> {
+    // SAFETY: sync has no preconditions.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", b"3\n").map_err(|e| RunError::DropCaches(e.to_string()))
+}
+
+/// Checks up front that `--cold` can work.
+pub fn can_drop_caches() -> Result<(), RunError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/proc/sys/vm/drop_caches")
+        .map(|_| ())
+        .map_err(|e| RunError::DropCaches(e.to_string()))
+}
+
+fn engine_error(scratch: &Scratch, config: &str, e: EngineError) -> RunError {
+    if e.kind == ErrorKind::Full {
+        RunError::DiskFull {
+            dir: scratch.base().to_path_buf(),
+            detail: e.message,
+        }
+    } else {
+        RunError::Engine {
+            config: config.to_string(),
+            source: e,
+        }
+    }
+}
+
+fn workload_error(scratch: &Scratch, config: &str, e: WorkloadError) -> Option<RunError> {
+    match e {
+        WorkloadError::Engine(e) => Some(engine_error(scratch, config, e)),
+        WorkloadError::Interrupted => None,
+        WorkloadError::Verification { detail, .. } => Some(RunError::Verification {
+            config: config.to_string(),
+            detail,
+        }),
+    }
+}
+
+fn create_stage(knobs: &KnobSet) -> String {
+    knobs
+        .0
+        .iter()
+        .filter(|k| k.stage() == Stage::Create)
+        .map(|k| format!("{}={}", k.name, k.value))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Runs the plan. `on_trial` is called with every finished trial (warm-ups included) before the
+/// next one starts; `progress` is ticked once per trial.
+pub fn execute(
+    plan: &Plan,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    progress: &indicatif::ProgressBar,
+    on_trial: &mut dyn FnMut(&TrialRecord) -> Result<(), RunError>,
+) -> Result<RunEnd, RunError> {
+    // Templates, one per engine and create-time knob set.
+    let mut templates: HashMap<(usize, String), PathBuf> = HashMap::new();
+    if !plan.memory {
+        for (cfg, engine_idx) in &plan.configs {
+            let key = (*engine_idx, create_stage(&cfg.knobs));
+            if templates.contains_key(&key) {
+                continue;
+            }
+            let engine = &plan.engines[*engine_idx];
+            let path = scratch.path(&format!("template-{}.db", templates.len()));
+            progress.set_message(format!("populating {}", cfg.label));
+            let built = (|| -> Result<(), EngineError> {
+                let mut conn = engine.connect(Some(&path))?;
+                engine.apply(&mut conn, &cfg.knobs, Stage::Create)?;
+                // The template's own durability is irrelevant: each copy is synced before use.
+                conn.execute_batch("PRAGMA synchronous=OFF")?;
+                plan.workload.populate(&mut conn, &plan.params, plan.seed)
+            })();
+            if let Err(e) = built {
+                scratch.remove_db(&path);
+                return Err(engine_error(scratch, &cfg.label, e));
+            }
+            templates.insert(key, path);
+        }
+    }
+    let result = run_rounds(plan, scratch, stop, progress, on_trial, &templates);
+    for path in templates.values() {
+        scratch.remove_db(path);
+    }
+    result
+}
+
+fn run_rounds(
+    plan: &Plan,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    progress: &indicatif::ProgressBar,
+    on_trial: &mut dyn FnMut(&TrialRecord) -> Result<(), RunError>,
+    templates: &HashMap<(usize, String), PathBuf>,
+) -> Result<RunEnd, RunError> {
+    let mut seq = 0u64;
+    for round in 0..plan.warmup + plan.trials {
+        for (cfg, engine_idx) in &plan.configs {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return Ok(RunEnd::Interrupted);
+            }
+            let warmup = round < plan.warmup;
+            progress.set_message(format!("{}{}", if warmup { "warm-up " } else { "" }, cfg.label));
+            let template = templates.get(&(*engine_idx, create_stage(&cfg.knobs)));
+            match trial(plan, scratch, stop, cfg, *engine_idx, template, round, seq)? {
+                Some(record) => on_trial(&record)?,
+                None => return Ok(RunEnd::Interrupted),
+            }
+            progress.inc(1);
+            seq += 1;
+        }
+    }
+    Ok(RunEnd::Complete)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn trial(
+    plan: &Plan,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    cfg: &ConfigInfo,
+    engine_idx: usize,
+    template: Option<&PathBuf>,
+    round: u32,
+    seq: u64,
+) -> Result<Option<TrialRecord>, RunError> {
+    let engine = &plan.engines[engine_idx];
+    let seed = trial_seed(plan.seed, round);
+    let db = template.map(|_| scratch.path(&format!("trial-{seq}.db")));
+    if let (Some(t), Some(db)) = (template, &db) {
+        if let Err(e) = scratch.copy_durable(t, db) {
+            scratch.remove_db(db);
+            return Err(e.into());
+        }
+    }
+    let outcome = measure(plan, scratch, stop, cfg, engine, db.as_deref(), round, seq, seed);
+    if let Some(db) = &db {
+        scratch.remove_db(db);
+    }
+    outcome
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    plan: &Plan,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    cfg: &ConfigInfo,
+    engine: &SqliteEngine,
+    db: Option<&std::path::Path>,
+    round: u32,
+    seq: u64,
+    seed: u64,
+) -> Result<Option<TrialRecord>, RunError> {
+    if plan.cold {
+        drop_caches()?;
+    }
+    let fail = |e: EngineError| engine_error(scratch, &cfg.label, e);
+    let started_unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let kernel0 = KernelSnapshot::take();
+    let io0 = engine.counters.snapshot();
+    let mut conn = engine.connect(db).map_err(fail)?;
+    if plan.memory {
+        engine.apply(&mut conn, &cfg.knobs, Stage::Create).map_err(fail)?;
+        plan.workload
+            .populate(&mut conn, &plan.params, plan.seed)
+            .map_err(fail)?;
+    }
+    engine.apply(&mut conn, &cfg.knobs, Stage::Connect).map_err(fail)?;
+    let knobs = engine.read_back(&mut conn, &cfg.knobs).map_err(fail)?;
+    sqlite_engine::verify(&knobs, &cfg.label, plan.memory)?;
+    let mut rec = Recorder::new(plan.workload.operations(), Some(engine.counters.clone()));
+    if let Err(e) = plan.workload.run(&mut conn, &plan.params, seed, &mut rec, stop) {
+        return match workload_error(scratch, &cfg.label, e) {
+            Some(err) => Err(err),
+            None => Ok(None),
+        };
+    }
+    let ops = rec.finish();
+    if let Err(e) = plan.workload.verify(&mut conn, &plan.params) {
+        return match workload_error(scratch, &cfg.label, e) {
+            Some(err) => Err(err),
+            None => Ok(None),
+        };
+    }
+    drop(conn);
+    let io_trial = engine.counters.snapshot().since(&io0);
+    let kernel = KernelSnapshot::take().since(&kernel0);
+    let io = ops
+        .iter()
+        .fold(Default::default(), |acc: crate::iocount::IoSnapshot, o| acc.plus(&o.io));
+    let total_ops: u64 = ops.iter().map(|o| o.ops).sum();
+    let measured_ns: u64 = ops.iter().map(|o| o.elapsed_ns).sum();
+    let throughput = if measured_ns == 0 {
+        0.0
+    } else {
+        total_ops as f64 / (measured_ns as f64 / 1e9)
+    };
+    Ok(Some(TrialRecord {
+        seq,
+        round,
+        config: cfg.index,
+        warmup: round < plan.warmup,
+        seed,
+        started_unix_ms,
+        ops,
+        total_ops,
+        measured_ns,
+        throughput,
+        io,
+        io_trial,
+        kernel,
+        knobs,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_differ_per_round_and_repeat_per_run() {
+        assert_ne!(trial_seed(42, 0), trial_seed(42, 1));
+        assert_eq!(trial_seed(42, 3), trial_seed(42, 3));
+        assert_ne!(trial_seed(42, 0), trial_seed(43, 0));
+    }
+}

@@ -1,0 +1,251 @@
+//! A SQLite connection over an [`Api`] table, implementing [`Connection`].
+
+use super::api::{cstr, sqlite3, sqlite3_stmt, transient, Api};
+use crate::engine::{Connection, EngineError, ErrorKind, StmtId, Value};
+use libsqlite3_sys as ffi;
+use std::ffi::{c_int, CString};
+use std::path::Path;
+
+/// One open SQLite connection and the statements prepared on it.
+pub struct SqliteConn {
+    api: &'static Api,
+    db: *mut sqlite3,
+    stmts: Vec<*mut sqlite3_stmt>,
+    label: String,
+}
+
+impl SqliteConn {
+    /// Opens (creating if needed) `path` through the VFS named `vfs` (`None`: default VFS).
+    pub fn open(api: &'static Api, path: &Path, vfs: Option<&str>, label: &str) -> Result<SqliteConn, EngineError> {
+        let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| EngineError {
+            engine: label.to_string(),
+            kind: ErrorKind::Other,
+            code: None,
+            message: format!("path {} contains a NUL byte", path.display()),
+            context: "opening the database".into(),
+        })?;
+        Self::open_c(api, &cpath, vfs, label)
+    }
+
+    /// Opens a private in-memory database.
+    pub fn open_memory(api: &'static Api, label: &str) -> Result<SqliteConn, EngineError> {
+        Self::open_c(api, c":memory:", None, label)
+    }
+
+    fn open_c(
+        api: &'static Api,
+        path: &std::ffi::CStr,
+        vfs: Option<&str>,
+        label: &str,
+    ) -> Result<SqliteConn, EngineError> {
+        let cvfs = vfs.map(|v| CString::new(v).expect("VFS names have no NUL"));
+        let mut db = std::ptr::null_mut();
+        let flags = ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_CREATE | ffi::SQLITE_OPEN_NOMUTEX;
+        // SAFETY: valid C strings and out-pointer; SQLite allocates the handle even on error.
+        let rc = unsafe {
+            (api.open_v2)(
+                path.as_ptr(),
+                &mut db,
+                flags,
+                cvfs.as_ref().map_or(std::ptr::null(), |v| v.as_ptr()),
+            )
+        };
+        let conn = SqliteConn {
+            api,
+            db,
+            stmts: Vec::new(),
+            label: label.to_string(),
+        };
+        if rc != ffi::SQLITE_OK {
+            return Err(conn.error(rc, &format!("opening {}", path.to_string_lossy())));
+        }
+        // SAFETY: db is open.
+        unsafe { (api.extended_result_codes)(db, 1) };
+        Ok(conn)
+    }
+
+    /// The library this connection runs on.
+    pub fn api(&self) -> &'static Api {
+        self.api
+    }
+
+    fn error(&self, rc: c_int, context: &str) -> EngineError {
+        let message = if self.db.is_null() {
+            self.api.describe(rc)
+        } else {
+            // SAFETY: db is a valid handle (possibly in an error state); errmsg is static or owned by db.
+            unsafe { cstr((self.api.errmsg)(self.db)) }
+        };
+        let kind = match rc & 0xff {
+            ffi::SQLITE_FULL => ErrorKind::Full,
+            ffi::SQLITE_BUSY | ffi::SQLITE_LOCKED => ErrorKind::Busy,
+            ffi::SQLITE_IOERR => ErrorKind::Io,
+            ffi::SQLITE_READONLY | ffi::SQLITE_CANTOPEN | ffi::SQLITE_PERM => ErrorKind::ReadOnly,
+            _ => ErrorKind::Other,
+        };
+        EngineError {
+            engine: self.label.clone(),
+            kind,
+            code: Some(rc),
+            message,
+            context: context.to_string(),
+        }
+    }
+
+    fn prepare_raw(&self, sql: &str) -> Result<*mut sqlite3_stmt, EngineError> {
+        let mut stmt = std::ptr::null_mut();
+        // SAFETY: sql is valid for its length; SQLite copies what it needs.
+        let rc = unsafe {
+            (self.api.prepare_v2)(
+                self.db,
+                sql.as_ptr().cast(),
+                sql.len() as c_int,
+                &mut stmt,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc != ffi::SQLITE_OK {
+            return Err(self.error(rc, &format!("preparing `{sql}`")));
+        }
+        Ok(stmt)
+    }
+
+    fn bind(&self, stmt: *mut sqlite3_stmt, params: &[Value<'_>]) -> c_int {
+        for (i, p) in params.iter().enumerate() {
+            let idx = (i + 1) as c_int;
+            // SAFETY: stmt is a live prepared statement; text and blobs are copied (TRANSIENT).
+            let rc = unsafe {
+                match *p {
+                    Value::Null => (self.api.bind_null)(stmt, idx),
+                    Value::Int(v) => (self.api.bind_int64)(stmt, idx, v),
+                    Value::Real(v) => (self.api.bind_double)(stmt, idx, v),
+                    Value::Text(s) => (self.api.bind_text)(stmt, idx, s.as_ptr().cast(), s.len() as c_int, transient()),
+                    Value::Blob(b) => (self.api.bind_blob)(stmt, idx, b.as_ptr().cast(), b.len() as c_int, transient()),
+                }
+            };
+            if rc != ffi::SQLITE_OK {
+                return rc;
+            }
+        }
+        ffi::SQLITE_OK
+    }
+
+    /// Steps `stmt` to completion; returns rows produced, or the error code.
+    fn step_all(&self, stmt: *mut sqlite3_stmt) -> Result<u64, c_int> {
+        let mut rows = 0u64;
+        loop {
+            // SAFETY: stmt is live and bound.
+            match unsafe { (self.api.step)(stmt) } {
+                ffi::SQLITE_ROW => rows += 1,
+                ffi::SQLITE_DONE => return Ok(rows),
+                rc => return Err(rc),
+            }
+        }
+    }
+}
+
+impl Connection for SqliteConn {
+    fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
+        let mut rest = sql.trim();
+        while !rest.is_empty() {
+            let mut stmt = std::ptr::null_mut();
+            let mut tail = std::ptr::null();
+            // SAFETY: rest is valid for its length; tail points into it.
+            let rc = unsafe {
+                (self.api.prepare_v2)(self.db, rest.as_ptr().cast(), rest.len() as c_int, &mut stmt, &mut tail)
+            };
+            if rc != ffi::SQLITE_OK {
+                return Err(self.error(rc, &format!("preparing `{rest}`")));
+            }
+            let used = (tail as usize).saturating_sub(rest.as_ptr() as usize).min(rest.len());
+            let this = &rest[..used];
+            if !stmt.is_null() {
+                let r = self.step_all(stmt);
+                // SAFETY: finalize accepts any statement we prepared.
+                unsafe { (self.api.finalize)(stmt) };
+                if let Err(rc) = r {
+                    return Err(self.error(rc, &format!("running `{}`", this.trim())));
+                }
+            }
+            if used == 0 {
+                break;
+            }
+            rest = rest[used..].trim();
+        }
+        Ok(())
+    }
+
+    fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
+        let stmt = self.prepare_raw(sql)?;
+        self.stmts.push(stmt);
+        Ok(StmtId(self.stmts.len() - 1))
+    }
+
+    fn run(&mut self, id: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
+        let stmt = self.stmts[id.0];
+        let rc = self.bind(stmt, params);
+        let result = if rc != ffi::SQLITE_OK {
+            Err(rc)
+        } else {
+            self.step_all(stmt)
+        };
+        // SAFETY: stmt is live; reset keeps bindings but releases locks and read cursors.
+        unsafe { (self.api.reset)(stmt) };
+        match result {
+            Ok(rows) if rows > 0 => Ok(rows),
+            // SAFETY: db is open.
+            Ok(_) => Ok(unsafe { (self.api.changes64)(self.db) } as u64),
+            Err(rc) => Err(self.error(rc, "running a prepared statement")),
+        }
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
+        let stmt = self.prepare_raw(sql)?;
+        let mut rows = Vec::new();
+        // SAFETY: stmt is live until finalize below; column pointers are copied immediately.
+        unsafe {
+            let n = (self.api.column_count)(stmt);
+            loop {
+                match (self.api.step)(stmt) {
+                    ffi::SQLITE_ROW => {
+                        let mut row = Vec::with_capacity(n as usize);
+                        for i in 0..n {
+                            if (self.api.column_type)(stmt, i) == ffi::SQLITE_NULL {
+                                row.push(None);
+                            } else {
+                                let p = (self.api.column_text)(stmt, i);
+                                let len = (self.api.column_bytes)(stmt, i) as usize;
+                                let bytes = if p.is_null() {
+                                    &[][..]
+                                } else {
+                                    std::slice::from_raw_parts(p, len)
+                                };
+                                row.push(Some(String::from_utf8_lossy(bytes).into_owned()));
+                            }
+                        }
+                        rows.push(row);
+                    }
+                    ffi::SQLITE_DONE => break,
+                    rc => {
+                        (self.api.finalize)(stmt);
+                        return Err(self.error(rc, &format!("running `{sql}`")));
+                    }
+                }
+            }
+            (self.api.finalize)(stmt);
+        }
+        Ok(rows)
+    }
+}
+
+impl Drop for SqliteConn {
+    fn drop(&mut self) {
+        // SAFETY: every statement and the handle were created by this connection.
+        unsafe {
+            for s in self.stmts.drain(..) {
+                (self.api.finalize)(s);
+            }
+            (self.api.close)(self.db);
+        }
+    }
+}

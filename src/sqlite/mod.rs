@@ -1,0 +1,7 @@
+//! SQLite: the bundled build, builds loaded at run time, and the I/O-counting VFS.
+
+pub mod api;
+pub mod build;
+pub mod conn;
+pub mod engine;
+pub mod vfs;

@@ -1,0 +1,64 @@
+//! Workloads: named, parameterised jobs, each documented against its source.
+//!
+//! Adding a workload means one module here and one line in [`all`].
+
+pub mod crud;
+pub mod params;
+
+use crate::engine::{Connection, EngineError};
+use crate::recorder::Recorder;
+use params::{ParamSpec, Params};
+use std::sync::atomic::AtomicBool;
+
+/// Why a trial of a workload stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("interrupted")]
+    Interrupted,
+    #[error("workload {workload} failed its check: {detail}")]
+    Verification { workload: String, detail: String },
+}
+
+/// A benchmark workload.
+pub trait Workload: Sync {
+    /// Name used on the command line.
+    fn name(&self) -> &'static str;
+    /// One line: what it measures.
+    fn about(&self) -> &'static str;
+    /// Where it comes from (paper, tool, specification).
+    fn source(&self) -> &'static str;
+    /// Parameters with defaults and valid ranges.
+    fn params(&self) -> &'static [ParamSpec];
+    /// Checks relations between parameters (each is already in range).
+    fn check(&self, _p: &Params) -> Result<(), String> {
+        Ok(())
+    }
+    /// Operation types, in report order.
+    fn operations(&self) -> &'static [&'static str];
+    /// Creates the schema and pre-populates: run once into the template database.
+    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<(), EngineError>;
+    /// One measured trial. Everything untimed (statement preparation, data generation) happens
+    /// before `rec.phase` is called. `stop` is checked between operations.
+    fn run(
+        &self,
+        conn: &mut dyn Connection,
+        p: &Params,
+        seed: u64,
+        rec: &mut Recorder,
+        stop: &AtomicBool,
+    ) -> Result<(), WorkloadError>;
+    /// Checks the database after a trial (row counts and the like).
+    fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError>;
+}
+
+/// Every workload litebench has.
+pub fn all() -> &'static [&'static dyn Workload] {
+    &[&crud::Crud]
+}
+
+/// Finds a workload by name.
+pub fn find(name: &str) -> Option<&'static dyn Workload> {
+    all().iter().copied().find(|w| w.name() == name)
+}

@@ -1,0 +1,228 @@
+//! Workload parameters: declared with defaults and valid ranges, validated before anything runs.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The type and range of a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A whole number in `min..=max`.
+    Count { min: u64, max: u64 },
+    /// A duration such as `500ms`, `30s` or `2m`; `0` where allowed means "not used".
+    Duration { allow_zero: bool },
+}
+
+/// A parameter a workload accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// A validated parameter value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Count(u64),
+    #[serde(with = "duration_ms")]
+    Duration(Duration),
+}
+
+mod duration_ms {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        format!("{}ms", d.as_millis()).serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let s = String::deserialize(d)?;
+        super::parse_duration(&s).ok_or_else(|| serde::de::Error::custom(format!("bad duration {s}")))
+    }
+}
+
+/// Every parameter of a workload, resolved (defaults filled in).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Params(pub BTreeMap<String, ParamValue>);
+
+impl Params {
+    /// A count parameter (0 if missing, which validation prevents).
+    pub fn count(&self, name: &str) -> u64 {
+        match self.0.get(name) {
+            Some(ParamValue::Count(n)) => *n,
+            _ => 0,
+        }
+    }
+
+    /// A duration parameter (zero if missing).
+    pub fn duration(&self, name: &str) -> Duration {
+        match self.0.get(name) {
+            Some(ParamValue::Duration(d)) => *d,
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+/// Bad `--param` input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    #[error("--param {arg}: expected NAME=VALUE, e.g. --param rows=1000")]
+    Malformed { arg: String },
+    #[error("--param {name}: workload {workload} has no such parameter; valid parameters: {valid}")]
+    Unknown {
+        workload: String,
+        name: String,
+        valid: String,
+    },
+    #[error("--param {name}={value}: invalid value; valid: {valid}")]
+    Invalid { name: String, value: String, valid: String },
+    #[error("--param {name} is given twice")]
+    Duplicate { name: String },
+    #[error("{0}")]
+    Inconsistent(String),
+}
+
+/// Parses `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num.trim().parse().ok()?;
+    if !n.is_finite() || n < 0.0 {
+        return None;
+    }
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return None,
+    };
+    Some(Duration::from_secs_f64(secs))
+}
+
+impl ParamKind {
+    fn describe(&self) -> String {
+        match self {
+            ParamKind::Count { min, max } if *max == u64::MAX => format!("an integer >= {min}"),
+            ParamKind::Count { min, max } => format!("an integer from {min} to {max}"),
+            ParamKind::Duration { allow_zero: true } => "a duration such as 500ms, 30s, 2m (0 = off)".into(),
+            ParamKind::Duration { allow_zero: false } => "a duration greater than zero, such as 500ms, 30s, 2m".into(),
+        }
+    }
+
+    fn parse(&self, raw: &str) -> Option<ParamValue> {
+        match self {
+            ParamKind::Count { min, max } => {
+                let n: u64 = raw.trim().replace('_', "").parse().ok()?;
+                (n >= *min && n <= *max).then_some(ParamValue::Count(n))
+            }
+            ParamKind::Duration { allow_zero } => {
+                let d = parse_duration(raw)?;
+                (*allow_zero || !d.is_zero()).then_some(ParamValue::Duration(d))
+            }
+        }
+    }
+}
+
+/// Resolves `--param` arguments against a workload's declared parameters.
+pub fn resolve(workload: &str, specs: &[ParamSpec], args: &[String]) -> Result<Params, ParamError> {
+    let mut given: BTreeMap<String, ParamValue> = BTreeMap::new();
+    for arg in args {
+        let (name, value) = arg
+            .split_once('=')
+            .ok_or_else(|| ParamError::Malformed { arg: arg.clone() })?;
+        let name = name.trim();
+        let spec = specs
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| ParamError::Unknown {
+                workload: workload.into(),
+                name: name.into(),
+                valid: specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+            })?;
+        let v = spec.kind.parse(value).ok_or_else(|| ParamError::Invalid {
+            name: name.into(),
+            value: value.into(),
+            valid: spec.kind.describe(),
+        })?;
+        if given.insert(name.to_string(), v).is_some() {
+            return Err(ParamError::Duplicate { name: name.into() });
+        }
+    }
+    for s in specs {
+        if !given.contains_key(s.name) {
+            let v = s.kind.parse(s.default).expect("declared defaults are valid");
+            given.insert(s.name.to_string(), v);
+        }
+    }
+    Ok(Params(given))
+}
+
+/// Valid values of a parameter, for `litebench list`.
+pub fn describe(spec: &ParamSpec) -> String {
+    spec.kind.describe()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[ParamSpec] = &[
+        ParamSpec {
+            name: "rows",
+            kind: ParamKind::Count { min: 0, max: 1000 },
+            default: "10",
+            help: "",
+        },
+        ParamSpec {
+            name: "duration",
+            kind: ParamKind::Duration { allow_zero: true },
+            default: "0",
+            help: "",
+        },
+    ];
+
+    #[test]
+    fn fills_defaults_and_parses() {
+        let p = resolve("w", SPECS, &["rows=5".into(), "duration=1.5s".into()]).unwrap();
+        assert_eq!(p.count("rows"), 5);
+        assert_eq!(p.duration("duration"), Duration::from_millis(1500));
+        let d = resolve("w", SPECS, &[]).unwrap();
+        assert_eq!(d.count("rows"), 10);
+        assert!(d.duration("duration").is_zero());
+    }
+
+    #[test]
+    fn rejects_with_valid_range() {
+        let e = resolve("w", SPECS, &["rows=2000".into()]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--param rows=2000: invalid value; valid: an integer from 0 to 1000"
+        );
+        assert!(matches!(
+            resolve("w", SPECS, &["nope=1".into()]),
+            Err(ParamError::Unknown { .. })
+        ));
+        assert!(matches!(
+            resolve("w", SPECS, &["rows".into()]),
+            Err(ParamError::Malformed { .. })
+        ));
+        assert!(matches!(
+            resolve("w", SPECS, &["duration=5x".into()]),
+            Err(ParamError::Invalid { .. })
+        ));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Some(Duration::from_secs(3)));
+        assert_eq!(parse_duration("-1s"), None);
+    }
+}
