@@ -65,7 +65,9 @@ impl ProcIo {
 /// The process's resource usage (`getrusage(RUSAGE_SELF)`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rusage {
+    #[serde(rename = "user_cpu_us", with = "micros")]
     pub user_cpu: Duration,
+    #[serde(rename = "system_cpu_us", with = "micros")]
     pub system_cpu: Duration,
     pub minor_faults: u64,
     pub major_faults: u64,
@@ -73,6 +75,18 @@ pub struct Rusage {
     pub involuntary_switches: u64,
     pub block_inputs: u64,
     pub block_outputs: u64,
+}
+
+/// Durations in JSON as whole microseconds, the resolution `getrusage` reports.
+mod micros {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_micros() as u64)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_micros(u64::deserialize(d)?))
+    }
 }
 
 fn tv(t: libc::timeval) -> Duration {
