@@ -1,0 +1,155 @@
+//! Harness overhead: litebench's per-operation cost versus a bare loop over the SQLite C API.
+//!
+//! Both sides run the crud statements (autocommit INSERT, UPDATE, DELETE by integer key with a
+//! 100-byte text value) on an in-memory database of the same size with the bundled SQLite,
+//! interleaved A B A B so machine drift hits both alike. Side A is litebench's own trial code:
+//! the `crud` workload through the `Connection` trait, the function-pointer API table, per-op
+//! timing and HDR histograms. Side B is the minimum: prepared statements, bind, step, reset, one
+//! clock reading per phase. Run with `cargo bench --bench overhead` and read the ratio.
+
+use libsqlite3_sys as ffi;
+use litebench::recorder::Recorder;
+use litebench::sqlite::engine::{SqliteChoice, SqliteEngine};
+use litebench::workload::{crud::Crud, params, Workload};
+use rand::{Rng, SeedableRng};
+use std::ffi::c_int;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+const ROWS: u64 = 20_000;
+const OPS: u64 = 20_000;
+const VALUE: usize = 100;
+const ROUNDS: usize = 30;
+
+fn litebench_side(engine: &SqliteEngine, round: u64) -> Duration {
+    let args: Vec<String> = [
+        format!("rows={ROWS}"),
+        format!("inserts={OPS}"),
+        format!("updates={OPS}"),
+        format!("deletes={OPS}"),
+    ]
+    .into();
+    let p = params::resolve("crud", Crud.params(), &args).unwrap();
+    let mut conn = engine.connect(None).unwrap();
+    Crud.populate(&mut conn, &p, 7).unwrap();
+    let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
+    Crud.run(&mut conn, &p, round, &mut rec, &AtomicBool::new(false))
+        .unwrap();
+    Duration::from_nanos(rec.finish().iter().map(|o| o.elapsed_ns).sum())
+}
+
+unsafe fn exec(db: *mut ffi::sqlite3, sql: &std::ffi::CStr) {
+    assert_eq!(
+        ffi::sqlite3_exec(db, sql.as_ptr(), None, std::ptr::null_mut(), std::ptr::null_mut()),
+        ffi::SQLITE_OK
+    );
+}
+
+unsafe fn prepare(db: *mut ffi::sqlite3, sql: &std::ffi::CStr) -> *mut ffi::sqlite3_stmt {
+    let mut s = std::ptr::null_mut();
+    assert_eq!(
+        ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut s, std::ptr::null_mut()),
+        ffi::SQLITE_OK
+    );
+    s
+}
+
+unsafe fn step(s: *mut ffi::sqlite3_stmt) {
+    assert_eq!(ffi::sqlite3_step(s), ffi::SQLITE_DONE);
+    ffi::sqlite3_reset(s);
+}
+
+fn bare_side(round: u64) -> Duration {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(round);
+    let text = |rng: &mut rand_chacha::ChaCha8Rng| -> Vec<u8> {
+        (0..VALUE).map(|_| b'A' + rng.random_range(0..26u8)).collect()
+    };
+    // Generate everything first, as litebench does.
+    let pop: Vec<Vec<u8>> = (0..ROWS).map(|_| text(&mut rng)).collect();
+    let mut live: Vec<i64> = (1..=ROWS as i64).collect();
+    let inserts: Vec<(i64, Vec<u8>)> = (0..OPS as i64).map(|i| (ROWS as i64 + 1 + i, text(&mut rng))).collect();
+    live.extend(inserts.iter().map(|x| x.0));
+    let updates: Vec<(i64, Vec<u8>)> = (0..OPS)
+        .map(|_| (live[rng.random_range(0..live.len())], text(&mut rng)))
+        .collect();
+    let deletes: Vec<i64> = (0..OPS)
+        .map(|_| live.swap_remove(rng.random_range(0..live.len())))
+        .collect();
+    unsafe {
+        let mut db = std::ptr::null_mut();
+        // The same open flags litebench uses (no per-connection mutex: one thread per connection).
+        let flags = ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_CREATE | ffi::SQLITE_OPEN_NOMUTEX;
+        assert_eq!(
+            ffi::sqlite3_open_v2(c":memory:".as_ptr(), &mut db, flags, std::ptr::null()),
+            ffi::SQLITE_OK
+        );
+        exec(db, c"CREATE TABLE crud(id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
+        let ins = prepare(db, c"INSERT INTO crud(id, value) VALUES (?1, ?2)");
+        let upd = prepare(db, c"UPDATE crud SET value = ?2 WHERE id = ?1");
+        let del = prepare(db, c"DELETE FROM crud WHERE id = ?1");
+        exec(db, c"BEGIN");
+        for (i, v) in pop.iter().enumerate() {
+            ffi::sqlite3_bind_int64(ins, 1, i as i64 + 1);
+            ffi::sqlite3_bind_text(ins, 2, v.as_ptr().cast(), VALUE as c_int, ffi::SQLITE_TRANSIENT());
+            step(ins);
+        }
+        exec(db, c"COMMIT");
+        let t = Instant::now();
+        for (id, v) in &inserts {
+            ffi::sqlite3_bind_int64(ins, 1, *id);
+            ffi::sqlite3_bind_text(ins, 2, v.as_ptr().cast(), VALUE as c_int, ffi::SQLITE_TRANSIENT());
+            step(ins);
+        }
+        for (id, v) in &updates {
+            ffi::sqlite3_bind_int64(upd, 1, *id);
+            ffi::sqlite3_bind_text(upd, 2, v.as_ptr().cast(), VALUE as c_int, ffi::SQLITE_TRANSIENT());
+            step(upd);
+        }
+        for id in &deletes {
+            ffi::sqlite3_bind_int64(del, 1, *id);
+            step(del);
+        }
+        let elapsed = t.elapsed();
+        for s in [ins, upd, del] {
+            ffi::sqlite3_finalize(s);
+        }
+        ffi::sqlite3_close(db);
+        elapsed
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    litebench_stats::median(&v)
+}
+
+fn main() {
+    let engine = SqliteEngine::open(&SqliteChoice::Bundled).unwrap();
+    let per_op = |d: Duration| d.as_nanos() as f64 / (3 * OPS) as f64;
+    let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    litebench_side(&engine, 0);
+    bare_side(0);
+    for round in 1..=ROUNDS as u64 {
+        let x = per_op(litebench_side(&engine, round));
+        let y = per_op(bare_side(round));
+        a.push(x);
+        b.push(y);
+        ratios.push(x / y);
+    }
+    let s = litebench_stats::summarize(&ratios).unwrap();
+    println!("in-memory crud, {ROWS} rows, {OPS} inserts + {OPS} updates + {OPS} deletes, {ROUNDS} interleaved rounds");
+    println!(
+        "litebench: median {:.0} ns/op   bare C API loop: median {:.0} ns/op",
+        median(a),
+        median(b)
+    );
+    println!(
+        "ratio litebench/bare: median {:.3}, mean {:.3}, 95% CI {:.3}..{:.3}, min {:.3}, max {:.3}",
+        s.median,
+        s.mean,
+        s.ci95.map_or(f64::NAN, |c| c.low),
+        s.ci95.map_or(f64::NAN, |c| c.high),
+        s.min,
+        s.max
+    );
+}
