@@ -8,6 +8,7 @@
 //! clock reading per phase. Run with `cargo bench --bench overhead` and read the ratio.
 
 use libsqlite3_sys as ffi;
+use litebench::engine::{DbRef, Engine};
 use litebench::recorder::Recorder;
 use litebench::sqlite::engine::{SqliteChoice, SqliteEngine};
 use litebench::workload::{crud::Crud, params, Workload};
@@ -30,10 +31,15 @@ fn litebench_side(engine: &SqliteEngine, round: u64) -> Duration {
     ]
     .into();
     let p = params::resolve("crud", Crud.params(), &args).unwrap();
-    let mut conn = engine.connect(None).unwrap();
-    Crud.populate(&mut conn, &p, 7).unwrap();
+    let mut conn = engine
+        .connect(&DbRef {
+            name: "bench".into(),
+            path: None,
+        })
+        .unwrap();
+    Crud.populate(conn.as_mut(), &p, 7).unwrap();
     let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
-    Crud.run(&mut conn, &p, round, &mut rec, &AtomicBool::new(false))
+    Crud.run(conn.as_mut(), &p, round, &mut rec, &AtomicBool::new(false))
         .unwrap();
     Duration::from_nanos(rec.finish().iter().map(|o| o.elapsed_ns).sum())
 }
@@ -124,7 +130,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let engine = SqliteEngine::open(&SqliteChoice::Bundled).unwrap();
+    let engine = SqliteEngine::open(&SqliteChoice::Bundled, true).unwrap();
     let per_op = |d: Duration| d.as_nanos() as f64 / (3 * OPS) as f64;
     let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     litebench_side(&engine, 0);

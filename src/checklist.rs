@@ -69,7 +69,11 @@ fn ext4_data_mode(source: &str) -> Option<String> {
         .ok()?
         .filter_map(Result::ok)
         .any(|e| e.file_name().to_string_lossy().starts_with(&format!("{dev}-")));
-    Some(if journaled { "data=ordered (default)".into() } else { "no journal".into() })
+    Some(if journaled {
+        "data=ordered (default)".into()
+    } else {
+        "no journal".into()
+    })
 }
 
 /// Fills the checklist.
@@ -118,14 +122,15 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
     let builds = manifest
         .engines
         .iter()
-        .map(|e| {
-            format!(
+        .map(|e| match &e.sqlite {
+            Some(b) => format!(
                 "{}: SQLite {} ({}), {} compile options",
                 e.label,
-                e.sqlite.version,
-                e.sqlite.source_id,
-                e.sqlite.compile_options.len()
-            )
+                b.version,
+                b.source_id,
+                b.compile_options.len()
+            ),
+            None => format!("{}: {} {}", e.label, e.kind, e.version),
         })
         .collect::<Vec<_>>()
         .join("; ");

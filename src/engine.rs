@@ -5,7 +5,23 @@
 //! must cost no more than a bare loop over the engine's own API: no allocation, no formatting,
 //! no SQL parsing per operation.
 
+use crate::iocount::IoCounters;
+use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
+use crate::result::EngineInfo;
+use crate::scratch::Scratch;
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The SQL dialect of an engine; workloads keep generic SQL and per-dialect overrides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+    Mysql,
+    Duckdb,
+}
 
 /// A value bound to a statement parameter. Borrowed, so binding allocates nothing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,7 +65,12 @@ pub struct EngineError {
 }
 
 /// An open connection to a database under test.
+///
+/// SQL uses `?` placeholders, numbered by position; engines whose native syntax differs
+/// (PostgreSQL's `$1`) translate when preparing.
 pub trait Connection {
+    /// The dialect this connection speaks.
+    fn dialect(&self) -> Dialect;
     /// Runs one or more statements that take no parameters (DDL, pragmas). Not for timed loops.
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError>;
     /// Prepares a statement once, for many runs.
@@ -59,4 +80,47 @@ pub trait Connection {
     fn run(&mut self, stmt: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError>;
     /// Runs a query and returns every row as text (`None` for NULL). Not for timed loops.
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError>;
+}
+
+/// A database an engine created for litebench: a file in the scratch directory, a database on
+/// a server, or an in-memory database (`path: None` for file engines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbRef {
+    pub name: String,
+    pub path: Option<PathBuf>,
+}
+
+/// An engine under test: one build or server, with its knobs and its way of making databases.
+///
+/// The runner drives every engine the same way: create a template database, populate it once,
+/// clone it for each trial, connect, set and read back knobs, run, drop the clone.
+pub trait Engine {
+    /// `--engine` label (`sqlite`, `sqlite:/path`, `postgres`, ...).
+    fn label(&self) -> &str;
+    /// Version, build and server details for the manifest.
+    fn info(&self) -> EngineInfo;
+    /// The knobs this engine knows by name.
+    fn knob_specs(&self) -> &'static [KnobSpec];
+    /// Prefix of pass-through settings this engine accepts (`pragma.` for SQLite).
+    fn passthrough_prefix(&self) -> &'static str;
+    /// VFS-level I/O counters, for engines litebench can count inside.
+    fn io_counters(&self) -> Option<Arc<IoCounters>>;
+    /// Creates an empty database.
+    fn create_database(&self, scratch: &Scratch, name: &str) -> Result<DbRef, EngineError>;
+    /// Creates `name` as a copy of the populated database `from`.
+    fn clone_database(&self, scratch: &Scratch, from: &DbRef, name: &str) -> Result<DbRef, EngineError>;
+    /// Removes a database this run created.
+    fn drop_database(&self, scratch: &Scratch, db: &DbRef);
+    /// Bytes the database occupies on disk, if known.
+    fn database_size(&self, db: &DbRef) -> Option<u64>;
+    /// Opens a connection.
+    fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError>;
+    /// Makes a connection fast for populating a template (its durability does not matter).
+    fn bulk_load_mode(&self, conn: &mut dyn Connection) -> Result<(), EngineError>;
+    /// Issues the settings of one stage.
+    fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError>;
+    /// Reads back every named knob and every pass-through setting of `knobs`.
+    fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError>;
+    /// Why a knob may not have taken effect, for the error message.
+    fn knob_hint(&self, knob: &str) -> String;
 }

@@ -149,7 +149,7 @@ pub const PASSTHROUGH_PREFIX: &str = "pragma.";
 pub enum KnobError {
     #[error("--knob {arg}: expected NAME=VALUE[,VALUE...], e.g. --knob journal_mode=delete,wal")]
     Malformed { arg: String },
-    #[error("--knob {name}: unknown knob; valid knobs: {valid} (or pragma.NAME=VALUE for any other pragma)")]
+    #[error("--knob {name}: unknown knob for the engines of this run; valid knobs: {valid}")]
     Unknown { name: String, valid: String },
     #[error("--knob {knob}={value}: invalid value; valid values: {valid}")]
     InvalidValue { knob: String, value: String, valid: String },
@@ -165,14 +165,49 @@ pub enum KnobError {
     },
 }
 
-/// Looks a knob up by name.
-pub fn spec(name: &str) -> Option<&'static KnobSpec> {
-    SQLITE_KNOBS.iter().find(|k| k.name == name)
+/// Looks a knob up by name in one engine's table.
+pub fn find_spec(specs: &'static [KnobSpec], name: &str) -> Option<&'static KnobSpec> {
+    specs.iter().find(|k| k.name == name)
 }
 
-fn valid_names() -> String {
-    SQLITE_KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+/// Looks a SQLite knob up by name.
+pub fn spec(name: &str) -> Option<&'static KnobSpec> {
+    find_spec(SQLITE_KNOBS, name)
 }
+
+/// What the engines of a run accept: their knob tables and pass-through prefixes.
+#[derive(Debug, Clone, Copy)]
+pub struct KnobCatalog<'a> {
+    pub tables: &'a [(&'static [KnobSpec], &'static str)],
+}
+
+impl KnobCatalog<'_> {
+    fn find(&self, name: &str) -> Option<&'static KnobSpec> {
+        self.tables.iter().find_map(|(specs, _)| find_spec(specs, name))
+    }
+
+    fn passthrough(&self, name: &str) -> Option<&'static str> {
+        self.tables.iter().map(|(_, p)| *p).find(|p| name.starts_with(p))
+    }
+
+    fn valid_names(&self) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for (specs, _) in self.tables {
+            names.extend(specs.iter().map(|k| k.name));
+        }
+        let prefixes: Vec<String> = self.tables.iter().map(|(_, p)| format!("{p}NAME=VALUE")).collect();
+        format!(
+            "{} (or {} for any other setting)",
+            names.join(", "),
+            prefixes.join(" / ")
+        )
+    }
+}
+
+/// The catalog of the bundled SQLite alone.
+pub const SQLITE_CATALOG: KnobCatalog<'static> = KnobCatalog {
+    tables: &[(SQLITE_KNOBS, PASSTHROUGH_PREFIX)],
+};
 
 impl KnobKind {
     /// Human-readable list of valid values.
@@ -238,19 +273,14 @@ pub struct KnobSetting {
 }
 
 impl KnobSetting {
-    /// True for `pragma.NAME` pass-through settings.
-    pub fn is_passthrough(&self) -> bool {
-        self.name.starts_with(PASSTHROUGH_PREFIX)
+    /// When it must be applied, according to an engine's knob table (pass-through: on connect).
+    pub fn stage_in(&self, specs: &'static [KnobSpec]) -> Stage {
+        find_spec(specs, &self.name).map_or(Stage::Connect, |s| s.stage)
     }
 
-    /// The pragma to issue.
-    pub fn pragma(&self) -> &str {
-        self.name.strip_prefix(PASSTHROUGH_PREFIX).unwrap_or(&self.name)
-    }
-
-    /// When it must be applied.
-    pub fn stage(&self) -> Stage {
-        spec(&self.name).map_or(Stage::Connect, |s| s.stage)
+    /// The pass-through setting name without its prefix.
+    pub fn setting_name<'a>(&'a self, prefix: &str) -> &'a str {
+        self.name.strip_prefix(prefix).unwrap_or(&self.name)
     }
 }
 
@@ -276,10 +306,17 @@ impl KnobSet {
             .join(" ")
     }
 
-    fn sorted(mut self) -> KnobSet {
-        let order = |k: &KnobSetting| SQLITE_KNOBS.iter().position(|s| s.name == k.name).unwrap_or(usize::MAX);
-        self.0.sort_by_key(order);
-        self
+    /// The settings an engine understands (its named knobs and its pass-through prefix), in
+    /// the order of its knob table.
+    pub fn for_engine(&self, specs: &'static [KnobSpec], prefix: &str) -> KnobSet {
+        let mut v: Vec<KnobSetting> = self
+            .0
+            .iter()
+            .filter(|k| find_spec(specs, &k.name).is_some() || k.name.starts_with(prefix))
+            .cloned()
+            .collect();
+        v.sort_by_key(|k| specs.iter().position(|s| s.name == k.name).unwrap_or(usize::MAX));
+        KnobSet(v)
     }
 }
 
@@ -295,7 +332,7 @@ fn is_ident(s: &str) -> bool {
 }
 
 /// Parses one `--knob NAME=V1,V2` argument, validating the name and each value.
-pub fn parse_axis(arg: &str) -> Result<KnobAxis, KnobError> {
+pub fn parse_axis(arg: &str, catalog: &KnobCatalog<'_>) -> Result<KnobAxis, KnobError> {
     let (name, values) = arg
         .split_once('=')
         .ok_or_else(|| KnobError::Malformed { arg: arg.into() })?;
@@ -304,8 +341,8 @@ pub fn parse_axis(arg: &str) -> Result<KnobAxis, KnobError> {
     if name.is_empty() || raw.iter().any(|v| v.is_empty()) {
         return Err(KnobError::Malformed { arg: arg.into() });
     }
-    let values = if let Some(pragma) = name.strip_prefix(PASSTHROUGH_PREFIX) {
-        if !is_ident(pragma) {
+    let values = if let Some(prefix) = catalog.passthrough(&name) {
+        if !is_ident(&name[prefix.len()..]) {
             return Err(KnobError::Malformed { arg: arg.into() });
         }
         let mut out = Vec::new();
@@ -324,9 +361,9 @@ pub fn parse_axis(arg: &str) -> Result<KnobAxis, KnobError> {
         }
         out
     } else {
-        let spec = spec(&name).ok_or_else(|| KnobError::Unknown {
+        let spec = catalog.find(&name).ok_or_else(|| KnobError::Unknown {
             name: name.clone(),
-            valid: valid_names(),
+            valid: catalog.valid_names(),
         })?;
         raw.iter()
             .map(|v| {
@@ -381,7 +418,7 @@ pub fn configurations(axes: &[KnobAxis], vary_one: bool) -> Result<Vec<KnobSet>,
         }
         out
     };
-    Ok(sets.into_iter().map(KnobSet::sorted).collect())
+    Ok(sets)
 }
 
 /// A knob's requested and effective value, as recorded in every result.
@@ -407,42 +444,82 @@ pub fn passthrough_matches(requested: &str, effective: &str) -> bool {
     norm(requested) == norm(effective)
 }
 
+/// Fails on the first requested knob whose effective value differs from the request. A
+/// pass-through setting that reads back nothing cannot be verified and stays as recorded (the
+/// report warns about it). `hint` explains, per knob, why a value may not take.
+pub fn verify(
+    readings: &[KnobReading],
+    engine: &str,
+    prefix: &str,
+    hint: &dyn Fn(&str) -> String,
+) -> Result<(), KnobError> {
+    for r in readings {
+        let Some(req) = &r.requested else { continue };
+        let ok = match (&r.effective, r.name.starts_with(prefix)) {
+            (None, true) => true,
+            (Some(eff), true) => passthrough_matches(req, eff),
+            (Some(eff), false) => eff == req,
+            (None, false) => false,
+        };
+        if !ok {
+            return Err(KnobError::NotEffective {
+                knob: r.name.clone(),
+                engine: engine.to_string(),
+                requested: req.clone(),
+                effective: r.effective.clone().unwrap_or_else(|| "nothing (no read-back)".into()),
+                hint: hint(&r.name),
+            });
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn parse_axis_sqlite(arg: &str) -> Result<KnobAxis, KnobError> {
+        parse_axis(arg, &SQLITE_CATALOG)
+    }
+
     #[test]
     fn parses_and_canonicalises() {
-        let a = parse_axis("journal_mode=DELETE, wal").unwrap();
+        let a = parse_axis_sqlite("journal_mode=DELETE, wal").unwrap();
         assert_eq!(a.values, vec!["delete", "wal"]);
-        assert_eq!(parse_axis("synchronous=2").unwrap().values, vec!["full"]);
-        assert_eq!(parse_axis("foreign_keys=1").unwrap().values, vec!["on"]);
-        assert_eq!(parse_axis("pragma.cell_size_check=on").unwrap().values, vec!["on"]);
+        assert_eq!(parse_axis_sqlite("synchronous=2").unwrap().values, vec!["full"]);
+        assert_eq!(parse_axis_sqlite("foreign_keys=1").unwrap().values, vec!["on"]);
+        assert_eq!(
+            parse_axis_sqlite("pragma.cell_size_check=on").unwrap().values,
+            vec!["on"]
+        );
     }
 
     #[test]
     fn rejects_bad_input_naming_valid_values() {
-        let e = parse_axis("journal_mode=fast").unwrap_err();
+        let e = parse_axis_sqlite("journal_mode=fast").unwrap_err();
         assert!(
             e.to_string().contains("delete, truncate, persist, memory, wal, off"),
             "{e}"
         );
         assert!(matches!(
-            parse_axis("page_size=1000"),
+            parse_axis_sqlite("page_size=1000"),
             Err(KnobError::InvalidValue { .. })
         ));
         assert!(matches!(
-            parse_axis("journal_mode=1"),
+            parse_axis_sqlite("journal_mode=1"),
             Err(KnobError::InvalidValue { .. })
         ));
-        assert!(matches!(parse_axis("nosuch=1"), Err(KnobError::Unknown { .. })));
-        assert!(matches!(parse_axis("journal_mode"), Err(KnobError::Malformed { .. })));
+        assert!(matches!(parse_axis_sqlite("nosuch=1"), Err(KnobError::Unknown { .. })));
         assert!(matches!(
-            parse_axis("journal_mode=wal,"),
+            parse_axis_sqlite("journal_mode"),
             Err(KnobError::Malformed { .. })
         ));
         assert!(matches!(
-            parse_axis("pragma.x;drop=1"),
+            parse_axis_sqlite("journal_mode=wal,"),
+            Err(KnobError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse_axis_sqlite("pragma.x;drop=1"),
             Err(KnobError::Malformed { .. })
         ));
     }
@@ -450,8 +527,8 @@ mod tests {
     #[test]
     fn cross_product_and_vary_one() {
         let axes = vec![
-            parse_axis("journal_mode=delete,wal,off").unwrap(),
-            parse_axis("synchronous=full,normal").unwrap(),
+            parse_axis_sqlite("journal_mode=delete,wal,off").unwrap(),
+            parse_axis_sqlite("synchronous=full,normal").unwrap(),
         ];
         let all = configurations(&axes, false).unwrap();
         assert_eq!(all.len(), 6);
@@ -468,6 +545,9 @@ mod tests {
             ]
         );
         assert_eq!(configurations(&[], false).unwrap(), vec![KnobSet::default()]);
+        assert!(
+            matches!(parse_axis_sqlite("nosuch=1"), Err(KnobError::Unknown { valid, .. }) if valid.contains("pragma.NAME=VALUE"))
+        );
         let dup = vec![axes[0].clone(), axes[0].clone()];
         assert!(matches!(configurations(&dup, false), Err(KnobError::Duplicate { .. })));
     }
@@ -475,10 +555,10 @@ mod tests {
     #[test]
     fn application_order_puts_locking_before_journal() {
         let axes = vec![
-            parse_axis("journal_mode=wal").unwrap(),
-            parse_axis("locking_mode=exclusive").unwrap(),
+            parse_axis_sqlite("journal_mode=wal").unwrap(),
+            parse_axis_sqlite("locking_mode=exclusive").unwrap(),
         ];
-        let set = &configurations(&axes, false).unwrap()[0];
+        let set = configurations(&axes, false).unwrap()[0].for_engine(SQLITE_KNOBS, PASSTHROUGH_PREFIX);
         assert_eq!(set.0[0].name, "locking_mode");
     }
 

@@ -12,6 +12,7 @@ pub mod iocount;
 pub mod knob;
 pub mod procstat;
 pub mod recorder;
+pub mod registry;
 pub mod render;
 pub mod result;
 pub mod runner;

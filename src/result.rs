@@ -23,11 +23,19 @@ pub struct ConfigInfo {
     pub label: String,
 }
 
-/// One engine build used by the run.
+/// One engine (build or server) used by the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineInfo {
     pub label: String,
-    pub sqlite: SqliteBuild,
+    /// `sqlite`, `postgres`, `mysql`, `duckdb`.
+    pub kind: String,
+    pub version: String,
+    /// For SQLite builds: version, source id, compile options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqlite: Option<SqliteBuild>,
+    /// For other engines: server version string, data directory, settings of note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<serde_json::Value>,
 }
 
 /// Everything needed to reproduce a run.

@@ -5,13 +5,12 @@
 //! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
 //! and every finished trial is handed to the caller at once to be stored.
 
-use crate::engine::{Connection, EngineError, ErrorKind};
-use crate::knob::{KnobError, KnobSet, Stage};
+use crate::engine::{DbRef, Engine, EngineError, ErrorKind};
+use crate::knob::{self, KnobError, KnobSet, Stage};
 use crate::procstat::KernelSnapshot;
 use crate::recorder::Recorder;
 use crate::result::{ConfigInfo, TrialRecord};
 use crate::scratch::{Scratch, ScratchError};
-use crate::sqlite::engine::{self as sqlite_engine, SqliteEngine};
 use crate::workload::params::Params;
 use crate::workload::{Workload, WorkloadError};
 use std::collections::HashMap;
@@ -23,7 +22,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub struct Plan {
     pub workload: &'static dyn Workload,
     pub params: Params,
-    pub engines: Vec<SqliteEngine>,
+    pub engines: Vec<Box<dyn Engine>>,
     /// Configurations and the index of their engine in `engines`.
     pub configs: Vec<(ConfigInfo, usize)>,
     pub trials: u32,
@@ -106,14 +105,39 @@ fn workload_error(scratch: &Scratch, config: &str, e: WorkloadError) -> Option<R
     }
 }
 
-fn create_stage(knobs: &KnobSet) -> String {
+fn create_stage(engine: &dyn Engine, knobs: &KnobSet) -> String {
+    let specs = engine.knob_specs();
     knobs
         .0
         .iter()
-        .filter(|k| k.stage() == Stage::Create)
+        .filter(|k| k.stage_in(specs) == Stage::Create)
         .map(|k| format!("{}={}", k.name, k.value))
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// Creates a database and fills it the workload's way, with the create-stage knobs applied.
+fn populate(
+    plan: &Plan,
+    engine: &dyn Engine,
+    scratch: &Scratch,
+    name: &str,
+    knobs: &KnobSet,
+) -> Result<DbRef, EngineError> {
+    let db = engine.create_database(scratch, name)?;
+    let filled = (|| {
+        let mut conn = engine.connect(&db)?;
+        engine.apply_knobs(conn.as_mut(), knobs, Stage::Create)?;
+        engine.bulk_load_mode(conn.as_mut())?;
+        plan.workload.populate(conn.as_mut(), &plan.params, plan.seed)
+    })();
+    match filled {
+        Ok(()) => Ok(db),
+        Err(e) => {
+            engine.drop_database(scratch, &db);
+            Err(e)
+        }
+    }
 }
 
 /// Runs the plan. `on_trial` is called with every finished trial (warm-ups included) before the
@@ -126,33 +150,38 @@ pub fn execute(
     on_trial: &mut dyn FnMut(&TrialRecord) -> Result<(), RunError>,
 ) -> Result<RunEnd, RunError> {
     // Templates, one per engine and create-time knob set.
-    let mut templates: HashMap<(usize, String), PathBuf> = HashMap::new();
+    let mut templates: HashMap<(usize, String), DbRef> = HashMap::new();
+    let mut result = Ok(RunEnd::Complete);
     if !plan.memory {
         for (cfg, engine_idx) in &plan.configs {
-            let key = (*engine_idx, create_stage(&cfg.knobs));
+            let engine = plan.engines[*engine_idx].as_ref();
+            let key = (*engine_idx, create_stage(engine, &cfg.knobs));
             if templates.contains_key(&key) {
                 continue;
             }
-            let engine = &plan.engines[*engine_idx];
-            let path = scratch.path(&format!("template-{}.db", templates.len()));
             progress.set_message(format!("populating {}", cfg.label));
-            let built = (|| -> Result<(), EngineError> {
-                let mut conn = engine.connect(Some(&path))?;
-                engine.apply(&mut conn, &cfg.knobs, Stage::Create)?;
-                // The template's own durability is irrelevant: each copy is synced before use.
-                conn.execute_batch("PRAGMA synchronous=OFF")?;
-                plan.workload.populate(&mut conn, &plan.params, plan.seed)
-            })();
-            if let Err(e) = built {
-                scratch.remove_db(&path);
-                return Err(engine_error(scratch, &cfg.label, e));
+            match populate(
+                plan,
+                engine,
+                scratch,
+                &format!("template-{}", templates.len()),
+                &cfg.knobs,
+            ) {
+                Ok(db) => {
+                    templates.insert(key, db);
+                }
+                Err(e) => {
+                    result = Err(engine_error(scratch, &cfg.label, e));
+                    break;
+                }
             }
-            templates.insert(key, path);
         }
     }
-    let result = run_rounds(plan, scratch, stop, progress, on_trial, &templates);
-    for path in templates.values() {
-        scratch.remove_db(path);
+    if result.is_ok() {
+        result = run_rounds(plan, scratch, stop, progress, on_trial, &templates);
+    }
+    for ((engine_idx, _), db) in &templates {
+        plan.engines[*engine_idx].drop_database(scratch, db);
     }
     result
 }
@@ -163,7 +192,7 @@ fn run_rounds(
     stop: &AtomicBool,
     progress: &indicatif::ProgressBar,
     on_trial: &mut dyn FnMut(&TrialRecord) -> Result<(), RunError>,
-    templates: &HashMap<(usize, String), PathBuf>,
+    templates: &HashMap<(usize, String), DbRef>,
 ) -> Result<RunEnd, RunError> {
     let mut seq = 0u64;
     for round in 0..plan.warmup + plan.trials {
@@ -173,7 +202,8 @@ fn run_rounds(
             }
             let warmup = round < plan.warmup;
             progress.set_message(format!("{}{}", if warmup { "warm-up " } else { "" }, cfg.label));
-            let template = templates.get(&(*engine_idx, create_stage(&cfg.knobs)));
+            let engine = plan.engines[*engine_idx].as_ref();
+            let template = templates.get(&(*engine_idx, create_stage(engine, &cfg.knobs)));
             match trial(plan, scratch, stop, cfg, *engine_idx, template, round, seq)? {
                 Some(record) => on_trial(&record)?,
                 None => return Ok(RunEnd::Interrupted),
@@ -192,23 +222,21 @@ fn trial(
     stop: &AtomicBool,
     cfg: &ConfigInfo,
     engine_idx: usize,
-    template: Option<&PathBuf>,
+    template: Option<&DbRef>,
     round: u32,
     seq: u64,
 ) -> Result<Option<TrialRecord>, RunError> {
-    let engine = &plan.engines[engine_idx];
+    let engine = plan.engines[engine_idx].as_ref();
     let seed = trial_seed(plan.seed, round);
-    let db = template.map(|_| scratch.path(&format!("trial-{seq}.db")));
-    if let (Some(t), Some(db)) = (template, &db) {
-        if let Err(e) = scratch.copy_durable(t, db) {
-            scratch.remove_db(db);
-            return Err(e.into());
-        }
+    let name = format!("trial-{seq}");
+    // Without a template (in-memory databases) the trial's own connection populates.
+    let db = match template {
+        Some(t) => engine.clone_database(scratch, t, &name),
+        None => engine.create_database(scratch, &name),
     }
-    let outcome = measure(plan, scratch, stop, cfg, engine, db.as_deref(), round, seq, seed);
-    if let Some(db) = &db {
-        scratch.remove_db(db);
-    }
+    .map_err(|e| engine_error(scratch, &cfg.label, e))?;
+    let outcome = measure(plan, scratch, stop, cfg, engine, &db, round, seq, seed);
+    engine.drop_database(scratch, &db);
     outcome
 }
 
@@ -218,8 +246,8 @@ fn measure(
     scratch: &Scratch,
     stop: &AtomicBool,
     cfg: &ConfigInfo,
-    engine: &SqliteEngine,
-    db: Option<&std::path::Path>,
+    engine: &dyn Engine,
+    db: &DbRef,
     round: u32,
     seq: u64,
     seed: u64,
@@ -232,34 +260,42 @@ fn measure(
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
+    let counters = engine.io_counters();
+    let io_now = || counters.as_ref().map(|c| c.snapshot()).unwrap_or_default();
     let kernel0 = KernelSnapshot::take();
-    let io0 = engine.counters.snapshot();
+    let io0 = io_now();
     let mut conn = engine.connect(db).map_err(fail)?;
     if plan.memory {
-        engine.apply(&mut conn, &cfg.knobs, Stage::Create).map_err(fail)?;
+        engine
+            .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)
+            .map_err(fail)?;
         plan.workload
-            .populate(&mut conn, &plan.params, plan.seed)
+            .populate(conn.as_mut(), &plan.params, plan.seed)
             .map_err(fail)?;
     }
-    engine.apply(&mut conn, &cfg.knobs, Stage::Connect).map_err(fail)?;
-    let knobs = engine.read_back(&mut conn, &cfg.knobs).map_err(fail)?;
-    sqlite_engine::verify(&knobs, &cfg.label, plan.memory)?;
-    let mut rec = Recorder::new(plan.workload.operations(), Some(engine.counters.clone()));
-    if let Err(e) = plan.workload.run(&mut conn, &plan.params, seed, &mut rec, stop) {
+    engine
+        .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Connect)
+        .map_err(fail)?;
+    let knobs = engine.read_knobs(conn.as_mut(), &cfg.knobs).map_err(fail)?;
+    knob::verify(&knobs, &cfg.label, engine.passthrough_prefix(), &|k| {
+        engine.knob_hint(k)
+    })?;
+    let mut rec = Recorder::new(plan.workload.operations(), counters.clone());
+    if let Err(e) = plan.workload.run(conn.as_mut(), &plan.params, seed, &mut rec, stop) {
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
             None => Ok(None),
         };
     }
     let ops = rec.finish();
-    if let Err(e) = plan.workload.verify(&mut conn, &plan.params) {
+    if let Err(e) = plan.workload.verify(conn.as_mut(), &plan.params) {
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
             None => Ok(None),
         };
     }
     drop(conn);
-    let io_trial = engine.counters.snapshot().since(&io0);
+    let io_trial = io_now().since(&io0);
     let kernel = KernelSnapshot::take().since(&kernel0);
     let io = ops
         .iter()

@@ -3,20 +3,9 @@
 use super::Failure;
 use crate::cli::ListArgs;
 use crate::knob::SQLITE_KNOBS;
+use crate::registry::ENGINES;
 use crate::render::{table, Format};
 use crate::workload::{self, params};
-
-/// Engines a build of litebench can name, with how to use them.
-pub const ENGINES: &[(&str, &str)] = &[
-    (
-        "sqlite",
-        "the bundled SQLite (pinned version; flags in docs/sqlite-build.md)",
-    ),
-    (
-        "sqlite:<path>",
-        "another SQLite build loaded from a shared library, e.g. sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0",
-    ),
-];
 
 /// Prints the lists.
 pub fn run(args: &ListArgs) -> Result<i32, Failure> {

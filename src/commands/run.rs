@@ -3,41 +3,20 @@
 use super::{now_rfc3339, Failure, EXIT_INTERRUPTED};
 use crate::checklist::checklist;
 use crate::cli::RunArgs;
-use crate::knob::{configurations, parse_axis};
+use crate::knob::{configurations, parse_axis, KnobCatalog, KnobSet};
+use crate::registry::EngineChoice;
 use crate::render::{render, warnings, Report, RunHeader};
-use crate::result::{ConfigInfo, EngineInfo, Manifest, ProcessSyncs, TrialRecord};
+use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TrialRecord};
 use crate::runner::{self, Plan, RunEnd, RunError};
 use crate::scratch::{Scratch, HARNESS_SYNCS};
-use crate::sqlite::engine::{SqliteChoice, SqliteEngine};
+use crate::sqlite::engine::SqliteChoice;
 use crate::store::{self, Store};
 use crate::summary::{spread, summarize_run};
 use crate::workload::{self, params};
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Parses one `--engine` value.
-pub fn parse_engine(s: &str) -> Result<SqliteChoice, Failure> {
-    let valid = "valid engines: sqlite, sqlite:<path to libsqlite3.so>";
-    match s {
-        "sqlite" => Ok(SqliteChoice::Bundled),
-        _ if s.starts_with("sqlite:") => {
-            let p = &s["sqlite:".len()..];
-            if p.is_empty() {
-                return Err(Failure(format!(
-                    "--engine {s}: missing library path; e.g. sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
-                )));
-            }
-            Ok(SqliteChoice::Library(PathBuf::from(p)))
-        }
-        "duckdb" | "postgres" | "mysql" | "mariadb" | "fs" => Err(Failure(format!(
-            "--engine {s}: not available in this build of litebench yet; {valid}"
-        ))),
-        _ => Err(Failure(format!("--engine {s}: unknown engine; {valid}"))),
-    }
-}
 
 /// Runs the `run` subcommand.
 pub fn run(args: &RunArgs) -> Result<i32, Failure> {
@@ -53,17 +32,30 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let params = params::resolve(wl.name(), wl.params(), &args.params)?;
     wl.check(&params).map_err(Failure)?;
     let choices = if args.engines.is_empty() {
-        vec![SqliteChoice::Bundled]
+        vec![EngineChoice::Sqlite(SqliteChoice::Bundled)]
     } else {
         args.engines
             .iter()
-            .map(|e| parse_engine(e))
+            .map(|e| EngineChoice::parse(e))
             .collect::<Result<Vec<_>, _>>()?
     };
+    for (i, c) in choices.iter().enumerate() {
+        if choices[..i].contains(c) {
+            return Err(Failure(format!("--engine {} is given twice", args.engines[i])));
+        }
+        if args.memory && !c.supports_memory() {
+            return Err(Failure(format!(
+                "--memory: engine {} has no in-memory mode; leave out --memory",
+                args.engines[i]
+            )));
+        }
+    }
+    let tables: Vec<_> = choices.iter().map(EngineChoice::knob_table).collect();
+    let catalog = KnobCatalog { tables: &tables };
     let axes = args
         .knobs
         .iter()
-        .map(|k| parse_axis(k))
+        .map(|k| parse_axis(k, &catalog))
         .collect::<Result<Vec<_>, _>>()?;
     let knob_sets = configurations(&axes, args.vary_one)?;
     if args.vary_one && axes.is_empty() {
@@ -83,11 +75,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let mut store = Store::open(&results_path, args.results.is_some())?;
     let mut engines = Vec::new();
     for c in &choices {
-        let e = SqliteEngine::open(c)?;
-        if engines.iter().any(|x: &SqliteEngine| x.label == e.label) {
-            return Err(Failure(format!("--engine {} is given twice", e.label)));
-        }
-        engines.push(e);
+        engines.push(c.open(args.memory)?);
     }
     let scratch = Scratch::create(args.dir.as_deref())?;
 
@@ -101,17 +89,25 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     };
     let mut configs = Vec::new();
     for (ei, e) in engines.iter().enumerate() {
+        // Each engine gets the knobs it understands; configurations that become identical for
+        // it (a knob it does not have) are run once.
+        let mut seen: Vec<KnobSet> = Vec::new();
         for ks in &knob_sets {
+            let ks = ks.for_engine(e.knob_specs(), e.passthrough_prefix());
+            if seen.contains(&ks) {
+                continue;
+            }
+            seen.push(ks.clone());
             let label = if engines.len() > 1 {
-                format!("{} {}", e.label, ks.label())
+                format!("{} {}", e.label(), ks.label())
             } else {
                 ks.label()
             };
             configs.push((
                 ConfigInfo {
                     index: configs.len(),
-                    engine: e.label.clone(),
-                    knobs: ks.clone(),
+                    engine: e.label().to_string(),
+                    knobs: ks,
                     label,
                 },
                 ei,
@@ -130,13 +126,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         warmup: args.warmup,
         cold_cache: args.cold,
         in_memory: args.memory,
-        engines: engines
-            .iter()
-            .map(|e| EngineInfo {
-                label: e.label.clone(),
-                sqlite: e.build.clone(),
-            })
-            .collect(),
+        engines: engines.iter().map(|e| e.info()).collect(),
         configs: configs.iter().map(|(c, _)| c.clone()).collect(),
         environment,
         sync_latency,
@@ -193,7 +183,12 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let finished_at = now_rfc3339();
     let stored = store.finish_run(run_id, status, &finished_at, error.as_deref());
     let process_syncs = ProcessSyncs {
-        vfs: plan.engines.iter().map(|e| e.counters.snapshot().sync_syscalls()).sum(),
+        vfs: plan
+            .engines
+            .iter()
+            .filter_map(|e| e.io_counters())
+            .map(|c| c.snapshot().sync_syscalls())
+            .sum(),
         harness: HARNESS_SYNCS.load(Ordering::Relaxed),
     };
     drop(scratch);

@@ -1,7 +1,7 @@
 //! A SQLite connection over an [`Api`] table, implementing [`Connection`].
 
 use super::api::{cstr, sqlite3, sqlite3_stmt, transient, Api};
-use crate::engine::{Connection, EngineError, ErrorKind, StmtId, Value};
+use crate::engine::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_int, CString};
 use std::path::Path;
@@ -145,6 +145,10 @@ impl SqliteConn {
 }
 
 impl Connection for SqliteConn {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
         let mut rest = sql.trim();
         while !rest.is_empty() {

@@ -1,14 +1,16 @@
-//! A SQLite build as an engine under test: connections through the counting VFS, knobs set and
-//! read back.
+//! A SQLite build as an engine under test: database files in the scratch directory, connections
+//! through the counting VFS, pragmas set and read back.
 
 use super::api::Api;
 use super::build::SqliteBuild;
 use super::conn::SqliteConn;
 use super::vfs;
-use crate::engine::{Connection, EngineError};
+use crate::engine::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::iocount::IoCounters;
-use crate::knob::{self, KnobError, KnobReading, KnobSet, Stage, SQLITE_KNOBS};
-use std::path::{Path, PathBuf};
+use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use crate::result::EngineInfo;
+use crate::scratch::{Scratch, ScratchError};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Which SQLite build, as named by `--engine`.
@@ -24,6 +26,8 @@ pub struct SqliteEngine {
     pub api: &'static Api,
     pub counters: Arc<IoCounters>,
     pub build: SqliteBuild,
+    /// Databases in memory (`--memory`) instead of files.
+    pub memory: bool,
 }
 
 /// Why an engine could not be set up.
@@ -39,7 +43,7 @@ pub enum SetupError {
 
 impl SqliteEngine {
     /// Loads the build and installs the counting VFS in it.
-    pub fn open(choice: &SqliteChoice) -> Result<SqliteEngine, SetupError> {
+    pub fn open(choice: &SqliteChoice, memory: bool) -> Result<SqliteEngine, SetupError> {
         let (api, label) = match choice {
             SqliteChoice::Bundled => (Api::bundled(), "sqlite".to_string()),
             SqliteChoice::Library(p) => (Api::load(p)?, format!("sqlite:{}", p.display())),
@@ -51,28 +55,114 @@ impl SqliteEngine {
             api,
             counters,
             build,
+            memory,
         })
     }
 
-    /// Opens a counted connection to `path`, or a private in-memory database for `None`.
-    pub fn connect(&self, path: Option<&Path>) -> Result<SqliteConn, EngineError> {
-        match path {
-            Some(p) => SqliteConn::open(self.api, p, Some(vfs::SHIM_NAME), &self.label),
-            None => SqliteConn::open_memory(self.api, &self.label),
+    fn scratch_error(&self, e: ScratchError) -> EngineError {
+        let message = e.to_string();
+        let kind = if message.contains("No space left") || message.contains("os error 28") {
+            ErrorKind::Full
+        } else {
+            ErrorKind::Io
+        };
+        EngineError {
+            engine: self.label.clone(),
+            kind,
+            code: None,
+            message,
+            context: "copying the template".into(),
+        }
+    }
+}
+
+fn first_value(rows: Vec<Vec<Option<String>>>) -> Option<String> {
+    rows.into_iter().next().and_then(|r| r.into_iter().next().flatten())
+}
+
+impl Engine for SqliteEngine {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            label: self.label.clone(),
+            kind: "sqlite".into(),
+            version: self.build.version.clone(),
+            sqlite: Some(self.build.clone()),
+            details: None,
         }
     }
 
-    /// Issues the settings of one stage, in order.
-    pub fn apply(&self, conn: &mut SqliteConn, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
-        for k in knobs.0.iter().filter(|k| k.stage() == stage) {
+    fn knob_specs(&self) -> &'static [KnobSpec] {
+        SQLITE_KNOBS
+    }
+
+    fn passthrough_prefix(&self) -> &'static str {
+        PASSTHROUGH_PREFIX
+    }
+
+    fn io_counters(&self) -> Option<Arc<IoCounters>> {
+        Some(self.counters.clone())
+    }
+
+    fn create_database(&self, scratch: &Scratch, name: &str) -> Result<DbRef, EngineError> {
+        let path = (!self.memory).then(|| scratch.path(&format!("{name}.db")));
+        Ok(DbRef {
+            name: name.to_string(),
+            path,
+        })
+    }
+
+    fn clone_database(&self, scratch: &Scratch, from: &DbRef, name: &str) -> Result<DbRef, EngineError> {
+        let to = scratch.path(&format!("{name}.db"));
+        let src = from
+            .path
+            .as_ref()
+            .expect("in-memory databases are populated per trial, not cloned");
+        if let Err(e) = scratch.copy_durable(src, &to) {
+            scratch.remove_db(&to);
+            return Err(self.scratch_error(e));
+        }
+        Ok(DbRef {
+            name: name.to_string(),
+            path: Some(to),
+        })
+    }
+
+    fn drop_database(&self, scratch: &Scratch, db: &DbRef) {
+        if let Some(p) = &db.path {
+            scratch.remove_db(p);
+        }
+    }
+
+    fn database_size(&self, db: &DbRef) -> Option<u64> {
+        std::fs::metadata(db.path.as_ref()?).ok().map(|m| m.len())
+    }
+
+    fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError> {
+        let conn = match &db.path {
+            Some(p) => SqliteConn::open(self.api, p, Some(vfs::SHIM_NAME), &self.label)?,
+            None => SqliteConn::open_memory(self.api, &self.label)?,
+        };
+        Ok(Box::new(conn))
+    }
+
+    fn bulk_load_mode(&self, conn: &mut dyn Connection) -> Result<(), EngineError> {
+        // The template's own durability is irrelevant: each copy is synced before use.
+        conn.execute_batch("PRAGMA synchronous=OFF")
+    }
+
+    fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
+        for k in knobs.0.iter().filter(|k| k.stage_in(SQLITE_KNOBS) == stage) {
             // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
-            conn.query(&format!("PRAGMA {}={}", k.pragma(), k.value))?;
+            conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
         }
         Ok(())
     }
 
-    /// Reads back every named knob and every pass-through pragma of `knobs`.
-    pub fn read_back(&self, conn: &mut SqliteConn, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
+    fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
         let mut out = Vec::new();
         for spec in SQLITE_KNOBS {
             let raw = first_value(conn.query(&format!("PRAGMA {}", spec.name))?);
@@ -82,8 +172,8 @@ impl SqliteEngine {
                 effective: raw.map(|r| spec.kind.readback(&r)),
             });
         }
-        for k in knobs.0.iter().filter(|k| k.is_passthrough()) {
-            let raw = first_value(conn.query(&format!("PRAGMA {}", k.pragma()))?);
+        for k in knobs.0.iter().filter(|k| k.name.starts_with(PASSTHROUGH_PREFIX)) {
+            let raw = first_value(conn.query(&format!("PRAGMA {}", k.setting_name(PASSTHROUGH_PREFIX)))?);
             out.push(KnobReading {
                 name: k.name.clone(),
                 requested: Some(k.value.clone()),
@@ -92,45 +182,14 @@ impl SqliteEngine {
         }
         Ok(out)
     }
-}
 
-fn first_value(rows: Vec<Vec<Option<String>>>) -> Option<String> {
-    rows.into_iter().next().and_then(|r| r.into_iter().next().flatten())
-}
-
-/// Fails on the first requested knob whose effective value differs from the request.
-/// A pass-through pragma that reads back nothing cannot be verified and is left as recorded.
-pub fn verify(readings: &[KnobReading], engine: &str, in_memory: bool) -> Result<(), KnobError> {
-    for r in readings {
-        let Some(req) = &r.requested else { continue };
-        let ok = match (&r.effective, r.name.starts_with(knob::PASSTHROUGH_PREFIX)) {
-            (None, true) => true,
-            (Some(eff), true) => knob::passthrough_matches(req, eff),
-            (Some(eff), false) => eff == req,
-            (None, false) => false,
-        };
-        if !ok {
-            let hint = match r.name.as_str() {
-                "journal_mode" if in_memory => {
-                    "an in-memory database only supports journal_mode memory or off".to_string()
-                }
-                "journal_mode" => {
-                    "the build or the filesystem does not support that mode (WAL needs shared memory)".to_string()
-                }
-                "mmap_size" => "SQLite clamps it to the build's SQLITE_MAX_MMAP_SIZE; request at most that".to_string(),
-                "page_size" if in_memory => {
-                    "page_size cannot change once an in-memory database has content".to_string()
-                }
-                _ => "remove the knob or use a build that honours it".to_string(),
-            };
-            return Err(KnobError::NotEffective {
-                knob: r.name.clone(),
-                engine: engine.to_string(),
-                requested: req.clone(),
-                effective: r.effective.clone().unwrap_or_else(|| "nothing (no read-back)".into()),
-                hint,
-            });
+    fn knob_hint(&self, knob: &str) -> String {
+        match knob {
+            "journal_mode" if self.memory => "an in-memory database only supports journal_mode memory or off".into(),
+            "journal_mode" => "the build or the filesystem does not support that mode (WAL needs shared memory)".into(),
+            "mmap_size" => "SQLite clamps it to the build's SQLITE_MAX_MMAP_SIZE; request at most that".into(),
+            "page_size" => "page_size cannot change once a database has content (or in WAL mode)".into(),
+            _ => "remove the knob or use a build that honours it".into(),
         }
     }
-    Ok(())
 }

@@ -16,7 +16,10 @@ pub fn require(path: &str, package: &str) -> bool {
     if Path::new(path).exists() {
         return true;
     }
-    assert!(!in_ci(), "{path} is missing: .ci/run must install the Debian package {package}");
+    assert!(
+        !in_ci(),
+        "{path} is missing: .ci/run must install the Debian package {package}"
+    );
     eprintln!("skipping: {path} missing (apt-get install {package})");
     false
 }
@@ -35,7 +38,11 @@ pub fn run_json(dir: &Path, args: &[&str]) -> Value {
         .args(args)
         .output()
         .expect("litebench runs");
-    assert!(out.status.success(), "litebench failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "litebench failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("JSON report")
 }
 
@@ -49,4 +56,13 @@ pub fn row<'a>(report: &'a Value, config: u64, op: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no summary row for config {config} op {op}"))
 }
 
-pub const SMALL: &[&str] = &["--param", "rows=1000", "--param", "inserts=100", "--param", "updates=100", "--param", "deletes=100"];
+pub const SMALL: &[&str] = &[
+    "--param",
+    "rows=1000",
+    "--param",
+    "inserts=100",
+    "--param",
+    "updates=100",
+    "--param",
+    "deletes=100",
+];

@@ -8,13 +8,36 @@ fn trials_interleave_and_warmups_are_kept_apart() {
     let t = tempfile::tempdir().unwrap();
     let r = run_json(
         t.path(),
-        &["--trials", "3", "--warmup", "1", "--knob", "journal_mode=wal,off", "--knob", "synchronous=off"].iter().chain(SMALL).copied().collect::<Vec<_>>(),
+        &[
+            "--trials",
+            "3",
+            "--warmup",
+            "1",
+            "--knob",
+            "journal_mode=wal,off",
+            "--knob",
+            "synchronous=off",
+        ]
+        .iter()
+        .chain(SMALL)
+        .copied()
+        .collect::<Vec<_>>(),
     );
     let trials = r["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 8);
-    let order: Vec<(u64, u64, bool)> =
-        trials.iter().map(|t| (t["round"].as_u64().unwrap(), t["config"].as_u64().unwrap(), t["warmup"].as_bool().unwrap())).collect();
-    let expected: Vec<(u64, u64, bool)> = (0..4).flat_map(|round| (0..2).map(move |c| (round, c, round == 0))).collect();
+    let order: Vec<(u64, u64, bool)> = trials
+        .iter()
+        .map(|t| {
+            (
+                t["round"].as_u64().unwrap(),
+                t["config"].as_u64().unwrap(),
+                t["warmup"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(u64, u64, bool)> = (0..4)
+        .flat_map(|round| (0..2).map(move |c| (round, c, round == 0)))
+        .collect();
     assert_eq!(order, expected);
     for pair in trials.chunks(2) {
         assert_eq!(pair[0]["seed"], pair[1]["seed"], "configurations in a round share data");
@@ -30,13 +53,29 @@ fn vary_one_changes_one_knob_at_a_time() {
     let t = tempfile::tempdir().unwrap();
     let r = run_json(
         t.path(),
-        &["--trials", "1", "--warmup", "0", "--vary-one", "--knob", "journal_mode=memory,off", "--knob", "synchronous=normal,full", "--memory"]
-            .iter()
-            .chain(SMALL)
-            .copied()
-            .collect::<Vec<_>>(),
+        &[
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--vary-one",
+            "--knob",
+            "journal_mode=memory,off",
+            "--knob",
+            "synchronous=normal,full",
+            "--memory",
+        ]
+        .iter()
+        .chain(SMALL)
+        .copied()
+        .collect::<Vec<_>>(),
     );
-    let labels: Vec<&str> = r["manifest"]["configs"].as_array().unwrap().iter().map(|c| c["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = r["manifest"]["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
     assert_eq!(labels.len(), 3);
     assert_eq!(labels[0], "journal_mode=memory synchronous=normal");
     assert_eq!(labels[2], "journal_mode=memory synchronous=full");

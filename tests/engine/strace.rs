@@ -23,7 +23,9 @@ fn traced_run(dir: &Path, engine: &str, knobs: &[&str]) -> Traced {
         .args(["-f", "-y", "-e", "trace=fsync,fdatasync", "-o"])
         .arg(&trace)
         .arg(env!("CARGO_BIN_EXE_litebench"))
-        .args(["run", "crud", "--quiet", "--format", "json", "--trials", "2", "--warmup", "1", "--engine", engine, "--dir"])
+        .args([
+            "run", "crud", "--quiet", "--format", "json", "--trials", "2", "--warmup", "1", "--engine", engine, "--dir",
+        ])
         .arg(&work)
         .arg("--results")
         .arg(dir.join("r.db"))
@@ -47,7 +49,11 @@ fn traced_run(dir: &Path, engine: &str, knobs: &[&str]) -> Traced {
             fsync += 1;
         }
     }
-    Traced { report, fsync, fdatasync }
+    Traced {
+        report,
+        fsync,
+        fdatasync,
+    }
 }
 
 fn check(engine: &str, knobs: &[&str]) -> Option<Traced> {
@@ -71,7 +77,12 @@ fn check(engine: &str, knobs: &[&str]) -> Option<Traced> {
 
 #[test]
 fn delete_mode_syncs_match_strace_and_use_fdatasync() {
-    let Some(t) = check("sqlite", &["--knob", "journal_mode=delete", "--knob", "synchronous=full"]) else { return };
+    let Some(t) = check(
+        "sqlite",
+        &["--knob", "journal_mode=delete", "--knob", "synchronous=full"],
+    ) else {
+        return;
+    };
     // HAVE_FDATASYNC=1 is part of the bundled build: no plain fsync on workload files.
     assert_eq!(t.fsync, 0, "bundled SQLite must use fdatasync");
 }
@@ -86,7 +97,10 @@ fn debian_build_syncs_match_strace() {
     if !require(DEBIAN_SQLITE, "libsqlite3-0") {
         return;
     }
-    check(&format!("sqlite:{DEBIAN_SQLITE}"), &["--knob", "journal_mode=delete,wal"]);
+    check(
+        &format!("sqlite:{DEBIAN_SQLITE}"),
+        &["--knob", "journal_mode=delete,wal"],
+    );
 }
 
 /// APSys'17: "For a workload of 1000 SQLite inserts, 1000 fsync() calls were issued in WAL mode,
@@ -98,7 +112,24 @@ fn per_transaction_syncs_reproduce_the_papers_observation() {
     let t = tempfile::tempdir().unwrap();
     let r = run_json(
         t.path(),
-        &["--trials", "1", "--warmup", "0", "--param", "rows=1000", "--param", "inserts=1000", "--param", "updates=0", "--param", "deletes=0", "--knob", "journal_mode=delete,wal", "--knob", "synchronous=full"],
+        &[
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--param",
+            "rows=1000",
+            "--param",
+            "inserts=1000",
+            "--param",
+            "updates=0",
+            "--param",
+            "deletes=0",
+            "--knob",
+            "journal_mode=delete,wal",
+            "--knob",
+            "synchronous=full",
+        ],
     );
     let delete = row(&r, 0, "insert");
     let wal = row(&r, 1, "insert");
@@ -108,7 +139,21 @@ fn per_transaction_syncs_reproduce_the_papers_observation() {
     let w = wal["syncs_per_tx"].as_f64().unwrap();
     assert!((1.0..1.02).contains(&w), "WAL/FULL syncs per insert: {w}");
     // WAL/NORMAL syncs only at checkpoints.
-    let r = run_json(t.path(), &["--trials", "1", "--warmup", "0", "--param", "rows=1000", "--knob", "journal_mode=wal", "--knob", "synchronous=normal"]);
+    let r = run_json(
+        t.path(),
+        &[
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--param",
+            "rows=1000",
+            "--knob",
+            "journal_mode=wal",
+            "--knob",
+            "synchronous=normal",
+        ],
+    );
     assert!(row(&r, 0, "all")["syncs_per_tx"].as_f64().unwrap() < 0.05);
 }
 
@@ -116,7 +161,14 @@ fn per_transaction_syncs_reproduce_the_papers_observation() {
 #[test]
 fn updates_and_deletes_do_io() {
     let t = tempfile::tempdir().unwrap();
-    let r = run_json(t.path(), &["--trials", "1", "--warmup", "0", "--knob", "journal_mode=delete"].iter().chain(SMALL).copied().collect::<Vec<_>>());
+    let r = run_json(
+        t.path(),
+        &["--trials", "1", "--warmup", "0", "--knob", "journal_mode=delete"]
+            .iter()
+            .chain(SMALL)
+            .copied()
+            .collect::<Vec<_>>(),
+    );
     for op in ["update", "delete"] {
         let x = row(&r, 0, op);
         assert_eq!(x["syncs_per_tx"].as_f64().unwrap(), 4.0, "{op}: {x}");
