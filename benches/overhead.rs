@@ -11,7 +11,7 @@ use libsqlite3_sys as ffi;
 use litebench::engine::{DbRef, Engine};
 use litebench::recorder::Recorder;
 use litebench::sqlite::engine::{SqliteChoice, SqliteEngine};
-use litebench::workload::{crud::Crud, params, Workload};
+use litebench::workload::{crud::Crud, params, Connector, Trial, Workload, WorkloadError};
 use rand::{Rng, SeedableRng};
 use std::ffi::c_int;
 use std::sync::atomic::AtomicBool;
@@ -21,6 +21,14 @@ const ROWS: u64 = 20_000;
 const OPS: u64 = 20_000;
 const VALUE: usize = 100;
 const ROUNDS: usize = 30;
+
+struct NoMore;
+
+impl Connector for NoMore {
+    fn open(&self) -> Result<Box<dyn litebench::engine::Connection>, WorkloadError> {
+        unreachable!("crud uses one connection")
+    }
+}
 
 fn litebench_side(engine: &SqliteEngine, round: u64) -> Duration {
     let args: Vec<String> = [
@@ -41,7 +49,7 @@ fn litebench_side(engine: &SqliteEngine, round: u64) -> Duration {
     let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
     Crud.run(conn.as_mut(), &p, round, &mut rec, &AtomicBool::new(false))
         .unwrap();
-    Duration::from_nanos(rec.finish().iter().map(|o| o.elapsed_ns).sum())
+    rec.finish().1
 }
 
 unsafe fn exec(db: *mut ffi::sqlite3, sql: &std::ffi::CStr) {

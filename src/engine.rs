@@ -94,7 +94,7 @@ pub struct DbRef {
 ///
 /// The runner drives every engine the same way: create a template database, populate it once,
 /// clone it for each trial, connect, set and read back knobs, run, drop the clone.
-pub trait Engine {
+pub trait Engine: Send + Sync {
     /// `--engine` label (`sqlite`, `sqlite:/path`, `postgres`, ...).
     fn label(&self) -> &str;
     /// Version, build and server details for the manifest.

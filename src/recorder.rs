@@ -32,6 +32,8 @@ struct OpState {
 /// Collects per-operation-type latencies and I/O during one trial.
 pub struct Recorder {
     ops: Vec<OpState>,
+    /// Wall time of all closed phases: the trial's measured time.
+    measured: Duration,
     counters: Option<Arc<IoCounters>>,
     current: Option<(usize, Instant, IoSnapshot)>,
 }
@@ -54,6 +56,7 @@ impl Recorder {
                 .collect(),
             counters,
             current: None,
+            measured: Duration::ZERO,
         }
     }
 
@@ -72,7 +75,9 @@ impl Recorder {
         if let Some((op, start, io)) = self.current.take() {
             let now_io = self.io_now();
             let s = &mut self.ops[op];
-            s.elapsed += start.elapsed();
+            let d = start.elapsed();
+            s.elapsed += d;
+            self.measured += d;
             s.io = s.io.plus(&now_io.since(&io));
         }
     }
@@ -90,10 +95,34 @@ impl Recorder {
         self.ops[op].failed += 1;
     }
 
-    /// Ends the last phase and returns the results per operation type.
-    pub fn finish(mut self) -> Vec<OpResult> {
+    /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
+    /// workloads whose clients each record on their own thread).
+    pub fn absorb(&mut self, mut other: Recorder) {
+        other.close_phase();
+        for (mine, theirs) in self.ops.iter_mut().zip(other.ops) {
+            mine.ops += theirs.ops;
+            mine.failed += theirs.failed;
+            mine.elapsed += theirs.elapsed;
+            mine.io = mine.io.plus(&theirs.io);
+            let _ = mine.hist.add(&theirs.hist);
+        }
+    }
+
+    /// For mixed workloads, where every operation type runs throughout one measured interval:
+    /// sets each type's elapsed time, and the trial's measured time, to `interval`.
+    pub fn set_interval(&mut self, interval: Duration) {
         self.close_phase();
-        self.ops.into_iter().map(OpResult::from_state).collect()
+        for o in &mut self.ops {
+            o.elapsed = interval;
+        }
+        self.measured = interval;
+    }
+
+    /// Ends the last phase; returns the results per operation type and the measured time.
+    pub fn finish(mut self) -> (Vec<OpResult>, Duration) {
+        self.close_phase();
+        let measured = self.measured;
+        (self.ops.into_iter().map(OpResult::from_state).collect(), measured)
     }
 
     /// Measured time so far (closed phases plus the open one).
@@ -241,7 +270,8 @@ mod tests {
         r.record(0, Duration::from_micros(30));
         r.phase(1);
         r.record(1, Duration::from_micros(5));
-        let out = r.finish();
+        let (out, measured) = r.finish();
+        assert!(measured.as_nanos() as u64 >= out[0].elapsed_ns + out[1].elapsed_ns);
         assert_eq!(out[0].ops, 2);
         assert_eq!(out[1].ops, 1);
         assert!(out[0].latency.max_ns >= 29_900 && out[0].latency.max_ns <= 30_100);

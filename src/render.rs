@@ -100,6 +100,7 @@ fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "configuration",
         "op",
         "tx/trial",
+        "ms/trial",
         "tx/s median",
         "95% CI",
         "CV",
@@ -118,6 +119,7 @@ fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 r.label.clone(),
                 r.operation.clone(),
                 fmt_num(r.ops_per_trial),
+                fmt_num(r.time_ms_median),
                 fmt_num(r.tps_median),
                 match (r.tps_ci95_low, r.tps_ci95_high) {
                     (Some(l), Some(h)) => format!("{}..{}", fmt_num(l), fmt_num(h)),

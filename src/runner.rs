@@ -12,7 +12,7 @@ use crate::recorder::Recorder;
 use crate::result::{ConfigInfo, TrialRecord};
 use crate::scratch::{Scratch, ScratchError};
 use crate::workload::params::Params;
-use crate::workload::{Workload, WorkloadError};
+use crate::workload::{Connector, Trial, Workload, WorkloadError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -59,6 +59,26 @@ pub enum RunError {
     Store(String),
 }
 
+/// Further connections for multi-client workloads, set up like the trial's first.
+struct MoreConnections<'a> {
+    engine: &'a dyn Engine,
+    db: &'a DbRef,
+    cfg: &'a ConfigInfo,
+}
+
+impl Connector for MoreConnections<'_> {
+    fn open(&self) -> Result<Box<dyn crate::engine::Connection>, WorkloadError> {
+        let mut conn = self.engine.connect(self.db)?;
+        self.engine
+            .apply_knobs(conn.as_mut(), &self.cfg.knobs, Stage::Connect)?;
+        let readings = self.engine.read_knobs(conn.as_mut(), &self.cfg.knobs)?;
+        knob::verify(&readings, &self.cfg.label, self.engine.passthrough_prefix(), &|k| {
+            self.engine.knob_hint(k)
+        })?;
+        Ok(conn)
+    }
+}
+
 /// Seed of one round's data: every configuration in a round sees the same operations.
 pub fn trial_seed(run_seed: u64, round: u32) -> u64 {
     run_seed ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -98,6 +118,7 @@ fn workload_error(scratch: &Scratch, config: &str, e: WorkloadError) -> Option<R
     match e {
         WorkloadError::Engine(e) => Some(engine_error(scratch, config, e)),
         WorkloadError::Interrupted => None,
+        WorkloadError::Knob(k) => Some(RunError::Knob(k)),
         WorkloadError::Verification { detail, .. } => Some(RunError::Verification {
             config: config.to_string(),
             detail,
@@ -281,13 +302,20 @@ fn measure(
         engine.knob_hint(k)
     })?;
     let mut rec = Recorder::new(plan.workload.operations(), counters.clone());
-    if let Err(e) = plan.workload.run(conn.as_mut(), &plan.params, seed, &mut rec, stop) {
+    let connector = MoreConnections { engine, db, cfg };
+    let trial = Trial {
+        params: &plan.params,
+        seed,
+        stop,
+        connector: &connector,
+    };
+    if let Err(e) = plan.workload.run(conn.as_mut(), &trial, &mut rec) {
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
             None => Ok(None),
         };
     }
-    let ops = rec.finish();
+    let (ops, measured) = rec.finish();
     if let Err(e) = plan.workload.verify(conn.as_mut(), &plan.params) {
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
@@ -301,7 +329,7 @@ fn measure(
         .iter()
         .fold(Default::default(), |acc: crate::iocount::IoSnapshot, o| acc.plus(&o.io));
     let total_ops: u64 = ops.iter().map(|o| o.ops).sum();
-    let measured_ns: u64 = ops.iter().map(|o| o.elapsed_ns).sum();
+    let measured_ns = measured.as_nanos() as u64;
     let throughput = if measured_ns == 0 {
         0.0
     } else {

@@ -21,6 +21,10 @@ pub struct SummaryRow {
     pub trials: usize,
     /// Transactions per trial (mean).
     pub ops_per_trial: f64,
+    /// Measured time per trial, milliseconds: median and mean across trials (what the speed
+    /// comparison suites report per test).
+    pub time_ms_median: f64,
+    pub time_ms_mean: f64,
     /// Throughput in transactions per second across trials.
     pub tps_mean: f64,
     pub tps_median: f64,
@@ -88,6 +92,7 @@ fn row(manifest: &Manifest, config: usize, operation: &str, trials: &[&TrialReco
         .map(|p| p.0 as f64 / (p.1 as f64 / 1e9))
         .collect();
     let s: Summary = summarize(&tps)?;
+    let times_ms: Vec<f64> = parts.iter().map(|p| p.1 as f64 / 1e6).collect();
     let mut hist = new_histogram();
     for t in trials {
         for o in &t.ops {
@@ -116,6 +121,8 @@ fn row(manifest: &Manifest, config: usize, operation: &str, trials: &[&TrialReco
         operation: operation.to_string(),
         trials: trials.len(),
         ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)),
+        time_ms_median: summarize(&times_ms).map_or(0.0, |t| t.median),
+        time_ms_mean: mean(times_ms.iter().copied()),
         tps_mean: s.mean,
         tps_median: s.median,
         tps_stddev: s.stddev,

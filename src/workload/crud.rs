@@ -19,12 +19,12 @@
 //!   has passed (duration-based measurement) instead of running once.
 
 use super::params::{ParamKind, ParamSpec, Params};
-use super::{Workload, WorkloadError};
+use super::{Trial, Workload, WorkloadError};
 use crate::engine::{Connection, EngineError, Value};
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// The workload.
@@ -203,7 +203,7 @@ impl Workload for Crud {
         }
         let size = p.count("value_size") as usize;
         let mut rng = rng_for(seed, 0);
-        let ins = conn.prepare("INSERT INTO crud(id, value) VALUES (?1, ?2)")?;
+        let ins = conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?;
         conn.execute_batch("BEGIN")?;
         let mut value = String::with_capacity(size);
         for id in 1..=rows {
@@ -214,17 +214,11 @@ impl Workload for Crud {
         conn.execute_batch("COMMIT")
     }
 
-    fn run(
-        &self,
-        conn: &mut dyn Connection,
-        p: &Params,
-        seed: u64,
-        rec: &mut Recorder,
-        stop: &AtomicBool,
-    ) -> Result<(), WorkloadError> {
-        let insert = conn.prepare("INSERT INTO crud(id, value) VALUES (?1, ?2)")?;
-        let update = conn.prepare("UPDATE crud SET value = ?2 WHERE id = ?1")?;
-        let delete = conn.prepare("DELETE FROM crud WHERE id = ?1")?;
+    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        let (p, seed, stop) = (trial.params, trial.seed, trial.stop);
+        let insert = conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?;
+        let update = conn.prepare("UPDATE crud SET value = ? WHERE id = ?")?;
+        let delete = conn.prepare("DELETE FROM crud WHERE id = ?")?;
         let rows = p.count("rows") as i64;
         let size = p.count("value_size") as usize;
         let mut live = Live {
@@ -255,7 +249,11 @@ impl Workload for Crud {
                     } else {
                         let v = value(value_index);
                         value_index += 1;
-                        conn.run(stmt, &[Value::Int(*id), Value::Text(v)])?
+                        if op == INSERT {
+                            conn.run(stmt, &[Value::Int(*id), Value::Text(v)])?
+                        } else {
+                            conn.run(stmt, &[Value::Text(v), Value::Int(*id)])?
+                        }
                     };
                     let now = Instant::now();
                     rec.record(op, now - t);

@@ -17,8 +17,26 @@ pub enum WorkloadError {
     Engine(#[from] EngineError),
     #[error("interrupted")]
     Interrupted,
+    #[error(transparent)]
+    Knob(#[from] crate::knob::KnobError),
     #[error("workload {workload} failed its check: {detail}")]
     Verification { workload: String, detail: String },
+}
+
+/// Opens further connections to a trial's database, configured (knobs set and verified) like
+/// the first one: for workloads with several clients.
+pub trait Connector: Sync {
+    fn open(&self) -> Result<Box<dyn Connection>, WorkloadError>;
+}
+
+/// What a trial gives the workload besides its first connection.
+pub struct Trial<'a> {
+    pub params: &'a Params,
+    /// Seed of this trial's data.
+    pub seed: u64,
+    /// Set by Ctrl-C: stop between operations with [`WorkloadError::Interrupted`].
+    pub stop: &'a AtomicBool,
+    pub connector: &'a dyn Connector,
 }
 
 /// A benchmark workload.
@@ -40,15 +58,8 @@ pub trait Workload: Sync {
     /// Creates the schema and pre-populates: run once into the template database.
     fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<(), EngineError>;
     /// One measured trial. Everything untimed (statement preparation, data generation) happens
-    /// before `rec.phase` is called. `stop` is checked between operations.
-    fn run(
-        &self,
-        conn: &mut dyn Connection,
-        p: &Params,
-        seed: u64,
-        rec: &mut Recorder,
-        stop: &AtomicBool,
-    ) -> Result<(), WorkloadError>;
+    /// before `rec.phase` is called; `trial.stop` is checked between operations.
+    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError>;
     /// Checks the database after a trial (row counts and the like).
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError>;
 }
