@@ -6,6 +6,7 @@
 use crate::commands::Failure;
 use crate::engine::Engine;
 use crate::knob::{KnobSpec, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use crate::scratch::Scratch;
 use crate::sqlite::engine::{SqliteChoice, SqliteEngine};
 use std::path::PathBuf;
 
@@ -63,8 +64,8 @@ impl EngineChoice {
         }
     }
 
-    /// Loads or starts the engine.
-    pub fn open(&self, memory: bool) -> Result<Box<dyn Engine>, Failure> {
+    /// Loads the library or starts the server (servers keep their data under `scratch`).
+    pub fn open(&self, _scratch: &Scratch, memory: bool) -> Result<Box<dyn Engine>, Failure> {
         match self {
             EngineChoice::Sqlite(c) => Ok(Box::new(SqliteEngine::open(c, memory)?)),
         }

@@ -150,7 +150,9 @@ fn populate(
         let mut conn = engine.connect(&db)?;
         engine.apply_knobs(conn.as_mut(), knobs, Stage::Create)?;
         engine.bulk_load_mode(conn.as_mut())?;
-        plan.workload.populate(conn.as_mut(), &plan.params, plan.seed)
+        plan.workload
+            .populate(conn.as_mut(), &plan.params, plan.seed)
+            .map(|_| ())
     })();
     match filled {
         Ok(()) => Ok(db),

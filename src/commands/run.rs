@@ -73,11 +73,11 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     }
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     let mut store = Store::open(&results_path, args.results.is_some())?;
+    let scratch = Scratch::create(args.dir.as_deref())?;
     let mut engines = Vec::new();
     for c in &choices {
-        engines.push(c.open(args.memory)?);
+        engines.push(c.open(&scratch, args.memory)?);
     }
-    let scratch = Scratch::create(args.dir.as_deref())?;
 
     // 2. Describe the machine and the storage under the scratch directory.
     let environment = litebench_env::capture(scratch.dir())

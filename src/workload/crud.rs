@@ -195,11 +195,11 @@ impl Workload for Crud {
         OPS
     }
 
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<(), EngineError> {
+    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<u64, EngineError> {
         conn.execute_batch("CREATE TABLE crud(id INTEGER PRIMARY KEY, value TEXT NOT NULL)")?;
         let rows = p.count("rows");
         if rows == 0 {
-            return Ok(());
+            return Ok(0);
         }
         let size = p.count("value_size") as usize;
         let mut rng = rng_for(seed, 0);
@@ -211,7 +211,8 @@ impl Workload for Crud {
             fill_value(&mut rng, &mut value, size, b'p', id);
             conn.run(ins, &[Value::Int(id as i64), Value::Text(&value)])?;
         }
-        conn.execute_batch("COMMIT")
+        conn.execute_batch("COMMIT")?;
+        Ok(rows)
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {

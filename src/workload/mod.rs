@@ -55,8 +55,9 @@ pub trait Workload: Sync {
     }
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];
-    /// Creates the schema and pre-populates: run once into the template database.
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<(), EngineError>;
+    /// Creates the schema and pre-populates: run once into the template database. Returns the
+    /// number of rows inserted (for the population rate in the footprint report).
+    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<u64, EngineError>;
     /// One measured trial. Everything untimed (statement preparation, data generation) happens
     /// before `rec.phase` is called; `trial.stop` is checked between operations.
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError>;
