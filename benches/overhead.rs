@@ -47,8 +47,14 @@ fn litebench_side(engine: &SqliteEngine, round: u64) -> Duration {
         .unwrap();
     Crud.populate(conn.as_mut(), &p, 7).unwrap();
     let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
-    Crud.run(conn.as_mut(), &p, round, &mut rec, &AtomicBool::new(false))
-        .unwrap();
+    let stop = AtomicBool::new(false);
+    let trial = Trial {
+        params: &p,
+        seed: round,
+        stop: &stop,
+        connector: &NoMore,
+    };
+    Crud.run(conn.as_mut(), &trial, &mut rec).unwrap();
     rec.finish().1
 }
 
