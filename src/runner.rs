@@ -72,7 +72,7 @@ impl Connector for MoreConnections<'_> {
         self.engine
             .apply_knobs(conn.as_mut(), &self.cfg.knobs, Stage::Connect)?;
         let readings = self.engine.read_knobs(conn.as_mut(), &self.cfg.knobs)?;
-        knob::verify(&readings, &self.cfg.label, self.engine.passthrough_prefix(), &|k| {
+        knob::verify(&readings, self.engine.label(), self.engine.passthrough_prefix(), &|k| {
             self.engine.knob_hint(k)
         })?;
         Ok(conn)
@@ -300,7 +300,7 @@ fn measure(
         .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Connect)
         .map_err(fail)?;
     let knobs = engine.read_knobs(conn.as_mut(), &cfg.knobs).map_err(fail)?;
-    knob::verify(&knobs, &cfg.label, engine.passthrough_prefix(), &|k| {
+    knob::verify(&knobs, engine.label(), engine.passthrough_prefix(), &|k| {
         engine.knob_hint(k)
     })?;
     let mut rec = Recorder::new(plan.workload.operations(), counters.clone());

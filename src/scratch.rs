@@ -25,8 +25,8 @@ pub enum ScratchError {
     NotDirectory(PathBuf),
     #[error("--dir {path}: cannot create files there ({reason}); give a writable directory")]
     NotWritable { path: PathBuf, reason: String },
-    #[error("{path}: {reason}")]
-    Io { path: PathBuf, reason: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 /// A run's private directory and the files created in it.
@@ -35,6 +35,13 @@ pub struct Scratch {
     base: PathBuf,
     created_base: bool,
     dir: PathBuf,
+}
+
+impl ScratchError {
+    /// True when the filesystem ran out of space (or quota).
+    pub fn is_disk_full(&self) -> bool {
+        matches!(self, ScratchError::Io { source, .. } if matches!(source.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT)))
+    }
 }
 
 impl Scratch {
@@ -111,9 +118,9 @@ impl Scratch {
     /// Copies a template database to a trial file and makes the copy durable, so the trial
     /// does not start with megabytes of dirty page cache that its first fsync would flush.
     pub fn copy_durable(&self, from: &Path, to: &Path) -> Result<(), ScratchError> {
-        let io = |e: std::io::Error| ScratchError::Io {
+        let io = |source: std::io::Error| ScratchError::Io {
             path: to.to_path_buf(),
-            reason: e.to_string(),
+            source,
         };
         fs::copy(from, to).map_err(io)?;
         File::options()

@@ -102,6 +102,27 @@ fn process_alive(pid: i64) -> bool {
             || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
 }
 
+/// Checks, without creating anything, that a store could be opened at `path`: not a directory,
+/// and (for an explicit `--results`) in an existing directory.
+pub fn check_path(path: &Path, explicit: bool) -> Result<(), StoreError> {
+    let open_err = |reason: String| StoreError::Open {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if path.is_dir() {
+        return Err(open_err("is a directory; give a file path such as results.db".into()));
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if explicit && !parent.is_dir() {
+            return Err(open_err(format!(
+                "directory {} does not exist; create it or choose another path",
+                parent.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl Store {
     /// Opens (creating if needed) the store at `path`. The parent directory of an explicit
     /// path must exist; the default location's directories are created.

@@ -72,7 +72,14 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         ));
     }
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
-    let mut store = Store::open(&results_path, args.results.is_some())?;
+    store::check_path(&results_path, args.results.is_some())?;
+    // From here on Ctrl-C is a request to stop cleanly: finished trials are kept, servers stopped,
+    // scratch files removed.
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone())
+            .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
+    }
     let scratch = Scratch::create(args.dir.as_deref())?;
     let mut engines = Vec::new();
     for c in &choices {
@@ -140,11 +147,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     }
 
     // 3. Run, storing each trial as it finishes.
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone())
-            .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
-    }
+    let mut store = Store::open(&results_path, args.results.is_some())?;
     let run_id = store.begin_run(&manifest)?;
     let plan = Plan {
         workload: wl,

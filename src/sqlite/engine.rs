@@ -61,7 +61,7 @@ impl SqliteEngine {
 
     fn scratch_error(&self, e: ScratchError) -> EngineError {
         let message = e.to_string();
-        let kind = if message.contains("No space left") || message.contains("os error 28") {
+        let kind = if e.is_disk_full() {
             ErrorKind::Full
         } else {
             ErrorKind::Io

@@ -1,0 +1,212 @@
+//! Stopping a run: Ctrl-C keeps the finished trials, marks the run interrupted, exits 130 and
+//! cleans the scratch directory; `kill -9` leaves a consistent store whose run reads abandoned.
+
+use crate::common::*;
+use std::process::{Child, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running litebench that is killed if the test ends before it does.
+struct Running {
+    child: Option<Child>,
+}
+
+impl Running {
+    fn pid(&self) -> libc::pid_t {
+        self.child.as_ref().expect("child").id() as libc::pid_t
+    }
+
+    fn signal(&self, sig: libc::c_int) {
+        // SAFETY: signalling our own child, which has not been reaped yet.
+        let rc = unsafe { libc::kill(self.pid(), sig) };
+        assert_eq!(
+            rc,
+            0,
+            "kill({}, {sig}): {}",
+            self.pid(),
+            std::io::Error::last_os_error()
+        );
+    }
+
+    fn is_running(&mut self) -> bool {
+        matches!(self.child.as_mut().expect("child").try_wait(), Ok(None))
+    }
+
+    /// Waits for the child to exit (at most `limit`) and returns its status, stdout and stderr.
+    fn finish(mut self, limit: Duration) -> (ExitStatus, String, String) {
+        let deadline = Instant::now() + limit;
+        while self.is_running() {
+            assert!(Instant::now() < deadline, "litebench did not exit within {limit:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = self
+            .child
+            .take()
+            .expect("child")
+            .wait_with_output()
+            .expect("collect output");
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Starts a long run: 50 trials of 2 s each.
+fn start_long_run(sb: &Sandbox) -> Running {
+    let child = sb
+        .std_command()
+        .args([
+            "run",
+            "crud",
+            "--param",
+            "rows=1000",
+            "--param",
+            "duration=2s",
+            "--trials",
+            "50",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--format",
+            "json",
+        ])
+        .arg("--results")
+        .arg(sb.results())
+        .arg("--dir")
+        .arg(sb.scratch())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start litebench");
+    Running { child: Some(child) }
+}
+
+/// Polls `show --list --format json` until the run has at least one stored trial; returns that
+/// count.
+fn wait_for_a_trial(sb: &Sandbox, run: &mut Running) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(run.is_running(), "litebench exited before it was interrupted");
+        if sb.results().is_file() {
+            let out = output(&mut sb.show(&["--list", "--format", "json"]));
+            assert_no_panic(&out);
+            if out.status.success() {
+                let v = json(&out);
+                if let Some(r) = v.as_array().and_then(|a| a.first()) {
+                    assert_eq!(r["status"], "running", "{r}");
+                    let n = r["trials"].as_u64().unwrap_or(0);
+                    if n >= 1 {
+                        return n;
+                    }
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "no trial was stored within 30 s");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn ctrl_c_keeps_finished_trials_and_cleans_up() {
+    let sb = Sandbox::new();
+    let mut run = start_long_run(&sb);
+    let seen = wait_for_a_trial(&sb, &mut run);
+    assert!(
+        !listing(&sb.scratch()).is_empty(),
+        "a running run has a scratch directory"
+    );
+    run.signal(libc::SIGINT);
+    let (status, out, err) = run.finish(Duration::from_secs(30));
+    let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
+    assert!(!err.contains("panicked"), "{all}");
+    assert_eq!(status.code(), Some(130), "exit code after SIGINT\n{all}");
+    let err_lines: Vec<&str> = err.lines().filter(|l| !is_ram_warning(l)).collect();
+    assert_eq!(err_lines.len(), 1, "{all}");
+    assert!(
+        err_lines[0].starts_with("interrupted: ") && err_lines[0].contains("finished trials kept as run 1 in"),
+        "{all}"
+    );
+
+    // The report on stdout covers the finished trials.
+    let printed: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("stdout: {e}\n{all}"));
+    assert_eq!(printed["run"]["status"], "interrupted");
+    let printed_trials = printed["trials"].as_array().map_or(0, Vec::len) as u64;
+    assert!(
+        printed_trials >= seen,
+        "{printed_trials} trials printed, {seen} seen stored"
+    );
+
+    // The store agrees.
+    let v = sb.show_json();
+    assert_eq!(v["run"]["status"], "interrupted", "{:#}", v["run"]);
+    let stored = v["trials"].as_array().map_or(0, Vec::len) as u64;
+    assert!(stored >= 1 && stored >= seen, "{stored} trials stored");
+    assert_eq!(stored, printed_trials, "printed and stored trials differ");
+    assert!(
+        v["warnings"]
+            .as_array()
+            .is_some_and(|w| w.iter().any(|s| s.as_str().unwrap_or("").contains("interrupted"))),
+        "no interruption warning: {:#}",
+        v["warnings"]
+    );
+
+    assert_eq!(
+        listing(&sb.scratch()),
+        Vec::<String>::new(),
+        "scratch not cleaned up after Ctrl-C"
+    );
+    sb.assert_cwd_untouched();
+}
+
+#[test]
+fn kill_9_leaves_a_consistent_store_with_an_abandoned_run() {
+    let sb = Sandbox::new();
+    let mut run = start_long_run(&sb);
+    let seen = wait_for_a_trial(&sb, &mut run);
+    run.signal(libc::SIGKILL);
+    let (status, _, _) = run.finish(Duration::from_secs(30));
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGKILL), "{status:?}");
+
+    let v = sb.show_json();
+    assert_eq!(v["run"]["status"], "abandoned", "{:#}", v["run"]);
+    assert!(v["run"]["finished_at"].is_null());
+    let stored = v["trials"].as_array().map_or(0, Vec::len) as u64;
+    assert!(
+        stored >= 1 && stored >= seen,
+        "{stored} trials stored, {seen} seen before the kill"
+    );
+    assert!(!v["summary"].as_array().is_none_or(Vec::is_empty), "no summary");
+
+    let out = output(&mut sb.show(&["--list", "--format", "json"]));
+    assert_success(&out);
+    let listed = json(&out);
+    assert_eq!(listed[0]["status"], "abandoned", "{listed:#}");
+    assert_eq!(listed[0]["trials"], stored);
+
+    // The store is a sound SQLite database.
+    let sqlite3 = std::path::Path::new("/usr/bin/sqlite3");
+    if sqlite3.is_file() {
+        let out = std::process::Command::new(sqlite3)
+            .arg(sb.results())
+            .arg("PRAGMA integrity_check;")
+            .output()
+            .expect("run sqlite3");
+        assert!(out.status.success(), "{}", describe(&out));
+        assert_eq!(stdout(&out).trim(), "ok", "{}", describe(&out));
+    } else {
+        eprintln!("note: /usr/bin/sqlite3 not present; integrity_check skipped");
+    }
+    sb.assert_cwd_untouched();
+}

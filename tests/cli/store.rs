@@ -1,0 +1,156 @@
+//! The results store: a finished run can be shown again, listed, and exported, and `show`
+//! refuses missing stores and runs with one line.
+
+use crate::common::*;
+
+const TRIALS: usize = 2;
+const WARMUP: usize = 1;
+const CONFIGS: usize = 2;
+
+/// One finished tiny run with two configurations and a warm-up round.
+fn finished_run() -> Sandbox {
+    let sb = Sandbox::new();
+    let trials = TRIALS.to_string();
+    let warmup = WARMUP.to_string();
+    let mut cmd = sb.run(&[
+        "crud",
+        "--knob",
+        "journal_mode=delete,wal",
+        "--trials",
+        &trials,
+        "--warmup",
+        &warmup,
+        "--quiet",
+    ]);
+    cmd.args(TINY_PARAMS);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    assert!(!stdout(&out).is_empty(), "the run printed no report");
+    assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "scratch not cleaned up");
+    assert_eq!(listing(&sb.results_dir()), vec!["r.db".to_string()]);
+    sb.assert_cwd_untouched();
+    sb
+}
+
+#[test]
+fn show_json_reads_back_the_run() {
+    let sb = finished_run();
+    let v = sb.show_json();
+    assert_eq!(v["run"]["id"], 1, "{:#}", v["run"]);
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    assert!(v["run"]["error"].is_null());
+    assert!(v["run"]["finished_at"].is_string());
+    assert_eq!(v["manifest"]["workload"], "crud");
+    assert_eq!(v["manifest"]["params"]["rows"], 200);
+    assert_eq!(v["manifest"]["configs"].as_array().map(Vec::len), Some(CONFIGS));
+
+    let trials = v["trials"].as_array().expect("trials array");
+    assert_eq!(
+        trials.len(),
+        CONFIGS * (TRIALS + WARMUP),
+        "every trial, warm-ups included, is stored"
+    );
+    for config in 0..CONFIGS {
+        let mine: Vec<_> = trials.iter().filter(|t| t["config"] == config).collect();
+        assert_eq!(mine.len(), TRIALS + WARMUP, "trials of config {config}");
+        let warm = mine.iter().filter(|t| t["warmup"] == true).count();
+        assert_eq!(warm, WARMUP, "warm-up trials of config {config}");
+    }
+    for (i, t) in trials.iter().enumerate() {
+        assert_eq!(t["seq"], i, "trials are in execution order");
+        assert_eq!(t["total_ops"], 60, "20 inserts + 20 updates + 20 deletes");
+    }
+
+    let summary = v["summary"].as_array().expect("summary array");
+    assert!(!summary.is_empty(), "empty summary");
+    for row in summary {
+        assert_eq!(row["trials"], TRIALS, "summaries count measured trials only: {row}");
+    }
+    for config in 0..CONFIGS {
+        assert!(
+            summary.iter().any(|r| r["config"] == config && r["operation"] == "all"),
+            "no `all` row for config {config}"
+        );
+    }
+}
+
+#[test]
+fn show_list_lists_the_run() {
+    let sb = finished_run();
+    let out = output(&mut sb.show(&["--list"]));
+    assert_success(&out);
+    let text = stdout(&out);
+    let row = text
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("1"))
+        .unwrap_or_else(|| panic!("run 1 not listed\n{}", describe(&out)));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[2..], ["crud", "complete", "6"], "{row:?}");
+
+    let out = output(&mut sb.show(&["--list", "--format", "json"]));
+    assert_success(&out);
+    let v = json(&out);
+    let runs = v.as_array().expect("an array of runs");
+    assert_eq!(runs.len(), 1, "{v:#}");
+    assert_eq!(runs[0]["id"], 1);
+    assert_eq!(runs[0]["workload"], "crud");
+    assert_eq!(runs[0]["status"], "complete");
+    assert_eq!(runs[0]["trials"], CONFIGS * (TRIALS + WARMUP));
+}
+
+#[test]
+fn csv_has_the_columns_of_the_json_summary() {
+    let sb = finished_run();
+    let out = output(&mut sb.show(&["--format", "json"]));
+    assert_success(&out);
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        summary: Vec<OrderedKeys>,
+    }
+    let doc: Doc = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let keys = &doc.summary.first().expect("summary rows").0;
+
+    let out = output(&mut sb.show(&["--format", "csv"]));
+    assert_success(&out);
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a CSV header").split(',').collect();
+    assert_eq!(header, *keys, "CSV header vs JSON summary keys");
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), doc.summary.len(), "one CSV row per summary row");
+    for r in &rows {
+        assert_eq!(r.split(',').count(), header.len(), "ragged CSV row {r:?}");
+    }
+}
+
+#[test]
+fn show_of_a_run_that_does_not_exist() {
+    let sb = finished_run();
+    let out = output(&mut sb.show(&["999"]));
+    assert_error_line(
+        &out,
+        &[
+            &format!("error: results store {}: no run 999", sb.results().display()),
+            "`litebench show --list` lists the stored runs",
+        ],
+    );
+}
+
+#[test]
+fn show_of_a_store_that_does_not_exist() {
+    let sb = Sandbox::new();
+    let missing = sb.results_dir().join("missing.db");
+    let mut cmd = sb.litebench();
+    cmd.arg("show").arg("--results").arg(&missing);
+    let out = output(&mut cmd);
+    assert_error_line(
+        &out,
+        &[
+            &format!("error: --results {}: no results store there", missing.display()),
+            "give --results PATH",
+        ],
+    );
+    assert!(!missing.exists(), "show created the store it was asked to read");
+    assert_eq!(listing(&sb.results_dir()), Vec::<String>::new());
+    sb.assert_cwd_untouched();
+}
