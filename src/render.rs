@@ -1,7 +1,7 @@
 //! Output formats: a terminal table (default), Markdown, CSV and JSON, all from one [`Report`].
 
 use crate::checklist::ChecklistItem;
-use crate::result::{Manifest, ProcessSyncs, TrialRecord};
+use crate::result::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::summary::{Spread, SummaryRow};
 use serde::Serialize;
 
@@ -33,6 +33,8 @@ pub struct Report<'a> {
     pub summary: Vec<SummaryRow>,
     pub spread: Option<Spread>,
     pub warnings: Vec<String>,
+    /// Templates populated for the run: rows, population time and size on disk.
+    pub footprint: &'a [TemplateRecord],
     /// Only for a run that just finished in this process (used by the strace cross-check).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process_syncs: Option<ProcessSyncs>,
@@ -215,6 +217,34 @@ fn text(report: &Report<'_>, md: bool) -> String {
     }
     for w in &report.warnings {
         out += &format!("{}warning: {w}\n", if md { "- " } else { "" });
+    }
+    if !report.footprint.is_empty() {
+        out += "\n";
+        out += &h("population (template databases)");
+        let rows: Vec<Vec<String>> = report
+            .footprint
+            .iter()
+            .map(|t| {
+                vec![
+                    t.engine.clone(),
+                    if t.create_knobs.is_empty() {
+                        "-".into()
+                    } else {
+                        t.create_knobs.clone()
+                    },
+                    t.rows.to_string(),
+                    format!("{:.2}", t.populate_ns as f64 / 1e9),
+                    fmt_num(t.rows_per_sec),
+                    t.bytes
+                        .map_or("unknown".into(), |b| format!("{:.2}", b as f64 / (1 << 20) as f64)),
+                ]
+            })
+            .collect();
+        out += &table(
+            &["engine", "create knobs", "rows", "seconds", "rows/s", "MiB on disk"],
+            &rows,
+            md,
+        );
     }
     out += "\n";
     out += &h("reporting checklist (APSys'17)");

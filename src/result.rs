@@ -105,3 +105,20 @@ pub struct ProcessSyncs {
     /// Made by litebench itself to make trial copies durable.
     pub harness: u64,
 }
+
+/// A template database populated for the run: the footprint report (the VLDB'22 paper's
+/// Table 4 compares population time and size on disk across engines).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TemplateRecord {
+    /// First configuration that uses it.
+    pub config: usize,
+    pub engine: String,
+    /// Create-time knobs it was made with (`page_size=...`), empty for defaults.
+    pub create_knobs: String,
+    /// Rows the workload inserted.
+    pub rows: u64,
+    pub populate_ns: u64,
+    pub rows_per_sec: f64,
+    /// Size on disk after population, if the engine can tell.
+    pub bytes: Option<u64>,
+}

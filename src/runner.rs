@@ -9,14 +9,14 @@ use crate::engine::{DbRef, Engine, EngineError, ErrorKind};
 use crate::knob::{self, KnobError, KnobSet, Stage};
 use crate::procstat::KernelSnapshot;
 use crate::recorder::Recorder;
-use crate::result::{ConfigInfo, TrialRecord};
+use crate::result::{ConfigInfo, TemplateRecord, TrialRecord};
 use crate::scratch::{Scratch, ScratchError};
 use crate::workload::params::Params;
 use crate::workload::{Connector, Trial, Workload, WorkloadError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Everything a run needs, validated.
 pub struct Plan {
@@ -137,25 +137,41 @@ fn create_stage(engine: &dyn Engine, knobs: &KnobSet) -> String {
         .join(",")
 }
 
-/// Creates a database and fills it the workload's way, with the create-stage knobs applied.
+/// Creates a template and fills it the workload's way, with the create-stage knobs applied;
+/// returns it with its population record (rows, time, size on disk once closed).
 fn populate(
     plan: &Plan,
     engine: &dyn Engine,
     scratch: &Scratch,
     name: &str,
-    knobs: &KnobSet,
-) -> Result<DbRef, EngineError> {
+    cfg: &ConfigInfo,
+) -> Result<(DbRef, TemplateRecord), EngineError> {
     let db = engine.create_database(scratch, name)?;
+    let start = Instant::now();
     let filled = (|| {
         let mut conn = engine.connect(&db)?;
-        engine.apply_knobs(conn.as_mut(), knobs, Stage::Create)?;
+        engine.apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)?;
         engine.bulk_load_mode(conn.as_mut())?;
-        plan.workload
-            .populate(conn.as_mut(), &plan.params, plan.seed)
-            .map(|_| ())
+        plan.workload.populate(conn.as_mut(), &plan.params, plan.seed)
     })();
+    let elapsed = start.elapsed();
     match filled {
-        Ok(()) => Ok(db),
+        Ok(rows) => {
+            let record = TemplateRecord {
+                config: cfg.index,
+                engine: engine.label().to_string(),
+                create_knobs: create_stage(engine, &cfg.knobs),
+                rows,
+                populate_ns: elapsed.as_nanos() as u64,
+                rows_per_sec: if elapsed.is_zero() {
+                    0.0
+                } else {
+                    rows as f64 / elapsed.as_secs_f64()
+                },
+                bytes: engine.database_size(&db),
+            };
+            Ok((db, record))
+        }
         Err(e) => {
             engine.drop_database(scratch, &db);
             Err(e)
@@ -163,14 +179,22 @@ fn populate(
     }
 }
 
-/// Runs the plan. `on_trial` is called with every finished trial (warm-ups included) before the
-/// next one starts; `progress` is ticked once per trial.
+/// Where the runner delivers what it measured, as soon as it is measured.
+pub trait Sink {
+    /// A template was populated.
+    fn template(&mut self, t: &TemplateRecord) -> Result<(), RunError>;
+    /// A trial finished (warm-ups included).
+    fn trial(&mut self, t: &TrialRecord) -> Result<(), RunError>;
+}
+
+/// Runs the plan, handing every template and finished trial to `sink` before going on;
+/// `progress` is ticked once per trial.
 pub fn execute(
     plan: &Plan,
     scratch: &Scratch,
     stop: &AtomicBool,
     progress: &indicatif::ProgressBar,
-    on_trial: &mut dyn FnMut(&TrialRecord) -> Result<(), RunError>,
+    sink: &mut dyn Sink,
 ) -> Result<RunEnd, RunError> {
     // Templates, one per engine and create-time knob set.
     let mut templates: HashMap<(usize, String), DbRef> = HashMap::new();
@@ -183,15 +207,13 @@ pub fn execute(
                 continue;
             }
             progress.set_message(format!("populating {}", cfg.label));
-            match populate(
-                plan,
-                engine,
-                scratch,
-                &format!("template-{}", templates.len()),
-                &cfg.knobs,
-            ) {
-                Ok(db) => {
+            match populate(plan, engine, scratch, &format!("template-{}", templates.len()), cfg) {
+                Ok((db, record)) => {
                     templates.insert(key, db);
+                    if let Err(e) = sink.template(&record) {
+                        result = Err(e);
+                        break;
+                    }
                 }
                 Err(e) => {
                     result = Err(engine_error(scratch, &cfg.label, e));
@@ -201,7 +223,7 @@ pub fn execute(
         }
     }
     if result.is_ok() {
-        result = run_rounds(plan, scratch, stop, progress, on_trial, &templates);
+        result = run_rounds(plan, scratch, stop, progress, sink, &templates);
     }
     for ((engine_idx, _), db) in &templates {
         plan.engines[*engine_idx].drop_database(scratch, db);
@@ -214,7 +236,7 @@ fn run_rounds(
     scratch: &Scratch,
     stop: &AtomicBool,
     progress: &indicatif::ProgressBar,
-    on_trial: &mut dyn FnMut(&TrialRecord) -> Result<(), RunError>,
+    sink: &mut dyn Sink,
     templates: &HashMap<(usize, String), DbRef>,
 ) -> Result<RunEnd, RunError> {
     let mut seq = 0u64;
@@ -228,7 +250,7 @@ fn run_rounds(
             let engine = plan.engines[*engine_idx].as_ref();
             let template = templates.get(&(*engine_idx, create_stage(engine, &cfg.knobs)));
             match trial(plan, scratch, stop, cfg, *engine_idx, template, round, seq)? {
-                Some(record) => on_trial(&record)?,
+                Some(record) => sink.trial(&record)?,
                 None => return Ok(RunEnd::Interrupted),
             }
             progress.inc(1);

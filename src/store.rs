@@ -7,7 +7,7 @@
 //! SQLite on the default VFS, so it never shows up in a trial's I/O counts.
 
 use crate::engine::{Connection, EngineError, Value};
-use crate::result::{Manifest, TrialRecord};
+use crate::result::{Manifest, TemplateRecord, TrialRecord};
 use crate::sqlite::api::Api;
 use crate::sqlite::conn::SqliteConn;
 use std::path::{Path, PathBuf};
@@ -60,6 +60,7 @@ pub struct StoredRun {
     pub error: Option<String>,
     pub finished_at: Option<String>,
     pub manifest: Manifest,
+    pub templates: Vec<TemplateRecord>,
     pub trials: Vec<TrialRecord>,
 }
 
@@ -83,6 +84,10 @@ CREATE TABLE IF NOT EXISTS runs(
   workload TEXT NOT NULL,
   error TEXT,
   manifest TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS templates(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  record TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS trials(
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -209,6 +214,15 @@ impl Store {
         Ok(id[0][0].as_deref().and_then(|s| s.parse().ok()).unwrap_or(0))
     }
 
+    /// Commits one populated template.
+    pub fn add_template(&mut self, run: i64, t: &TemplateRecord) -> Result<(), StoreError> {
+        let json = serde_json::to_string(t).expect("template records serialize");
+        self.exec(
+            "INSERT INTO templates(run_id, record) VALUES (?1, ?2)",
+            &[Value::Int(run), Value::Text(&json)],
+        )
+    }
+
     /// Commits one finished trial.
     pub fn add_trial(&mut self, run: i64, t: &TrialRecord) -> Result<(), StoreError> {
         let json = serde_json::to_string(t).expect("trial records serialize");
@@ -303,12 +317,24 @@ impl Store {
                 path: self.path.clone(),
                 reason: e.to_string(),
             })?;
+        let templates = self
+            .rows(&format!(
+                "SELECT record FROM templates WHERE run_id = {id} ORDER BY rowid"
+            ))?
+            .into_iter()
+            .map(|r| serde_json::from_str(r[0].as_deref().unwrap_or("")))
+            .collect::<Result<Vec<TemplateRecord>, _>>()
+            .map_err(|e| StoreError::Corrupt {
+                path: self.path.clone(),
+                reason: e.to_string(),
+            })?;
         Ok(StoredRun {
             id,
             status: effective_status(row[0].as_deref().unwrap_or(""), pid),
             error: row[2].clone(),
             finished_at: row[3].clone(),
             manifest,
+            templates,
             trials,
         })
     }

@@ -6,8 +6,8 @@ use crate::cli::RunArgs;
 use crate::knob::{configurations, parse_axis, KnobCatalog, KnobSet};
 use crate::registry::EngineChoice;
 use crate::render::{render, warnings, Report, RunHeader};
-use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TrialRecord};
-use crate::runner::{self, Plan, RunEnd, RunError};
+use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
+use crate::runner::{self, Plan, RunEnd, RunError, Sink};
 use crate::scratch::{Scratch, HARNESS_SYNCS};
 use crate::sqlite::engine::SqliteChoice;
 use crate::store::{self, Store};
@@ -17,6 +17,32 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Stores each template and trial the moment it is measured, and keeps them for the report.
+struct StoreSink<'a> {
+    store: &'a mut Store,
+    run_id: i64,
+    templates: Vec<TemplateRecord>,
+    trials: Vec<TrialRecord>,
+}
+
+impl Sink for StoreSink<'_> {
+    fn template(&mut self, t: &TemplateRecord) -> Result<(), RunError> {
+        self.store
+            .add_template(self.run_id, t)
+            .map_err(|e| RunError::Store(e.to_string()))?;
+        self.templates.push(t.clone());
+        Ok(())
+    }
+
+    fn trial(&mut self, t: &TrialRecord) -> Result<(), RunError> {
+        self.store
+            .add_trial(self.run_id, t)
+            .map_err(|e| RunError::Store(e.to_string()))?;
+        self.trials.push(t.clone());
+        Ok(())
+    }
+}
 
 /// Runs the `run` subcommand.
 pub fn run(args: &RunArgs) -> Result<i32, Failure> {
@@ -171,12 +197,14 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         );
         p
     };
-    let mut trials: Vec<TrialRecord> = Vec::new();
-    let outcome = runner::execute(&plan, &scratch, &stop, &progress, &mut |t: &TrialRecord| {
-        store.add_trial(run_id, t).map_err(|e| RunError::Store(e.to_string()))?;
-        trials.push(t.clone());
-        Ok(())
-    });
+    let mut sink = StoreSink {
+        store: &mut store,
+        run_id,
+        templates: Vec::new(),
+        trials: Vec::new(),
+    };
+    let outcome = runner::execute(&plan, &scratch, &stop, &progress, &mut sink);
+    let StoreSink { templates, trials, .. } = sink;
     progress.finish_and_clear();
     let (status, error, code) = match &outcome {
         Ok(RunEnd::Complete) => ("complete", None, 0),
@@ -214,6 +242,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
             summary,
             manifest: &manifest,
             process_syncs: Some(process_syncs),
+            footprint: &templates,
             trials: &trials,
         };
         print!("{}", render(&report, args.format));

@@ -79,6 +79,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         summary,
         manifest: &run.manifest,
         process_syncs: None,
+        footprint: &run.templates,
         trials: &run.trials,
     };
     print!("{}", render(&report, args.format));
