@@ -97,6 +97,15 @@ pub struct ShowArgs {
     /// List stored runs instead.
     #[arg(long)]
     pub list: bool,
+    /// Print only the side-by-side table (operations down, configurations across).
+    #[arg(long)]
+    pub side_by_side: bool,
+    /// Configuration index whose column the side-by-side ratios divide by.
+    #[arg(long, default_value_t = 0)]
+    pub baseline: usize,
+    /// What the side-by-side cells show (default: the workload's own metric).
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::pivot::Metric>,
     /// Results store to read.
     #[arg(long, value_name = "PATH")]
     pub results: Option<PathBuf>,

@@ -10,6 +10,7 @@ pub mod commands;
 pub mod engine;
 pub mod iocount;
 pub mod knob;
+pub mod pivot;
 pub mod procstat;
 pub mod recorder;
 pub mod registry;

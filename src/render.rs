@@ -1,6 +1,7 @@
 //! Output formats: a terminal table (default), Markdown, CSV and JSON, all from one [`Report`].
 
 use crate::checklist::ChecklistItem;
+use crate::pivot::SideBySide;
 use crate::result::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::summary::{Spread, SummaryRow};
 use serde::Serialize;
@@ -35,6 +36,9 @@ pub struct Report<'a> {
     pub warnings: Vec<String>,
     /// Templates populated for the run: rows, population time and size on disk.
     pub footprint: &'a [TemplateRecord],
+    /// Operations down, configurations across; present with two or more configurations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<SideBySide>,
     /// Only for a run that just finished in this process (used by the strace cross-check).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process_syncs: Option<ProcessSyncs>,
@@ -209,6 +213,13 @@ fn text(report: &Report<'_>, md: bool) -> String {
     out += "\n";
     let (headers, body) = summary_table(&report.summary);
     out += &table(&headers, &body, md);
+    if let Some(p) = &report.side_by_side {
+        out += "\n";
+        out += &h("side by side");
+        let (headers, body) = p.cells();
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        out += &table(&headers, &body, md);
+    }
     if let Some(s) = &report.spread {
         out += &format!(
             "\nspread: fastest / slowest = {:.2}x ({} vs {})\n",

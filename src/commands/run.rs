@@ -4,6 +4,7 @@ use super::{now_rfc3339, Failure, EXIT_INTERRUPTED};
 use crate::checklist::checklist;
 use crate::cli::RunArgs;
 use crate::knob::{configurations, parse_axis, KnobCatalog, KnobSet};
+use crate::pivot::side_by_side;
 use crate::registry::EngineChoice;
 use crate::render::{render, warnings, Report, RunHeader};
 use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
@@ -242,6 +243,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
             summary,
             manifest: &manifest,
             process_syncs: Some(process_syncs),
+            side_by_side: (manifest.configs.len() > 1).then(|| side_by_side(&manifest, &trials, &ops, wl.metric(), 0)),
             footprint: &templates,
             trials: &trials,
         };

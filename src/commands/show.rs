@@ -3,6 +3,7 @@
 use super::Failure;
 use crate::checklist::checklist;
 use crate::cli::ShowArgs;
+use crate::pivot::side_by_side;
 use crate::render::{render, table, warnings, Format, Report, RunHeader};
 use crate::store::{self, Store};
 use crate::summary::{spread, summarize_run};
@@ -64,6 +65,30 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         }
         v
     };
+    if args.baseline >= run.manifest.configs.len() {
+        return Err(Failure(format!(
+            "--baseline {}: run {} has configurations 0 to {}",
+            args.baseline,
+            run.id,
+            run.manifest.configs.len().saturating_sub(1)
+        )));
+    }
+    let metric = args.metric.unwrap_or_else(|| {
+        crate::workload::find(&run.manifest.workload).map_or(crate::pivot::Metric::Tps, |w| w.metric())
+    });
+    if args.side_by_side {
+        let p = side_by_side(&run.manifest, &run.trials, &ops, metric, args.baseline);
+        match args.format {
+            Format::Json => println!("{}", serde_json::to_string_pretty(&p).expect("json")),
+            Format::Csv => print!("{}", p.csv()),
+            f => {
+                let (headers, body) = p.cells();
+                let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+                print!("{}", table(&headers, &body, f == Format::Markdown));
+            }
+        }
+        return Ok(0);
+    }
     let summary = summarize_run(&run.manifest, &run.trials, &ops);
     let report = Report {
         run: RunHeader {
@@ -79,6 +104,8 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         summary,
         manifest: &run.manifest,
         process_syncs: None,
+        side_by_side: (run.manifest.configs.len() > 1)
+            .then(|| side_by_side(&run.manifest, &run.trials, &ops, metric, args.baseline)),
         footprint: &run.templates,
         trials: &run.trials,
     };

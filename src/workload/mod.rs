@@ -53,6 +53,11 @@ pub trait Workload: Sync {
     fn check(&self, _p: &Params) -> Result<(), String> {
         Ok(())
     }
+    /// What the side-by-side table compares: transactions per second by default, time per
+    /// test for the speed-comparison suites.
+    fn metric(&self) -> crate::pivot::Metric {
+        crate::pivot::Metric::Tps
+    }
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];
     /// Creates the schema and pre-populates: run once into the template database. Returns the

@@ -154,3 +154,39 @@ fn show_of_a_store_that_does_not_exist() {
     assert_eq!(listing(&sb.results_dir()), Vec::<String>::new());
     sb.assert_cwd_untouched();
 }
+
+#[test]
+fn side_by_side_puts_operations_down_and_configurations_across() {
+    let sb = finished_run();
+    let out = output(&mut sb.show(&[
+        "--side-by-side",
+        "--format",
+        "csv",
+        "--metric",
+        "time",
+        "--baseline",
+        "1",
+    ]));
+    assert_success(&out);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("operation,#0 journal_mode=delete median,"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].contains("#1 journal_mode=wal ratio"), "{}", lines[0]);
+    let ops: Vec<&str> = lines[1..].iter().map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(ops, vec!["all", "insert", "update", "delete"]);
+    // The baseline column's ratio is exactly 1.
+    for l in &lines[1..] {
+        assert_eq!(l.split(',').last(), Some("1"), "{l}");
+    }
+    // The full report carries the same table in JSON.
+    let v = sb.show_json();
+    assert_eq!(v["side_by_side"]["columns"].as_array().map(Vec::len), Some(CONFIGS));
+
+    let bad = output(&mut sb.show(&["--side-by-side", "--baseline", "7"]));
+    assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
+    assert!(stderr(&bad).contains("--baseline 7"), "{}", stderr(&bad));
+}
