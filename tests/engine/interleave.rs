@@ -80,3 +80,57 @@ fn vary_one_changes_one_knob_at_a_time() {
     assert_eq!(labels[0], "journal_mode=memory synchronous=normal");
     assert_eq!(labels[2], "journal_mode=memory synchronous=full");
 }
+
+/// `--cold` drops the page cache before every trial: the trial then reads its database from
+/// the device (the kernel's `read_bytes` moves), where a warm trial reads it from memory.
+#[test]
+fn cold_cache_makes_trials_read_from_the_device() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(!in_ci(), "CI runs as root: --cold must be tested");
+        eprintln!("skipping: --cold needs root");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let args = [
+        "--trials",
+        "2",
+        "--warmup",
+        "0",
+        "--param",
+        "rows=20000",
+        "--param",
+        "inserts=10",
+        "--param",
+        "updates=10",
+        "--param",
+        "deletes=10",
+    ];
+    let cold = run_json(t.path(), &[&args[..], &["--cold"]].concat());
+    assert_eq!(cold["manifest"]["cold_cache"], true);
+    let read = |r: &serde_json::Value| -> Vec<u64> {
+        r["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["kernel"]["io"]["read_bytes"].as_u64().unwrap())
+            .collect()
+    };
+    assert!(
+        read(&cold).iter().all(|b| *b > 0),
+        "cold trials read from the device: {:?}",
+        read(&cold)
+    );
+    let checklist = cold["checklist"].as_array().unwrap();
+    assert!(checklist.iter().any(|c| c["value"]
+        .as_str()
+        .unwrap()
+        .contains("page cache dropped before each trial")));
+    let warm = run_json(t.path(), &args);
+    assert!(
+        read(&warm).iter().all(|b| *b < read(&cold)[0]),
+        "warm {:?} vs cold {:?}",
+        read(&warm),
+        read(&cold)
+    );
+}
