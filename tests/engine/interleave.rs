@@ -134,3 +134,46 @@ fn cold_cache_makes_trials_read_from_the_device() {
         read(&cold)
     );
 }
+
+/// Duration-based measurement repeats whole insert/update/delete rounds until the measured
+/// time has passed.
+#[test]
+fn duration_mode_repeats_rounds_until_the_time_has_passed() {
+    let t = tempfile::tempdir().unwrap();
+    let r = run_json(
+        t.path(),
+        &[
+            "--memory",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--param",
+            "rows=1000",
+            "--param",
+            "inserts=100",
+            "--param",
+            "updates=100",
+            "--param",
+            "deletes=100",
+            "--param",
+            "duration=300ms",
+        ],
+    );
+    let trial = &r["trials"][0];
+    assert!(
+        trial["measured_ns"].as_u64().unwrap() >= 300_000_000,
+        "{}",
+        trial["measured_ns"]
+    );
+    let ops: Vec<u64> = trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["ops"].as_u64().unwrap())
+        .collect();
+    assert!(ops[0] > 100, "more than one round: {ops:?}");
+    assert_eq!(ops[0] % 100, 0, "whole rounds only: {ops:?}");
+    assert!(ops.iter().all(|n| *n == ops[0]), "{ops:?}");
+    assert_eq!(r["manifest"]["params"]["duration"], "300ms");
+}
