@@ -26,34 +26,82 @@ fn item(name: &str, value: Option<String>) -> ChecklistItem {
 
 /// Effective value of knob `name` per configuration (from its first measured trial).
 fn knob_values(manifest: &Manifest, trials: &[TrialRecord], names: &[&str]) -> Option<String> {
-    let mut per_config = Vec::new();
+    // Only configurations whose engine has the knob (SQLite's pragmas mean nothing for a
+    // server); a configuration that has it but could not read it makes the item unknown.
+    let mut per_config: Vec<(usize, String)> = Vec::new();
     for cfg in &manifest.configs {
         let t = trials
             .iter()
             .find(|t| t.config == cfg.index && !t.warmup)
             .or_else(|| trials.iter().find(|t| t.config == cfg.index))?;
+        if !names.iter().any(|n| t.knobs.iter().any(|k| k.name == *n)) {
+            continue;
+        }
         let mut parts = Vec::new();
         for n in names {
             let eff = t.knobs.iter().find(|k| k.name == *n)?.effective.clone()?;
             parts.push(if names.len() > 1 { format!("{n}={eff}") } else { eff });
         }
-        per_config.push(parts.join(", "));
+        per_config.push((cfg.index, parts.join(", ")));
     }
     if per_config.is_empty() {
-        return None;
+        return (!manifest.configs.is_empty() && !trials.is_empty())
+            .then(|| "n/a: no engine of this run has it".to_string());
     }
-    if per_config.iter().all(|v| *v == per_config[0]) {
-        Some(per_config[0].clone())
+    let all_same = per_config.iter().all(|(_, v)| *v == per_config[0].1);
+    if all_same && per_config.len() == manifest.configs.len() {
+        Some(per_config[0].1.clone())
     } else {
         Some(
             per_config
                 .iter()
-                .enumerate()
                 .map(|(i, v)| format!("#{i}: {v}"))
                 .collect::<Vec<_>>()
                 .join("; "),
         )
     }
+}
+
+/// The durability settings read back from every server configuration (PostgreSQL, MariaDB):
+/// each configuration's first measured trial, every knob of its engine's table.
+fn server_durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
+    let table = |kind: &str| match kind {
+        "postgres" => Some(crate::server::postgres::POSTGRES_KNOBS),
+        "mysql" => Some(crate::server::mysql::MYSQL_KNOBS),
+        _ => None,
+    };
+    let mut parts = Vec::new();
+    for cfg in &manifest.configs {
+        let Some(specs) = manifest
+            .engines
+            .iter()
+            .find(|e| e.label == cfg.engine)
+            .and_then(|e| table(&e.kind))
+        else {
+            continue;
+        };
+        let t = trials
+            .iter()
+            .find(|t| t.config == cfg.index && !t.warmup)
+            .or_else(|| trials.iter().find(|t| t.config == cfg.index))?;
+        let values: Vec<String> = specs
+            .iter()
+            .map(|s| {
+                let eff = t
+                    .knobs
+                    .iter()
+                    .find(|k| k.name == s.name)
+                    .and_then(|k| k.effective.clone());
+                format!("{}={}", s.name, eff.as_deref().unwrap_or("unknown"))
+            })
+            .collect();
+        parts.push(format!("#{} {}: {}", cfg.index, cfg.engine, values.join(", ")));
+    }
+    Some(if parts.is_empty() {
+        "none: no server engine in this run".into()
+    } else {
+        parts.join("; ")
+    })
 }
 
 /// ext4's journaling mode: `data=` from /proc/fs/ext4/<dev>/options when given, else the
@@ -162,6 +210,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
             "SQLite version and compile options",
             (!manifest.engines.is_empty()).then_some(builds),
         ),
+        item("server durability settings", server_durability(manifest, trials)),
         item(
             "filesystem and its journaling mode",
             if manifest.in_memory {

@@ -26,8 +26,13 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Workload to run (see `litebench list`).
-    pub workload: String,
+    /// Workload to run (see `litebench list`); may be left out when `--preset` names it.
+    pub workload: Option<String>,
+    /// A tool's default configuration (workload, parameters, knobs), e.g. `mobibench`;
+    /// repeat to compare tools, or `table1` for APSys'17 Table 1. `--param` and `--knob`
+    /// override its values. See `litebench list`.
+    #[arg(long = "preset", value_name = "NAME")]
+    pub presets: Vec<String>,
     /// Engine: `sqlite` (bundled) or `sqlite:<path to libsqlite3.so>`; repeat to compare builds.
     #[arg(long = "engine", value_name = "ENGINE")]
     pub engines: Vec<String>,

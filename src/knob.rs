@@ -20,6 +20,9 @@ pub enum KnobKind {
     PowerOfTwo { min: i64, max: i64 },
     /// on/off.
     Bool,
+    /// A size: bytes, or a number with a unit (KB, MB, GB, KiB, MiB, GiB); canonical form is
+    /// whole bytes.
+    Bytes { min: u64 },
 }
 
 /// When a knob has to be set.
@@ -218,6 +221,7 @@ impl KnobKind {
             KnobKind::Int { min, max } => format!("an integer from {min} to {max}"),
             KnobKind::PowerOfTwo { min, max } => format!("a power of two from {min} to {max}"),
             KnobKind::Bool => "on, off".into(),
+            KnobKind::Bytes { min } => format!("a size of at least {min} bytes, such as 1GB, 512MiB or 1000000000"),
         }
     }
 
@@ -250,6 +254,23 @@ impl KnobKind {
                 "off" | "0" | "false" | "no" => Some("off".into()),
                 _ => None,
             },
+            KnobKind::Bytes { min } => {
+                let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+                let n: f64 = v[..split].trim().parse().ok()?;
+                let mult: f64 = match v[split..].trim() {
+                    "" | "b" => 1.0,
+                    "kb" => 1e3,
+                    "mb" => 1e6,
+                    "gb" => 1e9,
+                    "kib" => 1024.0,
+                    "mib" => 1048576.0,
+                    "gib" => 1073741824.0,
+                    _ => return None,
+                };
+                let bytes = n * mult;
+                (bytes.is_finite() && bytes >= *min as f64 && bytes < 1.8e19)
+                    .then(|| (bytes.round() as u64).to_string())
+            }
         }
     }
 

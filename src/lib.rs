@@ -6,11 +6,15 @@
 
 pub mod checklist;
 pub mod cli;
+pub mod clock;
 pub mod commands;
+#[cfg(feature = "duckdb")]
+pub mod duck;
 pub mod engine;
 pub mod iocount;
 pub mod knob;
 pub mod pivot;
+pub mod preset;
 pub mod procstat;
 pub mod recorder;
 pub mod registry;
@@ -18,6 +22,7 @@ pub mod render;
 pub mod result;
 pub mod runner;
 pub mod scratch;
+pub mod server;
 pub mod sqlite;
 pub mod store;
 pub mod summary;

@@ -23,7 +23,9 @@ pub fn new_histogram() -> Histogram<u64> {
 struct OpState {
     name: &'static str,
     ops: u64,
+    succeeded: u64,
     failed: u64,
+    busy: u64,
     elapsed: Duration,
     hist: Histogram<u64>,
     io: IoSnapshot,
@@ -36,19 +38,26 @@ pub struct Recorder {
     measured: Duration,
     counters: Option<Arc<IoCounters>>,
     current: Option<(usize, Instant, IoSnapshot)>,
+    /// The operation type I/O is attributed to by [`Recorder::attribute_io`], and the counters
+    /// when it started.
+    io_owner: Option<(usize, IoSnapshot)>,
 }
 
 impl Recorder {
     /// A recorder for the given operation types; `counters` are the VFS counters to attribute
     /// (`None` for engines without a VFS).
     pub fn new(names: &[&'static str], counters: Option<Arc<IoCounters>>) -> Recorder {
+        // Calibrate the operation clock now, outside any timed phase.
+        crate::clock::clock();
         Recorder {
             ops: names
                 .iter()
                 .map(|n| OpState {
                     name: n,
                     ops: 0,
+                    succeeded: 0,
                     failed: 0,
+                    busy: 0,
                     elapsed: Duration::ZERO,
                     hist: new_histogram(),
                     io: IoSnapshot::default(),
@@ -56,6 +65,7 @@ impl Recorder {
                 .collect(),
             counters,
             current: None,
+            io_owner: None,
             measured: Duration::ZERO,
         }
     }
@@ -72,6 +82,11 @@ impl Recorder {
     }
 
     fn close_phase(&mut self) {
+        if let Some((op, since)) = self.io_owner.take() {
+            let now = self.io_now();
+            let s = &mut self.ops[op];
+            s.io = s.io.plus(&now.since(&since));
+        }
         if let Some((op, start, io)) = self.current.take() {
             let now_io = self.io_now();
             let s = &mut self.ops[op];
@@ -82,11 +97,46 @@ impl Recorder {
         }
     }
 
-    /// Records one completed operation of type `op`.
+    /// For mixed workloads, whose operation types interleave within one measured interval (see
+    /// [`Recorder::set_interval`]): the I/O from now on belongs to `op`. Cheaper than
+    /// [`Recorder::phase`] (one counter snapshot, no clock reading; nothing without counters),
+    /// and it leaves the timing to `set_interval`.
+    #[inline]
+    pub fn attribute_io(&mut self, op: usize) {
+        let Some(c) = &self.counters else {
+            return;
+        };
+        let now = c.snapshot();
+        if let Some((prev, since)) = self.io_owner.replace((op, now)) {
+            let s = &mut self.ops[prev];
+            s.io = s.io.plus(&now.since(&since));
+        }
+    }
+
+    /// Records one completed, successful operation of type `op`.
     #[inline]
     pub fn record(&mut self, op: usize, latency: Duration) {
+        self.record_outcome(op, latency, true);
+    }
+
+    /// Records one successful operation whose latency is already in nanoseconds (from
+    /// [`crate::clock::Clock::ns_between`], the cheapest way to time a tight loop).
+    #[inline]
+    pub fn record_ns(&mut self, op: usize, ns: u64) {
         let s = &mut self.ops[op];
         s.ops += 1;
+        s.succeeded += 1;
+        s.hist.saturating_record(ns.clamp(1, MAX_NS));
+    }
+
+    /// Records one completed operation of type `op` that either succeeded or was, by the
+    /// workload's own rules, unsuccessful (TATP: no row found, a constraint violation). Both are
+    /// completed transactions and count in `ops`; only successful ones count in `succeeded`.
+    #[inline]
+    pub fn record_outcome(&mut self, op: usize, latency: Duration, succeeded: bool) {
+        let s = &mut self.ops[op];
+        s.ops += 1;
+        s.succeeded += succeeded as u64;
         s.hist.saturating_record(latency.as_nanos().min(MAX_NS as u128) as u64);
     }
 
@@ -95,13 +145,32 @@ impl Recorder {
         self.ops[op].failed += 1;
     }
 
+    /// Records an operation rolled back because of lock contention (SQLITE_BUSY or an engine's
+    /// equivalent): a tolerated failure (`failed`) that is also counted in `busy`. It is not a
+    /// completed operation and has no latency.
+    pub fn record_busy(&mut self, op: usize) {
+        let s = &mut self.ops[op];
+        s.failed += 1;
+        s.busy += 1;
+    }
+
+    /// An empty recorder for the same operation types, for another client thread; `with_io`
+    /// shares this recorder's VFS counters (give them to one client only: the counters are
+    /// process-wide, so two clients attributing them would count the same I/O twice).
+    pub fn sibling(&self, with_io: bool) -> Recorder {
+        let names: Vec<&'static str> = self.ops.iter().map(|o| o.name).collect();
+        Recorder::new(&names, if with_io { self.counters.clone() } else { None })
+    }
+
     /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
     /// workloads whose clients each record on their own thread).
     pub fn absorb(&mut self, mut other: Recorder) {
         other.close_phase();
         for (mine, theirs) in self.ops.iter_mut().zip(other.ops) {
             mine.ops += theirs.ops;
+            mine.succeeded += theirs.succeeded;
             mine.failed += theirs.failed;
+            mine.busy += theirs.busy;
             mine.elapsed += theirs.elapsed;
             mine.io = mine.io.plus(&theirs.io);
             let _ = mine.hist.add(&theirs.hist);
@@ -168,8 +237,17 @@ pub struct OpResult {
     pub name: String,
     /// Completed operations (each one transaction unless the workload says otherwise).
     pub ops: u64,
-    /// Operations that failed in a tolerated way (lock contention).
+    /// Completed operations that succeeded by the workload's rules (TATP: a transaction that
+    /// found its row and violated no constraint); equal to `ops` for workloads where every
+    /// completed operation succeeds. Null in runs stored before litebench counted it: read it
+    /// as `ops` ([`OpResult::succeeded`]).
+    #[serde(default)]
+    pub succeeded: Option<u64>,
+    /// Operations that failed in a tolerated way (lock contention); not in `ops`.
     pub failed: u64,
+    /// Of `failed`: transactions rolled back because of lock contention (SQLITE_BUSY).
+    #[serde(default)]
+    pub busy: u64,
     /// Wall time of the phases of this type, nanoseconds.
     pub elapsed_ns: u64,
     pub latency: Latency,
@@ -184,12 +262,20 @@ impl OpResult {
         OpResult {
             name: s.name.to_string(),
             ops: s.ops,
+            succeeded: Some(s.succeeded),
             failed: s.failed,
+            busy: s.busy,
             elapsed_ns: s.elapsed.as_nanos() as u64,
             latency: Latency::of(&s.hist),
             io: s.io,
             histogram: encode(&s.hist),
         }
+    }
+
+    /// Completed operations that succeeded (all of them in runs stored before litebench
+    /// counted successes).
+    pub fn succeeded(&self) -> u64 {
+        self.succeeded.unwrap_or(self.ops)
     }
 
     /// Operations per second of measured time (0 when nothing was measured).
@@ -277,5 +363,69 @@ mod tests {
         assert!(out[0].latency.max_ns >= 29_900 && out[0].latency.max_ns <= 30_100);
         let h = decode(&out[0].histogram).unwrap();
         assert_eq!(h.len(), 2);
+        // Every plainly recorded operation succeeds.
+        assert_eq!(out[0].succeeded(), 2);
+        assert_eq!(out[0].busy, 0);
+    }
+
+    #[test]
+    fn outcomes_busy_and_absorb() {
+        let mut a = Recorder::new(&["read", "write"], None);
+        a.record_outcome(0, Duration::from_micros(3), true);
+        a.record_outcome(0, Duration::from_micros(4), false);
+        a.record_busy(1);
+        let mut b = a.sibling(false);
+        b.record_outcome(1, Duration::from_micros(9), true);
+        b.record_busy(1);
+        a.absorb(b);
+        a.set_interval(Duration::from_secs(2));
+        let (out, measured) = a.finish();
+        assert_eq!(measured, Duration::from_secs(2));
+        assert_eq!(
+            (out[0].ops, out[0].succeeded(), out[0].busy, out[0].failed),
+            (2, 1, 0, 0)
+        );
+        assert_eq!(
+            (out[1].ops, out[1].succeeded(), out[1].busy, out[1].failed),
+            (1, 1, 2, 2)
+        );
+        assert_eq!(out[1].elapsed_ns, 2_000_000_000);
+        assert!((out[0].throughput() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn attribute_io_splits_io_by_type_without_timing() {
+        use crate::iocount::FileClass;
+        use std::sync::atomic::Ordering::Relaxed;
+        let counters = Arc::new(IoCounters::default());
+        let mut r = Recorder::new(&["read", "write"], Some(counters.clone()));
+        counters.class(FileClass::Main).syncs.fetch_add(7, Relaxed); // before: nobody's
+        r.attribute_io(1);
+        counters.class(FileClass::Main).syncs.fetch_add(2, Relaxed);
+        r.attribute_io(0);
+        counters.class(FileClass::Wal).writes.fetch_add(3, Relaxed);
+        r.attribute_io(1);
+        counters.class(FileClass::Main).syncs.fetch_add(1, Relaxed);
+        r.set_interval(Duration::from_secs(1));
+        counters.class(FileClass::Main).syncs.fetch_add(5, Relaxed); // after: nobody's
+        let (out, measured) = r.finish();
+        assert_eq!(measured, Duration::from_secs(1));
+        assert_eq!((out[0].io.total().syncs, out[0].io.total().writes), (0, 3));
+        assert_eq!((out[1].io.total().syncs, out[1].io.total().writes), (3, 0));
+    }
+
+    #[test]
+    fn runs_stored_before_success_counting_still_load() {
+        let r = Recorder::new(&["insert"], None);
+        let (out, _) = r.finish();
+        let mut v = serde_json::to_value(&out[0]).unwrap();
+        let obj = v.as_object_mut().unwrap();
+        obj.remove("succeeded");
+        obj.remove("busy");
+        obj.insert("ops".into(), serde_json::json!(7));
+        let old: OpResult = serde_json::from_value(v).unwrap();
+        assert_eq!(old.succeeded, None);
+        assert_eq!(old.succeeded(), 7);
+        assert_eq!(old.busy, 0);
     }
 }

@@ -79,6 +79,9 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             "{k} reads back nothing, so litebench could not verify that it took effect"
         ));
     }
+    if manifest.workload == "tatp" {
+        w.extend(crate::workload::tatp::rates::report_warnings(manifest, trials));
+    }
     match status {
         "interrupted" => w.push("run was interrupted: only the trials that finished are shown".into()),
         "abandoned" => w.push(

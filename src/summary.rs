@@ -19,8 +19,14 @@ pub struct SummaryRow {
     pub operation: String,
     /// Measured (non-warm-up) trials.
     pub trials: usize,
-    /// Transactions per trial (mean).
+    /// Transactions per trial (mean): completed ones, successful or not.
     pub ops_per_trial: f64,
+    /// Successful transactions over completed ones, all measured trials pooled (1.0 for
+    /// workloads where every completed transaction succeeds; null when none completed).
+    pub success_rate: Option<f64>,
+    /// Transactions rolled back on lock contention (SQLITE_BUSY) per trial (mean); not in
+    /// `ops_per_trial`.
+    pub busy: f64,
     /// Measured time per trial, milliseconds: median and mean across trials (what the speed
     /// comparison suites report per test).
     pub time_ms_median: f64,
@@ -35,6 +41,8 @@ pub struct SummaryRow {
     pub tps_ci95_high: Option<f64>,
     pub tps_min: f64,
     pub tps_max: f64,
+    /// Median throughput of successful transactions only, across trials.
+    pub tps_success_median: f64,
     /// Median throughput relative to the first configuration's, same operation.
     pub ratio_to_first: Option<f64>,
     /// Latency percentiles over all measured trials (merged histograms), microseconds.
@@ -86,6 +94,24 @@ fn row(manifest: &Manifest, config: usize, operation: &str, trials: &[&TrialReco
             }
         })
         .collect();
+    // Per trial: (successful, busy) over the selected operation types.
+    let outcomes: Vec<(u64, u64)> = trials
+        .iter()
+        .map(|t| {
+            t.ops
+                .iter()
+                .filter(|o| operation == "all" || o.name == operation)
+                .fold((0, 0), |(s, b), o| (s + o.succeeded(), b + o.busy))
+        })
+        .collect();
+    let completed: u64 = parts.iter().map(|p| p.0).sum();
+    let succeeded: u64 = outcomes.iter().map(|o| o.0).sum();
+    let tps_success: Vec<f64> = parts
+        .iter()
+        .zip(&outcomes)
+        .filter(|(p, _)| p.1 > 0)
+        .map(|(p, o)| o.0 as f64 / (p.1 as f64 / 1e9))
+        .collect();
     let tps: Vec<f64> = parts
         .iter()
         .filter(|p| p.1 > 0)
@@ -121,6 +147,8 @@ fn row(manifest: &Manifest, config: usize, operation: &str, trials: &[&TrialReco
         operation: operation.to_string(),
         trials: trials.len(),
         ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)),
+        success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),
+        busy: mean(outcomes.iter().map(|o| o.1 as f64)),
         time_ms_median: summarize(&times_ms).map_or(0.0, |t| t.median),
         time_ms_mean: mean(times_ms.iter().copied()),
         tps_mean: s.mean,
@@ -131,6 +159,7 @@ fn row(manifest: &Manifest, config: usize, operation: &str, trials: &[&TrialReco
         tps_ci95_high: s.ci95.map(|c| c.high),
         tps_min: s.min,
         tps_max: s.max,
+        tps_success_median: summarize(&tps_success).map_or(0.0, |t| t.median),
         ratio_to_first: None,
         latency_mean_us: us(lat.mean_ns),
         latency_p50_us: us(lat.p50_ns as f64),

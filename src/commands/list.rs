@@ -2,7 +2,8 @@
 
 use super::Failure;
 use crate::cli::ListArgs;
-use crate::knob::SQLITE_KNOBS;
+use crate::preset::{Preset, Setting, GROUPS, PRESETS};
+use crate::registry::knob_tables;
 use crate::registry::ENGINES;
 use crate::render::{table, Format};
 use crate::workload::{self, params};
@@ -17,7 +18,12 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
                 "operations": w.operations(),
             })).collect::<Vec<_>>(),
             "engines": ENGINES.iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
-            "knobs": SQLITE_KNOBS.iter().map(|k| serde_json::json!({"name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help})).collect::<Vec<_>>(),
+            "knobs": knob_tables().iter().flat_map(|(engine, specs, _)| specs.iter().map(move |k| serde_json::json!({"engine": engine, "name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help}))).collect::<Vec<_>>(),
+            "presets": PRESETS.iter().map(|p| preset_json(p)).collect::<Vec<_>>(),
+            "preset_groups": GROUPS.iter().map(|g| serde_json::json!({
+                "name": g.name, "about": g.about,
+                "members": g.members.iter().map(|m| serde_json::json!({"preset": m.preset, "params": settings_json(m.params)})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v).expect("json"));
         return Ok(0);
@@ -46,21 +52,82 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
         .map(|(n, h)| vec![n.to_string(), h.to_string()])
         .collect();
     println!("{}", table(&["engine", "what"], &rows, md));
-    println!("knobs (--knob NAME=V1,V2; pragma.NAME=VALUE passes any other pragma through)\n");
-    let rows: Vec<Vec<String>> = SQLITE_KNOBS
-        .iter()
-        .map(|k| {
-            vec![
+    println!("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n");
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (engine, specs, prefix) in knob_tables() {
+        for k in specs {
+            rows.push(vec![
+                engine.to_string(),
                 k.name.to_string(),
                 k.kind.describe(),
                 k.default.to_string(),
                 k.help.to_string(),
-            ]
-        })
-        .collect();
+            ]);
+        }
+        rows.push(vec![
+            engine.to_string(),
+            format!("{prefix}NAME"),
+            "any".into(),
+            "-".into(),
+            "pass-through, read back when the engine can".into(),
+        ]);
+    }
     print!(
         "{}",
-        table(&["knob", "valid values", "SQLite default", "meaning"], &rows, md)
+        table(&["engine", "knob", "valid values", "default", "meaning"], &rows, md)
     );
+    println!("\npresets (--preset NAME: a tool's default configuration; --param and --knob override it)\n");
+    for p in PRESETS {
+        println!(
+            "{} — {}\n  workload {}, compared on: {}",
+            p.name, p.about, p.workload, p.headline
+        );
+        let rows: Vec<Vec<String>> = p
+            .params
+            .iter()
+            .map(|s| ("param", s))
+            .chain(p.knobs.iter().map(|s| ("knob", s)))
+            .map(|(kind, s)| {
+                vec![
+                    format!("  {kind}"),
+                    format!("{}={}", s.name, s.value),
+                    s.source.to_string(),
+                ]
+            })
+            .collect();
+        if !rows.is_empty() {
+            println!("{}", table(&["", "value", "source"], &rows, md));
+        } else {
+            println!();
+        }
+    }
+    for g in GROUPS {
+        let members: Vec<String> = g
+            .members
+            .iter()
+            .map(|m| {
+                let extra: Vec<String> = m.params.iter().map(|s| format!("{}={}", s.name, s.value)).collect();
+                if extra.is_empty() {
+                    m.preset.to_string()
+                } else {
+                    format!("{} ({})", m.preset, extra.join(" "))
+                }
+            })
+            .collect();
+        println!("{} — {}\n  presets: {}", g.name, g.about, members.join(", "));
+    }
     Ok(0)
+}
+
+fn settings_json(s: &[Setting]) -> Vec<serde_json::Value> {
+    s.iter()
+        .map(|s| serde_json::json!({"name": s.name, "value": s.value, "source": s.source}))
+        .collect()
+}
+
+fn preset_json(p: &Preset) -> serde_json::Value {
+    serde_json::json!({
+        "name": p.name, "workload": p.workload, "about": p.about, "headline": p.headline,
+        "params": settings_json(p.params), "knobs": settings_json(p.knobs),
+    })
 }

@@ -197,6 +197,10 @@ impl Connection for SqliteConn {
         unsafe { (self.api.reset)(stmt) };
         match result {
             Ok(rows) if rows > 0 => Ok(rows),
+            // A query that found nothing produced 0 rows; `changes64` would report the last DML
+            // statement's count instead (SELECTs do not reset it).
+            // SAFETY: stmt is live.
+            Ok(_) if unsafe { (self.api.column_count)(stmt) } > 0 => Ok(0),
             // SAFETY: db is open.
             Ok(_) => Ok(unsafe { (self.api.changes64)(self.db) } as u64),
             Err(rc) => Err(self.error(rc, "running a prepared statement")),

@@ -25,7 +25,6 @@ use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 /// The workload.
 pub struct Crud;
@@ -239,8 +238,9 @@ impl Workload for Crud {
             ];
             let mut value_index = 0;
             for (op, stmt, ids) in phases {
+                let clock = crate::clock::clock();
                 rec.phase(op);
-                let mut t = Instant::now();
+                let mut t = clock.now();
                 for id in ids {
                     if stop.load(Ordering::Relaxed) {
                         return Err(WorkloadError::Interrupted);
@@ -256,8 +256,8 @@ impl Workload for Crud {
                             conn.run(stmt, &[Value::Text(v), Value::Int(*id)])?
                         }
                     };
-                    let now = Instant::now();
-                    rec.record(op, now - t);
+                    let now = clock.now();
+                    rec.record_ns(op, clock.ns_between(t, now));
                     t = now;
                     if changed != 1 {
                         return Err(WorkloadError::Verification {

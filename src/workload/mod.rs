@@ -2,8 +2,17 @@
 //!
 //! Adding a workload means one module here and one line in [`all`].
 
+pub mod acreve;
+pub mod androbench;
 pub mod crud;
+pub mod mobibench;
+pub mod numbers;
 pub mod params;
+pub mod rlbench;
+pub mod speedtest;
+pub mod sqlite_benchmark;
+pub mod suite;
+pub mod tatp;
 
 use crate::engine::{Connection, EngineError};
 use crate::recorder::Recorder;
@@ -72,7 +81,16 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    &[&crud::Crud]
+    &[
+        &crud::Crud,
+        &tatp::Tatp,
+        &speedtest::Speedtest,
+        &rlbench::RlBench,
+        &acreve::Acreve,
+        &sqlite_benchmark::SqliteBenchmark,
+        &androbench::AndroBench,
+        &mobibench::Mobibench,
+    ]
 }
 
 /// Finds a workload by name.

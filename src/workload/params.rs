@@ -11,6 +11,8 @@ pub enum ParamKind {
     Count { min: u64, max: u64 },
     /// A duration such as `500ms`, `30s` or `2m`; `0` where allowed means "not used".
     Duration { allow_zero: bool },
+    /// One of a fixed set of words (lower case).
+    Choice(&'static [&'static str]),
 }
 
 /// A parameter a workload accepts.
@@ -23,12 +25,15 @@ pub struct ParamSpec {
 }
 
 /// A validated parameter value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ParamValue {
     Count(u64),
     #[serde(with = "duration_ms")]
     Duration(Duration),
+    /// A word of a [`ParamKind::Choice`] (tried after `Duration`, so choices are never
+    /// duration-like).
+    Choice(String),
 }
 
 mod duration_ms {
@@ -61,6 +66,14 @@ impl Params {
         match self.0.get(name) {
             Some(ParamValue::Duration(d)) => *d,
             _ => Duration::ZERO,
+        }
+    }
+
+    /// A choice parameter ("" if missing, which validation prevents).
+    pub fn choice(&self, name: &str) -> &str {
+        match self.0.get(name) {
+            Some(ParamValue::Choice(c)) => c,
+            _ => "",
         }
     }
 }
@@ -112,6 +125,7 @@ impl ParamKind {
             ParamKind::Count { min, max } => format!("an integer from {min} to {max}"),
             ParamKind::Duration { allow_zero: true } => "a duration such as 500ms, 30s, 2m (0 = off)".into(),
             ParamKind::Duration { allow_zero: false } => "a duration greater than zero, such as 500ms, 30s, 2m".into(),
+            ParamKind::Choice(words) => words.join(", "),
         }
     }
 
@@ -124,6 +138,13 @@ impl ParamKind {
             ParamKind::Duration { allow_zero } => {
                 let d = parse_duration(raw)?;
                 (*allow_zero || !d.is_zero()).then_some(ParamValue::Duration(d))
+            }
+            ParamKind::Choice(words) => {
+                let w = raw.trim().to_ascii_lowercase();
+                words
+                    .iter()
+                    .find(|c| **c == w)
+                    .map(|c| ParamValue::Choice(c.to_string()))
             }
         }
     }
@@ -216,6 +237,31 @@ mod tests {
             resolve("w", SPECS, &["duration=5x".into()]),
             Err(ParamError::Invalid { .. })
         ));
+    }
+
+    #[test]
+    fn choices() {
+        const MODE: &[ParamSpec] = &[ParamSpec {
+            name: "mode",
+            kind: ParamKind::Choice(&["insert", "update"]),
+            default: "insert",
+            help: "",
+        }];
+        assert_eq!(resolve("w", MODE, &[]).unwrap().choice("mode"), "insert");
+        let p = resolve("w", MODE, &["mode=UPDATE".into()]).unwrap();
+        assert_eq!(p.choice("mode"), "update");
+        assert_eq!(
+            resolve("w", MODE, &["mode=drop".into()]).unwrap_err().to_string(),
+            "--param mode=drop: invalid value; valid: insert, update"
+        );
+        // Stored and loaded back as a word.
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#"{"mode":"update"}"#);
+        let back: Params = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, p);
+        let d: Params = serde_json::from_str(r#"{"duration":"1500ms","rows":3}"#).unwrap();
+        assert_eq!(d.duration("duration"), Duration::from_millis(1500));
+        assert_eq!(d.count("rows"), 3);
     }
 
     #[test]

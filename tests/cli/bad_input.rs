@@ -59,12 +59,21 @@ fn unknown_engine_lists_valid_engines() {
 #[test]
 fn engine_not_in_this_build_lists_valid_engines() {
     rejects_tiny(
-        &["crud", "--engine", "duckdb"],
+        &["crud", "--engine", "fs"],
         &[
-            "error: --engine duckdb: not available in this build",
+            "error: --engine fs: not available in this build",
             "valid engines: sqlite, sqlite:<path",
         ],
     );
+    if !cfg!(feature = "duckdb") {
+        rejects_tiny(
+            &["crud", "--engine", "duckdb"],
+            &[
+                "error: --engine duckdb: this build of litebench has no DuckDB",
+                "cargo build --release --features duckdb",
+            ],
+        );
+    }
 }
 
 #[test]

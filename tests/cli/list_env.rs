@@ -23,7 +23,10 @@ fn list_names_workloads_engines_and_every_knob() {
     for k in SQLITE_KNOBS {
         let row = text
             .lines()
-            .find(|l| l.split_whitespace().next() == Some(k.name))
+            .find(|l| {
+                let mut w = l.split_whitespace();
+                w.next() == Some("sqlite") && w.next() == Some(k.name)
+            })
             .unwrap_or_else(|| panic!("knob {} not listed\n{text}", k.name));
         assert!(
             row.contains(&k.kind.describe()),
@@ -54,7 +57,12 @@ fn list_json_parses_and_matches_the_knob_table() {
         .iter()
         .filter_map(|w| w["name"].as_str())
         .collect();
-    assert_eq!(workloads, ["crud"]);
+    let registered: Vec<&str> = litebench::workload::all().iter().map(|w| w.name()).collect();
+    assert_eq!(workloads, registered, "list shows every registered workload, in order");
+    assert_eq!(workloads[0], "crud");
+    for suite in ["speedtest", "tatp"] {
+        assert!(workloads.contains(&suite), "{suite} missing from {workloads:?}");
+    }
     let params: Vec<&str> = v["workloads"][0]["params"]
         .as_array()
         .expect("params")
@@ -71,8 +79,16 @@ fn list_json_parses_and_matches_the_knob_table() {
         .iter()
         .filter_map(|e| e["name"].as_str())
         .collect();
-    assert_eq!(engines, ["sqlite", "sqlite:<path>"]);
-    let knobs = v["knobs"].as_array().expect("knobs");
+    let registered: Vec<&str> = litebench::registry::ENGINES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(engines, registered);
+    for e in ["sqlite", "sqlite:<path>", "postgres", "mysql"] {
+        assert!(engines.contains(&e), "{e} missing from {engines:?}");
+    }
+    let all = v["knobs"].as_array().expect("knobs");
+    for engine in ["postgres", "mysql"] {
+        assert!(all.iter().any(|k| k["engine"] == engine), "no {engine} knobs listed");
+    }
+    let knobs: Vec<&serde_json::Value> = all.iter().filter(|k| k["engine"] == "sqlite").collect();
     assert_eq!(knobs.len(), SQLITE_KNOBS.len());
     for (j, k) in knobs.iter().zip(SQLITE_KNOBS) {
         assert_eq!(j["name"], k.name);

@@ -180,7 +180,7 @@ fn side_by_side_puts_operations_down_and_configurations_across() {
     assert_eq!(ops, vec!["all", "insert", "update", "delete"]);
     // The baseline column's ratio is exactly 1.
     for l in &lines[1..] {
-        assert_eq!(l.split(',').last(), Some("1"), "{l}");
+        assert_eq!(l.split(',').next_back(), Some("1"), "{l}");
     }
     // The full report carries the same table in JSON.
     let v = sb.show_json();

@@ -3,5 +3,7 @@
 
 mod builds;
 mod common;
+#[cfg(feature = "duckdb")]
+mod duck;
 mod interleave;
 mod strace;

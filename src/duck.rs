@@ -1,0 +1,427 @@
+//! DuckDB as an engine under test (cargo feature `duckdb`).
+//!
+//! The VLDB'22 study of SQLite uses DuckDB as its reference engine, with one thread and a
+//! 1 GB memory limit for both. DuckDB is embedded through the `duckdb` crate, built from source
+//! (`bundled`, without the default features that download a prebuilt library). Databases are
+//! files in the scratch directory, cloned for each trial like SQLite's. litebench starts every
+//! connection with `threads=1` unless the `threads` knob says otherwise, as the paper did.
+//!
+//! One DuckDB process may open a database file once: further connections to the same file
+//! (several clients) are clones of one primary connection, kept open until the database is
+//! cloned or dropped.
+
+use crate::engine::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
+use crate::iocount::IoCounters;
+use crate::knob::{KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
+use crate::result::EngineInfo;
+use crate::scratch::Scratch;
+use duckdb::types::Value as DValue;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Pass-through prefix: `--knob set.NAME=VALUE` issues `SET NAME = 'VALUE'`.
+pub const PREFIX: &str = "set.";
+
+/// DuckDB's knobs. `threads` defaults to 1 in litebench (the paper's setting), not DuckDB's
+/// one-per-core.
+pub const DUCKDB_KNOBS: &[KnobSpec] = &[
+    KnobSpec {
+        name: "threads",
+        kind: KnobKind::Int { min: 1, max: 1024 },
+        stage: Stage::Connect,
+        default: "1 (litebench; DuckDB's own default is one per core)",
+        help: "worker threads",
+    },
+    KnobSpec {
+        name: "memory_limit",
+        kind: KnobKind::Bytes { min: 1 << 20 },
+        stage: Stage::Connect,
+        default: "80% of RAM",
+        help: "memory DuckDB may use (the VLDB'22 paper gave both engines 1 GB)",
+    },
+];
+
+/// The DuckDB engine.
+pub struct DuckEngine {
+    version: String,
+    source_id: String,
+    primaries: Mutex<HashMap<PathBuf, duckdb::Connection>>,
+}
+
+fn error(e: duckdb::Error, context: &str) -> EngineError {
+    let message = e.to_string();
+    let lower = message.to_ascii_lowercase();
+    let kind = if lower.contains("no space left") || lower.contains("disk is full") {
+        ErrorKind::Full
+    } else if lower.contains("conflict") || lower.contains("could not set lock") {
+        ErrorKind::Busy
+    } else if lower.contains("io error") {
+        ErrorKind::Io
+    } else {
+        ErrorKind::Other
+    };
+    EngineError {
+        engine: "duckdb".into(),
+        kind,
+        code: None,
+        message,
+        context: context.to_string(),
+    }
+}
+
+fn text(v: DValue) -> Option<String> {
+    Some(match v {
+        DValue::Null => return None,
+        DValue::Boolean(b) => if b { "1" } else { "0" }.to_string(),
+        DValue::TinyInt(x) => x.to_string(),
+        DValue::SmallInt(x) => x.to_string(),
+        DValue::Int(x) => x.to_string(),
+        DValue::BigInt(x) => x.to_string(),
+        DValue::HugeInt(x) => x.to_string(),
+        DValue::UTinyInt(x) => x.to_string(),
+        DValue::USmallInt(x) => x.to_string(),
+        DValue::UInt(x) => x.to_string(),
+        DValue::UBigInt(x) => x.to_string(),
+        DValue::Float(x) => x.to_string(),
+        DValue::Double(x) => x.to_string(),
+        DValue::Text(s) => s,
+        DValue::Blob(b) => String::from_utf8_lossy(&b).into_owned(),
+        other => format!("{other:?}"),
+    })
+}
+
+/// Parses DuckDB's human-readable sizes ("953.6 MiB", "1.0 GiB", "16 bytes") into bytes.
+pub fn parse_size(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let n: f64 = s[..split].trim().parse().ok()?;
+    let mult = match s[split..].trim().to_ascii_lowercase().as_str() {
+        "" | "b" | "byte" | "bytes" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tib" => 1024f64.powi(4),
+        _ => return None,
+    };
+    Some(n * mult)
+}
+
+/// DuckDB wants a unit on sizes: whole KiB or KB when the byte count allows, else KB rounded up.
+fn memory_value(bytes: &str) -> String {
+    match bytes.parse::<u64>() {
+        Ok(b) if b % 1024 == 0 => format!("{}KiB", b / 1024),
+        Ok(b) => format!("{}KB", b.div_ceil(1000)),
+        Err(_) => bytes.to_string(),
+    }
+}
+
+/// DuckDB prints sizes with one decimal: a read-back within that rounding of the request is the
+/// request.
+fn same_size(requested: &str, readback: &str) -> bool {
+    match (requested.parse::<f64>(), parse_size(readback)) {
+        (Ok(r), Some(e)) => (r - e).abs() <= r * 0.001 + 1024.0 * 1024.0 * 0.05,
+        _ => false,
+    }
+}
+
+impl DuckEngine {
+    /// Checks the library works and reads its version.
+    pub fn open() -> Result<DuckEngine, EngineError> {
+        let conn = duckdb::Connection::open_in_memory().map_err(|e| error(e, "opening DuckDB"))?;
+        let (version, source_id) = conn
+            .query_row("SELECT library_version, source_id FROM pragma_version()", [], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .map_err(|e| error(e, "reading the DuckDB version"))?;
+        Ok(DuckEngine {
+            version,
+            source_id,
+            primaries: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn close_primary(&self, path: &Path) {
+        let conn = self.primaries.lock().unwrap_or_else(|p| p.into_inner()).remove(path);
+        if let Some(c) = conn {
+            // Checkpoint so the file is complete on its own before it is copied.
+            let _ = c.execute_batch("CHECKPOINT");
+            drop(c);
+        }
+    }
+}
+
+impl Engine for DuckEngine {
+    fn label(&self) -> &str {
+        "duckdb"
+    }
+
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            label: "duckdb".into(),
+            kind: "duckdb".into(),
+            version: self.version.clone(),
+            sqlite: None,
+            details: Some(serde_json::json!({ "source_id": self.source_id, "build": "bundled, NDEBUG (release)" })),
+        }
+    }
+
+    fn knob_specs(&self) -> &'static [KnobSpec] {
+        DUCKDB_KNOBS
+    }
+
+    fn passthrough_prefix(&self) -> &'static str {
+        PREFIX
+    }
+
+    fn io_counters(&self) -> Option<Arc<IoCounters>> {
+        None
+    }
+
+    fn create_database(&self, scratch: &Scratch, name: &str) -> Result<DbRef, EngineError> {
+        Ok(DbRef {
+            name: name.to_string(),
+            path: Some(scratch.path(&format!("{name}.duckdb"))),
+        })
+    }
+
+    fn clone_database(&self, scratch: &Scratch, from: &DbRef, name: &str) -> Result<DbRef, EngineError> {
+        let src = from.path.as_ref().expect("DuckDB databases are files");
+        self.close_primary(src);
+        let to = scratch.path(&format!("{name}.duckdb"));
+        if let Err(e) = scratch.copy_durable(src, &to) {
+            let _ = std::fs::remove_file(&to);
+            let kind = if e.is_disk_full() {
+                ErrorKind::Full
+            } else {
+                ErrorKind::Io
+            };
+            return Err(EngineError {
+                engine: "duckdb".into(),
+                kind,
+                code: None,
+                message: e.to_string(),
+                context: "copying the template".into(),
+            });
+        }
+        Ok(DbRef {
+            name: name.to_string(),
+            path: Some(to),
+        })
+    }
+
+    fn drop_database(&self, _scratch: &Scratch, db: &DbRef) {
+        if let Some(p) = &db.path {
+            self.close_primary(p);
+            let _ = std::fs::remove_file(p);
+            let mut wal = p.as_os_str().to_owned();
+            wal.push(".wal");
+            let _ = std::fs::remove_file(PathBuf::from(wal));
+        }
+    }
+
+    fn database_size(&self, db: &DbRef) -> Option<u64> {
+        let p = db.path.as_ref()?;
+        self.close_primary(p);
+        std::fs::metadata(p).ok().map(|m| m.len())
+    }
+
+    fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError> {
+        let path = db.path.clone().expect("DuckDB databases are files");
+        let mut primaries = self.primaries.lock().unwrap_or_else(|p| p.into_inner());
+        if !primaries.contains_key(&path) {
+            let config = duckdb::Config::default()
+                .threads(1)
+                .map_err(|e| error(e, "configuring DuckDB"))?;
+            let c = duckdb::Connection::open_with_flags(&path, config)
+                .map_err(|e| error(e, &format!("opening {}", path.display())))?;
+            primaries.insert(path.clone(), c);
+        }
+        let conn = primaries[&path]
+            .try_clone()
+            .map_err(|e| error(e, "opening a connection"))?;
+        Ok(Box::new(DuckConn {
+            conn,
+            stmts: Vec::new(),
+        }))
+    }
+
+    fn bulk_load_mode(&self, _conn: &mut dyn Connection) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
+        if stage != Stage::Connect {
+            return Ok(());
+        }
+        if knobs.get("threads").is_none() {
+            conn.execute_batch("SET threads = 1")?;
+        }
+        for k in &knobs.0 {
+            let name = k.setting_name(PREFIX);
+            let value = if k.name == "memory_limit" {
+                memory_value(&k.value)
+            } else {
+                k.value.clone()
+            };
+            conn.execute_batch(&format!("SET {name} = '{}'", value.replace('\'', "''")))?;
+        }
+        Ok(())
+    }
+
+    fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
+        let mut out = Vec::new();
+        let read = |conn: &mut dyn Connection, name: &str| -> Result<Option<String>, EngineError> {
+            Ok(conn
+                .query(&format!("SELECT current_setting('{name}')"))?
+                .into_iter()
+                .next()
+                .and_then(|r| r.into_iter().next().flatten()))
+        };
+        for spec in DUCKDB_KNOBS {
+            let requested = knobs.get(spec.name).map(str::to_string);
+            let raw = read(conn, spec.name)?;
+            let effective = match (spec.name, &requested, raw) {
+                ("memory_limit", Some(req), Some(eff)) if same_size(req, &eff) => Some(req.clone()),
+                (_, _, raw) => raw,
+            };
+            out.push(KnobReading {
+                name: spec.name.into(),
+                requested,
+                effective,
+            });
+        }
+        for k in knobs.0.iter().filter(|k| k.name.starts_with(PREFIX)) {
+            let raw = read(conn, k.setting_name(PREFIX))?;
+            out.push(KnobReading {
+                name: k.name.clone(),
+                requested: Some(k.value.clone()),
+                effective: raw,
+            });
+        }
+        Ok(out)
+    }
+
+    fn knob_hint(&self, knob: &str) -> String {
+        match knob {
+            "memory_limit" => "DuckDB reports it rounded to 0.1 of its unit; give a value in bytes".into(),
+            _ => "DuckDB did not accept that value".into(),
+        }
+    }
+}
+
+/// A DuckDB connection; statements are cached by SQL text.
+struct DuckConn {
+    conn: duckdb::Connection,
+    /// SQL of each prepared statement and whether it returns rows.
+    stmts: Vec<(String, bool)>,
+}
+
+fn returns_rows(sql: &str) -> bool {
+    let head: String = sql
+        .trim_start()
+        .chars()
+        .take(8)
+        .collect::<String>()
+        .to_ascii_uppercase();
+    [
+        "SELECT", "WITH", "VALUES", "PRAGMA", "SHOW", "DESCRIBE", "FROM", "EXPLAIN",
+    ]
+    .iter()
+    .any(|k| head.starts_with(k))
+}
+
+impl DuckConn {
+    fn bind(stmt: &mut duckdb::Statement<'_>, params: &[Value<'_>]) -> duckdb::Result<()> {
+        for (i, p) in params.iter().enumerate() {
+            match *p {
+                Value::Null => stmt.raw_bind_parameter(i + 1, DValue::Null)?,
+                Value::Int(v) => stmt.raw_bind_parameter(i + 1, v)?,
+                Value::Real(v) => stmt.raw_bind_parameter(i + 1, v)?,
+                Value::Text(s) => stmt.raw_bind_parameter(i + 1, s)?,
+                Value::Blob(b) => stmt.raw_bind_parameter(i + 1, b)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Connection for DuckConn {
+    fn dialect(&self) -> Dialect {
+        Dialect::Duckdb
+    }
+
+    fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
+        self.conn
+            .execute_batch(sql)
+            .map_err(|e| error(e, &format!("running `{sql}`")))
+    }
+
+    fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
+        self.conn
+            .prepare_cached(sql)
+            .map_err(|e| error(e, &format!("preparing `{sql}`")))?;
+        self.stmts.push((sql.to_string(), returns_rows(sql)));
+        Ok(StmtId(self.stmts.len() - 1))
+    }
+
+    fn run(&mut self, id: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
+        let (sql, rows) = &self.stmts[id.0];
+        let ctx = || format!("running `{sql}`");
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| error(e, &ctx()))?;
+        Self::bind(&mut stmt, params).map_err(|e| error(e, &ctx()))?;
+        if *rows {
+            // `raw_query` only reads the result of the last execution: execute first.
+            stmt.raw_execute().map_err(|e| error(e, &ctx()))?;
+            let mut n = 0u64;
+            let mut it = stmt.raw_query();
+            while it.next().map_err(|e| error(e, &ctx()))?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        } else {
+            stmt.raw_execute().map(|n| n as u64).map_err(|e| error(e, &ctx()))
+        }
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
+        let ctx = || format!("running `{sql}`");
+        let mut stmt = self.conn.prepare(sql).map_err(|e| error(e, &ctx()))?;
+        let mut rows = stmt.query([]).map_err(|e| error(e, &ctx()))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| error(e, &ctx()))? {
+            let n = row.as_ref().column_count();
+            let mut line = Vec::with_capacity(n);
+            for i in 0..n {
+                line.push(text(row.get::<_, DValue>(i).map_err(|e| error(e, &ctx()))?));
+            }
+            out.push(line);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_compare_with_duckdb_rounding() {
+        assert_eq!(parse_size("1.0 GiB"), Some(1024.0 * 1024.0 * 1024.0));
+        assert_eq!(parse_size("16 bytes"), Some(16.0));
+        assert!(same_size("1000000000", "953.6 MiB"));
+        assert!(!same_size("1000000000", "1.9 GiB"));
+        assert_eq!(memory_value("1000000000"), "1000000KB");
+        assert_eq!(memory_value("1073741824"), "1048576KiB");
+    }
+
+    #[test]
+    fn row_returning_statements() {
+        assert!(returns_rows("  select 1"));
+        assert!(!returns_rows("INSERT INTO t VALUES (1)"));
+    }
+}

@@ -1,0 +1,748 @@
+//! MariaDB (MySQL) as an engine: a throwaway server started from the installed binaries, or a
+//! server the user runs (`--engine mysql=URL`; `mariadb` is an alias).
+//!
+//! Why it looks the way it does:
+//!
+//! - The throwaway server is made by `mariadb-install-db` in the scratch directory and started
+//!   with `--no-defaults`, so neither the machine's `/etc/mysql` configuration nor its running
+//!   server (if any) is involved: its settings are MariaDB's compiled-in defaults plus the few
+//!   litebench passes (loopback only, its socket, pid file and temporary files inside the
+//!   scratch directory, utf8mb4 with a binary collation like SQLite's and the PostgreSQL
+//!   server's). docs/servers.md lists them and why.
+//! - Clients connect over TCP to 127.0.0.1 (never silently over the Unix socket, which the
+//!   client library would otherwise prefer), and with CLIENT_FOUND_ROWS so an UPDATE reports the
+//!   rows it matched, as SQLite and PostgreSQL do.
+//! - MariaDB has no database templates: a trial database is created and each table copied
+//!   with `CREATE TABLE ... LIKE` and `INSERT ... SELECT`.
+//! - The durability knobs are global variables, set with `SET GLOBAL` (and `SET SESSION` where a
+//!   variable also has a session value, since the trial's connection already exists) and read
+//!   back with `SELECT @@GLOBAL.name`. Variables a configuration does not ask for are put back
+//!   to the value they had before litebench first changed them.
+
+use super::process::{run_tool, ServerDir, ServerProcess};
+use super::{
+    choose_port, db_name, first_value, one_line, redact_url, run_as, wanted_settings, Override, Overrides, RunAs,
+    PASSTHROUGH_PREFIX,
+};
+use crate::engine::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
+use crate::iocount::IoCounters;
+use crate::knob::{KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
+use crate::result::EngineInfo;
+use crate::scratch::Scratch;
+use mysql::consts::CapabilityFlags;
+use mysql::prelude::Queryable;
+use mysql::{Conn, Opts, OptsBuilder, Statement};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// MariaDB's durability settings, in the order they are applied.
+pub const MYSQL_KNOBS: &[KnobSpec] = &[
+    KnobSpec {
+        name: "innodb_flush_log_at_trx_commit",
+        kind: KnobKind::Choice(&["0", "1", "2"]),
+        stage: Stage::Connect,
+        default: "1",
+        help: "MariaDB: 1 writes and syncs the redo log at every commit; 2 writes at commit and syncs about once a second; 0 does both about once a second",
+    },
+    KnobSpec {
+        name: "sync_binlog",
+        kind: KnobKind::Int {
+            min: 0,
+            max: u32::MAX as i64,
+        },
+        stage: Stage::Connect,
+        default: "0",
+        help: "MariaDB: sync the binary log every N commits (0: leave it to the OS); the binary log is off unless the server runs with log_bin",
+    },
+];
+
+/// Arguments litebench gives `mariadb-install-db` (besides `--datadir`).
+pub const INSTALL_ARGS: &[&str] = &["--auth-root-authentication-method=normal", "--skip-test-db"];
+
+/// Arguments litebench gives the throwaway `mariadbd` (besides `--datadir`, `--port` and
+/// `--tmpdir`).
+pub const SERVER_ARGS: &[&str] = &[
+    "--bind-address=127.0.0.1",
+    "--socket=mysqld.sock",
+    "--pid-file=mariadbd.pid",
+    "--skip-name-resolve",
+    "--character-set-server=utf8mb4",
+    "--collation-server=utf8mb4_bin",
+];
+
+/// Global variables recorded in the manifest.
+const SETTINGS_OF_NOTE: &[&str] = &[
+    "innodb_flush_log_at_trx_commit",
+    "sync_binlog",
+    "log_bin",
+    "innodb_flush_method",
+    "innodb_doublewrite",
+    "innodb_buffer_pool_size",
+    "innodb_log_file_size",
+    "innodb_log_buffer_size",
+    "innodb_io_capacity",
+    "innodb_use_native_aio",
+    "innodb_file_per_table",
+    "innodb_fast_shutdown",
+    "default_storage_engine",
+    "transaction_isolation",
+    "character_set_server",
+    "collation_server",
+    "version_comment",
+];
+
+const FLAG: &str = "mysql";
+
+/// `mariadbd` and `mariadb-install-db`: from `$LITEBENCH_MYSQL_BIN`, else where Debian's
+/// mariadb-server puts them.
+fn find_binaries() -> Result<(PathBuf, PathBuf), String> {
+    let from_env = std::env::var_os("LITEBENCH_MYSQL_BIN").map(PathBuf::from);
+    let (server, install) = match &from_env {
+        Some(d) => (d.join("mariadbd"), d.join("mariadb-install-db")),
+        None => (
+            PathBuf::from("/usr/sbin/mariadbd"),
+            PathBuf::from("/usr/bin/mariadb-install-db"),
+        ),
+    };
+    for p in [&server, &install] {
+        if !p.is_file() {
+            return Err(format!(
+                "--engine mysql: {} not found; install the Debian package mariadb-server{}",
+                p.display(),
+                if from_env.is_some() {
+                    " or point LITEBENCH_MYSQL_BIN at the directory holding mariadbd and mariadb-install-db"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    Ok((server, install))
+}
+
+/// A MariaDB server as an engine.
+pub struct MysqlEngine {
+    label: String,
+    /// Creates, copies and drops databases.
+    admin: Mutex<MyConn>,
+    /// How to connect; the database name is set per database.
+    opts: Opts,
+    /// The throwaway server (`None` for a URL). Dropped after `admin`.
+    server: Option<Arc<ServerProcess>>,
+    url: Option<String>,
+    port: u16,
+    run_as: Option<RunAs>,
+    version: String,
+    overrides: Mutex<Overrides>,
+}
+
+/// Options every litebench connection uses on top of the address and credentials.
+fn finish_opts(b: OptsBuilder) -> OptsBuilder {
+    b.prefer_socket(false)
+        .additional_capabilities(CapabilityFlags::CLIENT_FOUND_ROWS)
+        .tcp_connect_timeout(Some(Duration::from_secs(5)))
+}
+
+fn local_opts(port: u16) -> Opts {
+    finish_opts(
+        OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(port)
+            .user(Some("root")),
+    )
+    .into()
+}
+
+/// A SQL literal for a variable value: numbers as they are, anything else quoted.
+fn literal(v: &str) -> String {
+    if v.parse::<i64>().is_ok() || v.parse::<f64>().is_ok_and(f64::is_finite) {
+        v.to_string()
+    } else {
+        format!("'{}'", v.replace('\\', "\\\\").replace('\'', "''"))
+    }
+}
+
+/// Error codes that mean a variable has no value in the scope asked for.
+const WRONG_SCOPE: &[i32] = &[1228, 1229, 1238];
+
+impl MysqlEngine {
+    /// Starts a throwaway server in the scratch directory.
+    pub fn start(scratch: &Scratch) -> Result<MysqlEngine, String> {
+        let (mariadbd, install) = find_binaries()?;
+        let run_as = run_as(FLAG, "mysql", "mariadb-server")?;
+        let (mut port, fixed) = choose_port("LITEBENCH_MYSQL_PORT")?;
+        let fail = |e: String| format!("--engine mysql: {e}");
+        let dir = ServerDir::create(scratch, "mariadb", run_as.as_ref()).map_err(fail)?;
+        let data = dir.path().join("data");
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).map_err(|e| fail(format!("{}: {e}", tmp.display())))?;
+        if let Some(who) = &run_as {
+            std::os::unix::fs::chown(&tmp, Some(who.uid), Some(who.gid))
+                .map_err(|e| fail(format!("{}: {e}", tmp.display())))?;
+        }
+        let mut cmd = Command::new(&install);
+        // --no-defaults must come first.
+        cmd.arg("--no-defaults")
+            .arg(format!("--datadir={}", data.display()))
+            .args(INSTALL_ARGS);
+        run_tool(
+            cmd,
+            dir.path(),
+            run_as.as_ref(),
+            "install-db.log",
+            Duration::from_secs(180),
+        )
+        .map_err(fail)?;
+        let mut dir = dir;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut cmd = Command::new(&mariadbd);
+            cmd.arg("--no-defaults")
+                .arg(format!("--datadir={}", data.display()))
+                .arg(format!("--port={port}"))
+                .arg(format!("--tmpdir={}", tmp.display()))
+                .args(SERVER_ARGS);
+            let server = ServerProcess::spawn(
+                "mariadbd",
+                cmd,
+                dir,
+                run_as.as_ref(),
+                libc::SIGTERM,
+                libc::SIGTERM,
+                "server.log",
+            )
+            .map_err(|(e, _dir)| fail(e))?;
+            let opts = local_opts(port);
+            let mut conn = None;
+            let ready = server.wait_ready(Duration::from_secs(60), &mut || match Conn::new(opts.clone()) {
+                Ok(c) => {
+                    conn = Some(c);
+                    Ok(true)
+                }
+                Err(_) => Ok(false),
+            });
+            let retry = !fixed && attempt < 3 && server.log_contains("Address already in use");
+            match (ready, conn) {
+                (Ok(()), Some(conn)) => {
+                    return MysqlEngine::finish(
+                        FLAG.to_string(),
+                        conn,
+                        opts,
+                        Some(Arc::new(server)),
+                        None,
+                        port,
+                        run_as,
+                    )
+                    .map_err(fail);
+                }
+                _ if retry => {
+                    // Someone took the free port between our check and the server's bind.
+                    dir = server.stop_keeping_dir();
+                    port = choose_port("LITEBENCH_MYSQL_PORT")?.0;
+                }
+                (Err(e), _) => return Err(fail(e)),
+                (Ok(()), None) => return Err(fail("the server did not accept a connection".into())),
+            }
+        }
+    }
+
+    /// Connects to a server the user runs (`mysql://user:password@host:port/database`).
+    pub fn connect_url(url: &str) -> Result<MysqlEngine, String> {
+        let shown = redact_url(url);
+        let normalised = match url.strip_prefix("mariadb://") {
+            Some(rest) => format!("mysql://{rest}"),
+            None => url.to_string(),
+        };
+        let opts = Opts::from_url(&normalised).map_err(|e| {
+            format!(
+                "--engine mysql={shown}: not a MySQL connection URL ({}); e.g. mysql=mysql://root@127.0.0.1:3306/",
+                one_line(&e.to_string())
+            )
+        })?;
+        // The URL's database (if any) only serves to connect; litebench makes its own.
+        let opts: Opts = finish_opts(OptsBuilder::from_opts(opts).db_name(None::<String>)).into();
+        let conn = Conn::new(opts.clone()).map_err(|e| {
+            format!(
+                "--engine mysql={shown}: cannot connect ({}); check that the server runs and the URL (user, password)",
+                my_message(&e)
+            )
+        })?;
+        let port = opts.get_tcp_port();
+        MysqlEngine::finish(
+            format!("mysql={shown}"),
+            conn,
+            opts,
+            None,
+            Some(shown.clone()),
+            port,
+            None,
+        )
+        .map_err(|e| format!("--engine mysql={shown}: {e}"))
+    }
+
+    fn finish(
+        label: String,
+        conn: Conn,
+        opts: Opts,
+        server: Option<Arc<ServerProcess>>,
+        url: Option<String>,
+        port: u16,
+        run_as: Option<RunAs>,
+    ) -> Result<MysqlEngine, String> {
+        let mut admin = MyConn {
+            conn,
+            stmts: Vec::new(),
+            label: label.clone(),
+            server: server.clone(),
+        };
+        let version = first_value(admin.query("SELECT version()").map_err(|e| e.message)?).unwrap_or_default();
+        Ok(MysqlEngine {
+            label,
+            admin: Mutex::new(admin),
+            opts,
+            server,
+            url,
+            port,
+            run_as,
+            version,
+            overrides: Mutex::new(Overrides::new()),
+        })
+    }
+
+    fn admin(&self) -> std::sync::MutexGuard<'_, MyConn> {
+        self.admin.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The data directory of the throwaway server.
+    pub fn data_dir(&self) -> Option<PathBuf> {
+        self.server.as_ref().map(|s| s.dir().join("data"))
+    }
+
+    /// Sets `name` globally and in this session; a variable that has only one of the two scopes
+    /// is set in that one.
+    fn set_both(conn: &mut dyn Connection, name: &str, lit: &str) -> Result<(), EngineError> {
+        let global = conn.execute_batch(&format!("SET GLOBAL {name} = {lit}"));
+        let session = conn.execute_batch(&format!("SET SESSION {name} = {lit}"));
+        let scope_only = |e: &EngineError| e.code.is_some_and(|c| WRONG_SCOPE.contains(&c));
+        match (global, session) {
+            // At least one scope took it; the other may legitimately not exist.
+            (Ok(()), _) | (_, Ok(())) => Ok(()),
+            (Err(g), Err(s)) => Err(if scope_only(&g) { s } else { g }),
+        }
+    }
+
+    /// The value to put back later: the global value as a literal (`None`: the variable has no
+    /// global value; it is reset to its default instead).
+    fn original(conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
+        match conn.query(&format!("SELECT @@GLOBAL.{name}")) {
+            Ok(rows) => Ok(Some(
+                first_value(rows).map_or_else(|| "DEFAULT".into(), |v| literal(&v)),
+            )),
+            Err(e) if e.code.is_some_and(|c| WRONG_SCOPE.contains(&c)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn restore(conn: &mut dyn Connection, name: &str, o: &Override) -> Result<(), EngineError> {
+        match &o.original {
+            Some(lit) => MysqlEngine::set_both(conn, name, lit),
+            None => conn.execute_batch(&format!("SET SESSION {name} = DEFAULT")),
+        }
+    }
+}
+
+impl Drop for MysqlEngine {
+    fn drop(&mut self) {
+        // A server the user runs gets its settings back; the throwaway one is deleted anyway.
+        if self.server.is_some() {
+            return;
+        }
+        let ov = std::mem::take(&mut *self.overrides.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut admin = self.admin();
+        for (name, o) in &ov {
+            if let Some(lit) = &o.original {
+                let _ = admin.execute_batch(&format!("SET GLOBAL {name} = {lit}"));
+            }
+        }
+    }
+}
+
+impl Engine for MysqlEngine {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn info(&self) -> EngineInfo {
+        let mut admin = self.admin();
+        let mut settings = serde_json::Map::new();
+        for s in SETTINGS_OF_NOTE {
+            if let Ok(rows) = admin.query(&format!("SELECT @@GLOBAL.{s}")) {
+                if let Some(v) = first_value(rows) {
+                    settings.insert((*s).into(), v.into());
+                }
+            }
+        }
+        let mut details = serde_json::json!({
+            "data_dir": self.data_dir().map_or_else(|| "external".to_string(), |d| d.display().to_string()),
+            "port": self.port,
+            "settings": settings,
+        });
+        if let Some(u) = &self.url {
+            details["url"] = u.clone().into();
+        } else {
+            details["install_db_args"] = serde_json::json!(INSTALL_ARGS);
+            details["server_args"] = serde_json::json!(SERVER_ARGS);
+            details["server_user"] = self.run_as.as_ref().map_or_else(
+                || serde_json::Value::String("(the invoking user)".into()),
+                |r| r.name.clone().into(),
+            );
+        }
+        EngineInfo {
+            label: self.label.clone(),
+            kind: "mysql".into(),
+            version: self.version.clone(),
+            sqlite: None,
+            details: Some(details),
+        }
+    }
+
+    fn knob_specs(&self) -> &'static [KnobSpec] {
+        MYSQL_KNOBS
+    }
+
+    fn passthrough_prefix(&self) -> &'static str {
+        PASSTHROUGH_PREFIX
+    }
+
+    fn io_counters(&self) -> Option<Arc<IoCounters>> {
+        None
+    }
+
+    fn create_database(&self, _scratch: &Scratch, name: &str) -> Result<DbRef, EngineError> {
+        let db = db_name(name);
+        self.admin().execute_batch(&format!("CREATE DATABASE `{db}`"))?;
+        Ok(DbRef { name: db, path: None })
+    }
+
+    fn clone_database(&self, scratch: &Scratch, from: &DbRef, name: &str) -> Result<DbRef, EngineError> {
+        let to = self.create_database(scratch, name)?;
+        let copied = (|| {
+            let mut admin = self.admin();
+            let tables = admin.query(&format!(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = '{}' AND table_type = 'BASE TABLE' ORDER BY table_name",
+                from.name
+            ))?;
+            admin.execute_batch("SET SESSION foreign_key_checks = 0")?;
+            for t in tables.into_iter().filter_map(|r| r.into_iter().next().flatten()) {
+                let t = t.replace('`', "``");
+                admin.execute_batch(&format!("CREATE TABLE `{}`.`{t}` LIKE `{}`.`{t}`", to.name, from.name))?;
+                admin.execute_batch(&format!(
+                    "INSERT INTO `{}`.`{t}` SELECT * FROM `{}`.`{t}`",
+                    to.name, from.name
+                ))?;
+            }
+            admin.execute_batch("SET SESSION foreign_key_checks = 1")
+        })();
+        match copied {
+            Ok(()) => Ok(to),
+            Err(e) => {
+                self.drop_database(scratch, &to);
+                Err(e)
+            }
+        }
+    }
+
+    fn drop_database(&self, _scratch: &Scratch, db: &DbRef) {
+        let _ = self
+            .admin()
+            .execute_batch(&format!("DROP DATABASE IF EXISTS `{}`", db.name));
+    }
+
+    fn database_size(&self, db: &DbRef) -> Option<u64> {
+        let mut admin = self.admin();
+        // The tablespace files themselves; the table statistics only as a fallback.
+        let files = admin
+            .query(&format!(
+                "SELECT SUM(file_size) FROM information_schema.innodb_sys_tablespaces WHERE name LIKE '{}/%'",
+                db.name
+            ))
+            .ok()
+            .and_then(first_value)
+            .and_then(|v| v.parse().ok());
+        files.or_else(|| {
+            admin
+                .query(&format!(
+                    "SELECT SUM(data_length + index_length) FROM information_schema.tables WHERE table_schema = '{}'",
+                    db.name
+                ))
+                .ok()
+                .and_then(first_value)
+                .and_then(|v| v.parse().ok())
+        })
+    }
+
+    fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError> {
+        let opts: Opts = OptsBuilder::from_opts(self.opts.clone()).db_name(Some(&db.name)).into();
+        let conn = Conn::new(opts).map_err(|e| {
+            my_error(
+                &self.label,
+                self.server.as_deref(),
+                e,
+                &format!("connecting to database {}", db.name),
+            )
+        })?;
+        Ok(Box::new(MyConn {
+            conn,
+            stmts: Vec::new(),
+            label: self.label.clone(),
+            server: self.server.clone(),
+        }))
+    }
+
+    fn bulk_load_mode(&self, conn: &mut dyn Connection) -> Result<(), EngineError> {
+        // This session only; the redo log flushing is global and stays as it is.
+        conn.execute_batch("SET SESSION unique_checks = 0, SESSION foreign_key_checks = 0")
+    }
+
+    fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
+        if stage != Stage::Connect {
+            return Ok(());
+        }
+        let wanted = wanted_settings(knobs, MYSQL_KNOBS);
+        let mut ov = self.overrides.lock().unwrap_or_else(|e| e.into_inner());
+        let stale: Vec<String> = ov
+            .keys()
+            .filter(|k| !wanted.iter().any(|(n, _, _)| n == *k))
+            .cloned()
+            .collect();
+        for name in stale {
+            if let Some(o) = ov.remove(&name) {
+                MysqlEngine::restore(conn, &name, &o).map_err(|mut e| {
+                    e.context = format!("putting {name} back to the server's own value");
+                    e
+                })?;
+            }
+        }
+        for (name, value, knob) in &wanted {
+            let knob_error = |mut e: EngineError| {
+                e.context = format!("setting --knob {knob}={value} with SET GLOBAL");
+                e
+            };
+            // Every time, not only on change: a new session starts from the global value, and a
+            // session-only variable from its default.
+            let original = match ov.get(name) {
+                Some(o) => o.original.clone(),
+                None => MysqlEngine::original(conn, name).map_err(knob_error)?,
+            };
+            MysqlEngine::set_both(conn, name, &literal(value)).map_err(knob_error)?;
+            ov.insert(
+                name.clone(),
+                Override {
+                    original,
+                    current: value.clone(),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
+        let mut out = Vec::new();
+        for spec in MYSQL_KNOBS {
+            let raw = first_value(conn.query(&format!("SELECT @@GLOBAL.{}", spec.name))?);
+            out.push(KnobReading {
+                name: spec.name.to_string(),
+                requested: knobs.get(spec.name).map(str::to_string),
+                effective: raw.map(|r| spec.kind.readback(&r)),
+            });
+        }
+        for k in knobs.0.iter().filter(|k| k.name.starts_with(PASSTHROUGH_PREFIX)) {
+            // `@@name`: the session value where there is one, else the global value.
+            let raw = first_value(conn.query(&format!("SELECT @@{}", k.setting_name(PASSTHROUGH_PREFIX)))?);
+            out.push(KnobReading {
+                name: k.name.clone(),
+                requested: Some(k.value.clone()),
+                effective: raw,
+            });
+        }
+        Ok(out)
+    }
+
+    fn knob_hint(&self, knob: &str) -> String {
+        if knob.starts_with(PASSTHROUGH_PREFIX) {
+            "MariaDB may store the value differently (rounded to a block size, or as a number); give the value as SELECT @@name prints it".into()
+        } else if self.url.is_some() {
+            "on a server you run, litebench needs the SUPER or SYSTEM_VARIABLES_ADMIN privilege to SET GLOBAL".into()
+        } else {
+            "the server did not keep the value it was given".into()
+        }
+    }
+}
+
+/// One connection to a MariaDB database.
+pub struct MyConn {
+    conn: Conn,
+    stmts: Vec<Statement>,
+    label: String,
+    server: Option<Arc<ServerProcess>>,
+}
+
+/// Maps a client error to an [`EngineError`]; a lost connection to a server that has exited is
+/// reported as that.
+fn my_error(label: &str, server: Option<&ServerProcess>, e: mysql::Error, context: &str) -> EngineError {
+    // A lost connection, or the server saying it shuts down (1053) or killed the connection
+    // (1927): first see whether the server itself died.
+    let farewell = match &e {
+        mysql::Error::MySqlError(m) => matches!(m.code, 1053 | 1927),
+        _ => true,
+    };
+    if let (true, Some(s)) = (farewell, server) {
+        if let Some(died) = s.died(Duration::from_millis(500)) {
+            return super::error(label, ErrorKind::Io, died, context);
+        }
+    }
+    if let mysql::Error::MySqlError(m) = &e {
+        let full =
+            m.message.contains("No space left") || m.message.contains("Errcode: 28") || m.message.contains("error 28");
+        let kind = match m.code {
+            1021 | 1114 => ErrorKind::Full,
+            _ if full => ErrorKind::Full,
+            1205 | 1213 => ErrorKind::Busy,
+            1036 | 1290 | 1792 => ErrorKind::ReadOnly,
+            _ => ErrorKind::Other,
+        };
+        return EngineError {
+            engine: label.to_string(),
+            kind,
+            code: Some(i32::from(m.code)),
+            message: one_line(&format!("{} (error {}, SQLSTATE {})", m.message, m.code, m.state)),
+            context: context.to_string(),
+        };
+    }
+    let kind = match &e {
+        mysql::Error::IoError(_) | mysql::Error::CodecError(_) | mysql::Error::DriverError(_) => ErrorKind::Io,
+        _ => ErrorKind::Other,
+    };
+    super::error(label, kind, my_message(&e), context)
+}
+
+/// The client library's message without its Rust debug wrapping.
+fn my_message(e: &mysql::Error) -> String {
+    match e {
+        mysql::Error::DriverError(d) => one_line(&d.to_string()),
+        mysql::Error::IoError(io) => one_line(&io.to_string()),
+        other => one_line(&other.to_string()),
+    }
+}
+
+fn to_mysql(v: &Value<'_>) -> mysql::Value {
+    match *v {
+        Value::Null => mysql::Value::NULL,
+        Value::Int(i) => mysql::Value::Int(i),
+        Value::Real(f) => mysql::Value::Double(f),
+        Value::Text(s) => mysql::Value::Bytes(s.as_bytes().to_vec()),
+        Value::Blob(b) => mysql::Value::Bytes(b.to_vec()),
+    }
+}
+
+fn to_text(v: &mysql::Value) -> Option<String> {
+    match v {
+        mysql::Value::NULL => None,
+        mysql::Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        mysql::Value::Int(i) => Some(i.to_string()),
+        mysql::Value::UInt(u) => Some(u.to_string()),
+        mysql::Value::Float(f) => Some(f.to_string()),
+        mysql::Value::Double(f) => Some(f.to_string()),
+        other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+    }
+}
+
+impl MyConn {
+    fn err(&self, e: mysql::Error, context: &str) -> EngineError {
+        my_error(&self.label, self.server.as_deref(), e, context)
+    }
+}
+
+impl Connection for MyConn {
+    fn dialect(&self) -> Dialect {
+        Dialect::Mysql
+    }
+
+    fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
+        self.conn
+            .query_drop(sql)
+            .map_err(|e| self.err(e, &format!("running `{}`", one_line(sql))))
+    }
+
+    fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
+        let stmt = self
+            .conn
+            .prep(sql)
+            .map_err(|e| self.err(e, &format!("preparing `{}`", one_line(sql))))?;
+        self.stmts.push(stmt);
+        Ok(StmtId(self.stmts.len() - 1))
+    }
+
+    fn run(&mut self, id: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
+        let bound = if params.is_empty() {
+            mysql::Params::Empty
+        } else {
+            mysql::Params::Positional(params.iter().map(to_mysql).collect())
+        };
+        let counted = (|| -> Result<u64, mysql::Error> {
+            let mut result = self.conn.exec_iter(&self.stmts[id.0], bound)?;
+            let affected = result.affected_rows();
+            let mut rows = 0u64;
+            if let Some(set) = result.iter() {
+                for r in set {
+                    r?;
+                    rows += 1;
+                }
+            }
+            Ok(if rows > 0 { rows } else { affected })
+        })();
+        counted.map_err(|e| self.err(e, "running a prepared statement"))
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
+        let rows = (|| -> Result<Vec<Vec<Option<String>>>, mysql::Error> {
+            let mut out = Vec::new();
+            let mut result = self.conn.query_iter(sql)?;
+            while let Some(set) = result.iter() {
+                for r in set {
+                    let r = r?;
+                    out.push((0..r.len()).map(|i| r.as_ref(i).and_then(to_text)).collect());
+                }
+            }
+            Ok(out)
+        })();
+        rows.map_err(|e| self.err(e, &format!("running `{}`", one_line(sql))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_quote_all_but_numbers() {
+        assert_eq!(literal("1"), "1");
+        assert_eq!(literal("-1"), "-1");
+        assert_eq!(literal("0.5"), "0.5");
+        assert_eq!(literal("O_DIRECT"), "'O_DIRECT'");
+        assert_eq!(literal("it's"), "'it''s'");
+        assert_eq!(literal("inf"), "'inf'");
+    }
+
+    #[test]
+    fn knob_values_canonicalise() {
+        let k = &MYSQL_KNOBS[0];
+        assert_eq!(k.kind.canonical("2").as_deref(), Some("2"));
+        assert!(k.kind.canonical("3").is_none());
+        assert_eq!(MYSQL_KNOBS[1].kind.canonical("100").as_deref(), Some("100"));
+        assert!(MYSQL_KNOBS[1].kind.canonical("-1").is_none());
+    }
+}

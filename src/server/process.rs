@@ -1,0 +1,385 @@
+//! A server process litebench started, and the directory it lives in.
+//!
+//! A benchmark run that ends on an error or on Ctrl-C must not leave a database server running
+//! or gigabytes of data directory behind, so both are owned values that clean up on `Drop`:
+//!
+//! - [`ServerDir`] is a directory litebench creates in the run's scratch directory (owned by
+//!   the server's system user when litebench runs as root); dropping it removes it with
+//!   everything the server wrote there.
+//! - [`ServerProcess`] is the running server, in its own process group so that a Ctrl-C in the
+//!   terminal reaches litebench only (litebench then finishes its trial bookkeeping and stops
+//!   the server itself). Dropping it asks the server to shut down, waits a bounded time, then
+//!   kills it and any of its helper processes (found by their working directory inside the
+//!   server directory), and only then removes the directory.
+//! - The server also gets a parent-death signal, so even a `kill -9` of litebench stops it,
+//!   and (when litebench runs as root) a System V IPC namespace of its own, so its shared memory
+//!   goes with its last process however it ends.
+//!
+//! A server that exits while litebench still needs it is reported in one line with the tail of
+//! its log ([`ServerProcess::died`]).
+
+use super::RunAs;
+use crate::scratch::Scratch;
+use std::ffi::c_int;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long a server gets to shut down before it is killed.
+pub const STOP_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A directory for one server inside the run's scratch directory; removed on drop.
+#[derive(Debug)]
+pub struct ServerDir {
+    path: PathBuf,
+    scratch_dir: PathBuf,
+}
+
+impl ServerDir {
+    /// Creates `<scratch>/<name>`, owned by `owner` when given (the server's system user).
+    pub fn create(scratch: &Scratch, name: &str, owner: Option<&RunAs>) -> Result<ServerDir, String> {
+        let scratch_dir = scratch.dir().to_path_buf();
+        if let Some(who) = owner {
+            // The run directory is litebench's own; the server's user must be able to enter it.
+            // Nothing above it is changed: if a parent is closed, say so.
+            let _ = fs::set_permissions(&scratch_dir, fs::Permissions::from_mode(0o755));
+            super::check_reachable(&scratch_dir, who)?;
+        }
+        let path = scratch_dir.join(name);
+        fs::create_dir(&path).map_err(|e| format!("{}: cannot create the server directory ({e})", path.display()))?;
+        let dir = ServerDir { path, scratch_dir };
+        if let Some(who) = owner {
+            std::os::unix::fs::chown(&dir.path, Some(who.uid), Some(who.gid))
+                .map_err(|e| format!("{}: cannot hand it to user {} ({e})", dir.path.display(), who.name))?;
+        }
+        fs::set_permissions(&dir.path, fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("{}: {e}", dir.path.display()))?;
+        Ok(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ServerDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+        // The run directory goes too once it is empty (the scratch directory itself may already
+        // have been released by then); a non-empty one is left to its owner.
+        let _ = fs::remove_dir(&self.scratch_dir);
+    }
+}
+
+/// Prepares a command to run in its own process group as `run_as`, killed with `death_signal`
+/// if litebench dies, with its output appended to `log`.
+fn prepare(
+    cmd: &mut Command,
+    dir: &Path,
+    run_as: Option<&RunAs>,
+    death_signal: c_int,
+    log: &Path,
+) -> Result<(), String> {
+    let out = File::options()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("{}: {e}", log.display()))?;
+    let err = out.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+    cmd.process_group(0)
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    let ids = run_as.map(|r| (r.uid, r.gid));
+    let parent = std::process::id();
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls
+    // (unshare, setgroups, setgid, setuid, prctl, getppid).
+    unsafe {
+        cmd.pre_exec(move || {
+            // A private System V IPC namespace (root only; elsewhere this fails and is skipped):
+            // the kernel removes the server's shared memory segments when its last process
+            // exits, even after a SIGKILL, when PostgreSQL itself cannot.
+            let _ = libc::unshare(libc::CLONE_NEWIPC);
+            if let Some((uid, gid)) = ids {
+                if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(gid) != 0 || libc::setuid(uid) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            // After the user switch, which would clear it.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, death_signal as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() as u32 != parent {
+                return Err(std::io::Error::other("litebench exited"));
+            }
+            Ok(())
+        })
+    };
+    Ok(())
+}
+
+/// The last non-empty line of a log file, shortened, or `None`.
+pub fn log_tail(log: &Path) -> Option<String> {
+    let f = File::open(log).ok()?;
+    let last = BufReader::new(f)
+        .lines()
+        .map_while(Result::ok)
+        .filter(|l| !l.trim().is_empty())
+        .last()?;
+    let line = super::one_line(&last);
+    Some(if line.chars().count() > 300 {
+        format!("{}...", line.chars().take(300).collect::<String>())
+    } else {
+        line
+    })
+}
+
+fn describe_status(s: ExitStatus) -> String {
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => s.to_string(),
+    }
+}
+
+fn program_name(cmd: &Command) -> String {
+    Path::new(cmd.get_program())
+        .file_name()
+        .map_or_else(|| "the program".into(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Runs a one-shot tool (initdb, mariadb-install-db) in `dir` to completion, at most `timeout`.
+/// Its output goes to `dir/<log_name>`; a failure names the tool and the last line it printed.
+pub fn run_tool(
+    mut cmd: Command,
+    dir: &Path,
+    run_as: Option<&RunAs>,
+    log_name: &str,
+    timeout: Duration,
+) -> Result<(), String> {
+    let name = program_name(&cmd);
+    let log = dir.join(log_name);
+    prepare(&mut cmd, dir, run_as, libc::SIGKILL, &log)?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))?;
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                // SAFETY: the tool leads its own process group, which only it and its helpers joined.
+                unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(format!("{name} did not finish within {}s", timeout.as_secs()));
+            }
+        }
+    };
+    if status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "{name} failed ({}){}",
+        describe_status(status),
+        log_tail(&log).map_or(String::new(), |t| format!(": {t}"))
+    ))
+}
+
+/// A running server that litebench started.
+#[derive(Debug)]
+pub struct ServerProcess {
+    /// `postgres`, `mariadbd`.
+    what: &'static str,
+    child: Mutex<Child>,
+    pid: u32,
+    log: PathBuf,
+    /// Asks for a clean shutdown (PostgreSQL: SIGINT, fast shutdown; MariaDB: SIGTERM).
+    stop_signal: c_int,
+    /// Dropped after the server has stopped.
+    dir: Option<ServerDir>,
+}
+
+impl ServerProcess {
+    /// Starts `cmd` as the server of `dir`. On failure the directory is handed back.
+    pub fn spawn(
+        what: &'static str,
+        mut cmd: Command,
+        dir: ServerDir,
+        run_as: Option<&RunAs>,
+        stop_signal: c_int,
+        death_signal: c_int,
+        log_name: &str,
+    ) -> Result<ServerProcess, (String, ServerDir)> {
+        let log = dir.path().join(log_name);
+        if let Err(e) = prepare(&mut cmd, dir.path(), run_as, death_signal, &log) {
+            return Err((e, dir));
+        }
+        match cmd.spawn() {
+            Ok(child) => Ok(ServerProcess {
+                what,
+                pid: child.id(),
+                child: Mutex::new(child),
+                log,
+                stop_signal,
+                dir: Some(dir),
+            }),
+            Err(e) => Err((format!("cannot run {}: {e}", cmd.get_program().to_string_lossy()), dir)),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The server's directory.
+    pub fn dir(&self) -> &Path {
+        self.dir.as_ref().map_or(Path::new("/nonexistent"), |d| d.path())
+    }
+
+    /// The last line of the server's log.
+    pub fn log_tail(&self) -> Option<String> {
+        log_tail(&self.log)
+    }
+
+    /// Whether the log contains `needle`.
+    pub fn log_contains(&self, needle: &str) -> bool {
+        fs::read_to_string(&self.log).is_ok_and(|s| s.contains(needle))
+    }
+
+    /// The exit status, if the server has exited.
+    fn exit_status(&self) -> Option<ExitStatus> {
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        child.try_wait().ok().flatten()
+    }
+
+    /// If the server has exited (waiting up to `grace` for it to finish exiting): one line
+    /// saying so, with how it ended and the last line of its log.
+    pub fn died(&self, grace: Duration) -> Option<String> {
+        let deadline = Instant::now() + grace;
+        let status = loop {
+            if let Some(s) = self.exit_status() {
+                break s;
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        Some(format!(
+            "the {} server (pid {}) exited unexpectedly ({}){}",
+            self.what,
+            self.pid,
+            describe_status(status),
+            self.log_tail()
+                .map_or(String::new(), |t| format!("; its log ends: {t}"))
+        ))
+    }
+
+    /// Waits until `ready` says the server accepts connections, at most `timeout`. `ready`
+    /// returns `Ok(true)` when it does, `Ok(false)` to try again, `Err` to give up.
+    pub fn wait_ready(&self, timeout: Duration, ready: &mut dyn FnMut() -> Result<bool, String>) -> Result<(), String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.exit_status() {
+                return Err(format!(
+                    "{} exited while starting ({}){}",
+                    self.what,
+                    describe_status(status),
+                    self.log_tail().map_or(String::new(), |t| format!(": {t}"))
+                ));
+            }
+            if ready()? {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "{} did not accept connections within {}s{}",
+                    self.what,
+                    timeout.as_secs(),
+                    self.log_tail()
+                        .map_or(String::new(), |t| format!("; its log ends: {t}"))
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops the server and hands its directory back (to start it again, e.g. on another port).
+    pub fn stop_keeping_dir(mut self) -> ServerDir {
+        self.stop();
+        self.dir
+            .take()
+            .expect("a server owns its directory until it is dropped")
+    }
+
+    /// Clean shutdown within [`STOP_TIMEOUT`], else SIGKILL; then kills any helper process still
+    /// working in the server directory.
+    fn stop(&mut self) {
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        if matches!(child.try_wait(), Ok(None)) {
+            // SAFETY: signalling our own, not yet reaped, child.
+            unsafe { libc::kill(self.pid as libc::pid_t, self.stop_signal) };
+            let deadline = Instant::now() + STOP_TIMEOUT;
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if matches!(child.try_wait(), Ok(None)) {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+        drop(child);
+        if let Some(d) = &self.dir {
+            kill_stragglers(d.path());
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.stop();
+        // `dir` is dropped after this, removing the data directory.
+    }
+}
+
+/// Kills every process whose working directory is inside `dir`: helpers of a server that was
+/// killed (PostgreSQL's backends and background workers run in the data directory, each in its
+/// own process group). Waits until they are gone, at most a few seconds.
+fn kill_stragglers(dir: &Path) {
+    let find = || -> Vec<libc::pid_t> {
+        let Ok(entries) = fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+            .filter(|pid| {
+                let alive = fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+                    .unwrap_or(false);
+                alive && fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(dir))
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let pids = find();
+        if pids.is_empty() || Instant::now() >= deadline {
+            return;
+        }
+        for pid in pids {
+            // SAFETY: a helper of the server we started, identified by its working directory.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,221 @@
+//! `mobibench`: Mobibench's SQLite test (ESOS Lab, Hanyang University): insert, update or delete
+//! transactions on its table `tblMyList`.
+//!
+//! Source: the Mobibench Android app's benchmark engine, `MobiBench/jni/mobibench.c`
+//! (`thread_main_db`), and its settings (`TabMain.set_default`, `MobiBenchExe.RunMobibench`),
+//! github.com/ESOS-Lab/Mobibench; Jeong et al., "AndroStep: Android Storage Performance
+//! Analysis Tool" (2013); APSys'17 Table 1. What the engine does, and what litebench does:
+//!
+//! - table `tblMyList (id INTEGER PRIMARY KEY autoincrement, Value TEXT not null,
+//!   creation_date long)`; every value is one of two fixed 100-character strings;
+//! - insert mode (`-d 0`): the table is dropped and created empty, then `count` times
+//!   `INSERT INTO tblMyList(Value) VALUES('aaaaaaaaaabbbb...')`;
+//! - update mode (`-d 1`): the table is first filled to `count` rows, then `count` times
+//!   `UPDATE tblMyList SET Value = 'ffff...' WHERE id = <rand() % count + 1>`;
+//! - delete mode (`-d 2`): the table is first filled to `count` rows, then `DELETE FROM
+//!   tblMyList WHERE id=<i>` for i = 0 .. count-1 (ids start at 1, so the first delete finds
+//!   nothing and row `count` survives: litebench keeps this);
+//! - every statement is a separate `sqlite3_exec` in autocommit mode: one transaction each;
+//! - the app's "SQLite" button runs insert, update and delete one after the other on the same
+//!   database file (`mode=all` here).
+//!
+//! Journal mode, synchronous mode and page size are Mobibench options (`-j`, `-s`, and a fixed
+//! `PRAGMA page_size = 4096`): here they are knobs, set by the `mobibench` presets.
+
+use super::params::{ParamKind, ParamSpec, Params};
+use super::suite::{self, Args, Check, Script, Slot, Step, Test};
+use super::{Trial, Workload, WorkloadError};
+use crate::engine::{Connection, Dialect, EngineError, Value};
+use crate::recorder::Recorder;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The workload.
+pub struct Mobibench;
+
+/// Operation types: Mobibench's three database modes.
+pub const OPS: &[&str] = &["insert", "update", "delete"];
+
+/// Mobibench's `INSERT_STR`.
+pub const INSERT_STR: &str =
+    "aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeeeeeeeeffffffffffgggggggggghhhhhhhhhhiiiiiiiiiijjjjjjjjjj";
+/// Mobibench's `UPDATE_STR`.
+pub const UPDATE_STR: &str =
+    "ffffffffffgggggggggghhhhhhhhhhiiiiiiiiiijjjjjjjjjjaaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeeeeeeee";
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "mode",
+        kind: ParamKind::Choice(&["insert", "update", "delete", "all"]),
+        default: "insert",
+        help: "Mobibench's -d: insert, update or delete transactions; all = the app's SQLite button (insert, then update, then delete)",
+    },
+    ParamSpec {
+        name: "count",
+        kind: ParamKind::Count { min: 1, max: 1_000_000 },
+        default: "100",
+        help: "Mobibench's -n: transactions per mode (app default 100; the shell's is 10)",
+    },
+];
+
+/// `CREATE TABLE tblMyList` in each dialect.
+pub fn create_table_sql(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Sqlite => {
+            "CREATE TABLE tblMyList (id INTEGER PRIMARY KEY autoincrement, Value TEXT not null, creation_date long)"
+        }
+        Dialect::Postgres => "CREATE TABLE tblMyList (id SERIAL PRIMARY KEY, Value TEXT NOT NULL, creation_date BIGINT)",
+        Dialect::Mysql => {
+            "CREATE TABLE tblMyList (id INTEGER PRIMARY KEY AUTO_INCREMENT, Value TEXT NOT NULL, creation_date BIGINT)"
+        }
+        Dialect::Duckdb => {
+            "CREATE SEQUENCE tblmylist_id; CREATE TABLE tblMyList (id INTEGER PRIMARY KEY DEFAULT nextval('tblmylist_id'), Value TEXT NOT NULL, creation_date BIGINT)"
+        }
+    }
+}
+
+const INSERT: &str = "INSERT INTO tblMyList(Value) VALUES(?)";
+const UPDATE: &str = "UPDATE tblMyList SET Value = ? WHERE id = ?";
+const DELETE: &str = "DELETE FROM tblMyList WHERE id=?";
+
+/// Whether the template is pre-filled (update and delete modes fill the table to `count` rows
+/// before measuring, as Mobibench's `init_db_for_update` does).
+fn prefilled(mode: &str) -> bool {
+    matches!(mode, "update" | "delete")
+}
+
+/// The trial's script.
+pub fn script(mode: &str, count: u64, seed: u64) -> Script {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(11);
+    let mut s = Script::default();
+    let n = count as i64;
+    if matches!(mode, "insert" | "all") {
+        let stmt = s.stmt(INSERT);
+        let text = s.text(INSERT_STR);
+        s.tests.push(Test {
+            op: 0,
+            tx: false,
+            steps: vec![Step::Run {
+                stmt,
+                bind: &[Slot::Text],
+                rows: vec![Args::with_text(0, 0, text, 1); count as usize],
+                check: Check::Changes,
+            }],
+        });
+    }
+    if matches!(mode, "update" | "all") {
+        let stmt = s.stmt(UPDATE);
+        let text = s.text(UPDATE_STR);
+        let rows = (0..count)
+            .map(|_| Args::with_text(rng.random_range(1..=n), 0, text, 1))
+            .collect();
+        s.tests.push(Test {
+            op: 1,
+            tx: false,
+            steps: vec![Step::Run {
+                stmt,
+                bind: &[Slot::Text, Slot::X],
+                rows,
+                check: Check::Updates,
+            }],
+        });
+    }
+    if matches!(mode, "delete" | "all") {
+        let stmt = s.stmt(DELETE);
+        let rows = (0..n).map(|i| Args::ints(i, 0, i64::from(i >= 1))).collect();
+        s.tests.push(Test {
+            op: 2,
+            tx: false,
+            steps: vec![Step::Run {
+                stmt,
+                bind: &[Slot::X],
+                rows,
+                check: Check::Changes,
+            }],
+        });
+    }
+    s
+}
+
+impl Workload for Mobibench {
+    fn name(&self) -> &'static str {
+        "mobibench"
+    }
+
+    fn about(&self) -> &'static str {
+        "Mobibench's SQLite test: insert, update or delete transactions of one 100-byte row each on tblMyList"
+    }
+
+    fn source(&self) -> &'static str {
+        "Mobibench (ESOS Lab, Hanyang University), MobiBench/jni/mobibench.c thread_main_db and the app's defaults; APSys'17 Table 1"
+    }
+
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn operations(&self) -> &'static [&'static str] {
+        OPS
+    }
+
+    fn populate(&self, conn: &mut dyn Connection, p: &Params, _seed: u64) -> Result<u64, EngineError> {
+        conn.execute_batch(create_table_sql(conn.dialect()))?;
+        if !prefilled(p.choice("mode")) {
+            return Ok(0);
+        }
+        let count = p.count("count");
+        let ins = conn.prepare(INSERT)?;
+        conn.execute_batch("BEGIN")?;
+        for _ in 0..count {
+            conn.run(ins, &[Value::Text(INSERT_STR)])?;
+        }
+        conn.execute_batch("COMMIT")?;
+        Ok(count)
+    }
+
+    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        let p = trial.params;
+        let s = script(p.choice("mode"), p.count("count"), trial.seed);
+        suite::execute(self.name(), OPS, conn, &s, trial, rec)
+    }
+
+    fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
+        let count = p.count("count");
+        let expect = match p.choice("mode") {
+            "insert" | "update" => count,
+            // Ids 1 .. count-1 deleted; `count` survives.
+            _ => 1,
+        };
+        suite::verify_count(conn, self.name(), "tblMyList", expect)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes() {
+        let all = script("all", 100, 1);
+        assert_eq!(all.tests.iter().map(|t| t.op).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert!(all.tests.iter().all(|t| !t.tx && t.statements() == 100));
+        assert_eq!(script("update", 10, 1).tests.len(), 1);
+        let del = script("delete", 5, 1);
+        let Step::Run { rows, .. } = &del.tests[0].steps[0] else {
+            panic!()
+        };
+        assert_eq!(
+            rows.iter().map(|a| (a.x, a.expect)).collect::<Vec<_>>(),
+            vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1)]
+        );
+        let upd = script("update", 50, 2);
+        let Step::Run { rows, .. } = &upd.tests[0].steps[0] else {
+            panic!()
+        };
+        assert!(rows.iter().all(|a| (1..=50).contains(&a.x)));
+        assert_eq!(upd.text_at(&rows[0]), UPDATE_STR);
+        assert_eq!(INSERT_STR.len(), 100);
+        assert_eq!(UPDATE_STR.len(), 100);
+    }
+}

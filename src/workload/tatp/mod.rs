@@ -1,0 +1,442 @@
+//! `tatp`: the Telecommunication Application Transaction Processing benchmark, to the letter of
+//! its specification (TATP Benchmark Description, version 1.0), as the VLDB'22 study of SQLite
+//! ran it: one client, a 10-second warm-up, a 60-second measurement, throughput in transactions
+//! per second.
+//!
+//! - [`schema`]: the four tables per SQL dialect;
+//! - [`populate`]: the population rules;
+//! - [`keys`]: the non-uniform subscriber-id generator;
+//! - [`txns`]: the seven transactions, their inputs and what counts as success;
+//! - [`mix`]: weights by transaction name;
+//! - [`rates`]: the expected success rates and the check of observed ones.
+//!
+//! A trial opens `clients` connections (the first is the trial's own), runs every client on its
+//! own thread with its own RNG stream of the trial's seed, warms up for `warmup_time` (run, not
+//! recorded), then records every transaction that starts within `measure_time`. Per type it
+//! records completed transactions, successful ones, lock-contention rollbacks and latency;
+//! throughput is per second of the measured wall interval. Every deviation from the
+//! specification is listed in docs/workloads.md.
+
+pub mod keys;
+pub mod mix;
+pub mod populate;
+pub mod rates;
+pub mod schema;
+pub mod txns;
+
+use super::params::{ParamKind, ParamSpec, Params};
+use super::{Trial, Workload, WorkloadError};
+use crate::engine::{Connection, EngineError};
+use crate::recorder::Recorder;
+use mix::{Mix, TXNS, WEIGHT_MAX};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+use txns::{Outcome, Statements, TxGen};
+
+/// The workload.
+pub struct Tatp;
+
+/// Most subscribers a run may ask for (s_id and the 15-digit sub_nbr stay far from overflow).
+pub const MAX_SUBSCRIBERS: u64 = 1_000_000_000;
+
+/// Most client threads.
+pub const MAX_CLIENTS: u64 = 1024;
+
+const fn weight(name: &'static str, default: &'static str, help: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Count {
+            min: 0,
+            max: WEIGHT_MAX,
+        },
+        default,
+        help,
+    }
+}
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "subscribers",
+        kind: ParamKind::Count {
+            min: 1,
+            max: MAX_SUBSCRIBERS,
+        },
+        default: "100000",
+        help: "rows of subscriber (the spec's population size N); the other tables scale with it (about 9.75 rows per subscriber in all)",
+    },
+    ParamSpec {
+        name: "warmup_time",
+        kind: ParamKind::Duration { allow_zero: false },
+        default: "10s",
+        help: "transactions run but not recorded before the measurement (VLDB'22: 10 s)",
+    },
+    ParamSpec {
+        name: "measure_time",
+        kind: ParamKind::Duration { allow_zero: false },
+        default: "60s",
+        help: "measured interval: every transaction that starts within it is recorded (VLDB'22: 60 s)",
+    },
+    ParamSpec {
+        name: "clients",
+        kind: ParamKind::Count {
+            min: 1,
+            max: MAX_CLIENTS,
+        },
+        default: "1",
+        help: "concurrent clients, each with its own connection and thread (VLDB'22: 1)",
+    },
+    weight("weight.GET_SUBSCRIBER_DATA", "35", "relative weight of GET_SUBSCRIBER_DATA in the mix"),
+    weight("weight.GET_NEW_DESTINATION", "10", "relative weight of GET_NEW_DESTINATION in the mix"),
+    weight("weight.GET_ACCESS_DATA", "35", "relative weight of GET_ACCESS_DATA in the mix"),
+    weight("weight.UPDATE_SUBSCRIBER_DATA", "2", "relative weight of UPDATE_SUBSCRIBER_DATA in the mix"),
+    weight("weight.UPDATE_LOCATION", "14", "relative weight of UPDATE_LOCATION in the mix"),
+    weight("weight.INSERT_CALL_FORWARDING", "2", "relative weight of INSERT_CALL_FORWARDING in the mix"),
+    weight("weight.DELETE_CALL_FORWARDING", "2", "relative weight of DELETE_CALL_FORWARDING in the mix"),
+];
+
+/// A trial's settings, from validated parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub subscribers: u64,
+    pub warmup: Duration,
+    pub measure: Duration,
+    pub clients: u64,
+    pub mix: Mix,
+}
+
+impl Settings {
+    pub fn from_params(p: &Params) -> Result<Settings, String> {
+        Ok(Settings {
+            subscribers: p.count("subscribers").max(1),
+            warmup: p.duration("warmup_time"),
+            measure: p.duration("measure_time"),
+            clients: p.count("clients").max(1),
+            mix: Mix::from_params(p)?,
+        })
+    }
+}
+
+/// True when the mix inserts and deletes call forwardings equally often, so the
+/// `call_forwarding` table keeps its populated state and its success expectations hold.
+pub fn call_forwarding_balanced(p: &Params) -> bool {
+    p.count(mix::WEIGHT_PARAMS[5]) == p.count(mix::WEIGHT_PARAMS[6])
+}
+
+/// What one client did.
+struct ClientResult {
+    /// End of its last recorded transaction.
+    last_end: Option<Instant>,
+}
+
+/// Shared by the clients of a trial.
+struct Shared<'a> {
+    settings: Settings,
+    seed: u64,
+    stop: &'a AtomicBool,
+    /// Set when a client failed: the others stop too.
+    abort: AtomicBool,
+    ready: Barrier,
+    /// The common start: the first client past the barrier sets it.
+    start: OnceLock<Instant>,
+}
+
+impl Shared<'_> {
+    /// Waits for every client; false when one of them failed to set up.
+    fn rendezvous(&self, ok: bool) -> Option<Instant> {
+        if !ok {
+            self.abort.store(true, Ordering::Relaxed);
+        }
+        self.ready.wait();
+        if self.abort.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(*self.start.get_or_init(Instant::now))
+    }
+}
+
+/// Client `index`: prepares, waits for the others, warms up, then measures.
+fn client(
+    conn: &mut dyn Connection,
+    index: u64,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+) -> Result<ClientResult, WorkloadError> {
+    let stmts = Statements::prepare(conn).map_err(|e| setup_error(index, e));
+    let Some(start) = shared.rendezvous(stmts.is_ok()) else {
+        return match stmts {
+            Err(e) => Err(e),
+            Ok(_) => Err(WorkloadError::Interrupted),
+        };
+    };
+    let stmts = stmts?;
+    let s = &shared.settings;
+    let mut gen = TxGen::new(shared.seed, index, s.mix, s.subscribers);
+    let warm_end = start + s.warmup;
+    let end = warm_end + s.measure;
+    let mut current: Option<usize> = None;
+    let mut last_end = None;
+    // The end of the previous transaction stands for the start of the next in the deadline
+    // checks (input generation in between takes well under a microsecond): one clock reading
+    // fewer per transaction.
+    let mut now = start;
+    let result = loop {
+        if shared.stop.load(Ordering::Relaxed) || shared.abort.load(Ordering::Relaxed) {
+            break Err(WorkloadError::Interrupted);
+        }
+        let tx = gen.next_tx();
+        if now >= end {
+            break Ok(());
+        }
+        let op = tx.kind.index();
+        if now < warm_end {
+            if let Err(e) = stmts.execute(conn, &tx) {
+                break Err(e.into());
+            }
+            now = Instant::now();
+            continue;
+        }
+        if current != Some(op) {
+            rec.attribute_io(op);
+            current = Some(op);
+        }
+        let t0 = Instant::now();
+        let outcome = match stmts.execute(conn, &tx) {
+            Ok(o) => o,
+            Err(e) => break Err(e.into()),
+        };
+        now = Instant::now();
+        match outcome {
+            Outcome::Success => rec.record_outcome(op, now - t0, true),
+            Outcome::Unsuccessful => rec.record_outcome(op, now - t0, false),
+            Outcome::Busy => rec.record_busy(op),
+        }
+        last_end = Some(now);
+    };
+    if result.is_err() {
+        shared.abort.store(true, Ordering::Relaxed);
+    }
+    result.map(|()| ClientResult { last_end })
+}
+
+/// An error preparing a client's statements. An extra client that finds no tables is almost
+/// always on a private in-memory database.
+fn setup_error(index: u64, e: EngineError) -> WorkloadError {
+    if index > 0 && e.message.contains("no such table") {
+        return WorkloadError::Verification {
+            workload: "tatp".into(),
+            detail: format!(
+                "--param clients: client {index} does not see the populated tables ({}); an in-memory database (--memory) belongs to one connection, so use clients=1 there or a database on disk",
+                e.message
+            ),
+        };
+    }
+    e.into()
+}
+
+/// The first error of the clients that is not just "stopped because another failed".
+fn first_error(results: Vec<Result<ClientResult, WorkloadError>>) -> Result<Vec<ClientResult>, WorkloadError> {
+    let mut interrupted = false;
+    let mut ok = Vec::new();
+    let mut err = None;
+    for r in results {
+        match r {
+            Ok(c) => ok.push(c),
+            Err(WorkloadError::Interrupted) => interrupted = true,
+            Err(e) => {
+                if err.is_none() {
+                    err = Some(e);
+                }
+            }
+        }
+    }
+    match (err, interrupted) {
+        (Some(e), _) => Err(e),
+        (None, true) => Err(WorkloadError::Interrupted),
+        (None, false) => Ok(ok),
+    }
+}
+
+fn count(conn: &mut dyn Connection, sql: &str) -> Result<u64, EngineError> {
+    Ok(conn
+        .query(sql)?
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u64::MAX))
+}
+
+impl Workload for Tatp {
+    fn name(&self) -> &'static str {
+        "tatp"
+    }
+
+    fn about(&self) -> &'static str {
+        "TATP: seven telecom transactions (80% reads) on subscriber, access_info, special_facility, call_forwarding; transactions per second over a timed interval"
+    }
+
+    fn source(&self) -> &'static str {
+        "Neuvonen, Wolski, Manner, Raatikka, Telecommunication Application Transaction Processing (TATP) Benchmark Description 1.0; as run in Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.1"
+    }
+
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn check(&self, p: &Params) -> Result<(), String> {
+        Settings::from_params(p).map(|_| ())
+    }
+
+    fn operations(&self) -> &'static [&'static str] {
+        &TXNS
+    }
+
+    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<u64, EngineError> {
+        populate::populate(conn, p.count("subscribers").max(1), seed)
+    }
+
+    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        let settings = Settings::from_params(trial.params).map_err(|detail| WorkloadError::Verification {
+            workload: "tatp".into(),
+            detail,
+        })?;
+        let shared = Shared {
+            settings,
+            seed: trial.seed,
+            stop: trial.stop,
+            abort: AtomicBool::new(false),
+            ready: Barrier::new(settings.clients as usize),
+            start: OnceLock::new(),
+        };
+        let results = std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for index in 1..settings.clients {
+                // Only the first client attributes I/O: the VFS counters are process-wide, so
+                // its phases see every client's I/O and the per-trial total stays exact.
+                let mut own = rec.sibling(false);
+                let shared = &shared;
+                let connector = trial.connector;
+                handles.push(scope.spawn(move || {
+                    let result = match connector.open() {
+                        Ok(mut c) => client(c.as_mut(), index, shared, &mut own),
+                        Err(e) => {
+                            // Let the others past the barrier, then report.
+                            shared.rendezvous(false);
+                            Err(e)
+                        }
+                    };
+                    (result, own)
+                }));
+            }
+            let mut results = vec![client(conn, 0, &shared, rec)];
+            for h in handles {
+                match h.join() {
+                    Ok((result, own)) => {
+                        rec.absorb(own);
+                        results.push(result);
+                    }
+                    Err(_) => results.push(Err(WorkloadError::Verification {
+                        workload: "tatp".into(),
+                        detail: "a client thread panicked".into(),
+                    })),
+                }
+            }
+            results
+        });
+        let clients = first_error(results)?;
+        // Measured interval: from the end of the warm-up to the end of the last recorded
+        // transaction of any client (at least measure_time, as one may finish just after).
+        let start = shared.start.get().copied().unwrap_or_else(Instant::now);
+        let warm_end = start + settings.warmup;
+        let last = clients.iter().filter_map(|c| c.last_end).max();
+        let interval = match last {
+            Some(t) if t > warm_end => (t - warm_end).max(settings.measure),
+            _ => settings.measure,
+        };
+        rec.set_interval(interval);
+        Ok(())
+    }
+
+    fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
+        // No transaction inserts or deletes subscribers, access_info or special_facility rows.
+        let n = p.count("subscribers").max(1);
+        let checks = [
+            ("subscriber", "SELECT count(*) FROM subscriber", n, n),
+            ("access_info", "SELECT count(*) FROM access_info", n, 4 * n),
+            ("special_facility", "SELECT count(*) FROM special_facility", n, 4 * n),
+        ];
+        for (table, sql, lo, hi) in checks {
+            let got = count(conn, sql)?;
+            if got < lo || got > hi {
+                return Err(WorkloadError::Verification {
+                    workload: "tatp".into(),
+                    detail: format!("{table} has {got} rows after the trial, expected {lo} to {hi}"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::params::{resolve, ParamError};
+
+    fn params(args: &[&str]) -> Result<Params, ParamError> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        resolve("tatp", PARAMS, &args)
+    }
+
+    #[test]
+    fn defaults_are_the_specs_mix_and_the_papers_times() {
+        let p = params(&[]).unwrap();
+        let s = Settings::from_params(&p).unwrap();
+        assert_eq!(s.mix.weights(), mix::DEFAULT_WEIGHTS);
+        assert_eq!(s.warmup, Duration::from_secs(10));
+        assert_eq!(s.measure, Duration::from_secs(60));
+        assert_eq!(s.clients, 1);
+        assert!(Tatp.check(&p).is_ok());
+        assert!(call_forwarding_balanced(&p));
+    }
+
+    #[test]
+    fn weights_are_addressed_by_name() {
+        let p = params(&["weight.GET_ACCESS_DATA=0", "weight.UPDATE_LOCATION=86"]).unwrap();
+        let s = Settings::from_params(&p).unwrap();
+        assert_eq!(s.mix.weights(), [35, 10, 0, 2, 86, 2, 2]);
+        assert!(!call_forwarding_balanced(
+            &params(&["weight.INSERT_CALL_FORWARDING=3"]).unwrap()
+        ));
+    }
+
+    #[test]
+    fn bad_weights_are_refused() {
+        let e = params(&["weight.GET_NOTHING=3"]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--param weight.GET_NOTHING: workload tatp has no such parameter"),
+            "{e}"
+        );
+        assert!(e.contains("weight.GET_SUBSCRIBER_DATA"), "{e}");
+        let e = params(&["weight.GET_ACCESS_DATA=-1"]).unwrap_err().to_string();
+        assert!(e.contains("an integer from 0 to 1000000"), "{e}");
+        let zero: Vec<String> = mix::WEIGHT_PARAMS.iter().map(|w| format!("{w}=0")).collect();
+        let zero: Vec<&str> = zero.iter().map(String::as_str).collect();
+        let e = Tatp.check(&params(&zero).unwrap()).unwrap_err();
+        assert!(e.contains("sum to zero"), "{e}");
+    }
+
+    #[test]
+    fn bad_sizes_and_durations_are_refused() {
+        for (arg, valid) in [
+            ("subscribers=0", "an integer from 1 to 1000000000"),
+            ("clients=0", "an integer from 1 to 1024"),
+            ("warmup_time=0", "a duration greater than zero"),
+            ("measure_time=0s", "a duration greater than zero"),
+        ] {
+            let e = params(&[arg]).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--param {arg}: invalid value")), "{e}");
+            assert!(e.contains(valid), "{e}");
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! Shared helpers: a sandbox per test, running the real binary with a time limit, and the
+//! checks that no server process or data directory outlives a run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The tiny crud workload and trial counts every quick run uses.
+pub const TINY: &[&str] = &[
+    "--param",
+    "rows=200",
+    "--param",
+    "inserts=20",
+    "--param",
+    "updates=20",
+    "--param",
+    "deletes=20",
+    "--trials",
+    "2",
+    "--warmup",
+    "0",
+    "--quiet",
+    "--format",
+    "json",
+];
+
+/// Upper bound on one litebench invocation (server start-up included), so a hang fails.
+pub const TIMEOUT: Duration = Duration::from_secs(300);
+
+pub fn bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_litebench"))
+}
+
+/// The server binaries a test needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Server {
+    Postgres,
+    Mysql,
+}
+
+fn postgres_installed() -> bool {
+    std::fs::read_dir("/usr/lib/postgresql").is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.path().join("bin/initdb").is_file() && e.path().join("bin/postgres").is_file())
+    })
+}
+
+fn mysql_installed() -> bool {
+    Path::new("/usr/sbin/mariadbd").is_file() && Path::new("/usr/bin/mariadb-install-db").is_file()
+}
+
+/// Whether the servers' binaries are installed. Without them a test is skipped, except in CI
+/// (`CI` set), where a missing server is a failure: CI installs them (`.ci/run`).
+pub fn available(servers: &[Server]) -> bool {
+    for s in servers {
+        let (ok, package) = match s {
+            Server::Postgres => (postgres_installed(), "postgresql"),
+            Server::Mysql => (mysql_installed(), "mariadb-server"),
+        };
+        if !ok {
+            if std::env::var_os("CI").is_some() {
+                panic!("the Debian package {package} is not installed; CI must install it (.ci/run)");
+            }
+            eprintln!("note: skipped: the Debian package {package} is not installed");
+            return false;
+        }
+    }
+    true
+}
+
+/// A private directory for one test: `scratch/` is `--dir`, `results/r.db` the store. Both and
+/// the root are mode 0755 so the servers' system users can reach their data directories.
+pub struct Sandbox {
+    root: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::Builder::new()
+            .prefix("litebench-servers-")
+            .tempdir()
+            .expect("create a temporary directory");
+        for d in ["scratch", "results", "cwd"] {
+            std::fs::create_dir(root.path().join(d)).expect("create sandbox subdirectory");
+        }
+        for d in [root.path().to_path_buf(), root.path().join("scratch")] {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).expect("chmod 0755");
+        }
+        Sandbox { root }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    pub fn scratch(&self) -> PathBuf {
+        self.root().join("scratch")
+    }
+
+    pub fn results(&self) -> PathBuf {
+        self.root().join("results").join("r.db")
+    }
+
+    /// `litebench run ARGS --dir <scratch> --results <store>`, isolated in the sandbox.
+    pub fn run(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(bin());
+        cmd.current_dir(self.root().join("cwd"))
+            .env("LITEBENCH_RESULTS", self.root().join("cwd/default-results.db"))
+            .env("XDG_DATA_HOME", self.root().join("cwd/xdg"))
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("LITEBENCH_PG_BIN")
+            .env_remove("LITEBENCH_PG_PORT")
+            .env_remove("LITEBENCH_MYSQL_BIN")
+            .env_remove("LITEBENCH_MYSQL_PORT")
+            .arg("run")
+            .args(args)
+            .arg("--dir")
+            .arg(self.scratch())
+            .arg("--results")
+            .arg(self.results());
+        cmd
+    }
+
+    /// `litebench show ARGS --results <store>`.
+    pub fn show(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(bin());
+        cmd.current_dir(self.root().join("cwd"))
+            .arg("show")
+            .args(args)
+            .arg("--results")
+            .arg(self.results());
+        cmd
+    }
+
+    /// Asserts that no process started for this sandbox survives (by command line or working
+    /// directory) and that the scratch directory is empty.
+    pub fn assert_clean(&self, context: &str) {
+        let left = processes_under(self.root());
+        assert!(left.is_empty(), "{context}: processes left running: {left:?}");
+        let files: Vec<String> = std::fs::read_dir(self.scratch())
+            .expect("list scratch")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(files.is_empty(), "{context}: scratch directory not empty: {files:?}");
+    }
+}
+
+/// Processes whose command line mentions `dir` or whose working directory is inside it.
+pub fn processes_under(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().into_owned();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").filter_map(Result::ok) {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        let in_dir = std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(dir));
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").map(|(_, r)| r.starts_with('Z')))
+            .unwrap_or(false);
+        if zombie {
+            continue;
+        }
+        // The test's own litebench (cwd in the sandbox) is waited for before this check.
+        if (cmdline.contains(&needle) || in_dir) && !cmdline.is_empty() {
+            out.push(format!("{pid}: {}", cmdline.trim()));
+        }
+    }
+    out
+}
+
+/// What a finished command printed.
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Finished {
+    pub fn describe(&self) -> String {
+        format!(
+            "status: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", self.describe()))
+    }
+
+    pub fn assert_success(&self) -> serde_json::Value {
+        assert!(!self.stderr.contains("panicked"), "{}", self.describe());
+        assert_eq!(self.status.code(), Some(0), "expected success\n{}", self.describe());
+        self.json()
+    }
+
+    /// Exit code 2 and exactly one `error:` line on stderr (besides the RAM-filesystem warning),
+    /// containing every one of `parts`. Returns the line.
+    pub fn assert_error_line(&self, parts: &[&str]) -> String {
+        assert!(!self.stderr.contains("panicked"), "{}", self.describe());
+        assert_eq!(self.status.code(), Some(2), "expected exit code 2\n{}", self.describe());
+        let lines: Vec<&str> = self
+            .stderr
+            .lines()
+            .filter(|l| !(l.starts_with("warning: ") && l.contains("RAM filesystem")))
+            .collect();
+        assert_eq!(lines.len(), 1, "expected one error line\n{}", self.describe());
+        assert!(lines[0].starts_with("error: "), "{}", self.describe());
+        for p in parts {
+            assert!(lines[0].contains(p), "error line lacks {p:?}\n{}", self.describe());
+        }
+        lines[0].to_string()
+    }
+}
+
+/// A started litebench that is killed if the test ends first.
+pub struct Running {
+    child: Option<Child>,
+}
+
+impl Running {
+    pub fn start(mut cmd: Command) -> Running {
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start litebench");
+        Running { child: Some(child) }
+    }
+
+    pub fn pid(&self) -> libc::pid_t {
+        self.child.as_ref().expect("child").id() as libc::pid_t
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.as_mut().expect("child").try_wait(), Ok(None))
+    }
+
+    pub fn signal(&self, sig: libc::c_int) {
+        // SAFETY: signalling our own child, not yet reaped.
+        let rc = unsafe { libc::kill(self.pid(), sig) };
+        assert_eq!(rc, 0, "kill: {}", std::io::Error::last_os_error());
+    }
+
+    /// Waits for the exit (at most `limit`), collecting the output.
+    pub fn finish(mut self, limit: Duration) -> Finished {
+        let mut child = self.child.take().expect("child");
+        // Drain the pipes in threads so a chatty child cannot block on a full pipe.
+        let mut out_pipe = child.stdout.take().expect("stdout");
+        let mut err_pipe = child.stderr.take().expect("stderr");
+        let out = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut out_pipe, &mut s);
+            s
+        });
+        let err = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = std::io::Read::read_to_string(&mut err_pipe, &mut s);
+            s
+        });
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(s) = child.try_wait().expect("wait") {
+                break s;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("litebench did not exit within {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        Finished {
+            status,
+            stdout: out.join().unwrap_or_default(),
+            stderr: err.join().unwrap_or_default(),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Runs a command to completion within [`TIMEOUT`].
+pub fn run(cmd: Command) -> Finished {
+    Running::start(cmd).finish(TIMEOUT)
+}
+
+/// Polls the store until the running run has stored `n` trials.
+pub fn wait_for_trials(sb: &Sandbox, run: &mut Running, n: u64, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    loop {
+        assert!(run.is_running(), "litebench exited before the test acted");
+        if sb.results().is_file() {
+            if let Ok(out) = sb.show(&["--list", "--format", "json"]).output() {
+                if out.status.success() {
+                    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+                    if v[0]["trials"].as_u64().unwrap_or(0) >= n {
+                        return;
+                    }
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "no {n} trials stored within {limit:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The readings of knob `name` in every trial of configuration `config`.
+pub fn readings(v: &serde_json::Value, config: u64, name: &str) -> Vec<(Option<String>, Option<String>)> {
+    v["trials"]
+        .as_array()
+        .expect("trials")
+        .iter()
+        .filter(|t| t["config"] == config)
+        .map(|t| {
+            let k = t["knobs"]
+                .as_array()
+                .expect("knobs")
+                .iter()
+                .find(|k| k["name"] == name)
+                .unwrap_or_else(|| panic!("no reading of {name} in {t:#}"));
+            (
+                k["requested"].as_str().map(str::to_string),
+                k["effective"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+/// Index of the configuration labelled `label`.
+pub fn config_index(v: &serde_json::Value, label: &str) -> u64 {
+    v["manifest"]["configs"]
+        .as_array()
+        .expect("configs")
+        .iter()
+        .find(|c| c["label"] == label)
+        .unwrap_or_else(|| panic!("no configuration {label:?} in {:#}", v["manifest"]["configs"]))["index"]
+        .as_u64()
+        .expect("index")
+}
