@@ -140,8 +140,16 @@ fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 r.ratio_to_first.map_or("-".into(), |x| format!("{x:.2}x")),
                 fmt_num(r.latency_p50_us),
                 fmt_num(r.latency_p99_us),
-                fmt_num(r.syncs_per_tx),
-                fmt_num(r.write_bytes_per_tx / 1024.0),
+                if r.io_counted {
+                    fmt_num(r.syncs_per_tx)
+                } else {
+                    "-".into()
+                },
+                if r.io_counted {
+                    fmt_num(r.write_bytes_per_tx / 1024.0)
+                } else {
+                    "-".into()
+                },
                 r.sync_bound_tps.map_or("-".into(), fmt_num),
             ]
         })

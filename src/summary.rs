@@ -52,6 +52,10 @@ pub struct SummaryRow {
     pub latency_p99_us: f64,
     pub latency_p999_us: f64,
     pub latency_max_us: f64,
+    /// Whether litebench counts this engine's I/O (the VFS shim: SQLite builds). When false,
+    /// the per-transaction I/O fields below are 0 because nothing was counted, not because
+    /// nothing happened; tables print `-`.
+    pub io_counted: bool,
     /// fsync/fdatasync system calls per transaction (file syncs plus directory syncs).
     pub syncs_per_tx: f64,
     /// File syncs (`xSync`) per transaction.
@@ -167,6 +171,10 @@ fn row(manifest: &Manifest, config: usize, operation: &str, trials: &[&TrialReco
         latency_p99_us: us(lat.p99_ns as f64),
         latency_p999_us: us(lat.p999_ns as f64),
         latency_max_us: us(lat.max_ns as f64),
+        io_counted: manifest
+            .engines
+            .iter()
+            .any(|e| e.label == cfg.engine && e.sqlite.is_some()),
         syncs_per_tx,
         file_syncs_per_tx: per_tx(&|io| io.total().syncs),
         write_bytes_per_tx: per_tx(&|io| io.total().write_bytes),

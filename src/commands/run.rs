@@ -589,7 +589,8 @@ struct ComparisonRow {
     tps_ci95_low: Option<f64>,
     tps_ci95_high: Option<f64>,
     time_ms_median: f64,
-    syncs_per_tx: f64,
+    /// None for engines whose I/O litebench does not count.
+    syncs_per_tx: Option<f64>,
 }
 
 fn comparison_rows(ends: &[JobEnd]) -> Vec<ComparisonRow> {
@@ -616,7 +617,7 @@ fn comparison_rows(ends: &[JobEnd]) -> Vec<ComparisonRow> {
                 tps_ci95_low: r.tps_ci95_low,
                 tps_ci95_high: r.tps_ci95_high,
                 time_ms_median: r.time_ms_median,
-                syncs_per_tx: r.syncs_per_tx,
+                syncs_per_tx: r.io_counted.then_some(r.syncs_per_tx),
             });
         }
     }
@@ -664,7 +665,7 @@ fn comparison_text(ends: &[JobEnd], groups: &[&Group], md: bool) -> String {
                 num(r.tps_median),
                 ci(r),
                 num(r.time_ms_median),
-                num(r.syncs_per_tx),
+                r.syncs_per_tx.map_or("-".into(), num),
                 r.knobs.clone(),
             ]
         })
