@@ -7,16 +7,9 @@
 //! the subquery test have no counterpart and are derived from the comparison's tables, indexes
 //! and query form (`SELECT count(*), avg(b) ...`). docs/workloads.md gives each derivation.
 
-use super::params::{ParamSpec, Params};
 use super::rlbench::create_schema_with_t3;
 use super::speedtest::{Gen, T};
-use super::suite::{self, Scale, Script, SCALE_PARAMS};
-use super::{Trial, Workload, WorkloadError};
-use crate::engine::{Connection, EngineError};
-use crate::recorder::Recorder;
-
-/// The workload.
-pub struct Acreve;
+use super::suite::{End, Scale, Script, ScriptSuite};
 
 /// The tests, numbered and titled as in Linaro's table ("wih" in test 13 corrected).
 pub const OPS: &[&str] = &[
@@ -97,45 +90,16 @@ pub fn script(scale: Scale, seed: u64) -> Script {
     g.finish()
 }
 
-impl Workload for Acreve {
-    fn name(&self) -> &'static str {
-        "acreve"
-    }
-
-    fn about(&self) -> &'static str {
-        "ACREVE benchmark (Android): 20 tests, the speed comparison's plus three INNER JOINs and a subquery test"
-    }
-
-    fn source(&self) -> &'static str {
-        "ACREVE SQLite benchmark, tests as listed by Linaro's SQLite Optimization page (2014); statements from SQLite's speed comparison, joins and subqueries derived"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        &SCALE_PARAMS
-    }
-
-    fn metric(&self) -> crate::pivot::Metric {
-        crate::pivot::Metric::Time
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        OPS
-    }
-
-    fn populate(&self, conn: &mut dyn Connection, _p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        create_schema_with_t3(conn)?;
-        Ok(0)
-    }
-
-    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        let s = script(Scale::of(trial.params), trial.seed);
-        suite::execute(self.name(), OPS, conn, &s, trial, rec)
-    }
-
-    fn verify(&self, conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
-        suite::verify_dropped(conn, self.name(), &["t1", "t2", "t3"])
-    }
-}
+/// The workload.
+pub static ACREVE: ScriptSuite = ScriptSuite {
+    name: "acreve",
+    about: "ACREVE benchmark (Android): 20 tests, the speed comparison's plus three INNER JOINs and a subquery test",
+    source: "ACREVE SQLite benchmark, tests as listed by Linaro's SQLite Optimization page (2014); statements from SQLite's speed comparison, joins and subqueries derived",
+    operations: OPS,
+    script,
+    schema: create_schema_with_t3,
+    end: End::Dropped(&["t1", "t2", "t3"]),
+};
 
 #[cfg(test)]
 mod tests {

@@ -12,15 +12,9 @@
 //! Linaro's update and delete times equal its insert times). The table starts empty and ends
 //! empty.
 
-use super::params::{ParamSpec, Params};
 use super::speedtest::{create_table, Gen, T};
-use super::suite::{self, Scale, Script, SCALE_PARAMS};
-use super::{Trial, Workload, WorkloadError};
+use super::suite::{End, Scale, Script, ScriptSuite};
 use crate::engine::{Connection, EngineError};
-use crate::recorder::Recorder;
-
-/// The workload.
-pub struct AndroBench;
 
 /// The tests, numbered and titled as in Linaro's table.
 pub const OPS: &[&str] = &["01 1000 INSERTs", "02 1000 UPDATEs", "03 1000 DELETEs"];
@@ -39,45 +33,21 @@ pub fn script(scale: Scale, seed: u64) -> Script {
     g.finish()
 }
 
-impl Workload for AndroBench {
-    fn name(&self) -> &'static str {
-        "androbench"
-    }
-
-    fn about(&self) -> &'static str {
-        "AndroBench's SQLite test: 1000 INSERTs, 1000 UPDATEs, 1000 DELETEs, each its own transaction, on an empty table"
-    }
-
-    fn source(&self) -> &'static str {
-        "AndroBench (Kim and Kim, 2012), tests as listed by Linaro (2014) and APSys'17 Table 1; statements derived from SQLite's speed comparison"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        &SCALE_PARAMS
-    }
-
-    fn metric(&self) -> crate::pivot::Metric {
-        crate::pivot::Metric::Time
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        OPS
-    }
-
-    fn populate(&self, conn: &mut dyn Connection, _p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        conn.execute_batch(&create_table(T::T1))?;
-        Ok(0)
-    }
-
-    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        let s = script(Scale::of(trial.params), trial.seed);
-        suite::execute(self.name(), OPS, conn, &s, trial, rec)
-    }
-
-    fn verify(&self, conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
-        suite::verify_count(conn, self.name(), "t1", 0)
-    }
+/// The template holds t1, empty.
+fn schema(conn: &mut dyn Connection) -> Result<(), EngineError> {
+    conn.execute_batch(&create_table(T::T1))
 }
+
+/// The workload.
+pub static ANDROBENCH: ScriptSuite = ScriptSuite {
+    name: "androbench",
+    about: "AndroBench's SQLite test: 1000 INSERTs, 1000 UPDATEs, 1000 DELETEs, each its own transaction, on an empty table",
+    source: "AndroBench (Kim and Kim, 2012), tests as listed by Linaro (2014) and APSys'17 Table 1; statements derived from SQLite's speed comparison",
+    operations: OPS,
+    script,
+    schema: schema,
+    end: End::Empty("t1"),
+};
 
 #[cfg(test)]
 mod tests {

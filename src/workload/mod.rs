@@ -81,16 +81,17 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    &[
+    static ALL: [&dyn Workload; 8] = [
         &crud::Crud,
         &tatp::Tatp,
-        &speedtest::Speedtest,
-        &rlbench::RlBench,
-        &acreve::Acreve,
-        &sqlite_benchmark::SqliteBenchmark,
-        &androbench::AndroBench,
+        &speedtest::SPEEDTEST,
+        &rlbench::RLBENCH,
+        &acreve::ACREVE,
+        &sqlite_benchmark::SQLITE_BENCHMARK,
+        &androbench::ANDROBENCH,
         &mobibench::Mobibench,
-    ]
+    ];
+    &ALL
 }
 
 /// Finds a workload by name.

@@ -9,15 +9,9 @@
 //! index of the later comparison (`t3`, `CREATE INDEX i3 ON t3(c)`). docs/workloads.md has the
 //! mapping.
 
-use super::params::{ParamSpec, Params};
 use super::speedtest::{create_table, Gen, T};
-use super::suite::{self, Scale, Script, SCALE_PARAMS};
-use super::{Trial, Workload, WorkloadError};
+use super::suite::{End, Scale, Script, ScriptSuite};
 use crate::engine::{Connection, EngineError};
-use crate::recorder::Recorder;
-
-/// The workload.
-pub struct RlBench;
 
 /// The tests, numbered and titled as in Linaro's table.
 pub const OPS: &[&str] = &[
@@ -77,45 +71,16 @@ pub fn create_schema_with_t3(conn: &mut dyn Connection) -> Result<(), EngineErro
     conn.execute_batch("CREATE INDEX i3 ON t3(c)")
 }
 
-impl Workload for RlBench {
-    fn name(&self) -> &'static str {
-        "rlbench"
-    }
-
-    fn about(&self) -> &'static str {
-        "RL Benchmark (Android): 13 tests taken from SQLite's speed comparison, plus inserts into an indexed table"
-    }
-
-    fn source(&self) -> &'static str {
-        "RL Benchmark: SQLite (com.redlicense.benchmark.sqlite), tests as listed by Linaro's SQLite Optimization page (2014); statements from SQLite's speed comparison"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        &SCALE_PARAMS
-    }
-
-    fn metric(&self) -> crate::pivot::Metric {
-        crate::pivot::Metric::Time
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        OPS
-    }
-
-    fn populate(&self, conn: &mut dyn Connection, _p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        create_schema_with_t3(conn)?;
-        Ok(0)
-    }
-
-    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        let s = script(Scale::of(trial.params), trial.seed);
-        suite::execute(self.name(), OPS, conn, &s, trial, rec)
-    }
-
-    fn verify(&self, conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
-        suite::verify_dropped(conn, self.name(), &["t1", "t2", "t3"])
-    }
-}
+/// The workload.
+pub static RLBENCH: ScriptSuite = ScriptSuite {
+    name: "rlbench",
+    about: "RL Benchmark (Android): 13 tests taken from SQLite's speed comparison, plus inserts into an indexed table",
+    source: "RL Benchmark: SQLite (com.redlicense.benchmark.sqlite), tests as listed by Linaro's SQLite Optimization page (2014); statements from SQLite's speed comparison",
+    operations: OPS,
+    script,
+    schema: create_schema_with_t3,
+    end: End::Dropped(&["t1", "t2", "t3"]),
+};
 
 #[cfg(test)]
 mod tests {

@@ -12,17 +12,12 @@
 //! before the trial runs.
 
 use super::numbers::number_name;
-use super::params::{ParamSpec, Params};
-use super::suite::{self, Args, Check, Scale, Script, Slot, Step, Test, SCALE_PARAMS};
-use super::{Trial, Workload, WorkloadError};
+use super::params::ParamSpec;
+use super::suite::{Args, Check, End, Scale, Script, ScriptSuite, Slot, Step, Test, SCALE_PARAMS};
 use crate::engine::{Connection, EngineError};
-use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
-
-/// The workload.
-pub struct Speedtest;
 
 /// The tests, numbered and titled as on the speed comparison page.
 pub const OPS: &[&str] = &[
@@ -502,47 +497,22 @@ pub fn script(scale: Scale, seed: u64) -> Script {
 /// `size` and `scale_percent`.
 pub const PARAMS: &[ParamSpec] = &SCALE_PARAMS;
 
-impl Workload for Speedtest {
-    fn name(&self) -> &'static str {
-        "speedtest"
-    }
-
-    fn about(&self) -> &'static str {
-        "SQLite's speed comparison (2002): 15 timed tests on t1/t2 with number-name text, as tool/speedtest.tcl runs them"
-    }
-
-    fn source(&self) -> &'static str {
-        "SQLite, Database Speed Comparison (speed.html from speed.tcl v1.8, 2002; tool/speedtest.tcl)"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-
-    fn metric(&self) -> crate::pivot::Metric {
-        crate::pivot::Metric::Time
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        OPS
-    }
-
-    fn populate(&self, conn: &mut dyn Connection, _p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        // The source creates t1 in test 1 and t2 in test 2; the template holds both, empty.
-        conn.execute_batch(&create_table(T::T1))?;
-        conn.execute_batch(&create_table(T::T2))?;
-        Ok(0)
-    }
-
-    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        let s = script(Scale::of(trial.params), trial.seed);
-        suite::execute(self.name(), OPS, conn, &s, trial, rec)
-    }
-
-    fn verify(&self, conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
-        suite::verify_dropped(conn, self.name(), &["t1", "t2"])
-    }
+/// The template holds t1 and t2, empty: the source creates t1 in test 1 and t2 in test 2.
+fn schema(conn: &mut dyn Connection) -> Result<(), EngineError> {
+    conn.execute_batch(&create_table(T::T1))?;
+    conn.execute_batch(&create_table(T::T2))
 }
+
+/// The workload.
+pub static SPEEDTEST: ScriptSuite = ScriptSuite {
+    name: "speedtest",
+    about: "SQLite's speed comparison (2002): 15 timed tests on t1/t2 with number-name text, as tool/speedtest.tcl runs them",
+    source: "SQLite, Database Speed Comparison (speed.html from speed.tcl v1.8, 2002; tool/speedtest.tcl)",
+    operations: OPS,
+    script,
+    schema: schema,
+    end: End::Dropped(&["t1", "t2"]),
+};
 
 #[cfg(test)]
 mod tests {

@@ -8,15 +8,9 @@
 //! single-row UPDATEs as its test 8, single-row aggregate SELECTs in the form of its test 6 and
 //! single-row DELETEs as its test 12, each addressed by the indexed column a.
 
-use super::params::{ParamSpec, Params};
 use super::speedtest::{create_table, Gen, T};
-use super::suite::{self, Scale, Script, SCALE_PARAMS};
-use super::{Trial, Workload, WorkloadError};
+use super::suite::{End, Scale, Script, ScriptSuite};
 use crate::engine::{Connection, EngineError};
-use crate::recorder::Recorder;
-
-/// The workload.
-pub struct SqliteBenchmark;
 
 /// The tests, numbered and titled as in Linaro's table.
 pub const OPS: &[&str] = &[
@@ -52,47 +46,22 @@ pub fn script(scale: Scale, seed: u64) -> Script {
     g.finish()
 }
 
-impl Workload for SqliteBenchmark {
-    fn name(&self) -> &'static str {
-        "sqlite-benchmark"
-    }
-
-    fn about(&self) -> &'static str {
-        "the SQLite Benchmark app (Android): 200/15000 inserts, 500/15000 updates, 15000 selects, 200/15000 deletes"
-    }
-
-    fn source(&self) -> &'static str {
-        "SQLite Benchmark (Android app), tests as listed by Linaro's SQLite Optimization page (2014); statements derived from SQLite's speed comparison"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        &SCALE_PARAMS
-    }
-
-    fn metric(&self) -> crate::pivot::Metric {
-        crate::pivot::Metric::Time
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        OPS
-    }
-
-    fn populate(&self, conn: &mut dyn Connection, _p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        conn.execute_batch(&create_table(T::T1))?;
-        conn.execute_batch("CREATE INDEX i1a ON t1(a)")?;
-        Ok(0)
-    }
-
-    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        let s = script(Scale::of(trial.params), trial.seed);
-        suite::execute(self.name(), OPS, conn, &s, trial, rec)
-    }
-
-    fn verify(&self, conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
-        // Every inserted row is deleted again.
-        suite::verify_count(conn, self.name(), "t1", 0)
-    }
+/// The template holds t1 with its index on a, empty.
+fn schema(conn: &mut dyn Connection) -> Result<(), EngineError> {
+    conn.execute_batch(&create_table(T::T1))?;
+    conn.execute_batch("CREATE INDEX i1a ON t1(a)")
 }
+
+/// The workload.
+pub static SQLITE_BENCHMARK: ScriptSuite = ScriptSuite {
+    name: "sqlite-benchmark",
+    about: "the SQLite Benchmark app (Android): 200/15000 inserts, 500/15000 updates, 15000 selects, 200/15000 deletes",
+    source: "SQLite Benchmark (Android app), tests as listed by Linaro's SQLite Optimization page (2014); statements derived from SQLite's speed comparison",
+    operations: OPS,
+    script,
+    schema: schema,
+    end: End::Empty("t1"),
+};
 
 #[cfg(test)]
 mod tests {

@@ -14,7 +14,7 @@
 //! costs nothing next to a statement, so the checks stay inside the timed loop.
 
 use super::params::{ParamKind, ParamSpec, Params};
-use super::{Trial, WorkloadError};
+use super::{Trial, Workload, WorkloadError};
 use crate::engine::{Connection, Dialect, EngineError, StmtId, Value};
 use crate::recorder::Recorder;
 use std::sync::atomic::Ordering;
@@ -373,5 +373,72 @@ mod tests {
             ],
         });
         assert_eq!(s.statements(), 4);
+    }
+}
+
+/// How a script suite's database must look after a trial.
+#[derive(Debug, Clone, Copy)]
+pub enum End {
+    /// The suite drops these tables in its last test.
+    Dropped(&'static [&'static str]),
+    /// Every row inserted into this table is deleted again.
+    Empty(&'static str),
+}
+
+/// A suite of numbered, scaled tests generated as a [`Script`]: the speed comparison and the
+/// mobile tools derived from it. Each suite differs only in these fields, so they share one
+/// [`Workload`] implementation.
+pub struct ScriptSuite {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub source: &'static str,
+    pub operations: &'static [&'static str],
+    /// The statements of a trial, from its scale and seed.
+    pub script: fn(Scale, u64) -> Script,
+    /// Creates the (empty) schema of the template.
+    pub schema: fn(&mut dyn Connection) -> Result<(), EngineError>,
+    pub end: End,
+}
+
+impl Workload for ScriptSuite {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn about(&self) -> &'static str {
+        self.about
+    }
+
+    fn source(&self) -> &'static str {
+        self.source
+    }
+
+    fn params(&self) -> &'static [ParamSpec] {
+        &SCALE_PARAMS
+    }
+
+    fn metric(&self) -> crate::pivot::Metric {
+        crate::pivot::Metric::Time
+    }
+
+    fn operations(&self) -> &'static [&'static str] {
+        self.operations
+    }
+
+    fn populate(&self, conn: &mut dyn Connection, _p: &Params, _seed: u64) -> Result<u64, EngineError> {
+        (self.schema)(conn)?;
+        Ok(0)
+    }
+
+    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        let s = (self.script)(Scale::of(trial.params), trial.seed);
+        execute(self.name, self.operations, conn, &s, trial, rec)
+    }
+
+    fn verify(&self, conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
+        match self.end {
+            End::Dropped(tables) => verify_dropped(conn, self.name, tables),
+            End::Empty(table) => verify_count(conn, self.name, table, 0),
+        }
     }
 }
