@@ -274,36 +274,13 @@ impl Engine for DuckEngine {
     }
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
-        let mut out = Vec::new();
-        let read = |conn: &mut dyn Connection, name: &str| -> Result<Option<String>, EngineError> {
-            Ok(conn
-                .query(&format!("SELECT current_setting('{name}')"))?
-                .into_iter()
-                .next()
-                .and_then(|r| r.into_iter().next().flatten()))
-        };
-        for spec in DUCKDB_KNOBS {
-            let requested = knobs.get(spec.name).map(str::to_string);
-            let raw = read(conn, spec.name)?;
-            let effective = match (spec.name, &requested, raw) {
-                ("memory_limit", Some(req), Some(eff)) if same_size(req, &eff) => Some(req.clone()),
+        crate::knob::read_back(DUCKDB_KNOBS, PREFIX, knobs, |name, requested| {
+            let raw = conn.query_value(&format!("SELECT current_setting('{name}')"))?;
+            Ok(match (name, requested, raw) {
+                ("memory_limit", Some(req), Some(eff)) if same_size(req, &eff) => Some(req.to_string()),
                 (_, _, raw) => raw,
-            };
-            out.push(KnobReading {
-                name: spec.name.into(),
-                requested,
-                effective,
-            });
-        }
-        for k in knobs.0.iter().filter(|k| k.name.starts_with(PREFIX)) {
-            let raw = read(conn, k.setting_name(PREFIX))?;
-            out.push(KnobReading {
-                name: k.name.clone(),
-                requested: Some(k.value.clone()),
-                effective: raw,
-            });
-        }
-        Ok(out)
+            })
+        })
     }
 
     fn knob_hint(&self, knob: &str) -> String {

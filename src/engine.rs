@@ -80,6 +80,15 @@ pub trait Connection {
     fn run(&mut self, stmt: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError>;
     /// Runs a query and returns every row as text (`None` for NULL). Not for timed loops.
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError>;
+    /// The first column of the first row of a query (`None`: no row, or NULL). Not for timed
+    /// loops.
+    fn query_value(&mut self, sql: &str) -> Result<Option<String>, EngineError> {
+        Ok(self
+            .query(sql)?
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten()))
+    }
 }
 
 /// A database an engine created for litebench: a file in the scratch directory, a database on

@@ -465,6 +465,36 @@ pub fn passthrough_matches(requested: &str, effective: &str) -> bool {
     norm(requested) == norm(effective)
 }
 
+/// Reads back every knob of an engine's table and every pass-through setting of `knobs`.
+/// `read(name, requested)` asks the engine in its own way (PRAGMA, SHOW, SELECT @@...);
+/// named knobs are then put in canonical form, pass-through values are kept as read.
+pub fn read_back<E>(
+    specs: &'static [KnobSpec],
+    prefix: &str,
+    knobs: &KnobSet,
+    mut read: impl FnMut(&str, Option<&str>) -> Result<Option<String>, E>,
+) -> Result<Vec<KnobReading>, E> {
+    let mut out = Vec::new();
+    for spec in specs {
+        let requested = knobs.get(spec.name);
+        let raw = read(spec.name, requested)?;
+        out.push(KnobReading {
+            name: spec.name.to_string(),
+            requested: requested.map(str::to_string),
+            effective: raw.map(|r| spec.kind.readback(&r)),
+        });
+    }
+    for k in knobs.0.iter().filter(|k| k.name.starts_with(prefix)) {
+        let raw = read(k.setting_name(prefix), Some(&k.value))?;
+        out.push(KnobReading {
+            name: k.name.clone(),
+            requested: Some(k.value.clone()),
+            effective: raw,
+        });
+    }
+    Ok(out)
+}
+
 /// Fails on the first requested knob whose effective value differs from the request. A
 /// pass-through setting that reads back nothing cannot be verified and stays as recorded (the
 /// report warns about it). `hint` explains, per knob, why a value may not take.

@@ -26,7 +26,7 @@ use super::{
 };
 use crate::engine::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
-use crate::knob::{KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
+use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use mysql::consts::CapabilityFlags;
@@ -550,25 +550,14 @@ impl Engine for MysqlEngine {
     }
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
-        let mut out = Vec::new();
-        for spec in MYSQL_KNOBS {
-            let raw = first_value(conn.query(&format!("SELECT @@GLOBAL.{}", spec.name))?);
-            out.push(KnobReading {
-                name: spec.name.to_string(),
-                requested: knobs.get(spec.name).map(str::to_string),
-                effective: raw.map(|r| spec.kind.readback(&r)),
-            });
-        }
-        for k in knobs.0.iter().filter(|k| k.name.starts_with(PASSTHROUGH_PREFIX)) {
-            // `@@name`: the session value where there is one, else the global value.
-            let raw = first_value(conn.query(&format!("SELECT @@{}", k.setting_name(PASSTHROUGH_PREFIX)))?);
-            out.push(KnobReading {
-                name: k.name.clone(),
-                requested: Some(k.value.clone()),
-                effective: raw,
-            });
-        }
-        Ok(out)
+        crate::knob::read_back(MYSQL_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| {
+            if find_spec(MYSQL_KNOBS, name).is_some() {
+                conn.query_value(&format!("SELECT @@GLOBAL.{name}"))
+            } else {
+                // `@@name`: the session value where there is one, else the global value.
+                conn.query_value(&format!("SELECT @@{name}"))
+            }
+        })
     }
 
     fn knob_hint(&self, knob: &str) -> String {

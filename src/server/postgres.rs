@@ -27,7 +27,7 @@ use super::{
 };
 use crate::engine::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
-use crate::knob::{KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
+use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use bytes::BytesMut;
@@ -577,35 +577,22 @@ impl Engine for PostgresEngine {
     }
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
-        let mut out = Vec::new();
-        for spec in POSTGRES_KNOBS {
-            let raw = first_value(conn.query(&format!("SHOW {}", spec.name))?);
-            out.push(KnobReading {
-                name: spec.name.to_string(),
-                requested: knobs.get(spec.name).map(str::to_string),
-                effective: raw.map(|r| spec.kind.readback(&r)),
-            });
-        }
-        for k in knobs.0.iter().filter(|k| k.name.starts_with(PASSTHROUGH_PREFIX)) {
-            let name = k.setting_name(PASSTHROUGH_PREFIX);
-            let shown = first_value(conn.query(&format!("SHOW {name}"))?);
+        crate::knob::read_back(POSTGRES_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, requested| {
+            let shown = conn.query_value(&format!("SHOW {name}"))?;
+            if find_spec(POSTGRES_KNOBS, name).is_some() {
+                return Ok(shown);
+            }
             // SHOW answers with units (64MB); pg_settings in the base unit (8192 for 64MB of
             // 8kB pages). Either spelling of the requested value counts as taking effect.
             let base = conn
-                .query(&format!("SELECT setting FROM pg_settings WHERE name = '{name}'"))
+                .query_value(&format!("SELECT setting FROM pg_settings WHERE name = '{name}'"))
                 .ok()
-                .and_then(first_value);
-            let effective = match (&shown, &base) {
-                (_, Some(b)) if crate::knob::passthrough_matches(&k.value, b) => Some(b.clone()),
+                .flatten();
+            Ok(match (requested, base) {
+                (Some(r), Some(b)) if crate::knob::passthrough_matches(r, &b) => Some(b),
                 _ => shown,
-            };
-            out.push(KnobReading {
-                name: k.name.clone(),
-                requested: Some(k.value.clone()),
-                effective,
-            });
-        }
-        Ok(out)
+            })
+        })
     }
 
     fn knob_hint(&self, knob: &str) -> String {

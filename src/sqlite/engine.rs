@@ -76,10 +76,6 @@ impl SqliteEngine {
     }
 }
 
-fn first_value(rows: Vec<Vec<Option<String>>>) -> Option<String> {
-    rows.into_iter().next().and_then(|r| r.into_iter().next().flatten())
-}
-
 impl Engine for SqliteEngine {
     fn label(&self) -> &str {
         &self.label
@@ -163,24 +159,9 @@ impl Engine for SqliteEngine {
     }
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
-        let mut out = Vec::new();
-        for spec in SQLITE_KNOBS {
-            let raw = first_value(conn.query(&format!("PRAGMA {}", spec.name))?);
-            out.push(KnobReading {
-                name: spec.name.to_string(),
-                requested: knobs.get(spec.name).map(str::to_string),
-                effective: raw.map(|r| spec.kind.readback(&r)),
-            });
-        }
-        for k in knobs.0.iter().filter(|k| k.name.starts_with(PASSTHROUGH_PREFIX)) {
-            let raw = first_value(conn.query(&format!("PRAGMA {}", k.setting_name(PASSTHROUGH_PREFIX)))?);
-            out.push(KnobReading {
-                name: k.name.clone(),
-                requested: Some(k.value.clone()),
-                effective: raw,
-            });
-        }
-        Ok(out)
+        crate::knob::read_back(SQLITE_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| {
+            conn.query_value(&format!("PRAGMA {name}"))
+        })
     }
 
     fn knob_hint(&self, knob: &str) -> String {
