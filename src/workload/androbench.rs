@@ -45,7 +45,7 @@ pub static ANDROBENCH: ScriptSuite = ScriptSuite {
     source: "AndroBench (Kim and Kim, 2012), tests as listed by Linaro (2014) and APSys'17 Table 1; statements derived from SQLite's speed comparison",
     operations: OPS,
     script,
-    schema: schema,
+    schema,
     end: End::Empty("t1"),
 };
 

@@ -510,7 +510,7 @@ pub static SPEEDTEST: ScriptSuite = ScriptSuite {
     source: "SQLite, Database Speed Comparison (speed.html from speed.tcl v1.8, 2002; tool/speedtest.tcl)",
     operations: OPS,
     script,
-    schema: schema,
+    schema,
     end: End::Dropped(&["t1", "t2"]),
 };
 

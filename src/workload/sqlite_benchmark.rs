@@ -59,7 +59,7 @@ pub static SQLITE_BENCHMARK: ScriptSuite = ScriptSuite {
     source: "SQLite Benchmark (Android app), tests as listed by Linaro's SQLite Optimization page (2014); statements derived from SQLite's speed comparison",
     operations: OPS,
     script,
-    schema: schema,
+    schema,
     end: End::Empty("t1"),
 };
 
