@@ -41,6 +41,9 @@ pub struct Recorder {
     /// The operation type I/O is attributed to by [`Recorder::attribute_io`], and the counters
     /// when it started.
     io_owner: Option<(usize, IoSnapshot)>,
+    /// The operation stopwatch: the calibrated clock and its last reading (see [`Recorder::lap`]).
+    clock: &'static crate::clock::Clock,
+    lap_start: u64,
 }
 
 impl Recorder {
@@ -48,8 +51,10 @@ impl Recorder {
     /// (`None` for engines without a VFS).
     pub fn new(names: &[&'static str], counters: Option<Arc<IoCounters>>) -> Recorder {
         // Calibrate the operation clock now, outside any timed phase.
-        crate::clock::clock();
+        let clock = crate::clock::clock();
         Recorder {
+            clock,
+            lap_start: clock.now(),
             ops: names
                 .iter()
                 .map(|n| OpState {
@@ -119,10 +124,25 @@ impl Recorder {
         self.record_outcome(op, latency, true);
     }
 
-    /// Records one successful operation whose latency is already in nanoseconds (from
-    /// [`crate::clock::Clock::ns_between`], the cheapest way to time a tight loop).
+    /// Starts the operation stopwatch: the next [`Recorder::lap`] times from here.
     #[inline]
-    pub fn record_ns(&mut self, op: usize, ns: u64) {
+    pub fn mark(&mut self) {
+        self.lap_start = self.clock.now();
+    }
+
+    /// Records one successful operation of type `op`, timed from the last `mark` or `lap`, and
+    /// restarts the stopwatch: one reading of the calibrated clock per operation, the cheapest
+    /// way to time a tight loop.
+    #[inline]
+    pub fn lap(&mut self, op: usize) {
+        let now = self.clock.now();
+        let ns = self.clock.ns_between(self.lap_start, now);
+        self.lap_start = now;
+        self.record_ns(op, ns);
+    }
+
+    #[inline]
+    fn record_ns(&mut self, op: usize, ns: u64) {
         let s = &mut self.ops[op];
         s.ops += 1;
         s.succeeded += 1;

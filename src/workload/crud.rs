@@ -238,9 +238,8 @@ impl Workload for Crud {
             ];
             let mut value_index = 0;
             for (op, stmt, ids) in phases {
-                let clock = crate::clock::clock();
                 rec.phase(op);
-                let mut t = clock.now();
+                rec.mark();
                 for id in ids {
                     if stop.load(Ordering::Relaxed) {
                         return Err(WorkloadError::Interrupted);
@@ -256,9 +255,7 @@ impl Workload for Crud {
                             conn.run(stmt, &[Value::Text(v), Value::Int(*id)])?
                         }
                     };
-                    let now = clock.now();
-                    rec.record_ns(op, clock.ns_between(t, now));
-                    t = now;
+                    rec.lap(op);
                     if changed != 1 {
                         return Err(WorkloadError::Verification {
                             workload: "crud".into(),

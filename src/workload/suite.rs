@@ -18,7 +18,6 @@ use super::{Trial, Workload, WorkloadError};
 use crate::engine::{Connection, Dialect, EngineError, StmtId, Value};
 use crate::recorder::Recorder;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 /// Where a prepared statement's parameter comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,7 +271,7 @@ pub fn execute(
         if test.tx {
             conn.execute_batch("BEGIN")?;
         }
-        let mut t = Instant::now();
+        rec.mark();
         for (si, step) in test.steps.iter().enumerate() {
             match step {
                 Step::Exec(sql) => {
@@ -280,9 +279,7 @@ pub fn execute(
                         return Err(WorkloadError::Interrupted);
                     }
                     conn.execute_batch(sql)?;
-                    let now = Instant::now();
-                    rec.record(op, now - t);
-                    t = now;
+                    rec.lap(op);
                 }
                 Step::Run {
                     stmt,
@@ -304,9 +301,7 @@ pub fn execute(
                             };
                         }
                         let got = conn.run(id, &vals[..bind.len()])?;
-                        let now = Instant::now();
-                        rec.record(op, now - t);
-                        t = now;
+                        rec.lap(op);
                         if a.expect >= 0 {
                             let want = a.expect as u64;
                             let ok = match check {
