@@ -136,17 +136,9 @@ impl Store {
             path: path.to_path_buf(),
             reason,
         };
-        if path.is_dir() {
-            return Err(open_err("is a directory; give a file path such as results.db".into()));
-        }
+        check_path(path, explicit)?;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.is_dir() {
-                if explicit {
-                    return Err(open_err(format!(
-                        "directory {} does not exist; create it or choose another path",
-                        parent.display()
-                    )));
-                }
                 std::fs::create_dir_all(parent)
                     .map_err(|e| open_err(format!("cannot create {}: {e}", parent.display())))?;
             }
