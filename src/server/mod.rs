@@ -288,6 +288,43 @@ pub fn wanted_settings(knobs: &crate::knob::KnobSet, specs: &[crate::knob::KnobS
     out
 }
 
+/// What a server engine records about itself in the manifest: where its data lives, its port,
+/// the settings of note as the server reports them (`show` turns a setting name into the query
+/// that reads it), and either the user's URL or how litebench started the server.
+#[allow(clippy::too_many_arguments)]
+pub fn describe(
+    admin: &mut dyn crate::engine::Connection,
+    settings_of_note: &[&str],
+    show: impl Fn(&str) -> String,
+    data_dir: Option<&Path>,
+    port: u16,
+    url: Option<&str>,
+    launch: serde_json::Value,
+    run_as: Option<&RunAs>,
+) -> serde_json::Value {
+    let mut settings = serde_json::Map::new();
+    for s in settings_of_note {
+        if let Ok(Some(v)) = admin.query_value(&show(s)) {
+            settings.insert((*s).into(), v.into());
+        }
+    }
+    let mut details = serde_json::json!({
+        "data_dir": data_dir.map_or_else(|| "external".to_string(), |d| d.display().to_string()),
+        "port": port,
+        "settings": settings,
+    });
+    match url {
+        Some(u) => details["url"] = u.into(),
+        None => {
+            if let (Some(obj), serde_json::Value::Object(l)) = (details.as_object_mut(), launch) {
+                obj.extend(l);
+            }
+            details["server_user"] = run_as.map_or_else(|| "(the invoking user)".into(), |r| r.name.clone().into());
+        }
+    }
+    details
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -376,30 +376,16 @@ impl Engine for MysqlEngine {
     }
 
     fn info(&self) -> EngineInfo {
-        let mut admin = self.admin();
-        let mut settings = serde_json::Map::new();
-        for s in SETTINGS_OF_NOTE {
-            if let Ok(rows) = admin.query(&format!("SELECT @@GLOBAL.{s}")) {
-                if let Some(v) = first_value(rows) {
-                    settings.insert((*s).into(), v.into());
-                }
-            }
-        }
-        let mut details = serde_json::json!({
-            "data_dir": self.data_dir().map_or_else(|| "external".to_string(), |d| d.display().to_string()),
-            "port": self.port,
-            "settings": settings,
-        });
-        if let Some(u) = &self.url {
-            details["url"] = u.clone().into();
-        } else {
-            details["install_db_args"] = serde_json::json!(INSTALL_ARGS);
-            details["server_args"] = serde_json::json!(SERVER_ARGS);
-            details["server_user"] = self.run_as.as_ref().map_or_else(
-                || serde_json::Value::String("(the invoking user)".into()),
-                |r| r.name.clone().into(),
-            );
-        }
+        let details = super::describe(
+            &mut *self.admin(),
+            SETTINGS_OF_NOTE,
+            |s| format!("SELECT @@GLOBAL.{s}"),
+            self.data_dir().as_deref(),
+            self.port,
+            self.url.as_deref(),
+            serde_json::json!({ "install_db_args": INSTALL_ARGS, "server_args": SERVER_ARGS }),
+            self.run_as.as_ref(),
+        );
         EngineInfo {
             label: self.label.clone(),
             kind: "mysql".into(),
