@@ -8,9 +8,9 @@
 //! clock reading per phase. Run with `cargo bench --bench overhead` and read the ratio.
 
 use libsqlite3_sys as ffi;
-use litebench::engine::{DbRef, Engine};
+use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
+use litebench::engines::{DbRef, Engine};
 use litebench::recorder::Recorder;
-use litebench::sqlite::engine::{SqliteChoice, SqliteEngine};
 use litebench::workload::{crud::Crud, params, Connector, Trial, Workload, WorkloadError};
 use rand::{Rng, SeedableRng};
 use std::ffi::c_int;
@@ -25,7 +25,7 @@ const ROUNDS: usize = 30;
 struct NoMore;
 
 impl Connector for NoMore {
-    fn open(&self) -> Result<Box<dyn litebench::engine::Connection>, WorkloadError> {
+    fn open(&self) -> Result<Box<dyn litebench::engines::Connection>, WorkloadError> {
         unreachable!("crud uses one connection")
     }
 }

@@ -66,8 +66,8 @@ fn knob_values(manifest: &Manifest, trials: &[TrialRecord], names: &[&str]) -> O
 /// each configuration's first measured trial, every knob of its engine's table.
 fn server_durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
     let table = |kind: &str| match kind {
-        "postgres" => Some(crate::server::postgres::POSTGRES_KNOBS),
-        "mysql" => Some(crate::server::mysql::MYSQL_KNOBS),
+        "postgres" => Some(crate::engines::postgres::POSTGRES_KNOBS),
+        "mysql" => Some(crate::engines::mysql::MYSQL_KNOBS),
         _ => None,
     };
     let mut parts = Vec::new();

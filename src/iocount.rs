@@ -2,7 +2,7 @@
 //!
 //! The APSys'17 paper explains SQLite's journal modes by counting `fsync()` calls (1,000 inserts:
 //! 1,000 syncs in WAL mode, 5,000 in DELETE mode). litebench counts them for every trial instead
-//! of assuming them: the VFS shim ([`crate::sqlite::vfs`]) bumps these counters on every call it
+//! of assuming them: the VFS shim ([`crate::engines::sqlite::vfs`]) bumps these counters on every call it
 //! forwards, and the runner takes snapshots around each phase.
 
 use serde::{Deserialize, Serialize};

@@ -3,11 +3,11 @@
 //! These types are what the results store keeps (as JSON), what `--format json` prints and what
 //! the CSV rows are derived from, so a number is never separated from its configuration.
 
+use crate::engines::sqlite::build::SqliteBuild;
 use crate::iocount::IoSnapshot;
 use crate::knob::{KnobReading, KnobSet};
 use crate::procstat::KernelDelta;
 use crate::recorder::OpResult;
-use crate::sqlite::build::SqliteBuild;
 use crate::workload::params::Params;
 use litebench_env::{Environment, SyncLatency};
 use serde::{Deserialize, Serialize};

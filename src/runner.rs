@@ -5,7 +5,7 @@
 //! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
 //! and every finished trial is handed to the caller at once to be stored.
 
-use crate::engine::{DbRef, Engine, EngineError, ErrorKind};
+use crate::engines::{DbRef, Engine, EngineError, ErrorKind};
 use crate::knob::{self, KnobError, KnobSet, Stage};
 use crate::procstat::KernelSnapshot;
 use crate::recorder::Recorder;
@@ -67,7 +67,7 @@ struct MoreConnections<'a> {
 }
 
 impl Connector for MoreConnections<'_> {
-    fn open(&self) -> Result<Box<dyn crate::engine::Connection>, WorkloadError> {
+    fn open(&self) -> Result<Box<dyn crate::engines::Connection>, WorkloadError> {
         let mut conn = self.engine.connect(self.db)?;
         self.engine
             .apply_knobs(conn.as_mut(), &self.cfg.knobs, Stage::Connect)?;

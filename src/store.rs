@@ -6,10 +6,10 @@
 //! `show` reports such a run as abandoned when its process is gone. The store uses the bundled
 //! SQLite on the default VFS, so it never shows up in a trial's I/O counts.
 
-use crate::engine::{Connection, EngineError, Value};
+use crate::engines::sqlite::api::Api;
+use crate::engines::sqlite::conn::SqliteConn;
+use crate::engines::{Connection, EngineError, Value};
 use crate::result::{Manifest, TemplateRecord, TrialRecord};
-use crate::sqlite::api::Api;
-use crate::sqlite::conn::SqliteConn;
 use std::path::{Path, PathBuf};
 
 /// Environment variable that overrides the default store location.

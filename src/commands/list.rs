@@ -2,9 +2,9 @@
 
 use super::Failure;
 use crate::cli::ListArgs;
+use crate::engines::registry::knob_tables;
+use crate::engines::registry::ENGINES;
 use crate::preset::{Preset, Setting, GROUPS, PRESETS};
-use crate::registry::knob_tables;
-use crate::registry::ENGINES;
 use crate::render::{table, Format};
 use crate::workload::{self, params};
 

@@ -10,16 +10,16 @@
 use super::{now_rfc3339, Failure, EXIT_INTERRUPTED};
 use crate::checklist::checklist;
 use crate::cli::RunArgs;
-use crate::engine::Engine;
+use crate::engines::registry::EngineChoice;
+use crate::engines::sqlite::engine::SqliteChoice;
+use crate::engines::Engine;
 use crate::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, KnobError, KnobSet};
 use crate::pivot::side_by_side;
 use crate::preset::{self, Group, Pick};
-use crate::registry::EngineChoice;
 use crate::render::{csv_rows, render, table, warnings, Format, Report, RunHeader};
 use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::runner::{self, Plan, RunEnd, RunError, Sink};
 use crate::scratch::{Scratch, HARNESS_SYNCS};
-use crate::sqlite::engine::SqliteChoice;
 use crate::store::{self, Store};
 use crate::summary::{spread, summarize_run, SummaryRow};
 use crate::workload::params::Params;
@@ -279,7 +279,7 @@ fn run_job(
     }
     let manifest = Manifest {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        command: crate::server::redact_command(&std::env::args().collect::<Vec<_>>()),
+        command: crate::engines::server::redact_command(&std::env::args().collect::<Vec<_>>()),
         started_at: now_rfc3339(),
         workload: wl.name().to_string(),
         workload_source: wl.source().to_string(),

@@ -14,7 +14,7 @@
 
 use super::speedtest::{create_table, Gen, T};
 use super::suite::{End, Scale, Script, ScriptSuite};
-use crate::engine::{Connection, EngineError};
+use crate::engines::{Connection, EngineError};
 
 /// The tests, numbered and titled as in Linaro's table.
 pub const OPS: &[&str] = &["01 1000 INSERTs", "02 1000 UPDATEs", "03 1000 DELETEs"];

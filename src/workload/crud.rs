@@ -20,7 +20,7 @@
 
 use super::params::{ParamKind, ParamSpec, Params};
 use super::{Trial, Workload, WorkloadError};
-use crate::engine::{Connection, EngineError, Value};
+use crate::engines::{Connection, EngineError, Value};
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

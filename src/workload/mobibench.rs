@@ -25,7 +25,7 @@
 use super::params::{ParamKind, ParamSpec, Params};
 use super::suite::{self, Args, Check, Script, Slot, Step, Test};
 use super::{Trial, Workload, WorkloadError};
-use crate::engine::{Connection, Dialect, EngineError, Value};
+use crate::engines::{Connection, Dialect, EngineError, Value};
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -14,7 +14,7 @@ pub mod sqlite_benchmark;
 pub mod suite;
 pub mod tatp;
 
-use crate::engine::{Connection, EngineError};
+use crate::engines::{Connection, EngineError};
 use crate::recorder::Recorder;
 use params::{ParamSpec, Params};
 use std::sync::atomic::AtomicBool;

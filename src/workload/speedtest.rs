@@ -14,7 +14,7 @@
 use super::numbers::number_name;
 use super::params::ParamSpec;
 use super::suite::{Args, Check, End, Scale, Script, ScriptSuite, Slot, Step, Test, SCALE_PARAMS};
-use crate::engine::{Connection, EngineError};
+use crate::engines::{Connection, EngineError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;

@@ -15,7 +15,7 @@
 
 use super::params::{ParamKind, ParamSpec, Params};
 use super::{Trial, Workload, WorkloadError};
-use crate::engine::{Connection, Dialect, EngineError, StmtId, Value};
+use crate::engines::{Connection, Dialect, EngineError, StmtId, Value};
 use crate::recorder::Recorder;
 use std::sync::atomic::Ordering;
 

@@ -79,7 +79,7 @@ fn list_json_parses_and_matches_the_knob_table() {
         .iter()
         .filter_map(|e| e["name"].as_str())
         .collect();
-    let registered: Vec<&str> = litebench::registry::ENGINES.iter().map(|(n, _)| *n).collect();
+    let registered: Vec<&str> = litebench::engines::registry::ENGINES.iter().map(|(n, _)| *n).collect();
     assert_eq!(engines, registered);
     for e in ["sqlite", "sqlite:<path>", "postgres", "mysql"] {
         assert!(engines.contains(&e), "{e} missing from {engines:?}");

@@ -13,7 +13,7 @@
 mod common;
 
 use common::*;
-use litebench::engine::{DbRef, Engine};
+use litebench::engines::{DbRef, Engine};
 use std::time::Duration;
 
 fn tiny(engines: &[&str], extra: &[&str]) -> Vec<String> {
@@ -433,7 +433,7 @@ fn postgres_url_runs_and_leaves_the_server_as_it_was() {
         std::fs::set_permissions(outside.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let scratch = litebench::scratch::Scratch::create(Some(outside.path())).expect("scratch");
-    let server = litebench::server::postgres::PostgresEngine::start(&scratch).expect("start a server");
+    let server = litebench::engines::postgres::PostgresEngine::start(&scratch).expect("start a server");
     let port = server.info().details.unwrap()["port"].as_u64().unwrap();
     let url = format!("postgres://litebench:secret@127.0.0.1:{port}/postgres");
     let engine = format!("postgres={url}");
@@ -504,7 +504,7 @@ fn mysql_url_runs_and_leaves_the_server_as_it_was() {
         std::fs::set_permissions(outside.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let scratch = litebench::scratch::Scratch::create(Some(outside.path())).expect("scratch");
-    let server = litebench::server::mysql::MysqlEngine::start(&scratch).expect("start a server");
+    let server = litebench::engines::mysql::MysqlEngine::start(&scratch).expect("start a server");
     let port = server.info().details.unwrap()["port"].as_u64().unwrap();
     let engine = format!("mariadb=mysql://root@127.0.0.1:{port}/");
     let out = run(sb.run(&args(&tiny(

@@ -1,7 +1,7 @@
 //! A `Connection` decorator that logs every statement the workload executes, and the
 //! transactions they form.
 
-use litebench::engine::{Connection, Dialect, EngineError, StmtId, Value};
+use litebench::engines::{Connection, Dialect, EngineError, StmtId, Value};
 
 /// What the workload did, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]

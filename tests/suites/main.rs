@@ -13,16 +13,16 @@ mod cli;
 mod counting;
 
 use counting::{count, Counting, Expected};
-use litebench::engine::{DbRef, Engine};
+use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
+use litebench::engines::{DbRef, Engine};
 use litebench::recorder::Recorder;
-use litebench::sqlite::engine::{SqliteChoice, SqliteEngine};
 use litebench::workload::{self, params, Connector, Trial, WorkloadError};
 use std::sync::atomic::AtomicBool;
 
 struct NoMore;
 
 impl Connector for NoMore {
-    fn open(&self) -> Result<Box<dyn litebench::engine::Connection>, WorkloadError> {
+    fn open(&self) -> Result<Box<dyn litebench::engines::Connection>, WorkloadError> {
         panic!("the suites use one connection")
     }
 }

@@ -1,8 +1,8 @@
 //! Helpers: a populated SQLite database in a temporary directory, and queries on it.
 
-use litebench::engine::Connection;
-use litebench::sqlite::api::Api;
-use litebench::sqlite::conn::SqliteConn;
+use litebench::engines::sqlite::api::Api;
+use litebench::engines::sqlite::conn::SqliteConn;
+use litebench::engines::Connection;
 use litebench::workload::params::{resolve, Params};
 use litebench::workload::tatp::Tatp;
 use litebench::workload::Workload;

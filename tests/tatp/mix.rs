@@ -2,7 +2,7 @@
 //! transactions, with the same effects.
 
 use crate::common::*;
-use litebench::engine::Connection;
+use litebench::engines::Connection;
 use litebench::workload::tatp::mix::{Mix, DEFAULT_WEIGHTS, TXNS};
 use litebench::workload::tatp::rates;
 use litebench::workload::tatp::txns::{Outcome, Statements, TxGen, TxInput};

@@ -26,7 +26,7 @@ pub mod txns;
 
 use super::params::{ParamKind, ParamSpec, Params};
 use super::{Trial, Workload, WorkloadError};
-use crate::engine::{Connection, EngineError};
+use crate::engines::{Connection, EngineError};
 use crate::recorder::Recorder;
 use mix::{Mix, TXNS, WEIGHT_MAX};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -18,7 +18,7 @@
 
 use super::keys::{self, Number};
 use super::schema;
-use crate::engine::{Connection, EngineError, Value};
+use crate::engines::{Connection, EngineError, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -5,7 +5,7 @@
 //! unsigned types, so the 32-bit unsigned location columns are `BIGINT` there; MariaDB/MySQL uses
 //! `INT UNSIGNED` and InnoDB. The unique index on `sub_nbr` is created after population.
 
-use crate::engine::Dialect;
+use crate::engines::Dialect;
 
 /// Column types of one dialect.
 struct Types {

@@ -23,7 +23,7 @@
 use super::keys::{self, KeyGen, Number};
 use super::mix::Mix;
 use super::populate::START_TIMES;
-use crate::engine::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
+use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

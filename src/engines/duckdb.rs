@@ -10,7 +10,7 @@
 //! (several clients) are clones of one primary connection, kept open until the database is
 //! cloned or dropped.
 
-use crate::engine::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
+use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;

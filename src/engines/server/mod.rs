@@ -12,11 +12,9 @@
 //! of server-level settings it changed (so the next configuration starts from the server's own
 //! values, and a user's server is left as it was found).
 
-pub mod mysql;
-pub mod postgres;
 pub mod process;
 
-use crate::engine::{EngineError, ErrorKind};
+use crate::engines::{EngineError, ErrorKind};
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::net::{Ipv4Addr, SocketAddrV4, TcpListener};
@@ -293,7 +291,7 @@ pub fn wanted_settings(knobs: &crate::knob::KnobSet, specs: &[crate::knob::KnobS
 /// that reads it), and either the user's URL or how litebench started the server.
 #[allow(clippy::too_many_arguments)]
 pub fn describe(
-    admin: &mut dyn crate::engine::Connection,
+    admin: &mut dyn crate::engines::Connection,
     settings_of_note: &[&str],
     show: impl Fn(&str) -> String,
     data_dir: Option<&Path>,

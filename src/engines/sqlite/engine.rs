@@ -5,7 +5,7 @@ use super::api::Api;
 use super::build::SqliteBuild;
 use super::conn::SqliteConn;
 use super::vfs;
-use crate::engine::{Connection, DbRef, Engine, EngineError, ErrorKind};
+use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use crate::result::EngineInfo;

@@ -19,12 +19,12 @@
 //!   back with `SELECT @@GLOBAL.name`. Variables a configuration does not ask for are put back
 //!   to the value they had before litebench first changed them.
 
-use super::process::{run_tool, ServerDir, ServerProcess};
-use super::{
+use crate::engines::server::process::{run_tool, ServerDir, ServerProcess};
+use crate::engines::server::{
     choose_port, db_name, first_value, one_line, redact_url, run_as, wanted_settings, Override, Overrides, RunAs,
     PASSTHROUGH_PREFIX,
 };
-use crate::engine::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
+use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
@@ -376,7 +376,7 @@ impl Engine for MysqlEngine {
     }
 
     fn info(&self) -> EngineInfo {
-        let details = super::describe(
+        let details = crate::engines::server::describe(
             &mut *self.admin(),
             SETTINGS_OF_NOTE,
             |s| format!("SELECT @@GLOBAL.{s}"),
@@ -576,7 +576,7 @@ fn my_error(label: &str, server: Option<&ServerProcess>, e: mysql::Error, contex
     };
     if let (true, Some(s)) = (farewell, server) {
         if let Some(died) = s.died(Duration::from_millis(500)) {
-            return super::error(label, ErrorKind::Io, died, context);
+            return crate::engines::server::error(label, ErrorKind::Io, died, context);
         }
     }
     if let mysql::Error::MySqlError(m) = &e {
@@ -601,7 +601,7 @@ fn my_error(label: &str, server: Option<&ServerProcess>, e: mysql::Error, contex
         mysql::Error::IoError(_) | mysql::Error::CodecError(_) | mysql::Error::DriverError(_) => ErrorKind::Io,
         _ => ErrorKind::Other,
     };
-    super::error(label, kind, my_message(&e), context)
+    crate::engines::server::error(label, kind, my_message(&e), context)
 }
 
 /// The client library's message without its Rust debug wrapping.

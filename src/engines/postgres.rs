@@ -20,12 +20,12 @@
 //!   bound by the parameter types PostgreSQL inferred (rust-postgres will not convert an i64 for
 //!   an int4 parameter by itself).
 
-use super::process::{run_tool, ServerDir, ServerProcess};
-use super::{
+use crate::engines::server::process::{run_tool, ServerDir, ServerProcess};
+use crate::engines::server::{
     choose_port, db_name, error_chain, first_value, one_line, redact_url, run_as, wanted_settings, Override, Overrides,
     RunAs, PASSTHROUGH_PREFIX,
 };
-use crate::engine::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
+use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
@@ -416,7 +416,7 @@ impl Engine for PostgresEngine {
     }
 
     fn info(&self) -> EngineInfo {
-        let details = super::describe(
+        let details = crate::engines::server::describe(
             &mut *self.admin(),
             SETTINGS_OF_NOTE,
             |s| format!("SHOW {s}"),
@@ -608,7 +608,7 @@ fn pg_error(label: &str, server: Option<&ServerProcess>, e: postgres::Error, con
     let farewell = e.as_db_error().is_none_or(|db| db.code().code().starts_with("57"));
     if let (true, Some(s)) = (farewell, server) {
         if let Some(died) = s.died(Duration::from_millis(500)) {
-            return super::error(label, ErrorKind::Io, died, context);
+            return crate::engines::server::error(label, ErrorKind::Io, died, context);
         }
     }
     if let Some(db) = e.as_db_error() {
@@ -631,11 +631,11 @@ fn pg_error(label: &str, server: Option<&ServerProcess>, e: postgres::Error, con
             Some(d) => format!("{} ({d}; SQLSTATE {})", db.message(), code.code()),
             None => format!("{} (SQLSTATE {})", db.message(), code.code()),
         };
-        return super::error(label, kind, message, context);
+        return crate::engines::server::error(label, kind, message, context);
     }
     if let Some(s) = server {
         if s.log_contains("No space left on device") {
-            return super::error(
+            return crate::engines::server::error(
                 label,
                 ErrorKind::Full,
                 format!("{} (the server log says: No space left on device)", e),
@@ -644,7 +644,7 @@ fn pg_error(label: &str, server: Option<&ServerProcess>, e: postgres::Error, con
         }
     }
     let kind = if e.is_closed() { ErrorKind::Io } else { ErrorKind::Other };
-    super::error(label, kind, error_chain(&e), context)
+    crate::engines::server::error(label, kind, error_chain(&e), context)
 }
 
 /// Rewrites `?` placeholders to `$1..$n`, leaving `?` inside string literals, quoted

@@ -2,7 +2,7 @@
 
 use super::api::Api;
 use super::conn::SqliteConn;
-use crate::engine::{Connection, EngineError};
+use crate::engines::{Connection, EngineError};
 use serde::{Deserialize, Serialize};
 
 /// Identity of one SQLite build, recorded in every result.

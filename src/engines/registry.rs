@@ -4,13 +4,13 @@
 //! library is loaded or server started.
 
 use crate::commands::Failure;
-use crate::engine::Engine;
+use crate::engines::mysql::{MysqlEngine, MYSQL_KNOBS};
+use crate::engines::postgres::{PostgresEngine, POSTGRES_KNOBS};
+use crate::engines::server::PASSTHROUGH_PREFIX as SERVER_PASSTHROUGH;
+use crate::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
+use crate::engines::Engine;
 use crate::knob::{KnobSpec, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use crate::scratch::Scratch;
-use crate::server::mysql::{MysqlEngine, MYSQL_KNOBS};
-use crate::server::postgres::{PostgresEngine, POSTGRES_KNOBS};
-use crate::server::PASSTHROUGH_PREFIX as SERVER_PASSTHROUGH;
-use crate::sqlite::engine::{SqliteChoice, SqliteEngine};
 use std::path::PathBuf;
 
 /// An `--engine` value, parsed.
@@ -34,7 +34,11 @@ pub fn knob_tables() -> Vec<(&'static str, &'static [KnobSpec], &'static str)> {
         ("mysql", MYSQL_KNOBS, SERVER_PASSTHROUGH),
     ];
     #[cfg(feature = "duckdb")]
-    v.push(("duckdb", crate::duck::DUCKDB_KNOBS, crate::duck::PREFIX));
+    v.push((
+        "duckdb",
+        crate::engines::duckdb::DUCKDB_KNOBS,
+        crate::engines::duckdb::PREFIX,
+    ));
     v
 }
 
@@ -131,7 +135,7 @@ impl EngineChoice {
             EngineChoice::Postgres(_) => (POSTGRES_KNOBS, SERVER_PASSTHROUGH),
             EngineChoice::Mysql(_) => (MYSQL_KNOBS, SERVER_PASSTHROUGH),
             #[cfg(feature = "duckdb")]
-            EngineChoice::Duckdb => (crate::duck::DUCKDB_KNOBS, crate::duck::PREFIX),
+            EngineChoice::Duckdb => (crate::engines::duckdb::DUCKDB_KNOBS, crate::engines::duckdb::PREFIX),
             #[cfg(not(feature = "duckdb"))]
             EngineChoice::Duckdb => (&[], "set."),
         }
@@ -146,7 +150,7 @@ impl EngineChoice {
             EngineChoice::Mysql(None) => Ok(Box::new(MysqlEngine::start(scratch).map_err(Failure)?)),
             EngineChoice::Mysql(Some(url)) => Ok(Box::new(MysqlEngine::connect_url(url).map_err(Failure)?)),
             #[cfg(feature = "duckdb")]
-            EngineChoice::Duckdb => Ok(Box::new(crate::duck::DuckEngine::open()?)),
+            EngineChoice::Duckdb => Ok(Box::new(crate::engines::duckdb::DuckEngine::open()?)),
             #[cfg(not(feature = "duckdb"))]
             EngineChoice::Duckdb => Err(Failure("--engine duckdb: this build of litebench has no DuckDB".into())),
         }

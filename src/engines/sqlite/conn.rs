@@ -1,7 +1,7 @@
 //! A SQLite connection over an [`Api`] table, implementing [`Connection`].
 
 use super::api::{cstr, sqlite3, sqlite3_stmt, transient, Api};
-use crate::engine::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
+use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_int, CString};
 use std::path::Path;

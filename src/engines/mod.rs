@@ -5,6 +5,14 @@
 //! must cost no more than a bare loop over the engine's own API: no allocation, no formatting,
 //! no SQL parsing per operation.
 
+#[cfg(feature = "duckdb")]
+pub mod duckdb;
+pub mod mysql;
+pub mod postgres;
+pub mod registry;
+pub mod server;
+pub mod sqlite;
+
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
