@@ -167,8 +167,8 @@ fn main() {
         "ratio litebench/bare: median {:.3}, mean {:.3}, 95% CI {:.3}..{:.3}, min {:.3}, max {:.3}",
         s.median,
         s.mean,
-        s.ci95.map_or(f64::NAN, |c| c.low),
-        s.ci95.map_or(f64::NAN, |c| c.high),
+        s.mean_ci95.map_or(f64::NAN, |c| c.low),
+        s.mean_ci95.map_or(f64::NAN, |c| c.high),
         s.min,
         s.max
     );

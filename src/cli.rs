@@ -1,6 +1,6 @@
 //! The command line: every flag, its help, and its validation in one place.
 
-use crate::render::Format;
+use crate::report::Format;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -22,6 +22,9 @@ pub enum Command {
     Env(EnvArgs),
     /// Print a stored run (the newest by default).
     Show(ShowArgs),
+    /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
+    /// Exit code 1 when B is significantly slower than A beyond the noise threshold.
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -73,6 +76,14 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Run even when a pass-through knob (`pragma.X`, `set.X`) cannot be read back, so that
+    /// litebench cannot verify it took effect; the report says so.
+    #[arg(long)]
+    pub allow_unverified: bool,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -110,11 +121,44 @@ pub struct ShowArgs {
     pub baseline: usize,
     /// What the side-by-side cells show (default: the workload's own metric).
     #[arg(long, value_enum)]
-    pub metric: Option<crate::pivot::Metric>,
+    pub metric: Option<crate::report::Metric>,
     /// Results store to read.
     #[arg(long, value_name = "PATH")]
     pub results: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline: a run id, or `RUN:CONFIG` (CONFIG: the index `show` prints, or an exact
+    /// configuration label).
+    pub a: String,
+    /// What is compared with the baseline, in the same form.
+    pub b: String,
+    /// Compare even when the workloads or their parameters differ.
+    #[arg(long)]
+    pub force: bool,
+    /// What to compare (default: the workload's own metric).
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::report::Metric>,
+    /// Results store to read.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+}
+
+fn parse_noise(s: &str) -> Result<f64, String> {
+    crate::report::stats::parse_noise(s)
 }

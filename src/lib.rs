@@ -2,23 +2,21 @@
 //!
 //! The binary is a thin pipeline over this library: parse and validate the command line
 //! ([`cli`]), build a [`runner::Plan`], run it while storing every trial ([`store`]), and
-//! render a report ([`render`]) that carries its configuration and the machine under it.
+//! render a report ([`report`]) that carries its configuration and the machine under it.
 
-pub mod checklist;
 pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod engines;
 pub mod iocount;
 pub mod knob;
-pub mod pivot;
+pub mod plan;
 pub mod preset;
 pub mod procstat;
 pub mod recorder;
-pub mod render;
+pub mod report;
 pub mod result;
 pub mod runner;
 pub mod scratch;
 pub mod store;
-pub mod summary;
 pub mod workload;

@@ -9,6 +9,7 @@ fn main() {
         Command::List(a) => commands::list::run(a),
         Command::Env(a) => commands::env::run(a),
         Command::Show(a) => commands::show::run(a),
+        Command::Compare(a) => commands::compare::run(a),
     };
     let code = match result {
         Ok(code) => code,

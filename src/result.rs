@@ -21,6 +21,10 @@ pub struct ConfigInfo {
     pub knobs: KnobSet,
     /// `engine knob=value ...`, as shown in tables.
     pub label: String,
+    /// Where each knob's value came from (`user`, `preset NAME`); knobs not listed are at the
+    /// engine's default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knob_origins: Vec<(String, String)>,
 }
 
 /// One engine (build or server) used by the run.
@@ -36,6 +40,10 @@ pub struct EngineInfo {
     /// For other engines: server version string, data directory, settings of note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
+    /// Whether litebench's VFS shim counted its I/O (absent in runs stored before this field:
+    /// known from `kind`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_counted: Option<bool>,
 }
 
 /// Everything needed to reproduce a run.
@@ -63,6 +71,13 @@ pub struct Manifest {
     /// Measured in the scratch directory at the start of the run.
     pub sync_latency: Option<SyncLatency>,
     pub scratch_dir: String,
+    /// How intervals and verdicts are computed (absent in runs stored before it was recorded:
+    /// the defaults with the run's seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<crate::report::Statistics>,
+    /// What the run itself found worth a warning (unverified knobs allowed, restore failures).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One trial: a configuration measured once from a fresh copy of the template.

@@ -30,6 +30,8 @@ pub struct Plan {
     pub seed: u64,
     pub cold: bool,
     pub memory: bool,
+    /// `--allow-unverified`: pass-through knobs that read back nothing do not stop the run.
+    pub allow_unverified: bool,
 }
 
 /// How a run ended without an error.
@@ -64,6 +66,7 @@ struct MoreConnections<'a> {
     engine: &'a dyn Engine,
     db: &'a DbRef,
     cfg: &'a ConfigInfo,
+    allow_unverified: bool,
 }
 
 impl Connector for MoreConnections<'_> {
@@ -72,9 +75,13 @@ impl Connector for MoreConnections<'_> {
         self.engine
             .apply_knobs(conn.as_mut(), &self.cfg.knobs, Stage::Connect)?;
         let readings = self.engine.read_knobs(conn.as_mut(), &self.cfg.knobs)?;
-        knob::verify(&readings, self.engine.label(), self.engine.passthrough_prefix(), &|k| {
-            self.engine.knob_hint(k)
-        })?;
+        knob::verify(
+            &readings,
+            self.engine.label(),
+            self.engine.passthrough_prefix(),
+            self.allow_unverified,
+            &|k| self.engine.knob_hint(k),
+        )?;
         Ok(conn)
     }
 }
@@ -322,11 +329,20 @@ fn measure(
         .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Connect)
         .map_err(fail)?;
     let knobs = engine.read_knobs(conn.as_mut(), &cfg.knobs).map_err(fail)?;
-    knob::verify(&knobs, engine.label(), engine.passthrough_prefix(), &|k| {
-        engine.knob_hint(k)
-    })?;
+    knob::verify(
+        &knobs,
+        engine.label(),
+        engine.passthrough_prefix(),
+        plan.allow_unverified,
+        &|k| engine.knob_hint(k),
+    )?;
     let mut rec = Recorder::new(plan.workload.operations(), counters.clone());
-    let connector = MoreConnections { engine, db, cfg };
+    let connector = MoreConnections {
+        engine,
+        db,
+        cfg,
+        allow_unverified: plan.allow_unverified,
+    };
     let trial = Trial {
         params: &plan.params,
         seed,

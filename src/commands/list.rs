@@ -3,9 +3,10 @@
 use super::Failure;
 use crate::cli::ListArgs;
 use crate::engines::registry::knob_tables;
-use crate::engines::registry::ENGINES;
+use crate::engines::registry::spellings;
 use crate::preset::{Preset, Setting, GROUPS, PRESETS};
-use crate::render::{table, Format};
+use crate::report::layout::table;
+use crate::report::Format;
 use crate::workload::{self, params};
 
 /// Prints the lists.
@@ -17,7 +18,7 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
                 "params": w.params().iter().map(|p| serde_json::json!({"name": p.name, "default": p.default, "valid": params::describe(p), "help": p.help})).collect::<Vec<_>>(),
                 "operations": w.operations(),
             })).collect::<Vec<_>>(),
-            "engines": ENGINES.iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
+            "engines": spellings().iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
             "knobs": knob_tables().iter().flat_map(|(engine, specs, _)| specs.iter().map(move |k| serde_json::json!({"engine": engine, "name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help}))).collect::<Vec<_>>(),
             "presets": PRESETS.iter().map(|p| preset_json(p)).collect::<Vec<_>>(),
             "preset_groups": GROUPS.iter().map(|g| serde_json::json!({
@@ -47,10 +48,7 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
         println!("{}", table(&["param", "default", "valid", "meaning"], &rows, md));
     }
     println!("engines\n");
-    let rows: Vec<Vec<String>> = ENGINES
-        .iter()
-        .map(|(n, h)| vec![n.to_string(), h.to_string()])
-        .collect();
+    let rows: Vec<Vec<String>> = spellings().into_iter().map(|(n, h)| vec![n, h]).collect();
     println!("{}", table(&["engine", "what"], &rows, md));
     println!("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n");
     let mut rows: Vec<Vec<String>> = Vec::new();

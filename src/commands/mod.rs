@@ -1,7 +1,9 @@
 //! One module per subcommand.
 
+pub mod compare;
 pub mod env;
 pub mod list;
+pub mod out;
 pub mod run;
 pub mod show;
 

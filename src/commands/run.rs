@@ -8,22 +8,19 @@
 //! scratch directory and results store, each stored as its own run, and compared at the end.
 
 use super::{now_rfc3339, Failure, EXIT_INTERRUPTED};
-use crate::checklist::checklist;
 use crate::cli::RunArgs;
-use crate::engines::registry::EngineChoice;
-use crate::engines::sqlite::engine::SqliteChoice;
 use crate::engines::Engine;
-use crate::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, KnobError, KnobSet};
-use crate::pivot::side_by_side;
-use crate::preset::{self, Group, Pick};
-use crate::render::{csv_rows, render, table, warnings, Format, Report, RunHeader};
+use crate::knob::KnobSet;
+use crate::plan::{self, Job, RunPlan};
+use crate::preset::{Group, Pick};
+use crate::report::layout::table;
+use crate::report::number::{interval_of, num, opt};
+use crate::report::summary::SummaryRow;
+use crate::report::{self, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
 use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::runner::{self, Plan, RunEnd, RunError, Sink};
 use crate::scratch::{Scratch, HARNESS_SYNCS};
 use crate::store::{self, Store};
-use crate::summary::{spread, summarize_run, SummaryRow};
-use crate::workload::params::Params;
-use crate::workload::{self, params, Workload};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,144 +51,6 @@ impl Sink for StoreSink<'_> {
         self.trials.push(t.clone());
         Ok(())
     }
-}
-
-/// One stored run: a workload, its parameters and the knob sets to interleave.
-struct Job {
-    workload: &'static dyn Workload,
-    params: Params,
-    /// Knob sets in run order, each with the preset it belongs to (none without presets).
-    sets: Vec<(Option<Pick>, KnobSet)>,
-}
-
-/// The workload a run names, or the one-line error listing the valid ones.
-fn find_workload(name: &str) -> Result<&'static dyn Workload, Failure> {
-    workload::find(name).ok_or_else(|| {
-        let names: Vec<&str> = workload::all().iter().map(|w| w.name()).collect();
-        Failure(format!(
-            "unknown workload `{name}`; valid workloads: {}",
-            names.join(", ")
-        ))
-    })
-}
-
-fn param_name(arg: &str) -> &str {
-    arg.split_once('=').map_or(arg, |(n, _)| n).trim()
-}
-
-/// Parameters of a job: the preset's values, overridden by `--param` flags. In a run of
-/// several workloads a `--param` applies to the workloads that have it.
-fn job_params(wl: &dyn Workload, pick: Option<&Pick>, user: &[String], several: bool) -> Result<Params, Failure> {
-    let user: Vec<String> = user
-        .iter()
-        .filter(|a| !several || !a.contains('=') || wl.params().iter().any(|s| s.name == param_name(a)))
-        .cloned()
-        .collect();
-    let mut args: Vec<String> = pick
-        .map(|p| p.params())
-        .unwrap_or_default()
-        .iter()
-        .filter(|s| !user.iter().any(|u| param_name(u) == s.name))
-        .map(|s| format!("{}={}", s.name, s.value))
-        .collect();
-    args.extend(user);
-    let params = params::resolve(wl.name(), wl.params(), &args)?;
-    wl.check(&params).map_err(Failure)?;
-    Ok(params)
-}
-
-/// Validates the workload, presets and parameters and groups presets into jobs (knob sets are
-/// filled in once the engines' knob tables are known).
-fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
-    if picks.is_empty() {
-        let Some(name) = &args.workload else {
-            let names: Vec<&str> = workload::all().iter().map(|w| w.name()).collect();
-            return Err(Failure(format!(
-                "missing workload: name one ({}) or give --preset NAME ({})",
-                names.join(", "),
-                preset::valid_names()
-            )));
-        };
-        let wl = find_workload(name)?;
-        let params = job_params(wl, None, &args.params, false)?;
-        return Ok(vec![Job {
-            workload: wl,
-            params,
-            sets: Vec::new(),
-        }]);
-    }
-    if let Some(name) = &args.workload {
-        let wl = find_workload(name)?;
-        if let Some(p) = picks.iter().find(|p| p.preset.workload != wl.name()) {
-            return Err(Failure(format!(
-                "--preset {} runs workload {}, not {}; leave out the workload or pick presets of {}",
-                p.preset.name,
-                p.preset.workload,
-                wl.name(),
-                wl.name()
-            )));
-        }
-    }
-    let workloads: Vec<&'static dyn Workload> = picks
-        .iter()
-        .map(|p| find_workload(p.preset.workload))
-        .collect::<Result<_, _>>()?;
-    let several = workloads.iter().any(|w| w.name() != workloads[0].name());
-    if several {
-        // Every --param must belong to at least one workload of the run.
-        for a in &args.params {
-            let n = param_name(a);
-            if a.contains('=') && !workloads.iter().any(|w| w.params().iter().any(|s| s.name == n)) {
-                let mut ws: Vec<&str> = workloads.iter().map(|w| w.name()).collect();
-                ws.sort_unstable();
-                ws.dedup();
-                return Err(Failure(format!(
-                    "--param {n}: none of this run's workloads ({}) has such a parameter; see litebench list",
-                    ws.join(", ")
-                )));
-            }
-        }
-    }
-    let mut jobs: Vec<Job> = Vec::new();
-    for (pick, wl) in picks.iter().zip(&workloads) {
-        let params = job_params(*wl, Some(pick), &args.params, several)?;
-        let set = (Some(*pick), KnobSet::default());
-        match jobs
-            .iter_mut()
-            .find(|j| j.workload.name() == wl.name() && j.params == params)
-        {
-            Some(j) => j.sets.push(set),
-            None => jobs.push(Job {
-                workload: *wl,
-                params,
-                sets: vec![set],
-            }),
-        }
-    }
-    Ok(jobs)
-}
-
-/// The knob axes of one configuration family: a preset's values (single-valued axes),
-/// replaced or extended by the `--knob` axes.
-fn merged_axes(pick: Option<&Pick>, user: &[KnobAxis], catalog: &KnobCatalog<'_>) -> Result<Vec<KnobAxis>, Failure> {
-    let mut axes: Vec<KnobAxis> = Vec::new();
-    if let Some(p) = pick {
-        for k in p.preset.knobs {
-            match parse_axis(&format!("{}={}", k.name, k.value), catalog) {
-                Ok(a) => axes.push(a),
-                // A SQLite knob on a run of engines without it: it does not apply.
-                Err(KnobError::Unknown { .. }) => {}
-                Err(e) => return Err(Failure(format!("preset {}: {e}", p.preset.name))),
-            }
-        }
-    }
-    for u in user {
-        match axes.iter_mut().find(|a| a.name == u.name) {
-            Some(a) => *a = u.clone(),
-            None => axes.push(u.clone()),
-        }
-    }
-    Ok(axes)
 }
 
 /// What stays the same across the jobs of a run.
@@ -270,6 +129,7 @@ fn run_job(
             ConfigInfo {
                 index: configs.len(),
                 engine: e.label().to_string(),
+                knob_origins: plan::knob_origins(&ks, pick.as_ref(), args),
                 knobs: ks,
                 label,
             },
@@ -289,11 +149,24 @@ fn run_job(
         warmup: args.warmup,
         cold_cache: args.cold,
         in_memory: args.memory,
-        engines: engines.iter().map(|e| e.info()).collect(),
+        engines: engines
+            .iter()
+            .map(|e| {
+                let mut info = e.info();
+                info.io_counted = Some(e.io_counters().is_some());
+                info
+            })
+            .collect(),
         configs: configs.iter().map(|(c, _)| c.clone()).collect(),
         environment: ctx.environment.clone(),
         sync_latency: ctx.sync_latency.clone(),
         scratch_dir: ctx.scratch.dir().display().to_string(),
+        statistics: Some(Statistics::new(args.seed, args.noise.unwrap_or(DEFAULT_NOISE))),
+        warnings: if args.allow_unverified {
+            vec!["--allow-unverified: pass-through knobs that read back nothing were not verified".into()]
+        } else {
+            Vec::new()
+        },
     };
     let syncs_before: u64 = engines
         .iter()
@@ -312,6 +185,7 @@ fn run_job(
         seed: args.seed,
         cold: args.cold,
         memory: args.memory,
+        allow_unverified: args.allow_unverified,
     };
     let total = (plan.configs.len() as u64) * u64::from(args.trials + args.warmup);
     let progress = if args.quiet || !std::io::stderr().is_terminal() {
@@ -360,11 +234,10 @@ fn run_job(
     };
 
     // Report what was measured, even after an error.
-    let ops: Vec<String> = wl.operations().iter().map(|s| s.to_string()).collect();
-    let summary = summarize_run(&manifest, &trials, &ops);
     let mut json = None;
+    let mut summary = Vec::new();
     if !trials.is_empty() || error.is_none() {
-        let report = Report {
+        let report = Report::build(Input {
             run: RunHeader {
                 id: run_id,
                 status: status.into(),
@@ -372,18 +245,17 @@ fn run_job(
                 finished_at: Some(finished_at),
                 results: ctx.results_path.display().to_string(),
             },
-            checklist: checklist(&manifest, &trials),
-            spread: spread(&summary),
-            warnings: warnings(&manifest, &trials, &summary, status),
-            summary: summary.clone(),
             manifest: &manifest,
-            process_syncs: Some(process_syncs),
-            side_by_side: (manifest.configs.len() > 1).then(|| side_by_side(&manifest, &trials, &ops, wl.metric(), 0)),
-            footprint: &templates,
             trials: &trials,
-        };
+            templates: &templates,
+            noise: args.noise,
+            metric: None,
+            baseline: 0,
+            process_syncs: Some(process_syncs),
+        });
+        summary = report.summary.clone();
         if ctx.print_each {
-            print!("{}", render(&report, args.format));
+            super::out::print(&report::export(&report, args.format));
         } else if args.format == Format::Json {
             json = Some(serde_json::to_value(&report).map_err(|e| Failure(format!("report: {e}")))?);
         }
@@ -410,66 +282,12 @@ fn run_job(
 /// Runs the `run` subcommand.
 pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     // 1. Validate everything before anything runs.
-    let (picks, groups) = preset::resolve(&args.presets).map_err(Failure)?;
-    let mut jobs = plan_jobs(args, &picks)?;
-    let choices = if args.engines.is_empty() {
-        vec![EngineChoice::Sqlite(SqliteChoice::Bundled)]
-    } else {
-        args.engines
-            .iter()
-            .map(|e| EngineChoice::parse(e))
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    for (i, c) in choices.iter().enumerate() {
-        if choices[..i].contains(c) {
-            return Err(Failure(format!("--engine {} is given twice", args.engines[i])));
-        }
-        if args.memory && !c.supports_memory() {
-            return Err(Failure(format!(
-                "--memory: engine {} has no in-memory mode; leave out --memory",
-                args.engines[i]
-            )));
-        }
-    }
-    let tables: Vec<_> = choices.iter().map(EngineChoice::knob_table).collect();
-    let catalog = KnobCatalog { tables: &tables };
-    let user_axes = args
-        .knobs
-        .iter()
-        .map(|k| parse_axis(k, &catalog))
-        .collect::<Result<Vec<_>, _>>()?;
-    // Duplicate --knob flags are refused before presets are merged in.
-    configurations(&user_axes, false)?;
-    for job in &mut jobs {
-        if job.sets.is_empty() {
-            job.sets = configurations(&user_axes, args.vary_one)?
-                .into_iter()
-                .map(|ks| (None, ks))
-                .collect();
-            continue;
-        }
-        let mut sets = Vec::new();
-        for (pick, _) in &job.sets {
-            let axes = merged_axes(pick.as_ref(), &user_axes, &catalog)?;
-            for ks in configurations(&axes, args.vary_one)? {
-                sets.push((*pick, ks));
-            }
-        }
-        job.sets = sets;
-    }
-    if args.vary_one && user_axes.is_empty() {
-        return Err(Failure(
-            "--vary-one needs at least one --knob with several values".into(),
-        ));
-    }
-    if args.cold {
-        runner::can_drop_caches()?;
-    }
-    if args.cold && args.memory {
-        return Err(Failure(
-            "--cold and --memory together make no sense: an in-memory database has no page cache to drop".into(),
-        ));
-    }
+    let RunPlan {
+        picks,
+        groups,
+        jobs,
+        choices,
+    } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
     // From here on Ctrl-C is a request to stop cleanly: finished trials are kept, servers stopped,
@@ -532,18 +350,18 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let compared = picks.len() > 1 || !groups.is_empty();
     match args.format {
         Format::Table | Format::Markdown if compared => {
-            print!("{}", comparison_text(&ends, &groups, args.format == Format::Markdown));
+            super::out::print(&comparison_text(&ends, &groups, args.format == Format::Markdown));
         }
         Format::Json if several => {
             let v = serde_json::json!({
                 "runs": ends.iter().filter_map(|e| e.json.clone()).collect::<Vec<_>>(),
                 "presets": comparison_rows(&ends),
             });
-            println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+            super::out::print(&report::json::value(&v));
         }
         Format::Csv if several => {
             let rows: Vec<SummaryRow> = ends.iter().flat_map(|e| e.summary.iter().cloned()).collect();
-            print!("{}", csv_rows(&rows));
+            super::out::print(&report::csv::summary_rows(&rows));
         }
         _ => {}
     }
@@ -586,8 +404,9 @@ struct ComparisonRow {
     knobs: String,
     trials: usize,
     tps_median: f64,
-    tps_ci95_low: Option<f64>,
-    tps_ci95_high: Option<f64>,
+    /// 95% interval of the median (null below 6 trials).
+    tps_median_ci95_low: Option<f64>,
+    tps_median_ci95_high: Option<f64>,
     time_ms_median: f64,
     /// None for engines whose I/O litebench does not count.
     syncs_per_tx: Option<f64>,
@@ -614,31 +433,18 @@ fn comparison_rows(ends: &[JobEnd]) -> Vec<ComparisonRow> {
                 knobs: cfg.knobs.label(),
                 trials: r.trials,
                 tps_median: r.tps_median,
-                tps_ci95_low: r.tps_ci95_low,
-                tps_ci95_high: r.tps_ci95_high,
+                tps_median_ci95_low: r.tps_median_ci95_low,
+                tps_median_ci95_high: r.tps_median_ci95_high,
                 time_ms_median: r.time_ms_median,
-                syncs_per_tx: r.io_counted.then_some(r.syncs_per_tx),
+                syncs_per_tx: r.syncs_per_tx,
             });
         }
     }
     out
 }
 
-fn num(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.0}")
-    } else if x >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
-}
-
 fn ci(r: &ComparisonRow) -> String {
-    match (r.tps_ci95_low, r.tps_ci95_high) {
-        (Some(l), Some(h)) => format!("{}..{}", num(l), num(h)),
-        _ => "-".into(),
-    }
+    interval_of(r.tps_median_ci95_low, r.tps_median_ci95_high)
 }
 
 /// The comparison of the presets measured, and each group's paper table beside the measurement.
@@ -665,7 +471,7 @@ fn comparison_text(ends: &[JobEnd], groups: &[&Group], md: bool) -> String {
                 num(r.tps_median),
                 ci(r),
                 num(r.time_ms_median),
-                r.syncs_per_tx.map_or("-".into(), num),
+                opt(r.syncs_per_tx),
                 r.knobs.clone(),
             ]
         })

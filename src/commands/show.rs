@@ -1,33 +1,43 @@
 //! `litebench show`: print a stored run, or list them.
 
 use super::Failure;
-use crate::checklist::checklist;
 use crate::cli::ShowArgs;
-use crate::pivot::side_by_side;
-use crate::render::{render, table, warnings, Format, Report, RunHeader};
-use crate::store::{self, Store};
-use crate::summary::{spread, summarize_run};
+use crate::report::layout::table;
+use crate::report::{self, Format, Input, Report, RunHeader};
+use crate::store::{self, Store, StoredRun};
+use std::path::{Path, PathBuf};
 
-/// Runs the `show` subcommand.
-pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
-    let path = args.results.clone().unwrap_or_else(store::default_path);
+/// Opens the results store a read-only command names, refusing a path with none.
+pub fn open_store(results: &Option<PathBuf>) -> Result<(Store, PathBuf), Failure> {
+    let path = results.clone().unwrap_or_else(store::default_path);
     if !path.is_file() {
         return Err(Failure(format!(
             "--results {}: no results store there; run `litebench run` first or give --results PATH",
             path.display()
         )));
     }
-    let mut store = Store::open(&path, true)?;
+    Ok((Store::open(&path, true)?, path))
+}
+
+/// The header of a stored run.
+pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
+    RunHeader {
+        id: run.id,
+        status: run.status.clone(),
+        error: run.error.clone(),
+        finished_at: run.finished_at.clone(),
+        results: path.display().to_string(),
+    }
+}
+
+/// Runs the `show` subcommand.
+pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
+    let (mut store, path) = open_store(&args.results)?;
     if args.list {
         let runs = store.list()?;
-        match args.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&runs).expect("json")),
-            Format::Csv => {
-                let mut w = csv::Writer::from_writer(std::io::stdout());
-                for r in &runs {
-                    w.serialize(r).map_err(|e| Failure(e.to_string()))?;
-                }
-            }
+        let out = match args.format {
+            Format::Json => report::json::value(&runs),
+            Format::Csv => report::csv::rows(&runs),
             f => {
                 let rows: Vec<Vec<String>> = runs
                     .iter()
@@ -41,30 +51,17 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
                         ]
                     })
                     .collect();
-                print!(
-                    "{}",
-                    table(
-                        &["run", "started", "workload", "status", "trials"],
-                        &rows,
-                        f == Format::Markdown
-                    )
-                );
+                table(
+                    &["run", "started", "workload", "status", "trials"],
+                    &rows,
+                    f == Format::Markdown,
+                )
             }
-        }
+        };
+        super::out::print(&out);
         return Ok(0);
     }
     let run = store.load(args.run)?;
-    let ops: Vec<String> = {
-        let mut v: Vec<String> = Vec::new();
-        for t in &run.trials {
-            for o in &t.ops {
-                if !v.contains(&o.name) {
-                    v.push(o.name.clone());
-                }
-            }
-        }
-        v
-    };
     if args.baseline >= run.manifest.configs.len() {
         return Err(Failure(format!(
             "--baseline {}: run {} has configurations 0 to {}",
@@ -73,42 +70,35 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
             run.manifest.configs.len().saturating_sub(1)
         )));
     }
-    let metric = args.metric.unwrap_or_else(|| {
-        crate::workload::find(&run.manifest.workload).map_or(crate::pivot::Metric::Tps, |w| w.metric())
+    let report = Report::build(Input {
+        run: header(&run, &path),
+        manifest: &run.manifest,
+        trials: &run.trials,
+        templates: &run.templates,
+        noise: args.noise,
+        metric: args.metric,
+        baseline: args.baseline,
+        process_syncs: None,
     });
-    if args.side_by_side {
-        let p = side_by_side(&run.manifest, &run.trials, &ops, metric, args.baseline);
+    let out = if args.side_by_side {
+        let Some(p) = &report.side_by_side else {
+            return Err(Failure(format!(
+                "--side-by-side: run {} has one configuration; there is nothing to put side by side",
+                run.id
+            )));
+        };
         match args.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&p).expect("json")),
-            Format::Csv => print!("{}", p.csv()),
+            Format::Json => report::json::value(p),
+            Format::Csv => p.csv(),
             f => {
                 let (headers, body) = p.cells();
                 let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-                print!("{}", table(&headers, &body, f == Format::Markdown));
+                table(&headers, &body, f == Format::Markdown)
             }
         }
-        return Ok(0);
-    }
-    let summary = summarize_run(&run.manifest, &run.trials, &ops);
-    let report = Report {
-        run: RunHeader {
-            id: run.id,
-            status: run.status.clone(),
-            error: run.error.clone(),
-            finished_at: run.finished_at.clone(),
-            results: path.display().to_string(),
-        },
-        checklist: checklist(&run.manifest, &run.trials),
-        spread: spread(&summary),
-        warnings: warnings(&run.manifest, &run.trials, &summary, &run.status),
-        summary,
-        manifest: &run.manifest,
-        process_syncs: None,
-        side_by_side: (run.manifest.configs.len() > 1)
-            .then(|| side_by_side(&run.manifest, &run.trials, &ops, metric, args.baseline)),
-        footprint: &run.templates,
-        trials: &run.trials,
+    } else {
+        report::export(&report, args.format)
     };
-    print!("{}", render(&report, args.format));
+    super::out::print(&out);
     Ok(0)
 }

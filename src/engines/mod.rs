@@ -5,8 +5,8 @@
 //! must cost no more than a bare loop over the engine's own API: no allocation, no formatting,
 //! no SQL parsing per operation.
 
-#[cfg(feature = "duckdb")]
 pub mod duckdb;
+pub mod kind;
 pub mod mysql;
 pub mod postgres;
 pub mod registry;

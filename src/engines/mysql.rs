@@ -58,6 +58,40 @@ pub const MYSQL_KNOBS: &[KnobSpec] = &[
     },
 ];
 
+/// mysql's descriptor.
+pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::EngineKind {
+    name: "mysql",
+    aliases: &["mariadb"],
+    about: "a throwaway MariaDB server on 127.0.0.1, made with the installed mariadb-install-db in the scratch directory and removed after the run (Debian package mariadb-server)",
+    target: Some(crate::engines::kind::TargetSpec {
+        separator: '=',
+        what: "server URL",
+        example: "mysql=mysql://root:password@127.0.0.1:3306/ (a server you run)",
+        without: "a throwaway server litebench starts",
+    }),
+    dialect: crate::engines::Dialect::Mysql,
+    knobs: MYSQL_KNOBS,
+    passthrough: PASSTHROUGH_PREFIX,
+    io_counted: false,
+    durability_knobs: &["innodb_flush_log_at_trx_commit", "sync_binlog"],
+    in_memory: false,
+    workloads: crate::engines::kind::Runs::AllSql,
+    available: Ok(()),
+    open: open_kind,
+};
+
+fn open_kind(
+    target: Option<&str>,
+    scratch: &Scratch,
+    _memory: bool,
+) -> Result<Box<dyn crate::engines::Engine>, crate::commands::Failure> {
+    let e = match target {
+        None => MysqlEngine::start(scratch),
+        Some(url) => MysqlEngine::connect_url(url),
+    };
+    Ok(Box::new(e.map_err(crate::commands::Failure)?))
+}
+
 /// Arguments litebench gives `mariadb-install-db` (besides `--datadir`).
 pub const INSTALL_ARGS: &[&str] = &["--auth-root-authentication-method=normal", "--skip-test-db"];
 
@@ -392,6 +426,7 @@ impl Engine for MysqlEngine {
             version: self.version.clone(),
             sqlite: None,
             details: Some(details),
+            io_counted: None,
         }
     }
 

@@ -64,6 +64,40 @@ pub const POSTGRES_KNOBS: &[KnobSpec] = &[
     },
 ];
 
+/// postgres's descriptor.
+pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::EngineKind {
+    name: "postgres",
+    aliases: &[],
+    about: "a throwaway PostgreSQL server on 127.0.0.1, made with the installed initdb in the scratch directory and removed after the run (Debian package postgresql)",
+    target: Some(crate::engines::kind::TargetSpec {
+        separator: '=',
+        what: "server URL",
+        example: "postgres=postgres://user:password@127.0.0.1:5432/postgres (a server you run)",
+        without: "a throwaway server litebench starts",
+    }),
+    dialect: crate::engines::Dialect::Postgres,
+    knobs: POSTGRES_KNOBS,
+    passthrough: PASSTHROUGH_PREFIX,
+    io_counted: false,
+    durability_knobs: &["fsync", "synchronous_commit", "full_page_writes"],
+    in_memory: false,
+    workloads: crate::engines::kind::Runs::AllSql,
+    available: Ok(()),
+    open: open_kind,
+};
+
+fn open_kind(
+    target: Option<&str>,
+    scratch: &Scratch,
+    _memory: bool,
+) -> Result<Box<dyn crate::engines::Engine>, crate::commands::Failure> {
+    let e = match target {
+        None => PostgresEngine::start(scratch),
+        Some(url) => PostgresEngine::connect_url(url),
+    };
+    Ok(Box::new(e.map_err(crate::commands::Failure)?))
+}
+
 /// Arguments litebench gives `initdb` (besides `-D`).
 pub const INITDB_ARGS: &[&str] = &[
     "--auth=trust",
@@ -432,6 +466,7 @@ impl Engine for PostgresEngine {
             version: self.version.clone(),
             sqlite: None,
             details: Some(details),
+            io_counted: None,
         }
     }
 

@@ -1,163 +1,171 @@
-//! The engines litebench can run, by `--engine` name: parsing, knob tables and opening.
+//! The engines litebench can run: one list of descriptors ([`EngineKind`]), and `--engine`
+//! values parsed against it.
 //!
-//! Knob tables are known from the name alone, so every `--knob` is validated before any
+//! Knob tables are known from the descriptor alone, so every `--knob` is validated before any
 //! library is loaded or server started.
 
+use super::kind::EngineKind;
+use super::Engine;
 use crate::commands::Failure;
-use crate::engines::mysql::{MysqlEngine, MYSQL_KNOBS};
-use crate::engines::postgres::{PostgresEngine, POSTGRES_KNOBS};
-use crate::engines::server::PASSTHROUGH_PREFIX as SERVER_PASSTHROUGH;
-use crate::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
-use crate::engines::Engine;
-use crate::knob::{KnobSpec, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use crate::knob::KnobSpec;
 use crate::scratch::Scratch;
-use std::path::PathBuf;
 
-/// An `--engine` value, parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EngineChoice {
-    Sqlite(SqliteChoice),
-    /// A throwaway PostgreSQL server (`None`) or the server at a URL.
-    Postgres(Option<String>),
-    /// A throwaway MariaDB server (`None`) or the server at a URL.
-    Mysql(Option<String>),
-    /// Embedded DuckDB (only in builds with the `duckdb` feature).
-    Duckdb,
+/// Every engine kind, in the order `list` shows them. Adding an engine: one line here.
+pub fn kinds() -> &'static [&'static EngineKind] {
+    static KINDS: [&EngineKind; 4] = [
+        &super::sqlite::KIND,
+        &super::postgres::KIND,
+        &super::mysql::KIND,
+        &super::duckdb::KIND,
+    ];
+    &KINDS
+}
+
+/// The descriptor of a kind by its stored name (`sqlite`, `postgres`, ...).
+pub fn kind(name: &str) -> Option<&'static EngineKind> {
+    kinds().iter().copied().find(|k| k.name == name)
 }
 
 /// Every engine kind's knob table and pass-through prefix, for `litebench list`.
 pub fn knob_tables() -> Vec<(&'static str, &'static [KnobSpec], &'static str)> {
-    #[allow(unused_mut)]
-    let mut v: Vec<(&'static str, &'static [KnobSpec], &'static str)> = vec![
-        ("sqlite", SQLITE_KNOBS, PASSTHROUGH_PREFIX),
-        ("postgres", POSTGRES_KNOBS, SERVER_PASSTHROUGH),
-        ("mysql", MYSQL_KNOBS, SERVER_PASSTHROUGH),
-    ];
-    #[cfg(feature = "duckdb")]
-    v.push((
-        "duckdb",
-        crate::engines::duckdb::DUCKDB_KNOBS,
-        crate::engines::duckdb::PREFIX,
-    ));
-    v
-}
-
-/// The URL of `postgres=URL` / `mysql=URL`, which must not be empty.
-fn url_of(s: &str, prefix: &str) -> Result<String, Failure> {
-    let url = s[prefix.len()..].trim();
-    if url.is_empty() {
-        let example = if prefix == "postgres=" {
-            "postgres=postgres://user@127.0.0.1:5432/postgres"
-        } else {
-            "mysql=mysql://root@127.0.0.1:3306/"
-        };
-        return Err(Failure(format!(
-            "--engine {s}: missing server URL; e.g. {example}, or leave out the URL to let litebench start a throwaway server"
-        )));
-    }
-    Ok(url.to_string())
+    kinds()
+        .iter()
+        .filter(|k| k.available.is_ok())
+        .map(|k| (k.name, k.knobs, k.passthrough))
+        .collect()
 }
 
 /// Engines a build of litebench can name, with how to use them (for `list` and errors).
-pub const ENGINES: &[(&str, &str)] = &[
-    (
-        "sqlite",
-        "the bundled SQLite (pinned version; flags in docs/sqlite-build.md)",
-    ),
-    (
-        "sqlite:<path>",
-        "another SQLite build loaded from a shared library, e.g. sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0",
-    ),
-    (
-        "postgres",
-        "a throwaway PostgreSQL server on 127.0.0.1, made with the installed initdb in the scratch directory and removed after the run (Debian package postgresql)",
-    ),
-    (
-        "postgres=<url>",
-        "a PostgreSQL server you run, e.g. postgres=postgres://user:password@127.0.0.1:5432/postgres",
-    ),
-    (
-        "mysql",
-        "a throwaway MariaDB server on 127.0.0.1, made with the installed mariadb-install-db in the scratch directory and removed after the run (Debian package mariadb-server); alias mariadb",
-    ),
-    (
-        "mysql=<url>",
-        "a MariaDB/MySQL server you run, e.g. mysql=mysql://root:password@127.0.0.1:3306/",
-    ),
-    (
-        "duckdb",
-        "embedded DuckDB, one thread by default (needs a build with --features duckdb, about 25 minutes on 2 cores)",
-    ),
-];
+pub fn spellings() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for k in kinds() {
+        let about = match k.available {
+            Ok(()) => k.about.to_string(),
+            Err(why) => format!("{} ({why})", k.about),
+        };
+        match k.target {
+            Some(t) => {
+                v.push((k.name.to_string(), format!("{}: {about}", t.without)));
+                v.push((
+                    format!("{}{}<{}>", k.name, t.separator, t.what),
+                    format!("e.g. {}", t.example),
+                ));
+            }
+            None => v.push((k.name.to_string(), about)),
+        }
+        for a in k.aliases {
+            v.push((a.to_string(), format!("alias of {}", k.name)));
+        }
+    }
+    v
+}
 
 fn valid() -> String {
-    format!(
-        "valid engines: {}",
-        ENGINES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-    )
+    let names: Vec<String> = spellings().into_iter().map(|(n, _)| n).collect();
+    format!("valid engines: {}", names.join(", "))
+}
+
+/// An `--engine` value, parsed: the kind and what followed its separator.
+#[derive(Debug, Clone)]
+pub struct EngineChoice {
+    pub kind: &'static EngineKind,
+    /// Library path or server URL.
+    pub target: Option<String>,
+}
+
+impl PartialEq for EngineChoice {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.kind, other.kind) && self.target == other.target
+    }
 }
 
 impl EngineChoice {
+    /// The bundled SQLite: the default engine.
+    pub fn default_engine() -> EngineChoice {
+        EngineChoice {
+            kind: &super::sqlite::KIND,
+            target: None,
+        }
+    }
+
     /// Parses one `--engine` value.
     pub fn parse(s: &str) -> Result<EngineChoice, Failure> {
-        match s {
-            "sqlite" => Ok(EngineChoice::Sqlite(SqliteChoice::Bundled)),
-            _ if s.starts_with("sqlite:") => {
-                let p = &s["sqlite:".len()..];
-                if p.is_empty() {
+        for k in kinds() {
+            let Some(target) = k.matches(s) else { continue };
+            if let Err(why) = k.available {
+                return Err(Failure(format!("--engine {s}: {why}")));
+            }
+            if let (Some(t), Some(rest)) = (k.target, target) {
+                if rest.trim().is_empty() {
                     return Err(Failure(format!(
-                        "--engine {s}: missing library path; e.g. sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0"
+                        "--engine {s}: missing {}; e.g. {}, or `{}` alone for {}",
+                        t.what, t.example, k.name, t.without
                     )));
                 }
-                Ok(EngineChoice::Sqlite(SqliteChoice::Library(PathBuf::from(p))))
             }
-            "postgres" => Ok(EngineChoice::Postgres(None)),
-            "mysql" | "mariadb" => Ok(EngineChoice::Mysql(None)),
-            _ if s.starts_with("postgres=") => Ok(EngineChoice::Postgres(Some(url_of(s, "postgres=")?))),
-            _ if s.starts_with("mysql=") => Ok(EngineChoice::Mysql(Some(url_of(s, "mysql=")?))),
-            _ if s.starts_with("mariadb=") => Ok(EngineChoice::Mysql(Some(url_of(s, "mariadb=")?))),
-            "duckdb" if cfg!(feature = "duckdb") => Ok(EngineChoice::Duckdb),
-            "duckdb" => Err(Failure(format!(
-                "--engine {s}: this build of litebench has no DuckDB; rebuild with `cargo build --release --features duckdb` (builds DuckDB from source, about 25 minutes on 2 cores)"
-            ))),
-            "fs" => Err(Failure(format!(
-                "--engine {s}: not available in this build of litebench yet; {}",
-                valid()
-            ))),
-            _ => Err(Failure(format!("--engine {s}: unknown engine; {}", valid()))),
+            return Ok(EngineChoice {
+                kind: k,
+                target: target.map(|t| t.trim().to_string()),
+            });
         }
+        Err(Failure(format!("--engine {s}: unknown engine; {}", valid())))
     }
 
     /// The engine's knob table and pass-through prefix.
     pub fn knob_table(&self) -> (&'static [KnobSpec], &'static str) {
-        match self {
-            EngineChoice::Sqlite(_) => (SQLITE_KNOBS, PASSTHROUGH_PREFIX),
-            EngineChoice::Postgres(_) => (POSTGRES_KNOBS, SERVER_PASSTHROUGH),
-            EngineChoice::Mysql(_) => (MYSQL_KNOBS, SERVER_PASSTHROUGH),
-            #[cfg(feature = "duckdb")]
-            EngineChoice::Duckdb => (crate::engines::duckdb::DUCKDB_KNOBS, crate::engines::duckdb::PREFIX),
-            #[cfg(not(feature = "duckdb"))]
-            EngineChoice::Duckdb => (&[], "set."),
-        }
+        (self.kind.knobs, self.kind.passthrough)
     }
 
     /// Loads the library or starts the server (servers keep their data under `scratch`).
     pub fn open(&self, scratch: &Scratch, memory: bool) -> Result<Box<dyn Engine>, Failure> {
-        match self {
-            EngineChoice::Sqlite(c) => Ok(Box::new(SqliteEngine::open(c, memory)?)),
-            EngineChoice::Postgres(None) => Ok(Box::new(PostgresEngine::start(scratch).map_err(Failure)?)),
-            EngineChoice::Postgres(Some(url)) => Ok(Box::new(PostgresEngine::connect_url(url).map_err(Failure)?)),
-            EngineChoice::Mysql(None) => Ok(Box::new(MysqlEngine::start(scratch).map_err(Failure)?)),
-            EngineChoice::Mysql(Some(url)) => Ok(Box::new(MysqlEngine::connect_url(url).map_err(Failure)?)),
-            #[cfg(feature = "duckdb")]
-            EngineChoice::Duckdb => Ok(Box::new(crate::engines::duckdb::DuckEngine::open()?)),
-            #[cfg(not(feature = "duckdb"))]
-            EngineChoice::Duckdb => Err(Failure("--engine duckdb: this build of litebench has no DuckDB".into())),
-        }
+        (self.kind.open)(self.target.as_deref(), scratch, memory)
     }
 
     /// Whether it can run on in-memory databases (`--memory`).
     pub fn supports_memory(&self) -> bool {
-        matches!(self, EngineChoice::Sqlite(_))
+        self.kind.in_memory
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_aliases_and_targets() {
+        let c = EngineChoice::parse("sqlite").unwrap();
+        assert_eq!((c.kind.name, c.target), ("sqlite", None));
+        let c = EngineChoice::parse("sqlite:/x/lib.so").unwrap();
+        assert_eq!(c.target.as_deref(), Some("/x/lib.so"));
+        assert_eq!(EngineChoice::parse("mariadb").unwrap().kind.name, "mysql");
+        let c = EngineChoice::parse("mariadb=mysql://root@127.0.0.1:3306/").unwrap();
+        assert_eq!(c.kind.name, "mysql");
+        assert!(EngineChoice::parse("postgres=")
+            .unwrap_err()
+            .0
+            .contains("missing server URL"));
+        assert!(EngineChoice::parse("sqlite:")
+            .unwrap_err()
+            .0
+            .contains("missing library path"));
+        let e = EngineChoice::parse("oracle").unwrap_err().0;
+        assert!(
+            e.contains("unknown engine") && e.contains("sqlite:<library path>"),
+            "{e}"
+        );
+        // A name that merely starts like an engine is not that engine.
+        assert!(EngineChoice::parse("sqlite3").is_err());
+    }
+
+    #[test]
+    fn every_kind_is_described_once() {
+        let mut names: Vec<&str> = kinds().iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), kinds().len());
+        for k in kinds() {
+            assert_eq!(kind(k.name).map(|x| x.name), Some(k.name));
+            assert!(!k.about.is_empty());
+        }
     }
 }

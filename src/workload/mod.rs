@@ -64,8 +64,13 @@ pub trait Workload: Sync {
     }
     /// What the side-by-side table compares: transactions per second by default, time per
     /// test for the speed-comparison suites.
-    fn metric(&self) -> crate::pivot::Metric {
-        crate::pivot::Metric::Tps
+    fn metric(&self) -> crate::report::Metric {
+        crate::report::Metric::Tps
+    }
+    /// Warnings about a stored run that only this workload knows to give (TATP's success
+    /// rates against its specification, ...).
+    fn warnings(&self, _manifest: &crate::result::Manifest, _trials: &[crate::result::TrialRecord]) -> Vec<String> {
+        Vec::new()
     }
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];

@@ -412,8 +412,8 @@ impl Workload for ScriptSuite {
         &SCALE_PARAMS
     }
 
-    fn metric(&self) -> crate::pivot::Metric {
-        crate::pivot::Metric::Time
+    fn metric(&self) -> crate::report::Metric {
+        crate::report::Metric::Time
     }
 
     fn operations(&self) -> &'static [&'static str] {

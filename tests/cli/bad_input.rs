@@ -2,7 +2,7 @@
 //! what would be right, before anything is created under `--dir`.
 
 use crate::common::*;
-use litebench::knob::SQLITE_KNOBS;
+use litebench::engines::sqlite::knobs::SQLITE_KNOBS;
 use std::path::Path;
 
 /// Runs `litebench run ARGS` (plus the tiny trial counts, so that a command wrongly accepted
@@ -50,7 +50,7 @@ fn unknown_engine_lists_valid_engines() {
         &["crud", "--engine", "nosuch"],
         &[
             "error: --engine nosuch: unknown engine",
-            "valid engines: sqlite, sqlite:<path",
+            "valid engines: sqlite, sqlite:<library path>, postgres",
         ],
     );
     assert_no_store(&sb);
@@ -61,8 +61,8 @@ fn engine_not_in_this_build_lists_valid_engines() {
     rejects_tiny(
         &["crud", "--engine", "fs"],
         &[
-            "error: --engine fs: not available in this build",
-            "valid engines: sqlite, sqlite:<path",
+            "error: --engine fs: unknown engine",
+            "valid engines: sqlite, sqlite:<library path>",
         ],
     );
     if !cfg!(feature = "duckdb") {
@@ -463,5 +463,18 @@ fn late_refusals_create_no_results_store() {
             "`run {}` was refused but created a results store",
             extra.join(" ")
         );
+    }
+}
+
+#[test]
+fn a_preset_knob_that_an_engine_lacks_is_refused_before_anything_runs() {
+    let sb = Sandbox::new();
+    for engines in [&["--engine", "postgres"][..], &["--engine", "sqlite", "--engine", "mysql"][..]] {
+        let mut args = vec!["--preset", "speedtest"];
+        args.extend_from_slice(engines);
+        let out = output(&mut sb.run(&args));
+        assert_error_line(&out, &["--preset speedtest: its knob", "means nothing to", "without --preset"]);
+        assert_no_store(&sb);
+        assert!(listing(&sb.scratch()).is_empty(), "{:?}", listing(&sb.scratch()));
     }
 }

@@ -2,7 +2,7 @@
 //! that did take effect is recorded, requested and effective, in every trial.
 
 use crate::common::*;
-use litebench::knob::SQLITE_KNOBS;
+use litebench::engines::sqlite::knobs::SQLITE_KNOBS;
 
 /// The number after `key ` in `line` (e.g. `effective 2147418112`).
 fn number_after(line: &str, key: &str) -> u64 {

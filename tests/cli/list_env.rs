@@ -1,7 +1,7 @@
 //! `litebench list` and `litebench env`.
 
 use crate::common::*;
-use litebench::knob::SQLITE_KNOBS;
+use litebench::engines::sqlite::knobs::SQLITE_KNOBS;
 
 #[test]
 fn list_names_workloads_engines_and_every_knob() {
@@ -39,8 +39,8 @@ fn list_names_workloads_engines_and_every_knob() {
         "engine sqlite not listed\n{text}"
     );
     assert!(
-        text.contains("sqlite:<path>"),
-        "engine sqlite:<path> not listed\n{text}"
+        text.contains("sqlite:<library path>"),
+        "engine sqlite:<library path> not listed\n{text}"
     );
     sb.assert_cwd_untouched();
 }
@@ -79,9 +79,19 @@ fn list_json_parses_and_matches_the_knob_table() {
         .iter()
         .filter_map(|e| e["name"].as_str())
         .collect();
-    let registered: Vec<&str> = litebench::engines::registry::ENGINES.iter().map(|(n, _)| *n).collect();
+    let registered: Vec<String> = litebench::engines::registry::spellings()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     assert_eq!(engines, registered);
-    for e in ["sqlite", "sqlite:<path>", "postgres", "mysql"] {
+    for e in [
+        "sqlite",
+        "sqlite:<library path>",
+        "postgres",
+        "postgres=<server URL>",
+        "mysql",
+        "mariadb",
+    ] {
         assert!(engines.contains(&e), "{e} missing from {engines:?}");
     }
     let all = v["knobs"].as_array().expect("knobs");

@@ -7,6 +7,7 @@
 
 mod bad_input;
 mod common;
+mod compare;
 mod disk_full;
 mod interrupt;
 mod knobs;

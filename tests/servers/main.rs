@@ -69,7 +69,7 @@ fn completes_on(engine: &str, kind: &str, version_prefix: &str, knobs: &[&str]) 
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["item"] == "server durability settings")
+        .find(|c| c["item"] == "durability settings per engine")
         .expect("checklist item");
     assert_eq!(durability["known"], true, "{durability:#}");
     assert!(
@@ -160,7 +160,7 @@ fn side_by_side_with_sqlite_and_knobs_read_back() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["item"] == "server durability settings")
+        .find(|c| c["item"] == "durability settings per engine")
         .expect("checklist item")["value"]
         .as_str()
         .unwrap()

@@ -25,14 +25,20 @@
 //! assert_eq!(c.significant, Some(true));
 //! ```
 
+mod bootstrap;
 mod compare;
+mod median_ci;
 mod outliers;
 mod quantile;
 mod student;
 mod summary;
 
+pub use bootstrap::{
+    ratio_of_medians, verdict, Better, Ratio, SplitMix64, Verdict, MIN_TRIALS, RATIO_INTERVAL_METHOD, RESAMPLES,
+};
 pub use compare::{welch, Comparison};
-pub use outliers::{tukey, Outliers};
+pub use median_ci::{median_ci, median_ci_rank, MEDIAN_INTERVAL_METHOD, MIN_SAMPLES_95};
+pub use outliers::{tukey, tukey_outliers, OutlierKind, Outliers};
 pub use quantile::{median, percentile};
 pub use student::t_critical_95;
 pub use summary::{summarize, Interval, Summary};

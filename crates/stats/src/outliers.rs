@@ -65,8 +65,79 @@ pub fn tukey(samples: &[f64]) -> Outliers {
     out
 }
 
+/// How far beyond the fences one sample lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutlierKind {
+    LowSevere,
+    LowMild,
+    HighMild,
+    HighSevere,
+}
+
+impl OutlierKind {
+    /// `low mild`, `high severe`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutlierKind::LowSevere => "low severe",
+            OutlierKind::LowMild => "low mild",
+            OutlierKind::HighMild => "high mild",
+            OutlierKind::HighSevere => "high severe",
+        }
+    }
+}
+
+/// The outliers of `samples` by Tukey's fences, each with its position in `samples` (so a
+/// report can name the trial), in that order. Classifies exactly as [`tukey`] counts.
+pub fn tukey_outliers(samples: &[f64]) -> Vec<(usize, OutlierKind)> {
+    let mut finite: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    if finite.is_empty() {
+        return Vec::new();
+    }
+    finite.sort_by(f64::total_cmp);
+    let q1 = percentile(&finite, 25.0);
+    let q3 = percentile(&finite, 75.0);
+    let iqr = q3 - q1;
+    samples
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &x)| {
+            let kind = if x < q1 - 3.0 * iqr {
+                OutlierKind::LowSevere
+            } else if x > q3 + 3.0 * iqr {
+                OutlierKind::HighSevere
+            } else if x < q1 - 1.5 * iqr {
+                OutlierKind::LowMild
+            } else if x > q3 + 1.5 * iqr {
+                OutlierKind::HighMild
+            } else {
+                return None;
+            };
+            Some((i, kind))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn indices_agree_with_counts() {
+        let samples = [
+            12.0, 100.0, 3.0, -10.0, 1.0, 2.0, 4.0, 5.0, 6.0, 25.0, 7.0, 8.0, 9.0, -50.0, 10.0, 11.0,
+        ];
+        let found = tukey_outliers(&samples);
+        assert_eq!(
+            found,
+            vec![
+                (1, OutlierKind::HighSevere),
+                (3, OutlierKind::LowMild),
+                (9, OutlierKind::HighMild),
+                (13, OutlierKind::LowSevere)
+            ]
+        );
+        assert_eq!(found.len(), tukey(&samples).total());
+    }
+
     use super::*;
 
     #[test]

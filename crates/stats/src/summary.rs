@@ -1,13 +1,15 @@
 //! Summaries of repeated trials of one quantity.
 //!
 //! A single number hides how much trials disagreed; litebench reports the
-//! spread (standard deviation, CV) and a confidence interval next to every
-//! mean so a reader can tell a real difference from noise. The interval uses
-//! Student's t because benchmarks rarely run enough trials for the normal
-//! approximation to hold.
+//! spread (standard deviation, CV) and confidence intervals so a reader can
+//! tell a real difference from noise. The mean's interval uses Student's t
+//! (benchmarks rarely run enough trials for the normal approximation); the
+//! median's is distribution-free ([`crate::median_ci`]), and is the one
+//! litebench prints beside a median.
 
 use serde::{Deserialize, Serialize};
 
+use crate::median_ci::median_ci;
 use crate::quantile::median;
 use crate::student::t_critical_95;
 use crate::NOISY_CV;
@@ -46,8 +48,12 @@ pub struct Summary {
     /// mean == 0.
     pub cv: Option<f64>,
     /// 95% confidence interval of the mean, Student t with n-1 degrees of
-    /// freedom; `None` when n < 2.
-    pub ci95: Option<Interval>,
+    /// freedom; `None` when n < 2. Not an interval of the median: never print
+    /// it beside one.
+    pub mean_ci95: Option<Interval>,
+    /// 95% distribution-free confidence interval of the median (order
+    /// statistics, [`crate::median_ci`]); `None` when n < 6.
+    pub median_ci95: Option<Interval>,
     /// Smallest sample.
     pub min: f64,
     /// Largest sample.
@@ -120,7 +126,8 @@ pub fn summarize(samples: &[f64]) -> Option<Summary> {
         median: median(&sorted),
         stddev,
         cv,
-        ci95,
+        mean_ci95: ci95,
+        median_ci95: median_ci(&sorted, 0.95),
         min,
         max,
     })
@@ -155,7 +162,7 @@ mod tests {
         assert!(close(s.stddev.unwrap(), 2.138_089_935_299_395, 1e-12));
         assert!(close(s.cv.unwrap(), 0.427_617_987_059_879, 1e-12));
         // 5 ± t(7) · s / sqrt(8), t(7) = 2.364624...
-        let ci = s.ci95.unwrap();
+        let ci = s.mean_ci95.unwrap();
         assert!(close(ci.low, 3.212_512_081_763_79, 1e-12));
         assert!(close(ci.high, 6.787_487_918_236_21, 1e-12));
         assert!(s.is_noisy());
@@ -175,7 +182,8 @@ mod tests {
         assert_eq!((s.mean, s.median, s.min, s.max), (42.0, 42.0, 42.0, 42.0));
         assert_eq!(s.stddev, None);
         assert_eq!(s.cv, None);
-        assert_eq!(s.ci95, None);
+        assert_eq!(s.mean_ci95, None);
+        assert_eq!(s.median_ci95, None);
         assert!(!s.is_noisy());
     }
 
@@ -204,7 +212,7 @@ mod tests {
         assert_eq!(s.mean, 0.1);
         assert_eq!(s.stddev, Some(0.0));
         assert_eq!(s.cv, Some(0.0));
-        assert_eq!(s.ci95, Some(Interval { low: 0.1, high: 0.1 }));
+        assert_eq!(s.mean_ci95, Some(Interval { low: 0.1, high: 0.1 }));
     }
 
     #[test]

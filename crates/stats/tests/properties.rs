@@ -1,7 +1,8 @@
 //! Properties that must hold for any data, checked on generated samples.
 
 use litebench_stats::{
-    median, percentile, summarize, t_critical_95, tukey, welch, Comparison, Interval, Outliers, Summary,
+    median, median_ci, percentile, ratio_of_medians, summarize, t_critical_95, tukey, welch, Better, Comparison,
+    Interval, Outliers, Summary,
 };
 use proptest::prelude::*;
 
@@ -33,7 +34,7 @@ proptest! {
     #[test]
     fn ci_contains_the_mean(v in samples()) {
         let s = summarize(&v).unwrap();
-        match s.ci95 {
+        match s.mean_ci95 {
             Some(ci) => {
                 prop_assert!(v.len() >= 2);
                 prop_assert!(ci.contains(s.mean), "{:?} vs {}", ci, s.mean);
@@ -67,7 +68,7 @@ proptest! {
         prop_assert_eq!(s.median, x);
         prop_assert_eq!(s.stddev, Some(0.0));
         prop_assert_eq!(s.cv, Some(0.0));
-        prop_assert_eq!(s.ci95, Some(Interval { low: x, high: x }));
+        prop_assert_eq!(s.mean_ci95, Some(Interval { low: x, high: x }));
         prop_assert_eq!(tukey(&vec![x; n]), Outliers::default());
     }
 
@@ -121,6 +122,42 @@ proptest! {
         }
         if let Some(ci) = ab.ci95 {
             prop_assert!(ci.contains(ab.diff));
+        }
+    }
+
+    #[test]
+    fn median_interval_stays_within_the_data(v in samples()) {
+        let s = summarize(&v).unwrap();
+        match s.median_ci95 {
+            Some(ci) => {
+                prop_assert!(v.len() >= 6);
+                prop_assert!(s.min <= ci.low && ci.low <= s.median && s.median <= ci.high && ci.high <= s.max);
+            }
+            None => prop_assert!(v.len() < 6),
+        }
+    }
+
+    #[test]
+    fn median_interval_of_positive_data_is_positive(v in positive_samples()) {
+        if let Some(ci) = median_ci(&sorted(&v), 0.95) {
+            prop_assert!(ci.low > 0.0);
+        }
+    }
+
+    #[test]
+    fn ratio_interval_contains_the_ratio_and_is_positive(a in positive_samples(), b in positive_samples(), seed in any::<u64>()) {
+        let r = ratio_of_medians(&a, &b, Better::Higher, 0.02, seed).unwrap();
+        prop_assert!(r.ratio > 0.0);
+        prop_assert_eq!(r.ci95.is_some(), r.verdict.is_some());
+        if let Some(ci) = r.ci95 {
+            prop_assert!(ci.low > 0.0 && ci.low <= ci.high);
+            // The bootstrap distribution of a median ratio surrounds the observed ratio
+            // except in pathological tiny samples; its extremes always bound it.
+            let lo = a.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = a.iter().cloned().fold(0.0, f64::max);
+            let blo = b.iter().cloned().fold(f64::INFINITY, f64::min);
+            let bhi = b.iter().cloned().fold(0.0, f64::max);
+            prop_assert!(ci.low >= blo / hi * (1.0 - 1e-12) && ci.high <= bhi / lo * (1.0 + 1e-12));
         }
     }
 

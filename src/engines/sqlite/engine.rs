@@ -4,10 +4,11 @@
 use super::api::Api;
 use super::build::SqliteBuild;
 use super::conn::SqliteConn;
+use super::knobs::{PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use super::vfs;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::iocount::IoCounters;
-use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::{Scratch, ScratchError};
 use std::path::PathBuf;
@@ -88,6 +89,7 @@ impl Engine for SqliteEngine {
             version: self.build.version.clone(),
             sqlite: Some(self.build.clone()),
             details: None,
+            io_counted: None,
         }
     }
 

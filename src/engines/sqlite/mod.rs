@@ -4,4 +4,41 @@ pub mod api;
 pub mod build;
 pub mod conn;
 pub mod engine;
+pub mod knobs;
 pub mod vfs;
+
+use super::kind::{EngineKind, Runs, TargetSpec};
+use super::{Dialect, Engine};
+use crate::commands::Failure;
+use crate::scratch::Scratch;
+use engine::{SqliteChoice, SqliteEngine};
+
+/// SQLite's descriptor.
+pub static KIND: EngineKind = EngineKind {
+    name: "sqlite",
+    aliases: &[],
+    about: "pinned version; flags in docs/sqlite-build.md",
+    target: Some(TargetSpec {
+        separator: ':',
+        what: "library path",
+        example: "sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0 (another SQLite build, loaded at run time)",
+        without: "the bundled SQLite",
+    }),
+    dialect: Dialect::Sqlite,
+    knobs: knobs::SQLITE_KNOBS,
+    passthrough: knobs::PASSTHROUGH_PREFIX,
+    io_counted: true,
+    durability_knobs: &["journal_mode", "synchronous"],
+    in_memory: true,
+    workloads: Runs::AllSql,
+    available: Ok(()),
+    open,
+};
+
+fn open(target: Option<&str>, _scratch: &Scratch, memory: bool) -> Result<Box<dyn Engine>, Failure> {
+    let choice = match target {
+        None => SqliteChoice::Bundled,
+        Some(p) => SqliteChoice::Library(p.into()),
+    };
+    Ok(Box::new(SqliteEngine::open(&choice, memory)?))
+}

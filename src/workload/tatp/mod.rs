@@ -271,6 +271,10 @@ impl Workload for Tatp {
         "tatp"
     }
 
+    fn warnings(&self, manifest: &crate::result::Manifest, trials: &[crate::result::TrialRecord]) -> Vec<String> {
+        rates::report_warnings(manifest, trials)
+    }
+
     fn about(&self) -> &'static str {
         "TATP: seven telecom transactions (80% reads) on subscriber, access_info, special_facility, call_forwarding; transactions per second over a timed interval"
     }

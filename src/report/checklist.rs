@@ -62,46 +62,44 @@ fn knob_values(manifest: &Manifest, trials: &[TrialRecord], names: &[&str]) -> O
     }
 }
 
-/// The durability settings read back from every server configuration (PostgreSQL, MariaDB):
-/// each configuration's first measured trial, every knob of its engine's table.
-fn server_durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
-    let table = |kind: &str| match kind {
-        "postgres" => Some(crate::engines::postgres::POSTGRES_KNOBS),
-        "mysql" => Some(crate::engines::mysql::MYSQL_KNOBS),
-        _ => None,
-    };
+/// The durability settings each configuration's engine declares ([`EngineKind::durability_knobs`]),
+/// as read back in its first measured trial.
+///
+/// [`EngineKind::durability_knobs`]: crate::engines::kind::EngineKind::durability_knobs
+fn durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
     let mut parts = Vec::new();
     for cfg in &manifest.configs {
-        let Some(specs) = manifest
+        let Some(kind) = manifest
             .engines
             .iter()
             .find(|e| e.label == cfg.engine)
-            .and_then(|e| table(&e.kind))
+            .and_then(|e| crate::engines::registry::kind(&e.kind))
         else {
             continue;
         };
+        if kind.durability_knobs.is_empty() {
+            parts.push(format!("#{} {}: no durability settings", cfg.index, cfg.engine));
+            continue;
+        }
         let t = trials
             .iter()
             .find(|t| t.config == cfg.index && !t.warmup)
             .or_else(|| trials.iter().find(|t| t.config == cfg.index))?;
-        let values: Vec<String> = specs
+        let values: Vec<String> = kind
+            .durability_knobs
             .iter()
-            .map(|s| {
+            .map(|name| {
                 let eff = t
                     .knobs
                     .iter()
-                    .find(|k| k.name == s.name)
+                    .find(|k| k.name == *name)
                     .and_then(|k| k.effective.clone());
-                format!("{}={}", s.name, eff.as_deref().unwrap_or("unknown"))
+                format!("{name}={}", eff.as_deref().unwrap_or("unknown"))
             })
             .collect();
         parts.push(format!("#{} {}: {}", cfg.index, cfg.engine, values.join(", ")));
     }
-    Some(if parts.is_empty() {
-        "none: no server engine in this run".into()
-    } else {
-        parts.join("; ")
-    })
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// ext4's journaling mode: `data=` from /proc/fs/ext4/<dev>/options when given, else the
@@ -210,7 +208,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
             "SQLite version and compile options",
             (!manifest.engines.is_empty()).then_some(builds),
         ),
-        item("server durability settings", server_durability(manifest, trials)),
+        item("durability settings per engine", durability(manifest, trials)),
         item(
             "filesystem and its journaling mode",
             if manifest.in_memory {

@@ -12,7 +12,7 @@
 
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
-use crate::knob::{KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
+use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use duckdb::types::Value as DValue;
@@ -20,27 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Pass-through prefix: `--knob set.NAME=VALUE` issues `SET NAME = 'VALUE'`.
-pub const PREFIX: &str = "set.";
-
-/// DuckDB's knobs. `threads` defaults to 1 in litebench (the paper's setting), not DuckDB's
-/// one-per-core.
-pub const DUCKDB_KNOBS: &[KnobSpec] = &[
-    KnobSpec {
-        name: "threads",
-        kind: KnobKind::Int { min: 1, max: 1024 },
-        stage: Stage::Connect,
-        default: "1 (litebench; DuckDB's own default is one per core)",
-        help: "worker threads",
-    },
-    KnobSpec {
-        name: "memory_limit",
-        kind: KnobKind::Bytes { min: 1 << 20 },
-        stage: Stage::Connect,
-        default: "80% of RAM",
-        help: "memory DuckDB may use (the VLDB'22 paper gave both engines 1 GB)",
-    },
-];
+use super::{DUCKDB_KNOBS, PREFIX};
 
 /// The DuckDB engine.
 pub struct DuckEngine {

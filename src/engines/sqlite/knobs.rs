@@ -1,0 +1,104 @@
+//! SQLite's knobs: the pragmas litebench sets by name, and the prefix for any other.
+
+use crate::knob::{KnobKind, KnobSpec, Stage};
+
+/// Every named SQLite knob, in the order they are applied (locking mode before journal mode,
+/// journal mode before the WAL settings).
+pub const SQLITE_KNOBS: &[KnobSpec] = &[
+    KnobSpec {
+        name: "page_size",
+        kind: KnobKind::PowerOfTwo { min: 512, max: 65536 },
+        stage: Stage::Create,
+        default: "4096",
+        help: "bytes per database page; applied when the template is created",
+    },
+    KnobSpec {
+        name: "auto_vacuum",
+        kind: KnobKind::Choice(&["none", "full", "incremental"]),
+        stage: Stage::Create,
+        default: "none",
+        help: "free-page handling; applied when the template is created",
+    },
+    KnobSpec {
+        name: "locking_mode",
+        kind: KnobKind::Choice(&["normal", "exclusive"]),
+        stage: Stage::Connect,
+        default: "normal",
+        help: "exclusive keeps the lock (and skips the -shm file in WAL mode)",
+    },
+    KnobSpec {
+        name: "journal_mode",
+        kind: KnobKind::Choice(&["delete", "truncate", "persist", "memory", "wal", "off"]),
+        stage: Stage::Connect,
+        default: "delete",
+        help: "rollback journal or write-ahead log",
+    },
+    KnobSpec {
+        name: "synchronous",
+        kind: KnobKind::Choice(&["off", "normal", "full", "extra"]),
+        stage: Stage::Connect,
+        default: "full",
+        help: "how often SQLite waits for the storage (fsync)",
+    },
+    KnobSpec {
+        name: "journal_size_limit",
+        kind: KnobKind::Int { min: -1, max: i64::MAX },
+        stage: Stage::Connect,
+        default: "-1",
+        help: "bytes of journal/WAL kept after a transaction or checkpoint (-1: no limit)",
+    },
+    KnobSpec {
+        name: "wal_autocheckpoint",
+        kind: KnobKind::Int {
+            min: 0,
+            max: i32::MAX as i64,
+        },
+        stage: Stage::Connect,
+        default: "1000",
+        help: "WAL pages that trigger an automatic checkpoint (0: never)",
+    },
+    KnobSpec {
+        name: "cache_size",
+        kind: KnobKind::Int {
+            min: i32::MIN as i64 + 1,
+            max: i32::MAX as i64,
+        },
+        stage: Stage::Connect,
+        default: "-2000",
+        help: "page cache: pages if positive, KiB if negative",
+    },
+    KnobSpec {
+        name: "mmap_size",
+        kind: KnobKind::Int { min: 0, max: i64::MAX },
+        stage: Stage::Connect,
+        default: "0",
+        help: "bytes of the database read through mmap (clamped to the build's SQLITE_MAX_MMAP_SIZE)",
+    },
+    KnobSpec {
+        name: "temp_store",
+        kind: KnobKind::Choice(&["default", "file", "memory"]),
+        stage: Stage::Connect,
+        default: "default",
+        help: "where temporary tables and indices live",
+    },
+    KnobSpec {
+        name: "foreign_keys",
+        kind: KnobKind::Bool,
+        stage: Stage::Connect,
+        default: "off",
+        help: "enforce foreign key constraints",
+    },
+    KnobSpec {
+        name: "busy_timeout",
+        kind: KnobKind::Int {
+            min: 0,
+            max: i32::MAX as i64,
+        },
+        stage: Stage::Connect,
+        default: "0",
+        help: "milliseconds to wait for a lock before SQLITE_BUSY",
+    },
+];
+
+/// Prefix that passes any other pragma through: `--knob pragma.cell_size_check=on`.
+pub const PASSTHROUGH_PREFIX: &str = "pragma.";

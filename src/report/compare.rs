@@ -1,0 +1,363 @@
+//! The comparison of two stored runs, or of two configurations, against a baseline A.
+//!
+//! A benchmark result says little without the conditions under which it was measured, and a
+//! comparison says nothing when those conditions differ in ways nobody noticed. So the model
+//! carries, above the figures, every difference between the two manifests (machine,
+//! filesystem, device, engine builds and compile options, knobs, workload parameters, sync
+//! latency), and the figures use the same ratio, interval and verdict code as every table
+//! ([`super::stats`]).
+
+use super::number::{interval_of, opt, times};
+use super::stats::{values, Metric, Statistics};
+use crate::result::{ConfigInfo, Manifest, TrialRecord};
+use litebench_stats::{summarize, Verdict};
+use serde::Serialize;
+
+/// One side of a comparison: a stored run and, optionally, one of its configurations.
+#[derive(Debug, Clone, Serialize)]
+pub struct Side<'a> {
+    pub run: i64,
+    pub status: String,
+    /// `None`: every configuration of the run.
+    pub config: Option<usize>,
+    #[serde(skip)]
+    pub manifest: &'a Manifest,
+    #[serde(skip)]
+    pub trials: &'a [TrialRecord],
+}
+
+/// A difference between the two manifests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Difference {
+    pub what: String,
+    pub a: String,
+    pub b: String,
+}
+
+/// One row: a pair of configurations and one operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub config_a: usize,
+    pub label_a: String,
+    pub config_b: usize,
+    pub label_b: String,
+    pub operation: String,
+    pub trials_a: usize,
+    pub trials_b: usize,
+    pub median_a: Option<f64>,
+    pub median_b: Option<f64>,
+    /// `median_b / median_a`.
+    pub ratio: Option<f64>,
+    pub ratio_ci95_low: Option<f64>,
+    pub ratio_ci95_high: Option<f64>,
+    pub verdict: Option<Verdict>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison<'a> {
+    pub a: Side<'a>,
+    pub b: Side<'a>,
+    pub metric: Metric,
+    pub statistics: Statistics,
+    pub differences: Vec<Difference>,
+    /// Configurations of one run with no counterpart in the other (labels).
+    pub unmatched_a: Vec<String>,
+    pub unmatched_b: Vec<String>,
+    pub rows: Vec<Row>,
+    /// Rows whose verdict is *slower*.
+    pub regressions: usize,
+}
+
+/// The facts of a manifest that decide whether two results are comparable, as `(what, value)`
+/// pairs; `config` narrows the engine and knob facts to one configuration.
+pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
+    let mut f: Vec<(String, String)> = Vec::new();
+    let mut put = |k: &str, v: String| f.push((k.to_string(), v));
+    let o = |x: &Option<String>| x.clone().unwrap_or_else(|| "unknown".into());
+    let mc = &m.environment.machine;
+    put("machine: host", o(&mc.hostname));
+    put("machine: CPU", format!("{} x{}", o(&mc.cpu_model), mc.cpu_count));
+    put(
+        "machine: memory",
+        mc.memory_bytes.map_or("unknown".into(), |b| format!("{} MiB", b >> 20)),
+    );
+    put("machine: OS", o(&mc.os));
+    put("machine: kernel", o(&mc.kernel));
+    put("machine: CPU governor", o(&mc.cpu_governor));
+    let st = &m.environment.storage;
+    put("filesystem: type", o(&st.fs_type));
+    put("filesystem: mount options", o(&st.mount_options));
+    put("filesystem: superblock options", o(&st.super_options));
+    put("filesystem: RAM-backed", st.ram_backed.to_string());
+    match &st.device {
+        Some(d) => {
+            put("device: name", d.name.clone());
+            put("device: model", o(&d.model));
+            put(
+                "device: rotational",
+                d.rotational.map_or("unknown".into(), |r| r.to_string()),
+            );
+            put("device: scheduler", o(&d.scheduler));
+            put("device: write cache", o(&d.write_cache));
+            put("device: loop over", o(&d.backing_file));
+        }
+        None => put("device", "unknown".into()),
+    }
+    put(
+        "sync latency (median)",
+        m.sync_latency
+            .as_ref()
+            .map_or("not measured".into(), |l| format!("{:.1} us", l.median_us)),
+    );
+    put("workload", m.workload.clone());
+    for (k, v) in &m.params.0 {
+        put(
+            &format!("param {k}"),
+            serde_json::to_string(v)
+                .unwrap_or_default()
+                .trim_matches('"')
+                .to_string(),
+        );
+    }
+    put("trials", format!("{} (+{} warm-up)", m.trials, m.warmup));
+    put(
+        "page cache",
+        if m.cold_cache {
+            "dropped before each trial"
+        } else {
+            "warm"
+        }
+        .into(),
+    );
+    put("in memory", m.in_memory.to_string());
+    put("seed", m.seed.to_string());
+    put("litebench version", m.tool_version.clone());
+    let one = configs.len() == 1;
+    for c in configs {
+        let prefix = if one { String::new() } else { format!("#{} ", c.index) };
+        put(&format!("{prefix}engine"), c.engine.clone());
+        if let Some(e) = m.engines.iter().find(|e| e.label == c.engine) {
+            put(&format!("{prefix}engine version"), e.version.clone());
+            if let Some(b) = &e.sqlite {
+                put(&format!("{prefix}SQLite source id"), b.source_id.clone());
+                put(&format!("{prefix}SQLite compile options"), b.compile_options.join(" "));
+            }
+        }
+        put(&format!("{prefix}knobs"), c.knobs.label());
+    }
+    f
+}
+
+/// Every fact whose value differs (or exists on one side only).
+pub fn differences(a: &[(String, String)], b: &[(String, String)]) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let get = |v: &[(String, String)], k: &str| v.iter().find(|(x, _)| x == k).map(|(_, y)| y.clone());
+    let mut keys: Vec<&String> = a.iter().map(|(k, _)| k).collect();
+    for (k, _) in b {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for k in keys {
+        let (x, y) = (get(a, k), get(b, k));
+        if x != y {
+            out.push(Difference {
+                what: k.clone(),
+                a: x.unwrap_or_else(|| "-".into()),
+                b: y.unwrap_or_else(|| "-".into()),
+            });
+        }
+    }
+    out
+}
+
+/// The configuration pairs to compare: the chosen ones, or (whole runs) those with the same
+/// label, or the only configuration of each.
+fn pairs(a: &Side<'_>, b: &Side<'_>) -> (Vec<(usize, usize)>, Vec<String>, Vec<String>) {
+    if let (Some(x), Some(y)) = (a.config, b.config) {
+        return (vec![(x, y)], Vec::new(), Vec::new());
+    }
+    let (ca, cb) = (&a.manifest.configs, &b.manifest.configs);
+    if ca.len() == 1 && cb.len() == 1 {
+        return (vec![(0, 0)], Vec::new(), Vec::new());
+    }
+    let mut out = Vec::new();
+    let mut only_a = Vec::new();
+    for c in ca {
+        match cb.iter().find(|d| d.label == c.label) {
+            Some(d) => out.push((c.index, d.index)),
+            None => only_a.push(c.label.clone()),
+        }
+    }
+    let only_b = cb
+        .iter()
+        .filter(|d| !ca.iter().any(|c| c.label == d.label))
+        .map(|d| d.label.clone())
+        .collect();
+    (out, only_a, only_b)
+}
+
+/// Builds the comparison; `operations` are those to show besides `all`.
+pub fn compare<'a>(
+    a: Side<'a>,
+    b: Side<'a>,
+    metric: Metric,
+    stats: Statistics,
+    operations: &[String],
+) -> Comparison<'a> {
+    let chosen = |s: &Side<'a>| -> Vec<&'a ConfigInfo> {
+        match s.config {
+            Some(i) => s.manifest.configs.get(i).into_iter().collect(),
+            None => s.manifest.configs.iter().collect(),
+        }
+    };
+    let differences = differences(&facts(a.manifest, &chosen(&a)), &facts(b.manifest, &chosen(&b)));
+    let (pairs, unmatched_a, unmatched_b) = pairs(&a, &b);
+    let mut rows = Vec::new();
+    for (ia, ib) in pairs {
+        for op in std::iter::once("all").chain(operations.iter().map(String::as_str)) {
+            let va = values(a.trials, ia, op, metric);
+            let vb = values(b.trials, ib, op, metric);
+            if va.is_empty() && vb.is_empty() {
+                continue;
+            }
+            let r = stats.compare(&va, &vb, metric);
+            rows.push(Row {
+                config_a: ia,
+                label_a: a.manifest.configs[ia].label.clone(),
+                config_b: ib,
+                label_b: b.manifest.configs[ib].label.clone(),
+                operation: op.to_string(),
+                trials_a: va.len(),
+                trials_b: vb.len(),
+                median_a: summarize(&va).map(|s| s.median),
+                median_b: summarize(&vb).map(|s| s.median),
+                ratio: r.map(|r| r.ratio),
+                ratio_ci95_low: r.and_then(|r| r.ci95).map(|c| c.low),
+                ratio_ci95_high: r.and_then(|r| r.ci95).map(|c| c.high),
+                verdict: r.and_then(|r| r.verdict),
+            });
+        }
+    }
+    let regressions = rows.iter().filter(|r| r.verdict == Some(Verdict::Slower)).count();
+    Comparison {
+        a,
+        b,
+        metric,
+        statistics: stats,
+        differences,
+        unmatched_a,
+        unmatched_b,
+        rows,
+        regressions,
+    }
+}
+
+fn side_name(s: &Side<'_>) -> String {
+    match s.config {
+        Some(c) => format!("run {} #{c}", s.run),
+        None => format!("run {}", s.run),
+    }
+}
+
+impl Comparison<'_> {
+    /// The table and Markdown text.
+    pub fn text(&self, md: bool) -> String {
+        use super::layout::{heading, table};
+        let mut out = heading(
+            &format!(
+                "compare {} (A, baseline) with {} (B) — {}, {}",
+                side_name(&self.a),
+                side_name(&self.b),
+                self.a.manifest.workload,
+                self.metric.unit()
+            ),
+            md,
+        );
+        out += "\n";
+        if self.differences.is_empty() {
+            out += "the two manifests agree on machine, filesystem, device, engines, knobs and parameters\n\n";
+        } else {
+            out += &heading("what differs between A and B", md);
+            let body: Vec<Vec<String>> = self
+                .differences
+                .iter()
+                .map(|d| vec![d.what.clone(), d.a.clone(), d.b.clone()])
+                .collect();
+            out += &table(&["", "A", "B"], &body, md);
+            out += "\n";
+        }
+        for s in [&self.a, &self.b] {
+            if s.status != "complete" {
+                out += &format!(
+                    "warning: {} is {}: only its finished trials are compared\n",
+                    side_name(s),
+                    s.status
+                );
+            }
+        }
+        for (side, list) in [("A", &self.unmatched_a), ("B", &self.unmatched_b)] {
+            for l in list.iter() {
+                out += &format!("warning: configuration `{l}` is only in {side}; compare it with RUN:CONFIG\n");
+            }
+        }
+        let body: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                vec![
+                    if r.label_a == r.label_b {
+                        r.label_a.clone()
+                    } else {
+                        format!("{} -> {}", r.label_a, r.label_b)
+                    },
+                    r.operation.clone(),
+                    format!("{}/{}", r.trials_a, r.trials_b),
+                    opt(r.median_a),
+                    opt(r.median_b),
+                    r.ratio.map_or("-".into(), times),
+                    interval_of(r.ratio_ci95_low, r.ratio_ci95_high),
+                    r.verdict.map_or("-".into(), |v| v.as_str().to_string()),
+                ]
+            })
+            .collect();
+        let unit = self.metric.unit();
+        let (ma, mb) = (format!("A median {unit}"), format!("B median {unit}"));
+        out += &table(
+            &[
+                "configuration",
+                "op",
+                "trials A/B",
+                &ma,
+                &mb,
+                "B/A",
+                "95% CI",
+                "verdict",
+            ],
+            &body,
+            md,
+        );
+        out += &format!(
+            "\nstatistics: ratio of medians, {}, seed {}; no significant difference within {} of 1 (--noise)\n",
+            self.statistics.ratio_interval,
+            self.statistics.bootstrap_seed,
+            super::number::pct(self.statistics.noise)
+        );
+        out += &if self.regressions > 0 {
+            format!(
+                "{} significant regression{} of B against A\n",
+                self.regressions,
+                if self.regressions == 1 { "" } else { "s" }
+            )
+        } else {
+            "no significant regression of B against A\n".to_string()
+        };
+        out
+    }
+
+    /// CSV: the rows.
+    pub fn csv(&self) -> String {
+        super::csv::rows(&self.rows)
+    }
+}

@@ -1,0 +1,137 @@
+//! Reports: one model ([`Report`]) built from a stored or just-finished run, and one exporter
+//! per format (terminal table, Markdown, CSV, JSON) that only lays that model out.
+//!
+//! Every figure is computed here once — summaries, the side-by-side table, spreads, ratios with
+//! their intervals and verdicts ([`stats`]), warnings — so `run`, `show` and `compare` print
+//! the same numbers, and a new format (the HTML report) is one more exporter over the same
+//! model. Numbers are formatted by one formatter ([`number`]).
+
+pub mod checklist;
+pub mod compare;
+pub mod csv;
+pub mod json;
+pub mod layout;
+pub mod markdown;
+pub mod number;
+pub mod pivot;
+pub mod stats;
+pub mod summary;
+pub mod table;
+pub mod text;
+pub mod warnings;
+
+use crate::result::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
+use checklist::ChecklistItem;
+use pivot::SideBySide;
+use serde::Serialize;
+pub use stats::{Metric, Statistics, DEFAULT_NOISE};
+use summary::{Spread, SummaryRow};
+
+/// `--format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+/// Status of a run as stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunHeader {
+    pub id: i64,
+    pub status: String,
+    pub error: Option<String>,
+    pub finished_at: Option<String>,
+    pub results: String,
+}
+
+/// Everything a report shows. `--format json` prints exactly this.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report<'a> {
+    pub run: RunHeader,
+    pub manifest: &'a Manifest,
+    /// How intervals and verdicts were computed (with the noise threshold in use).
+    pub statistics: Statistics,
+    pub checklist: Vec<ChecklistItem>,
+    pub summary: Vec<SummaryRow>,
+    pub spread: Option<Spread>,
+    pub warnings: Vec<String>,
+    /// Templates populated for the run: rows, population time and size on disk.
+    pub footprint: &'a [TemplateRecord],
+    /// Operations down, configurations across; present with two or more configurations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side_by_side: Option<SideBySide>,
+    /// Only for a run that just finished in this process (used by the strace cross-check).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process_syncs: Option<ProcessSyncs>,
+    pub trials: &'a [TrialRecord],
+}
+
+/// What a report is built from.
+pub struct Input<'a> {
+    pub run: RunHeader,
+    pub manifest: &'a Manifest,
+    pub trials: &'a [TrialRecord],
+    pub templates: &'a [TemplateRecord],
+    /// `--noise` given to this command (else the run's own threshold).
+    pub noise: Option<f64>,
+    /// Side-by-side metric (else the workload's).
+    pub metric: Option<Metric>,
+    /// Side-by-side baseline column.
+    pub baseline: usize,
+    pub process_syncs: Option<ProcessSyncs>,
+}
+
+/// The metric a workload's comparisons use (stored runs of unknown workloads: throughput).
+pub fn workload_metric(workload: &str) -> Metric {
+    crate::workload::find(workload).map_or(Metric::Tps, |w| w.metric())
+}
+
+impl<'a> Report<'a> {
+    /// Builds the whole model.
+    pub fn build(input: Input<'a>) -> Report<'a> {
+        let m = input.manifest;
+        let stats = Statistics::of(m, input.noise);
+        let ops = operations_of(m, input.trials);
+        let summary = summary::summarize_run(m, &stats, input.trials, &ops);
+        let metric = input.metric.unwrap_or_else(|| workload_metric(&m.workload));
+        Report {
+            checklist: checklist::checklist(m, input.trials),
+            spread: summary::spread(&summary, &stats, input.trials),
+            warnings: warnings::warnings(m, input.trials, &summary, &input.run.status),
+            side_by_side: (m.configs.len() > 1)
+                .then(|| pivot::side_by_side(m, &stats, input.trials, &ops, metric, input.baseline)),
+            summary,
+            statistics: stats,
+            run: input.run,
+            manifest: m,
+            footprint: input.templates,
+            process_syncs: input.process_syncs,
+            trials: input.trials,
+        }
+    }
+}
+
+/// The operation types to report, in the workload's order (then any other stored ones).
+pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
+    let mut ops: Vec<String> = crate::workload::find(&manifest.workload)
+        .map(|w| w.operations().iter().map(|s| s.to_string()).collect())
+        .unwrap_or_default();
+    for o in stats::operations(trials) {
+        if !ops.contains(&o) {
+            ops.push(o);
+        }
+    }
+    ops
+}
+
+/// Renders a report in the chosen format.
+pub fn export(report: &Report<'_>, format: Format) -> String {
+    match format {
+        Format::Json => json::report(report),
+        Format::Csv => csv::summary_rows(&report.summary),
+        Format::Table => table::report(report),
+        Format::Markdown => markdown::report(report),
+    }
+}

@@ -1,0 +1,101 @@
+//! The one number formatter of every table: significant digits by magnitude, `-` for unknown.
+//!
+//! Unknown is never zero: a value litebench could not determine is `None` in the model, `null`
+//! in JSON, empty in CSV and `-` here.
+
+use litebench_stats::{Interval, Ratio};
+
+/// A figure with 3-4 significant digits for its magnitude.
+pub fn num(x: f64) -> String {
+    let a = x.abs();
+    if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// [`num`], or `-` when unknown.
+pub fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), num)
+}
+
+/// `low..high`, or `-`.
+pub fn interval(ci: Option<Interval>) -> String {
+    match ci {
+        Some(c) => format!("{}..{}", num(c.low), num(c.high)),
+        None => "-".into(),
+    }
+}
+
+/// `low..high` of two optional ends, or `-`.
+pub fn interval_of(low: Option<f64>, high: Option<f64>) -> String {
+    interval(low.zip(high).map(|(low, high)| Interval { low, high }))
+}
+
+/// A ratio as `1.08x`.
+pub fn times(x: f64) -> String {
+    format!("{x:.2}x")
+}
+
+/// A ratio with its interval and verdict: `1.08x [1.05..1.11] faster`, `0.99x [0.97..1.02] same`,
+/// or `1.08x -` when there are too few trials for an interval.
+pub fn ratio(r: Option<&Ratio>) -> String {
+    match r {
+        None => "-".into(),
+        Some(r) => match (r.ci95, r.verdict) {
+            (Some(ci), Some(v)) => format!("{} [{:.2}..{:.2}] {}", times(r.ratio), ci.low, ci.high, short(v)),
+            _ => format!("{} -", times(r.ratio)),
+        },
+    }
+}
+
+/// A verdict in few letters for dense tables (`faster`, `slower`, `same`).
+pub fn short(v: litebench_stats::Verdict) -> &'static str {
+    match v {
+        litebench_stats::Verdict::Faster => "faster",
+        litebench_stats::Verdict::Slower => "slower",
+        litebench_stats::Verdict::NoSignificantDifference => "same",
+    }
+}
+
+/// A fraction as a percentage with one decimal.
+pub fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use litebench_stats::Verdict;
+
+    #[test]
+    fn magnitudes_and_unknowns() {
+        assert_eq!(num(1234.5), "1234");
+        assert_eq!(num(12.345), "12.3");
+        assert_eq!(num(1.2345), "1.23");
+        assert_eq!(num(-150.0), "-150");
+        assert_eq!(opt(None), "-");
+        assert_eq!(interval(None), "-");
+        assert_eq!(interval_of(Some(1.0), None), "-");
+    }
+
+    #[test]
+    fn ratios() {
+        let r = Ratio {
+            ratio: 1.08,
+            ci95: Some(Interval { low: 1.05, high: 1.11 }),
+            verdict: Some(Verdict::Faster),
+        };
+        assert_eq!(ratio(Some(&r)), "1.08x [1.05..1.11] faster");
+        let bare = Ratio {
+            ratio: 0.5,
+            ci95: None,
+            verdict: None,
+        };
+        assert_eq!(ratio(Some(&bare)), "0.50x -");
+        assert_eq!(ratio(None), "-");
+    }
+}

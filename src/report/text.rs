@@ -1,0 +1,144 @@
+//! The text document both the terminal table and Markdown exporters print: the summary, the
+//! side-by-side table, the spread, warnings, the population footprint, the statistics used and
+//! the reporting checklist.
+
+use super::layout::{heading, table, warning};
+use super::number::{interval_of, num, opt, pct, ratio};
+use super::summary::SummaryRow;
+use super::Report;
+
+fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let headers = vec![
+        "#",
+        "configuration",
+        "op",
+        "tx/trial",
+        "ms/trial",
+        "tx/s median",
+        "95% CI",
+        "CV",
+        "ratio to #0 [95% CI] verdict",
+        "p50 us",
+        "p99 us",
+        "syncs/tx",
+        "KiB w/tx",
+        "sync-bound tx/s",
+    ];
+    let body = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.config.to_string(),
+                r.label.clone(),
+                r.operation.clone(),
+                num(r.ops_per_trial),
+                num(r.time_ms_median),
+                num(r.tps_median),
+                interval_of(r.tps_median_ci95_low, r.tps_median_ci95_high),
+                r.tps_cv
+                    .map_or("-".into(), |c| format!("{}{}", pct(c), if r.noisy { "!" } else { "" })),
+                if r.config == 0 {
+                    "baseline".into()
+                } else {
+                    ratio(r.ratio().as_ref())
+                },
+                opt(r.latency_p50_us),
+                opt(r.latency_p99_us),
+                opt(r.syncs_per_tx),
+                opt(r.write_bytes_per_tx.map(|b| b / 1024.0)),
+                opt(r.sync_bound_tps),
+            ]
+        })
+        .collect();
+    (headers, body)
+}
+
+/// The report as text; `md` for Markdown.
+pub fn document(report: &Report<'_>, md: bool) -> String {
+    let m = report.manifest;
+    let mut out = String::new();
+    out += &heading(
+        &format!(
+            "run {} — {} — {} ({} trials + {} warm-up, seed {}, results {})",
+            report.run.id, m.workload, report.run.status, m.trials, m.warmup, m.seed, report.run.results
+        ),
+        md,
+    );
+    if let Some(e) = &report.run.error {
+        out += &format!("error: {e}\n");
+    }
+    out += "\n";
+    let (headers, body) = summary_table(&report.summary);
+    out += &table(&headers, &body, md);
+    if let Some(p) = &report.side_by_side {
+        out += "\n";
+        out += &heading("side by side", md);
+        let (headers, body) = p.cells();
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        out += &table(&headers, &body, md);
+    }
+    if let Some(s) = &report.spread {
+        out += &format!(
+            "\nspread: fastest / slowest = {} [95% CI {}] {} ({} vs {})\n",
+            super::number::times(s.ratio),
+            interval_of(s.ci95_low, s.ci95_high),
+            s.verdict.map_or("(too few trials for a verdict)", |v| v.as_str()),
+            s.fastest,
+            s.slowest
+        );
+    }
+    let st = &report.statistics;
+    out += &format!(
+        "statistics: medians with {:.0}% intervals by {}; ratios by {}, seed {}; differences within {} of 1 are no significant difference (--noise)\n",
+        st.confidence * 100.0,
+        st.median_interval,
+        st.ratio_interval,
+        st.bootstrap_seed,
+        pct(st.noise)
+    );
+    for w in &report.warnings {
+        out += &warning(w, md);
+    }
+    if !report.footprint.is_empty() {
+        out += "\n";
+        out += &heading("population (template databases)", md);
+        let rows: Vec<Vec<String>> = report
+            .footprint
+            .iter()
+            .map(|t| {
+                vec![
+                    t.engine.clone(),
+                    if t.create_knobs.is_empty() {
+                        "-".into()
+                    } else {
+                        t.create_knobs.clone()
+                    },
+                    t.rows.to_string(),
+                    format!("{:.2}", t.populate_ns as f64 / 1e9),
+                    num(t.rows_per_sec),
+                    opt(t.bytes.map(|b| b as f64 / (1 << 20) as f64)),
+                ]
+            })
+            .collect();
+        out += &table(
+            &["engine", "create knobs", "rows", "seconds", "rows/s", "MiB on disk"],
+            &rows,
+            md,
+        );
+    }
+    out += "\n";
+    out += &heading("reporting checklist (APSys'17)", md);
+    let rows: Vec<Vec<String>> = report
+        .checklist
+        .iter()
+        .map(|c| {
+            vec![
+                if c.known { "ok" } else { "UNKNOWN" }.to_string(),
+                c.item.clone(),
+                c.value.clone(),
+            ]
+        })
+        .collect();
+    out += &table(&["", "item", "value"], &rows, md);
+    out
+}

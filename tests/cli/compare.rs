@@ -1,0 +1,183 @@
+//! `litebench compare`, the statistics every report shares, and `--allow-unverified`.
+
+use crate::common::*;
+
+/// Runs crud (tiny, `trials` trials, no warm-up) with extra arguments; must succeed.
+fn tiny_run(sb: &Sandbox, trials: &str, extra: &[&str]) {
+    let mut args = vec!["crud"];
+    args.extend_from_slice(extra);
+    let mut cmd = sb.run(&args);
+    cmd.args(TINY_PARAMS)
+        .args(["--trials", trials, "--warmup", "0", "--quiet", "--format", "json"]);
+    assert_success(&output(&mut cmd));
+}
+
+fn compare(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    let mut cmd = sb.litebench();
+    cmd.arg("compare").args(args).arg("--results").arg(sb.results());
+    output(&mut cmd)
+}
+
+#[test]
+fn a_configuration_against_itself_is_no_difference_and_exits_0() {
+    let sb = Sandbox::new();
+    tiny_run(&sb, "6", &["--knob", "journal_mode=delete,wal"]);
+    let out = compare(&sb, &["1:0", "1:journal_mode=delete", "--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let all = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .unwrap()
+        .clone();
+    assert_eq!(all["ratio"], 1.0, "{all:#}");
+    assert_eq!(all["verdict"], "no_significant_difference", "{all:#}");
+    assert_eq!(v["regressions"], 0);
+    // Comparing one configuration of a run with another: the knobs are the difference.
+    let out = compare(&sb, &["1:0", "1:1"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));
+    let text = stdout(&out);
+    assert!(text.contains("what differs between A and B"), "{text}");
+    assert!(
+        text.contains("journal_mode=delete") && text.contains("journal_mode=wal"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_large_slowdown_is_a_regression_and_exits_1() {
+    let sb = Sandbox::new();
+    // A: in memory, no storage at all; B: on disk with a sync per transaction, orders of
+    // magnitude slower on any machine.
+    tiny_run(&sb, "6", &["--memory"]);
+    tiny_run(&sb, "6", &["--knob", "synchronous=full"]);
+    let out = compare(&sb, &["1", "2", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let v = json(&out);
+    let all = v["rows"].as_array().unwrap().iter().find(|r| r["operation"] == "all").unwrap().clone();
+    assert_eq!(all["verdict"], "slower", "{all:#}");
+    assert!(all["ratio_ci95_high"].as_f64().unwrap() < 1.0, "{all:#}");
+    assert!(v["regressions"].as_u64().unwrap() >= 1);
+    let what: Vec<&str> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["what"].as_str().unwrap())
+        .collect();
+    assert!(what.contains(&"in memory") && what.contains(&"knobs"), "{what:?}");
+    // The other way round B is faster: no regression.
+    let back = compare(&sb, &["2", "1", "--format", "csv"]);
+    assert_success(&back);
+    assert!(stdout(&back).lines().next().unwrap().contains("verdict"), "{}", stdout(&back));
+    assert!(stdout(&back).contains(",faster"), "{}", stdout(&back));
+
+    // Other parameters are refused unless --force.
+    tiny_run(&sb, "2", &["--memory", "--param", "value_size=200"]);
+    let refused = compare(&sb, &["1", "3"]);
+    let line = assert_error_line(&refused, &["different parameters (value_size)", "--force"]);
+    assert!(!line.is_empty());
+    let forced = compare(&sb, &["1", "3", "--force"]);
+    assert!(matches!(forced.status.code(), Some(0 | 1)), "{}", describe(&forced));
+    assert!(stdout(&forced).contains("param value_size"), "{}", stdout(&forced));
+}
+
+#[test]
+fn bad_references_are_one_line_errors() {
+    let sb = Sandbox::new();
+    tiny_run(&sb, "2", &[]);
+    for (args, parts) in [
+        (vec!["1", "99"], vec!["no run 99"]),
+        (vec!["1:7", "1:0"], vec!["A 1:7", "configurations 0 to 0"]),
+        (
+            vec!["1:nolabel", "1:0"],
+            vec!["A 1:nolabel", "no configuration with that label"],
+        ),
+        (vec!["x", "1"], vec!["A `x`", "run id"]),
+        (vec!["1", "1:0"], vec!["both sides as runs"]),
+    ] {
+        let out = compare(&sb, &args);
+        assert_error_line(&out, &parts);
+    }
+}
+
+#[test]
+fn median_intervals_stay_within_the_trials_and_ratios_carry_verdicts() {
+    let sb = Sandbox::new();
+    tiny_run(&sb, "6", &["--knob", "synchronous=full,off"]);
+    let v = sb.show_json();
+    assert_eq!(v["manifest"]["statistics"]["bootstrap_seed"], 42);
+    assert_eq!(v["statistics"]["noise"], 0.02);
+    for r in v["summary"].as_array().unwrap() {
+        let (lo, hi) = (
+            r["tps_median_ci95_low"].as_f64().unwrap(),
+            r["tps_median_ci95_high"].as_f64().unwrap(),
+        );
+        let (min, max) = (r["tps_min"].as_f64().unwrap(), r["tps_max"].as_f64().unwrap());
+        let med = r["tps_median"].as_f64().unwrap();
+        assert!(min <= lo && lo <= med && med <= hi && hi <= max && lo > 0.0, "{r:#}");
+        if r["config"] == 1 {
+            assert!(r["verdict"].is_string(), "{r:#}");
+            assert!(r["ratio_ci95_low"].as_f64().unwrap() <= r["ratio_ci95_high"].as_f64().unwrap());
+        } else {
+            assert_eq!(r["ratio"], 1.0);
+            assert!(r["verdict"].is_null(), "the baseline has no verdict: {r:#}");
+        }
+    }
+    // --noise changes the threshold that show applies, and the report says so.
+    let out = output(&mut sb.show(&["--noise", "50"]));
+    assert_success(&out);
+    assert!(stdout(&out).contains("within 50.0% of 1"), "{}", stdout(&out));
+    let bad = output(&mut sb.show(&["--noise", "abc"]));
+    assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
+    assert!(stderr(&bad).contains("--noise abc"), "{}", stderr(&bad));
+}
+
+#[test]
+fn too_few_trials_print_no_interval_and_no_verdict() {
+    let sb = Sandbox::new();
+    tiny_run(&sb, "2", &["--knob", "synchronous=full,off"]);
+    let v = sb.show_json();
+    for r in v["summary"].as_array().unwrap() {
+        assert!(r["tps_median_ci95_low"].is_null() && r["verdict"].is_null(), "{r:#}");
+    }
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("intervals and verdicts need at least 6")),
+        "{warnings:?}"
+    );
+    let csv = output(&mut sb.show(&["--format", "csv"]));
+    assert_success(&csv);
+    let text = stdout(&csv);
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let i = header.iter().position(|h| *h == "tps_median_ci95_low").unwrap();
+    for l in text.lines().skip(1) {
+        assert_eq!(l.split(',').nth(i), Some(""), "unknown is empty in CSV: {l}");
+    }
+}
+
+#[test]
+fn an_unverifiable_pragma_stops_the_run_unless_allowed() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run_tiny(&["crud", "--knob", "pragma.no_such_pragma=1"]);
+    let out = output(&mut cmd);
+    assert_run_error_line(
+        &out,
+        &["pragma.no_such_pragma=1", "cannot verify", "--allow-unverified"],
+    );
+
+    let mut cmd = sb.run_tiny(&["crud", "--knob", "pragma.no_such_pragma=1", "--allow-unverified"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(text.contains("--allow-unverified"), "{text}");
+    assert!(text.contains("pragma.no_such_pragma reads back nothing"), "{text}");
+}
