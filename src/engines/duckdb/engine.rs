@@ -147,6 +147,7 @@ impl Engine for DuckEngine {
             version: self.version.clone(),
             sqlite: None,
             details: Some(serde_json::json!({ "source_id": self.source_id, "build": "bundled, NDEBUG (release)" })),
+            io_counted: None,
         }
     }
 
