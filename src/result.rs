@@ -81,7 +81,7 @@ pub struct Manifest {
 }
 
 /// One trial: a configuration measured once from a fresh copy of the template.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrialRecord {
     /// Position in the run (0-based, in execution order).
     pub seq: u64,

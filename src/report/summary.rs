@@ -8,7 +8,7 @@ use super::stats::{samples, values, Metric, Statistics};
 use crate::engines::registry;
 use crate::iocount::IoSnapshot;
 use crate::recorder::{decode, new_histogram, Latency};
-use crate::result::{Manifest, TrialRecord};
+use crate::result::{ConfigInfo, Manifest, TrialRecord};
 use litebench_stats::{summarize, Ratio, Verdict, NOISY_CV};
 use serde::{Deserialize, Serialize};
 
@@ -292,9 +292,9 @@ pub fn spread(rows: &[SummaryRow], stats: &Statistics, trials: &[TrialRecord]) -
 
 /// Tukey outliers among each configuration's whole-trial throughputs, as warnings naming the
 /// trials (their `seq`, the position in the run).
-pub fn outlier_warnings(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
+pub fn outlier_warnings(configs: &[ConfigInfo], trials: &[TrialRecord]) -> Vec<String> {
     let mut w = Vec::new();
-    for cfg in &manifest.configs {
+    for cfg in configs {
         let s = samples(trials, cfg.index, "all", Metric::Tps);
         if s.len() < 4 {
             continue;
@@ -326,4 +326,43 @@ pub fn outlier_warnings(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Stri
         ));
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trial(seq: u64, config: usize, ops: u64, ms: u64) -> TrialRecord {
+        TrialRecord {
+            seq,
+            config,
+            total_ops: ops,
+            measured_ns: ms * 1_000_000,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn outliers_are_named_by_trial() {
+        let cfg = ConfigInfo {
+            index: 0,
+            engine: "sqlite".into(),
+            knobs: Default::default(),
+            label: "defaults".into(),
+            knob_origins: Vec::new(),
+        };
+        // Eight trials at ~1000 tx/s and one (seq 5) at 100 tx/s; a warm-up outlier is ignored.
+        let mut trials: Vec<TrialRecord> = (0..9)
+            .map(|i| trial(i, 0, 1000, if i == 5 { 10_000 } else { 1000 + i }))
+            .collect();
+        let mut warm = trial(9, 0, 1000, 100_000);
+        warm.warmup = true;
+        trials.push(warm);
+        let w = outlier_warnings(std::slice::from_ref(&cfg), &trials);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("1 Tukey outlier among 9 trials: trial 5 (100 tx/s, low severe)"), "{}", w[0]);
+        // Without the slow trial there is nothing to say.
+        trials.remove(5);
+        assert!(outlier_warnings(&[cfg], &trials).is_empty());
+    }
 }

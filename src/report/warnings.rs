@@ -26,7 +26,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             r.tps_cv.map_or_else(|| "-".into(), pct)
         ));
     }
-    w.extend(outlier_warnings(manifest, trials));
+    w.extend(outlier_warnings(&manifest.configs, trials));
     if manifest.trials < litebench_stats::MIN_TRIALS as u32 {
         w.push(format!(
             "{} trial{} per configuration: intervals and verdicts need at least {}; use --trials 10 for numbers worth comparing",
