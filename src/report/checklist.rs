@@ -102,6 +102,27 @@ fn durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// Whether every requested knob read back as requested (a run stops when one does not, unless a
+/// pass-through setting reads back nothing and `--allow-unverified` let it go on).
+fn verified(trials: &[TrialRecord]) -> String {
+    let mut unverified: Vec<&str> = trials
+        .iter()
+        .flat_map(|t| t.knobs.iter())
+        .filter(|k| k.requested.is_some() && k.effective.is_none())
+        .map(|k| k.name.as_str())
+        .collect();
+    unverified.sort_unstable();
+    unverified.dedup();
+    if unverified.is_empty() {
+        "every requested knob read back as requested".into()
+    } else {
+        format!(
+            "NOT VERIFIED (--allow-unverified): {} read back nothing",
+            unverified.join(", ")
+        )
+    }
+}
+
 /// ext4's journaling mode: `data=` from /proc/fs/ext4/<dev>/options when given, else the
 /// default `data=ordered` if the filesystem has a jbd2 journal, else "no journal" (an ext4
 /// made without one, as on some cloud images: its syncs are cheaper than a journaled one's).
@@ -209,6 +230,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
             (!manifest.engines.is_empty()).then_some(builds),
         ),
         item("durability settings per engine", durability(manifest, trials)),
+        item("knobs verified by read-back", Some(verified(trials))),
         item(
             "filesystem and its journaling mode",
             if manifest.in_memory {

@@ -360,7 +360,11 @@ mod tests {
         trials.push(warm);
         let w = outlier_warnings(std::slice::from_ref(&cfg), &trials);
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].contains("1 Tukey outlier among 9 trials: trial 5 (100 tx/s, low severe)"), "{}", w[0]);
+        assert!(
+            w[0].contains("1 Tukey outlier among 9 trials: trial 5 (100 tx/s, low severe)"),
+            "{}",
+            w[0]
+        );
         // Without the slow trial there is nothing to say.
         trials.remove(5);
         assert!(outlier_warnings(&[cfg], &trials).is_empty());

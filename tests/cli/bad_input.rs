@@ -469,11 +469,17 @@ fn late_refusals_create_no_results_store() {
 #[test]
 fn a_preset_knob_that_an_engine_lacks_is_refused_before_anything_runs() {
     let sb = Sandbox::new();
-    for engines in [&["--engine", "postgres"][..], &["--engine", "sqlite", "--engine", "mysql"][..]] {
+    for engines in [
+        &["--engine", "postgres"][..],
+        &["--engine", "sqlite", "--engine", "mysql"][..],
+    ] {
         let mut args = vec!["--preset", "speedtest"];
         args.extend_from_slice(engines);
         let out = output(&mut sb.run(&args));
-        assert_error_line(&out, &["--preset speedtest: its knob", "means nothing to", "without --preset"]);
+        assert_error_line(
+            &out,
+            &["--preset speedtest: its knob", "means nothing to", "without --preset"],
+        );
         assert_no_store(&sb);
         assert!(listing(&sb.scratch()).is_empty(), "{:?}", listing(&sb.scratch()));
     }

@@ -56,7 +56,13 @@ fn a_large_slowdown_is_a_regression_and_exits_1() {
     let out = compare(&sb, &["1", "2", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let v = json(&out);
-    let all = v["rows"].as_array().unwrap().iter().find(|r| r["operation"] == "all").unwrap().clone();
+    let all = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .unwrap()
+        .clone();
     assert_eq!(all["verdict"], "slower", "{all:#}");
     assert!(all["ratio_ci95_high"].as_f64().unwrap() < 1.0, "{all:#}");
     assert!(v["regressions"].as_u64().unwrap() >= 1);
@@ -70,7 +76,11 @@ fn a_large_slowdown_is_a_regression_and_exits_1() {
     // The other way round B is faster: no regression.
     let back = compare(&sb, &["2", "1", "--format", "csv"]);
     assert_success(&back);
-    assert!(stdout(&back).lines().next().unwrap().contains("verdict"), "{}", stdout(&back));
+    assert!(
+        stdout(&back).lines().next().unwrap().contains("verdict"),
+        "{}",
+        stdout(&back)
+    );
     assert!(stdout(&back).contains(",faster"), "{}", stdout(&back));
 
     // Other parameters are refused unless --force.
