@@ -104,44 +104,24 @@ fn server_durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<Stri
     })
 }
 
-/// ext4's journaling mode: `data=` from /proc/fs/ext4/<dev>/options when given, else the
-/// default `data=ordered` if the filesystem has a jbd2 journal, else "no journal" (an ext4
-/// made without one, as on some cloud images: its syncs are cheaper than a journaled one's).
-fn ext4_data_mode(source: &str) -> Option<String> {
-    let dev = source.strip_prefix("/dev/")?;
-    let opts = std::fs::read_to_string(format!("/proc/fs/ext4/{dev}/options")).ok()?;
-    if let Some(d) = opts.lines().find(|l| l.starts_with("data=")) {
-        return Some(d.to_string());
-    }
-    let journaled = std::fs::read_dir("/proc/fs/jbd2")
-        .ok()?
-        .filter_map(Result::ok)
-        .any(|e| e.file_name().to_string_lossy().starts_with(&format!("{dev}-")));
-    Some(if journaled {
-        "data=ordered (default)".into()
-    } else {
-        "no journal".into()
-    })
-}
-
 /// Fills the checklist.
 pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistItem> {
     let st = &manifest.environment.storage;
     let m = &manifest.environment.machine;
     let fs = st.fs_type.as_ref().map(|t| {
         let mut s = t.clone();
+        // As recorded when the run started (never read from this machine now); runs stored
+        // before it was recorded may still show it in their superblock options.
         let journaling = st
-            .super_options
-            .as_deref()
-            .and_then(|o| o.split(',').find(|x| x.starts_with("data=")).map(str::to_string))
+            .journaling
+            .clone()
             .or_else(|| {
-                (t == "ext4")
-                    .then(|| st.mount_source.as_deref().and_then(ext4_data_mode))
-                    .flatten()
-            });
-        if let Some(j) = journaling {
-            s.push_str(&format!(" ({j})"));
-        }
+                st.super_options
+                    .as_deref()
+                    .and_then(|o| o.split(',').find(|x| x.starts_with("data=")).map(str::to_string))
+            })
+            .unwrap_or_else(|| "journaling unknown (not recorded by this run's litebench version)".into());
+        s.push_str(&format!(" ({journaling})"));
         s.push_str(&format!(
             ", mount options {}",
             st.mount_options.as_deref().unwrap_or("unknown")
