@@ -4,7 +4,7 @@
 //! results. litebench prints the list under every report and marks what it could not determine
 //! as unknown instead of leaving it out.
 
-use crate::result::{Manifest, TrialRecord};
+use crate::result::{Manifest, TrialRecord, NOT_MEASURED_IN_MEMORY};
 use serde::{Deserialize, Serialize};
 
 /// One item of the checklist.
@@ -229,14 +229,31 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
                 )
             }),
         ),
-        item(
-            "sync latency of the database directory",
-            manifest.sync_latency.as_ref().map(|l| {
-                format!(
-                    "median {:.1} us, p99 {:.1} us ({} samples of pwrite 4 KiB + fdatasync)",
-                    l.median_us, l.p99_us, l.samples
-                )
-            }),
-        ),
+        sync_latency(manifest),
     ]
+}
+
+/// The measured sync latency, else why it was not measured (as stored with the run).
+fn sync_latency(manifest: &Manifest) -> ChecklistItem {
+    const NAME: &str = "sync latency of the database directory";
+    if let Some(l) = &manifest.sync_latency {
+        return item(
+            NAME,
+            Some(format!(
+                "median {:.1} us, p99 {:.1} us ({} samples of pwrite 4 KiB + fdatasync)",
+                l.median_us, l.p99_us, l.samples
+            )),
+        );
+    }
+    match manifest.sync_latency_not_measured.as_deref() {
+        Some(NOT_MEASURED_IN_MEMORY) => item(NAME, Some(format!("not measured: {NOT_MEASURED_IN_MEMORY}"))),
+        None if manifest.in_memory => item(NAME, Some(format!("not measured: {NOT_MEASURED_IN_MEMORY}"))),
+        // The measurement failed: the value stays unknown, with its reason.
+        Some(reason) => ChecklistItem {
+            item: NAME.into(),
+            value: format!("unknown (not measured: {reason})"),
+            known: false,
+        },
+        None => item(NAME, None),
+    }
 }
