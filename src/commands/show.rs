@@ -17,7 +17,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
             path.display()
         )));
     }
-    let mut store = Store::open(&path, true)?;
+    let mut store = Store::open_read(&path)?;
     if args.list {
         let runs = store.list()?;
         match args.format {
