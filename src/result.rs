@@ -12,6 +12,9 @@ use crate::workload::params::Params;
 use litebench_env::{Environment, SyncLatency};
 use serde::{Deserialize, Serialize};
 
+/// `sync_latency_not_measured` of a `--memory` run: there is no database directory to sync.
+pub const NOT_MEASURED_IN_MEMORY: &str = "in-memory databases";
+
 /// One configuration of a run: an engine with a set of knobs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigInfo {
@@ -70,6 +73,10 @@ pub struct Manifest {
     pub environment: Environment,
     /// Measured in the scratch directory at the start of the run.
     pub sync_latency: Option<SyncLatency>,
+    /// Why `sync_latency` is missing: `in-memory databases`, or the measurement's error.
+    /// `None` when it was measured, and in runs stored before the reason was kept.
+    #[serde(default)]
+    pub sync_latency_not_measured: Option<String>,
     pub scratch_dir: String,
     /// How intervals and verdicts are computed (absent in runs stored before it was recorded:
     /// the defaults with the run's seed).

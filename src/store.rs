@@ -2,14 +2,30 @@
 //!
 //! A run is inserted with status `running` before its first trial; each finished trial is its
 //! own committed transaction; the status becomes `complete`, `interrupted` or `failed` at the
-//! end. `kill -9` therefore leaves a consistent database whose run still says `running` — and
-//! `show` reports such a run as abandoned when its process is gone. The store uses the bundled
-//! SQLite on the default VFS, so it never shows up in a trial's I/O counts.
+//! end. `kill -9` therefore leaves a consistent database whose run still says `running`, and
+//! `show` reports it as abandoned when that can be known: the run records its host, boot id and
+//! pid, and only the same host can tell that the process is gone ([`liveness`]). The store uses
+//! the bundled SQLite on the default VFS, so it never shows up in a trial's I/O counts.
+//!
+//! The file carries its schema version ([`schema`]). Opening it to write ([`Store::open`], what
+//! `run` does) upgrades an older store in place, in one transaction. Opening it to read
+//! ([`Store::open_read`], what `show` does) never writes: it reads every schema from 0 to
+//! [`schema::CURRENT`] as it is, so `show` can be pointed at a store on a read-only disk, or at
+//! a copy from another machine, and leaves the file as it found it. (It opens the file
+//! read-write where permissions allow only so that SQLite can roll back a transaction a killed
+//! run left half-written, which restores the last committed state and loses nothing.) A store
+//! written by a newer litebench is refused by both, and not touched.
+
+mod liveness;
+pub mod schema;
 
 use crate::engines::sqlite::api::Api;
 use crate::engines::sqlite::conn::SqliteConn;
-use crate::engines::{Connection, EngineError, Value};
+use crate::engines::{Connection, EngineError, StmtId, Value};
 use crate::result::{Manifest, TemplateRecord, TrialRecord};
+use liveness::{Here, Origin};
+use schema::Found;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Environment variable that overrides the default store location.
@@ -30,6 +46,10 @@ pub enum StoreError {
     NoRun { path: PathBuf, run: String },
     #[error("results store {path} holds no runs yet; run `litebench run crud` first")]
     Empty { path: PathBuf },
+    #[error(
+        "--results {path}: written by a newer litebench (schema {found}, this one reads up to {known}); upgrade litebench"
+    )]
+    Newer { path: PathBuf, found: i64, known: i64 },
 }
 
 /// Where results go when `--results` is not given: `$LITEBENCH_RESULTS`, else
@@ -49,13 +69,20 @@ pub fn default_path() -> PathBuf {
 pub struct Store {
     conn: SqliteConn,
     path: PathBuf,
+    /// Schema version of the file; `None` for an empty database opened to read.
+    version: Option<i64>,
+    /// Whether the file has a `templates` table (the oldest version-0 stores do not).
+    has_templates: bool,
+    /// Statements prepared once per SQL text; the connection finalizes them when it closes.
+    stmts: HashMap<&'static str, StmtId>,
 }
 
 /// A run as stored.
 #[derive(Debug, Clone)]
 pub struct StoredRun {
     pub id: i64,
-    /// `running`, `complete`, `interrupted`, `failed`, or `abandoned` (running, process gone).
+    /// `running`, `complete`, `interrupted`, `failed`, `abandoned` (running, process gone), or
+    /// `running (...)` saying why its state cannot be known here (started on another host).
     pub status: String,
     pub error: Option<String>,
     pub finished_at: Option<String>,
@@ -74,41 +101,9 @@ pub struct RunListing {
     pub trials: i64,
 }
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS runs(
-  id INTEGER PRIMARY KEY,
-  started_at TEXT NOT NULL,
-  finished_at TEXT,
-  status TEXT NOT NULL,
-  pid INTEGER NOT NULL,
-  workload TEXT NOT NULL,
-  error TEXT,
-  manifest TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS templates(
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  record TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS trials(
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  seq INTEGER NOT NULL,
-  config INTEGER NOT NULL,
-  round INTEGER NOT NULL,
-  warmup INTEGER NOT NULL,
-  record TEXT NOT NULL,
-  PRIMARY KEY(run_id, seq)
-);
-";
-
-fn process_alive(pid: i64) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    pid > 0
-        && (unsafe { libc::kill(pid as libc::pid_t, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
-}
-
-/// Checks, without creating anything, that a store could be opened at `path`: not a directory,
-/// and (for an explicit `--results`) in an existing directory.
+/// Checks, without creating or changing anything, that a store could be opened at `path`: not
+/// a directory, (for an explicit `--results`) in an existing directory, and not written by a
+/// newer litebench. Other problems with an existing file are left to [`Store::open`].
 pub fn check_path(path: &Path, explicit: bool) -> Result<(), StoreError> {
     let open_err = |reason: String| StoreError::Open {
         path: path.to_path_buf(),
@@ -125,12 +120,31 @@ pub fn check_path(path: &Path, explicit: bool) -> Result<(), StoreError> {
             )));
         }
     }
+    if path.is_file() {
+        let found =
+            SqliteConn::open_existing(Api::bundled(), path, "results store").and_then(|mut c| schema::inspect(&mut c));
+        if let Ok(Found::Version(v)) = found {
+            refuse_newer(path, v)?;
+        }
+    }
+    Ok(())
+}
+
+fn refuse_newer(path: &Path, version: i64) -> Result<(), StoreError> {
+    if version > schema::CURRENT {
+        return Err(StoreError::Newer {
+            path: path.to_path_buf(),
+            found: version,
+            known: schema::CURRENT,
+        });
+    }
     Ok(())
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path`. The parent directory of an explicit
-    /// path must exist; the default location's directories are created.
+    /// Opens (creating if needed) the store at `path` to write, upgrading an older schema in
+    /// place. The parent directory of an explicit path must exist; the default location's
+    /// directories are created.
     pub fn open(path: &Path, explicit: bool) -> Result<Store, StoreError> {
         let open_err = |reason: String| StoreError::Open {
             path: path.to_path_buf(),
@@ -149,15 +163,92 @@ impl Store {
                 e.message, "is it a SQLite database litebench can write?"
             ))
         })?;
-        let mut store = Store {
+        let mut store = Store::new(conn, path);
+        let not_a_store = |e: EngineError| open_err(format!("not a litebench results store ({})", e.message));
+        store
+            .conn
+            .execute_batch("PRAGMA busy_timeout=5000; PRAGMA synchronous=FULL;")
+            .map_err(not_a_store)?;
+        // Refuse a newer store before taking the write lock; look again under the lock, since
+        // another litebench may have changed the file in between.
+        let found = schema::inspect(&mut store.conn).map_err(not_a_store)?;
+        store.identify(found)?;
+        if store.version != Some(schema::CURRENT) {
+            store.conn.execute_batch("BEGIN IMMEDIATE").map_err(not_a_store)?;
+            let upgraded = schema::inspect(&mut store.conn)
+                .map_err(not_a_store)
+                .and_then(|found| store.identify(found))
+                .and_then(|()| match store.version {
+                    Some(v) if v == schema::CURRENT => Ok(()),
+                    v => schema::upgrade(&mut store.conn, v.unwrap_or(0)).map_err(|e| {
+                        open_err(format!(
+                            "cannot upgrade it to schema {} ({}); it was left unchanged",
+                            schema::CURRENT,
+                            e.message
+                        ))
+                    }),
+                })
+                .and_then(|()| store.conn.execute_batch("COMMIT").map_err(not_a_store));
+            if let Err(e) = upgraded {
+                let _ = store.conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+            store.version = Some(schema::CURRENT);
+        }
+        store.has_templates = true;
+        Ok(store)
+    }
+
+    /// Opens an existing store to read, as it is: never creates, upgrades or writes it (see
+    /// the module docs). Reads schemas 0 to [`schema::CURRENT`].
+    pub fn open_read(path: &Path) -> Result<Store, StoreError> {
+        let open_err = |reason: String| StoreError::Open {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let conn = SqliteConn::open_existing(Api::bundled(), path, "results store")
+            .map_err(|e| open_err(format!("{} (is it a litebench results store?)", e.message)))?;
+        let mut store = Store::new(conn, path);
+        let not_a_store = |e: EngineError| open_err(format!("not a litebench results store ({})", e.message));
+        store
+            .conn
+            .execute_batch("PRAGMA busy_timeout=5000")
+            .map_err(not_a_store)?;
+        let found = schema::inspect(&mut store.conn).map_err(not_a_store)?;
+        store.identify(found)?;
+        if store.version.is_some() {
+            store.has_templates = schema::has_table(&mut store.conn, "templates").map_err(not_a_store)?;
+        }
+        Ok(store)
+    }
+
+    fn new(conn: SqliteConn, path: &Path) -> Store {
+        Store {
             conn,
             path: path.to_path_buf(),
-        };
-        store
-            .batch("PRAGMA busy_timeout=5000; PRAGMA synchronous=FULL;")
-            .and_then(|_| store.batch(SCHEMA))
-            .map_err(|e| open_err(format!("not a litebench results store ({})", e)))?;
-        Ok(store)
+            version: None,
+            has_templates: false,
+            stmts: HashMap::new(),
+        }
+    }
+
+    /// Takes what [`schema::inspect`] found: refuses foreign and newer files.
+    fn identify(&mut self, found: Found) -> Result<(), StoreError> {
+        match found {
+            Found::Empty => self.version = None,
+            Found::Version(v) => {
+                refuse_newer(&self.path, v)?;
+                self.version = Some(v);
+            }
+            Found::Foreign => {
+                return Err(StoreError::Open {
+                    path: self.path.clone(),
+                    reason: "not a litebench results store (a SQLite database with other tables); give another path"
+                        .into(),
+                })
+            }
+        }
+        Ok(())
     }
 
     /// The store's path.
@@ -165,20 +256,26 @@ impl Store {
         &self.path
     }
 
-    fn batch(&mut self, sql: &str) -> Result<(), StoreError> {
-        self.conn.execute_batch(sql).map_err(|source| StoreError::Engine {
-            path: self.path.clone(),
-            source,
-        })
+    /// The file's schema version (`None`: an empty database opened to read).
+    pub fn schema_version(&self) -> Option<i64> {
+        self.version
     }
 
-    fn exec(&mut self, sql: &str, params: &[Value<'_>]) -> Result<(), StoreError> {
+    /// Runs one of the store's statements, preparing it on first use only.
+    fn exec(&mut self, sql: &'static str, params: &[Value<'_>]) -> Result<(), StoreError> {
         let path = self.path.clone();
         let wrap = |source| StoreError::Engine {
             path: path.clone(),
             source,
         };
-        let stmt = self.conn.prepare(sql).map_err(wrap)?;
+        let stmt = match self.stmts.get(sql) {
+            Some(&s) => s,
+            None => {
+                let s = self.conn.prepare(sql).map_err(wrap)?;
+                self.stmts.insert(sql, s);
+                s
+            }
+        };
         self.conn.run(stmt, params).map_err(wrap)?;
         Ok(())
     }
@@ -190,16 +287,28 @@ impl Store {
         })
     }
 
+    /// The `host, boot_id` columns of `runs`, as NULLs for a schema that has none.
+    fn origin_columns(&self) -> &'static str {
+        if self.version.is_some_and(|v| v >= 1) {
+            "host, boot_id"
+        } else {
+            "NULL, NULL"
+        }
+    }
+
     /// Records the start of a run; returns its id.
     pub fn begin_run(&mut self, manifest: &Manifest) -> Result<i64, StoreError> {
         let json = serde_json::to_string(manifest).expect("manifests serialize");
+        let here = Here::current();
         self.exec(
-            "INSERT INTO runs(started_at, status, pid, workload, manifest) VALUES (?1, 'running', ?2, ?3, ?4)",
+            "INSERT INTO runs(started_at, status, pid, workload, manifest, host, boot_id) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6)",
             &[
                 Value::Text(&manifest.started_at),
                 Value::Int(std::process::id() as i64),
                 Value::Text(&manifest.workload),
                 Value::Text(&json),
+                here.host.as_deref().map_or(Value::Null, Value::Text),
+                here.boot_id.as_deref().map_or(Value::Null, Value::Text),
             ],
         )?;
         let id = self.rows("SELECT last_insert_rowid()")?;
@@ -252,18 +361,29 @@ impl Store {
 
     /// Every stored run, newest last.
     pub fn list(&mut self) -> Result<Vec<RunListing>, StoreError> {
-        let rows = self.rows("SELECT r.id, r.started_at, r.workload, r.status, r.pid, (SELECT count(*) FROM trials t WHERE t.run_id = r.id) FROM runs r ORDER BY r.id")?;
+        if self.version.is_none() {
+            return Ok(Vec::new());
+        }
+        let rows = self.rows(&format!(
+            "SELECT r.id, r.started_at, r.workload, r.status, r.pid, {}, (SELECT count(*) FROM trials t WHERE t.run_id = r.id) FROM runs r ORDER BY r.id",
+            self.origin_columns()
+        ))?;
+        let here = Here::current();
         Ok(rows
             .into_iter()
             .map(|r| {
                 let num = |i: usize| r[i].as_deref().and_then(|s| s.parse::<i64>().ok()).unwrap_or(0);
-                let status = r[3].clone().unwrap_or_default();
+                let origin = Origin {
+                    host: r[5].clone(),
+                    boot_id: r[6].clone(),
+                    pid: num(4),
+                };
                 RunListing {
                     id: num(0),
                     started_at: r[1].clone().unwrap_or_default(),
                     workload: r[2].clone().unwrap_or_default(),
-                    status: effective_status(&status, num(4)),
-                    trials: num(5),
+                    status: liveness::status(r[3].as_deref().unwrap_or(""), &origin, &here, liveness::process_alive),
+                    trials: num(7),
                 }
             })
             .collect())
@@ -271,6 +391,11 @@ impl Store {
 
     /// Loads a run by id, or the newest run for `None`.
     pub fn load(&mut self, run: Option<i64>) -> Result<StoredRun, StoreError> {
+        if self.version.is_none() {
+            return Err(StoreError::Empty {
+                path: self.path.clone(),
+            });
+        }
         let id = match run {
             Some(id) => id,
             None => {
@@ -286,7 +411,8 @@ impl Store {
             }
         };
         let rows = self.rows(&format!(
-            "SELECT status, pid, error, finished_at, manifest FROM runs WHERE id = {id}"
+            "SELECT status, pid, error, finished_at, manifest, {} FROM runs WHERE id = {id}",
+            self.origin_columns()
         ))?;
         let Some(row) = rows.into_iter().next() else {
             return Err(StoreError::NoRun {
@@ -299,7 +425,11 @@ impl Store {
             reason: e.to_string(),
         };
         let manifest: Manifest = serde_json::from_str(row[4].as_deref().unwrap_or("")).map_err(corrupt)?;
-        let pid = row[1].as_deref().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let origin = Origin {
+            host: row[5].clone(),
+            boot_id: row[6].clone(),
+            pid: row[1].as_deref().and_then(|s| s.parse().ok()).unwrap_or(0),
+        };
         let trials = self
             .rows(&format!("SELECT record FROM trials WHERE run_id = {id} ORDER BY seq"))?
             .into_iter()
@@ -309,20 +439,28 @@ impl Store {
                 path: self.path.clone(),
                 reason: e.to_string(),
             })?;
-        let templates = self
-            .rows(&format!(
+        let templates = if self.has_templates {
+            self.rows(&format!(
                 "SELECT record FROM templates WHERE run_id = {id} ORDER BY rowid"
             ))?
-            .into_iter()
-            .map(|r| serde_json::from_str(r[0].as_deref().unwrap_or("")))
-            .collect::<Result<Vec<TemplateRecord>, _>>()
-            .map_err(|e| StoreError::Corrupt {
-                path: self.path.clone(),
-                reason: e.to_string(),
-            })?;
+        } else {
+            Vec::new()
+        }
+        .into_iter()
+        .map(|r| serde_json::from_str(r[0].as_deref().unwrap_or("")))
+        .collect::<Result<Vec<TemplateRecord>, _>>()
+        .map_err(|e| StoreError::Corrupt {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        })?;
         Ok(StoredRun {
             id,
-            status: effective_status(row[0].as_deref().unwrap_or(""), pid),
+            status: liveness::status(
+                row[0].as_deref().unwrap_or(""),
+                &origin,
+                &Here::current(),
+                liveness::process_alive,
+            ),
             error: row[2].clone(),
             finished_at: row[3].clone(),
             manifest,
@@ -332,10 +470,242 @@ impl Store {
     }
 }
 
-fn effective_status(status: &str, pid: i64) -> String {
-    if status == "running" && !process_alive(pid) {
-        "abandoned".to_string()
-    } else {
-        status.to_string()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::params::Params;
+
+    fn manifest() -> Manifest {
+        let dir = tempfile::tempdir().unwrap();
+        Manifest {
+            tool_version: "test".into(),
+            command: vec!["litebench".into()],
+            started_at: "2024-01-01T00:00:00Z".into(),
+            workload: "crud".into(),
+            workload_source: "builtin".into(),
+            params: Params::default(),
+            seed: 1,
+            trials: 1,
+            warmup: 0,
+            cold_cache: false,
+            in_memory: false,
+            engines: vec![],
+            configs: vec![],
+            environment: litebench_env::capture(dir.path()).unwrap(),
+            sync_latency: None,
+            sync_latency_not_measured: None,
+            scratch_dir: "/scratch".into(),
+            statistics: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn trial(seq: u64) -> TrialRecord {
+        TrialRecord {
+            seq,
+            round: seq as u32,
+            config: 0,
+            warmup: false,
+            seed: 1,
+            started_unix_ms: 0,
+            ops: vec![],
+            total_ops: 0,
+            measured_ns: 0,
+            throughput: 0.0,
+            io: Default::default(),
+            io_trial: Default::default(),
+            kernel: Default::default(),
+            knobs: vec![],
+        }
+    }
+
+    /// A store in version 0's schema (the unversioned one) with one run of `status`, as
+    /// litebench wrote it before schemas had versions.
+    fn old_store(path: &Path, status: &str) {
+        let mut c = SqliteConn::open(Api::bundled(), path, None, "old").unwrap();
+        c.execute_batch(schema::V0).unwrap();
+        let json = serde_json::to_string(&manifest()).unwrap().replace('\'', "''");
+        c.execute_batch(&format!(
+            "INSERT INTO runs(started_at, status, pid, workload, manifest) VALUES ('2024-01-01T00:00:00Z', '{status}', 1, 'crud', '{json}')"
+        ))
+        .unwrap();
+        let t = serde_json::to_string(&trial(0)).unwrap();
+        c.execute_batch(&format!(
+            "INSERT INTO trials(run_id, seq, config, round, warmup, record) VALUES (1, 0, 0, 0, 0, '{t}')"
+        ))
+        .unwrap();
+    }
+
+    fn user_version(path: &Path) -> i64 {
+        let mut c = SqliteConn::open_existing(Api::bundled(), path, "peek").unwrap();
+        c.query_value("PRAGMA user_version").unwrap().unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn exec_prepares_each_statement_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("r.db"), true).unwrap();
+        let run = s.begin_run(&manifest()).unwrap();
+        for seq in 0..300 {
+            s.add_trial(run, &trial(seq)).unwrap();
+        }
+        s.finish_run(run, "complete", "2024-01-01T00:01:00Z", None).unwrap();
+        // One statement per distinct SQL text (insert run, insert trial, update run), not
+        // one per call.
+        assert_eq!(s.conn.open_statements(), 3);
+        assert_eq!(s.load(Some(run)).unwrap().trials.len(), 300);
+        assert_eq!(s.conn.open_statements(), 3, "queries finalize their statements");
+    }
+
+    #[test]
+    fn a_new_store_has_the_current_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut s = Store::open(&path, true).unwrap();
+        assert_eq!(s.schema_version(), Some(schema::CURRENT));
+        let run = s.begin_run(&manifest()).unwrap();
+        let row = s
+            .rows(&format!("SELECT host, boot_id FROM runs WHERE id = {run}"))
+            .unwrap();
+        assert_eq!(row[0][0], liveness::host_name());
+        assert_eq!(row[0][1], Here::current().boot_id);
+        assert_eq!(s.load(None).unwrap().status, "running", "this process is alive");
+        drop(s);
+        assert_eq!(user_version(&path), schema::CURRENT);
+    }
+
+    #[test]
+    fn an_old_store_is_read_as_it_is_and_upgraded_in_place_to_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        old_store(&path, "complete");
+        let before = std::fs::read(&path).unwrap();
+
+        let mut r = Store::open_read(&path).unwrap();
+        assert_eq!(r.schema_version(), Some(0));
+        let run = r.load(None).unwrap();
+        assert_eq!((run.id, run.status.as_str(), run.trials.len()), (1, "complete", 1));
+        assert_eq!(r.list().unwrap()[0].trials, 1);
+        drop(r);
+        assert_eq!(std::fs::read(&path).unwrap(), before, "reading changed the file");
+
+        let mut w = Store::open(&path, true).unwrap();
+        assert_eq!(w.schema_version(), Some(schema::CURRENT));
+        assert_eq!(w.load(Some(1)).unwrap().status, "complete");
+        let new = w.begin_run(&manifest()).unwrap();
+        assert_eq!(new, 2);
+        drop(w);
+        assert_eq!(user_version(&path), schema::CURRENT);
+        let listed = Store::open_read(&path).unwrap().list().unwrap();
+        assert_eq!(listed.len(), 2);
+        assert_eq!(listed[0].status, "complete");
+    }
+
+    #[test]
+    fn a_failed_upgrade_leaves_the_store_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        old_store(&path, "complete");
+        // A version-0 store that somehow already has `boot_id`: the first ALTER of the
+        // migration succeeds, the second fails, and the first must be rolled back.
+        SqliteConn::open(Api::bundled(), &path, None, "old")
+            .unwrap()
+            .execute_batch("ALTER TABLE runs ADD COLUMN boot_id TEXT")
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let e = Store::open(&path, true)
+            .err()
+            .expect("the upgrade must fail")
+            .to_string();
+        assert!(
+            e.contains("cannot upgrade it to schema 1") && e.contains("left unchanged"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let mut c = SqliteConn::open_existing(Api::bundled(), &path, "peek").unwrap();
+        assert!(c.query("SELECT host FROM runs").is_err(), "half a migration was kept");
+    }
+
+    #[test]
+    fn a_newer_store_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut s = Store::open(&path, true).unwrap();
+        s.begin_run(&manifest()).unwrap();
+        s.conn
+            .execute_batch(&format!("PRAGMA user_version = {}", schema::CURRENT + 1))
+            .unwrap();
+        drop(s);
+        let before = std::fs::read(&path).unwrap();
+        let expected = format!(
+            "--results {}: written by a newer litebench (schema {}, this one reads up to {}); upgrade litebench",
+            path.display(),
+            schema::CURRENT + 1,
+            schema::CURRENT
+        );
+        assert_eq!(check_path(&path, true).unwrap_err().to_string(), expected);
+        assert_eq!(Store::open(&path, true).err().unwrap().to_string(), expected);
+        assert_eq!(Store::open_read(&path).err().unwrap().to_string(), expected);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn other_databases_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.db");
+        SqliteConn::open(Api::bundled(), &path, None, "x")
+            .unwrap()
+            .execute_batch("CREATE TABLE notes(x)")
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        for e in [
+            Store::open(&path, true).err().unwrap(),
+            Store::open_read(&path).err().unwrap(),
+        ] {
+            assert!(e.to_string().contains("not a litebench results store"), "{e}");
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn an_empty_file_reads_as_an_empty_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        std::fs::write(&path, b"").unwrap();
+        let mut r = Store::open_read(&path).unwrap();
+        assert!(r.list().unwrap().is_empty());
+        assert!(matches!(r.load(None), Err(StoreError::Empty { .. })));
+        drop(r);
+        assert_eq!(std::fs::read(&path).unwrap(), b"");
+    }
+
+    #[test]
+    fn a_running_run_from_elsewhere_is_not_abandoned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut s = Store::open(&path, true).unwrap();
+        let run = s.begin_run(&manifest()).unwrap();
+        // Another host, with a pid that does not exist here.
+        s.batch_for_test(&format!(
+            "UPDATE runs SET host = 'elsewhere.example', pid = 2147483000 WHERE id = {run}"
+        ));
+        let status = s.load(Some(run)).unwrap().status;
+        assert_eq!(status, "running (on host elsewhere.example, status unknown here)");
+        assert_eq!(s.list().unwrap()[0].status, status);
+        // This host, an earlier boot: abandoned whatever the pid.
+        s.batch_for_test(&format!(
+            "UPDATE runs SET host = (SELECT '{}'), boot_id = 'an-earlier-boot', pid = {} WHERE id = {run}",
+            liveness::host_name().unwrap(),
+            std::process::id()
+        ));
+        if Here::current().boot_id.is_some() {
+            assert_eq!(s.load(Some(run)).unwrap().status, "abandoned");
+        }
+    }
+
+    impl Store {
+        fn batch_for_test(&mut self, sql: &str) {
+            self.conn.execute_batch(sql).unwrap();
+        }
     }
 }

@@ -61,6 +61,7 @@ struct Context<'a> {
     results_path: &'a Path,
     environment: &'a litebench_env::Environment,
     sync_latency: &'a Option<litebench_env::SyncLatency>,
+    sync_latency_not_measured: &'a Option<String>,
     /// Render each job's report now (one job, or a text format).
     print_each: bool,
 }
@@ -160,6 +161,7 @@ fn run_job(
         configs: configs.iter().map(|(c, _)| c.clone()).collect(),
         environment: ctx.environment.clone(),
         sync_latency: ctx.sync_latency.clone(),
+        sync_latency_not_measured: ctx.sync_latency_not_measured.clone(),
         scratch_dir: ctx.scratch.dir().display().to_string(),
         statistics: Some(Statistics::new(args.seed, args.noise.unwrap_or(DEFAULT_NOISE))),
         warnings: if args.allow_unverified {
@@ -306,10 +308,13 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     // 2. Describe the machine and the storage under the scratch directory.
     let environment = litebench_env::capture(scratch.dir())
         .map_err(|e| Failure(format!("--dir {}: {e}", scratch.base().display())))?;
-    let sync_latency = if args.memory {
-        None
+    let (sync_latency, sync_latency_not_measured) = if args.memory {
+        (None, Some(crate::result::NOT_MEASURED_IN_MEMORY.to_string()))
     } else {
-        litebench_env::measure_sync_latency(scratch.dir(), 200, Duration::from_millis(500)).ok()
+        match litebench_env::measure_sync_latency(scratch.dir(), 200, Duration::from_millis(500)) {
+            Ok(l) => (Some(l), None),
+            Err(e) => (None, Some(e.to_string())),
+        }
     };
     if environment.storage.ram_backed && !args.memory {
         eprintln!(
@@ -327,6 +332,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         results_path: &results_path,
         environment: &environment,
         sync_latency: &sync_latency,
+        sync_latency_not_measured: &sync_latency_not_measured,
         print_each: !several || matches!(args.format, Format::Table | Format::Markdown),
     };
     let mut store = Store::open(&results_path, args.results.is_some())?;

@@ -16,7 +16,7 @@ pub fn open_store(results: &Option<PathBuf>) -> Result<(Store, PathBuf), Failure
             path.display()
         )));
     }
-    Ok((Store::open(&path, true)?, path))
+    Ok((Store::open_read(&path)?, path))
 }
 
 /// The header of a stored run.

@@ -4,7 +4,7 @@
 //! results. litebench prints the list under every report and marks what it could not determine
 //! as unknown instead of leaving it out.
 
-use crate::result::{Manifest, TrialRecord};
+use crate::result::{Manifest, TrialRecord, NOT_MEASURED_IN_MEMORY};
 use serde::{Deserialize, Serialize};
 
 /// One item of the checklist.
@@ -123,44 +123,24 @@ fn verified(trials: &[TrialRecord]) -> String {
     }
 }
 
-/// ext4's journaling mode: `data=` from /proc/fs/ext4/<dev>/options when given, else the
-/// default `data=ordered` if the filesystem has a jbd2 journal, else "no journal" (an ext4
-/// made without one, as on some cloud images: its syncs are cheaper than a journaled one's).
-fn ext4_data_mode(source: &str) -> Option<String> {
-    let dev = source.strip_prefix("/dev/")?;
-    let opts = std::fs::read_to_string(format!("/proc/fs/ext4/{dev}/options")).ok()?;
-    if let Some(d) = opts.lines().find(|l| l.starts_with("data=")) {
-        return Some(d.to_string());
-    }
-    let journaled = std::fs::read_dir("/proc/fs/jbd2")
-        .ok()?
-        .filter_map(Result::ok)
-        .any(|e| e.file_name().to_string_lossy().starts_with(&format!("{dev}-")));
-    Some(if journaled {
-        "data=ordered (default)".into()
-    } else {
-        "no journal".into()
-    })
-}
-
 /// Fills the checklist.
 pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistItem> {
     let st = &manifest.environment.storage;
     let m = &manifest.environment.machine;
     let fs = st.fs_type.as_ref().map(|t| {
         let mut s = t.clone();
+        // As recorded when the run started (never read from this machine now); runs stored
+        // before it was recorded may still show it in their superblock options.
         let journaling = st
-            .super_options
-            .as_deref()
-            .and_then(|o| o.split(',').find(|x| x.starts_with("data=")).map(str::to_string))
+            .journaling
+            .clone()
             .or_else(|| {
-                (t == "ext4")
-                    .then(|| st.mount_source.as_deref().and_then(ext4_data_mode))
-                    .flatten()
-            });
-        if let Some(j) = journaling {
-            s.push_str(&format!(" ({j})"));
-        }
+                st.super_options
+                    .as_deref()
+                    .and_then(|o| o.split(',').find(|x| x.starts_with("data=")).map(str::to_string))
+            })
+            .unwrap_or_else(|| "journaling unknown (not recorded by this run's litebench version)".into());
+        s.push_str(&format!(" ({journaling})"));
         s.push_str(&format!(
             ", mount options {}",
             st.mount_options.as_deref().unwrap_or("unknown")
@@ -269,14 +249,31 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
                 )
             }),
         ),
-        item(
-            "sync latency of the database directory",
-            manifest.sync_latency.as_ref().map(|l| {
-                format!(
-                    "median {:.1} us, p99 {:.1} us ({} samples of pwrite 4 KiB + fdatasync)",
-                    l.median_us, l.p99_us, l.samples
-                )
-            }),
-        ),
+        sync_latency(manifest),
     ]
+}
+
+/// The measured sync latency, else why it was not measured (as stored with the run).
+fn sync_latency(manifest: &Manifest) -> ChecklistItem {
+    const NAME: &str = "sync latency of the database directory";
+    if let Some(l) = &manifest.sync_latency {
+        return item(
+            NAME,
+            Some(format!(
+                "median {:.1} us, p99 {:.1} us ({} samples of pwrite 4 KiB + fdatasync)",
+                l.median_us, l.p99_us, l.samples
+            )),
+        );
+    }
+    match manifest.sync_latency_not_measured.as_deref() {
+        Some(NOT_MEASURED_IN_MEMORY) => item(NAME, Some(format!("not measured: {NOT_MEASURED_IN_MEMORY}"))),
+        None if manifest.in_memory => item(NAME, Some(format!("not measured: {NOT_MEASURED_IN_MEMORY}"))),
+        // The measurement failed: the value stays unknown, with its reason.
+        Some(reason) => ChecklistItem {
+            item: NAME.into(),
+            value: format!("unknown (not measured: {reason})"),
+            known: false,
+        },
+        None => item(NAME, None),
+    }
 }

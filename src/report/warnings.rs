@@ -58,6 +58,9 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             "run never finished (its process is gone, e.g. killed): only the trials that finished are shown".into(),
         ),
         "failed" => w.push("run failed: only the trials that finished before the error are shown".into()),
+        s if s.starts_with("running") => w.push(format!(
+            "run is {s}: it may still be going or may have died; only the trials that finished are shown"
+        )),
         _ => {}
     }
     w

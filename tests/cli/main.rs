@@ -1,5 +1,5 @@
 //! End-to-end tests of the `litebench` binary: bad input, knob read-back, the results store,
-//! interruption, a full disk, and the `list` / `env` commands.
+//! interruption, a full disk, the `list` / `env` commands, and the store's schema versions.
 //!
 //! Every `run` gets `--results` and `--dir` inside a fresh temporary directory, and the child's
 //! working directory and `LITEBENCH_RESULTS` point there too, so no test touches the user's home
@@ -13,3 +13,4 @@ mod interrupt;
 mod knobs;
 mod list_env;
 mod store;
+mod store_schema;

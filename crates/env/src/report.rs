@@ -54,6 +54,7 @@ pub fn render_text(env: &Environment, sync: Option<&SyncLatency>) -> String {
         ("mount_source", opt(s.mount_source.as_ref())),
         ("mount_options", opt(s.mount_options.as_ref())),
         ("super_options", opt(s.super_options.as_ref())),
+        ("journaling", opt(s.journaling.as_ref())),
         ("ram_backed", yes_no(s.ram_backed)),
     ];
     if s.ram_backed {
@@ -188,6 +189,7 @@ mod tests {
                 mount_options: None,
                 super_options: None,
                 ram_backed: false,
+                journaling: None,
                 device: None,
             },
         }
@@ -212,6 +214,7 @@ mod tests {
             "mount_point",
             "fs_type",
             "super_options",
+            "journaling",
         ] {
             assert_eq!(value_of(&text, key), Some("unknown"), "{key} in\n{text}");
         }
@@ -240,6 +243,7 @@ mod tests {
         env.machine.memory_bytes = Some(24 * 1024 * 1024 * 1024);
         env.storage.fs_type = Some("tmpfs".into());
         env.storage.ram_backed = true;
+        env.storage.journaling = Some("no data= journaling mode on tmpfs".into());
         env.storage.device = Some(BlockDevice {
             name: "sda1".into(),
             disk: Some("sda".into()),
@@ -262,6 +266,7 @@ mod tests {
         let text = render_text(&env, Some(&sync));
         assert_eq!(value_of(&text, "memory"), Some("24.0 GiB (25769803776 bytes)"));
         assert_eq!(value_of(&text, "ram_backed"), Some("yes"));
+        assert_eq!(value_of(&text, "journaling"), Some("no data= journaling mode on tmpfs"));
         assert!(value_of(&text, "warning").unwrap().contains("RAM-backed"));
         assert_eq!(value_of(&text, "disk"), Some("sda"));
         assert_eq!(value_of(&text, "model"), Some("unknown"));

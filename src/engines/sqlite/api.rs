@@ -69,6 +69,7 @@ api_table! {
     step: fn(*mut sqlite3_stmt) -> c_int = sqlite3_step;
     reset: fn(*mut sqlite3_stmt) -> c_int = sqlite3_reset;
     finalize: fn(*mut sqlite3_stmt) -> c_int = sqlite3_finalize;
+    next_stmt: fn(*mut sqlite3, *mut sqlite3_stmt) -> *mut sqlite3_stmt = sqlite3_next_stmt;
     bind_int64: fn(*mut sqlite3_stmt, c_int, sqlite3_int64) -> c_int = sqlite3_bind_int64;
     bind_double: fn(*mut sqlite3_stmt, c_int, f64) -> c_int = sqlite3_bind_double;
     bind_null: fn(*mut sqlite3_stmt, c_int) -> c_int = sqlite3_bind_null;

@@ -17,19 +17,30 @@ pub struct SqliteConn {
 impl SqliteConn {
     /// Opens (creating if needed) `path` through the VFS named `vfs` (`None`: default VFS).
     pub fn open(api: &'static Api, path: &Path, vfs: Option<&str>, label: &str) -> Result<SqliteConn, EngineError> {
-        let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| EngineError {
+        let cpath = Self::c_path(path, label)?;
+        Self::open_c(api, &cpath, vfs, label, ffi::SQLITE_OPEN_CREATE)
+    }
+
+    /// Opens `path` only if it exists, on the default VFS: read-write where the file allows
+    /// it (so SQLite can roll back a transaction a killed writer left behind), read-only where
+    /// it does not. Never creates a file.
+    pub fn open_existing(api: &'static Api, path: &Path, label: &str) -> Result<SqliteConn, EngineError> {
+        Self::open_c(api, &Self::c_path(path, label)?, None, label, 0)
+    }
+
+    fn c_path(path: &Path, label: &str) -> Result<CString, EngineError> {
+        CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| EngineError {
             engine: label.to_string(),
             kind: ErrorKind::Other,
             code: None,
             message: format!("path {} contains a NUL byte", path.display()),
             context: "opening the database".into(),
-        })?;
-        Self::open_c(api, &cpath, vfs, label)
+        })
     }
 
     /// Opens a private in-memory database.
     pub fn open_memory(api: &'static Api, label: &str) -> Result<SqliteConn, EngineError> {
-        Self::open_c(api, c":memory:", None, label)
+        Self::open_c(api, c":memory:", None, label, ffi::SQLITE_OPEN_CREATE)
     }
 
     fn open_c(
@@ -37,10 +48,11 @@ impl SqliteConn {
         path: &std::ffi::CStr,
         vfs: Option<&str>,
         label: &str,
+        create: c_int,
     ) -> Result<SqliteConn, EngineError> {
         let cvfs = vfs.map(|v| CString::new(v).expect("VFS names have no NUL"));
         let mut db = std::ptr::null_mut();
-        let flags = ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_CREATE | ffi::SQLITE_OPEN_NOMUTEX;
+        let flags = ffi::SQLITE_OPEN_READWRITE | create | ffi::SQLITE_OPEN_NOMUTEX;
         // SAFETY: valid C strings and out-pointer; SQLite allocates the handle even on error.
         let rc = unsafe {
             (api.open_v2)(
@@ -67,6 +79,22 @@ impl SqliteConn {
     /// The library this connection runs on.
     pub fn api(&self) -> &'static Api {
         self.api
+    }
+
+    /// Statements SQLite holds open on this connection (`sqlite3_next_stmt`), whether prepared
+    /// through [`Connection::prepare`] or leaked by anything else: lets a caller that prepares
+    /// statements check that it does not accumulate them.
+    pub fn open_statements(&self) -> usize {
+        let mut n = 0;
+        let mut s = std::ptr::null_mut();
+        loop {
+            // SAFETY: db is open; next_stmt walks the connection's own statement list.
+            s = unsafe { (self.api.next_stmt)(self.db, s) };
+            if s.is_null() {
+                return n;
+            }
+            n += 1;
+        }
     }
 
     fn error(&self, rc: c_int, context: &str) -> EngineError {
