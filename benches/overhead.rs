@@ -6,6 +6,13 @@
 //! the `crud` workload through the `Connection` trait, the function-pointer API table, per-op
 //! timing and HDR histograms. Side B is the minimum: prepared statements, bind, step, reset, one
 //! clock reading per phase. Run with `cargo bench --bench overhead` and read the ratio.
+//!
+//! Wall-clock ratios wander on shared machines (1.00 and 1.06 an hour apart on the same VM), so
+//! the bench can also run one side once (`LITEBENCH_OVERHEAD_SIDE=litebench|bare`,
+//! `LITEBENCH_OVERHEAD_OPS=N`) for an instruction count under valgrind's cachegrind, as SQLite's
+//! own speed checks do: `benches/overhead-instructions.sh` runs each side at N and 2N operations
+//! and divides the difference, so population and start-up cancel out and what remains is the
+//! instructions per operation of each side's timed loop.
 
 use libsqlite3_sys as ffi;
 use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
@@ -18,7 +25,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 const ROWS: u64 = 20_000;
-const OPS: u64 = 20_000;
+const DEFAULT_OPS: u64 = 20_000;
 const VALUE: usize = 100;
 const ROUNDS: usize = 30;
 
@@ -30,12 +37,12 @@ impl Connector for NoMore {
     }
 }
 
-fn litebench_side(engine: &SqliteEngine, round: u64) -> Duration {
+fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64) -> Duration {
     let args: Vec<String> = [
         format!("rows={ROWS}"),
-        format!("inserts={OPS}"),
-        format!("updates={OPS}"),
-        format!("deletes={OPS}"),
+        format!("inserts={ops}"),
+        format!("updates={ops}"),
+        format!("deletes={ops}"),
     ]
     .into();
     let p = params::resolve("crud", Crud.params(), &args).unwrap();
@@ -79,7 +86,7 @@ unsafe fn step(s: *mut ffi::sqlite3_stmt) {
     ffi::sqlite3_reset(s);
 }
 
-fn bare_side(round: u64) -> Duration {
+fn bare_side(round: u64, ops: u64) -> Duration {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(round);
     let text = |rng: &mut rand_chacha::ChaCha8Rng| -> Vec<u8> {
         (0..VALUE).map(|_| b'A' + rng.random_range(0..26u8)).collect()
@@ -87,12 +94,12 @@ fn bare_side(round: u64) -> Duration {
     // Generate everything first, as litebench does.
     let pop: Vec<Vec<u8>> = (0..ROWS).map(|_| text(&mut rng)).collect();
     let mut live: Vec<i64> = (1..=ROWS as i64).collect();
-    let inserts: Vec<(i64, Vec<u8>)> = (0..OPS as i64).map(|i| (ROWS as i64 + 1 + i, text(&mut rng))).collect();
+    let inserts: Vec<(i64, Vec<u8>)> = (0..ops as i64).map(|i| (ROWS as i64 + 1 + i, text(&mut rng))).collect();
     live.extend(inserts.iter().map(|x| x.0));
-    let updates: Vec<(i64, Vec<u8>)> = (0..OPS)
+    let updates: Vec<(i64, Vec<u8>)> = (0..ops)
         .map(|_| (live[rng.random_range(0..live.len())], text(&mut rng)))
         .collect();
-    let deletes: Vec<i64> = (0..OPS)
+    let deletes: Vec<i64> = (0..ops)
         .map(|_| live.swap_remove(rng.random_range(0..live.len())))
         .collect();
     unsafe {
@@ -145,30 +152,50 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let engine = SqliteEngine::open(&SqliteChoice::Bundled, true).unwrap();
-    let per_op = |d: Duration| d.as_nanos() as f64 / (3 * OPS) as f64;
+    let ops: u64 = std::env::var("LITEBENCH_OVERHEAD_OPS")
+        .ok()
+        .map(|v| v.parse().expect("LITEBENCH_OVERHEAD_OPS: a number of operations"))
+        .unwrap_or(DEFAULT_OPS);
+    let per_op = |d: Duration| d.as_nanos() as f64 / (3 * ops) as f64;
+    // One side, once: for an instruction count under cachegrind.
+    if let Ok(side) = std::env::var("LITEBENCH_OVERHEAD_SIDE") {
+        let d = match side.as_str() {
+            "litebench" => litebench_side(&engine, 1, ops),
+            "bare" => bare_side(1, ops),
+            other => panic!("LITEBENCH_OVERHEAD_SIDE={other}: litebench or bare"),
+        };
+        println!("{side}: {ops} ops of each kind, {:.0} ns/op", per_op(d));
+        return;
+    }
     let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    litebench_side(&engine, 0);
-    bare_side(0);
+    litebench_side(&engine, 0, ops);
+    bare_side(0, ops);
     for round in 1..=ROUNDS as u64 {
-        let x = per_op(litebench_side(&engine, round));
-        let y = per_op(bare_side(round));
+        let x = per_op(litebench_side(&engine, round, ops));
+        let y = per_op(bare_side(round, ops));
         a.push(x);
         b.push(y);
         ratios.push(x / y);
     }
     let s = litebench_stats::summarize(&ratios).unwrap();
-    println!("in-memory crud, {ROWS} rows, {OPS} inserts + {OPS} updates + {OPS} deletes, {ROUNDS} interleaved rounds");
+    let r = litebench_stats::ratio_of_medians(&b, &a, litebench_stats::Better::Lower, 0.02, 42).unwrap();
+    println!("in-memory crud, {ROWS} rows, {ops} inserts + {ops} updates + {ops} deletes, {ROUNDS} interleaved rounds");
     println!(
         "litebench: median {:.0} ns/op   bare C API loop: median {:.0} ns/op",
         median(a),
         median(b)
     );
     println!(
-        "ratio litebench/bare: median {:.3}, mean {:.3}, 95% CI {:.3}..{:.3}, min {:.3}, max {:.3}",
+        "ratio of medians litebench/bare: {:.3}, 95% bootstrap CI {:.3}..{:.3}",
+        r.ratio,
+        r.ci95.map_or(f64::NAN, |c| c.low),
+        r.ci95.map_or(f64::NAN, |c| c.high),
+    );
+    println!(
+        "per-round ratios: median {:.3} (95% CI of the median {:.3}..{:.3}), min {:.3}, max {:.3}",
         s.median,
-        s.mean,
-        s.mean_ci95.map_or(f64::NAN, |c| c.low),
-        s.mean_ci95.map_or(f64::NAN, |c| c.high),
+        s.median_ci95.map_or(f64::NAN, |c| c.low),
+        s.median_ci95.map_or(f64::NAN, |c| c.high),
         s.min,
         s.max
     );
