@@ -4,4 +4,5 @@ pub mod api;
 pub mod build;
 pub mod conn;
 pub mod engine;
+pub mod guard;
 pub mod vfs;
