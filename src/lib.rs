@@ -4,6 +4,8 @@
 //! ([`cli`]), build a [`runner::Plan`], run it while storing every trial ([`store`]), and
 //! render a report ([`report`]) that carries its configuration and the machine under it.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod cli;
 pub mod clock;
 pub mod commands;

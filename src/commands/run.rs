@@ -351,6 +351,14 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     }
     drop(engines);
     drop(scratch);
+    let faults = crate::engines::sqlite::guard::faults();
+    if faults.count > 0 {
+        eprintln!(
+            "warning: the counting VFS caught {} failure(s) in its callbacks (first: {}); each became an I/O error for SQLite, so the affected trials failed rather than being miscounted",
+            faults.count,
+            faults.first.as_deref().unwrap_or("unknown")
+        );
+    }
 
     // 4. Compare presets; for several runs in JSON or CSV, print everything together.
     let compared = picks.len() > 1 || !groups.is_empty();

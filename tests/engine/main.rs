@@ -6,4 +6,5 @@ mod common;
 #[cfg(feature = "duckdb")]
 mod duck;
 mod interleave;
+mod old_builds;
 mod strace;

@@ -16,6 +16,10 @@ pub struct SqliteBuild {
     pub source_id: String,
     /// Every `PRAGMA compile_options` entry.
     pub compile_options: Vec<String>,
+    /// Interfaces of newer SQLite releases this build lacks, as `symbol (since version)`;
+    /// litebench falls back to older ones (see `api`). Empty for current builds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<String>,
 }
 
 impl SqliteBuild {
@@ -32,6 +36,11 @@ impl SqliteBuild {
             version: api.version(),
             source_id: api.source_id(),
             compile_options,
+            unavailable: api
+                .unavailable()
+                .iter()
+                .map(|s| format!("{} (since {})", s.name, s.since))
+                .collect(),
         })
     }
 }

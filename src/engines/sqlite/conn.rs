@@ -1,6 +1,7 @@
 //! A SQLite connection over an [`Api`] table, implementing [`Connection`].
 
 use super::api::{cstr, sqlite3, sqlite3_stmt, transient, Api};
+use super::guard;
 use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_int, CString};
@@ -50,6 +51,15 @@ impl SqliteConn {
         label: &str,
         create: c_int,
     ) -> Result<SqliteConn, EngineError> {
+        if api.init_rc != ffi::SQLITE_OK {
+            return Err(EngineError {
+                engine: label.to_string(),
+                kind: ErrorKind::Other,
+                code: Some(api.init_rc),
+                message: format!("sqlite3_initialize() failed: {}", api.describe(api.init_rc)),
+                context: "opening the database".into(),
+            });
+        }
         let cvfs = vfs.map(|v| CString::new(v).expect("VFS names have no NUL"));
         let mut db = std::ptr::null_mut();
         let flags = ffi::SQLITE_OPEN_READWRITE | create | ffi::SQLITE_OPEN_NOMUTEX;
@@ -98,12 +108,22 @@ impl SqliteConn {
     }
 
     fn error(&self, rc: c_int, context: &str) -> EngineError {
-        let message = if self.db.is_null() {
+        let mut message = if self.db.is_null() {
             self.api.describe(rc)
         } else {
             // SAFETY: db is a valid handle (possibly in an error state); errmsg is static or owned by db.
             unsafe { cstr((self.api.errmsg)(self.db)) }
         };
+        // An I/O error may come from litebench's own VFS shim failing, not from the storage.
+        let faults = guard::faults();
+        if rc & 0xff == ffi::SQLITE_IOERR || rc & 0xff == ffi::SQLITE_CANTOPEN {
+            if let Some(first) = faults.first {
+                message = format!(
+                    "{message} [litebench's counting VFS failed {} time(s), first in {first}: this is a litebench bug, please report it]",
+                    faults.count
+                );
+            }
+        }
         let kind = match rc & 0xff {
             ffi::SQLITE_FULL => ErrorKind::Full,
             ffi::SQLITE_BUSY | ffi::SQLITE_LOCKED => ErrorKind::Busy,
@@ -230,7 +250,7 @@ impl Connection for SqliteConn {
             // SAFETY: stmt is live.
             Ok(_) if unsafe { (self.api.column_count)(stmt) } > 0 => Ok(0),
             // SAFETY: db is open.
-            Ok(_) => Ok(unsafe { (self.api.changes64)(self.db) } as u64),
+            Ok(_) => Ok(unsafe { self.api.changes(self.db) } as u64),
             Err(rc) => Err(self.error(rc, "running a prepared statement")),
         }
     }

