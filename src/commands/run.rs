@@ -12,11 +12,9 @@ use crate::cli::RunArgs;
 use crate::engines::Engine;
 use crate::knob::KnobSet;
 use crate::plan::{self, Job, RunPlan};
-use crate::preset::{Group, Pick};
-use crate::report::layout::table;
-use crate::report::number::{interval_of, num, opt};
+use crate::preset::Pick;
 use crate::report::summary::SummaryRow;
-use crate::report::{self, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
+use crate::report::{self, presets, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
 use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::runner::{self, Plan, RunEnd, RunError, Sink};
 use crate::scratch::{Scratch, HARNESS_SYNCS};
@@ -364,12 +362,16 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let compared = picks.len() > 1 || !groups.is_empty();
     match args.format {
         Format::Table | Format::Markdown if compared => {
-            super::out::print(&comparison_text(&ends, &groups, args.format == Format::Markdown));
+            super::out::print(&presets::comparison_text(
+                &preset_runs(&ends),
+                &groups,
+                args.format == Format::Markdown,
+            ));
         }
         Format::Json if several => {
             let v = serde_json::json!({
                 "runs": ends.iter().filter_map(|e| e.json.clone()).collect::<Vec<_>>(),
-                "presets": comparison_rows(&ends),
+                "presets": presets::comparison_rows(&preset_runs(&ends)),
             });
             super::out::print(&report::json::value(&v));
         }
@@ -404,151 +406,14 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     Ok(last.code)
 }
 
-/// One row of the preset comparison: a preset's headline operation.
-#[derive(Debug, Clone, serde::Serialize)]
-struct ComparisonRow {
-    preset: String,
-    /// Every preset the configuration stands for.
-    presets: String,
-    workload: String,
-    run: i64,
-    config: usize,
-    engine: String,
-    operation: String,
-    knobs: String,
-    trials: usize,
-    tps_median: f64,
-    /// 95% interval of the median (null below 6 trials).
-    tps_median_ci95_low: Option<f64>,
-    tps_median_ci95_high: Option<f64>,
-    time_ms_median: f64,
-    /// None for engines whose I/O litebench does not count.
-    syncs_per_tx: Option<f64>,
-}
-
-fn comparison_rows(ends: &[JobEnd]) -> Vec<ComparisonRow> {
-    let mut out = Vec::new();
-    for e in ends {
-        for (ci, pick) in e.presets.iter().enumerate() {
-            let Some(pick) = pick else { continue };
-            let cfg = &e.manifest.configs[ci];
-            let op = pick.preset.headline;
-            let Some(r) = e.summary.iter().find(|r| r.config == ci && r.operation == op) else {
-                continue;
-            };
-            out.push(ComparisonRow {
-                preset: pick.preset.name.to_string(),
-                presets: e.preset_names[ci].clone(),
-                workload: e.manifest.workload.clone(),
-                run: e.run_id,
-                config: ci,
-                engine: cfg.engine.clone(),
-                operation: op.to_string(),
-                knobs: cfg.knobs.label(),
-                trials: r.trials,
-                tps_median: r.tps_median,
-                tps_median_ci95_low: r.tps_median_ci95_low,
-                tps_median_ci95_high: r.tps_median_ci95_high,
-                time_ms_median: r.time_ms_median,
-                syncs_per_tx: r.syncs_per_tx,
-            });
-        }
-    }
-    out
-}
-
-fn ci(r: &ComparisonRow) -> String {
-    interval_of(r.tps_median_ci95_low, r.tps_median_ci95_high)
-}
-
-/// The comparison of the presets measured, and each group's paper table beside the measurement.
-fn comparison_text(ends: &[JobEnd], groups: &[&Group], md: bool) -> String {
-    let rows = comparison_rows(ends);
-    if rows.is_empty() {
-        return String::new();
-    }
-    let h = |s: &str| if md { format!("## {s}\n\n") } else { format!("{s}\n") };
-    let mut out = String::from("\n");
-    out += &h("presets compared (median of trials; each preset's headline operation)");
-    let engines = rows.iter().any(|r| r.engine != rows[0].engine);
-    let body: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                if engines {
-                    format!("{} ({})", r.presets, r.engine)
-                } else {
-                    r.presets.clone()
-                },
-                format!("{} #{}", r.run, r.config),
-                r.operation.clone(),
-                num(r.tps_median),
-                ci(r),
-                num(r.time_ms_median),
-                opt(r.syncs_per_tx),
-                r.knobs.clone(),
-            ]
+fn preset_runs(ends: &[JobEnd]) -> Vec<presets::PresetRun<'_>> {
+    ends.iter()
+        .map(|e| presets::PresetRun {
+            run_id: e.run_id,
+            manifest: &e.manifest,
+            summary: &e.summary,
+            presets: &e.presets,
+            preset_names: &e.preset_names,
         })
-        .collect();
-    out += &table(
-        &[
-            "preset",
-            "run #cfg",
-            "operation",
-            "tx/s",
-            "95% CI",
-            "ms/trial",
-            "syncs/tx",
-            "knobs",
-        ],
-        &body,
-        md,
-    );
-    for g in groups {
-        out += "\n";
-        out += &h(&format!("{}: {}", g.name, g.about));
-        // With several engines, the paper's table is drawn for the first one.
-        let find = |name: &str| rows.iter().find(|r| r.preset == name && r.engine == rows[0].engine);
-        let cell = |name: Option<&str>| -> String {
-            match name.and_then(find) {
-                Some(r) => format!("{} ({})", num(r.tps_median), ci(r)),
-                None => "-".into(),
-            }
-        };
-        let body: Vec<Vec<String>> = g
-            .paper
-            .iter()
-            .map(|p| {
-                let ratio = match (find(p.default), p.custom.and_then(find)) {
-                    (Some(d), Some(c)) if d.tps_median > 0.0 => format!("{:.2}x", c.tps_median / d.tps_median),
-                    _ => "-".into(),
-                };
-                vec![
-                    p.tool.to_string(),
-                    cell(Some(p.default)),
-                    cell(p.custom),
-                    ratio,
-                    num(p.paper_default),
-                    p.paper_custom.map_or("-".into(), num),
-                ]
-            })
-            .collect();
-        out += &table(
-            &[
-                "tool",
-                "default tx/s (95% CI)",
-                "custom tx/s (95% CI)",
-                "custom/default",
-                "paper default",
-                "paper custom",
-            ],
-            &body,
-            md,
-        );
-        out += &format!(
-            "paper: {}; here: this machine, {}, the presets' headline operation\n",
-            g.paper_unit, rows[0].engine
-        );
-    }
-    out
+        .collect()
 }

@@ -14,6 +14,7 @@ pub mod layout;
 pub mod markdown;
 pub mod number;
 pub mod pivot;
+pub mod presets;
 pub mod stats;
 pub mod summary;
 pub mod table;

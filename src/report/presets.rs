@@ -1,0 +1,168 @@
+//! The comparison of presets (each a tool's default configuration) measured in one run, and
+//! each preset group's paper table beside today's measurement (APSys'17 Table 1).
+
+use super::layout::table;
+use super::number::{interval_of, num, opt};
+use super::summary::SummaryRow;
+use crate::preset::{Group, Pick};
+use crate::result::Manifest;
+
+/// One stored run of a `run` command with presets.
+pub struct PresetRun<'a> {
+    pub run_id: i64,
+    pub manifest: &'a Manifest,
+    pub summary: &'a [SummaryRow],
+    /// Configuration index to the preset it measured.
+    pub presets: &'a [Option<Pick>],
+    /// Configuration index to every preset it stands for (`a+b` when they coincide).
+    pub preset_names: &'a [String],
+}
+
+/// One row of the preset comparison: a preset's headline operation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ComparisonRow {
+    preset: String,
+    /// Every preset the configuration stands for.
+    presets: String,
+    workload: String,
+    run: i64,
+    config: usize,
+    engine: String,
+    operation: String,
+    knobs: String,
+    trials: usize,
+    tps_median: f64,
+    /// 95% interval of the median (null below 6 trials).
+    tps_median_ci95_low: Option<f64>,
+    tps_median_ci95_high: Option<f64>,
+    time_ms_median: f64,
+    /// None for engines whose I/O litebench does not count.
+    syncs_per_tx: Option<f64>,
+}
+
+pub fn comparison_rows(ends: &[PresetRun<'_>]) -> Vec<ComparisonRow> {
+    let mut out = Vec::new();
+    for e in ends {
+        for (ci, pick) in e.presets.iter().enumerate() {
+            let Some(pick) = pick else { continue };
+            let cfg = &e.manifest.configs[ci];
+            let op = pick.preset.headline;
+            let Some(r) = e.summary.iter().find(|r| r.config == ci && r.operation == op) else {
+                continue;
+            };
+            out.push(ComparisonRow {
+                preset: pick.preset.name.to_string(),
+                presets: e.preset_names[ci].clone(),
+                workload: e.manifest.workload.clone(),
+                run: e.run_id,
+                config: ci,
+                engine: cfg.engine.clone(),
+                operation: op.to_string(),
+                knobs: cfg.knobs.label(),
+                trials: r.trials,
+                tps_median: r.tps_median,
+                tps_median_ci95_low: r.tps_median_ci95_low,
+                tps_median_ci95_high: r.tps_median_ci95_high,
+                time_ms_median: r.time_ms_median,
+                syncs_per_tx: r.syncs_per_tx,
+            });
+        }
+    }
+    out
+}
+
+fn ci(r: &ComparisonRow) -> String {
+    interval_of(r.tps_median_ci95_low, r.tps_median_ci95_high)
+}
+
+/// The comparison of the presets measured, and each group's paper table beside the measurement.
+pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> String {
+    let rows = comparison_rows(ends);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let h = |s: &str| if md { format!("## {s}\n\n") } else { format!("{s}\n") };
+    let mut out = String::from("\n");
+    out += &h("presets compared (median of trials; each preset's headline operation)");
+    let engines = rows.iter().any(|r| r.engine != rows[0].engine);
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                if engines {
+                    format!("{} ({})", r.presets, r.engine)
+                } else {
+                    r.presets.clone()
+                },
+                format!("{} #{}", r.run, r.config),
+                r.operation.clone(),
+                num(r.tps_median),
+                ci(r),
+                num(r.time_ms_median),
+                opt(r.syncs_per_tx),
+                r.knobs.clone(),
+            ]
+        })
+        .collect();
+    out += &table(
+        &[
+            "preset",
+            "run #cfg",
+            "operation",
+            "tx/s",
+            "95% CI",
+            "ms/trial",
+            "syncs/tx",
+            "knobs",
+        ],
+        &body,
+        md,
+    );
+    for g in groups {
+        out += "\n";
+        out += &h(&format!("{}: {}", g.name, g.about));
+        // With several engines, the paper's table is drawn for the first one.
+        let find = |name: &str| rows.iter().find(|r| r.preset == name && r.engine == rows[0].engine);
+        let cell = |name: Option<&str>| -> String {
+            match name.and_then(find) {
+                Some(r) => format!("{} ({})", num(r.tps_median), ci(r)),
+                None => "-".into(),
+            }
+        };
+        let body: Vec<Vec<String>> = g
+            .paper
+            .iter()
+            .map(|p| {
+                let ratio = match (find(p.default), p.custom.and_then(find)) {
+                    (Some(d), Some(c)) if d.tps_median > 0.0 => format!("{:.2}x", c.tps_median / d.tps_median),
+                    _ => "-".into(),
+                };
+                vec![
+                    p.tool.to_string(),
+                    cell(Some(p.default)),
+                    cell(p.custom),
+                    ratio,
+                    num(p.paper_default),
+                    p.paper_custom.map_or("-".into(), num),
+                ]
+            })
+            .collect();
+        out += &table(
+            &[
+                "tool",
+                "default tx/s (95% CI)",
+                "custom tx/s (95% CI)",
+                "custom/default",
+                "paper default",
+                "paper custom",
+            ],
+            &body,
+            md,
+        );
+        out += &format!(
+            "paper: {}; here: this machine, {}, the presets' headline operation\n",
+            g.paper_unit, rows[0].engine
+        );
+    }
+    out
+}
