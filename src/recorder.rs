@@ -44,6 +44,9 @@ pub struct Recorder {
     /// The operation stopwatch: the calibrated clock and its last reading (see [`Recorder::lap`]).
     clock: &'static crate::clock::Clock,
     lap_start: u64,
+    /// Hash of the trial's query results, set by the workload (see
+    /// [`crate::workload::result_hash`]).
+    result_hash: Option<String>,
 }
 
 impl Recorder {
@@ -72,6 +75,7 @@ impl Recorder {
             current: None,
             io_owner: None,
             measured: Duration::ZERO,
+            result_hash: None,
         }
     }
 
@@ -84,6 +88,22 @@ impl Recorder {
     pub fn phase(&mut self, op: usize) {
         self.close_phase();
         self.current = Some((op, Instant::now(), self.io_now()));
+    }
+
+    /// Ends the current phase without starting another: what the workload does until the
+    /// next `phase` (checking or hashing results) is not measured.
+    pub fn end_phase(&mut self) {
+        self.close_phase();
+    }
+
+    /// Stores the hash of the trial's query results, for the trial record.
+    pub fn set_result_hash(&mut self, hash: String) {
+        self.result_hash = Some(hash);
+    }
+
+    /// The hash of the trial's query results, if the workload set one.
+    pub fn result_hash(&self) -> Option<&str> {
+        self.result_hash.as_deref()
     }
 
     fn close_phase(&mut self) {
@@ -386,6 +406,21 @@ mod tests {
         // Every plainly recorded operation succeeds.
         assert_eq!(out[0].succeeded(), 2);
         assert_eq!(out[0].busy, 0);
+    }
+
+    #[test]
+    fn end_phase_stops_the_clock_until_the_next_phase() {
+        let mut r = Recorder::new(&["a", "b"], None);
+        assert_eq!(r.result_hash(), None);
+        r.phase(0);
+        r.end_phase();
+        let measured = r.elapsed();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(r.elapsed(), measured, "nothing measured between phases");
+        r.set_result_hash("ab".into());
+        assert_eq!(r.result_hash(), Some("ab"));
+        let (_, total) = r.finish();
+        assert_eq!(total, measured);
     }
 
     #[test]

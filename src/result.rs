@@ -117,6 +117,12 @@ pub struct TrialRecord {
     pub kernel: KernelDelta,
     /// Every knob, requested and effective.
     pub knobs: Vec<KnobReading>,
+    /// SHA-256 (hex) of every query result of the trial in a canonical form, the same on every
+    /// engine for the same workload and seed (`crate::workload::result_hash`). Null for
+    /// workloads without queries, TATP with several clients or too short a run, and runs stored
+    /// before litebench kept it.
+    #[serde(default)]
+    pub result_hash: Option<String>,
 }
 
 /// Sync system calls the process made on workload files, for the strace cross-check.

@@ -355,6 +355,7 @@ fn measure(
             None => Ok(None),
         };
     }
+    let result_hash = rec.result_hash().map(str::to_string);
     let (ops, measured) = rec.finish();
     if let Err(e) = plan.workload.verify(conn.as_mut(), &plan.params) {
         return match workload_error(scratch, &cfg.label, e) {
@@ -390,6 +391,7 @@ fn measure(
         io_trial,
         kernel,
         knobs,
+        result_hash,
     }))
 }
 

@@ -516,6 +516,7 @@ mod tests {
             io_trial: Default::default(),
             kernel: Default::default(),
             knobs: vec![],
+            ..Default::default()
         }
     }
 

@@ -5,6 +5,7 @@
 //! must cost no more than a bare loop over the engine's own API: no allocation, no formatting,
 //! no SQL parsing per operation.
 
+pub mod dialect;
 pub mod duckdb;
 pub mod kind;
 pub mod mysql;
@@ -12,6 +13,9 @@ pub mod postgres;
 pub mod registry;
 pub mod server;
 pub mod sqlite;
+pub mod values;
+
+pub use dialect::Dialect;
 
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
@@ -20,16 +24,6 @@ use crate::scratch::Scratch;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The SQL dialect of an engine; workloads keep generic SQL and per-dialect overrides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Dialect {
-    Sqlite,
-    Postgres,
-    Mysql,
-    Duckdb,
-}
 
 /// A value bound to a statement parameter. Borrowed, so binding allocates nothing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,6 +80,10 @@ pub trait Connection {
     /// Binds `params` and runs the statement to completion. Returns the number of rows it
     /// produced (queries) or changed (DML).
     fn run(&mut self, stmt: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError>;
+    /// Binds `params`, runs a query to completion and appends every value of every row it
+    /// produced to `out`, row by row. Returns the number of rows. For timed loops: values are
+    /// copied as numbers or bytes, never formatted, and `out` allocates only when it grows.
+    fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut values::Values) -> Result<u64, EngineError>;
     /// Runs a query and returns every row as text (`None` for NULL). Not for timed loops.
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError>;
     /// The first column of the first row of a query (`None`: no row, or NULL). Not for timed

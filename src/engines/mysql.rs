@@ -24,12 +24,13 @@ use crate::engines::server::{
     choose_port, db_name, first_value, one_line, redact_url, run_as, wanted_settings, Override, Overrides, RunAs,
     PASSTHROUGH_PREFIX,
 };
+use crate::engines::values::{parse_decimal, Values};
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::Scratch;
-use mysql::consts::CapabilityFlags;
+use mysql::consts::{CapabilityFlags, ColumnType};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, Statement};
 use std::path::PathBuf;
@@ -670,6 +671,40 @@ fn to_text(v: &mysql::Value) -> Option<String> {
     }
 }
 
+/// The binary collation: text columns in it hold bytes.
+const BINARY_CHARSET: u16 = 63;
+
+/// Appends one value of a binary-protocol result row to `out`; `Err` names what could not be
+/// read. DECIMAL arrives as text and is parsed (no allocation).
+fn push_value(out: &mut Values, column: &mysql::Column, v: Option<&mysql::Value>) -> Result<(), String> {
+    match v {
+        None | Some(mysql::Value::NULL) => out.push_null(),
+        Some(mysql::Value::Int(i)) => out.push_int(*i),
+        Some(mysql::Value::UInt(u)) => match i64::try_from(*u) {
+            Ok(i) => out.push_int(i),
+            Err(_) => out.push_real(*u as f64),
+        },
+        Some(mysql::Value::Float(f)) => out.push_real(f64::from(*f)),
+        Some(mysql::Value::Double(f)) => out.push_real(*f),
+        Some(mysql::Value::Bytes(b)) => match column.column_type() {
+            ColumnType::MYSQL_TYPE_DECIMAL | ColumnType::MYSQL_TYPE_NEWDECIMAL => {
+                let (v, scale) =
+                    parse_decimal(b).ok_or_else(|| format!("cannot read DECIMAL {:?}", String::from_utf8_lossy(b)))?;
+                out.push_decimal(v, scale);
+            }
+            _ if column.character_set() == BINARY_CHARSET => out.push_blob(b),
+            _ => out.push_text(b),
+        },
+        Some(other) => {
+            return Err(format!(
+                "cannot read a {:?} value ({other:?}); cast the column, e.g. CAST(x AS CHAR)",
+                column.column_type()
+            ))
+        }
+    }
+    Ok(())
+}
+
 impl MyConn {
     fn err(&self, e: mysql::Error, context: &str) -> EngineError {
         my_error(&self.label, self.server.as_deref(), e, context)
@@ -717,6 +752,40 @@ impl Connection for MyConn {
         counted.map_err(|e| self.err(e, "running a prepared statement"))
     }
 
+    fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
+        let bound = if params.is_empty() {
+            mysql::Params::Empty
+        } else {
+            mysql::Params::Positional(params.iter().map(to_mysql).collect())
+        };
+        let read = (|| -> Result<Result<u64, String>, mysql::Error> {
+            let mut result = self.conn.exec_iter(&self.stmts[id.0], bound)?;
+            let mut rows = 0u64;
+            if let Some(set) = result.iter() {
+                for r in set {
+                    let r = r?;
+                    rows += 1;
+                    for (i, column) in r.columns_ref().iter().enumerate() {
+                        if let Err(m) = push_value(out, column, r.as_ref(i)) {
+                            return Ok(Err(m));
+                        }
+                    }
+                }
+            }
+            Ok(Ok(rows))
+        })();
+        match read {
+            Ok(Ok(rows)) => Ok(rows),
+            Ok(Err(message)) => Err(crate::engines::server::error(
+                &self.label,
+                ErrorKind::Other,
+                message,
+                "reading a query result",
+            )),
+            Err(e) => Err(self.err(e, "running a prepared query")),
+        }
+    }
+
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let rows = (|| -> Result<Vec<Vec<Option<String>>>, mysql::Error> {
             let mut out = Vec::new();
@@ -745,6 +814,34 @@ mod tests {
         assert_eq!(literal("O_DIRECT"), "'O_DIRECT'");
         assert_eq!(literal("it's"), "'it''s'");
         assert_eq!(literal("inf"), "'inf'");
+    }
+
+    #[test]
+    fn result_values_by_column_type() {
+        let col = |t| mysql::Column::new(t);
+        let mut out = Values::default();
+        let decimal = col(ColumnType::MYSQL_TYPE_NEWDECIMAL);
+        push_value(&mut out, &decimal, Some(&mysql::Value::Bytes(b"47.3333".to_vec()))).unwrap();
+        let text = col(ColumnType::MYSQL_TYPE_VAR_STRING).with_character_set(45);
+        push_value(&mut out, &text, Some(&mysql::Value::Bytes(b"ABC".to_vec()))).unwrap();
+        let binary = col(ColumnType::MYSQL_TYPE_BLOB).with_character_set(BINARY_CHARSET);
+        push_value(&mut out, &binary, Some(&mysql::Value::Bytes(vec![1]))).unwrap();
+        let int = col(ColumnType::MYSQL_TYPE_LONG);
+        push_value(&mut out, &int, Some(&mysql::Value::UInt(4_000_000_000))).unwrap();
+        push_value(&mut out, &int, Some(&mysql::Value::NULL)).unwrap();
+        use crate::engines::values::CellRef;
+        assert_eq!(
+            out.get(0),
+            CellRef::Decimal {
+                value: 47.3333,
+                scale: 4
+            }
+        );
+        assert_eq!(out.get(1), CellRef::Text(b"ABC"));
+        assert_eq!(out.get(2), CellRef::Blob(&[1]));
+        assert_eq!(out.get(3), CellRef::Int(4_000_000_000));
+        assert_eq!(out.get(4), CellRef::Null);
+        assert!(push_value(&mut out, &decimal, Some(&mysql::Value::Bytes(b"x".to_vec()))).is_err());
     }
 
     #[test]

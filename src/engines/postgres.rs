@@ -25,6 +25,7 @@ use crate::engines::server::{
     choose_port, db_name, error_chain, first_value, one_line, redact_url, run_as, wanted_settings, Override, Overrides,
     RunAs, PASSTHROUGH_PREFIX,
 };
+use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
@@ -32,7 +33,7 @@ use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use bytes::BytesMut;
 use postgres::error::SqlState;
-use postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
 use postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 use std::path::PathBuf;
 use std::process::Command;
@@ -842,6 +843,135 @@ impl ToSql for PgParam<'_> {
 /// Most parameters a statement binds without allocating.
 const INLINE_PARAMS: usize = 16;
 
+/// Calls `f` with `params` as rust-postgres parameters (on the stack up to [`INLINE_PARAMS`]).
+fn with_params<R>(params: &[Value<'_>], f: impl FnOnce(&[&(dyn ToSql + Sync)]) -> R) -> R {
+    if params.len() <= INLINE_PARAMS {
+        let mut wrapped = [PgParam(Value::Null); INLINE_PARAMS];
+        for (w, p) in wrapped.iter_mut().zip(params) {
+            *w = PgParam(*p);
+        }
+        let refs: [&(dyn ToSql + Sync); INLINE_PARAMS] = std::array::from_fn(|i| &wrapped[i] as &(dyn ToSql + Sync));
+        f(&refs[..params.len()])
+    } else {
+        let wrapped: Vec<PgParam<'_>> = params.iter().map(|p| PgParam(*p)).collect();
+        let refs: Vec<&(dyn ToSql + Sync)> = wrapped.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        f(&refs)
+    }
+}
+
+/// A result value as the server sent it (binary format), decoded by [`push_value`].
+struct Raw<'a>(Option<&'a [u8]>);
+
+impl<'a> FromSql<'a> for Raw<'a> {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
+        Ok(Raw(Some(raw)))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Self, BoxError> {
+        Ok(Raw(None))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+/// Appends one binary-format value of type `ty` to `out`; `Err` names what could not be read.
+fn push_value(out: &mut Values, ty: &Type, raw: Option<&[u8]>) -> Result<(), String> {
+    let Some(raw) = raw else {
+        out.push_null();
+        return Ok(());
+    };
+    let bad = || format!("cannot read a {ty} value of {} bytes", raw.len());
+    let int = |raw: &[u8]| -> Option<i64> {
+        Some(match raw.len() {
+            2 => i16::from_be_bytes(raw.try_into().ok()?) as i64,
+            4 => i32::from_be_bytes(raw.try_into().ok()?) as i64,
+            8 => i64::from_be_bytes(raw.try_into().ok()?),
+            _ => return None,
+        })
+    };
+    match *ty {
+        Type::INT2 | Type::INT4 | Type::INT8 => out.push_int(int(raw).ok_or_else(bad)?),
+        Type::OID => out.push_int(u32::from_be_bytes(raw.try_into().map_err(|_| bad())?) as i64),
+        Type::BOOL => out.push_int(i64::from(raw.first().copied().ok_or_else(bad)? != 0)),
+        Type::FLOAT4 => out.push_real(f32::from_be_bytes(raw.try_into().map_err(|_| bad())?) as f64),
+        Type::FLOAT8 => out.push_real(f64::from_be_bytes(raw.try_into().map_err(|_| bad())?)),
+        Type::NUMERIC => {
+            let (v, scale) = numeric(raw).ok_or_else(bad)?;
+            out.push_decimal(v, scale);
+        }
+        Type::BYTEA => out.push_blob(raw),
+        _ if <&str as FromSql>::accepts(ty) => out.push_text(raw),
+        _ => {
+            return Err(format!(
+                "cannot read a value of type {ty}; cast the column, e.g. CAST(x AS text)"
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// PostgreSQL's binary `NUMERIC` (base-10000 digits, weight, sign, display scale) as the nearest
+/// `f64` and the display scale. Converted through a decimal string on the stack (no allocation);
+/// digits after the 64th significant one are dropped.
+fn numeric(raw: &[u8]) -> Option<(f64, u16)> {
+    let be16 = |i: usize| -> Option<u16> { Some(u16::from_be_bytes([*raw.get(i)?, *raw.get(i + 1)?])) };
+    let ndigits = be16(0)? as usize;
+    let weight = be16(2)? as i16 as i32;
+    let sign = be16(4)?;
+    let scale = be16(6)?;
+    match sign {
+        0x0000 | 0x4000 => {}
+        0xC000 => return Some((f64::NAN, scale)),
+        0xD000 => return Some((f64::INFINITY, scale)),
+        0xF000 => return Some((f64::NEG_INFINITY, scale)),
+        _ => return None,
+    }
+    let mut buf = [0u8; 96];
+    let mut len = 0;
+    if sign == 0x4000 {
+        buf[0] = b'-';
+        len = 1;
+    }
+    let kept = ndigits.min(16);
+    for k in 0..kept {
+        let d = be16(8 + 2 * k)?;
+        if d > 9999 {
+            return None;
+        }
+        for p in [1000, 100, 10, 1] {
+            buf[len] = b'0' + (d / p % 10) as u8;
+            len += 1;
+        }
+    }
+    if kept == 0 {
+        buf[len] = b'0';
+        len += 1;
+    }
+    // The digits kept, as an integer, times 10^exp.
+    let exp = 4 * (weight + 1 - kept as i32);
+    buf[len] = b'e';
+    len += 1;
+    if exp < 0 {
+        buf[len] = b'-';
+        len += 1;
+    }
+    let mut e = exp.unsigned_abs();
+    let start = len;
+    loop {
+        buf[len] = b'0' + (e % 10) as u8;
+        len += 1;
+        e /= 10;
+        if e == 0 {
+            break;
+        }
+    }
+    buf[start..len].reverse();
+    let text = std::str::from_utf8(&buf[..len]).ok()?;
+    Some((text.parse().ok()?, scale))
+}
+
 impl PgConn {
     fn err(&self, e: postgres::Error, context: &str) -> EngineError {
         pg_error(&self.label, self.server.as_deref(), e, context)
@@ -871,21 +1001,25 @@ impl Connection for PgConn {
 
     fn run(&mut self, id: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
         let stmt = &self.stmts[id.0];
+        let client = &mut self.client;
         // `execute` returns the rows a statement changed, or the rows a query produced.
-        let result = if params.len() <= INLINE_PARAMS {
-            let mut wrapped = [PgParam(Value::Null); INLINE_PARAMS];
-            for (w, p) in wrapped.iter_mut().zip(params) {
-                *w = PgParam(*p);
+        with_params(params, |p| client.execute(stmt, p)).map_err(|e| self.err(e, "running a prepared statement"))
+    }
+
+    fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
+        let stmt = &self.stmts[id.0];
+        let client = &mut self.client;
+        let rows =
+            with_params(params, |p| client.query(stmt, p)).map_err(|e| self.err(e, "running a prepared query"))?;
+        for row in &rows {
+            for (i, column) in row.columns().iter().enumerate() {
+                let raw: Raw<'_> = row.try_get(i).map_err(|e| self.err(e, "reading a query result"))?;
+                push_value(out, column.type_(), raw.0).map_err(|message| {
+                    crate::engines::server::error(&self.label, ErrorKind::Other, message, "reading a query result")
+                })?;
             }
-            let refs: [&(dyn ToSql + Sync); INLINE_PARAMS] =
-                std::array::from_fn(|i| &wrapped[i] as &(dyn ToSql + Sync));
-            self.client.execute(stmt, &refs[..params.len()])
-        } else {
-            let wrapped: Vec<PgParam<'_>> = params.iter().map(|p| PgParam(*p)).collect();
-            let refs: Vec<&(dyn ToSql + Sync)> = wrapped.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-            self.client.execute(stmt, &refs)
-        };
-        result.map_err(|e| self.err(e, "running a prepared statement"))
+        }
+        Ok(rows.len() as u64)
     }
 
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
@@ -928,6 +1062,42 @@ mod tests {
             translate_placeholders("SELECT 'unterminated ?"),
             "SELECT 'unterminated ?"
         );
+    }
+
+    /// NUMERIC in PostgreSQL's binary format: digits base 10000.
+    fn numeric_bytes(weight: i16, negative: bool, scale: u16, digits: &[u16]) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&(digits.len() as u16).to_be_bytes());
+        v.extend_from_slice(&weight.to_be_bytes());
+        v.extend_from_slice(&(if negative { 0x4000u16 } else { 0 }).to_be_bytes());
+        v.extend_from_slice(&scale.to_be_bytes());
+        for d in digits {
+            v.extend_from_slice(&d.to_be_bytes());
+        }
+        v
+    }
+
+    #[test]
+    fn numerics_decode_to_the_nearest_double() {
+        // 12345.6667 = 1|2345|.6667
+        assert_eq!(
+            numeric(&numeric_bytes(1, false, 4, &[1, 2345, 6667])),
+            Some((12345.6667, 4))
+        );
+        // -0.0005 = .0005 at weight -1
+        assert_eq!(numeric(&numeric_bytes(-1, true, 4, &[5])), Some((-0.0005, 4)));
+        // 2000000 = 200|0000 with the trailing zero group left out
+        assert_eq!(numeric(&numeric_bytes(1, false, 0, &[200])), Some((2_000_000.0, 0)));
+        assert_eq!(numeric(&numeric_bytes(0, false, 2, &[])), Some((0.0, 2)));
+        // avg(1, 2) = 1.5000000000000000 (PostgreSQL's scale for it)
+        assert_eq!(numeric(&numeric_bytes(0, false, 16, &[1, 5000])), Some((1.5, 16)));
+        assert_eq!(numeric(&[0, 1]), None, "truncated");
+        let mut out = Values::default();
+        push_value(&mut out, &Type::INT4, Some(&7i32.to_be_bytes())).unwrap();
+        push_value(&mut out, &Type::BPCHAR, Some(b"ABC")).unwrap();
+        push_value(&mut out, &Type::TEXT, None).unwrap();
+        assert_eq!(out.describe(0..3), "(7, 'ABC', NULL)");
+        assert!(push_value(&mut out, &Type::INT4, Some(&[1, 2, 3])).is_err());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! and query form (`SELECT count(*), avg(b) ...`). docs/workloads.md gives each derivation.
 
 use super::rlbench::create_schema_with_t3;
-use super::speedtest::{Gen, T};
+use super::speedtest::{Gen, On, T};
 use super::suite::{End, Scale, Script, ScriptSuite};
 
 /// The tests, numbered and titled as in Linaro's table ("wih" in test 13 corrected).
@@ -56,7 +56,7 @@ pub fn script(scale: Scale, seed: u64) -> Script {
     g.end(3, false);
     g.st_selects_like();
     g.end(4, false);
-    g.query_one_row(JOIN_ON_A);
+    g.select_join(T::T1, T::T2, On::A);
     g.end(5, false);
     g.st_create_index();
     g.end(6, false);
@@ -70,12 +70,12 @@ pub fn script(scale: Scale, seed: u64) -> Script {
     g.end(10, true);
     g.st_inserts_from_select();
     g.end(11, true);
-    g.query_one_row(JOIN_ON_A);
+    g.select_join(T::T1, T::T2, On::A);
     g.end(12, false);
-    g.query_one_row(JOIN_ON_C);
+    g.select_join(T::T1, T::T3, On::C);
     g.end(13, false);
     let n = g.n(100) as i64;
-    g.query_windows(SUBQUERY, (0..n).map(|i| (i * 100, (i + 10) * 100)));
+    g.select_b_in_windows(T::T1, T::T2, (0..n).map(|i| (i * 100, (i + 10) * 100)));
     g.end(14, false);
     g.st_delete_without_index();
     g.end(15, false);
@@ -116,5 +116,8 @@ mod tests {
         );
         let tx: Vec<usize> = s.tests.iter().filter(|t| t.tx).map(|t| t.op + 1).collect();
         assert_eq!(tx, vec![2, 3, 9, 10, 11, 12, 19]);
+        for q in [JOIN_ON_A, JOIN_ON_C, SUBQUERY] {
+            assert!(s.sql.iter().any(|x| x == q), "{q} not in the script");
+        }
     }
 }

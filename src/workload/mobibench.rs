@@ -25,7 +25,8 @@
 use super::params::{ParamKind, ParamSpec, Params};
 use super::suite::{self, Args, Check, Script, Slot, Step, Test};
 use super::{Trial, Workload, WorkloadError};
-use crate::engines::{Connection, Dialect, EngineError, Value};
+use crate::engines::dialect::Sql;
+use crate::engines::{Connection, EngineError, Value};
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -58,21 +59,14 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// `CREATE TABLE tblMyList` in each dialect.
-pub fn create_table_sql(d: Dialect) -> &'static str {
-    match d {
-        Dialect::Sqlite => {
-            "CREATE TABLE tblMyList (id INTEGER PRIMARY KEY autoincrement, Value TEXT not null, creation_date long)"
-        }
-        Dialect::Postgres => "CREATE TABLE tblMyList (id SERIAL PRIMARY KEY, Value TEXT NOT NULL, creation_date BIGINT)",
-        Dialect::Mysql => {
-            "CREATE TABLE tblMyList (id INTEGER PRIMARY KEY AUTO_INCREMENT, Value TEXT NOT NULL, creation_date BIGINT)"
-        }
-        Dialect::Duckdb => {
-            "CREATE SEQUENCE tblmylist_id; CREATE TABLE tblMyList (id INTEGER PRIMARY KEY DEFAULT nextval('tblmylist_id'), Value TEXT NOT NULL, creation_date BIGINT)"
-        }
-    }
-}
+/// `CREATE TABLE tblMyList`: Mobibench's own statement on SQLite; the auto-increment key is
+/// spelt differently elsewhere (DuckDB takes it from a sequence).
+pub const CREATE_TABLE: Sql = crate::sql!(
+    "CREATE TABLE tblMyList (id SERIAL PRIMARY KEY, Value TEXT NOT NULL, creation_date BIGINT)",
+    Sqlite => "CREATE TABLE tblMyList (id INTEGER PRIMARY KEY autoincrement, Value TEXT not null, creation_date long)",
+    Mysql => "CREATE TABLE tblMyList (id INTEGER PRIMARY KEY AUTO_INCREMENT, Value TEXT NOT NULL, creation_date BIGINT)",
+    Duckdb => "CREATE SEQUENCE tblmylist_id; CREATE TABLE tblMyList (id INTEGER PRIMARY KEY DEFAULT nextval('tblmylist_id'), Value TEXT NOT NULL, creation_date BIGINT)",
+);
 
 const INSERT: &str = "INSERT INTO tblMyList(Value) VALUES(?)";
 const UPDATE: &str = "UPDATE tblMyList SET Value = ? WHERE id = ?";
@@ -160,7 +154,7 @@ impl Workload for Mobibench {
     }
 
     fn populate(&self, conn: &mut dyn Connection, p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        conn.execute_batch(create_table_sql(conn.dialect()))?;
+        conn.execute_batch(CREATE_TABLE.for_dialect(conn.dialect()))?;
         if !prefilled(p.choice("mode")) {
             return Ok(0);
         }

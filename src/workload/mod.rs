@@ -5,9 +5,11 @@
 pub mod acreve;
 pub mod androbench;
 pub mod crud;
+pub mod expect;
 pub mod mobibench;
 pub mod numbers;
 pub mod params;
+pub mod result_hash;
 pub mod rlbench;
 pub mod speedtest;
 pub mod sqlite_benchmark;

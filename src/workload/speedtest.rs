@@ -8,13 +8,15 @@
 //!
 //! The generator [`Gen`] also builds the suites derived from this one (`rlbench`, `acreve`,
 //! `androbench`, `sqlite-benchmark`): it draws the random values, writes each statement's
-//! arguments and mirrors the tables in memory, so that every statement's row count is known
-//! before the trial runs.
+//! arguments and mirrors the tables in memory, so that every statement's row count, and every
+//! query's count and average, is known before the trial runs.
 
+use super::expect::Want;
 use super::numbers::number_name;
 use super::params::ParamSpec;
 use super::suite::{Args, Check, End, Scale, Script, ScriptSuite, Slot, Step, Test, SCALE_PARAMS};
 use crate::engines::{Connection, EngineError};
+use aho_corasick::AhoCorasick;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
@@ -71,6 +73,115 @@ struct Row {
     a: i64,
     b: i64,
     c: u64,
+}
+
+/// The column two tables are joined on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum On {
+    /// The integer column `a`.
+    A,
+    /// The text column `c` (equal names are equal numbers).
+    C,
+}
+
+impl On {
+    fn column(self) -> &'static str {
+        match self {
+            On::A => "a",
+            On::C => "c",
+        }
+    }
+
+    fn key(self, r: &Row) -> i64 {
+        match self {
+            On::A => r.a,
+            On::C => r.c as i64,
+        }
+    }
+}
+
+/// Rows grouped by a key: each distinct key, in ascending order, with the number of rows that
+/// have it and the sum of their `b`. Sorting, not hashing: the mirror holds millions of rows
+/// at the largest sizes.
+#[derive(Debug, Default)]
+struct Groups {
+    keys: Vec<i64>,
+    /// Running totals over the groups before each: `counts[i]`, `sums[i]` cover groups `..i`.
+    counts: Vec<i64>,
+    sums: Vec<i64>,
+}
+
+impl Groups {
+    /// From (key, b) pairs.
+    fn of(mut rows: Vec<(i64, i64)>) -> Groups {
+        rows.sort_unstable();
+        let mut g = Groups {
+            keys: Vec::new(),
+            counts: vec![0],
+            sums: vec![0],
+        };
+        let (mut n, mut sum) = (0, 0);
+        for (i, &(k, b)) in rows.iter().enumerate() {
+            n += 1;
+            sum += b;
+            if rows.get(i + 1).is_none_or(|next| next.0 != k) {
+                g.keys.push(k);
+                g.counts.push(n);
+                g.sums.push(sum);
+            }
+        }
+        g
+    }
+
+    /// The groups whose key `keep` says.
+    fn filter(&self, keep: impl Fn(i64) -> bool) -> Groups {
+        let rows = self
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| keep(**k))
+            .map(|(i, &k)| (k, self.count(i), self.sum(i)));
+        let mut g = Groups {
+            keys: Vec::new(),
+            counts: vec![0],
+            sums: vec![0],
+        };
+        let (mut n, mut sum) = (0, 0);
+        for (k, c, s) in rows {
+            n += c;
+            sum += s;
+            g.keys.push(k);
+            g.counts.push(n);
+            g.sums.push(sum);
+        }
+        g
+    }
+
+    /// Rows and sum of `b` of group `i`.
+    fn count(&self, i: usize) -> i64 {
+        self.counts[i + 1] - self.counts[i]
+    }
+
+    fn sum(&self, i: usize) -> i64 {
+        self.sums[i + 1] - self.sums[i]
+    }
+
+    /// The group of `key`, if there is one.
+    fn find(&self, key: i64) -> Option<usize> {
+        self.keys.binary_search(&key).ok()
+    }
+
+    /// Count and sum of `b` of the rows with `lo <= key < hi`.
+    fn range(&self, lo: i64, hi: i64) -> (i64, i64) {
+        let i = self.keys.partition_point(|k| *k < lo);
+        let j = self.keys.partition_point(|k| *k < hi).max(i);
+        (self.counts[j] - self.counts[i], self.sums[j] - self.sums[i])
+    }
+}
+
+/// `count(*), avg(b)` of `count` rows whose `b` add up to `sum`.
+fn count_avg(count: i64, sum: i64) -> [Want; 2] {
+    [Want::Int(count), Want::avg(sum, count)]
 }
 
 /// Builds a script of speed-comparison statements, mirroring the tables as it goes.
@@ -163,30 +274,110 @@ impl Gen {
         );
     }
 
+    /// A query of one `count(*), avg(...)` row per execution.
+    fn count_avg_query(&mut self, sql: &str, bind: &'static [Slot], rows: Vec<Args>, want: Vec<Want>) {
+        self.run(sql, bind, rows, Check::Values { width: 2, want });
+    }
+
     /// `SELECT count(*), avg(b) FROM t WHERE b>=lo AND b<hi` for each window.
     pub fn select_b_windows(&mut self, t: T, windows: impl Iterator<Item = (i64, i64)>) {
-        let rows = windows.map(|(lo, hi)| Args::ints(lo, hi, 1)).collect();
-        self.run(
+        let by_b = self.groups(t, |r| r.b);
+        let (mut rows, mut want) = (Vec::new(), Vec::new());
+        for (lo, hi) in windows {
+            let (n, sum) = by_b.range(lo, hi);
+            rows.push(Args::ints(lo, hi, 1));
+            want.extend(count_avg(n, sum));
+        }
+        self.count_avg_query(
             &format!("SELECT count(*), avg(b) FROM {} WHERE b>=? AND b<?", t.name()),
             XY,
             rows,
-            Check::Rows,
+            want,
         );
     }
 
     /// `SELECT count(*), avg(b) FROM t WHERE c LIKE '%<name of i>%'`, i = 1..=count.
     pub fn select_like_names(&mut self, t: T, count: u64) {
-        let mut rows = Vec::with_capacity(count as usize);
-        for i in 1..=count {
-            let text = self.script.text(&format!("%{}%", number_name(i)));
-            rows.push(Args::with_text(0, 0, text, 1));
+        let names: Vec<String> = (1..=count).map(number_name).collect();
+        // Count and sum of b per distinct text, then which patterns each text contains: one
+        // pass over each distinct name finds them all (overlapping, each counted once).
+        let by_c = self.groups(t, |r| r.c as i64);
+        let mut totals = vec![(0i64, 0i64); names.len()];
+        let ac = AhoCorasick::new(&names).expect("number names make a small automaton");
+        let mut hits = Vec::new();
+        for (i, &c) in by_c.keys.iter().enumerate() {
+            hits.clear();
+            hits.extend(
+                ac.find_overlapping_iter(&number_name(c as u64))
+                    .map(|m| m.pattern().as_usize()),
+            );
+            hits.sort_unstable();
+            hits.dedup();
+            for &p in &hits {
+                totals[p].0 += by_c.count(i);
+                totals[p].1 += by_c.sum(i);
+            }
         }
-        self.run(
+        let (mut rows, mut want) = (Vec::with_capacity(names.len()), Vec::new());
+        for (name, (n, sum)) in names.iter().zip(totals) {
+            let text = self.script.text(&format!("%{name}%"));
+            rows.push(Args::with_text(0, 0, text, 1));
+            want.extend(count_avg(n, sum));
+        }
+        self.count_avg_query(
             &format!("SELECT count(*), avg(b) FROM {} WHERE c LIKE ?", t.name()),
             TEXT,
             rows,
-            Check::Rows,
+            want,
         );
+    }
+
+    /// `SELECT count(*), avg(right.b) FROM left INNER JOIN right ON left.x=right.x`.
+    pub fn select_join(&mut self, left: T, right: T, on: On) {
+        let left_keys = self.groups(left, |r| on.key(r));
+        let right_keys = self.groups(right, |r| on.key(r));
+        let (mut n, mut sum) = (0i64, 0i64);
+        for (i, &k) in right_keys.keys.iter().enumerate() {
+            if let Some(j) = left_keys.find(k) {
+                // Every left row with the key pairs with every right row with it.
+                let m = left_keys.count(j);
+                n += m * right_keys.count(i);
+                sum += m * right_keys.sum(i);
+            }
+        }
+        let (l, r, c) = (left.name(), right.name(), on.column());
+        self.count_avg_query(
+            &format!("SELECT count(*), avg({r}.b) FROM {l} INNER JOIN {r} ON {l}.{c}={r}.{c}"),
+            NONE,
+            vec![Args::ints(0, 0, 1)],
+            count_avg(n, sum).to_vec(),
+        );
+    }
+
+    /// `SELECT count(*), avg(b) FROM outer WHERE b IN (SELECT b FROM inner WHERE b>=? AND b<?)`
+    /// for each window.
+    pub fn select_b_in_windows(&mut self, outer: T, inner: T, windows: impl Iterator<Item = (i64, i64)>) {
+        let inner_b = self.groups(inner, |r| r.b);
+        // The outer rows whose b is one of inner's: the window then applies to that b.
+        let by_b = self.groups(outer, |r| r.b).filter(|b| inner_b.find(b).is_some());
+        let (mut rows, mut want) = (Vec::new(), Vec::new());
+        for (lo, hi) in windows {
+            let (n, sum) = by_b.range(lo, hi);
+            rows.push(Args::ints(lo, hi, 1));
+            want.extend(count_avg(n, sum));
+        }
+        let (o, i) = (outer.name(), inner.name());
+        self.count_avg_query(
+            &format!("SELECT count(*), avg(b) FROM {o} WHERE b IN (SELECT b FROM {i} WHERE b>=? AND b<?)"),
+            XY,
+            rows,
+            want,
+        );
+    }
+
+    /// The rows of a table grouped by `key`.
+    fn groups(&self, t: T, key: impl Fn(&Row) -> i64) -> Groups {
+        Groups::of(self.tables[t.idx()].iter().map(|r| (key(r), r.b)).collect())
     }
 
     /// Positions of each `a` value in a table.
@@ -344,24 +535,19 @@ impl Gen {
 
     /// `SELECT count(*), avg(b) FROM t WHERE a=?` for each id (one result row each).
     pub fn select_a_eq(&mut self, t: T, ids: impl Iterator<Item = i64>) {
-        let rows = ids.map(|a| Args::ints(a, 0, 1)).collect();
-        self.run(
+        let by_a = self.groups(t, |r| r.a);
+        let (mut rows, mut want) = (Vec::new(), Vec::new());
+        for a in ids {
+            let (n, sum) = by_a.find(a).map_or((0, 0), |i| (by_a.count(i), by_a.sum(i)));
+            rows.push(Args::ints(a, 0, 1));
+            want.extend(count_avg(n, sum));
+        }
+        self.count_avg_query(
             &format!("SELECT count(*), avg(b) FROM {} WHERE a=?", t.name()),
             X,
             rows,
-            Check::Rows,
+            want,
         );
-    }
-
-    /// A query without parameters that returns one row (an aggregate), run `times` times.
-    pub fn query_one_row(&mut self, sql: &str) {
-        self.run(sql, NONE, vec![Args::ints(0, 0, 1)], Check::Rows);
-    }
-
-    /// An aggregate query with two integer parameters, once per window.
-    pub fn query_windows(&mut self, sql: &str, windows: impl Iterator<Item = (i64, i64)>) {
-        let rows = windows.map(|(lo, hi)| Args::ints(lo, hi, 1)).collect();
-        self.run(sql, XY, rows, Check::Rows);
     }
 
     /// `DROP TABLE t` for each table, each its own statement.
@@ -603,6 +789,43 @@ mod tests {
         assert_eq!(expects(9, 1), vec![26_000]);
         // Test 14's DELETE empties t1, then 3000 inserts.
         assert_eq!(expects(13, 1).len(), 3000);
+    }
+
+    #[test]
+    fn groups_count_and_sum_by_key() {
+        let g = Groups::of(vec![(5, 1), (3, 10), (5, 2), (9, 100)]);
+        assert_eq!(g.keys, vec![3, 5, 9]);
+        assert_eq!((g.count(1), g.sum(1)), (2, 3));
+        assert_eq!(g.range(4, 10), (3, 103));
+        assert_eq!(g.range(6, 9), (0, 0));
+        assert_eq!(g.range(10, 4), (0, 0), "an empty window");
+        assert_eq!(g.find(9), Some(2));
+        assert_eq!(g.find(4), None);
+        let f = g.filter(|k| k != 5);
+        assert_eq!(f.range(0, 100), (2, 110));
+        assert_eq!(Groups::of(Vec::new()).range(0, 1), (0, 0));
+    }
+
+    #[test]
+    fn query_expectations_match_a_scan_of_the_mirror() {
+        // Test 3's windows on t2, against counting the mirror row by row.
+        let mut g = Gen::new(Scale { size: 1, percent: 10 }, 4);
+        g.st_25000_inserts(T::T2);
+        let rows = g.tables[T::T2.idx()].clone();
+        g.st_selects_without_index();
+        let Some(Step::Run {
+            rows: args,
+            check: Check::Values { width: 2, want },
+            ..
+        }) = g.steps.last()
+        else {
+            panic!("not a query")
+        };
+        for (a, w) in args.iter().zip(want.chunks(2)) {
+            let hit: Vec<i64> = rows.iter().map(|r| r.b).filter(|b| (a.x..a.y).contains(b)).collect();
+            let n = hit.len() as i64;
+            assert_eq!(w, count_avg(n, hit.iter().sum()), "window {}..{}", a.x, a.y);
+        }
     }
 
     #[test]

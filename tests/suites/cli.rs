@@ -1,7 +1,7 @@
 //! The suites and presets through the `litebench` binary, at their smallest scale.
 
 use assert_cmd::Command;
-use litebench::workload::suite::{Scale, Script};
+use litebench::workload::suite::{Check, Scale, Script, Step};
 use litebench::workload::{self, acreve, androbench, mobibench, rlbench, speedtest, sqlite_benchmark};
 use serde_json::Value;
 use std::path::Path;
@@ -82,13 +82,25 @@ fn rows(report: &Value) -> Vec<(String, f64)> {
 }
 
 /// Runs a suite at 1% and checks one summary row per test, in order, with the test's
-/// statement count, plus the total.
+/// statement count, plus the total; and that the trial has a result hash if the suite has
+/// queries.
 fn suite_on_the_cli(name: &str, script: Script, extra: &[&str]) {
     let sb = Sandbox::new();
     let mut args = vec![name];
     args.extend_from_slice(extra);
     let report = json(&sb.run(&args));
     assert_eq!(report["run"]["status"], "complete");
+    let queries = script.tests.iter().flat_map(|t| &t.steps).any(|s| {
+        matches!(
+            s,
+            Step::Run {
+                check: Check::Values { .. },
+                ..
+            }
+        )
+    });
+    let hash = &report["trials"][0]["result_hash"];
+    assert_eq!(hash.as_str().map(str::len), queries.then_some(64), "{name}: {hash}");
     let ops = workload::find(name).unwrap().operations();
     let got = rows(&report);
     let mut want: Vec<(String, f64)> = vec![("all".into(), script.statements() as f64)];

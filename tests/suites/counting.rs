@@ -1,6 +1,7 @@
 //! A `Connection` decorator that logs every statement the workload executes, and the
 //! transactions they form.
 
+use litebench::engines::values::Values;
 use litebench::engines::{Connection, Dialect, EngineError, StmtId, Value};
 
 /// What the workload did, in order.
@@ -48,6 +49,23 @@ pub fn is_write(sql: &str) -> bool {
     )
 }
 
+impl Counting {
+    /// Logs the execution of a prepared statement.
+    fn log_prepared(&mut self, stmt: StmtId) {
+        let sql = self
+            .prepared
+            .iter()
+            .find(|(id, _)| *id == stmt)
+            .map(|(_, s)| s.clone())
+            .expect("statement prepared on this connection");
+        self.log.push(match first_word(&sql).as_str() {
+            "BEGIN" => Event::Begin,
+            "COMMIT" | "END" => Event::Commit,
+            _ => Event::Stmt { sql },
+        });
+    }
+}
+
 impl Connection for Counting {
     fn dialect(&self) -> Dialect {
         self.inner.dialect()
@@ -71,18 +89,13 @@ impl Connection for Counting {
     }
 
     fn run(&mut self, stmt: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
-        let sql = self
-            .prepared
-            .iter()
-            .find(|(id, _)| *id == stmt)
-            .map(|(_, s)| s.clone())
-            .expect("statement prepared on this connection");
-        self.log.push(match first_word(&sql).as_str() {
-            "BEGIN" => Event::Begin,
-            "COMMIT" | "END" => Event::Commit,
-            _ => Event::Stmt { sql },
-        });
+        self.log_prepared(stmt);
         self.inner.run(stmt, params)
+    }
+
+    fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
+        self.log_prepared(stmt);
+        self.inner.run_values(stmt, params, out)
     }
 
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {

@@ -150,10 +150,31 @@ fn sqlite_wal_mode() {
 }
 
 #[test]
+fn one_client_hashes_its_first_results_alike_in_every_configuration() {
+    // Two configurations of one round share the seed: the same transactions, the same answers.
+    let r = report(&["--knob", "journal_mode=delete,wal", "--knob", "synchronous=off"]);
+    let hashes: Vec<&Value> = r["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["result_hash"])
+        .collect();
+    assert_eq!(hashes.len(), 2);
+    assert_eq!(hashes[0].as_str().map(str::len), Some(64), "{hashes:?}");
+    assert_eq!(hashes[0], hashes[1], "the journal mode changed an answer");
+}
+
+#[test]
 fn two_clients_on_wal_count_lock_contention() {
     let r = report(&["--knob", "journal_mode=wal", "--param", "clients=2"]);
     assert_tatp_report(&r);
     assert_eq!(r["manifest"]["params"]["clients"], 2);
+    // Interleaved clients make no reproducible answers: no result hash.
+    assert!(
+        r["trials"][0]["result_hash"].is_null(),
+        "{}",
+        r["trials"][0]["result_hash"]
+    );
     // Contention is counted per type, never fatal; if there was any, the report says so.
     let busy: u64 = r["trials"][0]["ops"]
         .as_array()

@@ -10,12 +10,13 @@
 //! (several clients) are clones of one primary connection, kept open until the database is
 //! cloned or dropped.
 
+use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::Scratch;
-use duckdb::types::Value as DValue;
+use duckdb::types::{Value as DValue, ValueRef};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -69,6 +70,48 @@ fn text(v: DValue) -> Option<String> {
         DValue::Blob(b) => String::from_utf8_lossy(&b).into_owned(),
         other => format!("{other:?}"),
     })
+}
+
+/// Appends one result value to `out`; `Err` names a type litebench does not read.
+fn push_value(out: &mut Values, v: ValueRef<'_>) -> Result<(), String> {
+    match v {
+        ValueRef::Null => out.push_null(),
+        ValueRef::Boolean(b) => out.push_int(i64::from(b)),
+        ValueRef::TinyInt(x) => out.push_int(i64::from(x)),
+        ValueRef::SmallInt(x) => out.push_int(i64::from(x)),
+        ValueRef::Int(x) => out.push_int(i64::from(x)),
+        ValueRef::BigInt(x) => out.push_int(x),
+        ValueRef::UTinyInt(x) => out.push_int(i64::from(x)),
+        ValueRef::USmallInt(x) => out.push_int(i64::from(x)),
+        ValueRef::UInt(x) => out.push_int(i64::from(x)),
+        ValueRef::UBigInt(x) => match i64::try_from(x) {
+            Ok(i) => out.push_int(i),
+            Err(_) => out.push_real(x as f64),
+        },
+        ValueRef::HugeInt(x) => match i64::try_from(x) {
+            Ok(i) => out.push_int(i),
+            Err(_) => out.push_real(x as f64),
+        },
+        ValueRef::UHugeInt(x) => match i64::try_from(x) {
+            Ok(i) => out.push_int(i),
+            Err(_) => out.push_real(x as f64),
+        },
+        ValueRef::Float(x) => out.push_real(f64::from(x)),
+        ValueRef::Double(x) => out.push_real(x),
+        ValueRef::Decimal(d) => {
+            let scale = d.scale();
+            out.push_decimal(d.value() as f64 / 10f64.powi(i32::from(scale)), u16::from(scale));
+        }
+        ValueRef::Text(b) => out.push_text(b),
+        ValueRef::Blob(b) => out.push_blob(b),
+        other => {
+            return Err(format!(
+                "cannot read a {:?} value; cast the column, e.g. CAST(x AS VARCHAR)",
+                other.data_type()
+            ))
+        }
+    }
+    Ok(())
 }
 
 /// Parses DuckDB's human-readable sizes ("953.6 MiB", "1.0 GiB", "16 bytes") into bytes.
@@ -346,6 +389,32 @@ impl Connection for DuckConn {
         }
     }
 
+    fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
+        let (sql, _) = &self.stmts[id.0];
+        let ctx = || format!("running `{sql}`");
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| error(e, &ctx()))?;
+        Self::bind(&mut stmt, params).map_err(|e| error(e, &ctx()))?;
+        // `raw_query` only reads the result of the last execution: execute first.
+        stmt.raw_execute().map_err(|e| error(e, &ctx()))?;
+        let mut n = 0u64;
+        let mut it = stmt.raw_query();
+        while let Some(row) = it.next().map_err(|e| error(e, &ctx()))? {
+            n += 1;
+            let columns = row.as_ref().column_count();
+            for i in 0..columns {
+                let v = row.get_ref(i).map_err(|e| error(e, &ctx()))?;
+                push_value(out, v).map_err(|message| EngineError {
+                    engine: "duckdb".into(),
+                    kind: ErrorKind::Other,
+                    code: None,
+                    message,
+                    context: ctx(),
+                })?;
+            }
+        }
+        Ok(n)
+    }
+
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let ctx = || format!("running `{sql}`");
         let mut stmt = self.conn.prepare(sql).map_err(|e| error(e, &ctx()))?;
@@ -375,6 +444,27 @@ mod tests {
         assert!(!same_size("1000000000", "1.9 GiB"));
         assert_eq!(memory_value("1000000000"), "1000000KB");
         assert_eq!(memory_value("1073741824"), "1048576KiB");
+    }
+
+    #[test]
+    fn result_values_keep_their_kinds() {
+        let mut out = Values::default();
+        push_value(&mut out, ValueRef::BigInt(3)).unwrap();
+        push_value(&mut out, ValueRef::UInt(4_000_000_000)).unwrap();
+        push_value(&mut out, ValueRef::Double(2.5)).unwrap();
+        push_value(&mut out, ValueRef::Text(b"abc")).unwrap();
+        push_value(&mut out, ValueRef::Null).unwrap();
+        push_value(&mut out, ValueRef::HugeInt(i128::from(i64::MAX) + 1)).unwrap();
+        let d = duckdb::types::Decimal::new(9, 2, 12345).unwrap();
+        push_value(&mut out, ValueRef::Decimal(d)).unwrap();
+        assert_eq!(out.describe(0..5), "(3, 4000000000, 2.5, 'abc', NULL)");
+        assert_eq!(
+            out.get(6),
+            crate::engines::values::CellRef::Decimal {
+                value: 123.45,
+                scale: 2
+            }
+        );
     }
 
     #[test]

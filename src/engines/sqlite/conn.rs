@@ -2,6 +2,7 @@
 
 use super::api::{cstr, sqlite3, sqlite3_stmt, transient, Api};
 use super::guard;
+use crate::engines::values::Values;
 use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_int, CString};
@@ -253,6 +254,60 @@ impl Connection for SqliteConn {
             Ok(_) => Ok(unsafe { self.api.changes(self.db) } as u64),
             Err(rc) => Err(self.error(rc, "running a prepared statement")),
         }
+    }
+
+    fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
+        let stmt = self.stmts[id.0];
+        let mut rc = self.bind(stmt, params);
+        let mut rows = 0u64;
+        if rc == ffi::SQLITE_OK {
+            // SAFETY: stmt is live and bound; column values are copied before the next step.
+            unsafe {
+                let n = (self.api.column_count)(stmt);
+                loop {
+                    match (self.api.step)(stmt) {
+                        ffi::SQLITE_ROW => {
+                            rows += 1;
+                            for i in 0..n {
+                                match (self.api.column_type)(stmt, i) {
+                                    ffi::SQLITE_NULL => out.push_null(),
+                                    ffi::SQLITE_INTEGER => out.push_int((self.api.column_int64)(stmt, i)),
+                                    ffi::SQLITE_FLOAT => out.push_real((self.api.column_double)(stmt, i)),
+                                    kind => {
+                                        let p = (self.api.column_text)(stmt, i);
+                                        let len = (self.api.column_bytes)(stmt, i) as usize;
+                                        let bytes = if p.is_null() {
+                                            &[][..]
+                                        } else {
+                                            std::slice::from_raw_parts(p, len)
+                                        };
+                                        if kind == ffi::SQLITE_BLOB {
+                                            out.push_blob(bytes);
+                                        } else {
+                                            out.push_text(bytes);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        ffi::SQLITE_DONE => {
+                            rc = ffi::SQLITE_OK;
+                            break;
+                        }
+                        other => {
+                            rc = other;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        // SAFETY: stmt is live.
+        unsafe { (self.api.reset)(stmt) };
+        if rc != ffi::SQLITE_OK {
+            return Err(self.error(rc, "running a prepared query"));
+        }
+        Ok(rows)
     }
 
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {

@@ -16,6 +16,13 @@
 //! records completed transactions, successful ones, lock-contention rollbacks and latency;
 //! throughput is per second of the measured wall interval. Every deviation from the
 //! specification is listed in docs/workloads.md.
+//!
+//! The trial's result hash ([`super::result_hash`]) covers the query results of the first
+//! [`HASHED_TRANSACTIONS`] transactions of a single-client trial, warm-up included: their inputs
+//! come from the trial's seed and the database from the run's, so every engine gives the same
+//! results. Beyond them the number of transactions depends on the engine's speed, and with
+//! several clients their interleaving (which transaction sees which write) depends on timing,
+//! so no hash is kept then, nor for a trial that ran fewer transactions.
 
 pub mod keys;
 pub mod mix;
@@ -25,6 +32,7 @@ pub mod schema;
 pub mod txns;
 
 use super::params::{ParamKind, ParamSpec, Params};
+use super::result_hash::{ResultHash, ResultLog};
 use super::{Trial, Workload, WorkloadError};
 use crate::engines::{Connection, EngineError};
 use crate::recorder::Recorder;
@@ -42,6 +50,9 @@ pub const MAX_SUBSCRIBERS: u64 = 1_000_000_000;
 
 /// Most client threads.
 pub const MAX_CLIENTS: u64 = 1024;
+
+/// Transactions of a single-client trial whose query results make its result hash.
+pub const HASHED_TRANSACTIONS: u64 = 500;
 
 const fn weight(name: &'static str, default: &'static str, help: &'static str) -> ParamSpec {
     ParamSpec {
@@ -127,6 +138,9 @@ pub fn call_forwarding_balanced(p: &Params) -> bool {
 struct ClientResult {
     /// End of its last recorded transaction.
     last_end: Option<Instant>,
+    /// The hash of its first [`HASHED_TRANSACTIONS`] transactions' query results (a single
+    /// client that ran at least that many).
+    result_hash: Option<String>,
 }
 
 /// Shared by the clients of a trial.
@@ -172,6 +186,14 @@ fn client(
     let stmts = stmts?;
     let s = &shared.settings;
     let mut gen = TxGen::new(shared.seed, index, s.mix, s.subscribers);
+    // The first transactions of a single client keep their query results (about 2 queries of
+    // 8 values each per transaction), for the hash.
+    let mut log = (s.clients == 1).then(|| {
+        let n = HASHED_TRANSACTIONS as usize;
+        ResultLog::with_capacity(3 * n, 40 * n, 64 * n)
+    });
+    let mut done = 0u64;
+    let mut busy = false;
     let warm_end = start + s.warmup;
     let end = warm_end + s.measure;
     let mut current: Option<usize> = None;
@@ -189,9 +211,12 @@ fn client(
             break Ok(());
         }
         let op = tx.kind.index();
+        let keep = if done < HASHED_TRANSACTIONS { log.as_mut() } else { None };
+        done += 1;
         if now < warm_end {
-            if let Err(e) = stmts.execute(conn, &tx) {
-                break Err(e.into());
+            match stmts.execute_into(conn, &tx, keep) {
+                Ok(o) => busy |= o == Outcome::Busy,
+                Err(e) => break Err(e.into()),
             }
             now = Instant::now();
             continue;
@@ -201,7 +226,7 @@ fn client(
             current = Some(op);
         }
         let t0 = Instant::now();
-        let outcome = match stmts.execute(conn, &tx) {
+        let outcome = match stmts.execute_into(conn, &tx, keep) {
             Ok(o) => o,
             Err(e) => break Err(e.into()),
         };
@@ -209,14 +234,24 @@ fn client(
         match outcome {
             Outcome::Success => rec.record_outcome(op, now - t0, true),
             Outcome::Unsuccessful => rec.record_outcome(op, now - t0, false),
-            Outcome::Busy => rec.record_busy(op),
+            Outcome::Busy => {
+                busy = true;
+                rec.record_busy(op);
+            }
         }
         last_end = Some(now);
     };
     if result.is_err() {
         shared.abort.store(true, Ordering::Relaxed);
     }
-    result.map(|()| ClientResult { last_end })
+    // A transaction rolled back on lock contention did not run to its end: its successors saw
+    // another database than on an engine without contention.
+    let result_hash = log.filter(|_| done >= HASHED_TRANSACTIONS && !busy).map(|log| {
+        let mut h = ResultHash::new();
+        h.add(&log);
+        h.finish()
+    });
+    result.map(|()| ClientResult { last_end, result_hash })
 }
 
 /// An error preparing a client's statements. An extra client that finds no tables is almost
@@ -348,6 +383,9 @@ impl Workload for Tatp {
             results
         });
         let clients = first_error(results)?;
+        if let Some(h) = clients.first().and_then(|c| c.result_hash.clone()) {
+            rec.set_result_hash(h);
+        }
         // Measured interval: from the end of the warm-up to the end of the last recorded
         // transaction of any client (at least measure_time, as one may finish just after).
         let start = shared.start.get().copied().unwrap_or_else(Instant::now);

@@ -1,10 +1,12 @@
 //! The four tables, per SQL dialect.
 //!
-//! One generic schema (the specification's columns, keys and foreign keys) with per-dialect
-//! column types: SQLite and DuckDB have `TINYINT`; PostgreSQL has no `TINYINT` (`SMALLINT`) and no
-//! unsigned types, so the 32-bit unsigned location columns are `BIGINT` there; MariaDB/MySQL uses
-//! `INT UNSIGNED` and InnoDB. The unique index on `sub_nbr` is created after population.
+//! One generic schema (the specification's columns, keys and foreign keys) with column types
+//! each dialect names ([`Dialect::int_type`]): one-byte integers are `TINYINT` where there is
+//! one (PostgreSQL: `SMALLINT`), and the 32-bit unsigned location columns take an unsigned
+//! type where there is one (PostgreSQL: `BIGINT`). MariaDB/MySQL tables are InnoDB. The unique
+//! index on `sub_nbr` is created after population.
 
+use crate::engines::dialect::{IntType, Sql};
 use crate::engines::Dialect;
 
 /// Column types of one dialect.
@@ -21,36 +23,16 @@ struct Types {
     table_suffix: &'static str,
 }
 
+/// What follows each `CREATE TABLE (...)`: the storage engine where there is a choice.
+const TABLE_SUFFIX: Sql = crate::sql!("", Mysql => " ENGINE=InnoDB");
+
 fn types(d: Dialect) -> Types {
-    match d {
-        Dialect::Sqlite => Types {
-            id: "INTEGER",
-            tiny: "TINYINT",
-            small: "SMALLINT",
-            location: "INTEGER",
-            table_suffix: "",
-        },
-        Dialect::Duckdb => Types {
-            id: "INTEGER",
-            tiny: "TINYINT",
-            small: "SMALLINT",
-            location: "UINTEGER",
-            table_suffix: "",
-        },
-        Dialect::Postgres => Types {
-            id: "INTEGER",
-            tiny: "SMALLINT",
-            small: "SMALLINT",
-            location: "BIGINT",
-            table_suffix: "",
-        },
-        Dialect::Mysql => Types {
-            id: "INT",
-            tiny: "TINYINT",
-            small: "SMALLINT",
-            location: "INT UNSIGNED",
-            table_suffix: " ENGINE=InnoDB",
-        },
+    Types {
+        id: d.int_type(IntType::I32),
+        tiny: d.int_type(IntType::I8),
+        small: d.int_type(IntType::I16),
+        location: d.int_type(IntType::U32),
+        table_suffix: TABLE_SUFFIX.for_dialect(d),
     }
 }
 
@@ -122,7 +104,7 @@ mod tests {
 
     #[test]
     fn every_dialect_has_the_four_tables_and_keys() {
-        for d in [Dialect::Sqlite, Dialect::Duckdb, Dialect::Postgres, Dialect::Mysql] {
+        for d in Dialect::ALL {
             let ddl = tables(d);
             assert_eq!(statements(&ddl).count(), 4, "{d:?}");
             for needle in [

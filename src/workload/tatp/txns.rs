@@ -23,7 +23,10 @@
 use super::keys::{self, KeyGen, Number};
 use super::mix::Mix;
 use super::populate::START_TIMES;
+use crate::engines::dialect::Sql;
 use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
+use crate::sql;
+use crate::workload::result_hash::ResultLog;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -163,75 +166,54 @@ pub enum Outcome {
     Busy,
 }
 
-/// The SQL of every statement, per dialect.
-pub struct Sql {
-    pub get_subscriber_data: String,
-    pub get_new_destination: &'static str,
-    pub get_access_data: &'static str,
-    pub update_subscriber_bit: &'static str,
-    pub update_special_facility: &'static str,
-    pub update_location: &'static str,
-    pub subscriber_by_nbr: &'static str,
-    pub special_facility_types: &'static str,
-    pub insert_call_forwarding: &'static str,
-    pub delete_call_forwarding: &'static str,
-    /// Starts a transaction that writes.
-    pub begin_write: &'static str,
+/// GET_SUBSCRIBER_DATA: the subscriber's row by `s_id`.
+pub fn get_subscriber_data() -> String {
+    format!(
+        "SELECT {} FROM subscriber WHERE s_id = ?",
+        super::schema::subscriber_columns()
+    )
 }
 
+/// GET_NEW_DESTINATION.
+pub const GET_NEW_DESTINATION: Sql = Sql::same(
+    "SELECT cf.numberx FROM special_facility AS sf, call_forwarding AS cf \
+WHERE sf.s_id = ? AND sf.sf_type = ? AND sf.is_active = 1 \
+AND cf.s_id = sf.s_id AND cf.sf_type = sf.sf_type \
+AND cf.start_time <= ? AND ? < cf.end_time",
+);
+/// GET_ACCESS_DATA.
+pub const GET_ACCESS_DATA: Sql =
+    Sql::same("SELECT data1, data2, data3, data4 FROM access_info WHERE s_id = ? AND ai_type = ?");
+/// UPDATE_SUBSCRIBER_DATA, its first statement.
+pub const UPDATE_SUBSCRIBER_BIT: Sql = Sql::same("UPDATE subscriber SET bit_1 = ? WHERE s_id = ?");
+/// UPDATE_SUBSCRIBER_DATA, its second statement.
+pub const UPDATE_SPECIAL_FACILITY: Sql =
+    Sql::same("UPDATE special_facility SET data_a = ? WHERE s_id = ? AND sf_type = ?");
+/// UPDATE_LOCATION.
+pub const UPDATE_LOCATION: Sql = Sql::same("UPDATE subscriber SET vlr_location = ? WHERE sub_nbr = ?");
+/// INSERT_CALL_FORWARDING and DELETE_CALL_FORWARDING: the subscriber by number.
+pub const SUBSCRIBER_BY_NBR: Sql = Sql::same("SELECT s_id FROM subscriber WHERE sub_nbr = ?");
+/// INSERT_CALL_FORWARDING: the subscriber's special facilities.
+pub const SPECIAL_FACILITY_TYPES: Sql = Sql::same("SELECT sf_type FROM special_facility WHERE s_id = ?");
 /// INSERT_CALL_FORWARDING's insert takes `s_id` and `sf_type` from the referenced
 /// `special_facility` row: no such row, nothing inserted — what the specification's foreign-key
 /// violation does, also where foreign keys are not enforced (SQLite without
 /// `PRAGMA foreign_keys=ON`, MariaDB/MySQL with `foreign_key_checks=0` or tables copied without
 /// their foreign keys). Parameters: `start_time`, `end_time`, `numberx`, `s_id`, `sf_type`; typed
 /// where the engine cannot infer a select-list parameter's type.
-fn insert_call_forwarding(d: Dialect) -> &'static str {
-    match d {
-        Dialect::Sqlite | Dialect::Mysql => {
-            "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) \
-SELECT s_id, sf_type, ?, ?, ? FROM special_facility WHERE s_id = ? AND sf_type = ?"
-        }
-        Dialect::Postgres => {
-            "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) \
+pub const INSERT_CALL_FORWARDING: Sql = sql!(
+    "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) \
+SELECT s_id, sf_type, ?, ?, ? FROM special_facility WHERE s_id = ? AND sf_type = ?",
+    Postgres => "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) \
 SELECT s_id, sf_type, CAST(? AS SMALLINT), CAST(? AS SMALLINT), CAST(? AS CHAR(15)) \
-FROM special_facility WHERE s_id = ? AND sf_type = ?"
-        }
-        Dialect::Duckdb => {
-            "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) \
+FROM special_facility WHERE s_id = ? AND sf_type = ?",
+    Duckdb => "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) \
 SELECT s_id, sf_type, CAST(? AS TINYINT), CAST(? AS TINYINT), CAST(? AS VARCHAR) \
-FROM special_facility WHERE s_id = ? AND sf_type = ?"
-        }
-    }
-}
-
-impl Sql {
-    pub fn of(d: Dialect) -> Sql {
-        Sql {
-            get_subscriber_data: format!(
-                "SELECT {} FROM subscriber WHERE s_id = ?",
-                super::schema::subscriber_columns()
-            ),
-            get_new_destination: "SELECT cf.numberx FROM special_facility AS sf, call_forwarding AS cf \
-WHERE sf.s_id = ? AND sf.sf_type = ? AND sf.is_active = 1 \
-AND cf.s_id = sf.s_id AND cf.sf_type = sf.sf_type \
-AND cf.start_time <= ? AND ? < cf.end_time",
-            get_access_data: "SELECT data1, data2, data3, data4 FROM access_info WHERE s_id = ? AND ai_type = ?",
-            update_subscriber_bit: "UPDATE subscriber SET bit_1 = ? WHERE s_id = ?",
-            update_special_facility: "UPDATE special_facility SET data_a = ? WHERE s_id = ? AND sf_type = ?",
-            update_location: "UPDATE subscriber SET vlr_location = ? WHERE sub_nbr = ?",
-            subscriber_by_nbr: "SELECT s_id FROM subscriber WHERE sub_nbr = ?",
-            special_facility_types: "SELECT sf_type FROM special_facility WHERE s_id = ?",
-            insert_call_forwarding: insert_call_forwarding(d),
-            delete_call_forwarding: "DELETE FROM call_forwarding WHERE s_id = ? AND sf_type = ? AND start_time = ?",
-            begin_write: match d {
-                Dialect::Sqlite => "BEGIN IMMEDIATE",
-                Dialect::Postgres => "BEGIN",
-                Dialect::Mysql => "START TRANSACTION",
-                Dialect::Duckdb => "BEGIN TRANSACTION",
-            },
-        }
-    }
-}
+FROM special_facility WHERE s_id = ? AND sf_type = ?",
+);
+/// DELETE_CALL_FORWARDING's delete.
+pub const DELETE_CALL_FORWARDING: Sql =
+    Sql::same("DELETE FROM call_forwarding WHERE s_id = ? AND sf_type = ? AND start_time = ?");
 
 /// A transaction-control statement: prepared where the engine allows it, else run as text
 /// (MySQL's server-side prepared statements do not take `START TRANSACTION`).
@@ -257,28 +239,6 @@ impl Control {
     }
 }
 
-/// True for a key violation (primary key or foreign key), which makes INSERT_CALL_FORWARDING
-/// unsuccessful rather than failed. SQLite reports SQLITE_CONSTRAINT; the other engines are
-/// recognised by their error codes or messages.
-pub fn is_constraint_violation(d: Dialect, e: &EngineError) -> bool {
-    if e.kind != ErrorKind::Other {
-        return false;
-    }
-    if d == Dialect::Sqlite {
-        return e.code.is_some_and(|c| c & 0xff == 19);
-    }
-    // PostgreSQL SQLSTATE 23505/23503; MySQL ER_DUP_ENTRY 1062, ER_NO_REFERENCED_ROW(_2) 1216/1452.
-    if matches!(e.code, Some(23505 | 23503 | 1062 | 1216 | 1452)) {
-        return true;
-    }
-    let m = e.message.to_ascii_lowercase();
-    m.contains("duplicate key")
-        || m.contains("duplicate entry")
-        || m.contains("constraint error")
-        || m.contains("foreign key constraint")
-        || (m.contains("violates") && m.contains("constraint"))
-}
-
 /// The statements of all seven transactions, prepared on one connection.
 pub struct Statements {
     dialect: Dialect,
@@ -301,28 +261,40 @@ impl Statements {
     /// Prepares every statement on `conn`.
     pub fn prepare(conn: &mut dyn Connection) -> Result<Statements, EngineError> {
         let d = conn.dialect();
-        let sql = Sql::of(d);
+        let mut prep = |s: Sql| conn.prepare(s.for_dialect(d));
         Ok(Statements {
             dialect: d,
-            begin_write: Control::prepare(conn, sql.begin_write),
+            get_new_destination: prep(GET_NEW_DESTINATION)?,
+            get_access_data: prep(GET_ACCESS_DATA)?,
+            update_subscriber_bit: prep(UPDATE_SUBSCRIBER_BIT)?,
+            update_special_facility: prep(UPDATE_SPECIAL_FACILITY)?,
+            update_location: prep(UPDATE_LOCATION)?,
+            subscriber_by_nbr: prep(SUBSCRIBER_BY_NBR)?,
+            special_facility_types: prep(SPECIAL_FACILITY_TYPES)?,
+            insert_call_forwarding: prep(INSERT_CALL_FORWARDING)?,
+            delete_call_forwarding: prep(DELETE_CALL_FORWARDING)?,
+            get_subscriber_data: conn.prepare(&get_subscriber_data())?,
+            begin_write: Control::prepare(conn, d.begin_write()),
             commit: Control::prepare(conn, "COMMIT"),
             rollback: Control::prepare(conn, "ROLLBACK"),
-            get_subscriber_data: conn.prepare(&sql.get_subscriber_data)?,
-            get_new_destination: conn.prepare(sql.get_new_destination)?,
-            get_access_data: conn.prepare(sql.get_access_data)?,
-            update_subscriber_bit: conn.prepare(sql.update_subscriber_bit)?,
-            update_special_facility: conn.prepare(sql.update_special_facility)?,
-            update_location: conn.prepare(sql.update_location)?,
-            subscriber_by_nbr: conn.prepare(sql.subscriber_by_nbr)?,
-            special_facility_types: conn.prepare(sql.special_facility_types)?,
-            insert_call_forwarding: conn.prepare(sql.insert_call_forwarding)?,
-            delete_call_forwarding: conn.prepare(sql.delete_call_forwarding)?,
         })
     }
 
     /// Runs one transaction. Engine errors other than lock contention and (for
     /// INSERT_CALL_FORWARDING) key violations are returned, after a rollback.
     pub fn execute(&self, conn: &mut dyn Connection, t: &TxInput) -> Result<Outcome, EngineError> {
+        self.execute_into(conn, t, None)
+    }
+
+    /// [`Statements::execute`], keeping the values its queries return in `log` (none for a
+    /// transaction rolled back on lock contention).
+    pub fn execute_into(
+        &self,
+        conn: &mut dyn Connection,
+        t: &TxInput,
+        mut log: Option<&mut ResultLog>,
+    ) -> Result<Outcome, EngineError> {
+        let kept = log.as_ref().map_or(0, |l| l.results());
         let multi = matches!(
             t.kind,
             TxKind::UpdateSubscriberData | TxKind::InsertCallForwarding | TxKind::DeleteCallForwarding
@@ -330,10 +302,10 @@ impl Statements {
         let result = if multi {
             self.begin_write
                 .run(conn)
-                .and_then(|()| self.body(conn, t))
+                .and_then(|()| self.body(conn, t, log.as_deref_mut()))
                 .and_then(|ok| self.commit.run(conn).map(|()| ok))
         } else {
-            self.body(conn, t)
+            self.body(conn, t, log.as_deref_mut())
         };
         match result {
             Ok(true) => Ok(Outcome::Success),
@@ -346,8 +318,11 @@ impl Statements {
                     let _ = self.rollback.run(conn);
                 }
                 if e.kind == ErrorKind::Busy {
+                    if let Some(log) = log {
+                        log.truncate(kept);
+                    }
                     Ok(Outcome::Busy)
-                } else if t.kind == TxKind::InsertCallForwarding && is_constraint_violation(self.dialect, &e) {
+                } else if t.kind == TxKind::InsertCallForwarding && self.dialect.is_key_violation(&e) {
                     Ok(Outcome::Unsuccessful)
                 } else {
                     Err(e)
@@ -356,19 +331,31 @@ impl Statements {
         }
     }
 
-    /// The statements of `t`; true when the transaction is successful.
-    fn body(&self, conn: &mut dyn Connection, t: &TxInput) -> Result<bool, EngineError> {
+    /// The statements of `t`; true when the transaction is successful. Queries keep their
+    /// values in `log` if there is one.
+    fn body(
+        &self,
+        conn: &mut dyn Connection,
+        t: &TxInput,
+        mut log: Option<&mut ResultLog>,
+    ) -> Result<bool, EngineError> {
         let s_id = Value::Int(t.s_id as i64);
         let int = |v: u8| Value::Int(v as i64);
+        // No query of a transaction has ORDER BY: the hash sorts their rows.
+        let mut query = |conn: &mut dyn Connection, stmt: StmtId, params: &[Value<'_>]| match log.as_deref_mut() {
+            Some(log) => log.run(conn, stmt, params, false),
+            None => conn.run(stmt, params),
+        };
         Ok(match t.kind {
-            TxKind::GetSubscriberData => conn.run(self.get_subscriber_data, &[s_id])? == 1,
+            TxKind::GetSubscriberData => query(conn, self.get_subscriber_data, &[s_id])? == 1,
             TxKind::GetNewDestination => {
-                conn.run(
+                query(
+                    conn,
                     self.get_new_destination,
                     &[s_id, int(t.sf_type), int(t.start_time), int(t.end_time)],
                 )? > 0
             }
-            TxKind::GetAccessData => conn.run(self.get_access_data, &[s_id, int(t.ai_type)])? > 0,
+            TxKind::GetAccessData => query(conn, self.get_access_data, &[s_id, int(t.ai_type)])? > 0,
             TxKind::UpdateSubscriberData => {
                 conn.run(self.update_subscriber_bit, &[int(t.bit_1), s_id])?;
                 conn.run(self.update_special_facility, &[int(t.data_a), s_id, int(t.sf_type)])? > 0
@@ -382,10 +369,10 @@ impl Statements {
             TxKind::InsertCallForwarding => {
                 // The subscriber is looked up by number; its s_id is the one the number was
                 // made from (sub_nbr is unique and derived from s_id).
-                if conn.run(self.subscriber_by_nbr, &[Value::Text(keys::ascii(&t.sub_nbr))])? == 0 {
+                if query(conn, self.subscriber_by_nbr, &[Value::Text(keys::ascii(&t.sub_nbr))])? == 0 {
                     return Ok(false);
                 }
-                conn.run(self.special_facility_types, &[s_id])?;
+                query(conn, self.special_facility_types, &[s_id])?;
                 let numberx = Value::Text(keys::ascii(&t.numberx));
                 let inserted = conn.run(
                     self.insert_call_forwarding,
@@ -394,7 +381,7 @@ impl Statements {
                 inserted > 0
             }
             TxKind::DeleteCallForwarding => {
-                if conn.run(self.subscriber_by_nbr, &[Value::Text(keys::ascii(&t.sub_nbr))])? == 0 {
+                if query(conn, self.subscriber_by_nbr, &[Value::Text(keys::ascii(&t.sub_nbr))])? == 0 {
                     return Ok(false);
                 }
                 conn.run(self.delete_call_forwarding, &[s_id, int(t.sf_type), int(t.start_time)])? > 0
@@ -447,53 +434,5 @@ mod tests {
                 TxKind::GetSubscriberData => {}
             }
         }
-    }
-
-    #[test]
-    fn constraint_violations_are_recognised() {
-        let e = |kind, code, message: &str| EngineError {
-            engine: "x".into(),
-            kind,
-            code,
-            message: message.into(),
-            context: String::new(),
-        };
-        // SQLITE_CONSTRAINT_PRIMARYKEY
-        assert!(is_constraint_violation(
-            Dialect::Sqlite,
-            &e(ErrorKind::Other, Some(1555), "UNIQUE constraint failed")
-        ));
-        assert!(!is_constraint_violation(
-            Dialect::Sqlite,
-            &e(ErrorKind::Other, Some(1), "no such table")
-        ));
-        assert!(!is_constraint_violation(
-            Dialect::Sqlite,
-            &e(ErrorKind::Busy, Some(5), "database is locked")
-        ));
-        assert!(is_constraint_violation(
-            Dialect::Postgres,
-            &e(
-                ErrorKind::Other,
-                None,
-                "duplicate key value violates unique constraint \"call_forwarding_pkey\""
-            )
-        ));
-        assert!(is_constraint_violation(
-            Dialect::Mysql,
-            &e(ErrorKind::Other, Some(1062), "Duplicate entry")
-        ));
-        assert!(is_constraint_violation(
-            Dialect::Duckdb,
-            &e(
-                ErrorKind::Other,
-                None,
-                "Constraint Error: Duplicate key \"s_id: 1\" violates primary key constraint"
-            )
-        ));
-        assert!(!is_constraint_violation(
-            Dialect::Duckdb,
-            &e(ErrorKind::Other, None, "Catalog Error")
-        ));
     }
 }
