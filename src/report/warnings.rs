@@ -48,6 +48,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             "{k} reads back nothing, so litebench could not verify that it took effect (run with --allow-unverified)"
         ));
     }
+    w.extend(result_hash_warnings(trials));
     if let Some(wl) = crate::workload::find(&manifest.workload) {
         w.extend(wl.warnings(manifest, trials));
     }
@@ -64,4 +65,59 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
         _ => {}
     }
     w
+}
+
+/// Trials of one round run the same operations on the same data (same seed), so their query
+/// results must hash alike whatever the configuration or engine; a difference means some
+/// configuration returned different answers, and its speed is not comparable.
+fn result_hash_warnings(trials: &[TrialRecord]) -> Vec<String> {
+    let mut w = Vec::new();
+    let mut rounds: Vec<u64> = trials.iter().map(|t| t.seed).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    for seed in rounds {
+        let hashed: Vec<&TrialRecord> = trials
+            .iter()
+            .filter(|t| t.seed == seed && t.result_hash.is_some())
+            .collect();
+        let Some(first) = hashed.first() else { continue };
+        if let Some(other) = hashed.iter().find(|t| t.result_hash != first.result_hash) {
+            w.push(format!(
+                "round {}: query results differ between configurations (#{} trial {} and #{} trial {} hash differently): some configuration returned other answers, so its figures are not comparable",
+                first.round, first.config, first.seq, other.config, other.seq
+            ));
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(seq: u64, config: usize, seed: u64, hash: Option<&str>) -> TrialRecord {
+        TrialRecord {
+            seq,
+            config,
+            seed,
+            round: seed as u32,
+            result_hash: hash.map(str::to_string),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn differing_results_in_a_round_are_reported() {
+        let same = [
+            t(0, 0, 1, Some("aa")),
+            t(1, 1, 1, Some("aa")),
+            t(2, 0, 2, Some("bb")),
+            t(3, 1, 2, None),
+        ];
+        assert!(result_hash_warnings(&same).is_empty());
+        let differ = [t(0, 0, 1, Some("aa")), t(1, 1, 1, Some("ab"))];
+        let w = result_hash_warnings(&differ);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("#0 trial 0 and #1 trial 1"), "{}", w[0]);
+    }
 }
