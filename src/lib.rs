@@ -8,6 +8,7 @@ pub mod checklist;
 pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod deviceio;
 pub mod engines;
 pub mod iocount;
 pub mod knob;

@@ -3,6 +3,7 @@
 //! These types are what the results store keeps (as JSON), what `--format json` prints and what
 //! the CSV rows are derived from, so a number is never separated from its configuration.
 
+use crate::deviceio::DeviceIoDelta;
 use crate::engines::sqlite::build::SqliteBuild;
 use crate::iocount::IoSnapshot;
 use crate::knob::{KnobReading, KnobSet};
@@ -36,6 +37,11 @@ pub struct EngineInfo {
     /// For other engines: server version string, data directory, settings of note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<serde_json::Value>,
+    /// What a cold trial (`--cold`) does for this engine before each trial, whether or not this
+    /// run used it (`Manifest::cold_cache` says whether it did); absent for an engine that
+    /// cannot run cold trials, and in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_trial: Option<String>,
 }
 
 /// Everything needed to reproduce a run.
@@ -63,6 +69,11 @@ pub struct Manifest {
     /// Measured in the scratch directory at the start of the run.
     pub sync_latency: Option<SyncLatency>,
     pub scratch_dir: String,
+    /// Problems found after the trials that do not change their numbers but need the user's
+    /// attention, e.g. a server setting litebench could not put back (with how to do it by
+    /// hand). Empty in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One trial: a configuration measured once from a fresh copy of the template.
@@ -93,6 +104,12 @@ pub struct TrialRecord {
     pub io_trial: IoSnapshot,
     /// Kernel counters from opening to closing the connection.
     pub kernel: KernelDelta,
+    /// Device bytes of the processes doing the engine's I/O (server processes, or litebench's
+    /// own for embedded engines), from the trial's start to just before its connection closed;
+    /// never VFS counts. Absent where they cannot be attributed (a server litebench did not
+    /// start) and in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_io: Option<DeviceIoDelta>,
     /// Every knob, requested and effective.
     pub knobs: Vec<KnobReading>,
 }

@@ -5,7 +5,8 @@ use super::api::Api;
 use super::build::SqliteBuild;
 use super::conn::SqliteConn;
 use super::vfs;
-use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
+use crate::deviceio::DeviceIo;
+use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use crate::result::EngineInfo;
@@ -88,7 +89,19 @@ impl Engine for SqliteEngine {
             version: self.build.version.clone(),
             sqlite: Some(self.build.clone()),
             details: None,
+            cold_trial: self.cold_trial().ok(),
         }
+    }
+
+    fn device_io(&self) -> Option<DeviceIo> {
+        // Beside the VFS counts: what litebench's process moved to and from the device.
+        DeviceIo::this_process()
+    }
+
+    fn cold_trial(&self) -> Result<String, String> {
+        Ok(format!(
+            "{OS_CACHE_DROPPED} (SQLite's page cache belongs to the trial's connection, which starts empty)"
+        ))
     }
 
     fn knob_specs(&self) -> &'static [KnobSpec] {
