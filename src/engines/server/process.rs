@@ -203,8 +203,6 @@ pub struct ServerProcess {
     child: Mutex<Child>,
     /// The current process (it changes when the server is restarted).
     pid: AtomicU32,
-    /// How often it was started (1 + restarts).
-    starts: AtomicU32,
     log: PathBuf,
     /// Asks for a clean shutdown (PostgreSQL: SIGINT, fast shutdown; MariaDB: SIGTERM).
     stop_signal: c_int,
@@ -233,7 +231,6 @@ impl ServerProcess {
             Ok(child) => Ok(ServerProcess {
                 what,
                 pid: AtomicU32::new(child.id()),
-                starts: AtomicU32::new(1),
                 child: Mutex::new(child),
                 log,
                 stop_signal,
@@ -250,11 +247,6 @@ impl ServerProcess {
         self.pid.load(Ordering::Relaxed)
     }
 
-    /// How often the server was started: 1, plus one per [`ServerProcess::restart`].
-    pub fn starts(&self) -> u32 {
-        self.starts.load(Ordering::Relaxed)
-    }
-
     /// Stops the server cleanly (as on drop), runs `between` while it is stopped, and starts
     /// `cmd` in its place with the same directory, user, signals and log. The caller waits
     /// until it accepts connections ([`ServerProcess::wait_ready`]). The server is started
@@ -267,7 +259,6 @@ impl ServerProcess {
             .spawn()
             .map_err(|e| format!("cannot run {} again: {e}", cmd.get_program().to_string_lossy()))?;
         self.pid.store(child.id(), Ordering::Relaxed);
-        self.starts.fetch_add(1, Ordering::Relaxed);
         *self.child.lock().unwrap_or_else(|e| e.into_inner()) = child;
         between
     }
