@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod deviceio;
 pub mod engines;
 pub mod iocount;
 pub mod knob;

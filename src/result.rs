@@ -3,6 +3,7 @@
 //! These types are what the results store keeps (as JSON), what `--format json` prints and what
 //! the CSV rows are derived from, so a number is never separated from its configuration.
 
+use crate::deviceio::DeviceIoDelta;
 use crate::engines::sqlite::build::SqliteBuild;
 use crate::iocount::IoSnapshot;
 use crate::knob::{KnobReading, KnobSet};
@@ -47,6 +48,11 @@ pub struct EngineInfo {
     /// known from `kind`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_counted: Option<bool>,
+    /// What a cold trial (`--cold`) does for this engine before each trial, whether or not this
+    /// run used it (`Manifest::cold_cache` says whether it did); absent for an engine that
+    /// cannot run cold trials, and in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_trial: Option<String>,
 }
 
 /// Everything needed to reproduce a run.
@@ -82,7 +88,10 @@ pub struct Manifest {
     /// the defaults with the run's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statistics: Option<crate::report::Statistics>,
-    /// What the run itself found worth a warning (unverified knobs allowed, restore failures).
+    /// What the run itself found worth a warning: pass-through knobs allowed unverified, and
+    /// problems found after the trials that do not change their numbers but need the user's
+    /// attention, e.g. a server setting litebench could not put back (with how to do it by
+    /// hand). Empty in runs stored before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -115,6 +124,12 @@ pub struct TrialRecord {
     pub io_trial: IoSnapshot,
     /// Kernel counters from opening to closing the connection.
     pub kernel: KernelDelta,
+    /// Device bytes of the processes doing the engine's I/O (server processes, or litebench's
+    /// own for embedded engines), from the trial's start to just before its connection closed;
+    /// never VFS counts. Absent where they cannot be attributed (a server litebench did not
+    /// start) and in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_io: Option<DeviceIoDelta>,
     /// Every knob, requested and effective.
     pub knobs: Vec<KnobReading>,
     /// SHA-256 (hex) of every query result of the trial in a canonical form, the same on every

@@ -57,6 +57,9 @@ pub enum RunError {
     Verification { config: String, detail: String },
     #[error("--cold: cannot drop the page cache ({0}); run as root or leave out --cold")]
     DropCaches(String),
+    /// An engine that cannot start trials cold (the message names it and the way out).
+    #[error("{0}")]
+    Cold(String),
     #[error("results store: {0}")]
     Store(String),
 }
@@ -192,6 +195,31 @@ pub trait Sink {
     fn template(&mut self, t: &TemplateRecord) -> Result<(), RunError>;
     /// A trial finished (warm-ups included).
     fn trial(&mut self, t: &TrialRecord) -> Result<(), RunError>;
+    /// Something after the trials went wrong without changing their numbers (a server setting
+    /// that could not be put back): one line, saying what to do. Printed on stderr unless the
+    /// sink also keeps it.
+    fn warning(&mut self, message: &str) {
+        eprintln!("warning: {message}");
+    }
+}
+
+/// Checks that every engine can start trials cold and reads the settings the run will change,
+/// before anything is changed.
+fn prepare_engines(plan: &Plan) -> Result<(), RunError> {
+    if plan.cold {
+        for engine in &plan.engines {
+            engine.cold_trial().map_err(RunError::Cold)?;
+        }
+    }
+    for (cfg, i) in &plan.configs {
+        plan.engines[*i]
+            .prepare_settings(&[&cfg.knobs])
+            .map_err(|source| RunError::Engine {
+                config: cfg.label.clone(),
+                source,
+            })?;
+    }
+    Ok(())
 }
 
 /// Runs the plan, handing every template and finished trial to `sink` before going on;
@@ -203,6 +231,7 @@ pub fn execute(
     progress: &indicatif::ProgressBar,
     sink: &mut dyn Sink,
 ) -> Result<RunEnd, RunError> {
+    prepare_engines(plan)?;
     // Templates, one per engine and create-time knob set.
     let mut templates: HashMap<(usize, String), DbRef> = HashMap::new();
     let mut result = Ok(RunEnd::Complete);
@@ -234,6 +263,12 @@ pub fn execute(
     }
     for ((engine_idx, _), db) in &templates {
         plan.engines[*engine_idx].drop_database(scratch, db);
+    }
+    // However the run ended: a server is left with the settings it had.
+    for engine in &plan.engines {
+        for w in engine.restore_settings() {
+            sink.warning(&w);
+        }
     }
     result
 }
@@ -304,10 +339,28 @@ fn measure(
     seq: u64,
     seed: u64,
 ) -> Result<Option<TrialRecord>, RunError> {
-    if plan.cold {
-        drop_caches()?;
-    }
     let fail = |e: EngineError| engine_error(scratch, &cfg.label, e);
+    if plan.cold {
+        // The engine empties its own cache too (a server restarts around the drop).
+        let mut os_error = None;
+        let cold = engine.make_cold(&mut || {
+            drop_caches().map_err(|e| {
+                let err = EngineError {
+                    engine: engine.label().to_string(),
+                    kind: ErrorKind::Io,
+                    code: None,
+                    message: e.to_string(),
+                    context: "dropping the page cache".into(),
+                };
+                os_error = Some(e);
+                err
+            })
+        });
+        if let Some(e) = os_error {
+            return Err(e);
+        }
+        cold.map_err(fail)?;
+    }
     let started_unix_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
@@ -315,6 +368,7 @@ fn measure(
     let counters = engine.io_counters();
     let io_now = || counters.as_ref().map(|c| c.snapshot()).unwrap_or_default();
     let kernel0 = KernelSnapshot::take();
+    let device0 = engine.device_io();
     let io0 = io_now();
     let mut conn = engine.connect(db).map_err(fail)?;
     if plan.memory {
@@ -363,6 +417,8 @@ fn measure(
             None => Ok(None),
         };
     }
+    // Before the connection closes: a server backend's counters go with its process.
+    let device_io = device0.and_then(|d0| Some(engine.device_io()?.since(&d0)));
     drop(conn);
     let io_trial = io_now().since(&io0);
     let kernel = KernelSnapshot::take().since(&kernel0);
@@ -390,6 +446,7 @@ fn measure(
         io,
         io_trial,
         kernel,
+        device_io,
         knobs,
         result_hash,
     }))

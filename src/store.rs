@@ -340,6 +340,19 @@ impl Store {
         )
     }
 
+    /// Stores the warnings a run ended with (`Manifest::warnings`) in its manifest; nothing to
+    /// do without any.
+    pub fn update_warnings(&mut self, run: i64, manifest: &Manifest) -> Result<(), StoreError> {
+        if manifest.warnings.is_empty() {
+            return Ok(());
+        }
+        let json = serde_json::to_string(manifest).expect("manifests serialize");
+        self.exec(
+            "UPDATE runs SET manifest = ?2 WHERE id = ?1",
+            &[Value::Int(run), Value::Text(&json)],
+        )
+    }
+
     /// Marks a run finished with `status` (`complete`, `interrupted`, `failed`).
     pub fn finish_run(
         &mut self,

@@ -31,9 +31,16 @@ struct StoreSink<'a> {
     run_id: i64,
     templates: Vec<TemplateRecord>,
     trials: Vec<TrialRecord>,
+    /// Kept in the run's manifest (`Manifest::warnings`).
+    warnings: Vec<String>,
 }
 
 impl Sink for StoreSink<'_> {
+    fn warning(&mut self, message: &str) {
+        eprintln!("warning: {message}");
+        self.warnings.push(message.to_string());
+    }
+
     fn template(&mut self, t: &TemplateRecord) -> Result<(), RunError> {
         self.store
             .add_template(self.run_id, t)
@@ -136,7 +143,7 @@ fn run_job(
         ));
         presets.push(pick);
     }
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         command: crate::engines::server::redact_command(&std::env::args().collect::<Vec<_>>()),
         started_at: now_rfc3339(),
@@ -206,14 +213,17 @@ fn run_job(
         run_id,
         templates: Vec::new(),
         trials: Vec::new(),
+        warnings: Vec::new(),
     };
     let outcome = runner::execute(&plan, ctx.scratch, ctx.stop, &progress, &mut sink);
     let StoreSink {
         store,
         templates,
         trials,
+        warnings: after_trials,
         ..
     } = sink;
+    manifest.warnings = after_trials;
     progress.finish_and_clear();
     let (status, error, code) = match &outcome {
         Ok(RunEnd::Complete) => ("complete", None, 0),
@@ -221,7 +231,9 @@ fn run_job(
         Err(e) => ("failed", Some(e.to_string()), 2),
     };
     let finished_at = now_rfc3339();
-    let stored = store.finish_run(run_id, status, &finished_at, error.as_deref());
+    let stored = store
+        .update_warnings(run_id, &manifest)
+        .and_then(|()| store.finish_run(run_id, status, &finished_at, error.as_deref()));
     let process_syncs = ProcessSyncs {
         vfs: plan
             .engines
@@ -301,6 +313,11 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let mut engines = Vec::new();
     for c in &choices {
         engines.push(c.open(&scratch, args.memory)?);
+    }
+    if args.cold {
+        for e in &engines {
+            e.cold_trial().map_err(Failure)?;
+        }
     }
 
     // 2. Describe the machine and the storage under the scratch directory.

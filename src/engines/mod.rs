@@ -17,6 +17,7 @@ pub mod values;
 
 pub use dialect::Dialect;
 
+use crate::deviceio::DeviceIo;
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
@@ -138,4 +139,35 @@ pub trait Engine: Send + Sync {
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError>;
     /// Why a knob may not have taken effect, for the error message.
     fn knob_hint(&self, knob: &str) -> String;
+    /// Device bytes read and written so far by the processes doing this engine's I/O
+    /// (see [`crate::deviceio`]); `None` where they cannot be attributed (a server litebench did
+    /// not start).
+    fn device_io(&self) -> Option<DeviceIo> {
+        None
+    }
+    /// What a cold trial (`--cold`) means for this engine, for the manifest and the checklist;
+    /// `Err`: this engine cannot start trials cold, with why (one line).
+    fn cold_trial(&self) -> Result<String, String> {
+        Ok(OS_CACHE_DROPPED.into())
+    }
+    /// Makes the next trial start cold. `drop_os_cache` empties the OS page cache; an engine
+    /// with a cache of its own that outlives connections (a server's buffer pool) empties that
+    /// too, around the call.
+    fn make_cold(&self, drop_os_cache: &mut dyn FnMut() -> Result<(), EngineError>) -> Result<(), EngineError> {
+        drop_os_cache()
+    }
+    /// Before any trial: records the current value of every server-level setting the
+    /// configurations' `knob_sets` will change, so that it can be put back; fails if one cannot
+    /// be read.
+    fn prepare_settings(&self, _knob_sets: &[&KnobSet]) -> Result<(), EngineError> {
+        Ok(())
+    }
+    /// After the last trial: puts back every server-level setting the run changed. Returns one
+    /// line per setting that could not be put back (saying how to do it by hand).
+    fn restore_settings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
+
+/// What `--cold` does for an engine whose only cache that outlives a connection is the OS's.
+pub const OS_CACHE_DROPPED: &str = "OS page cache dropped before each trial";

@@ -13,16 +13,27 @@
 //!   client library would otherwise prefer), and with CLIENT_FOUND_ROWS so an UPDATE reports the
 //!   rows it matched, as SQLite and PostgreSQL do.
 //! - MariaDB has no database templates: a trial database is created and each table copied
-//!   with `CREATE TABLE ... LIKE` and `INSERT ... SELECT`.
+//!   with `CREATE TABLE ... LIKE` and `INSERT ... SELECT`. That leaves the copy in the buffer
+//!   pool and the redo log, which InnoDB would write back during the trial, so before timing
+//!   litebench has InnoDB write it: `FLUSH TABLES ... FOR EXPORT` for the copy's and the
+//!   template's tables (at full speed; the page cleaner alone writes about
+//!   innodb_io_capacity pages a second), then `innodb_max_dirty_pages_pct = 0` until the status
+//!   counters show no dirty page and a checkpoint past the copy, then the setting back.
+//! - For cold trials (`--cold`) the throwaway server is stopped and started again around the
+//!   OS page cache drop, with the buffer pool dump and load off, so the buffer pool starts
+//!   empty; `--cold` is refused for a server the user runs.
 //! - The durability knobs are global variables, set with `SET GLOBAL` (and `SET SESSION` where a
 //!   variable also has a session value, since the trial's connection already exists) and read
 //!   back with `SELECT @@GLOBAL.name`. Variables a configuration does not ask for are put back
-//!   to the value they had before litebench first changed them.
+//!   to the value they had before litebench first changed them: the global values of every
+//!   variable the run will change are read before the first trial, and one that cannot be put
+//!   back at the end is reported, never ignored.
 
+use crate::deviceio::DeviceIo;
 use crate::engines::server::process::{run_tool, ServerDir, ServerProcess};
 use crate::engines::server::{
-    choose_port, db_name, first_value, one_line, redact_url, run_as, wanted_settings, Override, Overrides, RunAs,
-    PASSTHROUGH_PREFIX,
+    choose_port, cold_refused, cold_restart, db_name, first_value, one_line, redact_url, run_as, wanted_settings,
+    Override, Overrides, RunAs, PASSTHROUGH_PREFIX,
 };
 use crate::engines::values::{parse_decimal, Values};
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
@@ -33,10 +44,14 @@ use crate::scratch::Scratch;
 use mysql::consts::{CapabilityFlags, ColumnType};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, Statement};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long InnoDB gets to write a trial copy to disk before the run stops.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// MariaDB's durability settings, in the order they are applied.
 pub const MYSQL_KNOBS: &[KnobSpec] = &[
@@ -105,6 +120,8 @@ pub const SERVER_ARGS: &[&str] = &[
     "--skip-name-resolve",
     "--character-set-server=utf8mb4",
     "--collation-server=utf8mb4_bin",
+    "--innodb-buffer-pool-dump-at-shutdown=OFF",
+    "--innodb-buffer-pool-load-at-startup=OFF",
 ];
 
 /// Global variables recorded in the manifest.
@@ -171,6 +188,23 @@ pub struct MysqlEngine {
     run_as: Option<RunAs>,
     version: String,
     overrides: Mutex<Overrides>,
+    /// The global value of each variable a configuration of the run changes, read before the
+    /// first trial, as a literal (`None`: the variable has no global value).
+    originals: Mutex<BTreeMap<String, Option<String>>>,
+    /// The `mariadbd` binary of the throwaway server, to start it again for cold trials.
+    mariadbd_bin: Option<PathBuf>,
+}
+
+/// The command line of the throwaway server.
+fn server_command(mariadbd: &Path, data: &Path, tmp: &Path, port: u16) -> Command {
+    let mut cmd = Command::new(mariadbd);
+    // --no-defaults must come first.
+    cmd.arg("--no-defaults")
+        .arg(format!("--datadir={}", data.display()))
+        .arg(format!("--port={port}"))
+        .arg(format!("--tmpdir={}", tmp.display()))
+        .args(SERVER_ARGS);
+    cmd
 }
 
 /// Options every litebench connection uses on top of the address and credentials.
@@ -234,12 +268,7 @@ impl MysqlEngine {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut cmd = Command::new(&mariadbd);
-            cmd.arg("--no-defaults")
-                .arg(format!("--datadir={}", data.display()))
-                .arg(format!("--port={port}"))
-                .arg(format!("--tmpdir={}", tmp.display()))
-                .args(SERVER_ARGS);
+            let cmd = server_command(&mariadbd, &data, &tmp, port);
             let server = ServerProcess::spawn(
                 "mariadbd",
                 cmd,
@@ -262,16 +291,11 @@ impl MysqlEngine {
             let retry = !fixed && attempt < 3 && server.log_contains("Address already in use");
             match (ready, conn) {
                 (Ok(()), Some(conn)) => {
-                    return MysqlEngine::finish(
-                        FLAG.to_string(),
-                        conn,
-                        opts,
-                        Some(Arc::new(server)),
-                        None,
-                        port,
-                        run_as,
-                    )
-                    .map_err(fail);
+                    let mut engine =
+                        MysqlEngine::finish(FLAG.to_string(), conn, opts, Some(Arc::new(server)), None, port, run_as)
+                            .map_err(fail)?;
+                    engine.mariadbd_bin = Some(mariadbd);
+                    return Ok(engine);
                 }
                 _ if retry => {
                     // Someone took the free port between our check and the server's bind.
@@ -344,6 +368,8 @@ impl MysqlEngine {
             run_as,
             version,
             overrides: Mutex::new(Overrides::new()),
+            originals: Mutex::new(BTreeMap::new()),
+            mariadbd_bin: None,
         })
     }
 
@@ -369,16 +395,126 @@ impl MysqlEngine {
         }
     }
 
-    /// The value to put back later: the global value as a literal (`None`: the variable has no
-    /// global value; it is reset to its default instead).
-    fn original(conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
+    /// The global value as a literal (`NULL` for a NULL value; `None`: the variable has no
+    /// global value, and a session-only variable is reset to its default instead).
+    fn global_value(conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
         match conn.query(&format!("SELECT @@GLOBAL.{name}")) {
-            Ok(rows) => Ok(Some(
-                first_value(rows).map_or_else(|| "DEFAULT".into(), |v| literal(&v)),
-            )),
+            Ok(rows) => Ok(Some(first_value(rows).map_or_else(|| "NULL".into(), |v| literal(&v)))),
             Err(e) if e.code.is_some_and(|c| WRONG_SCOPE.contains(&c)) => Ok(None),
-            Err(e) => Err(e),
+            Err(mut e) => {
+                e.context = format!("reading the global value of {name} to put it back after the run");
+                Err(e)
+            }
         }
+    }
+
+    /// The value to put back for `name`: read before the first trial, or now.
+    fn original(&self, conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
+        let mut originals = self.originals.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = originals.get(name) {
+            return Ok(o.clone());
+        }
+        let o = MysqlEngine::global_value(conn, name)?;
+        originals.insert(name.to_string(), o.clone());
+        Ok(o)
+    }
+
+    /// Puts back every global variable litebench changed (forgetting them either way); one line
+    /// per failure.
+    fn put_back(&self) -> Vec<String> {
+        let ov = std::mem::take(&mut *self.overrides.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut admin = self.admin();
+        let mut warnings = Vec::new();
+        for (name, o) in &ov {
+            let Some(lit) = &o.original else { continue };
+            if let Err(e) = admin.execute_batch(&format!("SET GLOBAL {name} = {lit}")) {
+                warnings.push(format!(
+                    "{}: could not put the global variable {name} back to {lit}, its value before the run (litebench had set {}): {}; run `SET GLOBAL {name} = {lit};` on the server",
+                    self.label,
+                    o.current,
+                    e.message
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// Makes InnoDB write the trial copy (and every other dirty page) to the data files and
+    /// checkpoint past it, so the trial does not pay for the copy. `tables` are the copy's and
+    /// the template's. The wait uses the status counters `Innodb_lsn_last_checkpoint` (until
+    /// it passes the LSN at the end of the copy) and `Innodb_buffer_pool_pages_dirty` (until 0;
+    /// on a server litebench did not start, others may keep dirtying pages, so only the
+    /// checkpoint counts there).
+    fn flush_copy(&self, admin: &mut MyConn, tables: &[String]) -> Result<(), EngineError> {
+        let context = "writing the trial copy to disk before timing";
+        let with_context = |mut e: EngineError, what: &str| {
+            e.context = format!("{context} ({what})");
+            e
+        };
+        // Writes the listed tables' dirty pages at once (the page cleaner alone writes about
+        // innodb_io_capacity pages a second); leaves the checkpoint where it is.
+        if !tables.is_empty() {
+            let flushed = admin.execute_batch(&format!("FLUSH TABLES {} FOR EXPORT", tables.join(", ")));
+            let unlocked = admin.execute_batch("UNLOCK TABLES");
+            flushed.map_err(|e| {
+                with_context(
+                    e,
+                    "FLUSH TABLES ... FOR EXPORT needs the RELOAD and LOCK TABLES privileges",
+                )
+            })?;
+            unlocked.map_err(|e| with_context(e, "UNLOCK TABLES"))?;
+        }
+        let status = |admin: &mut MyConn, name: &str| -> Result<Option<u64>, EngineError> {
+            Ok(admin
+                .query(&format!("SHOW GLOBAL STATUS LIKE '{name}'"))?
+                .into_iter()
+                .next()
+                .and_then(|r| r.into_iter().nth(1).flatten())
+                .and_then(|v| v.parse().ok()))
+        };
+        let target = status(admin, "Innodb_lsn_current")?;
+        // Whatever it is now (the server's value, or a knob's): put back right after.
+        let pct = MysqlEngine::global_value(admin, "innodb_max_dirty_pages_pct")?.unwrap_or_else(|| "90".into());
+        admin
+            .execute_batch("SET GLOBAL innodb_max_dirty_pages_pct = 0")
+            .map_err(|e| with_context(e, "SET GLOBAL innodb_max_dirty_pages_pct = 0 needs the SUPER privilege"))?;
+        let deadline = Instant::now() + FLUSH_TIMEOUT;
+        let waited = (|| loop {
+            let checkpoint = match target {
+                Some(t) => status(admin, "Innodb_lsn_last_checkpoint")?.is_some_and(|c| c >= t),
+                None => true,
+            };
+            let dirty = status(admin, "Innodb_buffer_pool_pages_dirty")?.unwrap_or(0);
+            if checkpoint && (dirty == 0 || self.server.is_none()) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(crate::engines::server::error(
+                    &self.label,
+                    ErrorKind::Other,
+                    format!(
+                        "InnoDB did not write the copy to disk within {} s ({dirty} dirty pages left)",
+                        FLUSH_TIMEOUT.as_secs()
+                    ),
+                    context,
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        })();
+        // However the wait ended, the setting goes back.
+        if let Err(e) = admin.execute_batch(&format!("SET GLOBAL innodb_max_dirty_pages_pct = {pct}")) {
+            // Left for the end of the run to try again and report.
+            let mut ov = self.overrides.lock().unwrap_or_else(|e| e.into_inner());
+            ov.entry("innodb_max_dirty_pages_pct".into()).or_insert(Override {
+                original: Some(pct.clone()),
+                current: "0".into(),
+            });
+            return Err(with_context(
+                e,
+                &format!("putting innodb_max_dirty_pages_pct back to {pct}"),
+            ));
+        }
+        waited
     }
 
     fn restore(conn: &mut dyn Connection, name: &str, o: &Override) -> Result<(), EngineError> {
@@ -391,16 +527,13 @@ impl MysqlEngine {
 
 impl Drop for MysqlEngine {
     fn drop(&mut self) {
-        // A server the user runs gets its settings back; the throwaway one is deleted anyway.
+        // Normally the runner has put everything back already (`restore_settings`). A server
+        // the user runs gets its settings back; the throwaway one is deleted anyway.
         if self.server.is_some() {
             return;
         }
-        let ov = std::mem::take(&mut *self.overrides.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut admin = self.admin();
-        for (name, o) in &ov {
-            if let Some(lit) = &o.original {
-                let _ = admin.execute_batch(&format!("SET GLOBAL {name} = {lit}"));
-            }
+        for w in self.put_back() {
+            eprintln!("warning: {w}");
         }
     }
 }
@@ -428,6 +561,7 @@ impl Engine for MysqlEngine {
             sqlite: None,
             details: Some(details),
             io_counted: None,
+            cold_trial: self.cold_trial().ok(),
         }
     }
 
@@ -458,6 +592,7 @@ impl Engine for MysqlEngine {
                 from.name
             ))?;
             admin.execute_batch("SET SESSION foreign_key_checks = 0")?;
+            let mut both = Vec::new();
             for t in tables.into_iter().filter_map(|r| r.into_iter().next().flatten()) {
                 let t = t.replace('`', "``");
                 admin.execute_batch(&format!("CREATE TABLE `{}`.`{t}` LIKE `{}`.`{t}`", to.name, from.name))?;
@@ -465,8 +600,11 @@ impl Engine for MysqlEngine {
                     "INSERT INTO `{}`.`{t}` SELECT * FROM `{}`.`{t}`",
                     to.name, from.name
                 ))?;
+                both.push(format!("`{}`.`{t}`", to.name));
+                both.push(format!("`{}`.`{t}`", from.name));
             }
-            admin.execute_batch("SET SESSION foreign_key_checks = 1")
+            admin.execute_batch("SET SESSION foreign_key_checks = 1")?;
+            self.flush_copy(&mut admin, &both)
         })();
         match copied {
             Ok(()) => Ok(to),
@@ -553,11 +691,12 @@ impl Engine for MysqlEngine {
                 e.context = format!("setting --knob {knob}={value} with SET GLOBAL");
                 e
             };
-            // Every time, not only on change: a new session starts from the global value, and a
-            // session-only variable from its default.
+            // Every time, not only on change: a new session starts from the global value, a
+            // session-only variable from its default, and a restarted server (--cold) from its
+            // own settings.
             let original = match ov.get(name) {
                 Some(o) => o.original.clone(),
-                None => MysqlEngine::original(conn, name).map_err(knob_error)?,
+                None => self.original(conn, name)?,
             };
             MysqlEngine::set_both(conn, name, &literal(value)).map_err(knob_error)?;
             ov.insert(
@@ -590,6 +729,51 @@ impl Engine for MysqlEngine {
         } else {
             "the server did not keep the value it was given".into()
         }
+    }
+
+    fn device_io(&self) -> Option<DeviceIo> {
+        // One process; its threads are summed by the kernel.
+        DeviceIo::process_tree(self.server.as_ref()?.pid())
+    }
+
+    fn cold_trial(&self) -> Result<String, String> {
+        match &self.server {
+            Some(_) => Ok("server stopped (InnoDB writes its dirty pages at shutdown), OS page cache dropped, server started again before each trial, with no buffer pool dump or load: the buffer pool starts empty".into()),
+            None => Err(cold_refused(&self.label, FLAG)),
+        }
+    }
+
+    fn make_cold(&self, drop_os_cache: &mut dyn FnMut() -> Result<(), EngineError>) -> Result<(), EngineError> {
+        let (Some(server), Some(bin)) = (&self.server, &self.mariadbd_bin) else {
+            return Err(crate::engines::server::error(
+                &self.label,
+                ErrorKind::Other,
+                cold_refused(&self.label, FLAG),
+                "starting a cold trial",
+            ));
+        };
+        let mut admin = self.admin();
+        let cmd = server_command(bin, &server.dir().join("data"), &server.dir().join("tmp"), self.port);
+        let conn = cold_restart(&self.label, server, cmd, drop_os_cache, || {
+            Conn::new(self.opts.clone()).ok()
+        })?;
+        admin.conn = conn;
+        admin.stmts.clear();
+        Ok(())
+    }
+
+    fn prepare_settings(&self, knob_sets: &[&KnobSet]) -> Result<(), EngineError> {
+        let mut admin = self.admin();
+        for ks in knob_sets {
+            for (name, _, _) in wanted_settings(ks, MYSQL_KNOBS) {
+                self.original(&mut *admin, &name)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn restore_settings(&self) -> Vec<String> {
+        self.put_back()
     }
 }
 

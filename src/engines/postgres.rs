@@ -9,21 +9,29 @@
 //!   the scratch directory. Everything else stays at PostgreSQL's defaults, and docs/servers.md
 //!   lists what is passed and why.
 //! - Each trial database is `CREATE DATABASE ... TEMPLATE` of the populated template with the
-//!   file-copy strategy, which checkpoints before and after copying: like SQLite's synced copy,
-//!   the trial starts with no dirty pages of its own.
+//!   file-copy strategy, which checkpoints before and after copying, followed by a `CHECKPOINT`
+//!   for what the copy's commit left: like SQLite's synced copy, the trial starts with no dirty
+//!   buffers and nothing in the WAL after the last checkpoint.
+//! - For cold trials (`--cold`) the throwaway server is stopped and started again around the
+//!   OS page cache drop, so that shared_buffers start empty too; a server the user runs cannot
+//!   be restarted, so `--cold` is refused for it.
 //! - The durability knobs are server settings, so they are set with `ALTER SYSTEM` and a
 //!   configuration reload, and litebench waits until its own session has re-read the
 //!   configuration before reading them back with `SHOW`. Settings a configuration does not ask
 //!   for are put back as they were, so configurations do not leak into each other, and a
-//!   server the user runs is left as it was found.
+//!   server the user runs is left as it was found: what `postgresql.auto.conf` holds for every
+//!   setting the run will change is read before the first trial (a run whose originals cannot
+//!   be read stops before changing anything), and a setting that cannot be put back at the
+//!   end is reported, never ignored.
 //! - Workload SQL uses `?` placeholders; `prepare` rewrites them to `$1..$n`, and values are
 //!   bound by the parameter types PostgreSQL inferred (rust-postgres will not convert an i64 for
 //!   an int4 parameter by itself).
 
+use crate::deviceio::DeviceIo;
 use crate::engines::server::process::{run_tool, ServerDir, ServerProcess};
 use crate::engines::server::{
-    choose_port, db_name, error_chain, first_value, one_line, redact_url, run_as, wanted_settings, Override, Overrides,
-    RunAs, PASSTHROUGH_PREFIX,
+    choose_port, cold_refused, cold_restart, db_name, error_chain, first_value, one_line, redact_url, run_as,
+    wanted_settings, Override, Overrides, RunAs, PASSTHROUGH_PREFIX,
 };
 use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
@@ -35,7 +43,8 @@ use bytes::BytesMut;
 use postgres::error::SqlState;
 use postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
 use postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -206,6 +215,21 @@ pub struct PostgresEngine {
     version: String,
     version_num: i64,
     overrides: Mutex<Overrides>,
+    /// What `postgresql.auto.conf` held for each setting a configuration of the run changes,
+    /// read before the first trial (`None`: no entry).
+    originals: Mutex<BTreeMap<String, Option<String>>>,
+    /// The `postgres` binary of the throwaway server, to start it again for cold trials.
+    postgres_bin: Option<PathBuf>,
+}
+
+/// The command line of the throwaway server.
+fn server_command(postgres: &Path, data: &Path, port: u16) -> Command {
+    let mut cmd = Command::new(postgres);
+    cmd.arg("-D").arg(data).arg("-p").arg(port.to_string());
+    for s in SERVER_SETTINGS {
+        cmd.arg("-c").arg(s);
+    }
+    cmd
 }
 
 fn local_config(port: u16, dbname: &str) -> Config {
@@ -235,11 +259,7 @@ impl PostgresEngine {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut cmd = Command::new(&postgres);
-            cmd.arg("-D").arg(&data).arg("-p").arg(port.to_string());
-            for s in SERVER_SETTINGS {
-                cmd.arg("-c").arg(s);
-            }
+            let cmd = server_command(&postgres, &data, port);
             let server = ServerProcess::spawn(
                 "postgres",
                 cmd,
@@ -263,7 +283,7 @@ impl PostgresEngine {
             match (ready, client) {
                 (Ok(()), Some(client)) => {
                     let server = Arc::new(server);
-                    return PostgresEngine::finish(
+                    let mut engine = PostgresEngine::finish(
                         FLAG.to_string(),
                         client,
                         local_config(port, "postgres"),
@@ -272,7 +292,9 @@ impl PostgresEngine {
                         port,
                         run_as,
                     )
-                    .map_err(fail);
+                    .map_err(fail)?;
+                    engine.postgres_bin = Some(postgres);
+                    return Ok(engine);
                 }
                 _ if retry => {
                     // Someone took the free port between our check and the server's bind.
@@ -350,6 +372,8 @@ impl PostgresEngine {
             version,
             version_num,
             overrides: Mutex::new(Overrides::new()),
+            originals: Mutex::new(BTreeMap::new()),
+            postgres_bin: None,
         })
     }
 
@@ -368,20 +392,40 @@ impl PostgresEngine {
     }
 
     /// The value `postgresql.auto.conf` holds for `name`, to put back later (`None`: no entry).
-    fn auto_conf_entry(conn: &mut dyn Connection, name: &str) -> Option<String> {
+    /// A failure to read it is an error: guessing would put back the wrong value.
+    fn auto_conf_entry(conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
         conn.query(&format!(
             "SELECT setting FROM pg_file_settings WHERE name = '{name}' AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1"
         ))
-        .ok()
-        .and_then(first_value)
+        .map(first_value)
+        .map_err(|mut e| {
+            e.context = format!(
+                "reading {name} in postgresql.auto.conf to put it back after the run (pg_file_settings: superuser, or SELECT on it and EXECUTE on pg_show_all_file_settings())"
+            );
+            e
+        })
+    }
+
+    /// The value to put back for `name`: read before the first trial, or now.
+    fn original(&self, conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
+        let mut originals = self.originals.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = originals.get(name) {
+            return Ok(o.clone());
+        }
+        let o = PostgresEngine::auto_conf_entry(conn, name)?;
+        originals.insert(name.to_string(), o.clone());
+        Ok(o)
     }
 
     /// Refuses settings PostgreSQL only applies at server start: a reload cannot change them.
     fn check_reloadable(conn: &mut dyn Connection, name: &str, knob: &str, value: &str) -> Result<(), EngineError> {
         let context = conn
             .query(&format!("SELECT context FROM pg_settings WHERE name = '{name}'"))
-            .ok()
-            .and_then(first_value);
+            .map(first_value)
+            .map_err(|mut e| {
+                e.context = format!("checking that --knob {knob}={value} can be set with a configuration reload");
+                e
+            })?;
         match context.as_deref() {
             Some(c @ ("postmaster" | "internal")) => Err(EngineError {
                 engine: FLAG.into(),
@@ -425,23 +469,53 @@ impl PostgresEngine {
             None => format!("ALTER SYSTEM RESET {name}"),
         }
     }
+
+    /// Puts back every setting litebench changed (forgetting them either way) and reloads the
+    /// configuration; one line per failure.
+    fn put_back(&self) -> Vec<String> {
+        let ov = std::mem::take(&mut *self.overrides.lock().unwrap_or_else(|e| e.into_inner()));
+        if ov.is_empty() {
+            return Vec::new();
+        }
+        let mut admin = self.admin();
+        let mut warnings = Vec::new();
+        let mut put_back = 0;
+        for (name, o) in &ov {
+            let sql = PostgresEngine::restore_sql(name, o);
+            let before = match &o.original {
+                Some(v) => format!("'{v}', its postgresql.auto.conf entry before the run"),
+                None => "the server's own value (no postgresql.auto.conf entry before the run)".into(),
+            };
+            match admin.execute_batch(&sql) {
+                Ok(()) => put_back += 1,
+                Err(e) => warnings.push(format!(
+                    "{}: could not put {name} back to {before} (litebench had set {}): {}; run `{sql}; SELECT pg_reload_conf();` on the server",
+                    self.label, o.current, e.message
+                )),
+            }
+        }
+        if put_back > 0 {
+            if let Err(e) = admin.query("SELECT pg_reload_conf()") {
+                warnings.push(format!(
+                    "{}: settings put back, but the configuration reload failed: {}; run `SELECT pg_reload_conf();` on the server",
+                    self.label, e.message
+                ));
+            }
+        }
+        warnings
+    }
 }
 
 impl Drop for PostgresEngine {
     fn drop(&mut self) {
-        // A server the user runs gets its settings back; the throwaway one is deleted anyway.
+        // Normally the runner has put everything back already (`restore_settings`). A server
+        // the user runs gets its settings back; the throwaway one is deleted anyway.
         if self.server.is_some() {
             return;
         }
-        let ov = std::mem::take(&mut *self.overrides.lock().unwrap_or_else(|e| e.into_inner()));
-        if ov.is_empty() {
-            return;
+        for w in self.put_back() {
+            eprintln!("warning: {w}");
         }
-        let mut admin = self.admin();
-        for (name, o) in &ov {
-            let _ = admin.execute_batch(&PostgresEngine::restore_sql(name, o));
-        }
-        let _ = admin.query("SELECT pg_reload_conf()");
     }
 }
 
@@ -468,6 +542,7 @@ impl Engine for PostgresEngine {
             sqlite: None,
             details: Some(details),
             io_counted: None,
+            cold_trial: self.cold_trial().ok(),
         }
     }
 
@@ -489,20 +564,29 @@ impl Engine for PostgresEngine {
         Ok(DbRef { name: db, path: None })
     }
 
-    fn clone_database(&self, _scratch: &Scratch, from: &DbRef, name: &str) -> Result<DbRef, EngineError> {
+    fn clone_database(&self, scratch: &Scratch, from: &DbRef, name: &str) -> Result<DbRef, EngineError> {
         let db = db_name(name);
         // FILE_COPY (PostgreSQL 15+; the only strategy before) checkpoints before and after the
-        // copy, so the trial does not inherit the copy's dirty pages.
+        // copy; the CHECKPOINT after the commit writes what is left (the commit's own pages), so
+        // the trial starts with no dirty buffers and no WAL to catch up on.
         let strategy = if self.version_num >= 150000 {
             " STRATEGY = FILE_COPY"
         } else {
             ""
         };
-        self.admin().execute_batch(&format!(
+        let mut admin = self.admin();
+        admin.execute_batch(&format!(
             "CREATE DATABASE \"{db}\" TEMPLATE \"{}\"{strategy}",
             from.name
         ))?;
-        Ok(DbRef { name: db, path: None })
+        let to = DbRef { name: db, path: None };
+        if let Err(mut e) = admin.execute_batch("CHECKPOINT") {
+            e.context = "writing the trial copy to disk before timing (CHECKPOINT needs superuser or, on PostgreSQL 15+, the pg_checkpoint role)".into();
+            drop(admin);
+            self.drop_database(scratch, &to);
+            return Err(e);
+        }
+        Ok(to)
     }
 
     fn drop_database(&self, _scratch: &Scratch, db: &DbRef) {
@@ -578,7 +662,7 @@ impl Engine for PostgresEngine {
                 Some(o) => o.original.clone(),
                 None => {
                     PostgresEngine::check_reloadable(conn, name, knob, value)?;
-                    PostgresEngine::auto_conf_entry(conn, name)
+                    self.original(conn, name)?
                 }
             };
             conn.execute_batch(&format!("ALTER SYSTEM SET {name} = '{value}'"))
@@ -621,10 +705,56 @@ impl Engine for PostgresEngine {
         if knob.starts_with(PASSTHROUGH_PREFIX) {
             "PostgreSQL may spell the value differently (SHOW shows units) or apply the setting only to new sessions; give the value as SHOW prints it".into()
         } else if self.url.is_some() {
-            "on a server you run, litebench needs the right to ALTER SYSTEM (superuser, or GRANT ALTER SYSTEM ON PARAMETER)".into()
+            "on a server you run, litebench needs the right to ALTER SYSTEM and to reload the configuration (superuser, or GRANT ALTER SYSTEM ON PARAMETER and EXECUTE on pg_reload_conf())".into()
         } else {
             "the server did not apply the setting after a configuration reload".into()
         }
+    }
+
+    fn device_io(&self) -> Option<DeviceIo> {
+        // The postmaster and every process it forked: backends, background workers.
+        DeviceIo::process_tree(self.server.as_ref()?.pid())
+    }
+
+    fn cold_trial(&self) -> Result<String, String> {
+        match &self.server {
+            Some(_) => Ok("server stopped (fast shutdown, which checkpoints), OS page cache dropped, server started again before each trial: shared_buffers start empty".into()),
+            None => Err(cold_refused(&self.label, FLAG)),
+        }
+    }
+
+    fn make_cold(&self, drop_os_cache: &mut dyn FnMut() -> Result<(), EngineError>) -> Result<(), EngineError> {
+        let (Some(server), Some(bin)) = (&self.server, &self.postgres_bin) else {
+            return Err(crate::engines::server::error(
+                &self.label,
+                ErrorKind::Other,
+                cold_refused(&self.label, FLAG),
+                "starting a cold trial",
+            ));
+        };
+        let mut admin = self.admin();
+        let cmd = server_command(bin, &server.dir().join("data"), self.port);
+        let client = cold_restart(&self.label, server, cmd, drop_os_cache, || {
+            self.config.connect(NoTls).ok()
+        })?;
+        admin.client = client;
+        admin.stmts.clear();
+        Ok(())
+    }
+
+    fn prepare_settings(&self, knob_sets: &[&KnobSet]) -> Result<(), EngineError> {
+        let mut admin = self.admin();
+        for ks in knob_sets {
+            for (name, value, knob) in wanted_settings(ks, POSTGRES_KNOBS) {
+                PostgresEngine::check_reloadable(&mut *admin, &name, &knob, &value)?;
+                self.original(&mut *admin, &name)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn restore_settings(&self) -> Vec<String> {
+        self.put_back()
     }
 }
 

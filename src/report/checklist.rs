@@ -123,6 +123,33 @@ fn verified(trials: &[TrialRecord]) -> String {
     }
 }
 
+/// What `--cold` did before each trial, as each engine describes it (`EngineInfo::cold_trial`;
+/// runs stored before engines described it say only that the page cache was dropped).
+fn cold_trials(manifest: &Manifest) -> String {
+    if !manifest.cold_cache {
+        return ", warm page cache".into();
+    }
+    let texts: Vec<(&str, &str)> = manifest
+        .engines
+        .iter()
+        .map(|e| {
+            let t = e
+                .cold_trial
+                .as_deref()
+                .unwrap_or("page cache dropped before each trial");
+            (e.label.as_str(), t)
+        })
+        .collect();
+    match texts.first() {
+        None => ", page cache dropped before each trial".into(),
+        Some((_, first)) if texts.iter().all(|(_, t)| t == first) => format!(", {first}"),
+        Some(_) => {
+            let parts: Vec<String> = texts.iter().map(|(l, t)| format!("{l}: {t}")).collect();
+            format!(", {}", parts.join("; "))
+        }
+    }
+}
+
 /// Fills the checklist.
 pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistItem> {
     let st = &manifest.environment.storage;
@@ -231,11 +258,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
                 "{} trials, {} warm-up, configurations interleaved{}",
                 manifest.trials,
                 manifest.warmup,
-                if manifest.cold_cache {
-                    ", page cache dropped before each trial"
-                } else {
-                    ", warm page cache"
-                }
+                cold_trials(manifest)
             )),
         ),
         item("seed", Some(manifest.seed.to_string())),

@@ -11,6 +11,9 @@
 //!   leave its settings as they were.
 
 mod common;
+mod device_io;
+mod restore;
+mod trial_start;
 
 use common::*;
 use litebench::engines::{DbRef, Engine};

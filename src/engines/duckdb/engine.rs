@@ -10,8 +10,9 @@
 //! (several clients) are clones of one primary connection, kept open until the database is
 //! cloned or dropped.
 
+use crate::deviceio::DeviceIo;
 use crate::engines::values::Values;
-use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
+use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value, OS_CACHE_DROPPED};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
@@ -191,7 +192,21 @@ impl Engine for DuckEngine {
             sqlite: None,
             details: Some(serde_json::json!({ "source_id": self.source_id, "build": "bundled, NDEBUG (release)" })),
             io_counted: None,
+            cold_trial: self.cold_trial().ok(),
         }
+    }
+
+    fn device_io(&self) -> Option<DeviceIo> {
+        // DuckDB runs in litebench's process, its worker threads included.
+        DeviceIo::this_process()
+    }
+
+    fn cold_trial(&self) -> Result<String, String> {
+        // The trial's copy is a new file opened by a new database instance (`connect`), so
+        // DuckDB's buffer manager holds none of its blocks.
+        Ok(format!(
+            "{OS_CACHE_DROPPED} (DuckDB opens the trial's fresh copy as a new database instance, so its buffer pool starts empty)"
+        ))
     }
 
     fn knob_specs(&self) -> &'static [KnobSpec] {

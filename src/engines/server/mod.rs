@@ -254,6 +254,53 @@ pub fn error(engine: &str, kind: ErrorKind, message: String, context: &str) -> E
     }
 }
 
+/// Why `--cold` cannot be used with a server litebench did not start.
+pub fn cold_refused(label: &str, flag: &str) -> String {
+    format!(
+        "--cold: {label} is a server litebench did not start, so litebench cannot empty its buffer pool (that takes a restart); leave out --cold or let litebench start a throwaway server (--engine {flag})"
+    )
+}
+
+/// Restarts a throwaway server for a cold trial: a clean shutdown (which writes its dirty
+/// pages), `drop_os_cache` while it is stopped, a start with `cmd`, and a wait until `connect`
+/// gets a connection, which is returned (the old ones died with the old process).
+pub fn cold_restart<C>(
+    label: &str,
+    server: &process::ServerProcess,
+    cmd: std::process::Command,
+    drop_os_cache: &mut dyn FnMut() -> Result<(), EngineError>,
+    mut connect: impl FnMut() -> Option<C>,
+) -> Result<C, EngineError> {
+    let context = "restarting the server for a cold trial (--cold)";
+    let mut os_error = None;
+    let restarted = server.restart(cmd, &mut || {
+        drop_os_cache().map_err(|e| {
+            let m = e.message.clone();
+            os_error = Some(e);
+            m
+        })
+    });
+    if let Some(e) = os_error {
+        return Err(e);
+    }
+    restarted.map_err(|m| error(label, ErrorKind::Io, m, context))?;
+    let mut conn = None;
+    server
+        .wait_ready(std::time::Duration::from_secs(60), &mut || {
+            conn = connect();
+            Ok(conn.is_some())
+        })
+        .map_err(|m| error(label, ErrorKind::Io, m, context))?;
+    conn.ok_or_else(|| {
+        error(
+            label,
+            ErrorKind::Io,
+            "the server did not accept a connection".into(),
+            context,
+        )
+    })
+}
+
 /// A server-level setting litebench changed: the value to put back and the value it set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Override {

@@ -10,7 +10,8 @@
 //!   terminal reaches litebench only (litebench then finishes its trial bookkeeping and stops
 //!   the server itself). Dropping it asks the server to shut down, waits a bounded time, then
 //!   kills it and any of its helper processes (found by their working directory inside the
-//!   server directory), and only then removes the directory.
+//!   server directory), and only then removes the directory. It can also be restarted in place
+//!   (same directory, port and settings) for cold trials, which need an empty buffer pool.
 //! - The server also gets a parent-death signal, so even a `kill -9` of litebench stops it,
 //!   and (when litebench runs as root) a System V IPC namespace of its own, so its shared memory
 //!   goes with its last process however it ends.
@@ -27,6 +28,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -199,10 +201,13 @@ pub struct ServerProcess {
     /// `postgres`, `mariadbd`.
     what: &'static str,
     child: Mutex<Child>,
-    pid: u32,
+    /// The current process (it changes when the server is restarted).
+    pid: AtomicU32,
     log: PathBuf,
     /// Asks for a clean shutdown (PostgreSQL: SIGINT, fast shutdown; MariaDB: SIGTERM).
     stop_signal: c_int,
+    death_signal: c_int,
+    run_as: Option<RunAs>,
     /// Dropped after the server has stopped.
     dir: Option<ServerDir>,
 }
@@ -225,18 +230,37 @@ impl ServerProcess {
         match cmd.spawn() {
             Ok(child) => Ok(ServerProcess {
                 what,
-                pid: child.id(),
+                pid: AtomicU32::new(child.id()),
                 child: Mutex::new(child),
                 log,
                 stop_signal,
+                death_signal,
+                run_as: run_as.cloned(),
                 dir: Some(dir),
             }),
             Err(e) => Err((format!("cannot run {}: {e}", cmd.get_program().to_string_lossy()), dir)),
         }
     }
 
+    /// The server's current process id.
     pub fn pid(&self) -> u32 {
-        self.pid
+        self.pid.load(Ordering::Relaxed)
+    }
+
+    /// Stops the server cleanly (as on drop), runs `between` while it is stopped, and starts
+    /// `cmd` in its place with the same directory, user, signals and log. The caller waits
+    /// until it accepts connections ([`ServerProcess::wait_ready`]). The server is started
+    /// again even if `between` fails; its error is returned then.
+    pub fn restart(&self, mut cmd: Command, between: &mut dyn FnMut() -> Result<(), String>) -> Result<(), String> {
+        self.stop();
+        let between = between();
+        prepare(&mut cmd, self.dir(), self.run_as.as_ref(), self.death_signal, &self.log)?;
+        let child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot run {} again: {e}", cmd.get_program().to_string_lossy()))?;
+        self.pid.store(child.id(), Ordering::Relaxed);
+        *self.child.lock().unwrap_or_else(|e| e.into_inner()) = child;
+        between
     }
 
     /// The server's directory.
@@ -276,7 +300,7 @@ impl ServerProcess {
         Some(format!(
             "the {} server (pid {}) exited unexpectedly ({}){}",
             self.what,
-            self.pid,
+            self.pid(),
             describe_status(status),
             self.log_tail()
                 .map_or(String::new(), |t| format!("; its log ends: {t}"))
@@ -322,11 +346,11 @@ impl ServerProcess {
 
     /// Clean shutdown within [`STOP_TIMEOUT`], else SIGKILL; then kills any helper process still
     /// working in the server directory.
-    fn stop(&mut self) {
+    fn stop(&self) {
         let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
         if matches!(child.try_wait(), Ok(None)) {
             // SAFETY: signalling our own, not yet reaped, child.
-            unsafe { libc::kill(self.pid as libc::pid_t, self.stop_signal) };
+            unsafe { libc::kill(child.id() as libc::pid_t, self.stop_signal) };
             let deadline = Instant::now() + STOP_TIMEOUT;
             while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(20));

@@ -6,7 +6,8 @@ use super::build::SqliteBuild;
 use super::conn::SqliteConn;
 use super::knobs::{PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use super::vfs;
-use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
+use crate::deviceio::DeviceIo;
+use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
 use crate::result::EngineInfo;
@@ -98,7 +99,19 @@ impl Engine for SqliteEngine {
             sqlite: Some(self.build.clone()),
             details: None,
             io_counted: None,
+            cold_trial: self.cold_trial().ok(),
         }
+    }
+
+    fn device_io(&self) -> Option<DeviceIo> {
+        // Beside the VFS counts: what litebench's process moved to and from the device.
+        DeviceIo::this_process()
+    }
+
+    fn cold_trial(&self) -> Result<String, String> {
+        Ok(format!(
+            "{OS_CACHE_DROPPED} (SQLite's page cache belongs to the trial's connection, which starts empty)"
+        ))
     }
 
     fn knob_specs(&self) -> &'static [KnobSpec] {
