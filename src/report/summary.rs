@@ -75,6 +75,15 @@ pub struct SummaryRow {
     pub read_bytes_per_tx: Option<f64>,
     /// Write calls per transaction.
     pub writes_per_tx: Option<f64>,
+    /// Device bytes per transaction from `/proc/PID/io` (`read_bytes`, `write_bytes`) of the
+    /// processes in `device_io_source`, whole trials only (`all` rows): what reached the block
+    /// layer, never mixed with the VFS counts above. Null when not counted (a server litebench did
+    /// not start, older runs) and on per-operation rows.
+    pub device_write_bytes_per_tx: Option<f64>,
+    pub device_read_bytes_per_tx: Option<f64>,
+    /// `server processes` or `litebench process`, with `(lower bound: ...)` when processes
+    /// exited during a trial and took their counts with them.
+    pub device_io_source: Option<String>,
     /// Upper bound on transactions per second set by sync latency: 1 / (syncs per transaction
     /// x median sync latency measured in the scratch directory). Null without syncs.
     pub sync_bound_tps: Option<f64>,
@@ -167,6 +176,30 @@ fn row(
         .filter(|(l, s)| *s > 0.0 && l.median_us > 0.0 && !manifest.in_memory)
         .map(|(l, s)| 1e6 / (s * l.median_us));
     let us = |ns: f64| ns / 1000.0;
+    let device: Vec<(&crate::deviceio::DeviceIoDelta, u64)> = if operation == "all" {
+        trials
+            .iter()
+            .filter(|t| t.total_ops > 0)
+            .filter_map(|t| t.device_io.as_ref().map(|d| (d, t.total_ops)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let device_per_tx = |f: &dyn Fn(&crate::deviceio::DeviceIoDelta) -> u64| {
+        mean(device.iter().map(|(d, ops)| f(d) as f64 / *ops as f64))
+    };
+    let device_io_source = device.first().map(|(d, _)| {
+        let exited: u32 = device.iter().map(|(d, _)| d.processes_exited).sum();
+        let name = serde_json::to_value(d.source)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        if exited > 0 {
+            format!("{name} (lower bound: {exited} process exits during trials took their counts)")
+        } else {
+            name
+        }
+    });
     let ratio: Option<Ratio> = (config != 0)
         .then(|| stats.compare(&values(all, 0, operation, Metric::Tps), &tps, Metric::Tps))
         .flatten()
@@ -214,6 +247,9 @@ fn row(
         write_bytes_per_tx: per_tx(&|io| io.total().write_bytes),
         read_bytes_per_tx: per_tx(&|io| io.total().read_bytes),
         writes_per_tx: per_tx(&|io| io.total().writes),
+        device_write_bytes_per_tx: device_per_tx(&|d| d.write_bytes),
+        device_read_bytes_per_tx: device_per_tx(&|d| d.read_bytes),
+        device_io_source,
         sync_bound_tps,
         noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
     })

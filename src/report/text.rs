@@ -22,6 +22,7 @@ fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "p99 us",
         "syncs/tx",
         "KiB w/tx",
+        "device KiB w/tx",
         "sync-bound tx/s",
     ];
     let body = rows
@@ -46,6 +47,7 @@ fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 opt(r.latency_p99_us),
                 opt(r.syncs_per_tx),
                 opt(r.write_bytes_per_tx.map(|b| b / 1024.0)),
+                opt(r.device_write_bytes_per_tx.map(|b| b / 1024.0)),
                 opt(r.sync_bound_tps),
             ]
         })

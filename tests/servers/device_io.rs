@@ -68,5 +68,28 @@ fn server_trials_record_the_device_bytes_of_their_processes() {
             other => panic!("unexpected engine {other}"),
         }
     }
+    // The summary shows them per transaction in columns of their own, for whole trials only;
+    // servers' VFS columns stay null (nothing was counted there), never 0.
+    for r in v["summary"].as_array().unwrap() {
+        let engine = r["engine"].as_str().unwrap();
+        if r["operation"] == "all" {
+            let source = r["device_io_source"].as_str().unwrap_or_default();
+            let want = if engine == "sqlite" {
+                "litebench process"
+            } else {
+                "server processes"
+            };
+            assert!(source.starts_with(want), "{r:#}");
+            assert!(r["device_write_bytes_per_tx"].is_number(), "{r:#}");
+        } else {
+            assert!(r["device_write_bytes_per_tx"].is_null(), "{r:#}");
+        }
+        if engine != "sqlite" {
+            assert!(
+                r["syncs_per_tx"].is_null() && r["write_bytes_per_tx"].is_null(),
+                "{r:#}"
+            );
+        }
+    }
     sb.assert_clean("device I/O");
 }
