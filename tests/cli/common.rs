@@ -3,7 +3,7 @@
 use assert_cmd::Command;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
@@ -25,160 +25,69 @@ pub const TINY_COUNTS: &[&str] = &["--trials", "2", "--warmup", "0", "--quiet"];
 /// Upper bound on any single litebench invocation, so a hang fails instead of stalling CI.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Path of the binary under test.
-pub fn bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_litebench"))
-}
+pub use crate::support::{describe, json, listing, stderr, stdout, Sandbox};
 
-/// A private directory tree for one test:
-///
-/// - `scratch/` is what `--dir` points at;
-/// - `results/` holds the results store (`results/r.db`);
-/// - `cwd/` is the child's working directory (and `LITEBENCH_RESULTS` / `XDG_DATA_HOME` point
-///   into it), so even a forgotten flag cannot write into the repository or the home directory.
-pub struct Sandbox {
-    root: tempfile::TempDir,
-}
-
-impl Sandbox {
-    pub fn new() -> Sandbox {
-        let root = tempfile::Builder::new()
-            .prefix("litebench-cli-")
-            .tempdir()
-            .expect("create a temporary directory");
-        for d in ["scratch", "results", "cwd"] {
-            std::fs::create_dir(root.path().join(d)).expect("create sandbox subdirectory");
-        }
-        Sandbox { root }
-    }
-
-    pub fn root(&self) -> &Path {
-        self.root.path()
-    }
-
-    /// The `--dir` directory.
-    pub fn scratch(&self) -> PathBuf {
-        self.root().join("scratch")
-    }
-
-    /// The directory holding the results store.
-    pub fn results_dir(&self) -> PathBuf {
-        self.root().join("results")
-    }
-
-    /// The `--results` store.
-    pub fn results(&self) -> PathBuf {
-        self.results_dir().join("r.db")
-    }
-
-    /// The child's working directory.
-    pub fn cwd(&self) -> PathBuf {
-        self.root().join("cwd")
-    }
-
-    fn isolate(&self, cmd: &mut std::process::Command) {
-        cmd.current_dir(self.cwd())
-            .env("LITEBENCH_RESULTS", self.cwd().join("default-results.db"))
-            .env("XDG_DATA_HOME", self.cwd().join("xdg"))
-            .env_remove("RUST_BACKTRACE");
-    }
-
+/// The sandbox's litebench commands as `assert_cmd` commands, with a time limit.
+pub trait Cli {
     /// `litebench` with no arguments, isolated in the sandbox.
-    pub fn litebench(&self) -> Command {
-        let mut std_cmd = std::process::Command::new(bin());
-        self.isolate(&mut std_cmd);
-        let mut cmd = Command::from_std(std_cmd);
-        cmd.timeout(TIMEOUT);
-        cmd
-    }
-
+    fn litebench(&self) -> Command;
     /// A `std::process::Command` for `litebench`, isolated in the sandbox (for spawning).
-    pub fn std_command(&self) -> std::process::Command {
-        let mut cmd = std::process::Command::new(bin());
-        self.isolate(&mut cmd);
-        cmd
-    }
-
+    fn std_command(&self) -> std::process::Command;
     /// `litebench run ARGS --results <sandbox store> --dir <sandbox scratch>`.
-    pub fn run(&self, args: &[&str]) -> Command {
-        self.run_in(&self.scratch(), &self.results(), args)
+    fn run(&self, args: &[&str]) -> Command;
+    /// `litebench run ARGS` with the tiny workload and trial counts.
+    fn run_tiny(&self, args: &[&str]) -> Command;
+    /// `litebench run ARGS --results RESULTS --dir DIR`.
+    fn run_in(&self, dir: &Path, results: &Path, args: &[&str]) -> Command;
+    /// `litebench show ARGS --results <sandbox store>`.
+    fn show(&self, args: &[&str]) -> Command;
+    /// `show --format json` of the newest run, which must succeed.
+    fn show_json(&self) -> serde_json::Value;
+}
+
+fn limited(std_cmd: std::process::Command) -> Command {
+    let mut cmd = Command::from_std(std_cmd);
+    cmd.timeout(TIMEOUT);
+    cmd
+}
+
+impl Cli for Sandbox {
+    fn litebench(&self) -> Command {
+        limited(self.command())
     }
 
-    /// `litebench run ARGS` with the tiny workload and trial counts.
-    pub fn run_tiny(&self, args: &[&str]) -> Command {
+    fn std_command(&self) -> std::process::Command {
+        self.command()
+    }
+
+    fn run(&self, args: &[&str]) -> Command {
+        limited(self.run_std(args))
+    }
+
+    fn run_tiny(&self, args: &[&str]) -> Command {
         let mut cmd = self.run(args);
         cmd.args(TINY_PARAMS).args(TINY_COUNTS);
         cmd
     }
 
-    /// `litebench run ARGS --results RESULTS --dir DIR`.
-    pub fn run_in(&self, dir: &Path, results: &Path, args: &[&str]) -> Command {
-        let mut cmd = self.litebench();
-        cmd.arg("run")
-            .args(args)
-            .arg("--results")
-            .arg(results)
-            .arg("--dir")
-            .arg(dir);
-        cmd
+    fn run_in(&self, dir: &Path, results: &Path, args: &[&str]) -> Command {
+        limited(self.run_in_std(dir, results, args))
     }
 
-    /// `litebench show ARGS --results <sandbox store>`.
-    pub fn show(&self, args: &[&str]) -> Command {
-        let mut cmd = self.litebench();
-        cmd.arg("show").args(args).arg("--results").arg(self.results());
-        cmd
+    fn show(&self, args: &[&str]) -> Command {
+        limited(self.show_std(args))
     }
 
-    /// `show --format json` of the newest run, which must succeed.
-    pub fn show_json(&self) -> serde_json::Value {
+    fn show_json(&self) -> serde_json::Value {
         let out = output(&mut self.show(&["--format", "json"]));
         assert_success(&out);
         json(&out)
-    }
-
-    /// Asserts that the child's working directory is still empty (nothing was written relative
-    /// to it, e.g. a default `./litebench-scratch`, and no default results store was created).
-    pub fn assert_cwd_untouched(&self) {
-        assert_eq!(
-            listing(&self.cwd()),
-            Vec::<String>::new(),
-            "litebench wrote into its working directory"
-        );
     }
 }
 
 /// Runs a command and returns its output.
 pub fn output(cmd: &mut Command) -> Output {
     cmd.output().expect("run litebench")
-}
-
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Everything about a finished command, for assertion messages.
-pub fn describe(o: &Output) -> String {
-    format!(
-        "status: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        o.status,
-        stdout(o),
-        stderr(o)
-    )
-}
-
-/// Sorted names of the entries of a directory.
-pub fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("list {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 pub fn assert_no_panic(o: &Output) {
@@ -270,11 +179,6 @@ pub fn assert_clap_error(o: &Output, parts: &[&str]) {
     for p in parts {
         assert!(first.contains(p), "stderr does not contain {p:?}\n{}", describe(o));
     }
-}
-
-/// Parses stdout as JSON.
-pub fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", describe(o)))
 }
 
 /// The keys of a JSON object in document order (serde_json's `Value` sorts them).

@@ -5,6 +5,9 @@
 //! working directory and `LITEBENCH_RESULTS` point there too, so no test touches the user's home
 //! or the repository.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 mod bad_input;
 mod common;
 mod compare;

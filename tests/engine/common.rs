@@ -6,26 +6,10 @@ use std::process::Command;
 
 pub const DEBIAN_SQLITE: &str = "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0";
 
-/// True in CI, where a missing tool is a failure rather than a skip.
-pub fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
-}
-
-/// Skips (locally) or fails (in CI) when `path` is missing.
-pub fn require(path: &str, package: &str) -> bool {
-    if Path::new(path).exists() {
-        return true;
-    }
-    assert!(
-        !in_ci(),
-        "{path} is missing: .ci/run must install the Debian package {package}"
-    );
-    eprintln!("skipping: {path} missing (apt-get install {package})");
-    false
-}
+pub use crate::support::{in_ci, require};
 
 pub fn litebench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_litebench"))
+    Command::new(crate::support::bin())
 }
 
 /// Runs `litebench run crud` with `args` in `dir`, results in `dir/r.db`; returns the JSON report.

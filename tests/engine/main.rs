@@ -8,3 +8,5 @@ mod duck;
 mod interleave;
 mod old_builds;
 mod strace;
+#[path = "../support/mod.rs"]
+mod support;

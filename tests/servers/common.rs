@@ -1,7 +1,7 @@
 //! Shared helpers: a sandbox per test, running the real binary with a time limit, and the
 //! checks that no server process or data directory outlives a run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -26,10 +26,6 @@ pub const TINY: &[&str] = &[
 
 /// Upper bound on one litebench invocation (server start-up included), so a hang fails.
 pub const TIMEOUT: Duration = Duration::from_secs(300);
-
-pub fn bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_litebench"))
-}
 
 /// The server binaries a test needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,113 +65,7 @@ pub fn available(servers: &[Server]) -> bool {
     true
 }
 
-/// A private directory for one test: `scratch/` is `--dir`, `results/r.db` the store. Both and
-/// the root are mode 0755 so the servers' system users can reach their data directories.
-pub struct Sandbox {
-    root: tempfile::TempDir,
-}
-
-impl Sandbox {
-    pub fn new() -> Sandbox {
-        use std::os::unix::fs::PermissionsExt;
-        let root = tempfile::Builder::new()
-            .prefix("litebench-servers-")
-            .tempdir()
-            .expect("create a temporary directory");
-        for d in ["scratch", "results", "cwd"] {
-            std::fs::create_dir(root.path().join(d)).expect("create sandbox subdirectory");
-        }
-        for d in [root.path().to_path_buf(), root.path().join("scratch")] {
-            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).expect("chmod 0755");
-        }
-        Sandbox { root }
-    }
-
-    pub fn root(&self) -> &Path {
-        self.root.path()
-    }
-
-    pub fn scratch(&self) -> PathBuf {
-        self.root().join("scratch")
-    }
-
-    pub fn results(&self) -> PathBuf {
-        self.root().join("results").join("r.db")
-    }
-
-    /// `litebench run ARGS --dir <scratch> --results <store>`, isolated in the sandbox.
-    pub fn run(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(bin());
-        cmd.current_dir(self.root().join("cwd"))
-            .env("LITEBENCH_RESULTS", self.root().join("cwd/default-results.db"))
-            .env("XDG_DATA_HOME", self.root().join("cwd/xdg"))
-            .env_remove("RUST_BACKTRACE")
-            .env_remove("LITEBENCH_PG_BIN")
-            .env_remove("LITEBENCH_PG_PORT")
-            .env_remove("LITEBENCH_MYSQL_BIN")
-            .env_remove("LITEBENCH_MYSQL_PORT")
-            .arg("run")
-            .args(args)
-            .arg("--dir")
-            .arg(self.scratch())
-            .arg("--results")
-            .arg(self.results());
-        cmd
-    }
-
-    /// `litebench show ARGS --results <store>`.
-    pub fn show(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(bin());
-        cmd.current_dir(self.root().join("cwd"))
-            .arg("show")
-            .args(args)
-            .arg("--results")
-            .arg(self.results());
-        cmd
-    }
-
-    /// Asserts that no process started for this sandbox survives (by command line or working
-    /// directory) and that the scratch directory is empty.
-    pub fn assert_clean(&self, context: &str) {
-        let left = processes_under(self.root());
-        assert!(left.is_empty(), "{context}: processes left running: {left:?}");
-        let files: Vec<String> = std::fs::read_dir(self.scratch())
-            .expect("list scratch")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        assert!(files.is_empty(), "{context}: scratch directory not empty: {files:?}");
-    }
-}
-
-/// Processes whose command line mentions `dir` or whose working directory is inside it.
-pub fn processes_under(dir: &Path) -> Vec<String> {
-    let needle = dir.to_string_lossy().into_owned();
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").expect("/proc").filter_map(Result::ok) {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == std::process::id() {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-            .unwrap_or_default();
-        let in_dir = std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(dir));
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| s.rsplit_once(") ").map(|(_, r)| r.starts_with('Z')))
-            .unwrap_or(false);
-        if zombie {
-            continue;
-        }
-        // The test's own litebench (cwd in the sandbox) is waited for before this check.
-        if (cmdline.contains(&needle) || in_dir) && !cmdline.is_empty() {
-            out.push(format!("{pid}: {}", cmdline.trim()));
-        }
-    }
-    out
-}
+pub use crate::support::{processes_under, Sandbox};
 
 /// What a finished command printed.
 pub struct Finished {
@@ -307,7 +197,7 @@ pub fn wait_for_trials(sb: &Sandbox, run: &mut Running, n: u64, limit: Duration)
     loop {
         assert!(run.is_running(), "litebench exited before the test acted");
         if sb.results().is_file() {
-            if let Ok(out) = sb.show(&["--list", "--format", "json"]).output() {
+            if let Ok(out) = sb.show_std(&["--list", "--format", "json"]).output() {
                 if out.status.success() {
                     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
                     if v[0]["trials"].as_u64().unwrap_or(0) >= n {

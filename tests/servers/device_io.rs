@@ -13,7 +13,7 @@ fn server_trials_record_the_device_bytes_of_their_processes() {
     }
     let sb = Sandbox::new();
     // Every commit is synced by default (synchronous_commit=on, innodb_flush_log_at_trx_commit=1).
-    let out = run(sb.run(&[
+    let out = run(sb.run_std(&[
         "crud",
         "--engine",
         "sqlite",

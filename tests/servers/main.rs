@@ -13,6 +13,8 @@
 mod common;
 mod device_io;
 mod restore;
+#[path = "../support/mod.rs"]
+mod support;
 mod trial_start;
 
 use common::*;
@@ -37,7 +39,7 @@ fn args(v: &[String]) -> Vec<&str> {
 /// Checks a complete tiny run on one server engine.
 fn completes_on(engine: &str, kind: &str, version_prefix: &str, knobs: &[&str]) {
     let sb = Sandbox::new();
-    let out = run(sb.run(&args(&tiny(&[engine], &[]))));
+    let out = run(sb.run_std(&args(&tiny(&[engine], &[]))));
     let v = out.assert_success();
     assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
     let e = &v["manifest"]["engines"][0];
@@ -112,7 +114,7 @@ fn side_by_side_with_sqlite_and_knobs_read_back() {
         return;
     }
     let sb = Sandbox::new();
-    let out = run(sb.run(&args(&tiny(
+    let out = run(sb.run_std(&args(&tiny(
         &["sqlite", "postgres", "mariadb"],
         &["--knob", "synchronous=full,off", "--knob", "synchronous_commit=on,off"],
     ))));
@@ -185,7 +187,7 @@ fn postgres_fsync_and_full_page_writes_off_take_effect() {
         return;
     }
     let sb = Sandbox::new();
-    let out = run(sb.run(&args(&tiny(
+    let out = run(sb.run_std(&args(&tiny(
         &["postgres"],
         &[
             "--knob",
@@ -219,7 +221,7 @@ fn mysql_flush_log_knobs_take_effect() {
         return;
     }
     let sb = Sandbox::new();
-    let out = run(sb.run(&args(&tiny(
+    let out = run(sb.run_std(&args(&tiny(
         &["mysql"],
         &[
             "--knob",
@@ -252,16 +254,16 @@ fn mysql_flush_log_knobs_take_effect() {
 #[test]
 fn a_url_that_does_not_answer_is_one_line() {
     let sb = Sandbox::new();
-    let out = run(sb.run(&args(&tiny(&["postgres=postgres://127.0.0.1:1/x"], &[]))));
+    let out = run(sb.run_std(&args(&tiny(&["postgres=postgres://127.0.0.1:1/x"], &[]))));
     out.assert_error_line(&[
         "error: --engine postgres=postgres://127.0.0.1:1/x: cannot connect",
         "refused",
     ]);
     assert_eq!(out.stdout, "");
-    let out = run(sb.run(&args(&tiny(&["mysql=mysql://root:secret@127.0.0.1:1/x"], &[]))));
+    let out = run(sb.run_std(&args(&tiny(&["mysql=mysql://root:secret@127.0.0.1:1/x"], &[]))));
     let line = out.assert_error_line(&["error: --engine mysql=mysql://root:***@127.0.0.1:1/x: cannot connect"]);
     assert!(!line.contains("secret"), "the password leaked: {line}");
-    let out = run(sb.run(&args(&tiny(&["postgres=not a url"], &[]))));
+    let out = run(sb.run_std(&args(&tiny(&["postgres=not a url"], &[]))));
     out.assert_error_line(&["--engine postgres=not a url"]);
     sb.assert_clean("unanswered URL");
 }
@@ -269,13 +271,13 @@ fn a_url_that_does_not_answer_is_one_line() {
 #[test]
 fn a_missing_server_binary_names_the_package() {
     let sb = Sandbox::new();
-    let mut cmd = sb.run(&args(&tiny(&["postgres"], &[])));
+    let mut cmd = sb.run_std(&args(&tiny(&["postgres"], &[])));
     cmd.env("LITEBENCH_PG_BIN", "/nonexistent");
     run(cmd).assert_error_line(&[
         "error: --engine postgres: /nonexistent/initdb not found",
         "install the Debian package postgresql",
     ]);
-    let mut cmd = sb.run(&args(&tiny(&["sqlite", "mysql"], &[])));
+    let mut cmd = sb.run_std(&args(&tiny(&["sqlite", "mysql"], &[])));
     cmd.env("LITEBENCH_MYSQL_BIN", "/nonexistent");
     run(cmd).assert_error_line(&[
         "error: --engine mysql: /nonexistent/mariadbd not found",
@@ -296,7 +298,7 @@ fn a_port_in_use_is_named() {
         if !available(&[server]) {
             continue;
         }
-        let mut cmd = sb.run(&args(&tiny(&[engine], &[])));
+        let mut cmd = sb.run_std(&args(&tiny(&[engine], &[])));
         cmd.env(var, &port);
         run(cmd).assert_error_line(&[&format!("{var}={port}: port {port} on 127.0.0.1 is in use")]);
         sb.assert_clean("port in use");
@@ -310,13 +312,13 @@ fn a_knob_the_server_refuses_is_one_line_and_cleans_up() {
         return;
     }
     let sb = Sandbox::new();
-    let out = run(sb.run(&args(&tiny(&["postgres"], &["--knob", "set.shared_buffers=64MB"]))));
+    let out = run(sb.run_std(&args(&tiny(&["postgres"], &["--knob", "set.shared_buffers=64MB"]))));
     out.assert_error_line(&["set.shared_buffers=64MB", "only when the server starts"]);
     sb.assert_clean("postgres refused knob");
-    let out = run(sb.run(&args(&tiny(&["mysql"], &["--knob", "set.innodb_doublewrite=0"]))));
+    let out = run(sb.run_std(&args(&tiny(&["mysql"], &["--knob", "set.innodb_doublewrite=0"]))));
     out.assert_error_line(&["--knob set.innodb_doublewrite=0", "read only variable"]);
     sb.assert_clean("mysql refused knob");
-    let out = run(sb.run(&args(&tiny(&["postgres"], &["--knob", "set.no_such_setting=1"]))));
+    let out = run(sb.run_std(&args(&tiny(&["postgres"], &["--knob", "set.no_such_setting=1"]))));
     out.assert_error_line(&["--knob set.no_such_setting=1", "unrecognized configuration parameter"]);
     sb.assert_clean("unknown setting");
 }
@@ -342,7 +344,7 @@ fn long_run(sb: &Sandbox, engines: &[&str]) -> Running {
     ] {
         a.push(s.into());
     }
-    Running::start(sb.run(&args(&a)))
+    Running::start(sb.run_std(&args(&a)))
 }
 
 #[test]
@@ -440,7 +442,7 @@ fn postgres_url_runs_and_leaves_the_server_as_it_was() {
     let port = server.info().details.unwrap()["port"].as_u64().unwrap();
     let url = format!("postgres://litebench:secret@127.0.0.1:{port}/postgres");
     let engine = format!("postgres={url}");
-    let out = run(sb.run(&args(&tiny(&[&engine], &["--knob", "synchronous_commit=off"]))));
+    let out = run(sb.run_std(&args(&tiny(&[&engine], &["--knob", "synchronous_commit=off"]))));
     let v = out.assert_success();
     let label = v["manifest"]["engines"][0]["label"].as_str().unwrap();
     assert_eq!(
@@ -510,7 +512,7 @@ fn mysql_url_runs_and_leaves_the_server_as_it_was() {
     let server = litebench::engines::mysql::MysqlEngine::start(&scratch).expect("start a server");
     let port = server.info().details.unwrap()["port"].as_u64().unwrap();
     let engine = format!("mariadb=mysql://root@127.0.0.1:{port}/");
-    let out = run(sb.run(&args(&tiny(
+    let out = run(sb.run_std(&args(&tiny(
         &[&engine],
         &["--knob", "innodb_flush_log_at_trx_commit=2"],
     ))));
@@ -579,7 +581,7 @@ fn every_suite_and_tatp_run_on_both_servers() {
         ];
         a.extend_from_slice(params);
         a.extend_from_slice(&["--quiet", "--format", "json"]);
-        let v = run(sb.run(&a)).assert_success();
+        let v = run(sb.run_std(&a)).assert_success();
         assert_eq!(v["run"]["status"], "complete", "{workload}: {:#}", v["run"]);
         let trials = v["trials"].as_array().unwrap();
         assert_eq!(trials.len(), 3, "{workload}: one trial per engine");

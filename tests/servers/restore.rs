@@ -31,7 +31,7 @@ fn connect(engine: &dyn Engine, db: &str) -> Box<dyn Connection> {
 
 /// crud on `engine` with `knob`, `trials` trials of about a second each.
 fn slow_run(sb: &Sandbox, engine: &str, knob: &str, trials: &str) -> Running {
-    Running::start(sb.run(&[
+    Running::start(sb.run_std(&[
         "crud",
         "--engine",
         engine,
@@ -69,7 +69,7 @@ fn first_trial(sb: &Sandbox, mut r: Running) -> Running {
                 r.finish(TIMEOUT).describe()
             );
         }
-        if let Ok(out) = sb.show(&["--list", "--format", "json"]).output() {
+        if let Ok(out) = sb.show_std(&["--list", "--format", "json"]).output() {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
             if v[0]["trials"].as_u64().unwrap_or(0) >= 1 {
                 return r;
@@ -82,7 +82,7 @@ fn first_trial(sb: &Sandbox, mut r: Running) -> Running {
 
 /// The warnings stored with the newest run of the sandbox's store.
 fn stored_warnings(sb: &Sandbox) -> Vec<String> {
-    let out = run(sb.show(&["--format", "json"]));
+    let out = run(sb.show_std(&["--format", "json"]));
     let v = out.json();
     v["manifest"]["warnings"]
         .as_array()
@@ -129,7 +129,7 @@ fn postgres_url_settings_are_read_first_and_a_failed_restore_is_reported() {
 
     // --cold cannot empty the buffer pool of a server litebench did not start.
     let bench = format!("postgres=postgres://bench@127.0.0.1:{port}/postgres");
-    let out = run(sb.run(&["crud", "--engine", &bench, "--cold", "--quiet"]));
+    let out = run(sb.run_std(&["crud", "--engine", &bench, "--cold", "--quiet"]));
     out.assert_error_line(&[&format!("--cold: {bench} is a server litebench did not start")]);
 
     // The right to put it back is gone by the end.

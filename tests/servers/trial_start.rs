@@ -203,7 +203,7 @@ fn cold_trials_restart_throwaway_servers() {
         return;
     }
     let sb = Sandbox::new();
-    let r = Running::start(sb.run(&[
+    let r = Running::start(sb.run_std(&[
         "crud",
         "--engine",
         "postgres",

@@ -1,63 +1,38 @@
 //! The suites and presets through the `litebench` binary, at their smallest scale.
 
+use crate::support::{describe, Sandbox};
 use assert_cmd::Command;
 use litebench::workload::suite::{Check, Scale, Script, Step};
 use litebench::workload::{self, acreve, androbench, mobibench, rlbench, speedtest, sqlite_benchmark};
 use serde_json::Value;
-use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-/// A private directory for one command: `--dir`, `--results` and the working directory.
-struct Sandbox {
-    root: tempfile::TempDir,
+/// The suites' commands in the shared sandbox.
+trait Suites {
+    /// `litebench ARGS`, confined to the sandbox.
+    fn litebench(&self, args: &[&str]) -> Output;
+    /// `litebench run ARGS` with one quiet measured trial, JSON output, inside the sandbox.
+    fn run(&self, args: &[&str]) -> Output;
 }
 
-impl Sandbox {
-    fn new() -> Sandbox {
-        let root = tempfile::Builder::new()
-            .prefix("litebench-suites-")
-            .tempdir()
-            .expect("temporary directory");
-        std::fs::create_dir(root.path().join("scratch")).expect("scratch directory");
-        Sandbox { root }
-    }
-
-    fn path(&self) -> &Path {
-        self.root.path()
-    }
-
-    /// `litebench ARGS`, confined to the sandbox.
+impl Suites for Sandbox {
     fn litebench(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_litebench"))
+        Command::from_std(self.command())
             .args(args)
-            .current_dir(self.path())
-            .env("LITEBENCH_RESULTS", self.path().join("default.db"))
-            .env("XDG_DATA_HOME", self.path())
             .timeout(Duration::from_secs(120))
             .output()
             .expect("run litebench")
     }
 
-    /// `litebench run ARGS` with one quiet measured trial, JSON output, inside the sandbox.
     fn run(&self, args: &[&str]) -> Output {
-        let dir = self.path().join("scratch");
-        let results = self.path().join("r.db");
+        let (dir, results) = (self.scratch(), self.results());
         let mut all: Vec<&str> = vec!["run"];
         all.extend_from_slice(args);
         all.extend_from_slice(&["--trials", "1", "--warmup", "0", "--quiet", "--format", "json"]);
         all.extend_from_slice(&["--dir", dir.to_str().unwrap(), "--results", results.to_str().unwrap()]);
         self.litebench(&all)
     }
-}
-
-fn describe(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn json(out: &Output) -> Value {
@@ -253,9 +228,9 @@ fn preset_alone_names_the_workload_and_flags_override_it() {
         "0",
         "--quiet",
         "--dir",
-        sb.path().join("scratch").to_str().unwrap(),
+        sb.scratch().to_str().unwrap(),
         "--results",
-        sb.path().join("r.db").to_str().unwrap(),
+        sb.results().to_str().unwrap(),
     ]);
     assert_eq!(text.status.code(), Some(0), "{}", describe(&text));
     let stdout = String::from_utf8_lossy(&text.stdout);
@@ -275,12 +250,9 @@ fn refused(args: &[&str], parts: &[&str]) {
     for p in parts {
         assert!(lines[0].contains(p), "{p:?} missing in {:?}", lines[0]);
     }
-    let left = std::fs::read_dir(sb.path().join("scratch")).unwrap().count();
+    let left = std::fs::read_dir(sb.scratch()).unwrap().count();
     assert_eq!(left, 0, "a refused run created files under --dir");
-    assert!(
-        !sb.path().join("r.db").exists(),
-        "a refused run created the results store"
-    );
+    assert!(!sb.results().exists(), "a refused run created the results store");
 }
 
 #[test]

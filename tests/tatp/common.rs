@@ -62,7 +62,4 @@ pub fn rows(conn: &mut dyn Connection, sql: &str) -> Vec<Vec<Option<String>>> {
     conn.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
-/// Path of the litebench binary.
-pub fn bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_litebench"))
-}
+pub use crate::support::bin;

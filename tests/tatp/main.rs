@@ -6,3 +6,5 @@ mod cli;
 mod common;
 mod mix;
 mod population;
+#[path = "../support/mod.rs"]
+mod support;
