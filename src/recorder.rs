@@ -86,6 +86,18 @@ impl Recorder {
         self.current = Some((op, Instant::now(), self.io_now()));
     }
 
+    /// Ends the open phase without starting another: until the next [`Recorder::phase`] nothing
+    /// is measured. Workloads call it before untimed work between phases (generating the next
+    /// round's data), which would otherwise be charged to the phase still open.
+    pub fn pause(&mut self) {
+        self.close_phase();
+    }
+
+    /// True while a phase is open, i.e. while wall time is being charged to an operation type.
+    pub fn timing(&self) -> bool {
+        self.current.is_some()
+    }
+
     fn close_phase(&mut self) {
         if let Some((op, since)) = self.io_owner.take() {
             let now = self.io_now();
@@ -386,6 +398,22 @@ mod tests {
         // Every plainly recorded operation succeeds.
         assert_eq!(out[0].succeeded(), 2);
         assert_eq!(out[0].busy, 0);
+    }
+
+    #[test]
+    fn pause_stops_the_clock_until_the_next_phase() {
+        let mut r = Recorder::new(&["insert"], None);
+        assert!(!r.timing());
+        r.phase(0);
+        assert!(r.timing());
+        r.pause();
+        assert!(!r.timing());
+        let paused = r.elapsed();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(r.elapsed(), paused, "time after pause is not measured");
+        let (out, measured) = r.finish();
+        assert_eq!(measured, paused);
+        assert_eq!(out[0].elapsed_ns, paused.as_nanos() as u64);
     }
 
     #[test]

@@ -465,3 +465,107 @@ fn late_refusals_create_no_results_store() {
         );
     }
 }
+
+#[test]
+fn duration_rounds_that_would_run_out_of_rows() {
+    // Used to panic ("cannot sample empty range") in the third round, leaving a scratch
+    // directory and an abandoned run behind.
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=2",
+            "--param",
+            "inserts=0",
+            "--param",
+            "updates=1",
+            "--param",
+            "deletes=1",
+            "--param",
+            "duration=1s",
+        ],
+        &[
+            "error: --param deletes=1: with duration=1000ms rounds repeat",
+            "would run out of rows",
+            "keep deletes <= inserts",
+        ],
+    );
+    assert_no_store(&sb);
+    // Deletes that only just outgrow inserts, on a large table, run out too in the end.
+    rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=100000",
+            "--param",
+            "inserts=10",
+            "--param",
+            "deletes=11",
+            "--param",
+            "duration=1s",
+        ],
+        &["error: --param deletes=11: with duration=1000ms", "(inserts=10)"],
+    );
+}
+
+#[test]
+fn crud_rounds_that_would_run_out_of_rows_in_count_mode() {
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=0",
+            "--param",
+            "inserts=0",
+            "--param",
+            "updates=5",
+            "--param",
+            "deletes=0",
+        ],
+        &[
+            "error: --param updates: there are no rows to update",
+            "set rows or inserts above 0",
+        ],
+    );
+    assert_no_store(&sb);
+}
+
+#[test]
+fn crud_that_would_measure_nothing() {
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "inserts=0",
+            "--param",
+            "updates=0",
+            "--param",
+            "deletes=0",
+            "--param",
+            "duration=1s",
+        ],
+        &["error: --param inserts=0, updates=0, deletes=0: a trial would measure nothing"],
+    );
+    assert_no_store(&sb);
+}
+
+#[test]
+fn crud_round_too_large_for_memory() {
+    // Used to abort on a failed allocation of (inserts + updates) x value_size bytes.
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=10",
+            "--param",
+            "inserts=100000000",
+            "--param",
+            "value_size=1000000",
+        ],
+        &[
+            "error: --param value_size=1000000: a round's values",
+            "lower inserts, updates or value_size",
+        ],
+    );
+    assert_no_store(&sb);
+}
