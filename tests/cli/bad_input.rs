@@ -467,6 +467,30 @@ fn late_refusals_create_no_results_store() {
 }
 
 #[test]
+fn duration_too_large_for_the_clock() {
+    // Used to panic converting the seconds to a Duration (exit 101).
+    for (value, valid) in [
+        ("100000000000000000000", "at most 720h (0 = off)"),
+        ("1e30", "at most 720h (0 = off)"),
+        ("721h", "at most 720h (0 = off)"),
+    ] {
+        let sb = rejects(
+            &["crud", "--param", &format!("duration={value}")],
+            &[&format!("error: --param duration={value}: invalid value"), valid],
+        );
+        assert_no_store(&sb);
+    }
+    let sb = rejects(
+        &["tatp", "--param", "warmup_time=99999999999999999999999h"],
+        &[
+            "error: --param warmup_time=99999999999999999999999h: invalid value",
+            "a duration greater than zero, such as 500ms, 30s, 2m, at most 720h",
+        ],
+    );
+    assert_no_store(&sb);
+}
+
+#[test]
 fn duration_rounds_that_would_run_out_of_rows() {
     // Used to panic ("cannot sample empty range") in the third round, leaving a scratch
     // directory and an abandoned run behind.
