@@ -11,6 +11,7 @@ pub mod commands;
 pub mod engines;
 pub mod iocount;
 pub mod knob;
+pub mod out;
 pub mod pivot;
 pub mod preset;
 pub mod procstat;

@@ -383,7 +383,7 @@ fn run_job(
             trials: &trials,
         };
         if ctx.print_each {
-            print!("{}", render(&report, args.format));
+            crate::out!("{}", render(&report, args.format));
         } else if args.format == Format::Json {
             json = Some(serde_json::to_value(&report).map_err(|e| Failure(format!("report: {e}")))?);
         }
@@ -494,7 +494,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         litebench_env::measure_sync_latency(scratch.dir(), 200, Duration::from_millis(500)).ok()
     };
     if environment.storage.ram_backed && !args.memory {
-        eprintln!(
+        crate::errln!(
             "warning: {} is on a RAM filesystem: syncs cost nothing there, so durability numbers mean nothing",
             scratch.dir().display()
         );
@@ -532,18 +532,18 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let compared = picks.len() > 1 || !groups.is_empty();
     match args.format {
         Format::Table | Format::Markdown if compared => {
-            print!("{}", comparison_text(&ends, &groups, args.format == Format::Markdown));
+            crate::out!("{}", comparison_text(&ends, &groups, args.format == Format::Markdown));
         }
         Format::Json if several => {
             let v = serde_json::json!({
                 "runs": ends.iter().filter_map(|e| e.json.clone()).collect::<Vec<_>>(),
                 "presets": comparison_rows(&ends),
             });
-            println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+            crate::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
         }
         Format::Csv if several => {
             let rows: Vec<SummaryRow> = ends.iter().flat_map(|e| e.summary.iter().cloned()).collect();
-            print!("{}", csv_rows(&rows));
+            crate::out!("{}", csv_rows(&rows));
         }
         _ => {}
     }
@@ -562,7 +562,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     if interrupted {
         let kept: usize = ends.iter().map(|e| e.stored).sum();
         let ids: Vec<String> = ends.iter().map(|e| e.run_id.to_string()).collect();
-        eprintln!(
+        crate::errln!(
             "interrupted: {kept} finished trials kept as run {} in {}",
             ids.join(", "),
             results_path.display()

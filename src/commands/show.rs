@@ -21,9 +21,9 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     if args.list {
         let runs = store.list()?;
         match args.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&runs).expect("json")),
+            Format::Json => crate::outln!("{}", serde_json::to_string_pretty(&runs).expect("json")),
             Format::Csv => {
-                let mut w = csv::Writer::from_writer(std::io::stdout());
+                let mut w = csv::Writer::from_writer(crate::out::Stdout);
                 for r in &runs {
                     w.serialize(r).map_err(|e| Failure(e.to_string()))?;
                 }
@@ -41,7 +41,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
                         ]
                     })
                     .collect();
-                print!(
+                crate::out!(
                     "{}",
                     table(
                         &["run", "started", "workload", "status", "trials"],
@@ -79,12 +79,12 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     if args.side_by_side {
         let p = side_by_side(&run.manifest, &run.trials, &ops, metric, args.baseline);
         match args.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&p).expect("json")),
-            Format::Csv => print!("{}", p.csv()),
+            Format::Json => crate::outln!("{}", serde_json::to_string_pretty(&p).expect("json")),
+            Format::Csv => crate::out!("{}", p.csv()),
             f => {
                 let (headers, body) = p.cells();
                 let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-                print!("{}", table(&headers, &body, f == Format::Markdown));
+                crate::out!("{}", table(&headers, &body, f == Format::Markdown));
             }
         }
         return Ok(0);
@@ -109,6 +109,6 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         footprint: &run.templates,
         trials: &run.trials,
     };
-    print!("{}", render(&report, args.format));
+    crate::out!("{}", render(&report, args.format));
     Ok(0)
 }

@@ -1,11 +1,12 @@
 //! End-to-end tests of the `litebench` binary: bad input, knob read-back, the results store,
-//! interruption, a full disk, and the `list` / `env` commands.
+//! interruption, a full disk, a closed stdout, and the `list` / `env` commands.
 //!
 //! Every `run` gets `--results` and `--dir` inside a fresh temporary directory, and the child's
 //! working directory and `LITEBENCH_RESULTS` point there too, so no test touches the user's home
 //! or the repository.
 
 mod bad_input;
+mod closed_pipe;
 mod common;
 mod disk_full;
 mod interrupt;
