@@ -13,7 +13,7 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            litebench::errln!("error: {}", e.0);
+            litebench::errln!("error: {}", e.line());
             2
         }
     };

@@ -593,3 +593,21 @@ fn crud_round_too_large_for_memory() {
     );
     assert_no_store(&sb);
 }
+
+#[test]
+fn results_that_is_a_device() {
+    // Used to try to create the store's tables in /dev/null, and to print the failing
+    // statement over ten lines.
+    let sb = Sandbox::new();
+    let out = output(
+        sb.run_in(&sb.scratch(), Path::new("/dev/null"), &["crud"])
+            .args(TINY_PARAMS)
+            .args(TINY_COUNTS),
+    );
+    assert_error_line(
+        &out,
+        &["error: --results /dev/null: not a regular file", "give a file path"],
+    );
+    assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
+    sb.assert_cwd_untouched();
+}

@@ -12,4 +12,5 @@ mod disk_full;
 mod interrupt;
 mod knobs;
 mod list_env;
+mod odd_input;
 mod store;
