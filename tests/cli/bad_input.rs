@@ -611,3 +611,24 @@ fn results_that_is_a_device() {
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
     sb.assert_cwd_untouched();
 }
+
+#[test]
+fn knob_values_that_make_too_many_configurations() {
+    // 101 x 100 combinations: each would be a full set of trials.
+    let list = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    let sb = rejects_tiny(
+        &[
+            "crud",
+            "--knob",
+            &format!("cache_size={}", list(101)),
+            "--knob",
+            &format!("busy_timeout={}", list(100)),
+        ],
+        &[
+            "error: --knob: the values given make 10100 configurations",
+            "at most 10000",
+            "--vary-one",
+        ],
+    );
+    assert_no_store(&sb);
+}
