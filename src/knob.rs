@@ -159,7 +159,7 @@ pub enum KnobError {
     #[error("--knob {knob} is given twice; give every value in one flag: --knob {knob}=A,B")]
     Duplicate { knob: String },
     #[error("--knob: the values given make {count} configurations (every combination of every --knob's values); at most {MAX_CONFIGURATIONS} can run: give fewer values, or --vary-one to vary one knob at a time")]
-    TooMany { count: u128 },
+    TooMany { count: u64 },
     #[error("knob {knob} did not take effect on {engine}: requested {requested}, effective {effective}; {hint}")]
     NotEffective {
         knob: String,
@@ -403,7 +403,7 @@ pub fn parse_axis(arg: &str, catalog: &KnobCatalog<'_>) -> Result<KnobAxis, Knob
 
 /// Most configurations one run may have. Each is a full set of trials; far beyond this a run
 /// could not finish, and the cross product of many values would not even fit in memory.
-pub const MAX_CONFIGURATIONS: u128 = 10_000;
+pub const MAX_CONFIGURATIONS: u64 = 10_000;
 
 /// Every configuration to run: the full cross product of the axes, or with `vary_one` the
 /// baseline (first value of every axis) followed by one configuration per other value of each
@@ -414,15 +414,12 @@ pub fn configurations(axes: &[KnobAxis], vary_one: bool) -> Result<Vec<KnobSet>,
             return Err(KnobError::Duplicate { knob: a.name.clone() });
         }
     }
-    let count: u128 = if vary_one {
-        1 + axes
-            .iter()
-            .map(|a| a.values.len().saturating_sub(1) as u128)
-            .sum::<u128>()
-    } else {
+    let count: u64 = if vary_one {
         axes.iter()
-            .map(|a| a.values.len() as u128)
-            .fold(1, u128::saturating_mul)
+            .map(|a| a.values.len().saturating_sub(1) as u64)
+            .fold(1, u64::saturating_add)
+    } else {
+        axes.iter().map(|a| a.values.len() as u64).fold(1, u64::saturating_mul)
     };
     if count > MAX_CONFIGURATIONS {
         return Err(KnobError::TooMany { count });
