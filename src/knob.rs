@@ -66,6 +66,8 @@ pub enum KnobError {
     InvalidValue { knob: String, value: String, valid: String },
     #[error("--knob {knob} is given twice; give every value in one flag: --knob {knob}=A,B")]
     Duplicate { knob: String },
+    #[error("--knob: the values given make {count} configurations (every combination of every --knob's values); at most {MAX_CONFIGURATIONS} can run: give fewer values, or --vary-one to vary one knob at a time")]
+    TooMany { count: u64 },
     #[error("knob {knob} did not take effect on {engine}: requested {requested}, effective {effective}; {hint}")]
     NotEffective {
         knob: String,
@@ -307,6 +309,10 @@ pub fn parse_axis(arg: &str, catalog: &KnobCatalog<'_>) -> Result<KnobAxis, Knob
     Ok(KnobAxis { name, values })
 }
 
+/// Most configurations one run may have. Each is a full set of trials; far beyond this a run
+/// could not finish, and the cross product of many values would not even fit in memory.
+pub const MAX_CONFIGURATIONS: u64 = 10_000;
+
 /// Every configuration to run: the full cross product of the axes, or with `vary_one` the
 /// baseline (first value of every axis) followed by one configuration per other value of each
 /// axis, all else at the baseline — how the APSys'17 paper's figures 2 and 3 were made.
@@ -315,6 +321,16 @@ pub fn configurations(axes: &[KnobAxis], vary_one: bool) -> Result<Vec<KnobSet>,
         if axes[..i].iter().any(|b| b.name == a.name) {
             return Err(KnobError::Duplicate { knob: a.name.clone() });
         }
+    }
+    let count: u64 = if vary_one {
+        axes.iter()
+            .map(|a| a.values.len().saturating_sub(1) as u64)
+            .fold(1, u64::saturating_add)
+    } else {
+        axes.iter().map(|a| a.values.len() as u64).fold(1, u64::saturating_mul)
+    };
+    if count > MAX_CONFIGURATIONS {
+        return Err(KnobError::TooMany { count });
     }
     let setting = |a: &KnobAxis, v: &String| KnobSetting {
         name: a.name.clone(),
@@ -518,6 +534,36 @@ mod tests {
         );
         let dup = vec![axes[0].clone(), axes[0].clone()];
         assert!(matches!(configurations(&dup, false), Err(KnobError::Duplicate { .. })));
+    }
+
+    #[test]
+    fn too_many_configurations_are_refused_before_they_are_made() {
+        let values = |name: &str, n: usize| {
+            let list: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+            parse_axis_sqlite(&format!("{name}={}", list.join(","))).unwrap()
+        };
+        let axes = vec![values("cache_size", 101), values("busy_timeout", 100)];
+        let e = configurations(&axes, false).unwrap_err();
+        assert_eq!(e, KnobError::TooMany { count: 10_100 });
+        assert!(
+            e.to_string()
+                .starts_with("--knob: the values given make 10100 configurations"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("--vary-one"), "{e}");
+        assert_eq!(configurations(&axes, true).unwrap().len(), 200);
+        // Exactly the limit is fine; a product that overflows any integer is refused.
+        let at_limit = vec![values("cache_size", 100), values("busy_timeout", 100)];
+        assert_eq!(configurations(&at_limit, false).unwrap().len(), 10_000);
+        let names = [
+            "cache_size",
+            "busy_timeout",
+            "wal_autocheckpoint",
+            "mmap_size",
+            "journal_size_limit",
+        ];
+        let huge: Vec<KnobAxis> = names.iter().map(|n| values(n, 10_000)).collect();
+        assert!(matches!(configurations(&huge, false), Err(KnobError::TooMany { .. })));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod deviceio;
 pub mod engines;
 pub mod iocount;
 pub mod knob;
+pub mod out;
 pub mod plan;
 pub mod preset;
 pub mod procstat;

@@ -14,9 +14,9 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", e.0);
+            litebench::errln!("error: {}", e.line());
             2
         }
     };
-    std::process::exit(code);
+    std::process::exit(litebench::out::finish(code));
 }

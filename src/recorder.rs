@@ -90,10 +90,16 @@ impl Recorder {
         self.current = Some((op, Instant::now(), self.io_now()));
     }
 
-    /// Ends the current phase without starting another: what the workload does until the
-    /// next `phase` (checking or hashing results) is not measured.
-    pub fn end_phase(&mut self) {
+    /// Ends the open phase without starting another: until the next [`Recorder::phase`] nothing
+    /// is measured. Workloads call it before untimed work between phases (generating the next
+    /// round's data), which would otherwise be charged to the phase still open.
+    pub fn pause(&mut self) {
         self.close_phase();
+    }
+
+    /// True while a phase is open, i.e. while wall time is being charged to an operation type.
+    pub fn timing(&self) -> bool {
+        self.current.is_some()
     }
 
     /// Stores the hash of the trial's query results, for the trial record.
@@ -409,11 +415,27 @@ mod tests {
     }
 
     #[test]
-    fn end_phase_stops_the_clock_until_the_next_phase() {
+    fn pause_stops_the_clock_until_the_next_phase() {
+        let mut r = Recorder::new(&["insert"], None);
+        assert!(!r.timing());
+        r.phase(0);
+        assert!(r.timing());
+        r.pause();
+        assert!(!r.timing());
+        let paused = r.elapsed();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(r.elapsed(), paused, "time after pause is not measured");
+        let (out, measured) = r.finish();
+        assert_eq!(measured, paused);
+        assert_eq!(out[0].elapsed_ns, paused.as_nanos() as u64);
+    }
+
+    #[test]
+    fn result_hash_is_kept_for_the_trial() {
         let mut r = Recorder::new(&["a", "b"], None);
         assert_eq!(r.result_hash(), None);
         r.phase(0);
-        r.end_phase();
+        r.pause();
         let measured = r.elapsed();
         std::thread::sleep(Duration::from_millis(20));
         assert_eq!(r.elapsed(), measured, "nothing measured between phases");

@@ -55,12 +55,16 @@ pub enum StoreError {
 /// Where results go when `--results` is not given: `$LITEBENCH_RESULTS`, else
 /// `$XDG_DATA_HOME/litebench/results.db`, else `~/.local/share/litebench/results.db`.
 pub fn default_path() -> PathBuf {
-    if let Some(p) = std::env::var_os(ENV_VAR) {
+    // An empty variable counts as unset (as the XDG base directory specification says for
+    // XDG_DATA_HOME): an empty path would make SQLite open a temporary database that vanishes
+    // with the run.
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(p) = var(ENV_VAR) {
         return PathBuf::from(p);
     }
-    let data = std::env::var_os("XDG_DATA_HOME")
+    let data = var("XDG_DATA_HOME")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".local/share")))
         .unwrap_or_else(|| PathBuf::from("."));
     data.join("litebench").join("results.db")
 }
@@ -109,8 +113,18 @@ pub fn check_path(path: &Path, explicit: bool) -> Result<(), StoreError> {
         path: path.to_path_buf(),
         reason,
     };
+    if path.as_os_str().is_empty() {
+        return Err(open_err("empty path; give a file path such as results.db".into()));
+    }
     if path.is_dir() {
         return Err(open_err("is a directory; give a file path such as results.db".into()));
+    }
+    // A device, FIFO or socket is not a store, and writing a database into one (a disk's
+    // block device) would destroy what it holds.
+    if path.exists() && !path.is_file() {
+        return Err(open_err(
+            "not a regular file (a device, FIFO or socket); give a file path such as results.db".into(),
+        ));
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if explicit && !parent.is_dir() {

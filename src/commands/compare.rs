@@ -126,7 +126,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
         Format::Table => c.text(false),
         Format::Markdown => c.text(true),
     };
-    super::out::print(&out);
+    crate::out!("{}", out);
     Ok(if c.regressions > 0 { 1 } else { 0 })
 }
 

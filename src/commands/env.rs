@@ -27,11 +27,11 @@ pub fn run(args: &EnvArgs) -> Result<i32, Failure> {
     };
     if args.json {
         let v = serde_json::json!({ "environment": env, "sync_latency": sync });
-        println!("{}", serde_json::to_string_pretty(&v).expect("environment serializes"));
+        crate::outln!("{}", serde_json::to_string_pretty(&v).expect("environment serializes"));
     } else {
-        print!("{}", litebench_env::render_text(&env, sync.as_ref()));
+        crate::out!("{}", litebench_env::render_text(&env, sync.as_ref()));
         if let Some(s) = &sync {
-            println!(
+            crate::outln!(
                 "sync-bound ceiling: {:.0} transactions/s at 1 sync per transaction, {:.0} at 5 (DELETE mode's count in APSys'17)",
                 1e6 / s.median_us,
                 1e6 / (5.0 * s.median_us)

@@ -26,13 +26,13 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
                 "members": g.members.iter().map(|m| serde_json::json!({"preset": m.preset, "params": settings_json(m.params)})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v).expect("json"));
+        crate::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
         return Ok(0);
     }
     let md = args.format == Format::Markdown;
-    println!("workloads\n");
+    crate::outln!("workloads\n");
     for w in workload::all() {
-        println!("{} — {}\n  source: {}", w.name(), w.about(), w.source());
+        crate::outln!("{} — {}\n  source: {}", w.name(), w.about(), w.source());
         let rows: Vec<Vec<String>> = w
             .params()
             .iter()
@@ -45,12 +45,12 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
                 ]
             })
             .collect();
-        println!("{}", table(&["param", "default", "valid", "meaning"], &rows, md));
+        crate::outln!("{}", table(&["param", "default", "valid", "meaning"], &rows, md));
     }
-    println!("engines\n");
+    crate::outln!("engines\n");
     let rows: Vec<Vec<String>> = spellings().into_iter().map(|(n, h)| vec![n, h]).collect();
-    println!("{}", table(&["engine", "what"], &rows, md));
-    println!("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n");
+    crate::outln!("{}", table(&["engine", "what"], &rows, md));
+    crate::outln!("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n");
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (engine, specs, prefix) in knob_tables() {
         for k in specs {
@@ -70,15 +70,18 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             "pass-through, read back when the engine can".into(),
         ]);
     }
-    print!(
+    crate::out!(
         "{}",
         table(&["engine", "knob", "valid values", "default", "meaning"], &rows, md)
     );
-    println!("\npresets (--preset NAME: a tool's default configuration; --param and --knob override it)\n");
+    crate::outln!("\npresets (--preset NAME: a tool's default configuration; --param and --knob override it)\n");
     for p in PRESETS {
-        println!(
+        crate::outln!(
             "{} — {}\n  workload {}, compared on: {}",
-            p.name, p.about, p.workload, p.headline
+            p.name,
+            p.about,
+            p.workload,
+            p.headline
         );
         let rows: Vec<Vec<String>> = p
             .params
@@ -94,9 +97,9 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             })
             .collect();
         if !rows.is_empty() {
-            println!("{}", table(&["", "value", "source"], &rows, md));
+            crate::outln!("{}", table(&["", "value", "source"], &rows, md));
         } else {
-            println!();
+            crate::outln!();
         }
     }
     for g in GROUPS {
@@ -112,7 +115,7 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
                 }
             })
             .collect();
-        println!("{} — {}\n  presets: {}", g.name, g.about, members.join(", "));
+        crate::outln!("{} — {}\n  presets: {}", g.name, g.about, members.join(", "));
     }
     Ok(0)
 }

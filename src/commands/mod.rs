@@ -3,13 +3,28 @@
 pub mod compare;
 pub mod env;
 pub mod list;
-pub mod out;
 pub mod run;
 pub mod show;
 
 /// A failure to report as one line; exit code 2.
 #[derive(Debug)]
 pub struct Failure(pub String);
+
+impl Failure {
+    /// The message as the one line litebench prints: a message that quotes something with line
+    /// breaks (an engine error citing a multi-line SQL statement) has them folded into spaces.
+    pub fn line(&self) -> String {
+        if !self.0.contains(['\n', '\r']) {
+            return self.0.clone();
+        }
+        self.0
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
 
 impl<E: std::fmt::Display> From<E> for Failure {
     fn from(e: E) -> Self {
@@ -43,4 +58,22 @@ pub fn now_rfc3339() -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_print_as_one_line() {
+        let f = Failure(
+            "results store: disk I/O error (while running `CREATE TABLE t(\n  a INTEGER,\n  b TEXT\n)`)".into(),
+        );
+        assert_eq!(
+            f.line(),
+            "results store: disk I/O error (while running `CREATE TABLE t( a INTEGER, b TEXT )`)"
+        );
+        let spaced = Failure("--dir /tmp/a  b: no such directory".into());
+        assert_eq!(spaced.line(), spaced.0, "single-line messages are printed as they are");
+    }
 }

@@ -145,7 +145,11 @@ fn run_job(
     }
     let mut manifest = Manifest {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        command: crate::engines::server::redact_command(&std::env::args().collect::<Vec<_>>()),
+        command: crate::engines::server::redact_command(
+            &std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>(),
+        ),
         started_at: now_rfc3339(),
         workload: wl.name().to_string(),
         workload_source: wl.source().to_string(),
@@ -267,7 +271,7 @@ fn run_job(
         });
         summary = report.summary.clone();
         if ctx.print_each {
-            super::out::print(&report::export(&report, args.format));
+            crate::out!("{}", report::export(&report, args.format));
         } else if args.format == Format::Json {
             json = Some(serde_json::to_value(&report).map_err(|e| Failure(format!("report: {e}")))?);
         }
@@ -332,7 +336,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         }
     };
     if environment.storage.ram_backed && !args.memory {
-        eprintln!(
+        crate::errln!(
             "warning: {} is on a RAM filesystem: syncs cost nothing there, so durability numbers mean nothing",
             scratch.dir().display()
         );
@@ -379,22 +383,21 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let compared = picks.len() > 1 || !groups.is_empty();
     match args.format {
         Format::Table | Format::Markdown if compared => {
-            super::out::print(&presets::comparison_text(
-                &preset_runs(&ends),
-                &groups,
-                args.format == Format::Markdown,
-            ));
+            crate::out!(
+                "{}",
+                presets::comparison_text(&preset_runs(&ends), &groups, args.format == Format::Markdown,)
+            );
         }
         Format::Json if several => {
             let v = serde_json::json!({
                 "runs": ends.iter().filter_map(|e| e.json.clone()).collect::<Vec<_>>(),
                 "presets": presets::comparison_rows(&preset_runs(&ends)),
             });
-            super::out::print(&report::json::value(&v));
+            crate::out!("{}", report::json::value(&v));
         }
         Format::Csv if several => {
             let rows: Vec<SummaryRow> = ends.iter().flat_map(|e| e.summary.iter().cloned()).collect();
-            super::out::print(&report::csv::summary_rows(&rows));
+            crate::out!("{}", report::csv::summary_rows(&rows));
         }
         _ => {}
     }
@@ -413,7 +416,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     if interrupted {
         let kept: usize = ends.iter().map(|e| e.stored).sum();
         let ids: Vec<String> = ends.iter().map(|e| e.run_id.to_string()).collect();
-        eprintln!(
+        crate::errln!(
             "interrupted: {kept} finished trials kept as run {} in {}",
             ids.join(", "),
             results_path.display()

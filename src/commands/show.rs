@@ -58,7 +58,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
                 )
             }
         };
-        super::out::print(&out);
+        crate::out!("{}", out);
         return Ok(0);
     }
     let run = store.load(args.run)?;
@@ -81,12 +81,20 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         process_syncs: None,
     });
     let out = if args.side_by_side {
-        let Some(p) = &report.side_by_side else {
-            return Err(Failure(format!(
-                "--side-by-side: run {} has one configuration; there is nothing to put side by side",
-                run.id
-            )));
+        // Asked for explicitly, even one configuration gets its column.
+        let p = match &report.side_by_side {
+            Some(p) => p.clone(),
+            None => report::pivot::side_by_side(
+                &run.manifest,
+                &report.statistics,
+                &run.trials,
+                &report::operations_of(&run.manifest, &run.trials),
+                args.metric
+                    .unwrap_or_else(|| report::workload_metric(&run.manifest.workload)),
+                args.baseline,
+            ),
         };
+        let p = &p;
         match args.format {
             Format::Json => report::json::value(p),
             Format::Csv => p.csv(),
@@ -99,6 +107,6 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     } else {
         report::export(&report, args.format)
     };
-    super::out::print(&out);
+    crate::out!("{}", out);
     Ok(0)
 }

@@ -16,7 +16,10 @@
 //!   SQLite skips rewriting a record whose new bytes are identical, and such an update does no
 //!   I/O at all;
 //! - with `duration` > 0 the insert/update/delete sequence repeats until that much measured time
-//!   has passed (duration-based measurement) instead of running once.
+//!   has passed (duration-based measurement) instead of running once. Each round's data is
+//!   generated with the recorder paused, so no phase is charged for it;
+//! - [`Workload::check`] refuses every parameter combination whose rounds would run out of live
+//!   rows (an update or a delete with no row left to pick), so the generator never has to.
 
 use super::params::{ParamKind, ParamSpec, Params};
 use super::{Trial, Workload, WorkloadError};
@@ -116,7 +119,9 @@ fn fill_value(rng: &mut ChaCha8Rng, out: &mut String, size: usize, tag: u8, seri
 }
 
 impl Live {
-    fn round(&mut self, rng: &mut ChaCha8Rng, p: &Params) -> Round {
+    /// The next round's ids and values, drawn from `rng` and the live rows; `None` if an update
+    /// or a delete finds no live row, which [`check_rounds`] rules out.
+    fn round(&mut self, rng: &mut ChaCha8Rng, p: &Params) -> Option<Round> {
         let size = p.count("value_size") as usize;
         let (ni, nu, nd) = (p.count("inserts"), p.count("updates"), p.count("deletes"));
         let mut values = String::with_capacity((ni + nu) as usize * size);
@@ -130,20 +135,26 @@ impl Live {
         }
         let mut update_ids = Vec::with_capacity(nu as usize);
         for _ in 0..nu {
+            if self.ids.is_empty() {
+                return None;
+            }
             update_ids.push(self.ids[rng.random_range(0..self.ids.len())]);
             self.serial += 1;
             fill_value(rng, &mut values, size, b'u', self.serial);
         }
         let mut delete_ids = Vec::with_capacity(nd as usize);
         for _ in 0..nd {
+            if self.ids.is_empty() {
+                return None;
+            }
             delete_ids.push(self.ids.swap_remove(rng.random_range(0..self.ids.len())));
         }
-        Round {
+        Some(Round {
             insert_ids,
             update_ids,
             delete_ids,
             values,
-        }
+        })
     }
 }
 
@@ -171,23 +182,7 @@ impl Workload for Crud {
     }
 
     fn check(&self, p: &Params) -> Result<(), String> {
-        let live = p.count("rows") + p.count("inserts");
-        if p.count("deletes") > live {
-            return Err(format!(
-                "--param deletes={}: more deletes than rows + inserts ({live}); lower deletes or raise rows",
-                p.count("deletes")
-            ));
-        }
-        if p.count("updates") > 0 && live == 0 {
-            return Err(
-                "--param updates: there are no rows to update (rows=0 and inserts=0); set rows or inserts above 0"
-                    .into(),
-            );
-        }
-        if !p.duration("duration").is_zero() && p.count("deletes") > p.count("inserts") + p.count("rows") / 2 {
-            return Err("--param duration: repeated rounds would run out of rows (deletes outgrow inserts); keep deletes <= inserts".into());
-        }
-        Ok(())
+        check_rounds(p)
     }
 
     fn operations(&self) -> &'static [&'static str] {
@@ -215,59 +210,7 @@ impl Workload for Crud {
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        let (p, seed, stop) = (trial.params, trial.seed, trial.stop);
-        let insert = conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?;
-        let update = conn.prepare("UPDATE crud SET value = ? WHERE id = ?")?;
-        let delete = conn.prepare("DELETE FROM crud WHERE id = ?")?;
-        let rows = p.count("rows") as i64;
-        let size = p.count("value_size") as usize;
-        let mut live = Live {
-            ids: (1..=rows).collect(),
-            next_id: rows + 1,
-            serial: 1 << 40,
-        };
-        let mut rng = rng_for(seed, 1);
-        let duration = p.duration("duration");
-        loop {
-            let round = live.round(&mut rng, p);
-            let value = |i: usize| &round.values[i * size..(i + 1) * size];
-            let phases: [(usize, _, &[i64]); 3] = [
-                (INSERT, insert, &round.insert_ids),
-                (UPDATE, update, &round.update_ids),
-                (DELETE, delete, &round.delete_ids),
-            ];
-            let mut value_index = 0;
-            for (op, stmt, ids) in phases {
-                rec.phase(op);
-                rec.mark();
-                for id in ids {
-                    if stop.load(Ordering::Relaxed) {
-                        return Err(WorkloadError::Interrupted);
-                    }
-                    let changed = if op == DELETE {
-                        conn.run(stmt, &[Value::Int(*id)])?
-                    } else {
-                        let v = value(value_index);
-                        value_index += 1;
-                        if op == INSERT {
-                            conn.run(stmt, &[Value::Int(*id), Value::Text(v)])?
-                        } else {
-                            conn.run(stmt, &[Value::Text(v), Value::Int(*id)])?
-                        }
-                    };
-                    rec.lap(op);
-                    if changed != 1 {
-                        return Err(WorkloadError::Verification {
-                            workload: "crud".into(),
-                            detail: format!("{} of id {id} changed {changed} rows, expected 1", OPS[op]),
-                        });
-                    }
-                }
-            }
-            if duration.is_zero() || rec.elapsed() >= duration {
-                return Ok(());
-            }
-        }
+        run_rounds(conn, trial, rec, |_, live, rng, p| live.round(rng, p))
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
@@ -288,5 +231,297 @@ impl Workload for Crud {
             });
         }
         Ok(())
+    }
+}
+
+/// Most bytes of values one round may pre-generate in memory (`(inserts + updates) *
+/// value_size`): 4 GiB, twice what the default counts need at the largest `value_size`.
+const ROUND_BYTES_MAX: u64 = 4 << 30;
+
+/// Refuses parameters whose rounds would run out of live rows, or that measure nothing.
+///
+/// Within a round the inserts come first, so the updates and deletes pick from `rows + inserts`
+/// live rows; a round ends with `inserts - deletes` more live rows than it started with. In count
+/// mode there is one round; with `duration` rounds repeat without a bound known in advance, so a
+/// round may not shrink the table at all (deletes <= inserts), and then no later round has fewer
+/// live rows than the first.
+fn check_rounds(p: &Params) -> Result<(), String> {
+    let (rows, inserts, updates, deletes) = (
+        p.count("rows"),
+        p.count("inserts"),
+        p.count("updates"),
+        p.count("deletes"),
+    );
+    let live = rows + inserts;
+    if inserts + updates + deletes == 0 {
+        return Err(
+            "--param inserts=0, updates=0, deletes=0: a trial would measure nothing; set at least one above 0".into(),
+        );
+    }
+    if updates > 0 && live == 0 {
+        return Err(
+            "--param updates: there are no rows to update (rows=0 and inserts=0); set rows or inserts above 0".into(),
+        );
+    }
+    if deletes > live {
+        return Err(format!(
+            "--param deletes={deletes}: more deletes than rows + inserts ({live}); lower deletes or raise rows"
+        ));
+    }
+    let duration = p.duration("duration");
+    if !duration.is_zero() && deletes > inserts {
+        return Err(format!(
+            "--param deletes={deletes}: with duration={}ms rounds repeat, and each would delete more rows than it inserts (inserts={inserts}), so the table would run out of rows; keep deletes <= inserts, or leave out duration",
+            duration.as_millis()
+        ));
+    }
+    let bytes = (inserts + updates).saturating_mul(p.count("value_size"));
+    if bytes > ROUND_BYTES_MAX {
+        return Err(format!(
+            "--param value_size={}: a round's values, (inserts + updates) x value_size = {bytes} bytes, are generated in memory before timing starts, and at most {ROUND_BYTES_MAX} are allowed; lower inserts, updates or value_size",
+            p.count("value_size")
+        ));
+    }
+    Ok(())
+}
+
+/// The trial: rounds of inserts, updates and deletes. Each round's data is generated by
+/// `generate` while the recorder is paused (before the first phase, and after `rec.pause()`
+/// ends the previous round's delete phase), so only statements are timed. `generate` gets the
+/// recorder so a test can check that; the workload passes [`Live::round`].
+fn run_rounds(
+    conn: &mut dyn Connection,
+    trial: &Trial<'_>,
+    rec: &mut Recorder,
+    mut generate: impl FnMut(&Recorder, &mut Live, &mut ChaCha8Rng, &Params) -> Option<Round>,
+) -> Result<(), WorkloadError> {
+    let (p, seed, stop) = (trial.params, trial.seed, trial.stop);
+    let insert = conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?;
+    let update = conn.prepare("UPDATE crud SET value = ? WHERE id = ?")?;
+    let delete = conn.prepare("DELETE FROM crud WHERE id = ?")?;
+    let rows = p.count("rows") as i64;
+    let size = p.count("value_size") as usize;
+    let mut live = Live {
+        ids: (1..=rows).collect(),
+        next_id: rows + 1,
+        serial: 1 << 40,
+    };
+    let mut rng = rng_for(seed, 1);
+    let duration = p.duration("duration");
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(WorkloadError::Interrupted);
+        }
+        let round = generate(rec, &mut live, &mut rng, p).ok_or_else(|| WorkloadError::Verification {
+            workload: "crud".into(),
+            detail: "the table ran out of live rows to update or delete".into(),
+        })?;
+        let value = |i: usize| &round.values[i * size..(i + 1) * size];
+        let phases: [(usize, _, &[i64]); 3] = [
+            (INSERT, insert, &round.insert_ids),
+            (UPDATE, update, &round.update_ids),
+            (DELETE, delete, &round.delete_ids),
+        ];
+        let mut value_index = 0;
+        for (op, stmt, ids) in phases {
+            rec.phase(op);
+            rec.mark();
+            for id in ids {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(WorkloadError::Interrupted);
+                }
+                let changed = if op == DELETE {
+                    conn.run(stmt, &[Value::Int(*id)])?
+                } else {
+                    let v = value(value_index);
+                    value_index += 1;
+                    if op == INSERT {
+                        conn.run(stmt, &[Value::Int(*id), Value::Text(v)])?
+                    } else {
+                        conn.run(stmt, &[Value::Text(v), Value::Int(*id)])?
+                    }
+                };
+                rec.lap(op);
+                if changed != 1 {
+                    return Err(WorkloadError::Verification {
+                        workload: "crud".into(),
+                        detail: format!("{} of id {id} changed {changed} rows, expected 1", OPS[op]),
+                    });
+                }
+            }
+        }
+        // The delete phase ends here, not when the next round's data is ready.
+        rec.pause();
+        if duration.is_zero() || rec.elapsed() >= duration {
+            return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::sqlite::api::Api;
+    use crate::engines::sqlite::conn::SqliteConn;
+    use crate::workload::params::resolve;
+    use crate::workload::Connector;
+    use std::sync::atomic::AtomicBool;
+
+    fn params(args: &[&str]) -> Params {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        resolve("crud", PARAMS, &args).expect("valid parameters")
+    }
+
+    struct OneConnection;
+
+    impl Connector for OneConnection {
+        fn open(&self) -> Result<Box<dyn Connection>, WorkloadError> {
+            panic!("crud uses one connection")
+        }
+    }
+
+    /// What the instrumented generator saw.
+    #[derive(Default)]
+    struct Seen {
+        rounds: u64,
+        bytes: u64,
+        /// Rounds generated while a phase was open.
+        while_timing: u64,
+        /// Rounds during whose generation the measured time grew.
+        measured_grew: u64,
+    }
+
+    /// Runs one trial of crud on an in-memory database of the bundled SQLite, with the real
+    /// generator wrapped in a probe that reads the recorder before and after each round is made.
+    fn trial_with_probe(p: &Params) -> (Seen, Vec<crate::recorder::OpResult>) {
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").expect("in-memory SQLite");
+        Crud.populate(&mut conn, p, 7).expect("populate");
+        let stop = AtomicBool::new(false);
+        let trial = Trial {
+            params: p,
+            seed: 7,
+            stop: &stop,
+            connector: &OneConnection,
+        };
+        let mut rec = Recorder::new(OPS, None);
+        let mut seen = Seen::default();
+        run_rounds(&mut conn, &trial, &mut rec, |rec, live, rng, p| {
+            let (timing, measured) = (rec.timing(), rec.elapsed());
+            let round = live.round(rng, p)?;
+            seen.rounds += 1;
+            seen.bytes += round.values.len() as u64;
+            seen.while_timing += u64::from(timing || rec.timing());
+            seen.measured_grew += u64::from(rec.elapsed() != measured);
+            Some(round)
+        })
+        .expect("trial");
+        Crud.verify(&mut conn, p).expect("verify");
+        (seen, rec.finish().0)
+    }
+
+    #[test]
+    fn every_round_is_generated_outside_the_timed_phases() {
+        let p = params(&[
+            "rows=50",
+            "inserts=10",
+            "updates=10",
+            "deletes=10",
+            "value_size=64",
+            "duration=30ms",
+        ]);
+        let (seen, ops) = trial_with_probe(&p);
+        assert!(seen.rounds >= 2, "duration mode ran {} round(s)", seen.rounds);
+        assert_eq!(seen.bytes, seen.rounds * 20 * 64, "every round generated its values");
+        assert_eq!(seen.while_timing, 0, "rounds generated inside a timed phase");
+        assert_eq!(seen.measured_grew, 0, "generation charged to the measured time");
+        let counts: Vec<u64> = ops.iter().map(|o| o.ops).collect();
+        assert_eq!(counts, vec![seen.rounds * 10; 3]);
+
+        // Count mode: one round, also generated untimed.
+        let (seen, ops) = trial_with_probe(&params(&["rows=50", "inserts=10", "updates=10", "deletes=10"]));
+        assert_eq!((seen.rounds, seen.while_timing, seen.measured_grew), (1, 0, 0));
+        assert_eq!(ops.iter().map(|o| o.ops).collect::<Vec<_>>(), vec![10; 3]);
+    }
+
+    /// Plays `rounds` rounds of the real generator: false if one runs out of live rows.
+    fn rounds_last(p: &Params, rounds: usize) -> bool {
+        let rows = p.count("rows") as i64;
+        let mut live = Live {
+            ids: (1..=rows).collect(),
+            next_id: rows + 1,
+            serial: 0,
+        };
+        let mut rng = rng_for(1, 1);
+        (0..rounds).all(|_| live.round(&mut rng, p).is_some())
+    }
+
+    #[test]
+    fn the_check_refuses_exactly_the_rounds_that_run_out_of_rows() {
+        let mut refused_run_out = 0;
+        for duration in ["0", "1s"] {
+            // A table of at most 3 + 2 rows that shrinks runs dry within 6 rounds.
+            let rounds = if duration == "0" { 1 } else { 8 };
+            for (rows, inserts, updates, deletes) in grid(&[0, 1, 3], &[0, 1, 2], &[0, 1, 2], &[0, 1, 2, 3, 6]) {
+                if inserts + updates + deletes == 0 {
+                    continue;
+                }
+                let args: Vec<String> = [
+                    format!("rows={rows}"),
+                    format!("inserts={inserts}"),
+                    format!("updates={updates}"),
+                    format!("deletes={deletes}"),
+                    "value_size=16".into(),
+                    format!("duration={duration}"),
+                ]
+                .into();
+                let p = resolve("crud", PARAMS, &args).unwrap();
+                let accepted = Crud.check(&p);
+                let lasts = rounds_last(&p, rounds);
+                assert_eq!(accepted.is_ok(), lasts, "{args:?}: check says {accepted:?}");
+                refused_run_out += u32::from(!lasts);
+            }
+        }
+        assert!(refused_run_out > 10, "the grid exercises refusals");
+    }
+
+    fn grid(a: &[u64], b: &[u64], c: &[u64], d: &[u64]) -> Vec<(u64, u64, u64, u64)> {
+        let mut v = Vec::new();
+        for &w in a {
+            for &x in b {
+                for &y in c {
+                    for &z in d {
+                        v.push((w, x, y, z));
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn refusals_name_the_parameter() {
+        let e = Crud
+            .check(&params(&[
+                "rows=2",
+                "inserts=0",
+                "updates=1",
+                "deletes=1",
+                "duration=1s",
+            ]))
+            .unwrap_err();
+        assert!(e.starts_with("--param deletes=1: with duration=1000ms"), "{e}");
+        assert!(e.contains("keep deletes <= inserts"), "{e}");
+        let e = Crud
+            .check(&params(&["inserts=0", "updates=0", "deletes=0"]))
+            .unwrap_err();
+        assert!(e.contains("a trial would measure nothing"), "{e}");
+        let e = Crud
+            .check(&params(&["inserts=5000", "updates=0", "value_size=1000000"]))
+            .unwrap_err();
+        assert!(e.starts_with("--param value_size=1000000: a round's values"), "{e}");
+        // The defaults, the paper's configuration, and duration mode with them are fine.
+        assert!(Crud.check(&params(&[])).is_ok());
+        assert!(Crud.check(&params(&["duration=30s"])).is_ok());
+        assert!(Crud.check(&params(&["value_size=1000000"])).is_ok());
     }
 }

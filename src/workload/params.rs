@@ -97,7 +97,12 @@ pub enum ParamError {
     Inconsistent(String),
 }
 
-/// Parses `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
+/// Longest duration a parameter accepts: 30 days. Far beyond any benchmark, and far below where
+/// adding it to the clock (`Instant + Duration`) could overflow.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Parses `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds (`None` for anything else,
+/// including numbers too large for a [`Duration`]).
 pub fn parse_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
@@ -115,7 +120,7 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
         "h" => n * 3600.0,
         _ => return None,
     };
-    Some(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 impl ParamKind {
@@ -123,8 +128,12 @@ impl ParamKind {
         match self {
             ParamKind::Count { min, max } if *max == u64::MAX => format!("an integer >= {min}"),
             ParamKind::Count { min, max } => format!("an integer from {min} to {max}"),
-            ParamKind::Duration { allow_zero: true } => "a duration such as 500ms, 30s, 2m (0 = off)".into(),
-            ParamKind::Duration { allow_zero: false } => "a duration greater than zero, such as 500ms, 30s, 2m".into(),
+            ParamKind::Duration { allow_zero: true } => {
+                "a duration such as 500ms, 30s, 2m, at most 720h (0 = off)".into()
+            }
+            ParamKind::Duration { allow_zero: false } => {
+                "a duration greater than zero, such as 500ms, 30s, 2m, at most 720h".into()
+            }
             ParamKind::Choice(words) => words.join(", "),
         }
     }
@@ -137,7 +146,7 @@ impl ParamKind {
             }
             ParamKind::Duration { allow_zero } => {
                 let d = parse_duration(raw)?;
-                (*allow_zero || !d.is_zero()).then_some(ParamValue::Duration(d))
+                ((*allow_zero || !d.is_zero()) && d <= MAX_DURATION).then_some(ParamValue::Duration(d))
             }
             ParamKind::Choice(words) => {
                 let w = raw.trim().to_ascii_lowercase();
@@ -270,5 +279,23 @@ mod tests {
         assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
         assert_eq!(parse_duration("3"), Some(Duration::from_secs(3)));
         assert_eq!(parse_duration("-1s"), None);
+        // Too large for a Duration: refused, not a panic.
+        assert_eq!(parse_duration("100000000000000000000"), None);
+        assert_eq!(parse_duration("1e300h"), None);
+        assert_eq!(parse_duration("NaN"), None);
+        assert_eq!(parse_duration("inf"), None);
+    }
+
+    #[test]
+    fn durations_beyond_the_limit_are_refused() {
+        for raw in ["100000000000000000000", "721h", "2592001", "18446744073709551616ms"] {
+            let e = resolve("w", SPECS, &[format!("duration={raw}")]).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("--param duration={raw}: invalid value; valid: a duration such as 500ms, 30s, 2m, at most 720h (0 = off)")
+            );
+        }
+        let p = resolve("w", SPECS, &["duration=720h".into()]).unwrap();
+        assert_eq!(p.duration("duration"), MAX_DURATION);
     }
 }

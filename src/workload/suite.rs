@@ -371,12 +371,14 @@ pub fn execute(
         if test.tx {
             conn.execute_batch("COMMIT")?;
         }
-        rec.end_phase();
+        rec.pause();
         hash.add(&log);
     }
     if hash.results() > 0 {
         rec.set_result_hash(hash.finish());
     }
+    // The last test ends here, not when the caller has freed the script.
+    rec.pause();
     Ok(())
 }
 
@@ -392,6 +394,48 @@ mod tests {
         let tiny = Scale { size: 1, percent: 1 };
         assert_eq!(tiny.n(25_000), 250);
         assert_eq!(tiny.n(2), 1, "never zero");
+    }
+
+    #[test]
+    fn no_test_is_left_timing_after_the_script() {
+        use crate::engines::sqlite::api::Api;
+        use crate::engines::sqlite::conn::SqliteConn;
+        use crate::workload::Connector;
+        use std::sync::atomic::AtomicBool;
+        struct One;
+        impl Connector for One {
+            fn open(&self) -> Result<Box<dyn Connection>, WorkloadError> {
+                panic!("one connection")
+            }
+        }
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+        conn.execute_batch("CREATE TABLE t(a)").unwrap();
+        let mut s = Script::default();
+        let ins = s.stmt("INSERT INTO t VALUES(?)");
+        s.tests.push(Test {
+            op: 0,
+            tx: true,
+            steps: vec![Step::Run {
+                stmt: ins,
+                bind: &[Slot::X],
+                rows: vec![Args::ints(1, 0, 1); 3],
+                check: Check::Changes,
+            }],
+        });
+        let (params, stop) = (Params::default(), AtomicBool::new(false));
+        let trial = Trial {
+            params: &params,
+            seed: 1,
+            stop: &stop,
+            connector: &One,
+        };
+        let mut rec = Recorder::new(&["insert"], None);
+        execute("t", &["insert"], &mut conn, &s, &trial, &mut rec).unwrap();
+        assert!(!rec.timing(), "the last test's phase is still open");
+        let measured = rec.elapsed();
+        drop(s);
+        assert_eq!(rec.elapsed(), measured, "freeing the script was measured");
+        assert_eq!(rec.finish().0[0].ops, 3);
     }
 
     #[test]

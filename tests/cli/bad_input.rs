@@ -484,3 +484,170 @@ fn a_preset_knob_that_an_engine_lacks_is_refused_before_anything_runs() {
         assert!(listing(&sb.scratch()).is_empty(), "{:?}", listing(&sb.scratch()));
     }
 }
+
+#[test]
+fn duration_too_large_for_the_clock() {
+    // Used to panic converting the seconds to a Duration (exit 101).
+    for (value, valid) in [
+        ("100000000000000000000", "at most 720h (0 = off)"),
+        ("1e30", "at most 720h (0 = off)"),
+        ("721h", "at most 720h (0 = off)"),
+    ] {
+        let sb = rejects(
+            &["crud", "--param", &format!("duration={value}")],
+            &[&format!("error: --param duration={value}: invalid value"), valid],
+        );
+        assert_no_store(&sb);
+    }
+    let sb = rejects(
+        &["tatp", "--param", "warmup_time=99999999999999999999999h"],
+        &[
+            "error: --param warmup_time=99999999999999999999999h: invalid value",
+            "a duration greater than zero, such as 500ms, 30s, 2m, at most 720h",
+        ],
+    );
+    assert_no_store(&sb);
+}
+
+#[test]
+fn duration_rounds_that_would_run_out_of_rows() {
+    // Used to panic ("cannot sample empty range") in the third round, leaving a scratch
+    // directory and an abandoned run behind.
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=2",
+            "--param",
+            "inserts=0",
+            "--param",
+            "updates=1",
+            "--param",
+            "deletes=1",
+            "--param",
+            "duration=1s",
+        ],
+        &[
+            "error: --param deletes=1: with duration=1000ms rounds repeat",
+            "would run out of rows",
+            "keep deletes <= inserts",
+        ],
+    );
+    assert_no_store(&sb);
+    // Deletes that only just outgrow inserts, on a large table, run out too in the end.
+    rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=100000",
+            "--param",
+            "inserts=10",
+            "--param",
+            "deletes=11",
+            "--param",
+            "duration=1s",
+        ],
+        &["error: --param deletes=11: with duration=1000ms", "(inserts=10)"],
+    );
+}
+
+#[test]
+fn crud_rounds_that_would_run_out_of_rows_in_count_mode() {
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=0",
+            "--param",
+            "inserts=0",
+            "--param",
+            "updates=5",
+            "--param",
+            "deletes=0",
+        ],
+        &[
+            "error: --param updates: there are no rows to update",
+            "set rows or inserts above 0",
+        ],
+    );
+    assert_no_store(&sb);
+}
+
+#[test]
+fn crud_that_would_measure_nothing() {
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "inserts=0",
+            "--param",
+            "updates=0",
+            "--param",
+            "deletes=0",
+            "--param",
+            "duration=1s",
+        ],
+        &["error: --param inserts=0, updates=0, deletes=0: a trial would measure nothing"],
+    );
+    assert_no_store(&sb);
+}
+
+#[test]
+fn crud_round_too_large_for_memory() {
+    // Used to abort on a failed allocation of (inserts + updates) x value_size bytes.
+    let sb = rejects(
+        &[
+            "crud",
+            "--param",
+            "rows=10",
+            "--param",
+            "inserts=100000000",
+            "--param",
+            "value_size=1000000",
+        ],
+        &[
+            "error: --param value_size=1000000: a round's values",
+            "lower inserts, updates or value_size",
+        ],
+    );
+    assert_no_store(&sb);
+}
+
+#[test]
+fn results_that_is_a_device() {
+    // Used to try to create the store's tables in /dev/null, and to print the failing
+    // statement over ten lines.
+    let sb = Sandbox::new();
+    let out = output(
+        sb.run_in(&sb.scratch(), Path::new("/dev/null"), &["crud"])
+            .args(TINY_PARAMS)
+            .args(TINY_COUNTS),
+    );
+    assert_error_line(
+        &out,
+        &["error: --results /dev/null: not a regular file", "give a file path"],
+    );
+    assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
+    sb.assert_cwd_untouched();
+}
+
+#[test]
+fn knob_values_that_make_too_many_configurations() {
+    // 101 x 100 combinations: each would be a full set of trials.
+    let list = |n: usize| (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    let sb = rejects_tiny(
+        &[
+            "crud",
+            "--knob",
+            &format!("cache_size={}", list(101)),
+            "--knob",
+            &format!("busy_timeout={}", list(100)),
+        ],
+        &[
+            "error: --knob: the values given make 10100 configurations",
+            "at most 10000",
+            "--vary-one",
+        ],
+    );
+    assert_no_store(&sb);
+}

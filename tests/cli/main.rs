@@ -1,5 +1,6 @@
 //! End-to-end tests of the `litebench` binary: bad input, knob read-back, the results store,
-//! interruption, a full disk, the `list` / `env` commands, and the store's schema versions.
+//! interruption, a full disk, a closed stdout, the `list` / `env` commands, and the store's
+//! schema versions.
 //!
 //! Every `run` gets `--results` and `--dir` inside a fresh temporary directory, and the child's
 //! working directory and `LITEBENCH_RESULTS` point there too, so no test touches the user's home
@@ -9,11 +10,13 @@
 mod support;
 
 mod bad_input;
+mod closed_pipe;
 mod common;
 mod compare;
 mod disk_full;
 mod interrupt;
 mod knobs;
 mod list_env;
+mod odd_input;
 mod store;
 mod store_schema;

@@ -17,8 +17,10 @@ use crate::mounts::{self, MountEntry};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Storage {
     /// The canonicalized directory asked about.
+    #[serde(serialize_with = "lossy::path")]
     pub dir: PathBuf,
     /// Mount point of the filesystem holding `dir`.
+    #[serde(serialize_with = "lossy::opt_path")]
     pub mount_point: Option<PathBuf>,
     /// e.g. `ext4`, `tmpfs`, `overlay`, `xfs`.
     pub fs_type: Option<String>,
@@ -39,6 +41,25 @@ pub struct Storage {
     pub journaling: Option<String>,
     /// The block device behind the mount; `None` for virtual filesystems.
     pub device: Option<BlockDevice>,
+}
+
+/// Paths written as text even when they are not UTF-8 (invalid bytes become U+FFFD): serde's
+/// own `PathBuf` serialization fails on them, and a directory named in another encoding is no
+/// reason to lose a benchmark's results.
+mod lossy {
+    use serde::Serializer;
+    use std::path::{Path, PathBuf};
+
+    pub fn path<S: Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&p.to_string_lossy())
+    }
+
+    pub fn opt_path<S: Serializer>(p: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+        match p {
+            Some(p) => s.serialize_some(&*p.to_string_lossy()),
+            None => s.serialize_none(),
+        }
+    }
 }
 
 /// Describes the storage under `dir`.
@@ -165,6 +186,22 @@ mod tests {
         assert!(!is_ram_fs("ext4"));
         assert!(!is_ram_fs("overlay"));
         assert!(!is_ram_fs("devtmpfs_not"));
+    }
+
+    #[test]
+    fn paths_that_are_not_utf8_serialize_lossily() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let dir = PathBuf::from(OsStr::from_bytes(b"/mnt/caf\xe9/x"));
+        let mut s = describe(dir.clone(), None, Path::new("/nonexistent"), Path::new("/nonexistent"));
+        s.mount_point = Some(PathBuf::from(OsStr::from_bytes(b"/mnt/caf\xe9")));
+        let v = serde_json::to_value(&s).expect("serializes");
+        assert_eq!(v["dir"], "/mnt/caf\u{fffd}/x");
+        assert_eq!(v["mount_point"], "/mnt/caf\u{fffd}");
+        let back: Storage = serde_json::from_value(v).expect("reads back");
+        assert_eq!(back.mount_point, Some(PathBuf::from("/mnt/caf\u{fffd}")));
+        s.mount_point = None;
+        assert!(serde_json::to_value(&s).unwrap()["mount_point"].is_null());
     }
 
     #[test]
