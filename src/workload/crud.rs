@@ -120,7 +120,9 @@ fn fill_value(rng: &mut ChaCha8Rng, out: &mut String, size: usize, tag: u8, seri
 
 impl Live {
     /// The next round's ids and values, drawn from `rng` and the live rows; `None` if an update
-    /// or a delete finds no live row, which [`check_rounds`] rules out.
+    /// or a delete finds no live row, which [`check_rounds`] rules out. Never inlined, so an
+    /// instruction count of the trial can subtract it (`benches/overhead-instructions.sh`).
+    #[inline(never)]
     fn round(&mut self, rng: &mut ChaCha8Rng, p: &Params) -> Option<Round> {
         let size = p.count("value_size") as usize;
         let (ni, nu, nd) = (p.count("inserts"), p.count("updates"), p.count("deletes"));

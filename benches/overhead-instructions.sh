@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Instructions per operation of litebench's timed trial loop against a bare loop over the C API,
+# counted by valgrind (Debian package valgrind): repeatable where wall-clock ratios are not, as
+# SQLite's own speed checks do with cachegrind. Callgrind counts only inside each side's timed
+# loop (--toggle-collect): for litebench, crud's trial (`Crud::run`, into which the compiler
+# inlines `run_rounds`) minus the data generation it calls between phases (`Live::round`, never
+# inlined) and the three prepares; for the bare side, `bare_timed`. Both sides include the
+# per-round bookkeeping around their loops, so the ratio is a bound on the harness's cost.
+# Usage: benches/overhead-instructions.sh [OPS]   (OPS of each kind, default 5000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ops="${1:-5000}"
+bin=$(cargo bench --bench overhead --no-run --message-format=json 2>/dev/null |
+  python3 -c 'import json,sys
+for l in sys.stdin:
+    m=json.loads(l)
+    if m.get("reason")=="compiler-artifact" and m["target"]["name"]=="overhead" and m.get("executable"): print(m["executable"])' | tail -1)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+count() { # side toggle -> callgrind output file
+  LITEBENCH_OVERHEAD_SIDE="$1" LITEBENCH_OVERHEAD_OPS="$ops" valgrind --tool=callgrind --collect-atstart=no \
+    --toggle-collect="$2" --callgrind-out-file="$out/$1.out" "$bin" >/dev/null 2>&1
+  echo "$out/$1.out"
+}
+inclusive() { # file pattern -> inclusive instructions of the functions matching pattern
+  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+    awk -v pat="$2" 'index($0, pat) { gsub(",", "", $1); s += $1 } END { print s + 0 }'
+}
+lb=$(count litebench '*Crud as litebench::workload::Workload>::run')
+bare=$(count bare '*bare_timed*')
+lb_total=$(inclusive "$lb" "Crud as litebench::workload::Workload>::run ")
+lb_gen=$(inclusive "$lb" "crud::Live::round")
+lb_prep=$(inclusive "$lb" ":sqlite3_prepare_v2 ")
+bare_total=$(inclusive "$bare" "bare_timed")
+python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$bare_total" <<'PY'
+import sys
+ops, lb_total, lb_gen, lb_prep, bare_total = map(int, sys.argv[1:])
+n = 3 * ops
+lb = (lb_total - lb_gen - lb_prep) / n
+bare = bare_total / n
+print(f"{ops} inserts + {ops} updates + {ops} deletes, in-memory, bundled SQLite")
+print(f"litebench timed loop: {lb_total} instructions in the trial - {lb_gen} generating data - {lb_prep} preparing = {lb:.0f} per operation")
+print(f"bare C API loop:      {bare_total} instructions = {bare:.0f} per operation")
+print(f"instructions per operation, litebench / bare: {lb / bare:.4f}")
+PY
