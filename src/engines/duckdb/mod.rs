@@ -1,6 +1,6 @@
 //! DuckDB: its descriptor and knobs (always compiled, so `list` and errors can name it) and
 //! the engine itself behind the cargo feature `duckdb` (building DuckDB from source takes
-//! 25-55 minutes on 2 cores).
+//! 54 minutes on an idle 2-core VM here, 93 beside other builds).
 
 #[cfg(feature = "duckdb")]
 mod engine;
@@ -52,7 +52,7 @@ pub static KIND: EngineKind = EngineKind {
     available: if cfg!(feature = "duckdb") {
         Ok(())
     } else {
-        Err("this build of litebench has no DuckDB; rebuild with `cargo build --release --features duckdb` (compiles DuckDB from source: 25-55 minutes on 2 cores)")
+        Err("this build of litebench has no DuckDB; rebuild with `cargo build --release --features duckdb` (compiles DuckDB from source: about an hour on 2 cores)")
     },
     open,
 };
