@@ -116,9 +116,16 @@ pub trait Engine: Send + Sync {
     /// Version, build and server details for the manifest.
     fn info(&self) -> EngineInfo;
     /// The knobs this engine knows by name.
-    fn knob_specs(&self) -> &'static [KnobSpec];
+    fn knob_specs(&self) -> &'static [KnobSpec] {
+        self.kind().knobs
+    }
     /// Prefix of pass-through settings this engine accepts (`pragma.` for SQLite).
-    fn passthrough_prefix(&self) -> &'static str;
+    fn passthrough_prefix(&self) -> &'static str {
+        self.kind().passthrough
+    }
+    /// The descriptor of this engine's kind: its knobs, prefix and everything else known
+    /// without opening it.
+    fn kind(&self) -> &'static kind::EngineKind;
     /// VFS-level I/O counters, for engines litebench can count inside.
     fn io_counters(&self) -> Option<Arc<IoCounters>>;
     /// Creates an empty database.

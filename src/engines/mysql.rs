@@ -565,12 +565,8 @@ impl Engine for MysqlEngine {
         }
     }
 
-    fn knob_specs(&self) -> &'static [KnobSpec] {
-        MYSQL_KNOBS
-    }
-
-    fn passthrough_prefix(&self) -> &'static str {
-        PASSTHROUGH_PREFIX
+    fn kind(&self) -> &'static crate::engines::kind::EngineKind {
+        &KIND
     }
 
     fn io_counters(&self) -> Option<Arc<IoCounters>> {

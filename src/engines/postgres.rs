@@ -546,12 +546,8 @@ impl Engine for PostgresEngine {
         }
     }
 
-    fn knob_specs(&self) -> &'static [KnobSpec] {
-        POSTGRES_KNOBS
-    }
-
-    fn passthrough_prefix(&self) -> &'static str {
-        PASSTHROUGH_PREFIX
+    fn kind(&self) -> &'static crate::engines::kind::EngineKind {
+        &KIND
     }
 
     fn io_counters(&self) -> Option<Arc<IoCounters>> {

@@ -105,14 +105,7 @@ fn durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
 /// Whether every requested knob read back as requested (a run stops when one does not, unless a
 /// pass-through setting reads back nothing and `--allow-unverified` let it go on).
 fn verified(trials: &[TrialRecord]) -> String {
-    let mut unverified: Vec<&str> = trials
-        .iter()
-        .flat_map(|t| t.knobs.iter())
-        .filter(|k| k.requested.is_some() && k.effective.is_none())
-        .map(|k| k.name.as_str())
-        .collect();
-    unverified.sort_unstable();
-    unverified.dedup();
+    let unverified = super::warnings::unverified_knobs(trials);
     if unverified.is_empty() {
         "every requested knob read back as requested".into()
     } else {

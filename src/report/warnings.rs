@@ -35,15 +35,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             litebench_stats::MIN_TRIALS
         ));
     }
-    let mut unverified: Vec<String> = trials
-        .iter()
-        .flat_map(|t| t.knobs.iter())
-        .filter(|k| k.requested.is_some() && k.effective.is_none())
-        .map(|k| k.name.clone())
-        .collect();
-    unverified.sort();
-    unverified.dedup();
-    for k in unverified {
+    for k in unverified_knobs(trials) {
         w.push(format!(
             "{k} reads back nothing, so litebench could not verify that it took effect (run with --allow-unverified)"
         ));
@@ -65,6 +57,20 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
         _ => {}
     }
     w
+}
+
+/// Knobs that were requested but read back nothing (possible only with `--allow-unverified`),
+/// sorted, each once.
+pub fn unverified_knobs(trials: &[TrialRecord]) -> Vec<&str> {
+    let mut v: Vec<&str> = trials
+        .iter()
+        .flat_map(|t| t.knobs.iter())
+        .filter(|k| k.requested.is_some() && k.effective.is_none())
+        .map(|k| k.name.as_str())
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// Trials of one round run the same operations on the same data (same seed), so their query

@@ -14,7 +14,7 @@ use crate::deviceio::DeviceIo;
 use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value, OS_CACHE_DROPPED};
 use crate::iocount::IoCounters;
-use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
+use crate::knob::{KnobReading, KnobSet, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use duckdb::types::{Value as DValue, ValueRef};
@@ -209,12 +209,8 @@ impl Engine for DuckEngine {
         ))
     }
 
-    fn knob_specs(&self) -> &'static [KnobSpec] {
-        DUCKDB_KNOBS
-    }
-
-    fn passthrough_prefix(&self) -> &'static str {
-        PREFIX
+    fn kind(&self) -> &'static crate::engines::kind::EngineKind {
+        &super::KIND
     }
 
     fn io_counters(&self) -> Option<Arc<IoCounters>> {

@@ -9,7 +9,7 @@ use super::vfs;
 use crate::deviceio::DeviceIo;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
 use crate::iocount::IoCounters;
-use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
+use crate::knob::{KnobReading, KnobSet, Stage};
 use crate::result::EngineInfo;
 use crate::scratch::{Scratch, ScratchError};
 use std::path::PathBuf;
@@ -114,12 +114,8 @@ impl Engine for SqliteEngine {
         ))
     }
 
-    fn knob_specs(&self) -> &'static [KnobSpec] {
-        SQLITE_KNOBS
-    }
-
-    fn passthrough_prefix(&self) -> &'static str {
-        PASSTHROUGH_PREFIX
+    fn kind(&self) -> &'static crate::engines::kind::EngineKind {
+        &super::KIND
     }
 
     fn io_counters(&self) -> Option<Arc<IoCounters>> {
