@@ -117,17 +117,28 @@ impl Scratch {
 
     /// Copies a template database to a trial file and makes the copy durable, so the trial
     /// does not start with megabytes of dirty page cache that its first fsync would flush.
+    ///
+    /// The copy is made with plain reads and writes: `fs::copy` and `io::copy` use
+    /// `copy_file_range`, which on XFS and btrfs may share the template's extents (a reflink),
+    /// so the trial's first writes would pay for copy-on-write the template never did, and the
+    /// trial would not start from a file of its own blocks.
     pub fn copy_durable(&self, from: &Path, to: &Path) -> Result<(), ScratchError> {
         let io = |source: std::io::Error| ScratchError::Io {
             path: to.to_path_buf(),
             source,
         };
-        fs::copy(from, to).map_err(io)?;
-        File::options()
+        let mut src = File::open(from).map_err(|source| ScratchError::Io {
+            path: from.to_path_buf(),
+            source,
+        })?;
+        let mut dst = File::options()
             .write(true)
+            .create(true)
+            .truncate(true)
             .open(to)
-            .and_then(|f| f.sync_data())
             .map_err(io)?;
+        copy_blocks(&mut src, &mut dst).map_err(io)?;
+        dst.sync_data().map_err(io)?;
         File::open(&self.dir).and_then(|d| d.sync_data()).map_err(io)?;
         HARNESS_SYNCS.fetch_add(2, Ordering::Relaxed);
         Ok(())
@@ -154,9 +165,42 @@ impl Drop for Scratch {
     }
 }
 
+/// Copies every byte of `src` into `dst` through a buffer: new blocks, never shared extents.
+fn copy_blocks(src: &mut File, dst: &mut File) -> std::io::Result<u64> {
+    use std::io::{Read, Write};
+    let mut buf = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        dst.write_all(&buf[..n])?;
+        total += n as u64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copies_are_byte_identical_across_buffer_boundaries_and_replace_older_content() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Scratch::create(Some(t.path())).unwrap();
+        let (from, to) = (s.path("t.db"), s.path("c.db"));
+        let data: Vec<u8> = (0..(3 << 20) + 12345)
+            .map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        fs::write(&from, &data).unwrap();
+        fs::write(&to, vec![7u8; 5 << 20]).unwrap(); // longer: must be truncated
+        s.copy_durable(&from, &to).unwrap();
+        assert_eq!(fs::read(&to).unwrap(), data);
+        s.remove_db(&from);
+        s.remove_db(&to);
+    }
 
     #[test]
     fn refuses_missing_and_non_directories_and_leaves_no_trace() {

@@ -175,3 +175,43 @@ fn updates_and_deletes_do_io() {
         assert!(x["write_bytes_per_tx"].as_f64().unwrap() >= 4096.0, "{op}: {x}");
     }
 }
+
+/// Trial copies are made of their own blocks: no `copy_file_range`, `sendfile` or clone ioctl
+/// (which on XFS and btrfs would share the template's extents) on any file of the run.
+#[test]
+fn trial_copies_are_plain_copies_not_reflinks() {
+    if !require("/usr/bin/strace", "strace") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.txt");
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-y", "-e", "trace=copy_file_range,sendfile,ioctl,openat", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_litebench"))
+        .args(["run", "crud", "--quiet", "--trials", "2", "--warmup", "0", "--dir"])
+        .arg(&work)
+        .arg("--results")
+        .arg(dir.path().join("r.db"))
+        .args(SMALL)
+        .output()
+        .expect("strace runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let canon = work.canonicalize().unwrap().display().to_string();
+    // The trial copies were opened for writing (so the trace did see the run's files) ...
+    assert!(
+        text.lines()
+            .any(|l| l.contains("openat(") && l.contains(&canon) && l.contains("O_TRUNC")),
+        "no trial copy opened in the trace"
+    );
+    // ... and none was made by sharing extents or by kernel-side copying.
+    for l in text.lines().filter(|l| l.contains(&canon)) {
+        assert!(
+            !l.contains("copy_file_range(") && !l.contains("sendfile(") && !l.contains("FICLONE"),
+            "{l}"
+        );
+    }
+}
