@@ -122,16 +122,8 @@ pub struct ShowArgs {
     /// What the side-by-side cells show (default: the workload's own metric).
     #[arg(long, value_enum)]
     pub metric: Option<crate::report::Metric>,
-    /// Results store to read.
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
-    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
-    /// even when its interval excludes 1.
-    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
-    pub noise: Option<f64>,
+    #[command(flatten)]
+    pub stored: StoredReport,
 }
 
 #[derive(Debug, Args)]
@@ -147,6 +139,13 @@ pub struct CompareArgs {
     /// What to compare (default: the workload's own metric).
     #[arg(long, value_enum)]
     pub metric: Option<crate::report::Metric>,
+    #[command(flatten)]
+    pub stored: StoredReport,
+}
+
+/// What the commands that read stored runs (`show`, `compare`) share.
+#[derive(Debug, Args)]
+pub struct StoredReport {
     /// Results store to read.
     #[arg(long, value_name = "PATH")]
     pub results: Option<PathBuf>,

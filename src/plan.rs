@@ -30,6 +30,8 @@ pub struct Job {
     pub params: Params,
     /// Knob sets in run order, each with the preset it belongs to (none without presets).
     pub sets: Vec<(Option<Pick>, KnobSet)>,
+    /// Knobs the user set with `--knob` (the rest of a set's knobs come from its preset).
+    pub user_knobs: Vec<String>,
 }
 
 /// The workload a run names, or the one-line error listing the valid ones.
@@ -86,6 +88,7 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
             workload: wl,
             params,
             sets: Vec::new(),
+            user_knobs: Vec::new(),
         }]);
     }
     if let Some(name) = &args.workload {
@@ -133,6 +136,7 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
                 workload: *wl,
                 params,
                 sets: vec![set],
+                user_knobs: Vec::new(),
             }),
         }
     }
@@ -212,6 +216,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     // Duplicate --knob flags are refused before presets are merged in.
     configurations(&user_axes, false)?;
     for job in &mut jobs {
+        job.user_knobs = user_axes.iter().map(|a| a.name.clone()).collect();
         if job.sets.is_empty() {
             job.sets = configurations(&user_axes, args.vary_one)?
                 .into_iter()
@@ -262,18 +267,13 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
 
 /// Where each knob of a configuration came from: `user` (a `--knob` flag) or `preset NAME`;
 /// knobs not listed are at the engine's default.
-pub fn knob_origins(set: &KnobSet, pick: Option<&Pick>, args: &RunArgs) -> Vec<(String, String)> {
+pub fn knob_origins(set: &KnobSet, pick: Option<&Pick>, user_knobs: &[String]) -> Vec<(String, String)> {
     set.0
         .iter()
         .map(|k| {
-            let by_user = args.knobs.iter().any(|a| {
-                a.split_once('=')
-                    .is_some_and(|(n, _)| n.trim().eq_ignore_ascii_case(&k.name))
-            });
-            let origin = match (by_user, pick) {
-                (true, _) => "user".to_string(),
-                (false, Some(p)) => format!("preset {}", p.preset.name),
-                (false, None) => "user".to_string(),
+            let origin = match pick {
+                Some(p) if !user_knobs.contains(&k.name) => format!("preset {}", p.preset.name),
+                _ => "user".to_string(),
             };
             (k.name.clone(), origin)
         })

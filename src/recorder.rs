@@ -107,9 +107,9 @@ impl Recorder {
         self.result_hash = Some(hash);
     }
 
-    /// The hash of the trial's query results, if the workload set one.
-    pub fn result_hash(&self) -> Option<&str> {
-        self.result_hash.as_deref()
+    /// Takes the hash of the trial's query results, if the workload set one.
+    pub fn take_result_hash(&mut self) -> Option<String> {
+        self.result_hash.take()
     }
 
     fn close_phase(&mut self) {
@@ -433,14 +433,14 @@ mod tests {
     #[test]
     fn result_hash_is_kept_for_the_trial() {
         let mut r = Recorder::new(&["a", "b"], None);
-        assert_eq!(r.result_hash(), None);
+        assert_eq!(r.take_result_hash(), None);
         r.phase(0);
         r.pause();
         let measured = r.elapsed();
         std::thread::sleep(Duration::from_millis(20));
         assert_eq!(r.elapsed(), measured, "nothing measured between phases");
         r.set_result_hash("ab".into());
-        assert_eq!(r.result_hash(), Some("ab"));
+        assert_eq!(r.take_result_hash().as_deref(), Some("ab"));
         let (_, total) = r.finish();
         assert_eq!(total, measured);
     }

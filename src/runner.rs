@@ -409,7 +409,7 @@ fn measure(
             None => Ok(None),
         };
     }
-    let result_hash = rec.result_hash().map(str::to_string);
+    let result_hash = rec.take_result_hash();
     let (ops, measured) = rec.finish();
     if let Err(e) = plan.workload.verify(conn.as_mut(), &plan.params) {
         return match workload_error(scratch, &cfg.label, e) {

@@ -73,7 +73,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
             "compare: give both sides as runs (3 5) or both as configurations (3:0 5:1)".into(),
         ));
     }
-    let (mut store, _path) = open_store(&args.results)?;
+    let (mut store, _path) = open_store(&args.stored.results)?;
     let run_a = store.load(Some(ra.run))?;
     let run_b = store.load(Some(rb.run))?;
     let ca = resolve(&ra, &run_a, "A")?;
@@ -103,7 +103,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
         }
     }
     let metric = args.metric.unwrap_or_else(|| workload_metric(&ma.workload));
-    let stats = Statistics::of(ma, args.noise);
+    let stats = Statistics::of(ma, args.stored.noise);
     let mut ops = operations_of(ma, &run_a.trials);
     for o in operations_of(mb, &run_b.trials) {
         if !ops.contains(&o) {
@@ -120,7 +120,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
         }
     }
     let c = compare(side(&run_a, ca), side(&run_b, cb), metric, stats, &ops);
-    let out = match args.format {
+    let out = match args.stored.format {
         Format::Json => report::json::value(&c),
         Format::Csv => c.csv(),
         Format::Table => c.text(false),

@@ -135,7 +135,7 @@ fn run_job(
             ConfigInfo {
                 index: configs.len(),
                 engine: e.label().to_string(),
-                knob_origins: plan::knob_origins(&ks, pick.as_ref(), args),
+                knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs),
                 knobs: ks,
                 label,
             },
@@ -159,14 +159,7 @@ fn run_job(
         warmup: args.warmup,
         cold_cache: args.cold,
         in_memory: args.memory,
-        engines: engines
-            .iter()
-            .map(|e| {
-                let mut info = e.info();
-                info.io_counted = Some(e.io_counters().is_some());
-                info
-            })
-            .collect(),
+        engines: engines.iter().map(|e| e.info()).collect(),
         configs: configs.iter().map(|(c, _)| c.clone()).collect(),
         environment: ctx.environment.clone(),
         sync_latency: ctx.sync_latency.clone(),

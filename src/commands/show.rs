@@ -32,10 +32,10 @@ pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
 
 /// Runs the `show` subcommand.
 pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
-    let (mut store, path) = open_store(&args.results)?;
+    let (mut store, path) = open_store(&args.stored.results)?;
     if args.list {
         let runs = store.list()?;
-        let out = match args.format {
+        let out = match args.stored.format {
             Format::Json => report::json::value(&runs),
             Format::Csv => report::csv::rows(&runs),
             f => {
@@ -75,7 +75,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         manifest: &run.manifest,
         trials: &run.trials,
         templates: &run.templates,
-        noise: args.noise,
+        noise: args.stored.noise,
         metric: args.metric,
         baseline: args.baseline,
         process_syncs: None,
@@ -95,7 +95,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
             ),
         };
         let p = &p;
-        match args.format {
+        match args.stored.format {
             Format::Json => report::json::value(p),
             Format::Csv => p.csv(),
             f => {
@@ -105,7 +105,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
             }
         }
     } else {
-        report::export(&report, args.format)
+        report::export(&report, args.stored.format)
     };
     crate::out!("{}", out);
     Ok(0)

@@ -113,8 +113,30 @@ pub struct DbRef {
 pub trait Engine: Send + Sync {
     /// `--engine` label (`sqlite`, `sqlite:/path`, `postgres`, ...).
     fn label(&self) -> &str;
-    /// Version, build and server details for the manifest.
-    fn info(&self) -> EngineInfo;
+    /// The engine's version string, for the manifest.
+    fn version(&self) -> String;
+    /// A SQLite build's version, source id and compile options.
+    fn sqlite_build(&self) -> Option<crate::engines::sqlite::build::SqliteBuild> {
+        None
+    }
+    /// Server or build details of note (data directory, port, settings, ...).
+    fn details(&self) -> Option<serde_json::Value> {
+        None
+    }
+    /// Everything the manifest records about this engine; what the descriptor and the other
+    /// methods already say (kind, whether I/O is counted, what a cold trial does) is taken from
+    /// them, not restated by each engine.
+    fn info(&self) -> EngineInfo {
+        EngineInfo {
+            label: self.label().to_string(),
+            kind: self.kind().name.to_string(),
+            version: self.version(),
+            sqlite: self.sqlite_build(),
+            details: self.details(),
+            io_counted: Some(self.io_counters().is_some()),
+            cold_trial: self.cold_trial().ok(),
+        }
+    }
     /// The knobs this engine knows by name.
     fn knob_specs(&self) -> &'static [KnobSpec] {
         self.kind().knobs

@@ -39,7 +39,6 @@ use crate::engines::values::{parse_decimal, Values};
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
-use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use mysql::consts::{CapabilityFlags, ColumnType};
 use mysql::prelude::Queryable;
@@ -543,8 +542,12 @@ impl Engine for MysqlEngine {
         &self.label
     }
 
-    fn info(&self) -> EngineInfo {
-        let details = crate::engines::server::describe(
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    fn details(&self) -> Option<serde_json::Value> {
+        Some(crate::engines::server::describe(
             &mut *self.admin(),
             SETTINGS_OF_NOTE,
             |s| format!("SELECT @@GLOBAL.{s}"),
@@ -553,16 +556,7 @@ impl Engine for MysqlEngine {
             self.url.as_deref(),
             serde_json::json!({ "install_db_args": INSTALL_ARGS, "server_args": SERVER_ARGS }),
             self.run_as.as_ref(),
-        );
-        EngineInfo {
-            label: self.label.clone(),
-            kind: "mysql".into(),
-            version: self.version.clone(),
-            sqlite: None,
-            details: Some(details),
-            io_counted: None,
-            cold_trial: self.cold_trial().ok(),
-        }
+        ))
     }
 
     fn kind(&self) -> &'static crate::engines::kind::EngineKind {

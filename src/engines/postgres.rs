@@ -37,7 +37,6 @@ use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
 use crate::iocount::IoCounters;
 use crate::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
-use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use bytes::BytesMut;
 use postgres::error::SqlState;
@@ -524,8 +523,12 @@ impl Engine for PostgresEngine {
         &self.label
     }
 
-    fn info(&self) -> EngineInfo {
-        let details = crate::engines::server::describe(
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    fn details(&self) -> Option<serde_json::Value> {
+        Some(crate::engines::server::describe(
             &mut *self.admin(),
             SETTINGS_OF_NOTE,
             |s| format!("SHOW {s}"),
@@ -534,16 +537,7 @@ impl Engine for PostgresEngine {
             self.url.as_deref(),
             serde_json::json!({ "initdb_args": INITDB_ARGS, "server_settings": SERVER_SETTINGS }),
             self.run_as.as_ref(),
-        );
-        EngineInfo {
-            label: self.label.clone(),
-            kind: "postgres".into(),
-            version: self.version.clone(),
-            sqlite: None,
-            details: Some(details),
-            io_counted: None,
-            cold_trial: self.cold_trial().ok(),
-        }
+        ))
     }
 
     fn kind(&self) -> &'static crate::engines::kind::EngineKind {

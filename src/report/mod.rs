@@ -119,9 +119,9 @@ pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String>
     let mut ops: Vec<String> = crate::workload::find(&manifest.workload)
         .map(|w| w.operations().iter().map(|s| s.to_string()).collect())
         .unwrap_or_default();
-    for o in stats::operations(trials) {
-        if !ops.contains(&o) {
-            ops.push(o);
+    for o in trials.iter().flat_map(|t| &t.ops) {
+        if !ops.contains(&o.name) {
+            ops.push(o.name.clone());
         }
     }
     ops

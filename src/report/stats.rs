@@ -138,19 +138,6 @@ pub fn values(trials: &[TrialRecord], config: usize, operation: &str, metric: Me
         .collect()
 }
 
-/// The operations a run's trials recorded, in first-seen order.
-pub fn operations(trials: &[TrialRecord]) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
-    for t in trials {
-        for o in &t.ops {
-            if !v.contains(&o.name) {
-                v.push(o.name.clone());
-            }
-        }
-    }
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -517,7 +517,7 @@ mod tests {
         let ops = ["insert", "select"];
         let mut rec = Recorder::new(&ops, None);
         let r = execute("unit", &ops, conn.as_mut(), &s, &trial, &mut rec);
-        (r, rec.result_hash().map(str::to_string))
+        (r, rec.take_result_hash())
     }
 
     #[test]

@@ -12,6 +12,17 @@ fn tiny_run(sb: &Sandbox, trials: &str, extra: &[&str]) {
     assert_success(&output(&mut cmd));
 }
 
+/// The comparison's row for whole trials (`all`).
+fn all_row(v: &serde_json::Value) -> serde_json::Value {
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .expect("an `all` row")
+        .clone()
+}
+
 fn compare(sb: &Sandbox, args: &[&str]) -> std::process::Output {
     let mut cmd = sb.litebench();
     cmd.arg("compare").args(args).arg("--results").arg(sb.results());
@@ -25,13 +36,7 @@ fn a_configuration_against_itself_is_no_difference_and_exits_0() {
     let out = compare(&sb, &["1:0", "1:journal_mode=delete", "--format", "json"]);
     assert_success(&out);
     let v = json(&out);
-    let all = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["operation"] == "all")
-        .unwrap()
-        .clone();
+    let all = all_row(&v);
     assert_eq!(all["ratio"], 1.0, "{all:#}");
     assert_eq!(all["verdict"], "no_significant_difference", "{all:#}");
     assert_eq!(v["regressions"], 0);
@@ -56,13 +61,7 @@ fn a_large_slowdown_is_a_regression_and_exits_1() {
     let out = compare(&sb, &["1", "2", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let v = json(&out);
-    let all = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["operation"] == "all")
-        .unwrap()
-        .clone();
+    let all = all_row(&v);
     assert_eq!(all["verdict"], "slower", "{all:#}");
     assert!(all["ratio_ci95_high"].as_f64().unwrap() < 1.0, "{all:#}");
     assert!(v["regressions"].as_u64().unwrap() >= 1);

@@ -15,7 +15,6 @@ use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value, OS_CACHE_DROPPED};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, Stage};
-use crate::result::EngineInfo;
 use crate::scratch::Scratch;
 use duckdb::types::{Value as DValue, ValueRef};
 use std::collections::HashMap;
@@ -184,16 +183,12 @@ impl Engine for DuckEngine {
         "duckdb"
     }
 
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            label: "duckdb".into(),
-            kind: "duckdb".into(),
-            version: self.version.clone(),
-            sqlite: None,
-            details: Some(serde_json::json!({ "source_id": self.source_id, "build": "bundled, NDEBUG (release)" })),
-            io_counted: None,
-            cold_trial: self.cold_trial().ok(),
-        }
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    fn details(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({ "source_id": self.source_id, "build": "bundled, NDEBUG (release)" }))
     }
 
     fn device_io(&self) -> Option<DeviceIo> {

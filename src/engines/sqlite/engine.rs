@@ -10,7 +10,6 @@ use crate::deviceio::DeviceIo;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
 use crate::iocount::IoCounters;
 use crate::knob::{KnobReading, KnobSet, Stage};
-use crate::result::EngineInfo;
 use crate::scratch::{Scratch, ScratchError};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -91,16 +90,12 @@ impl Engine for SqliteEngine {
         &self.label
     }
 
-    fn info(&self) -> EngineInfo {
-        EngineInfo {
-            label: self.label.clone(),
-            kind: "sqlite".into(),
-            version: self.build.version.clone(),
-            sqlite: Some(self.build.clone()),
-            details: None,
-            io_counted: None,
-            cold_trial: self.cold_trial().ok(),
-        }
+    fn version(&self) -> String {
+        self.build.version.clone()
+    }
+
+    fn sqlite_build(&self) -> Option<super::build::SqliteBuild> {
+        Some(self.build.clone())
     }
 
     fn device_io(&self) -> Option<DeviceIo> {
