@@ -17,6 +17,24 @@ pub struct SqliteConn {
 }
 
 impl SqliteConn {
+    /// Column `i` of the current row as bytes (text or blob; empty for a NULL pointer).
+    ///
+    /// # Safety
+    /// `stmt` is a live statement of this connection positioned on a row; the slice is valid
+    /// only until the next step, reset or finalize of `stmt`.
+    unsafe fn column_bytes<'s>(&self, stmt: *mut sqlite3_stmt, i: c_int) -> &'s [u8] {
+        // SAFETY: per this function's contract; SQLite returns a buffer of `column_bytes` bytes.
+        unsafe {
+            let p = (self.api.column_text)(stmt, i);
+            let len = (self.api.column_bytes)(stmt, i) as usize;
+            if p.is_null() {
+                &[]
+            } else {
+                std::slice::from_raw_parts(p, len)
+            }
+        }
+    }
+
     /// Opens (creating if needed) `path` through the VFS named `vfs` (`None`: default VFS).
     pub fn open(api: &'static Api, path: &Path, vfs: Option<&str>, label: &str) -> Result<SqliteConn, EngineError> {
         let cpath = Self::c_path(path, label)?;
@@ -274,13 +292,7 @@ impl Connection for SqliteConn {
                                     ffi::SQLITE_INTEGER => out.push_int((self.api.column_int64)(stmt, i)),
                                     ffi::SQLITE_FLOAT => out.push_real((self.api.column_double)(stmt, i)),
                                     kind => {
-                                        let p = (self.api.column_text)(stmt, i);
-                                        let len = (self.api.column_bytes)(stmt, i) as usize;
-                                        let bytes = if p.is_null() {
-                                            &[][..]
-                                        } else {
-                                            std::slice::from_raw_parts(p, len)
-                                        };
+                                        let bytes = self.column_bytes(stmt, i);
                                         if kind == ffi::SQLITE_BLOB {
                                             out.push_blob(bytes);
                                         } else {
@@ -324,13 +336,7 @@ impl Connection for SqliteConn {
                             if (self.api.column_type)(stmt, i) == ffi::SQLITE_NULL {
                                 row.push(None);
                             } else {
-                                let p = (self.api.column_text)(stmt, i);
-                                let len = (self.api.column_bytes)(stmt, i) as usize;
-                                let bytes = if p.is_null() {
-                                    &[][..]
-                                } else {
-                                    std::slice::from_raw_parts(p, len)
-                                };
+                                let bytes = self.column_bytes(stmt, i);
                                 row.push(Some(String::from_utf8_lossy(bytes).into_owned()));
                             }
                         }
