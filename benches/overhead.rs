@@ -60,6 +60,7 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64) -> Duration {
         seed: round,
         stop: &stop,
         connector: &NoMore,
+        profile: false,
     };
     Crud.run(conn.as_mut(), &trial, &mut rec).unwrap();
     rec.finish().1

@@ -47,6 +47,8 @@ pub struct Recorder {
     /// Hash of the trial's query results, set by the workload (see
     /// [`crate::workload::result_hash`]).
     result_hash: Option<String>,
+    /// Per-query records of the trial (see [`crate::result::QueryRecord`]).
+    queries: Vec<crate::result::QueryRecord>,
 }
 
 impl Recorder {
@@ -76,6 +78,7 @@ impl Recorder {
             io_owner: None,
             measured: Duration::ZERO,
             result_hash: None,
+            queries: Vec::new(),
         }
     }
 
@@ -110,6 +113,16 @@ impl Recorder {
     /// Takes the hash of the trial's query results, if the workload set one.
     pub fn take_result_hash(&mut self) -> Option<String> {
         self.result_hash.take()
+    }
+
+    /// Keeps one query's answer (and plan and profile) for the trial record.
+    pub fn add_query(&mut self, q: crate::result::QueryRecord) {
+        self.queries.push(q);
+    }
+
+    /// The trial's query records, moved out.
+    pub fn take_queries(&mut self) -> Vec<crate::result::QueryRecord> {
+        std::mem::take(&mut self.queries)
     }
 
     fn close_phase(&mut self) {

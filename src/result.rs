@@ -138,6 +138,37 @@ pub struct TrialRecord {
     /// before litebench kept it.
     #[serde(default)]
     pub result_hash: Option<String>,
+    /// Per query of workloads that time each query as its own operation (SSB): its answer, and
+    /// on a configuration's first measured trial its plan and per-loop profile. Empty for other
+    /// workloads and runs stored before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<QueryRecord>,
+}
+
+/// One query of a trial: what it answered, and how the engine ran it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueryRecord {
+    /// The operation name the query is timed under.
+    pub op: String,
+    pub answer: Answer,
+    /// The engine's plan (`Connection::query_plan`), where it has one and it was captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<String>>,
+    /// Per-loop counters (`Connection::loop_profile`), where the engine keeps them and they were
+    /// captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Vec<crate::engines::LoopProfile>>,
+}
+
+/// A query's answer, comparable across engines: the row count and an order-insensitive hash
+/// always, the rows themselves (as text, `None` for NULL) when the answer is small.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub rows: u64,
+    /// SHA-256 (hex) of the rows in a canonical, order-insensitive form.
+    pub hash: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<Vec<Option<String>>>>,
 }
 
 /// Sync system calls the process made on workload files, for the strace cross-check.

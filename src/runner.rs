@@ -402,6 +402,7 @@ fn measure(
         seed,
         stop,
         connector: &connector,
+        profile: round == plan.warmup,
     };
     if let Err(e) = plan.workload.run(conn.as_mut(), &trial, &mut rec) {
         return match workload_error(scratch, &cfg.label, e) {
@@ -410,6 +411,7 @@ fn measure(
         };
     }
     let result_hash = rec.take_result_hash();
+    let queries = rec.take_queries();
     let (ops, measured) = rec.finish();
     if let Err(e) = plan.workload.verify(conn.as_mut(), &plan.params) {
         return match workload_error(scratch, &cfg.label, e) {
@@ -449,6 +451,7 @@ fn measure(
         device_io,
         knobs,
         result_hash,
+        queries,
     }))
 }
 

@@ -36,6 +36,25 @@ pub enum Value<'a> {
     Blob(&'a [u8]),
 }
 
+/// One loop (scan, search or other step) of a query's execution with the counters the engine
+/// kept for it: the nearest thing to a profiler that a stock SQLite build offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoopProfile {
+    /// The step's id and its parent's (0: top level), to draw the tree.
+    pub id: i64,
+    pub parent: i64,
+    /// What the step does, as the plan names it.
+    pub explain: String,
+    /// Times the loop ran.
+    pub loops: Option<i64>,
+    /// Rows the loop visited over all its runs.
+    pub rows_visited: Option<i64>,
+    /// The planner's estimate of rows per run.
+    pub rows_estimated: Option<f64>,
+    /// CPU cycles spent in the step, where the build counts them.
+    pub cycles: Option<i64>,
+}
+
 /// A statement prepared on one connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StmtId(pub usize);
@@ -87,6 +106,18 @@ pub trait Connection {
     fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut values::Values) -> Result<u64, EngineError>;
     /// Runs a query and returns every row as text (`None` for NULL). Not for timed loops.
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError>;
+    /// The plan the engine chooses for `sql`, one line per step, as its own EXPLAIN shows it
+    /// (SQLite: `EXPLAIN QUERY PLAN`, indented by depth). `None`: this engine cannot say. Not
+    /// for timed loops.
+    fn query_plan(&mut self, _sql: &str) -> Result<Option<Vec<String>>, EngineError> {
+        Ok(None)
+    }
+    /// Runs the query `sql` once, untimed, with the engine's per-loop counters on, and returns
+    /// them (SQLite: `sqlite3_stmt_scanstatus_v2`). `None`: this engine or build keeps no such
+    /// counters. Not for timed loops.
+    fn loop_profile(&mut self, _sql: &str) -> Result<Option<Vec<LoopProfile>>, EngineError> {
+        Ok(None)
+    }
     /// The first column of the first row of a query (`None`: no row, or NULL). Not for timed
     /// loops.
     fn query_value(&mut self, sql: &str) -> Result<Option<String>, EngineError> {

@@ -404,6 +404,7 @@ mod tests {
             seed: 7,
             stop: &stop,
             connector: &OneConnection,
+            profile: false,
         };
         let mut rec = Recorder::new(OPS, None);
         let mut seen = Seen::default();

@@ -48,6 +48,10 @@ pub struct Trial<'a> {
     /// Set by Ctrl-C: stop between operations with [`WorkloadError::Interrupted`].
     pub stop: &'a AtomicBool,
     pub connector: &'a dyn Connector,
+    /// The configuration's first measured trial: capture what is worth keeping once per
+    /// configuration and is too costly for every trial (query plans, per-loop profiles), outside
+    /// the timed phases.
+    pub profile: bool,
 }
 
 /// A benchmark workload.

@@ -428,6 +428,7 @@ mod tests {
             seed: 1,
             stop: &stop,
             connector: &One,
+            profile: false,
         };
         let mut rec = Recorder::new(&["insert"], None);
         execute("t", &["insert"], &mut conn, &s, &trial, &mut rec).unwrap();
@@ -513,6 +514,7 @@ mod tests {
             seed: 1,
             stop: &stop,
             connector: &NoMore,
+            profile: false,
         };
         let ops = ["insert", "select"];
         let mut rec = Recorder::new(&ops, None);
