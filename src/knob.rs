@@ -24,6 +24,10 @@ pub enum KnobKind {
     /// A size: bytes, or a number with a unit (KB, MB, GB, KiB, MiB, GiB); canonical form is
     /// whole bytes.
     Bytes { min: u64 },
+    /// A set of named flags: `none`, or names joined by `+` (`,` separates the values of an
+    /// axis, so it cannot join the names of one value); canonical form lists them in table
+    /// order. The numbers beside the names are for the engine that sets them.
+    Flags(&'static [(&'static str, u32)]),
 }
 
 /// When a knob has to be set.
@@ -132,6 +136,10 @@ impl KnobKind {
             KnobKind::PowerOfTwo { min, max } => format!("a power of two from {min} to {max}"),
             KnobKind::Bool => "on, off".into(),
             KnobKind::Bytes { min } => format!("a size of at least {min} bytes, such as 1GB, 512MiB or 1000000000"),
+            KnobKind::Flags(flags) => format!(
+                "none, or names joined by '+' (a+b) from: {}",
+                flags.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 
@@ -181,6 +189,17 @@ impl KnobKind {
                 (bytes.is_finite() && bytes >= *min as f64 && bytes < 1.8e19)
                     .then(|| (bytes.round() as u64).to_string())
             }
+            KnobKind::Flags(flags) => {
+                if v == "none" {
+                    return Some("none".into());
+                }
+                let names: Vec<&str> = v.split('+').map(str::trim).collect();
+                if names.iter().any(|n| !flags.iter().any(|(f, _)| f == n)) {
+                    return None;
+                }
+                let picked: Vec<&str> = flags.iter().map(|(f, _)| *f).filter(|f| names.contains(f)).collect();
+                Some(picked.join("+"))
+            }
         }
     }
 
@@ -189,7 +208,9 @@ impl KnobKind {
         match self {
             // SQLite reads synchronous, temp_store and auto_vacuum back as numbers, journal and
             // locking modes as names.
-            KnobKind::Choice(_) | KnobKind::Bool => self.canonical(raw).unwrap_or_else(|| raw.to_ascii_lowercase()),
+            KnobKind::Choice(_) | KnobKind::Bool | KnobKind::Flags(_) => {
+                self.canonical(raw).unwrap_or_else(|| raw.to_ascii_lowercase())
+            }
             _ => raw.trim().to_string(),
         }
     }
@@ -374,6 +395,10 @@ pub struct KnobReading {
     pub requested: Option<String>,
     /// What `PRAGMA name` read back after setting (`None`: it reads back nothing).
     pub effective: Option<String>,
+    /// What the reading means where the value alone would mislead (`bloom_filter=off` on a
+    /// build that has no Bloom filters: vacuous).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Compares a pass-through pragma's requested value with what it read back.
@@ -406,6 +431,7 @@ pub fn read_back<E>(
             name: spec.name.to_string(),
             requested: requested.map(str::to_string),
             effective: raw.map(|r| spec.kind.readback(&r)),
+            note: None,
         });
     }
     for k in knobs.0.iter().filter(|k| k.name.starts_with(prefix)) {
@@ -414,6 +440,7 @@ pub fn read_back<E>(
             name: k.name.clone(),
             requested: Some(k.value.clone()),
             effective: raw,
+            note: None,
         });
     }
     Ok(out)
@@ -574,6 +601,27 @@ mod tests {
         ];
         let set = configurations(&axes, false).unwrap()[0].for_engine(SQLITE_KNOBS, PASSTHROUGH_PREFIX);
         assert_eq!(set.0[0].name, "locking_mode");
+    }
+
+    #[test]
+    fn flag_sets_parse_in_table_order_and_name_the_valid_flags() {
+        const FLAGS: &[(&str, u32)] = &[("alpha", 1), ("beta", 2), ("gamma", 4)];
+        let k = KnobKind::Flags(FLAGS);
+        assert_eq!(k.canonical("gamma+ALPHA").as_deref(), Some("alpha+gamma"));
+        assert_eq!(k.canonical("beta+beta").as_deref(), Some("beta"));
+        assert_eq!(k.canonical("None").as_deref(), Some("none"));
+        assert_eq!(k.canonical("alpha+bogus"), None);
+        assert_eq!(k.canonical(""), None);
+        assert_eq!(
+            k.describe(),
+            "none, or names joined by '+' (a+b) from: alpha, beta, gamma"
+        );
+        let e = parse_axis_sqlite("disable_optimizations=bogus").unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("disable_optimizations=bogus"), "{text}");
+        assert!(text.contains("bloom_filter, bloom_pulldown"), "{text}");
+        let a = parse_axis_sqlite("disable_optimizations=none,bloom_filter+skip_scan").unwrap();
+        assert_eq!(a.values, vec!["none", "skip_scan+bloom_filter"]);
     }
 
     #[test]

@@ -118,6 +118,12 @@ pub trait Connection {
     fn loop_profile(&mut self, _sql: &str) -> Result<Option<Vec<LoopProfile>>, EngineError> {
         Ok(None)
     }
+    /// The connection as its concrete type, for an engine that needs more of its own connection
+    /// than this trait offers (SQLite's optimizer switches take the raw handle). `None`: not
+    /// offered.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
     /// The first column of the first row of a query (`None`: no row, or NULL). Not for timed
     /// loops.
     fn query_value(&mut self, sql: &str) -> Result<Option<String>, EngineError> {

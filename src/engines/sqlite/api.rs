@@ -50,6 +50,7 @@ macro_rules! api_table {
     (
         required { $($field:ident : fn($($arg:ty),*) -> $ret:ty = $sym:ident, $since:literal;)* }
         optional { $($ofield:ident : fn($($oarg:ty),*) -> $oret:ty = $osym:ident, $osince:literal;)* }
+        variadic { $($vfield:ident : fn($($varg:ty),*, ...) -> $vret:ty = $vsym:ident;)* }
     ) => {
         /// Function pointers of one SQLite library, plus where it came from.
         pub struct Api {
@@ -61,6 +62,8 @@ macro_rules! api_table {
               pub $field: unsafe extern "C" fn($($arg),*) -> $ret,)*
             $(#[doc = concat!("`", stringify!($osym), "`, since SQLite ", $osince, ": `None` in older builds.")]
               pub $ofield: Option<unsafe extern "C" fn($($oarg),*) -> $oret>,)*
+            $(#[doc = concat!("`", stringify!($vsym), "` (variadic), in every release litebench loads.")]
+              pub $vfield: unsafe extern "C" fn($($varg),*, ...) -> $vret,)*
         }
 
         /// Every symbol the table uses, required ones first.
@@ -76,6 +79,7 @@ macro_rules! api_table {
                     init_rc: libsqlite3_sys::SQLITE_OK,
                     $($field: libsqlite3_sys::$sym,)*
                     $($ofield: Some(libsqlite3_sys::$osym),)*
+                    $($vfield: libsqlite3_sys::$vsym,)*
                 }
             }
 
@@ -100,6 +104,17 @@ macro_rules! api_table {
                         let sym: Option<libloading::Symbol<unsafe extern "C" fn($($oarg),*) -> $oret>> =
                             unsafe { lib.get(concat!(stringify!($osym), "\0").as_bytes()) }.ok();
                         sym.map(|s| *s)
+                    },)*
+                    $($vfield: {
+                        // SAFETY: as above; the C function is variadic and declared so.
+                        let sym: libloading::Symbol<unsafe extern "C" fn($($varg),*, ...) -> $vret> =
+                            unsafe { lib.get(concat!(stringify!($vsym), "\0").as_bytes()) }
+                                .map_err(|_| LoadError::MissingSymbol {
+                                    path: origin.clone(),
+                                    symbol: stringify!($vsym),
+                                    since: VARIADIC_SINCE,
+                                })?;
+                        *sym
                     },)*
                 })
             }
@@ -151,8 +166,17 @@ api_table! {
     optional {
         errstr: fn(c_int) -> *const c_char = sqlite3_errstr, "3.7.15";
         changes64: fn(*mut sqlite3) -> sqlite3_int64 = sqlite3_changes64, "3.37.0";
+        stmt_scanstatus_v2: fn(*mut sqlite3_stmt, c_int, c_int, c_int, *mut c_void) -> c_int = sqlite3_stmt_scanstatus_v2, "3.42.0";
+    }
+    variadic {
+        test_control: fn(c_int, ...) -> c_int = sqlite3_test_control;
+        db_config: fn(*mut sqlite3, c_int, ...) -> c_int = sqlite3_db_config;
     }
 }
+
+/// When the variadic entry points appeared: before [`MIN_VERSION`] (both are in 3.7.8, the
+/// oldest amalgamation the tests load; their first release is not recorded here).
+const VARIADIC_SINCE: &str = "before 3.7.0";
 
 /// Why a shared library could not be used as SQLite.
 #[derive(Debug, thiserror::Error)]

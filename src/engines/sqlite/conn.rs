@@ -14,6 +14,8 @@ pub struct SqliteConn {
     db: *mut sqlite3,
     stmts: Vec<*mut sqlite3_stmt>,
     label: String,
+    /// The mask of disabled optimizations litebench set (see [`super::optimizer`]); 0 until set.
+    opt_mask: u32,
 }
 
 impl SqliteConn {
@@ -96,6 +98,7 @@ impl SqliteConn {
             db,
             stmts: Vec::new(),
             label: label.to_string(),
+            opt_mask: 0,
         };
         if rc != ffi::SQLITE_OK {
             return Err(conn.error(rc, &format!("opening {}", path.to_string_lossy())));
@@ -108,6 +111,26 @@ impl SqliteConn {
     /// The library this connection runs on.
     pub fn api(&self) -> &'static Api {
         self.api
+    }
+
+    /// The raw handle, for the calls [`Api`] makes on a connection outside this module
+    /// (test control, db config, scan status).
+    pub(super) fn raw_db(&self) -> *mut sqlite3 {
+        self.db
+    }
+
+    /// The engine label errors name.
+    pub(super) fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The mask of disabled optimizations litebench set on this connection (0: none set).
+    pub fn opt_mask(&self) -> u32 {
+        self.opt_mask
+    }
+
+    pub(super) fn set_opt_mask(&mut self, mask: u32) {
+        self.opt_mask = mask;
     }
 
     /// Statements SQLite holds open on this connection (`sqlite3_next_stmt`), whether prepared
@@ -126,7 +149,7 @@ impl SqliteConn {
         }
     }
 
-    fn error(&self, rc: c_int, context: &str) -> EngineError {
+    pub(super) fn error(&self, rc: c_int, context: &str) -> EngineError {
         let mut message = if self.db.is_null() {
             self.api.describe(rc)
         } else {
@@ -159,7 +182,7 @@ impl SqliteConn {
         }
     }
 
-    fn prepare_raw(&self, sql: &str) -> Result<*mut sqlite3_stmt, EngineError> {
+    pub(super) fn prepare_raw(&self, sql: &str) -> Result<*mut sqlite3_stmt, EngineError> {
         let mut stmt = std::ptr::null_mut();
         // SAFETY: sql is valid for its length; SQLite copies what it needs.
         let rc = unsafe {
@@ -198,7 +221,7 @@ impl SqliteConn {
     }
 
     /// Steps `stmt` to completion; returns rows produced, or the error code.
-    fn step_all(&self, stmt: *mut sqlite3_stmt) -> Result<u64, c_int> {
+    pub(super) fn step_all(&self, stmt: *mut sqlite3_stmt) -> Result<u64, c_int> {
         let mut rows = 0u64;
         loop {
             // SAFETY: stmt is live and bound.
@@ -352,6 +375,18 @@ impl Connection for SqliteConn {
             (self.api.finalize)(stmt);
         }
         Ok(rows)
+    }
+
+    fn query_plan(&mut self, sql: &str) -> Result<Option<Vec<String>>, EngineError> {
+        super::plan::checked_plan(self, sql).map(Some)
+    }
+
+    fn loop_profile(&mut self, sql: &str) -> Result<Option<Vec<crate::engines::LoopProfile>>, EngineError> {
+        super::scanstatus::loop_profile(self, sql)
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 }
 

@@ -4,7 +4,8 @@
 use super::api::Api;
 use super::build::SqliteBuild;
 use super::conn::SqliteConn;
-use super::knobs::{PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use super::knobs::{OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use super::optimizer;
 use super::vfs;
 use crate::deviceio::DeviceIo;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
@@ -81,6 +82,25 @@ impl SqliteEngine {
             code: None,
             message,
             context: "copying the template".into(),
+        }
+    }
+}
+
+impl SqliteEngine {
+    /// The SQLite connection behind a `dyn Connection` this engine opened.
+    fn sqlite_conn<'c>(&self, conn: &'c mut dyn Connection) -> Result<&'c mut SqliteConn, EngineError> {
+        conn.as_any_mut()
+            .and_then(|a| a.downcast_mut::<SqliteConn>())
+            .ok_or_else(|| self.knob_error("not a connection of this SQLite engine".into()))
+    }
+
+    fn knob_error(&self, message: String) -> EngineError {
+        EngineError {
+            engine: self.label.clone(),
+            kind: ErrorKind::Other,
+            code: None,
+            message,
+            context: "setting knobs".into(),
         }
     }
 }
@@ -165,17 +185,57 @@ impl Engine for SqliteEngine {
     }
 
     fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
-        for k in knobs.0.iter().filter(|k| k.stage_in(SQLITE_KNOBS) == stage) {
+        let pragmas = knobs
+            .0
+            .iter()
+            .filter(|k| k.stage_in(SQLITE_KNOBS) == stage && !OPTIMIZER_KNOBS.contains(&k.name.as_str()));
+        for k in pragmas {
             // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
             conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
+        }
+        if stage != Stage::Connect {
+            return Ok(());
+        }
+        let c = self.sqlite_conn(conn)?;
+        // Timed statements never pay for scan-status counting; loop_profile turns it on for
+        // its own statement (see scanstatus).
+        super::scanstatus::set_collection(c, false);
+        let (bloom, disable) = (knobs.get("bloom_filter"), knobs.get("disable_optimizations"));
+        if let Some(why) = optimizer::refusal(self.api, &self.build.compile_options, bloom, disable) {
+            return Err(self.knob_error(why));
+        }
+        if let Some(mask) = optimizer::requested_mask(bloom, disable) {
+            if optimizer::has_bloom_filters(self.api) {
+                optimizer::set_mask(c, mask);
+            }
         }
         Ok(())
     }
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
-        crate::knob::read_back(SQLITE_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| {
-            conn.query_value(&format!("PRAGMA {name}"))
-        })
+        let c = self.sqlite_conn(conn)?;
+        let (mask, bloom) = if optimizer::has_bloom_filters(self.api) {
+            let mask = optimizer::read_mask(c);
+            (mask, optimizer::bloom_reading(c, mask)?)
+        } else {
+            // Vacuously off: see the reading's note.
+            (None, "off")
+        };
+        let mut readings = crate::knob::read_back(SQLITE_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| match name {
+            "bloom_filter" => Ok(Some(bloom.to_string())),
+            "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
+            _ => conn.query_value(&format!("PRAGMA {name}")),
+        })?;
+        if !optimizer::has_bloom_filters(self.api) {
+            for r in readings.iter_mut().filter(|r| r.name == "bloom_filter") {
+                r.note = Some(format!(
+                    "vacuous: SQLite {} has no Bloom filters (added in {})",
+                    self.build.version,
+                    optimizer::BITS_SINCE.0
+                ));
+            }
+        }
+        Ok(readings)
     }
 
     fn knob_hint(&self, knob: &str) -> String {
@@ -187,7 +247,19 @@ impl Engine for SqliteEngine {
                 self.build.version
             );
         }
+        let build = format!("SQLite {} ({})", self.build.version, self.build.origin);
         match knob {
+            "bloom_filter" if !optimizer::has_bloom_filters(self.api) => format!(
+                "{build} has no Bloom filters (added in {})",
+                optimizer::BITS_SINCE.0
+            ),
+            "bloom_filter" => format!(
+                "{build}: the plan of litebench's probe star join (in the temp schema) says otherwise; a build whose planner no longer chooses a Bloom filter there cannot show that it is on"
+            ),
+            "disable_optimizations" => format!(
+                "{build} does not read the mask back (SQLITE_TESTCTRL_GETOPT, or a release before {}), so litebench cannot verify it; only bloom_filter=on|off is verified without it (through the plan)",
+                optimizer::BITS_SINCE.0
+            ),
             "journal_mode" if self.memory => "an in-memory database only supports journal_mode memory or off".into(),
             "journal_mode" => "the build or the filesystem does not support that mode (WAL needs shared memory)".into(),
             "mmap_size" => "SQLite clamps it to the build's SQLITE_MAX_MMAP_SIZE; request at most that".into(),

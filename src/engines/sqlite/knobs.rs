@@ -1,6 +1,11 @@
-//! SQLite's knobs: the pragmas litebench sets by name, and the prefix for any other.
+//! SQLite's knobs: the pragmas litebench sets by name, the optimizer switches (see
+//! [`super::optimizer`]), and the prefix for any other pragma.
 
+use super::optimizer::OPTIMIZATIONS;
 use crate::knob::{KnobKind, KnobSpec, Stage};
+
+/// The knobs set through `sqlite3_test_control`, not a pragma.
+pub const OPTIMIZER_KNOBS: &[&str] = &["bloom_filter", "disable_optimizations"];
 
 /// Every named SQLite knob, in the order they are applied (locking mode before journal mode,
 /// journal mode before the WAL settings).
@@ -97,6 +102,20 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         stage: Stage::Connect,
         default: "0",
         help: "milliseconds to wait for a lock before SQLITE_BUSY",
+    },
+    KnobSpec {
+        name: "bloom_filter",
+        kind: KnobKind::Bool,
+        stage: Stage::Connect,
+        default: "on",
+        help: "Bloom filters on star joins (3.38.0+); off through sqlite3_test_control, checked in the plan",
+    },
+    KnobSpec {
+        name: "disable_optimizations",
+        kind: KnobKind::Flags(OPTIMIZATIONS),
+        stage: Stage::Connect,
+        default: "none",
+        help: "optimizer switches to turn off (3.38.0+), names joined by '+'; see docs/knobs.md",
     },
 ];
 

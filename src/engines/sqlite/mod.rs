@@ -6,6 +6,9 @@ pub mod conn;
 pub mod engine;
 pub mod guard;
 pub mod knobs;
+pub mod optimizer;
+pub mod plan;
+pub mod scanstatus;
 pub mod vfs;
 
 use super::kind::{EngineKind, Runs, TargetSpec};
