@@ -122,6 +122,10 @@ pub struct ShowArgs {
     /// What the side-by-side cells show (default: the workload's own metric).
     #[arg(long, value_enum)]
     pub metric: Option<crate::report::Metric>,
+    /// Print each configuration's query plans and per-loop profiles (from its first measured
+    /// trial) instead of the report.
+    #[arg(long, conflicts_with_all = ["list", "side_by_side"])]
+    pub profile: bool,
     #[command(flatten)]
     pub stored: StoredReport,
 }

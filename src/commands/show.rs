@@ -62,6 +62,11 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         return Ok(0);
     }
     let run = store.load(args.run)?;
+    if args.profile {
+        let profiles = report::profile::collect(&run.manifest, &run.trials);
+        crate::out!("{}", report::profile::render(&profiles, args.stored.format));
+        return Ok(0);
+    }
     if args.baseline >= run.manifest.configs.len() {
         return Err(Failure(format!(
             "--baseline {}: run {} has configurations 0 to {}",

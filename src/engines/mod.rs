@@ -55,6 +55,20 @@ pub struct LoopProfile {
     pub cycles: Option<i64>,
 }
 
+/// The rows an engine's `EXPLAIN` answered as plan lines: the text of column `column` of each
+/// row (`None`: every non-NULL column, joined by ` | `), split at its line breaks, so a plan
+/// the engine prints as one multi-line cell (DuckDB's tree, MariaDB's JSON) reads as lines too.
+pub fn explain_lines(rows: &[Vec<Option<String>>], column: Option<usize>) -> Vec<String> {
+    rows.iter()
+        .map(|r| match column {
+            Some(c) => r.get(c).cloned().flatten().unwrap_or_default(),
+            None => r.iter().flatten().cloned().collect::<Vec<_>>().join(" | "),
+        })
+        .flat_map(|cell| cell.lines().map(|l| l.trim_end().to_string()).collect::<Vec<_>>())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 /// A statement prepared on one connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StmtId(pub usize);
@@ -237,3 +251,27 @@ pub trait Engine: Send + Sync {
 
 /// What `--cold` does for an engine whose only cache that outlives a connection is the OS's.
 pub const OS_CACHE_DROPPED: &str = "OS page cache dropped before each trial";
+
+#[cfg(test)]
+mod explain_tests {
+    use super::explain_lines;
+
+    #[test]
+    fn explain_rows_become_lines() {
+        let pg = vec![
+            vec![Some("Seq Scan on t  (cost=0.00..1.01 rows=1 width=4)".to_string())],
+            vec![Some("  Filter: (x > 1)".to_string())],
+        ];
+        assert_eq!(
+            explain_lines(&pg, None),
+            vec!["Seq Scan on t  (cost=0.00..1.01 rows=1 width=4)", "  Filter: (x > 1)"]
+        );
+        let duck = vec![vec![
+            Some("physical_plan".to_string()),
+            Some("┌───┐\n│ X │  \n└───┘\n".to_string()),
+        ]];
+        assert_eq!(explain_lines(&duck, Some(1)), vec!["┌───┐", "│ X │", "└───┘"]);
+        let my = vec![vec![Some("1".to_string()), None, Some("t".to_string())]];
+        assert_eq!(explain_lines(&my, None), vec!["1 | t"]);
+    }
+}

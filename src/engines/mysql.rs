@@ -960,6 +960,15 @@ impl Connection for MyConn {
         }
     }
 
+    fn query_plan(&mut self, sql: &str) -> Result<Option<Vec<String>>, EngineError> {
+        // The JSON form is the one tree both MariaDB and MySQL print (the tabular EXPLAIN has
+        // no nesting); it comes as one multi-line cell.
+        Ok(Some(crate::engines::explain_lines(
+            &self.query(&format!("EXPLAIN FORMAT=JSON {sql}"))?,
+            None,
+        )))
+    }
+
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let rows = (|| -> Result<Vec<Vec<Option<String>>>, mysql::Error> {
             let mut out = Vec::new();

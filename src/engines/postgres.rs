@@ -1142,6 +1142,14 @@ impl Connection for PgConn {
         Ok(rows.len() as u64)
     }
 
+    fn query_plan(&mut self, sql: &str) -> Result<Option<Vec<String>>, EngineError> {
+        // One row per plan line, as psql prints it.
+        Ok(Some(crate::engines::explain_lines(
+            &self.query(&format!("EXPLAIN {sql}"))?,
+            None,
+        )))
+    }
+
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let messages = self
             .client

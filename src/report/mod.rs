@@ -15,6 +15,7 @@ pub mod markdown;
 pub mod number;
 pub mod pivot;
 pub mod presets;
+pub mod profile;
 pub mod stats;
 pub mod summary;
 pub mod table;

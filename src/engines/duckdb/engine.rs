@@ -421,6 +421,13 @@ impl Connection for DuckConn {
         Ok(n)
     }
 
+    fn query_plan(&mut self, sql: &str) -> Result<Option<Vec<String>>, EngineError> {
+        // Rows (explain_key, explain_value): the physical plan is drawn in the last column.
+        let rows = self.query(&format!("EXPLAIN {sql}"))?;
+        let last = rows.first().map_or(0, |r| r.len().saturating_sub(1));
+        Ok(Some(crate::engines::explain_lines(&rows, Some(last))))
+    }
+
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let ctx = || format!("running `{sql}`");
         let mut stmt = self.conn.prepare(sql).map_err(|e| error(e, &ctx()))?;

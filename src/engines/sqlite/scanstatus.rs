@@ -7,9 +7,11 @@
 //!
 //! Counting costs time (a cycle-counter read around every VDBE instruction), and 3.42.0 made
 //! it a per-connection switch, `SQLITE_DBCONFIG_STMT_SCANSTATUS`, that must be on both when a
-//! statement is prepared and when it runs. Timed statements run with it off (see
-//! [`set_collection`], applied on connect); [`loop_profile`] turns it on for its own untimed
-//! statement only and puts it back.
+//! statement is prepared and when it runs. In the bundled build it is on by default, and it
+//! costs: a 1,000,000-row star join ran 20 times took 0.82-0.90 s with it off and 3.07-3.61 s
+//! with it on (3.7x). So every connection litebench opens turns it off
+//! ([`set_collection`], in `SqliteEngine::connect`), and [`loop_profile`] turns it on for its
+//! own untimed statement only and puts it back.
 
 use super::conn::SqliteConn;
 use crate::engines::{EngineError, LoopProfile};
