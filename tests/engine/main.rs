@@ -7,6 +7,7 @@ mod common;
 mod duck;
 mod interleave;
 mod old_builds;
+mod optimizer;
 mod strace;
 #[path = "../support/mod.rs"]
 mod support;
