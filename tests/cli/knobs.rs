@@ -102,3 +102,18 @@ fn knob_failure_names_the_engine() {
     let out = output(&mut sb.run_tiny(&["crud", "--memory", "--knob", "journal_mode=wal"]));
     assert_run_error_line(&out, &["error: knob journal_mode did not take effect on sqlite"]);
 }
+
+#[test]
+fn an_unknown_optimization_is_refused_with_the_valid_names() {
+    let sb = Sandbox::new();
+    let out = output(&mut sb.run_tiny(&["crud", "--knob", "disable_optimizations=skip_scan+bogus"]));
+    assert_error_line(
+        &out,
+        &[
+            "--knob disable_optimizations=skip_scan+bogus",
+            "none, or names joined by '+'",
+            "bloom_filter",
+            "query_flattener",
+        ],
+    );
+}

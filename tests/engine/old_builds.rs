@@ -169,7 +169,11 @@ fn sqlite_3_7_runs_crud_in_wal_mode() {
     assert_eq!(build["version"], "3.7.8");
     assert_eq!(
         strings(&build["unavailable"]),
-        ["sqlite3_errstr (since 3.7.15)", "sqlite3_changes64 (since 3.37.0)"]
+        [
+            "sqlite3_errstr (since 3.7.15)",
+            "sqlite3_changes64 (since 3.37.0)",
+            "sqlite3_stmt_scanstatus_v2 (since 3.42.0)"
+        ]
     );
     // Every operation changed one row, counted with sqlite3_changes instead of changes64.
     assert_eq!(row(&r, 0, "all")["ops_per_trial"], 300.0);
@@ -216,7 +220,13 @@ fn sqlite_3_26_runs_crud_with_memory_mapped_reads() {
     let r = crud_on(&lib, &["--knob", "mmap_size=1048576"]);
     let build = &r["manifest"]["engines"][0]["sqlite"];
     assert_eq!(build["version"], "3.26.0");
-    assert_eq!(strings(&build["unavailable"]), ["sqlite3_changes64 (since 3.37.0)"]);
+    assert_eq!(
+        strings(&build["unavailable"]),
+        [
+            "sqlite3_changes64 (since 3.37.0)",
+            "sqlite3_stmt_scanstatus_v2 (since 3.42.0)"
+        ]
+    );
     assert_eq!(row(&r, 0, "all")["ops_per_trial"], 300.0);
     assert_eq!(knob(&r, "mmap_size"), "1048576");
     // Pages came through the shim's xFetch (io_methods version 3): crud's writes do not use
@@ -241,6 +251,49 @@ fn a_build_without_autoinit_runs_crud() {
         strings(&build["compile_options"]).contains(&"OMIT_AUTOINIT".to_string()),
         "{build}"
     );
-    assert_eq!(strings(&build["unavailable"]), Vec::<String>::new());
+    // Compiled without SQLITE_ENABLE_STMT_SCANSTATUS: no per-loop profiles.
+    assert_eq!(
+        strings(&build["unavailable"]),
+        ["sqlite3_stmt_scanstatus_v2 (since 3.42.0)"]
+    );
     assert_eq!(row(&r, 0, "all")["ops_per_trial"], 300.0);
+}
+
+#[test]
+fn sqlite_3_26_has_no_bloom_filters_to_switch() {
+    let lib = shared_library(&amalgamation("3.26.0"), "3.26.0", &[]);
+    // Off is vacuous: it runs, and the reading says why.
+    let r = crud_on(&lib, &["--knob", "bloom_filter=off"]);
+    let reading = r["trials"][0]["knobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == "bloom_filter")
+        .unwrap()
+        .clone();
+    assert_eq!(reading["effective"], "off", "{reading}");
+    assert_eq!(
+        reading["note"], "vacuous: SQLite 3.26.0 has no Bloom filters (added in 3.38.0)",
+        "{reading}"
+    );
+    // On is refused, naming the build and the release that added them.
+    let t = tempfile::tempdir().unwrap();
+    let engine = format!("sqlite:{}", lib.display());
+    let out = litebench()
+        .args(["run", "crud", "--quiet", "--dir"])
+        .arg(t.path())
+        .arg("--results")
+        .arg(t.path().join("r.db"))
+        .args(["--engine", &engine, "--trials", "1", "--warmup", "0"])
+        .args(["--knob", "bloom_filter=on"])
+        .args(SMALL)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("knob bloom_filter=on: SQLite 3.26.0 has no Bloom filters (added in 3.38.0)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
