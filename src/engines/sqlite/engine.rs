@@ -214,15 +214,24 @@ impl Engine for SqliteEngine {
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
         let c = self.sqlite_conn(conn)?;
+        // The probe plans a join in the temp schema: only on connections that asked for an
+        // optimizer switch, so other trials run exactly what their workload runs. Without one,
+        // the reading is GETOPT's mask where the build answers it, unknown otherwise.
+        let asked = knobs.get("bloom_filter").is_some() || knobs.get("disable_optimizations").is_some();
         let (mask, bloom) = if optimizer::has_bloom_filters(self.api) {
             let mask = optimizer::read_mask(c);
-            (mask, optimizer::bloom_reading(c, mask)?)
+            let bloom = if asked {
+                Some(optimizer::bloom_reading(c, mask)?)
+            } else {
+                mask.map(optimizer::bloom_of_mask)
+            };
+            (mask, bloom)
         } else {
             // Vacuously off: see the reading's note.
-            (None, "off")
+            (None, Some("off"))
         };
         let mut readings = crate::knob::read_back(SQLITE_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| match name {
-            "bloom_filter" => Ok(Some(bloom.to_string())),
+            "bloom_filter" => Ok(bloom.map(str::to_string)),
             "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
             _ => conn.query_value(&format!("PRAGMA {name}")),
         })?;

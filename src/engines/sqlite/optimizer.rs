@@ -191,12 +191,21 @@ pub fn untestable(compile_options: &[String]) -> bool {
     compile_options.iter().any(|o| o == "UNTESTABLE")
 }
 
+/// `bloom_filter` as a GETOPT mask says it is.
+pub fn bloom_of_mask(mask: u32) -> &'static str {
+    if mask & BLOOM_FILTER_BIT == 0 {
+        "on"
+    } else {
+        "off"
+    }
+}
+
 /// The effective `bloom_filter`, from the probe, cross-checked with GETOPT's mask where the build
 /// answers it: a disagreement stops the run, since either could be the truth.
 pub fn bloom_reading(conn: &mut SqliteConn, mask: Option<u32>) -> Result<&'static str, EngineError> {
     let probe = probe_bloom(conn)?;
     if let Some(m) = mask {
-        let getopt_on = m & BLOOM_FILTER_BIT == 0;
+        let getopt_on = bloom_of_mask(m) == "on";
         if getopt_on != probe {
             let api = conn.api();
             return Err(EngineError {
