@@ -18,5 +18,6 @@ mod interrupt;
 mod knobs;
 mod list_env;
 mod odd_input;
+mod ssb_gen;
 mod store;
 mod store_schema;
