@@ -3,14 +3,17 @@
 //!
 //! Every file is created new (`O_EXCL`): an existing `.tbl` file is never overwritten, and all
 //! target names are checked before anything is written so a refusal leaves nothing behind. A
-//! file that fails part-way is removed, since this invocation created it and it is incomplete.
+//! file that fails part-way, or is cut short by Ctrl-C, is removed: this invocation created it
+//! and it is incomplete. Finished tables are kept.
 
-use super::Failure;
+use super::{Failure, EXIT_INTERRUPTED};
 use crate::cli::SsbGenArgs;
 use litebench_ssbgen::{generate, Scale, Table};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Writes the requested tables.
@@ -32,10 +35,21 @@ pub fn run(args: &SsbGenArgs) -> Result<i32, Failure> {
             )));
         }
     }
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone())
+            .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
+    }
     for t in tables {
         let path = args.out.join(t.file_name());
         let started = Instant::now();
-        let (lines, bytes) = write_table(t, scale, threads, &path)?;
+        let Some((lines, bytes)) = write_table(t, scale, threads, &path, &stop)? else {
+            crate::errln!(
+                "interrupted: the incomplete {} was removed; finished tables are kept",
+                path.display()
+            );
+            return Ok(EXIT_INTERRUPTED);
+        };
         crate::outln!(
             "{}: {lines} lines, {:.1} MB in {:.2} s",
             path.display(),
@@ -86,8 +100,15 @@ fn prepare_dir(dir: &Path) -> Result<(), Failure> {
         .map_err(|e| Failure(format!("--out {}: cannot create the directory: {e}", dir.display())))
 }
 
-/// Writes one table to a new file at `path`; returns its lines and bytes.
-fn write_table(table: Table, scale: Scale, threads: usize, path: &Path) -> Result<(u64, u64), Failure> {
+/// Writes one table to a new file at `path`; returns its lines and bytes, or `None` when `stop`
+/// was set (the file is then removed).
+fn write_table(
+    table: Table,
+    scale: Scale,
+    threads: usize,
+    path: &Path,
+    stop: &AtomicBool,
+) -> Result<Option<(u64, u64)>, Failure> {
     let mut file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -96,6 +117,9 @@ fn write_table(table: Table, scale: Scale, threads: usize, path: &Path) -> Resul
     let created = Created(Some(path.to_path_buf()));
     let (mut lines, mut bytes) = (0u64, 0u64);
     for chunk in generate(table, scale, threads) {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
         file.write_all(&chunk.bytes).map_err(|e| write_failure(path, &e))?;
         lines += chunk.lines;
         bytes += chunk.bytes.len() as u64;
@@ -103,7 +127,7 @@ fn write_table(table: Table, scale: Scale, threads: usize, path: &Path) -> Resul
     file.flush().map_err(|e| write_failure(path, &e))?;
     drop(file);
     created.keep();
-    Ok((lines, bytes))
+    Ok(Some((lines, bytes)))
 }
 
 fn write_failure(path: &Path, e: &std::io::Error) -> Failure {

@@ -129,3 +129,58 @@ fn unknown_tables_and_file_as_out_are_refused() {
     assert_error_line(&out, &["error: --out ", "plain-file: not a directory"]);
     assert_eq!(listing(&dir), ["plain-file"]);
 }
+
+#[test]
+fn ctrl_c_removes_only_the_incomplete_file() {
+    use std::time::{Duration, Instant};
+    let sb = Sandbox::new();
+    let dir = sb.scratch();
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    // SF 10's lineorder (6 GB) takes far longer than the test waits; date is written first.
+    let mut child = sb
+        .command()
+        .args([
+            "ssb-gen",
+            "--scale",
+            "10",
+            "--tables",
+            "date,lineorder",
+            "--threads",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start litebench");
+    let lineorder = dir.join("lineorder.tbl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::metadata(&lineorder).map_or(0, |m| m.len()) == 0 {
+        assert!(Instant::now() < deadline, "lineorder.tbl never grew");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: signalling our own child, which has not been reaped yet.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("litebench did not stop within 30 s of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("collect output");
+    assert_no_panic(&out);
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("interrupted: the incomplete ") && stderr(&out).contains("lineorder.tbl was removed"),
+        "{}",
+        describe(&out)
+    );
+    assert_eq!(
+        listing(&dir),
+        ["date.tbl", "notes.txt"],
+        "the finished table and the user's file stay"
+    );
+}
