@@ -25,6 +25,27 @@ pub enum Command {
     /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
     /// Exit code 1 when B is significantly slower than A beyond the noise threshold.
     Compare(CompareArgs),
+    /// Write the Star Schema Benchmark's tables as ssb-dbgen's `.tbl` files (byte-identical
+    /// to ssb-dbgen's for the same scale factor).
+    SsbGen(SsbGenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SsbGenArgs {
+    /// Scale factor: a whole number from 1 up, or a fraction below 1 (e.g. 0.01).
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub scale: String,
+    /// Directory to write the `.tbl` files into (created if missing). Existing `.tbl` files
+    /// are never overwritten.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Tables to write, comma-separated: part, supplier, customer, date, lineorder
+    /// (default: all).
+    #[arg(long, value_name = "T1,T2,...", value_delimiter = ',')]
+    pub tables: Vec<String>,
+    /// Generator threads (default: the number of CPUs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ fn main() {
         Command::Env(a) => commands::env::run(a),
         Command::Show(a) => commands::show::run(a),
         Command::Compare(a) => commands::compare::run(a),
+        Command::SsbGen(a) => commands::ssb_gen::run(a),
     };
     let code = match result {
         Ok(code) => code,

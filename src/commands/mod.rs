@@ -5,6 +5,7 @@ pub mod env;
 pub mod list;
 pub mod run;
 pub mod show;
+pub mod ssb_gen;
 
 /// A failure to report as one line; exit code 2.
 #[derive(Debug)]

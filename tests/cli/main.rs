@@ -19,5 +19,6 @@ mod knobs;
 mod list_env;
 mod odd_input;
 mod profile;
+mod ssb_gen;
 mod store;
 mod store_schema;
