@@ -265,13 +265,49 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     })
 }
 
-/// Where each knob of a configuration came from: `user` (a `--knob` flag) or `preset NAME`;
-/// knobs not listed are at the engine's default.
-pub fn knob_origins(set: &KnobSet, pick: Option<&Pick>, user_knobs: &[String]) -> Vec<(String, String)> {
+/// Adds the workload's default knob values ([`Workload::default_knobs`]) that `set` does not
+/// set and the engine (`specs`, `prefix`) has, in canonical form; returns the set and the names
+/// of the knobs added.
+pub fn with_workload_defaults(
+    wl: &dyn Workload,
+    specs: &'static [crate::knob::KnobSpec],
+    prefix: &str,
+    set: KnobSet,
+) -> (KnobSet, Vec<String>) {
+    let mut added = Vec::new();
+    let mut v = set.0;
+    for (name, value) in wl.default_knobs() {
+        let Some(spec) = crate::knob::find_spec(specs, name) else {
+            continue;
+        };
+        if v.iter().any(|k| k.name == *name) {
+            continue;
+        }
+        let value = spec.kind.canonical(value).unwrap_or_else(|| value.to_string());
+        v.push(crate::knob::KnobSetting {
+            name: name.to_string(),
+            value,
+        });
+        added.push(name.to_string());
+    }
+    (KnobSet(v).for_engine(specs, prefix), added)
+}
+
+/// Where each knob of a configuration came from: `user` (a `--knob` flag), `preset NAME`, or
+/// `workload NAME default` (the knobs in `defaults`); knobs not listed are at the engine's
+/// default.
+pub fn knob_origins(
+    set: &KnobSet,
+    pick: Option<&Pick>,
+    user_knobs: &[String],
+    workload: &str,
+    defaults: &[String],
+) -> Vec<(String, String)> {
     set.0
         .iter()
         .map(|k| {
             let origin = match pick {
+                _ if defaults.contains(&k.name) => format!("workload {workload} default"),
                 Some(p) if !user_knobs.contains(&k.name) => format!("preset {}", p.preset.name),
                 _ => "user".to_string(),
             };
