@@ -107,6 +107,11 @@ impl KnobCatalog<'_> {
         self.tables.iter().map(|(_, p)| *p).find(|p| name.starts_with(p))
     }
 
+    /// Whether any engine of the catalog has the knob `name` (by name or pass-through prefix).
+    pub fn knows(&self, name: &str) -> bool {
+        self.find(name).is_some() || self.passthrough(name).is_some()
+    }
+
     fn valid_names(&self) -> String {
         let mut names: Vec<&str> = Vec::new();
         for (specs, _) in self.tables {

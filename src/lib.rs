@@ -6,6 +6,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod answers;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -281,6 +281,28 @@ pub const APSYS17_CUSTOM: Preset = Preset {
 };
 
 /// Every preset.
+const VLDB22_SWEEP: &str = "VLDB'22 artifact (UWHustle/sqlite-past-present-future), scripts/benchmarks/ssb.sh";
+
+/// The VLDB'22 paper's SSB sweeps: SQLite's page cache, DuckDB's threads and memory limit. Each
+/// engine takes the knobs it has, so one run measures both sweeps side by side.
+pub const VLDB22_SSB: Preset = Preset {
+    name: "vldb22-ssb",
+    workload: "ssb",
+    about:
+        "VLDB'22 SSB sweeps: SQLite cache_size -100000 to -5000000; DuckDB threads 1/2/4 x memory_limit 100MB to 5GB",
+    params: &[],
+    knobs: &[
+        set(
+            "cache_size",
+            "-100000,-200000,-500000,-1000000,-2000000,-5000000",
+            VLDB22_SWEEP,
+        ),
+        set("threads", "1,2,4", VLDB22_SWEEP),
+        set("memory_limit", "100MB,200MB,500MB,1GB,2GB,5GB", VLDB22_SWEEP),
+    ],
+    headline: "all",
+};
+
 pub const PRESETS: &[&Preset] = &[
     &SPEEDTEST,
     &SPEEDTEST_NOSYNC,
@@ -294,6 +316,7 @@ pub const PRESETS: &[&Preset] = &[
     &ACREVE,
     &APSYS17,
     &APSYS17_CUSTOM,
+    &VLDB22_SSB,
 ];
 
 const TABLE1_MOBI: &[Setting] = &[
@@ -448,7 +471,7 @@ pub fn resolve(names: &[String]) -> Result<(Vec<Pick>, Vec<&'static Group>), Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knob::{parse_axis, SQLITE_CATALOG};
+    use crate::knob::{parse_axis, KnobCatalog};
     use crate::workload::{self, params};
 
     #[test]
@@ -459,8 +482,13 @@ mod tests {
             let params = params::resolve(w.name(), w.params(), &args).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             w.check(&params).unwrap();
             for k in p.knobs {
-                parse_axis(&format!("{}={}", k.name, k.value), &SQLITE_CATALOG)
-                    .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+                let catalog = KnobCatalog {
+                    tables: &[
+                        (crate::engines::sqlite::knobs::SQLITE_KNOBS, "pragma."),
+                        (crate::engines::duckdb::DUCKDB_KNOBS, crate::engines::duckdb::PREFIX),
+                    ],
+                };
+                parse_axis(&format!("{}={}", k.name, k.value), &catalog).unwrap_or_else(|e| panic!("{}: {e}", p.name));
                 assert!(!k.source.is_empty());
             }
             assert!(

@@ -62,6 +62,12 @@ pub enum RunError {
     Cold(String),
     #[error("results store: {0}")]
     Store(String),
+    /// Two configurations answered a query differently (see [`crate::answers`]).
+    #[error(transparent)]
+    WrongAnswer(#[from] Box<crate::answers::Mismatch>),
+    /// The workload's input is bad (a malformed `.tbl` line): the message names what to fix.
+    #[error("{0}")]
+    Input(String),
 }
 
 /// Further connections for multi-client workloads, set up like the trial's first.
@@ -111,6 +117,9 @@ pub fn can_drop_caches() -> Result<(), RunError> {
 }
 
 fn engine_error(scratch: &Scratch, config: &str, e: EngineError) -> RunError {
+    if e.kind == ErrorKind::Input {
+        return RunError::Input(e.message);
+    }
     if e.kind == ErrorKind::Full {
         RunError::DiskFull {
             dir: scratch.base().to_path_buf(),
@@ -282,6 +291,7 @@ fn run_rounds(
     templates: &HashMap<(usize, String), DbRef>,
 ) -> Result<RunEnd, RunError> {
     let mut seq = 0u64;
+    let mut answers = crate::answers::AnswerBook::default();
     for round in 0..plan.warmup + plan.trials {
         for (cfg, engine_idx) in &plan.configs {
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -292,7 +302,11 @@ fn run_rounds(
             let engine = plan.engines[*engine_idx].as_ref();
             let template = templates.get(&(*engine_idx, create_stage(engine, &cfg.knobs)));
             match trial(plan, scratch, stop, cfg, *engine_idx, template, round, seq)? {
-                Some(record) => sink.trial(&record)?,
+                Some(record) => {
+                    sink.trial(&record)?;
+                    // Stored first: a wrong answer fails the run, but the trial stays on record.
+                    answers.check(&cfg.label, &record.queries)?;
+                }
                 None => return Ok(RunEnd::Interrupted),
             }
             progress.inc(1);
@@ -316,6 +330,12 @@ fn trial(
     let engine = plan.engines[engine_idx].as_ref();
     let seed = trial_seed(plan.seed, round);
     let name = format!("trial-{seq}");
+    // A workload that never writes runs on the template itself (no copy of a database of
+    // hundreds of megabytes per trial), except for cold trials, which start from a copy no
+    // cache has seen (DuckDB: a new database instance).
+    if let (Some(t), true) = (template, plan.workload.read_only() && !plan.cold) {
+        return measure(plan, scratch, stop, cfg, engine, t, round, seq, seed);
+    }
     // Without a template (in-memory databases) the trial's own connection populates.
     let db = match template {
         Some(t) => engine.clone_database(scratch, t, &name),

@@ -98,30 +98,33 @@ fn run_job(
     let args = ctx.args;
     let wl = job.workload;
     let named = job.sets.iter().any(|(p, _)| p.is_some());
-    // (engine index, knob set, preset names, first preset) per configuration.
-    let mut entries: Vec<(usize, KnobSet, Vec<&'static str>, Option<Pick>)> = Vec::new();
+    // (engine index, knob set, preset names, first preset, workload defaults added) per
+    // configuration.
+    #[allow(clippy::type_complexity)]
+    let mut entries: Vec<(usize, KnobSet, Vec<&'static str>, Option<Pick>, Vec<String>)> = Vec::new();
     for (ei, e) in engines.iter().enumerate() {
         // Each engine gets the knobs it understands; configurations that become identical for
         // it (a knob it does not have) are run once. Presets whose knobs an engine does not
         // have (SQLite presets on a server) become one configuration named after all of them.
         for (pick, ks) in &job.sets {
             let ks = ks.for_engine(e.knob_specs(), e.passthrough_prefix());
-            match entries.iter_mut().find(|(i, k, _, _)| *i == ei && *k == ks) {
-                Some((_, _, names, _)) => {
+            let (ks, defaults) = plan::with_workload_defaults(wl, e.knob_specs(), e.passthrough_prefix(), ks);
+            match entries.iter_mut().find(|(i, k, _, _, _)| *i == ei && *k == ks) {
+                Some((_, _, names, _, _)) => {
                     if let Some(p) = pick {
                         if !names.contains(&p.preset.name) {
                             names.push(p.preset.name);
                         }
                     }
                 }
-                None => entries.push((ei, ks, pick.iter().map(|p| p.preset.name).collect(), *pick)),
+                None => entries.push((ei, ks, pick.iter().map(|p| p.preset.name).collect(), *pick, defaults)),
             }
         }
     }
     let mut configs = Vec::new();
     let mut presets = Vec::new();
     let mut preset_names = Vec::new();
-    for (ei, ks, names, pick) in entries {
+    for (ei, ks, names, pick, defaults) in entries {
         preset_names.push(names.join("+"));
         let e = &engines[ei];
         let mut label = ks.label();
@@ -135,7 +138,7 @@ fn run_job(
             ConfigInfo {
                 index: configs.len(),
                 engine: e.label().to_string(),
-                knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs),
+                knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs, wl.name(), &defaults),
                 knobs: ks,
                 label,
             },

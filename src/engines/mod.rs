@@ -5,6 +5,7 @@
 //! must cost no more than a bare loop over the engine's own API: no allocation, no formatting,
 //! no SQL parsing per operation.
 
+pub mod bulk;
 pub mod dialect;
 pub mod duckdb;
 pub mod kind;
@@ -87,6 +88,8 @@ pub enum ErrorKind {
     ReadOnly,
     /// Anything else (SQL errors, constraint violations, ...).
     Other,
+    /// Bad input a workload read while populating (a malformed `.tbl` line): the user's to fix.
+    Input,
 }
 
 /// An error reported by an engine, with the statement or step it came from.
@@ -118,6 +121,13 @@ pub trait Connection {
     /// produced to `out`, row by row. Returns the number of rows. For timed loops: values are
     /// copied as numbers or bytes, never formatted, and `out` allocates only when it grows.
     fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut values::Values) -> Result<u64, EngineError>;
+    /// Loads the rows `fill` pushes into `table` (one value per column of `columns`, in that
+    /// order) the engine's fastest way, committed when it returns; returns the rows loaded. For
+    /// populating templates, not for timed loops. The default is prepared multi-row `INSERT`s in
+    /// large transactions ([`bulk::insert_rows`]); engines with a native path override it.
+    fn bulk_load(&mut self, table: &str, columns: &[&str], fill: bulk::Fill<'_>) -> Result<u64, EngineError> {
+        bulk::insert_rows(self, table, columns, 64, fill)
+    }
     /// Runs a query and returns every row as text (`None` for NULL). Not for timed loops.
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError>;
     /// The plan the engine chooses for `sql`, one line per step, as its own EXPLAIN shows it

@@ -1092,6 +1092,67 @@ fn numeric(raw: &[u8]) -> Option<(f64, u16)> {
     Some((text.parse().ok()?, scale))
 }
 
+/// Rows of a `COPY ... FROM STDIN` in text format: tab-separated, `\N` for NULL, backslash
+/// escapes for the characters the format reserves.
+struct CopySink<'a> {
+    writer: postgres::CopyInWriter<'a>,
+    line: Vec<u8>,
+    width: usize,
+    label: &'a str,
+}
+
+/// Appends `text` to a COPY line with PostgreSQL's text-format escapes.
+pub fn copy_escape(line: &mut Vec<u8>, text: &[u8]) {
+    for &b in text {
+        match b {
+            b'\\' => line.extend_from_slice(b"\\\\"),
+            b'\t' => line.extend_from_slice(b"\\t"),
+            b'\n' => line.extend_from_slice(b"\\n"),
+            b'\r' => line.extend_from_slice(b"\\r"),
+            _ => line.push(b),
+        }
+    }
+}
+
+impl crate::engines::bulk::RowSink for CopySink<'_> {
+    fn row(&mut self, values: &[Value<'_>]) -> Result<(), EngineError> {
+        use std::io::Write;
+        if values.len() != self.width {
+            return Err(crate::engines::bulk::input_error(
+                self.label,
+                format!("a row of {} values for {} columns", values.len(), self.width),
+            ));
+        }
+        self.line.clear();
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                self.line.push(b'\t');
+            }
+            match *v {
+                Value::Null => self.line.extend_from_slice(b"\\N"),
+                Value::Int(x) => {
+                    let _ = write!(self.line, "{x}");
+                }
+                Value::Real(x) => {
+                    let _ = write!(self.line, "{x:?}");
+                }
+                Value::Text(t) => copy_escape(&mut self.line, t.as_bytes()),
+                Value::Blob(b) => {
+                    // bytea's hex input form.
+                    self.line.extend_from_slice(b"\\\\x");
+                    for byte in b {
+                        let _ = write!(self.line, "{byte:02x}");
+                    }
+                }
+            }
+        }
+        self.line.push(b'\n');
+        self.writer
+            .write_all(&self.line)
+            .map_err(|e| crate::engines::server::error(self.label, ErrorKind::Io, e.to_string(), "sending COPY data"))
+    }
+}
+
 impl PgConn {
     fn err(&self, e: postgres::Error, context: &str) -> EngineError {
         pg_error(&self.label, self.server.as_deref(), e, context)
@@ -1148,6 +1209,33 @@ impl Connection for PgConn {
             &self.query(&format!("EXPLAIN {sql}"))?,
             None,
         )))
+    }
+
+    /// `COPY table (columns) FROM STDIN` in PostgreSQL's text format, one statement (and so
+    /// one transaction) per table.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        fill: crate::engines::bulk::Fill<'_>,
+    ) -> Result<u64, EngineError> {
+        let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
+        let label = self.label.clone();
+        let server = self.server.clone();
+        let err = |e: postgres::Error, what: &str| pg_error(&label, server.as_deref(), e, what);
+        let writer = self
+            .client
+            .copy_in(&sql)
+            .map_err(|e| err(e, &format!("starting `{sql}`")))?;
+        let mut sink = CopySink {
+            writer,
+            line: Vec::with_capacity(256),
+            width: columns.len(),
+            label: &label,
+        };
+        fill(&mut sink)?;
+        let CopySink { writer, .. } = sink;
+        writer.finish().map_err(|e| err(e, &format!("finishing `{sql}`")))
     }
 
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
@@ -1226,6 +1314,13 @@ mod tests {
         push_value(&mut out, &Type::TEXT, None).unwrap();
         assert_eq!(out.describe(0..3), "(7, 'ABC', NULL)");
         assert!(push_value(&mut out, &Type::INT4, Some(&[1, 2, 3])).is_err());
+    }
+
+    #[test]
+    fn copy_text_escapes_what_the_format_reserves() {
+        let mut line = Vec::new();
+        copy_escape(&mut line, b"a\tb\\c\nd\re|f");
+        assert_eq!(line, b"a\\tb\\\\c\\nd\\re|f");
     }
 
     #[test]

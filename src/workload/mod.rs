@@ -13,6 +13,7 @@ pub mod result_hash;
 pub mod rlbench;
 pub mod speedtest;
 pub mod sqlite_benchmark;
+pub mod ssb;
 pub mod suite;
 pub mod tatp;
 
@@ -78,6 +79,17 @@ pub trait Workload: Sync {
     fn warnings(&self, _manifest: &crate::result::Manifest, _trials: &[crate::result::TrialRecord]) -> Vec<String> {
         Vec::new()
     }
+    /// True when a trial never writes: the runner may then give trials the template itself
+    /// instead of a fresh copy (SSB at scale 1 is a database of hundreds of megabytes).
+    fn read_only(&self) -> bool {
+        false
+    }
+    /// Knob values this workload runs with unless the user or a preset sets the knob (SSB: the
+    /// VLDB'22 artifact's cache sizes), as `(knob, value)`; each engine takes those it has.
+    /// Recorded in a configuration's knob origins as `workload NAME default`.
+    fn default_knobs(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];
     /// Creates the schema and pre-populates: run once into the template database. Returns the
@@ -92,7 +104,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 8] = [
+    static ALL: [&dyn Workload; 9] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -101,6 +113,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &sqlite_benchmark::SQLITE_BENCHMARK,
         &androbench::ANDROBENCH,
         &mobibench::Mobibench,
+        &ssb::Ssb,
     ];
     &ALL
 }

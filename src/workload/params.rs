@@ -13,6 +13,12 @@ pub enum ParamKind {
     Duration { allow_zero: bool },
     /// One of a fixed set of words (lower case).
     Choice(&'static [&'static str]),
+    /// A finite real number greater than zero and at most `max` (SSB's scale factor, which may be
+    /// a fraction).
+    Positive { max: u64 },
+    /// A filesystem path, taken as given (empty: not given). Whether it must exist is the
+    /// workload's check, which can say which file is missing.
+    Path,
 }
 
 /// A parameter a workload accepts.
@@ -25,16 +31,23 @@ pub struct ParamSpec {
 }
 
 /// A validated parameter value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ParamValue {
     Count(u64),
     #[serde(with = "duration_ms")]
     Duration(Duration),
     /// A word of a [`ParamKind::Choice`] (tried after `Duration`, so choices are never
-    /// duration-like).
+    /// duration-like), or the text of a [`ParamKind::Path`] (stored alike: a path read back from
+    /// a stored run is this variant; [`Params::text`] reads both).
     Choice(String),
+    /// A [`ParamKind::Positive`] number (a whole one reads back from JSON as `Count`;
+    /// [`Params::real`] reads both).
+    Real(f64),
 }
+
+// Validation keeps every `Real` finite, so equality is reflexive.
+impl Eq for ParamValue {}
 
 mod duration_ms {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -67,6 +80,20 @@ impl Params {
             Some(ParamValue::Duration(d)) => *d,
             _ => Duration::ZERO,
         }
+    }
+
+    /// A real parameter (0 if missing, which validation prevents).
+    pub fn real(&self, name: &str) -> f64 {
+        match self.0.get(name) {
+            Some(ParamValue::Real(x)) => *x,
+            Some(ParamValue::Count(n)) => *n as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// A path parameter as given ("" when not given).
+    pub fn text(&self, name: &str) -> &str {
+        self.choice(name)
     }
 
     /// A choice parameter ("" if missing, which validation prevents).
@@ -135,6 +162,10 @@ impl ParamKind {
                 "a duration greater than zero, such as 500ms, 30s, 2m, at most 720h".into()
             }
             ParamKind::Choice(words) => words.join(", "),
+            ParamKind::Positive { max } => {
+                format!("a number greater than 0 and at most {max}, fractions allowed (e.g. 0.01)")
+            }
+            ParamKind::Path => "a path (empty: not given)".into(),
         }
     }
 
@@ -155,6 +186,11 @@ impl ParamKind {
                     .find(|c| **c == w)
                     .map(|c| ParamValue::Choice(c.to_string()))
             }
+            ParamKind::Positive { max } => {
+                let x: f64 = raw.trim().parse().ok()?;
+                (x.is_finite() && x > 0.0 && x <= *max as f64).then_some(ParamValue::Real(x))
+            }
+            ParamKind::Path => Some(ParamValue::Choice(raw.to_string())),
         }
     }
 }
@@ -271,6 +307,42 @@ mod tests {
         let d: Params = serde_json::from_str(r#"{"duration":"1500ms","rows":3}"#).unwrap();
         assert_eq!(d.duration("duration"), Duration::from_millis(1500));
         assert_eq!(d.count("rows"), 3);
+    }
+
+    #[test]
+    fn reals_and_paths() {
+        const SSB: &[ParamSpec] = &[
+            ParamSpec {
+                name: "scale",
+                kind: ParamKind::Positive { max: 1000 },
+                default: "1",
+                help: "",
+            },
+            ParamSpec {
+                name: "dir",
+                kind: ParamKind::Path,
+                default: "",
+                help: "",
+            },
+        ];
+        let d = resolve("w", SSB, &[]).unwrap();
+        assert_eq!(d.real("scale"), 1.0);
+        assert_eq!(d.text("dir"), "");
+        let p = resolve("w", SSB, &["scale=0.01".into(), "dir=/tmp/x y".into()]).unwrap();
+        assert_eq!(p.real("scale"), 0.01);
+        assert_eq!(p.text("dir"), "/tmp/x y");
+        let back: Params = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        assert_eq!(back.real("scale"), 0.01);
+        assert_eq!(back.text("dir"), "/tmp/x y");
+        let whole: Params = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
+        assert_eq!(whole.real("scale"), 1.0);
+        for bad in ["0", "-1", "nan", "inf", "1001", "x"] {
+            let e = resolve("w", SSB, &[format!("scale={bad}")]).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("--param scale={bad}: invalid value; valid: a number greater than 0 and at most 1000, fractions allowed (e.g. 0.01)")
+            );
+        }
     }
 
     #[test]

@@ -345,6 +345,27 @@ impl Connection for SqliteConn {
         Ok(rows)
     }
 
+    /// Prepared single-row inserts (bound straight from the caller's row) in transactions of
+    /// a million rows, with the rollback journal off while loading: a template needs no crash
+    /// safety (`bulk_load_mode` has turned `synchronous` off already), and the journal would
+    /// write every page twice. The journal mode the connection had is put back afterwards.
+    fn bulk_load(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        fill: crate::engines::bulk::Fill<'_>,
+    ) -> Result<u64, EngineError> {
+        let before = self
+            .query_value("PRAGMA journal_mode")?
+            .unwrap_or_else(|| "delete".into());
+        self.query("PRAGMA journal_mode=OFF")?;
+        let loaded = crate::engines::bulk::insert_rows(self, table, columns, 1, fill);
+        let restored = self.query(&format!("PRAGMA journal_mode={before}"));
+        let rows = loaded?;
+        restored?;
+        Ok(rows)
+    }
+
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let stmt = self.prepare_raw(sql)?;
         let mut rows = Vec::new();

@@ -1,0 +1,266 @@
+//! `ssb`: the Star Schema Benchmark (O'Neil, O'Neil, Chen, Revilak: Star Schema Benchmark,
+//! revision 3, 2009) as the VLDB'22 study of SQLite ran it (section 4.2): the five tables at a
+//! scale factor, statistics gathered, every table scanned once to warm the cache, then the 13
+//! queries, each timed as its own operation.
+//!
+//! - [`schema`]: the tables per dialect, with the artifact's keys;
+//! - [`load`]: generation (or `.tbl` import) streamed into each engine's bulk path, `ANALYZE`;
+//! - [`queries`]: Q1.1 to Q4.3;
+//! - [`answer`]: each query's answer in a form every engine agrees on.
+//!
+//! The workload only reads, so the runner may give every trial the template itself instead of
+//! a copy ([`Workload::read_only`]). Every query's answer is stored with the trial, and the
+//! runner fails the run if two configurations answer a query differently. Every deviation from
+//! the paper's setup is listed in docs/workloads.md.
+
+pub mod answer;
+pub mod load;
+pub mod queries;
+pub mod schema;
+
+use super::params::{ParamKind, ParamSpec, Params};
+use super::{Trial, Workload, WorkloadError};
+use crate::engines::values::Values;
+use crate::engines::{Connection, EngineError};
+use crate::recorder::Recorder;
+use crate::result::QueryRecord;
+use litebench_ssbgen::{Scale, Table};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// The workload.
+pub struct Ssb;
+
+/// Largest scale factor accepted (SF1000 is six billion `lineorder` rows).
+pub const MAX_SCALE: u64 = 1000;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "scale",
+        kind: ParamKind::Positive { max: MAX_SCALE },
+        default: "1",
+        help: "scale factor: SF1 is about 6 million lineorder rows (VLDB'22: 1 on the Raspberry Pi, 5 on the server); fractions such as 0.01 for tests; not used with tbl_dir",
+    },
+    ParamSpec {
+        name: "tbl_dir",
+        kind: ParamKind::Path,
+        default: "",
+        help: "load ssb-dbgen's part.tbl, supplier.tbl, customer.tbl, date.tbl and lineorder.tbl from this directory instead of generating",
+    },
+    ParamSpec {
+        name: "threads",
+        kind: ParamKind::Count { min: 0, max: 256 },
+        default: "0",
+        help: "generator threads (0: one per core); the data is the same for any number",
+    },
+];
+
+/// A run's settings, from validated parameters.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub scale: Scale,
+    pub tbl_dir: Option<PathBuf>,
+    pub threads: usize,
+}
+
+impl Settings {
+    pub fn from_params(p: &Params) -> Result<Settings, String> {
+        let raw = p.real("scale");
+        let scale = Scale::new(raw).map_err(|e| format!("--param scale={raw}: {e}"))?;
+        let dir = p.text("tbl_dir");
+        let tbl_dir = (!dir.is_empty()).then(|| PathBuf::from(dir));
+        if let Some(d) = &tbl_dir {
+            if !d.is_dir() {
+                return Err(format!(
+                    "--param tbl_dir={dir}: no such directory; give the directory holding ssb-dbgen's .tbl files (litebench ssb-gen --out DIR writes them)"
+                ));
+            }
+            for t in Table::all() {
+                let f = d.join(t.file_name());
+                if !f.is_file() {
+                    return Err(format!(
+                        "--param tbl_dir={dir}: {} is missing; the directory needs all five of part.tbl, supplier.tbl, customer.tbl, date.tbl and lineorder.tbl",
+                        f.display()
+                    ));
+                }
+            }
+        }
+        let threads = match p.count("threads") {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n as usize,
+        };
+        Ok(Settings {
+            scale,
+            tbl_dir,
+            threads,
+        })
+    }
+
+    /// Where the rows come from.
+    pub fn source(&self) -> load::Source<'_> {
+        match &self.tbl_dir {
+            Some(d) => load::Source::Import(d),
+            None => load::Source::Generate {
+                scale: self.scale,
+                threads: self.threads,
+            },
+        }
+    }
+}
+
+fn settings(p: &Params) -> Result<Settings, WorkloadError> {
+    Settings::from_params(p).map_err(|detail| WorkloadError::Verification {
+        workload: "ssb".into(),
+        detail,
+    })
+}
+
+impl Workload for Ssb {
+    fn name(&self) -> &'static str {
+        "ssb"
+    }
+
+    fn about(&self) -> &'static str {
+        "Star Schema Benchmark: 13 analytical queries (joins of lineorder with four dimensions, aggregates) at a scale factor; time per query"
+    }
+
+    fn source(&self) -> &'static str {
+        "O'Neil et al., Star Schema Benchmark rev. 3 (2009); as run in Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.2"
+    }
+
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn check(&self, p: &Params) -> Result<(), String> {
+        Settings::from_params(p).map(|_| ())
+    }
+
+    fn metric(&self) -> crate::report::Metric {
+        crate::report::Metric::Time
+    }
+
+    fn operations(&self) -> &'static [&'static str] {
+        &queries::NAMES
+    }
+
+    fn read_only(&self) -> bool {
+        true
+    }
+
+    fn default_knobs(&self) -> &'static [(&'static str, &'static str)] {
+        // The artifact's settings (src/benchmarks/ssb/ssb_{sqlite3,duckdb}.cpp defaults and
+        // the paper's text): SQLite a 1 GB page cache, DuckDB one thread and 1 GB.
+        &[("cache_size", "-1000000"), ("threads", "1"), ("memory_limit", "1GB")]
+    }
+
+    fn populate(&self, conn: &mut dyn Connection, p: &Params, _seed: u64) -> Result<u64, EngineError> {
+        let s = Settings::from_params(p).map_err(|m| crate::engines::bulk::input_error("ssb", m))?;
+        load::populate(conn, &s)
+    }
+
+    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        let stop = || trial.stop.load(Ordering::Relaxed);
+        let stmts = queries::SQL
+            .iter()
+            .map(|q| conn.prepare(q))
+            .collect::<Result<Vec<_>, _>>()?;
+        // As the paper: one full scan of every table first, untimed, so the queries find the
+        // data in the cache.
+        for t in schema::LOAD_ORDER {
+            let scan = conn.prepare(&format!("SELECT * FROM {}", t.name()))?;
+            conn.run(scan, &[])?;
+            if stop() {
+                return Err(WorkloadError::Interrupted);
+            }
+        }
+        let mut values = Values::default();
+        let mut answers = Vec::with_capacity(stmts.len());
+        for (op, stmt) in stmts.iter().enumerate() {
+            if stop() {
+                return Err(WorkloadError::Interrupted);
+            }
+            values.clear();
+            rec.phase(op);
+            let t0 = Instant::now();
+            let rows = conn.run_values(*stmt, &[], &mut values)?;
+            rec.record(op, t0.elapsed());
+            rec.pause();
+            answers.push(answer::answer(&values, rows));
+        }
+        for (op, answer) in answers.into_iter().enumerate() {
+            let (plan, profile) = if trial.profile {
+                let sql = queries::SQL[op];
+                (conn.query_plan(sql)?, conn.loop_profile(sql)?)
+            } else {
+                (None, None)
+            };
+            rec.add_query(QueryRecord {
+                op: queries::NAMES[op].to_string(),
+                answer,
+                plan,
+                profile,
+            });
+        }
+        Ok(())
+    }
+
+    fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
+        // Read-only: the generated tables still hold exactly what was loaded.
+        let s = settings(p)?;
+        if s.tbl_dir.is_some() {
+            return Ok(());
+        }
+        for t in schema::LOAD_ORDER {
+            let expected = litebench_ssbgen::row_count(t, s.scale);
+            let got = conn
+                .query_value(&format!("SELECT count(*) FROM {}", t.name()))?
+                .and_then(|v| v.parse::<u64>().ok());
+            if got != Some(expected) {
+                return Err(WorkloadError::Verification {
+                    workload: "ssb".into(),
+                    detail: format!(
+                        "{} has {} rows after the trial, expected {expected}",
+                        t.name(),
+                        got.map_or("unreadable".to_string(), |n| n.to_string())
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::params::resolve;
+
+    fn params(args: &[&str]) -> Params {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        resolve("ssb", PARAMS, &args).unwrap()
+    }
+
+    #[test]
+    fn defaults_are_the_papers_scale_and_generation() {
+        let s = Settings::from_params(&params(&[])).unwrap();
+        assert!(s.tbl_dir.is_none());
+        assert!(s.threads >= 1);
+        assert_eq!(litebench_ssbgen::row_count(Table::Lineorder, s.scale), 6_001_173);
+    }
+
+    #[test]
+    fn a_missing_tbl_dir_or_file_is_named() {
+        let e = Settings::from_params(&params(&["tbl_dir=/nonexistent/ssb"])).unwrap_err();
+        assert!(
+            e.starts_with("--param tbl_dir=/nonexistent/ssb: no such directory"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("part.tbl"), "").unwrap();
+        let arg = format!("tbl_dir={}", dir.path().display());
+        let e = Settings::from_params(&params(&[&arg])).unwrap_err();
+        assert!(e.contains("supplier.tbl is missing"), "{e}");
+    }
+}
