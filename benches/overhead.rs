@@ -61,6 +61,7 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64) -> Duration {
         stop: &stop,
         connector: &NoMore,
         profile: false,
+        knobs: &[],
     };
     Crud.run(conn.as_mut(), &trial, &mut rec).unwrap();
     rec.finish().1

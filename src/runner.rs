@@ -423,6 +423,7 @@ fn measure(
         stop,
         connector: &connector,
         profile: round == plan.warmup,
+        knobs: &knobs,
     };
     if let Err(e) = plan.workload.run(conn.as_mut(), &trial, &mut rec) {
         return match workload_error(scratch, &cfg.label, e) {

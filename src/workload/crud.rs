@@ -405,6 +405,7 @@ mod tests {
             stop: &stop,
             connector: &OneConnection,
             profile: false,
+            knobs: &[],
         };
         let mut rec = Recorder::new(OPS, None);
         let mut seen = Seen::default();

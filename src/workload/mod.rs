@@ -53,6 +53,9 @@ pub struct Trial<'a> {
     /// configuration and is too costly for every trial (query plans, per-loop profiles), outside
     /// the timed phases.
     pub profile: bool,
+    /// The trial connection's settings as read back after they were set: for workloads whose
+    /// checks depend on them (SSB's Bloom-filter plan check).
+    pub knobs: &'a [crate::knob::KnobReading],
 }
 
 /// A benchmark workload.

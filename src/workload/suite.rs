@@ -429,6 +429,7 @@ mod tests {
             stop: &stop,
             connector: &One,
             profile: false,
+            knobs: &[],
         };
         let mut rec = Recorder::new(&["insert"], None);
         execute("t", &["insert"], &mut conn, &s, &trial, &mut rec).unwrap();
@@ -515,6 +516,7 @@ mod tests {
             stop: &stop,
             connector: &NoMore,
             profile: false,
+            knobs: &[],
         };
         let ops = ["insert", "select"];
         let mut rec = Recorder::new(&ops, None);

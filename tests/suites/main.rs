@@ -54,6 +54,7 @@ fn drive(name: &str, args: &[&str], seed: u64) -> (Vec<counting::Event>, Vec<u64
         stop: &stop,
         connector: &NoMore,
         profile: false,
+        knobs: &[],
     };
     w.run(&mut conn, &trial, &mut rec)
         .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -14,6 +14,7 @@
 //! the paper's setup is listed in docs/workloads.md.
 
 pub mod answer;
+pub mod bloom;
 pub mod load;
 pub mod queries;
 pub mod schema;
@@ -196,6 +197,9 @@ impl Workload for Ssb {
             } else {
                 (None, None)
             };
+            if let Some(plan) = &plan {
+                bloom::check(trial.knobs, queries::NAMES[op], plan)?;
+            }
             rec.add_query(QueryRecord {
                 op: queries::NAMES[op].to_string(),
                 answer,
