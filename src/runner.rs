@@ -332,8 +332,14 @@ fn trial(
     let name = format!("trial-{seq}");
     // A workload that never writes runs on the template itself (no copy of a database of
     // hundreds of megabytes per trial), except for cold trials, which start from a copy no
-    // cache has seen (DuckDB: a new database instance).
-    if let (Some(t), true) = (template, plan.workload.read_only() && !plan.cold) {
+    // cache has seen (DuckDB: a new database instance), and for configurations whose knobs write
+    // into the file (SQLite's WAL mode), which would carry over to the next configuration.
+    let file_knob = cfg
+        .knobs
+        .0
+        .iter()
+        .any(|k| engine.kind().file_knobs.contains(&k.name.as_str()));
+    if let (Some(t), true) = (template, plan.workload.read_only() && !plan.cold && !file_knob) {
         return measure(plan, scratch, stop, cfg, engine, t, round, seq, seed);
     }
     // Without a template (in-memory databases) the trial's own connection populates.

@@ -56,6 +56,10 @@ pub struct EngineKind {
     pub durability_knobs: &'static [&'static str],
     /// Whether `--memory` works.
     pub in_memory: bool,
+    /// Knobs whose setting is written into the database file and outlives the connection
+    /// (SQLite's `journal_mode=wal`): a configuration that sets one never runs on a shared
+    /// template, even for a workload that only reads.
+    pub file_knobs: &'static [&'static str],
     pub workloads: Runs,
     /// `Err(why)` when this build of litebench cannot open it (DuckDB without its feature).
     pub available: Result<(), &'static str>,

@@ -48,6 +48,7 @@ pub static KIND: EngineKind = EngineKind {
     io_counted: false,
     durability_knobs: &[],
     in_memory: false,
+    file_knobs: &[],
     workloads: Runs::AllSql,
     available: if cfg!(feature = "duckdb") {
         Ok(())
