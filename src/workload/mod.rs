@@ -4,6 +4,7 @@
 
 pub mod acreve;
 pub mod androbench;
+pub mod blob;
 pub mod crud;
 pub mod expect;
 pub mod mobibench;
@@ -92,7 +93,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 8] = [
+    static ALL: [&dyn Workload; 9] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -101,6 +102,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &sqlite_benchmark::SQLITE_BENCHMARK,
         &androbench::ANDROBENCH,
         &mobibench::Mobibench,
+        &blob::Blob,
     ];
     &ALL
 }
