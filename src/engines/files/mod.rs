@@ -47,7 +47,7 @@ pub const FILES_KNOBS: &[KnobSpec] = &[KnobSpec {
 pub static KIND: EngineKind = EngineKind {
     name: "files",
     aliases: &[],
-    about: "the plain filesystem, one file per blob (blob workload only); see docs/engines.md",
+    about: "the plain filesystem, one file per blob (blob workload only); see docs/files-engine.md",
     target: None,
     dialect: None,
     knobs: FILES_KNOBS,
