@@ -166,7 +166,7 @@ impl Drop for Scratch {
 }
 
 /// Copies every byte of `src` into `dst` through a buffer: new blocks, never shared extents.
-fn copy_blocks(src: &mut File, dst: &mut File) -> std::io::Result<u64> {
+pub(crate) fn copy_blocks(src: &mut File, dst: &mut File) -> std::io::Result<u64> {
     use std::io::{Read, Write};
     let mut buf = vec![0u8; 1 << 20];
     let mut total = 0u64;

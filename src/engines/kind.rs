@@ -46,7 +46,8 @@ pub struct EngineKind {
     /// One line for `litebench list`.
     pub about: &'static str,
     pub target: Option<TargetSpec>,
-    pub dialect: Dialect,
+    /// The SQL it speaks; `None` for an engine without SQL (`files`).
+    pub dialect: Option<Dialect>,
     pub knobs: &'static [KnobSpec],
     /// Prefix that passes any other setting through (`pragma.`, `set.`).
     pub passthrough: &'static str,

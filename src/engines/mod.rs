@@ -5,9 +5,11 @@
 //! must cost no more than a bare loop over the engine's own API: no allocation, no formatting,
 //! no SQL parsing per operation.
 
+pub mod blob;
 pub mod bulk;
 pub mod dialect;
 pub mod duckdb;
+pub mod files;
 pub mod kind;
 pub mod mysql;
 pub mod postgres;
@@ -147,6 +149,20 @@ pub trait Connection {
     /// offered.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
+    }
+    /// Whether this connection stores blobs its own way (the filesystem, SQLite's incremental
+    /// blob I/O when `blob_api=incremental`) rather than through SQL statements.
+    fn stores_blobs_natively(&self) -> bool {
+        false
+    }
+    /// The connection's own blob store, where [`Connection::stores_blobs_natively`] says it has
+    /// one (see [`blob`]).
+    fn native_blob_store(&mut self) -> Result<Box<dyn blob::BlobStore + '_>, EngineError> {
+        Err(blob::blob_error(
+            "engine",
+            "this connection has no blob store of its own".into(),
+            "opening the blob store",
+        ))
     }
     /// The first column of the first row of a query (`None`: no row, or NULL). Not for timed
     /// loops.

@@ -84,7 +84,7 @@ pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::Engine
         example: "mysql=mysql://root:password@127.0.0.1:3306/ (a server you run)",
         without: "a throwaway server litebench starts",
     }),
-    dialect: crate::engines::Dialect::Mysql,
+    dialect: Some(crate::engines::Dialect::Mysql),
     knobs: MYSQL_KNOBS,
     passthrough: PASSTHROUGH_PREFIX,
     io_counted: false,

@@ -84,7 +84,7 @@ pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::Engine
         example: "postgres=postgres://user:password@127.0.0.1:5432/postgres (a server you run)",
         without: "a throwaway server litebench starts",
     }),
-    dialect: crate::engines::Dialect::Postgres,
+    dialect: Some(crate::engines::Dialect::Postgres),
     knobs: POSTGRES_KNOBS,
     passthrough: PASSTHROUGH_PREFIX,
     io_counted: false,

@@ -4,6 +4,7 @@
 
 pub mod acreve;
 pub mod androbench;
+pub mod blob;
 pub mod crud;
 pub mod expect;
 pub mod mobibench;
@@ -107,7 +108,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 9] = [
+    static ALL: [&dyn Workload; 10] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -117,6 +118,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &androbench::ANDROBENCH,
         &mobibench::Mobibench,
         &ssb::Ssb,
+        &blob::Blob,
     ];
     &ALL
 }

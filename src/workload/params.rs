@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The type and range of a parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ParamKind {
     /// A whole number in `min..=max`.
     Count { min: u64, max: u64 },
@@ -19,7 +19,27 @@ pub enum ParamKind {
     /// A filesystem path, taken as given (empty: not given). Whether it must exist is the
     /// workload's check, which can say which file is missing.
     Path,
+    /// A real number in `min..=max` (a probability).
+    Fraction { min: f64, max: f64 },
+    /// A size in bytes in `min..=max`: a whole number, or one with a unit (KB, MB, GB: powers of
+    /// 1000; KiB, MiB, GiB: powers of 1024). Stored as a count of bytes.
+    Bytes { min: u64, max: u64 },
 }
+
+impl Eq for ParamKind {}
+
+/// A real parameter value; equal when bit-identical (values come from parsing, never arithmetic).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Real(pub f64);
+
+impl PartialEq for Real {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Real {}
 
 /// A parameter a workload accepts.
 #[derive(Debug, Clone, Copy)]
@@ -37,13 +57,13 @@ pub enum ParamValue {
     Count(u64),
     #[serde(with = "duration_ms")]
     Duration(Duration),
+    /// A [`ParamKind::Fraction`] or [`ParamKind::Positive`] number (a whole number stored back
+    /// reads as a `Count`; [`Params::real`] reads both).
+    Real(Real),
     /// A word of a [`ParamKind::Choice`] (tried after `Duration`, so choices are never
     /// duration-like), or the text of a [`ParamKind::Path`] (stored alike: a path read back from
     /// a stored run is this variant; [`Params::text`] reads both).
     Choice(String),
-    /// A [`ParamKind::Positive`] number (a whole one reads back from JSON as `Count`;
-    /// [`Params::real`] reads both).
-    Real(f64),
 }
 
 // Validation keeps every `Real` finite, so equality is reflexive.
@@ -82,10 +102,11 @@ impl Params {
         }
     }
 
-    /// A real parameter (0 if missing, which validation prevents).
+    /// A real parameter (a [`ParamKind::Fraction`] or [`ParamKind::Positive`]) (0 if missing, which validation prevents). A stored whole number
+    /// (`1`) loads back as a count, and is read as that number.
     pub fn real(&self, name: &str) -> f64 {
         match self.0.get(name) {
-            Some(ParamValue::Real(x)) => *x,
+            Some(ParamValue::Real(r)) => r.0,
             Some(ParamValue::Count(n)) => *n as f64,
             _ => 0.0,
         }
@@ -150,6 +171,26 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
     Duration::try_from_secs_f64(secs).ok()
 }
 
+/// Parses `100000`, `100KB`, `10MB`, `1.5GB`, `64KiB`, `1MiB` into whole bytes (`None` for
+/// anything else, fractions of a byte included).
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let s = s.trim().replace('_', "").to_ascii_lowercase();
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let n: f64 = s[..split].trim().parse().ok()?;
+    let mult: f64 = match s[split..].trim() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1048576.0,
+        "gib" => 1073741824.0,
+        _ => return None,
+    };
+    let bytes = n * mult;
+    (bytes.is_finite() && (0.0..1.8e19).contains(&bytes) && bytes.fract() == 0.0).then_some(bytes as u64)
+}
+
 impl ParamKind {
     fn describe(&self) -> String {
         match self {
@@ -166,6 +207,10 @@ impl ParamKind {
                 format!("a number greater than 0 and at most {max}, fractions allowed (e.g. 0.01)")
             }
             ParamKind::Path => "a path (empty: not given)".into(),
+            ParamKind::Fraction { min, max } => format!("a number from {min} to {max}, such as 0.5"),
+            ParamKind::Bytes { min, max } => {
+                format!("a size from {min} to {max} bytes, such as 100000, 100KB, 10MB or 1MiB")
+            }
         }
     }
 
@@ -179,6 +224,14 @@ impl ParamKind {
                 let d = parse_duration(raw)?;
                 ((*allow_zero || !d.is_zero()) && d <= MAX_DURATION).then_some(ParamValue::Duration(d))
             }
+            ParamKind::Fraction { min, max } => {
+                let x: f64 = raw.trim().parse().ok()?;
+                (x.is_finite() && x >= *min && x <= *max).then_some(ParamValue::Real(Real(x)))
+            }
+            ParamKind::Bytes { min, max } => {
+                let n = parse_bytes(raw)?;
+                (n >= *min && n <= *max).then_some(ParamValue::Count(n))
+            }
             ParamKind::Choice(words) => {
                 let w = raw.trim().to_ascii_lowercase();
                 words
@@ -188,7 +241,7 @@ impl ParamKind {
             }
             ParamKind::Positive { max } => {
                 let x: f64 = raw.trim().parse().ok()?;
-                (x.is_finite() && x > 0.0 && x <= *max as f64).then_some(ParamValue::Real(x))
+                (x.is_finite() && x > 0.0 && x <= *max as f64).then_some(ParamValue::Real(Real(x)))
             }
             ParamKind::Path => Some(ParamValue::Choice(raw.to_string())),
         }
@@ -343,6 +396,54 @@ mod tests {
                 format!("--param scale={bad}: invalid value; valid: a number greater than 0 and at most 1000, fractions allowed (e.g. 0.01)")
             );
         }
+    }
+
+    #[test]
+    fn fractions_and_sizes() {
+        const S: &[ParamSpec] = &[
+            ParamSpec {
+                name: "ratio",
+                kind: ParamKind::Fraction { min: 0.0, max: 1.0 },
+                default: "0.9",
+                help: "",
+            },
+            ParamSpec {
+                name: "size",
+                kind: ParamKind::Bytes {
+                    min: 1,
+                    max: 1_000_000_000,
+                },
+                default: "100KB",
+                help: "",
+            },
+        ];
+        let p = resolve("w", S, &[]).unwrap();
+        assert_eq!((p.real("ratio"), p.count("size")), (0.9, 100_000));
+        let p = resolve("w", S, &["ratio=1".into(), "size=1MiB".into()]).unwrap();
+        assert_eq!((p.real("ratio"), p.count("size")), (1.0, 1 << 20));
+        // Stored and loaded back: 1 comes back as a count and still reads as 1.0.
+        let back: Params = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        assert_eq!((back.real("ratio"), back.count("size")), (1.0, 1 << 20));
+        let half = resolve("w", S, &["ratio=0.5".into()]).unwrap();
+        let back: Params = serde_json::from_str(&serde_json::to_string(&half).unwrap()).unwrap();
+        assert_eq!(back, half);
+        for (arg, valid) in [
+            ("ratio=1.5", "a number from 0 to 1"),
+            ("ratio=-0.1", "a number from 0 to 1"),
+            ("ratio=NaN", "a number from 0 to 1"),
+            ("size=0", "a size from 1 to 1000000000 bytes"),
+            ("size=2GB", "a size from 1 to 1000000000 bytes"),
+            ("size=1.5B", "a size from 1"),
+            ("size=10XB", "a size from 1"),
+        ] {
+            let e = resolve("w", S, &[arg.into()]).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("--param {arg}: invalid value; valid: {valid}")),
+                "{e}"
+            );
+        }
+        assert_eq!(parse_bytes("10MB"), Some(10_000_000));
+        assert_eq!(parse_bytes("1_000"), Some(1000));
     }
 
     #[test]

@@ -651,3 +651,43 @@ fn knob_values_that_make_too_many_configurations() {
     );
     assert_no_store(&sb);
 }
+
+/// The blob workload's bad values, and the `files` engine asked for anything but `blob`.
+#[test]
+fn blob_bad_values_and_files_outside_blob_are_refused() {
+    let blob = |extra: &[&str], parts: &[&str]| {
+        let mut args = vec!["blob", "--param", "measure_time=200ms", "--param", "warmup_time=0"];
+        args.extend_from_slice(extra);
+        rejects(&args, parts);
+    };
+    blob(
+        &["--param", "size=0"],
+        &[
+            "error: --param size=0: invalid value",
+            "a size from 1 to 1000000000 bytes",
+        ],
+    );
+    blob(
+        &["--param", "read_ratio=1.5"],
+        &["error: --param read_ratio=1.5: invalid value", "a number from 0 to 1"],
+    );
+    blob(
+        &["--param", "size=1000", "--param", "size_variance=1000"],
+        &["error: --param size_variance=1000: must be smaller than size (1000)"],
+    );
+    blob(
+        &["--engine", "files", "--knob", "durability=sometimes"],
+        &[
+            "error: --knob durability=sometimes: invalid value",
+            "none, data, atomic",
+        ],
+    );
+    blob(
+        &["--knob", "blob_api=mmap"],
+        &["error: --knob blob_api=mmap: invalid value", "sql, incremental"],
+    );
+    rejects_tiny(
+        &["crud", "--engine", "files"],
+        &["error: --engine files: cannot run workload crud"],
+    );
+}

@@ -120,3 +120,48 @@ fn template_fits_but_its_trial_copy_does_not() {
     // About 1.5 MB of template: it fits, a second copy of it does not.
     assert_disk_full(&["rows=7000", "value_size=200", "inserts=0", "updates=1", "deletes=0"]);
 }
+
+/// A blob larger than the free space: the run stops with the disk-full line on SQLite and on
+/// `files`, and leaves nothing on the full disk.
+#[test]
+fn blob_larger_than_the_free_space() {
+    for engine in ["sqlite", "files"] {
+        let sb = Sandbox::new();
+        let Some(fs) = Tmpfs::mount(&sb) else { return };
+        let mut cmd = sb.run_in(
+            fs.dir(),
+            &sb.results(),
+            &[
+                "blob",
+                "--engine",
+                engine,
+                "--trials",
+                "1",
+                "--warmup",
+                "0",
+                "--quiet",
+                "--param",
+                "size=4MB",
+                "--param",
+                "warmup_time=0",
+                "--param",
+                "operations=5",
+            ],
+        );
+        let out = output(&mut cmd);
+        assert_run_error_line(
+            &out,
+            &[
+                &format!("the disk under {} is full", fs.dir().display()),
+                "point --dir at a larger filesystem",
+            ],
+        );
+        assert_eq!(
+            listing(fs.dir()),
+            Vec::<String>::new(),
+            "{engine}: scratch files left on the full disk"
+        );
+        let v = sb.show_json();
+        assert_eq!(v["run"]["status"], "failed", "{engine}: {:#}", v["run"]);
+    }
+}

@@ -1,6 +1,7 @@
 //! Engine-level conformance: I/O accounting against strace, the SQLite build flags, other
 //! SQLite builds loaded at run time, and interleaving. Every test runs the real binary.
 
+mod blob;
 mod builds;
 mod common;
 #[cfg(feature = "duckdb")]

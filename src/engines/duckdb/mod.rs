@@ -42,7 +42,7 @@ pub static KIND: EngineKind = EngineKind {
     aliases: &[],
     about: "embedded DuckDB, one thread by default",
     target: None,
-    dialect: Dialect::Duckdb,
+    dialect: Some(Dialect::Duckdb),
     knobs: DUCKDB_KNOBS,
     passthrough: PREFIX,
     io_counted: false,

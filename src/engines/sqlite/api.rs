@@ -23,7 +23,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::Path;
 use std::sync::OnceLock;
 
-pub use libsqlite3_sys::{sqlite3, sqlite3_file, sqlite3_int64, sqlite3_stmt, sqlite3_vfs};
+pub use libsqlite3_sys::{sqlite3, sqlite3_blob, sqlite3_file, sqlite3_int64, sqlite3_stmt, sqlite3_vfs};
 
 /// The oldest SQLite litebench loads: 3.7.0 added WAL, the version-2 VFS and everything else
 /// in the required part of the table.
@@ -162,6 +162,11 @@ api_table! {
         busy_timeout: fn(*mut sqlite3, c_int) -> c_int = sqlite3_busy_timeout, "3.0.0";
         vfs_find: fn(*const c_char) -> *mut sqlite3_vfs = sqlite3_vfs_find, "3.5.0";
         vfs_register: fn(*mut sqlite3_vfs, c_int) -> c_int = sqlite3_vfs_register, "3.5.0";
+        blob_open: fn(*mut sqlite3, *const c_char, *const c_char, *const c_char, sqlite3_int64, c_int, *mut *mut sqlite3_blob) -> c_int = sqlite3_blob_open, "3.4.0";
+        blob_close: fn(*mut sqlite3_blob) -> c_int = sqlite3_blob_close, "3.4.0";
+        blob_bytes: fn(*mut sqlite3_blob) -> c_int = sqlite3_blob_bytes, "3.4.0";
+        blob_read: fn(*mut sqlite3_blob, *mut c_void, c_int, c_int) -> c_int = sqlite3_blob_read, "3.4.0";
+        blob_write: fn(*mut sqlite3_blob, *const c_void, c_int, c_int) -> c_int = sqlite3_blob_write, "3.4.0";
     }
     optional {
         errstr: fn(c_int) -> *const c_char = sqlite3_errstr, "3.7.15";

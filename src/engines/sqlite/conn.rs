@@ -16,6 +16,8 @@ pub struct SqliteConn {
     label: String,
     /// The mask of disabled optimizations litebench set (see [`super::optimizer`]); 0 until set.
     opt_mask: u32,
+    /// How the `blob` workload reaches blobs (the `blob_api` knob).
+    blob_api: super::blob::BlobApi,
 }
 
 impl SqliteConn {
@@ -99,6 +101,7 @@ impl SqliteConn {
             stmts: Vec::new(),
             label: label.to_string(),
             opt_mask: 0,
+            blob_api: super::blob::BlobApi::Sql,
         };
         if rc != ffi::SQLITE_OK {
             return Err(conn.error(rc, &format!("opening {}", path.to_string_lossy())));
@@ -131,6 +134,15 @@ impl SqliteConn {
 
     pub(super) fn set_opt_mask(&mut self, mask: u32) {
         self.opt_mask = mask;
+    }
+
+    /// How the `blob` workload reaches blobs on this connection.
+    pub fn blob_api(&self) -> super::blob::BlobApi {
+        self.blob_api
+    }
+
+    pub(super) fn set_blob_api(&mut self, api: super::blob::BlobApi) {
+        self.blob_api = api;
     }
 
     /// Statements SQLite holds open on this connection (`sqlite3_next_stmt`), whether prepared
@@ -408,6 +420,14 @@ impl Connection for SqliteConn {
 
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         Some(self)
+    }
+
+    fn stores_blobs_natively(&self) -> bool {
+        self.blob_api == super::blob::BlobApi::Incremental
+    }
+
+    fn native_blob_store(&mut self) -> Result<Box<dyn crate::engines::blob::BlobStore + '_>, EngineError> {
+        Ok(Box::new(super::blob::IncrementalBlobs::new(self)))
     }
 }
 

@@ -4,7 +4,7 @@
 use super::api::Api;
 use super::build::SqliteBuild;
 use super::conn::SqliteConn;
-use super::knobs::{OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use super::knobs::{BLOB_API_KNOB, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use super::optimizer;
 use super::vfs;
 use crate::deviceio::DeviceIo;
@@ -188,10 +188,9 @@ impl Engine for SqliteEngine {
     }
 
     fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
-        let pragmas = knobs
-            .0
-            .iter()
-            .filter(|k| k.stage_in(SQLITE_KNOBS) == stage && !OPTIMIZER_KNOBS.contains(&k.name.as_str()));
+        let pragmas = knobs.0.iter().filter(|k| {
+            k.stage_in(SQLITE_KNOBS) == stage && !OPTIMIZER_KNOBS.contains(&k.name.as_str()) && k.name != BLOB_API_KNOB
+        });
         for k in pragmas {
             // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
             conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
@@ -200,6 +199,11 @@ impl Engine for SqliteEngine {
             return Ok(());
         }
         let c = self.sqlite_conn(conn)?;
+        if let Some(v) = knobs.get(BLOB_API_KNOB) {
+            let api = super::blob::BlobApi::parse(v)
+                .ok_or_else(|| self.knob_error(format!("blob_api={v}: valid values are sql, incremental")))?;
+            c.set_blob_api(api);
+        }
         let (bloom, disable) = (knobs.get("bloom_filter"), knobs.get("disable_optimizations"));
         if let Some(why) = optimizer::refusal(self.api, &self.build.compile_options, bloom, disable) {
             return Err(self.knob_error(why));
@@ -214,6 +218,7 @@ impl Engine for SqliteEngine {
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
         let c = self.sqlite_conn(conn)?;
+        let blob_api = c.blob_api().name();
         // The probe plans a join in the temp schema: only on connections that asked for an
         // optimizer switch, so other trials run exactly what their workload runs. Without one,
         // the reading is GETOPT's mask where the build answers it, unknown otherwise.
@@ -233,6 +238,7 @@ impl Engine for SqliteEngine {
         let mut readings = crate::knob::read_back(SQLITE_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| match name {
             "bloom_filter" => Ok(bloom.map(str::to_string)),
             "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
+            BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
             _ => conn.query_value(&format!("PRAGMA {name}")),
         })?;
         if !optimizer::has_bloom_filters(self.api) {

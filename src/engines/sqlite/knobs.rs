@@ -7,6 +7,10 @@ use crate::knob::{KnobKind, KnobSpec, Stage};
 /// The knobs set through `sqlite3_test_control`, not a pragma.
 pub const OPTIMIZER_KNOBS: &[&str] = &["bloom_filter", "disable_optimizations"];
 
+/// The knob that picks how the `blob` workload reaches blobs: litebench's own setting on the
+/// connection, not a pragma.
+pub const BLOB_API_KNOB: &str = "blob_api";
+
 /// Every named SQLite knob, in the order they are applied (locking mode before journal mode,
 /// journal mode before the WAL settings).
 pub const SQLITE_KNOBS: &[KnobSpec] = &[
@@ -116,6 +120,13 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         stage: Stage::Connect,
         default: "none",
         help: "optimizer switches to turn off (3.38.0+), names joined by '+'; see docs/knobs.md",
+    },
+    KnobSpec {
+        name: BLOB_API_KNOB,
+        kind: KnobKind::Choice(super::blob::BlobApi::NAMES),
+        stage: Stage::Connect,
+        default: "sql",
+        help: "how the blob workload reads and writes: SELECT/UPDATE (sql) or sqlite3_blob_* (incremental); other workloads ignore it",
     },
 ];
 

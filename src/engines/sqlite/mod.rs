@@ -1,6 +1,7 @@
 //! SQLite: the bundled build, builds loaded at run time, and the I/O-counting VFS.
 
 pub mod api;
+pub mod blob;
 pub mod build;
 pub mod conn;
 pub mod engine;
@@ -28,7 +29,7 @@ pub static KIND: EngineKind = EngineKind {
         example: "sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0 (another SQLite build, loaded at run time)",
         without: "the bundled SQLite",
     }),
-    dialect: Dialect::Sqlite,
+    dialect: Some(Dialect::Sqlite),
     knobs: knobs::SQLITE_KNOBS,
     passthrough: knobs::PASSTHROUGH_PREFIX,
     io_counted: true,
