@@ -26,14 +26,20 @@ static uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+static uint64_t wyrand(uint64_t *s) {
+    *s += 0xa0761d6478bd642full;
+    unsigned __int128 t = (unsigned __int128)*s * (*s ^ 0xe7037ed1a0b428dbull);
+    return (uint64_t)(t >> 64) ^ (uint64_t)t;
+}
+
 static void fill(unsigned char *buf, size_t n, uint64_t seed) {
     uint64_t s = seed;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        uint64_t w = splitmix(&s);
+        uint64_t w = wyrand(&s);
         memcpy(buf + i, &w, 8);
     }
-    uint64_t w = splitmix(&s);
+    uint64_t w = wyrand(&s);
     memcpy(buf + i, &w, n - i);
 }
 
