@@ -125,6 +125,55 @@ fn dbgen_tbl_files_are_imported() {
     assert_eq!(q("Q1.2"), serde_json::json!([[null]]));
 }
 
+#[test]
+fn bloom_filters_on_and_off_show_in_the_stored_plans() {
+    let sb = Sandbox::new();
+    let out = sb
+        .run_std(&[
+            "ssb",
+            "--param",
+            "scale=0.01",
+            "--knob",
+            "bloom_filter=on,off",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let v = json(&out);
+    let plan = |config: u64, op: &str| -> String {
+        let t = v["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["config"] == config)
+            .expect("a trial of the configuration");
+        let q = t["queries"].as_array().unwrap().iter().find(|q| q["op"] == op).unwrap();
+        q["plan"]
+            .as_array()
+            .expect("a stored plan")
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // The paper's Figure 5: Q2.1 filters lineorder's rows through part and supplier first.
+    let on = plan(0, "Q2.1");
+    assert!(on.contains("BLOOM FILTER ON part"), "{on}");
+    for op in ["Q1.1", "Q2.1", "Q3.1", "Q4.1"] {
+        let off = plan(1, op);
+        assert!(!off.contains("BLOOM FILTER"), "{op}: {off}");
+    }
+    // Each configuration's first measured trial keeps a per-loop profile of every query.
+    let profile = &v["trials"][0]["queries"][3]["profile"];
+    assert!(profile.as_array().is_some_and(|p| !p.is_empty()), "{profile}");
+}
+
 fn copy_fixture(to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for f in ["part", "supplier", "customer", "date", "lineorder"] {
