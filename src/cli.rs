@@ -28,6 +28,33 @@ pub enum Command {
     /// Write the Star Schema Benchmark's tables as ssb-dbgen's `.tbl` files (byte-identical
     /// to ssb-dbgen's for the same scale factor).
     SsbGen(SsbGenArgs),
+    /// Compile a SQLite amalgamation into litebench's cache (compile time, peak memory and
+    /// library size recorded) for `--engine sqlite@NAME`.
+    BuildSqlite(BuildSqliteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildSqliteArgs {
+    /// A `sqlite3.c` amalgamation, a directory or .zip holding one, or a release number
+    /// (`3.37.2`, downloaded from sqlite.org into the cache).
+    #[arg(value_name = "SRC")]
+    pub src: Option<String>,
+    /// Extra compiler flags, split on spaces, e.g. "-DSQLITE_ENABLE_STMT_SCANSTATUS -march=native".
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub cflags: Option<String>,
+    /// Optimisation level: s (size), 2 or 3.
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "2")]
+    pub opt: String,
+    /// Name for `--engine sqlite@NAME` (default: the release, with -Os/-O3 and a key suffix
+    /// for extra flags, e.g. 3.37.2-Os).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// List the cached builds with their footprint instead of building.
+    #[arg(long, conflicts_with_all = ["cflags", "name"])]
+    pub list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]

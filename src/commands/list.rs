@@ -1,9 +1,11 @@
 //! `litebench list`: workloads, engines and knobs with their valid values and defaults.
 
+use super::build_sqlite::{footprint_rows, FOOTPRINT_HEADERS};
 use super::Failure;
 use crate::cli::ListArgs;
 use crate::engines::registry::knob_tables;
 use crate::engines::registry::spellings;
+use crate::engines::sqlite::compiled::BuildCache;
 use crate::preset::{Preset, Setting, GROUPS, PRESETS};
 use crate::report::layout::table;
 use crate::report::Format;
@@ -11,6 +13,8 @@ use crate::workload::{self, params};
 
 /// Prints the lists.
 pub fn run(args: &ListArgs) -> Result<i32, Failure> {
+    // The cache is optional for `list`: without one (no HOME), there are simply no builds.
+    let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
     if args.format == Format::Json {
         let v = serde_json::json!({
             "workloads": workload::all().iter().map(|w| serde_json::json!({
@@ -20,6 +24,7 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             })).collect::<Vec<_>>(),
             "engines": spellings().iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
             "knobs": knob_tables().iter().flat_map(|(engine, specs, _)| specs.iter().map(move |k| serde_json::json!({"engine": engine, "name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help}))).collect::<Vec<_>>(),
+            "sqlite_builds": builds,
             "presets": PRESETS.iter().map(|p| preset_json(p)).collect::<Vec<_>>(),
             "preset_groups": GROUPS.iter().map(|g| serde_json::json!({
                 "name": g.name, "about": g.about,
@@ -50,6 +55,8 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
     crate::outln!("engines\n");
     let rows: Vec<Vec<String>> = spellings().into_iter().map(|(n, h)| vec![n, h]).collect();
     crate::outln!("{}", table(&["engine", "what"], &rows, md));
+    crate::outln!("cached SQLite builds (--engine sqlite@NAME; make one with `litebench build-sqlite SRC`)\n");
+    crate::outln!("{}", table(FOOTPRINT_HEADERS, &footprint_rows(&builds), md));
     crate::outln!("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n");
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (engine, specs, prefix) in knob_tables() {

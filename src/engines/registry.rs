@@ -54,6 +54,12 @@ pub fn spellings() -> Vec<(String, String)> {
             }
             None => v.push((k.name.to_string(), about)),
         }
+        if std::ptr::eq(*k, &super::sqlite::KIND) {
+            v.push((
+                "sqlite@<name>".to_string(),
+                "a library compiled by `litebench build-sqlite` (its name or release; see `litebench build-sqlite --list`)".to_string(),
+            ));
+        }
         for a in k.aliases {
             v.push((a.to_string(), format!("alias of {}", k.name)));
         }
@@ -91,12 +97,27 @@ impl EngineChoice {
 
     /// Parses one `--engine` value.
     pub fn parse(s: &str) -> Result<EngineChoice, Failure> {
+        // `sqlite@NAME`: a build from `litebench build-sqlite`, looked up now so that an unknown
+        // name is refused before anything runs.
+        if let Some(name) = s.strip_prefix("sqlite@") {
+            let cache = super::sqlite::compiled::BuildCache::from_env()?;
+            let build = cache.find(name.trim())?;
+            return Ok(EngineChoice {
+                kind: &super::sqlite::KIND,
+                target: Some(format!("{}{}", super::sqlite::COMPILED_PREFIX, build.name)),
+            });
+        }
         for k in kinds() {
             let Some(target) = k.matches(s) else { continue };
             if let Err(why) = k.available {
                 return Err(Failure(format!("--engine {s}: {why}")));
             }
             if let (Some(t), Some(rest)) = (k.target, target) {
+                if rest.starts_with(super::sqlite::COMPILED_PREFIX) && std::ptr::eq(*k, &super::sqlite::KIND) {
+                    return Err(Failure(format!(
+                        "--engine {s}: for a build from `litebench build-sqlite` write sqlite@NAME; for a library path starting with @ write sqlite:./{rest}"
+                    )));
+                }
                 if rest.trim().is_empty() {
                     return Err(Failure(format!(
                         "--engine {s}: missing {}; e.g. {}, or `{}` alone for {}",

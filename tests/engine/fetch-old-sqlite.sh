@@ -46,6 +46,9 @@ sources=(
   "3.7.8|npm|sqlite3|2.1.0|f1e89be682839c85972f44e36dc333766ff3009918895cc1dc9715442ddd2253|package/deps/sqlite-autoconf-3070800.tar.gz>sqlite-autoconf-3070800/sqlite3.c"
   # The crate libsqlite3-sys 0.12.0 bundles SQLite 3.26.0 (2018): no sqlite3_changes64.
   "3.26.0|cargo|libsqlite3-sys|0.12.0|fd6457c70bbff456d9fe49deaba35ec47c3e598bf8d7950ff0575ceb7a8a6ad1|libsqlite3-sys-0.12.0/sqlite3/sqlite3.c"
+  # The node package better-sqlite3 7.5.0 bundles SQLite 3.37.2 (2022), the last release
+  # before Bloom filters (3.38.0): `litebench build-sqlite` compiles it (tests/engine/builds_cli.rs).
+  "3.37.2|npm|better-sqlite3|7.5.0|c6feb7b1dfa1a985725e6e25fa3a72c55042fb44ded28aa2f7ee7a08ce642d4c|package/deps/sqlite3/sqlite3.c"
 )
 
 for entry in "${sources[@]}"; do

@@ -2,6 +2,7 @@
 //! SQLite builds loaded at run time, and interleaving. Every test runs the real binary.
 
 mod blob;
+mod build_sqlite;
 mod builds;
 mod common;
 #[cfg(feature = "duckdb")]

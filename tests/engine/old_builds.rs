@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The cargo target directory the test binary was built in (`<target>/release/litebench`).
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     let exe = Path::new(env!("CARGO_BIN_EXE_litebench"));
     exe.parent().and_then(Path::parent).expect("target dir").to_path_buf()
 }
@@ -36,7 +36,7 @@ fn cache_dir() -> PathBuf {
 }
 
 /// `sqlite3.c` of an old release, fetched by `fetch-old-sqlite.sh` if this is not CI.
-fn amalgamation(version: &str) -> PathBuf {
+pub(crate) fn amalgamation(version: &str) -> PathBuf {
     static FETCH: Mutex<()> = Mutex::new(());
     let _one_at_a_time = FETCH.lock().unwrap_or_else(|p| p.into_inner());
     let cache = cache_dir();
@@ -64,7 +64,7 @@ fn amalgamation(version: &str) -> PathBuf {
 
 /// The amalgamation litebench bundles: the `sqlite3.c` libsqlite3-sys' build script compiled
 /// for this very binary (its `cargo:include=` line names the directory, in the cargo registry).
-fn bundled_amalgamation() -> PathBuf {
+pub(crate) fn bundled_amalgamation() -> PathBuf {
     let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
     let version = lock
         .split("[[package]]")

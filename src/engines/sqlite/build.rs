@@ -20,6 +20,10 @@ pub struct SqliteBuild {
     /// litebench falls back to older ones (see `api`). Empty for current builds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unavailable: Vec<String>,
+    /// For a library `litebench build-sqlite` compiled (`--engine sqlite@NAME`): its flags,
+    /// compiler and footprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiled: Option<super::compiled::CompiledBuild>,
 }
 
 impl SqliteBuild {
@@ -41,6 +45,7 @@ impl SqliteBuild {
                 .iter()
                 .map(|s| format!("{} (since {})", s.name, s.since))
                 .collect(),
+            compiled: None,
         })
     }
 }

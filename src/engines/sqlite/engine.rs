@@ -28,6 +28,8 @@ const PRAGMA_SINCE: &[(&str, &str, i32)] = &[
 pub enum SqliteChoice {
     Bundled,
     Library(PathBuf),
+    /// A library `litebench build-sqlite` compiled, as its cache records it.
+    Compiled(Box<super::compiled::CompiledBuild>),
 }
 
 /// One SQLite build, ready to open counted connections.
@@ -57,9 +59,13 @@ impl SqliteEngine {
         let (api, label) = match choice {
             SqliteChoice::Bundled => (Api::bundled(), "sqlite".to_string()),
             SqliteChoice::Library(p) => (Api::load(p)?, format!("sqlite:{}", p.display())),
+            SqliteChoice::Compiled(b) => (Api::load(&b.library)?, format!("sqlite@{}", b.name)),
         };
         let counters = vfs::install(api)?;
-        let build = SqliteBuild::describe(api)?;
+        let mut build = SqliteBuild::describe(api)?;
+        if let SqliteChoice::Compiled(b) = choice {
+            build.compiled = Some((**b).clone());
+        }
         Ok(SqliteEngine {
             label,
             api,

@@ -3,6 +3,7 @@
 pub mod api;
 pub mod blob;
 pub mod build;
+pub mod compiled;
 pub mod conn;
 pub mod engine;
 pub mod guard;
@@ -41,10 +42,17 @@ pub static KIND: EngineKind = EngineKind {
     open,
 };
 
+/// How an `--engine` target names a build from `litebench build-sqlite`: `sqlite@NAME` is
+/// parsed into the target `@NAME`.
+pub const COMPILED_PREFIX: &str = "@";
+
 fn open(target: Option<&str>, _scratch: &Scratch, memory: bool) -> Result<Box<dyn Engine>, Failure> {
     let choice = match target {
         None => SqliteChoice::Bundled,
-        Some(p) => SqliteChoice::Library(p.into()),
+        Some(t) => match t.strip_prefix(COMPILED_PREFIX) {
+            Some(name) => SqliteChoice::Compiled(Box::new(compiled::BuildCache::from_env()?.find(name)?)),
+            None => SqliteChoice::Library(t.into()),
+        },
     };
     Ok(Box::new(SqliteEngine::open(&choice, memory)?))
 }

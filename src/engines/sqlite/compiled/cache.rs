@@ -1,0 +1,314 @@
+//! Where compiled SQLite libraries live, what is recorded about each, and finding one by name.
+//!
+//! The cache is a persistent directory (`$LITEBENCH_CACHE`, else `$XDG_CACHE_HOME/litebench`,
+//! else `~/.cache/litebench`) so a library is compiled once per machine, like cargo's target
+//! directory. Each build is a directory `sqlite/<key prefix>/` holding `libsqlite3.so` and
+//! `build.json`; the key is the SHA-256 of the source, the flags and the compiler's version,
+//! everything that decides the library's bytes. A build appears under its final name only when
+//! complete (it is made in a temporary directory and renamed), so an interrupted compile leaves
+//! no half library that a later run could load.
+
+use super::compiler::{self, Compiler, OptLevel};
+use super::source::Amalgamation;
+use super::{sha256_hex, BuildError};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Environment variable naming the cache directory.
+pub const ENV_VAR: &str = "LITEBENCH_CACHE";
+
+/// Everything recorded about one compiled library (its `build.json`, and the manifest of every
+/// run that uses it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompiledBuild {
+    /// What `--engine sqlite@NAME` calls it.
+    pub name: String,
+    /// SHA-256 of source, flags and compiler version.
+    pub key: String,
+    /// `SQLITE_VERSION` of the source.
+    pub version: String,
+    /// `SRC` as given to `build-sqlite`.
+    pub source: String,
+    pub source_sha256: String,
+    /// Every compiler flag, in order (`-shared -fPIC -Os ...user flags`).
+    pub flags: Vec<String>,
+    pub compiler: String,
+    pub compiler_version: String,
+    /// Wall time of the compiler call.
+    pub compile_ms: u64,
+    /// Peak resident memory of the largest compiler process.
+    pub peak_compile_kib: u64,
+    pub library_bytes: u64,
+    pub library: PathBuf,
+    /// UTC, RFC 3339.
+    pub built_at: String,
+}
+
+/// A cache directory.
+#[derive(Debug, Clone)]
+pub struct BuildCache {
+    pub root: PathBuf,
+}
+
+/// What `build` did.
+#[derive(Debug)]
+pub struct Built {
+    pub build: CompiledBuild,
+    /// Found in the cache: nothing was compiled.
+    pub cached: bool,
+}
+
+impl BuildCache {
+    /// The cache named by the environment.
+    pub fn from_env() -> Result<BuildCache, BuildError> {
+        let var = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let root = var(ENV_VAR)
+            .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("litebench")))
+            .or_else(|| var("HOME").map(|h| h.join(".cache").join("litebench")))
+            .ok_or_else(|| BuildError::Input(format!("no cache directory: set {ENV_VAR} (or HOME)")))?;
+        Ok(BuildCache { root })
+    }
+
+    fn builds_dir(&self) -> PathBuf {
+        self.root.join("sqlite")
+    }
+
+    /// Where downloaded and extracted sources go.
+    pub fn sources_dir(&self) -> PathBuf {
+        self.root.join("sqlite-sources")
+    }
+
+    /// Every complete build, by name.
+    pub fn list(&self) -> Vec<CompiledBuild> {
+        let Ok(dir) = std::fs::read_dir(self.builds_dir()) else {
+            return Vec::new();
+        };
+        let mut v: Vec<CompiledBuild> = dir
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .filter_map(|e| std::fs::read(e.path().join("build.json")).ok())
+            .filter_map(|b| serde_json::from_slice::<CompiledBuild>(&b).ok())
+            .filter(|b| b.library.is_file())
+            .collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
+    /// The build `sqlite@NAME` means: the one named NAME, else the only build of release NAME.
+    pub fn find(&self, name: &str) -> Result<CompiledBuild, BuildError> {
+        let all = self.list();
+        if let Some(b) = all.iter().find(|b| b.name == name) {
+            return Ok(b.clone());
+        }
+        let of_version: Vec<&CompiledBuild> = all.iter().filter(|b| b.version == name).collect();
+        if let [only] = of_version.as_slice() {
+            return Ok((*only).clone());
+        }
+        let names = |bs: &[&CompiledBuild]| bs.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ");
+        if of_version.len() > 1 {
+            return Err(BuildError::Input(format!(
+                "--engine sqlite@{name}: several cached builds of SQLite {name} ({}); name one of them",
+                names(&of_version)
+            )));
+        }
+        let cached = if all.is_empty() {
+            "none".to_string()
+        } else {
+            names(&all.iter().collect::<Vec<_>>())
+        };
+        Err(BuildError::Input(format!(
+            "--engine sqlite@{name}: no cached SQLite build named {name} in {}; cached builds: {cached} (make one with `litebench build-sqlite SRC --name {name}`)",
+            self.builds_dir().display()
+        )))
+    }
+
+    /// Compiles `source` at `level` with `cflags` under `name` (default: derived from the
+    /// version and flags), or returns the cached build of exactly that.
+    pub fn build(
+        &self,
+        source: &Amalgamation,
+        level: OptLevel,
+        cflags: &[String],
+        name: Option<&str>,
+    ) -> Result<Built, BuildError> {
+        let compiler = Compiler::detect()?;
+        let mut flags = vec![level.flag().to_string()];
+        flags.extend(cflags.iter().cloned());
+        let key = cache_key(&source.bytes, &flags, &compiler);
+        let dir = self.builds_dir().join(&key[..16]);
+        let record_path = dir.join("build.json");
+        if let Ok(b) = std::fs::read(&record_path) {
+            if let Ok(build) = serde_json::from_slice::<CompiledBuild>(&b) {
+                if build.key == key && build.library.is_file() {
+                    return Ok(Built { build, cached: true });
+                }
+            }
+        }
+        let name = match name {
+            Some(n) => valid_name(n)?.to_string(),
+            None => default_name(&source.version, level, cflags, &key),
+        };
+        if let Some(other) = self.list().into_iter().find(|b| b.name == name) {
+            return Err(BuildError::Input(format!(
+                "--name {name}: already the name of another cached build ({} {}, {}); choose another --name",
+                other.version,
+                other.flags.join(" "),
+                other.compiler_version
+            )));
+        }
+        let builds = self.builds_dir();
+        std::fs::create_dir_all(&builds).map_err(BuildError::io(format!("cache {}", builds.display())))?;
+        let part = builds.join(format!(".{}.{}.part", &key[..16], std::process::id()));
+        std::fs::create_dir_all(&part).map_err(BuildError::io(part.display().to_string()))?;
+        let result = self.compile_into(&part, &dir, source, &flags, &compiler, &key, &name);
+        if result.is_err() || dir.exists() {
+            // Ours, incomplete or made redundant by a concurrent build of the same key.
+            let _ = std::fs::remove_dir_all(&part);
+        }
+        let build = result?;
+        Ok(Built { build, cached: false })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn compile_into(
+        &self,
+        part: &Path,
+        dir: &Path,
+        source: &Amalgamation,
+        flags: &[String],
+        compiler: &Compiler,
+        key: &str,
+        name: &str,
+    ) -> Result<CompiledBuild, BuildError> {
+        let footprint = compiler::compile(compiler, &source.path, flags, &part.join("libsqlite3.so"))?;
+        let library = dir.join("libsqlite3.so");
+        let library_bytes = std::fs::metadata(part.join("libsqlite3.so"))
+            .map_err(BuildError::io("the compiled library"))?
+            .len();
+        let mut all_flags: Vec<String> = compiler::BASE_FLAGS.iter().map(|s| s.to_string()).collect();
+        all_flags.extend(flags.iter().cloned());
+        all_flags.extend(compiler::LINK_LIBS.iter().map(|s| s.to_string()));
+        let build = CompiledBuild {
+            name: name.to_string(),
+            key: key.to_string(),
+            version: source.version.clone(),
+            source: source.given.clone(),
+            source_sha256: sha256_hex(&source.bytes),
+            flags: all_flags,
+            compiler: compiler.program.clone(),
+            compiler_version: compiler.version.clone(),
+            compile_ms: u64::try_from(footprint.wall.as_millis()).unwrap_or(u64::MAX),
+            peak_compile_kib: footprint.peak_rss_kib,
+            library_bytes,
+            library,
+            built_at: crate::commands::now_rfc3339(),
+        };
+        let json = serde_json::to_vec_pretty(&build).expect("json");
+        std::fs::write(part.join("build.json"), json).map_err(BuildError::io("the build record"))?;
+        match std::fs::rename(part, dir) {
+            Ok(()) => Ok(build),
+            // A concurrent build of the same key finished first: use it.
+            Err(_) if dir.join("build.json").is_file() => {
+                let b = std::fs::read(dir.join("build.json")).map_err(BuildError::io("the build record"))?;
+                serde_json::from_slice(&b).map_err(|e| BuildError::Compile(format!("{}: {e}", dir.display())))
+            }
+            Err(e) => Err(BuildError::Io {
+                what: format!("cache {}", dir.display()),
+                source: e,
+            }),
+        }
+    }
+}
+
+/// SHA-256 over the source, each flag and the compiler's version, separated so that no two
+/// different inputs concatenate alike.
+fn cache_key(source: &[u8], flags: &[String], compiler: &Compiler) -> String {
+    let mut input = source.to_vec();
+    for part in flags.iter().chain([&compiler.program, &compiler.version]) {
+        input.push(0);
+        input.extend_from_slice(part.as_bytes());
+    }
+    sha256_hex(&input)
+}
+
+/// `3.37.2` for -O2 without extra flags, `3.37.2-Os`, `3.37.2-O3`; with extra flags the key's
+/// prefix is added, so the default never collides.
+fn default_name(version: &str, level: OptLevel, cflags: &[String], key: &str) -> String {
+    let base = match level {
+        OptLevel::O2 => version.to_string(),
+        other => format!("{version}{}", other.flag().trim_start_matches('-').replace("O", "-O")),
+    };
+    if cflags.is_empty() {
+        base
+    } else {
+        format!("{base}-{}", &key[..8])
+    }
+}
+
+pub fn valid_name(name: &str) -> Result<&str, BuildError> {
+    let ok =
+        !name.is_empty() && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._+-".contains(&b));
+    if ok {
+        Ok(name)
+    } else {
+        Err(BuildError::Input(format!(
+            "--name {name:?}: use 1 to 64 letters, digits, '.', '_', '+' or '-'"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names() {
+        let key = "0123456789abcdef";
+        assert_eq!(default_name("3.37.2", OptLevel::O2, &[], key), "3.37.2");
+        assert_eq!(default_name("3.37.2", OptLevel::Size, &[], key), "3.37.2-Os");
+        assert_eq!(default_name("3.54.1", OptLevel::O3, &[], key), "3.54.1-O3");
+        assert_eq!(
+            default_name("3.54.1", OptLevel::O3, &["-DX".into()], key),
+            "3.54.1-O3-01234567"
+        );
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert!(valid_name("fast-3.37.2+lto").is_ok());
+        assert!(valid_name("a/b").is_err() && valid_name("").is_err() && valid_name("a b").is_err());
+    }
+
+    #[test]
+    fn keys_depend_on_every_input() {
+        let cc = Compiler {
+            program: "cc".into(),
+            version: "gcc 12".into(),
+        };
+        let k = cache_key(b"src", &["-Os".into()], &cc);
+        assert_ne!(k, cache_key(b"src2", &["-Os".into()], &cc));
+        assert_ne!(k, cache_key(b"src", &["-O3".into()], &cc));
+        let other = Compiler {
+            version: "gcc 13".into(),
+            ..cc.clone()
+        };
+        assert_ne!(k, cache_key(b"src", &["-Os".into()], &other));
+        assert_ne!(
+            cache_key(b"src", &["-DA".into(), "B".into()], &cc),
+            cache_key(b"src", &["-DAB".into()], &cc)
+        );
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_cached_builds() {
+        let t = tempfile::tempdir().unwrap();
+        let cache = BuildCache {
+            root: t.path().to_path_buf(),
+        };
+        let e = cache.find("nope").unwrap_err().to_string();
+        assert!(
+            e.contains("no cached SQLite build named nope") && e.contains("cached builds: none"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! From the `SRC` a user names to one SQLite amalgamation (`sqlite3.c`) on disk.
+//!
+//! SQLite is distributed for compiling as the amalgamation: the whole library in one C file,
+//! which is what makes "compile SQLite" one compiler call and its footprint one measurement.
+//! `SRC` may be that file, a directory or a `.zip` holding it (sqlite.org's
+//! `sqlite-amalgamation-NNNNNNN.zip` unpacked or not), or a release number, downloaded from
+//! sqlite.org into the cache when the machine is online. Whatever it is, the file must declare
+//! its release (`#define SQLITE_VERSION "3.37.2"`), which is how litebench tells an
+//! amalgamation from any other C file and names the build.
+
+use super::BuildError;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One amalgamation, read.
+#[derive(Debug)]
+pub struct Amalgamation {
+    /// The `sqlite3.c` the compiler reads.
+    pub path: PathBuf,
+    /// `SRC` as the user gave it.
+    pub given: String,
+    /// Its `SQLITE_VERSION`.
+    pub version: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Resolves `src`; `sources` is the cache's directory for extracted and downloaded sources.
+pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
+    let path = Path::new(src);
+    let file = if path.is_dir() {
+        in_directory(path)?
+    } else if path.is_file() {
+        if src.ends_with(".zip") {
+            from_zip(path, sources)?
+        } else {
+            path.to_path_buf()
+        }
+    } else if is_version(src) {
+        let cached = sources.join(src).join("sqlite3.c");
+        if cached.is_file() {
+            cached
+        } else {
+            download(src, sources)?
+        }
+    } else {
+        return Err(BuildError::Input(format!(
+            "SRC {src}: no such file or directory, and not a SQLite release number such as 3.37.2"
+        )));
+    };
+    let bytes = std::fs::read(&file).map_err(BuildError::io(format!("SRC {}", file.display())))?;
+    let Some(version) = declared_version(&bytes) else {
+        return Err(BuildError::Input(format!(
+            "SRC {}: not a SQLite amalgamation (no `#define SQLITE_VERSION \"3.x.y\"`); pass the sqlite3.c of a sqlite-amalgamation zip",
+            file.display()
+        )));
+    };
+    Ok(Amalgamation {
+        path: file,
+        given: src.to_string(),
+        version,
+        bytes,
+    })
+}
+
+/// `3.37.2`, `3.7.8`, `3.54` (three or two dot-separated numbers starting with 3).
+fn is_version(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    (2..=3).contains(&parts.len())
+        && parts[0] == "3"
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The release an amalgamation declares, from its `#define SQLITE_VERSION "..."` line (the
+/// header part comes first, so the search stops early).
+pub fn declared_version(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4 << 20)]);
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix("#define SQLITE_VERSION")?;
+        let rest = rest.strip_prefix(|c: char| c.is_whitespace())?.trim();
+        let v = rest.strip_prefix('"')?.split('"').next()?;
+        (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.')).then(|| v.to_string())
+    })
+}
+
+/// `sqlite3.c` in `dir`, or in its only subdirectory that has one (an unpacked zip).
+fn in_directory(dir: &Path) -> Result<PathBuf, BuildError> {
+    let direct = dir.join("sqlite3.c");
+    if direct.is_file() {
+        return Ok(direct);
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(BuildError::io(format!("SRC {}", dir.display())))?
+        .flatten()
+        .map(|e| e.path().join("sqlite3.c"))
+        .filter(|p| p.is_file())
+        .collect();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(BuildError::Input(format!(
+            "SRC {}: no sqlite3.c in this directory or its subdirectories; pass the amalgamation itself",
+            dir.display()
+        ))),
+        _ => Err(BuildError::Input(format!(
+            "SRC {}: several subdirectories hold a sqlite3.c; pass the one to build",
+            dir.display()
+        ))),
+    }
+}
+
+/// Extracts the zip's `sqlite3.c` into `sources/zip-<sha256 prefix>/` (once) with `unzip`.
+fn from_zip(zip: &Path, sources: &Path) -> Result<PathBuf, BuildError> {
+    let what = format!("SRC {}", zip.display());
+    let bytes = std::fs::read(zip).map_err(BuildError::io(what.clone()))?;
+    let dir = sources.join(format!("zip-{}", &super::sha256_hex(&bytes)[..16]));
+    let out = dir.join("sqlite3.c");
+    if out.is_file() {
+        return Ok(out);
+    }
+    let unzip = |args: &[&std::ffi::OsStr]| {
+        Command::new("unzip").args(args).output().map_err(|e| {
+            BuildError::Input(format!(
+                "{what}: cannot run unzip ({e}); install it (apt-get install unzip) or unpack the zip and pass sqlite3.c"
+            ))
+        })
+    };
+    let listing = unzip(&["-Z1".as_ref(), zip.as_os_str()])?;
+    if !listing.status.success() {
+        return Err(BuildError::Input(format!("{what}: not a readable zip archive")));
+    }
+    let names = String::from_utf8_lossy(&listing.stdout).into_owned();
+    let Some(member) = names.lines().find(|n| *n == "sqlite3.c" || n.ends_with("/sqlite3.c")) else {
+        return Err(BuildError::Input(format!("{what}: the zip holds no sqlite3.c")));
+    };
+    let content = unzip(&["-p".as_ref(), zip.as_os_str(), member.as_ref()])?;
+    if !content.status.success() {
+        return Err(BuildError::Input(format!("{what}: cannot extract {member}")));
+    }
+    write_new(&dir, &out, &content.stdout)?;
+    Ok(out)
+}
+
+/// Writes `bytes` to `out` through a temporary name, so a partial file is never taken for a
+/// source.
+fn write_new(dir: &Path, out: &Path, bytes: &[u8]) -> Result<(), BuildError> {
+    std::fs::create_dir_all(dir).map_err(BuildError::io(dir.display().to_string()))?;
+    let part = dir.join(format!(".sqlite3.c.{}.part", std::process::id()));
+    std::fs::write(&part, bytes).map_err(BuildError::io(part.display().to_string()))?;
+    std::fs::rename(&part, out).map_err(BuildError::io(out.display().to_string()))
+}
+
+/// sqlite.org's number for a release: 3.37.2 → 3370200.
+fn release_number(version: &str) -> u32 {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (x, y, z) = (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    );
+    x * 1_000_000 + y * 10_000 + z * 100
+}
+
+/// Downloads `sqlite-amalgamation-NNNNNNN.zip` from sqlite.org with curl and extracts it into
+/// `sources/<version>/`. sqlite.org files each release under the year it came out, which the
+/// number does not tell: the years are tried newest first, stopping at the first failure that
+/// is not "no such file" (no network, no DNS), so an offline machine fails at once.
+fn download(version: &str, sources: &Path) -> Result<PathBuf, BuildError> {
+    let number = release_number(version);
+    let file = format!("sqlite-amalgamation-{number}.zip");
+    let by_hand = format!(
+        "download {file} from https://www.sqlite.org/ yourself (or take sqlite3.c from a package that bundles it) and pass its path as SRC"
+    );
+    std::fs::create_dir_all(sources).map_err(BuildError::io(sources.display().to_string()))?;
+    let zip = sources.join(&file);
+    let part = sources.join(format!(".{file}.{}.part", std::process::id()));
+    let this_year: u32 = crate::commands::now_rfc3339()[..4].parse().unwrap_or(2026);
+    for year in (2004..=this_year).rev() {
+        let url = format!("https://www.sqlite.org/{year}/{file}");
+        let out = Command::new("curl")
+            .args(["-fsSL", "--connect-timeout", "15", "--max-time", "300", "-o"])
+            .arg(&part)
+            .arg(&url)
+            .output()
+            .map_err(|e| {
+                BuildError::Download(format!(
+                    "SRC {version}: cannot run curl to download it ({e}); install curl, or {by_hand}"
+                ))
+            })?;
+        if out.status.success() {
+            std::fs::rename(&part, &zip).map_err(BuildError::io(zip.display().to_string()))?;
+            let sqlite3_c = from_zip(&zip, sources)?;
+            let dir = sources.join(version);
+            let wanted = dir.join("sqlite3.c");
+            let bytes = std::fs::read(&sqlite3_c).map_err(BuildError::io(sqlite3_c.display().to_string()))?;
+            write_new(&dir, &wanted, &bytes)?;
+            return Ok(wanted);
+        }
+        let _ = std::fs::remove_file(&part);
+        // curl exit 22: the server answered with an HTTP error (404: not that year).
+        if out.status.code() != Some(22) {
+            let why = String::from_utf8_lossy(&out.stderr).trim().replace('\n', " ");
+            return Err(BuildError::Download(format!(
+                "SRC {version}: cannot download SQLite {version} from sqlite.org ({why}); {by_hand}"
+            )));
+        }
+    }
+    Err(BuildError::Download(format!(
+        "SRC {version}: sqlite.org has no {file} (is {version} a SQLite release?); {by_hand}"
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_and_release_numbers() {
+        assert!(is_version("3.37.2") && is_version("3.7.8") && is_version("3.54"));
+        assert!(!is_version("3") && !is_version("4.0.0") && !is_version("3.x.1") && !is_version("sqlite3.c"));
+        assert_eq!(release_number("3.37.2"), 3_370_200);
+        assert_eq!(release_number("3.7.8"), 3_070_800);
+        assert_eq!(release_number("3.54"), 3_540_000);
+    }
+
+    #[test]
+    fn the_declared_version_comes_from_the_define() {
+        let src =
+            b"/* amalgamation */\n#define SQLITE_VERSION        \"3.37.2\"\n#define SQLITE_VERSION_NUMBER 3037002\n";
+        assert_eq!(declared_version(src).as_deref(), Some("3.37.2"));
+        assert_eq!(
+            declared_version(b"#define SQLITE_VERSION_NUMBER 3037002\nint main(){}"),
+            None
+        );
+        assert_eq!(declared_version(b"int main() { return 0; }"), None);
+    }
+
+    #[test]
+    fn a_missing_source_that_is_no_version_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let e = resolve("/nonexistent/sqlite3.c", t.path()).unwrap_err().to_string();
+        assert!(e.contains("no such file or directory"), "{e}");
+    }
+}

@@ -1,0 +1,229 @@
+//! `litebench build-sqlite` compiles an amalgamation into the cache, measures the compile, is
+//! not repeated for the same source and flags, and `--engine sqlite@NAME` runs the result.
+//!
+//! Sources: the amalgamation litebench bundles (from the cargo registry) and SQLite 3.37.2 from
+//! the npm package better-sqlite3 7.5.0, both found by `old_builds` (fetched by
+//! `fetch-old-sqlite.sh`). The cache is `$LITEBENCH_CACHE` when set (`.ci/run` points it at a
+//! persistent directory, so CI compiles each library once per machine), else
+//! `<target dir>/litebench-cache`. Each compile of sqlite3.c takes 25-70 s of CPU here.
+
+use crate::common::*;
+use crate::old_builds::{amalgamation, bundled_amalgamation, target_dir};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn cache() -> PathBuf {
+    std::env::var_os("LITEBENCH_CACHE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("litebench-cache"))
+}
+
+fn litebench_in(cache: &Path, args: &[&str]) -> Output {
+    litebench()
+        .env("LITEBENCH_CACHE", cache)
+        .args(args)
+        .output()
+        .expect("litebench runs")
+}
+
+fn build(src: &Path, extra: &[&str]) -> Value {
+    let src = src.to_str().unwrap();
+    let mut args = vec!["build-sqlite", src, "--format", "json"];
+    args.extend_from_slice(extra);
+    let out = litebench_in(&cache(), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON build record")
+}
+
+fn modified(p: &str) -> std::time::SystemTime {
+    std::fs::metadata(p).unwrap().modified().unwrap()
+}
+
+/// Fails with the error's one line, exit code 2, and no panic.
+fn refused(cache: &Path, args: &[&str]) -> String {
+    let out = litebench_in(cache, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn the_bundled_release_at_os_and_o3_is_measured_once() {
+    let src = bundled_amalgamation();
+    let small = build(&src, &["-O", "s"]);
+    let fast = build(&src, &["-O3"]);
+    for (b, opt) in [(&small, "-Os"), (&fast, "-O3")] {
+        assert!(b["version"].as_str().unwrap().starts_with("3."), "{b}");
+        assert!(b["flags"].as_array().unwrap().iter().any(|f| f == opt), "{b}");
+        let lib = b["library"].as_str().unwrap();
+        assert_eq!(
+            std::fs::metadata(lib).unwrap().len(),
+            b["library_bytes"].as_u64().unwrap()
+        );
+        // A real compile of sqlite3.c: seconds of work, and cc1 holds well over 50 MiB.
+        assert!(b["compile_ms"].as_u64().unwrap() > 1000, "{b}");
+        assert!(b["peak_compile_kib"].as_u64().unwrap() > 50 * 1024, "{b}");
+    }
+    assert_eq!(small["version"], fast["version"]);
+    assert_eq!(small["source_sha256"], fast["source_sha256"]);
+    assert_ne!(small["key"], fast["key"]);
+    // -Os is for size: the library is smaller than at -O3 (VLDB'22 Table 3's point).
+    assert!(
+        small["library_bytes"].as_u64() < fast["library_bytes"].as_u64(),
+        "-Os {} bytes, -O3 {} bytes",
+        small["library_bytes"],
+        fast["library_bytes"]
+    );
+
+    // The same source and flags again: the cached build, nothing compiled.
+    let lib = small["library"].as_str().unwrap();
+    let before = modified(lib);
+    let again = build(&src, &["-Os"]);
+    assert_eq!(again["cached"], true, "{again}");
+    assert_eq!(again["key"], small["key"]);
+    assert_eq!(again["compile_ms"], small["compile_ms"]);
+    assert_eq!(modified(lib), before, "the library was rebuilt");
+
+    // Both appear, side by side, in `build-sqlite --list` and `litebench list`.
+    let out = litebench_in(&cache(), &["build-sqlite", "--list"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    for b in [&small, &fast] {
+        let row = format!("sqlite@{}", b["name"].as_str().unwrap());
+        assert!(table.contains(&row), "{row} missing:\n{table}");
+    }
+    assert!(
+        table.lines().any(|l| l.starts_with("duckdb") && l.contains("unknown")),
+        "{table}"
+    );
+    let out = litebench_in(&cache(), &["list", "--format", "json"]);
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = list["sqlite_builds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&small["name"].as_str().unwrap()), "{names:?}");
+    assert!(names.contains(&fast["name"].as_str().unwrap()), "{names:?}");
+}
+
+#[test]
+fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
+    let b = build(&amalgamation("3.37.2"), &[]);
+    assert_eq!(b["version"], "3.37.2");
+    assert_eq!(b["name"], "3.37.2");
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().to_str().unwrap();
+    let results = t.path().join("r.db");
+    let mut args = vec![
+        "run",
+        "crud",
+        "--quiet",
+        "--format",
+        "json",
+        "--dir",
+        dir,
+        "--results",
+        results.to_str().unwrap(),
+        "--engine",
+        "sqlite@3.37.2",
+        "--engine",
+        "sqlite",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ];
+    args.extend_from_slice(SMALL);
+    let out = litebench_in(&cache(), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let engines = r["manifest"]["engines"].as_array().unwrap();
+    assert_eq!(engines[0]["label"], "sqlite@3.37.2");
+    assert_eq!(engines[0]["sqlite"]["version"], "3.37.2");
+    // The manifest carries the build's flags and footprint, as its record has them.
+    let compiled = &engines[0]["sqlite"]["compiled"];
+    assert_eq!(compiled["key"], b["key"], "{compiled}");
+    assert_eq!(compiled["flags"], b["flags"]);
+    assert_eq!(compiled["library_bytes"], b["library_bytes"]);
+    assert_ne!(engines[1]["sqlite"]["version"], "3.37.2");
+    assert!(engines[1]["sqlite"].get("compiled").is_none());
+    for config in [0, 1] {
+        assert_eq!(row(&r, config, "all")["ops_per_trial"], 300.0);
+    }
+
+    // 3.37.2 predates Bloom filters (3.38.0): bloom_filter=on is refused, naming both.
+    let mut args = vec![
+        "run",
+        "crud",
+        "--quiet",
+        "--dir",
+        dir,
+        "--results",
+        results.to_str().unwrap(),
+    ];
+    args.extend(["--engine", "sqlite@3.37.2", "--trials", "1", "--warmup", "0"]);
+    args.extend(["--knob", "bloom_filter=on"]);
+    args.extend_from_slice(SMALL);
+    let out = litebench_in(&cache(), &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("knob bloom_filter=on: SQLite 3.37.2 has no Bloom filters (added in 3.38.0)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_inputs_are_refused_in_one_line() {
+    // An empty cache of its own: nothing here compiles.
+    let t = tempfile::tempdir().unwrap();
+    let empty = t.path().join("cache");
+    let e = refused(&empty, &["build-sqlite"]);
+    assert!(e.contains("missing SRC"), "{e}");
+    let e = refused(&empty, &["build-sqlite", "/nonexistent/sqlite3.c"]);
+    assert!(e.contains("SRC /nonexistent/sqlite3.c: no such file"), "{e}");
+    let not_sqlite = t.path().join("main.c");
+    std::fs::write(&not_sqlite, "int main(void) { return 0; }\n").unwrap();
+    let e = refused(&empty, &["build-sqlite", not_sqlite.to_str().unwrap()]);
+    assert!(e.contains("not a SQLite amalgamation"), "{e}");
+    let e = refused(&empty, &["build-sqlite", not_sqlite.to_str().unwrap(), "-O", "fast"]);
+    assert!(e.contains("-O fast: not an optimisation level; use s, 2 or 3"), "{e}");
+    let e = refused(&empty, &["build-sqlite", not_sqlite.to_str().unwrap(), "--name", "a/b"]);
+    assert!(e.contains("--name \"a/b\""), "{e}");
+    // No network to sqlite.org here (or no such release there): a clear refusal either way.
+    let e = refused(&empty, &["build-sqlite", "3.99.0"]);
+    assert!(e.contains("SRC 3.99.0") && e.contains("sqlite.org"), "{e}");
+    assert!(!empty.join("sqlite").exists(), "a refused build left a build directory");
+    // An unknown build: refused before anything runs, listing what is cached.
+    let scratch = t.path().join("scratch");
+    let results = t.path().join("r.db");
+    let run = |engine: &str| {
+        let (dir, results) = (scratch.to_str().unwrap(), results.to_str().unwrap());
+        refused(
+            &empty,
+            &[
+                "run",
+                "crud",
+                "--quiet",
+                "--dir",
+                dir,
+                "--results",
+                results,
+                "--engine",
+                engine,
+            ],
+        )
+    };
+    let e = run("sqlite@nope");
+    assert!(
+        e.contains("--engine sqlite@nope: no cached SQLite build named nope") && e.contains("cached builds: none"),
+        "{e}"
+    );
+    let e = run("sqlite:@nope");
+    assert!(e.contains("write sqlite@NAME"), "{e}");
+}
