@@ -175,6 +175,10 @@ mod tests {
             e.contains("unknown engine") && e.contains("sqlite:<library path>"),
             "{e}"
         );
+        // `sqlite:@...` would read as a cached build's name or as a path: refused, with both
+        // spellings.
+        let e = EngineChoice::parse("sqlite:@fast").unwrap_err().0;
+        assert!(e.contains("write sqlite@NAME") && e.contains("sqlite:./@fast"), "{e}");
         // A name that merely starts like an engine is not that engine.
         assert!(EngineChoice::parse("sqlite3").is_err());
     }

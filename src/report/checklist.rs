@@ -191,11 +191,17 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
         .iter()
         .map(|e| match &e.sqlite {
             Some(b) => format!(
-                "{}: SQLite {} ({}), {} compile options",
+                "{}: SQLite {} ({}), {} compile options{}",
                 e.label,
                 b.version,
                 b.source_id,
-                b.compile_options.len()
+                b.compile_options.len(),
+                b.compiled.as_ref().map_or(String::new(), |c| format!(
+                    ", compiled by litebench with `{} {}` ({})",
+                    c.compiler,
+                    c.flags.join(" "),
+                    c.compiler_version
+                ))
             ),
             None => format!("{}: {} {}", e.label, e.kind, e.version),
         })

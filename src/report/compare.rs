@@ -142,6 +142,12 @@ pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
             if let Some(b) = &e.sqlite {
                 put(&format!("{prefix}SQLite source id"), b.source_id.clone());
                 put(&format!("{prefix}SQLite compile options"), b.compile_options.join(" "));
+                if let Some(c) = &b.compiled {
+                    put(
+                        &format!("{prefix}SQLite built with"),
+                        format!("{} {} ({})", c.compiler, c.flags.join(" "), c.compiler_version),
+                    );
+                }
             }
         }
         put(&format!("{prefix}knobs"), c.knobs.label());

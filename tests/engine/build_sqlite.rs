@@ -116,6 +116,24 @@ fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
     let b = build(&amalgamation("3.37.2"), &[]);
     assert_eq!(b["version"], "3.37.2");
     assert_eq!(b["name"], "3.37.2");
+    // The same source named by its directory, or zipped as sqlite.org ships it: the same
+    // build, from the cache.
+    let source = amalgamation("3.37.2");
+    let same = build(source.parent().unwrap(), &[]);
+    assert_eq!((&same["key"], &same["cached"]), (&b["key"], &Value::Bool(true)));
+    if require("/usr/bin/python3", "python3") && require("/usr/bin/unzip", "unzip") {
+        let z = tempfile::tempdir().unwrap();
+        let zip = z.path().join("sqlite-amalgamation-3370200.zip");
+        let made = std::process::Command::new("python3")
+            .args(["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z: z.write(sys.argv[2], 'sqlite-amalgamation-3370200/sqlite3.c')"])
+            .arg(&zip)
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let zipped = build(&zip, &[]);
+        assert_eq!((&zipped["key"], &zipped["cached"]), (&b["key"], &Value::Bool(true)));
+    }
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().to_str().unwrap();
     let results = t.path().join("r.db");
