@@ -84,7 +84,8 @@ pub struct RunArgs {
     /// override its values. See `litebench list`.
     #[arg(long = "preset", value_name = "NAME")]
     pub presets: Vec<String>,
-    /// Engine: `sqlite` (bundled) or `sqlite:<path to libsqlite3.so>`; repeat to compare builds.
+    /// Engine: `sqlite` (bundled), `sqlite:<path to libsqlite3.so>` or `sqlite@NAME` (a
+    /// `build-sqlite` build); repeat to compare builds.
     #[arg(long = "engine", value_name = "ENGINE")]
     pub engines: Vec<String>,
     /// Knob and the values to try, e.g. `journal_mode=delete,wal`; repeat for a matrix.

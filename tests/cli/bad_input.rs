@@ -50,7 +50,7 @@ fn unknown_engine_lists_valid_engines() {
         &["crud", "--engine", "nosuch"],
         &[
             "error: --engine nosuch: unknown engine",
-            "valid engines: sqlite, sqlite:<library path>, postgres",
+            "valid engines: sqlite, sqlite:<library path>, sqlite@<name>, postgres",
         ],
     );
     assert_no_store(&sb);

@@ -158,6 +158,7 @@ impl BuildCache {
         }
         let builds = self.builds_dir();
         std::fs::create_dir_all(&builds).map_err(BuildError::io(format!("cache {}", builds.display())))?;
+        remove_abandoned(&builds);
         let part = builds.join(format!(".{}.{}.part", &key[..16], std::process::id()));
         std::fs::create_dir_all(&part).map_err(BuildError::io(part.display().to_string()))?;
         let result = self.compile_into(&part, &dir, source, &flags, &compiler, &key, &name);
@@ -216,6 +217,30 @@ impl BuildCache {
                 what: format!("cache {}", dir.display()),
                 source: e,
             }),
+        }
+    }
+}
+
+/// Removes the temporary directories of builds whose litebench process is gone (killed during
+/// a compile): `.<key>.<pid>.part`, a name only [`BuildCache::build`] makes.
+fn remove_abandoned(builds: &Path) {
+    let Ok(dir) = std::fs::read_dir(builds) else { return };
+    for e in dir.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.strip_suffix(".part"))
+            .and_then(|n| n.rsplit_once('.'))
+            .and_then(|(key, pid)| (key.len() == 16).then_some(pid))
+            .and_then(|pid| pid.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let gone =
+            unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone && e.path().is_dir() {
+            let _ = std::fs::remove_dir_all(e.path());
         }
     }
 }
@@ -297,6 +322,19 @@ mod tests {
             cache_key(b"src", &["-DA".into(), "B".into()], &cc),
             cache_key(b"src", &["-DAB".into()], &cc)
         );
+    }
+
+    #[test]
+    fn only_abandoned_temporary_builds_are_removed() {
+        let t = tempfile::tempdir().unwrap();
+        let dead = t.path().join(".0123456789abcdef.999999999.part");
+        let alive = t.path().join(format!(".0123456789abcdef.{}.part", std::process::id()));
+        let other = t.path().join(".notakey.999999999.part");
+        for d in [&dead, &alive, &other] {
+            std::fs::create_dir(d).unwrap();
+        }
+        remove_abandoned(t.path());
+        assert!(!dead.exists() && alive.exists() && other.exists());
     }
 
     #[test]
