@@ -42,15 +42,17 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
         .map(str::to_string)
         .collect();
     let amalgamation = source::resolve(src, &cache.sources_dir())?;
-    if args.format != Format::Json {
-        crate::errln!(
-            "SQLite {} from {}: compiling with {} unless cached (a minute or so)",
-            amalgamation.version,
-            amalgamation.path.display(),
-            level.flag()
-        );
-    }
-    let built = cache.build(&amalgamation, level, &cflags, args.name.as_deref())?;
+    let announce = |flags: &[String]| {
+        if args.format != Format::Json {
+            crate::errln!(
+                "compiling SQLite {} from {} with {} (a minute or so)",
+                amalgamation.version,
+                amalgamation.path.display(),
+                flags.join(" ")
+            );
+        }
+    };
+    let built = cache.build(&amalgamation, level, &cflags, args.name.as_deref(), &announce)?;
     let b = &built.build;
     match args.format {
         Format::Json => {

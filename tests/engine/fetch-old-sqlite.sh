@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the SQLite amalgamations (sqlite3.c) of old releases that tests/engine/old_builds.rs
-# compiles and loads with `--engine sqlite:PATH`.
+# compiles and loads with `--engine sqlite:PATH`, and tests/engine/build_sqlite.rs builds with
+# `litebench build-sqlite`.
 #
 # Usage: tests/engine/fetch-old-sqlite.sh CACHE_DIR
 #   leaves CACHE_DIR/<version>/sqlite3.c for each release below (the test passes
@@ -47,7 +48,7 @@ sources=(
   # The crate libsqlite3-sys 0.12.0 bundles SQLite 3.26.0 (2018): no sqlite3_changes64.
   "3.26.0|cargo|libsqlite3-sys|0.12.0|fd6457c70bbff456d9fe49deaba35ec47c3e598bf8d7950ff0575ceb7a8a6ad1|libsqlite3-sys-0.12.0/sqlite3/sqlite3.c"
   # The node package better-sqlite3 7.5.0 bundles SQLite 3.37.2 (2022), the last release
-  # before Bloom filters (3.38.0): `litebench build-sqlite` compiles it (tests/engine/builds_cli.rs).
+  # before Bloom filters (3.38.0): `litebench build-sqlite` compiles it (tests/engine/build_sqlite.rs).
   "3.37.2|npm|better-sqlite3|7.5.0|c6feb7b1dfa1a985725e6e25fa3a72c55042fb44ded28aa2f7ee7a08ce642d4c|package/deps/sqlite3/sqlite3.c"
 )
 

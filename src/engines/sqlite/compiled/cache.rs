@@ -123,13 +123,15 @@ impl BuildCache {
     }
 
     /// Compiles `source` at `level` with `cflags` under `name` (default: derived from the
-    /// version and flags), or returns the cached build of exactly that.
+    /// version and flags), or returns the cached build of exactly that. `compiling` is told
+    /// the compiler command's flags just before a compile starts (not for a cached build).
     pub fn build(
         &self,
         source: &Amalgamation,
         level: OptLevel,
         cflags: &[String],
         name: Option<&str>,
+        compiling: &dyn Fn(&[String]),
     ) -> Result<Built, BuildError> {
         let compiler = Compiler::detect()?;
         let mut flags = vec![level.flag().to_string()];
@@ -159,6 +161,7 @@ impl BuildCache {
         let builds = self.builds_dir();
         std::fs::create_dir_all(&builds).map_err(BuildError::io(format!("cache {}", builds.display())))?;
         remove_abandoned(&builds);
+        compiling(&flags);
         let part = builds.join(format!(".{}.{}.part", &key[..16], std::process::id()));
         std::fs::create_dir_all(&part).map_err(BuildError::io(part.display().to_string()))?;
         let result = self.compile_into(&part, &dir, source, &flags, &compiler, &key, &name);
