@@ -133,10 +133,22 @@ impl BuildCache {
         name: Option<&str>,
         compiling: &dyn Fn(&[String]),
     ) -> Result<Built, BuildError> {
-        let compiler = Compiler::detect()?;
+        self.build_with(&Compiler::detect()?, source, level, cflags, name, compiling)
+    }
+
+    /// [`BuildCache::build`] with a given compiler.
+    pub fn build_with(
+        &self,
+        compiler: &Compiler,
+        source: &Amalgamation,
+        level: OptLevel,
+        cflags: &[String],
+        name: Option<&str>,
+        compiling: &dyn Fn(&[String]),
+    ) -> Result<Built, BuildError> {
         let mut flags = vec![level.flag().to_string()];
         flags.extend(cflags.iter().cloned());
-        let key = cache_key(&source.bytes, &flags, &compiler);
+        let key = cache_key(&source.bytes, &flags, compiler);
         let dir = self.builds_dir().join(&key[..16]);
         let record_path = dir.join("build.json");
         if let Ok(b) = std::fs::read(&record_path) {
@@ -146,11 +158,15 @@ impl BuildCache {
                 }
             }
         }
+        let chosen = name.is_some();
         let name = match name {
             Some(n) => valid_name(n)?.to_string(),
             None => default_name(&source.version, level, cflags, &key),
         };
-        if let Some(other) = self.list().into_iter().find(|b| b.name == name) {
+        // A default name held by a build from another compiler (or source) passes to this newer
+        // build, the older one keeping its key's prefix as a suffix; a chosen name is never taken.
+        let holder = self.list().into_iter().find(|b| b.name == name);
+        if let Some(other) = holder.as_ref().filter(|_| chosen) {
             return Err(BuildError::Input(format!(
                 "--name {name}: already the name of another cached build ({} {}, {}); choose another --name",
                 other.version,
@@ -164,13 +180,26 @@ impl BuildCache {
         compiling(&flags);
         let part = builds.join(format!(".{}.{}.part", &key[..16], std::process::id()));
         std::fs::create_dir_all(&part).map_err(BuildError::io(part.display().to_string()))?;
-        let result = self.compile_into(&part, &dir, source, &flags, &compiler, &key, &name);
+        let result = self.compile_into(&part, &dir, source, &flags, compiler, &key, &name);
         if result.is_err() || dir.exists() {
             // Ours, incomplete or made redundant by a concurrent build of the same key.
             let _ = std::fs::remove_dir_all(&part);
         }
         let build = result?;
+        if let Some(mut older) = holder {
+            older.name = format!("{}-{}", older.name, &older.key[..8]);
+            self.rewrite_record(&older)?;
+        }
         Ok(Built { build, cached: false })
+    }
+
+    /// Replaces a build's `build.json` (through a temporary file, never half-written).
+    fn rewrite_record(&self, build: &CompiledBuild) -> Result<(), BuildError> {
+        let dir = self.builds_dir().join(&build.key[..16]);
+        let part = dir.join(format!(".build.json.{}.part", std::process::id()));
+        let json = serde_json::to_vec_pretty(build).expect("json");
+        std::fs::write(&part, json).map_err(BuildError::io(part.display().to_string()))?;
+        std::fs::rename(&part, dir.join("build.json")).map_err(BuildError::io(dir.display().to_string()))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -325,6 +354,72 @@ mod tests {
             cache_key(b"src", &["-DA".into(), "B".into()], &cc),
             cache_key(b"src", &["-DAB".into()], &cc)
         );
+    }
+
+    /// A stand-in compiler that writes a small file where `-o` points, so the cache's logic is
+    /// tested without a minute of gcc.
+    fn fake_compiler(dir: &Path, version: &str) -> Compiler {
+        use std::os::unix::fs::PermissionsExt;
+        let script = dir.join("fakecc");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then shift; printf lib > \"$1\"; fi; shift; done\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Compiler {
+            program: script.display().to_string(),
+            version: version.into(),
+        }
+    }
+
+    #[test]
+    fn builds_are_cached_and_a_default_name_passes_to_the_newest_build() {
+        let t = tempfile::tempdir().unwrap();
+        let cache = BuildCache {
+            root: t.path().join("cache"),
+        };
+        let source = Amalgamation {
+            path: t.path().join("sqlite3.c"),
+            given: "sqlite3.c".into(),
+            version: "3.99.9".into(),
+            bytes: b"#define SQLITE_VERSION \"3.99.9\"\n".to_vec(),
+        };
+        std::fs::write(&source.path, &source.bytes).unwrap();
+        let compiles = std::cell::Cell::new(0);
+        let count = |_: &[String]| compiles.set(compiles.get() + 1);
+        let old_cc = fake_compiler(t.path(), "fakecc 1");
+        let first = cache
+            .build_with(&old_cc, &source, OptLevel::O2, &[], None, &count)
+            .unwrap();
+        assert!(!first.cached && first.build.name == "3.99.9" && first.build.library_bytes == 3);
+        let again = cache
+            .build_with(&old_cc, &source, OptLevel::O2, &[], None, &count)
+            .unwrap();
+        assert!(again.cached && again.build == first.build);
+        assert_eq!(compiles.get(), 1, "the second request compiled");
+        // Another compiler: another build, which takes the default name.
+        let new_cc = Compiler {
+            version: "fakecc 2".into(),
+            ..old_cc.clone()
+        };
+        let newer = cache
+            .build_with(&new_cc, &source, OptLevel::O2, &[], None, &count)
+            .unwrap();
+        assert_ne!(newer.build.key, first.build.key);
+        assert_eq!(cache.find("3.99.9").unwrap().key, newer.build.key);
+        let renamed = format!("3.99.9-{}", &first.build.key[..8]);
+        assert_eq!(cache.find(&renamed).unwrap().key, first.build.key);
+        // A chosen name is never taken from another build.
+        let e = cache
+            .build_with(&new_cc, &source, OptLevel::O3, &[], Some("3.99.9"), &count)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--name 3.99.9: already the name of another cached build"),
+            "{e}"
+        );
+        assert_eq!(compiles.get(), 2);
     }
 
     #[test]
