@@ -28,6 +28,16 @@ pub enum Command {
     /// Write the Star Schema Benchmark's tables as ssb-dbgen's `.tbl` files (byte-identical
     /// to ssb-dbgen's for the same scale factor).
     SsbGen(SsbGenArgs),
+    /// Undo what a killed run left of its `--fs` filesystems (mounts, loop devices, images),
+    /// exactly as its record in the scratch directory lists, and nothing else.
+    Cleanup(CleanupArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CleanupArgs {
+    /// The base directory the run used (`--dir`; default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -94,6 +104,14 @@ pub struct RunArgs {
     /// Run on in-memory databases (measures CPU cost only; no storage involved).
     #[arg(long)]
     pub memory: bool,
+    /// Filesystems to compare, each built fresh on a loop device in the scratch directory
+    /// (needs root): ext4, ext4:data=journal, ext4:data=writeback, ext4:nojournal, xfs, btrfs,
+    /// btrfs:nodatacow, tmpfs. Every configuration runs on each.
+    #[arg(long = "fs", value_name = "FS1,FS2,...", value_delimiter = ',')]
+    pub fs: Vec<String>,
+    /// Size of each `--fs` image (sparse), e.g. 256M, 1G.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub fs_size: String,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -12,6 +12,8 @@ pub mod clock;
 pub mod commands;
 pub mod deviceio;
 pub mod engines;
+pub mod fsmount;
+pub mod fsspec;
 pub mod iocount;
 pub mod knob;
 pub mod out;

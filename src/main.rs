@@ -11,6 +11,7 @@ fn main() {
         Command::Show(a) => commands::show::run(a),
         Command::Compare(a) => commands::compare::run(a),
         Command::SsbGen(a) => commands::ssb_gen::run(a),
+        Command::Cleanup(a) => commands::cleanup::run(a),
     };
     let code = match result {
         Ok(code) => code,

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod cleanup;
 pub mod compare;
 pub mod env;
 pub mod list;
