@@ -67,12 +67,7 @@ fn run_tool(tool: &str, args: &[String]) -> Result<String, String> {
         return Ok(String::from_utf8_lossy(&out.stdout).trim().to_string());
     }
     let err = String::from_utf8_lossy(&out.stderr);
-    let line = err
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .last()
-        .unwrap_or("");
+    let line = err.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("");
     Err(format!("{tool} {} ({}): {line}", args.join(" "), out.status))
 }
 
