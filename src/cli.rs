@@ -112,6 +112,10 @@ pub struct RunArgs {
     /// Size of each `--fs` image (sparse), e.g. 256M, 1G.
     #[arg(long, value_name = "SIZE", default_value = "1G")]
     pub fs_size: String,
+    /// I/O schedulers to compare on the loop devices `--fs` makes (none, mq-deadline, bfq,
+    /// kyber): each configuration runs under each, set and read back before every trial.
+    #[arg(long = "scheduler", value_name = "S1,S2,...", value_delimiter = ',')]
+    pub schedulers: Vec<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

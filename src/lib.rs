@@ -24,6 +24,7 @@ pub mod recorder;
 pub mod report;
 pub mod result;
 pub mod runner;
+pub mod scheduler;
 pub mod scratch;
 pub mod store;
 pub mod workload;

@@ -26,6 +26,8 @@ pub struct RunPlan {
     pub filesystems: Vec<crate::fsspec::FsSpec>,
     /// `--fs-size` in bytes.
     pub fs_size_bytes: u64,
+    /// `--scheduler`: I/O schedulers for the loop devices of `filesystems`.
+    pub schedulers: Vec<String>,
 }
 
 /// One stored run: a workload, its parameters and the knob sets to interleave.
@@ -275,6 +277,10 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
         }
     }
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
+    let schedulers = crate::scheduler::parse_all(&args.schedulers)?;
+    if !schedulers.is_empty() && filesystems.iter().all(|f| f.kind == crate::fsspec::FsKind::Tmpfs) {
+        return Err(crate::scheduler::SchedulerError::NoDevice.into());
+    }
     Ok(RunPlan {
         picks,
         groups,
@@ -282,6 +288,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
         choices,
         filesystems,
         fs_size_bytes,
+        schedulers,
     })
 }
 

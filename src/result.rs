@@ -33,6 +33,10 @@ pub struct ConfigInfo {
     /// the scratch directory itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fs: Option<FsInfo>,
+    /// `--scheduler`: the I/O scheduler set on the configuration's loop device before each of
+    /// its trials (and read back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
 }
 
 /// A filesystem built for a run (`--fs`): what was made, how, where, and what the kernel

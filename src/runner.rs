@@ -68,6 +68,8 @@ pub enum RunError {
     /// The workload's input is bad (a malformed `.tbl` line): the message names what to fix.
     #[error("{0}")]
     Input(String),
+    #[error(transparent)]
+    Scheduler(#[from] crate::scheduler::SchedulerError),
 }
 
 /// Further connections for multi-client workloads, set up like the trial's first.
@@ -305,6 +307,15 @@ pub fn execute(
     result
 }
 
+/// Puts the configuration's I/O scheduler (`--scheduler`) on the loop device litebench made for
+/// its filesystem, and checks it reads back.
+fn set_scheduler(cfg: &ConfigInfo) -> Result<(), RunError> {
+    if let (Some(s), Some(dev)) = (&cfg.scheduler, cfg.fs.as_ref().and_then(|f| f.loop_device.as_deref())) {
+        crate::scheduler::set(dev, s)?;
+    }
+    Ok(())
+}
+
 /// Templates by (engine index, create-stage knobs, `--fs` index).
 type Templates = HashMap<(usize, String, Option<usize>), DbRef>;
 
@@ -336,6 +347,7 @@ fn run_rounds(
             let engine = plan.engines[*engine_idx].as_ref();
             let template = templates.get(&template_key(engine, *engine_idx, cfg));
             let scratch = places.of(cfg);
+            set_scheduler(cfg)?;
             match trial(plan, scratch, stop, cfg, *engine_idx, template, round, seq)? {
                 Some(record) => {
                     sink.trial(&record)?;

@@ -71,6 +71,8 @@ struct Context<'a> {
     sync_latency_not_measured: &'a Option<String>,
     /// `--fs`: the filesystems built for the run (none: configurations run in `scratch`).
     filesystems: Option<&'a Filesystems>,
+    /// `--scheduler`: each configuration on a loop device runs under each.
+    schedulers: &'a [String],
     /// Render each job's report now (one job, or a text format).
     print_each: bool,
 }
@@ -143,22 +145,36 @@ fn run_job(
             label = format!("{} {label}", e.label());
         }
         for fs in &fs_infos {
-            preset_names.push(names.join("+"));
-            configs.push((
-                ConfigInfo {
-                    index: configs.len(),
-                    engine: e.label().to_string(),
-                    knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs, wl.name(), &defaults),
-                    knobs: ks.clone(),
-                    label: match fs {
-                        Some(f) => format!("{} {label}", f.spec),
-                        None => label.clone(),
+            // Schedulers apply where litebench made a loop device (not tmpfs).
+            let scheds: Vec<Option<&String>> = match fs {
+                Some(f) if f.loop_device.is_some() && !ctx.schedulers.is_empty() => {
+                    ctx.schedulers.iter().map(Some).collect()
+                }
+                _ => vec![None],
+            };
+            for sched in scheds {
+                preset_names.push(names.join("+"));
+                let mut l = label.clone();
+                if let Some(s) = sched {
+                    l = format!("{s} {l}");
+                }
+                if let Some(f) = fs {
+                    l = format!("{} {l}", f.spec);
+                }
+                configs.push((
+                    ConfigInfo {
+                        index: configs.len(),
+                        engine: e.label().to_string(),
+                        knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs, wl.name(), &defaults),
+                        knobs: ks.clone(),
+                        label: l,
+                        fs: fs.clone(),
+                        scheduler: sched.cloned(),
                     },
-                    fs: fs.clone(),
-                },
-                ei,
-            ));
-            presets.push(pick);
+                    ei,
+                ));
+                presets.push(pick);
+            }
         }
     }
     let mut manifest = Manifest {
@@ -325,6 +341,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         choices,
         filesystems: fs_specs,
         fs_size_bytes,
+        schedulers,
     } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
@@ -343,6 +360,11 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     } else {
         Some(Filesystems::build(scratch.dir(), &fs_specs, fs_size_bytes)?)
     };
+    if let Some(f) = &filesystems {
+        for dev in (0..fs_specs.len()).filter_map(|i| f.info(i).and_then(|i| i.loop_device.as_deref())) {
+            crate::scheduler::check_offered(dev, &schedulers)?;
+        }
+    }
     let mut engines = Vec::new();
     for c in &choices {
         engines.push(c.open(&scratch, args.memory)?);
@@ -382,6 +404,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         sync_latency: &sync_latency,
         sync_latency_not_measured: &sync_latency_not_measured,
         filesystems: filesystems.as_ref(),
+        schedulers: &schedulers,
         print_each: !several || matches!(args.format, Format::Table | Format::Markdown),
     };
     let mut store = Store::open(&results_path, args.results.is_some())?;

@@ -241,7 +241,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
                 fs
             },
         ),
-        item("storage device", device),
+        item("storage device", device.map(|d| d + &loop_schedulers(manifest))),
         item("OS and kernel", os),
         item(
             "workload parameters (pre-population size, operation counts)",
@@ -269,6 +269,24 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
         ),
         sync_latency(manifest),
     ]
+}
+
+/// `--scheduler`: which schedulers ran on litebench's loop devices, and what that does not
+/// change (empty without `--scheduler`).
+fn loop_schedulers(manifest: &Manifest) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for s in manifest.configs.iter().filter_map(|c| c.scheduler.as_deref()) {
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    if seen.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; I/O schedulers varied on litebench's loop devices only ({}): a loop device's scheduler barely shapes what reaches the disk under the images, whose own scheduler (above) orders the image files' I/O again",
+        seen.join(", ")
+    )
 }
 
 /// The filesystems `--fs` built, one per configuration family, as the kernel reported them

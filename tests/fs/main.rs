@@ -349,6 +349,24 @@ fn bad_fs_values_are_refused_before_anything_is_made() {
     assert!(line.contains("--fs-size 64M") && line.contains("300 MiB"), "{line}");
     let line = refusal(&output(&mut sb.run_std(&["crud", "--fs", "ext4", "--fs-size", "lots"])));
     assert!(line.contains("--fs-size lots"), "{line}");
+    let line = refusal(&output(&mut sb.run_std(&[
+        "crud",
+        "--fs",
+        "ext4",
+        "--scheduler",
+        "cfq",
+    ])));
+    assert!(line.contains("--scheduler cfq") && line.contains("valid:"), "{line}");
+    let line = refusal(&output(&mut sb.run_std(&[
+        "crud",
+        "--fs",
+        "tmpfs",
+        "--scheduler",
+        "bfq",
+    ])));
+    assert!(line.contains("--scheduler") && line.contains("tmpfs"), "{line}");
+    let line = refusal(&output(&mut sb.run_std(&["crud", "--scheduler", "bfq"])));
+    assert!(line.contains("--scheduler"), "{line}");
     let line = refusal(&output(&mut sb.run_std(&["crud", "--fs", "ext4", "--memory"])));
     assert!(line.contains("--memory"), "{line}");
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
@@ -401,4 +419,89 @@ fn without_root_fs_is_refused_in_one_line() {
     }
     let line = refusal(&o);
     assert!(line.contains("--fs needs root"), "{line}");
+}
+
+/// Schedulers of every block device that is not a loop device: litebench must not change them.
+fn real_device_schedulers() -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = std::fs::read_dir("/sys/block")
+        .expect("/sys/block")
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with("loop"))
+        .filter_map(|e| {
+            let s = std::fs::read_to_string(e.path().join("queue/scheduler")).ok()?;
+            Some((e.file_name().to_string_lossy().into_owned(), s))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn schedulers_are_a_dimension_on_litebenchs_loop_devices_only() {
+    if !require_root() {
+        return;
+    }
+    let offered = std::fs::read_to_string("/sys/block/loop0/queue/scheduler").unwrap_or_default();
+    if !offered.contains("bfq") {
+        eprintln!("skipping: this kernel offers no bfq ({offered})");
+        return;
+    }
+    let sb = Sandbox::new();
+    let before = real_device_schedulers();
+    let o = output(&mut sb.run_std(&[
+        "crud",
+        "--fs",
+        "ext4,tmpfs",
+        "--fs-size",
+        "64M",
+        "--scheduler",
+        "none,bfq",
+        "--param",
+        "rows=20",
+        "--param",
+        "inserts=10",
+        "--param",
+        "updates=10",
+        "--param",
+        "deletes=10",
+        "--trials",
+        "2",
+        "--warmup",
+        "0",
+        "--quiet",
+    ]));
+    assert!(o.status.success(), "{}", describe(&o));
+    assert_eq!(
+        real_device_schedulers(),
+        before,
+        "a device litebench did not make changed scheduler"
+    );
+    let v = json(&output(&mut sb.show_std(&["--format", "json"])));
+    let configs = v["manifest"]["configs"].as_array().expect("configs");
+    let got: Vec<(String, Option<String>)> = configs
+        .iter()
+        .map(|c| {
+            (
+                c["fs"]["spec"].as_str().unwrap().to_string(),
+                c["scheduler"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    // tmpfs has no device: it runs once, without a scheduler.
+    let want = vec![
+        ("ext4".to_string(), Some("none".to_string())),
+        ("ext4".to_string(), Some("bfq".to_string())),
+        ("tmpfs".to_string(), None),
+    ];
+    assert_eq!(got, want);
+    for i in 0..configs.len() {
+        let ran = v["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["config"] == i)
+            .count();
+        assert_eq!(ran, 2, "trials of config #{i}");
+    }
+    assert_nothing_left(&sb, "after a scheduler run");
 }
