@@ -122,6 +122,16 @@ impl Filesystems {
         Ok(fss)
     }
 
+    /// How many filesystems there are (one per `--fs` value).
+    pub fn len(&self) -> usize {
+        self.mounted.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.mounted.is_empty()
+    }
+
     /// The directory trials of filesystem `index` use.
     pub fn scratch(&self, index: usize) -> Option<&Scratch> {
         self.mounted.get(index).and_then(|(s, _)| s.as_ref())
@@ -234,6 +244,7 @@ fn mount_one(
         size_bytes,
         mkfs,
         mount_options: options,
+        loop_direct_io: loop_device.as_deref().and_then(direct_io),
         loop_device,
         underneath: litebench_env::storage(run_dir).ok(),
         mounted,
@@ -242,6 +253,13 @@ fn mount_one(
         sync_latency_not_measured: not_measured,
     };
     Ok((scratch, info))
+}
+
+/// A loop device's `loop/dio` flag from sysfs.
+fn direct_io(device: &str) -> Option<bool> {
+    let name = device.rsplit('/').next()?;
+    let v = fs::read_to_string(format!("/sys/block/{name}/loop/dio")).ok()?;
+    Some(v.trim() == "1")
 }
 
 /// `/proc/self/mounts` escapes space, tab, newline and backslash as octal.

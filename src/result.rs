@@ -55,6 +55,10 @@ pub struct FsInfo {
     /// Options given to `mount -o`.
     pub mount_options: String,
     pub loop_device: Option<String>,
+    /// Whether the loop device reads and writes the image with direct I/O (sysfs `loop/dio`);
+    /// litebench attaches with the kernel's default, buffered I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_direct_io: Option<bool>,
     /// The storage under the image file (the scratch directory's filesystem and device).
     pub underneath: Option<litebench_env::Storage>,
     /// The mounted filesystem as the kernel reports it (type, superblock options, journaling

@@ -132,7 +132,7 @@ fn run_job(
     let mut preset_names = Vec::new();
     // Every configuration runs on each filesystem (`--fs`), side by side.
     let fs_infos: Vec<Option<FsInfo>> = match ctx.filesystems {
-        Some(f) => (0..ctx.args.fs.len()).map(|i| f.info(i).cloned()).collect(),
+        Some(f) => (0..f.len()).map(|i| f.info(i).cloned()).collect(),
         None => vec![None],
     };
     for (ei, ks, names, pick, defaults) in entries {
@@ -249,7 +249,7 @@ fn run_job(
     let places = Places {
         scratch: ctx.scratch,
         on_fs: match ctx.filesystems {
-            Some(f) => (0..ctx.args.fs.len())
+            Some(f) => (0..f.len())
                 .map(|i| f.scratch(i).expect("every --fs filesystem is mounted once built"))
                 .collect(),
             None => Vec::new(),
@@ -361,7 +361,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         Some(Filesystems::build(scratch.dir(), &fs_specs, fs_size_bytes)?)
     };
     if let Some(f) = &filesystems {
-        for dev in (0..fs_specs.len()).filter_map(|i| f.info(i).and_then(|i| i.loop_device.as_deref())) {
+        for dev in (0..f.len()).filter_map(|i| f.info(i).and_then(|i| i.loop_device.as_deref())) {
             crate::scheduler::check_offered(dev, &schedulers)?;
         }
     }

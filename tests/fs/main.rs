@@ -149,6 +149,7 @@ fn every_filesystem_of_one_run_is_built_recorded_used_and_removed() {
                 "{c:#}"
             );
             assert_eq!(fs["mkfs"][0], format!("mkfs.{fstype}"), "{c:#}");
+            assert_eq!(fs["loop_direct_io"], false, "attached with buffered I/O: {c:#}");
             assert!(fs["underneath"]["mount_source"].is_string(), "{c:#}");
         }
         let ran = trials
