@@ -58,8 +58,12 @@ pub struct Filesystems {
 
 fn run_tool(tool: &str, args: &[String]) -> Result<String, String> {
     let path = find_tool(tool).ok_or_else(|| format!("{tool} not found"))?;
+    // In a process group of its own, so a Ctrl-C at the terminal (which litebench turns into
+    // a clean stop) does not kill mkfs half-way or umount during cleanup.
+    use std::os::unix::process::CommandExt;
     let out = Command::new(path)
         .args(args)
+        .process_group(0)
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| format!("{tool}: {e}"))?;
