@@ -506,3 +506,65 @@ fn schedulers_are_a_dimension_on_litebenchs_loop_devices_only() {
     }
     assert_nothing_left(&sb, "after a scheduler run");
 }
+
+/// Whether any extent of `file` is shared with another file (FIEMAP, as `filefrag -v` shows it).
+fn has_shared_extents(file: &Path) -> bool {
+    let o = std::process::Command::new("/usr/sbin/filefrag")
+        .arg("-v")
+        .arg(file)
+        .output()
+        .expect("filefrag");
+    assert!(o.status.success(), "{}", describe(&o));
+    stdout(&o).lines().any(|l| l.contains("shared"))
+}
+
+#[test]
+fn trial_copies_on_btrfs_and_xfs_have_blocks_of_their_own() {
+    if !require_root()
+        || !require("/usr/sbin/mkfs.xfs", "xfsprogs")
+        || !require("/usr/sbin/mkfs.btrfs", "btrfs-progs")
+        || !require("/usr/sbin/filefrag", "e2fsprogs")
+    {
+        return;
+    }
+    use litebench::fsmount::Filesystems;
+    let sb = Sandbox::new();
+    let dir = sb.scratch().canonicalize().unwrap();
+    let specs = litebench::fsspec::parse_all(&["btrfs".into(), "xfs".into()]).unwrap();
+    let fss = Filesystems::build(&dir, &specs, 320 << 20).expect("build btrfs and xfs");
+    assert_eq!(fss.len(), specs.len());
+    for (i, spec) in specs.iter().enumerate() {
+        let s = fss.scratch(i).unwrap();
+        let (template, copy, reflink) = (s.path("template.db"), s.path("trial.db"), s.path("reflink.db"));
+        let data: Vec<u8> = (0..4u32 << 20)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        std::fs::write(&template, &data).unwrap();
+        std::fs::File::open(&template).unwrap().sync_all().unwrap();
+        s.copy_durable(&template, &copy).unwrap();
+        // The check can see sharing where there is some: a reflink copy shares every extent.
+        let cp = std::process::Command::new("cp")
+            .arg("--reflink=always")
+            .arg(&template)
+            .arg(&reflink)
+            .status()
+            .unwrap();
+        assert!(cp.success(), "{} supports reflinks", spec.label());
+        assert!(
+            has_shared_extents(&reflink),
+            "{}: the reflink shows as shared",
+            spec.label()
+        );
+        assert!(
+            !has_shared_extents(&copy),
+            "{}: the trial copy shares extents",
+            spec.label()
+        );
+        assert_eq!(std::fs::read(&copy).unwrap(), data);
+        for f in [&template, &copy, &reflink] {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+    drop(fss);
+    assert_nothing_left(&sb, "after building btrfs and xfs from the library");
+}
