@@ -31,6 +31,9 @@ pub enum Command {
     /// Compile a SQLite amalgamation into litebench's cache (compile time, peak memory and
     /// library size recorded) for `--engine sqlite@NAME`.
     BuildSqlite(BuildSqliteArgs),
+    /// Undo what a killed run left of its `--fs` filesystems (mounts, loop devices, images),
+    /// exactly as its record in the scratch directory lists, and nothing else.
+    Cleanup(CleanupArgs),
 }
 
 #[derive(Debug, Args)]
@@ -55,6 +58,13 @@ pub struct BuildSqliteArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct CleanupArgs {
+    /// The base directory the run used (`--dir`; default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -122,6 +132,18 @@ pub struct RunArgs {
     /// Run on in-memory databases (measures CPU cost only; no storage involved).
     #[arg(long)]
     pub memory: bool,
+    /// Filesystems to compare, each built fresh on a loop device in the scratch directory
+    /// (needs root): ext4, ext4:data=journal, ext4:data=writeback, ext4:nojournal, xfs, btrfs,
+    /// btrfs:nodatacow, tmpfs. Every configuration runs on each.
+    #[arg(long = "fs", value_name = "FS1,FS2,...", value_delimiter = ',')]
+    pub fs: Vec<String>,
+    /// Size of each `--fs` image (sparse), e.g. 256M, 1G.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub fs_size: String,
+    /// I/O schedulers to compare on the loop devices `--fs` makes (none, mq-deadline, bfq,
+    /// kyber): each configuration runs under each, set and read back before every trial.
+    #[arg(long = "scheduler", value_name = "S1,S2,...", value_delimiter = ',')]
+    pub schedulers: Vec<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

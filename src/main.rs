@@ -12,6 +12,7 @@ fn main() {
         Command::Compare(a) => commands::compare::run(a),
         Command::SsbGen(a) => commands::ssb_gen::run(a),
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),
+        Command::Cleanup(a) => commands::cleanup::run(a),
     };
     let code = match result {
         Ok(code) => code,

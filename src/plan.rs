@@ -22,6 +22,12 @@ pub struct RunPlan {
     pub groups: Vec<&'static Group>,
     pub jobs: Vec<Job>,
     pub choices: Vec<EngineChoice>,
+    /// `--fs`: the filesystems every configuration runs on (empty: the scratch directory).
+    pub filesystems: Vec<crate::fsspec::FsSpec>,
+    /// `--fs-size` in bytes.
+    pub fs_size_bytes: u64,
+    /// `--scheduler`: I/O schedulers for the loop devices of `filesystems`.
+    pub schedulers: Vec<String>,
 }
 
 /// One stored run: a workload, its parameters and the knob sets to interleave.
@@ -270,12 +276,45 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
             }
         }
     }
+    let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
+    let schedulers = crate::scheduler::parse_all(&args.schedulers)?;
+    if !schedulers.is_empty() && filesystems.iter().all(|f| f.kind == crate::fsspec::FsKind::Tmpfs) {
+        return Err(crate::scheduler::SchedulerError::NoDevice.into());
+    }
     Ok(RunPlan {
         picks,
         groups,
         jobs,
         choices,
+        filesystems,
+        fs_size_bytes,
+        schedulers,
     })
+}
+
+/// Validates `--fs` and `--fs-size`: values first, then what they need of this host (root,
+/// the kernel's support, the mkfs tools).
+fn plan_filesystems(args: &RunArgs, choices: &[EngineChoice]) -> Result<(Vec<crate::fsspec::FsSpec>, u64), Failure> {
+    use crate::fsspec;
+    let specs = fsspec::parse_all(&args.fs)?;
+    let size = fsspec::parse_size(&args.fs_size)?;
+    if specs.is_empty() {
+        return Ok((specs, size));
+    }
+    fsspec::check_sizes(&specs, &args.fs_size, size)?;
+    if args.memory {
+        return Err(Failure(
+            "--fs and --memory together make no sense: in-memory databases touch no filesystem; leave out one".into(),
+        ));
+    }
+    if let Some(c) = choices.iter().find(|c| !c.kind.files_in_scratch) {
+        return Err(Failure(format!(
+            "--fs: engine {} keeps its data in its server's own directory, not on the filesystems --fs builds; compare filesystems with sqlite, duckdb or files",
+            c.kind.name
+        )));
+    }
+    fsspec::check_host(&specs)?;
+    Ok((specs, size))
 }
 
 /// Adds the workload's default knob values ([`Workload::default_knobs`]) that `set` does not

@@ -29,6 +29,46 @@ pub struct ConfigInfo {
     /// engine's default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knob_origins: Vec<(String, String)>,
+    /// The filesystem litebench built for this configuration (`--fs`); `None` when it ran in
+    /// the scratch directory itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<FsInfo>,
+    /// `--scheduler`: the I/O scheduler set on the configuration's loop device before each of
+    /// its trials (and read back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+}
+
+/// A filesystem built for a run (`--fs`): what was made, how, where, and what the kernel
+/// reports about it once mounted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FsInfo {
+    /// Position in the run's `--fs` list.
+    pub index: usize,
+    /// The `--fs` value (`ext4:data=journal`).
+    pub spec: String,
+    /// Image file (none for tmpfs), sparse, of `size_bytes`.
+    pub image: Option<String>,
+    pub size_bytes: u64,
+    /// The mkfs command as run (empty for tmpfs).
+    pub mkfs: Vec<String>,
+    /// Options given to `mount -o`.
+    pub mount_options: String,
+    pub loop_device: Option<String>,
+    /// Whether the loop device reads and writes the image with direct I/O (sysfs `loop/dio`);
+    /// litebench attaches with the kernel's default, buffered I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_direct_io: Option<bool>,
+    /// The storage under the image file (the scratch directory's filesystem and device).
+    pub underneath: Option<litebench_env::Storage>,
+    /// The mounted filesystem as the kernel reports it (type, superblock options, journaling
+    /// mode), read back from /proc/mounts after mounting.
+    pub mounted: litebench_env::Storage,
+    /// Where the trials ran: a directory on the mounted filesystem.
+    pub dir: String,
+    pub sync_latency: Option<SyncLatency>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_latency_not_measured: Option<String>,
 }
 
 /// One engine (build or server) used by the run.

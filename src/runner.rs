@@ -68,6 +68,8 @@ pub enum RunError {
     /// The workload's input is bad (a malformed `.tbl` line): the message names what to fix.
     #[error("{0}")]
     Input(String),
+    #[error(transparent)]
+    Scheduler(#[from] crate::scheduler::SchedulerError),
 }
 
 /// Further connections for multi-client workloads, set up like the trial's first.
@@ -231,27 +233,50 @@ fn prepare_engines(plan: &Plan) -> Result<(), RunError> {
     Ok(())
 }
 
+/// Where each configuration's databases live: the run's scratch directory, or the trial
+/// directory on the `--fs` filesystem the configuration names.
+pub struct Places<'a> {
+    pub scratch: &'a Scratch,
+    /// Per `--fs` index.
+    pub on_fs: Vec<&'a Scratch>,
+}
+
+impl<'a> Places<'a> {
+    /// The directory of filesystem `fs` (`None`: the scratch directory).
+    fn at(&self, fs: Option<usize>) -> &'a Scratch {
+        match fs {
+            None => self.scratch,
+            Some(i) => self.on_fs[i],
+        }
+    }
+
+    fn of(&self, cfg: &ConfigInfo) -> &'a Scratch {
+        self.at(cfg.fs.as_ref().map(|f| f.index))
+    }
+}
+
 /// Runs the plan, handing every template and finished trial to `sink` before going on;
 /// `progress` is ticked once per trial.
 pub fn execute(
     plan: &Plan,
-    scratch: &Scratch,
+    places: &Places<'_>,
     stop: &AtomicBool,
     progress: &indicatif::ProgressBar,
     sink: &mut dyn Sink,
 ) -> Result<RunEnd, RunError> {
     prepare_engines(plan)?;
-    // Templates, one per engine and create-time knob set.
-    let mut templates: HashMap<(usize, String), DbRef> = HashMap::new();
+    // Templates, one per engine, create-time knob set and filesystem.
+    let mut templates: Templates = HashMap::new();
     let mut result = Ok(RunEnd::Complete);
     if !plan.memory {
         for (cfg, engine_idx) in &plan.configs {
             let engine = plan.engines[*engine_idx].as_ref();
-            let key = (*engine_idx, create_stage(engine, &cfg.knobs));
+            let key = template_key(engine, *engine_idx, cfg);
             if templates.contains_key(&key) {
                 continue;
             }
             progress.set_message(format!("populating {}", cfg.label));
+            let scratch = places.of(cfg);
             match populate(plan, engine, scratch, &format!("template-{}", templates.len()), cfg) {
                 Ok((db, record)) => {
                     templates.insert(key, db);
@@ -268,10 +293,10 @@ pub fn execute(
         }
     }
     if result.is_ok() {
-        result = run_rounds(plan, scratch, stop, progress, sink, &templates);
+        result = run_rounds(plan, places, stop, progress, sink, &templates);
     }
-    for ((engine_idx, _), db) in &templates {
-        plan.engines[*engine_idx].drop_database(scratch, db);
+    for ((engine_idx, _, fs), db) in &templates {
+        plan.engines[*engine_idx].drop_database(places.at(*fs), db);
     }
     // However the run ended: a server is left with the settings it had.
     for engine in &plan.engines {
@@ -282,13 +307,33 @@ pub fn execute(
     result
 }
 
+/// Puts the configuration's I/O scheduler (`--scheduler`) on the loop device litebench made for
+/// its filesystem, and checks it reads back.
+fn set_scheduler(cfg: &ConfigInfo) -> Result<(), RunError> {
+    if let (Some(s), Some(dev)) = (&cfg.scheduler, cfg.fs.as_ref().and_then(|f| f.loop_device.as_deref())) {
+        crate::scheduler::set(dev, s)?;
+    }
+    Ok(())
+}
+
+/// Templates by (engine index, create-stage knobs, `--fs` index).
+type Templates = HashMap<(usize, String, Option<usize>), DbRef>;
+
+fn template_key(engine: &dyn Engine, engine_idx: usize, cfg: &ConfigInfo) -> (usize, String, Option<usize>) {
+    (
+        engine_idx,
+        create_stage(engine, &cfg.knobs),
+        cfg.fs.as_ref().map(|f| f.index),
+    )
+}
+
 fn run_rounds(
     plan: &Plan,
-    scratch: &Scratch,
+    places: &Places<'_>,
     stop: &AtomicBool,
     progress: &indicatif::ProgressBar,
     sink: &mut dyn Sink,
-    templates: &HashMap<(usize, String), DbRef>,
+    templates: &Templates,
 ) -> Result<RunEnd, RunError> {
     let mut seq = 0u64;
     let mut answers = crate::answers::AnswerBook::default();
@@ -300,7 +345,9 @@ fn run_rounds(
             let warmup = round < plan.warmup;
             progress.set_message(format!("{}{}", if warmup { "warm-up " } else { "" }, cfg.label));
             let engine = plan.engines[*engine_idx].as_ref();
-            let template = templates.get(&(*engine_idx, create_stage(engine, &cfg.knobs)));
+            let template = templates.get(&template_key(engine, *engine_idx, cfg));
+            let scratch = places.of(cfg);
+            set_scheduler(cfg)?;
             match trial(plan, scratch, stop, cfg, *engine_idx, template, round, seq)? {
                 Some(record) => {
                     sink.trial(&record)?;

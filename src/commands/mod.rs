@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod build_sqlite;
+pub mod cleanup;
 pub mod compare;
 pub mod env;
 pub mod list;

@@ -10,13 +10,15 @@
 use super::{now_rfc3339, Failure, EXIT_INTERRUPTED};
 use crate::cli::RunArgs;
 use crate::engines::Engine;
+use crate::fsmount::{self, Filesystems};
 use crate::knob::KnobSet;
 use crate::plan::{self, Job, RunPlan};
 use crate::preset::Pick;
 use crate::report::summary::SummaryRow;
 use crate::report::{self, presets, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
+use crate::result::FsInfo;
 use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
-use crate::runner::{self, Plan, RunEnd, RunError, Sink};
+use crate::runner::{self, Places, Plan, RunEnd, RunError, Sink};
 use crate::scratch::{Scratch, HARNESS_SYNCS};
 use crate::store::{self, Store};
 use std::io::IsTerminal;
@@ -67,6 +69,10 @@ struct Context<'a> {
     environment: &'a litebench_env::Environment,
     sync_latency: &'a Option<litebench_env::SyncLatency>,
     sync_latency_not_measured: &'a Option<String>,
+    /// `--fs`: the filesystems built for the run (none: configurations run in `scratch`).
+    filesystems: Option<&'a Filesystems>,
+    /// `--scheduler`: each configuration on a loop device runs under each.
+    schedulers: &'a [String],
     /// Render each job's report now (one job, or a text format).
     print_each: bool,
 }
@@ -124,8 +130,12 @@ fn run_job(
     let mut configs = Vec::new();
     let mut presets = Vec::new();
     let mut preset_names = Vec::new();
+    // Every configuration runs on each filesystem (`--fs`), side by side.
+    let fs_infos: Vec<Option<FsInfo>> = match ctx.filesystems {
+        Some(f) => (0..f.len()).map(|i| f.info(i).cloned()).collect(),
+        None => vec![None],
+    };
     for (ei, ks, names, pick, defaults) in entries {
-        preset_names.push(names.join("+"));
         let e = &engines[ei];
         let mut label = ks.label();
         if !names.is_empty() {
@@ -134,17 +144,38 @@ fn run_job(
         if engines.len() > 1 {
             label = format!("{} {label}", e.label());
         }
-        configs.push((
-            ConfigInfo {
-                index: configs.len(),
-                engine: e.label().to_string(),
-                knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs, wl.name(), &defaults),
-                knobs: ks,
-                label,
-            },
-            ei,
-        ));
-        presets.push(pick);
+        for fs in &fs_infos {
+            // Schedulers apply where litebench made a loop device (not tmpfs).
+            let scheds: Vec<Option<&String>> = match fs {
+                Some(f) if f.loop_device.is_some() && !ctx.schedulers.is_empty() => {
+                    ctx.schedulers.iter().map(Some).collect()
+                }
+                _ => vec![None],
+            };
+            for sched in scheds {
+                preset_names.push(names.join("+"));
+                let mut l = label.clone();
+                if let Some(s) = sched {
+                    l = format!("{s} {l}");
+                }
+                if let Some(f) = fs {
+                    l = format!("{} {l}", f.spec);
+                }
+                configs.push((
+                    ConfigInfo {
+                        index: configs.len(),
+                        engine: e.label().to_string(),
+                        knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs, wl.name(), &defaults),
+                        knobs: ks.clone(),
+                        label: l,
+                        fs: fs.clone(),
+                        scheduler: sched.cloned(),
+                    },
+                    ei,
+                ));
+                presets.push(pick);
+            }
+        }
     }
     let mut manifest = Manifest {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -215,7 +246,16 @@ fn run_job(
         trials: Vec::new(),
         warnings: Vec::new(),
     };
-    let outcome = runner::execute(&plan, ctx.scratch, ctx.stop, &progress, &mut sink);
+    let places = Places {
+        scratch: ctx.scratch,
+        on_fs: match ctx.filesystems {
+            Some(f) => (0..f.len())
+                .map(|i| f.scratch(i).expect("every --fs filesystem is mounted once built"))
+                .collect(),
+            None => Vec::new(),
+        },
+    };
+    let outcome = runner::execute(&plan, &places, ctx.stop, &progress, &mut sink);
     let StoreSink {
         store,
         templates,
@@ -299,6 +339,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         groups,
         jobs,
         choices,
+        filesystems: fs_specs,
+        fs_size_bytes,
+        schedulers,
     } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
@@ -309,7 +352,19 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         signal_hook::flag::register(sig, stop.clone())
             .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
     }
+    undo_dead_runs(args.dir.as_deref());
     let scratch = Scratch::create(args.dir.as_deref())?;
+    // Built before the engines are opened, so they are dropped (unmounted) after them.
+    let filesystems = if fs_specs.is_empty() {
+        None
+    } else {
+        Some(Filesystems::build(scratch.dir(), &fs_specs, fs_size_bytes)?)
+    };
+    if let Some(f) = &filesystems {
+        for dev in (0..f.len()).filter_map(|i| f.info(i).and_then(|i| i.loop_device.as_deref())) {
+            crate::scheduler::check_offered(dev, &schedulers)?;
+        }
+    }
     let mut engines = Vec::new();
     for c in &choices {
         engines.push(c.open(&scratch, args.memory)?);
@@ -348,6 +403,8 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         environment: &environment,
         sync_latency: &sync_latency,
         sync_latency_not_measured: &sync_latency_not_measured,
+        filesystems: filesystems.as_ref(),
+        schedulers: &schedulers,
         print_each: !several || matches!(args.format, Format::Table | Format::Markdown),
     };
     let mut store = Store::open(&results_path, args.results.is_some())?;
@@ -365,6 +422,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         }
     }
     drop(engines);
+    drop(filesystems);
     drop(scratch);
     let faults = crate::engines::sqlite::guard::faults();
     if faults.count > 0 {
@@ -420,6 +478,31 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(last.code)
+}
+
+/// The next run in a `--dir` undoes what a killed run left of its `--fs` filesystems (as its
+/// record lists), as `litebench cleanup` would.
+fn undo_dead_runs(dir: Option<&Path>) {
+    let base = dir.unwrap_or(Path::new(crate::scratch::DEFAULT_DIR));
+    if !fsmount::has_records(base) {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        crate::errln!(
+            "warning: {} holds filesystems a killed run left mounted; run `litebench cleanup --dir {}` as root",
+            base.display(),
+            base.display()
+        );
+        return;
+    }
+    let c = fsmount::cleanup_dir(&base.canonicalize().unwrap_or(base.to_path_buf()));
+    for e in &c.undone {
+        crate::errln!("cleaned up after a killed run: {}", e.mount_point.display());
+    }
+    for p in &c.problems {
+        crate::errln!("warning: {p}; run `litebench cleanup`");
+    }
 }
 
 fn preset_runs(ends: &[JobEnd]) -> Vec<presets::PresetRun<'_>> {

@@ -57,6 +57,9 @@ pub struct EngineKind {
     pub durability_knobs: &'static [&'static str],
     /// Whether `--memory` works.
     pub in_memory: bool,
+    /// Whether its databases are files it creates where litebench says (the scratch directory,
+    /// or a `--fs` filesystem); a server keeps its data in its own data directory.
+    pub files_in_scratch: bool,
     /// Knobs whose setting is written into the database file and outlives the connection
     /// (SQLite's `journal_mode=wal`): a configuration that sets one never runs on a shared
     /// template, even for a workload that only reads.

@@ -90,6 +90,7 @@ pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::Engine
     io_counted: false,
     durability_knobs: &["innodb_flush_log_at_trx_commit", "sync_binlog"],
     in_memory: false,
+    files_in_scratch: false,
     file_knobs: &[],
     workloads: crate::engines::kind::Runs::AllSql,
     available: Ok(()),

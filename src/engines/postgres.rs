@@ -90,6 +90,7 @@ pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::Engine
     io_counted: false,
     durability_knobs: &["fsync", "synchronous_commit", "full_page_writes"],
     in_memory: false,
+    files_in_scratch: false,
     file_knobs: &[],
     workloads: crate::engines::kind::Runs::AllSql,
     available: Ok(()),

@@ -241,11 +241,13 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
             "filesystem and its journaling mode",
             if manifest.in_memory {
                 Some("none: databases in memory (--memory)".into())
+            } else if let Some(built) = built_filesystems(manifest) {
+                Some(built)
             } else {
                 fs
             },
         ),
-        item("storage device", device),
+        item("storage device", device.map(|d| d + &loop_schedulers(manifest))),
         item("OS and kernel", os),
         item(
             "workload parameters (pre-population size, operation counts)",
@@ -275,9 +277,77 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
     ]
 }
 
+/// `--scheduler`: which schedulers ran on litebench's loop devices, and what that does not
+/// change (empty without `--scheduler`).
+fn loop_schedulers(manifest: &Manifest) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for s in manifest.configs.iter().filter_map(|c| c.scheduler.as_deref()) {
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    if seen.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; I/O schedulers varied on litebench's loop devices only ({}): a loop device's scheduler barely shapes what reaches the disk under the images, whose own scheduler (above) orders the image files' I/O again",
+        seen.join(", ")
+    )
+}
+
+/// The filesystems `--fs` built, one per configuration family, as the kernel reported them
+/// once mounted; `None` when the run used the scratch directory itself.
+fn built_filesystems(manifest: &Manifest) -> Option<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for f in manifest.configs.iter().filter_map(|c| c.fs.as_ref()) {
+        let m = &f.mounted;
+        let place = match &f.loop_device {
+            Some(dev) => format!(
+                "{dev} on a {} MiB image over {}",
+                f.size_bytes >> 20,
+                f.underneath
+                    .as_ref()
+                    .and_then(|u| u.mount_source.clone())
+                    .unwrap_or_else(|| "unknown".into())
+            ),
+            None => format!("in memory, at most {} MiB", f.size_bytes >> 20),
+        };
+        let line = format!(
+            "{}: {} ({}), superblock options {}, {place}",
+            f.spec,
+            m.fs_type.as_deref().unwrap_or("unknown"),
+            m.journaling.as_deref().unwrap_or("journaling unknown"),
+            m.super_options.as_deref().unwrap_or("unknown"),
+        );
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
+    }
+    (!seen.is_empty()).then(|| seen.join("; "))
+}
+
 /// The measured sync latency, else why it was not measured (as stored with the run).
 fn sync_latency(manifest: &Manifest) -> ChecklistItem {
     const NAME: &str = "sync latency of the database directory";
+    let mut per_fs: Vec<String> = Vec::new();
+    for f in manifest.configs.iter().filter_map(|c| c.fs.as_ref()) {
+        let v = match (&f.sync_latency, &f.sync_latency_not_measured) {
+            (Some(l), _) => format!("{}: median {:.1} us, p99 {:.1} us", f.spec, l.median_us, l.p99_us),
+            (None, reason) => format!("{}: not measured ({})", f.spec, reason.as_deref().unwrap_or("unknown")),
+        };
+        if !per_fs.contains(&v) {
+            per_fs.push(v);
+        }
+    }
+    if !per_fs.is_empty() {
+        return item(
+            NAME,
+            Some(format!(
+                "{} (pwrite 4 KiB + fdatasync on each --fs filesystem)",
+                per_fs.join("; ")
+            )),
+        );
+    }
     if let Some(l) = &manifest.sync_latency {
         return item(
             NAME,

@@ -169,12 +169,14 @@ fn row(
         mean(parts.iter().filter(|p| p.0 > 0).map(|p| f(&p.2) as f64 / p.0 as f64))
     };
     let syncs_per_tx = per_tx(&|io| io.sync_syscalls());
-    let sync_bound_tps = manifest
-        .sync_latency
-        .as_ref()
-        .zip(syncs_per_tx)
-        .filter(|(l, s)| *s > 0.0 && l.median_us > 0.0 && !manifest.in_memory)
-        .map(|(l, s)| 1e6 / (s * l.median_us));
+    // On a `--fs` filesystem, the latency measured there.
+    let sync_bound_tps = match &cfg.fs {
+        Some(f) => f.sync_latency.as_ref(),
+        None => manifest.sync_latency.as_ref(),
+    }
+    .zip(syncs_per_tx)
+    .filter(|(l, s)| *s > 0.0 && l.median_us > 0.0 && !manifest.in_memory)
+    .map(|(l, s)| 1e6 / (s * l.median_us));
     let us = |ns: f64| ns / 1000.0;
     let device: Vec<(&crate::deviceio::DeviceIoDelta, u64)> = if operation == "all" {
         trials
@@ -386,6 +388,8 @@ mod tests {
             knobs: Default::default(),
             label: "defaults".into(),
             knob_origins: Vec::new(),
+            fs: None,
+            scheduler: None,
         };
         // Eight trials at ~1000 tx/s and one (seq 5) at 100 tx/s; a warm-up outlier is ignored.
         let mut trials: Vec<TrialRecord> = (0..9)

@@ -48,6 +48,7 @@ pub static KIND: EngineKind = EngineKind {
     io_counted: false,
     durability_knobs: &[],
     in_memory: false,
+    files_in_scratch: true,
     file_knobs: &[],
     workloads: Runs::AllSql,
     available: if cfg!(feature = "duckdb") {

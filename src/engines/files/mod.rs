@@ -55,6 +55,7 @@ pub static KIND: EngineKind = EngineKind {
     io_counted: true,
     durability_knobs: &[DURABILITY_KNOB],
     in_memory: false,
+    files_in_scratch: true,
     file_knobs: &[],
     workloads: Runs::Only(&["blob"]),
     available: Ok(()),

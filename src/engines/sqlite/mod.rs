@@ -36,6 +36,7 @@ pub static KIND: EngineKind = EngineKind {
     io_counted: true,
     durability_knobs: &["journal_mode", "synchronous"],
     in_memory: true,
+    files_in_scratch: true,
     file_knobs: &["journal_mode"],
     workloads: Runs::AllSql,
     available: Ok(()),
