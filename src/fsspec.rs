@@ -186,22 +186,12 @@ pub fn parse_all(values: &[String]) -> Result<Vec<FsSpec>, FsSpecError> {
     Ok(specs)
 }
 
-/// Parses `--fs-size`: bytes, or a number with K, M, G or T (binary; `MiB`, `M`, `MB` alike).
+/// Parses `--fs-size`: whole bytes, with the units of [`crate::bytesize`] (`1G` = 1 GiB, as
+/// truncate(1) reads it; `1GB` = 10^9).
 pub fn parse_size(s: &str) -> Result<u64, FsSpecError> {
-    let bad = || FsSpecError::Size(s.to_string());
-    let t = s.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let n: u64 = t[..digits].parse().map_err(|_| bad())?;
-    let unit = t[digits..].trim().to_ascii_lowercase();
-    let shift = match unit.trim_end_matches("ib").trim_end_matches('b') {
-        "" => 0,
-        "k" => 10,
-        "m" => 20,
-        "g" => 30,
-        "t" => 40,
-        _ => return Err(bad()),
-    };
-    n.checked_mul(1u64 << shift).filter(|&b| b > 0).ok_or_else(bad)
+    crate::bytesize::whole(s)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| FsSpecError::Size(s.to_string()))
 }
 
 /// Checks that every filesystem can be built at `size_bytes` (`size` as the user wrote it).

@@ -178,21 +178,8 @@ impl KnobKind {
                 _ => None,
             },
             KnobKind::Bytes { min } => {
-                let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
-                let n: f64 = v[..split].trim().parse().ok()?;
-                let mult: f64 = match v[split..].trim() {
-                    "" | "b" => 1.0,
-                    "kb" => 1e3,
-                    "mb" => 1e6,
-                    "gb" => 1e9,
-                    "kib" => 1024.0,
-                    "mib" => 1048576.0,
-                    "gib" => 1073741824.0,
-                    _ => return None,
-                };
-                let bytes = n * mult;
-                (bytes.is_finite() && bytes >= *min as f64 && bytes < 1.8e19)
-                    .then(|| (bytes.round() as u64).to_string())
+                let bytes = crate::bytesize::parse(&v)?;
+                (bytes >= *min as f64 && bytes < 1.8e19).then(|| (bytes.round() as u64).to_string())
             }
             KnobKind::Flags(flags) => {
                 if v == "none" {

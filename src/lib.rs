@@ -7,6 +7,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod answers;
+pub mod bytesize;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -171,26 +171,6 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
     Duration::try_from_secs_f64(secs).ok()
 }
 
-/// Parses `100000`, `100KB`, `10MB`, `1.5GB`, `64KiB`, `1MiB` into whole bytes (`None` for
-/// anything else, fractions of a byte included).
-pub fn parse_bytes(s: &str) -> Option<u64> {
-    let s = s.trim().replace('_', "").to_ascii_lowercase();
-    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
-    let n: f64 = s[..split].trim().parse().ok()?;
-    let mult: f64 = match s[split..].trim() {
-        "" | "b" => 1.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "kib" => 1024.0,
-        "mib" => 1048576.0,
-        "gib" => 1073741824.0,
-        _ => return None,
-    };
-    let bytes = n * mult;
-    (bytes.is_finite() && (0.0..1.8e19).contains(&bytes) && bytes.fract() == 0.0).then_some(bytes as u64)
-}
-
 impl ParamKind {
     fn describe(&self) -> String {
         match self {
@@ -229,7 +209,7 @@ impl ParamKind {
                 (x.is_finite() && x >= *min && x <= *max).then_some(ParamValue::Real(Real(x)))
             }
             ParamKind::Bytes { min, max } => {
-                let n = parse_bytes(raw)?;
+                let n = crate::bytesize::whole(raw)?;
                 (n >= *min && n <= *max).then_some(ParamValue::Count(n))
             }
             ParamKind::Choice(words) => {
@@ -442,8 +422,6 @@ mod tests {
                 "{e}"
             );
         }
-        assert_eq!(parse_bytes("10MB"), Some(10_000_000));
-        assert_eq!(parse_bytes("1_000"), Some(1000));
     }
 
     #[test]

@@ -116,22 +116,7 @@ fn push_value(out: &mut Values, v: ValueRef<'_>) -> Result<(), String> {
 
 /// Parses DuckDB's human-readable sizes ("953.6 MiB", "1.0 GiB", "16 bytes") into bytes.
 pub fn parse_size(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
-    let n: f64 = s[..split].trim().parse().ok()?;
-    let mult = match s[split..].trim().to_ascii_lowercase().as_str() {
-        "" | "b" | "byte" | "bytes" => 1.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "tb" => 1e12,
-        "kib" => 1024.0,
-        "mib" => 1024.0 * 1024.0,
-        "gib" => 1024.0 * 1024.0 * 1024.0,
-        "tib" => 1024f64.powi(4),
-        _ => return None,
-    };
-    Some(n * mult)
+    crate::bytesize::parse(s)
 }
 
 /// DuckDB wants a unit on sizes: whole KiB or KB when the byte count allows, else KB rounded up.
