@@ -289,9 +289,10 @@ pub const VLDB22_SSB: Preset = Preset {
     name: "vldb22-ssb",
     workload: "ssb",
     about:
-        "VLDB'22 SSB sweeps: SQLite cache_size -100000 to -5000000; DuckDB threads 1/2/4 x memory_limit 100MB to 5GB",
+        "VLDB'22 SSB sweeps: SQLite bloom_filter off/on x cache_size -100000 to -5000000; DuckDB threads 1/2/4 x memory_limit 100MB to 5GB",
     params: &[],
     knobs: &[
+        set("bloom_filter", "off,on", VLDB22_SWEEP),
         set(
             "cache_size",
             "-100000,-200000,-500000,-1000000,-2000000,-5000000",
