@@ -217,6 +217,8 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
         .params
         .0
         .iter()
+        // A path left empty was not given (`tbl_dir`): nothing to state.
+        .filter(|(_, v)| !matches!(v, crate::workload::params::ParamValue::Choice(c) if c.is_empty()))
         .map(|(k, v)| format!("{k}={}", serde_json::to_string(v).unwrap_or_default().trim_matches('"')))
         .collect::<Vec<_>>()
         .join(" ");
