@@ -23,7 +23,7 @@
 use super::keys::{self, Number};
 use super::schema;
 use crate::engines::bulk::RowSink;
-use crate::engines::{Connection, Dialect, EngineError, Value};
+use crate::engines::{Connection, Dialect, EngineError, StmtId, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -184,15 +184,10 @@ impl Generator {
 
 /// `INSERT` statements of the four tables.
 pub fn insert_sql() -> [String; 4] {
-    let cols = schema::subscriber_columns();
-    let marks = vec!["?"; 34].join(", ");
-    [
-        format!("INSERT INTO subscriber ({cols}) VALUES ({marks})"),
-        "INSERT INTO access_info (s_id, ai_type, data1, data2, data3, data4) VALUES (?, ?, ?, ?, ?, ?)".into(),
-        "INSERT INTO special_facility (s_id, sf_type, is_active, error_cntrl, data_a, data_b) VALUES (?, ?, ?, ?, ?, ?)"
-            .into(),
-        "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) VALUES (?, ?, ?, ?, ?)".into(),
-    ]
+    table_columns().map(|(table, cols)| {
+        let marks = vec!["?"; cols.len()].join(", ");
+        format!("INSERT INTO {table} ({}) VALUES ({marks})", cols.join(", "))
+    })
 }
 
 /// The columns of the four tables, in [`insert_sql`]'s order.
@@ -217,6 +212,19 @@ fn table_columns() -> [(&'static str, Vec<String>); 4] {
             list(&["s_id", "sf_type", "start_time", "end_time", "numberx"]),
         ),
     ]
+}
+
+/// Rows run one by one through a prepared `INSERT` (the row-by-row path of engines without a
+/// faster bulk path for TATP's interleaved tables).
+struct Prepared<'c> {
+    conn: &'c mut dyn Connection,
+    stmt: StmtId,
+}
+
+impl RowSink for Prepared<'_> {
+    fn row(&mut self, values: &[Value<'_>]) -> Result<(), EngineError> {
+        self.conn.run(self.stmt, values).map(|_| ())
+    }
 }
 
 /// Pushes table `which` (0..4, [`table_columns`] order) of subscriber data `d` into `sink`.
@@ -299,67 +307,24 @@ pub fn populate(conn: &mut dyn Connection, n: u64, seed: u64) -> Result<u64, Eng
         conn.execute_batch(schema::SUB_NBR_INDEX)?;
         return Ok(rows);
     }
-    let [sub_sql, ai_sql, sf_sql, cf_sql] = insert_sql();
-    let ins_sub = conn.prepare(&sub_sql)?;
-    let ins_ai = conn.prepare(&ai_sql)?;
-    let ins_sf = conn.prepare(&sf_sql)?;
-    let ins_cf = conn.prepare(&cf_sql)?;
+    let mut stmts = [StmtId(0); 4];
+    for (stmt, sql) in stmts.iter_mut().zip(insert_sql()) {
+        *stmt = conn.prepare(&sql)?;
+    }
     let mut gen = Generator::new(seed);
     let mut data = SubscriberData::default();
     let mut rows = 0u64;
-    let int = |v: u8| Value::Int(v as i64);
     conn.execute_batch("BEGIN")?;
     for s_id in 1..=n {
         gen.next_into(s_id, &mut data);
-        let s = &data.subscriber;
-        let id = Value::Int(s_id as i64);
-        let mut values = [Value::Null; 34];
-        values[0] = id;
-        values[1] = Value::Text(keys::ascii(&s.sub_nbr));
-        for i in 0..10 {
-            values[2 + i] = int(s.bit[i]);
-            values[12 + i] = int(s.hex[i]);
-            values[22 + i] = int(s.byte2[i]);
-        }
-        values[32] = Value::Int(s.msc_location as i64);
-        values[33] = Value::Int(s.vlr_location as i64);
-        conn.run(ins_sub, &values)?;
-        for a in &data.access_info {
-            conn.run(
-                ins_ai,
-                &[
-                    id,
-                    int(a.ai_type),
-                    int(a.data1),
-                    int(a.data2),
-                    Value::Text(keys::ascii(&a.data3)),
-                    Value::Text(keys::ascii(&a.data4)),
-                ],
-            )?;
-        }
-        for f in &data.special_facility {
-            conn.run(
-                ins_sf,
-                &[
-                    id,
-                    int(f.sf_type),
-                    int(f.is_active),
-                    int(f.error_cntrl),
-                    int(f.data_a),
-                    Value::Text(keys::ascii(&f.data_b)),
-                ],
-            )?;
-        }
-        for c in &data.call_forwarding {
-            conn.run(
-                ins_cf,
-                &[
-                    id,
-                    int(c.sf_type),
-                    int(c.start_time),
-                    int(c.end_time),
-                    Value::Text(keys::ascii(&c.numberx)),
-                ],
+        for (which, stmt) in stmts.iter().enumerate() {
+            push_rows(
+                which,
+                &data,
+                &mut Prepared {
+                    conn: &mut *conn,
+                    stmt: *stmt,
+                },
             )?;
         }
         rows += data.rows();
@@ -378,16 +343,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bulk_columns_are_the_inserts_columns() {
+    fn inserts_name_every_column_of_the_schema() {
         let sql = insert_sql();
-        for (i, (table, cols)) in table_columns().iter().enumerate() {
-            assert!(
-                sql[i].starts_with(&format!("INSERT INTO {table} ({})", cols.join(", "))),
-                "{}",
-                sql[i]
-            );
-        }
+        assert_eq!(
+            sql[1],
+            "INSERT INTO access_info (s_id, ai_type, data1, data2, data3, data4) VALUES (?, ?, ?, ?, ?, ?)"
+        );
+        assert_eq!(
+            sql[3],
+            "INSERT INTO call_forwarding (s_id, sf_type, start_time, end_time, numberx) VALUES (?, ?, ?, ?, ?)"
+        );
         assert_eq!(table_columns()[0].1.len(), 34);
+        assert_eq!(sql[0].matches('?').count(), 34);
     }
 
     #[test]
