@@ -148,9 +148,9 @@ impl FilesConn {
         }
     }
 
-    fn fdatasync(&self, f: &File, what: &Path) -> Result<(), EngineError> {
+    fn fdatasync(&self, f: &File, key: u64) -> Result<(), EngineError> {
         f.sync_data()
-            .map_err(|e| self.err(e, &format!("fdatasync of {}", what.display())))?;
+            .map_err(|e| self.err(e, &format!("fdatasync of {}", blob_path(&self.dir, key).display())))?;
         let c = self.io();
         c.syncs.fetch_add(1, Relaxed);
         c.syncs_dataonly.fetch_add(1, Relaxed);
@@ -159,22 +159,23 @@ impl FilesConn {
 
     fn write_in_place(&mut self, key: u64, data: &[u8]) -> Result<(), EngineError> {
         let mut blob = self.take(key)?;
-        let path = blob_path(&self.dir, key);
+        // Paths are built for error messages only: this is the timed region.
+        let path = || blob_path(&self.dir, key);
         blob.file
             .write_all_at(data, 0)
-            .map_err(|e| self.err(e, &format!("writing {}", path.display())))?;
+            .map_err(|e| self.err(e, &format!("writing {}", path().display())))?;
         let c = self.io();
         c.writes.fetch_add(1, Relaxed);
         c.write_bytes.fetch_add(data.len() as u64, Relaxed);
         if blob.len != data.len() as u64 {
             blob.file
                 .set_len(data.len() as u64)
-                .map_err(|e| self.err(e, &format!("truncating {}", path.display())))?;
+                .map_err(|e| self.err(e, &format!("truncating {}", path().display())))?;
             self.io().truncates.fetch_add(1, Relaxed);
             blob.len = data.len() as u64;
         }
         if self.durability == Durability::Data {
-            self.fdatasync(&blob.file, &path)?;
+            self.fdatasync(&blob.file, key)?;
         }
         self.put(key, blob);
         Ok(())

@@ -97,12 +97,19 @@ impl<'c> IncrementalBlobs<'c> {
 
     /// Closes `handle` (committing a write), reporting the first error of the operation or of
     /// the close.
-    fn close(&mut self, handle: *mut sqlite3_blob, op_rc: c_int, what: &str) -> Result<(), EngineError> {
+    /// Closes `handle`; `what` names the operation for an error, built only then (this runs in
+    /// the timed region).
+    fn close(
+        &mut self,
+        handle: *mut sqlite3_blob,
+        op_rc: c_int,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), EngineError> {
         // SAFETY: a handle opened by `open` and not closed yet.
         let close_rc = unsafe { (self.conn.api().blob_close)(handle) };
         let rc = if op_rc != ffi::SQLITE_OK { op_rc } else { close_rc };
         if rc != ffi::SQLITE_OK {
-            return Err(self.conn.error(rc, what));
+            return Err(self.conn.error(rc, &what()));
         }
         Ok(())
     }
@@ -132,7 +139,7 @@ impl BlobStore for IncrementalBlobs<'_> {
         }
         // SAFETY: buf holds at least n bytes; the handle is open.
         let rc = unsafe { (api.blob_read)(handle, self.buf.as_mut_ptr().cast(), n as c_int, 0) };
-        self.close(handle, rc, &format!("sqlite3_blob_read of blob {key}"))?;
+        self.close(handle, rc, || format!("sqlite3_blob_read of blob {key}"))?;
         Ok(&self.buf[..n])
     }
 
@@ -155,7 +162,7 @@ impl BlobStore for IncrementalBlobs<'_> {
         }
         // SAFETY: data is valid for its length; the handle is open for writing.
         let rc = unsafe { (api.blob_write)(handle, data.as_ptr().cast(), n as c_int, 0) };
-        self.close(handle, rc, &format!("sqlite3_blob_write of blob {key}"))
+        self.close(handle, rc, || format!("sqlite3_blob_write of blob {key}"))
     }
 
     fn count(&mut self) -> Result<u64, EngineError> {
