@@ -105,6 +105,36 @@ pub(crate) fn city(out: &mut Vec<u8>, nation: &str, digit: i64) {
     out.push(b'|');
 }
 
+/// The streams of the columns customers and suppliers share (each table has its own address
+/// and nation streams; both draw cities and phones from the same ones).
+pub(crate) struct Party {
+    pub address: crate::rng::Stream,
+    /// Draws the address stream advances per row, whatever the address used.
+    pub address_per_row: u64,
+    pub nation: crate::rng::Stream,
+    pub city_digit: crate::rng::Stream,
+    pub phones: crate::rng::Stream,
+}
+
+/// The columns customers and suppliers share, in dbgen's order:
+/// `key|<prefix><key, 9 digits>|address|city|nation|region|phone|`.
+pub(crate) fn party(out: &mut Vec<u8>, key: u64, prefix: &[u8], p: &mut Party) {
+    use crate::dists::{NATIONS, REGIONS};
+    int_field(out, key as i64);
+    out.extend_from_slice(prefix);
+    crate::fmt::push_padded(out, key, 9);
+    out.push(b'|');
+    let used = random_text(&mut p.address, ADDRESS_MIN, ADDRESS_MAX, out);
+    p.address.skip_small(p.address_per_row as usize - used);
+    out.push(b'|');
+    let n = p.nation.uniform(0, NATIONS.len() as i64 - 1) as usize;
+    let (nation_name, region) = NATIONS[n];
+    city(out, nation_name, p.city_digit.uniform(0, 9));
+    field(out, nation_name.as_bytes());
+    field(out, REGIONS[region].as_bytes());
+    phone(out, n, &mut p.phones);
+}
+
 /// The phone number: the nation's country code (10 + nation index), then three draws.
 pub(crate) fn phone(out: &mut Vec<u8>, nation: usize, s: &mut crate::rng::Stream) {
     use crate::fmt::push_padded;
