@@ -55,14 +55,7 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64) -> Duration {
     Crud.populate(conn.as_mut(), &p, 7).unwrap();
     let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
     let stop = AtomicBool::new(false);
-    let trial = Trial {
-        params: &p,
-        seed: round,
-        stop: &stop,
-        connector: &NoMore,
-        profile: false,
-        knobs: &[],
-    };
+    let trial = Trial::plain(&p, round, &stop, &NoMore);
     Crud.run(conn.as_mut(), &trial, &mut rec).unwrap();
     rec.finish().1
 }

@@ -399,14 +399,7 @@ mod tests {
         let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").expect("in-memory SQLite");
         Crud.populate(&mut conn, p, 7).expect("populate");
         let stop = AtomicBool::new(false);
-        let trial = Trial {
-            params: p,
-            seed: 7,
-            stop: &stop,
-            connector: &OneConnection,
-            profile: false,
-            knobs: &[],
-        };
+        let trial = Trial::plain(p, 7, &stop, &OneConnection);
         let mut rec = Recorder::new(OPS, None);
         let mut seen = Seen::default();
         run_rounds(&mut conn, &trial, &mut rec, |rec, live, rng, p| {

@@ -59,6 +59,21 @@ pub struct Trial<'a> {
     pub knobs: &'a [crate::knob::KnobReading],
 }
 
+impl<'a> Trial<'a> {
+    /// A trial outside the runner (unit tests, benches): not the first measured one of a
+    /// configuration, and no knob readings.
+    pub fn plain(params: &'a Params, seed: u64, stop: &'a AtomicBool, connector: &'a dyn Connector) -> Trial<'a> {
+        Trial {
+            params,
+            seed,
+            stop,
+            connector,
+            profile: false,
+            knobs: &[],
+        }
+    }
+}
+
 /// A benchmark workload.
 pub trait Workload: Sync {
     /// Name used on the command line.

@@ -423,14 +423,7 @@ mod tests {
             }],
         });
         let (params, stop) = (Params::default(), AtomicBool::new(false));
-        let trial = Trial {
-            params: &params,
-            seed: 1,
-            stop: &stop,
-            connector: &One,
-            profile: false,
-            knobs: &[],
-        };
+        let trial = Trial::plain(&params, 1, &stop, &One);
         let mut rec = Recorder::new(&["insert"], None);
         execute("t", &["insert"], &mut conn, &s, &trial, &mut rec).unwrap();
         assert!(!rec.timing(), "the last test's phase is still open");
@@ -510,14 +503,7 @@ mod tests {
         });
         let params = Params::default();
         let stop = std::sync::atomic::AtomicBool::new(false);
-        let trial = Trial {
-            params: &params,
-            seed: 1,
-            stop: &stop,
-            connector: &NoMore,
-            profile: false,
-            knobs: &[],
-        };
+        let trial = Trial::plain(&params, 1, &stop, &NoMore);
         let ops = ["insert", "select"];
         let mut rec = Recorder::new(&ops, None);
         let r = execute("unit", &ops, conn.as_mut(), &s, &trial, &mut rec);

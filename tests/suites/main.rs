@@ -48,14 +48,7 @@ fn drive(name: &str, args: &[&str], seed: u64) -> (Vec<counting::Event>, Vec<u64
     conn.log.clear();
     let mut rec = Recorder::new(w.operations(), None);
     let stop = AtomicBool::new(false);
-    let trial = Trial {
-        params: &p,
-        seed,
-        stop: &stop,
-        connector: &NoMore,
-        profile: false,
-        knobs: &[],
-    };
+    let trial = Trial::plain(&p, seed, &stop, &NoMore);
     w.run(&mut conn, &trial, &mut rec)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let log = std::mem::take(&mut conn.log);
