@@ -34,6 +34,18 @@ pub enum Command {
     /// Undo what a killed run left of its `--fs` filesystems (mounts, loop devices, images),
     /// exactly as its record in the scratch directory lists, and nothing else.
     Cleanup(CleanupArgs),
+    /// (internal) litebench as a `--guest` kernel's first process.
+    #[command(hide = true)]
+    GuestInit(GuestInitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GuestInitArgs {
+    /// The job the host wrote.
+    pub job: PathBuf,
+    /// What the guest kernel appends to its first process's arguments (`console=tty0`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub rest: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -140,6 +152,17 @@ pub struct RunArgs {
     /// Size of each `--fs` image (sparse), e.g. 256M, 1G.
     #[arg(long, value_name = "SIZE", default_value = "1G")]
     pub fs_size: String,
+    /// Run the whole run inside a throwaway user-mode Linux kernel (Debian's user-mode-linux),
+    /// for filesystems this kernel lacks (f2fs): each `--fs` image becomes a guest disk that
+    /// the host opens O_SYNC; results come back into this store. Needs no root.
+    #[arg(long)]
+    pub guest: bool,
+    /// Memory of the `--guest` kernel.
+    #[arg(long, value_name = "SIZE", default_value = "2G", requires = "guest")]
+    pub guest_memory: String,
+    /// (internal) the job of a run inside a `--guest` kernel.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub guest_job: Option<PathBuf>,
     /// I/O schedulers to compare on the loop devices `--fs` makes (none, mq-deadline, bfq,
     /// kyber): each configuration runs under each, set and read back before every trial.
     #[arg(long = "scheduler", value_name = "S1,S2,...", value_delimiter = ',')]

@@ -10,6 +10,7 @@
 //! loop devices litebench did not create are never touched.
 
 use crate::fsspec::{find_tool, FsKind, FsSpec};
+use crate::guest::GuestDisk;
 use crate::result::FsInfo;
 use crate::scratch::Scratch;
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,10 @@ pub struct Record {
     /// The litebench process that wrote it.
     pub pid: u32,
     pub entries: Vec<Entry>,
+    /// `--guest`: the guest kernel's pid (its process group's too) while it runs; cleanup
+    /// stops it if it outlived litebench, before removing its images.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest_pid: Option<u32>,
 }
 
 /// One filesystem: its image (none for tmpfs) and its mount point.
@@ -37,6 +42,10 @@ pub struct Record {
 pub struct Entry {
     pub image: Option<PathBuf>,
     pub mount_point: PathBuf,
+    /// In a guest kernel: the disk the filesystem was made on (`/dev/ubda`), in place of a
+    /// loop device over `image`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 /// A step of building or undoing a filesystem that failed.
@@ -75,7 +84,7 @@ fn run_tool(tool: &str, args: &[String]) -> Result<String, String> {
     Err(format!("{tool} {} ({}): {line}", args.join(" "), out.status))
 }
 
-fn write_record(path: &Path, record: &Record) -> Result<(), FsError> {
+pub(crate) fn write_record(path: &Path, record: &Record) -> Result<(), FsError> {
     let io = |source| FsError::Io {
         path: path.to_path_buf(),
         source,
@@ -103,24 +112,34 @@ pub fn read_record(path: &Path) -> Result<Record, String> {
 
 impl Filesystems {
     /// Builds and mounts every filesystem in `run_dir`; on error, what was made is undone.
-    pub fn build(run_dir: &Path, specs: &[FsSpec], size_bytes: u64) -> Result<Filesystems, FsError> {
+    /// In a guest kernel (`--guest`) the filesystems with a disk in `disks` are made on it
+    /// instead of on a fresh image and loop device.
+    pub fn build(
+        run_dir: &Path,
+        specs: &[FsSpec],
+        size_bytes: u64,
+        disks: &[GuestDisk],
+    ) -> Result<Filesystems, FsError> {
         let mut fss = Filesystems {
             record_path: run_dir.join(RECORD),
             record: Record {
                 pid: std::process::id(),
                 entries: Vec::new(),
+                guest_pid: None,
             },
             mounted: Vec::new(),
         };
         for (i, spec) in specs.iter().enumerate() {
+            let disk = disks.iter().find(|d| d.fs_index == i);
             let entry = Entry {
-                image: (spec.kind != FsKind::Tmpfs).then(|| run_dir.join(format!("fs{i}.img"))),
+                image: (spec.kind != FsKind::Tmpfs && disk.is_none()).then(|| run_dir.join(format!("fs{i}.img"))),
                 mount_point: run_dir.join(format!("fs{i}")),
+                device: disk.map(|d| d.device.clone()),
             };
             fss.record.entries.push(entry.clone());
             fss.mounted.push((None, None));
             write_record(&fss.record_path, &fss.record)?;
-            let (scratch, info) = mount_one(i, spec, &entry, size_bytes, run_dir)?;
+            let (scratch, info) = mount_one(i, spec, &entry, size_bytes, run_dir, disk)?;
             fss.mounted[i] = (Some(scratch), Some(info));
         }
         Ok(fss)
@@ -181,6 +200,7 @@ fn mount_one(
     entry: &Entry,
     size_bytes: u64,
     run_dir: &Path,
+    disk: Option<&GuestDisk>,
 ) -> Result<(Scratch, FsInfo), FsError> {
     let step = |step: &str, detail: String| FsError::Step {
         spec: spec.label(),
@@ -195,8 +215,16 @@ fn mount_one(
     let mut options = spec.mount_options();
     let mut mkfs = Vec::new();
     let mut loop_device = None;
-    let source = match &entry.image {
-        Some(image) => {
+    let source = match (&entry.image, disk) {
+        (_, Some(d)) => {
+            let (tool, _) = spec.kind.mkfs_tool().expect("a disk-backed filesystem has mkfs");
+            let mut args = spec.mkfs_args();
+            args.push(d.device.clone());
+            run_tool(tool, &args).map_err(|e| step(tool, e))?;
+            mkfs = std::iter::once(tool.to_string()).chain(args).collect();
+            d.device.clone()
+        }
+        (Some(image), None) => {
             let f = File::options()
                 .write(true)
                 .create_new(true)
@@ -223,7 +251,7 @@ fn mount_one(
             mkfs = std::iter::once(tool.to_string()).chain(args).collect();
             dev
         }
-        None => {
+        (None, None) => {
             options = format!("size={size_bytes},mode=0755");
             TMPFS_SOURCE.to_string()
         }
@@ -244,13 +272,23 @@ fn mount_one(
     let info = FsInfo {
         index: i,
         spec: spec.label(),
-        image: entry.image.as_ref().map(|p| p.display().to_string()),
+        image: match disk {
+            Some(d) => Some(d.image.display().to_string()),
+            None => entry.image.as_ref().map(|p| p.display().to_string()),
+        },
         size_bytes,
         mkfs,
         mount_options: options,
         loop_direct_io: loop_device.as_deref().and_then(direct_io),
         loop_device,
-        underneath: litebench_env::storage(run_dir).ok(),
+        guest_disk: disk.map(|d| d.device.clone()),
+        // In a guest, what lies under the image is the host's storage, which the guest cannot
+        // see; the manifest's guest section records it.
+        underneath: if disk.is_some() {
+            None
+        } else {
+            litebench_env::storage(run_dir).ok()
+        },
         mounted,
         dir: scratch.dir().display().to_string(),
         sync_latency,
@@ -322,9 +360,10 @@ pub fn loops_backed_by(image: &Path) -> Vec<String> {
 /// the recorded image), remove the image and the empty mount point.
 pub fn undo(entry: &Entry) -> Result<(), String> {
     let mp = &entry.mount_point;
-    let ours = |source: &str, fstype: &str| match &entry.image {
-        Some(image) => loops_backed_by(image).iter().any(|d| d == source),
-        None => source == TMPFS_SOURCE && fstype == "tmpfs",
+    let ours = |source: &str, fstype: &str| match (&entry.device, &entry.image) {
+        (Some(dev), _) => source == dev,
+        (None, Some(image)) => loops_backed_by(image).iter().any(|d| d == source),
+        (None, None) => source == TMPFS_SOURCE && fstype == "tmpfs",
     };
     for (source, fstype) in mounts_at(mp).into_iter().rev() {
         if !ours(&source, &fstype) {
@@ -369,6 +408,26 @@ fn writer_alive(pid: u32) -> bool {
             exe.file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("litebench"))
         })
+}
+
+/// Stops a guest kernel (`--guest`) that outlived the litebench that started it: its whole
+/// process group, and only when the pid is still a user-mode Linux kernel.
+fn stop_guest(pid: u32) {
+    let is_guest = || {
+        fs::read_link(format!("/proc/{pid}/exe"))
+            .is_ok_and(|exe| exe.file_name().is_some_and(|n| n.to_string_lossy().starts_with("linux")))
+    };
+    if !is_guest() {
+        return;
+    }
+    // SAFETY: killpg with the group the guest kernel leads (litebench started it in its own).
+    unsafe { libc::killpg(pid as i32, libc::SIGKILL) };
+    for _ in 0..50 {
+        if !is_guest() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// What `cleanup` did in one base directory.
@@ -419,6 +478,9 @@ pub fn cleanup_dir(base: &Path) -> Cleaned {
             cleaned.running.push(path);
             continue;
         }
+        if let Some(pid) = record.guest_pid.take() {
+            stop_guest(pid);
+        }
         let mut left = Vec::new();
         while let Some(entry) = record.entries.pop() {
             match undo(&entry) {
@@ -467,6 +529,7 @@ mod tests {
         let e = Entry {
             image: Some(image.clone()),
             mount_point: mp.clone(),
+            device: None,
         };
         // The mount point holds a file litebench did not make: it stays, and undo says so.
         assert!(undo(&e).unwrap_err().contains("cannot remove"));
@@ -490,7 +553,9 @@ mod tests {
             entries: vec![Entry {
                 image: Some(image.clone()),
                 mount_point: mp.clone(),
+                device: None,
             }],
+            guest_pid: None,
         };
         write_record(&run.join(RECORD), &record).unwrap();
         let c = cleanup_dir(t.path());

@@ -98,7 +98,7 @@ pub enum FsSpecError {
         "--fs needs root: it attaches loop devices and mounts filesystems; run litebench as root or leave out --fs"
     )]
     NotRoot,
-    #[error("--fs f2fs: this kernel has no F2FS support (f2fs is not in /proc/filesystems and modprobe f2fs failed); running it needs a guest kernel with F2FS (--guest, planned), or leave out f2fs")]
+    #[error("--fs f2fs: this kernel has no F2FS support (f2fs is not in /proc/filesystems and modprobe f2fs failed); add --guest to run it inside a user-mode Linux kernel that has it (Debian package user-mode-linux), or leave out f2fs")]
     NoF2fs,
     #[error("--fs {0}: this kernel has no {0} support (not in /proc/filesystems and modprobe {0} failed); leave out {0} or use a kernel that has it")]
     NoKernelSupport(&'static str),

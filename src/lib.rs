@@ -15,6 +15,7 @@ pub mod deviceio;
 pub mod engines;
 pub mod fsmount;
 pub mod fsspec;
+pub mod guest;
 pub mod iocount;
 pub mod knob;
 pub mod out;

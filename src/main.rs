@@ -13,6 +13,7 @@ fn main() {
         Command::SsbGen(a) => commands::ssb_gen::run(a),
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),
         Command::Cleanup(a) => commands::cleanup::run(a),
+        Command::GuestInit(a) => litebench::guest::init::main(&a.job),
     };
     let code = match result {
         Ok(code) => code,

@@ -55,6 +55,10 @@ pub struct FsInfo {
     /// Options given to `mount -o`.
     pub mount_options: String,
     pub loop_device: Option<String>,
+    /// In a guest kernel (`--guest`): the guest's block device for the image (`/dev/ubda`), in
+    /// place of a loop device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest_disk: Option<String>,
     /// Whether the loop device reads and writes the image with direct I/O (sysfs `loop/dio`);
     /// litebench attaches with the kernel's default, buffered I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +75,39 @@ pub struct FsInfo {
     pub sync_latency_not_measured: Option<String>,
 }
 
+impl FsInfo {
+    /// The block device litebench made for this filesystem: its loop device, or in a guest
+    /// kernel the guest's disk; `None` for tmpfs.
+    pub fn block_device(&self) -> Option<&str> {
+        self.loop_device.as_deref().or(self.guest_disk.as_deref())
+    }
+}
+
+/// A run inside a throwaway guest kernel (`--guest`): which kernel, how it was started, how
+/// its disks reach the host's storage, and what the guest costs against the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuestInfo {
+    /// `user-mode Linux` and the kernel binary.
+    pub kernel: String,
+    /// The guest kernel's release (`uname -r` inside it).
+    pub release: String,
+    /// The command line the host started it with.
+    pub command: Vec<String>,
+    pub memory_mib: u64,
+    /// How each disk reaches the host: the image file opened with O_SYNC (a write-through
+    /// disk: every guest write is durable on the host's storage when it completes).
+    pub disk_mode: String,
+    /// The host checked, in /proc of the running guest, that every image was open with O_SYNC.
+    /// `None` until the host has looked (it looks while the guest runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub o_sync_verified: Option<bool>,
+    /// The host's kernel release and the storage under the images.
+    pub host_release: String,
+    pub host_storage: Option<litebench_env::Storage>,
+    /// Cost of one trivial system call (getppid), measured in the guest and on the host.
+    pub syscall_ns_guest: Option<f64>,
+    pub syscall_ns_host: Option<f64>,
+}
 /// One engine (build or server) used by the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineInfo {
@@ -134,6 +171,9 @@ pub struct Manifest {
     /// hand). Empty in runs stored before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// `--guest`: the run ran inside a throwaway guest kernel, described here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest: Option<GuestInfo>,
 }
 
 /// One trial: a configuration measured once from a fresh copy of the template.

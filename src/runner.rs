@@ -310,7 +310,7 @@ pub fn execute(
 /// Puts the configuration's I/O scheduler (`--scheduler`) on the loop device litebench made for
 /// its filesystem, and checks it reads back.
 fn set_scheduler(cfg: &ConfigInfo) -> Result<(), RunError> {
-    if let (Some(s), Some(dev)) = (&cfg.scheduler, cfg.fs.as_ref().and_then(|f| f.loop_device.as_deref())) {
+    if let (Some(s), Some(dev)) = (&cfg.scheduler, cfg.fs.as_ref().and_then(|f| f.block_device())) {
         crate::scheduler::set(dev, s)?;
     }
     Ok(())

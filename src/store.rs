@@ -524,6 +524,7 @@ mod tests {
             scratch_dir: "/scratch".into(),
             statistics: None,
             warnings: Vec::new(),
+            guest: None,
         }
     }
 

@@ -73,6 +73,8 @@ struct Context<'a> {
     filesystems: Option<&'a Filesystems>,
     /// `--scheduler`: each configuration on a loop device runs under each.
     schedulers: &'a [String],
+    /// Inside a `--guest` kernel: what the manifest records about it.
+    guest: Option<crate::result::GuestInfo>,
     /// Render each job's report now (one job, or a text format).
     print_each: bool,
 }
@@ -147,7 +149,7 @@ fn run_job(
         for fs in &fs_infos {
             // Schedulers apply where litebench made a loop device (not tmpfs).
             let scheds: Vec<Option<&String>> = match fs {
-                Some(f) if f.loop_device.is_some() && !ctx.schedulers.is_empty() => {
+                Some(f) if f.block_device().is_some() && !ctx.schedulers.is_empty() => {
                     ctx.schedulers.iter().map(Some).collect()
                 }
                 _ => vec![None],
@@ -205,6 +207,7 @@ fn run_job(
         } else {
             Vec::new()
         },
+        guest: ctx.guest.clone(),
     };
     let syncs_before: u64 = engines
         .iter()
@@ -352,16 +355,30 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         signal_hook::flag::register(sig, stop.clone())
             .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
     }
+    if args.guest {
+        return crate::guest::launch::run(args, &fs_specs, fs_size_bytes, &schedulers, &stop);
+    }
+    // Inside a guest kernel: the host's job names the disks and what the manifest says.
+    let job: Option<crate::guest::GuestJob> = match &args.guest_job {
+        Some(p) => Some(
+            std::fs::read(p)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .ok_or_else(|| Failure(format!("--guest-job {}: not a guest job", p.display())))?,
+        ),
+        None => None,
+    };
     undo_dead_runs(args.dir.as_deref());
     let scratch = Scratch::create(args.dir.as_deref())?;
     // Built before the engines are opened, so they are dropped (unmounted) after them.
     let filesystems = if fs_specs.is_empty() {
         None
     } else {
-        Some(Filesystems::build(scratch.dir(), &fs_specs, fs_size_bytes)?)
+        let disks = job.as_ref().map(|j| j.disks.as_slice()).unwrap_or_default();
+        Some(Filesystems::build(scratch.dir(), &fs_specs, fs_size_bytes, disks)?)
     };
     if let Some(f) = &filesystems {
-        for dev in (0..f.len()).filter_map(|i| f.info(i).and_then(|i| i.loop_device.as_deref())) {
+        for dev in (0..f.len()).filter_map(|i| f.info(i).and_then(|i| i.block_device())) {
             crate::scheduler::check_offered(dev, &schedulers)?;
         }
     }
@@ -386,7 +403,8 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
             Err(e) => (None, Some(e.to_string())),
         }
     };
-    if environment.storage.ram_backed && !args.memory {
+    // In a guest the scratch directory is the guest's tmpfs; the trials run on its disks.
+    if environment.storage.ram_backed && !args.memory && args.guest_job.is_none() {
         crate::errln!(
             "warning: {} is on a RAM filesystem: syncs cost nothing there, so durability numbers mean nothing",
             scratch.dir().display()
@@ -405,7 +423,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         sync_latency_not_measured: &sync_latency_not_measured,
         filesystems: filesystems.as_ref(),
         schedulers: &schedulers,
-        print_each: !several || matches!(args.format, Format::Table | Format::Markdown),
+        guest: job.map(|j| j.info),
+        // In a guest the host prints the runs once it has stored them under its own ids.
+        print_each: args.guest_job.is_none() && (!several || matches!(args.format, Format::Table | Format::Markdown)),
     };
     let mut store = Store::open(&results_path, args.results.is_some())?;
     let mut ends: Vec<JobEnd> = Vec::new();
@@ -435,7 +455,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
 
     // 4. Compare presets; for several runs in JSON or CSV, print everything together.
     let compared = picks.len() > 1 || !groups.is_empty();
+    let in_guest = args.guest_job.is_some();
     match args.format {
+        _ if in_guest => {}
         Format::Table | Format::Markdown if compared => {
             crate::out!(
                 "{}",
@@ -459,6 +481,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     };
     if let Some(e) = &last.error {
+        if in_guest {
+            return Err(Failure(e.clone()));
+        }
         return Err(Failure(format!(
             "{e} (run {}: {} finished trials kept in {})",
             last.run_id,
@@ -467,6 +492,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         )));
     }
     let interrupted = last.code == EXIT_INTERRUPTED || ends.len() < jobs.len();
+    if interrupted && in_guest {
+        return Ok(EXIT_INTERRUPTED);
+    }
     if interrupted {
         let kept: usize = ends.iter().map(|e| e.stored).sum();
         let ids: Vec<String> = ends.iter().map(|e| e.run_id.to_string()).collect();
@@ -482,7 +510,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
 
 /// The next run in a `--dir` undoes what a killed run left of its `--fs` filesystems (as its
 /// record lists), as `litebench cleanup` would.
-fn undo_dead_runs(dir: Option<&Path>) {
+pub(crate) fn undo_dead_runs(dir: Option<&Path>) {
     let base = dir.unwrap_or(Path::new(crate::scratch::DEFAULT_DIR));
     if !fsmount::has_records(base) {
         return;

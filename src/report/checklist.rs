@@ -145,7 +145,12 @@ fn cold_trials(manifest: &Manifest) -> String {
 
 /// Fills the checklist.
 pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistItem> {
-    let st = &manifest.environment.storage;
+    // In a guest kernel the storage that matters is the host's, under the guest's images.
+    let st = manifest
+        .guest
+        .as_ref()
+        .and_then(|g| g.host_storage.as_ref())
+        .unwrap_or(&manifest.environment.storage);
     let m = &manifest.environment.machine;
     let fs = st.fs_type.as_ref().map(|t| {
         let mut s = t.clone();
@@ -212,7 +217,11 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
         (Some(o), None) => Some(format!("{o}, kernel unknown")),
         (None, Some(k)) => Some(format!("Linux {k}")),
         _ => None,
-    };
+    }
+    .map(|os| match &manifest.guest {
+        Some(g) => format!("{os}{}", guest_note(g)),
+        None => os,
+    });
     let params = manifest
         .params
         .0
@@ -279,6 +288,26 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
     ]
 }
 
+/// What a reader must know of a run inside a guest kernel (`--guest`).
+fn guest_note(g: &crate::result::GuestInfo) -> String {
+    let cost = match (g.syscall_ns_guest, g.syscall_ns_host) {
+        (Some(guest), Some(host)) => format!(
+            "; a system call costs {guest:.0} ns there against {host:.0} ns on the host ({:.0}x)",
+            guest / host.max(1e-9)
+        ),
+        _ => String::new(),
+    };
+    let verified = match g.o_sync_verified {
+        Some(true) => "verified in /proc while it ran",
+        Some(false) => "NOT verified: an image was open without O_SYNC",
+        None => "not verified",
+    };
+    format!(
+        ", inside a guest kernel: {} {}, {} MiB, one CPU, on host Linux {}; disks: {} ({verified}){cost}",
+        g.kernel, g.release, g.memory_mib, g.host_release, g.disk_mode
+    )
+}
+
 /// `--scheduler`: which schedulers ran on litebench's loop devices, and what that does not
 /// change (empty without `--scheduler`).
 fn loop_schedulers(manifest: &Manifest) -> String {
@@ -303,8 +332,13 @@ fn built_filesystems(manifest: &Manifest) -> Option<String> {
     let mut seen: Vec<String> = Vec::new();
     for f in manifest.configs.iter().filter_map(|c| c.fs.as_ref()) {
         let m = &f.mounted;
-        let place = match &f.loop_device {
-            Some(dev) => format!(
+        let place = match (&f.loop_device, &f.guest_disk) {
+            (None, Some(disk)) => format!(
+                "guest disk {disk} over a zero-filled {} MiB image {} on the host",
+                f.size_bytes >> 20,
+                f.image.as_deref().unwrap_or("unknown")
+            ),
+            (Some(dev), _) => format!(
                 "{dev} on a {} MiB image over {}",
                 f.size_bytes >> 20,
                 f.underneath
@@ -312,7 +346,7 @@ fn built_filesystems(manifest: &Manifest) -> Option<String> {
                     .and_then(|u| u.mount_source.clone())
                     .unwrap_or_else(|| "unknown".into())
             ),
-            None => format!("in memory, at most {} MiB", f.size_bytes >> 20),
+            (None, None) => format!("in memory, at most {} MiB", f.size_bytes >> 20),
         };
         let line = format!(
             "{}: {} ({}), superblock options {}, {place}",

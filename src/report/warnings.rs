@@ -11,12 +11,28 @@ use crate::result::{Manifest, TrialRecord};
 /// Builds the warnings.
 pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow], status: &str) -> Vec<String> {
     let mut w = Vec::new();
-    if manifest.environment.storage.ram_backed && !manifest.in_memory {
+    // Configurations on a `--fs` filesystem ran there, not in the scratch directory (in a guest
+    // kernel the scratch directory is always the guest's tmpfs).
+    let in_scratch = manifest.configs.iter().any(|c| c.fs.is_none());
+    if manifest.environment.storage.ram_backed && !manifest.in_memory && in_scratch {
         w.push(format!(
             "{} is on a RAM filesystem ({}): syncs cost nothing there, so durability numbers mean nothing; use --dir on a real disk",
             manifest.scratch_dir,
             manifest.environment.storage.fs_type.as_deref().unwrap_or("tmpfs")
         ));
+    }
+    if let Some(g) = &manifest.guest {
+        let cost = match (g.syscall_ns_guest, g.syscall_ns_host) {
+            (Some(guest), Some(host)) => format!(" (a system call: {guest:.0} ns against {host:.0} ns)"),
+            _ => String::new(),
+        };
+        w.push(format!(
+            "ran inside a guest kernel ({} {}){cost}: compare these numbers with runs in the same guest, not with runs on the host",
+            g.kernel, g.release
+        ));
+        if g.o_sync_verified != Some(true) {
+            w.push("the guest's disks were not verified to be open O_SYNC on the host: its syncs may not have reached the host's storage".into());
+        }
     }
     for r in rows.iter().filter(|r| r.noisy && r.operation == "all") {
         w.push(format!(
