@@ -15,7 +15,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a workload on one or more configurations and store every trial.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List workloads, engines and knobs with their valid values and defaults.
     List(ListArgs),
     /// Describe this machine and the storage under a directory, with its sync latency.

@@ -410,21 +410,38 @@ fn writer_alive(pid: u32) -> bool {
         })
 }
 
-/// Stops a guest kernel (`--guest`) that outlived the litebench that started it: its whole
-/// process group, and only when the pid is still a user-mode Linux kernel.
-fn stop_guest(pid: u32) {
-    let is_guest = || {
-        fs::read_link(format!("/proc/{pid}/exe"))
-            .is_ok_and(|exe| exe.file_name().is_some_and(|n| n.to_string_lossy().starts_with("linux")))
+/// Stops what is left of a guest kernel (`--guest`) that outlived the litebench that started
+/// it: every process of its process group (the kernel and its I/O helpers, which outlive the
+/// kernel itself) that is a user-mode Linux kernel, and nothing else.
+fn stop_guest(pgid: u32) {
+    let members = || -> Vec<i32> {
+        let Ok(dir) = fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        dir.flatten()
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
+            .filter(|pid| {
+                // Field 5 of /proc/PID/stat, after the parenthesised command name.
+                let group = fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.to_string()))
+                    .and_then(|rest| rest.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()));
+                group == Some(pgid)
+                    && fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| {
+                        exe.file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with("linux"))
+                    })
+            })
+            .collect()
     };
-    if !is_guest() {
-        return;
-    }
-    // SAFETY: killpg with the group the guest kernel leads (litebench started it in its own).
-    unsafe { libc::killpg(pid as i32, libc::SIGKILL) };
     for _ in 0..50 {
-        if !is_guest() {
+        let left = members();
+        if left.is_empty() {
             return;
+        }
+        for pid in left {
+            // SAFETY: kill of a process just identified as the guest kernel's.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -439,6 +456,8 @@ pub struct Cleaned {
     pub running: Vec<PathBuf>,
     /// What could not be undone.
     pub problems: Vec<String>,
+    /// Results a killed `--guest` run left in its guest's store, kept for the user.
+    pub kept: Vec<PathBuf>,
 }
 
 fn run_dirs(base: &Path) -> Vec<PathBuf> {
@@ -480,6 +499,19 @@ pub fn cleanup_dir(base: &Path) -> Cleaned {
         }
         if let Some(pid) = record.guest_pid.take() {
             stop_guest(pid);
+            // The guest's own files; its results store holds what it measured, so it stays.
+            for name in [
+                crate::guest::JOB_FILE,
+                crate::guest::EXIT_FILE,
+                crate::guest::STOP_FILE,
+                crate::guest::CONSOLE_FILE,
+            ] {
+                let _ = fs::remove_file(run.join(name));
+            }
+            let store = run.join(crate::guest::STORE_FILE);
+            if store.exists() {
+                cleaned.kept.push(store);
+            }
         }
         let mut left = Vec::new();
         while let Some(entry) = record.entries.pop() {

@@ -37,6 +37,13 @@ pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
                 .unwrap_or_default()
         );
     }
+    for k in &c.kept {
+        crate::outln!(
+            "kept: {} holds what the killed guest measured; `litebench show --results {}` reads it",
+            k.display(),
+            k.display()
+        );
+    }
     for r in &c.running {
         crate::errln!("left alone: {} belongs to a litebench still running", r.display());
     }

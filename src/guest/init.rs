@@ -7,13 +7,16 @@
 //! host can read: `guest-exit.json` in the scratch directory. As process 1 it must never exit
 //! (the kernel would panic), so every path ends in a power-off.
 //!
-//! The consoles, as the host wires them: tty1 is the host's stdout, tty2 its stderr, tty3 a pipe
-//! the host writes to when the user presses Ctrl-C; the kernel's own console goes to a log file.
+//! The consoles, as the host wires them: tty1 is the host's stdout, tty2 its stderr; the kernel's
+//! own console goes to a log file. A stop request (Ctrl-C on the host) arrives as a file in the
+//! scratch directory, found by listing it four times a second: input on a guest terminal makes
+//! UML take a SIGIO, and on this host kernel that signal's frame can overflow UML's alternate
+//! signal stack, which kills the guest (`overflowed sigaltstack` in the host's log).
 
-use super::{GuestExit, GuestJob, EXIT_FILE};
+use super::{GuestExit, GuestJob, EXIT_FILE, STOP_FILE};
 use std::ffi::CString;
 use std::fs::{self, File};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -42,7 +45,10 @@ fn mount(source: &str, target: &str, fstype: &str, data: Option<&str>) -> Result
     if r == 0 {
         Ok(())
     } else {
-        Err(format!("mount -t {fstype} {target}: {}", std::io::Error::last_os_error()))
+        Err(format!(
+            "mount -t {fstype} {target}: {}",
+            std::io::Error::last_os_error()
+        ))
     }
 }
 
@@ -59,12 +65,8 @@ fn raw(tty: &File) {
     }
 }
 
-fn open_tty(n: u32, write: bool) -> Option<File> {
-    let f = File::options()
-        .read(!write)
-        .write(write)
-        .open(format!("/dev/tty{n}"))
-        .ok()?;
+fn open_tty(n: u32) -> Option<File> {
+    let f = File::options().write(true).open(format!("/dev/tty{n}")).ok()?;
     raw(&f);
     Some(f)
 }
@@ -79,7 +81,7 @@ pub fn main(job_path: &Path) -> ! {
         },
     };
     if let Some(e) = &exit.error {
-        if let Some(mut tty) = open_tty(2, true) {
+        if let Some(mut tty) = open_tty(2) {
             let _ = writeln!(tty, "error: --guest: {e}");
         }
     }
@@ -145,16 +147,13 @@ fn run(job_path: &Path) -> Result<Option<i32>, String> {
     }
 
     job.info.syscall_ns_guest = Some(super::syscall_ns(200_000));
-    fs::write(
-        job_path,
-        serde_json::to_vec_pretty(&job).expect("jobs serialise"),
-    )
-    .map_err(|e| format!("{}: {e}", job_path.display()))?;
+    fs::write(job_path, serde_json::to_vec_pretty(&job).expect("jobs serialise"))
+        .map_err(|e| format!("{}: {e}", job_path.display()))?;
     let guest_dir = super::guest_dir(job_dir);
     fs::create_dir_all(&guest_dir).map_err(|e| format!("{}: {e}", guest_dir.display()))?;
 
-    let stdout = open_tty(1, true).map(Stdio::from).unwrap_or_else(Stdio::null);
-    let stderr = open_tty(2, true).map(Stdio::from).unwrap_or_else(Stdio::null);
+    let stdout = open_tty(1).map(Stdio::from).unwrap_or_else(Stdio::null);
+    let stderr = open_tty(2).map(Stdio::from).unwrap_or_else(Stdio::null);
     let mut cmd = Command::new(&job.exe);
     cmd.arg("run")
         .args(&job.run_args)
@@ -171,15 +170,16 @@ fn run(job_path: &Path) -> Result<Option<i32>, String> {
     let child = cmd.spawn().map_err(|e| format!("{}: {e}", job.exe.display()))?;
     let pid = child.id() as i32;
     CHILD.store(pid, Ordering::SeqCst);
-    if let Some(mut stop) = open_tty(3, false) {
-        std::thread::spawn(move || {
-            let mut b = [0u8; 1];
-            if matches!(stop.read(&mut b), Ok(1)) {
-                // SAFETY: kill with a pid we started.
-                unsafe { libc::kill(CHILD.load(Ordering::SeqCst), libc::SIGINT) };
-            }
-        });
-    }
+    let watched = job_dir.to_path_buf();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let asked = fs::read_dir(&watched).is_ok_and(|d| d.flatten().any(|e| e.file_name() == STOP_FILE));
+        if asked {
+            // SAFETY: kill with a pid we started.
+            unsafe { libc::kill(CHILD.load(Ordering::SeqCst), libc::SIGINT) };
+            return;
+        }
+    });
     // As process 1, reap every orphan until the run itself ends.
     loop {
         let mut status = 0;

@@ -27,7 +27,11 @@ pub enum KernelError {
     #[error("--guest: no modules under {0}; reinstall the Debian package user-mode-linux")]
     NoModules(String),
     #[error("--guest: the guest kernel {release} cannot mount {fs} (neither built in nor a module under {dir}); leave out --fs {fs}")]
-    NoFs { release: String, fs: &'static str, dir: String },
+    NoFs {
+        release: String,
+        fs: &'static str,
+        dir: String,
+    },
     #[error("--guest: the guest kernel {release} has no I/O scheduler {scheduler}; leave it out of --scheduler")]
     NoScheduler { release: String, scheduler: String },
     #[error("--guest: {tool} not found on the host, whose root the guest uses; install the Debian package {package}")]
@@ -45,7 +49,9 @@ impl Kernel {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         releases.sort();
-        let release = releases.pop().ok_or_else(|| KernelError::NoModules(MODULES_ROOT.into()))?;
+        let release = releases
+            .pop()
+            .ok_or_else(|| KernelError::NoModules(MODULES_ROOT.into()))?;
         Ok(Kernel {
             binary,
             modules_dir: Path::new(MODULES_ROOT).join(&release),
@@ -58,8 +64,11 @@ impl Kernel {
     fn provides(&self, rel: &str) -> (bool, bool) {
         let listed = |file: &str, suffix: &str| {
             std::fs::read_to_string(self.modules_dir.join(file)).is_ok_and(|t| {
-                t.lines()
-                    .any(|l| l.split(':').next().is_some_and(|m| m == format!("kernel/{rel}{suffix}")))
+                t.lines().any(|l| {
+                    l.split(':')
+                        .next()
+                        .is_some_and(|m| m == format!("kernel/{rel}{suffix}"))
+                })
             })
         };
         (listed("modules.builtin", ".ko"), listed("modules.dep", ".ko"))
@@ -150,7 +159,10 @@ mod tests {
         );
         let ext4 = FsSpec::parse("ext4:data=journal").unwrap();
         let tmpfs = FsSpec::parse("tmpfs").unwrap();
-        assert_eq!(k.modules_for(&[ext4.clone(), tmpfs], &["mq-deadline".into()]), Ok(vec![]));
+        assert_eq!(
+            k.modules_for(&[ext4.clone(), tmpfs], &["mq-deadline".into()]),
+            Ok(vec![])
+        );
         if crate::fsspec::find_tool("mkfs.f2fs").is_some() && crate::fsspec::find_tool("modprobe").is_some() {
             let f2fs = FsSpec::parse("f2fs").unwrap();
             assert_eq!(

@@ -5,10 +5,11 @@
 //! record `--fs` keeps (`litebench-fs.json`) before it is made, with the guest kernel's pid, so
 //! `litebench cleanup` after a `kill -9` stops a guest left running and removes exactly its
 //! images. The guest kernel also dies with litebench (PR_SET_PDEATHSIG). Ctrl-C is forwarded to
-//! the run inside as a stop request, which keeps every finished trial.
+//! the run inside as a stop request (a file the guest's init looks for), which keeps every
+//! finished trial.
 
 use super::kernel::Kernel;
-use super::{GuestDisk, GuestError, GuestExit, GuestJob, CONSOLE_FILE, EXIT_FILE, JOB_FILE, STORE_FILE};
+use super::{GuestDisk, GuestError, GuestExit, GuestJob, CONSOLE_FILE, EXIT_FILE, JOB_FILE, STOP_FILE, STORE_FILE};
 use crate::cli::RunArgs;
 use crate::commands::Failure;
 use crate::fsmount::{self, Entry, Record, RECORD};
@@ -31,9 +32,13 @@ use std::time::{Duration, Instant};
 const HOST_ONLY: [&str; 4] = ["--guest", "--guest-memory", "--results", "--dir"];
 /// Of those, the ones that take a value.
 const HOST_ONLY_VALUED: [&str; 3] = ["--guest-memory", "--results", "--dir"];
-/// The fds the guest kernel's console and stop pipe get in its process.
+/// The fds the guest kernel's console and its two terminals (the run's stdout and
+/// stderr, relayed by litebench) get in its process. The terminals are pipes of their own, not
+/// litebench's stdout and stderr: UML makes the fds it is given non-blocking, which would make
+/// litebench's own writes fail, and its I/O helpers would hold them open after a kill -9.
 const CONSOLE_FD: i32 = 100;
-const STOP_FD: i32 = 101;
+const OUT_FD: i32 = 102;
+const ERR_FD: i32 = 103;
 
 /// The arguments of `litebench run` in the guest: the user's, minus what only the host uses,
 /// plus where the guest keeps its scratch directory, its store and its job.
@@ -112,7 +117,20 @@ fn image_o_sync(pid: u32, image: &Path) -> Option<bool> {
 /// The started guest and what the host watches of it.
 struct Guest {
     child: Child,
-    stop_pipe: Option<File>,
+    /// Threads copying the guest's terminals to litebench's stdout and stderr.
+    relays: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Guest {
+    /// After the kernel has exited: stops what is left of its process group (UML's I/O helpers
+    /// outlive it) and waits for the relays to drain.
+    fn finish(self) {
+        // SAFETY: the group the guest kernel led; it was started in a group of its own.
+        unsafe { libc::killpg(self.child.id() as i32, libc::SIGKILL) };
+        for r in self.relays {
+            let _ = r.join();
+        }
+    }
 }
 
 fn pipe() -> Result<(File, File), GuestError> {
@@ -126,11 +144,38 @@ fn pipe() -> Result<(File, File), GuestError> {
     Ok(unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) })
 }
 
+/// Copies what the guest writes on one terminal to one of litebench's outputs.
+fn relay(mut from: File, to_stderr: bool) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        loop {
+            match std::io::Read::read(&mut from, &mut buf) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    let _ = if to_stderr {
+                        std::io::stderr().write_all(&buf[..n])
+                    } else {
+                        std::io::stdout().write_all(&buf[..n])
+                    };
+                }
+            }
+        }
+    })
+}
+
 fn start(kernel: &Kernel, cmdline: &[String], console: &File) -> Result<Guest, GuestError> {
-    let (stop_read, stop_write) = pipe()?;
-    let (console_fd, stop_fd) = (console.as_raw_fd(), stop_read.as_raw_fd());
+    let (out_read, out_write) = pipe()?;
+    let (err_read, err_write) = pipe()?;
+    let fds = [
+        (console.as_raw_fd(), CONSOLE_FD),
+        (out_write.as_raw_fd(), OUT_FD),
+        (err_write.as_raw_fd(), ERR_FD),
+    ];
     let mut cmd = Command::new(&kernel.binary);
-    cmd.args(cmdline).stdin(Stdio::null());
+    cmd.args(cmdline)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     if Path::new("/dev/shm").is_dir() {
         // UML backs the guest's memory with a file there; on disk it would cost I/O.
         cmd.env("TMPDIR", "/dev/shm");
@@ -141,11 +186,13 @@ fn start(kernel: &Kernel, cmdline: &[String], console: &File) -> Result<Guest, G
     // SAFETY: between fork and exec only async-signal-safe calls (prctl, dup2).
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
-                || libc::dup2(console_fd, CONSOLE_FD) < 0
-                || libc::dup2(stop_fd, STOP_FD) < 0
-            {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            for (from, to) in fds {
+                if libc::dup2(from, to) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
             }
             Ok(())
         });
@@ -153,10 +200,10 @@ fn start(kernel: &Kernel, cmdline: &[String], console: &File) -> Result<Guest, G
     let child = cmd
         .spawn()
         .map_err(|e| GuestError::Setup(format!("{}: {e}", kernel.binary.display())))?;
-    drop(stop_read);
+    drop((out_write, err_write));
     Ok(Guest {
         child,
-        stop_pipe: Some(stop_write),
+        relays: vec![relay(out_read, false), relay(err_read, true)],
     })
 }
 
@@ -215,7 +262,7 @@ pub fn run(
     }
     let result = boot_and_import(args, &kernel, modules, memory, &exe, &dir, disks, &mut record, stop);
     // Undo the images (the guest has stopped; its kernel held them) and what the guest wrote.
-    for name in [JOB_FILE, EXIT_FILE, STORE_FILE] {
+    for name in [JOB_FILE, EXIT_FILE, STOP_FILE, STORE_FILE] {
         let _ = fs::remove_file(dir.join(name));
         let _ = fs::remove_file(dir.join(format!("{name}-journal")));
     }
@@ -275,9 +322,8 @@ fn boot_and_import(
     cmdline.extend([
         "con=null".into(),
         format!("con0=null,fd:{CONSOLE_FD}"),
-        "con1=null,fd:1".into(),
-        "con2=null,fd:2".into(),
-        format!("con3=fd:{STOP_FD},null"),
+        format!("con1=null,fd:{OUT_FD}"),
+        format!("con2=null,fd:{ERR_FD}"),
         "quiet".into(),
         "loglevel=0".into(),
         format!("init={}", exe.display()),
@@ -321,7 +367,8 @@ fn boot_and_import(
             syscall_ns_host: Some(super::syscall_ns(200_000)),
         },
     };
-    fs::write(&job_path, serde_json::to_vec_pretty(&job).expect("jobs serialise")).map_err(GuestError::io(&job_path))?;
+    fs::write(&job_path, serde_json::to_vec_pretty(&job).expect("jobs serialise"))
+        .map_err(GuestError::io(&job_path))?;
     let console_path = dir.join(CONSOLE_FILE);
     let console = File::create(&console_path).map_err(GuestError::io(&console_path))?;
     let mut guest = start(kernel, &cmdline, &console)?;
@@ -343,6 +390,7 @@ fn boot_and_import(
         if verified.contains(&Some(false)) {
             let _ = guest.child.kill();
             let _ = guest.child.wait();
+            guest.finish();
             return Err(Failure(
                 "--guest: the guest kernel opened an image without O_SYNC, so syncs in the guest would not reach the host's storage; nothing was stored".into(),
             ));
@@ -350,9 +398,7 @@ fn boot_and_import(
         if stop.load(Ordering::Relaxed) {
             match stop_sent {
                 None => {
-                    if let Some(mut p) = guest.stop_pipe.take() {
-                        let _ = p.write_all(b"s");
-                    }
+                    let _ = File::create(dir.join(STOP_FILE));
                     stop_sent = Some(Instant::now());
                 }
                 Some(t) if t.elapsed() > Duration::from_secs(60) => {
@@ -363,6 +409,7 @@ fn boot_and_import(
         }
         std::thread::sleep(Duration::from_millis(50));
     };
+    guest.finish();
     record.guest_pid = None;
     let exit: Option<GuestExit> = fs::read(dir.join(EXIT_FILE))
         .ok()

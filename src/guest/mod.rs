@@ -34,6 +34,9 @@ use std::path::{Path, PathBuf};
 pub const JOB_FILE: &str = "guest-job.json";
 /// What the guest's init writes when the run in the guest has ended.
 pub const EXIT_FILE: &str = "guest-exit.json";
+/// Created by the host when the user asks the run to stop (Ctrl-C); the guest's init looks for
+/// it by listing the scratch directory, which hostfs reads from the host on every call.
+pub const STOP_FILE: &str = "guest-stop";
 /// The guest kernel's console (boot messages), kept for diagnosis until the run ends.
 pub const CONSOLE_FILE: &str = "guest-console.log";
 /// The guest's results store, copied into the host's store when the guest has stopped.

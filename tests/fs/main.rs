@@ -388,7 +388,10 @@ fn f2fs_on_a_kernel_without_it_names_the_missing_support_and_the_guest() {
         "--fs-size",
         "64M",
     ])));
-    assert!(line.contains("no F2FS support") && line.contains("guest"), "{line}");
+    assert!(
+        line.contains("no F2FS support") && line.contains("add --guest"),
+        "{line}"
+    );
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
 }
 
@@ -531,7 +534,7 @@ fn trial_copies_on_btrfs_and_xfs_have_blocks_of_their_own() {
     let sb = Sandbox::new();
     let dir = sb.scratch().canonicalize().unwrap();
     let specs = litebench::fsspec::parse_all(&["btrfs".into(), "xfs".into()]).unwrap();
-    let fss = Filesystems::build(&dir, &specs, 320 << 20).expect("build btrfs and xfs");
+    let fss = Filesystems::build(&dir, &specs, 320 << 20, &[]).expect("build btrfs and xfs");
     assert_eq!(fss.len(), specs.len());
     for (i, spec) in specs.iter().enumerate() {
         let s = fss.scratch(i).unwrap();
@@ -568,3 +571,5 @@ fn trial_copies_on_btrfs_and_xfs_have_blocks_of_their_own() {
     drop(fss);
     assert_nothing_left(&sb, "after building btrfs and xfs from the library");
 }
+
+mod guest;
