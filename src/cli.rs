@@ -167,6 +167,10 @@ pub struct RunArgs {
     /// kyber): each configuration runs under each, set and read back before every trial.
     #[arg(long = "scheduler", value_name = "S1,S2,...", value_delimiter = ',')]
     pub schedulers: Vec<String>,
+    /// Also set each `--scheduler` on this real block device (e.g. vda; root), before every
+    /// trial and read back; its original scheduler is put back however the run ends.
+    #[arg(long, value_name = "DEV", requires = "schedulers")]
+    pub scheduler_device: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

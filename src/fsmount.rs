@@ -458,6 +458,8 @@ pub struct Cleaned {
     pub problems: Vec<String>,
     /// Results a killed `--guest` run left in its guest's store, kept for the user.
     pub kept: Vec<PathBuf>,
+    /// Device schedulers put back (`--scheduler-device`).
+    pub restored: Vec<String>,
 }
 
 fn run_dirs(base: &Path) -> Vec<PathBuf> {
@@ -475,15 +477,32 @@ fn run_dirs(base: &Path) -> Vec<PathBuf> {
 
 /// Whether any run directory in `base` holds a record.
 pub fn has_records(base: &Path) -> bool {
-    run_dirs(base).iter().any(|r| r.join(RECORD).exists())
+    run_dirs(base)
+        .iter()
+        .any(|r| r.join(RECORD).exists() || r.join(crate::scheduler_device::RECORD).exists())
 }
 
 /// Undoes every record left by a dead run in `base` (`run-*/litebench-fs.json`).
 pub fn cleanup_dir(base: &Path) -> Cleaned {
     let mut cleaned = Cleaned::default();
     for run in run_dirs(base) {
+        let restored = match crate::scheduler_device::undo_in(&run, writer_alive) {
+            Some(Ok(done)) => {
+                cleaned.restored.push(done);
+                true
+            }
+            Some(Err(e)) => {
+                cleaned.problems.push(e);
+                false
+            }
+            None => false,
+        };
         let path = run.join(RECORD);
         if !path.exists() {
+            if restored {
+                // The dead run's directory goes too when nothing else is in it.
+                let _ = fs::remove_dir(&run);
+            }
             continue;
         }
         let mut record = match read_record(&path) {

@@ -27,6 +27,7 @@ pub mod report;
 pub mod result;
 pub mod runner;
 pub mod scheduler;
+pub mod scheduler_device;
 pub mod scratch;
 pub mod store;
 pub mod workload;

@@ -278,7 +278,9 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     }
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::scheduler::parse_all(&args.schedulers)?;
-    if !schedulers.is_empty() && filesystems.iter().all(|f| f.kind == crate::fsspec::FsKind::Tmpfs) {
+    if let Some(dev) = &args.scheduler_device {
+        crate::scheduler_device::check(dev, &schedulers, args.guest)?;
+    } else if !schedulers.is_empty() && filesystems.iter().all(|f| f.kind == crate::fsspec::FsKind::Tmpfs) {
         return Err(crate::scheduler::SchedulerError::NoDevice.into());
     }
     Ok(RunPlan {

@@ -37,6 +37,10 @@ pub struct ConfigInfo {
     /// its trials (and read back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<String>,
+    /// `--scheduler-device`: the real device `scheduler` was also set on (and read back from)
+    /// before each trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_device: Option<String>,
 }
 
 /// A filesystem built for a run (`--fs`): what was made, how, where, and what the kernel

@@ -313,6 +313,9 @@ fn set_scheduler(cfg: &ConfigInfo) -> Result<(), RunError> {
     if let (Some(s), Some(dev)) = (&cfg.scheduler, cfg.fs.as_ref().and_then(|f| f.block_device())) {
         crate::scheduler::set(dev, s)?;
     }
+    if let (Some(s), Some(dev)) = (&cfg.scheduler, &cfg.scheduler_device) {
+        crate::scheduler::set(dev, s)?;
+    }
     Ok(())
 }
 

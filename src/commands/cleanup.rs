@@ -37,6 +37,9 @@ pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
                 .unwrap_or_default()
         );
     }
+    for r in &c.restored {
+        crate::outln!("restored: {r}");
+    }
     for k in &c.kept {
         crate::outln!(
             "kept: {} holds what the killed guest measured; `litebench show --results {}` reads it",
@@ -47,7 +50,7 @@ pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
     for r in &c.running {
         crate::errln!("left alone: {} belongs to a litebench still running", r.display());
     }
-    if c.undone.is_empty() && c.problems.is_empty() {
+    if c.undone.is_empty() && c.problems.is_empty() && c.restored.is_empty() {
         crate::outln!("nothing to clean up in {}", base.display());
     }
     match c.problems.first() {

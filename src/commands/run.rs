@@ -149,6 +149,7 @@ fn run_job(
         for fs in &fs_infos {
             // Schedulers apply where litebench made a loop device (not tmpfs).
             let scheds: Vec<Option<&String>> = match fs {
+                _ if ctx.args.scheduler_device.is_some() => ctx.schedulers.iter().map(Some).collect(),
                 Some(f) if f.block_device().is_some() && !ctx.schedulers.is_empty() => {
                     ctx.schedulers.iter().map(Some).collect()
                 }
@@ -172,6 +173,7 @@ fn run_job(
                         label: l,
                         fs: fs.clone(),
                         scheduler: sched.cloned(),
+                        scheduler_device: sched.and(ctx.args.scheduler_device.clone()),
                     },
                     ei,
                 ));
@@ -370,6 +372,13 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     };
     undo_dead_runs(args.dir.as_deref());
     let scratch = Scratch::create(args.dir.as_deref())?;
+    // Recorded before anything changes; dropped (the original put back) after the last trial.
+    let device_scheduler = match &args.scheduler_device {
+        Some(d) => {
+            Some(crate::scheduler_device::DeviceScheduler::take(d, scratch.dir()).map_err(|e| Failure(e.to_string()))?)
+        }
+        None => None,
+    };
     // Built before the engines are opened, so they are dropped (unmounted) after them.
     let filesystems = if fs_specs.is_empty() {
         None
@@ -443,6 +452,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     }
     drop(engines);
     drop(filesystems);
+    drop(device_scheduler);
     drop(scratch);
     let faults = crate::engines::sqlite::guard::faults();
     if faults.count > 0 {

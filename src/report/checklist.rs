@@ -320,6 +320,12 @@ fn loop_schedulers(manifest: &Manifest) -> String {
     if seen.is_empty() {
         return String::new();
     }
+    if let Some(dev) = manifest.configs.iter().find_map(|c| c.scheduler_device.as_deref()) {
+        return format!(
+            "; I/O schedulers varied on {dev} itself (--scheduler-device: {}), set and read back before every trial, its original scheduler (shown above, as found at the start) put back after the run",
+            seen.join(", ")
+        );
+    }
     format!(
         "; I/O schedulers varied on litebench's loop devices only ({}): a loop device's scheduler barely shapes what reaches the disk under the images, whose own scheduler (above) orders the image files' I/O again",
         seen.join(", ")

@@ -390,6 +390,7 @@ mod tests {
             knob_origins: Vec::new(),
             fs: None,
             scheduler: None,
+            scheduler_device: None,
         };
         // Eight trials at ~1000 tx/s and one (seq 5) at 100 tx/s; a warm-up outlier is ignored.
         let mut trials: Vec<TrialRecord> = (0..9)

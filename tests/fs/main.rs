@@ -573,3 +573,127 @@ fn trial_copies_on_btrfs_and_xfs_have_blocks_of_their_own() {
 }
 
 mod guest;
+
+/// A loop device of the test's own, standing in for a real disk litebench did not make.
+struct OwnLoop {
+    dev: String,
+}
+
+impl OwnLoop {
+    fn new(sb: &Sandbox) -> OwnLoop {
+        let img = sb.root().join("own-disk.img");
+        std::fs::File::create(&img).unwrap().set_len(64 << 20).unwrap();
+        let o = std::process::Command::new("losetup")
+            .args(["--find", "--show"])
+            .arg(&img)
+            .output()
+            .expect("losetup");
+        assert!(o.status.success(), "{}", describe(&o));
+        OwnLoop {
+            dev: stdout(&o).trim().to_string(),
+        }
+    }
+
+    fn name(&self) -> &str {
+        self.dev.rsplit('/').next().unwrap()
+    }
+
+    fn scheduler_file(&self) -> PathBuf {
+        PathBuf::from(format!("/sys/block/{}/queue/scheduler", self.name()))
+    }
+
+    fn scheduler(&self) -> String {
+        let line = std::fs::read_to_string(self.scheduler_file()).unwrap();
+        litebench::scheduler::selected(&line).unwrap().to_string()
+    }
+}
+
+impl Drop for OwnLoop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+#[test]
+fn scheduler_device_varies_a_device_litebench_did_not_make_and_puts_it_back() {
+    if !require_root() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let disk = OwnLoop::new(&sb);
+    std::fs::write(disk.scheduler_file(), "none").unwrap();
+    let tiny = [
+        "crud",
+        "--param",
+        "rows=10",
+        "--param",
+        "inserts=3",
+        "--param",
+        "updates=3",
+        "--param",
+        "deletes=3",
+        "--warmup",
+        "0",
+        "--scheduler",
+        "mq-deadline,kyber",
+        "--scheduler-device",
+    ];
+    let mut args: Vec<&str> = tiny.to_vec();
+    args.extend([disk.name(), "--trials", "1", "--format", "json"]);
+    let o = output(&mut sb.run_std(&args));
+    assert!(o.status.success(), "{}", describe(&o));
+    let v = json(&o);
+    let configs = v["manifest"]["configs"].as_array().unwrap();
+    let got: Vec<(String, String)> = configs
+        .iter()
+        .map(|c| {
+            (
+                c["scheduler"].as_str().unwrap_or("").to_string(),
+                c["scheduler_device"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("mq-deadline".to_string(), disk.name().to_string()),
+            ("kyber".to_string(), disk.name().to_string())
+        ]
+    );
+    assert_eq!(disk.scheduler(), "none", "the original is put back after the run");
+
+    // kill -9 while the device is changed: the record lets cleanup put it back.
+    let mut args: Vec<&str> = tiny.to_vec();
+    args.extend([disk.name(), "--trials", "1000", "--quiet"]);
+    let mut child = sb
+        .run_std(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while disk.scheduler() == "none" {
+        assert!(Instant::now() < deadline, "the device's scheduler never changed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(&child, libc::SIGKILL);
+    let _ = child.wait();
+    assert_ne!(disk.scheduler(), "none", "kill -9 leaves it changed");
+    let o = output(sb.command().arg("cleanup").arg("--dir").arg(sb.scratch()));
+    assert!(
+        o.status.success() && stdout(&o).contains("restored: "),
+        "{}",
+        describe(&o)
+    );
+    assert_eq!(disk.scheduler(), "none", "cleanup put the original back");
+
+    let line = refusal(&output(&mut sb.run_std(&[
+        "crud",
+        "--scheduler",
+        "none",
+        "--scheduler-device",
+        "no-such-disk",
+    ])));
+    assert!(line.contains("--scheduler-device no-such-disk"), "{line}");
+}
