@@ -34,7 +34,7 @@ fn duckdb_build() -> Option<(f64, u64)> {
             Some((end, seconds, bytes))
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.first().map(|&(_, s, b)| (s, b))
 }
 
