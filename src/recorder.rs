@@ -347,7 +347,8 @@ impl OpResult {
     }
 }
 
-fn encode(h: &Histogram<u64>) -> String {
+/// The form [`OpResult::histogram`] stores: HDR V2 + deflate, base64.
+pub fn encode(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
     if V2DeflateSerializer::new().serialize(h, &mut buf).is_err() {
         return String::new();

@@ -1,0 +1,381 @@
+//! Draws a [`Figure`] with plotters, onto any backend: SVG text for the page and `--plots`,
+//! a bitmap saved as PNG for `--plots`.
+//!
+//! Both axes are plain `f64` coordinates with key points litebench chooses (group centres,
+//! a knob's values, decades of a log scale, percentiles on a nines scale), so one drawing
+//! routine serves every chart. Legends are drawn under the plot rather than over it, so they
+//! never hide data. Bars are filled at opacity 0.85 and lines stroked at 0.9, values nothing
+//! else in a chart uses, so a rendered page's bars and lines can be counted (the Chromium test).
+
+use super::data::{BarChart, Chart, Figure, LineChart, XAxis};
+use super::font::FAMILY;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Chart size in pixels, without the legend.
+pub const WIDTH: u32 = 960;
+pub const PLOT_HEIGHT: u32 = 400;
+/// Height of one legend line.
+const LEGEND_LINE: u32 = 20;
+
+/// Opacity of bar fills and of data lines (see the module docs).
+pub const BAR_OPACITY: f64 = 0.85;
+pub const LINE_OPACITY: f64 = 0.9;
+
+/// Tableau's ten colours: distinct for the common forms of colour blindness, and in print.
+const PALETTE: [(u8, u8, u8); 10] = [
+    (78, 121, 167),
+    (242, 142, 43),
+    (225, 87, 89),
+    (118, 183, 178),
+    (89, 161, 79),
+    (237, 201, 72),
+    (176, 122, 161),
+    (255, 157, 167),
+    (156, 117, 95),
+    (186, 176, 172),
+];
+
+/// The colour of series `i`.
+pub fn color(i: usize) -> RGBColor {
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+/// A drawing failure, as text (plotters' errors are generic over the backend).
+#[derive(Debug, thiserror::Error)]
+#[error("drawing chart {figure}: {message}")]
+pub struct DrawError {
+    pub figure: String,
+    pub message: String,
+}
+
+/// The legend's entries.
+fn legend(fig: &Figure) -> Vec<String> {
+    match &fig.chart {
+        Chart::Bars(b) => b.series.clone(),
+        Chart::Lines(l) => l.lines.iter().map(|l| l.name.clone()).collect(),
+    }
+}
+
+/// Height of the whole picture for `fig`.
+pub fn height(fig: &Figure) -> u32 {
+    PLOT_HEIGHT + 10 + LEGEND_LINE * legend(fig).len() as u32
+}
+
+/// Evenly spaced round tick values from 0 (or `low`) up to at least `high`.
+fn nice_ticks(low: f64, high: f64) -> Vec<f64> {
+    let span = (high - low).max(f64::MIN_POSITIVE);
+    let raw = span / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 7.0)
+        .unwrap_or(10.0 * mag);
+    let first = (low / step).floor() * step;
+    let mut v = Vec::new();
+    let mut x = first;
+    while x <= high + step * 1e-9 {
+        v.push(x);
+        x += step;
+    }
+    if v.last().is_some_and(|l| *l < high) {
+        v.push(x);
+    }
+    v
+}
+
+/// A tick label: integers without decimals, small numbers with a few significant digits.
+pub fn tick(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if a >= 100.0 || (v.fract() == 0.0) {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The percentile at `x` nines (`x` = -log10(1 - q)) as a label: 0 -> 0%, 1 -> 90%, 3 -> 99.9%.
+pub fn nines_label(x: f64) -> String {
+    let q = (1.0 - 10f64.powf(-x)) * 100.0;
+    let digits = (x - 2.0).ceil().max(0.0) as usize;
+    format!("{q:.digits$}%")
+}
+
+/// A linear `f64` axis whose ticks are exactly the given values.
+struct Axis {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Axis {
+    fn new(range: std::ops::Range<f64>, ticks: Vec<f64>) -> Axis {
+        Axis {
+            inner: range.into(),
+            ticks,
+        }
+    }
+}
+
+impl Ranged for Axis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<H: KeyPointHint>(&self, _hint: H) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+fn err<E: std::fmt::Display>(fig: &Figure) -> impl Fn(E) -> DrawError + '_ {
+    move |e| DrawError {
+        figure: fig.id.clone(),
+        message: e.to_string(),
+    }
+}
+
+/// Draws `fig` onto `root` (of [`WIDTH`] x [`height`]).
+pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(err(fig))?;
+    let (plot, legend_area) = root.split_vertically(PLOT_HEIGHT);
+    match &fig.chart {
+        Chart::Bars(b) => bars(&plot, fig, b)?,
+        Chart::Lines(l) => lines(&plot, fig, l)?,
+    }
+    // The legend: a swatch (full opacity, so it is never counted as data) and the name.
+    let style = TextStyle::from((FAMILY, 14).into_font()).color(&BLACK);
+    for (i, name) in legend(fig).iter().enumerate() {
+        let y = 6 + (i as u32 * LEGEND_LINE) as i32;
+        legend_area
+            .draw(&Rectangle::new([(80, y + 3), (96, y + 15)], color(i).filled()))
+            .map_err(err(fig))?;
+        legend_area
+            .draw(&Text::new(name.clone(), (104, y + 2), style.clone()))
+            .map_err(err(fig))?;
+    }
+    root.present().map_err(err(fig))?;
+    Ok(())
+}
+
+fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, b: &BarChart) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let groups = b.groups.len().max(1);
+    let top = b
+        .bars
+        .iter()
+        .map(|bar| bar.interval.map_or(bar.value, |(_, hi)| hi.max(bar.value)))
+        .fold(0.0, f64::max);
+    let yt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
+    let y_max = *yt.last().unwrap_or(&1.0);
+    let x = Axis::new(0f64..groups as f64, (0..groups).map(|g| g as f64 + 0.5).collect());
+    let y = Axis::new(0f64..y_max, yt);
+    // Many or long group names (a suite's tests, SSB's queries) are written vertically.
+    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0);
+    let vertical = groups > 6 || longest * groups > 90;
+    let x_area = if vertical {
+        (longest as u32 * 8).clamp(40, 160)
+    } else {
+        40
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(x_area)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(err(fig))?;
+    let names = b.groups.clone();
+    let label_style = if vertical {
+        TextStyle::from((FAMILY, 13).into_font()).transform(FontTransform::Rotate90)
+    } else {
+        TextStyle::from((FAMILY, 13).into_font())
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .x_label_style(label_style)
+        .y_label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 14))
+        .x_label_formatter(&|v| names.get(v.floor() as usize).cloned().unwrap_or_default())
+        .y_label_formatter(&|v| tick(*v))
+        .y_desc(b.y_label.as_str())
+        .draw()
+        .map_err(err(fig))?;
+    let n = b.series.len().max(1) as f64;
+    let width = 0.8 / n;
+    let whisker = BLACK.mix(0.8).stroke_width(1);
+    for bar in &b.bars {
+        let x0 = bar.group as f64 + 0.1 + bar.series as f64 * width;
+        let x1 = x0 + width * 0.92;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(x0, 0.0), (x1, bar.value)],
+                color(bar.series).mix(BAR_OPACITY).filled(),
+            )))
+            .map_err(err(fig))?;
+        if let Some((lo, hi)) = bar.interval {
+            chart
+                .draw_series(std::iter::once(ErrorBar::new_vertical(
+                    (x0 + x1) / 2.0,
+                    lo,
+                    bar.value,
+                    hi,
+                    whisker,
+                    8,
+                )))
+                .map_err(err(fig))?;
+        }
+    }
+    Ok(())
+}
+
+fn lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, l: &LineChart) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let ys = l.lines.iter().flat_map(|line| line.points.iter().map(|p| p.1));
+    let xs = l.lines.iter().flat_map(|line| line.points.iter().map(|p| p.0));
+    let (x_min, x_max) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    // A log axis plots log10(y); its ticks are whole decades (and 2x, 5x when few decades).
+    let map = |v: f64| if l.y_log { v.max(1e-9).log10() } else { v };
+    let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    if !x_min.is_finite() || !y_lo.is_finite() {
+        return Ok(());
+    }
+    let (y_range, y_ticks) = if l.y_log {
+        let (lo, hi) = (map(y_lo).floor(), map(y_hi).ceil().max(map(y_lo).floor() + 1.0));
+        let mut t = Vec::new();
+        for d in lo as i32..=hi as i32 {
+            for m in [1.0, 2.0, 5.0] {
+                let v = (10f64.powi(d) * m).log10();
+                if v <= hi + 1e-9 && (m == 1.0 || hi - lo <= 3.0) {
+                    t.push(v);
+                }
+            }
+        }
+        (lo..hi, t)
+    } else {
+        let t = nice_ticks(0.0, if y_hi > 0.0 { y_hi * 1.05 } else { 1.0 });
+        (0.0..*t.last().unwrap_or(&1.0), t)
+    };
+    let (x_range, x_ticks): (std::ops::Range<f64>, Vec<f64>) = match &l.x {
+        XAxis::Categories(_, values) => (
+            -0.3..(values.len().max(1) - 1) as f64 + 0.3,
+            (0..values.len()).map(|i| i as f64).collect(),
+        ),
+        XAxis::Nines => (
+            0.0..x_max.max(1.0),
+            (0..=x_max.floor() as usize).map(|i| i as f64).collect(),
+        ),
+        XAxis::Linear(_) => {
+            let t = nice_ticks(x_min.min(0.0), x_max.max(1.0));
+            (t[0]..x_max.max(1.0) + 0.5, t)
+        }
+    };
+    let x = Axis::new(x_range, x_ticks);
+    let y = Axis::new(y_range, y_ticks);
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(err(fig))?;
+    let x_desc = match &l.x {
+        XAxis::Categories(name, _) => name.clone(),
+        XAxis::Nines => "percentile".into(),
+        XAxis::Linear(name) => name.clone(),
+    };
+    let x_fmt = |v: &f64| match &l.x {
+        XAxis::Categories(_, values) => values.get(v.round() as usize).cloned().unwrap_or_default(),
+        XAxis::Nines => nines_label(*v),
+        XAxis::Linear(_) => tick(*v),
+    };
+    let y_fmt = |v: &f64| if l.y_log { tick(10f64.powf(*v)) } else { tick(*v) };
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .x_label_style((FAMILY, 13))
+        .y_label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 14))
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .x_desc(x_desc)
+        .y_desc(l.y_label.as_str())
+        .draw()
+        .map_err(err(fig))?;
+    for (i, line) in l.lines.iter().enumerate() {
+        let c = color(i);
+        let pts: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x, map(y))).collect();
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                pts.clone(),
+                c.mix(LINE_OPACITY).stroke_width(2),
+            )))
+            .map_err(err(fig))?;
+        if l.markers {
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                .map_err(err(fig))?;
+        }
+    }
+    Ok(())
+}
+
+/// `fig` as an SVG document.
+pub fn svg(fig: &Figure) -> Result<String, DrawError> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (WIDTH, height(fig))).into_drawing_area();
+        draw(&root, fig)?;
+    }
+    Ok(out)
+}
+
+/// `fig` as a PNG file at `path`.
+pub fn png(fig: &Figure, path: &std::path::Path) -> Result<(), DrawError> {
+    let root = BitMapBackend::new(path, (WIDTH, height(fig))).into_drawing_area();
+    draw(&root, fig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        let t = nice_ticks(0.0, 1234.0);
+        assert_eq!(t.first(), Some(&0.0));
+        assert!(*t.last().unwrap() >= 1234.0);
+        assert_eq!(t[1] - t[0], 200.0, "{t:?}");
+        assert_eq!(tick(25_000.0), "25k");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(nines_label(0.0), "0%");
+        assert_eq!(nines_label(1.0), "90%");
+        assert_eq!(nines_label(3.0), "99.9%");
+    }
+}
