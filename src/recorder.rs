@@ -291,7 +291,7 @@ impl Latency {
 }
 
 /// What one operation type did in one trial.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpResult {
     pub name: String,
     /// Completed operations (each one transaction unless the workload says otherwise).

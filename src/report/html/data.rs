@@ -7,7 +7,7 @@
 
 use crate::report::pivot::{self, SideBySide};
 use crate::report::stats::{samples, Metric};
-use crate::report::summary::merged_latency;
+use crate::report::summary::{merged_latency, SummaryRow};
 use crate::report::{operations_of, Report};
 use crate::result::{ConfigInfo, TrialRecord};
 
@@ -76,6 +76,8 @@ pub struct Figure {
     /// What the reader should know to read it (what the whiskers are, what was left out).
     pub note: String,
     pub chart: Chart,
+    /// Drawn small, to sit beside others (syncs and bytes beside throughput).
+    pub compact: bool,
 }
 
 impl Figure {
@@ -163,6 +165,7 @@ pub fn per_operation(report: &Report<'_>, metric: Metric) -> Option<Figure> {
         title: title.into(),
         note: WHISKERS.into(),
         chart: Chart::Bars(chart),
+        compact: false,
     })
 }
 
@@ -232,6 +235,7 @@ pub fn latency(report: &Report<'_>) -> Vec<Figure> {
                 markers: false,
                 lines,
             }),
+            compact: false,
         });
     }
     figures
@@ -311,10 +315,14 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                 markers: true,
                 lines,
             }),
+            compact: false,
         });
     }
     figures
 }
+
+/// A value and its 95% interval, when known.
+type ValueWithInterval = (f64, Option<(f64, f64)>);
 
 /// Whole-trial throughput, syncs and bytes written per transaction, one bar per configuration:
 /// three charts meant to sit side by side. Syncs and bytes are left out when no configuration's
@@ -322,24 +330,21 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
 pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
     let rows: Vec<_> = report.summary.iter().filter(|r| r.operation == "all").collect();
     let series: Vec<String> = report.manifest.configs.iter().map(config_name).collect();
-    let chart = |y_label: &str,
-                 f: &dyn Fn(&crate::report::summary::SummaryRow) -> Option<(f64, Option<(f64, f64)>)>| {
-        BarChart {
-            y_label: y_label.into(),
-            groups: vec!["all operations".into()],
-            series: series.clone(),
-            bars: rows
-                .iter()
-                .filter_map(|r| {
-                    f(r).map(|(value, interval)| Bar {
-                        group: 0,
-                        series: r.config,
-                        value,
-                        interval,
-                    })
+    let chart = |y_label: &str, f: &dyn Fn(&SummaryRow) -> Option<ValueWithInterval>| BarChart {
+        y_label: y_label.into(),
+        groups: vec!["all operations".into()],
+        series: series.clone(),
+        bars: rows
+            .iter()
+            .filter_map(|r| {
+                f(r).map(|(value, interval)| Bar {
+                    group: 0,
+                    series: r.config,
+                    value,
+                    interval,
                 })
-                .collect(),
-        }
+            })
+            .collect(),
     };
     let mut out = Vec::new();
     let tps = chart("transactions per second", &|r| {
@@ -362,6 +367,7 @@ pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
                 title: title.into(),
                 note: "Means over measured trials, as litebench's VFS shim counted them (SQLite builds only).".into(),
                 chart: Chart::Bars(c),
+                compact: true,
             });
         }
     }
@@ -398,6 +404,7 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
             markers: true,
             lines,
         }),
+        compact: false,
     })
 }
 
@@ -531,7 +538,8 @@ pub(crate) mod tests {
         })
     }
 
-    const CRUD: [&str; 4] = ["insert", "select", "update", "delete"];
+    // crud's three types in its order, then one it does not declare (kept, listed last).
+    const CRUD: [&str; 4] = ["insert", "update", "delete", "select"];
 
     #[test]
     fn throughput_has_a_bar_per_configuration_and_operation_with_whiskers() {

@@ -14,9 +14,12 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-/// Chart size in pixels, without the legend.
+/// Chart size in pixels, without the legend (compact charts: [`COMPACT_WIDTH`] by
+/// [`COMPACT_PLOT_HEIGHT`]).
 pub const WIDTH: u32 = 960;
 pub const PLOT_HEIGHT: u32 = 400;
+pub const COMPACT_WIDTH: u32 = 420;
+pub const COMPACT_PLOT_HEIGHT: u32 = 300;
 /// Height of one legend line.
 const LEGEND_LINE: u32 = 20;
 
@@ -60,9 +63,26 @@ fn legend(fig: &Figure) -> Vec<String> {
     }
 }
 
+fn plot_height(fig: &Figure) -> u32 {
+    if fig.compact {
+        COMPACT_PLOT_HEIGHT
+    } else {
+        PLOT_HEIGHT
+    }
+}
+
+/// Width of the picture for `fig`.
+pub fn width(fig: &Figure) -> u32 {
+    if fig.compact {
+        COMPACT_WIDTH
+    } else {
+        WIDTH
+    }
+}
+
 /// Height of the whole picture for `fig`.
 pub fn height(fig: &Figure) -> u32 {
-    PLOT_HEIGHT + 10 + LEGEND_LINE * legend(fig).len() as u32
+    plot_height(fig) + 10 + LEGEND_LINE * legend(fig).len() as u32
 }
 
 /// Evenly spaced round tick values from 0 (or `low`) up to at least `high`.
@@ -152,13 +172,13 @@ fn err<E: std::fmt::Display>(fig: &Figure) -> impl Fn(E) -> DrawError + '_ {
     }
 }
 
-/// Draws `fig` onto `root` (of [`WIDTH`] x [`height`]).
+/// Draws `fig` onto `root` (of [`width`] x [`height`]).
 pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Result<(), DrawError>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(err(fig))?;
-    let (plot, legend_area) = root.split_vertically(PLOT_HEIGHT);
+    let (plot, legend_area) = root.split_vertically(plot_height(fig));
     match &fig.chart {
         Chart::Bars(b) => bars(&plot, fig, b)?,
         Chart::Lines(l) => lines(&plot, fig, l)?,
@@ -168,10 +188,20 @@ where
     for (i, name) in legend(fig).iter().enumerate() {
         let y = 6 + (i as u32 * LEGEND_LINE) as i32;
         legend_area
-            .draw(&Rectangle::new([(80, y + 3), (96, y + 15)], color(i).filled()))
+            .draw(&Rectangle::new(
+                [
+                    (if fig.compact { 20 } else { 80 }, y + 3),
+                    (if fig.compact { 36 } else { 96 }, y + 15),
+                ],
+                color(i).filled(),
+            ))
             .map_err(err(fig))?;
         legend_area
-            .draw(&Text::new(name.clone(), (104, y + 2), style.clone()))
+            .draw(&Text::new(
+                name.clone(),
+                (if fig.compact { 44 } else { 104 }, y + 2),
+                style.clone(),
+            ))
             .map_err(err(fig))?;
     }
     root.present().map_err(err(fig))?;
@@ -350,7 +380,7 @@ where
 pub fn svg(fig: &Figure) -> Result<String, DrawError> {
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (WIDTH, height(fig))).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, (width(fig), height(fig))).into_drawing_area();
         draw(&root, fig)?;
     }
     Ok(out)
@@ -358,7 +388,7 @@ pub fn svg(fig: &Figure) -> Result<String, DrawError> {
 
 /// `fig` as a PNG file at `path`.
 pub fn png(fig: &Figure, path: &std::path::Path) -> Result<(), DrawError> {
-    let root = BitMapBackend::new(path, (WIDTH, height(fig))).into_drawing_area();
+    let root = BitMapBackend::new(path, (width(fig), height(fig))).into_drawing_area();
     draw(&root, fig)
 }
 

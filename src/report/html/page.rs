@@ -28,11 +28,15 @@ pub fn esc(s: &str) -> String {
 
 /// A table from a header and cells (all escaped).
 pub fn table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>]) -> String {
-    let mut o = String::from("<div class=\"scroll\"><table>\n<thead><tr>");
-    for h in headers {
-        o += &format!("<th>{}</th>", esc(h.as_ref()));
+    let mut o = String::from("<div class=\"scroll\"><table>\n");
+    if headers.iter().any(|h| !h.as_ref().is_empty()) {
+        o += "<thead><tr>";
+        for h in headers {
+            o += &format!("<th>{}</th>", esc(h.as_ref()));
+        }
+        o += "</tr></thead>\n";
     }
-    o += "</tr></thead>\n<tbody>\n";
+    o += "<tbody>\n";
     for r in rows {
         o += "<tr>";
         for c in r {
@@ -62,6 +66,7 @@ tbody tr:nth-child(even) { background: #fafafa; }
 .meta { color: #555; font-size: 0.9em; }
 figure.chart { margin: 1.5em 0; }
 figure.chart svg { width: 100%; height: auto; max-width: 960px; display: block; }
+.row figure.chart svg { max-width: 420px; }
 figure.chart figcaption { color: #555; font-size: 0.85em; max-width: 960px; }
 .row { display: flex; flex-wrap: wrap; gap: 1em; }
 .row figure.chart { flex: 1 1 360px; margin: 0.5em 0; }
