@@ -65,7 +65,8 @@ fn pages(store: &mut Store, results: &Path, runs: &[Option<i64>], noise: Option<
 }
 
 /// Writes the report of `runs` from the store at `results` to `output` (already checked with
-/// [`check_output`]), and the charts' files into `plots` when given.
+/// [`check_output`]), and the charts' files into `plots` when given. Returns how many chart
+/// files were written.
 pub fn write(
     results: &Option<PathBuf>,
     runs: &[Option<i64>],
@@ -73,17 +74,18 @@ pub fn write(
     flag: &str,
     plots: Option<&Path>,
     noise: Option<f64>,
-) -> Result<(), Failure> {
+) -> Result<usize, Failure> {
     let (mut store, path) = open_store(results)?;
     let pages = pages(&mut store, &path, runs, noise)?;
     let doc = html::document(&pages);
+    let mut charts = 0;
     if let Some(dir) = plots {
-        let files = html::write_plots(dir, &pages).map_err(|e| Failure(e.to_string()))?;
-        crate::errln!("wrote {} chart files into {}", files.len(), dir.display());
+        charts = html::write_plots(dir, &pages)
+            .map_err(|e| Failure(e.to_string()))?
+            .len();
     }
     std::fs::write(output, doc).map_err(|e| Failure(format!("{flag} {}: cannot write: {e}", output.display())))?;
-    crate::errln!("wrote {}", output.display());
-    Ok(())
+    Ok(charts)
 }
 
 /// Runs the `report` subcommand.
@@ -103,6 +105,10 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     } else {
         args.runs.iter().copied().map(Some).collect()
     };
-    write(&args.results, &runs, &output, "-o", args.plots.as_deref(), args.noise)?;
+    let charts = write(&args.results, &runs, &output, "-o", args.plots.as_deref(), args.noise)?;
+    if let Some(dir) = &args.plots {
+        crate::errln!("wrote {charts} chart files into {}", dir.display());
+    }
+    crate::errln!("wrote {}", output.display());
     Ok(0)
 }

@@ -207,7 +207,7 @@ pub fn latency(report: &Report<'_>) -> Vec<Figure> {
             let last = points.last().map_or(0.0, |p| p.0);
             points.push((last + 0.1, h.max() as f64 / 1000.0));
             lines.push(Line {
-                name: config_name(cfg),
+                name: format!("{} ({} timed)", config_name(cfg), h.len()),
                 points,
             });
         }
@@ -242,8 +242,8 @@ pub fn latency(report: &Report<'_>) -> Vec<Figure> {
 }
 
 /// For each knob that some configurations vary while everything else stays as in
-/// configuration #0 (`--vary-one`, or a single `--knob` axis): median throughput along the
-/// knob's values, one line per operation.
+/// configuration #0 (`--vary-one`, or a single `--knob` axis): the median along the knob's
+/// values, in the workload's metric (throughput, or time per trial), one line per operation.
 pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
     let configs = &report.manifest.configs;
     let Some(base) = configs.first() else {
@@ -265,6 +265,11 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                 .iter()
                 .filter(|n| **n != knob)
                 .all(|n| c.knobs.get(n) == base.knobs.get(n))
+    };
+    let metric = crate::report::workload_metric(&report.manifest.workload);
+    let metric_of = |r: &SummaryRow| match metric {
+        Metric::Tps => r.tps_median,
+        Metric::Time => r.time_ms_median,
     };
     let mut figures = Vec::new();
     for knob in names.clone() {
@@ -290,7 +295,7 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                             .summary
                             .iter()
                             .find(|r| r.config == c.index && r.operation == op)
-                            .map(|r| (x as f64, r.tps_median))
+                            .map(|r| (x as f64, metric_of(r)))
                     })
                     .collect();
                 (!points.is_empty()).then_some(Line { name: op, points })
@@ -306,11 +311,25 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
         };
         figures.push(Figure {
             id: format!("knob-{}", knob.replace(|c: char| !c.is_ascii_alphanumeric(), "-")),
-            title: format!("Throughput along {knob}"),
-            note: format!("Median throughput of each operation at each value of {knob}.{held}"),
+            title: format!(
+                "{} along {knob}",
+                if metric == Metric::Tps {
+                    "Throughput"
+                } else {
+                    "Time per trial"
+                }
+            ),
+            note: format!(
+                "Median {} of each operation at each value of {knob}.{held}",
+                if metric == Metric::Tps {
+                    "throughput"
+                } else {
+                    "time per trial"
+                }
+            ),
             chart: Chart::Lines(LineChart {
                 x: XAxis::Categories(knob.to_string(), values),
-                y_label: "transactions per second".into(),
+                y_label: metric_label(metric).into(),
                 y_log: false,
                 markers: true,
                 lines,
@@ -362,10 +381,17 @@ pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
         ("beside-bytes", "Bytes written per transaction", bytes),
     ] {
         if !c.bars.is_empty() {
+            let zero = if c.bars.iter().all(|b| b.value == 0.0) {
+                " Every configuration: 0, so there are no bars."
+            } else {
+                ""
+            };
             out.push(Figure {
                 id: id.into(),
                 title: title.into(),
-                note: "Means over measured trials, as litebench's VFS shim counted them (SQLite builds only).".into(),
+                note: format!(
+                    "Means over measured trials, as litebench's VFS shim counted them (SQLite builds only).{zero}"
+                ),
                 chart: Chart::Bars(c),
                 compact: true,
             });
@@ -411,10 +437,12 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
 /// Every figure of a run's report, in page order.
 pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     let mut out = Vec::new();
-    out.extend(per_operation(report, Metric::Tps));
-    if crate::report::workload_metric(&report.manifest.workload) == Metric::Time {
-        out.extend(per_operation(report, Metric::Time));
-    }
+    // In the workload's own metric: time per query or test for SSB and the suites (their
+    // throughput per operation would only be its reciprocal), throughput for the rest.
+    out.extend(per_operation(
+        report,
+        crate::report::workload_metric(&report.manifest.workload),
+    ));
     out.extend(io_beside(report));
     out.extend(knob_lines(report));
     out.extend(latency(report));

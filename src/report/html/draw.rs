@@ -27,8 +27,8 @@ const LEGEND_LINE: u32 = 20;
 pub const BAR_OPACITY: f64 = 0.85;
 pub const LINE_OPACITY: f64 = 0.9;
 
-/// Tableau's ten colours: distinct for the common forms of colour blindness, and in print.
-const PALETTE: [(u8, u8, u8); 10] = [
+/// Tableau's twenty colours (ten hues, dark then light), so SSB's 13 queries get distinct lines.
+const PALETTE: [(u8, u8, u8); 20] = [
     (78, 121, 167),
     (242, 142, 43),
     (225, 87, 89),
@@ -39,6 +39,16 @@ const PALETTE: [(u8, u8, u8); 10] = [
     (255, 157, 167),
     (156, 117, 95),
     (186, 176, 172),
+    (160, 203, 232),
+    (255, 190, 125),
+    (255, 157, 154),
+    (134, 188, 182),
+    (140, 209, 125),
+    (241, 206, 99),
+    (212, 166, 200),
+    (250, 191, 210),
+    (215, 181, 166),
+    (121, 112, 110),
 ];
 
 /// The colour of series `i`.
@@ -64,10 +74,13 @@ fn legend(fig: &Figure) -> Vec<String> {
 }
 
 fn plot_height(fig: &Figure) -> u32 {
-    if fig.compact {
-        COMPACT_PLOT_HEIGHT
-    } else {
-        PLOT_HEIGHT
+    match &fig.chart {
+        _ if fig.compact => COMPACT_PLOT_HEIGHT,
+        Chart::Bars(b) if horizontal(b) => {
+            let per_group = BAR_PX * b.series.len().max(1) as u32 + GROUP_GAP_PX;
+            (per_group * b.groups.len() as u32 + 90).max(PLOT_HEIGHT)
+        }
+        _ => PLOT_HEIGHT,
     }
 }
 
@@ -208,6 +221,18 @@ where
     Ok(())
 }
 
+/// Whether a bar chart is drawn with horizontal bars: many or long group names (a suite's
+/// tests, SSB's queries) then read left to right beside their bars instead of crowding or
+/// overlapping under them.
+pub fn horizontal(b: &BarChart) -> bool {
+    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0);
+    b.groups.len() > 6 || longest * b.groups.len() > 90
+}
+
+/// Pixels per bar of a horizontal chart, and per group gap.
+const BAR_PX: u32 = 16;
+const GROUP_GAP_PX: u32 = 12;
+
 fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, b: &BarChart) -> Result<(), DrawError>
 where
     DB::ErrorType: 'static,
@@ -218,49 +243,96 @@ where
         .iter()
         .map(|bar| bar.interval.map_or(bar.value, |(_, hi)| hi.max(bar.value)))
         .fold(0.0, f64::max);
-    let yt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
-    let y_max = *yt.last().unwrap_or(&1.0);
-    let x = Axis::new(0f64..groups as f64, (0..groups).map(|g| g as f64 + 0.5).collect());
-    let y = Axis::new(0f64..y_max, yt);
-    // Many or long group names (a suite's tests, SSB's queries) are written vertically.
-    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0);
-    let vertical = groups > 6 || longest * groups > 90;
-    let x_area = if vertical {
-        (longest as u32 * 8).clamp(40, 160)
-    } else {
-        40
+    let vt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
+    let v_max = *vt.last().unwrap_or(&1.0);
+    let across = horizontal(b);
+    // Group g occupies [g, g + 1) along the category axis; horizontally, group 0 is on top.
+    let centres: Vec<f64> = (0..groups).map(|g| g as f64 + 0.5).collect();
+    let names = b.groups.clone();
+    let name_of = |v: &f64| {
+        let g = v.floor() as usize;
+        let g = if across { groups.saturating_sub(1 + g) } else { g };
+        names.get(g).cloned().unwrap_or_default()
     };
+    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as u32;
+    let n = b.series.len().max(1) as f64;
+    let width = 0.8 / n;
+    let whisker = BLACK.mix(0.8).stroke_width(1);
+    let slot = |bar: &super::data::Bar| {
+        let g = if across { groups - 1 - bar.group } else { bar.group } as f64;
+        // Horizontally, series 0 is the top bar of its group.
+        let s = if across {
+            n - 1.0 - bar.series as f64
+        } else {
+            bar.series as f64
+        };
+        let c0 = g + 0.1 + s * width;
+        (c0, c0 + width * 0.92)
+    };
+    if across {
+        let mut chart = ChartBuilder::on(area)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size((longest * 8).clamp(60, 320))
+            .build_cartesian_2d(Axis::new(0f64..v_max, vt), Axis::new(0f64..groups as f64, centres))
+            .map_err(err(fig))?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .light_line_style(WHITE)
+            .bold_line_style(BLACK.mix(0.12))
+            .x_label_style((FAMILY, 13))
+            .y_label_style((FAMILY, 13))
+            .axis_desc_style((FAMILY, 14))
+            .y_label_formatter(&name_of)
+            .x_label_formatter(&|v| tick(*v))
+            .x_desc(b.y_label.as_str())
+            .draw()
+            .map_err(err(fig))?;
+        for bar in &b.bars {
+            let (c0, c1) = slot(bar);
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, c0), (bar.value, c1)],
+                    color(bar.series).mix(BAR_OPACITY).filled(),
+                )))
+                .map_err(err(fig))?;
+            if let Some((lo, hi)) = bar.interval {
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_horizontal(
+                        (c0 + c1) / 2.0,
+                        lo,
+                        bar.value,
+                        hi,
+                        whisker,
+                        6,
+                    )))
+                    .map_err(err(fig))?;
+            }
+        }
+        return Ok(());
+    }
     let mut chart = ChartBuilder::on(area)
         .margin(12)
-        .x_label_area_size(x_area)
+        .x_label_area_size(40)
         .y_label_area_size(80)
-        .build_cartesian_2d(x, y)
+        .build_cartesian_2d(Axis::new(0f64..groups as f64, centres), Axis::new(0f64..v_max, vt))
         .map_err(err(fig))?;
-    let names = b.groups.clone();
-    let label_style = if vertical {
-        TextStyle::from((FAMILY, 13).into_font()).transform(FontTransform::Rotate90)
-    } else {
-        TextStyle::from((FAMILY, 13).into_font())
-    };
     chart
         .configure_mesh()
         .disable_x_mesh()
         .light_line_style(WHITE)
         .bold_line_style(BLACK.mix(0.12))
-        .x_label_style(label_style)
+        .x_label_style((FAMILY, 13))
         .y_label_style((FAMILY, 13))
         .axis_desc_style((FAMILY, 14))
-        .x_label_formatter(&|v| names.get(v.floor() as usize).cloned().unwrap_or_default())
+        .x_label_formatter(&name_of)
         .y_label_formatter(&|v| tick(*v))
         .y_desc(b.y_label.as_str())
         .draw()
         .map_err(err(fig))?;
-    let n = b.series.len().max(1) as f64;
-    let width = 0.8 / n;
-    let whisker = BLACK.mix(0.8).stroke_width(1);
     for bar in &b.bars {
-        let x0 = bar.group as f64 + 0.1 + bar.series as f64 * width;
-        let x1 = x0 + width * 0.92;
+        let (x0, x1) = slot(bar);
         chart
             .draw_series(std::iter::once(Rectangle::new(
                 [(x0, 0.0), (x1, bar.value)],
