@@ -100,11 +100,16 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
             return Err(Failure(format!("--plots {}: not a directory", dir.display())));
         }
     }
-    let runs: Vec<Option<i64>> = if args.runs.is_empty() {
-        vec![None]
-    } else {
-        args.runs.iter().copied().map(Some).collect()
-    };
+    // Each run once, in the order given.
+    let mut runs: Vec<Option<i64>> = Vec::new();
+    for id in &args.runs {
+        if !runs.contains(&Some(*id)) {
+            runs.push(Some(*id));
+        }
+    }
+    if runs.is_empty() {
+        runs.push(None);
+    }
     let charts = write(&args.results, &runs, &output, "-o", args.plots.as_deref(), args.noise)?;
     if let Some(dir) = &args.plots {
         crate::errln!("wrote {charts} chart files into {}", dir.display());

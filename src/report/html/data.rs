@@ -57,6 +57,9 @@ pub struct LineChart {
     pub y_log: bool,
     /// Mark each point (few points, or points that are trials).
     pub markers: bool,
+    /// First palette colour: lines that are operations (not configurations) start further
+    /// along, so a colour never means configuration #0 in one chart and an operation in the next.
+    pub color_offset: usize,
     pub lines: Vec<Line>,
 }
 
@@ -97,6 +100,9 @@ impl Figure {
         }
     }
 }
+
+/// Where lines that are operations start in the palette (configurations start at 0).
+pub const OPERATION_COLORS: usize = 4;
 
 /// A short name for a configuration in legends: `#1 journal_mode=wal`.
 pub fn config_name(cfg: &ConfigInfo) -> String {
@@ -233,6 +239,7 @@ pub fn latency(report: &Report<'_>) -> Vec<Figure> {
                 y_label: "latency (microseconds, log scale)".into(),
                 y_log: true,
                 markers: false,
+                color_offset: 0,
                 lines,
             }),
             compact: false,
@@ -332,6 +339,7 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                 y_label: metric_label(metric).into(),
                 y_log: false,
                 markers: true,
+                color_offset: OPERATION_COLORS,
                 lines,
             }),
             compact: false,
@@ -428,6 +436,7 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
             y_label: "transactions per second".into(),
             y_log: false,
             markers: true,
+            color_offset: 0,
             lines,
         }),
         compact: false,

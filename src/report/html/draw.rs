@@ -197,6 +197,10 @@ where
         Chart::Lines(l) => lines(&plot, fig, l)?,
     }
     // The legend: a swatch (full opacity, so it is never counted as data) and the name.
+    let offset = match &fig.chart {
+        Chart::Lines(l) => l.color_offset,
+        Chart::Bars(_) => 0,
+    };
     let style = TextStyle::from((FAMILY, 14).into_font()).color(&BLACK);
     for (i, name) in legend(fig).iter().enumerate() {
         let y = 6 + (i as u32 * LEGEND_LINE) as i32;
@@ -206,7 +210,7 @@ where
                     (if fig.compact { 20 } else { 80 }, y + 3),
                     (if fig.compact { 36 } else { 96 }, y + 15),
                 ],
-                color(i).filled(),
+                color(offset + i).filled(),
             ))
             .map_err(err(fig))?;
         legend_area
@@ -431,7 +435,7 @@ where
         .draw()
         .map_err(err(fig))?;
     for (i, line) in l.lines.iter().enumerate() {
-        let c = color(i);
+        let c = color(l.color_offset + i);
         let pts: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x, map(y))).collect();
         chart
             .draw_series(std::iter::once(PathElement::new(
