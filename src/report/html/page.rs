@@ -28,7 +28,16 @@ pub fn esc(s: &str) -> String {
 
 /// A table from a header and cells (all escaped).
 pub fn table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>]) -> String {
-    let mut o = String::from("<div class=\"scroll\"><table>\n");
+    table_of_class("", headers, rows)
+}
+
+/// A table with a CSS class (`kv`: names in the first column, kept on one line).
+pub fn table_of_class<H: AsRef<str>>(class: &str, headers: &[H], rows: &[Vec<String>]) -> String {
+    let mut o = if class.is_empty() {
+        String::from("<div class=\"scroll\"><table>\n")
+    } else {
+        format!("<div class=\"scroll\"><table class=\"{}\">\n", esc(class))
+    };
     if headers.iter().any(|h| !h.as_ref().is_empty()) {
         o += "<thead><tr>";
         for h in headers {
@@ -58,6 +67,9 @@ th, td { border: 1px solid #d0d0d0; padding: 0.2em 0.5em; text-align: left; vert
 th { background: #f2f4f7; }
 tbody tr:nth-child(even) { background: #fafafa; }
 .scroll { overflow-x: auto; }
+table.kv td:first-child { white-space: nowrap; font-weight: 600; }
+.toc { font-size: 0.9em; }
+.toc a { margin-right: 0.8em; }
 .warnings { background: #fff4e5; border-left: 4px solid #f28e2b; padding: 0.5em 1em 0.5em 2em; margin: 0.5em 0; }
 .warnings li { margin: 0.2em 0; }
 .ok { color: #2d7a2d; }
@@ -88,6 +100,22 @@ pub fn figure(fig: &Figure, svg: &str, run: i64) -> String {
     )
 }
 
+/// Workload parameters as `name=value` pairs.
+fn params(p: &crate::workload::params::Params) -> String {
+    match serde_json::to_value(p) {
+        Ok(serde_json::Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}={s}"),
+                v => format!("{k}={v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        Ok(v) => v.to_string(),
+        Err(_) => "unknown".into(),
+    }
+}
+
 /// The manifest's main facts as a two-column table, the whole manifest as JSON below it.
 fn manifest(report: &Report<'_>) -> String {
     let m = report.manifest;
@@ -98,10 +126,7 @@ fn manifest(report: &Report<'_>) -> String {
         vec!["command".into(), m.command.join(" ")],
         vec!["litebench".into(), m.tool_version.clone()],
         vec!["workload".into(), format!("{} ({})", m.workload, m.workload_source)],
-        vec![
-            "parameters".into(),
-            serde_json::to_string(&m.params).unwrap_or_default(),
-        ],
+        vec!["parameters".into(), params(&m.params)],
         vec![
             "trials".into(),
             format!(
@@ -167,7 +192,7 @@ fn manifest(report: &Report<'_>) -> String {
     let json = serde_json::to_string_pretty(m).unwrap_or_default();
     format!(
         "{}<details><summary>the whole manifest (JSON)</summary><pre>{}</pre></details>\n",
-        table(&["", ""], &rows),
+        table_of_class("kv", &["", ""], &rows),
         esc(&json)
     )
 }
@@ -259,7 +284,19 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)]) -> String {
     if let Some(e) = &r.error {
         o += &format!("<p class=\"error\">error: {}</p>\n", esc(e));
     }
-    o += "<h3>Warnings</h3>\n";
+    let id = r.id;
+    o += "<p class=\"toc\">";
+    for (anchor, name) in [
+        ("warnings", "warnings"),
+        ("manifest", "manifest"),
+        ("checklist", "checklist"),
+        ("summary", "summary"),
+        ("charts", "charts"),
+    ] {
+        o += &format!("<a href=\"#run{id}-{anchor}\">{name}</a>");
+    }
+    o += "</p>\n";
+    o += &format!("<h3 id=\"run{id}-warnings\">Warnings</h3>\n");
     if report.warnings.is_empty() {
         o += "<p class=\"ok\">none</p>\n";
     } else {
@@ -269,12 +306,12 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)]) -> String {
         }
         o += "</ul>\n";
     }
-    o += "<h3>Manifest</h3>\n";
+    o += &format!("<h3 id=\"run{id}-manifest\">Manifest</h3>\n");
     o += &manifest(report);
-    o += "<h3>Reporting checklist (APSys'17)</h3>\n";
+    o += &format!("<h3 id=\"run{id}-checklist\">Reporting checklist (APSys'17)</h3>\n");
     let (h, rows) = text::checklist_table(report);
     o += &table(&h, &rows);
-    o += "<h3>Summary</h3>\n";
+    o += &format!("<h3 id=\"run{id}-summary\">Summary</h3>\n");
     let (h, rows) = text::summary_table(&report.summary);
     o += &table(&h, &rows);
     if let Some(p) = &report.side_by_side {
@@ -292,7 +329,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)]) -> String {
         o += "<h3>TATP success rates against the specification</h3>\n";
         o += &tatp_rates(report);
     }
-    o += "<h3>Charts</h3>\n";
+    o += &format!("<h3 id=\"run{id}-charts\">Charts</h3>\n");
     if charts.is_empty() {
         o += "<p>No measured trials: nothing to chart.</p>\n";
     }
