@@ -165,6 +165,18 @@ fn run_writes_its_report_at_the_end() {
     // A --report that cannot be written is refused before anything runs.
     let o = output(&mut sb.run_tiny(&["crud", "--report", "/nonexistent-dir/r.html"]));
     assert_error_line(&o, &["--report /nonexistent-dir/r.html", "does not exist"]);
+    // Two runs on one page (a run named twice appears once), each with its own charts.
+    assert_success(&output(&mut sb.run_tiny(&["crud", "--knob", "synchronous=full,off"])));
+    let both = sb.root().join("both.html");
+    assert_success(&report(&sb, &["2", "1", "2", "-o", both.to_str().unwrap()]));
+    let html = std::fs::read_to_string(&both).unwrap();
+    assert_self_contained(&html);
+    assert_eq!(html.matches("<section id=\"run-").count(), 2);
+    let (two, one) = (html.find("id=\"run-2\"").unwrap(), html.find("id=\"run-1\"").unwrap());
+    assert!(two < one, "runs appear in the order given");
+    assert!(html.contains("<a href=\"#run-1\">") && html.contains("<a href=\"#run-2\">"));
+    assert!(html.contains("id=\"run1-throughput\"") && html.contains("id=\"run2-throughput\""));
+    assert!(html.contains("id=\"run2-knob-synchronous\""), "run 2 varies one knob");
 }
 
 /// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles
