@@ -132,6 +132,9 @@ fn bad_report_input_is_one_line_and_exit_2() {
     assert_error_line(&o, &["-o /nonexistent-dir/r.html", "does not exist"]);
     let o = report(&sb, &["-o", sb.root().to_str().unwrap()]);
     assert_error_line(&o, &["is a directory"]);
+    // A directory nobody can create files in, root included.
+    let o = report(&sb, &["-o", "/proc/litebench-report.html"]);
+    assert_error_line(&o, &["-o /proc/litebench-report.html", "cannot write"]);
     // The default file is never overwritten.
     std::fs::write(sb.cwd().join("report.html"), "mine").unwrap();
     let o = report(&sb, &[]);

@@ -385,3 +385,44 @@ pub fn document(sections: &[(i64, String, String)]) -> String {
     o += "</body>\n</html>\n";
     o
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::html::data::tests::{manifest, report, trials};
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(
+            esc("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
+        let t = table(&["a<b"], &[vec!["<script>".into()]]);
+        assert!(t.contains("a&lt;b") && t.contains("&lt;script&gt;") && !t.contains("<script>"));
+        // A header of empty names is no header.
+        assert!(!table(&["", ""], &[vec!["k".into(), "v".into()]]).contains("<thead>"));
+    }
+
+    #[test]
+    fn tatp_success_rates_are_judged_against_the_specification() {
+        let mut m = manifest(&[&[]]);
+        m.workload = "tatp".into();
+        let mut t = trials(1, 2, &TXNS);
+        // GET_SUBSCRIBER_DATA must always succeed: one failure in a measured trial is off.
+        let measured = t.iter_mut().find(|t| !t.warmup).unwrap();
+        measured.ops[0].succeeded = Some(measured.ops[0].ops - 1);
+        let html = tatp_rates(&report(&m, &t));
+        let row = |name: &str| -> String {
+            let i = html.find(&format!("<td>{name}</td>")).unwrap();
+            html[i..i + html[i..].find("</tr>").unwrap()].to_string()
+        };
+        assert!(row("GET_SUBSCRIBER_DATA").contains("OFF"), "{html}");
+        assert!(row("GET_SUBSCRIBER_DATA").contains("99.00%"), "{html}");
+        // UPDATE_LOCATION succeeded every time: as expected.
+        assert!(row("UPDATE_LOCATION").contains("as expected"), "{html}");
+        assert!(
+            row("GET_NEW_DESTINATION").contains("23.90%"),
+            "the specification's stated rate"
+        );
+    }
+}
