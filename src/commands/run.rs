@@ -230,13 +230,16 @@ fn run_job(
         indicatif::ProgressBar::hidden()
     } else {
         let p = indicatif::ProgressBar::new(total);
-        // Time left is indicatif's estimate from the recent trials' pace.
         let template = if named {
-            "{prefix} {bar:30} {pos}/{len} trials, {elapsed_precise} elapsed, ~{eta} left, {msg}"
+            "{prefix} {bar:30} {pos}/{len} trials, {elapsed_precise} elapsed, {left}, {msg}"
         } else {
-            "{bar:30} {pos}/{len} trials, {elapsed_precise} elapsed, ~{eta} left, {msg}"
+            "{bar:30} {pos}/{len} trials, {elapsed_precise} elapsed, {left}, {msg}"
         };
-        p.set_style(indicatif::ProgressStyle::with_template(template).expect("static template"));
+        p.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .expect("static template")
+                .with_key("left", time_left),
+        );
         p.set_prefix(wl.name());
         p
     };
@@ -496,6 +499,16 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(last.code)
+}
+
+/// The progress bar's time left: indicatif's estimate from the recent trials' pace, once a trial
+/// has finished to set a pace (before that there is nothing to estimate from).
+fn time_left(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let _ = if state.pos() == 0 {
+        write!(w, "time left after the first trial")
+    } else {
+        write!(w, "~{} left", indicatif::HumanDuration(state.eta()))
+    };
 }
 
 /// The next run in a `--dir` undoes what a killed run left of its `--fs` filesystems (as its

@@ -20,6 +20,7 @@ mod knobs;
 mod list_env;
 mod odd_input;
 mod profile;
+mod progress;
 mod report;
 mod ssb_gen;
 mod store;
