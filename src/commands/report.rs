@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 /// The default output file, never overwritten (the user did not name it).
 pub const DEFAULT_OUTPUT: &str = "report.html";
 
-/// Checks that `path` can be the report file: its directory exists, it is not a directory, and
-/// (when the user did not name it) it does not exist yet. `flag` names the option in errors.
+/// Checks, before anything is built or run, that a report can be written to `path`: its
+/// directory exists, it is not a directory, it does not exist yet when the user did not name
+/// it, and the charts' font is there. `flag` names the option in errors.
 pub fn check_output(path: &Path, named: bool, flag: &str) -> Result<(), Failure> {
     let shown = path.display();
     if path.is_dir() {
