@@ -22,6 +22,9 @@ pub enum Command {
     Env(EnvArgs),
     /// Print a stored run (the newest by default).
     Show(ShowArgs),
+    /// Write one self-contained HTML page for stored runs (the newest by default): warnings,
+    /// manifest, reporting checklist, tables with verdicts, and charts.
+    Report(ReportArgs),
     /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
     /// Exit code 1 when B is significantly slower than A beyond the noise threshold.
     Compare(CompareArgs),
@@ -174,6 +177,10 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Write the HTML report of the run to FILE when it ends (also when interrupted or failed,
+    /// for the trials that finished); see `litebench report`.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// Run even when a pass-through knob (`pragma.X`, `set.X`) cannot be read back, so that
     /// litebench cannot verify it took effect; the report says so.
     #[arg(long)]
@@ -226,6 +233,28 @@ pub struct ShowArgs {
     pub profile: bool,
     #[command(flatten)]
     pub stored: StoredReport,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run ids (default: the newest run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<i64>,
+    /// HTML file to write; overwritten when named here. Default: report.html in the current
+    /// directory, which is never overwritten.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Results store to read.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Also write each chart as SVG and PNG into DIR (created if missing; existing files are
+    /// never overwritten).
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
 }
 
 #[derive(Debug, Args)]

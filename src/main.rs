@@ -9,6 +9,7 @@ fn main() {
         Command::List(a) => commands::list::run(a),
         Command::Env(a) => commands::env::run(a),
         Command::Show(a) => commands::show::run(a),
+        Command::Report(a) => commands::report::run(a),
         Command::Compare(a) => commands::compare::run(a),
         Command::SsbGen(a) => commands::ssb_gen::run(a),
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),

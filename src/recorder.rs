@@ -291,7 +291,7 @@ impl Latency {
 }
 
 /// What one operation type did in one trial.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpResult {
     pub name: String,
     /// Completed operations (each one transaction unless the workload says otherwise).
@@ -347,7 +347,8 @@ impl OpResult {
     }
 }
 
-fn encode(h: &Histogram<u64>) -> String {
+/// The form [`OpResult::histogram`] stores: HDR V2 + deflate, base64.
+pub fn encode(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
     if V2DeflateSerializer::new().serialize(h, &mut buf).is_err() {
         return String::new();

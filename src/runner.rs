@@ -346,7 +346,13 @@ fn run_rounds(
                 return Ok(RunEnd::Interrupted);
             }
             let warmup = round < plan.warmup;
-            progress.set_message(format!("{}{}", if warmup { "warm-up " } else { "" }, cfg.label));
+            progress.set_message(format!(
+                "configuration {}/{}: {}{}",
+                cfg.index + 1,
+                plan.configs.len(),
+                if warmup { "warm-up " } else { "" },
+                cfg.label
+            ));
             let engine = plan.engines[*engine_idx].as_ref();
             let template = templates.get(&template_key(engine, *engine_idx, cfg));
             let scratch = places.of(cfg);

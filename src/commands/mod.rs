@@ -5,6 +5,7 @@ pub mod cleanup;
 pub mod compare;
 pub mod env;
 pub mod list;
+pub mod report;
 pub mod run;
 pub mod show;
 pub mod ssb_gen;

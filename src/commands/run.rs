@@ -236,11 +236,15 @@ fn run_job(
     } else {
         let p = indicatif::ProgressBar::new(total);
         let template = if named {
-            "{prefix} {bar:30} {pos}/{len} trials {elapsed_precise} {msg}"
+            "{prefix} {bar:30} {pos}/{len} trials, {elapsed_precise} elapsed, {left}, {msg}"
         } else {
-            "{bar:30} {pos}/{len} trials {elapsed_precise} {msg}"
+            "{bar:30} {pos}/{len} trials, {elapsed_precise} elapsed, {left}, {msg}"
         };
-        p.set_style(indicatif::ProgressStyle::with_template(template).expect("static template"));
+        p.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .expect("static template")
+                .with_key("left", time_left),
+        );
         p.set_prefix(wl.name());
         p
     };
@@ -350,6 +354,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
+    if let Some(file) = &args.report {
+        super::report::check_output(file, true, "--report")?;
+    }
     // From here on Ctrl-C is a request to stop cleanly: finished trials are kept, servers stopped,
     // scratch files removed.
     let stop = Arc::new(AtomicBool::new(false));
@@ -487,9 +494,23 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         }
         _ => {}
     }
+    // The HTML report of what was measured, however the run ended.
+    let report_failure = match &args.report {
+        Some(file) if !ends.is_empty() => {
+            let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
+            super::report::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise).err()
+        }
+        _ => None,
+    };
     let Some(last) = ends.last() else {
         return Ok(EXIT_INTERRUPTED);
     };
+    if let Some(f) = report_failure {
+        if last.error.is_none() {
+            return Err(f);
+        }
+        crate::errln!("error: {}", f.line());
+    }
     if let Some(e) = &last.error {
         if in_guest {
             return Err(Failure(e.clone()));
@@ -516,6 +537,16 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(last.code)
+}
+
+/// The progress bar's time left: indicatif's estimate from the recent trials' pace, once a trial
+/// has finished to set a pace (before that there is nothing to estimate from).
+fn time_left(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let _ = if state.pos() == 0 {
+        write!(w, "time left after the first trial")
+    } else {
+        write!(w, "~{} left", indicatif::HumanDuration(state.eta()))
+    };
 }
 
 /// The next run in a `--dir` undoes what a killed run left of its `--fs` filesystems (as its

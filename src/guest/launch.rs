@@ -29,9 +29,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Flags of `litebench run` the host consumes; the run in the guest gets its own values.
-const HOST_ONLY: [&str; 4] = ["--guest", "--guest-memory", "--results", "--dir"];
+const HOST_ONLY: [&str; 5] = ["--guest", "--guest-memory", "--results", "--dir", "--report"];
 /// Of those, the ones that take a value.
-const HOST_ONLY_VALUED: [&str; 3] = ["--guest-memory", "--results", "--dir"];
+const HOST_ONLY_VALUED: [&str; 4] = ["--guest-memory", "--results", "--dir", "--report"];
 /// The fds the guest kernel's console and its two terminals (the run's stdout and
 /// stderr, relayed by litebench) get in its process. The terminals are pipes of their own, not
 /// litebench's stdout and stderr: UML makes the fds it is given non-blocking, which would make
@@ -420,6 +420,11 @@ fn boot_and_import(
         Some(verified.iter().all(|v| *v == Some(true)))
     };
     let imported = import(args, dir, o_sync)?;
+    // `--report`: written here, from the host's store, once the runs are in it.
+    if let (Some(file), false) = (&args.report, imported.is_empty()) {
+        let ids: Vec<Option<i64>> = imported.iter().map(|&i| Some(i)).collect();
+        crate::commands::report::write(&args.results, &ids, file, "--report", None, args.noise)?;
+    }
     match exit {
         Some(GuestExit { code: Some(code), .. }) => {
             if imported.is_empty() && code == 0 {
@@ -514,6 +519,8 @@ mod tests {
                 "--dir=/d",
                 "--guest-memory",
                 "1G",
+                "--report",
+                "r.html",
                 "--trials",
                 "3",
             ]),

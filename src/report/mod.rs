@@ -9,6 +9,7 @@
 pub mod checklist;
 pub mod compare;
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod layout;
 pub mod markdown;

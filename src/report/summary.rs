@@ -9,6 +9,7 @@ use crate::engines::registry;
 use crate::iocount::IoSnapshot;
 use crate::recorder::{decode, new_histogram, Latency};
 use crate::result::{ConfigInfo, Manifest, TrialRecord};
+use hdrhistogram::Histogram;
 use litebench_stats::{summarize, Ratio, Verdict, NOISY_CV};
 use serde::{Deserialize, Serialize};
 
@@ -150,16 +151,7 @@ fn row(
     let tps = values(all, config, operation, Metric::Tps);
     let s = summarize(&tps)?;
     let times_ms: Vec<f64> = parts.iter().map(|p| p.1 as f64 / 1e6).collect();
-    let mut hist = new_histogram();
-    for t in trials {
-        for o in &t.ops {
-            if operation == "all" || o.name == operation {
-                if let Some(h) = decode(&o.histogram) {
-                    let _ = hist.add(&h);
-                }
-            }
-        }
-    }
+    let hist = merged_latency(trials, operation);
     let lat = (!hist.is_empty()).then(|| Latency::of(&hist));
     let counted = io_counted(manifest, &cfg.engine);
     let per_tx = |f: &dyn Fn(&IoSnapshot) -> u64| -> Option<f64> {
@@ -255,6 +247,22 @@ fn row(
         sync_bound_tps,
         noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
     })
+}
+
+/// The latency histograms of `operation` (`all`: every type) in `trials`, merged: exact
+/// percentiles over all of them (the summary's p50..max and the report's percentile plots).
+pub fn merged_latency(trials: &[&TrialRecord], operation: &str) -> Histogram<u64> {
+    let mut hist = new_histogram();
+    for t in trials {
+        for o in &t.ops {
+            if operation == "all" || o.name == operation {
+                if let Some(h) = decode(&o.histogram) {
+                    let _ = hist.add(&h);
+                }
+            }
+        }
+    }
+    hist
 }
 
 impl SummaryRow {

@@ -7,7 +7,8 @@ use super::number::{interval_of, num, opt, pct, ratio};
 use super::summary::SummaryRow;
 use super::Report;
 
-fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// The summary table's header and cells (the HTML report shows the same).
+pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let headers = vec![
         "#",
         "configuration",
@@ -55,6 +56,73 @@ fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     (headers, body)
 }
 
+/// The spread across configurations, as one line.
+pub fn spread_line(report: &Report<'_>) -> Option<String> {
+    let s = report.spread.as_ref()?;
+    Some(format!(
+        "spread: fastest / slowest = {} [95% CI {}] {} ({} vs {})",
+        super::number::times(s.ratio),
+        interval_of(s.ci95_low, s.ci95_high),
+        s.verdict.map_or("(too few trials for a verdict)", |v| v.as_str()),
+        s.fastest,
+        s.slowest
+    ))
+}
+
+/// How intervals and verdicts were computed, as one line.
+pub fn statistics_line(st: &super::Statistics) -> String {
+    format!(
+        "statistics: medians with {:.0}% intervals by {}; ratios by {}, seed {}; differences within {} of 1 are no significant difference (--noise)",
+        st.confidence * 100.0,
+        st.median_interval,
+        st.ratio_interval,
+        st.bootstrap_seed,
+        pct(st.noise)
+    )
+}
+
+/// The population footprint table's header and cells.
+pub fn footprint_table(report: &Report<'_>) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let rows: Vec<Vec<String>> = report
+        .footprint
+        .iter()
+        .map(|t| {
+            vec![
+                t.engine.clone(),
+                if t.create_knobs.is_empty() {
+                    "-".into()
+                } else {
+                    t.create_knobs.clone()
+                },
+                t.rows.to_string(),
+                format!("{:.2}", t.populate_ns as f64 / 1e9),
+                num(t.rows_per_sec),
+                opt(t.bytes.map(|b| b as f64 / (1 << 20) as f64)),
+            ]
+        })
+        .collect();
+    (
+        vec!["engine", "create knobs", "rows", "seconds", "rows/s", "MiB on disk"],
+        rows,
+    )
+}
+
+/// The reporting checklist's header and cells.
+pub fn checklist_table(report: &Report<'_>) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let rows: Vec<Vec<String>> = report
+        .checklist
+        .iter()
+        .map(|c| {
+            vec![
+                if c.known { "ok" } else { "UNKNOWN" }.to_string(),
+                c.item.clone(),
+                c.value.clone(),
+            ]
+        })
+        .collect();
+    (vec!["", "item", "value"], rows)
+}
+
 /// The report as text; `md` for Markdown.
 pub fn document(report: &Report<'_>, md: bool) -> String {
     let m = report.manifest;
@@ -79,68 +147,23 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         out += &table(&headers, &body, md);
     }
-    if let Some(s) = &report.spread {
-        out += &format!(
-            "\nspread: fastest / slowest = {} [95% CI {}] {} ({} vs {})\n",
-            super::number::times(s.ratio),
-            interval_of(s.ci95_low, s.ci95_high),
-            s.verdict.map_or("(too few trials for a verdict)", |v| v.as_str()),
-            s.fastest,
-            s.slowest
-        );
+    if let Some(s) = spread_line(report) {
+        out += &format!("\n{s}\n");
     }
-    let st = &report.statistics;
-    out += &format!(
-        "statistics: medians with {:.0}% intervals by {}; ratios by {}, seed {}; differences within {} of 1 are no significant difference (--noise)\n",
-        st.confidence * 100.0,
-        st.median_interval,
-        st.ratio_interval,
-        st.bootstrap_seed,
-        pct(st.noise)
-    );
+    out += &statistics_line(&report.statistics);
+    out += "\n";
     for w in &report.warnings {
         out += &warning(w, md);
     }
     if !report.footprint.is_empty() {
         out += "\n";
         out += &heading("population (template databases)", md);
-        let rows: Vec<Vec<String>> = report
-            .footprint
-            .iter()
-            .map(|t| {
-                vec![
-                    t.engine.clone(),
-                    if t.create_knobs.is_empty() {
-                        "-".into()
-                    } else {
-                        t.create_knobs.clone()
-                    },
-                    t.rows.to_string(),
-                    format!("{:.2}", t.populate_ns as f64 / 1e9),
-                    num(t.rows_per_sec),
-                    opt(t.bytes.map(|b| b as f64 / (1 << 20) as f64)),
-                ]
-            })
-            .collect();
-        out += &table(
-            &["engine", "create knobs", "rows", "seconds", "rows/s", "MiB on disk"],
-            &rows,
-            md,
-        );
+        let (headers, rows) = footprint_table(report);
+        out += &table(&headers, &rows, md);
     }
     out += "\n";
     out += &heading("reporting checklist (APSys'17)", md);
-    let rows: Vec<Vec<String>> = report
-        .checklist
-        .iter()
-        .map(|c| {
-            vec![
-                if c.known { "ok" } else { "UNKNOWN" }.to_string(),
-                c.item.clone(),
-                c.value.clone(),
-            ]
-        })
-        .collect();
-    out += &table(&["", "item", "value"], &rows, md);
+    let (headers, rows) = checklist_table(report);
+    out += &table(&headers, &rows, md);
     out
 }

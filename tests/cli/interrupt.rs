@@ -61,8 +61,8 @@ impl Drop for Running {
     }
 }
 
-/// Starts a long run: 50 trials of 2 s each.
-fn start_long_run(sb: &Sandbox) -> Running {
+/// Starts a long run: 50 trials of 2 s each, with `extra` arguments.
+fn start_long_run(sb: &Sandbox, extra: &[&str]) -> Running {
     let child = sb
         .std_command()
         .args([
@@ -80,6 +80,7 @@ fn start_long_run(sb: &Sandbox) -> Running {
             "--format",
             "json",
         ])
+        .args(extra)
         .arg("--results")
         .arg(sb.results())
         .arg("--dir")
@@ -120,7 +121,8 @@ fn wait_for_a_trial(sb: &Sandbox, run: &mut Running) -> u64 {
 #[test]
 fn ctrl_c_keeps_finished_trials_and_cleans_up() {
     let sb = Sandbox::new();
-    let mut run = start_long_run(&sb);
+    let page = sb.root().join("interrupted.html");
+    let mut run = start_long_run(&sb, &["--report", page.to_str().unwrap()]);
     let seen = wait_for_a_trial(&sb, &mut run);
     assert!(
         !listing(&sb.scratch()).is_empty(),
@@ -167,12 +169,21 @@ fn ctrl_c_keeps_finished_trials_and_cleans_up() {
         "scratch not cleaned up after Ctrl-C"
     );
     sb.assert_cwd_untouched();
+
+    // --report: the page of what was measured, written after the interruption.
+    let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}\n{all}", page.display()));
+    assert!(html.contains("Run 1 — crud — interrupted"), "{all}");
+    assert!(html.contains("run was interrupted: only the trials that finished are shown"));
+    assert!(
+        html.contains("data-chart=\"trials\""),
+        "the finished trials are charted"
+    );
 }
 
 #[test]
 fn kill_9_leaves_a_consistent_store_with_an_abandoned_run() {
     let sb = Sandbox::new();
-    let mut run = start_long_run(&sb);
+    let mut run = start_long_run(&sb, &[]);
     let seen = wait_for_a_trial(&sb, &mut run);
     run.signal(libc::SIGKILL);
     let (status, _, _) = run.finish(Duration::from_secs(30));

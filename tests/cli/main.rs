@@ -1,6 +1,6 @@
 //! End-to-end tests of the `litebench` binary: bad input, knob read-back, the results store,
-//! interruption, a full disk, a closed stdout, the `list` / `env` commands, and the store's
-//! schema versions.
+//! interruption, a full disk, a closed stdout, the `list` / `env` commands, the store's
+//! schema versions, and the HTML report (rendered in headless Chromium).
 //!
 //! Every `run` gets `--results` and `--dir` inside a fresh temporary directory, and the child's
 //! working directory and `LITEBENCH_RESULTS` point there too, so no test touches the user's home
@@ -10,6 +10,7 @@
 mod support;
 
 mod bad_input;
+mod browser;
 mod closed_pipe;
 mod common;
 mod compare;
@@ -19,6 +20,8 @@ mod knobs;
 mod list_env;
 mod odd_input;
 mod profile;
+mod progress;
+mod report;
 mod ssb_gen;
 mod store;
 mod store_schema;

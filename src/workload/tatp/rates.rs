@@ -109,6 +109,21 @@ pub fn tolerance(p: f64, n: u64, subscribers: u64) -> f64 {
     (STANDARD_ERRORS * se).max(MIN_TOLERANCE)
 }
 
+/// Whether transaction type `i` (in [`TXNS`] order) succeeded as often as the specification's
+/// rules expect, within [`tolerance`] (a type expected to succeed always: every time).
+pub fn as_expected(i: usize, o: &Observed<'_>, subscribers: u64) -> bool {
+    let (low, high) = expected(i);
+    if o.ops == 0 {
+        return true;
+    }
+    let rate = o.succeeded as f64 / o.ops as f64;
+    if low >= 1.0 {
+        o.succeeded == o.ops
+    } else {
+        rate >= low - tolerance(low, o.ops, subscribers) && rate <= high + tolerance(high, o.ops, subscribers)
+    }
+}
+
 /// Warnings for the transaction types whose observed success rate is off. A type expected to
 /// succeed always must succeed always. `call_forwarding_balanced` is false when the mix inserts
 /// and deletes call forwardings at different rates: the table then drifts away from its
@@ -125,12 +140,7 @@ pub fn check(observed: &[Observed<'_>], subscribers: u64, call_forwarding_balanc
         }
         let (low, high) = expected(i);
         let rate = o.succeeded as f64 / o.ops as f64;
-        let off = if low >= 1.0 {
-            o.succeeded < o.ops
-        } else {
-            rate < low - tolerance(low, o.ops, subscribers) || rate > high + tolerance(high, o.ops, subscribers)
-        };
-        if off {
+        if !as_expected(i, o, subscribers) {
             let expect = if low == high {
                 format!("{:.2}%", low * 100.0)
             } else {

@@ -1,0 +1,693 @@
+//! What each chart shows, extracted from a [`Report`] before anything is drawn.
+//!
+//! Every number here comes from the report's own computations (the summary rows, the
+//! side-by-side table with its intervals, the stored trials' samples and merged HDR
+//! histograms), so a chart never disagrees with the tables beside it. Keeping extraction apart
+//! from drawing also lets the tests count a chart's bars and lines without parsing SVG.
+
+use crate::report::pivot::{self, SideBySide};
+use crate::report::stats::{samples, Metric};
+use crate::report::summary::{merged_latency, SummaryRow};
+use crate::report::{operations_of, Report};
+use crate::result::{ConfigInfo, TrialRecord};
+
+/// One bar: a series' value in one group, with its interval when known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    pub group: usize,
+    pub series: usize,
+    pub value: f64,
+    /// 95% interval of the value (the median's), drawn as a whisker.
+    pub interval: Option<(f64, f64)>,
+}
+
+/// Grouped bars: `groups` along the x axis, one bar per series within each group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    pub y_label: String,
+    pub groups: Vec<String>,
+    pub series: Vec<String>,
+    pub bars: Vec<Bar>,
+}
+
+/// How a line chart's x axis reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum XAxis {
+    /// Plain numbers (trial positions).
+    Linear(String),
+    /// Named positions 0, 1, 2, ... (a knob's values).
+    Categories(String, Vec<String>),
+    /// Percentiles on a "nines" scale: x = -log10(1 - q), so 90%, 99%, 99.9% are evenly spaced.
+    Nines,
+}
+
+/// One line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Lines over one x axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChart {
+    pub x: XAxis,
+    pub y_label: String,
+    /// Logarithmic y axis (latencies spanning orders of magnitude).
+    pub y_log: bool,
+    /// Mark each point (few points, or points that are trials).
+    pub markers: bool,
+    /// First palette colour: lines that are operations (not configurations) start further
+    /// along, so a colour never means configuration #0 in one chart and an operation in the next.
+    pub color_offset: usize,
+    pub lines: Vec<Line>,
+}
+
+/// A chart of either kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Chart {
+    Bars(BarChart),
+    Lines(LineChart),
+}
+
+/// A chart with its name (file names, element ids) and caption.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    /// File-name-safe identifier, unique within a run (`throughput`, `latency-insert`).
+    pub id: String,
+    pub title: String,
+    /// What the reader should know to read it (what the whiskers are, what was left out).
+    pub note: String,
+    pub chart: Chart,
+    /// Drawn small, to sit beside others (syncs and bytes beside throughput).
+    pub compact: bool,
+}
+
+impl Figure {
+    /// Bars drawn (0 for a line chart).
+    pub fn bars(&self) -> usize {
+        match &self.chart {
+            Chart::Bars(b) => b.bars.len(),
+            Chart::Lines(_) => 0,
+        }
+    }
+
+    /// Lines drawn (0 for a bar chart).
+    pub fn lines(&self) -> usize {
+        match &self.chart {
+            Chart::Lines(l) => l.lines.len(),
+            Chart::Bars(_) => 0,
+        }
+    }
+}
+
+/// Where lines that are operations start in the palette (configurations start at 0).
+pub const OPERATION_COLORS: usize = 4;
+
+/// A short name for a configuration in legends: `#1 journal_mode=wal`.
+pub fn config_name(cfg: &ConfigInfo) -> String {
+    format!("#{} {}", cfg.index, cfg.label)
+}
+
+/// The operations a per-operation chart shows: each type when there are several, else `all`.
+fn chart_operations(report: &Report<'_>) -> Vec<String> {
+    let ops: Vec<String> = operations_of(report.manifest, report.trials)
+        .into_iter()
+        .filter(|op| report.summary.iter().any(|r| &r.operation == op))
+        .collect();
+    if ops.len() > 1 {
+        ops
+    } else {
+        vec!["all".to_string()]
+    }
+}
+
+/// Bars of a side-by-side table: operations as groups, configurations as series, the
+/// median with its 95% interval.
+fn bars_of(side: &SideBySide, y_label: &str, report: &Report<'_>) -> BarChart {
+    let mut bars = Vec::new();
+    for (g, row) in side.rows.iter().enumerate() {
+        for (s, cell) in row.cells.iter().enumerate() {
+            if let Some(c) = cell {
+                bars.push(Bar {
+                    group: g,
+                    series: s,
+                    value: c.median,
+                    interval: c.ci95_low.zip(c.ci95_high),
+                });
+            }
+        }
+    }
+    BarChart {
+        y_label: y_label.to_string(),
+        groups: side.rows.iter().map(|r| r.operation.clone()).collect(),
+        series: report.manifest.configs.iter().map(config_name).collect(),
+        bars,
+    }
+}
+
+const WHISKERS: &str =
+    "Bars are medians across measured trials; whiskers are the median's 95% interval (none below 6 trials).";
+
+/// Median per configuration and operation in `metric`, with interval whiskers.
+pub fn per_operation(report: &Report<'_>, metric: Metric) -> Option<Figure> {
+    let ops: Vec<String> = chart_operations(report).into_iter().filter(|o| o != "all").collect();
+    let mut side = pivot::side_by_side(report.manifest, &report.statistics, report.trials, &ops, metric, 0);
+    if !ops.is_empty() {
+        // The side-by-side table puts `all` first; per-operation bars leave it out (its scale
+        // is the sum of theirs) unless it is the only row.
+        side.rows.retain(|r| r.operation != "all");
+    }
+    let chart = bars_of(&side, metric_label(metric), report);
+    if chart.bars.is_empty() {
+        return None;
+    }
+    let (id, title) = match metric {
+        Metric::Tps => ("throughput", "Throughput per operation and configuration"),
+        Metric::Time => ("time", "Time per trial for each operation and configuration"),
+    };
+    Some(Figure {
+        id: id.into(),
+        title: title.into(),
+        note: WHISKERS.into(),
+        chart: Chart::Bars(chart),
+        compact: false,
+    })
+}
+
+fn metric_label(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Tps => "transactions per second",
+        Metric::Time => "milliseconds per trial",
+    }
+}
+
+/// Percentiles plotted: x from 0 (the minimum) in steps of 0.1 nines up to the last one the
+/// sample count resolves (at most 5 nines, 99.999%), and the maximum.
+fn nines_grid(count: u64) -> Vec<f64> {
+    let top = (count.max(1) as f64).log10().min(5.0);
+    let steps = (top * 10.0).floor() as usize;
+    (0..=steps).map(|i| i as f64 / 10.0).collect()
+}
+
+/// One percentile plot per operation: latency against percentile, one line per configuration,
+/// from the merged HDR histograms of its measured trials.
+pub fn latency(report: &Report<'_>) -> Vec<Figure> {
+    let mut figures = Vec::new();
+    for op in chart_operations(report) {
+        let mut lines = Vec::new();
+        for cfg in &report.manifest.configs {
+            let measured: Vec<&TrialRecord> = report
+                .trials
+                .iter()
+                .filter(|t| t.config == cfg.index && !t.warmup)
+                .collect();
+            let h = merged_latency(&measured, &op);
+            if h.is_empty() {
+                continue;
+            }
+            let mut points: Vec<(f64, f64)> = nines_grid(h.len())
+                .into_iter()
+                .map(|x| (x, h.value_at_quantile(1.0 - 10f64.powf(-x)) as f64 / 1000.0))
+                .collect();
+            let last = points.last().map_or(0.0, |p| p.0);
+            points.push((last + 0.1, h.max() as f64 / 1000.0));
+            lines.push(Line {
+                name: format!("{} ({} timed)", config_name(cfg), h.len()),
+                points,
+            });
+        }
+        if lines.is_empty() {
+            continue;
+        }
+        let slug: String = op
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        figures.push(Figure {
+            id: format!("latency-{slug}"),
+            title: format!("Latency percentiles: {op}"),
+            note: "Each line is one configuration's latencies over all its measured trials (merged HDR histograms); the last point of a line is the maximum.".into(),
+            chart: Chart::Lines(LineChart {
+                x: XAxis::Nines,
+                y_label: "latency (microseconds, log scale)".into(),
+                y_log: true,
+                markers: false,
+                color_offset: 0,
+                lines,
+            }),
+            compact: false,
+        });
+    }
+    figures
+}
+
+/// For each knob that some configurations vary while everything else stays as in
+/// configuration #0 (`--vary-one`, or a single `--knob` axis): the median along the knob's
+/// values, in the workload's metric (throughput, or time per trial), one line per operation.
+pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
+    let configs = &report.manifest.configs;
+    let Some(base) = configs.first() else {
+        return Vec::new();
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for c in configs {
+        for k in &c.knobs.0 {
+            if !names.contains(&k.name.as_str()) {
+                names.push(&k.name);
+            }
+        }
+    }
+    let others_equal = |c: &ConfigInfo, knob: &str| {
+        c.engine == base.engine
+            && c.fs.as_ref().map(|f| &f.spec) == base.fs.as_ref().map(|f| &f.spec)
+            && c.scheduler == base.scheduler
+            && names
+                .iter()
+                .filter(|n| **n != knob)
+                .all(|n| c.knobs.get(n) == base.knobs.get(n))
+    };
+    let metric = crate::report::workload_metric(&report.manifest.workload);
+    let metric_of = |r: &SummaryRow| match metric {
+        Metric::Tps => r.tps_median,
+        Metric::Time => r.time_ms_median,
+    };
+    let mut figures = Vec::new();
+    for knob in names.clone() {
+        let members: Vec<&ConfigInfo> = configs.iter().filter(|c| others_equal(c, knob)).collect();
+        let values: Vec<String> = members
+            .iter()
+            .map(|c| c.knobs.get(knob).unwrap_or("(default)").to_string())
+            .collect();
+        let mut distinct = values.clone();
+        distinct.sort();
+        distinct.dedup();
+        if members.len() < 2 || distinct.len() != values.len() {
+            continue;
+        }
+        let lines: Vec<Line> = chart_operations(report)
+            .into_iter()
+            .filter_map(|op| {
+                let points: Vec<(f64, f64)> = members
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(x, c)| {
+                        report
+                            .summary
+                            .iter()
+                            .find(|r| r.config == c.index && r.operation == op)
+                            .map(|r| (x as f64, metric_of(r)))
+                    })
+                    .collect();
+                (!points.is_empty()).then_some(Line { name: op, points })
+            })
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let held = if configs.len() > members.len() {
+            " Other knobs are held at configuration #0's values; configurations that change them are not on this chart."
+        } else {
+            ""
+        };
+        figures.push(Figure {
+            id: format!("knob-{}", knob.replace(|c: char| !c.is_ascii_alphanumeric(), "-")),
+            title: format!(
+                "{} along {knob}",
+                if metric == Metric::Tps {
+                    "Throughput"
+                } else {
+                    "Time per trial"
+                }
+            ),
+            note: format!(
+                "Median {} of each operation at each value of {knob}.{held}",
+                if metric == Metric::Tps {
+                    "throughput"
+                } else {
+                    "time per trial"
+                }
+            ),
+            chart: Chart::Lines(LineChart {
+                x: XAxis::Categories(knob.to_string(), values),
+                y_label: metric_label(metric).into(),
+                y_log: false,
+                markers: true,
+                color_offset: OPERATION_COLORS,
+                lines,
+            }),
+            compact: false,
+        });
+    }
+    figures
+}
+
+/// A value and its 95% interval, when known.
+type ValueWithInterval = (f64, Option<(f64, f64)>);
+
+/// Whole-trial throughput, syncs and bytes written per transaction, one bar per configuration:
+/// three charts meant to sit side by side. Syncs and bytes are left out when no configuration's
+/// engine had its I/O counted.
+pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
+    let rows: Vec<_> = report.summary.iter().filter(|r| r.operation == "all").collect();
+    let series: Vec<String> = report.manifest.configs.iter().map(config_name).collect();
+    let chart = |y_label: &str, f: &dyn Fn(&SummaryRow) -> Option<ValueWithInterval>| BarChart {
+        y_label: y_label.into(),
+        groups: vec!["all operations".into()],
+        series: series.clone(),
+        bars: rows
+            .iter()
+            .filter_map(|r| {
+                f(r).map(|(value, interval)| Bar {
+                    group: 0,
+                    series: r.config,
+                    value,
+                    interval,
+                })
+            })
+            .collect(),
+    };
+    let mut out = Vec::new();
+    let tps = chart("transactions per second", &|r| {
+        Some((r.tps_median, r.tps_median_ci95_low.zip(r.tps_median_ci95_high)))
+    });
+    let syncs = chart("fsync/fdatasync calls per transaction", &|r| {
+        r.syncs_per_tx.map(|v| (v, None))
+    });
+    let bytes = chart("KiB written per transaction", &|r| {
+        r.write_bytes_per_tx.map(|v| (v / 1024.0, None))
+    });
+    for (id, title, c) in [
+        ("beside-throughput", "Throughput (whole trials)", tps),
+        ("beside-syncs", "Syncs per transaction", syncs),
+        ("beside-bytes", "Bytes written per transaction", bytes),
+    ] {
+        if !c.bars.is_empty() {
+            let zero = if c.bars.iter().all(|b| b.value == 0.0) {
+                " Every configuration: 0, so there are no bars."
+            } else {
+                ""
+            };
+            out.push(Figure {
+                id: id.into(),
+                title: title.into(),
+                note: format!(
+                    "Means over measured trials, as litebench's VFS shim counted them (SQLite builds only).{zero}"
+                ),
+                chart: Chart::Bars(c),
+                compact: true,
+            });
+        }
+    }
+    if let Some(first) = out.first_mut() {
+        first.note = WHISKERS.into();
+    }
+    out
+}
+
+/// Whole-trial throughput of each measured trial at its position in the run (its `seq`),
+/// one line per configuration, so drift and outliers show.
+pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
+    let lines: Vec<Line> = report
+        .manifest
+        .configs
+        .iter()
+        .map(|c| Line {
+            name: config_name(c),
+            points: samples(report.trials, c.index, "all", Metric::Tps)
+                .iter()
+                .map(|s| (s.seq as f64, s.value))
+                .collect(),
+        })
+        .filter(|l| !l.points.is_empty())
+        .collect();
+    (!lines.is_empty()).then(|| Figure {
+        id: "trials".into(),
+        title: "Throughput of each trial in run order".into(),
+        note: "x is the trial's position in the run (configurations interleave, so every configuration sees the same drift); warm-up trials are left out.".into(),
+        chart: Chart::Lines(LineChart {
+            x: XAxis::Linear("trial (position in the run)".into()),
+            y_label: "transactions per second".into(),
+            y_log: false,
+            markers: true,
+            color_offset: 0,
+            lines,
+        }),
+        compact: false,
+    })
+}
+
+/// Every figure of a run's report, in page order.
+pub fn figures(report: &Report<'_>) -> Vec<Figure> {
+    let mut out = Vec::new();
+    // In the workload's own metric: time per query or test for SSB and the suites (their
+    // throughput per operation would only be its reciprocal), throughput for the rest.
+    out.extend(per_operation(
+        report,
+        crate::report::workload_metric(&report.manifest.workload),
+    ));
+    out.extend(io_beside(report));
+    out.extend(knob_lines(report));
+    out.extend(latency(report));
+    out.extend(trials_in_order(report));
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::knob::{KnobSet, KnobSetting};
+    use crate::recorder::{encode, new_histogram, OpResult};
+    use crate::report::{Input, RunHeader};
+    use crate::result::Manifest;
+    use crate::workload::params::Params;
+
+    pub fn manifest(configs: &[&[(&str, &str)]]) -> Manifest {
+        let dir = tempfile::tempdir().unwrap();
+        Manifest {
+            tool_version: "test".into(),
+            command: vec!["litebench".into()],
+            started_at: "2024-01-01T00:00:00Z".into(),
+            workload: "crud".into(),
+            workload_source: "builtin".into(),
+            params: Params::default(),
+            seed: 1,
+            trials: 8,
+            warmup: 1,
+            cold_cache: false,
+            in_memory: false,
+            engines: vec![],
+            configs: configs
+                .iter()
+                .enumerate()
+                .map(|(index, knobs)| {
+                    let knobs = KnobSet(
+                        knobs
+                            .iter()
+                            .map(|(n, v)| KnobSetting {
+                                name: n.to_string(),
+                                value: v.to_string(),
+                            })
+                            .collect(),
+                    );
+                    ConfigInfo {
+                        index,
+                        engine: "sqlite".into(),
+                        label: knobs.label(),
+                        knobs,
+                        knob_origins: Vec::new(),
+                        fs: None,
+                        scheduler: None,
+                        scheduler_device: None,
+                    }
+                })
+                .collect(),
+            environment: litebench_env::capture(dir.path()).unwrap(),
+            sync_latency: None,
+            sync_latency_not_measured: None,
+            scratch_dir: "/scratch".into(),
+            statistics: None,
+            warnings: Vec::new(),
+            guest: None,
+        }
+    }
+
+    /// `rounds` rounds of every configuration (round 0 a warm-up), each trial running `ops`
+    /// with latencies of `1 + config` .. microseconds.
+    pub fn trials(configs: usize, rounds: u32, ops: &[&str]) -> Vec<TrialRecord> {
+        let mut out = Vec::new();
+        for round in 0..rounds {
+            for config in 0..configs {
+                let results: Vec<OpResult> = ops
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| {
+                        let mut h = new_histogram();
+                        for k in 0..100u64 {
+                            h.record(1000 * (1 + config as u64) + 10 * k + i as u64).unwrap();
+                        }
+                        OpResult {
+                            name: name.to_string(),
+                            ops: 100,
+                            elapsed_ns: 1_000_000 * (10 + u64::from(round % 3) + config as u64),
+                            histogram: encode(&h),
+                            ..Default::default()
+                        }
+                    })
+                    .collect();
+                let total_ops = results.iter().map(|o| o.ops).sum();
+                let measured_ns = results.iter().map(|o| o.elapsed_ns).sum();
+                out.push(TrialRecord {
+                    seq: out.len() as u64,
+                    round,
+                    config,
+                    warmup: round == 0,
+                    ops: results,
+                    total_ops,
+                    measured_ns,
+                    ..Default::default()
+                });
+            }
+        }
+        out
+    }
+
+    pub fn report<'a>(m: &'a Manifest, t: &'a [TrialRecord]) -> Report<'a> {
+        Report::build(Input {
+            run: RunHeader {
+                id: 1,
+                status: "complete".into(),
+                error: None,
+                finished_at: None,
+                results: "results.db".into(),
+            },
+            manifest: m,
+            trials: t,
+            templates: &[],
+            noise: None,
+            metric: None,
+            baseline: 0,
+            process_syncs: None,
+        })
+    }
+
+    // crud's three types in its order, then one it does not declare (kept, listed last).
+    const CRUD: [&str; 4] = ["insert", "update", "delete", "select"];
+
+    #[test]
+    fn throughput_has_a_bar_per_configuration_and_operation_with_whiskers() {
+        let m = manifest(&[&[("journal_mode", "delete")], &[("journal_mode", "wal")]]);
+        let t = trials(2, 9, &CRUD);
+        let r = report(&m, &t);
+        let f = per_operation(&r, Metric::Tps).unwrap();
+        assert_eq!(f.bars(), 8, "2 configurations x 4 operations");
+        let Chart::Bars(b) = &f.chart else { panic!("bars") };
+        assert_eq!(b.groups, CRUD.to_vec());
+        // 8 measured trials per configuration: every median has its interval.
+        assert!(b
+            .bars
+            .iter()
+            .all(|b| b.interval.is_some_and(|(lo, hi)| lo <= b.value && b.value <= hi)));
+        // Config 1 is slower (longer elapsed time for the same operations).
+        assert!(b.bars[0].value > b.bars[1].value, "{:?}", b.bars);
+    }
+
+    #[test]
+    fn latency_has_one_chart_per_operation_and_a_line_per_configuration() {
+        let m = manifest(&[&[("journal_mode", "delete")], &[("journal_mode", "wal")]]);
+        let t = trials(2, 4, &CRUD);
+        let r = report(&m, &t);
+        let figs = latency(&r);
+        assert_eq!(figs.len(), 4);
+        assert!(figs.iter().all(|f| f.lines() == 2));
+        let Chart::Lines(l) = &figs[0].chart else {
+            panic!("lines")
+        };
+        // 300 latencies per configuration (3 measured trials x 100): 0..2.4 nines plus the maximum.
+        assert_eq!(l.lines[0].points.len(), 26);
+        // Config 0's latencies are 1000..1990 ns (+ the operation's index): median near 1.5 us.
+        let median = l.lines[0].points.iter().find(|p| (p.0 - 0.3).abs() < 1e-9).unwrap().1;
+        assert!((median - 1.5).abs() < 0.02, "{median}");
+        assert!((l.lines[0].points.last().unwrap().1 - 1.99).abs() < 0.01);
+        assert!(l.lines[1].points.iter().all(|p| p.1 >= 2.0), "config 1 is slower");
+    }
+
+    #[test]
+    fn a_varied_knob_gets_a_line_per_operation() {
+        let m = manifest(&[
+            &[("journal_mode", "delete")],
+            &[("journal_mode", "truncate")],
+            &[("journal_mode", "wal")],
+        ]);
+        let t = trials(3, 3, &CRUD);
+        let figs = knob_lines(&report(&m, &t));
+        assert_eq!(figs.len(), 1);
+        assert_eq!(figs[0].lines(), 4);
+        let Chart::Lines(l) = &figs[0].chart else {
+            panic!("lines")
+        };
+        assert_eq!(
+            l.x,
+            XAxis::Categories(
+                "journal_mode".into(),
+                vec!["delete".into(), "truncate".into(), "wal".into()]
+            )
+        );
+        assert!(l.lines.iter().all(|l| l.points.len() == 3));
+    }
+
+    #[test]
+    fn vary_one_gives_a_chart_per_knob_and_a_matrix_corner_is_not_a_line() {
+        // --vary-one: baseline, then each knob changed alone.
+        let vary = manifest(&[
+            &[("journal_mode", "delete"), ("synchronous", "full")],
+            &[("journal_mode", "wal"), ("synchronous", "full")],
+            &[("journal_mode", "delete"), ("synchronous", "normal")],
+        ]);
+        let t = trials(3, 2, &["insert"]);
+        let figs = knob_lines(&report(&vary, &t));
+        assert_eq!(
+            figs.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(),
+            ["knob-journal-mode", "knob-synchronous"]
+        );
+        // One operation type: a single `all` line.
+        assert!(figs.iter().all(|f| f.lines() == 1));
+        // Different engines only: nothing varies along a knob.
+        let single = manifest(&[&[]]);
+        let t1 = trials(1, 2, &["insert"]);
+        assert!(knob_lines(&report(&single, &t1)).is_empty());
+    }
+
+    #[test]
+    fn trials_chart_has_every_measured_trial_in_run_order() {
+        let m = manifest(&[&[("journal_mode", "delete")], &[("journal_mode", "wal")]]);
+        let t = trials(2, 5, &CRUD);
+        let f = trials_in_order(&report(&m, &t)).unwrap();
+        assert_eq!(f.lines(), 2);
+        let Chart::Lines(l) = &f.chart else { panic!("lines") };
+        // Rounds 1..4 measured; config 0 runs at seq 2, 4, 6, 8.
+        assert_eq!(
+            l.lines[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [2.0, 4.0, 6.0, 8.0]
+        );
+    }
+
+    #[test]
+    fn io_charts_are_left_out_when_nothing_was_counted() {
+        let m = manifest(&[&[("journal_mode", "delete")], &[("journal_mode", "wal")]]);
+        let t = trials(2, 3, &CRUD);
+        let figs = io_beside(&report(&m, &t));
+        // No engine in this manifest has its I/O counted: throughput only.
+        assert_eq!(
+            figs.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(),
+            ["beside-throughput"]
+        );
+        assert_eq!(figs[0].bars(), 2);
+    }
+}

@@ -1,0 +1,487 @@
+//! Draws a [`Figure`] with plotters, onto any backend: SVG text for the page and `--plots`,
+//! a bitmap saved as PNG for `--plots`.
+//!
+//! Both axes are plain `f64` coordinates with key points litebench chooses (group centres,
+//! a knob's values, decades of a log scale, percentiles on a nines scale), so one drawing
+//! routine serves every chart. Legends are drawn under the plot rather than over it, so they
+//! never hide data. Bars are filled at opacity 0.85 and lines stroked at 0.9, values nothing
+//! else in a chart uses, so a rendered page's bars and lines can be counted (the Chromium test).
+
+use super::data::{BarChart, Chart, Figure, LineChart, XAxis};
+use super::font::FAMILY;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Chart size in pixels, without the legend (compact charts: [`COMPACT_WIDTH`] by
+/// [`COMPACT_PLOT_HEIGHT`]).
+pub const WIDTH: u32 = 960;
+pub const PLOT_HEIGHT: u32 = 400;
+pub const COMPACT_WIDTH: u32 = 420;
+pub const COMPACT_PLOT_HEIGHT: u32 = 300;
+/// Height of one legend line.
+const LEGEND_LINE: u32 = 20;
+
+/// Opacity of bar fills and of data lines (see the module docs).
+pub const BAR_OPACITY: f64 = 0.85;
+pub const LINE_OPACITY: f64 = 0.9;
+
+/// Tableau's twenty colours (ten hues, dark then light), so SSB's 13 queries get distinct lines.
+const PALETTE: [(u8, u8, u8); 20] = [
+    (78, 121, 167),
+    (242, 142, 43),
+    (225, 87, 89),
+    (118, 183, 178),
+    (89, 161, 79),
+    (237, 201, 72),
+    (176, 122, 161),
+    (255, 157, 167),
+    (156, 117, 95),
+    (186, 176, 172),
+    (160, 203, 232),
+    (255, 190, 125),
+    (255, 157, 154),
+    (134, 188, 182),
+    (140, 209, 125),
+    (241, 206, 99),
+    (212, 166, 200),
+    (250, 191, 210),
+    (215, 181, 166),
+    (121, 112, 110),
+];
+
+/// The colour of series `i`.
+pub fn color(i: usize) -> RGBColor {
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+/// A drawing failure, as text (plotters' errors are generic over the backend).
+#[derive(Debug, thiserror::Error)]
+#[error("drawing chart {figure}: {message}")]
+pub struct DrawError {
+    pub figure: String,
+    pub message: String,
+}
+
+/// The legend's entries.
+fn legend(fig: &Figure) -> Vec<String> {
+    match &fig.chart {
+        Chart::Bars(b) => b.series.clone(),
+        Chart::Lines(l) => l.lines.iter().map(|l| l.name.clone()).collect(),
+    }
+}
+
+fn plot_height(fig: &Figure) -> u32 {
+    match &fig.chart {
+        _ if fig.compact => COMPACT_PLOT_HEIGHT,
+        Chart::Bars(b) if horizontal(b) => {
+            let per_group = BAR_PX * b.series.len().max(1) as u32 + GROUP_GAP_PX;
+            (per_group * b.groups.len() as u32 + 90).max(PLOT_HEIGHT)
+        }
+        _ => PLOT_HEIGHT,
+    }
+}
+
+/// Width of the picture for `fig`.
+pub fn width(fig: &Figure) -> u32 {
+    if fig.compact {
+        COMPACT_WIDTH
+    } else {
+        WIDTH
+    }
+}
+
+/// Height of the whole picture for `fig`.
+pub fn height(fig: &Figure) -> u32 {
+    plot_height(fig) + 10 + LEGEND_LINE * legend(fig).len() as u32
+}
+
+/// Evenly spaced round tick values from 0 (or `low`) up to at least `high`.
+fn nice_ticks(low: f64, high: f64) -> Vec<f64> {
+    let span = (high - low).max(f64::MIN_POSITIVE);
+    let raw = span / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 7.0)
+        .unwrap_or(10.0 * mag);
+    let first = (low / step).floor() * step;
+    let mut v = Vec::new();
+    let mut x = first;
+    while x <= high + step * 1e-9 {
+        v.push(x);
+        x += step;
+    }
+    if v.last().is_some_and(|l| *l < high) {
+        v.push(x);
+    }
+    v
+}
+
+/// A tick label: integers without decimals, small numbers with a few significant digits.
+pub fn tick(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if a >= 100.0 || (v.fract() == 0.0) {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The percentile at `x` nines (`x` = -log10(1 - q)) as a label: 0 -> 0%, 1 -> 90%, 3 -> 99.9%.
+pub fn nines_label(x: f64) -> String {
+    let q = (1.0 - 10f64.powf(-x)) * 100.0;
+    let digits = (x - 2.0).ceil().max(0.0) as usize;
+    format!("{q:.digits$}%")
+}
+
+/// A linear `f64` axis whose ticks are exactly the given values.
+struct Axis {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Axis {
+    fn new(range: std::ops::Range<f64>, ticks: Vec<f64>) -> Axis {
+        Axis {
+            inner: range.into(),
+            ticks,
+        }
+    }
+}
+
+impl Ranged for Axis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<H: KeyPointHint>(&self, _hint: H) -> Vec<f64> {
+        self.ticks.clone()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+fn err<E: std::fmt::Display>(fig: &Figure) -> impl Fn(E) -> DrawError + '_ {
+    move |e| DrawError {
+        figure: fig.id.clone(),
+        message: e.to_string(),
+    }
+}
+
+/// Draws `fig` onto `root` (of [`width`] x [`height`]).
+pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(err(fig))?;
+    let (plot, legend_area) = root.split_vertically(plot_height(fig));
+    match &fig.chart {
+        Chart::Bars(b) => bars(&plot, fig, b)?,
+        Chart::Lines(l) => lines(&plot, fig, l)?,
+    }
+    // The legend: a swatch (full opacity, so it is never counted as data) and the name.
+    let offset = match &fig.chart {
+        Chart::Lines(l) => l.color_offset,
+        Chart::Bars(_) => 0,
+    };
+    let style = TextStyle::from((FAMILY, 14).into_font()).color(&BLACK);
+    for (i, name) in legend(fig).iter().enumerate() {
+        let y = 6 + (i as u32 * LEGEND_LINE) as i32;
+        legend_area
+            .draw(&Rectangle::new(
+                [
+                    (if fig.compact { 20 } else { 80 }, y + 3),
+                    (if fig.compact { 36 } else { 96 }, y + 15),
+                ],
+                color(offset + i).filled(),
+            ))
+            .map_err(err(fig))?;
+        legend_area
+            .draw(&Text::new(
+                name.clone(),
+                (if fig.compact { 44 } else { 104 }, y + 2),
+                style.clone(),
+            ))
+            .map_err(err(fig))?;
+    }
+    root.present().map_err(err(fig))?;
+    Ok(())
+}
+
+/// Whether a bar chart is drawn with horizontal bars: many or long group names (a suite's
+/// tests, SSB's queries) then read left to right beside their bars instead of crowding or
+/// overlapping under them.
+pub fn horizontal(b: &BarChart) -> bool {
+    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0);
+    b.groups.len() > 6 || longest * b.groups.len() > 90
+}
+
+/// Pixels per bar of a horizontal chart, and per group gap.
+const BAR_PX: u32 = 16;
+const GROUP_GAP_PX: u32 = 12;
+
+fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, b: &BarChart) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let groups = b.groups.len().max(1);
+    let top = b
+        .bars
+        .iter()
+        .map(|bar| bar.interval.map_or(bar.value, |(_, hi)| hi.max(bar.value)))
+        .fold(0.0, f64::max);
+    let vt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
+    let v_max = *vt.last().unwrap_or(&1.0);
+    let across = horizontal(b);
+    // Group g occupies [g, g + 1) along the category axis; horizontally, group 0 is on top.
+    let centres: Vec<f64> = (0..groups).map(|g| g as f64 + 0.5).collect();
+    let names = b.groups.clone();
+    let name_of = |v: &f64| {
+        let g = v.floor() as usize;
+        let g = if across { groups.saturating_sub(1 + g) } else { g };
+        names.get(g).cloned().unwrap_or_default()
+    };
+    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as u32;
+    let n = b.series.len().max(1) as f64;
+    let width = 0.8 / n;
+    let whisker = BLACK.mix(0.8).stroke_width(1);
+    let slot = |bar: &super::data::Bar| {
+        let g = if across { groups - 1 - bar.group } else { bar.group } as f64;
+        // Horizontally, series 0 is the top bar of its group.
+        let s = if across {
+            n - 1.0 - bar.series as f64
+        } else {
+            bar.series as f64
+        };
+        let c0 = g + 0.1 + s * width;
+        (c0, c0 + width * 0.92)
+    };
+    if across {
+        let mut chart = ChartBuilder::on(area)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size((longest * 8).clamp(60, 320))
+            .build_cartesian_2d(Axis::new(0f64..v_max, vt), Axis::new(0f64..groups as f64, centres))
+            .map_err(err(fig))?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .light_line_style(WHITE)
+            .bold_line_style(BLACK.mix(0.12))
+            .x_label_style((FAMILY, 13))
+            .y_label_style((FAMILY, 13))
+            .axis_desc_style((FAMILY, 14))
+            .y_label_formatter(&name_of)
+            .x_label_formatter(&|v| tick(*v))
+            .x_desc(b.y_label.as_str())
+            .draw()
+            .map_err(err(fig))?;
+        for bar in &b.bars {
+            let (c0, c1) = slot(bar);
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, c0), (bar.value, c1)],
+                    color(bar.series).mix(BAR_OPACITY).filled(),
+                )))
+                .map_err(err(fig))?;
+            if let Some((lo, hi)) = bar.interval {
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_horizontal(
+                        (c0 + c1) / 2.0,
+                        lo,
+                        bar.value,
+                        hi,
+                        whisker,
+                        6,
+                    )))
+                    .map_err(err(fig))?;
+            }
+        }
+        return Ok(());
+    }
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d(Axis::new(0f64..groups as f64, centres), Axis::new(0f64..v_max, vt))
+        .map_err(err(fig))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .x_label_style((FAMILY, 13))
+        .y_label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 14))
+        .x_label_formatter(&name_of)
+        .y_label_formatter(&|v| tick(*v))
+        .y_desc(b.y_label.as_str())
+        .draw()
+        .map_err(err(fig))?;
+    for bar in &b.bars {
+        let (x0, x1) = slot(bar);
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(x0, 0.0), (x1, bar.value)],
+                color(bar.series).mix(BAR_OPACITY).filled(),
+            )))
+            .map_err(err(fig))?;
+        if let Some((lo, hi)) = bar.interval {
+            chart
+                .draw_series(std::iter::once(ErrorBar::new_vertical(
+                    (x0 + x1) / 2.0,
+                    lo,
+                    bar.value,
+                    hi,
+                    whisker,
+                    8,
+                )))
+                .map_err(err(fig))?;
+        }
+    }
+    Ok(())
+}
+
+fn lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, l: &LineChart) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let ys = l.lines.iter().flat_map(|line| line.points.iter().map(|p| p.1));
+    let xs = l.lines.iter().flat_map(|line| line.points.iter().map(|p| p.0));
+    let (x_min, x_max) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    // A log axis plots log10(y); its ticks are whole decades (and 2x, 5x when few decades).
+    let map = |v: f64| if l.y_log { v.max(1e-9).log10() } else { v };
+    let (y_lo, y_hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    if !x_min.is_finite() || !y_lo.is_finite() {
+        return Ok(());
+    }
+    let (y_range, y_ticks) = if l.y_log {
+        let (lo, hi) = (map(y_lo).floor(), map(y_hi).ceil().max(map(y_lo).floor() + 1.0));
+        let mut t = Vec::new();
+        for d in lo as i32..=hi as i32 {
+            for m in [1.0, 2.0, 5.0] {
+                let v = (10f64.powi(d) * m).log10();
+                if v <= hi + 1e-9 && (m == 1.0 || hi - lo <= 3.0) {
+                    t.push(v);
+                }
+            }
+        }
+        (lo..hi, t)
+    } else {
+        let t = nice_ticks(0.0, if y_hi > 0.0 { y_hi * 1.05 } else { 1.0 });
+        (0.0..*t.last().unwrap_or(&1.0), t)
+    };
+    let (x_range, x_ticks): (std::ops::Range<f64>, Vec<f64>) = match &l.x {
+        XAxis::Categories(_, values) => (
+            -0.3..(values.len().max(1) - 1) as f64 + 0.3,
+            (0..values.len()).map(|i| i as f64).collect(),
+        ),
+        XAxis::Nines => (
+            0.0..x_max.max(1.0),
+            (0..=x_max.floor() as usize).map(|i| i as f64).collect(),
+        ),
+        XAxis::Linear(_) => {
+            let t = nice_ticks(x_min.min(0.0), x_max.max(1.0));
+            (t[0]..x_max.max(1.0) + 0.5, t)
+        }
+    };
+    let x = Axis::new(x_range, x_ticks);
+    let y = Axis::new(y_range, y_ticks);
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(err(fig))?;
+    let x_desc = match &l.x {
+        XAxis::Categories(name, _) => name.clone(),
+        XAxis::Nines => "percentile".into(),
+        XAxis::Linear(name) => name.clone(),
+    };
+    let x_fmt = |v: &f64| match &l.x {
+        XAxis::Categories(_, values) => values.get(v.round() as usize).cloned().unwrap_or_default(),
+        XAxis::Nines => nines_label(*v),
+        XAxis::Linear(_) => tick(*v),
+    };
+    let y_fmt = |v: &f64| if l.y_log { tick(10f64.powf(*v)) } else { tick(*v) };
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .x_label_style((FAMILY, 13))
+        .y_label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 14))
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .x_desc(x_desc)
+        .y_desc(l.y_label.as_str())
+        .draw()
+        .map_err(err(fig))?;
+    for (i, line) in l.lines.iter().enumerate() {
+        let c = color(l.color_offset + i);
+        let pts: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x, map(y))).collect();
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                pts.clone(),
+                c.mix(LINE_OPACITY).stroke_width(2),
+            )))
+            .map_err(err(fig))?;
+        if l.markers {
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                .map_err(err(fig))?;
+        }
+    }
+    Ok(())
+}
+
+/// `fig` as an SVG document.
+pub fn svg(fig: &Figure) -> Result<String, DrawError> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (width(fig), height(fig))).into_drawing_area();
+        draw(&root, fig)?;
+    }
+    Ok(out)
+}
+
+/// `fig` as a PNG file at `path`.
+pub fn png(fig: &Figure, path: &std::path::Path) -> Result<(), DrawError> {
+    let root = BitMapBackend::new(path, (width(fig), height(fig))).into_drawing_area();
+    draw(&root, fig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        let t = nice_ticks(0.0, 1234.0);
+        assert_eq!(t.first(), Some(&0.0));
+        assert!(*t.last().unwrap() >= 1234.0);
+        assert_eq!(t[1] - t[0], 200.0, "{t:?}");
+        assert_eq!(tick(25_000.0), "25k");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(nines_label(0.0), "0%");
+        assert_eq!(nines_label(1.0), "90%");
+        assert_eq!(nines_label(3.0), "99.9%");
+    }
+}

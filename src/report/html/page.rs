@@ -1,0 +1,428 @@
+//! The HTML page: escaping, tables and the order of a run's sections.
+//!
+//! The page is self-contained on purpose: a report is mailed, attached to an issue or opened
+//! years later offline, so it loads nothing (styles inline, charts as inline SVG, no script).
+//! What a reader must know before trusting a chart (warnings, the manifest, the reporting
+//! checklist) comes before the charts; the tables are the text exporters' own cells.
+
+use super::data::Figure;
+use crate::report::profile::{self, QueryProfile};
+use crate::report::{text, Format, Report};
+use crate::workload::tatp::{self, mix::TXNS, rates};
+
+/// Escapes text for HTML element content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// A table from a header and cells (all escaped).
+pub fn table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>]) -> String {
+    table_of_class("", headers, rows)
+}
+
+/// A table with a CSS class (`kv`: names in the first column, kept on one line).
+pub fn table_of_class<H: AsRef<str>>(class: &str, headers: &[H], rows: &[Vec<String>]) -> String {
+    let mut o = if class.is_empty() {
+        String::from("<div class=\"scroll\"><table>\n")
+    } else {
+        format!("<div class=\"scroll\"><table class=\"{}\">\n", esc(class))
+    };
+    if headers.iter().any(|h| !h.as_ref().is_empty()) {
+        o += "<thead><tr>";
+        for h in headers {
+            o += &format!("<th>{}</th>", esc(h.as_ref()));
+        }
+        o += "</tr></thead>\n";
+    }
+    o += "<tbody>\n";
+    for r in rows {
+        o += "<tr>";
+        for c in r {
+            o += &format!("<td>{}</td>", esc(c));
+        }
+        o += "</tr>\n";
+    }
+    o += "</tbody></table></div>\n";
+    o
+}
+
+const STYLE: &str = r#"
+body { font-family: "DejaVu Sans", system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 1em 2em; color: #1b1b1b; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { border-bottom: 2px solid #4e79a7; padding-bottom: 0.2em; margin-top: 2em; }
+h3 { margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { border: 1px solid #d0d0d0; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f2f4f7; }
+tbody tr:nth-child(even) { background: #fafafa; }
+.scroll { overflow-x: auto; }
+table.kv td:first-child { white-space: nowrap; font-weight: 600; }
+.toc { font-size: 0.9em; }
+.toc a { margin-right: 0.8em; }
+.warnings { background: #fff4e5; border-left: 4px solid #f28e2b; padding: 0.5em 1em 0.5em 2em; margin: 0.5em 0; }
+.warnings li { margin: 0.2em 0; }
+.ok { color: #2d7a2d; }
+.bad { color: #b00020; font-weight: bold; }
+.error { background: #fde8ea; border-left: 4px solid #e15759; padding: 0.5em 1em; }
+.meta { color: #555; font-size: 0.9em; }
+figure.chart { margin: 1.5em 0; }
+figure.chart svg { width: 100%; height: auto; max-width: 960px; display: block; }
+.row figure.chart svg { max-width: 420px; }
+figure.chart figcaption { color: #555; font-size: 0.85em; max-width: 960px; }
+.row { display: flex; flex-wrap: wrap; gap: 1em; }
+.row figure.chart { flex: 1 1 360px; margin: 0.5em 0; }
+pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }
+nav li { margin: 0.2em 0; }
+"#;
+
+/// A figure element with its chart's SVG. `data-bars` and `data-lines` say how many bars and
+/// lines the chart was given, for tests that count what the browser drew.
+pub fn figure(fig: &Figure, svg: &str, run: i64) -> String {
+    format!(
+        "<figure class=\"chart\" id=\"run{run}-{id}\" data-chart=\"{id}\" data-bars=\"{}\" data-lines=\"{}\">\n<h4>{}</h4>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+        fig.bars(),
+        fig.lines(),
+        esc(&fig.title),
+        svg,
+        esc(&fig.note),
+        id = esc(&fig.id),
+    )
+}
+
+/// Workload parameters as `name=value` pairs.
+fn params(p: &crate::workload::params::Params) -> String {
+    match serde_json::to_value(p) {
+        Ok(serde_json::Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}={s}"),
+                v => format!("{k}={v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        Ok(v) => v.to_string(),
+        Err(_) => "unknown".into(),
+    }
+}
+
+/// The manifest's main facts as a two-column table, the whole manifest as JSON below it.
+fn manifest(report: &Report<'_>) -> String {
+    let m = report.manifest;
+    let mach = &m.environment.machine;
+    let st = &m.environment.storage;
+    let unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+    let mut rows = vec![
+        vec!["command".into(), m.command.join(" ")],
+        vec!["litebench".into(), m.tool_version.clone()],
+        vec!["workload".into(), format!("{} ({})", m.workload, m.workload_source)],
+        vec!["parameters".into(), params(&m.params)],
+        vec![
+            "trials".into(),
+            format!(
+                "{} measured + {} warm-up per configuration, seed {}",
+                m.trials, m.warmup, m.seed
+            ),
+        ],
+        vec![
+            "page cache".into(),
+            if m.cold_cache {
+                "dropped before each trial (cold)"
+            } else {
+                "warm"
+            }
+            .into(),
+        ],
+        vec![
+            "databases".into(),
+            if m.in_memory { "in memory" } else { "files" }.into(),
+        ],
+        vec!["started".into(), m.started_at.clone()],
+        vec![
+            "finished".into(),
+            report.run.finished_at.clone().unwrap_or_else(|| "-".into()),
+        ],
+        vec!["results store".into(), report.run.results.clone()],
+        vec!["scratch directory".into(), m.scratch_dir.clone()],
+        vec![
+            "machine".into(),
+            format!("{} ({} CPUs, {})", unknown(&mach.cpu_model), mach.cpu_count, mach.arch),
+        ],
+        vec![
+            "system".into(),
+            format!("{}, kernel {}", unknown(&mach.os), unknown(&mach.kernel)),
+        ],
+        vec![
+            "storage".into(),
+            format!(
+                "{} from {}{}{}",
+                unknown(&st.fs_type),
+                unknown(&st.mount_source),
+                st.journaling
+                    .as_ref()
+                    .map_or(String::new(), |j| format!(", journaling {j}")),
+                if st.ram_backed { " (RAM-backed)" } else { "" }
+            ),
+        ],
+        vec![
+            "sync latency (median)".into(),
+            match (&m.sync_latency, &m.sync_latency_not_measured) {
+                (Some(l), _) => format!("{:.1} us", l.median_us),
+                (None, Some(why)) => format!("not measured: {why}"),
+                (None, None) => "not measured".into(),
+            },
+        ],
+    ];
+    for e in &m.engines {
+        rows.push(vec![format!("engine {}", e.label), format!("{} {}", e.kind, e.version)]);
+    }
+    for c in &m.configs {
+        rows.push(vec![format!("configuration #{}", c.index), c.label.clone()]);
+    }
+    let json = serde_json::to_string_pretty(m).unwrap_or_default();
+    format!(
+        "{}<details><summary>the whole manifest (JSON)</summary><pre>{}</pre></details>\n",
+        table_of_class("kv", &["", ""], &rows),
+        esc(&json)
+    )
+}
+
+/// TATP: each transaction's observed success rate beside the specification's.
+fn tatp_rates(report: &Report<'_>) -> String {
+    let m = report.manifest;
+    let subscribers = m.params.count("subscribers").max(1);
+    let balanced = tatp::call_forwarding_balanced(&m.params);
+    let mut rows = Vec::new();
+    for cfg in &m.configs {
+        for (i, name) in TXNS.iter().enumerate() {
+            let (mut ops, mut ok) = (0u64, 0u64);
+            for t in report.trials.iter().filter(|t| t.config == cfg.index && !t.warmup) {
+                for o in t.ops.iter().filter(|o| o.name == *name) {
+                    ops += o.ops;
+                    ok += o.succeeded();
+                }
+            }
+            let (low, high) = rates::expected(i);
+            let expected = if low == high {
+                format!("{:.2}%", low * 100.0)
+            } else {
+                format!("{:.2}% to {:.2}%", low * 100.0, high * 100.0)
+            };
+            let o = rates::Observed {
+                name,
+                ops,
+                succeeded: ok,
+            };
+            let verdict = if ops == 0 {
+                "not run"
+            } else if !balanced && matches!(i, 1 | 5 | 6) {
+                "not checked (the mix inserts and deletes call forwardings at different rates)"
+            } else if rates::as_expected(i, &o, subscribers) {
+                "as expected"
+            } else {
+                "OFF (see warnings)"
+            };
+            rows.push(vec![
+                format!("#{} {}", cfg.index, cfg.label),
+                name.to_string(),
+                ops.to_string(),
+                if ops > 0 {
+                    format!("{:.2}%", ok as f64 / ops as f64 * 100.0)
+                } else {
+                    "-".into()
+                },
+                expected,
+                format!("{:.2}%", rates::SPEC_STATED[i] * 100.0),
+                verdict.into(),
+            ]);
+        }
+    }
+    table(
+        &[
+            "configuration",
+            "transaction",
+            "completed",
+            "succeeded",
+            "expected by the rules",
+            "specification states",
+            "verdict",
+        ],
+        &rows,
+    )
+}
+
+/// Query plans and per-loop profiles (SSB), as `show --profile` prints them.
+fn profiles(p: &[QueryProfile]) -> String {
+    format!("<pre>{}</pre>\n", esc(&profile::render(p, Format::Table)))
+}
+
+/// One run's section. `charts` are the run's figures with their SVG, in page order.
+pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)]) -> String {
+    let r = &report.run;
+    let m = report.manifest;
+    let mut o = format!(
+        "<section id=\"run-{}\">\n<h2>Run {} — {} — {}</h2>\n<p class=\"meta\">{} configuration{}, {} measured trials each, started {}</p>\n",
+        r.id,
+        r.id,
+        esc(&m.workload),
+        esc(&r.status),
+        m.configs.len(),
+        if m.configs.len() == 1 { "" } else { "s" },
+        m.trials,
+        esc(&m.started_at)
+    );
+    if let Some(e) = &r.error {
+        o += &format!("<p class=\"error\">error: {}</p>\n", esc(e));
+    }
+    let id = r.id;
+    o += "<p class=\"toc\">";
+    for (anchor, name) in [
+        ("warnings", "warnings"),
+        ("manifest", "manifest"),
+        ("checklist", "checklist"),
+        ("summary", "summary"),
+        ("charts", "charts"),
+    ] {
+        o += &format!("<a href=\"#run{id}-{anchor}\">{name}</a>");
+    }
+    o += "</p>\n";
+    o += &format!("<h3 id=\"run{id}-warnings\">Warnings</h3>\n");
+    if report.warnings.is_empty() {
+        o += "<p class=\"ok\">none</p>\n";
+    } else {
+        o += "<ul class=\"warnings\">\n";
+        for w in &report.warnings {
+            o += &format!("<li>{}</li>\n", esc(w));
+        }
+        o += "</ul>\n";
+    }
+    o += &format!("<h3 id=\"run{id}-manifest\">Manifest</h3>\n");
+    o += &manifest(report);
+    o += &format!("<h3 id=\"run{id}-checklist\">Reporting checklist (APSys'17)</h3>\n");
+    let (h, rows) = text::checklist_table(report);
+    o += &table(&h, &rows);
+    o += &format!("<h3 id=\"run{id}-summary\">Summary</h3>\n");
+    let (h, rows) = text::summary_table(&report.summary);
+    o += &table(&h, &rows);
+    if let Some(p) = &report.side_by_side {
+        o += "<h3>Side by side</h3>\n";
+        let (h, rows) = p.cells();
+        o += &table(&h, &rows);
+    }
+    o += "<p class=\"meta\">";
+    if let Some(s) = text::spread_line(report) {
+        o += &format!("{}<br>", esc(&s));
+    }
+    o += &esc(&text::statistics_line(&report.statistics));
+    o += "</p>\n";
+    if m.workload == "tatp" {
+        o += "<h3>TATP success rates against the specification</h3>\n";
+        o += &tatp_rates(report);
+    }
+    o += &format!("<h3 id=\"run{id}-charts\">Charts</h3>\n");
+    if charts.is_empty() {
+        o += "<p>No measured trials: nothing to chart.</p>\n";
+    }
+    let mut in_row = false;
+    for (fig, svg) in charts {
+        let beside = fig.id.starts_with("beside-");
+        if beside && !in_row {
+            o += "<div class=\"row\">\n";
+            in_row = true;
+        } else if !beside && in_row {
+            o += "</div>\n";
+            in_row = false;
+        }
+        o += &figure(fig, svg, r.id);
+    }
+    if in_row {
+        o += "</div>\n";
+    }
+    if !report.footprint.is_empty() {
+        o += "<h3>Population (template databases)</h3>\n";
+        let (h, rows) = text::footprint_table(report);
+        o += &table(&h, &rows);
+    }
+    let p = profile::collect(m, report.trials);
+    if !p.is_empty() {
+        o += "<h3>Query plans and profiles</h3>\n<p class=\"meta\">Each configuration's first measured trial, as <code>litebench show --profile</code> prints them.</p>\n";
+        o += &profiles(&p);
+    }
+    o += "</section>\n";
+    o
+}
+
+/// The whole document around the runs' sections.
+pub fn document(sections: &[(i64, String, String)]) -> String {
+    let mut o = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>litebench report</title>\n<style>");
+    o += STYLE;
+    o += "</style>\n</head>\n<body>\n<h1>litebench report</h1>\n";
+    o += &format!(
+        "<p class=\"meta\">Written by litebench {} at {}. Self-contained: no scripts, nothing loaded from elsewhere.</p>\n",
+        env!("CARGO_PKG_VERSION"),
+        crate::commands::now_rfc3339()
+    );
+    if sections.len() > 1 {
+        o += "<nav><ul>\n";
+        for (id, title, _) in sections {
+            o += &format!("<li><a href=\"#run-{id}\">{}</a></li>\n", esc(title));
+        }
+        o += "</ul></nav>\n";
+    }
+    for (_, _, body) in sections {
+        o += body;
+    }
+    o += "</body>\n</html>\n";
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::html::data::tests::{manifest, report, trials};
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(
+            esc("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
+        let t = table(&["a<b"], &[vec!["<script>".into()]]);
+        assert!(t.contains("a&lt;b") && t.contains("&lt;script&gt;") && !t.contains("<script>"));
+        // A header of empty names is no header.
+        assert!(!table(&["", ""], &[vec!["k".into(), "v".into()]]).contains("<thead>"));
+    }
+
+    #[test]
+    fn tatp_success_rates_are_judged_against_the_specification() {
+        let mut m = manifest(&[&[]]);
+        m.workload = "tatp".into();
+        let mut t = trials(1, 2, &TXNS);
+        // GET_SUBSCRIBER_DATA must always succeed: one failure in a measured trial is off.
+        let measured = t.iter_mut().find(|t| !t.warmup).unwrap();
+        measured.ops[0].succeeded = Some(measured.ops[0].ops - 1);
+        let html = tatp_rates(&report(&m, &t));
+        let row = |name: &str| -> String {
+            let i = html.find(&format!("<td>{name}</td>")).unwrap();
+            html[i..i + html[i..].find("</tr>").unwrap()].to_string()
+        };
+        assert!(row("GET_SUBSCRIBER_DATA").contains("OFF"), "{html}");
+        assert!(row("GET_SUBSCRIBER_DATA").contains("99.00%"), "{html}");
+        // UPDATE_LOCATION succeeded every time: as expected.
+        assert!(row("UPDATE_LOCATION").contains("as expected"), "{html}");
+        assert!(
+            row("GET_NEW_DESTINATION").contains("23.90%"),
+            "the specification's stated rate"
+        );
+    }
+}

@@ -1,0 +1,289 @@
+//! `litebench report` and `run --report`: a self-contained HTML page, `--plots` files, the
+//! exit codes of bad input, and the page rendered in headless Chromium (loads without errors or
+//! requests, each chart drew the bars and lines it was given).
+
+use crate::browser::{Browser, CHROMIUM};
+use crate::common::*;
+use std::path::Path;
+
+/// A tiny crud run with three journal modes: 3 configurations x 3 operation types.
+fn seeded() -> Sandbox {
+    let sb = Sandbox::new();
+    assert_success(&output(&mut sb.run(&[
+        "crud",
+        "--param",
+        "rows=200",
+        "--param",
+        "inserts=20",
+        "--param",
+        "updates=20",
+        "--param",
+        "deletes=20",
+        "--trials",
+        "3",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--knob",
+        "journal_mode=delete,truncate,wal",
+    ])));
+    sb
+}
+
+fn report(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    let mut cmd = sb.litebench();
+    cmd.arg("report").arg("--results").arg(sb.results()).args(args);
+    output(&mut cmd)
+}
+
+/// The figures of a page as (chart id, data-bars, data-lines), in page order.
+fn figures(html: &str) -> Vec<(String, usize, usize)> {
+    let attr = |tag: &str, name: &str| -> String {
+        let key = format!("{name}=\"");
+        let i = tag.find(&key).unwrap_or_else(|| panic!("{name} missing in {tag}")) + key.len();
+        tag[i..].split('"').next().unwrap().to_string()
+    };
+    html.split("<figure ")
+        .skip(1)
+        .map(|f| {
+            let tag = &f[..f.find('>').unwrap()];
+            (
+                attr(tag, "data-chart"),
+                attr(tag, "data-bars").parse().unwrap(),
+                attr(tag, "data-lines").parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Fails on anything a page could fetch: scripts, stylesheets, images, frames, fonts or any
+/// other http(s) URL (the SVG namespace name is an identifier, not a resource).
+fn assert_self_contained(html: &str) {
+    let stripped = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    for bad in [
+        "http://", "https://", "<script", "<link", "<img", "<iframe", "src=", "url(", "@import",
+    ] {
+        assert!(
+            !stripped.contains(bad),
+            "the report refers to something outside it: {bad}"
+        );
+    }
+}
+
+#[test]
+fn report_writes_one_self_contained_page_with_every_chart() {
+    let sb = seeded();
+    let page = sb.root().join("out.html");
+    let plots = sb.root().join("plots");
+    let o = report(&sb, &["-o", page.to_str().unwrap(), "--plots", plots.to_str().unwrap()]);
+    assert_success(&o);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    // Warnings, manifest and checklist come before the charts.
+    let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    let charts = at(">Charts</h3>");
+    assert!(at(">Warnings</h3>") < charts);
+    assert!(at(">Manifest</h3>") < charts);
+    assert!(at(">Reporting checklist") < charts);
+    assert!(
+        html.contains("Side by side"),
+        "three configurations get the side-by-side table"
+    );
+    let figs = figures(&html);
+    let get = |id: &str| {
+        figs.iter()
+            .find(|f| f.0 == id)
+            .unwrap_or_else(|| panic!("{id} missing in {figs:?}"))
+    };
+    assert_eq!(get("throughput").1, 9, "3 configurations x 3 operations");
+    assert_eq!(get("beside-throughput").1, 3);
+    assert_eq!(get("beside-syncs").1, 3, "SQLite's syncs are counted");
+    assert_eq!(get("knob-journal-mode").2, 3, "one line per operation");
+    for op in ["insert", "update", "delete"] {
+        assert_eq!(get(&format!("latency-{op}")).2, 3, "one line per configuration");
+    }
+    assert_eq!(get("trials").2, 3);
+    // --plots: an SVG and a PNG per chart.
+    let mut files = listing(&plots);
+    files.sort();
+    assert_eq!(files.len(), 2 * figs.len(), "{files:?}");
+    for (id, _, _) in &figs {
+        for ext in ["svg", "png"] {
+            let f = plots.join(format!("run1-{id}.{ext}"));
+            let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            assert!(bytes.len() > 1000, "{} is nearly empty", f.display());
+        }
+    }
+    assert!(std::fs::read(plots.join("run1-trials.png"))
+        .unwrap()
+        .starts_with(b"\x89PNG"));
+    // Written again: -o named the file, so it is overwritten; the plots are not.
+    assert_success(&report(&sb, &["-o", page.to_str().unwrap()]));
+    let o = report(&sb, &["-o", page.to_str().unwrap(), "--plots", plots.to_str().unwrap()]);
+    assert_error_line(&o, &["--plots", "already exists"]);
+}
+
+#[test]
+fn bad_report_input_is_one_line_and_exit_2() {
+    let sb = seeded();
+    let o = report(&sb, &["99"]);
+    assert_error_line(&o, &["no run 99"]);
+    let o = report(&sb, &["-o", "/nonexistent-dir/r.html"]);
+    assert_error_line(&o, &["-o /nonexistent-dir/r.html", "does not exist"]);
+    let o = report(&sb, &["-o", sb.root().to_str().unwrap()]);
+    assert_error_line(&o, &["is a directory"]);
+    // A directory nobody can create files in, root included.
+    let o = report(&sb, &["-o", "/proc/litebench-report.html"]);
+    assert_error_line(&o, &["-o /proc/litebench-report.html", "cannot write"]);
+    // The default file is never overwritten.
+    std::fs::write(sb.cwd().join("report.html"), "mine").unwrap();
+    let o = report(&sb, &[]);
+    assert_error_line(&o, &["report.html exists", "-o"]);
+    assert_eq!(std::fs::read_to_string(sb.cwd().join("report.html")).unwrap(), "mine");
+    // --plots naming a file.
+    let o = report(&sb, &["-o", "x.html", "--plots", "report.html"]);
+    assert_error_line(&o, &["--plots report.html", "not a directory"]);
+    assert!(!sb.cwd().join("x.html").exists());
+    // A font that is not there.
+    let mut cmd = sb.litebench();
+    cmd.env("LITEBENCH_FONT", "/nonexistent/font.ttf")
+        .args(["report", "--results"])
+        .arg(sb.results())
+        .args(["-o", "z.html"]);
+    assert_error_line(
+        &output(&mut cmd),
+        &["LITEBENCH_FONT=/nonexistent/font.ttf", "no such file"],
+    );
+    assert!(!sb.cwd().join("z.html").exists());
+    // No store at all.
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "--results"])
+        .arg(sb.root().join("none.db"))
+        .args(["-o", "y.html"]);
+    assert_error_line(&output(&mut cmd), &["--results", "no results store"]);
+}
+
+#[test]
+fn run_writes_its_report_at_the_end() {
+    let sb = Sandbox::new();
+    let page = sb.root().join("run.html");
+    let o = output(&mut sb.run_tiny(&["crud", "--report", page.to_str().unwrap()]));
+    assert_success(&o);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    assert!(
+        html.contains("Run 1 — crud — complete"),
+        "{}",
+        &html[..500.min(html.len())]
+    );
+    // A --report that cannot be written is refused before anything runs.
+    let o = output(&mut sb.run_tiny(&["crud", "--report", "/nonexistent-dir/r.html"]));
+    assert_error_line(&o, &["--report /nonexistent-dir/r.html", "does not exist"]);
+    // Two runs on one page (a run named twice appears once), each with its own charts.
+    assert_success(&output(&mut sb.run_tiny(&["crud", "--knob", "synchronous=full,off"])));
+    let both = sb.root().join("both.html");
+    assert_success(&report(&sb, &["2", "1", "2", "-o", both.to_str().unwrap()]));
+    let html = std::fs::read_to_string(&both).unwrap();
+    assert_self_contained(&html);
+    assert_eq!(html.matches("<section id=\"run-").count(), 2);
+    let (two, one) = (html.find("id=\"run-2\"").unwrap(), html.find("id=\"run-1\"").unwrap());
+    assert!(two < one, "runs appear in the order given");
+    assert!(html.contains("<a href=\"#run-1\">") && html.contains("<a href=\"#run-2\">"));
+    assert!(html.contains("id=\"run1-throughput\"") && html.contains("id=\"run2-throughput\""));
+    assert!(html.contains("id=\"run2-knob-synchronous\""), "run 2 varies one knob");
+}
+
+/// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles
+/// filled at opacity 0.85 and lines the polylines stroked at 0.9 (nothing else in a chart uses
+/// those), and checks each chart was laid out with a size.
+const COUNT_JS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('figure.chart')).map(f => {
+  const svg = f.querySelector('svg');
+  const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+  return {
+    id: f.dataset.chart,
+    bars: +f.dataset.bars,
+    lines: +f.dataset.lines,
+    drawn_bars: f.querySelectorAll('rect[opacity="0.85"]').length,
+    drawn_lines: f.querySelectorAll('polyline[opacity="0.9"]').length,
+    width: box.width,
+    height: box.height,
+  };
+}))"#;
+
+fn screenshot(page: &Path, png: &Path, profile: &Path) {
+    let o = std::process::Command::new(CHROMIUM)
+        .args(["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--window-size=1280,2000")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    assert!(o.status.success(), "chromium --screenshot failed\n{}", describe(&o));
+}
+
+#[test]
+fn the_report_renders_in_chromium_without_errors_and_draws_every_bar_and_line() {
+    if !support_require() {
+        return;
+    }
+    let sb = seeded();
+    let page = sb.root().join("report.html");
+    assert_success(&report(&sb, &["-o", page.to_str().unwrap()]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let expected = figures(&html);
+    let url = format!("file://{}", page.display());
+
+    let mut browser = Browser::start(&sb.root().join("chromium-profile"));
+    // The checker itself: a page with a missing image and a console error must be caught.
+    let bad = sb.root().join("bad.html");
+    std::fs::write(
+        &bad,
+        "<!DOCTYPE html><html><body><img src=\"missing.png\"><script>console.error('boom')</script></body></html>",
+    )
+    .unwrap();
+    let b = browser.load(&format!("file://{}", bad.display()), "1");
+    assert!(
+        !b.failed.is_empty(),
+        "a missing image must show as a failed request: {b:?}"
+    );
+    assert!(b.errors.iter().any(|e| e.contains("boom")), "{b:?}");
+
+    let load = browser.load(&url, COUNT_JS);
+    assert!(load.errors.is_empty(), "console or log errors: {:?}", load.errors);
+    assert!(load.failed.is_empty(), "failed requests: {:?}", load.failed);
+    assert_eq!(
+        load.requests,
+        vec![url.clone()],
+        "the page must request nothing but itself"
+    );
+    let drawn: Vec<serde_json::Value> =
+        serde_json::from_str(load.evaluated.as_str().expect("the count script returns JSON")).unwrap();
+    assert_eq!(drawn.len(), expected.len(), "{drawn:?}");
+    for (d, (id, bars, lines)) in drawn.iter().zip(&expected) {
+        assert_eq!(d["id"].as_str(), Some(id.as_str()));
+        assert_eq!(d["drawn_bars"].as_u64(), Some(*bars as u64), "{id}: {d}");
+        assert_eq!(d["drawn_lines"].as_u64(), Some(*lines as u64), "{id}: {d}");
+        assert!(
+            d["width"].as_f64().unwrap() > 300.0 && d["height"].as_f64().unwrap() > 150.0,
+            "{id}: {d}"
+        );
+    }
+    drop(browser);
+
+    let png = sb.root().join("report.png");
+    screenshot(&page, &png, &sb.root().join("chromium-shot"));
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(
+        bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000,
+        "screenshot too small to hold the page"
+    );
+    // LITEBENCH_SCREENSHOT=FILE keeps the screenshot for a person to look at.
+    if let Some(keep) = std::env::var_os("LITEBENCH_SCREENSHOT") {
+        std::fs::copy(&png, keep).unwrap();
+    }
+}
+
+fn support_require() -> bool {
+    crate::support::require(CHROMIUM, "chromium")
+}
