@@ -13,6 +13,8 @@ fn main() {
         Command::SsbGen(a) => commands::ssb_gen::run(a),
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),
         Command::Cleanup(a) => commands::cleanup::run(a),
+        Command::VerifyDurability(a) => commands::verify_durability::run(a),
+        Command::DurabilityChild(a) => commands::verify_durability::child(a),
     };
     let code = match result {
         Ok(code) => code,

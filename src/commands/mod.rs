@@ -8,6 +8,7 @@ pub mod list;
 pub mod run;
 pub mod show;
 pub mod ssb_gen;
+pub mod verify_durability;
 
 /// A failure to report as one line; exit code 2.
 #[derive(Debug)]

@@ -178,7 +178,7 @@ fn an_unversioned_store_is_shown_as_it_is_and_upgraded_by_run() {
 
     // `run` upgrades it in place, and the old run is still there.
     tiny_run(&sb, &[]);
-    assert_eq!(pragma(&sb.results(), "user_version"), 1);
+    assert_eq!(pragma(&sb.results(), "user_version"), 2);
     let out = output(&mut sb.show(&["--list", "--format", "json"]));
     assert_success(&out);
     let listed = json(&out);
