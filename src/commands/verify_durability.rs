@@ -3,6 +3,7 @@
 
 use super::Failure;
 use crate::cli::{CrashChoice, DurabilityChildArgs, VerifyDurabilityArgs};
+use crate::durability::check::Outcome;
 use crate::durability::crash::CrashKind;
 use crate::durability::expected::documented;
 use crate::durability::kill::{kill_check, ChildSpec, KillReport};
@@ -104,8 +105,8 @@ pub fn run(args: &VerifyDurabilityArgs) -> Result<i32, Failure> {
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
     let engine = SqliteEngine::open(&choice, false)?;
-    let mut store = Store::open(&results_path, args.results.is_some())?;
     let scratch = Scratch::create(args.dir.as_deref())?;
+    let mut store = Store::open(&results_path, args.results.is_some())?;
     let exe = std::env::current_exe().map_err(|e| Failure(format!("cannot find the litebench binary: {e}")))?;
     let build = VerifiedBuild {
         engine: args.engine.clone(),
@@ -251,7 +252,14 @@ fn print_table(
     }
     let disagreements: Vec<_> = rows.iter().filter(|r| !r.agrees).collect();
     for r in &disagreements {
-        if let Some(e) = r.cell.counterexamples.first() {
+        // The counterexample that breaks the documented promise: a corrupt or partial state
+        // where the docs promise consistency.
+        let examples = &r.cell.counterexamples;
+        let breaking = examples
+            .iter()
+            .find(|e| !matches!(e.found, Outcome::Intact { .. }))
+            .or(examples.first());
+        if let Some(e) = breaking {
             outln!(
                 "{} {} counterexample: crash after {} events ({}), {} acknowledged, found {:?}; survived: {}",
                 r.cell.config,

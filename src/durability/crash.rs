@@ -10,8 +10,8 @@
 //! - **Power loss**: each name keeps a prefix of its pending creates/deletes (operations on one
 //!   name stay in order; different names are independent), and each linked inode holds its
 //!   durable content plus any subset of its pending operations, applied in the order they were
-//!   issued: all of them, none, a prefix in issue order (a disk that keeps order), an arbitrary
-//!   subset (one that reorders), or an arbitrary subset of 512-byte or 4-KiB sector pieces of
+//!   issued: all of them, none, all but one, a prefix in issue order (a disk that keeps order),
+//!   an arbitrary subset (one that reorders), or an arbitrary subset of 512-byte or 4-KiB sector pieces of
 //!   them (torn writes; a write never damages bytes outside its range, which is SQLite's
 //!   "powersafe overwrite" assumption on Linux).
 //!
@@ -386,6 +386,15 @@ impl<'r> Model<'r> {
         for (d, &n) in dirs.iter().zip(&whole) {
             for k in [0, n] {
                 add(of(d, None, (0..n).map(|i| i < k).collect()), &mut choices);
+            }
+        }
+        // Everything but one operation: a single lost write in the middle, the classic hole.
+        for (d, &n) in dirs.iter().zip(&whole) {
+            for lost in 0..n {
+                if choices.len() >= budget {
+                    break;
+                }
+                add(of(d, None, (0..n).map(|i| i != lost).collect()), &mut choices);
             }
         }
         let left = budget.saturating_sub(choices.len());

@@ -347,4 +347,3 @@ fn verify_in(
         counterexamples: tally.examples,
     })
 }
-
