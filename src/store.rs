@@ -696,6 +696,39 @@ mod tests {
     }
 
     #[test]
+    fn a_store_without_verifications_reads_as_none_and_gains_the_table_on_upgrade() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        old_store(&path, "complete");
+        assert!(Store::open_read(&path).unwrap().verifications().unwrap().is_empty());
+        let mut w = Store::open(&path, true).unwrap();
+        assert_eq!(w.schema_version(), Some(schema::CURRENT));
+        assert!(w.verifications().unwrap().is_empty());
+        let cell = crate::durability::verify::Cell {
+            config: crate::durability::verify::Config {
+                journal_mode: "wal".into(),
+                synchronous: "normal".into(),
+            },
+            crash: crate::durability::crash::CrashKind::Power,
+            verdict: crate::durability::verify::Verdict::MayLose { worst: 2 },
+            states: 10,
+            distinct: 7,
+            violations: 3,
+            exhaustive: false,
+            events: 40,
+            counterexamples: Vec::new(),
+        };
+        let build = VerifiedBuild {
+            engine: "sqlite".into(),
+            version: "3.x".into(),
+            source_id: "id".into(),
+        };
+        w.add_verification(&build, &cell).unwrap();
+        assert_eq!(w.verifications().unwrap(), vec![(build, cell)]);
+        assert_eq!(w.list().unwrap().len(), 1, "the old run is still there");
+    }
+
+    #[test]
     fn a_failed_upgrade_leaves_the_store_unchanged() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.db");
@@ -712,7 +745,7 @@ mod tests {
             .expect("the upgrade must fail")
             .to_string();
         assert!(
-            e.contains("cannot upgrade it to schema 1") && e.contains("left unchanged"),
+            e.contains(&format!("cannot upgrade it to schema {}", schema::CURRENT)) && e.contains("left unchanged"),
             "{e}"
         );
         assert_eq!(std::fs::read(&path).unwrap(), before);
