@@ -35,6 +35,9 @@ pub enum Command {
     /// a ledger workload, replay every crash state, let SQLite recover each, and give a
     /// verdict per journal_mode/synchronous pair (exit 0 whatever it finds).
     VerifyDurability(VerifyDurabilityArgs),
+    /// The fastest measured configuration that keeps a durability guarantee, from stored runs
+    /// and stored `verify-durability` verdicts. Exit 2 when none does (and what to run).
+    Advise(AdviseArgs),
     /// (internal) The child of `verify-durability --kills`: runs the ledger workload on the
     /// real filesystem, printing each acknowledged commit, until it is killed.
     #[command(hide = true)]
@@ -122,6 +125,33 @@ pub struct VerifyDurabilityArgs {
     #[arg(long, value_name = "PATH")]
     pub dir: Option<PathBuf>,
     /// Results store; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    /// What must survive a crash: durable (every acknowledged commit), consistent (never
+    /// corrupt, recent commits may be lost) or none.
+    #[arg(long, value_enum)]
+    pub need: crate::durability::advise::Need,
+    /// Which crashes the need must hold for.
+    #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
+    pub crash: CrashChoice,
+    /// Stored runs to choose from (default: every complete run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<i64>,
+    /// Run the missing verifications (`verify-durability` with its defaults) instead of only
+    /// printing their commands.
+    #[arg(long)]
+    pub verify: bool,
+    /// Directory for `--verify`'s scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store to read (and, with `--verify`, to add verdicts to).
     #[arg(long, value_name = "PATH")]
     pub results: Option<PathBuf>,
     /// Output format (table or json).

@@ -14,6 +14,7 @@ fn main() {
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),
         Command::Cleanup(a) => commands::cleanup::run(a),
         Command::VerifyDurability(a) => commands::verify_durability::run(a),
+        Command::Advise(a) => commands::advise::run(a),
         Command::DurabilityChild(a) => commands::verify_durability::child(a),
     };
     let code = match result {

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod advise;
 pub mod build_sqlite;
 pub mod cleanup;
 pub mod compare;

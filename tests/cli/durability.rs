@@ -62,7 +62,7 @@ fn verdict_class(c: &Value) -> &str {
 #[test]
 fn the_verdict_table_holds_against_sqlites_documentation() {
     let sb = Sandbox::new();
-    let v = verify(&sb, &["--all", "--transactions", "3", "--states", "3000"]);
+    let v = verify(&sb, &["--all", "--transactions", "2", "--states", "1500"]);
     let cells = v["cells"].as_array().unwrap();
     assert_eq!(
         cells.len(),
@@ -217,4 +217,63 @@ fn bad_input_names_the_flag() {
             "a refused command made a store"
         );
     }
+}
+
+#[test]
+fn advise_answers_from_stored_runs_and_verdicts_only() {
+    let sb = Sandbox::new();
+    let out = output(&mut sb.run_tiny(&["crud", "--knob", "journal_mode=wal", "--knob", "synchronous=off,full"]));
+    assert_success(&out);
+    let advise = |need: &str| {
+        let mut cmd = sb.litebench();
+        cmd.args(["advise", "--need", need, "--format", "json", "--results"])
+            .arg(sb.results());
+        output(&mut cmd)
+    };
+    // Nothing verified yet: no answer, and the line says what to run.
+    let out = advise("durable");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("--need durable")
+            && err.contains("litebench verify-durability --engine sqlite --journal-mode wal --synchronous off"),
+        "{err}"
+    );
+    verify(
+        &sb,
+        &[
+            "--journal-mode",
+            "wal",
+            "--synchronous",
+            "off,full",
+            "--transactions",
+            "2",
+            "--states",
+            "500",
+        ],
+    );
+    let answer = |need: &str| {
+        let out = advise(need);
+        assert_success(&out);
+        let v = json(&out);
+        let i = v["answer"].as_u64().unwrap() as usize;
+        v["ranked"][i]["measured"]["synchronous"].as_str().unwrap().to_string()
+    };
+    // WAL/OFF may corrupt on power loss; WAL/FULL is durable. With no guarantee needed the
+    // fastest wins, whichever it is.
+    assert_eq!(answer("durable"), "full");
+    assert_eq!(answer("consistent"), "full");
+    let out = advise("none");
+    assert_success(&out);
+    let v = json(&out);
+    assert_eq!(v["answer"], 0);
+    // `show` puts the verdicts beside the throughput.
+    let out = output(&mut sb.show(&[]));
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(text.contains("Durability (stored verify-durability verdicts"), "{text}");
+    assert!(
+        text.contains("power: may corrupt") && text.contains("power: durable"),
+        "{text}"
+    );
 }
