@@ -347,3 +347,66 @@ fn verify_in(
         counterexamples: tally.examples,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::durability::ledger::LedgerSize;
+
+    fn cell(config: (&str, &str), crash: CrashKind) -> Cell {
+        let size = LedgerSize {
+            initial_rows: 6,
+            transactions: 2,
+            inserts_per_tx: 2,
+            payload_bytes: 600,
+        };
+        let ledger = Ledger::generate(size, 9);
+        let t = tempfile::tempdir().unwrap();
+        let config = Config {
+            journal_mode: config.0.into(),
+            synchronous: config.1.into(),
+        };
+        let rec = record(Api::bundled(), &t.path().join("rec"), &config, &ledger).unwrap();
+        assert!(rec
+            .events
+            .iter()
+            .any(|e| matches!(e, crate::durability::record::Event::Ack { tx: 2 })));
+        let effort = Effort {
+            power_states: 600,
+            seed: 1,
+        };
+        let c = verify(
+            Api::bundled(),
+            &t.path().join("chk"),
+            &config,
+            crash,
+            &ledger,
+            &rec,
+            effort,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "files left behind");
+        c
+    }
+
+    #[test]
+    fn the_unsynced_journal_deletion_of_delete_full_loses_the_last_commit_and_extra_does_not() {
+        let full = cell(("delete", "full"), CrashKind::Power);
+        assert_eq!(full.verdict, Verdict::MayLose { worst: 1 }, "{full:#?}");
+        let e = &full.counterexamples[0];
+        assert_eq!(e.found, Outcome::Intact { applied: e.acked - 1 });
+        let extra = cell(("delete", "extra"), CrashKind::Power);
+        assert_eq!(extra.verdict, Verdict::Durable, "{extra:#?}");
+        assert!(extra.states > 100 && extra.violations == 0);
+    }
+
+    #[test]
+    fn a_process_crash_tries_every_point_once() {
+        let c = cell(("wal", "off"), CrashKind::Process);
+        assert_eq!(c.verdict, Verdict::Durable);
+        assert!(c.exhaustive);
+        assert_eq!(c.states, c.events + 1);
+        let memory = cell(("memory", "full"), CrashKind::Process);
+        assert_eq!(memory.verdict, Verdict::MayCorrupt, "{memory:#?}");
+    }
+}
