@@ -94,7 +94,7 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
         drop(store);
         for (engine, jm, sy) in missing {
             errln!("verifying {engine} journal_mode={jm} synchronous={sy}");
-            super::verify_durability::run_quietly(&VerifyDurabilityArgs {
+            let code = super::verify_durability::run_quietly(&VerifyDurabilityArgs {
                 journal_modes: vec![jm],
                 synchronous: vec![sy],
                 all: false,
@@ -108,6 +108,9 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
                 results: Some(path.clone()),
                 format: Format::Table,
             })?;
+            if code != 0 {
+                return Ok(code);
+            }
         }
         store = open_store(&Some(path.clone()))?.0;
         stored = store.verifications()?;

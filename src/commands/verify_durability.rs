@@ -1,20 +1,22 @@
 //! `litebench verify-durability`: the verdict table of SQLite configurations under power loss
 //! and process crashes, stored beside the runs.
 
-use super::Failure;
+use super::{Failure, EXIT_INTERRUPTED};
 use crate::cli::{CrashChoice, DurabilityChildArgs, VerifyDurabilityArgs};
 use crate::durability::check::Outcome;
 use crate::durability::crash::CrashKind;
 use crate::durability::expected::documented;
 use crate::durability::kill::{kill_check, ChildSpec, KillReport};
 use crate::durability::ledger::{Ledger, LedgerSize};
-use crate::durability::verify::{record, verify, Cell, Config, Effort, JOURNAL_MODES, SYNCHRONOUS};
+use crate::durability::verify::{record, verify, Cell, Config, Effort, VerifyError, JOURNAL_MODES, SYNCHRONOUS};
 use crate::engines::sqlite::compiled::BuildCache;
 use crate::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
 use crate::report::Format;
 use crate::scratch::Scratch;
 use crate::store::{self, Store, VerifiedBuild};
 use crate::{errln, outln};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The SQLite build `--engine` names.
 pub fn engine_choice(spec: &str) -> Result<SqliteChoice, Failure> {
@@ -129,25 +131,44 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
         CrashChoice::Both => &[CrashKind::Power, CrashKind::Process],
     };
     let ledger = Ledger::generate(size(args.transactions), args.seed);
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone())
+            .map_err(|e| Failure(format!("cannot install the interrupt handler: {e}")))?;
+    }
     let effort = Effort {
         power_states: args.states as usize,
         seed: args.seed,
+        stop: Some(stop.clone()),
+    };
+    let interrupted = |done: &[Cell]| {
+        errln!(
+            "interrupted: {} verdict(s) finished and stored; the configuration in progress was dropped",
+            done.len()
+        );
+        Ok(EXIT_INTERRUPTED)
     };
     let started = std::time::Instant::now();
     let mut cells = Vec::new();
     let mut kills = Vec::new();
     for (i, config) in configs.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            return interrupted(&cells);
+        }
         let rec = record(engine.api, &scratch.path(&format!("rec-{i}")), config, &ledger)?;
         for &crash in crashes {
-            let cell = verify(
+            let cell = match verify(
                 engine.api,
                 &scratch.path(&format!("chk-{i}")),
                 config,
                 crash,
                 &ledger,
                 &rec,
-                effort,
-            )?;
+                &effort,
+            ) {
+                Err(VerifyError::Interrupted) => return interrupted(&cells),
+                r => r?,
+            };
             store.add_verification(&build, &cell)?;
             if args.format == Format::Table {
                 errln!("{config} {}: {} ({} states)", crash.name(), cell.verdict, cell.states);

@@ -92,11 +92,13 @@ pub struct Cell {
 }
 
 /// How hard to look.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Default)]
 pub struct Effort {
     /// Power-loss states per configuration, spread over the crash points.
     pub power_states: usize,
     pub seed: u64,
+    /// Set (by SIGINT/SIGTERM) to stop at the next crash point.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Why a verification could not run.
@@ -110,6 +112,8 @@ pub enum VerifyError {
     Shim(#[from] vfs::ShimError),
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    #[error("interrupted")]
+    Interrupted,
     #[error("{config}: SQLite set {pragma} to {got} instead of {want} (this build may not support it)")]
     NotApplied {
         config: Config,
@@ -267,7 +271,7 @@ pub fn verify(
     crash: CrashKind,
     ledger: &Ledger,
     rec: &Recording,
-    effort: Effort,
+    effort: &Effort,
 ) -> Result<Cell, VerifyError> {
     std::fs::create_dir(dir).map_err(io_err(dir))?;
     let mut cache = HashMap::new();
@@ -284,7 +288,7 @@ fn verify_in(
     crash: CrashKind,
     ledger: &Ledger,
     rec: &Recording,
-    effort: Effort,
+    effort: &Effort,
     cache: &mut HashMap<[u8; 32], Outcome>,
 ) -> Result<Cell, VerifyError> {
     let mut tally = Tally {
@@ -308,6 +312,13 @@ fn verify_in(
     };
     let mut exhaustive = true;
     loop {
+        if effort
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Err(VerifyError::Interrupted);
+        }
         match crash {
             CrashKind::Process => {
                 let s = model.process_state();
@@ -374,6 +385,7 @@ mod tests {
         let effort = Effort {
             power_states: 600,
             seed: 1,
+            stop: None,
         };
         let c = verify(
             Api::bundled(),
@@ -382,7 +394,7 @@ mod tests {
             crash,
             &ledger,
             &rec,
-            effort,
+            &effort,
         )
         .unwrap();
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0, "files left behind");

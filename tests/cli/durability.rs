@@ -277,3 +277,42 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
         "{text}"
     );
 }
+
+#[test]
+fn an_interrupted_verification_keeps_finished_verdicts_and_cleans_up() {
+    let sb = Sandbox::new();
+    let mut child = sb
+        .command()
+        .args(["verify-durability", "--all", "--dir"])
+        .arg(sb.scratch())
+        .arg("--results")
+        .arg(sb.results())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start litebench");
+    // Wait for the first stored verdict, then interrupt.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let stored = sb.results().is_file()
+            && litebench::store::Store::open_read(&sb.results())
+                .and_then(|mut s| s.verifications())
+                .is_ok_and(|v| !v.is_empty());
+        if stored {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no verdict within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // SAFETY: signalling our own child, which has not been reaped yet.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    assert!(stderr(&out).contains("interrupted:"), "{}", describe(&out));
+    let stored = litebench::store::Store::open_read(&sb.results())
+        .unwrap()
+        .verifications()
+        .unwrap();
+    assert!(!stored.is_empty() && stored.len() < 48, "{}", stored.len());
+    sb.assert_clean("interrupted verify-durability");
+}
