@@ -281,7 +281,7 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
 #[test]
 fn an_interrupted_verification_keeps_finished_verdicts_and_cleans_up() {
     let sb = Sandbox::new();
-    let mut child = sb
+    let child = sb
         .command()
         .args(["verify-durability", "--all", "--dir"])
         .arg(sb.scratch())
