@@ -34,6 +34,17 @@ pub enum Command {
     /// Compile a SQLite amalgamation into litebench's cache (compile time, peak memory and
     /// library size recorded) for `--engine sqlite@NAME`.
     BuildSqlite(BuildSqliteArgs),
+    /// Check what SQLite configurations lose when the power fails or the process dies: record
+    /// a ledger workload, replay every crash state, let SQLite recover each, and give a
+    /// verdict per journal_mode/synchronous pair (exit 0 whatever it finds).
+    VerifyDurability(VerifyDurabilityArgs),
+    /// The fastest measured configuration that keeps a durability guarantee, from stored runs
+    /// and stored `verify-durability` verdicts. Exit 2 when none does (and what to run).
+    Advise(AdviseArgs),
+    /// (internal) The child of `verify-durability --kills`: runs the ledger workload on the
+    /// real filesystem, printing each acknowledged commit, until it is killed.
+    #[command(hide = true)]
+    DurabilityChild(DurabilityChildArgs),
     /// Undo what a killed run left of its `--fs` filesystems (mounts, loop devices, images),
     /// exactly as its record in the scratch directory lists, and nothing else.
     Cleanup(CleanupArgs),
@@ -73,6 +84,110 @@ pub struct BuildSqliteArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+/// Which crashes `verify-durability` models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CrashChoice {
+    Power,
+    Process,
+    Both,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyDurabilityArgs {
+    /// Journal modes to verify, comma-separated: delete, truncate, persist, memory, wal, off
+    /// (default: delete).
+    #[arg(
+        long = "journal-mode",
+        value_name = "M1,M2,...",
+        value_delimiter = ',',
+        conflicts_with = "all"
+    )]
+    pub journal_modes: Vec<String>,
+    /// `synchronous` levels to verify, comma-separated: off, normal, full, extra (default: full).
+    #[arg(
+        long = "synchronous",
+        value_name = "S1,S2,...",
+        value_delimiter = ',',
+        conflicts_with = "all"
+    )]
+    pub synchronous: Vec<String>,
+    /// Every journal mode with every synchronous level (24 configurations).
+    #[arg(long)]
+    pub all: bool,
+    /// Which crashes to model.
+    #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
+    pub crash: CrashChoice,
+    /// Power-loss crash states to try per configuration, spread over the crash points
+    /// (process crashes: every crash point, exhaustively).
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub states: u64,
+    /// Transactions in the recorded ledger workload.
+    #[arg(long, value_name = "N", default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub transactions: u32,
+    /// Seed for the workload's data and the sampled crash states (recorded with each verdict).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Also kill a child running the workload on the real filesystem this many times per
+    /// configuration (SIGKILL at seeded random moments) and check what it left.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub kills: u32,
+    /// SQLite build: `sqlite` (bundled), `sqlite@NAME` or `sqlite:<path to libsqlite3.so>`.
+    #[arg(long, value_name = "ENGINE", default_value = "sqlite")]
+    pub engine: String,
+    /// Directory under which litebench makes its scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    /// What must survive a crash: durable (every acknowledged commit), consistent (never
+    /// corrupt, recent commits may be lost) or none.
+    #[arg(long, value_enum)]
+    pub need: crate::durability::advise::Need,
+    /// Which crashes the need must hold for.
+    #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
+    pub crash: CrashChoice,
+    /// Stored runs to choose from (default: every complete run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<i64>,
+    /// Run the missing verifications (`verify-durability` with its defaults) instead of only
+    /// printing their commands.
+    #[arg(long)]
+    pub verify: bool,
+    /// Directory for `--verify`'s scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store to read (and, with `--verify`, to add verdicts to).
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct DurabilityChildArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    #[arg(long)]
+    pub engine: String,
+    #[arg(long)]
+    pub journal_mode: String,
+    #[arg(long)]
+    pub synchronous: String,
+    #[arg(long)]
+    pub transactions: u32,
+    #[arg(long)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod deviceio;
+pub mod durability;
 pub mod engines;
 pub mod fsmount;
 pub mod fsspec;

@@ -15,6 +15,9 @@ fn main() {
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),
         Command::Cleanup(a) => commands::cleanup::run(a),
         Command::GuestInit(a) => litebench::guest::init::main(&a.job),
+        Command::VerifyDurability(a) => commands::verify_durability::run(a),
+        Command::Advise(a) => commands::advise::run(a),
+        Command::DurabilityChild(a) => commands::verify_durability::child(a),
     };
     let code = match result {
         Ok(code) => code,

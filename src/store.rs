@@ -52,6 +52,15 @@ pub enum StoreError {
     Newer { path: PathBuf, found: i64, known: i64 },
 }
 
+/// The SQLite build a durability verdict was found on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedBuild {
+    /// `sqlite`, `sqlite@NAME` or `sqlite:/path`.
+    pub engine: String,
+    pub version: String,
+    pub source_id: String,
+}
+
 /// Where results go when `--results` is not given: `$LITEBENCH_RESULTS`, else
 /// `$XDG_DATA_HOME/litebench/results.db`, else `~/.local/share/litebench/results.db`.
 pub fn default_path() -> PathBuf {
@@ -386,6 +395,63 @@ impl Store {
         )
     }
 
+    /// Stores one durability verdict with its evidence (schema 2 on).
+    pub fn add_verification(
+        &mut self,
+        build: &VerifiedBuild,
+        cell: &crate::durability::verify::Cell,
+    ) -> Result<(), StoreError> {
+        let json = serde_json::to_string(cell).expect("verdicts serialize");
+        let worst = match cell.verdict {
+            crate::durability::verify::Verdict::MayLose { worst } => Value::Int(worst as i64),
+            _ => Value::Null,
+        };
+        let verdict = cell.verdict.to_string();
+        let at = crate::commands::now_rfc3339();
+        self.exec(
+            "INSERT INTO verifications(verified_at, engine, sqlite_version, source_id, journal_mode, synchronous, crash, verdict, worst_lost, states, violations, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            &[
+                Value::Text(&at),
+                Value::Text(&build.engine),
+                Value::Text(&build.version),
+                Value::Text(&build.source_id),
+                Value::Text(&cell.config.journal_mode),
+                Value::Text(&cell.config.synchronous),
+                Value::Text(cell.crash.name()),
+                Value::Text(&verdict),
+                worst,
+                Value::Int(cell.states as i64),
+                Value::Int(cell.violations as i64),
+                Value::Text(&json),
+            ],
+        )
+    }
+
+    /// Every stored durability verdict, oldest first (none in a store older than schema 2).
+    pub fn verifications(&mut self) -> Result<Vec<(VerifiedBuild, crate::durability::verify::Cell)>, StoreError> {
+        if self.version.is_none_or(|v| v < 2) {
+            return Ok(Vec::new());
+        }
+        let rows = self.rows("SELECT engine, sqlite_version, source_id, record FROM verifications ORDER BY id")?;
+        rows.into_iter()
+            .map(|r| {
+                let text = |i: usize| r[i].clone().unwrap_or_default();
+                let cell = serde_json::from_str(&text(3)).map_err(|e| StoreError::Corrupt {
+                    path: self.path.clone(),
+                    reason: e.to_string(),
+                })?;
+                Ok((
+                    VerifiedBuild {
+                        engine: text(0),
+                        version: text(1),
+                        source_id: text(2),
+                    },
+                    cell,
+                ))
+            })
+            .collect()
+    }
+
     /// Every stored run, newest last.
     pub fn list(&mut self) -> Result<Vec<RunListing>, StoreError> {
         if self.version.is_none() {
@@ -631,6 +697,39 @@ mod tests {
     }
 
     #[test]
+    fn a_store_without_verifications_reads_as_none_and_gains_the_table_on_upgrade() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        old_store(&path, "complete");
+        assert!(Store::open_read(&path).unwrap().verifications().unwrap().is_empty());
+        let mut w = Store::open(&path, true).unwrap();
+        assert_eq!(w.schema_version(), Some(schema::CURRENT));
+        assert!(w.verifications().unwrap().is_empty());
+        let cell = crate::durability::verify::Cell {
+            config: crate::durability::verify::Config {
+                journal_mode: "wal".into(),
+                synchronous: "normal".into(),
+            },
+            crash: crate::durability::crash::CrashKind::Power,
+            verdict: crate::durability::verify::Verdict::MayLose { worst: 2 },
+            states: 10,
+            distinct: 7,
+            violations: 3,
+            exhaustive: false,
+            events: 40,
+            counterexamples: Vec::new(),
+        };
+        let build = VerifiedBuild {
+            engine: "sqlite".into(),
+            version: "3.x".into(),
+            source_id: "id".into(),
+        };
+        w.add_verification(&build, &cell).unwrap();
+        assert_eq!(w.verifications().unwrap(), vec![(build, cell)]);
+        assert_eq!(w.list().unwrap().len(), 1, "the old run is still there");
+    }
+
+    #[test]
     fn a_failed_upgrade_leaves_the_store_unchanged() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.db");
@@ -647,7 +746,7 @@ mod tests {
             .expect("the upgrade must fail")
             .to_string();
         assert!(
-            e.contains("cannot upgrade it to schema 1") && e.contains("left unchanged"),
+            e.contains(&format!("cannot upgrade it to schema {}", schema::CURRENT)) && e.contains("left unchanged"),
             "{e}"
         );
         assert_eq!(std::fs::read(&path).unwrap(), before);

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod advise;
 pub mod build_sqlite;
 pub mod cleanup;
 pub mod compare;
@@ -9,6 +10,7 @@ pub mod report;
 pub mod run;
 pub mod show;
 pub mod ssb_gen;
+pub mod verify_durability;
 
 /// A failure to report as one line; exit code 2.
 #[derive(Debug)]

@@ -113,5 +113,16 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         report::export(&report, args.stored.format)
     };
     crate::out!("{}", out);
+    if matches!(args.stored.format, Format::Table | Format::Markdown) && !args.side_by_side {
+        let stored = store.verifications()?;
+        let lines = crate::durability::advise::verdict_lines(run.id, &run.manifest, &run.trials, &stored);
+        if !lines.is_empty() {
+            crate::outln!();
+            crate::outln!("Durability (stored verify-durability verdicts for the same SQLite build and settings):");
+            for l in lines {
+                crate::outln!("  {l}");
+            }
+        }
+    }
     Ok(0)
 }

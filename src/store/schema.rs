@@ -15,7 +15,7 @@ use crate::engines::sqlite::conn::SqliteConn;
 use crate::engines::{Connection, EngineError};
 
 /// The schema this litebench writes, and the newest it can read.
-pub const CURRENT: i64 = 1;
+pub const CURRENT: i64 = 2;
 
 /// `PRAGMA application_id` of a versioned store: "LBen" in ASCII.
 pub const APPLICATION_ID: i64 = 0x4c42_656e;
@@ -53,6 +53,24 @@ const MIGRATIONS: [&str; CURRENT as usize] = [
     // 1: where a run's process lives, so that only the machine that started a run calls it
     // abandoned (a pid means nothing on another host, or after a reboot).
     "ALTER TABLE runs ADD COLUMN host TEXT; ALTER TABLE runs ADD COLUMN boot_id TEXT;",
+    // 2: durability verdicts (`verify-durability`), one row per configuration and crash kind,
+    // keyed by the SQLite build they were found on; `record` holds the counterexamples.
+    "CREATE TABLE verifications(
+  id INTEGER PRIMARY KEY,
+  verified_at TEXT NOT NULL,
+  engine TEXT NOT NULL,
+  sqlite_version TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  journal_mode TEXT NOT NULL,
+  synchronous TEXT NOT NULL,
+  crash TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  worst_lost INTEGER,
+  states INTEGER NOT NULL,
+  violations INTEGER NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE INDEX verifications_config ON verifications(source_id, journal_mode, synchronous, crash);",
 ];
 
 /// What an opened file holds.
@@ -123,8 +141,9 @@ mod tests {
         assert_eq!(inspect(&mut c).unwrap(), Found::Empty);
         upgrade(&mut c, 0).unwrap();
         assert_eq!(inspect(&mut c).unwrap(), Found::Version(CURRENT));
-        // Version 1's columns are there.
+        // Version 1's columns and version 2's table are there.
         c.execute_batch("SELECT host, boot_id FROM runs").unwrap();
+        c.execute_batch("SELECT verdict, record FROM verifications").unwrap();
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod closed_pipe;
 mod common;
 mod compare;
 mod disk_full;
+mod durability;
 mod interrupt;
 mod knobs;
 mod list_env;

@@ -8,14 +8,82 @@
 //!
 //! One shim is registered per loaded library (VFS registrations are per library) under the
 //! name [`SHIM_NAME`]; connections that should be counted open with that VFS name.
+//!
+//! The same shim can also *report* what it forwards: an [`Observer`] registered with
+//! [`watch`] for a directory is told, in order, every successful create, write, truncate,
+//! sync (with the directory sync the unix VFS makes) and delete of the files SQLite opens
+//! there. The durability verifier records its crash-state model this way, so it sees exactly
+//! the calls any SQLite build litebench loads makes, through the same code as every benchmark.
 
 use super::api::{sqlite3_file, sqlite3_vfs, Api};
 use super::guard::{self, Fault};
 use crate::iocount::{ClassCounters, FileClass, IoCounters};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
+
+/// Told what SQLite did to the files of a watched directory, after each call succeeded.
+pub trait Observer: Send + Sync {
+    /// `path` was opened; `created`: it did not exist before. Returns the token later calls
+    /// on this open file carry.
+    fn opened(&self, path: &Path, created: bool) -> u64;
+    /// `data` was written at byte `offset`.
+    fn wrote(&self, file: u64, offset: u64, data: &[u8]);
+    /// The file was truncated to `size` bytes.
+    fn truncated(&self, file: u64, size: u64);
+    /// The file was synced; `dir_synced`: the unix VFS also synced its directory (the first
+    /// sync of a journal or WAL opened with `SQLITE_OPEN_CREATE`).
+    fn synced(&self, file: u64, dir_synced: bool);
+    /// `path` was deleted; `dir_synced`: and its directory synced after (xDelete's syncDir).
+    fn deleted(&self, path: &Path, dir_synced: bool);
+}
+
+type Watches = Vec<(u64, PathBuf, Arc<dyn Observer>)>;
+static WATCHES: Mutex<Watches> = Mutex::new(Vec::new());
+/// How many watches are registered: lets unwatched opens skip the lock.
+static WATCH_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// While alive, files under its directory report to its observer.
+pub struct Watch {
+    id: u64,
+}
+
+/// Reports every file SQLite opens or deletes under `dir` (a canonical path, as SQLite's
+/// full pathnames are) to `observer`, until the returned guard is dropped. Files opened
+/// while watched keep reporting until they are closed.
+pub fn watch(dir: &Path, observer: Arc<dyn Observer>) -> Watch {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let id = NEXT.fetch_add(1, Relaxed);
+    let mut w = WATCHES.lock().unwrap_or_else(|p| p.into_inner());
+    w.push((id, dir.to_path_buf(), observer));
+    WATCH_COUNT.store(w.len(), Relaxed);
+    Watch { id }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let mut w = WATCHES.lock().unwrap_or_else(|p| p.into_inner());
+        w.retain(|(id, _, _)| *id != self.id);
+        WATCH_COUNT.store(w.len(), Relaxed);
+    }
+}
+
+/// The observer watching the directory `name` is in, if any.
+fn observer_of(name: *const c_char) -> Option<(PathBuf, Arc<dyn Observer>)> {
+    if name.is_null() || WATCH_COUNT.load(Relaxed) == 0 {
+        return None;
+    }
+    // SAFETY: SQLite passes NUL-terminated filenames.
+    let bytes = unsafe { CStr::from_ptr(name) }.to_bytes();
+    let path = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes));
+    let w = WATCHES.lock().unwrap_or_else(|p| p.into_inner());
+    w.iter()
+        .find(|(_, dir, _)| path.parent() == Some(dir.as_path()))
+        .map(|(_, _, o)| (path.clone(), o.clone()))
+}
 
 /// The name connections use to be counted.
 pub const SHIM_NAME: &str = "litebench-counting";
@@ -35,6 +103,8 @@ struct ShimFile {
     class: FileClass,
     /// The unix VFS syncs the directory on the first sync of a newly created journal or WAL.
     pending_dir_sync: bool,
+    /// Who is told about this file's writes and syncs, with its token ([`Observer::opened`]).
+    observer: Option<(Arc<dyn Observer>, u64)>,
     real: *mut sqlite3_file,
 }
 
@@ -207,8 +277,17 @@ unsafe extern "C" fn x_open(
         let real_file = unsafe { (file as *mut u8).add(HEADER) } as *mut sqlite3_file;
         unsafe { (*real_file).pMethods = std::ptr::null() };
         let class = classify_open(flags);
+        let watched = observer_of(name);
+        let existed = watched.as_ref().is_some_and(|(p, _)| p.exists());
         // SAFETY: the wrapped VFS gets SQLite's own arguments and its own file space.
         let rc = unsafe { real_open(st.real, name, real_file, flags, out_flags) };
+        let observer = match watched {
+            Some((path, o)) if rc == ffi::SQLITE_OK => {
+                let token = o.opened(&path, !existed);
+                Some((o, token))
+            }
+            _ => None,
+        };
         let counters: &IoCounters = &st.counters;
         counters.class(class).opens.fetch_add(1, Relaxed);
         let creates_journal =
@@ -224,6 +303,7 @@ unsafe extern "C" fn x_open(
                 counters: counters as *const IoCounters,
                 class,
                 pending_dir_sync: creates_journal,
+                observer,
                 real: real_file,
             })
         };
@@ -246,8 +326,12 @@ unsafe extern "C" fn x_delete(vfs: *mut sqlite3_vfs, name: *const c_char, sync_d
             // SAFETY: a NUL-terminated filename.
             classify_name(&unsafe { CStr::from_ptr(name) }.to_string_lossy())
         };
+        let watched = observer_of(name);
         // SAFETY: SQLite's own arguments.
         let rc = unsafe { real_delete(st.real, name, sync_dir) };
+        if let (Some((path, o)), ffi::SQLITE_OK) = (watched, rc) {
+            o.deleted(&path, sync_dir & 1 != 0);
+        }
         let c = st.counters.class(class);
         c.deletes.fetch_add(1, Relaxed);
         if rc == ffi::SQLITE_OK && sync_dir & 1 != 0 {
@@ -341,8 +425,9 @@ unsafe fn parts<'a>(
 unsafe extern "C" fn f_close(file: *mut sqlite3_file) -> c_int {
     guard::callback("xClose", ffi::SQLITE_IOERR_CLOSE, || {
         // SAFETY: see the function's contract.
-        let (_, _, real, m) = unsafe { parts(file) }?;
+        let (shim, _, real, m) = unsafe { parts(file) }?;
         let close = m.xClose.ok_or_else(|| missing("xClose"))?;
+        shim.observer = None;
         // SAFETY: the wrapped file is open; afterwards it is marked closed.
         let rc = unsafe { close(real) };
         unsafe { (*real).pMethods = std::ptr::null() };
@@ -378,12 +463,18 @@ unsafe extern "C" fn f_write(
 ) -> c_int {
     guard::callback("xWrite", ffi::SQLITE_IOERR_WRITE, || {
         // SAFETY: see the function's contract.
-        let (_, c, real, m) = unsafe { parts(file) }?;
+        let (shim, c, real, m) = unsafe { parts(file) }?;
         let write = m.xWrite.ok_or_else(|| missing("xWrite"))?;
         c.writes.fetch_add(1, Relaxed);
         c.write_bytes.fetch_add(amt.max(0) as u64, Relaxed);
         // SAFETY: SQLite's own arguments, passed on.
-        Ok(unsafe { write(real, buf, amt, off) })
+        let rc = unsafe { write(real, buf, amt, off) };
+        if let (Some((o, token)), ffi::SQLITE_OK) = (&shim.observer, rc) {
+            // SAFETY: `buf` has `amt` readable bytes (the contract).
+            let data = unsafe { std::slice::from_raw_parts(buf as *const u8, amt.max(0) as usize) };
+            o.wrote(*token, off.max(0) as u64, data);
+        }
+        Ok(rc)
     })
 }
 
@@ -394,11 +485,15 @@ unsafe extern "C" fn f_write(
 unsafe extern "C" fn f_truncate(file: *mut sqlite3_file, size: ffi::sqlite3_int64) -> c_int {
     guard::callback("xTruncate", ffi::SQLITE_IOERR_TRUNCATE, || {
         // SAFETY: see the function's contract.
-        let (_, c, real, m) = unsafe { parts(file) }?;
+        let (shim, c, real, m) = unsafe { parts(file) }?;
         let truncate = m.xTruncate.ok_or_else(|| missing("xTruncate"))?;
         c.truncates.fetch_add(1, Relaxed);
         // SAFETY: SQLite's own arguments, passed on.
-        Ok(unsafe { truncate(real, size) })
+        let rc = unsafe { truncate(real, size) };
+        if let (Some((o, token)), ffi::SQLITE_OK) = (&shim.observer, rc) {
+            o.truncated(*token, size.max(0) as u64);
+        }
+        Ok(rc)
     })
 }
 
@@ -419,12 +514,17 @@ unsafe extern "C" fn f_sync(file: *mut sqlite3_file, flags: c_int) -> c_int {
         if flags & ffi::SQLITE_SYNC_DATAONLY != 0 {
             c.syncs_dataonly.fetch_add(1, Relaxed);
         }
+        let dir_synced = shim.pending_dir_sync;
         if shim.pending_dir_sync {
             shim.pending_dir_sync = false;
             c.dir_syncs.fetch_add(1, Relaxed);
         }
         // SAFETY: SQLite's own arguments, passed on.
-        Ok(unsafe { sync(real, flags) })
+        let rc = unsafe { sync(real, flags) };
+        if let (Some((o, token)), ffi::SQLITE_OK) = (&shim.observer, rc) {
+            o.synced(*token, dir_synced);
+        }
+        Ok(rc)
     })
 }
 
@@ -605,6 +705,7 @@ mod tests {
             counters: &counters,
             class: FileClass::Main,
             pending_dir_sync: false,
+            observer: None,
             real: &mut closed,
         };
         let file = &mut shim as *mut ShimFile as *mut sqlite3_file;
