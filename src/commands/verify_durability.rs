@@ -295,7 +295,7 @@ fn print_table(
             .or(examples.first());
         if let Some(e) = breaking {
             outln!(
-                "{} {} counterexample: crash after {} events ({}), {} acknowledged, found {:?}; survived: {}",
+                "{} {} counterexample: crash after {} events ({}), {} acknowledged, found {}; survived: {}",
                 r.cell.config,
                 r.cell.crash.name(),
                 e.crash_point,

@@ -25,6 +25,16 @@ pub enum Outcome {
     Corrupt { reason: String },
 }
 
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Intact { applied } => write!(f, "intact with the first {applied} transaction(s)"),
+            Outcome::Partial => write!(f, "intact but holding part of a transaction"),
+            Outcome::Corrupt { reason } => write!(f, "corrupt ({reason})"),
+        }
+    }
+}
+
 /// Why a state could not be checked at all (the scratch directory failed, not the database).
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {source}")]
