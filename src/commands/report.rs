@@ -48,8 +48,10 @@ pub fn check_output(path: &Path, named: bool, flag: &str) -> Result<(), Failure>
 /// Builds the page of each run (`None`: the newest).
 fn pages(store: &mut Store, results: &Path, runs: &[Option<i64>], noise: Option<f64>) -> Result<Vec<RunPage>, Failure> {
     let mut out = Vec::new();
+    let verified = store.verifications()?;
     for id in runs {
         let run = store.load(*id)?;
+        let durability = crate::durability::advise::verdict_lines(run.id, &run.manifest, &run.trials, &verified);
         let report = Report::build(Input {
             run: header(&run, results),
             manifest: &run.manifest,
@@ -60,7 +62,7 @@ fn pages(store: &mut Store, results: &Path, runs: &[Option<i64>], noise: Option<
             baseline: 0,
             process_syncs: None,
         });
-        out.push(html::run_page(&report).map_err(|e| Failure(e.to_string()))?);
+        out.push(html::run_page(&report, &durability).map_err(|e| Failure(e.to_string()))?);
     }
     Ok(out)
 }

@@ -276,6 +276,18 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
         text.contains("power: may corrupt") && text.contains("power: durable"),
         "{text}"
     );
+    // So does the HTML report.
+    let page = sb.root().join("report.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("verify-durability</code> verdicts")
+            && html.contains("power: durable (")
+            && html.contains("power: may corrupt ("),
+        "the report has no verdicts"
+    );
 }
 
 #[test]

@@ -35,8 +35,9 @@ pub struct RunPage {
     pub figures: Vec<(Figure, String)>,
 }
 
-/// Builds one run's section: extracts and draws its figures.
-pub fn run_page(report: &Report<'_>) -> Result<RunPage, HtmlError> {
+/// Builds one run's section: extracts and draws its figures. `durability` holds one line per
+/// configuration with a stored `verify-durability` verdict (shown beside the summary).
+pub fn run_page(report: &Report<'_>, durability: &[String]) -> Result<RunPage, HtmlError> {
     font::ensure()?;
     let mut figures = Vec::new();
     for f in data::figures(report) {
@@ -49,7 +50,7 @@ pub fn run_page(report: &Report<'_>) -> Result<RunPage, HtmlError> {
             "Run {} — {} — {}",
             report.run.id, report.manifest.workload, report.run.status
         ),
-        body: page::run_section(report, &figures),
+        body: page::run_section(report, &figures, durability),
         figures,
     })
 }

@@ -267,7 +267,7 @@ fn profiles(p: &[QueryProfile]) -> String {
 }
 
 /// One run's section. `charts` are the run's figures with their SVG, in page order.
-pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)]) -> String {
+pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability: &[String]) -> String {
     let r = &report.run;
     let m = report.manifest;
     let mut o = format!(
@@ -325,6 +325,14 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)]) -> String {
     }
     o += &esc(&text::statistics_line(&report.statistics));
     o += "</p>\n";
+    if !durability.is_empty() {
+        o += &format!("<h3 id=\"run{id}-durability\">Durability</h3>\n");
+        o += "<p class=\"meta\">Stored <code>verify-durability</code> verdicts for the same SQLite build and settings, beside each configuration's throughput:</p>\n<ul>\n";
+        for l in durability {
+            o += &format!("<li>{}</li>\n", esc(l));
+        }
+        o += "</ul>\n";
+    }
     if m.workload == "tatp" {
         o += "<h3>TATP success rates against the specification</h3>\n";
         o += &tatp_rates(report);
