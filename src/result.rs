@@ -16,6 +16,10 @@ use serde::{Deserialize, Serialize};
 /// `sync_latency_not_measured` of a `--memory` run: there is no database directory to sync.
 pub const NOT_MEASURED_IN_MEMORY: &str = "in-memory databases";
 
+/// `sync_latency_not_measured` of a `--guest` run's scratch directory (the guest's tmpfs); each
+/// filesystem's latency is in its configuration (`configs[i].fs.sync_latency`).
+pub const NOT_MEASURED_IN_GUEST: &str = "the guest's scratch directory is a tmpfs; see each filesystem's own";
+
 /// One configuration of a run: an engine with a set of knobs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigInfo {

@@ -413,6 +413,10 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         .map_err(|e| Failure(format!("--dir {}: {e}", scratch.base().display())))?;
     let (sync_latency, sync_latency_not_measured) = if args.memory {
         (None, Some(crate::result::NOT_MEASURED_IN_MEMORY.to_string()))
+    } else if args.guest_job.is_some() {
+        // The guest's scratch directory is its tmpfs: each --fs filesystem's own latency is
+        // measured where its trials run, and recorded with it.
+        (None, Some(crate::result::NOT_MEASURED_IN_GUEST.to_string()))
     } else {
         match litebench_env::measure_sync_latency(scratch.dir(), 200, Duration::from_millis(500)) {
             Ok(l) => (Some(l), None),

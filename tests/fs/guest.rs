@@ -86,6 +86,14 @@ fn a_guest_run_mounts_f2fs_verifies_o_sync_and_stores_under_the_hosts_ids() {
     let g = &m["guest"];
     assert!(g["release"].as_str().is_some_and(|r| !r.is_empty()), "{g}");
     assert_eq!(g["o_sync_verified"], true, "{g}");
+    // The guest's scratch directory is its tmpfs: no sync latency is claimed for it.
+    assert!(
+        m["sync_latency"].is_null()
+            && m["sync_latency_not_measured"]
+                .as_str()
+                .is_some_and(|w| w.contains("tmpfs")),
+        "{m}"
+    );
     assert!(g["syscall_ns_guest"].as_f64().unwrap() > 0.0 && g["syscall_ns_host"].as_f64().unwrap() > 0.0);
     let configs = m["configs"].as_array().unwrap();
     assert_eq!(configs.len(), 2);

@@ -120,7 +120,9 @@ fn params(p: &crate::workload::params::Params) -> String {
 fn manifest(report: &Report<'_>) -> String {
     let m = report.manifest;
     let mach = &m.environment.machine;
-    let st = &m.environment.storage;
+    // In a guest kernel the storage that matters is the host's, under the guest's images.
+    let in_guest = m.guest.as_ref().and_then(|g| g.host_storage.as_ref());
+    let st = in_guest.unwrap_or(&m.environment.storage);
     let unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
     let mut rows = vec![
         vec!["command".into(), m.command.join(" ")],
@@ -172,7 +174,11 @@ fn manifest(report: &Report<'_>) -> String {
                     .as_ref()
                     .map_or(String::new(), |j| format!(", journaling {j}")),
                 if st.ram_backed { " (RAM-backed)" } else { "" }
-            ),
+            ) + if in_guest.is_some() {
+                ", on the host, under the guest's images"
+            } else {
+                ""
+            },
         ],
         vec![
             "sync latency (median)".into(),
@@ -183,6 +189,23 @@ fn manifest(report: &Report<'_>) -> String {
             },
         ],
     ];
+    if let Some(g) = &m.guest {
+        rows.push(vec![
+            "guest kernel".into(),
+            format!(
+                "{} {}, {} MiB, on host Linux {}; disks: {}{}",
+                g.kernel,
+                g.release,
+                g.memory_mib,
+                g.host_release,
+                g.disk_mode,
+                match g.o_sync_verified {
+                    Some(true) => " (O_SYNC verified)",
+                    _ => " (O_SYNC NOT verified)",
+                }
+            ),
+        ]);
+    }
     for e in &m.engines {
         rows.push(vec![format!("engine {}", e.label), format!("{} {}", e.kind, e.version)]);
     }
