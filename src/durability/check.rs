@@ -46,6 +46,14 @@ pub struct CheckError {
 /// Companion files SQLite may create beside the database during recovery.
 const SUFFIXES: [&str; 4] = ["", "-journal", "-wal", "-shm"];
 
+/// Removes the ledger database and its companion files from `dir` (a directory of ours),
+/// ignoring those that are not there.
+pub fn remove_db_files(dir: &Path) {
+    for s in SUFFIXES {
+        let _ = std::fs::remove_file(dir.join(format!("{DB_NAME}{s}")));
+    }
+}
+
 /// Writes `files` into `dir` (which holds nothing of ours), opens the database, judges it, and
 /// removes the files again.
 pub fn check(

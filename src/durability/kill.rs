@@ -56,11 +56,6 @@ fn io(p: &Path) -> impl FnOnce(std::io::Error) -> KillError + '_ {
     }
 }
 
-fn remove_db(dir: &Path) {
-    for s in ["", "-journal", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(dir.join(format!("{DB_NAME}{s}")));
-    }
-}
 
 /// Starts a child on a fresh baseline in `dir`, lets it run for `delay` after it is ready
 /// (`None`: to the end), kills it, and returns the last acknowledged transaction and how
@@ -73,7 +68,7 @@ fn run_child(
     spec: &ChildSpec<'_>,
     delay: Option<Duration>,
 ) -> Result<(u64, Duration), KillError> {
-    remove_db(dir);
+    super::check::remove_db_files(dir);
     let db = dir.join(DB_NAME);
     {
         let mut setup = SqliteConn::open(api, &db, None, "durability setup")?;
@@ -137,7 +132,7 @@ pub fn kill_check(
 ) -> Result<KillReport, KillError> {
     std::fs::create_dir(dir).map_err(io(dir))?;
     let result = kill_in(api, dir, config, ledger, spec, kills);
-    remove_db(dir);
+    super::check::remove_db_files(dir);
     let _ = std::fs::remove_dir(dir);
     result
 }

@@ -132,9 +132,7 @@ fn io_err(p: &Path) -> impl FnOnce(std::io::Error) -> VerifyError + '_ {
 
 /// Removes what SQLite may have left of `db` in `dir`, then `dir` (both ours).
 fn clean(dir: &Path) {
-    for s in ["", "-journal", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(dir.join(format!("{DB_NAME}{s}")));
-    }
+    super::check::remove_db_files(dir);
     let _ = std::fs::remove_dir(dir);
 }
 
