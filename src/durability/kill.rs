@@ -56,7 +56,6 @@ fn io(p: &Path) -> impl FnOnce(std::io::Error) -> KillError + '_ {
     }
 }
 
-
 /// Starts a child on a fresh baseline in `dir`, lets it run for `delay` after it is ready
 /// (`None`: to the end), kills it, and returns the last acknowledged transaction and how
 /// long it ran.

@@ -216,3 +216,59 @@ fn kill_9_then_cleanup_stops_the_guest_removes_its_images_and_keeps_its_results(
     );
     assert!(o.status.success(), "{}", describe(&o));
 }
+
+#[test]
+fn schedulers_in_the_guest_are_set_on_its_disks_including_a_module() {
+    if !require_guest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let o = output(&mut sb.run_std(&[
+        "crud",
+        "--guest",
+        "--guest-memory",
+        "512M",
+        "--fs",
+        "ext4",
+        "--fs-size",
+        "64M",
+        "--scheduler",
+        "none,bfq",
+        "--param",
+        "rows=50",
+        "--param",
+        "inserts=5",
+        "--param",
+        "updates=5",
+        "--param",
+        "deletes=5",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--format",
+        "json",
+    ]));
+    assert!(o.status.success(), "{}", describe(&o));
+    let v = json(&o);
+    let got: Vec<(String, String)> = v["manifest"]["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["scheduler"].as_str().unwrap_or("").to_string(),
+                c["fs"]["guest_disk"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    // bfq is a module of the guest kernel, loaded by the guest's init; each trial's scheduler
+    // was set on the guest's disk and read back, or the run would have stopped.
+    assert_eq!(
+        got,
+        vec![("none".into(), "/dev/ubda".into()), ("bfq".into(), "/dev/ubda".into())]
+    );
+    assert_eq!(v["trials"].as_array().map(Vec::len), Some(2));
+    assert_no_guest(&sb, "after a guest run with schedulers");
+    sb.assert_clean("after a guest run with schedulers");
+}
