@@ -48,9 +48,25 @@ pub enum Command {
     /// Undo what a killed run left of its `--fs` filesystems (mounts, loop devices, images),
     /// exactly as its record in the scratch directory lists, and nothing else.
     Cleanup(CleanupArgs),
+    /// Copy the runs (with their trials) and verdicts of other results stores into OUT; runs
+    /// already there (same uuid) are skipped, so merging twice adds nothing. Inputs are only read.
+    Merge(MergeArgs),
     /// (internal) litebench as a `--guest` kernel's first process.
     #[command(hide = true)]
     GuestInit(GuestInitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The store to merge into (created if missing).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// Stores to copy from.
+    #[arg(value_name = "IN", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]

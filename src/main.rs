@@ -14,6 +14,7 @@ fn main() {
         Command::SsbGen(a) => commands::ssb_gen::run(a),
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),
         Command::Cleanup(a) => commands::cleanup::run(a),
+        Command::Merge(a) => commands::merge::run(a),
         Command::GuestInit(a) => litebench::guest::init::main(&a.job),
         Command::VerifyDurability(a) => commands::verify_durability::run(a),
         Command::Advise(a) => commands::advise::run(a),

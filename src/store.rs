@@ -17,6 +17,8 @@
 //! written by a newer litebench is refused by both, and not touched.
 
 mod liveness;
+pub mod merge;
+pub mod run_uuid;
 pub mod schema;
 
 use crate::engines::sqlite::api::Api;
@@ -112,6 +114,10 @@ pub struct RunListing {
     pub workload: String,
     pub status: String,
     pub trials: i64,
+    /// The run's globally unique id (schema 3 on); the integer `id` is an alias within this
+    /// store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
 }
 
 /// Checks, without creating or changing anything, that a store could be opened at `path`: not
@@ -323,8 +329,9 @@ impl Store {
     pub fn begin_run(&mut self, manifest: &Manifest) -> Result<i64, StoreError> {
         let json = serde_json::to_string(manifest).expect("manifests serialize");
         let here = Here::current();
+        let uuid = run_uuid::new_v7();
         self.exec(
-            "INSERT INTO runs(started_at, status, pid, workload, manifest, host, boot_id) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO runs(started_at, status, pid, workload, manifest, host, boot_id, uuid) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7)",
             &[
                 Value::Text(&manifest.started_at),
                 Value::Int(std::process::id() as i64),
@@ -332,6 +339,7 @@ impl Store {
                 Value::Text(&json),
                 here.host.as_deref().map_or(Value::Null, Value::Text),
                 here.boot_id.as_deref().map_or(Value::Null, Value::Text),
+                Value::Text(&uuid),
             ],
         )?;
         let id = self.rows("SELECT last_insert_rowid()")?;
@@ -458,8 +466,9 @@ impl Store {
             return Ok(Vec::new());
         }
         let rows = self.rows(&format!(
-            "SELECT r.id, r.started_at, r.workload, r.status, r.pid, {}, (SELECT count(*) FROM trials t WHERE t.run_id = r.id) FROM runs r ORDER BY r.id",
-            self.origin_columns()
+            "SELECT r.id, r.started_at, r.workload, r.status, r.pid, {}, (SELECT count(*) FROM trials t WHERE t.run_id = r.id), {} FROM runs r ORDER BY r.id",
+            self.origin_columns(),
+            if self.version.is_some_and(|v| v >= 3) { "r.uuid" } else { "NULL" }
         ))?;
         let here = Here::current();
         Ok(rows
@@ -477,6 +486,7 @@ impl Store {
                     workload: r[2].clone().unwrap_or_default(),
                     status: liveness::status(r[3].as_deref().unwrap_or(""), &origin, &here, liveness::process_alive),
                     trials: num(7),
+                    uuid: r[8].clone(),
                 }
             })
             .collect())

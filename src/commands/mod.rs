@@ -6,6 +6,7 @@ pub mod cleanup;
 pub mod compare;
 pub mod env;
 pub mod list;
+pub mod merge;
 pub mod report;
 pub mod run;
 pub mod show;

@@ -48,11 +48,12 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
                             r.workload.clone(),
                             r.status.clone(),
                             r.trials.to_string(),
+                            r.uuid.clone().unwrap_or_else(|| "-".into()),
                         ]
                     })
                     .collect();
                 table(
-                    &["run", "started", "workload", "status", "trials"],
+                    &["run", "started", "workload", "status", "trials", "uuid"],
                     &rows,
                     f == Format::Markdown,
                 )

@@ -15,7 +15,7 @@ use crate::engines::sqlite::conn::SqliteConn;
 use crate::engines::{Connection, EngineError};
 
 /// The schema this litebench writes, and the newest it can read.
-pub const CURRENT: i64 = 2;
+pub const CURRENT: i64 = 3;
 
 /// `PRAGMA application_id` of a versioned store: "LBen" in ASCII.
 pub const APPLICATION_ID: i64 = 0x4c42_656e;
@@ -71,6 +71,9 @@ const MIGRATIONS: [&str; CURRENT as usize] = [
   record TEXT NOT NULL
 );
 CREATE INDEX verifications_config ON verifications(source_id, journal_mode, synchronous, crash);",
+    // 3: a globally unique id per run (`litebench merge`); filled for existing runs by
+    // `fill_legacy_uuids` before the unique index is made.
+    "ALTER TABLE runs ADD COLUMN uuid TEXT;",
 ];
 
 /// What an opened file holds.
@@ -113,6 +116,22 @@ pub fn has_table(conn: &mut SqliteConn, name: &str) -> Result<bool, EngineError>
     )? > 0)
 }
 
+/// Gives every run without a uuid the one derived from what identifies it
+/// ([`super::run_uuid::legacy`]), as `merge` derives it when reading an older store.
+fn fill_legacy_uuids(conn: &mut SqliteConn) -> Result<(), EngineError> {
+    let rows = conn.query("SELECT id, started_at, pid, host, manifest FROM runs WHERE uuid IS NULL")?;
+    for r in rows {
+        let text = |i: usize| r[i].clone().unwrap_or_default();
+        let uuid = super::run_uuid::legacy(&text(1), &text(2), r[3].as_deref(), &text(4));
+        // Both values are ours: an integer id and a hex-and-dash uuid.
+        conn.execute_batch(&format!(
+            "UPDATE runs SET uuid = '{uuid}' WHERE id = {}",
+            text(0).parse::<i64>().unwrap_or(-1)
+        ))?;
+    }
+    Ok(())
+}
+
 /// Brings an empty database or a store of version `from` (< [`CURRENT`]) to [`CURRENT`]: the
 /// migrations it lacks, the version and the application id, in one transaction the caller
 /// has begun (`BEGIN IMMEDIATE`) and commits.
@@ -120,6 +139,10 @@ pub fn upgrade(conn: &mut SqliteConn, from: i64) -> Result<(), EngineError> {
     conn.execute_batch(V0)?;
     for m in &MIGRATIONS[from.clamp(0, CURRENT) as usize..] {
         conn.execute_batch(m)?;
+    }
+    if from < 3 {
+        fill_legacy_uuids(conn)?;
+        conn.execute_batch("CREATE UNIQUE INDEX runs_uuid ON runs(uuid);")?;
     }
     conn.execute_batch(&format!(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {CURRENT};"
@@ -144,6 +167,7 @@ mod tests {
         // Version 1's columns and version 2's table are there.
         c.execute_batch("SELECT host, boot_id FROM runs").unwrap();
         c.execute_batch("SELECT verdict, record FROM verifications").unwrap();
+        c.execute_batch("SELECT uuid FROM runs").unwrap();
     }
 
     #[test]
@@ -159,6 +183,9 @@ mod tests {
         assert_eq!(inspect(&mut c).unwrap(), Found::Version(CURRENT));
         let rows = c.query("SELECT status, host FROM runs").unwrap();
         assert_eq!(rows, vec![vec![Some("complete".to_string()), None]]);
+        // The run got the uuid derived from what identifies it.
+        let uuid = c.query_value("SELECT uuid FROM runs").unwrap().unwrap();
+        assert_eq!(uuid, crate::store::run_uuid::legacy("t", "1", None, "{}"));
     }
 
     #[test]

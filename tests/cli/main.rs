@@ -19,6 +19,7 @@ mod durability;
 mod interrupt;
 mod knobs;
 mod list_env;
+mod merge;
 mod odd_input;
 mod profile;
 mod progress;

@@ -85,7 +85,9 @@ fn show_list_lists_the_run() {
         .find(|l| l.split_whitespace().next() == Some("1"))
         .unwrap_or_else(|| panic!("run 1 not listed\n{}", describe(&out)));
     let cells: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(cells[2..], ["crud", "complete", "6"], "{row:?}");
+    assert_eq!(cells[2..5], ["crud", "complete", "6"], "{row:?}");
+    // Its globally unique id, a UUIDv7.
+    assert!(cells[5].len() == 36 && &cells[5][14..15] == "7", "{row:?}");
 
     let out = output(&mut sb.show(&["--list", "--format", "json"]));
     assert_success(&out);

@@ -178,12 +178,20 @@ fn an_unversioned_store_is_shown_as_it_is_and_upgraded_by_run() {
 
     // `run` upgrades it in place, and the old run is still there.
     tiny_run(&sb, &[]);
-    assert_eq!(pragma(&sb.results(), "user_version"), 2);
+    assert_eq!(pragma(&sb.results(), "user_version"), 3);
     let out = output(&mut sb.show(&["--list", "--format", "json"]));
     assert_success(&out);
     let listed = json(&out);
     let ids: Vec<_> = listed.as_array().unwrap().iter().map(|r| r["id"].clone()).collect();
     assert_eq!(ids, [1, 2], "{listed:#}");
+    // The old run got a uuid at the upgrade (a UUIDv8 derived from it), the new one a UUIDv7.
+    let versions: Vec<String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uuid"].as_str().unwrap()[14..15].to_string())
+        .collect();
+    assert_eq!(versions, ["8", "7"], "{listed:#}");
     let out = output(&mut sb.show(&["1", "--format", "json"]));
     assert_success(&out);
     let old = json(&out);
@@ -199,7 +207,7 @@ fn a_store_from_a_newer_litebench_is_refused_and_left_alone() {
     open(&sb.results()).execute_batch("PRAGMA user_version = 99").unwrap();
     let before = std::fs::read(sb.results()).unwrap();
     let message = format!(
-        "error: --results {}: written by a newer litebench (schema 99, this one reads up to 2); upgrade litebench",
+        "error: --results {}: written by a newer litebench (schema 99, this one reads up to 3); upgrade litebench",
         sb.results().display()
     );
     for args in [&["--format", "json"][..], &["--list"][..]] {

@@ -1,0 +1,63 @@
+//! `litebench merge OUT IN...`: copies the runs of other results stores into one.
+
+use super::Failure;
+use crate::cli::MergeArgs;
+use crate::report::layout::table;
+use crate::report::Format;
+use crate::store::Store;
+
+/// Runs the `merge` subcommand.
+pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
+    let out_real = args.out.canonicalize().ok();
+    for input in &args.inputs {
+        if !input.is_file() {
+            return Err(Failure(format!(
+                "merge {}: no such results store; give the path of a store another litebench wrote",
+                input.display()
+            )));
+        }
+        if out_real.is_some() && input.canonicalize().ok() == out_real {
+            return Err(Failure(format!(
+                "merge {}: it is also OUT; merging a store into itself adds nothing",
+                input.display()
+            )));
+        }
+    }
+    // Every input is opened (and checked) before OUT is created or changed.
+    let mut inputs = Vec::new();
+    for input in &args.inputs {
+        inputs.push((input, Store::open_read(input)?));
+    }
+    let mut out = Store::open(&args.out, true)?;
+    let mut rows = Vec::new();
+    let mut json = Vec::new();
+    for (path, store) in &mut inputs {
+        let m = out.merge_from(store)?;
+        rows.push(vec![
+            path.display().to_string(),
+            m.runs_added.to_string(),
+            m.runs_present.to_string(),
+            m.trials_added.to_string(),
+            m.verdicts_added.to_string(),
+        ]);
+        json.push(serde_json::json!({"input": path.display().to_string(), "merged": m}));
+    }
+    match args.format {
+        Format::Json => crate::outln!("{}", crate::report::json::value(&json)),
+        f => crate::out!(
+            "{}",
+            table(
+                &[
+                    "input",
+                    "runs added",
+                    "runs already there",
+                    "trials added",
+                    "verdicts added"
+                ],
+                &rows,
+                f == Format::Markdown
+            )
+        ),
+    }
+    Ok(0)
+}

@@ -1,0 +1,145 @@
+//! `litebench merge`: runs from several stores in one, idempotent, inputs never written, and
+//! stores it cannot read refused.
+
+use crate::common::*;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+fn digest(p: &Path) -> Vec<u8> {
+    Sha256::digest(std::fs::read(p).unwrap()).to_vec()
+}
+
+fn merge(sb: &Sandbox, out: &Path, inputs: &[&Path]) -> std::process::Output {
+    let mut cmd = sb.litebench();
+    cmd.arg("merge").arg(out).args(inputs).args(["--format", "json"]);
+    output(&mut cmd)
+}
+
+fn list(sb: &Sandbox, store: &Path) -> serde_json::Value {
+    let mut cmd = sb.litebench();
+    cmd.args(["show", "--list", "--format", "json", "--results"]).arg(store);
+    let o = output(&mut cmd);
+    assert_success(&o);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn runs_of_two_stores_merge_once_with_their_trials_and_inputs_untouched() {
+    let sb = Sandbox::new();
+    let a = sb.root().join("a.db");
+    let b = sb.root().join("b.db");
+    for (store, n) in [(&a, 2), (&b, 1)] {
+        for _ in 0..n {
+            assert_success(&output(&mut sb.run_in(
+                &sb.scratch(),
+                store,
+                &[
+                    "crud",
+                    "--param",
+                    "rows=10",
+                    "--param",
+                    "inserts=2",
+                    "--param",
+                    "updates=2",
+                    "--param",
+                    "deletes=2",
+                    "--trials",
+                    "1",
+                    "--warmup",
+                    "0",
+                    "--quiet",
+                ],
+            )));
+        }
+    }
+    let (da, db) = (digest(&a), digest(&b));
+    let out = sb.root().join("all.db");
+    let o = merge(&sb, &out, &[&a, &b]);
+    assert_success(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v[0]["merged"]["runs_added"], 2, "{v}");
+    assert_eq!(v[1]["merged"]["runs_added"], 1, "{v}");
+    assert_eq!(v[0]["merged"]["trials_added"], 2, "{v}");
+    // Every run of the inputs is there exactly once, by uuid, with its trials.
+    let uuids = |l: &serde_json::Value| -> Vec<String> {
+        let mut u: Vec<String> = l
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uuid"].as_str().unwrap().to_string())
+            .collect();
+        u.sort();
+        u
+    };
+    let mut want = uuids(&list(&sb, &a));
+    want.extend(uuids(&list(&sb, &b)));
+    want.sort();
+    let merged = list(&sb, &out);
+    assert_eq!(uuids(&merged), want);
+    assert!(merged.as_array().unwrap().iter().all(|r| r["trials"] == 1), "{merged}");
+    // Merging again adds nothing; the inputs were only read.
+    let o = merge(&sb, &out, &[&a, &b]);
+    assert_success(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            v[0]["merged"]["runs_added"].clone(),
+            v[0]["merged"]["runs_present"].clone()
+        ),
+        (0.into(), 2.into())
+    );
+    assert_eq!(list(&sb, &out).as_array().unwrap().len(), 3);
+    assert_eq!((digest(&a), digest(&b)), (da, db), "an input changed");
+    // A merged run shows like any other.
+    let mut cmd = sb.litebench();
+    cmd.args(["show", "3", "--results"]).arg(&out);
+    assert_success(&output(&mut cmd));
+}
+
+#[test]
+fn merge_refuses_what_it_cannot_read_in_one_line() {
+    let sb = Sandbox::new();
+    let out = sb.root().join("out.db");
+    let missing = sb.root().join("missing.db");
+    let o = merge(&sb, &out, &[&missing]);
+    assert_error_line(&o, &["merge", "missing.db", "no such results store"]);
+    let foreign = sb.root().join("foreign.db");
+    std::fs::write(&foreign, b"not a database at all, just text").unwrap();
+    let o = merge(&sb, &out, &[&foreign]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out.exists(), "nothing is created when an input cannot be read");
+    // A store from a newer litebench is refused and left as it was.
+    let newer = sb.root().join("newer.db");
+    assert_success(&output(&mut sb.run_in(
+        &sb.scratch(),
+        &newer,
+        &[
+            "crud",
+            "--param",
+            "rows=10",
+            "--param",
+            "inserts=1",
+            "--param",
+            "updates=1",
+            "--param",
+            "deletes=1",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ],
+    )));
+    let status = std::process::Command::new("sqlite3")
+        .arg(&newer)
+        .arg("PRAGMA user_version = 99")
+        .status();
+    if status.is_ok_and(|s| s.success()) {
+        let before = digest(&newer);
+        let o = merge(&sb, &out, &[&newer]);
+        assert_error_line(&o, &["newer litebench"]);
+        assert_eq!(digest(&newer), before);
+    }
+    let o = merge(&sb, &newer, &[&newer]);
+    assert_eq!(o.status.code(), Some(2));
+}
