@@ -7,6 +7,7 @@ pub mod compare;
 pub mod env;
 pub mod list;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod show;
 pub mod ssb_gen;
