@@ -3,7 +3,8 @@
 //! Papers state their findings as ratios ("WAL is about 10x DELETE") on hardware nobody has
 //! any more, so a reproduction compares ratios, not absolute numbers: a claim holds in
 //! direction when the measured ratio is on the same side of 1 (beyond the noise threshold),
-//! and in size when it is within a factor of two of the paper's. Absolute values (Table 1's
+//! and in size when its effect is between half and twice the paper's on a log scale (the
+//! scale ratios multiply on: ln here / ln paper from 0.5 to 2). Absolute values (Table 1's
 //! TPS) are shown beside today's with their ratio, and the verdict says they cannot be
 //! compared across hardware; the ratio rows derived from them carry the verdict instead.
 
@@ -46,7 +47,8 @@ impl Expect {
     }
 }
 
-/// A factor within which a measured ratio "holds in size".
+/// A measured effect holds "in size" when its logarithm is within this factor of the paper's
+/// (10x: from about 3.2x to 100x; 1.5x: from about 1.22x to 2.25x).
 pub const SIZE_FACTOR: f64 = 2.0;
 /// A count within this fraction of the paper's matches it.
 pub const COUNT_TOLERANCE: f64 = 0.10;
@@ -69,13 +71,17 @@ pub fn verdict(expect: Expect, here: f64, noise: f64) -> String {
             if d != "holds" {
                 return d.into();
             }
-            let off = here / paper;
+            // The size of an effect is its distance from 1 on a log scale: 1.08x is a fifth
+            // of 1.5x's effect, though within a factor of two of it.
+            let off = here.ln() / paper.ln();
             if (1.0 / SIZE_FACTOR..=SIZE_FACTOR).contains(&off) {
                 "holds in direction and size".into()
-            } else if off < 1.0 {
-                format!("holds in direction, not in size ({}x smaller here)", num(1.0 / off))
             } else {
-                format!("holds in direction, not in size ({}x larger here)", num(off))
+                format!(
+                    "holds in direction, not in size ({}x here, {}x in the paper)",
+                    num(here),
+                    num(paper)
+                )
             }
         }
         Expect::Faster | Expect::Slower => match direction(expect == Expect::Faster) {
@@ -122,10 +128,16 @@ mod tests {
     #[test]
     fn ratios_hold_in_direction_and_size() {
         assert_eq!(verdict(Expect::About(10.0), 9.0, 0.02), "holds in direction and size");
+        assert_eq!(verdict(Expect::About(10.0), 4.1, 0.02), "holds in direction and size");
         assert_eq!(
-            verdict(Expect::About(10.0), 4.1, 0.02),
-            "holds in direction, not in size (2.44x smaller here)"
+            verdict(Expect::About(10.0), 3.0, 0.02),
+            "holds in direction, not in size (3.00x here, 10.0x in the paper)"
         );
+        assert_eq!(
+            verdict(Expect::About(1.5), 1.08, 0.02),
+            "holds in direction, not in size (1.08x here, 1.50x in the paper)"
+        );
+        assert_eq!(verdict(Expect::About(1.5), 1.3, 0.02), "holds in direction and size");
         assert_eq!(
             verdict(Expect::About(10.0), 1.01, 0.02),
             "does not hold: no difference here"
