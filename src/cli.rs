@@ -25,7 +25,7 @@ pub enum Command {
     /// Write one self-contained HTML page for stored runs (the newest by default): warnings,
     /// manifest, reporting checklist, tables with verdicts, and charts.
     Report(ReportArgs),
-    /// Run the experiments behind a seed paper's figures and tables (apsys17), store the runs,
+    /// Run the experiments behind a seed paper's figures and tables (apsys17, speed2002), store the runs,
     /// and write a report that starts with the paper's values beside this machine's.
     /// Exit code 2 when an experiment failed or could not run here (the report says which).
     Reproduce(ReproduceArgs),
@@ -324,8 +324,9 @@ impl RunArgs {
 
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// The paper: apsys17 (APSys'17, Figures 1-4, Table 1, fsync counts). speed2002, vldb22
-    /// and linaro2014 are not implemented yet.
+    /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts) or speed2002 (SQLite's
+    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB). vldb22 and
+    /// linaro2014 are not implemented yet.
     #[arg(value_name = "TARGET")]
     pub target: String,
     /// The paper's sizes and trials instead of the scaled-down default (about 10 minutes).

@@ -50,6 +50,10 @@ impl Expect {
 /// A measured effect holds "in size" when its logarithm is within this factor of the paper's
 /// (10x: from about 3.2x to 100x; 1.5x: from about 1.22x to 2.25x).
 pub const SIZE_FACTOR: f64 = 2.0;
+/// A paper ratio within this of 1 says "about even" (single runs in 2002 were no finer).
+pub const PAPER_EVEN: f64 = 0.05;
+/// ... and holds here when the measured ratio is within this of 1.
+pub const HERE_EVEN: f64 = 0.10;
 /// A count within this fraction of the paper's matches it.
 pub const COUNT_TOLERANCE: f64 = 0.10;
 
@@ -66,6 +70,13 @@ pub fn verdict(expect: Expect, here: f64, noise: f64) -> String {
         }
     };
     match expect {
+        Expect::About(paper) if (paper - 1.0).abs() <= PAPER_EVEN => {
+            if (here - 1.0).abs() <= HERE_EVEN {
+                "holds: about even here too".into()
+            } else {
+                format!("does not hold: {}x here, about even in the paper", num(here))
+            }
+        }
         Expect::About(paper) => {
             let d = direction(paper > 1.0);
             if d != "holds" {
@@ -112,7 +123,9 @@ pub fn num(v: f64) -> String {
         return "-".into();
     }
     let a = v.abs();
-    if a >= 100.0 {
+    if a < 0.1 {
+        format!("{v:.3}")
+    } else if a >= 100.0 {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
@@ -144,6 +157,11 @@ mod tests {
         );
         assert_eq!(verdict(Expect::About(10.0), 0.5, 0.02), "does not hold: reversed here");
         assert_eq!(verdict(Expect::About(0.77), 0.7, 0.02), "holds in direction and size");
+        assert_eq!(verdict(Expect::About(0.98), 1.04, 0.02), "holds: about even here too");
+        assert_eq!(
+            verdict(Expect::About(1.02), 0.16, 0.02),
+            "does not hold: 0.16x here, about even in the paper"
+        );
         assert_eq!(verdict(Expect::About(0.77), 1.3, 0.02), "does not hold: reversed here");
     }
 

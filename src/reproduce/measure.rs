@@ -40,7 +40,8 @@ fn sqlite_default(knob: &str) -> Option<&'static str> {
 
 /// Whether a configuration is the one `pick` means.
 pub fn matches(c: &ConfigInfo, pick: &Pick) -> bool {
-    matches_parts(c.fs.as_ref().map(|f| f.spec.as_str()), &c.label, &c.knobs, pick)
+    pick.engine.is_none_or(|e| c.engine == e)
+        && matches_parts(c.fs.as_ref().map(|f| f.spec.as_str()), &c.label, &c.knobs, pick)
 }
 
 /// [`matches`] on a configuration's `--fs` value, label and knobs.
@@ -86,11 +87,7 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             .filter(|v| *v > 0.0)
             .ok_or_else(|| missing(p, op.unwrap_or("headline")))
     };
-    let preset = |name: &'static str| Pick {
-        fs: None,
-        knobs: &[],
-        preset: Some(name),
-    };
+    let preset = |name: &'static str| Pick::preset(None, name);
     match m {
         Measure::Ratio { op, num, den, .. } => {
             let (a, b) = (tps(num, Some(op))?, tps(den, Some(op))?);
@@ -111,6 +108,19 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             Ok(Value {
                 value: a / b,
                 detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
+            })
+        }
+        Measure::TimeRatio { op, num, den } => {
+            let ms = |p: &Pick| -> Result<f64, String> {
+                row(runs, p, Some(op))
+                    .map(|r| r.time_ms_median)
+                    .filter(|v| *v > 0.0)
+                    .ok_or_else(|| missing(p, op))
+            };
+            let (a, b) = (ms(&num.1)?, ms(&den.1)?);
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} ms", super::claim::num(a), super::claim::num(b)),
             })
         }
         Measure::SyncsPer1000 { op, pick, .. } => {
@@ -162,11 +172,7 @@ mod tests {
 
     #[test]
     fn presets_are_found_by_label() {
-        let p = |n| Pick {
-            fs: None,
-            knobs: &[],
-            preset: Some(n),
-        };
+        let p = |n| Pick::preset(None, n);
         let m = |pick: &Pick| matches_parts(None, "mobibench+x page_size=4096", &KnobSet::default(), pick);
         assert!(m(&p("mobibench")));
         assert!(m(&p("x")));

@@ -11,6 +11,7 @@ pub mod apsys17;
 pub mod claim;
 pub mod measure;
 pub mod section;
+pub mod speed2002;
 
 use claim::Expect;
 
@@ -56,6 +57,8 @@ pub struct Experiment {
 /// Which configuration of an experiment's runs a measured value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pick {
+    /// The engine (`sqlite`, `postgres`, `mysql`; None: any).
+    pub engine: Option<&'static str>,
     /// The `--fs` value it ran on (None: any, e.g. the host's scratch directory).
     pub fs: Option<&'static str>,
     /// Knob values it had; a knob it does not list is at SQLite's default.
@@ -67,6 +70,7 @@ pub struct Pick {
 impl Pick {
     pub const fn knobs(knobs: &'static [(&'static str, &'static str)]) -> Pick {
         Pick {
+            engine: None,
             fs: None,
             knobs,
             preset: None,
@@ -75,15 +79,29 @@ impl Pick {
 
     pub const fn on(fs: &'static str, knobs: &'static [(&'static str, &'static str)]) -> Pick {
         Pick {
+            engine: None,
             fs: Some(fs),
             knobs,
             preset: None,
         }
     }
 
+    /// A preset's configuration on an engine.
+    pub const fn preset(engine: Option<&'static str>, preset: &'static str) -> Pick {
+        Pick {
+            engine,
+            fs: None,
+            knobs: &[],
+            preset: Some(preset),
+        }
+    }
+
     /// Short description for the report.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
+        if let Some(e) = self.engine {
+            parts.push(e.to_string());
+        }
         if let Some(p) = self.preset {
             parts.push(p.to_string());
         }
@@ -113,6 +131,13 @@ pub enum Measure {
         num: &'static str,
         den: &'static str,
     },
+    /// Median time of operation `op` in one configuration over that in another, each from its
+    /// own experiment (servers run as experiments of their own).
+    TimeRatio {
+        op: &'static str,
+        num: (&'static str, Pick),
+        den: (&'static str, Pick),
+    },
     /// fsync/fdatasync calls per 1000 transactions of operation `op`.
     SyncsPer1000 {
         exp: &'static str,
@@ -122,12 +147,15 @@ pub enum Measure {
 }
 
 impl Measure {
-    pub fn experiment(&self) -> &'static str {
+    /// The experiments whose runs it is computed from.
+    pub fn experiments(&self) -> Vec<&'static str> {
         match self {
             Measure::Ratio { exp, .. }
             | Measure::Tps { exp, .. }
             | Measure::PresetRatio { exp, .. }
-            | Measure::SyncsPer1000 { exp, .. } => exp,
+            | Measure::SyncsPer1000 { exp, .. } => vec![exp],
+            Measure::TimeRatio { num, den, .. } if num.0 == den.0 => vec![num.0],
+            Measure::TimeRatio { num, den, .. } => vec![num.0, den.0],
         }
     }
 }
@@ -163,14 +191,15 @@ pub struct Target {
 }
 
 /// The targets `reproduce` runs.
-pub const IMPLEMENTED: &[&str] = &["apsys17"];
+pub const IMPLEMENTED: &[&str] = &["apsys17", "speed2002"];
 /// Seeds the issue names that are not implemented yet (refused with one line).
-pub const NOT_YET: &[&str] = &["speed2002", "vldb22", "linaro2014"];
+pub const NOT_YET: &[&str] = &["vldb22", "linaro2014"];
 
 /// The target of that name at that scale.
 pub fn target(name: &str, scale: Scale) -> Option<Target> {
     match name {
         "apsys17" => Some(apsys17::target(scale)),
+        "speed2002" => Some(speed2002::target(scale)),
         _ => None,
     }
 }

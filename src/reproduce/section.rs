@@ -24,12 +24,19 @@ pub struct Row {
 }
 
 fn row(figure: &'static str, c: &Claim, outcomes: &[(&Experiment, Outcome)], noise: f64) -> Row {
-    let exp = c.measure.experiment();
-    let measured = match outcomes.iter().find(|(e, _)| e.id == exp).map(|(_, o)| o) {
-        Some(Outcome::Ran { runs, .. }) => value(&c.measure, runs),
-        Some(Outcome::Skipped(why)) => Err(format!("skipped: {why}")),
-        Some(Outcome::Failed(why)) => Err(format!("failed: {why}")),
-        None => Err(format!("not run: experiment {exp} was not reached")),
+    let mut runs = Vec::new();
+    let mut missing = None;
+    for exp in c.measure.experiments() {
+        match outcomes.iter().find(|(e, _)| e.id == exp).map(|(_, o)| o) {
+            Some(Outcome::Ran { runs: r, .. }) => runs.extend(r.iter().cloned()),
+            Some(Outcome::Skipped(why)) => missing = missing.or(Some(format!("skipped: {why}"))),
+            Some(Outcome::Failed(why)) => missing = missing.or(Some(format!("failed ({exp}): {why}"))),
+            None => missing = missing.or(Some(format!("not run: experiment {exp} was not reached"))),
+        }
+    }
+    let measured = match missing {
+        Some(why) => Err(why),
+        None => value(&c.measure, &runs),
     };
     let (here, ratio, verdict) = match measured {
         Ok(v) => {

@@ -4,7 +4,7 @@
 //! failing experiment still leaves the report, and exits 2.
 
 use crate::common::*;
-use crate::support::in_ci;
+use crate::support::{in_ci, require};
 use std::path::Path;
 
 /// The figures and tables of the APSys'17 target, as the report heads them.
@@ -62,7 +62,7 @@ fn unknown_and_unimplemented_targets_are_refused() {
     let o = output(sb.litebench().args(["reproduce", "apsys18"]));
     assert_error_line(&o, &["reproduce apsys18", "unknown target", "apsys17"]);
     let o = output(sb.litebench().args(["reproduce", "vldb22"]));
-    assert_error_line(&o, &["reproduce vldb22", "not implemented", "apsys17"]);
+    assert_error_line(&o, &["reproduce vldb22", "not implemented", "apsys17, speed2002"]);
     let o = output(
         sb.litebench()
             .args(["reproduce", "apsys17", "--report", "/nonexistent-dir/r.html"]),
@@ -172,4 +172,44 @@ fn a_failed_experiment_exits_2_and_still_writes_the_report() {
     let html = std::fs::read_to_string(&file).expect("report written despite the failures");
     assert!(html.contains("failed: "), "the report says which failed");
     assert!(html.contains("Figure 1"));
+}
+
+#[test]
+fn speed2002_tiny_report_holds_every_test_with_the_page_values() {
+    let sb = Sandbox::new();
+    let file = sb.root().join("speed2002.html");
+    let o = reproduce(&sb, &["speed2002", "--tiny"], &file);
+    assert_no_panic(&o);
+    let servers =
+        require("/usr/lib/postgresql/15/bin/postgres", "postgresql") && require("/usr/sbin/mariadbd", "mariadb-server");
+    assert_eq!(o.status.code(), Some(if servers { 0 } else { 2 }), "{}", describe(&o));
+    let html = std::fs::read_to_string(&file).expect("report written");
+    let sections = first_section(&html);
+    let rows: Vec<&Vec<String>> = sections
+        .iter()
+        .filter(|(t, _)| t.starts_with("Tests 1-15"))
+        .flat_map(|(_, r)| r)
+        .collect();
+    assert_eq!(rows.len(), 45, "three comparisons for each of the 15 tests");
+    // Test 1's values as on the page.
+    assert!(html.contains("SQLite 2.7.0 8.672 s / PostgreSQL 3.613 s"));
+    for r in rows {
+        let verdict = &r[4];
+        if !servers && verdict == "not measured" {
+            assert!(r[2].starts_with("failed"), "{r:?}");
+            continue;
+        }
+        assert!(
+            r[2].split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<f64>().ok())
+                .is_some(),
+            "no measured value in {r:?}"
+        );
+        assert!(
+            verdict.starts_with("holds") || verdict.starts_with("does not hold"),
+            "{r:?}"
+        );
+    }
+    sb.assert_clean("reproduce speed2002 --tiny");
 }
