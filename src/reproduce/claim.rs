@@ -3,8 +3,8 @@
 //! Papers state their findings as ratios ("WAL is about 10x DELETE") on hardware nobody has
 //! any more, so a reproduction compares ratios, not absolute numbers: a claim holds in
 //! direction when the measured ratio is on the same side of 1 (beyond the noise threshold),
-//! and in size when its effect is between half and twice the paper's on a log scale (the
-//! scale ratios multiply on: ln here / ln paper from 0.5 to 2). Absolute values (Table 1's
+//! and in size when its effect is between 2/3 and 1.5 times the paper's on a log scale (the
+//! scale ratios multiply on: ln here / ln paper from 0.67 to 1.5). Absolute values (Table 1's
 //! TPS) are shown beside today's with their ratio, and the verdict says they cannot be
 //! compared across hardware; the ratio rows derived from them carry the verdict instead.
 
@@ -48,8 +48,8 @@ impl Expect {
 }
 
 /// A measured effect holds "in size" when its logarithm is within this factor of the paper's
-/// (10x: from about 3.2x to 100x; 1.5x: from about 1.22x to 2.25x).
-pub const SIZE_FACTOR: f64 = 2.0;
+/// (10x: from 4.6x to 32x; 1.5x: from 1.31x to 1.84x; 28x: from 9.2x to 148x).
+pub const SIZE_FACTOR: f64 = 1.5;
 /// A paper ratio within this of 1 says "about even" (single runs in 2002 were no finer).
 pub const PAPER_EVEN: f64 = 0.05;
 /// ... and holds here when the measured ratio is within this of 1.
@@ -83,7 +83,7 @@ pub fn verdict(expect: Expect, here: f64, noise: f64) -> String {
                 return d.into();
             }
             // The size of an effect is its distance from 1 on a log scale: 1.08x is a fifth
-            // of 1.5x's effect, though within a factor of two of it.
+            // of 1.5x's effect, though within a factor of 1.5 of it.
             let off = here.ln() / paper.ln();
             if (1.0 / SIZE_FACTOR..=SIZE_FACTOR).contains(&off) {
                 "holds in direction and size".into()
@@ -141,16 +141,17 @@ mod tests {
     #[test]
     fn ratios_hold_in_direction_and_size() {
         assert_eq!(verdict(Expect::About(10.0), 9.0, 0.02), "holds in direction and size");
-        assert_eq!(verdict(Expect::About(10.0), 4.1, 0.02), "holds in direction and size");
+        // The issue's own example: about 10x in the paper, 4.1x here.
         assert_eq!(
-            verdict(Expect::About(10.0), 3.0, 0.02),
-            "holds in direction, not in size (3.00x here, 10.0x in the paper)"
+            verdict(Expect::About(10.0), 4.1, 0.02),
+            "holds in direction, not in size (4.10x here, 10.0x in the paper)"
         );
+        assert_eq!(verdict(Expect::About(10.0), 5.0, 0.02), "holds in direction and size");
         assert_eq!(
             verdict(Expect::About(1.5), 1.08, 0.02),
             "holds in direction, not in size (1.08x here, 1.50x in the paper)"
         );
-        assert_eq!(verdict(Expect::About(1.5), 1.3, 0.02), "holds in direction and size");
+        assert_eq!(verdict(Expect::About(1.5), 1.35, 0.02), "holds in direction and size");
         assert_eq!(
             verdict(Expect::About(10.0), 1.01, 0.02),
             "does not hold: no difference here"

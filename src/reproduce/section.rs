@@ -100,7 +100,7 @@ pub fn html(t: &Target, scale: &str, outcomes: &[(&Experiment, Outcome)], rows: 
         esc(scale),
         esc(&t.scaled)
     );
-    o += "<p class=\"meta\">Measured values are medians over the stored trials, computed from the runs below; the paper's values are the ones its text and captions state (its bar charts are not legible in the seed). \"holds in direction\": same side of 1 beyond the noise threshold; \"and size\": an effect between half and twice the paper's on a log scale (ln here / ln paper from 0.5 to 2).</p>\n";
+    o += "<p class=\"meta\">Measured values are medians over the stored trials, computed from the runs below; the paper's values are the ones its text and captions state (its bar charts are not legible in the seed). \"holds in direction\": same side of 1 beyond the noise threshold; \"and size\": an effect between 2/3 and 1.5 times the paper's on a log scale (ln here / ln paper from 0.67 to 1.5; 10x: 4.6x to 32x).</p>\n";
     for f in &t.figures {
         o += &format!("<h3>{} — {}</h3>\n", esc(f.name), esc(f.about));
         let body: Vec<Vec<String>> = rows

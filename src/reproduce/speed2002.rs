@@ -54,7 +54,7 @@ fn sizes(scale: Scale) -> Sizes {
         },
         Scale::Default => Sizes {
             scale_percent: 100,
-            trials: 3,
+            trials: 5,
             warmup: 1,
         },
         Scale::Full => Sizes {
