@@ -58,15 +58,12 @@ fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunDat
         let m = &run.manifest.environment.machine;
         machine.get_or_insert_with(|| {
             format!(
-                "{} x{}, {} MiB, {}, {}",
+                "{} x{}, {} MiB, {}, Linux {}",
                 m.cpu_model.as_deref().unwrap_or("unknown CPU"),
                 m.cpu_count,
                 m.memory_bytes.map_or("?".into(), |b| (b >> 20).to_string()),
                 m.os.as_deref().unwrap_or("unknown OS"),
-                m.kernel_version
-                    .as_deref()
-                    .or(m.kernel.as_deref())
-                    .unwrap_or("unknown kernel")
+                m.kernel.as_deref().unwrap_or("(unknown kernel)")
             )
         });
         let report = Report::build(Input {

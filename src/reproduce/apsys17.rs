@@ -236,7 +236,7 @@ fn figure1() -> Figure {
         name: "Figure 1",
         about: "default (DELETE, FULL, ext4) against custom (WAL, 1 MB WAL, NORMAL, F2FS)",
         claims: vec![claim(
-            "custom / default throughput, all 3000 transactions",
+            "custom / default throughput, all transactions (inserts, updates, deletes)",
             Expect::About(28.0),
             "Figure 1 caption and abstract: \"28X difference\"; bars not legible in the seed, so the stated ratio",
             ratio(
