@@ -318,7 +318,10 @@ pub struct RunArgs {
 impl RunArgs {
     /// The command line that asked for this run: `litebench run ...`.
     pub fn command_line(&self) -> Vec<String> {
-        self.command_line.clone().unwrap_or_else(|| std::env::args().collect())
+        // Lossy: an argument that is not UTF-8 (a --dir path) must not panic here.
+        self.command_line
+            .clone()
+            .unwrap_or_else(|| std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect())
     }
 }
 
