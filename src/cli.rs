@@ -25,6 +25,10 @@ pub enum Command {
     /// Write one self-contained HTML page for stored runs (the newest by default): warnings,
     /// manifest, reporting checklist, tables with verdicts, and charts.
     Report(ReportArgs),
+    /// Run the experiments behind a seed paper's figures and tables (apsys17, speed2002), store the runs,
+    /// and write a report that starts with the paper's values beside this machine's.
+    /// Exit code 2 when an experiment failed or could not run here (the report says which).
+    Reproduce(ReproduceArgs),
     /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
     /// Exit code 1 when B is significantly slower than A beyond the noise threshold.
     Compare(CompareArgs),
@@ -318,6 +322,52 @@ pub struct RunArgs {
     pub allow_unverified: bool,
     /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
     /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+    /// The whole command line when the run is started by another command in this process
+    /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
+    /// this process's own arguments.
+    #[arg(skip)]
+    pub command_line: Option<Vec<String>>,
+}
+
+impl RunArgs {
+    /// The command line that asked for this run: `litebench run ...`.
+    pub fn command_line(&self) -> Vec<String> {
+        // Lossy: an argument that is not UTF-8 (a --dir path) must not panic here.
+        self.command_line
+            .clone()
+            .unwrap_or_else(|| std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect())
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts) or speed2002 (SQLite's
+    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB). vldb22 and
+    /// linaro2014 are not implemented yet.
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// The paper's sizes and trials instead of the scaled-down default (about 10 minutes).
+    #[arg(long)]
+    pub full: bool,
+    /// (internal) Seconds per target, for tests.
+    #[arg(long, hide = true, conflicts_with = "full")]
+    pub tiny: bool,
+    /// HTML report to write; overwritten when named here. Default: reproduce-TARGET.html in
+    /// the current directory, which is never overwritten.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Results store for the runs; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Directory under which each run makes its scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Workload parameter added to every experiment's run, e.g. `value_size=200`.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Noise threshold in percent for the verdicts (default 2).
     #[arg(long, value_name = "PCT", value_parser = parse_noise)]
     pub noise: Option<f64>,
 }

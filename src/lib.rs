@@ -25,6 +25,7 @@ pub mod preset;
 pub mod procstat;
 pub mod recorder;
 pub mod report;
+pub mod reproduce;
 pub mod result;
 pub mod runner;
 pub mod scheduler;

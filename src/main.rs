@@ -10,6 +10,7 @@ fn main() {
         Command::Env(a) => commands::env::run(a),
         Command::Show(a) => commands::show::run(a),
         Command::Report(a) => commands::report::run(a),
+        Command::Reproduce(a) => commands::reproduce::run(a),
         Command::Compare(a) => commands::compare::run(a),
         Command::SsbGen(a) => commands::ssb_gen::run(a),
         Command::BuildSqlite(a) => commands::build_sqlite::run(a),

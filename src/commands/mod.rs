@@ -8,6 +8,7 @@ pub mod env;
 pub mod list;
 pub mod merge;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod show;
 pub mod ssb_gen;

@@ -91,6 +91,27 @@ pub fn write(
     Ok(charts)
 }
 
+/// Writes the report of `runs` to `output` with `first` (an HTML section) before the runs'
+/// pages: `reproduce`'s paper-against-here section.
+pub fn write_with_first(
+    results: &Option<PathBuf>,
+    runs: &[Option<i64>],
+    output: &Path,
+    flag: &str,
+    first: &str,
+    noise: Option<f64>,
+) -> Result<(), Failure> {
+    let mut sections = vec![(0, "Paper against here".to_string(), first.to_string())];
+    if !runs.is_empty() {
+        let (mut store, path) = open_store(results)?;
+        for p in pages(&mut store, &path, runs, noise)? {
+            sections.push((p.id, p.title, p.body));
+        }
+    }
+    let doc = html::page::document(&sections);
+    std::fs::write(output, doc).map_err(|e| Failure(format!("{flag} {}: cannot write: {e}", output.display())))
+}
+
 /// Runs the `report` subcommand.
 pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     let (output, named) = match &args.output {

@@ -183,11 +183,7 @@ fn run_job(
     }
     let mut manifest = Manifest {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        command: crate::engines::server::redact_command(
-            &std::env::args_os()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect::<Vec<_>>(),
-        ),
+        command: crate::engines::server::redact_command(&args.command_line()),
         started_at: now_rfc3339(),
         workload: wl.name().to_string(),
         workload_source: wl.source().to_string(),

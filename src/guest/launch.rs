@@ -306,7 +306,7 @@ fn boot_and_import(
     stop: &Arc<AtomicBool>,
 ) -> Result<i32, Failure> {
     let job_path = dir.join(JOB_FILE);
-    let argv: Vec<String> = std::env::args().skip(2).collect();
+    let argv: Vec<String> = args.command_line().into_iter().skip(2).collect();
     let memory_mib = memory >> 20;
     let mut cmdline = vec![
         format!("mem={memory_mib}M"),
@@ -462,7 +462,7 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
         if let Some(g) = run.manifest.guest.as_mut() {
             g.o_sync_verified = o_sync;
         }
-        run.manifest.command = crate::engines::server::redact_command(&std::env::args().collect::<Vec<_>>());
+        run.manifest.command = crate::engines::server::redact_command(&args.command_line());
         let id = to.begin_run(&run.manifest)?;
         for t in &run.templates {
             to.add_template(id, t)?;

@@ -24,6 +24,7 @@ mod odd_input;
 mod profile;
 mod progress;
 mod report;
+mod reproduce;
 mod ssb_gen;
 mod store;
 mod store_schema;

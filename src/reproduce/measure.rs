@@ -1,0 +1,181 @@
+//! Measured values of claims, computed from the stored runs of their experiments.
+//!
+//! Each experiment's runs are loaded back from the results store and summarised exactly as
+//! `show` and `report` summarise them; a claim's configuration is found by its `--fs` value,
+//! knob values (SQLite's default when a configuration leaves a knob out) or preset name.
+
+use super::{Measure, Pick};
+use crate::knob::KnobSet;
+use crate::report::summary::SummaryRow;
+use crate::result::ConfigInfo;
+
+/// One stored run, summarised.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub id: i64,
+    pub configs: Vec<ConfigInfo>,
+    pub summary: Vec<SummaryRow>,
+}
+
+/// How an experiment ended.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// It ran; `error` when it failed part-way (its finished trials are kept).
+    Ran { runs: Vec<RunData>, error: Option<String> },
+    /// It did not run: what this machine lacks.
+    Skipped(String),
+    /// It did not run: what went wrong.
+    Failed(String),
+}
+
+/// SQLite's value of a knob a configuration leaves out.
+fn sqlite_default(knob: &str) -> Option<&'static str> {
+    match knob {
+        "journal_mode" => Some("delete"),
+        "synchronous" => Some("full"),
+        "wal_autocheckpoint" => Some("1000"),
+        _ => None,
+    }
+}
+
+/// Whether a configuration is the one `pick` means.
+pub fn matches(c: &ConfigInfo, pick: &Pick) -> bool {
+    pick.engine.is_none_or(|e| c.engine == e)
+        && matches_parts(c.fs.as_ref().map(|f| f.spec.as_str()), &c.label, &c.knobs, pick)
+}
+
+/// [`matches`] on a configuration's `--fs` value, label and knobs.
+fn matches_parts(fs: Option<&str>, label: &str, knobs: &KnobSet, pick: &Pick) -> bool {
+    if pick.fs.is_some() && fs != pick.fs {
+        return false;
+    }
+    if let Some(p) = pick.preset {
+        let names = label.split(' ').next().unwrap_or("");
+        if !names.split('+').any(|n| n == p) {
+            return false;
+        }
+    }
+    pick.knobs
+        .iter()
+        .all(|(k, v)| knobs.get(k).or_else(|| sqlite_default(k)) == Some(*v))
+}
+
+/// The summary row of `pick`'s configuration and operation `op` (None: the preset's headline).
+fn row<'a>(runs: &'a [RunData], pick: &Pick, op: Option<&str>) -> Option<&'a SummaryRow> {
+    let op = op.or_else(|| pick.preset.and_then(crate::preset::find).map(|p| p.headline))?;
+    runs.iter().find_map(|r| {
+        let c = r.configs.iter().find(|c| matches(c, pick))?;
+        r.summary
+            .iter()
+            .find(|s| s.config == c.index && s.operation == op && s.trials > 0)
+    })
+}
+
+/// A measured value: the number and how it was made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    pub value: f64,
+    pub detail: String,
+}
+
+/// The measured value of `m` from its experiment's runs, or why there is none.
+pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
+    let missing = |p: &Pick, op: &str| format!("no measured configuration {} ({op})", p.describe());
+    let tps = |p: &Pick, op: Option<&str>| -> Result<f64, String> {
+        row(runs, p, op)
+            .map(|r| r.tps_median)
+            .filter(|v| *v > 0.0)
+            .ok_or_else(|| missing(p, op.unwrap_or("headline")))
+    };
+    let preset = |name: &'static str| Pick::preset(None, name);
+    match m {
+        Measure::Ratio { op, num, den, .. } => {
+            let (a, b) = (tps(num, Some(op))?, tps(den, Some(op))?);
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
+            })
+        }
+        Measure::Tps { pick, .. } => {
+            let v = tps(pick, None)?;
+            Ok(Value {
+                value: v,
+                detail: "tx/s, median".into(),
+            })
+        }
+        Measure::PresetRatio { num, den, .. } => {
+            let (a, b) = (tps(&preset(num), None)?, tps(&preset(den), None)?);
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
+            })
+        }
+        Measure::TimeRatio { op, num, den } => {
+            let ms = |p: &Pick| -> Result<f64, String> {
+                row(runs, p, Some(op))
+                    .map(|r| r.time_ms_median)
+                    .filter(|v| *v > 0.0)
+                    .ok_or_else(|| missing(p, op))
+            };
+            let (a, b) = (ms(&num.1)?, ms(&den.1)?);
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} ms", super::claim::num(a), super::claim::num(b)),
+            })
+        }
+        Measure::SyncsPer1000 { op, pick, .. } => {
+            let r = row(runs, pick, Some(op)).ok_or_else(|| missing(pick, op))?;
+            let s = r
+                .syncs_per_tx
+                .ok_or_else(|| format!("syncs not counted for {}", pick.describe()))?;
+            Ok(Value {
+                value: s * 1000.0,
+                detail: format!("{} syncs per transaction", super::claim::num(s)),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knob::KnobSetting;
+
+    fn knobs(k: &[(&str, &str)]) -> KnobSet {
+        KnobSet(
+            k.iter()
+                .map(|(n, v)| KnobSetting {
+                    name: n.to_string(),
+                    value: v.to_string(),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn picks_use_sqlite_defaults_for_knobs_left_out() {
+        let wal = knobs(&[("journal_mode", "wal")]);
+        let m = |fs, p: &Pick| matches_parts(fs, "journal_mode=wal", &wal, p);
+        assert!(m(
+            None,
+            &Pick::knobs(&[("journal_mode", "wal"), ("synchronous", "full")])
+        ));
+        assert!(!m(
+            None,
+            &Pick::knobs(&[("journal_mode", "wal"), ("synchronous", "normal")])
+        ));
+        assert!(!m(None, &Pick::knobs(&[("journal_mode", "delete")])));
+        assert!(m(Some("f2fs"), &Pick::on("f2fs", &[("journal_mode", "wal")])));
+        assert!(!m(Some("f2fs"), &Pick::on("ext4", &[("journal_mode", "wal")])));
+        assert!(!m(None, &Pick::on("ext4", &[("journal_mode", "wal")])));
+    }
+
+    #[test]
+    fn presets_are_found_by_label() {
+        let p = |n| Pick::preset(None, n);
+        let m = |pick: &Pick| matches_parts(None, "mobibench+x page_size=4096", &KnobSet::default(), pick);
+        assert!(m(&p("mobibench")));
+        assert!(m(&p("x")));
+        assert!(!m(&p("mobibench-custom")));
+    }
+}

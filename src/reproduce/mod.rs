@@ -1,0 +1,205 @@
+//! `litebench reproduce`: a seed paper's figures re-measured in one command.
+//!
+//! A target is a list of experiments (each one `litebench run` command line, run in-process by
+//! the same code as `run`) and a list of claims (each a figure's or table's statement with the
+//! paper's value transcribed and its source). The claims' measured values are computed from
+//! the runs as stored, never typed in, so the first section of the report can only say what
+//! this machine measured. What a target needs and this machine lacks (root for loop devices,
+//! a guest kernel) is said in the report, not left out.
+
+pub mod apsys17;
+pub mod claim;
+pub mod measure;
+pub mod section;
+pub mod speed2002;
+
+use claim::Expect;
+
+/// How big the experiments are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Seconds per target: for tests (hidden `--tiny`).
+    Tiny,
+    /// At most about 10 minutes per target on a 2-core machine.
+    Default,
+    /// The papers' sizes and trials (`--full`).
+    Full,
+}
+
+impl Scale {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Tiny => "tiny (tests only)",
+            Scale::Default => "default (scaled down)",
+            Scale::Full => "full (the paper's sizes)",
+        }
+    }
+}
+
+/// What an experiment needs besides litebench.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Nothing,
+    /// Loop devices and mounts (`--fs` on the host).
+    Root,
+}
+
+/// One `litebench run` of a target.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// The arguments after `litebench run` (trials, results and scratch directory are added).
+    pub args: Vec<String>,
+    pub needs: Needs,
+}
+
+/// Which configuration of an experiment's runs a measured value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pick {
+    /// The engine (`sqlite`, `postgres`, `mysql`; None: any).
+    pub engine: Option<&'static str>,
+    /// The `--fs` value it ran on (None: any, e.g. the host's scratch directory).
+    pub fs: Option<&'static str>,
+    /// Knob values it had; a knob it does not list is at SQLite's default.
+    pub knobs: &'static [(&'static str, &'static str)],
+    /// A preset it measured (label prefix).
+    pub preset: Option<&'static str>,
+}
+
+impl Pick {
+    pub const fn knobs(knobs: &'static [(&'static str, &'static str)]) -> Pick {
+        Pick {
+            engine: None,
+            fs: None,
+            knobs,
+            preset: None,
+        }
+    }
+
+    pub const fn on(fs: &'static str, knobs: &'static [(&'static str, &'static str)]) -> Pick {
+        Pick {
+            engine: None,
+            fs: Some(fs),
+            knobs,
+            preset: None,
+        }
+    }
+
+    /// A preset's configuration on an engine.
+    pub const fn preset(engine: Option<&'static str>, preset: &'static str) -> Pick {
+        Pick {
+            engine,
+            fs: None,
+            knobs: &[],
+            preset: Some(preset),
+        }
+    }
+
+    /// Short description for the report.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(e) = self.engine {
+            parts.push(e.to_string());
+        }
+        if let Some(p) = self.preset {
+            parts.push(p.to_string());
+        }
+        if let Some(f) = self.fs {
+            parts.push(f.to_string());
+        }
+        parts.extend(self.knobs.iter().map(|(k, v)| format!("{k}={v}")));
+        parts.join(" ")
+    }
+}
+
+/// How a claim's value is measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Measure {
+    /// Median throughput of `num` over that of `den`, operation `op`.
+    Ratio {
+        exp: &'static str,
+        op: &'static str,
+        num: Pick,
+        den: Pick,
+    },
+    /// Median throughput of one configuration's headline operation (a preset's).
+    Tps { exp: &'static str, pick: Pick },
+    /// Median throughput of one preset over another's, each its own headline operation.
+    PresetRatio {
+        exp: &'static str,
+        num: &'static str,
+        den: &'static str,
+    },
+    /// Median time of operation `op` in one configuration over that in another, each from its
+    /// own experiment (servers run as experiments of their own).
+    TimeRatio {
+        op: &'static str,
+        num: (&'static str, Pick),
+        den: (&'static str, Pick),
+    },
+    /// fsync/fdatasync calls per 1000 transactions of operation `op`.
+    SyncsPer1000 {
+        exp: &'static str,
+        op: &'static str,
+        pick: Pick,
+    },
+}
+
+impl Measure {
+    /// The experiments whose runs it is computed from.
+    pub fn experiments(&self) -> Vec<&'static str> {
+        match self {
+            Measure::Ratio { exp, .. }
+            | Measure::Tps { exp, .. }
+            | Measure::PresetRatio { exp, .. }
+            | Measure::SyncsPer1000 { exp, .. } => vec![exp],
+            Measure::TimeRatio { num, den, .. } if num.0 == den.0 => vec![num.0],
+            Measure::TimeRatio { num, den, .. } => vec![num.0, den.0],
+        }
+    }
+}
+
+/// One row of a figure's table: the paper's statement and how it is measured here.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    pub what: String,
+    pub expect: Expect,
+    /// Where the value is in the paper and how it was read.
+    pub source: String,
+    pub measure: Measure,
+}
+
+/// A figure or table of the paper.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub claims: Vec<Claim>,
+}
+
+/// A reproducible paper.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: &'static str,
+    pub paper: &'static str,
+    pub hardware: &'static str,
+    /// What the chosen scale changes, for the report.
+    pub scaled: String,
+    pub experiments: Vec<Experiment>,
+    pub figures: Vec<Figure>,
+}
+
+/// The targets `reproduce` runs.
+pub const IMPLEMENTED: &[&str] = &["apsys17", "speed2002"];
+/// Seeds the issue names that are not implemented yet (refused with one line).
+pub const NOT_YET: &[&str] = &["vldb22", "linaro2014"];
+
+/// The target of that name at that scale.
+pub fn target(name: &str, scale: Scale) -> Option<Target> {
+    match name {
+        "apsys17" => Some(apsys17::target(scale)),
+        "speed2002" => Some(speed2002::target(scale)),
+        _ => None,
+    }
+}

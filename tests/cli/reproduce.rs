@@ -1,0 +1,215 @@
+//! `litebench reproduce`: bad targets are refused in one line; apsys17 at the tiny scale
+//! writes a report whose first section holds every figure with the paper's values, a measured
+//! value and a verdict per row (or, without root, says which experiments were skipped); a
+//! failing experiment still leaves the report, and exits 2.
+
+use crate::common::*;
+use crate::support::{in_ci, require};
+use std::path::Path;
+
+/// The figures and tables of the APSys'17 target, as the report heads them.
+const APSYS17_FIGURES: &[&str] = &[
+    "Figure 1",
+    "Figure 2",
+    "Figure 3",
+    "Figure 4",
+    "Table 1",
+    "fsync counts",
+];
+
+/// The cells of each body row of the tables under each `<h3>` of the first section.
+fn first_section(html: &str) -> Vec<(String, Vec<Vec<String>>)> {
+    let start = html
+        .find("<section id=\"run-0\">")
+        .expect("a paper-against-here section");
+    let end = start + html[start..].find("</section>").expect("section ends");
+    let section = &html[start..end];
+    let mut out = Vec::new();
+    for part in section.split("<h3>").skip(1) {
+        let (title, rest) = part.split_once("</h3>").expect("heading ends");
+        let rows = rest
+            .split("<tr>")
+            .filter(|r| r.contains("<td>"))
+            .map(|r| {
+                r.split("<td>")
+                    .skip(1)
+                    .map(|c| c.split("</td>").next().unwrap_or("").to_string())
+                    .collect()
+            })
+            .collect();
+        out.push((title.to_string(), rows));
+    }
+    out
+}
+
+fn reproduce(sb: &Sandbox, args: &[&str], report: &Path) -> std::process::Output {
+    let mut cmd = sb.litebench();
+    cmd.arg("reproduce")
+        .args(args)
+        .arg("--results")
+        .arg(sb.results())
+        .arg("--dir")
+        .arg(sb.scratch())
+        .arg("--report")
+        .arg(report)
+        .timeout(std::time::Duration::from_secs(600));
+    output(&mut cmd)
+}
+
+#[test]
+fn unknown_and_unimplemented_targets_are_refused() {
+    let sb = Sandbox::new();
+    let o = output(sb.litebench().args(["reproduce", "apsys18"]));
+    assert_error_line(&o, &["reproduce apsys18", "unknown target", "apsys17"]);
+    let o = output(sb.litebench().args(["reproduce", "vldb22"]));
+    assert_error_line(&o, &["reproduce vldb22", "not implemented", "apsys17, speed2002"]);
+    let o = output(
+        sb.litebench()
+            .args(["reproduce", "apsys17", "--report", "/nonexistent-dir/r.html"]),
+    );
+    assert_error_line(&o, &["--report", "/nonexistent-dir"]);
+    sb.assert_cwd_untouched();
+}
+
+#[test]
+fn apsys17_tiny_report_holds_every_figure_paper_value_measurement_and_verdict() {
+    let sb = Sandbox::new();
+    let file = sb.root().join("apsys17.html");
+    let o = reproduce(&sb, &["apsys17", "--tiny"], &file);
+    assert_no_panic(&o);
+    let guest = Path::new("/usr/bin/linux.uml").exists();
+    if in_ci() {
+        assert!(guest, "CI must install user-mode-linux for --guest");
+    }
+    let everything = is_root() && guest;
+    let expected = if everything { 0 } else { 2 };
+    assert_eq!(o.status.code(), Some(expected), "{}", describe(&o));
+    let html = std::fs::read_to_string(&file).expect("report written");
+    let sections = first_section(&html);
+    let titles: Vec<&str> = sections
+        .iter()
+        .map(|(t, _)| t.split(" — ").next().unwrap_or(""))
+        .collect();
+    for f in APSYS17_FIGURES {
+        assert!(titles.contains(f), "no section for {f}: {titles:?}");
+    }
+    // The paper's stated values, transcribed with their sources.
+    for v in [
+        "28.0x",
+        "11.8x",
+        "1.54x",
+        "10.0x",
+        "5000",
+        "1000",
+        "Section 3.5",
+        "Table 1 (section 2)",
+    ] {
+        assert!(
+            html.to_lowercase().contains(&v.to_lowercase()),
+            "paper value {v} missing"
+        );
+    }
+    let mut measured = 0;
+    for (title, rows) in sections
+        .iter()
+        .filter(|(t, _)| APSYS17_FIGURES.iter().any(|f| t.starts_with(f)))
+    {
+        assert!(!rows.is_empty(), "{title}: no rows");
+        for r in rows {
+            assert_eq!(r.len(), 6, "{title}: row {r:?}");
+            let (here, verdict) = (&r[2], &r[4]);
+            assert!(!r[1].is_empty(), "{title}: no paper value in {r:?}");
+            if verdict == "not measured" {
+                // Only what this machine cannot do may be missing.
+                assert!(!everything, "{title}: {r:?} not measured although everything could run");
+                assert!(
+                    here.starts_with("skipped: needs root") || (!guest && here.starts_with("failed")),
+                    "{title}: {r:?}"
+                );
+                continue;
+            }
+            let number: f64 = here
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{title}: no measured number in {r:?}"));
+            assert!(number.is_finite() && number > 0.0, "{title}: {r:?}");
+            assert!(
+                ["holds", "does not hold", "matches", "differs", "not comparable"]
+                    .iter()
+                    .any(|v| verdict.starts_with(v)),
+                "{title}: verdict {verdict:?}"
+            );
+            measured += 1;
+        }
+    }
+    assert!(measured >= 10, "only {measured} rows measured");
+    // The paper's section comes first, then the runs' own pages.
+    let first = html.find("id=\"run-0\"").unwrap();
+    let run = html.find("<section id=\"run-1\"").expect("the runs' pages follow");
+    assert!(first < run);
+    assert!(stdout(&o).contains("Figure 2"), "{}", describe(&o));
+    sb.assert_clean("reproduce apsys17 --tiny");
+}
+
+#[test]
+fn a_failed_experiment_exits_2_and_still_writes_the_report() {
+    let sb = Sandbox::new();
+    let file = sb.root().join("failed.html");
+    // A parameter no experiment accepts: every experiment fails its validation.
+    let o = reproduce(&sb, &["apsys17", "--tiny", "--param", "rows=-5"], &file);
+    assert_no_panic(&o);
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .last()
+            .unwrap_or("")
+            .starts_with("error: an experiment failed"),
+        "{}",
+        describe(&o)
+    );
+    let html = std::fs::read_to_string(&file).expect("report written despite the failures");
+    assert!(html.contains("failed: "), "the report says which failed");
+    assert!(html.contains("Figure 1"));
+}
+
+#[test]
+fn speed2002_tiny_report_holds_every_test_with_the_page_values() {
+    let sb = Sandbox::new();
+    let file = sb.root().join("speed2002.html");
+    let o = reproduce(&sb, &["speed2002", "--tiny"], &file);
+    assert_no_panic(&o);
+    let servers =
+        require("/usr/lib/postgresql/15/bin/postgres", "postgresql") && require("/usr/sbin/mariadbd", "mariadb-server");
+    assert_eq!(o.status.code(), Some(if servers { 0 } else { 2 }), "{}", describe(&o));
+    let html = std::fs::read_to_string(&file).expect("report written");
+    let sections = first_section(&html);
+    let rows: Vec<&Vec<String>> = sections
+        .iter()
+        .filter(|(t, _)| t.starts_with("Tests 1-15"))
+        .flat_map(|(_, r)| r)
+        .collect();
+    assert_eq!(rows.len(), 45, "three comparisons for each of the 15 tests");
+    // Test 1's values as on the page.
+    assert!(html.contains("SQLite 2.7.0 8.672 s / PostgreSQL 3.613 s"));
+    for r in rows {
+        let verdict = &r[4];
+        if !servers && verdict == "not measured" {
+            assert!(r[2].starts_with("failed"), "{r:?}");
+            continue;
+        }
+        assert!(
+            r[2].split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<f64>().ok())
+                .is_some(),
+            "no measured value in {r:?}"
+        );
+        assert!(
+            verdict.starts_with("holds") || verdict.starts_with("does not hold"),
+            "{r:?}"
+        );
+    }
+    sb.assert_clean("reproduce speed2002 --tiny");
+}
