@@ -298,6 +298,20 @@ pub struct RunArgs {
     /// Memory of the `--guest` kernel.
     #[arg(long, value_name = "SIZE", default_value = "2G", requires = "guest")]
     pub guest_memory: String,
+    /// Run only part I of N of the plan (`I/N`, 0-based), or `auto` to take I and N from a
+    /// Slurm array, a Kubernetes Indexed Job (with --shard-count) or an AWS Batch array. Whole
+    /// comparison groups (jobs) are split, never the configurations within one.
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<String>,
+    /// The number of shards for `--shard auto` under a Kubernetes Indexed Job (its completions).
+    #[arg(long, value_name = "N", requires = "shard")]
+    pub shard_count: Option<usize>,
+    /// Every shard runs the whole plan (the same experiment on many machines).
+    #[arg(long, requires = "shard")]
+    pub replicate: bool,
+    /// Name of the sweep the shards belong to (default: the array job's id and the plan's hash).
+    #[arg(long, value_name = "NAME", requires = "shard")]
+    pub sweep: Option<String>,
     /// (internal) the job of a run inside a `--guest` kernel.
     #[arg(long, value_name = "FILE", hide = true)]
     pub guest_job: Option<PathBuf>,
@@ -412,6 +426,10 @@ pub struct ShowArgs {
     /// trial) instead of the report.
     #[arg(long, conflicts_with_all = ["list", "side_by_side"])]
     pub profile: bool,
+    /// Show one sweep (`run --shard ... --sweep NAME`) across its shards: each part with its
+    /// machine and status, and the shards missing or failed.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["list", "side_by_side", "profile"])]
+    pub sweep: Option<String>,
     #[command(flatten)]
     pub stored: StoredReport,
 }

@@ -31,5 +31,6 @@ pub mod runner;
 pub mod scheduler;
 pub mod scheduler_device;
 pub mod scratch;
+pub mod shard;
 pub mod store;
 pub mod workload;

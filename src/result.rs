@@ -182,6 +182,9 @@ pub struct Manifest {
     /// `--guest`: the run ran inside a throwaway guest kernel, described here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guest: Option<GuestInfo>,
+    /// `--shard` / `--replicate`: this run is one part of a sweep over several machines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::shard::FleetInfo>,
 }
 
 /// One trial: a configuration measured once from a fresh copy of the template.

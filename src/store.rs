@@ -601,6 +601,7 @@ mod tests {
             statistics: None,
             warnings: Vec::new(),
             guest: None,
+            fleet: None,
         }
     }
 

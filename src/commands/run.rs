@@ -75,6 +75,8 @@ struct Context<'a> {
     schedulers: &'a [String],
     /// Inside a `--guest` kernel: what the manifest records about it.
     guest: Option<crate::result::GuestInfo>,
+    /// `--shard`: the sweep this run belongs to (`plan_job` set per job).
+    fleet: Option<crate::shard::FleetInfo>,
     /// Render each job's report now (one job, or a text format).
     print_each: bool,
 }
@@ -101,6 +103,7 @@ fn run_job(
     ctx: &Context<'_>,
     store: &mut Store,
     job: &Job,
+    plan_job: usize,
     engines: Vec<Box<dyn Engine>>,
 ) -> Result<(JobEnd, Vec<Box<dyn Engine>>), Failure> {
     let args = ctx.args;
@@ -206,6 +209,10 @@ fn run_job(
             Vec::new()
         },
         guest: ctx.guest.clone(),
+        fleet: ctx.fleet.clone().map(|mut f| {
+            f.plan_job = plan_job;
+            f
+        }),
     };
     let syncs_before: u64 = engines
         .iter()
@@ -428,7 +435,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     }
 
     // 3. Run each job, storing each trial as it finishes.
-    let several = jobs.len() > 1;
+    // `--shard`: this machine's jobs of the plan, by their position in it.
+    let (fleet, mine) = fleet_part(args, &jobs)?;
+    let several = mine.len() > 1;
     let ctx = Context {
         args,
         scratch: &scratch,
@@ -440,16 +449,17 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         filesystems: filesystems.as_ref(),
         schedulers: &schedulers,
         guest: job.map(|j| j.info),
+        fleet,
         // In a guest the host prints the runs once it has stored them under its own ids.
         print_each: args.guest_job.is_none() && (!several || matches!(args.format, Format::Table | Format::Markdown)),
     };
     let mut store = Store::open(&results_path, args.results.is_some())?;
     let mut ends: Vec<JobEnd> = Vec::new();
-    for job in &jobs {
+    for &j in &mine {
         if several && stop.load(Ordering::Relaxed) {
             break;
         }
-        let (end, back) = run_job(&ctx, &mut store, job, engines)?;
+        let (end, back) = run_job(&ctx, &mut store, &jobs[j], j, engines)?;
         engines = back;
         let done = end.code != 0;
         ends.push(end);
@@ -522,7 +532,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
             results_path.display()
         )));
     }
-    let interrupted = last.code == EXIT_INTERRUPTED || ends.len() < jobs.len();
+    let interrupted = last.code == EXIT_INTERRUPTED || ends.len() < mine.len();
     if interrupted && in_guest {
         return Ok(EXIT_INTERRUPTED);
     }
@@ -547,6 +557,45 @@ fn time_left(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
     } else {
         write!(w, "~{} left", indicatif::HumanDuration(state.eta()))
     };
+}
+
+/// `--shard` / `--replicate`: what the manifest records, and the positions of the plan's jobs
+/// this process runs (all of them without `--shard`).
+fn fleet_part(args: &RunArgs, jobs: &[Job]) -> Result<(Option<crate::shard::FleetInfo>, Vec<usize>), Failure> {
+    let Some(value) = &args.shard else {
+        return Ok((None, (0..jobs.len()).collect()));
+    };
+    let shard = crate::shard::parse(value, args.shard_count, &|k| std::env::var(k).ok())?;
+    let mine = crate::shard::select(jobs.len(), &shard, args.replicate)?;
+    // The plan as every shard computes it: workloads, parameters and knob sets in order.
+    let mut h = sha2::Sha256::new();
+    use sha2::Digest;
+    for job in jobs {
+        h.update(job.workload.name().as_bytes());
+        h.update(serde_json::to_vec(&job.params).unwrap_or_default());
+        for (_, set) in &job.sets {
+            h.update(set.label().as_bytes());
+            h.update([0u8]);
+        }
+        h.update([1u8]);
+    }
+    for e in &args.engines {
+        h.update(e.as_bytes());
+        h.update([0u8]);
+    }
+    let plan_hash: String = h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let fleet = crate::shard::FleetInfo {
+        sweep: crate::shard::sweep_id(args.sweep.as_deref(), &shard, &plan_hash),
+        shard: shard.index,
+        shards: shard.count,
+        replicate: args.replicate,
+        scheduler: shard.scheduler.to_string(),
+        job_ids: shard.job_ids,
+        plan_hash,
+        plan_jobs: jobs.len(),
+        plan_job: 0,
+    };
+    Ok((Some(fleet), mine))
 }
 
 /// The next run in a `--dir` undoes what a killed run left of its `--fs` filesystems (as its

@@ -62,6 +62,9 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         crate::out!("{}", out);
         return Ok(0);
     }
+    if let Some(name) = &args.sweep {
+        return show_sweep(&mut store, name, args.stored.format);
+    }
     let run = store.load(args.run)?;
     if args.profile {
         let profiles = report::profile::collect(&run.manifest, &run.trials);
@@ -124,6 +127,70 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
                 crate::outln!("  {l}");
             }
         }
+    }
+    Ok(0)
+}
+
+/// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing.
+fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Failure> {
+    let mut parts = Vec::new();
+    let mut shards = 0;
+    for listing in store.list()? {
+        let run = store.load(Some(listing.id))?;
+        let Some(f) = run.manifest.fleet.as_ref().filter(|f| f.sweep == name) else {
+            continue;
+        };
+        shards = shards.max(f.shards);
+        parts.push((f.clone(), listing, run.manifest.environment.machine.hostname.clone()));
+    }
+    if parts.is_empty() {
+        return Err(Failure(format!(
+            "--sweep {name}: no stored run belongs to it; `litebench show --list` lists the runs (merge the shards' stores first with `litebench merge`)"
+        )));
+    }
+    parts.sort_by_key(|(f, l, _)| (f.shard, f.plan_job, l.id));
+    let done = |shard: usize| parts.iter().any(|(f, l, _)| f.shard == shard && l.status == "complete");
+    let missing: Vec<usize> = (0..shards).filter(|&s| !done(s)).collect();
+    if format == Format::Json {
+        let rows: Vec<serde_json::Value> = parts
+            .iter()
+            .map(|(f, l, host)| serde_json::json!({"shard": f.shard, "run": l.id, "uuid": l.uuid, "host": host, "status": l.status, "plan_job": f.plan_job, "trials": l.trials}))
+            .collect();
+        crate::outln!(
+            "{}",
+            report::json::value(
+                &serde_json::json!({"sweep": name, "shards": shards, "parts": rows, "missing_shards": missing})
+            )
+        );
+        return Ok(0);
+    }
+    let rows: Vec<Vec<String>> = parts
+        .iter()
+        .map(|(f, l, host)| {
+            vec![
+                format!("{}/{}", f.shard, f.shards),
+                l.id.to_string(),
+                host.clone().unwrap_or_else(|| "unknown".into()),
+                l.status.clone(),
+                format!("{} of {}", f.plan_job, f.plan_jobs),
+                l.trials.to_string(),
+            ]
+        })
+        .collect();
+    crate::outln!("sweep {name}: {shards} shard(s)");
+    crate::out!(
+        "{}",
+        table(
+            &["shard", "run", "host", "status", "plan job", "trials"],
+            &rows,
+            format == Format::Markdown
+        )
+    );
+    if missing.is_empty() {
+        crate::outln!("every shard complete");
+    } else {
+        let list: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        crate::outln!("missing or not complete: shard {}", list.join(", "));
     }
     Ok(0)
 }

@@ -350,7 +350,13 @@ fn boot_and_import(
         modules,
         job_dir: dir.to_path_buf(),
         env: std::env::vars()
-            .filter(|(k, _)| k.starts_with("LITEBENCH_") && k != store::ENV_VAR)
+            // litebench's own settings, and what `--shard auto` reads from the scheduler.
+            .filter(|(k, _)| {
+                (k.starts_with("LITEBENCH_") && k != store::ENV_VAR)
+                    || k.starts_with("SLURM_")
+                    || k == "JOB_COMPLETION_INDEX"
+                    || k.starts_with("AWS_BATCH_")
+            })
             .collect(),
         info: GuestInfo {
             kernel: format!("user-mode Linux ({})", kernel.binary.display()),

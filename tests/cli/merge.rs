@@ -143,3 +143,57 @@ fn merge_refuses_what_it_cannot_read_in_one_line() {
     let o = merge(&sb, &newer, &[&newer]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// One shard of `--preset table1` (three comparison groups) into its own store.
+fn shard(sb: &Sandbox, store: &Path, part: &str) -> std::process::Output {
+    output(&mut sb.run_in(
+        &sb.scratch(),
+        store,
+        &[
+            "--preset", "table1", "--shard", part, "--sweep", "t1", "--trials", "1", "--warmup", "0", "--quiet",
+            "--format", "json",
+        ],
+    ))
+}
+
+fn sweep(sb: &Sandbox, store: &Path) -> serde_json::Value {
+    let mut cmd = sb.litebench();
+    cmd.args(["show", "--sweep", "t1", "--format", "json", "--results"])
+        .arg(store);
+    let o = output(&mut cmd);
+    assert_success(&o);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn shards_split_the_plan_by_whole_groups_and_merge_into_one_sweep() {
+    let sb = Sandbox::new();
+    let stores: Vec<_> = (0..3).map(|i| sb.root().join(format!("shard{i}.db"))).collect();
+    // Shards 0 and 1 of 3 run; shard 2 "fails" (never runs).
+    for (i, s) in stores.iter().enumerate().take(2) {
+        assert_success(&shard(&sb, s, &format!("{i}/3")));
+    }
+    let all = sb.root().join("all.db");
+    assert_success(&merge(&sb, &all, &[&stores[0], &stores[1]]));
+    let v = sweep(&sb, &all);
+    assert_eq!(v["shards"], 3, "{v}");
+    assert_eq!(v["missing_shards"], serde_json::json!([2]), "{v}");
+    // Shard 2 runs later; merged, the sweep is whole and every group of the plan ran once.
+    assert_success(&shard(&sb, &stores[2], "2/3"));
+    assert_success(&merge(&sb, &all, &[&stores[0], &stores[1], &stores[2]]));
+    let v = sweep(&sb, &all);
+    assert_eq!(v["missing_shards"], serde_json::json!([]), "{v}");
+    let mut jobs: Vec<u64> = v["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["plan_job"].as_u64().unwrap())
+        .collect();
+    jobs.sort();
+    assert_eq!(jobs, [0, 1, 2], "{v}");
+    // More shards than groups is refused unless every shard runs the whole plan.
+    let o = shard(&sb, &sb.root().join("x.db"), "3/4");
+    assert_error_line(&o, &["--shard 3/4", "only 3 comparison group", "--replicate"]);
+    let o = shard(&sb, &sb.root().join("x.db"), "4/4");
+    assert_error_line(&o, &["--shard 4/4", "I/N"]);
+}

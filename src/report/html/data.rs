@@ -515,6 +515,7 @@ pub(crate) mod tests {
             statistics: None,
             warnings: Vec::new(),
             guest: None,
+            fleet: None,
         }
     }
 
