@@ -217,3 +217,65 @@ fn a_sweep_runs_as_a_slurm_array_and_merges_with_the_failed_shard_missing() {
     );
     assert_eq!(listing(&d.join("scratch")), Vec::<String>::new(), "scratch left behind");
 }
+
+/// The value after `key` on the line that holds it (`completions: 3` → `3`).
+fn field<'a>(yaml: &'a str, key: &str) -> &'a str {
+    yaml.lines()
+        .find_map(|l| l.trim().strip_prefix(key))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no `{key}` in the recipe"))
+}
+
+/// There is no cluster here: the Kubernetes recipe is checked statically, and its command line
+/// is checked by litebench's own parser.
+#[test]
+fn the_kubernetes_recipe_is_an_indexed_job_whose_fields_agree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes");
+    let sweep = std::fs::read_to_string(dir.join("litebench-sweep.yaml")).unwrap();
+    let merge = std::fs::read_to_string(dir.join("litebench-merge.yaml")).unwrap();
+    assert_eq!(field(&sweep, "kind:"), "Job");
+    assert_eq!(field(&sweep, "completionMode:"), "Indexed");
+    let completions = field(&sweep, "completions:");
+    // The shard count litebench is told is the Job's completions (Kubernetes does not export it).
+    let args_start = sweep.find("exec litebench run").expect("the run command");
+    let command: String = sweep[args_start..]
+        .lines()
+        .take_while(|l| !l.trim_start().starts_with("volumeMounts"))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(command.contains(&format!("--shard-count {completions}")), "{command}");
+    assert!(command.contains("--shard auto"), "{command}");
+    assert!(
+        command.contains("--results /results/shard-${JOB_COMPLETION_INDEX}.db"),
+        "{command}"
+    );
+    // Both Jobs mount the same claim at /results, and the merge reads what the shards wrote.
+    assert_eq!(sweep.matches("claimName: litebench-results").count(), 1);
+    assert_eq!(merge.matches("claimName: litebench-results").count(), 1);
+    assert!(sweep.contains("mountPath: /results") && merge.contains("mountPath: /results"));
+    assert!(merge.contains("/results/shard-*.db") && merge.contains("litebench merge /results/all.db"));
+    // The command line parses, and --shard auto reads JOB_COMPLETION_INDEX: an index past the
+    // count is refused in one line before anything runs.
+    let words: Vec<String> = command
+        .trim_start_matches("exec litebench ")
+        .replace("${JOB_COMPLETION_INDEX}", "0")
+        .replace("/scratch", &std::env::temp_dir().display().to_string())
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let results = tempfile::tempdir().unwrap();
+    let words: Vec<String> = words
+        .into_iter()
+        .map(|w| w.replace("/results", &results.path().display().to_string()))
+        .collect();
+    let o = Command::new(bin())
+        .args(&words)
+        .env("JOB_COMPLETION_INDEX", "7")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("JOB_COMPLETION_INDEX=7"), "{err}");
+    assert_eq!(listing(results.path()), Vec::<String>::new(), "nothing stored");
+}
