@@ -135,13 +135,35 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
 fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Failure> {
     let mut parts = Vec::new();
     let mut shards = 0;
+    // --replicate: (plan job, configuration) -> (machine, median tx/s of all operations).
+    let mut across: std::collections::BTreeMap<(usize, String), Vec<(String, f64)>> = Default::default();
     for listing in store.list()? {
         let run = store.load(Some(listing.id))?;
         let Some(f) = run.manifest.fleet.as_ref().filter(|f| f.sweep == name) else {
             continue;
         };
         shards = shards.max(f.shards);
-        parts.push((f.clone(), listing, run.manifest.environment.machine.hostname.clone()));
+        let host = run.manifest.environment.machine.hostname.clone();
+        if f.replicate && listing.status == "complete" {
+            let report = Report::build(Input {
+                run: header(&run, store.path()),
+                manifest: &run.manifest,
+                trials: &run.trials,
+                templates: &run.templates,
+                noise: None,
+                metric: None,
+                baseline: 0,
+                process_syncs: None,
+            });
+            for r in report.summary.iter().filter(|r| r.operation == "all") {
+                let machine = format!("{} (shard {})", host.as_deref().unwrap_or("unknown"), f.shard);
+                across
+                    .entry((f.plan_job, r.label.clone()))
+                    .or_default()
+                    .push((machine, r.tps_median));
+            }
+        }
+        parts.push((f.clone(), listing, host));
     }
     if parts.is_empty() {
         return Err(Failure(format!(
@@ -151,6 +173,27 @@ fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Fail
     parts.sort_by_key(|(f, l, _)| (f.shard, f.plan_job, l.id));
     let done = |shard: usize| parts.iter().any(|(f, l, _)| f.shard == shard && l.status == "complete");
     let missing: Vec<usize> = (0..shards).filter(|&s| !done(s)).collect();
+    // Each configuration across machines: the median per machine, and the spread across them.
+    let across_rows: Vec<Vec<String>> = across
+        .iter()
+        .map(|((job, label), per)| {
+            let lo = per.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+            let hi = per.iter().map(|p| p.1).fold(0.0, f64::max);
+            vec![
+                job.to_string(),
+                label.clone(),
+                per.iter()
+                    .map(|(m, t)| format!("{m}: {}", crate::report::number::num(*t)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                if lo > 0.0 {
+                    format!("{:.2}x", hi / lo)
+                } else {
+                    "-".into()
+                },
+            ]
+        })
+        .collect();
     if format == Format::Json {
         let rows: Vec<serde_json::Value> = parts
             .iter()
@@ -159,7 +202,7 @@ fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Fail
         crate::outln!(
             "{}",
             report::json::value(
-                &serde_json::json!({"sweep": name, "shards": shards, "parts": rows, "missing_shards": missing})
+                &serde_json::json!({"sweep": name, "shards": shards, "parts": rows, "missing_shards": missing, "across_machines": across_rows})
             )
         );
         return Ok(0);
@@ -186,6 +229,17 @@ fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Fail
             format == Format::Markdown
         )
     );
+    if !across_rows.is_empty() {
+        crate::outln!("\neach configuration across machines (--replicate; median tx/s of all operations):");
+        crate::out!(
+            "{}",
+            table(
+                &["plan job", "configuration", "median per machine", "fastest / slowest"],
+                &across_rows,
+                format == Format::Markdown
+            )
+        );
+    }
     if missing.is_empty() {
         crate::outln!("every shard complete");
     } else {

@@ -197,3 +197,55 @@ fn shards_split_the_plan_by_whole_groups_and_merge_into_one_sweep() {
     let o = shard(&sb, &sb.root().join("x.db"), "4/4");
     assert_error_line(&o, &["--shard 4/4", "I/N"]);
 }
+
+#[test]
+fn replicated_shards_show_each_configuration_across_machines() {
+    let sb = Sandbox::new();
+    let stores: Vec<_> = (0..2).map(|i| sb.root().join(format!("rep{i}.db"))).collect();
+    for (i, s) in stores.iter().enumerate() {
+        let part = format!("{i}/2");
+        assert_success(&output(&mut sb.run_in(
+            &sb.scratch(),
+            s,
+            &[
+                "crud",
+                "--param",
+                "rows=10",
+                "--param",
+                "inserts=2",
+                "--param",
+                "updates=2",
+                "--param",
+                "deletes=2",
+                "--knob",
+                "journal_mode=delete,wal",
+                "--trials",
+                "1",
+                "--warmup",
+                "0",
+                "--quiet",
+                "--shard",
+                &part,
+                "--replicate",
+                "--sweep",
+                "rep",
+            ],
+        )));
+    }
+    let all = sb.root().join("all.db");
+    assert_success(&merge(&sb, &all, &[&stores[0], &stores[1]]));
+    let mut cmd = sb.litebench();
+    cmd.args(["show", "--sweep", "rep", "--format", "json", "--results"])
+        .arg(&all);
+    let o = output(&mut cmd);
+    assert_success(&o);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Both configurations, each with one median per machine (shard) and the spread.
+    let rows = v["across_machines"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{v}");
+    for r in rows {
+        assert_eq!(r[2].as_str().unwrap().matches("(shard ").count(), 2, "{v}");
+        assert!(r[3].as_str().unwrap().ends_with('x'), "{v}");
+    }
+    assert_eq!(v["missing_shards"], serde_json::json!([]));
+}
