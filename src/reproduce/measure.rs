@@ -4,7 +4,8 @@
 //! `show` and `report` summarise them; a claim's configuration is found by its `--fs` value,
 //! knob values (SQLite's default when a configuration leaves a knob out) or preset name.
 
-use super::{Measure, Pick};
+use super::{FootprintOf, Measure, Pick};
+use crate::engines::sqlite::compiled::cache::{BuildCache, CompiledBuild};
 use crate::knob::KnobSet;
 use crate::report::summary::SummaryRow;
 use crate::result::ConfigInfo;
@@ -123,6 +124,14 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
                 detail: format!("{} / {} ms", super::claim::num(a), super::claim::num(b)),
             })
         }
+        Measure::TpsRatio { op, num, den } => {
+            let (a, b) = (tps(&num.1, Some(op))?, tps(&den.1, Some(op))?);
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
+            })
+        }
+        Measure::Footprint { opt, of } => footprint(opt, *of),
         Measure::SyncsPer1000 { op, pick, .. } => {
             let r = row(runs, pick, Some(op)).ok_or_else(|| missing(pick, op))?;
             let s = r
@@ -134,6 +143,36 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             })
         }
     }
+}
+
+/// The optimisation level of a cached build (its last `-O` flag).
+fn opt_level(b: &CompiledBuild) -> Option<&str> {
+    b.flags.iter().rev().find(|f| f.starts_with("-O")).map(String::as_str)
+}
+
+/// A footprint number of the newest cached build at `opt`, or how to make one.
+fn footprint(opt: &str, of: FootprintOf) -> Result<Value, String> {
+    let how = format!(
+        "not measured: no cached SQLite build at {opt}; run litebench build-sqlite RELEASE {opt} (e.g. RELEASE 3.38.0; takes minutes), then reproduce again"
+    );
+    let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
+    let b = builds
+        .iter()
+        .filter(|b| opt_level(b) == Some(opt))
+        .max_by(|a, b| a.built_at.cmp(&b.built_at))
+        .ok_or(how)?;
+    let (value, unit) = match of {
+        FootprintOf::LibraryKb => (b.library_bytes as f64 / 1000.0, "KB library"),
+        FootprintOf::CompileSeconds => (b.compile_ms as f64 / 1000.0, "s compiling"),
+        FootprintOf::CompileMb => (b.peak_compile_kib as f64 / 1024.0, "MB peak compiler memory"),
+    };
+    Ok(Value {
+        value,
+        detail: format!(
+            "{unit}, cached build sqlite@{} ({}, SQLite {})",
+            b.name, b.compiler_version, b.version
+        ),
+    })
 }
 
 #[cfg(test)]
