@@ -357,9 +357,10 @@ impl RunArgs {
 
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts) or speed2002 (SQLite's
-    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB). vldb22 and
-    /// linaro2014 are not implemented yet.
+    /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts), speed2002 (SQLite's
+    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB) or vldb22
+    /// (VLDB'22: TATP, SSB with Bloom filters, BLOB, SQLite's footprint). linaro2014 is not
+    /// implemented yet.
     #[arg(value_name = "TARGET")]
     pub target: String,
     /// The paper's sizes and trials instead of the scaled-down default (about 10 minutes).

@@ -114,6 +114,12 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
             false,
         ));
     }
+    if e.needs == Needs::Duckdb && !cfg!(feature = "duckdb") {
+        return Ok((
+            Outcome::Skipped("this litebench was built without --features duckdb".into()),
+            false,
+        ));
+    }
     let argv = run_argv(e, args, results);
     let mut run_args = match Cli::try_parse_from(&argv) {
         Ok(Cli {

@@ -4,7 +4,8 @@
 //! `show` and `report` summarise them; a claim's configuration is found by its `--fs` value,
 //! knob values (SQLite's default when a configuration leaves a knob out) or preset name.
 
-use super::{Measure, Pick};
+use super::{FootprintOf, Measure, Pick};
+use crate::engines::sqlite::compiled::cache::{BuildCache, CompiledBuild};
 use crate::knob::KnobSet;
 use crate::report::summary::SummaryRow;
 use crate::result::ConfigInfo;
@@ -123,6 +124,14 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
                 detail: format!("{} / {} ms", super::claim::num(a), super::claim::num(b)),
             })
         }
+        Measure::TpsRatio { op, num, den } => {
+            let (a, b) = (tps(&num.1, Some(op))?, tps(&den.1, Some(op))?);
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
+            })
+        }
+        Measure::Footprint { opt, of } => footprint(opt, *of),
         Measure::SyncsPer1000 { op, pick, .. } => {
             let r = row(runs, pick, Some(op)).ok_or_else(|| missing(pick, op))?;
             let s = r
@@ -134,6 +143,42 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             })
         }
     }
+}
+
+/// The optimisation level of a cached build (its last `-O` flag).
+fn opt_level(b: &CompiledBuild) -> Option<&str> {
+    b.flags.iter().rev().find(|f| f.starts_with("-O")).map(String::as_str)
+}
+
+/// A footprint number of the newest cached build at `opt`, or how to make one.
+fn footprint(opt: &str, of: FootprintOf) -> Result<Value, String> {
+    let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
+    footprint_of(&builds, opt, of)
+}
+
+/// [`footprint`] over a list of builds.
+fn footprint_of(builds: &[CompiledBuild], opt: &str, of: FootprintOf) -> Result<Value, String> {
+    let b = builds
+        .iter()
+        .filter(|b| opt_level(b) == Some(opt))
+        .max_by(|a, b| a.built_at.cmp(&b.built_at))
+        .ok_or_else(|| {
+            format!(
+                "not measured: no cached SQLite build at {opt}; run litebench build-sqlite RELEASE {opt} (e.g. RELEASE 3.38.0; takes minutes), then reproduce again"
+            )
+        })?;
+    let (value, unit) = match of {
+        FootprintOf::LibraryKb => (b.library_bytes as f64 / 1000.0, "KB library"),
+        FootprintOf::CompileSeconds => (b.compile_ms as f64 / 1000.0, "s compiling"),
+        FootprintOf::CompileMb => (b.peak_compile_kib as f64 / 1024.0, "MB peak compiler memory"),
+    };
+    Ok(Value {
+        value,
+        detail: format!(
+            "{unit}, cached build sqlite@{} ({}, SQLite {})",
+            b.name, b.compiler_version, b.version
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -168,6 +213,53 @@ mod tests {
         assert!(m(Some("f2fs"), &Pick::on("f2fs", &[("journal_mode", "wal")])));
         assert!(!m(Some("f2fs"), &Pick::on("ext4", &[("journal_mode", "wal")])));
         assert!(!m(None, &Pick::on("ext4", &[("journal_mode", "wal")])));
+    }
+
+    fn build(name: &str, opt: &str, built_at: &str, library_bytes: u64) -> CompiledBuild {
+        CompiledBuild {
+            name: name.into(),
+            key: "k".into(),
+            version: "3.38.0".into(),
+            source: "3.38.0".into(),
+            source_sha256: "s".into(),
+            flags: ["-shared", "-fPIC", opt].map(String::from).to_vec(),
+            compiler: "cc".into(),
+            compiler_version: "gcc 12".into(),
+            compile_ms: 15_500,
+            peak_compile_kib: 348_160,
+            library_bytes,
+            library: "/nonexistent/libsqlite3.so".into(),
+            built_at: built_at.into(),
+        }
+    }
+
+    #[test]
+    fn footprints_come_from_the_newest_build_at_the_level() {
+        let builds = [
+            build("a-Os", "-Os", "2026-01-01T00:00:00Z", 900_000),
+            build("b-Os", "-Os", "2026-02-01T00:00:00Z", 950_000),
+            build("c-O3", "-O3", "2026-03-01T00:00:00Z", 1_500_000),
+        ];
+        let v = footprint_of(&builds, "-Os", FootprintOf::LibraryKb).unwrap();
+        assert_eq!(v.value, 950.0);
+        assert!(v.detail.contains("sqlite@b-Os"), "{}", v.detail);
+        assert_eq!(
+            footprint_of(&builds, "-O3", FootprintOf::LibraryKb).unwrap().value,
+            1500.0
+        );
+        assert_eq!(
+            footprint_of(&builds, "-O3", FootprintOf::CompileSeconds).unwrap().value,
+            15.5
+        );
+        assert_eq!(
+            footprint_of(&builds, "-O3", FootprintOf::CompileMb).unwrap().value,
+            340.0
+        );
+        let none = footprint_of(&builds[..2], "-O3", FootprintOf::LibraryKb).unwrap_err();
+        assert!(
+            none.starts_with("not measured: no cached SQLite build at -O3"),
+            "{none}"
+        );
     }
 
     #[test]

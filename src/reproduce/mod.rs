@@ -12,6 +12,7 @@ pub mod claim;
 pub mod measure;
 pub mod section;
 pub mod speed2002;
+pub mod vldb22;
 
 use claim::Expect;
 
@@ -42,6 +43,19 @@ pub enum Needs {
     Nothing,
     /// Loop devices and mounts (`--fs` on the host).
     Root,
+    /// A litebench built with `--features duckdb`.
+    Duckdb,
+}
+
+/// Which number of a cached SQLite build's footprint (`build-sqlite --list`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FootprintOf {
+    /// The shared library's size in KB (1000 bytes, as the paper's table).
+    LibraryKb,
+    /// Wall time of the compiler call.
+    CompileSeconds,
+    /// Peak resident memory of the compiler in MB (2^20 bytes).
+    CompileMb,
 }
 
 /// One `litebench run` of a target.
@@ -138,6 +152,16 @@ pub enum Measure {
         num: (&'static str, Pick),
         den: (&'static str, Pick),
     },
+    /// Median throughput of operation `op` in one configuration over that in another, each
+    /// from its own experiment (an engine behind a cargo feature runs as its own experiment).
+    TpsRatio {
+        op: &'static str,
+        num: (&'static str, Pick),
+        den: (&'static str, Pick),
+    },
+    /// A number of the newest cached `build-sqlite` build at optimisation level `opt`: read
+    /// from the build cache, not from an experiment (a compile takes minutes).
+    Footprint { opt: &'static str, of: FootprintOf },
     /// fsync/fdatasync calls per 1000 transactions of operation `op`.
     SyncsPer1000 {
         exp: &'static str,
@@ -154,8 +178,11 @@ impl Measure {
             | Measure::Tps { exp, .. }
             | Measure::PresetRatio { exp, .. }
             | Measure::SyncsPer1000 { exp, .. } => vec![exp],
-            Measure::TimeRatio { num, den, .. } if num.0 == den.0 => vec![num.0],
-            Measure::TimeRatio { num, den, .. } => vec![num.0, den.0],
+            Measure::TimeRatio { num, den, .. } | Measure::TpsRatio { num, den, .. } if num.0 == den.0 => {
+                vec![num.0]
+            }
+            Measure::TimeRatio { num, den, .. } | Measure::TpsRatio { num, den, .. } => vec![num.0, den.0],
+            Measure::Footprint { .. } => Vec::new(),
         }
     }
 }
@@ -191,15 +218,16 @@ pub struct Target {
 }
 
 /// The targets `reproduce` runs.
-pub const IMPLEMENTED: &[&str] = &["apsys17", "speed2002"];
+pub const IMPLEMENTED: &[&str] = &["apsys17", "speed2002", "vldb22"];
 /// Seeds the issue names that are not implemented yet (refused with one line).
-pub const NOT_YET: &[&str] = &["vldb22", "linaro2014"];
+pub const NOT_YET: &[&str] = &["linaro2014"];
 
 /// The target of that name at that scale.
 pub fn target(name: &str, scale: Scale) -> Option<Target> {
     match name {
         "apsys17" => Some(apsys17::target(scale)),
         "speed2002" => Some(speed2002::target(scale)),
+        "vldb22" => Some(vldb22::target(scale)),
         _ => None,
     }
 }

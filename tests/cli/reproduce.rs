@@ -1,7 +1,9 @@
 //! `litebench reproduce`: bad targets are refused in one line; apsys17 at the tiny scale
 //! writes a report whose first section holds every figure with the paper's values, a measured
 //! value and a verdict per row (or, without root, says which experiments were skipped); a
-//! failing experiment still leaves the report, and exits 2.
+//! failing experiment still leaves the report, and exits 2. vldb22 at the tiny scale: every
+//! figure and table with the paper's values, a measured value or an explicit reason per row
+//! (DuckDB rows skipped in a build without the feature, Table 3 without a cached build).
 
 use crate::common::*;
 use crate::support::{in_ci, require};
@@ -61,8 +63,11 @@ fn unknown_and_unimplemented_targets_are_refused() {
     let sb = Sandbox::new();
     let o = output(sb.litebench().args(["reproduce", "apsys18"]));
     assert_error_line(&o, &["reproduce apsys18", "unknown target", "apsys17"]);
-    let o = output(sb.litebench().args(["reproduce", "vldb22"]));
-    assert_error_line(&o, &["reproduce vldb22", "not implemented", "apsys17, speed2002"]);
+    let o = output(sb.litebench().args(["reproduce", "linaro2014"]));
+    assert_error_line(
+        &o,
+        &["reproduce linaro2014", "not implemented", "apsys17, speed2002, vldb22"],
+    );
     let o = output(
         sb.litebench()
             .args(["reproduce", "apsys17", "--report", "/nonexistent-dir/r.html"]),
@@ -212,4 +217,88 @@ fn speed2002_tiny_report_holds_every_test_with_the_page_values() {
         );
     }
     sb.assert_clean("reproduce speed2002 --tiny");
+}
+
+/// The figures and tables of the VLDB'22 target, as the report heads them.
+const VLDB22_FIGURES: &[&str] = &["Figure 2", "Figure 3", "Figure 6", "Figure 7", "Table 3"];
+
+#[test]
+fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason_per_row() {
+    let sb = Sandbox::new();
+    let file = sb.root().join("vldb22.html");
+    let o = reproduce(&sb, &["vldb22", "--tiny"], &file);
+    assert_no_panic(&o);
+    let duckdb = cfg!(feature = "duckdb");
+    assert_eq!(o.status.code(), Some(if duckdb { 0 } else { 2 }), "{}", describe(&o));
+    let html = std::fs::read_to_string(&file).expect("report written");
+    let sections = first_section(&html);
+    let titles: Vec<&str> = sections
+        .iter()
+        .map(|(t, _)| t.split(" — ").next().unwrap_or(""))
+        .collect();
+    for f in VLDB22_FIGURES {
+        assert!(titles.contains(f), "no section for {f}: {titles:?}");
+    }
+    // The paper's values (4.90x and 38.7x: the middles of "3-8X" and "30-50X").
+    for v in [
+        "10.0x",
+        "4.90x",
+        "38.7x",
+        "2.70x",
+        "0.45x",
+        "1.00x",
+        "900",
+        "1500",
+        "340",
+        "Table 3 (section 4.4)",
+        "section 4.2.3",
+    ] {
+        assert!(html.contains(v), "paper value {v} missing");
+    }
+    let mut measured = 0;
+    let mut skipped = 0;
+    for (title, rows) in sections
+        .iter()
+        .filter(|(t, _)| VLDB22_FIGURES.iter().any(|f| t.starts_with(f)))
+    {
+        assert!(!rows.is_empty(), "{title}: no rows");
+        for r in rows {
+            assert_eq!(r.len(), 6, "{title}: row {r:?}");
+            let (here, verdict) = (&r[2], &r[4]);
+            assert!(!r[1].is_empty(), "{title}: no paper value in {r:?}");
+            if verdict == "not measured" {
+                let why_ok = (r[0].contains("DuckDB")
+                    && !duckdb
+                    && here == "skipped: this litebench was built without --features duckdb")
+                    || (title.starts_with("Table 3") && here.starts_with("not measured: no cached SQLite build"));
+                assert!(why_ok, "{title}: {r:?}");
+                skipped += 1;
+                continue;
+            }
+            let number: f64 = here
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{title}: no measured number in {r:?}"));
+            assert!(number.is_finite() && number > 0.0, "{title}: {r:?}");
+            assert!(
+                ["holds", "does not hold", "not comparable"]
+                    .iter()
+                    .any(|v| verdict.starts_with(v)),
+                "{title}: verdict {verdict:?}"
+            );
+            measured += 1;
+        }
+    }
+    // SQLite's own rows: Figure 2's WAL/DELETE, Figure 6's four, Figure 7's three.
+    assert!(measured >= 8, "only {measured} rows measured ({skipped} not)");
+    if !duckdb {
+        assert!(
+            stderr(&o).contains("tatp-duckdb, ssb-duckdb, blob-10m-duckdb"),
+            "{}",
+            describe(&o)
+        );
+    }
+    assert!(stdout(&o).contains("Figure 7"), "{}", describe(&o));
+    sb.assert_clean("reproduce vldb22 --tiny");
 }
