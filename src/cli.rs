@@ -455,6 +455,10 @@ pub struct ReportArgs {
     /// even when its interval excludes 1.
     #[arg(long, value_name = "PCT", value_parser = parse_noise)]
     pub noise: Option<f64>,
+    /// Every run of one sweep (`run --shard ... --sweep NAME`), in shard order, after a table
+    /// of its shards (and, for --replicate, each configuration across machines).
+    #[arg(long, value_name = "NAME", conflicts_with = "runs")]
+    pub sweep: Option<String>,
 }
 
 #[derive(Debug, Args)]

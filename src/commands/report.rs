@@ -101,7 +101,19 @@ pub fn write_with_first(
     first: &str,
     noise: Option<f64>,
 ) -> Result<(), Failure> {
-    let mut sections = vec![(0, "Paper against here".to_string(), first.to_string())];
+    write_after(results, runs, output, flag, ("Paper against here", first), noise)
+}
+
+/// Writes the report of `runs` after a first section (title, HTML body).
+fn write_after(
+    results: &Option<PathBuf>,
+    runs: &[Option<i64>],
+    output: &Path,
+    flag: &str,
+    (title, first): (&str, &str),
+    noise: Option<f64>,
+) -> Result<(), Failure> {
+    let mut sections = vec![(0, title.to_string(), first.to_string())];
     if !runs.is_empty() {
         let (mut store, path) = open_store(results)?;
         for p in pages(&mut store, &path, runs, noise)? {
@@ -123,6 +135,23 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         if dir.exists() && !dir.is_dir() {
             return Err(Failure(format!("--plots {}: not a directory", dir.display())));
         }
+    }
+    if let Some(name) = &args.sweep {
+        let (mut store, _) = open_store(&args.results)?;
+        let (text, ids) = super::show::sweep(&mut store, name, crate::report::Format::Table)?;
+        drop(store);
+        let ids: Vec<Option<i64>> = ids.into_iter().map(Some).collect();
+        let body = format!("<pre>{}</pre>\n", html::page::esc(&text));
+        write_after(
+            &args.results,
+            &ids,
+            &output,
+            "-o",
+            (&format!("Sweep {name}"), &body),
+            args.noise,
+        )?;
+        crate::errln!("wrote {}", output.display());
+        return Ok(0);
     }
     // Each run once, in the order given.
     let mut runs: Vec<Option<i64>> = Vec::new();

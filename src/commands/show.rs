@@ -63,7 +63,9 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         return Ok(0);
     }
     if let Some(name) = &args.sweep {
-        return show_sweep(&mut store, name, args.stored.format);
+        let (text, _) = sweep(&mut store, name, args.stored.format)?;
+        crate::out!("{text}");
+        return Ok(0);
     }
     let run = store.load(args.run)?;
     if args.profile {
@@ -131,8 +133,9 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-/// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing.
-fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Failure> {
+/// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing, as
+/// `format`; with the ids of the sweep's runs, in shard order (for `report --sweep`).
+pub fn sweep(store: &mut Store, name: &str, format: Format) -> Result<(String, Vec<i64>), Failure> {
     let mut parts = Vec::new();
     let mut shards = 0;
     // --replicate: (plan job, configuration) -> (machine, median tx/s of all operations).
@@ -171,6 +174,7 @@ fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Fail
         )));
     }
     parts.sort_by_key(|(f, l, _)| (f.shard, f.plan_job, l.id));
+    let ids: Vec<i64> = parts.iter().map(|(_, l, _)| l.id).collect();
     let done = |shard: usize| parts.iter().any(|(f, l, _)| f.shard == shard && l.status == "complete");
     let missing: Vec<usize> = (0..shards).filter(|&s| !done(s)).collect();
     // Each configuration across machines: the median per machine, and the spread across them.
@@ -199,13 +203,10 @@ fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Fail
             .iter()
             .map(|(f, l, host)| serde_json::json!({"shard": f.shard, "run": l.id, "uuid": l.uuid, "host": host, "status": l.status, "plan_job": f.plan_job, "trials": l.trials}))
             .collect();
-        crate::outln!(
-            "{}",
-            report::json::value(
-                &serde_json::json!({"sweep": name, "shards": shards, "parts": rows, "missing_shards": missing, "across_machines": across_rows})
-            )
+        let text = report::json::value(
+            &serde_json::json!({"sweep": name, "shards": shards, "parts": rows, "missing_shards": missing, "across_machines": across_rows}),
         );
-        return Ok(0);
+        return Ok((format!("{text}\n"), ids));
     }
     let rows: Vec<Vec<String>> = parts
         .iter()
@@ -220,31 +221,25 @@ fn show_sweep(store: &mut Store, name: &str, format: Format) -> Result<i32, Fail
             ]
         })
         .collect();
-    crate::outln!("sweep {name}: {shards} shard(s)");
-    crate::out!(
-        "{}",
-        table(
-            &["shard", "run", "host", "status", "plan job", "trials"],
-            &rows,
-            format == Format::Markdown
-        )
+    let mut text = format!("sweep {name}: {shards} shard(s)\n");
+    text += &table(
+        &["shard", "run", "host", "status", "plan job", "trials"],
+        &rows,
+        format == Format::Markdown,
     );
     if !across_rows.is_empty() {
-        crate::outln!("\neach configuration across machines (--replicate; median tx/s of all operations):");
-        crate::out!(
-            "{}",
-            table(
-                &["plan job", "configuration", "median per machine", "fastest / slowest"],
-                &across_rows,
-                format == Format::Markdown
-            )
+        text += "\neach configuration across machines (--replicate; median tx/s of all operations):\n";
+        text += &table(
+            &["plan job", "configuration", "median per machine", "fastest / slowest"],
+            &across_rows,
+            format == Format::Markdown,
         );
     }
     if missing.is_empty() {
-        crate::outln!("every shard complete");
+        text += "every shard complete\n";
     } else {
         let list: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
-        crate::outln!("missing or not complete: shard {}", list.join(", "));
+        text += &format!("missing or not complete: shard {}\n", list.join(", "));
     }
-    Ok(0)
+    Ok((text, ids))
 }

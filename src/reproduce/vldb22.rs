@@ -27,6 +27,9 @@ struct Sizes {
     /// TATP's and BLOB's warm-up and measured phase per trial.
     warmup_time: &'static str,
     measure_time: &'static str,
+    /// BLOB: measured operations per trial instead of `measure_time` (tiny scale: a count, so a
+    /// slow 10 MB operation on a loaded machine still yields a measurement).
+    blob_operations: Option<u32>,
     trials: u32,
 }
 
@@ -37,6 +40,7 @@ fn sizes(scale: Scale) -> Sizes {
             ssb_scale: "0.01",
             warmup_time: "100ms",
             measure_time: "300ms",
+            blob_operations: Some(10),
             trials: 1,
         },
         Scale::Default => Sizes {
@@ -44,6 +48,7 @@ fn sizes(scale: Scale) -> Sizes {
             ssb_scale: "1",
             warmup_time: "1s",
             measure_time: "5s",
+            blob_operations: None,
             trials: 3,
         },
         Scale::Full => Sizes {
@@ -51,6 +56,7 @@ fn sizes(scale: Scale) -> Sizes {
             ssb_scale: "5",
             warmup_time: "10s",
             measure_time: "60s",
+            blob_operations: None,
             trials: 5,
         },
     }
@@ -110,6 +116,9 @@ fn blob(size: &str, duckdb: bool, s: &Sizes) -> Vec<String> {
     param(&mut v, format!("size={size}"));
     param(&mut v, format!("warmup_time={}", s.warmup_time));
     param(&mut v, format!("measure_time={}", s.measure_time));
+    if let Some(n) = s.blob_operations {
+        param(&mut v, format!("operations={n}"));
+    }
     with_trials(v, s)
 }
 

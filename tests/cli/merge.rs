@@ -248,4 +248,18 @@ fn replicated_shards_show_each_configuration_across_machines() {
         assert!(r[3].as_str().unwrap().ends_with('x'), "{v}");
     }
     assert_eq!(v["missing_shards"], serde_json::json!([]));
+    // The HTML report of the sweep: its table first, then every run of it.
+    let page = sb.root().join("sweep.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "--sweep", "rep", "--results"])
+        .arg(&all)
+        .arg("-o")
+        .arg(&page);
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Sweep rep") && html.contains("each configuration across machines"));
+    assert!(
+        html.contains("id=\"run-1\"") && html.contains("id=\"run-2\""),
+        "both runs on the page"
+    );
 }
