@@ -1,8 +1,8 @@
 //! The shipped Slurm recipe (`deploy/slurm/`) on a real single-node Slurm cluster that the test
 //! starts itself: its own munged (own key and socket), slurmctld and slurmd on private ports,
-//! with a slurm.conf in a temporary directory naming this host. A 3-shard sweep of
-//! `--preset table1` is submitted through `submit.sh`; shard 2 is made to fail; the merge job
-//! runs after the array. Needs root (slurmd) and Debian's slurm-wlm and munge, which CI installs.
+//! with a slurm.conf in a temporary directory naming this host. A 4-shard sweep (the three
+//! tools of APSys'17 Table 1 and SQLite's speed comparison, four comparison groups) is submitted
+//! through `submit.sh`; shard 2 is made to fail; the merge job runs after the array. Needs root (slurmd) and Debian's slurm-wlm and munge, which CI installs.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -175,11 +175,14 @@ fn a_sweep_runs_as_a_slurm_array_and_merges_with_the_failed_shard_missing() {
     let submitted = ok(cluster
         .command("bash")
         .arg(submit)
-        .arg("3")
+        .arg("4")
         .env("LITEBENCH", bin())
         .env("LITEBENCH_OUT", &out)
         .env("LITEBENCH_SCRATCH", d.join("scratch"))
-        .env("LITEBENCH_ARGS", "--preset table1 --sweep t --trials 1 --warmup 0"));
+        .env(
+            "LITEBENCH_ARGS",
+            "--preset table1 --preset speedtest --param scale_percent=5 --sweep t --trials 1 --warmup 0",
+        ));
     assert!(submitted.starts_with("array "), "{submitted}");
     cluster.wait_until_empty(Duration::from_secs(300));
     let all = out.join("all.db");
@@ -190,7 +193,7 @@ fn a_sweep_runs_as_a_slurm_array_and_merges_with_the_failed_shard_missing() {
         .collect();
     assert!(all.is_file(), "the merge job wrote nothing: {merge_log}");
     let v = litebench(&["show", "--sweep", "t"], &all);
-    assert_eq!(v["shards"], 3, "{v}");
+    assert_eq!(v["shards"], 4, "{v}");
     assert_eq!(v["missing_shards"], serde_json::json!([2]), "{v}");
     let mut jobs: Vec<u64> = v["parts"]
         .as_array()
@@ -199,13 +202,14 @@ fn a_sweep_runs_as_a_slurm_array_and_merges_with_the_failed_shard_missing() {
         .map(|p| p["plan_job"].as_u64().unwrap())
         .collect();
     jobs.sort();
-    assert_eq!(jobs, [0, 1], "each group of the shards that ran, exactly once: {v}");
+    assert_eq!(jobs, [0, 1, 3], "each group of the shards that ran, exactly once: {v}");
     // Merging the shards again adds nothing.
     let again = Command::new(bin())
         .arg("merge")
         .arg(&all)
         .arg(out.join("shard-0.db"))
         .arg(out.join("shard-1.db"))
+        .arg(out.join("shard-3.db"))
         .args(["--format", "json"])
         .output()
         .unwrap();
