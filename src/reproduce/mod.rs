@@ -231,3 +231,37 @@ pub fn target(name: &str, scale: Scale) -> Option<Target> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod target_tests {
+    use super::*;
+
+    /// Every claim of every implemented target names an experiment of that target, at every
+    /// scale, and every experiment parses as a `litebench run` command line.
+    #[test]
+    fn every_target_is_self_consistent_and_parses() {
+        use clap::Parser;
+        for name in IMPLEMENTED {
+            for scale in [Scale::Tiny, Scale::Default, Scale::Full] {
+                let t = target(name, scale).expect("an implemented target");
+                for f in &t.figures {
+                    assert!(!f.claims.is_empty(), "{name}: {} has no claim", f.name);
+                    for c in &f.claims {
+                        for e in c.measure.experiments() {
+                            assert!(
+                                t.experiments.iter().any(|x| x.id == e),
+                                "{name}: {}: no experiment {e}",
+                                c.what
+                            );
+                        }
+                    }
+                }
+                for e in &t.experiments {
+                    let mut argv = vec!["litebench".to_string(), "run".to_string()];
+                    argv.extend(e.args.clone());
+                    crate::cli::Cli::try_parse_from(&argv).unwrap_or_else(|err| panic!("{name}: {}: {err}", e.id));
+                }
+            }
+        }
+    }
+}

@@ -186,14 +186,4 @@ mod tests {
             }
         }
     }
-
-    #[test]
-    fn every_experiment_parses_as_a_run_command_line() {
-        use clap::Parser;
-        for e in target(Scale::Tiny).experiments {
-            let mut argv = vec!["litebench".to_string(), "run".to_string()];
-            argv.extend(e.args.clone());
-            crate::cli::Cli::try_parse_from(&argv).unwrap_or_else(|err| panic!("{}: {err}", e.id));
-        }
-    }
 }
