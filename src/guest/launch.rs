@@ -381,17 +381,18 @@ fn boot_and_import(
     record.guest_pid = Some(guest.child.id());
     fsmount::write_record(&dir.join(RECORD), record)?;
 
-    // Watch: forward a stop request, and read the images' open flags from /proc.
+    // Watch: forward a stop request, and read the images' open flags from /proc until each
+    // image has been seen open. UML opens a disk's image with the flags of its `ubdN` option
+    // every time, so one sighting settles it, and the trials that follow run without litebench
+    // scanning /proc beside them.
     let mut verified: Vec<Option<bool>> = vec![None; disks.len()];
     let mut stop_sent: Option<Instant> = None;
     let status = loop {
         if let Some(s) = guest.child.try_wait().map_err(|e| Failure(format!("--guest: {e}")))? {
             break s;
         }
-        for (v, d) in verified.iter_mut().zip(&disks) {
-            if let Some(now) = image_o_sync(guest.child.id(), &d.image) {
-                *v = Some(v.unwrap_or(true) && now);
-            }
+        for (v, d) in verified.iter_mut().zip(&disks).filter(|(v, _)| v.is_none()) {
+            *v = image_o_sync(guest.child.id(), &d.image);
         }
         if verified.contains(&Some(false)) {
             let _ = guest.child.kill();

@@ -44,6 +44,19 @@ fn first_section(html: &str) -> Vec<(String, Vec<Vec<String>>)> {
     out
 }
 
+/// The first section of `html`, after checking it has a table for each of `figures`.
+fn sections_for(html: &str, figures: &[&str]) -> Vec<(String, Vec<Vec<String>>)> {
+    let sections = first_section(html);
+    let titles: Vec<&str> = sections
+        .iter()
+        .map(|(t, _)| t.split(" — ").next().unwrap_or(""))
+        .collect();
+    for f in figures {
+        assert!(titles.contains(f), "no section for {f}: {titles:?}");
+    }
+    sections
+}
+
 fn reproduce(sb: &Sandbox, args: &[&str], report: &Path) -> std::process::Output {
     let mut cmd = sb.litebench();
     cmd.arg("reproduce")
@@ -90,14 +103,7 @@ fn apsys17_tiny_report_holds_every_figure_paper_value_measurement_and_verdict() 
     let expected = if everything { 0 } else { 2 };
     assert_eq!(o.status.code(), Some(expected), "{}", describe(&o));
     let html = std::fs::read_to_string(&file).expect("report written");
-    let sections = first_section(&html);
-    let titles: Vec<&str> = sections
-        .iter()
-        .map(|(t, _)| t.split(" — ").next().unwrap_or(""))
-        .collect();
-    for f in APSYS17_FIGURES {
-        assert!(titles.contains(f), "no section for {f}: {titles:?}");
-    }
+    let sections = sections_for(&html, APSYS17_FIGURES);
     // The paper's stated values, transcribed with their sources.
     for v in [
         "28.0x",
@@ -231,14 +237,7 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
     let duckdb = cfg!(feature = "duckdb");
     assert_eq!(o.status.code(), Some(if duckdb { 0 } else { 2 }), "{}", describe(&o));
     let html = std::fs::read_to_string(&file).expect("report written");
-    let sections = first_section(&html);
-    let titles: Vec<&str> = sections
-        .iter()
-        .map(|(t, _)| t.split(" — ").next().unwrap_or(""))
-        .collect();
-    for f in VLDB22_FIGURES {
-        assert!(titles.contains(f), "no section for {f}: {titles:?}");
-    }
+    let sections = sections_for(&html, VLDB22_FIGURES);
     // The paper's values (4.90x and 38.7x: the middles of "3-8X" and "30-50X").
     for v in [
         "10.0x",
