@@ -211,6 +211,21 @@ pub const RLBENCH: Preset = Preset {
     headline: "01 1000 INSERTs",
 };
 
+/// RL Benchmark as Linaro ran it: the app on AOSP 4.4.2, under Android's framework defaults.
+pub const RLBENCH_AOSP: Preset = Preset {
+    name: "rlbench-aosp",
+    workload: "rlbench",
+    about: "RL Benchmark as Linaro ran it on AOSP 4.4.2: Android's defaults (PERSIST journal, synchronous FULL)",
+    params: &[],
+    knobs: &[
+        set("page_size", "4096", PAGE_4096),
+        set("journal_mode", "persist", LINARO),
+        set("synchronous", "full", AOSP_SYNC),
+        set("journal_size_limit", "524288", AOSP_LIMIT),
+    ],
+    headline: "all",
+};
+
 /// The SQLite Benchmark app as Linaro ran it.
 pub const SQLITE_BENCHMARK: Preset = Preset {
     name: "sqlite-benchmark",
@@ -313,6 +328,7 @@ pub const PRESETS: &[&Preset] = &[
     &ANDROBENCH_CUSTOM,
     &ANDROBENCH_AOSP,
     &RLBENCH,
+    &RLBENCH_AOSP,
     &SQLITE_BENCHMARK,
     &ACREVE,
     &APSYS17,

@@ -16,21 +16,43 @@ use crate::store::{self, Store};
 use clap::Parser;
 use std::path::{Path, PathBuf};
 
-/// Refuses a target that does not exist or is not implemented, in one line.
+/// Refuses a target that does not exist, in one line.
 fn check_target(name: &str) -> Result<(), Failure> {
-    let implemented = reproduce::IMPLEMENTED.join(", ");
     if reproduce::IMPLEMENTED.contains(&name) {
         return Ok(());
     }
-    if reproduce::NOT_YET.contains(&name) {
-        return Err(Failure(format!(
-            "reproduce {name}: not implemented yet; implemented targets: {implemented}"
-        )));
-    }
     Err(Failure(format!(
-        "reproduce {name}: unknown target; implemented targets: {implemented} (not yet: {})",
-        reproduce::NOT_YET.join(", ")
+        "reproduce {name}: unknown target; targets: {}",
+        reproduce::IMPLEMENTED.join(", ")
     )))
+}
+
+/// Makes sure each SQLite release of `releases` has a build in `build-sqlite`'s cache
+/// (`sqlite@RELEASE`), compiling the missing ones at -O2 (sources from the cache, the npm
+/// registry or sqlite.org). The error says what could not be had.
+fn ensure_builds(releases: &[&str]) -> Result<(), String> {
+    use crate::engines::sqlite::compiled::compiler::OptLevel;
+    use crate::engines::sqlite::compiled::{source, BuildCache};
+    let cache = BuildCache::from_env().map_err(|e| e.to_string())?;
+    for r in releases {
+        if cache.find(r).is_ok() {
+            continue;
+        }
+        let amalgamation = source::resolve(r, &cache.sources_dir())
+            .map_err(|e| format!("needs a build of SQLite {r} (litebench build-sqlite {r}): {e}"))?;
+        let announce = |flags: &[String]| {
+            crate::errln!(
+                "reproduce: compiling SQLite {r} from {} with {} (once; kept in the cache)",
+                amalgamation.path.display(),
+                flags.join(" ")
+            )
+        };
+        let level = OptLevel::parse("2").map_err(|e| e.to_string())?;
+        cache
+            .build(&amalgamation, level, &[], Some(r), &announce)
+            .map_err(|e| format!("needs a build of SQLite {r}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// The newest run id in the store (0 when there is none yet).
@@ -119,6 +141,11 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
             Outcome::Skipped("this litebench was built without --features duckdb".into()),
             false,
         ));
+    }
+    if let Needs::SqliteBuilds(releases) = e.needs {
+        if let Err(why) = ensure_builds(releases) {
+            return Ok((Outcome::Skipped(why), false));
+        }
     }
     let argv = run_argv(e, args, results);
     let mut run_args = match Cli::try_parse_from(&argv) {
@@ -224,7 +251,7 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
         })
         .collect();
     super::report::write_with_first(&Some(results.clone()), &ids, &output, "--report", &first, args.noise)?;
-    crate::out!("{}", section::text(&outcomes, &rows));
+    crate::out!("{}", section::text(&target, &outcomes, &rows));
     crate::errln!("wrote {} ({:.0} s)", output.display(), elapsed);
     if interrupted {
         return Ok(EXIT_INTERRUPTED);

@@ -535,6 +535,7 @@ pub fn target(scale: Scale) -> Target {
         ),
         experiments: experiments(&s),
         figures: vec![figure1(), figure2(), figure3(), figure4(), table1(), fsyncs()],
+        omitted: &[],
     }
 }
 

@@ -42,6 +42,7 @@ fn sqlite_default(knob: &str) -> Option<&'static str> {
 /// Whether a configuration is the one `pick` means.
 pub fn matches(c: &ConfigInfo, pick: &Pick) -> bool {
     pick.engine.is_none_or(|e| c.engine == e)
+        && pick.scheduler.is_none_or(|s| c.scheduler.as_deref() == Some(s))
         && matches_parts(c.fs.as_ref().map(|f| f.spec.as_str()), &c.label, &c.knobs, pick)
 }
 
@@ -51,8 +52,10 @@ fn matches_parts(fs: Option<&str>, label: &str, knobs: &KnobSet, pick: &Pick) ->
         return false;
     }
     if let Some(p) = pick.preset {
-        let names = label.split(' ').next().unwrap_or("");
-        if !names.split('+').any(|n| n == p) {
+        // The label starts with the engine, `--fs` value and scheduler when a run varies
+        // them, then the preset names joined by `+`, then the knobs (`name=value`).
+        let mut words = label.split(' ').take_while(|w| !w.contains('='));
+        if !words.any(|w| w.split('+').any(|n| n == p)) {
             return false;
         }
     }
@@ -269,5 +272,17 @@ mod tests {
         assert!(m(&p("mobibench")));
         assert!(m(&p("x")));
         assert!(!m(&p("mobibench-custom")));
+        // A run on several file systems and schedulers puts them first.
+        let guest = |pick: &Pick| {
+            matches_parts(
+                Some("ext4"),
+                "ext4 bfq acreve page_size=4096 journal_mode=persist",
+                &KnobSet::default(),
+                pick,
+            )
+        };
+        assert!(guest(&Pick::preset(None, "acreve")));
+        assert!(!guest(&Pick::preset(None, "rlbench-aosp")));
+        assert!(!guest(&Pick::preset(None, "page_size=4096")));
     }
 }

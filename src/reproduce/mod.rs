@@ -9,6 +9,7 @@
 
 pub mod apsys17;
 pub mod claim;
+pub mod linaro2014;
 pub mod measure;
 pub mod section;
 pub mod speed2002;
@@ -45,6 +46,10 @@ pub enum Needs {
     Root,
     /// A litebench built with `--features duckdb`.
     Duckdb,
+    /// SQLite releases compiled by `build-sqlite` (named as the release, `--engine
+    /// sqlite@3.7.13`); `reproduce` builds the missing ones first (sources from the cache, the
+    /// npm registry or sqlite.org), and skips the experiment when it cannot.
+    SqliteBuilds(&'static [&'static str]),
 }
 
 /// Which number of a cached SQLite build's footprint (`build-sqlite --list`).
@@ -79,6 +84,8 @@ pub struct Pick {
     pub knobs: &'static [(&'static str, &'static str)],
     /// A preset it measured (label prefix).
     pub preset: Option<&'static str>,
+    /// The `--scheduler` it ran under (None: any).
+    pub scheduler: Option<&'static str>,
 }
 
 impl Pick {
@@ -88,6 +95,7 @@ impl Pick {
             fs: None,
             knobs,
             preset: None,
+            scheduler: None,
         }
     }
 
@@ -97,6 +105,7 @@ impl Pick {
             fs: Some(fs),
             knobs,
             preset: None,
+            scheduler: None,
         }
     }
 
@@ -107,6 +116,15 @@ impl Pick {
             fs: None,
             knobs: &[],
             preset: Some(preset),
+            scheduler: None,
+        }
+    }
+
+    /// The same configuration under the I/O scheduler `s`.
+    pub const fn under(self, s: &'static str) -> Pick {
+        Pick {
+            scheduler: Some(s),
+            ..self
         }
     }
 
@@ -121,6 +139,9 @@ impl Pick {
         }
         if let Some(f) = self.fs {
             parts.push(f.to_string());
+        }
+        if let Some(s) = self.scheduler {
+            parts.push(format!("scheduler {s}"));
         }
         parts.extend(self.knobs.iter().map(|(k, v)| format!("{k}={v}")));
         parts.join(" ")
@@ -215,12 +236,12 @@ pub struct Target {
     pub scaled: String,
     pub experiments: Vec<Experiment>,
     pub figures: Vec<Figure>,
+    /// Parts of the paper not re-measured, each with why (said in the report, not left out).
+    pub omitted: &'static [(&'static str, &'static str)],
 }
 
 /// The targets `reproduce` runs.
-pub const IMPLEMENTED: &[&str] = &["apsys17", "speed2002", "vldb22"];
-/// Seeds the issue names that are not implemented yet (refused with one line).
-pub const NOT_YET: &[&str] = &["linaro2014"];
+pub const IMPLEMENTED: &[&str] = &["apsys17", "speed2002", "vldb22", "linaro2014"];
 
 /// The target of that name at that scale.
 pub fn target(name: &str, scale: Scale) -> Option<Target> {
@@ -228,6 +249,7 @@ pub fn target(name: &str, scale: Scale) -> Option<Target> {
         "apsys17" => Some(apsys17::target(scale)),
         "speed2002" => Some(speed2002::target(scale)),
         "vldb22" => Some(vldb22::target(scale)),
+        "linaro2014" => Some(linaro2014::target(scale)),
         _ => None,
     }
 }

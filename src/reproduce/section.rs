@@ -119,6 +119,15 @@ pub fn html(t: &Target, scale: &str, outcomes: &[(&Experiment, Outcome)], rows: 
             .collect();
         o += &table(&HEADERS, &body);
     }
+    if !t.omitted.is_empty() {
+        o += "<h3>Not re-measured here</h3>\n";
+        let body: Vec<Vec<String>> = t
+            .omitted
+            .iter()
+            .map(|(what, why)| vec![what.to_string(), why.to_string()])
+            .collect();
+        o += &table(&["part of the paper", "why not"], &body);
+    }
     o += "<h3>Experiments</h3>\n";
     let ex: Vec<Vec<String>> = outcomes
         .iter()
@@ -140,7 +149,7 @@ pub fn html(t: &Target, scale: &str, outcomes: &[(&Experiment, Outcome)], rows: 
 }
 
 /// The same as plain text, one line per claim.
-pub fn text(outcomes: &[(&Experiment, Outcome)], rows: &[Row]) -> String {
+pub fn text(t: &Target, outcomes: &[(&Experiment, Outcome)], rows: &[Row]) -> String {
     let mut o = String::new();
     let mut figure = "";
     for r in rows {
@@ -152,6 +161,12 @@ pub fn text(outcomes: &[(&Experiment, Outcome)], rows: &[Row]) -> String {
             "  {} | paper {} | here {} | here/paper {} | {}\n",
             r.what, r.paper, r.here, r.ratio, r.verdict
         );
+    }
+    if !t.omitted.is_empty() {
+        o += "\nnot re-measured here\n";
+        for (what, why) in t.omitted {
+            o += &format!("  {what}: {why}\n");
+        }
     }
     o += "\nexperiments\n";
     for (e, out) in outcomes {

@@ -101,6 +101,7 @@ fn server(engine: &'static str) -> (&'static str, Pick) {
             fs: None,
             knobs: &[],
             preset: None,
+            scheduler: None,
         },
     )
 }
@@ -166,6 +167,7 @@ pub fn target(scale: Scale) -> Target {
             experiment("mysql", "MariaDB (for MySQL), a throwaway server with its defaults", Some("mysql"), &s),
         ],
         figures: vec![tests()],
+        omitted: &[],
     }
 }
 

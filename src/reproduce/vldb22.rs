@@ -185,6 +185,7 @@ const fn sqlite(knobs: &'static [(&'static str, &'static str)]) -> Pick {
         fs: None,
         knobs,
         preset: None,
+        scheduler: None,
     }
 }
 
@@ -194,6 +195,7 @@ const fn engine(e: &'static str) -> Pick {
         fs: None,
         knobs: &[],
         preset: None,
+        scheduler: None,
     }
 }
 
@@ -389,6 +391,7 @@ pub fn target(scale: Scale) -> Target {
         ),
         experiments: experiments(&s),
         figures: vec![figure2(), figure3(), figure6(), figure7(), table3()],
+        omitted: &[],
     }
 }
 

@@ -45,6 +45,11 @@ sources=(
   # (2011): VFS version 3, io_methods version 2 (no xFetch), no sqlite3_errstr, no
   # sqlite3_changes64, no PRAGMA mmap_size.
   "3.7.8|npm|sqlite3|2.1.0|f1e89be682839c85972f44e36dc333766ff3009918895cc1dc9715442ddd2253|package/deps/sqlite-autoconf-3070800.tar.gz>sqlite-autoconf-3070800/sqlite3.c"
+  # The node package sqlite3 2.1.7 bundles SQLite 3.7.13 (2012), and 2.2.3 bundles 3.8.4.3 (2014):
+  # the nearest releases to Linaro's 3.7.11 and 3.8.3.1 (`litebench reproduce linaro2014`; the
+  # same pins as src/engines/sqlite/compiled/npm.rs).
+  "3.7.13|npm|sqlite3|2.1.7|20edf21c598f90f75d167d1e9e516adc6020974ba4ef2a9178a5a17146a609f4|package/deps/sqlite3/sqlite3.c"
+  "3.8.4.3|npm|sqlite3|2.2.3|b8a0dc4c4840ac4bd9c4ac1479a7dc9b673bd480aa40182be10dc398da6c8cc3|package/deps/sqlite-autoconf-3080403.tar.gz>sqlite-autoconf-3080403/sqlite3.c"
   # The crate libsqlite3-sys 0.12.0 bundles SQLite 3.26.0 (2018): no sqlite3_changes64.
   "3.26.0|cargo|libsqlite3-sys|0.12.0|fd6457c70bbff456d9fe49deaba35ec47c3e598bf8d7950ff0575ceb7a8a6ad1|libsqlite3-sys-0.12.0/sqlite3/sqlite3.c"
   # The node package better-sqlite3 7.5.0 bundles SQLite 3.37.2 (2022), the last release

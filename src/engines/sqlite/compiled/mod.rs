@@ -9,11 +9,13 @@
 //!
 //! - [`source`]: from what the user named (an amalgamation, a directory or zip holding one, a
 //!   version number) to one `sqlite3.c` on disk and its SQLite version;
+//! - [`npm`]: old releases fetched from the npm registry, pinned by SHA-256;
 //! - [`compiler`]: running `cc` and measuring it;
 //! - [`cache`]: where builds live, their records, and finding one by name.
 
 pub mod cache;
 pub mod compiler;
+pub mod npm;
 pub mod source;
 
 pub use cache::{BuildCache, CompiledBuild};

@@ -4,7 +4,8 @@
 //! which is what makes "compile SQLite" one compiler call and its footprint one measurement.
 //! `SRC` may be that file, a directory or a `.zip` holding it (sqlite.org's
 //! `sqlite-amalgamation-NNNNNNN.zip` unpacked or not), or a release number, downloaded from
-//! sqlite.org into the cache when the machine is online. Whatever it is, the file must declare
+//! sqlite.org into the cache when the machine is online (a few old releases come from the npm
+//! registry instead, pinned by checksum: [`super::npm`]). Whatever it is, the file must declare
 //! its release (`#define SQLITE_VERSION "3.37.2"`), which is how litebench tells an
 //! amalgamation from any other C file and names the build.
 
@@ -39,6 +40,8 @@ pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
         let cached = sources.join(src).join("sqlite3.c");
         if cached.is_file() {
             cached
+        } else if let Some(p) = super::npm::pinned(src) {
+            super::npm::fetch(p, sources)?
         } else {
             download(src, sources)?
         }
@@ -62,10 +65,10 @@ pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
     })
 }
 
-/// `3.37.2`, `3.7.8`, `3.54` (three or two dot-separated numbers starting with 3).
+/// `3.37.2`, `3.7.8`, `3.54`, `3.8.4.3` (two to four dot-separated numbers starting with 3).
 fn is_version(s: &str) -> bool {
     let parts: Vec<&str> = s.split('.').collect();
-    (2..=3).contains(&parts.len())
+    (2..=4).contains(&parts.len())
         && parts[0] == "3"
         && parts
             .iter()
@@ -150,15 +153,12 @@ fn write_new(dir: &Path, out: &Path, bytes: &[u8]) -> Result<(), BuildError> {
     std::fs::rename(&part, out).map_err(BuildError::io(out.display().to_string()))
 }
 
-/// sqlite.org's number for a release: 3.37.2 → 3370200.
+/// sqlite.org's number for a release: 3.37.2 → 3370200, 3.8.4.3 → 3080403.
 fn release_number(version: &str) -> u32 {
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    let (x, y, z) = (
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-    );
-    x * 1_000_000 + y * 10_000 + z * 100
+    let mut next = || parts.next().unwrap_or(0);
+    let (x, y, z, w) = (next(), next(), next(), next());
+    x * 1_000_000 + y * 10_000 + z * 100 + w
 }
 
 /// Downloads `sqlite-amalgamation-NNNNNNN.zip` from sqlite.org with curl and extracts it into
@@ -216,11 +216,12 @@ mod tests {
 
     #[test]
     fn versions_and_release_numbers() {
-        assert!(is_version("3.37.2") && is_version("3.7.8") && is_version("3.54"));
+        assert!(is_version("3.37.2") && is_version("3.7.8") && is_version("3.54") && is_version("3.8.4.3"));
         assert!(!is_version("3") && !is_version("4.0.0") && !is_version("3.x.1") && !is_version("sqlite3.c"));
         assert_eq!(release_number("3.37.2"), 3_370_200);
         assert_eq!(release_number("3.7.8"), 3_070_800);
         assert_eq!(release_number("3.54"), 3_540_000);
+        assert_eq!(release_number("3.8.4.3"), 3_080_403);
     }
 
     #[test]
