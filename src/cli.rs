@@ -25,8 +25,8 @@ pub enum Command {
     /// Write one self-contained HTML page for stored runs (the newest by default): warnings,
     /// manifest, reporting checklist, tables with verdicts, and charts.
     Report(ReportArgs),
-    /// Run the experiments behind a seed paper's figures and tables (apsys17, speed2002), store the runs,
-    /// and write a report that starts with the paper's values beside this machine's.
+    /// Run the experiments behind a seed paper's figures and tables (apsys17, speed2002, vldb22,
+    /// linaro2014), store the runs, and write a report that starts with the paper's values beside this machine's.
     /// Exit code 2 when an experiment failed or could not run here (the report says which).
     Reproduce(ReproduceArgs),
     /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
@@ -359,9 +359,9 @@ impl RunArgs {
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
     /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts), speed2002 (SQLite's
-    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB) or vldb22
-    /// (VLDB'22: TATP, SSB with Bloom filters, BLOB, SQLite's footprint). linaro2014 is not
-    /// implemented yet.
+    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB), vldb22
+    /// (VLDB'22: TATP, SSB with Bloom filters, BLOB, SQLite's footprint) or linaro2014 (Linaro's
+    /// 2014 page: four Android apps on ext4 and F2FS, three I/O schedulers, a SQLite upgrade).
     #[arg(value_name = "TARGET")]
     pub target: String,
     /// The paper's sizes and trials instead of the scaled-down default (about 10 minutes).
