@@ -102,6 +102,8 @@ fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunDat
             id,
             configs: run.manifest.configs.clone(),
             summary: report.summary.clone(),
+            seed: crate::report::stats::Statistics::of(&run.manifest, noise).bootstrap_seed,
+            trials: run.trials.clone(),
         });
     }
     Ok((out, machine))

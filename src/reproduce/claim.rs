@@ -8,6 +8,8 @@
 //! TPS) are shown beside today's with their ratio, and the verdict says they cannot be
 //! compared across hardware; the ratio rows derived from them carry the verdict instead.
 
+use super::interval::Interval;
+
 /// What the paper says about a ratio `numerator / denominator`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Expect {
@@ -117,6 +119,30 @@ pub fn verdict(expect: Expect, here: f64, noise: f64) -> String {
     }
 }
 
+/// [`verdict`], held against the measured ratio's 95% interval when there is one: a direction
+/// holds only when the whole interval clears the noise threshold on that side, and a gain
+/// against a "no gain" claim only counts when it does too.
+pub fn verdict_within(expect: Expect, here: f64, interval: Option<Interval>, noise: f64) -> String {
+    let v = verdict(expect, here, noise);
+    let Some(i) = interval else {
+        return v;
+    };
+    let reaches_one = i.low <= 1.0 + noise && i.high >= 1.0 - noise;
+    let span = format!("95% interval {} to {}", num(i.low), num(i.high));
+    let directional = match expect {
+        Expect::About(p) => (p - 1.0).abs() > PAPER_EVEN,
+        Expect::Faster | Expect::Slower => true,
+        Expect::NoGain | Expect::Absolute(_) | Expect::Count(_) => false,
+    };
+    if directional && reaches_one && v.starts_with("holds") {
+        return format!("does not hold: no significant difference here ({span} reaches 1)");
+    }
+    if expect == Expect::NoGain && reaches_one && v.starts_with("does not hold") {
+        return format!("holds: no significant gain here ({span})");
+    }
+    v
+}
+
 /// A number with three significant digits, as the report prints ratios and rates.
 pub fn num(v: f64) -> String {
     if !v.is_finite() {
@@ -164,6 +190,38 @@ mod tests {
             "does not hold: 0.16x here, about even in the paper"
         );
         assert_eq!(verdict(Expect::About(0.77), 1.3, 0.02), "does not hold: reversed here");
+    }
+
+    #[test]
+    fn intervals_reaching_one_withdraw_a_direction() {
+        let i = |low, high| Some(Interval { low, high });
+        // Significant: the whole interval is above 1 + noise.
+        assert_eq!(
+            verdict_within(Expect::About(10.0), 9.0, i(7.0, 11.0), 0.02),
+            "holds in direction and size"
+        );
+        // A median beyond the threshold, but an interval that reaches 1.
+        assert_eq!(
+            verdict_within(Expect::Faster, 1.3, i(0.95, 1.6), 0.02),
+            "does not hold: no significant difference here (95% interval 0.95 to 1.60 reaches 1)"
+        );
+        assert!(verdict_within(Expect::Slower, 0.8, i(0.7, 1.01), 0.02).contains("no significant"));
+        // Without an interval, the medians decide.
+        assert_eq!(
+            verdict_within(Expect::Faster, 1.3, None, 0.02),
+            verdict(Expect::Faster, 1.3, 0.02)
+        );
+        // "No gain": a gain counts only when significant.
+        assert!(verdict_within(Expect::NoGain, 1.2, i(0.9, 1.4), 0.02).starts_with("holds: no significant gain"));
+        assert_eq!(
+            verdict_within(Expect::NoGain, 1.2, i(1.1, 1.4), 0.02),
+            "does not hold: a gain here"
+        );
+        // "About even" claims and counts are not about direction.
+        assert_eq!(
+            verdict_within(Expect::About(1.02), 1.05, i(0.9, 1.2), 0.02),
+            "holds: about even here too"
+        );
     }
 
     #[test]

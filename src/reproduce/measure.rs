@@ -8,14 +8,17 @@ use super::{FootprintOf, Measure, Pick};
 use crate::engines::sqlite::compiled::cache::{BuildCache, CompiledBuild};
 use crate::knob::KnobSet;
 use crate::report::summary::SummaryRow;
-use crate::result::ConfigInfo;
+use crate::result::{ConfigInfo, TrialRecord};
 
-/// One stored run, summarised.
+/// One stored run, summarised, with its trials (for the intervals of ratios).
 #[derive(Debug, Clone)]
 pub struct RunData {
     pub id: i64,
     pub configs: Vec<ConfigInfo>,
     pub summary: Vec<SummaryRow>,
+    pub trials: Vec<TrialRecord>,
+    /// The run's bootstrap seed (its manifest's statistics settings).
+    pub seed: u64,
 }
 
 /// How an experiment ended.
@@ -67,11 +70,21 @@ fn matches_parts(fs: Option<&str>, label: &str, knobs: &KnobSet, pick: &Pick) ->
 /// The summary row of `pick`'s configuration and operation `op` (None: the preset's headline).
 fn row<'a>(runs: &'a [RunData], pick: &Pick, op: Option<&str>) -> Option<&'a SummaryRow> {
     let op = op.or_else(|| pick.preset.and_then(crate::preset::find).map(|p| p.headline))?;
+    let (run, config) = config_of(runs, pick, op)?;
+    run.summary
+        .iter()
+        .find(|s| s.config == config && s.operation == op && s.trials > 0)
+}
+
+/// The first run with a configuration that `pick` means and that measured `op`, and that
+/// configuration's index.
+pub fn config_of<'a>(runs: &'a [RunData], pick: &Pick, op: &str) -> Option<(&'a RunData, usize)> {
     runs.iter().find_map(|r| {
         let c = r.configs.iter().find(|c| matches(c, pick))?;
         r.summary
             .iter()
-            .find(|s| s.config == c.index && s.operation == op && s.trials > 0)
+            .any(|s| s.config == c.index && s.operation == op && s.trials > 0)
+            .then_some((r, c.index))
     })
 }
 

@@ -9,6 +9,7 @@
 
 pub mod apsys17;
 pub mod claim;
+pub mod interval;
 pub mod linaro2014;
 pub mod measure;
 pub mod section;

@@ -1,0 +1,120 @@
+//! The 95% interval of a claim's measured ratio, from the stored trials.
+//!
+//! A verdict on medians alone calls a 3% difference "holds in direction" however noisy the
+//! trials were. Where both configurations have enough measured trials for the bootstrap
+//! (litebench_stats::MIN_TRIALS), the ratio gets the same percentile-bootstrap interval that
+//! `show` and `compare` print, with the run's own seed, and a direction only counts when the
+//! whole interval clears the noise threshold. With fewer trials (the default scale's three)
+//! there is no interval and the report says the verdict rests on medians.
+
+use super::measure::{config_of, RunData};
+use super::{Measure, Pick};
+use crate::report::stats::{values, Metric};
+
+/// A ratio's 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The trials of `pick`'s configuration for `op`, and its run's statistics settings.
+fn trials(runs: &[RunData], pick: &Pick, op: &str, metric: Metric) -> Option<(Vec<f64>, u64)> {
+    let (run, config) = config_of(runs, pick, op)?;
+    Some((values(&run.trials, config, op, metric), run.seed))
+}
+
+/// `num / den` of `op` in `metric`, with its bootstrap interval when both sides have enough
+/// trials.
+fn ratio(runs: &[RunData], op: &str, num: &Pick, den: &Pick, metric: Metric, noise: f64) -> Option<Interval> {
+    let (n, seed) = trials(runs, num, op, metric)?;
+    let (d, _) = trials(runs, den, op, metric)?;
+    let r = litebench_stats::ratio_of_medians(&d, &n, metric.better(), noise, seed)?;
+    r.ci95.map(|ci| Interval {
+        low: ci.low,
+        high: ci.high,
+    })
+}
+
+/// The interval of `m`'s value, when it is a ratio of two configurations' trials and both have
+/// enough of them.
+pub fn of(m: &Measure, runs: &[RunData], noise: f64) -> Option<Interval> {
+    let headline = |p: &'static str| crate::preset::find(p).map(|p| p.headline);
+    match m {
+        Measure::Ratio { op, num, den, .. } => ratio(runs, op, num, den, Metric::Tps, noise),
+        Measure::TpsRatio { op, num, den } => ratio(runs, op, &num.1, &den.1, Metric::Tps, noise),
+        Measure::TimeRatio { op, num, den } => ratio(runs, op, &num.1, &den.1, Metric::Time, noise),
+        Measure::PresetRatio { num, den, .. } => {
+            let op = headline(num)?;
+            if headline(den)? != op {
+                return None;
+            }
+            ratio(
+                runs,
+                op,
+                &Pick::preset(None, num),
+                &Pick::preset(None, den),
+                Metric::Tps,
+                noise,
+            )
+        }
+        Measure::Tps { .. } | Measure::Footprint { .. } | Measure::SyncsPer1000 { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::html::data::tests::{manifest, report, trials};
+
+    /// A run of two configurations (DELETE: 10-12 ms per batch of 100 inserts; WAL: 11-13 ms,
+    /// so their ranges overlap) with `rounds` rounds, the first a warm-up.
+    fn run(rounds: u32) -> RunData {
+        let m = manifest(&[&[("journal_mode", "delete")], &[("journal_mode", "wal")]]);
+        let t = trials(2, rounds, &["insert"]);
+        let summary = report(&m, &t).summary.clone();
+        RunData {
+            id: 1,
+            configs: m.configs.clone(),
+            summary,
+            trials: t,
+            seed: 7,
+        }
+    }
+
+    const WAL: Pick = Pick::knobs(&[("journal_mode", "wal")]);
+    const DELETE: Pick = Pick::knobs(&[("journal_mode", "delete")]);
+
+    #[test]
+    fn ratios_get_an_interval_from_six_trials_on_each_side() {
+        let tps = Measure::Ratio {
+            exp: "x",
+            op: "insert",
+            num: WAL,
+            den: DELETE,
+        };
+        // 3 measured trials each: no interval, the medians alone.
+        assert_eq!(of(&tps, &[run(4)], 0.02), None);
+        // 8 measured trials each: the interval holds the ratio of medians, WAL being slower.
+        let runs = [run(9)];
+        let i = of(&tps, &runs, 0.02).expect("an interval from 8 trials a side");
+        let v = super::super::measure::value(&tps, &runs).unwrap().value;
+        assert!(i.low <= v && v <= i.high && i.low < 1.0 && i.high <= 1.0, "{i:?} {v}");
+        // The same pair in time: the reciprocal direction.
+        let time = Measure::TimeRatio {
+            op: "insert",
+            num: ("x", WAL),
+            den: ("x", DELETE),
+        };
+        let t = of(&time, &runs, 0.02).unwrap();
+        assert!(t.low >= 1.0 && t.high > 1.0, "{t:?}");
+        // A configuration that is not there has no interval.
+        let none = Measure::Ratio {
+            exp: "x",
+            op: "insert",
+            num: Pick::knobs(&[("journal_mode", "off")]),
+            den: DELETE,
+        };
+        assert_eq!(of(&none, &runs, 0.02), None);
+    }
+}
