@@ -39,27 +39,57 @@ fn ratio(runs: &[RunData], op: &str, num: &Pick, den: &Pick, metric: Metric, noi
 /// The interval of `m`'s value, when it is a ratio of two configurations' trials and both have
 /// enough of them.
 pub fn of(m: &Measure, runs: &[RunData], noise: f64) -> Option<Interval> {
-    let headline = |p: &'static str| crate::preset::find(p).map(|p| p.headline);
-    match m {
-        Measure::Ratio { op, num, den, .. } => ratio(runs, op, num, den, Metric::Tps, noise),
-        Measure::TpsRatio { op, num, den } => ratio(runs, op, &num.1, &den.1, Metric::Tps, noise),
-        Measure::TimeRatio { op, num, den } => ratio(runs, op, &num.1, &den.1, Metric::Time, noise),
-        Measure::PresetRatio { num, den, .. } => {
-            let op = headline(num)?;
-            if headline(den)? != op {
-                return None;
-            }
-            ratio(
-                runs,
-                op,
-                &Pick::preset(None, num),
-                &Pick::preset(None, den),
-                Metric::Tps,
-                noise,
-            )
+    let metric = match m {
+        Measure::TimeRatio { .. } => Metric::Time,
+        _ => Metric::Tps,
+    };
+    if let Measure::PresetRatio { num, den, .. } = m {
+        // Each preset's own headline: an interval only when they are the same operation.
+        let headline = |p: &'static str| crate::preset::find(p).map(|p| p.headline);
+        if headline(num)? != headline(den)? {
+            return None;
         }
+    }
+    let (op, num, den) = sides(m)?;
+    ratio(runs, op, &num, &den, metric, noise)
+}
+
+/// The two configurations and the operation a ratio compares, if it is one.
+fn sides(m: &Measure) -> Option<(&'static str, Pick, Pick)> {
+    match m {
+        Measure::Ratio { op, num, den, .. } => Some((op, *num, *den)),
+        Measure::TpsRatio { op, num, den } | Measure::TimeRatio { op, num, den } => Some((op, num.1, den.1)),
+        Measure::PresetRatio { num, den, .. } => Some((
+            crate::preset::find(num)?.headline,
+            Pick::preset(None, num),
+            Pick::preset(None, den),
+        )),
         Measure::Tps { .. } | Measure::Footprint { .. } | Measure::SyncsPer1000 { .. } => None,
     }
+}
+
+/// What makes a ratio's verdict shaky, in words: the throughput CVs of its two sides when
+/// either exceeds litebench's noise warning (5%), e.g. "noisy here: throughput CV 51% and 56%
+/// (above 5%)".
+pub fn noise_note(m: &Measure, runs: &[RunData]) -> Option<String> {
+    let (op, num, den) = sides(m)?;
+    let cv = |p: &Pick| {
+        let (run, config) = config_of(runs, p, op)?;
+        run.summary
+            .iter()
+            .find(|s| s.config == config && s.operation == op)
+            .and_then(|s| s.tps_cv)
+    };
+    let (a, b) = (cv(&num)?, cv(&den)?);
+    let limit = litebench_stats::NOISY_CV;
+    (a > limit || b > limit).then(|| {
+        format!(
+            "noisy here: throughput CV {:.0}% and {:.0}% (above {:.0}%)",
+            a * 100.0,
+            b * 100.0,
+            limit * 100.0
+        )
+    })
 }
 
 #[cfg(test)]
@@ -116,5 +146,13 @@ mod tests {
             den: DELETE,
         };
         assert_eq!(of(&none, &runs, 0.02), None);
+        assert_eq!(noise_note(&none, &runs), None);
+        // The fixture's trials vary by up to 20% (10-12 ms): its CVs exceed 5%, and the note
+        // names both.
+        let note = noise_note(&tps, &runs).expect("noisy fixture");
+        assert!(
+            note.starts_with("noisy here: throughput CV ") && note.ends_with("(above 5%)"),
+            "{note}"
+        );
     }
 }

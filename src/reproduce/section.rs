@@ -47,11 +47,11 @@ fn row(figure: &'static str, c: &Claim, outcomes: &[(&Experiment, Outcome)], noi
                 .map_or("-".to_string(), |p| num(v.value / p));
             let interval = super::interval::of(&c.measure, &runs, noise);
             let span = interval.map_or(String::new(), |i| format!(" [{} to {}]", num(i.low), num(i.high)));
-            (
-                format!("{}{span} ({})", num(v.value), v.detail),
-                ratio,
-                verdict_within(c.expect, v.value, interval, noise),
-            )
+            let mut verdict = verdict_within(c.expect, v.value, interval, noise);
+            if let Some(note) = super::interval::noise_note(&c.measure, &runs) {
+                verdict = format!("{verdict}; {note}");
+            }
+            (format!("{}{span} ({})", num(v.value), v.detail), ratio, verdict)
         }
         Err(why) => (why, "-".into(), "not measured".into()),
     };
@@ -102,7 +102,7 @@ pub fn html(t: &Target, scale: &str, outcomes: &[(&Experiment, Outcome)], rows: 
         esc(scale),
         esc(&t.scaled)
     );
-    o += "<p class=\"meta\">Measured values are medians over the stored trials, computed from the runs below; the paper's values are the ones its text, captions and tables state (no bar chart is legible in the seeds). \"holds in direction\": same side of 1 beyond the noise threshold; \"and size\": an effect between 2/3 and 1.5 times the paper's on a log scale (ln here / ln paper from 0.67 to 1.5; 10x: 4.6x to 32x). Where both configurations of a ratio have at least 6 measured trials, the ratio carries its 95% bootstrap interval in brackets, and a direction holds only when the whole interval clears the noise threshold; with fewer trials (the default scale's 3) the verdict rests on the medians alone.</p>\n";
+    o += "<p class=\"meta\">Measured values are medians over the stored trials, computed from the runs below; the paper's values are the ones its text, captions and tables state (no bar chart is legible in the seeds). \"holds in direction\": same side of 1 beyond the noise threshold; \"and size\": an effect between 2/3 and 1.5 times the paper's on a log scale (ln here / ln paper from 0.67 to 1.5; 10x: 4.6x to 32x). Where both configurations of a ratio have at least 6 measured trials, the ratio carries its 95% bootstrap interval in brackets, and a direction holds only when the whole interval clears the noise threshold; with fewer trials (the default scale's 3) the verdict rests on the medians alone. A verdict ends with \"noisy here\" and the throughput CVs when either side's exceeds 5%: then it says little.</p>\n";
     for f in &t.figures {
         o += &format!("<h3>{} — {}</h3>\n", esc(f.name), esc(f.about));
         let body: Vec<Vec<String>> = rows
