@@ -78,16 +78,17 @@ fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunDat
     for id in ids {
         let run = store.load(Some(id))?;
         let m = &run.manifest.environment.machine;
-        machine.get_or_insert_with(|| {
-            format!(
+        // A run inside a guest kernel describes the guest; "here" is the host.
+        if run.manifest.guest.is_none() && machine.is_none() {
+            machine = Some(format!(
                 "{} x{}, {} MiB, {}, Linux {}",
                 m.cpu_model.as_deref().unwrap_or("unknown CPU"),
                 m.cpu_count,
                 m.memory_bytes.map_or("?".into(), |b| (b >> 20).to_string()),
                 m.os.as_deref().unwrap_or("unknown OS"),
                 m.kernel.as_deref().unwrap_or("(unknown kernel)")
-            )
-        });
+            ));
+        }
         let report = Report::build(Input {
             run: super::show::header(&run, path),
             manifest: &run.manifest,
@@ -239,9 +240,22 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
     let noise = args.noise.unwrap_or(DEFAULT_NOISE);
     let rows = section::rows(&target, &outcomes, noise);
     let elapsed = started.elapsed().as_secs_f64();
+    let in_guest: Vec<&str> = outcomes
+        .iter()
+        .filter(|(e, o)| e.args.iter().any(|a| a == "--guest") && matches!(o, Outcome::Ran { .. }))
+        .map(|(e, _)| e.id)
+        .collect();
+    let guest_note = if in_guest.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; experiments {} ran inside a user-mode Linux guest kernel on this machine (their manifests describe it)",
+            in_guest.join(", ")
+        )
+    };
     let machine = format!(
-        "{}; all experiments took {:.0} s",
-        machine.unwrap_or_else(|| "no run stored".into()),
+        "{}{guest_note}; all experiments took {:.0} s",
+        machine.unwrap_or_else(|| "no run stored outside a guest".into()),
         elapsed
     );
     let first = section::html(&target, scale.name(), &outcomes, &rows, &machine);
