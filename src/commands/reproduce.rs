@@ -11,7 +11,7 @@ use super::{Failure, EXIT_INTERRUPTED};
 use crate::cli::{Cli, Command, ReproduceArgs};
 use crate::report::{Input, Report, DEFAULT_NOISE};
 use crate::reproduce::measure::{Outcome, RunData};
-use crate::reproduce::{self, section, Experiment, Needs, Scale};
+use crate::reproduce::{self, section, Experiment, Needs, Scale, SqliteBuild};
 use crate::store::{self, Store};
 use clap::Parser;
 use std::path::{Path, PathBuf};
@@ -27,19 +27,20 @@ fn check_target(name: &str) -> Result<(), Failure> {
     )))
 }
 
-/// Makes sure each SQLite release of `releases` has a build in `build-sqlite`'s cache
-/// (`sqlite@RELEASE`), compiling the missing ones at -O2 (sources from the cache, the npm
-/// registry or sqlite.org). The error says what could not be had.
-fn ensure_builds(releases: &[&str]) -> Result<(), String> {
+/// Makes sure each library of `builds` is in `build-sqlite`'s cache under its default name,
+/// compiling the missing ones (sources from the cache, the npm registry or sqlite.org). The
+/// error says what could not be had.
+fn ensure_builds(builds: &[SqliteBuild]) -> Result<(), String> {
     use crate::engines::sqlite::compiled::compiler::OptLevel;
     use crate::engines::sqlite::compiled::{source, BuildCache};
     let cache = BuildCache::from_env().map_err(|e| e.to_string())?;
-    for r in releases {
-        if cache.find(r).is_ok() {
+    for b in builds {
+        let (r, name) = (b.release, b.name());
+        if cache.list().iter().any(|c| c.name == name) {
             continue;
         }
-        let amalgamation = source::resolve(r, &cache.sources_dir())
-            .map_err(|e| format!("needs a build of SQLite {r} (litebench build-sqlite {r}): {e}"))?;
+        let needs = format!("needs a build of SQLite {r} (litebench build-sqlite {r} -O {})", b.opt);
+        let amalgamation = source::resolve(r, &cache.sources_dir()).map_err(|e| format!("{needs}: {e}"))?;
         let announce = |flags: &[String]| {
             crate::errln!(
                 "reproduce: compiling SQLite {r} from {} with {} (once; kept in the cache)",
@@ -47,10 +48,10 @@ fn ensure_builds(releases: &[&str]) -> Result<(), String> {
                 flags.join(" ")
             )
         };
-        let level = OptLevel::parse("2").map_err(|e| e.to_string())?;
+        let level = OptLevel::parse(b.opt).map_err(|e| e.to_string())?;
         cache
-            .build(&amalgamation, level, &[], Some(r), &announce)
-            .map_err(|e| format!("needs a build of SQLite {r}: {e}"))?;
+            .build(&amalgamation, level, &[], Some(&name), &announce)
+            .map_err(|e| format!("{needs}: {e}"))?;
     }
     Ok(())
 }
@@ -145,8 +146,8 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
             false,
         ));
     }
-    if let Needs::SqliteBuilds(releases) = e.needs {
-        if let Err(why) = ensure_builds(releases) {
+    if let Needs::SqliteBuilds(builds) = e.needs {
+        if let Err(why) = ensure_builds(builds) {
             return Ok((Outcome::Skipped(why), false));
         }
     }

@@ -64,7 +64,7 @@ fn sides(m: &Measure) -> Option<(&'static str, Pick, Pick)> {
             Pick::preset(None, num),
             Pick::preset(None, den),
         )),
-        Measure::Tps { .. } | Measure::Footprint { .. } | Measure::SyncsPer1000 { .. } => None,
+        Measure::Tps { .. } | Measure::Footprint { .. } | Measure::Duckdb { .. } | Measure::SyncsPer1000 { .. } => None,
     }
 }
 

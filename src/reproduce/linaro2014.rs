@@ -15,7 +15,7 @@
 //! 3.8.4.3 (the page's "latest version"), which `build-sqlite` fetches from npm.
 
 use super::claim::Expect;
-use super::{Claim, Experiment, Figure, Measure, Needs, Pick, Scale, Target};
+use super::{Claim, Experiment, Figure, Measure, Needs, Pick, Scale, SqliteBuild, Target};
 use crate::workload::{acreve, androbench, rlbench, sqlite_benchmark};
 
 const HARDWARE: &str = "Nexus 7 (2013) 32 GB WiFi (razor/flo), AOSP 4.4.2 with SQLite 3.7.11, kernel 3.4 with F2FS backported, eMMC; flight mode, CPU governor performance at 1.512 GHz (sections 4.1 and 5.1)";
@@ -132,7 +132,10 @@ const SCHEDULERS: [(&str, &str); 3] = [("CFQ", "bfq"), ("NOOP", "none"), ("DEADL
 /// The SQLite releases of the upgrade here, old then new.
 const OLD: &str = "3.7.13";
 const NEW: &str = "3.8.4.3";
-const BUILDS: &[&str] = &[OLD, NEW];
+const BUILDS: &[SqliteBuild] = &[
+    SqliteBuild { release: OLD, opt: "2" },
+    SqliteBuild { release: NEW, opt: "2" },
+];
 
 /// The sizes of one scale.
 struct Sizes {
@@ -218,7 +221,7 @@ fn experiments(s: &Sizes) -> Vec<Experiment> {
         let mut v = strings(&["--preset", "rlbench-aosp"]);
         v.extend(["--param".into(), format!("scale_percent={}", s.version_percent)]);
         for b in BUILDS {
-            v.extend(["--engine".into(), format!("sqlite@{b}")]);
+            v.extend(["--engine".into(), format!("sqlite@{}", b.name())]);
         }
         // Today's bundled SQLite beside them, for scale (no claim of the page).
         v.extend(strings(&["--engine", "sqlite"]));

@@ -147,7 +147,8 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
                 detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
             })
         }
-        Measure::Footprint { opt, of } => footprint(opt, *of),
+        Measure::Footprint { build, of, .. } => footprint(build, *of),
+        Measure::Duckdb { of, over } => duckdb(*of, over.map(|(_, b)| b)),
         Measure::SyncsPer1000 { op, pick, .. } => {
             let r = row(runs, pick, Some(op)).ok_or_else(|| missing(pick, op))?;
             let s = r
@@ -161,38 +162,76 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
     }
 }
 
-/// The optimisation level of a cached build (its last `-O` flag).
-fn opt_level(b: &CompiledBuild) -> Option<&str> {
-    b.flags.iter().rev().find(|f| f.starts_with("-O")).map(String::as_str)
-}
-
-/// A footprint number of the newest cached build at `opt`, or how to make one.
-fn footprint(opt: &str, of: FootprintOf) -> Result<Value, String> {
-    let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
-    footprint_of(&builds, opt, of)
-}
-
-/// [`footprint`] over a list of builds.
-fn footprint_of(builds: &[CompiledBuild], opt: &str, of: FootprintOf) -> Result<Value, String> {
-    let b = builds
-        .iter()
-        .filter(|b| opt_level(b) == Some(opt))
-        .max_by(|a, b| a.built_at.cmp(&b.built_at))
-        .ok_or_else(|| {
-            format!(
-                "not measured: no cached SQLite build at {opt}; run litebench build-sqlite RELEASE {opt} (e.g. RELEASE 3.38.0; takes minutes), then reproduce again"
-            )
-        })?;
-    let (value, unit) = match of {
+/// A number of one build's footprint, and its unit.
+fn number(b: &CompiledBuild, of: FootprintOf) -> (f64, &'static str) {
+    match of {
         FootprintOf::LibraryKb => (b.library_bytes as f64 / 1000.0, "KB library"),
         FootprintOf::CompileSeconds => (b.compile_ms as f64 / 1000.0, "s compiling"),
         FootprintOf::CompileMb => (b.peak_compile_kib as f64 / 1024.0, "MB peak compiler memory"),
-    };
+    }
+}
+
+/// The cached build named `name`, or why there is none.
+fn build_named<'a>(builds: &'a [CompiledBuild], name: &str) -> Result<&'a CompiledBuild, String> {
+    builds.iter().find(|b| b.name == name).ok_or_else(|| {
+        format!("not measured: no cached build sqlite@{name} (litebench build-sqlite makes it; reproduce builds it when its experiment runs)")
+    })
+}
+
+/// A footprint number of the cached build named `name`.
+fn footprint(name: &str, of: FootprintOf) -> Result<Value, String> {
+    let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
+    footprint_of(&builds, name, of)
+}
+
+/// [`footprint`] over a list of builds.
+fn footprint_of(builds: &[CompiledBuild], name: &str, of: FootprintOf) -> Result<Value, String> {
+    let b = build_named(builds, name)?;
+    let (value, unit) = number(b, of);
     Ok(Value {
         value,
         detail: format!(
             "{unit}, cached build sqlite@{} ({}, SQLite {})",
             b.name, b.compiler_version, b.version
+        ),
+    })
+}
+
+/// A number of this binary's DuckDB compile, alone or over a SQLite build's.
+fn duckdb(of: FootprintOf, over: Option<&str>) -> Result<Value, String> {
+    let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
+    duckdb_of(crate::commands::build_sqlite::duckdb_build(), &builds, of, over)
+}
+
+/// [`duckdb`] from DuckDB's compile (`(wall seconds, library bytes)`) and a list of builds.
+fn duckdb_of(
+    compile: Option<(f64, u64)>,
+    builds: &[CompiledBuild],
+    of: FootprintOf,
+    over: Option<&str>,
+) -> Result<Value, String> {
+    let (seconds, bytes) =
+        compile.ok_or_else(|| "skipped: this litebench was built without --features duckdb".to_string())?;
+    let (value, unit) = match of {
+        FootprintOf::LibraryKb => (bytes as f64 / 1000.0, "KB static library libduckdb.a"),
+        FootprintOf::CompileSeconds => (seconds, "s of cargo's libduckdb-sys build (wall)"),
+        FootprintOf::CompileMb => {
+            return Err("not measured: cargo does not record the peak memory of DuckDB's compile".into())
+        }
+    };
+    let Some(name) = over else {
+        return Ok(Value {
+            value,
+            detail: format!("{unit}, from this binary's build"),
+        });
+    };
+    let (base, base_unit) = number(build_named(builds, name)?, of);
+    Ok(Value {
+        value: value / base,
+        detail: format!(
+            "{} {unit} / {} {base_unit} of sqlite@{name}",
+            super::claim::num(value),
+            super::claim::num(base)
         ),
     })
 }
@@ -235,8 +274,8 @@ mod tests {
         CompiledBuild {
             name: name.into(),
             key: "k".into(),
-            version: "3.38.0".into(),
-            source: "3.38.0".into(),
+            version: "3.37.2".into(),
+            source: "3.37.2".into(),
             source_sha256: "s".into(),
             flags: ["-shared", "-fPIC", opt].map(String::from).to_vec(),
             compiler: "cc".into(),
@@ -250,32 +289,60 @@ mod tests {
     }
 
     #[test]
-    fn footprints_come_from_the_newest_build_at_the_level() {
+    fn footprints_come_from_the_named_build() {
         let builds = [
-            build("a-Os", "-Os", "2026-01-01T00:00:00Z", 900_000),
-            build("b-Os", "-Os", "2026-02-01T00:00:00Z", 950_000),
-            build("c-O3", "-O3", "2026-03-01T00:00:00Z", 1_500_000),
+            build("3.37.2-Os", "-Os", "2026-01-01T00:00:00Z", 900_000),
+            build("3.38.0-Os", "-Os", "2026-02-01T00:00:00Z", 950_000),
+            build("3.37.2-O3", "-O3", "2026-03-01T00:00:00Z", 1_500_000),
         ];
-        let v = footprint_of(&builds, "-Os", FootprintOf::LibraryKb).unwrap();
-        assert_eq!(v.value, 950.0);
-        assert!(v.detail.contains("sqlite@b-Os"), "{}", v.detail);
+        let v = footprint_of(&builds, "3.37.2-Os", FootprintOf::LibraryKb).unwrap();
+        assert_eq!(v.value, 900.0);
+        assert!(v.detail.contains("sqlite@3.37.2-Os"), "{}", v.detail);
         assert_eq!(
-            footprint_of(&builds, "-O3", FootprintOf::LibraryKb).unwrap().value,
+            footprint_of(&builds, "3.37.2-O3", FootprintOf::LibraryKb)
+                .unwrap()
+                .value,
             1500.0
         );
         assert_eq!(
-            footprint_of(&builds, "-O3", FootprintOf::CompileSeconds).unwrap().value,
+            footprint_of(&builds, "3.37.2-O3", FootprintOf::CompileSeconds)
+                .unwrap()
+                .value,
             15.5
         );
         assert_eq!(
-            footprint_of(&builds, "-O3", FootprintOf::CompileMb).unwrap().value,
+            footprint_of(&builds, "3.37.2-O3", FootprintOf::CompileMb)
+                .unwrap()
+                .value,
             340.0
         );
-        let none = footprint_of(&builds[..2], "-O3", FootprintOf::LibraryKb).unwrap_err();
+        let none = footprint_of(&builds[..2], "3.37.2-O3", FootprintOf::LibraryKb).unwrap_err();
         assert!(
-            none.starts_with("not measured: no cached SQLite build at -O3"),
+            none.starts_with("not measured: no cached build sqlite@3.37.2-O3"),
             "{none}"
         );
+    }
+
+    #[test]
+    fn duckdb_footprints_come_from_its_compile_and_divide_by_a_build() {
+        let builds = [build("3.37.2-O3", "-O3", "2026-03-01T00:00:00Z", 1_500_000)];
+        let compile = Some((600.0, 37_000_000));
+        let kb = duckdb_of(compile, &builds, FootprintOf::LibraryKb, None).unwrap();
+        assert_eq!(kb.value, 37_000.0);
+        let over = duckdb_of(compile, &builds, FootprintOf::LibraryKb, Some("3.37.2-O3")).unwrap();
+        assert!((over.value - 37_000.0 / 1500.0).abs() < 1e-9, "{over:?}");
+        let secs = duckdb_of(compile, &builds, FootprintOf::CompileSeconds, Some("3.37.2-O3")).unwrap();
+        assert!((secs.value - 600.0 / 15.5).abs() < 1e-9, "{secs:?}");
+        assert!(duckdb_of(compile, &builds, FootprintOf::CompileMb, None)
+            .unwrap_err()
+            .starts_with("not measured"));
+        assert_eq!(
+            duckdb_of(None, &builds, FootprintOf::LibraryKb, None).unwrap_err(),
+            "skipped: this litebench was built without --features duckdb"
+        );
+        assert!(duckdb_of(compile, &[], FootprintOf::LibraryKb, Some("3.37.2-O3"))
+            .unwrap_err()
+            .contains("no cached build"));
     }
 
     #[test]

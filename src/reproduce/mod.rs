@@ -47,18 +47,36 @@ pub enum Needs {
     Root,
     /// A litebench built with `--features duckdb`.
     Duckdb,
-    /// SQLite releases compiled by `build-sqlite` (named as the release, `--engine
-    /// sqlite@3.7.13`); `reproduce` builds the missing ones first (sources from the cache, the
-    /// npm registry or sqlite.org), and skips the experiment when it cannot.
-    SqliteBuilds(&'static [&'static str]),
+    /// SQLite libraries compiled by `build-sqlite`; `reproduce` builds the missing ones first
+    /// (sources from the cache, the npm registry or sqlite.org; once per machine), and skips
+    /// the experiment when it cannot.
+    SqliteBuilds(&'static [SqliteBuild]),
 }
 
-/// Which number of a cached SQLite build's footprint (`build-sqlite --list`).
+/// A SQLite library an experiment runs (`--engine sqlite@NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqliteBuild {
+    pub release: &'static str,
+    /// `build-sqlite -O`: `2`, `s` or `3`.
+    pub opt: &'static str,
+}
+
+impl SqliteBuild {
+    /// The name `build-sqlite` gives it by default: `3.7.13`, `3.37.2-Os`, `3.37.2-O3`.
+    pub fn name(&self) -> String {
+        match self.opt {
+            "2" => self.release.to_string(),
+            o => format!("{}-O{o}", self.release),
+        }
+    }
+}
+
+/// Which number of a build's footprint (`build-sqlite --list`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FootprintOf {
-    /// The shared library's size in KB (1000 bytes, as the paper's table).
+    /// The library's size in KB (1000 bytes, as the paper's table).
     LibraryKb,
-    /// Wall time of the compiler call.
+    /// Wall time of the compile in seconds.
     CompileSeconds,
     /// Peak resident memory of the compiler in MB (2^20 bytes).
     CompileMb,
@@ -181,9 +199,19 @@ pub enum Measure {
         num: (&'static str, Pick),
         den: (&'static str, Pick),
     },
-    /// A number of the newest cached `build-sqlite` build at optimisation level `opt`: read
-    /// from the build cache, not from an experiment (a compile takes minutes).
-    Footprint { opt: &'static str, of: FootprintOf },
+    /// A number of the `build-sqlite` build named `build` (`3.37.2-Os`), as its compile
+    /// recorded it in the build cache; `exp` is the experiment that needs (and so makes) it.
+    Footprint {
+        exp: &'static str,
+        build: &'static str,
+        of: FootprintOf,
+    },
+    /// A number of this binary's DuckDB compile (cargo's build of libduckdb-sys: wall time and
+    /// static library size), over the same number of the build `build` when `over` is set.
+    Duckdb {
+        of: FootprintOf,
+        over: Option<(&'static str, &'static str)>,
+    },
     /// fsync/fdatasync calls per 1000 transactions of operation `op`.
     SyncsPer1000 {
         exp: &'static str,
@@ -204,7 +232,11 @@ impl Measure {
                 vec![num.0]
             }
             Measure::TimeRatio { num, den, .. } | Measure::TpsRatio { num, den, .. } => vec![num.0, den.0],
-            Measure::Footprint { .. } => Vec::new(),
+            Measure::Footprint { exp, .. }
+            | Measure::Duckdb {
+                over: Some((exp, _)), ..
+            } => vec![exp],
+            Measure::Duckdb { over: None, .. } => Vec::new(),
         }
     }
 }

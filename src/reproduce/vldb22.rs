@@ -6,11 +6,12 @@
 //! uses its geometric middle and says so. The paper's cloud server is the closer match to this
 //! machine, so its values are used where the text gives both it and the Raspberry Pi's.
 //! DuckDB is a cargo feature: its experiments are separate, so a build without it skips only
-//! the DuckDB rows. Table 3 is read from `build-sqlite`'s cache rather than compiled here
-//! (a compile takes minutes); Table 4 needs DuckDB's database sizes and is not a claim yet.
+//! the DuckDB rows. Table 3's SQLite rows are the compiles of SQLite 3.37.2 at -Os and -O3
+//! that `reproduce` makes once per machine (`build-sqlite`'s cache), its DuckDB rows this
+//! binary's own DuckDB build; Table 4 needs DuckDB's database sizes and is not a claim yet.
 
 use super::claim::Expect;
-use super::{Claim, Experiment, Figure, FootprintOf, Measure, Needs, Pick, Scale, Target};
+use super::{Claim, Experiment, Figure, FootprintOf, Measure, Needs, Pick, Scale, SqliteBuild, Target};
 use crate::workload::ssb::queries::NAMES as SSB_QUERIES;
 
 const HARDWARE: &str = "cloud server: Intel Xeon Silver 4114 2.2 GHz, 10 cores, 192 GB ECC DDR4-2666, Intel DC S3500 480 GB SATA SSD; Raspberry Pi 4 Model B: ARM Cortex-A72 1.5 GHz, 4 cores, 8 GB LPDDR4-3200, micro-SD card (Table 2); this target uses the cloud server's values where the text gives both";
@@ -31,6 +32,8 @@ struct Sizes {
     /// slow 10 MB operation on a loaded machine still yields a measurement).
     blob_operations: Option<u32>,
     trials: u32,
+    /// Table 3's speed comparison of the -Os and -O3 libraries, in percent of its counts.
+    speedtest_percent: u32,
 }
 
 fn sizes(scale: Scale) -> Sizes {
@@ -42,6 +45,7 @@ fn sizes(scale: Scale) -> Sizes {
             measure_time: "300ms",
             blob_operations: Some(10),
             trials: 1,
+            speedtest_percent: 2,
         },
         Scale::Default => Sizes {
             subscribers: 100_000,
@@ -50,6 +54,7 @@ fn sizes(scale: Scale) -> Sizes {
             measure_time: "5s",
             blob_operations: None,
             trials: 3,
+            speedtest_percent: 25,
         },
         Scale::Full => Sizes {
             subscribers: 1_000_000,
@@ -58,6 +63,7 @@ fn sizes(scale: Scale) -> Sizes {
             measure_time: "60s",
             blob_operations: None,
             trials: 5,
+            speedtest_percent: 100,
         },
     }
 }
@@ -166,6 +172,12 @@ fn experiments(s: &Sizes) -> Vec<Experiment> {
             "10 MB blob, 90% reads: DuckDB (Figure 7)",
             blob("10MB", true, s),
             Needs::Duckdb,
+        ),
+        e(
+            "footprint",
+            "SQLite 3.37.2 compiled at -Os and at -O3 (Table 3), run side by side on the speed comparison's tests",
+            footprint(s),
+            Needs::SqliteBuilds(TABLE3_BUILDS),
         ),
     ]
 }
@@ -354,26 +366,82 @@ fn figure7() -> Figure {
     }
 }
 
+/// The libraries Table 3 measures: SQLite 3.37.2 (the release before Bloom filters, near the
+/// paper's) at -Os and -O3, compiled by `build-sqlite` (from npm when sqlite.org is out of reach).
+const TABLE3_BUILDS: &[SqliteBuild] = &[
+    SqliteBuild {
+        release: "3.37.2",
+        opt: "s",
+    },
+    SqliteBuild {
+        release: "3.37.2",
+        opt: "3",
+    },
+];
+const SMALL: &str = "3.37.2-Os";
+const FAST: &str = "3.37.2-O3";
+
+/// Table 3's experiment: the two libraries compiled (once per machine) and run side by side on
+/// the speed comparison's tests, so the report shows what -Os costs in speed beside its size.
+fn footprint(s: &Sizes) -> Vec<String> {
+    let mut v = args(&["speedtest"]);
+    for b in TABLE3_BUILDS {
+        v.extend(["--engine".into(), format!("sqlite@{}", b.name())]);
+    }
+    param(&mut v, format!("scale_percent={}", s.speedtest_percent));
+    with_trials(v, s)
+}
+
 fn table3() -> Figure {
     let src = "Table 3 (section 4.4), GCC 9.3.0 on the cloud server";
-    let row = |what: &str, v: f64, of: FootprintOf, opt: &'static str| {
+    let row = |what: &str, v: f64, of: FootprintOf, build: &'static str, opt: &str| {
         claim(
             format!("SQLite ({opt}) {what}"),
             Expect::Absolute(v),
-            src,
-            Measure::Footprint { opt, of },
+            format!("{src}; here SQLite 3.37.2 with this machine's cc"),
+            Measure::Footprint {
+                exp: "footprint",
+                build,
+                of,
+            },
+        )
+    };
+    let duck_src = |what: &str| {
+        format!("{src}: DuckDB (-O3) {what}; here cargo's build of libduckdb-sys in this binary (release profile: -O3) on this machine's cores, and its static archive, which holds more than a linked shared library. DuckDB (-Os), 32 MB and 5 min in the paper, is not built here")
+    };
+    let duck = |what: &str, v: f64, of: FootprintOf| {
+        claim(
+            format!("DuckDB (-O3) {what}"),
+            Expect::Absolute(v),
+            duck_src(&format!("{v} {}", what.rsplit(", ").next().unwrap_or(""))),
+            Measure::Duckdb { of, over: None },
+        )
+    };
+    let duck_over = |what: &str, paper: (f64, f64), of: FootprintOf| {
+        claim(
+            format!("DuckDB / SQLite (-O3) {what}"),
+            Expect::About(paper.0 / paper.1),
+            format!("{}; the paper's {} / {} (SQLite -O3)", duck_src(what), paper.0, paper.1),
+            Measure::Duckdb {
+                of,
+                over: Some(("footprint", FAST)),
+            },
         )
     };
     Figure {
         name: "Table 3",
-        about: "SQLite library footprint, from build-sqlite's cache (litebench build-sqlite --list)",
+        about: "library footprints: SQLite at -Os and -O3 compiled here by build-sqlite (litebench build-sqlite --list), DuckDB as this binary's build compiled it",
         claims: vec![
-            row("library size, KB", 900.0, FootprintOf::LibraryKb, "-Os"),
-            row("library size, KB", 1500.0, FootprintOf::LibraryKb, "-O3"),
-            row("compile time, s", 15.0, FootprintOf::CompileSeconds, "-Os"),
-            row("compile time, s", 30.0, FootprintOf::CompileSeconds, "-O3"),
-            row("compile memory, MB", 340.0, FootprintOf::CompileMb, "-Os"),
-            row("compile memory, MB", 380.0, FootprintOf::CompileMb, "-O3"),
+            row("library size, KB", 900.0, FootprintOf::LibraryKb, SMALL, "-Os"),
+            row("library size, KB", 1500.0, FootprintOf::LibraryKb, FAST, "-O3"),
+            row("compile time, s", 15.0, FootprintOf::CompileSeconds, SMALL, "-Os"),
+            row("compile time, s", 30.0, FootprintOf::CompileSeconds, FAST, "-O3"),
+            row("compile memory, MB", 340.0, FootprintOf::CompileMb, SMALL, "-Os"),
+            row("compile memory, MB", 380.0, FootprintOf::CompileMb, FAST, "-O3"),
+            duck("library size, KB", 37_000.0, FootprintOf::LibraryKb),
+            duck("compile time, s", 600.0, FootprintOf::CompileSeconds),
+            duck_over("library size", (37_000.0, 1500.0), FootprintOf::LibraryKb),
+            duck_over("compile time", (600.0, 30.0), FootprintOf::CompileSeconds),
         ],
     }
 }
@@ -386,8 +454,8 @@ pub fn target(scale: Scale) -> Target {
         paper: "Gaffney et al.: SQLite: Past, Present, and Future, VLDB 2022",
         hardware: HARDWARE,
         scaled: format!(
-            "TATP with {} subscribers, {} warm-up and {} measured per trial (paper: 10 s and 60 s, several sizes up to 1,000,000); SSB at scale factor {} (paper: 5 on the cloud server); BLOB of 100 KB and 10 MB at 90% reads, {} warm-up and {} measured (paper: 10 s and 60 s; also 1 MB and other read ratios); {} trials per configuration; one client everywhere",
-            s.subscribers, s.warmup_time, s.measure_time, s.ssb_scale, s.warmup_time, s.measure_time, s.trials
+            "TATP with {} subscribers, {} warm-up and {} measured per trial (paper: 10 s and 60 s, several sizes up to 1,000,000); SSB at scale factor {} (paper: 5 on the cloud server); BLOB of 100 KB and 10 MB at 90% reads, {} warm-up and {} measured (paper: 10 s and 60 s; also 1 MB and other read ratios); {} trials per configuration; one client everywhere; Table 3: SQLite 3.37.2 compiled at -Os and -O3 (once per machine) and run on the speed comparison's tests at {}%",
+            s.subscribers, s.warmup_time, s.measure_time, s.ssb_scale, s.warmup_time, s.measure_time, s.trials, s.speedtest_percent
         ),
         experiments: experiments(&s),
         figures: vec![figure2(), figure3(), figure6(), figure7(), table3()],

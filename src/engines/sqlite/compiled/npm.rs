@@ -4,7 +4,8 @@
 //! sqlite.org keeps the amalgamations of old releases, but many build machines (these ones
 //! included) reach only package registries. Some npm packages bundled an amalgamation: the
 //! node `sqlite3` bindings carried SQLite 3.7.x and 3.8.x in 2012-2014, the releases Android
-//! shipped and Linaro's 2014 SQLite page compares. Each release below names the package
+//! shipped and Linaro's 2014 SQLite page compares, and better-sqlite3 carried 3.37.2, the
+//! release before Bloom filters, whose footprint stands in for VLDB'22's Table 3. Each release below names the package
 //! version that bundles it, where in its tarball `sqlite3.c` sits, and the tarball's SHA-256,
 //! checked before anything is extracted; the file must then declare the release it is listed
 //! as. Anything else about a release is sqlite.org's to serve.
@@ -45,6 +46,13 @@ pub const PINNED: &[Pinned] = &[
         package: "sqlite3@2.2.0",
         sha256: "a104401e083fc059bb2e2926dfa95072915e54c3dd2d258bfd872ce891a09974",
         member: "package/deps/sqlite-autoconf-3080200.tar.gz>sqlite-autoconf-3080200/sqlite3.c",
+    },
+    // The last release before Bloom filters (3.38.0), near VLDB'22's; its Table 3 footprints.
+    Pinned {
+        release: "3.37.2",
+        package: "better-sqlite3@7.5.0",
+        sha256: "c6feb7b1dfa1a985725e6e25fa3a72c55042fb44ded28aa2f7ee7a08ce642d4c",
+        member: "package/deps/sqlite3/sqlite3.c",
     },
     // "the latest version (as of April 2014)" on Linaro's page; the upgrade it measured was to
     // 3.8.3.1, which no registry package bundles.
