@@ -211,18 +211,22 @@ pub const RLBENCH: Preset = Preset {
     headline: "01 1000 INSERTs",
 };
 
+/// The apps as Linaro ran them on AOSP 4.4.2: Android's framework defaults for every app
+/// database, since the page reports no settings.
+const LINARO_KNOBS: &[Setting] = &[
+    set("page_size", "4096", PAGE_4096),
+    set("journal_mode", "persist", LINARO),
+    set("synchronous", "full", AOSP_SYNC),
+    set("journal_size_limit", "524288", AOSP_LIMIT),
+];
+
 /// RL Benchmark as Linaro ran it: the app on AOSP 4.4.2, under Android's framework defaults.
 pub const RLBENCH_AOSP: Preset = Preset {
     name: "rlbench-aosp",
     workload: "rlbench",
     about: "RL Benchmark as Linaro ran it on AOSP 4.4.2: Android's defaults (PERSIST journal, synchronous FULL)",
     params: &[],
-    knobs: &[
-        set("page_size", "4096", PAGE_4096),
-        set("journal_mode", "persist", LINARO),
-        set("synchronous", "full", AOSP_SYNC),
-        set("journal_size_limit", "524288", AOSP_LIMIT),
-    ],
+    knobs: LINARO_KNOBS,
     headline: "all",
 };
 
@@ -232,12 +236,7 @@ pub const SQLITE_BENCHMARK: Preset = Preset {
     workload: "sqlite-benchmark",
     about: "the SQLite Benchmark app as Linaro ran it on AOSP 4.4.2: Android's defaults (PERSIST journal, synchronous FULL)",
     params: &[],
-    knobs: &[
-        set("page_size", "4096", PAGE_4096),
-        set("journal_mode", "persist", LINARO),
-        set("synchronous", "full", AOSP_SYNC),
-        set("journal_size_limit", "524288", AOSP_LIMIT),
-    ],
+    knobs: LINARO_KNOBS,
     headline: "all",
 };
 
@@ -247,12 +246,7 @@ pub const ACREVE: Preset = Preset {
     workload: "acreve",
     about: "ACREVE as Linaro ran it on AOSP 4.4.2: Android's defaults (PERSIST journal, synchronous FULL)",
     params: &[],
-    knobs: &[
-        set("page_size", "4096", PAGE_4096),
-        set("journal_mode", "persist", LINARO),
-        set("synchronous", "full", AOSP_SYNC),
-        set("journal_size_limit", "524288", AOSP_LIMIT),
-    ],
+    knobs: LINARO_KNOBS,
     headline: "all",
 };
 

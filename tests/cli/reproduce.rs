@@ -57,6 +57,22 @@ fn sections_for(html: &str, figures: &[&str]) -> Vec<(String, Vec<Vec<String>>)>
     sections
 }
 
+/// Checks that a first-section row holds a measured positive number and a verdict starting
+/// with one of `verdicts`.
+fn assert_measured(title: &str, r: &[String], verdicts: &[&str]) {
+    let number: f64 = r[2]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{title}: no measured number in {r:?}"));
+    assert!(number.is_finite() && number > 0.0, "{title}: {r:?}");
+    assert!(
+        verdicts.iter().any(|v| r[4].starts_with(v)),
+        "{title}: verdict {:?}",
+        r[4]
+    );
+}
+
 fn reproduce(sb: &Sandbox, args: &[&str], report: &Path) -> std::process::Output {
     let mut cmd = sb.litebench();
     cmd.arg("reproduce")
@@ -141,17 +157,10 @@ fn apsys17_tiny_report_holds_every_figure_paper_value_measurement_and_verdict() 
                 );
                 continue;
             }
-            let number: f64 = here
-                .split_whitespace()
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("{title}: no measured number in {r:?}"));
-            assert!(number.is_finite() && number > 0.0, "{title}: {r:?}");
-            assert!(
-                ["holds", "does not hold", "matches", "differs", "not comparable"]
-                    .iter()
-                    .any(|v| verdict.starts_with(v)),
-                "{title}: verdict {verdict:?}"
+            assert_measured(
+                title,
+                r,
+                &["holds", "does not hold", "matches", "differs", "not comparable"],
             );
             measured += 1;
         }
@@ -277,18 +286,7 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
                 skipped += 1;
                 continue;
             }
-            let number: f64 = here
-                .split_whitespace()
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("{title}: no measured number in {r:?}"));
-            assert!(number.is_finite() && number > 0.0, "{title}: {r:?}");
-            assert!(
-                ["holds", "does not hold", "not comparable"]
-                    .iter()
-                    .any(|v| verdict.starts_with(v)),
-                "{title}: verdict {verdict:?}"
-            );
+            assert_measured(title, r, &["holds", "does not hold", "not comparable"]);
             measured += 1;
         }
     }
@@ -402,21 +400,11 @@ fn linaro2014_tiny_report_holds_every_app_scheduler_and_the_upgrade_with_the_pag
     {
         for r in rows {
             assert_eq!(r.len(), 6, "{title}: row {r:?}");
-            let (here, verdict) = (&r[2], &r[4]);
             if !guest && !title.starts_with("SQLite upgrade") {
-                assert!(here.starts_with("failed"), "{title}: {r:?}");
+                assert!(r[2].starts_with("failed"), "{title}: {r:?}");
                 continue;
             }
-            let number: f64 = here
-                .split_whitespace()
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| panic!("{title}: no measured number in {r:?}"));
-            assert!(number.is_finite() && number > 0.0, "{title}: {r:?}");
-            assert!(
-                verdict.starts_with("holds") || verdict.starts_with("does not hold"),
-                "{title}: verdict {verdict:?}"
-            );
+            assert_measured(title, r, &["holds", "does not hold"]);
         }
     }
     assert!(stdout(&o).contains("I/O schedulers"), "{}", describe(&o));
