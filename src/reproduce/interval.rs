@@ -69,8 +69,8 @@ fn sides(m: &Measure) -> Option<(&'static str, Pick, Pick)> {
 }
 
 /// What makes a ratio's verdict shaky, in words: the throughput CVs of its two sides when
-/// either exceeds litebench's noise warning (5%), e.g. "noisy here: throughput CV 51% and 56%
-/// (above 5%)".
+/// either exceeds litebench's noise warning (5%), e.g. "noisy here: throughput CV 51.0% and
+/// 4.2% (above 5%)".
 pub fn noise_note(m: &Measure, runs: &[RunData]) -> Option<String> {
     let (op, num, den) = sides(m)?;
     let cv = |p: &Pick| {
@@ -84,7 +84,7 @@ pub fn noise_note(m: &Measure, runs: &[RunData]) -> Option<String> {
     let limit = litebench_stats::NOISY_CV;
     (a > limit || b > limit).then(|| {
         format!(
-            "noisy here: throughput CV {:.0}% and {:.0}% (above {:.0}%)",
+            "noisy here: throughput CV {:.1}% and {:.1}% (above {:.0}%)",
             a * 100.0,
             b * 100.0,
             limit * 100.0
