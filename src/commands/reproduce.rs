@@ -80,6 +80,7 @@ fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunDat
             id,
             configs: run.manifest.configs.clone(),
             summary: report.summary.clone(),
+            templates: run.templates.clone(),
         });
     }
     Ok((out, machine))

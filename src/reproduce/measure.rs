@@ -4,11 +4,11 @@
 //! `show` and `report` summarise them; a claim's configuration is found by its `--fs` value,
 //! knob values (SQLite's default when a configuration leaves a knob out) or preset name.
 
-use super::{FootprintOf, Measure, Pick};
+use super::{FootprintOf, Measure, Pick, PopulationOf};
 use crate::engines::sqlite::compiled::cache::{BuildCache, CompiledBuild};
 use crate::knob::KnobSet;
 use crate::report::summary::SummaryRow;
-use crate::result::ConfigInfo;
+use crate::result::{ConfigInfo, TemplateRecord};
 
 /// One stored run, summarised.
 #[derive(Debug, Clone)]
@@ -16,6 +16,8 @@ pub struct RunData {
     pub id: i64,
     pub configs: Vec<ConfigInfo>,
     pub summary: Vec<SummaryRow>,
+    /// The templates it populated (rows, time, size on disk).
+    pub templates: Vec<TemplateRecord>,
 }
 
 /// How an experiment ended.
@@ -70,6 +72,55 @@ fn row<'a>(runs: &'a [RunData], pick: &Pick, op: Option<&str>) -> Option<&'a Sum
             .iter()
             .find(|s| s.config == c.index && s.operation == op && s.trials > 0)
     })
+}
+
+/// The template `pick`'s configuration was copied from. A run records each template once, for
+/// the first configuration that used it; a later configuration shares the template of an
+/// earlier one on its engine and filesystem whose create-time knobs it has (the most of them).
+fn template<'a>(runs: &'a [RunData], pick: &Pick) -> Option<&'a TemplateRecord> {
+    runs.iter().find_map(|r| {
+        r.configs.iter().filter(|c| matches(c, pick)).find_map(|c| {
+            let fs = |x: &ConfigInfo| x.fs.as_ref().map(|f| f.index);
+            r.templates
+                .iter()
+                .filter(|t| {
+                    r.configs
+                        .iter()
+                        .find(|first| first.index == t.config)
+                        .is_some_and(|first| first.engine == c.engine && fs(first) == fs(c))
+                })
+                .filter(|t| create_knobs(t).all(|(k, v)| c.knobs.get(k) == Some(v)))
+                .max_by_key(|t| create_knobs(t).count())
+        })
+    })
+}
+
+/// A template's create-time knobs as (name, value) pairs.
+fn create_knobs(t: &TemplateRecord) -> impl Iterator<Item = (&str, &str)> {
+    t.create_knobs
+        .split(',')
+        .filter(|kv| !kv.is_empty())
+        .filter_map(|kv| kv.split_once('='))
+}
+
+/// A number of a population record, with its description.
+fn population(t: &TemplateRecord, of: PopulationOf, pick: &Pick) -> Result<(f64, String), String> {
+    match of {
+        PopulationOf::Megabytes => {
+            let bytes = t
+                .bytes
+                .filter(|b| *b > 0)
+                .ok_or_else(|| format!("database size not recorded for {}", pick.describe()))?;
+            Ok((bytes as f64 / 1e6, format!("MB on disk, {} rows", t.rows)))
+        }
+        PopulationOf::Seconds => {
+            let s = t.populate_ns as f64 / 1e9;
+            if s <= 0.0 {
+                return Err(format!("population time not recorded for {}", pick.describe()));
+            }
+            Ok((s, format!("s populating {} rows", t.rows)))
+        }
+    }
 }
 
 /// A measured value: the number and how it was made.
@@ -132,6 +183,26 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             })
         }
         Measure::Footprint { opt, of } => footprint(opt, *of),
+        Measure::Population { pick, of, .. } => {
+            let t = template(runs, pick).ok_or_else(|| missing(pick, "population"))?;
+            let (value, detail) = population(t, *of, pick)?;
+            Ok(Value { value, detail })
+        }
+        Measure::PopulationRatio { of, num, den } => {
+            let one = |p: &Pick| -> Result<f64, String> {
+                let t = template(runs, p).ok_or_else(|| missing(p, "population"))?;
+                Ok(population(t, *of, p)?.0)
+            };
+            let (a, b) = (one(&num.1)?, one(&den.1)?);
+            let unit = match of {
+                PopulationOf::Megabytes => "MB",
+                PopulationOf::Seconds => "s",
+            };
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} {unit}", super::claim::num(a), super::claim::num(b)),
+            })
+        }
         Measure::SyncsPer1000 { op, pick, .. } => {
             let r = row(runs, pick, Some(op)).ok_or_else(|| missing(pick, op))?;
             let s = r
@@ -269,5 +340,128 @@ mod tests {
         assert!(m(&p("mobibench")));
         assert!(m(&p("x")));
         assert!(!m(&p("mobibench-custom")));
+    }
+
+    fn config(index: usize, engine: &str, k: &[(&str, &str)]) -> ConfigInfo {
+        ConfigInfo {
+            index,
+            engine: engine.into(),
+            knobs: knobs(k),
+            label: engine.into(),
+            knob_origins: Vec::new(),
+            fs: None,
+            scheduler: None,
+            scheduler_device: None,
+        }
+    }
+
+    fn populated(config: usize, engine: &str, seconds: f64, bytes: Option<u64>) -> TemplateRecord {
+        TemplateRecord {
+            config,
+            engine: engine.into(),
+            create_knobs: String::new(),
+            rows: 975,
+            populate_ns: (seconds * 1e9).round() as u64,
+            rows_per_sec: 975.0 / seconds,
+            bytes,
+        }
+    }
+
+    /// Table 4's rows: sizes and load times from the templates, the configuration found by
+    /// its engine although the template was recorded for the run's first configuration only.
+    #[test]
+    fn population_numbers_and_ratios_come_from_the_templates() {
+        let sqlite = RunData {
+            id: 1,
+            configs: vec![
+                config(0, "sqlite", &[("journal_mode", "delete")]),
+                config(1, "sqlite", &[("journal_mode", "wal")]),
+            ],
+            summary: Vec::new(),
+            templates: vec![populated(0, "sqlite", 8.2, Some(520_000_000))],
+        };
+        let duck = RunData {
+            id: 2,
+            configs: vec![config(0, "duckdb", &[])],
+            summary: Vec::new(),
+            templates: vec![populated(0, "duckdb", 10.0, Some(270_000_000))],
+        };
+        let runs = [sqlite, duck];
+        let pick = |e| Pick {
+            engine: Some(e),
+            fs: None,
+            knobs: &[],
+            preset: None,
+        };
+        let mb = value(
+            &Measure::Population {
+                exp: "tatp",
+                pick: pick("sqlite"),
+                of: PopulationOf::Megabytes,
+            },
+            &runs,
+        )
+        .unwrap();
+        assert_eq!(mb.value, 520.0);
+        assert_eq!(mb.detail, "MB on disk, 975 rows");
+        let ratio = |of| {
+            value(
+                &Measure::PopulationRatio {
+                    of,
+                    num: ("tatp", pick("sqlite")),
+                    den: ("tatp-duckdb", pick("duckdb")),
+                },
+                &runs,
+            )
+        };
+        let size = ratio(PopulationOf::Megabytes).unwrap();
+        assert!((size.value - 520.0 / 270.0).abs() < 1e-9, "{size:?}");
+        assert_eq!(size.detail, "520 / 270 MB");
+        assert!((ratio(PopulationOf::Seconds).unwrap().value - 0.82).abs() < 1e-9);
+        // WAL's configuration shares the DELETE configuration's template (recorded for the
+        // first configuration only); one with another page size would have had its own.
+        let wal = Pick {
+            engine: Some("sqlite"),
+            fs: None,
+            knobs: &[("journal_mode", "wal")],
+            preset: None,
+        };
+        let seconds = |pick, runs: &[RunData]| {
+            value(
+                &Measure::Population {
+                    exp: "tatp",
+                    pick,
+                    of: PopulationOf::Seconds,
+                },
+                runs,
+            )
+        };
+        assert_eq!(seconds(wal, &runs).unwrap().value, 8.2);
+        let mut paged = runs.clone();
+        paged[0].configs[1].knobs = knobs(&[("journal_mode", "wal"), ("page_size", "8192")]);
+        paged[0].templates.push(TemplateRecord {
+            config: 1,
+            create_knobs: "page_size=8192".into(),
+            ..populated(1, "sqlite", 3.0, Some(1))
+        });
+        assert_eq!(seconds(wal, &paged).unwrap().value, 3.0);
+        let none = Pick {
+            engine: Some("postgres"),
+            ..wal
+        };
+        let err = seconds(none, &runs).unwrap_err();
+        assert!(err.starts_with("no measured configuration postgres"), "{err}");
+        let mut sizeless = runs.clone();
+        sizeless[1].templates[0].bytes = None;
+        let err = value(
+            &Measure::PopulationRatio {
+                of: PopulationOf::Megabytes,
+                num: ("tatp", pick("sqlite")),
+                den: ("tatp-duckdb", pick("duckdb")),
+            },
+            &sizeless,
+        )
+        .unwrap_err();
+        assert_eq!(err, "database size not recorded for duckdb");
     }
 }

@@ -3,7 +3,8 @@
 //! value and a verdict per row (or, without root, says which experiments were skipped); a
 //! failing experiment still leaves the report, and exits 2. vldb22 at the tiny scale: every
 //! figure and table with the paper's values, a measured value or an explicit reason per row
-//! (DuckDB rows skipped in a build without the feature, Table 3 without a cached build).
+//! (DuckDB rows skipped in a build without the feature, Table 3 without a cached build;
+//! Table 4's SQLite sizes and load time always measured).
 
 use crate::common::*;
 use crate::support::{in_ci, require};
@@ -226,7 +227,7 @@ fn speed2002_tiny_report_holds_every_test_with_the_page_values() {
 }
 
 /// The figures and tables of the VLDB'22 target, as the report heads them.
-const VLDB22_FIGURES: &[&str] = &["Figure 2", "Figure 3", "Figure 6", "Figure 7", "Table 3"];
+const VLDB22_FIGURES: &[&str] = &["Figure 2", "Figure 3", "Figure 6", "Figure 7", "Table 3", "Table 4"];
 
 #[test]
 fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason_per_row() {
@@ -251,11 +252,21 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
         "340",
         "Table 3 (section 4.4)",
         "section 4.2.3",
+        "520",
+        "270",
+        "2800",
+        "1800",
+        "82.0",
+        "1.90x",
+        "1.56x",
+        "0.82x",
+        "Table 4 (section 4.4)",
     ] {
         assert!(html.contains(v), "paper value {v} missing");
     }
     let mut measured = 0;
     let mut skipped = 0;
+    let mut table4 = 0;
     for (title, rows) in sections
         .iter()
         .filter(|(t, _)| VLDB22_FIGURES.iter().any(|f| t.starts_with(f)))
@@ -280,6 +291,12 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
                 .and_then(|n| n.parse().ok())
                 .unwrap_or_else(|| panic!("{title}: no measured number in {r:?}"));
             assert!(number.is_finite() && number > 0.0, "{title}: {r:?}");
+            if title.starts_with("Table 4") {
+                // Sizes and load times, from the templates of the runs.
+                let unit = if r[0].contains("size") { " MB" } else { " s" };
+                assert!(here.contains(unit), "{title}: {r:?}");
+                table4 += 1;
+            }
             assert!(
                 ["holds", "does not hold", "not comparable"]
                     .iter()
@@ -289,8 +306,10 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
             measured += 1;
         }
     }
-    // SQLite's own rows: Figure 2's WAL/DELETE, Figure 6's four, Figure 7's three.
-    assert!(measured >= 8, "only {measured} rows measured ({skipped} not)");
+    // SQLite's own rows: Figure 2's WAL/DELETE, Figure 6's four, Figure 7's three, Table 4's
+    // three (TATP and SSB sizes, SSB load time); with DuckDB, Table 4's six others too.
+    assert_eq!(table4, if duckdb { 9 } else { 3 }, "Table 4 rows measured");
+    assert!(measured >= 11, "only {measured} rows measured ({skipped} not)");
     if !duckdb {
         assert!(
             stderr(&o).contains("tatp-duckdb, ssb-duckdb, blob-10m-duckdb"),
