@@ -44,8 +44,13 @@ fn newest_run(path: &Path) -> i64 {
         .unwrap_or(0)
 }
 
-/// The runs stored after `after`, summarised as `show` summarises them.
-fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunData>, Option<String>), Failure> {
+/// The runs stored after `after` (by experiment `exp`), summarised as `show` summarises them.
+fn runs_since(
+    path: &Path,
+    exp: &'static str,
+    after: i64,
+    noise: Option<f64>,
+) -> Result<(Vec<RunData>, Option<String>), Failure> {
     if !path.is_file() {
         return Ok((Vec::new(), None));
     }
@@ -78,6 +83,7 @@ fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunDat
         });
         out.push(RunData {
             id,
+            experiment: exp,
             configs: run.manifest.configs.clone(),
             summary: report.summary.clone(),
             templates: run.templates.clone(),
@@ -136,7 +142,7 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
     let before = newest_run(results);
     crate::errln!("reproduce: {} — {}", e.id, e.title);
     let ended = super::run::run(&run_args);
-    let (runs, _) = runs_since(results, before, args.noise)?;
+    let (runs, _) = runs_since(results, e.id, before, args.noise)?;
     Ok(match ended {
         Ok(EXIT_INTERRUPTED) => (
             Outcome::Ran {
@@ -198,7 +204,7 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
         if machine.is_none() {
             if let Outcome::Ran { runs, .. } = &o {
                 if let Some(first) = runs.first() {
-                    machine = runs_since(&results, first.id - 1, args.noise)?.1;
+                    machine = runs_since(&results, e.id, first.id - 1, args.noise)?.1;
                 }
             }
         }

@@ -14,6 +14,8 @@ use crate::result::{ConfigInfo, TemplateRecord};
 #[derive(Debug, Clone)]
 pub struct RunData {
     pub id: i64,
+    /// The experiment that stored it.
+    pub experiment: &'static str,
     pub configs: Vec<ConfigInfo>,
     pub summary: Vec<SummaryRow>,
     /// The templates it populated (rows, time, size on disk).
@@ -61,6 +63,12 @@ fn matches_parts(fs: Option<&str>, label: &str, knobs: &KnobSet, pick: &Pick) ->
     pick.knobs
         .iter()
         .all(|(k, v)| knobs.get(k).or_else(|| sqlite_default(k)) == Some(*v))
+}
+
+/// The runs of experiment `exp` (a ratio across experiments may pick the same configuration
+/// in both, e.g. the same knobs on an empty and on a pre-populated database).
+fn of_experiment(runs: &[RunData], exp: &str) -> Vec<RunData> {
+    runs.iter().filter(|r| r.experiment == exp).cloned().collect()
 }
 
 /// The summary row of `pick`'s configuration and operation `op` (None: the preset's headline).
@@ -133,12 +141,13 @@ pub struct Value {
 /// The measured value of `m` from its experiment's runs, or why there is none.
 pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
     let missing = |p: &Pick, op: &str| format!("no measured configuration {} ({op})", p.describe());
-    let tps = |p: &Pick, op: Option<&str>| -> Result<f64, String> {
+    let tps_in = |runs: &[RunData], p: &Pick, op: Option<&str>| -> Result<f64, String> {
         row(runs, p, op)
             .map(|r| r.tps_median)
             .filter(|v| *v > 0.0)
             .ok_or_else(|| missing(p, op.unwrap_or("headline")))
     };
+    let tps = |p: &Pick, op: Option<&str>| tps_in(runs, p, op);
     let preset = |name: &'static str| Pick::preset(None, name);
     match m {
         Measure::Ratio { op, num, den, .. } => {
@@ -163,20 +172,21 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             })
         }
         Measure::TimeRatio { op, num, den } => {
-            let ms = |p: &Pick| -> Result<f64, String> {
-                row(runs, p, Some(op))
+            let ms = |(exp, p): &(&str, Pick)| -> Result<f64, String> {
+                row(&of_experiment(runs, exp), p, Some(op))
                     .map(|r| r.time_ms_median)
                     .filter(|v| *v > 0.0)
                     .ok_or_else(|| missing(p, op))
             };
-            let (a, b) = (ms(&num.1)?, ms(&den.1)?);
+            let (a, b) = (ms(num)?, ms(den)?);
             Ok(Value {
                 value: a / b,
                 detail: format!("{} / {} ms", super::claim::num(a), super::claim::num(b)),
             })
         }
         Measure::TpsRatio { op, num, den } => {
-            let (a, b) = (tps(&num.1, Some(op))?, tps(&den.1, Some(op))?);
+            let one = |(exp, p): &(&str, Pick)| tps_in(&of_experiment(runs, exp), p, Some(op));
+            let (a, b) = (one(num)?, one(den)?);
             Ok(Value {
                 value: a / b,
                 detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
@@ -189,11 +199,13 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             Ok(Value { value, detail })
         }
         Measure::PopulationRatio { of, num, den } => {
-            let one = |p: &Pick| -> Result<f64, String> {
-                let t = template(runs, p).ok_or_else(|| missing(p, "population"))?;
-                Ok(population(t, *of, p)?.0)
+            let one = |(exp, p): &(&str, Pick)| -> Result<f64, String> {
+                let t = template(&of_experiment(runs, exp), p)
+                    .ok_or_else(|| missing(p, "population"))?
+                    .clone();
+                Ok(population(&t, *of, p)?.0)
             };
-            let (a, b) = (one(&num.1)?, one(&den.1)?);
+            let (a, b) = (one(num)?, one(den)?);
             let unit = match of {
                 PopulationOf::Megabytes => "MB",
                 PopulationOf::Seconds => "s",
@@ -373,6 +385,7 @@ mod tests {
     fn population_numbers_and_ratios_come_from_the_templates() {
         let sqlite = RunData {
             id: 1,
+            experiment: "tatp",
             configs: vec![
                 config(0, "sqlite", &[("journal_mode", "delete")]),
                 config(1, "sqlite", &[("journal_mode", "wal")]),
@@ -382,6 +395,7 @@ mod tests {
         };
         let duck = RunData {
             id: 2,
+            experiment: "tatp-duckdb",
             configs: vec![config(0, "duckdb", &[])],
             summary: Vec::new(),
             templates: vec![populated(0, "duckdb", 10.0, Some(270_000_000))],
@@ -463,5 +477,21 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err, "database size not recorded for duckdb");
+        // The same configuration in two experiments: each side is read from its own.
+        let mut again = runs[0].clone();
+        again.id = 3;
+        again.experiment = "tatp-again";
+        again.templates[0].bytes = Some(260_000_000);
+        let twice = [runs[0].clone(), again];
+        let across = value(
+            &Measure::PopulationRatio {
+                of: PopulationOf::Megabytes,
+                num: ("tatp", pick("sqlite")),
+                den: ("tatp-again", pick("sqlite")),
+            },
+            &twice,
+        )
+        .unwrap();
+        assert_eq!(across.value, 2.0);
     }
 }
