@@ -173,7 +173,10 @@ fn populate(
         let mut conn = engine.connect(&db)?;
         engine.apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)?;
         engine.bulk_load_mode(conn.as_mut())?;
-        plan.workload.populate(conn.as_mut(), &plan.params, plan.seed)
+        let rows = plan.workload.populate(conn.as_mut(), &plan.params, plan.seed)?;
+        drop(conn);
+        engine.finish_population(&db)?;
+        Ok(rows)
     })();
     let elapsed = start.elapsed();
     match filled {

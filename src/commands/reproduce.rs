@@ -67,8 +67,13 @@ fn newest_run(path: &Path) -> i64 {
         .unwrap_or(0)
 }
 
-/// The runs stored after `after`, summarised as `show` summarises them.
-fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunData>, Option<String>), Failure> {
+/// The runs stored after `after` (by experiment `exp`), summarised as `show` summarises them.
+fn runs_since(
+    path: &Path,
+    exp: &'static str,
+    after: i64,
+    noise: Option<f64>,
+) -> Result<(Vec<RunData>, Option<String>), Failure> {
     if !path.is_file() {
         return Ok((Vec::new(), None));
     }
@@ -102,10 +107,12 @@ fn runs_since(path: &Path, after: i64, noise: Option<f64>) -> Result<(Vec<RunDat
         });
         out.push(RunData {
             id,
+            experiment: exp,
             configs: run.manifest.configs.clone(),
             summary: report.summary.clone(),
             seed: crate::report::stats::Statistics::of(&run.manifest, noise).bootstrap_seed,
             trials: run.trials.clone(),
+            templates: run.templates.clone(),
         });
     }
     Ok((out, machine))
@@ -166,7 +173,7 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
     let before = newest_run(results);
     crate::errln!("reproduce: {} — {}", e.id, e.title);
     let ended = super::run::run(&run_args);
-    let (runs, _) = runs_since(results, before, args.noise)?;
+    let (runs, _) = runs_since(results, e.id, before, args.noise)?;
     Ok(match ended {
         Ok(EXIT_INTERRUPTED) => (
             Outcome::Ran {
@@ -228,7 +235,7 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
         if machine.is_none() {
             if let Outcome::Ran { runs, .. } = &o {
                 if let Some(first) = runs.first() {
-                    machine = runs_since(&results, first.id - 1, args.noise)?.1;
+                    machine = runs_since(&results, e.id, first.id - 1, args.noise)?.1;
                 }
             }
         }

@@ -235,6 +235,12 @@ pub trait Engine: Send + Sync {
     fn drop_database(&self, scratch: &Scratch, db: &DbRef);
     /// Bytes the database occupies on disk, if known.
     fn database_size(&self, db: &DbRef) -> Option<u64>;
+    /// Makes a just-populated database complete on disk by itself, its filling connection
+    /// closed (DuckDB: checkpoints its WAL into the file), so the population time includes
+    /// all of the load's writing. Nothing to do by default.
+    fn finish_population(&self, _db: &DbRef) -> Result<(), EngineError> {
+        Ok(())
+    }
     /// Opens a connection.
     fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError>;
     /// Makes a connection fast for populating a template (its durability does not matter).

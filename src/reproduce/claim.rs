@@ -5,8 +5,9 @@
 //! direction when the measured ratio is on the same side of 1 (beyond the noise threshold),
 //! and in size when its effect is between 2/3 and 1.5 times the paper's on a log scale (the
 //! scale ratios multiply on: ln here / ln paper from 0.67 to 1.5). Absolute values (Table 1's
-//! TPS) are shown beside today's with their ratio, and the verdict says they cannot be
-//! compared across hardware; the ratio rows derived from them carry the verdict instead.
+//! TPS, Table 4's database sizes) are shown beside today's with their ratio, and the verdict
+//! says they cannot be compared across machines or scales; the ratio rows derived from them
+//! carry the verdict instead.
 
 use super::interval::Interval;
 
@@ -21,7 +22,8 @@ pub enum Expect {
     Slower,
     /// No gain: the numerator is not faster than the denominator.
     NoGain,
-    /// An absolute value on the paper's hardware (no verdict across machines).
+    /// An absolute value on the paper's hardware and at its sizes (no verdict across machines
+    /// or scales: a throughput, a database's size).
     Absolute(f64),
     /// A count that does not depend on hardware (syncs per 1000 inserts).
     Count(f64),
@@ -108,7 +110,7 @@ pub fn verdict(expect: Expect, here: f64, noise: f64) -> String {
                 "holds: no gain here".into()
             }
         }
-        Expect::Absolute(_) => "not comparable: other hardware (see the ratios)".into(),
+        Expect::Absolute(_) => "not comparable: other machine or scale (see the ratios)".into(),
         Expect::Count(paper) => {
             if paper > 0.0 && ((here - paper).abs() / paper) <= COUNT_TOLERANCE {
                 "matches".into()

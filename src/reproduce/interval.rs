@@ -7,7 +7,7 @@
 //! whole interval clears the noise threshold. With fewer trials (the default scale's three)
 //! there is no interval and the report says the verdict rests on medians.
 
-use super::measure::{config_of, RunData};
+use super::measure::{config_of, of_experiment, RunData};
 use super::{Measure, Pick};
 use crate::report::stats::{values, Metric};
 
@@ -18,15 +18,24 @@ pub struct Interval {
     pub high: f64,
 }
 
-/// The trials of `pick`'s configuration for `op`, and its run's statistics settings.
-fn trials(runs: &[RunData], pick: &Pick, op: &str, metric: Metric) -> Option<(Vec<f64>, u64)> {
-    let (run, config) = config_of(runs, pick, op)?;
+/// The trials of `pick`'s configuration for `op` in experiment `exp`'s runs, and its run's
+/// bootstrap seed.
+fn trials(runs: &[RunData], (exp, pick): &(&str, Pick), op: &str, metric: Metric) -> Option<(Vec<f64>, u64)> {
+    let mine = of_experiment(runs, exp);
+    let (run, config) = config_of(&mine, pick, op)?;
     Some((values(&run.trials, config, op, metric), run.seed))
 }
 
 /// `num / den` of `op` in `metric`, with its bootstrap interval when both sides have enough
 /// trials.
-fn ratio(runs: &[RunData], op: &str, num: &Pick, den: &Pick, metric: Metric, noise: f64) -> Option<Interval> {
+fn ratio(
+    runs: &[RunData],
+    op: &str,
+    num: &(&str, Pick),
+    den: &(&str, Pick),
+    metric: Metric,
+    noise: f64,
+) -> Option<Interval> {
     let (n, seed) = trials(runs, num, op, metric)?;
     let (d, _) = trials(runs, den, op, metric)?;
     let r = litebench_stats::ratio_of_medians(&d, &n, metric.better(), noise, seed)?;
@@ -54,17 +63,20 @@ pub fn of(m: &Measure, runs: &[RunData], noise: f64) -> Option<Interval> {
     ratio(runs, op, &num, &den, metric, noise)
 }
 
-/// The two configurations and the operation a ratio compares, if it is one.
-fn sides(m: &Measure) -> Option<(&'static str, Pick, Pick)> {
+/// The operation a ratio compares and its two sides, each an experiment and a configuration.
+type Sides = (&'static str, (&'static str, Pick), (&'static str, Pick));
+
+/// The sides of `m`, if it is a ratio of two configurations' trials.
+fn sides(m: &Measure) -> Option<Sides> {
     match m {
-        Measure::Ratio { op, num, den, .. } => Some((op, *num, *den)),
-        Measure::TpsRatio { op, num, den } | Measure::TimeRatio { op, num, den } => Some((op, num.1, den.1)),
-        Measure::PresetRatio { num, den, .. } => Some((
+        Measure::Ratio { exp, op, num, den } => Some((op, (exp, *num), (exp, *den))),
+        Measure::TpsRatio { op, num, den } | Measure::TimeRatio { op, num, den } => Some((op, *num, *den)),
+        Measure::PresetRatio { exp, num, den } => Some((
             crate::preset::find(num)?.headline,
-            Pick::preset(None, num),
-            Pick::preset(None, den),
+            (exp, Pick::preset(None, num)),
+            (exp, Pick::preset(None, den)),
         )),
-        Measure::Tps { .. } | Measure::Footprint { .. } | Measure::Duckdb { .. } | Measure::SyncsPer1000 { .. } => None,
+        _ => None,
     }
 }
 
@@ -73,8 +85,9 @@ fn sides(m: &Measure) -> Option<(&'static str, Pick, Pick)> {
 /// 4.2% (above 5%)".
 pub fn noise_note(m: &Measure, runs: &[RunData]) -> Option<String> {
     let (op, num, den) = sides(m)?;
-    let cv = |p: &Pick| {
-        let (run, config) = config_of(runs, p, op)?;
+    let cv = |(exp, p): &(&str, Pick)| {
+        let mine = of_experiment(runs, exp);
+        let (run, config) = config_of(&mine, p, op)?;
         run.summary
             .iter()
             .find(|s| s.config == config && s.operation == op)
@@ -105,8 +118,10 @@ mod tests {
         let summary = report(&m, &t).summary.clone();
         RunData {
             id: 1,
+            experiment: "x",
             configs: m.configs.clone(),
             summary,
+            templates: Vec::new(),
             trials: t,
             seed: 7,
         }

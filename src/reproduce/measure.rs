@@ -4,21 +4,25 @@
 //! `show` and `report` summarise them; a claim's configuration is found by its `--fs` value,
 //! knob values (SQLite's default when a configuration leaves a knob out) or preset name.
 
-use super::{FootprintOf, Measure, Pick};
+use super::{FootprintOf, Measure, Pick, PopulationOf};
 use crate::engines::sqlite::compiled::cache::{BuildCache, CompiledBuild};
 use crate::knob::KnobSet;
 use crate::report::summary::SummaryRow;
-use crate::result::{ConfigInfo, TrialRecord};
+use crate::result::{ConfigInfo, TemplateRecord, TrialRecord};
 
 /// One stored run, summarised, with its trials (for the intervals of ratios).
 #[derive(Debug, Clone)]
 pub struct RunData {
     pub id: i64,
+    /// The experiment that stored it.
+    pub experiment: &'static str,
     pub configs: Vec<ConfigInfo>,
     pub summary: Vec<SummaryRow>,
     pub trials: Vec<TrialRecord>,
     /// The run's bootstrap seed (its manifest's statistics settings).
     pub seed: u64,
+    /// The templates it populated (rows, time, size on disk).
+    pub templates: Vec<TemplateRecord>,
 }
 
 /// How an experiment ended.
@@ -67,6 +71,12 @@ fn matches_parts(fs: Option<&str>, label: &str, knobs: &KnobSet, pick: &Pick) ->
         .all(|(k, v)| knobs.get(k).or_else(|| sqlite_default(k)) == Some(*v))
 }
 
+/// The runs of experiment `exp` (a ratio across experiments may pick the same configuration
+/// in both, e.g. the same knobs on an empty and on a pre-populated database).
+pub fn of_experiment(runs: &[RunData], exp: &str) -> Vec<RunData> {
+    runs.iter().filter(|r| r.experiment == exp).cloned().collect()
+}
+
 /// The summary row of `pick`'s configuration and operation `op` (None: the preset's headline).
 fn row<'a>(runs: &'a [RunData], pick: &Pick, op: Option<&str>) -> Option<&'a SummaryRow> {
     let op = op.or_else(|| pick.preset.and_then(crate::preset::find).map(|p| p.headline))?;
@@ -88,6 +98,55 @@ pub fn config_of<'a>(runs: &'a [RunData], pick: &Pick, op: &str) -> Option<(&'a 
     })
 }
 
+/// The template `pick`'s configuration was copied from. A run records each template once, for
+/// the first configuration that used it; a later configuration shares the template of an
+/// earlier one on its engine and filesystem whose create-time knobs it has (the most of them).
+fn template<'a>(runs: &'a [RunData], pick: &Pick) -> Option<&'a TemplateRecord> {
+    runs.iter().find_map(|r| {
+        r.configs.iter().filter(|c| matches(c, pick)).find_map(|c| {
+            let fs = |x: &ConfigInfo| x.fs.as_ref().map(|f| f.index);
+            r.templates
+                .iter()
+                .filter(|t| {
+                    r.configs
+                        .iter()
+                        .find(|first| first.index == t.config)
+                        .is_some_and(|first| first.engine == c.engine && fs(first) == fs(c))
+                })
+                .filter(|t| create_knobs(t).all(|(k, v)| c.knobs.get(k) == Some(v)))
+                .max_by_key(|t| create_knobs(t).count())
+        })
+    })
+}
+
+/// A template's create-time knobs as (name, value) pairs.
+fn create_knobs(t: &TemplateRecord) -> impl Iterator<Item = (&str, &str)> {
+    t.create_knobs
+        .split(',')
+        .filter(|kv| !kv.is_empty())
+        .filter_map(|kv| kv.split_once('='))
+}
+
+/// A number of a population record, with its description.
+fn population(t: &TemplateRecord, of: PopulationOf, pick: &Pick) -> Result<(f64, String), String> {
+    match of {
+        PopulationOf::Megabytes => {
+            let bytes = t
+                .bytes
+                .filter(|b| *b > 0)
+                .ok_or_else(|| format!("database size not recorded for {}", pick.describe()))?;
+            Ok((bytes as f64 / 1e6, format!("MB on disk, {} rows", t.rows)))
+        }
+        PopulationOf::Seconds => {
+            let s = t.populate_ns as f64 / 1e9;
+            if s <= 0.0 {
+                return Err(format!("population time not recorded for {}", pick.describe()));
+            }
+            Ok((s, format!("s populating {} rows", t.rows)))
+        }
+    }
+}
+
 /// A measured value: the number and how it was made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Value {
@@ -98,12 +157,13 @@ pub struct Value {
 /// The measured value of `m` from its experiment's runs, or why there is none.
 pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
     let missing = |p: &Pick, op: &str| format!("no measured configuration {} ({op})", p.describe());
-    let tps = |p: &Pick, op: Option<&str>| -> Result<f64, String> {
+    let tps_in = |runs: &[RunData], p: &Pick, op: Option<&str>| -> Result<f64, String> {
         row(runs, p, op)
             .map(|r| r.tps_median)
             .filter(|v| *v > 0.0)
             .ok_or_else(|| missing(p, op.unwrap_or("headline")))
     };
+    let tps = |p: &Pick, op: Option<&str>| tps_in(runs, p, op);
     let preset = |name: &'static str| Pick::preset(None, name);
     match m {
         Measure::Ratio { op, num, den, .. } => {
@@ -128,20 +188,21 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
             })
         }
         Measure::TimeRatio { op, num, den } => {
-            let ms = |p: &Pick| -> Result<f64, String> {
-                row(runs, p, Some(op))
+            let ms = |(exp, p): &(&str, Pick)| -> Result<f64, String> {
+                row(&of_experiment(runs, exp), p, Some(op))
                     .map(|r| r.time_ms_median)
                     .filter(|v| *v > 0.0)
                     .ok_or_else(|| missing(p, op))
             };
-            let (a, b) = (ms(&num.1)?, ms(&den.1)?);
+            let (a, b) = (ms(num)?, ms(den)?);
             Ok(Value {
                 value: a / b,
                 detail: format!("{} / {} ms", super::claim::num(a), super::claim::num(b)),
             })
         }
         Measure::TpsRatio { op, num, den } => {
-            let (a, b) = (tps(&num.1, Some(op))?, tps(&den.1, Some(op))?);
+            let one = |(exp, p): &(&str, Pick)| tps_in(&of_experiment(runs, exp), p, Some(op));
+            let (a, b) = (one(num)?, one(den)?);
             Ok(Value {
                 value: a / b,
                 detail: format!("{} / {} tx/s", super::claim::num(a), super::claim::num(b)),
@@ -149,6 +210,28 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
         }
         Measure::Footprint { build, of, .. } => footprint(build, *of),
         Measure::Duckdb { of, over } => duckdb(*of, over.map(|(_, b)| b)),
+        Measure::Population { pick, of, .. } => {
+            let t = template(runs, pick).ok_or_else(|| missing(pick, "population"))?;
+            let (value, detail) = population(t, *of, pick)?;
+            Ok(Value { value, detail })
+        }
+        Measure::PopulationRatio { of, num, den } => {
+            let one = |(exp, p): &(&str, Pick)| -> Result<f64, String> {
+                let t = template(&of_experiment(runs, exp), p)
+                    .ok_or_else(|| missing(p, "population"))?
+                    .clone();
+                Ok(population(&t, *of, p)?.0)
+            };
+            let (a, b) = (one(num)?, one(den)?);
+            let unit = match of {
+                PopulationOf::Megabytes => "MB",
+                PopulationOf::Seconds => "s",
+            };
+            Ok(Value {
+                value: a / b,
+                detail: format!("{} / {} {unit}", super::claim::num(a), super::claim::num(b)),
+            })
+        }
         Measure::SyncsPer1000 { op, pick, .. } => {
             let r = row(runs, pick, Some(op)).ok_or_else(|| missing(pick, op))?;
             let s = r
@@ -364,5 +447,152 @@ mod tests {
         assert!(guest(&Pick::preset(None, "acreve")));
         assert!(!guest(&Pick::preset(None, "rlbench-aosp")));
         assert!(!guest(&Pick::preset(None, "page_size=4096")));
+    }
+
+    fn config(index: usize, engine: &str, k: &[(&str, &str)]) -> ConfigInfo {
+        ConfigInfo {
+            index,
+            engine: engine.into(),
+            knobs: knobs(k),
+            label: engine.into(),
+            knob_origins: Vec::new(),
+            fs: None,
+            scheduler: None,
+            scheduler_device: None,
+        }
+    }
+
+    fn populated(config: usize, engine: &str, seconds: f64, bytes: Option<u64>) -> TemplateRecord {
+        TemplateRecord {
+            config,
+            engine: engine.into(),
+            create_knobs: String::new(),
+            rows: 975,
+            populate_ns: (seconds * 1e9).round() as u64,
+            rows_per_sec: 975.0 / seconds,
+            bytes,
+        }
+    }
+
+    /// Table 4's rows: sizes and load times from the templates, the configuration found by
+    /// its engine although the template was recorded for the run's first configuration only.
+    #[test]
+    fn population_numbers_and_ratios_come_from_the_templates() {
+        let sqlite = RunData {
+            id: 1,
+            experiment: "tatp",
+            configs: vec![
+                config(0, "sqlite", &[("journal_mode", "delete")]),
+                config(1, "sqlite", &[("journal_mode", "wal")]),
+            ],
+            summary: Vec::new(),
+            templates: vec![populated(0, "sqlite", 8.2, Some(520_000_000))],
+            trials: Vec::new(),
+            seed: 0,
+        };
+        let duck = RunData {
+            id: 2,
+            experiment: "tatp-duckdb",
+            configs: vec![config(0, "duckdb", &[])],
+            summary: Vec::new(),
+            templates: vec![populated(0, "duckdb", 10.0, Some(270_000_000))],
+            trials: Vec::new(),
+            seed: 0,
+        };
+        let runs = [sqlite, duck];
+        let pick = |e| Pick {
+            engine: Some(e),
+            fs: None,
+            knobs: &[],
+            preset: None,
+            scheduler: None,
+        };
+        let mb = value(
+            &Measure::Population {
+                exp: "tatp",
+                pick: pick("sqlite"),
+                of: PopulationOf::Megabytes,
+            },
+            &runs,
+        )
+        .unwrap();
+        assert_eq!(mb.value, 520.0);
+        assert_eq!(mb.detail, "MB on disk, 975 rows");
+        let ratio = |of| {
+            value(
+                &Measure::PopulationRatio {
+                    of,
+                    num: ("tatp", pick("sqlite")),
+                    den: ("tatp-duckdb", pick("duckdb")),
+                },
+                &runs,
+            )
+        };
+        let size = ratio(PopulationOf::Megabytes).unwrap();
+        assert!((size.value - 520.0 / 270.0).abs() < 1e-9, "{size:?}");
+        assert_eq!(size.detail, "520 / 270 MB");
+        assert!((ratio(PopulationOf::Seconds).unwrap().value - 0.82).abs() < 1e-9);
+        // WAL's configuration shares the DELETE configuration's template (recorded for the
+        // first configuration only); one with another page size would have had its own.
+        let wal = Pick {
+            engine: Some("sqlite"),
+            fs: None,
+            knobs: &[("journal_mode", "wal")],
+            preset: None,
+            scheduler: None,
+        };
+        let seconds = |pick, runs: &[RunData]| {
+            value(
+                &Measure::Population {
+                    exp: "tatp",
+                    pick,
+                    of: PopulationOf::Seconds,
+                },
+                runs,
+            )
+        };
+        assert_eq!(seconds(wal, &runs).unwrap().value, 8.2);
+        let mut paged = runs.clone();
+        paged[0].configs[1].knobs = knobs(&[("journal_mode", "wal"), ("page_size", "8192")]);
+        paged[0].templates.push(TemplateRecord {
+            config: 1,
+            create_knobs: "page_size=8192".into(),
+            ..populated(1, "sqlite", 3.0, Some(1))
+        });
+        assert_eq!(seconds(wal, &paged).unwrap().value, 3.0);
+        let none = Pick {
+            engine: Some("postgres"),
+            ..wal
+        };
+        let err = seconds(none, &runs).unwrap_err();
+        assert!(err.starts_with("no measured configuration postgres"), "{err}");
+        let mut sizeless = runs.clone();
+        sizeless[1].templates[0].bytes = None;
+        let err = value(
+            &Measure::PopulationRatio {
+                of: PopulationOf::Megabytes,
+                num: ("tatp", pick("sqlite")),
+                den: ("tatp-duckdb", pick("duckdb")),
+            },
+            &sizeless,
+        )
+        .unwrap_err();
+        assert_eq!(err, "database size not recorded for duckdb");
+        // The same configuration in two experiments: each side is read from its own.
+        let mut again = runs[0].clone();
+        again.id = 3;
+        again.experiment = "tatp-again";
+        again.templates[0].bytes = Some(260_000_000);
+        let twice = [runs[0].clone(), again];
+        let across = value(
+            &Measure::PopulationRatio {
+                of: PopulationOf::Megabytes,
+                num: ("tatp", pick("sqlite")),
+                den: ("tatp-again", pick("sqlite")),
+            },
+            &twice,
+        )
+        .unwrap();
+        assert_eq!(across.value, 2.0);
     }
 }

@@ -82,6 +82,15 @@ pub enum FootprintOf {
     CompileMb,
 }
 
+/// Which number of a template's population record (`show`'s "population (template databases)").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PopulationOf {
+    /// The database's size on disk once populated, in MB (10^6 bytes, as the paper's table).
+    Megabytes,
+    /// Wall time of the population (schema, rows, statistics), in seconds.
+    Seconds,
+}
+
 /// One `litebench run` of a target.
 #[derive(Debug, Clone)]
 pub struct Experiment {
@@ -218,6 +227,19 @@ pub enum Measure {
         op: &'static str,
         pick: Pick,
     },
+    /// A number of the template database `pick`'s configuration was copied from.
+    Population {
+        exp: &'static str,
+        pick: Pick,
+        of: PopulationOf,
+    },
+    /// [`Measure::Population`] of one configuration over another's, each from its own
+    /// experiment.
+    PopulationRatio {
+        of: PopulationOf,
+        num: (&'static str, Pick),
+        den: (&'static str, Pick),
+    },
 }
 
 impl Measure {
@@ -227,7 +249,10 @@ impl Measure {
             Measure::Ratio { exp, .. }
             | Measure::Tps { exp, .. }
             | Measure::PresetRatio { exp, .. }
-            | Measure::SyncsPer1000 { exp, .. } => vec![exp],
+            | Measure::SyncsPer1000 { exp, .. }
+            | Measure::Population { exp, .. } => vec![exp],
+            Measure::PopulationRatio { num, den, .. } if num.0 == den.0 => vec![num.0],
+            Measure::PopulationRatio { num, den, .. } => vec![num.0, den.0],
             Measure::TimeRatio { num, den, .. } | Measure::TpsRatio { num, den, .. } if num.0 == den.0 => {
                 vec![num.0]
             }

@@ -8,7 +8,8 @@
 //!
 //! One DuckDB process may open a database file once: further connections to the same file
 //! (several clients) are clones of one primary connection, kept open until the database is
-//! cloned or dropped.
+//! cloned or dropped, or its population ends: a template's population is timed until its WAL
+//! is checkpointed into the file, as SQLite's until its connection closes.
 
 use crate::deviceio::DeviceIo;
 use crate::engines::values::Values;
@@ -153,6 +154,13 @@ impl DuckEngine {
         })
     }
 
+    /// The write-ahead log DuckDB keeps beside `path` while the database is open.
+    fn wal_path(path: &Path) -> PathBuf {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push(".wal");
+        PathBuf::from(wal)
+    }
+
     fn close_primary(&self, path: &Path) {
         let conn = self.primaries.lock().unwrap_or_else(|p| p.into_inner()).remove(path);
         if let Some(c) = conn {
@@ -233,16 +241,28 @@ impl Engine for DuckEngine {
         if let Some(p) = &db.path {
             self.close_primary(p);
             let _ = std::fs::remove_file(p);
-            let mut wal = p.as_os_str().to_owned();
-            wal.push(".wal");
-            let _ = std::fs::remove_file(PathBuf::from(wal));
+            let _ = std::fs::remove_file(Self::wal_path(p));
         }
     }
 
     fn database_size(&self, db: &DbRef) -> Option<u64> {
         let p = db.path.as_ref()?;
         self.close_primary(p);
-        std::fs::metadata(p).ok().map(|m| m.len())
+        // A WAL left over (a checkpoint that failed) is part of the database too.
+        let wal = std::fs::metadata(Self::wal_path(p)).map_or(0, |m| m.len());
+        std::fs::metadata(p).ok().map(|m| m.len() + wal)
+    }
+
+    fn finish_population(&self, db: &DbRef) -> Result<(), EngineError> {
+        let Some(p) = &db.path else {
+            return Ok(());
+        };
+        let conn = self.primaries.lock().unwrap_or_else(|p| p.into_inner()).remove(p);
+        if let Some(c) = conn {
+            c.execute_batch("CHECKPOINT")
+                .map_err(|e| error(e, "checkpointing the populated database"))?;
+        }
+        Ok(())
     }
 
     fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError> {
