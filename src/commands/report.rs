@@ -95,13 +95,14 @@ pub fn write(
 /// pages: `reproduce`'s paper-against-here section.
 pub fn write_with_first(
     results: &Option<PathBuf>,
-    runs: &[Option<i64>],
+    runs: &[(i64, String)],
     output: &Path,
     flag: &str,
     first: &str,
     noise: Option<f64>,
 ) -> Result<(), Failure> {
-    write_after(results, runs, output, flag, ("Paper against here", first), noise)
+    let ids: Vec<Option<i64>> = runs.iter().map(|(id, _)| Some(*id)).collect();
+    write_after(results, &ids, output, flag, ("Paper against here", first), noise, runs)
 }
 
 /// Writes the report of `runs` after a first section (title, HTML body).
@@ -112,12 +113,18 @@ fn write_after(
     flag: &str,
     (title, first): (&str, &str),
     noise: Option<f64>,
+    labels: &[(i64, String)],
 ) -> Result<(), Failure> {
     let mut sections = vec![(0, title.to_string(), first.to_string())];
     if !runs.is_empty() {
         let (mut store, path) = open_store(results)?;
         for p in pages(&mut store, &path, runs, noise)? {
-            sections.push((p.id, p.title, p.body));
+            // A label (the reproduction's experiment) tells apart runs of the same workload.
+            let title = match labels.iter().find(|(id, _)| *id == p.id) {
+                Some((_, label)) => format!("{} — {label}", p.title),
+                None => p.title,
+            };
+            sections.push((p.id, title, p.body));
         }
     }
     let doc = html::page::document(&sections);
@@ -149,6 +156,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
             "-o",
             (&format!("Sweep {name}"), &body),
             args.noise,
+            &[],
         )?;
         crate::errln!("wrote {}", output.display());
         return Ok(0);

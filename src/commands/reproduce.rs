@@ -267,10 +267,10 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
         elapsed
     );
     let first = section::html(&target, scale.name(), &outcomes, &rows, &machine);
-    let ids: Vec<Option<i64>> = outcomes
+    let ids: Vec<(i64, String)> = outcomes
         .iter()
-        .flat_map(|(_, o)| match o {
-            Outcome::Ran { runs, .. } => runs.iter().map(|r| Some(r.id)).collect(),
+        .flat_map(|(e, o)| match o {
+            Outcome::Ran { runs, .. } => runs.iter().map(|r| (r.id, format!("experiment {}", e.id))).collect(),
             _ => Vec::new(),
         })
         .collect();
