@@ -405,7 +405,10 @@ fn linaro2014_tiny_report_holds_every_app_scheduler_and_the_upgrade_with_the_pag
     assert!(html.contains("Not re-measured here") && html.contains("iozone"));
     // The runs' links say which experiment made each (three RL Benchmark runs, for one).
     for e in ["f2fs", "schedulers", "version"] {
-        assert!(html.contains(&format!("complete — experiment {e}</a>")), "no link to {e}'s runs");
+        assert!(
+            html.contains(&format!("complete — experiment {e}</a>")),
+            "no link to {e}'s runs"
+        );
     }
     let count = |title: &str| {
         sections
