@@ -59,10 +59,12 @@ fn sizes(scale: Scale) -> Sizes {
             mobibench_count: 20,
             suite_percent: 2,
         },
+        // Six trials, the fewest with a bootstrap interval, of 200 operations each: about the
+        // time of three of 300, and every ratio's verdict can then say whether it is significant.
         Scale::Default => Sizes {
             rows: 100_000,
-            ops: 300,
-            trials: 3,
+            ops: 200,
+            trials: 6,
             warmup: 1,
             fs_size: "512M",
             mobibench_count: 1000,

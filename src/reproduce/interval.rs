@@ -4,7 +4,7 @@
 //! trials were. Where both configurations have enough measured trials for the bootstrap
 //! (litebench_stats::MIN_TRIALS), the ratio gets the same percentile-bootstrap interval that
 //! `show` and `compare` print, with the run's own seed, and a direction only counts when the
-//! whole interval clears the noise threshold. With fewer trials (the default scale's three)
+//! whole interval clears the noise threshold. With fewer trials (vldb22's default three)
 //! there is no interval and the report says the verdict rests on medians.
 
 use super::measure::{config_of, of_experiment, RunData};

@@ -52,9 +52,10 @@ fn sizes(scale: Scale) -> Sizes {
             trials: 1,
             warmup: 0,
         },
+        // Six trials: the fewest with a bootstrap interval on each ratio.
         Scale::Default => Sizes {
             scale_percent: 100,
-            trials: 5,
+            trials: 6,
             warmup: 1,
         },
         Scale::Full => Sizes {

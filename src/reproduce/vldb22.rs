@@ -64,7 +64,8 @@ fn sizes(scale: Scale) -> Sizes {
             warmup_time: "10s",
             measure_time: "60s",
             blob_operations: None,
-            trials: 5,
+            // Six: the fewest with a bootstrap interval on each ratio.
+            trials: 6,
             speedtest_percent: 100,
         },
     }
