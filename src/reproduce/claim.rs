@@ -122,8 +122,8 @@ pub fn verdict(expect: Expect, here: f64, noise: f64) -> String {
 }
 
 /// [`verdict`], held against the measured ratio's 95% interval when there is one: a direction
-/// holds only when the whole interval clears the noise threshold on that side, and a gain
-/// against a "no gain" claim only counts when it does too.
+/// holds, or is reversed, only when the whole interval clears the noise threshold on that side,
+/// and a gain against a "no gain" claim only counts when it does too.
 pub fn verdict_within(expect: Expect, here: f64, interval: Option<Interval>, noise: f64) -> String {
     let v = verdict(expect, here, noise);
     let Some(i) = interval else {
@@ -136,7 +136,8 @@ pub fn verdict_within(expect: Expect, here: f64, interval: Option<Interval>, noi
         Expect::Faster | Expect::Slower => true,
         Expect::NoGain | Expect::Absolute(_) | Expect::Count(_) => false,
     };
-    if directional && reaches_one && v.starts_with("holds") {
+    // Neither a direction nor its reverse is shown by an interval that reaches 1.
+    if directional && reaches_one && (v.starts_with("holds") || v.starts_with("does not hold: reversed")) {
         return format!("does not hold: no significant difference here ({span} reaches 1)");
     }
     if expect == Expect::NoGain && reaches_one && v.starts_with("does not hold") {
@@ -208,6 +209,12 @@ mod tests {
             "does not hold: no significant difference here (95% interval 0.95 to 1.60 reaches 1)"
         );
         assert!(verdict_within(Expect::Slower, 0.8, i(0.7, 1.01), 0.02).contains("no significant"));
+        // Nor is a reversal shown by an interval that reaches 1; a clear one stays reversed.
+        assert!(verdict_within(Expect::Slower, 1.06, i(0.87, 1.14), 0.02).contains("no significant"));
+        assert_eq!(
+            verdict_within(Expect::Slower, 1.2, i(1.1, 1.3), 0.02),
+            "does not hold: reversed here"
+        );
         // Without an interval, the medians decide.
         assert_eq!(
             verdict_within(Expect::Faster, 1.3, None, 0.02),
