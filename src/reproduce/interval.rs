@@ -20,7 +20,7 @@ pub struct Interval {
 
 /// The trials of `pick`'s configuration for `op` in experiment `exp`'s runs, and its run's
 /// bootstrap seed.
-fn trials(runs: &[RunData], (exp, pick): &(&str, Pick), op: &str, metric: Metric) -> Option<(Vec<f64>, u64)> {
+fn trials(runs: &[&RunData], (exp, pick): &(&str, Pick), op: &str, metric: Metric) -> Option<(Vec<f64>, u64)> {
     let mine = of_experiment(runs, exp);
     let (run, config) = config_of(&mine, pick, op)?;
     Some((values(&run.trials, config, op, metric), run.seed))
@@ -29,7 +29,7 @@ fn trials(runs: &[RunData], (exp, pick): &(&str, Pick), op: &str, metric: Metric
 /// `num / den` of `op` in `metric`, with its bootstrap interval when both sides have enough
 /// trials.
 fn ratio(
-    runs: &[RunData],
+    runs: &[&RunData],
     op: &str,
     num: &(&str, Pick),
     den: &(&str, Pick),
@@ -47,7 +47,7 @@ fn ratio(
 
 /// The interval of `m`'s value, when it is a ratio of two configurations' trials and both have
 /// enough of them.
-pub fn of(m: &Measure, runs: &[RunData], noise: f64) -> Option<Interval> {
+pub fn of(m: &Measure, runs: &[&RunData], noise: f64) -> Option<Interval> {
     let metric = match m {
         Measure::TimeRatio { .. } => Metric::Time,
         _ => Metric::Tps,
@@ -83,7 +83,7 @@ fn sides(m: &Measure) -> Option<Sides> {
 /// What makes a ratio's verdict shaky, in words: the throughput CVs of its two sides when
 /// either exceeds litebench's noise warning (5%), e.g. "noisy here: throughput CV 51.0% and
 /// 4.2% (above 5%)".
-pub fn noise_note(m: &Measure, runs: &[RunData]) -> Option<String> {
+pub fn noise_note(m: &Measure, runs: &[&RunData]) -> Option<String> {
     let (op, num, den) = sides(m)?;
     let cv = |(exp, p): &(&str, Pick)| {
         let mine = of_experiment(runs, exp);
@@ -139,9 +139,10 @@ mod tests {
             den: DELETE,
         };
         // 3 measured trials each: no interval, the medians alone.
-        assert_eq!(of(&tps, &[run(4)], 0.02), None);
+        assert_eq!(of(&tps, &[&run(4)], 0.02), None);
         // 8 measured trials each: the interval holds the ratio of medians, WAL being slower.
-        let runs = [run(9)];
+        let nine = run(9);
+        let runs = [&nine];
         let i = of(&tps, &runs, 0.02).expect("an interval from 8 trials a side");
         let v = super::super::measure::value(&tps, &runs).unwrap().value;
         assert!(i.low <= v && v <= i.high && i.low < 1.0 && i.high <= 1.0, "{i:?} {v}");

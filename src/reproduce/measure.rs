@@ -73,12 +73,12 @@ fn matches_parts(fs: Option<&str>, label: &str, knobs: &KnobSet, pick: &Pick) ->
 
 /// The runs of experiment `exp` (a ratio across experiments may pick the same configuration
 /// in both, e.g. the same knobs on an empty and on a pre-populated database).
-pub fn of_experiment(runs: &[RunData], exp: &str) -> Vec<RunData> {
-    runs.iter().filter(|r| r.experiment == exp).cloned().collect()
+pub fn of_experiment<'a>(runs: &[&'a RunData], exp: &str) -> Vec<&'a RunData> {
+    runs.iter().copied().filter(|r| r.experiment == exp).collect()
 }
 
 /// The summary row of `pick`'s configuration and operation `op` (None: the preset's headline).
-fn row<'a>(runs: &'a [RunData], pick: &Pick, op: Option<&str>) -> Option<&'a SummaryRow> {
+fn row<'a>(runs: &[&'a RunData], pick: &Pick, op: Option<&str>) -> Option<&'a SummaryRow> {
     let op = op.or_else(|| pick.preset.and_then(crate::preset::find).map(|p| p.headline))?;
     let (run, config) = config_of(runs, pick, op)?;
     run.summary
@@ -88,8 +88,8 @@ fn row<'a>(runs: &'a [RunData], pick: &Pick, op: Option<&str>) -> Option<&'a Sum
 
 /// The first run with a configuration that `pick` means and that measured `op`, and that
 /// configuration's index.
-pub fn config_of<'a>(runs: &'a [RunData], pick: &Pick, op: &str) -> Option<(&'a RunData, usize)> {
-    runs.iter().find_map(|r| {
+pub fn config_of<'a>(runs: &[&'a RunData], pick: &Pick, op: &str) -> Option<(&'a RunData, usize)> {
+    runs.iter().copied().find_map(|r| {
         let c = r.configs.iter().find(|c| matches(c, pick))?;
         r.summary
             .iter()
@@ -101,8 +101,8 @@ pub fn config_of<'a>(runs: &'a [RunData], pick: &Pick, op: &str) -> Option<(&'a 
 /// The template `pick`'s configuration was copied from. A run records each template once, for
 /// the first configuration that used it; a later configuration shares the template of an
 /// earlier one on its engine and filesystem whose create-time knobs it has (the most of them).
-fn template<'a>(runs: &'a [RunData], pick: &Pick) -> Option<&'a TemplateRecord> {
-    runs.iter().find_map(|r| {
+fn template<'a>(runs: &[&'a RunData], pick: &Pick) -> Option<&'a TemplateRecord> {
+    runs.iter().copied().find_map(|r| {
         r.configs.iter().filter(|c| matches(c, pick)).find_map(|c| {
             let fs = |x: &ConfigInfo| x.fs.as_ref().map(|f| f.index);
             r.templates
@@ -155,9 +155,9 @@ pub struct Value {
 }
 
 /// The measured value of `m` from its experiment's runs, or why there is none.
-pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
+pub fn value(m: &Measure, runs: &[&RunData]) -> Result<Value, String> {
     let missing = |p: &Pick, op: &str| format!("no measured configuration {} ({op})", p.describe());
-    let tps_in = |runs: &[RunData], p: &Pick, op: Option<&str>| -> Result<f64, String> {
+    let tps_in = |runs: &[&RunData], p: &Pick, op: Option<&str>| -> Result<f64, String> {
         row(runs, p, op)
             .map(|r| r.tps_median)
             .filter(|v| *v > 0.0)
@@ -217,10 +217,8 @@ pub fn value(m: &Measure, runs: &[RunData]) -> Result<Value, String> {
         }
         Measure::PopulationRatio { of, num, den } => {
             let one = |(exp, p): &(&str, Pick)| -> Result<f64, String> {
-                let t = template(&of_experiment(runs, exp), p)
-                    .ok_or_else(|| missing(p, "population"))?
-                    .clone();
-                Ok(population(&t, *of, p)?.0)
+                let t = template(&of_experiment(runs, exp), p).ok_or_else(|| missing(p, "population"))?;
+                Ok(population(t, *of, p)?.0)
             };
             let (a, b) = (one(num)?, one(den)?);
             let unit = match of {
@@ -474,6 +472,10 @@ mod tests {
         }
     }
 
+    fn refs(runs: &[RunData]) -> Vec<&RunData> {
+        runs.iter().collect()
+    }
+
     /// Table 4's rows: sizes and load times from the templates, the configuration found by
     /// its engine although the template was recorded for the run's first configuration only.
     #[test]
@@ -513,7 +515,7 @@ mod tests {
                 pick: pick("sqlite"),
                 of: PopulationOf::Megabytes,
             },
-            &runs,
+            &refs(&runs),
         )
         .unwrap();
         assert_eq!(mb.value, 520.0);
@@ -525,7 +527,7 @@ mod tests {
                     num: ("tatp", pick("sqlite")),
                     den: ("tatp-duckdb", pick("duckdb")),
                 },
-                &runs,
+                &refs(&runs),
             )
         };
         let size = ratio(PopulationOf::Megabytes).unwrap();
@@ -542,13 +544,14 @@ mod tests {
             scheduler: None,
         };
         let seconds = |pick, runs: &[RunData]| {
+            let runs = refs(runs);
             value(
                 &Measure::Population {
                     exp: "tatp",
                     pick,
                     of: PopulationOf::Seconds,
                 },
-                runs,
+                &runs,
             )
         };
         assert_eq!(seconds(wal, &runs).unwrap().value, 8.2);
@@ -574,7 +577,7 @@ mod tests {
                 num: ("tatp", pick("sqlite")),
                 den: ("tatp-duckdb", pick("duckdb")),
             },
-            &sizeless,
+            &refs(&sizeless),
         )
         .unwrap_err();
         assert_eq!(err, "database size not recorded for duckdb");
@@ -590,7 +593,7 @@ mod tests {
                 num: ("tatp", pick("sqlite")),
                 den: ("tatp-again", pick("sqlite")),
             },
-            &twice,
+            &refs(&twice),
         )
         .unwrap();
         assert_eq!(across.value, 2.0);

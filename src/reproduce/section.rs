@@ -28,7 +28,7 @@ fn row(figure: &'static str, c: &Claim, outcomes: &[(&Experiment, Outcome)], noi
     let mut missing = None;
     for exp in c.measure.experiments() {
         match outcomes.iter().find(|(e, _)| e.id == exp).map(|(_, o)| o) {
-            Some(Outcome::Ran { runs: r, .. }) => runs.extend(r.iter().cloned()),
+            Some(Outcome::Ran { runs: r, .. }) => runs.extend(r.iter()),
             Some(Outcome::Skipped(why)) => missing = missing.or(Some(format!("skipped: {why}"))),
             Some(Outcome::Failed(why)) => missing = missing.or(Some(format!("failed ({exp}): {why}"))),
             None => missing = missing.or(Some(format!("not run: experiment {exp} was not reached"))),
