@@ -12,7 +12,7 @@
 //! side is Figure 2's DELETE/FULL configuration, the same workload on the same filesystem.
 
 use super::claim::Expect;
-use super::{Claim, Experiment, Figure, Measure, Needs, Pick, Scale, Target};
+use super::{param, trials, words, Claim, Experiment, Figure, Measure, Needs, Pick, Scale, Target};
 use crate::preset::TABLE1;
 
 const HARDWARE: &str = "Samsung Galaxy Nexus S: dual-core 1.2 GHz Cortex-A9, 1 GB RAM, 32 GB internal flash; Android 6.0.1 (CyanogenMod 13.0), Linux 3.0.101 (section 3, Hardware Setup)";
@@ -82,38 +82,24 @@ fn sizes(scale: Scale) -> Sizes {
     }
 }
 
-fn strings(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
 fn crud(s: &Sizes, rest: &[&str]) -> Vec<String> {
     crud_on(s, s.rows, rest)
 }
 
 /// [`crud`] on a template pre-populated with `rows` rows (0: empty).
 fn crud_on(s: &Sizes, rows: u32, rest: &[&str]) -> Vec<String> {
-    let mut v = vec!["crud".to_string()];
+    let mut v = words(&["crud"]);
     for p in [
         format!("rows={rows}"),
         format!("inserts={}", s.ops),
         format!("updates={}", s.ops),
         format!("deletes={}", s.ops),
     ] {
-        v.push("--param".into());
-        v.push(p);
+        v.extend(param(p));
     }
-    v.extend(strings(rest));
-    v.extend(trials(s));
+    v.extend(words(rest));
+    v.extend(trials(s.trials, s.warmup));
     v
-}
-
-fn trials(s: &Sizes) -> Vec<String> {
-    vec![
-        "--trials".into(),
-        s.trials.to_string(),
-        "--warmup".into(),
-        s.warmup.to_string(),
-    ]
 }
 
 fn experiments(s: &Sizes) -> Vec<Experiment> {
@@ -222,25 +208,15 @@ fn experiments(s: &Sizes) -> Vec<Experiment> {
             id: "table1",
             title: "the tools' default and customised configurations (--preset table1)",
             args: {
-                let mut a = strings(&["--preset", "table1", "--param"]);
-                a.push(format!("count={}", s.mobibench_count));
-                a.push("--param".into());
-                a.push(format!("scale_percent={}", s.suite_percent));
-                a.extend(trials(s));
+                let mut a = words(&["--preset", "table1"]);
+                a.extend(param(format!("count={}", s.mobibench_count)));
+                a.extend(param(format!("scale_percent={}", s.suite_percent)));
+                a.extend(trials(s.trials, s.warmup));
                 a
             },
             needs: Needs::Nothing,
         },
     ]
-}
-
-fn claim(what: impl Into<String>, expect: Expect, source: impl Into<String>, measure: Measure) -> Claim {
-    Claim {
-        what: what.into(),
-        expect,
-        source: source.into(),
-        measure,
-    }
 }
 
 fn ratio(exp: &'static str, op: &'static str, num: Pick, den: Pick) -> Measure {
@@ -251,7 +227,7 @@ fn figure1() -> Figure {
     Figure {
         name: "Figure 1",
         about: "default (DELETE, FULL, ext4) against custom (WAL, 1 MB WAL, NORMAL, F2FS)",
-        claims: vec![claim(
+        claims: vec![Claim::new(
             "custom / default throughput, all transactions (inserts, updates, deletes)",
             Expect::About(28.0),
             "Figure 1 caption and abstract: \"28X difference\"; bars not legible in the seed, so the stated ratio",
@@ -270,25 +246,25 @@ fn figure2() -> Figure {
         name: "Figure 2",
         about: "one parameter changed at a time from DELETE/FULL, on the host's own filesystem",
         claims: vec![
-            claim(
+            Claim::new(
                 "2a: WAL / DELETE throughput",
                 Expect::About(11.8),
                 "section 3, SQLite Journaling mode: \"the drastic 11.8X improvement ... from DELETE to WAL\"",
                 ratio("fig2", "all", Pick::knobs(WAL_FULL), Pick::knobs(DEFAULT)),
             ),
-            claim(
+            Claim::new(
                 "2b: synchronous NORMAL / FULL throughput (DELETE)",
                 Expect::About(1.54),
                 "section 3, Synchronization Mode: \"performance increases by 54% when changing ... from FULL to NORMAL\"",
                 ratio("fig2", "all", Pick::knobs(DELETE_NORMAL), Pick::knobs(DEFAULT)),
             ),
-            claim(
+            Claim::new(
                 "2c: WAL no limit / WAL 64 KB throughput",
                 Expect::About(5.0),
                 "section 3, SQLite Journal Size: \"performance reduces by 5X when the journal size is reduced to 64 KB from the unlimited default\"",
                 ratio("wal-size", "all", Pick::knobs(WAL_NO_LIMIT), Pick::knobs(WAL_64K)),
             ),
-            claim(
+            Claim::new(
                 "2c / 3.3: WAL no limit / WAL 1 MB throughput",
                 Expect::NoGain,
                 "section 3.3: \"There is no performance benefit to increasing the WAL size beyond 1 MB\"",
@@ -301,7 +277,7 @@ fn figure2() -> Figure {
 fn figure3() -> Figure {
     let mut claims = Vec::new();
     for (fs, name) in EXT4_MODES {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("3a: WAL / DELETE throughput, ext4 {name}"),
             Expect::About(10.0),
             "section 3.1: \"WAL mode outperforms DELETE mode by ~10X in all file system configurations\"",
@@ -309,14 +285,14 @@ fn figure3() -> Figure {
         ));
     }
     for (fs, name) in EXT4_MODES {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("3a: journal OFF / DELETE throughput, ext4 {name}"),
             Expect::Faster,
             "section 3.1: \"turning off journaling in SQLite increases performance\"",
             ratio("fig3", "all", Pick::on(fs, OFF_FULL), Pick::on(fs, DEFAULT)),
         ));
     }
-    claims.push(claim(
+    claims.push(Claim::new(
         "3a: writeback / ordered throughput (DELETE, FULL)",
         Expect::Faster,
         "section 3.1: \"the writeback file-system mode performs the best\"",
@@ -327,7 +303,7 @@ fn figure3() -> Figure {
             Pick::on("ext4", DEFAULT),
         ),
     ));
-    claims.push(claim(
+    claims.push(Claim::new(
         "3a: data journaling / ordered throughput (DELETE, FULL)",
         Expect::Slower,
         "section 3.1: \"data journaling mode performs the worst\"",
@@ -339,14 +315,14 @@ fn figure3() -> Figure {
         ),
     ));
     for (fs, name) in EXT4_MODES {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("3b: synchronous NORMAL / FULL throughput (DELETE), ext4 {name}"),
             Expect::About(1.5),
             "section 3.2: \"changing from FULL to NORMAL synch mode increases performance by 1.5X in DELETE mode\"",
             ratio("fig3", "all", Pick::on(fs, DELETE_NORMAL), Pick::on(fs, DEFAULT)),
         ));
     }
-    claims.push(claim(
+    claims.push(Claim::new(
         "3b: synchronous NORMAL / FULL throughput (WAL), ext4 ordered (guest)",
         Expect::About(3.0),
         "section 3.2: \"it increases performance by 3X in WAL mode\"",
@@ -358,7 +334,7 @@ fn figure3() -> Figure {
         ),
     ));
     for (fs, name) in EXT4_MODES {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("3c: WAL 1 MB / WAL 64 KB throughput, ext4 {name}"),
             Expect::About(5.0),
             "section 3.3 and Figure 3c caption: \"a 5X performance difference between WAL sizes of 64 KB and 1 MB\"",
@@ -377,7 +353,7 @@ fn figure3d() -> Figure {
     let claims = ["update", "delete"]
         .into_iter()
         .map(|op| {
-            claim(
+            Claim::new(
                 format!("{op} throughput: empty / pre-populated database (DELETE, FULL)"),
                 Expect::About(2.0),
                 "section 3.4: \"for update and delete operations, performance is close to 2X higher if run on an empty database\"; Figure 3d caption: \"the throughput decreases by 50% for update and delete operations when the database is pre-populated\" (inserts: no value stated)",
@@ -399,7 +375,7 @@ fn figure3d() -> Figure {
 fn figure4() -> Figure {
     let mut claims = Vec::new();
     for op in ["insert", "update", "delete"] {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("F2FS / ext4 {op} throughput, DELETE FULL"),
             Expect::Slower,
             "section 3.5: \"in the default SQLite configuration, ext4 performs better than F2FS for all SQLite operations\"",
@@ -407,7 +383,7 @@ fn figure4() -> Figure {
         ));
     }
     for op in ["insert", "update", "delete"] {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("F2FS / ext4 {op} throughput, TRUNCATE NORMAL"),
             Expect::Faster,
             "section 3.5: \"in the TRUNCATE/Synch-NORMAL configuration, F2FS outperforms ext4 in all SQLite operations\"",
@@ -420,7 +396,7 @@ fn figure4() -> Figure {
         ));
     }
     for op in ["update", "delete"] {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("F2FS / ext4 {op} throughput, WAL NORMAL"),
             Expect::About(4.0),
             "section 3.5: \"SQLite updates and deletes perform ~4X better in F2FS\"",
@@ -432,7 +408,7 @@ fn figure4() -> Figure {
             ),
         ));
     }
-    claims.push(claim(
+    claims.push(Claim::new(
         "F2FS / ext4 insert throughput, WAL NORMAL",
         Expect::About(1.0 / 1.3),
         "section 3.5: \"SQLite inserts are 30% faster in ext4\" (1 / 1.3)",
@@ -443,7 +419,7 @@ fn figure4() -> Figure {
             Pick::on("ext4", WAL_NORMAL),
         ),
     ));
-    claims.push(claim(
+    claims.push(Claim::new(
         "synchronous NORMAL / FULL throughput, WAL on F2FS",
         Expect::About(6.0),
         "section 3.5: \"a 6X improvement in performance when the synchronization mode is changed from FULL To NORMAL in WAL journal mode in F2FS\"",
@@ -461,7 +437,7 @@ fn table1() -> Figure {
     let mut claims = Vec::new();
     for row in TABLE1.paper {
         let pick = |p: &'static str| Pick::preset(None, p);
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("{} default TPS", row.tool),
             Expect::Absolute(row.paper_default),
             src,
@@ -471,7 +447,7 @@ fn table1() -> Figure {
             },
         ));
         if let (Some(custom), Some(v)) = (row.custom, row.paper_custom) {
-            claims.push(claim(
+            claims.push(Claim::new(
                 format!("{} custom (WAL) TPS", row.tool),
                 Expect::Absolute(v),
                 src,
@@ -480,7 +456,7 @@ fn table1() -> Figure {
                     pick: pick(custom),
                 },
             ));
-            claims.push(claim(
+            claims.push(Claim::new(
                 format!("{}: custom / default", row.tool),
                 Expect::About(v / row.paper_default),
                 format!(
@@ -498,7 +474,7 @@ fn table1() -> Figure {
     // Section 2's comparisons between tools, from the same table.
     let base = &TABLE1.paper[0];
     for row in &TABLE1.paper[1..] {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("{} / {} default", row.tool, base.tool),
             Expect::About(row.paper_default / base.paper_default),
             format!(
@@ -512,7 +488,7 @@ fn table1() -> Figure {
             },
         ));
         if let (Some(c), Some(v), Some(bc), Some(bv)) = (row.custom, row.paper_custom, base.custom, base.paper_custom) {
-            claims.push(claim(
+            claims.push(Claim::new(
                 format!("{} / {} custom", row.tool, base.tool),
                 Expect::About(v / bv),
                 format!("{src}: {v} / {bv} (\"Androbench achieves 3X the throughput of Mobibench\")"),
@@ -537,7 +513,7 @@ fn fsyncs() -> Figure {
         name: "fsync counts",
         about: "fsync/fdatasync calls per 1000 inserts (counted by litebench's VFS shim)",
         claims: vec![
-            claim(
+            Claim::new(
                 "DELETE, FULL: syncs per 1000 inserts",
                 Expect::Count(5000.0),
                 src,
@@ -547,7 +523,7 @@ fn fsyncs() -> Figure {
                     pick: Pick::knobs(DEFAULT),
                 },
             ),
-            claim(
+            Claim::new(
                 "WAL, FULL: syncs per 1000 inserts",
                 Expect::Count(1000.0),
                 src,

@@ -15,7 +15,7 @@
 //! 3.8.4.3 (the page's "latest version"), which `build-sqlite` fetches from npm.
 
 use super::claim::Expect;
-use super::{Claim, Experiment, Figure, Measure, Needs, Pick, Scale, SqliteBuild, Target};
+use super::{param, trials, words, Claim, Experiment, Figure, Measure, Needs, Pick, Scale, SqliteBuild, Target};
 use crate::workload::{acreve, androbench, rlbench, sqlite_benchmark};
 
 const HARDWARE: &str = "Nexus 7 (2013) 32 GB WiFi (razor/flo), AOSP 4.4.2 with SQLite 3.7.11, kernel 3.4 with F2FS backported, eMMC; flight mode, CPU governor performance at 1.512 GHz (sections 4.1 and 5.1)";
@@ -180,33 +180,20 @@ fn sizes(scale: Scale) -> Sizes {
     }
 }
 
-fn strings(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
 /// The four apps, as presets, at `percent` of their counts.
 fn apps(percent: u32) -> Vec<String> {
     let mut v = Vec::new();
     for a in APPS {
-        v.extend(strings(&["--preset", a.preset]));
+        v.extend(words(&["--preset", a.preset]));
     }
-    v.extend(["--param".into(), format!("scale_percent={percent}")]);
+    v.extend(param(format!("scale_percent={percent}")));
     v
-}
-
-fn trials(v: &mut Vec<String>, trials: u32, warmup: u32) {
-    v.extend([
-        "--trials".into(),
-        trials.to_string(),
-        "--warmup".into(),
-        warmup.to_string(),
-    ]);
 }
 
 fn experiments(s: &Sizes) -> Vec<Experiment> {
     let guest = |fs: &str, schedulers: &str| {
         let mut v = apps(s.percent);
-        v.extend(strings(&[
+        v.extend(words(&[
             "--guest",
             "--fs",
             fs,
@@ -215,19 +202,19 @@ fn experiments(s: &Sizes) -> Vec<Experiment> {
             "--scheduler",
             schedulers,
         ]));
-        trials(&mut v, s.trials, s.warmup);
+        v.extend(trials(s.trials, s.warmup));
         v
     };
     let all_schedulers = SCHEDULERS.map(|(_, here)| here).join(",");
     let version = {
-        let mut v = strings(&["--preset", "rlbench-aosp"]);
-        v.extend(["--param".into(), format!("scale_percent={}", s.version_percent)]);
+        let mut v = words(&["--preset", "rlbench-aosp"]);
+        v.extend(param(format!("scale_percent={}", s.version_percent)));
         for b in BUILDS {
             v.extend(["--engine".into(), format!("sqlite@{}", b.name())]);
         }
         // Today's bundled SQLite beside them, for scale (no claim of the page).
-        v.extend(strings(&["--engine", "sqlite"]));
-        trials(&mut v, s.version_trials, 1);
+        v.extend(words(&["--engine", "sqlite"]));
+        v.extend(trials(s.version_trials, 1));
         v
     };
     vec![
@@ -259,13 +246,7 @@ fn page(v: f64) -> String {
 }
 
 const fn app(preset: &'static str, fs: &'static str) -> Pick {
-    Pick {
-        engine: None,
-        fs: Some(fs),
-        knobs: &[],
-        preset: Some(preset),
-        scheduler: None,
-    }
+    Pick::preset(None, preset).on_fs(fs)
 }
 
 fn time_ratio(op: &'static str, num: (&'static str, Pick), den: (&'static str, Pick)) -> Measure {
@@ -344,13 +325,7 @@ fn schedulers() -> Figure {
 
 /// Section 2: the SQLite upgrade under RL Benchmark.
 fn version() -> Figure {
-    let on = |b: &'static str| Pick {
-        engine: Some(b),
-        fs: None,
-        knobs: &[],
-        preset: Some("rlbench-aosp"),
-        scheduler: None,
-    };
+    let on = |b: &'static str| Pick::preset(Some(b), "rlbench-aosp");
     Figure {
         name: "SQLite upgrade",
         about: "RL Benchmark on Android 4.4's SQLite 3.7.11 and on 3.8.3.1 (section 2); 3.7.13 and 3.8.4.3 here, the nearest releases a package registry bundles",

@@ -117,6 +117,27 @@ pub struct Pick {
 }
 
 impl Pick {
+    /// Any configuration of engine `e`.
+    pub const fn engine(e: &'static str) -> Pick {
+        Pick {
+            engine: Some(e),
+            ..Pick::knobs(&[])
+        }
+    }
+
+    /// The same configuration, of engine `e` only.
+    pub const fn of(self, e: &'static str) -> Pick {
+        Pick {
+            engine: Some(e),
+            ..self
+        }
+    }
+
+    /// The same configuration on the `--fs` value `fs`.
+    pub const fn on_fs(self, fs: &'static str) -> Pick {
+        Pick { fs: Some(fs), ..self }
+    }
+
     pub const fn knobs(knobs: &'static [(&'static str, &'static str)]) -> Pick {
         Pick {
             engine: None,
@@ -274,6 +295,37 @@ pub struct Claim {
     /// Where the value is in the paper and how it was read.
     pub source: String,
     pub measure: Measure,
+}
+
+impl Claim {
+    pub fn new(what: impl Into<String>, expect: Expect, source: impl Into<String>, measure: Measure) -> Claim {
+        Claim {
+            what: what.into(),
+            expect,
+            source: source.into(),
+            measure,
+        }
+    }
+}
+
+/// The words of a `litebench run` command line, as the experiments hold them.
+pub fn words(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// `--param NAME=VALUE`.
+pub fn param(p: impl std::fmt::Display) -> [String; 2] {
+    ["--param".into(), p.to_string()]
+}
+
+/// `--trials N --warmup W`.
+pub fn trials(trials: u32, warmup: u32) -> [String; 4] {
+    [
+        "--trials".into(),
+        trials.to_string(),
+        "--warmup".into(),
+        warmup.to_string(),
+    ]
 }
 
 /// A figure or table of the paper.

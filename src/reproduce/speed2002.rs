@@ -9,7 +9,7 @@
 //! its rows and not the others.
 
 use super::claim::Expect;
-use super::{Claim, Experiment, Figure, Measure, Needs, Pick, Scale, Target};
+use super::{param, trials, words, Claim, Experiment, Figure, Measure, Needs, Pick, Scale, Target};
 use crate::workload::speedtest::OPS;
 
 const HARDWARE: &str = "1.6 GHz Athlon, 1 GB memory, IDE disk; RedHat Linux 7.2, stock kernel; PostgreSQL 7.1.3 and MySQL 3.23.41 as delivered by RedHat 7.2, untuned (Test Environment)";
@@ -69,19 +69,13 @@ fn sizes(scale: Scale) -> Sizes {
 fn experiment(id: &'static str, title: &'static str, engine: Option<&str>, s: &Sizes) -> Experiment {
     // The presets are SQLite's settings; a server runs with its own defaults (untuned, as on
     // the page), so it gets no preset.
-    let mut args: Vec<String> = vec!["speedtest".into()];
+    let mut args = words(&["speedtest"]);
     match engine {
-        Some(e) => args.extend(["--engine".into(), e.into()]),
-        None => args.extend(["--preset", "speedtest", "--preset", "speedtest-nosync"].map(String::from)),
+        Some(e) => args.extend(words(&["--engine", e])),
+        None => args.extend(words(&["--preset", "speedtest", "--preset", "speedtest-nosync"])),
     }
-    args.extend([
-        "--param".into(),
-        format!("scale_percent={}", s.scale_percent),
-        "--trials".into(),
-        s.trials.to_string(),
-        "--warmup".into(),
-        s.warmup.to_string(),
-    ]);
+    args.extend(param(format!("scale_percent={}", s.scale_percent)));
+    args.extend(trials(s.trials, s.warmup));
     Experiment {
         id,
         title,
@@ -90,59 +84,45 @@ fn experiment(id: &'static str, title: &'static str, engine: Option<&str>, s: &S
     }
 }
 
-fn sqlite(preset: &'static str) -> (&'static str, Pick) {
-    ("sqlite", Pick::preset(Some("sqlite"), preset))
+/// A column of the page: its heading, and the experiment and configuration measuring it here.
+fn column(c: usize) -> (&'static str, (&'static str, Pick)) {
+    match c {
+        PG => ("PostgreSQL", ("postgres", Pick::engine("postgres"))),
+        MY => ("MySQL", ("mysql", Pick::engine("mysql"))),
+        SYNC => ("SQLite 2.7.0", ("sqlite", Pick::preset(Some("sqlite"), "speedtest"))),
+        _ => (
+            "SQLite 2.7.0 (nosync)",
+            ("sqlite", Pick::preset(Some("sqlite"), "speedtest-nosync")),
+        ),
+    }
 }
 
-fn server(engine: &'static str) -> (&'static str, Pick) {
-    (
-        engine,
-        Pick {
-            engine: Some(engine),
-            fs: None,
-            knobs: &[],
-            preset: None,
-            scheduler: None,
-        },
-    )
-}
+/// The ratios each test is compared on: the pairs the page sets side by side (both synchronous;
+/// both asynchronous) and what turning sync off buys SQLite. (row name, numerator, denominator)
+const COMPARISONS: [(&str, usize, usize); 3] = [
+    ("SQLite (sync) / PostgreSQL", SYNC, PG),
+    ("SQLite (nosync) / MySQL", NOSYNC, MY),
+    ("SQLite nosync / sync", NOSYNC, SYNC),
+];
 
 fn tests() -> Figure {
     let mut claims = Vec::new();
     for (i, op) in OPS.iter().enumerate() {
         let p = PAPER_SECONDS[i];
-        let source =
-            |a: &str, av: f64, b: &str, bv: f64| format!("speed.html, Test {}: {a} {av} s / {b} {bv} s", i + 1);
-        claims.push(Claim {
-            what: format!("{op}: SQLite (sync) / PostgreSQL time"),
-            expect: Expect::About(p[SYNC] / p[PG]),
-            source: source("SQLite 2.7.0", p[SYNC], "PostgreSQL", p[PG]),
-            measure: Measure::TimeRatio {
-                op,
-                num: sqlite("speedtest"),
-                den: server("postgres"),
-            },
-        });
-        claims.push(Claim {
-            what: format!("{op}: SQLite (nosync) / MySQL time"),
-            expect: Expect::About(p[NOSYNC] / p[MY]),
-            source: source("SQLite 2.7.0 (nosync)", p[NOSYNC], "MySQL", p[MY]),
-            measure: Measure::TimeRatio {
-                op,
-                num: sqlite("speedtest-nosync"),
-                den: server("mysql"),
-            },
-        });
-        claims.push(Claim {
-            what: format!("{op}: SQLite nosync / sync time"),
-            expect: Expect::About(p[NOSYNC] / p[SYNC]),
-            source: source("SQLite 2.7.0 (nosync)", p[NOSYNC], "SQLite 2.7.0", p[SYNC]),
-            measure: Measure::TimeRatio {
-                op,
-                num: sqlite("speedtest-nosync"),
-                den: sqlite("speedtest"),
-            },
-        });
+        for (name, n, d) in COMPARISONS {
+            let ((num_name, num), (den_name, den)) = (column(n), column(d));
+            claims.push(Claim::new(
+                format!("{op}: {name} time"),
+                Expect::About(p[n] / p[d]),
+                format!(
+                    "speed.html, Test {}: {num_name} {} s / {den_name} {} s",
+                    i + 1,
+                    p[n],
+                    p[d]
+                ),
+                Measure::TimeRatio { op, num, den },
+            ));
+        }
     }
     Figure {
         name: "Tests 1-15",

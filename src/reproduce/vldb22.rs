@@ -13,7 +13,10 @@
 //! templates are its databases; below the paper's sizes only its ratios compare.
 
 use super::claim::Expect;
-use super::{Claim, Experiment, Figure, FootprintOf, Measure, Needs, Pick, PopulationOf, Scale, SqliteBuild, Target};
+use super::{
+    param, trials, words, Claim, Experiment, Figure, FootprintOf, Measure, Needs, Pick, PopulationOf, Scale,
+    SqliteBuild, Target,
+};
 use crate::workload::ssb::queries::NAMES as SSB_QUERIES;
 
 const HARDWARE: &str = "cloud server: Intel Xeon Silver 4114 2.2 GHz, 10 cores, 192 GB ECC DDR4-2666, Intel DC S3500 480 GB SATA SSD; Raspberry Pi 4 Model B: ARM Cortex-A72 1.5 GHz, 4 cores, 8 GB LPDDR4-3200, micro-SD card (Table 2); this target uses the cloud server's values where the text gives both";
@@ -71,47 +74,38 @@ fn sizes(scale: Scale) -> Sizes {
     }
 }
 
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-fn param(v: &mut Vec<String>, p: String) {
-    v.push("--param".into());
-    v.push(p);
-}
-
 fn with_trials(mut v: Vec<String>, s: &Sizes) -> Vec<String> {
     // The phases are timed per trial by the workloads themselves; no warm-up trial on top.
-    v.extend(["--trials".into(), s.trials.to_string(), "--warmup".into(), "0".into()]);
+    v.extend(trials(s.trials, 0));
     v
 }
 
 fn tatp(engine: &str, s: &Sizes) -> Vec<String> {
-    let mut v = args(&["tatp", "--engine", engine]);
+    let mut v = words(&["tatp", "--engine", engine]);
     if engine == "sqlite" {
-        v.extend(args(&["--knob", "journal_mode=wal,delete"]));
+        v.extend(words(&["--knob", "journal_mode=wal,delete"]));
     }
-    param(&mut v, format!("subscribers={}", s.subscribers));
-    param(&mut v, format!("warmup_time={}", s.warmup_time));
-    param(&mut v, format!("measure_time={}", s.measure_time));
+    v.extend(param(format!("subscribers={}", s.subscribers)));
+    v.extend(param(format!("warmup_time={}", s.warmup_time)));
+    v.extend(param(format!("measure_time={}", s.measure_time)));
     with_trials(v, s)
 }
 
 fn ssb(engine: &str, s: &Sizes) -> Vec<String> {
-    let mut v = args(&["ssb", "--engine", engine]);
+    let mut v = words(&["ssb", "--engine", engine]);
     if engine == "sqlite" {
-        v.extend(args(&["--knob", "bloom_filter=off,on"]));
+        v.extend(words(&["--knob", "bloom_filter=off,on"]));
     }
-    param(&mut v, format!("scale={}", s.ssb_scale));
+    v.extend(param(format!("scale={}", s.ssb_scale)));
     with_trials(v, s)
 }
 
 fn blob(size: &str, duckdb: bool, s: &Sizes) -> Vec<String> {
-    let mut v = args(&["blob"]);
+    let mut v = words(&["blob"]);
     if duckdb {
-        v.extend(args(&["--engine", "duckdb"]));
+        v.extend(words(&["--engine", "duckdb"]));
     } else {
-        v.extend(args(&[
+        v.extend(words(&[
             "--engine",
             "sqlite",
             "--engine",
@@ -122,11 +116,11 @@ fn blob(size: &str, duckdb: bool, s: &Sizes) -> Vec<String> {
             "durability=data",
         ]));
     }
-    param(&mut v, format!("size={size}"));
-    param(&mut v, format!("warmup_time={}", s.warmup_time));
-    param(&mut v, format!("measure_time={}", s.measure_time));
+    v.extend(param(format!("size={size}")));
+    v.extend(param(format!("warmup_time={}", s.warmup_time)));
+    v.extend(param(format!("measure_time={}", s.measure_time)));
     if let Some(n) = s.blob_operations {
-        param(&mut v, format!("operations={n}"));
+        v.extend(param(format!("operations={n}")));
     }
     with_trials(v, s)
 }
@@ -185,33 +179,9 @@ fn experiments(s: &Sizes) -> Vec<Experiment> {
     ]
 }
 
-fn claim(what: impl Into<String>, expect: Expect, source: impl Into<String>, measure: Measure) -> Claim {
-    Claim {
-        what: what.into(),
-        expect,
-        source: source.into(),
-        measure,
-    }
-}
-
+/// `knobs`' configuration of SQLite.
 const fn sqlite(knobs: &'static [(&'static str, &'static str)]) -> Pick {
-    Pick {
-        engine: Some("sqlite"),
-        fs: None,
-        knobs,
-        preset: None,
-        scheduler: None,
-    }
-}
-
-const fn engine(e: &'static str) -> Pick {
-    Pick {
-        engine: Some(e),
-        fs: None,
-        knobs: &[],
-        preset: None,
-        scheduler: None,
-    }
+    Pick::knobs(knobs).of("sqlite")
 }
 
 fn figure2() -> Figure {
@@ -220,27 +190,27 @@ fn figure2() -> Figure {
         name: "Figure 2",
         about: "TATP throughput, SQLite (WAL, DELETE) against DuckDB, one client",
         claims: vec![
-            claim(
+            Claim::new(
                 "SQLite-WAL / DuckDB throughput, small database",
                 Expect::About(10.0),
                 format!("{src}: \"SQLite-WAL reaches a throughput of 10 thousand TPS, which is 10X faster than DuckDB for the small database\""),
                 Measure::TpsRatio {
                     op: "all",
                     num: ("tatp", sqlite(WAL)),
-                    den: ("tatp-duckdb", engine("duckdb")),
+                    den: ("tatp-duckdb", Pick::engine("duckdb")),
                 },
             ),
-            claim(
+            Claim::new(
                 "SQLite-DELETE / DuckDB throughput",
                 Expect::Faster,
                 format!("{src}: \"SQLite-DELETE is slower than SQLite-WAL, but substantially faster than DuckDB on the cloud server\""),
                 Measure::TpsRatio {
                     op: "all",
                     num: ("tatp", sqlite(DELETE)),
-                    den: ("tatp-duckdb", engine("duckdb")),
+                    den: ("tatp-duckdb", Pick::engine("duckdb")),
                 },
             ),
-            claim(
+            Claim::new(
                 "SQLite-DELETE / SQLite-WAL throughput",
                 Expect::Slower,
                 format!("{src}: \"SQLite-DELETE is slower than SQLite-WAL\""),
@@ -258,14 +228,14 @@ fn figure2() -> Figure {
 fn figure3() -> Figure {
     let src = "section 4.2.1, Figure 3 text";
     let flight = |q: &'static str, mid: f64, range: &str| {
-        claim(
+        Claim::new(
             format!("{q}: SQLite / DuckDB time"),
             Expect::About(mid),
             format!("{src}: DuckDB is {range} faster on this query's flight; a range, so its geometric middle"),
             Measure::TimeRatio {
                 op: q,
                 num: ("ssb", sqlite(BLOOM_OFF)),
-                den: ("ssb-duckdb", engine("duckdb")),
+                den: ("ssb-duckdb", Pick::engine("duckdb")),
             },
         )
     };
@@ -294,14 +264,14 @@ fn figure6() -> Figure {
         num: ("ssb", sqlite(BLOOM_OFF)),
         den: ("ssb", sqlite(BLOOM_ON)),
     };
-    let mut claims = vec![claim(
+    let mut claims = vec![Claim::new(
         "all 13 queries: time without / with Bloom filters",
         Expect::About(2.7),
         format!("{src}: \"On the cloud server, we observed an overall speedup of 2.7X\""),
         speedup("all"),
     )];
     for q in SSB_QUERIES.iter().filter(|q| q.starts_with("Q2.")) {
-        claims.push(claim(
+        claims.push(Claim::new(
             format!("{q}: time without / with Bloom filters"),
             Expect::About(10.0),
             format!("{src}: \"particularly effective for query flight 2, resulting in 10X speedup\" (Raspberry Pi; the cloud server's individual speed-ups are only said to reach 7X)"),
@@ -322,7 +292,7 @@ fn figure7() -> Figure {
         name: "Figure 7",
         about: "BLOB throughput (90% reads), SQLite WAL and DELETE, the filesystem (files, fdatasync), DuckDB",
         claims: vec![
-            claim(
+            Claim::new(
                 "100 KB: SQLite-DELETE / SQLite-WAL throughput",
                 Expect::About(0.45),
                 format!("{src}: \"SQLite-DELETE is slightly less than half as fast as SQLite-WAL\" (no number: 0.45 is this reading of the words)"),
@@ -333,7 +303,7 @@ fn figure7() -> Figure {
                     den: wal,
                 },
             ),
-            claim(
+            Claim::new(
                 "100 KB: SQLite-WAL / filesystem throughput",
                 Expect::Faster,
                 format!("{src}: \"On the cloud server, SQLite-WAL even has a slight edge over the filesystem for small blobs\""),
@@ -341,10 +311,10 @@ fn figure7() -> Figure {
                     exp: "blob-100k",
                     op: "all",
                     num: wal,
-                    den: engine("files"),
+                    den: Pick::engine("files"),
                 },
             ),
-            claim(
+            Claim::new(
                 "10 MB: SQLite-DELETE / SQLite-WAL throughput",
                 Expect::About(1.0),
                 format!("{src}: \"SQLite-WAL and SQLite-DELETE have mostly similar performance for blobs of this size\""),
@@ -355,13 +325,13 @@ fn figure7() -> Figure {
                     den: wal,
                 },
             ),
-            claim(
+            Claim::new(
                 "10 MB: DuckDB / SQLite-WAL throughput",
                 Expect::Faster,
                 format!("{src}: \"For 10 MB blobs, DuckDB produces the highest throughput of the transactional methods\""),
                 Measure::TpsRatio {
                     op: "all",
-                    num: ("blob-10m-duckdb", engine("duckdb")),
+                    num: ("blob-10m-duckdb", Pick::engine("duckdb")),
                     den: ("blob-10m", wal),
                 },
             ),
@@ -387,18 +357,18 @@ const FAST: &str = "3.37.2-O3";
 /// Table 3's experiment: the two libraries compiled (once per machine) and run side by side on
 /// the speed comparison's tests, so the report shows what -Os costs in speed beside its size.
 fn footprint(s: &Sizes) -> Vec<String> {
-    let mut v = args(&["speedtest"]);
+    let mut v = words(&["speedtest"]);
     for b in TABLE3_BUILDS {
         v.extend(["--engine".into(), format!("sqlite@{}", b.name())]);
     }
-    param(&mut v, format!("scale_percent={}", s.speedtest_percent));
+    v.extend(param(format!("scale_percent={}", s.speedtest_percent)));
     with_trials(v, s)
 }
 
 fn table3() -> Figure {
     let src = "Table 3 (section 4.4), GCC 9.3.0 on the cloud server";
     let row = |what: &str, v: f64, of: FootprintOf, build: &'static str, opt: &str| {
-        claim(
+        Claim::new(
             format!("SQLite ({opt}) {what}"),
             Expect::Absolute(v),
             format!("{src}; here SQLite 3.37.2 with this machine's cc"),
@@ -413,7 +383,7 @@ fn table3() -> Figure {
         format!("{src}: DuckDB (-O3) {what}; here cargo's build of libduckdb-sys in this binary (release profile: -O3) on this machine's cores, and its static archive, which holds more than a linked shared library. DuckDB (-Os), 32 MB and 5 min in the paper, is not built here")
     };
     let duck = |what: &str, v: f64, of: FootprintOf| {
-        claim(
+        Claim::new(
             format!("DuckDB (-O3) {what}"),
             Expect::Absolute(v),
             duck_src(&format!("{v} {}", what.rsplit(", ").next().unwrap_or(""))),
@@ -421,7 +391,7 @@ fn table3() -> Figure {
         )
     };
     let duck_over = |what: &str, paper: (f64, f64), of: FootprintOf| {
-        claim(
+        Claim::new(
             format!("DuckDB / SQLite (-O3) {what}"),
             Expect::About(paper.0 / paper.1),
             format!("{}; the paper's {} / {} (SQLite -O3)", duck_src(what), paper.0, paper.1),
@@ -462,26 +432,26 @@ fn table4(s: &Sizes) -> Figure {
         if of == PopulationOf::Seconds {
             source = format!("{source}; {load}");
         }
-        claim(
+        Claim::new(
             format!("{what}, {name}"),
             Expect::Absolute(v),
             source,
             Measure::Population {
                 exp,
-                pick: engine(e),
+                pick: Pick::engine(e),
                 of,
             },
         )
     };
     let ratio = |what: &str, v: f64, source: String, exp: (&'static str, &'static str), of: PopulationOf| {
-        claim(
+        Claim::new(
             what,
             Expect::About(v),
             source,
             Measure::PopulationRatio {
                 of,
-                num: (exp.0, engine("sqlite")),
-                den: (exp.1, engine("duckdb")),
+                num: (exp.0, Pick::engine("sqlite")),
+                den: (exp.1, Pick::engine("duckdb")),
             },
         )
     };
