@@ -5,11 +5,10 @@
 //! Everything is checked and built before the file is written: a bad run id or a missing
 //! font leaves no half-written page behind.
 
-use super::show::{header, open_store};
+use super::show::open_store;
 use super::Failure;
 use crate::cli::ReportArgs;
 use crate::report::html::{self, RunPage};
-use crate::report::{Input, Report};
 use crate::store::Store;
 use std::path::{Path, PathBuf};
 
@@ -52,16 +51,7 @@ fn pages(store: &mut Store, results: &Path, runs: &[Option<i64>], noise: Option<
     for id in runs {
         let run = store.load(*id)?;
         let durability = crate::durability::advise::verdict_lines(run.id, &run.manifest, &run.trials, &verified);
-        let report = Report::build(Input {
-            run: header(&run, results),
-            manifest: &run.manifest,
-            trials: &run.trials,
-            templates: &run.templates,
-            noise,
-            metric: None,
-            baseline: 0,
-            process_syncs: None,
-        });
+        let report = super::show::stored_report(&run, results, noise);
         out.push(html::run_page(&report, &durability).map_err(|e| Failure(e.to_string()))?);
     }
     Ok(out)

@@ -9,7 +9,7 @@
 
 use super::{Failure, EXIT_INTERRUPTED};
 use crate::cli::{Cli, Command, ReproduceArgs};
-use crate::report::{Input, Report, DEFAULT_NOISE};
+use crate::report::DEFAULT_NOISE;
 use crate::reproduce::measure::{Outcome, RunData};
 use crate::reproduce::{self, section, Experiment, Needs, Scale, SqliteBuild};
 use crate::store::{self, Store};
@@ -95,16 +95,7 @@ fn runs_since(
                 m.kernel.as_deref().unwrap_or("(unknown kernel)")
             ));
         }
-        let report = Report::build(Input {
-            run: super::show::header(&run, path),
-            manifest: &run.manifest,
-            trials: &run.trials,
-            templates: &run.templates,
-            noise,
-            metric: None,
-            baseline: 0,
-            process_syncs: None,
-        });
+        let report = super::show::stored_report(&run, path, noise);
         out.push(RunData {
             id,
             experiment: exp,

@@ -30,6 +30,21 @@ pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
     }
 }
 
+/// The report of a stored run as `show` prints it by default (its own metric, the first
+/// configuration as baseline), with noise threshold `noise` (None: the run's own).
+pub fn stored_report<'a>(run: &'a StoredRun, path: &Path, noise: Option<f64>) -> Report<'a> {
+    Report::build(Input {
+        run: header(run, path),
+        manifest: &run.manifest,
+        trials: &run.trials,
+        templates: &run.templates,
+        noise,
+        metric: None,
+        baseline: 0,
+        process_syncs: None,
+    })
+}
+
 /// Runs the `show` subcommand.
 pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     let (mut store, path) = open_store(&args.stored.results)?;
@@ -148,16 +163,7 @@ pub fn sweep(store: &mut Store, name: &str, format: Format) -> Result<(String, V
         shards = shards.max(f.shards);
         let host = run.manifest.environment.machine.hostname.clone();
         if f.replicate && listing.status == "complete" {
-            let report = Report::build(Input {
-                run: header(&run, store.path()),
-                manifest: &run.manifest,
-                trials: &run.trials,
-                templates: &run.templates,
-                noise: None,
-                metric: None,
-                baseline: 0,
-                process_syncs: None,
-            });
+            let report = stored_report(&run, store.path(), None);
             for r in report.summary.iter().filter(|r| r.operation == "all") {
                 let machine = format!("{} (shard {})", host.as_deref().unwrap_or("unknown"), f.shard);
                 across

@@ -69,14 +69,7 @@ fn run_child(
 ) -> Result<(u64, Duration), KillError> {
     super::check::remove_db_files(dir);
     let db = dir.join(DB_NAME);
-    {
-        let mut setup = SqliteConn::open(api, &db, None, "durability setup")?;
-        setup.execute_batch(&format!(
-            "PRAGMA page_size=4096; PRAGMA journal_mode={}",
-            config.journal_mode
-        ))?;
-        ledger.load(&mut setup)?;
-    }
+    ledger.create(api, &db, &config.journal_mode)?;
     let mut child = Command::new(spec.exe)
         .args(["durability-child", "--db"])
         .arg(&db)

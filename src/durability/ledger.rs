@@ -7,12 +7,14 @@
 //! is *consistent* when its content equals one of those states (whole transactions only, in
 //! order), and the `m` it equals says how many commits survived.
 
+use crate::engines::sqlite::api::Api;
 use crate::engines::sqlite::conn::SqliteConn;
 use crate::engines::{Connection, EngineError, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 pub const SCHEMA: &str = "CREATE TABLE item(id INTEGER PRIMARY KEY, tx INTEGER NOT NULL, payload BLOB NOT NULL);
 CREATE TABLE txlog(tx INTEGER PRIMARY KEY, changes INTEGER NOT NULL);";
@@ -125,6 +127,14 @@ impl Ledger {
             });
         }
         Ledger { initial, txs, expected }
+    }
+
+    /// Creates the database `db` with 4 KiB pages in `journal_mode` and loads the initial rows,
+    /// then closes it: the state every recorded run and every killed child starts from.
+    pub fn create(&self, api: &'static Api, db: &Path, journal_mode: &str) -> Result<(), EngineError> {
+        let mut setup = SqliteConn::open(api, db, None, "durability setup")?;
+        setup.execute_batch(&format!("PRAGMA page_size=4096; PRAGMA journal_mode={journal_mode}"))?;
+        self.load(&mut setup)
     }
 
     /// Creates the tables and loads the initial rows (one transaction).

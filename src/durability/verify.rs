@@ -148,14 +148,7 @@ pub fn record(api: &'static Api, dir: &Path, config: &Config, ledger: &Ledger) -
 fn record_in(api: &'static Api, dir: &Path, config: &Config, ledger: &Ledger) -> Result<Recording, VerifyError> {
     let dir = dir.canonicalize().map_err(io_err(dir))?;
     let db = dir.join(DB_NAME);
-    {
-        let mut setup = SqliteConn::open(api, &db, None, "durability setup")?;
-        setup.execute_batch(&format!(
-            "PRAGMA page_size=4096; PRAGMA journal_mode={}",
-            config.journal_mode
-        ))?;
-        ledger.load(&mut setup)?;
-    }
+    ledger.create(api, &db, &config.journal_mode)?;
     vfs::install(api)?;
     let recorder = Arc::new(Recorder::new(&dir).map_err(io_err(&dir))?);
     let watch = vfs::watch(&dir, recorder.clone());

@@ -14,7 +14,7 @@ use crate::cli::RunArgs;
 use crate::commands::Failure;
 use crate::fsmount::{self, Entry, Record, RECORD};
 use crate::fsspec::{FsKind, FsSpec};
-use crate::report::{self, Input, Report};
+use crate::report;
 use crate::result::GuestInfo;
 use crate::scratch::Scratch;
 use crate::store::{self, Store};
@@ -489,16 +489,7 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
         to.finish_run(id, &status, &finished, error.as_deref())?;
         run.id = id;
         run.status = status;
-        let report = Report::build(Input {
-            run: crate::commands::show::header(&run, &results_path),
-            manifest: &run.manifest,
-            trials: &run.trials,
-            templates: &run.templates,
-            noise: args.noise,
-            metric: None,
-            baseline: 0,
-            process_syncs: None,
-        });
+        let report = crate::commands::show::stored_report(&run, &results_path, args.noise);
         crate::out!("{}", report::export(&report, args.format));
         ids.push(id);
     }
