@@ -2,19 +2,24 @@
 //! held against the simulation, the stored evidence, and bad input.
 
 use crate::common::*;
+use assert_cmd::Command;
 use serde_json::Value;
 
-/// `litebench verify-durability ARGS --dir <scratch> --results <store> --format json`.
-fn verify(sb: &Sandbox, args: &[&str]) -> Value {
+/// `litebench verify-durability ARGS --dir <scratch> --results <store>`.
+fn verify_cmd(sb: &Sandbox, args: &[&str]) -> Command {
     let mut cmd = sb.litebench();
     cmd.arg("verify-durability")
         .args(args)
         .arg("--dir")
         .arg(sb.scratch())
         .arg("--results")
-        .arg(sb.results())
-        .args(["--format", "json"]);
-    let out = output(&mut cmd);
+        .arg(sb.results());
+    cmd
+}
+
+/// [`verify_cmd`] with `--format json`, which must succeed; its JSON.
+fn verify(sb: &Sandbox, args: &[&str]) -> Value {
+    let out = output(verify_cmd(sb, args).args(["--format", "json"]));
     assert_success(&out);
     json(&out)
 }
@@ -202,14 +207,7 @@ fn bad_input_names_the_flag() {
         (&["--format", "csv"], &["--format csv", "table or json"]),
     ] {
         let sb = Sandbox::new();
-        let mut cmd = sb.litebench();
-        cmd.arg("verify-durability")
-            .args(args)
-            .arg("--dir")
-            .arg(sb.scratch())
-            .arg("--results")
-            .arg(sb.results());
-        assert_error_line(&output(&mut cmd), parts);
+        assert_error_line(&output(&mut verify_cmd(&sb, args)), parts);
         assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
         assert_eq!(
             listing(&sb.results_dir()),

@@ -30,26 +30,7 @@ fn runs_of_two_stores_merge_once_with_their_trials_and_inputs_untouched() {
     let b = sb.root().join("b.db");
     for (store, n) in [(&a, 2), (&b, 1)] {
         for _ in 0..n {
-            assert_success(&output(&mut sb.run_in(
-                &sb.scratch(),
-                store,
-                &[
-                    "crud",
-                    "--param",
-                    "rows=10",
-                    "--param",
-                    "inserts=2",
-                    "--param",
-                    "updates=2",
-                    "--param",
-                    "deletes=2",
-                    "--trials",
-                    "1",
-                    "--warmup",
-                    "0",
-                    "--quiet",
-                ],
-            )));
+            assert_success(&output(&mut sb.run_in(&sb.scratch(), store, SMALLEST_CRUD)));
         }
     }
     let (da, db) = (digest(&a), digest(&b));
@@ -110,26 +91,7 @@ fn merge_refuses_what_it_cannot_read_in_one_line() {
     assert!(!out.exists(), "nothing is created when an input cannot be read");
     // A store from a newer litebench is refused and left as it was.
     let newer = sb.root().join("newer.db");
-    assert_success(&output(&mut sb.run_in(
-        &sb.scratch(),
-        &newer,
-        &[
-            "crud",
-            "--param",
-            "rows=10",
-            "--param",
-            "inserts=1",
-            "--param",
-            "updates=1",
-            "--param",
-            "deletes=1",
-            "--trials",
-            "1",
-            "--warmup",
-            "0",
-            "--quiet",
-        ],
-    )));
+    assert_success(&output(&mut sb.run_in(&sb.scratch(), &newer, SMALLEST_CRUD)));
     let status = std::process::Command::new("sqlite3")
         .arg(&newer)
         .arg("PRAGMA user_version = 99")
@@ -204,33 +166,25 @@ fn replicated_shards_show_each_configuration_across_machines() {
     let stores: Vec<_> = (0..2).map(|i| sb.root().join(format!("rep{i}.db"))).collect();
     for (i, s) in stores.iter().enumerate() {
         let part = format!("{i}/2");
-        assert_success(&output(&mut sb.run_in(
-            &sb.scratch(),
-            s,
-            &[
-                "crud",
-                "--param",
-                "rows=10",
-                "--param",
-                "inserts=2",
-                "--param",
-                "updates=2",
-                "--param",
-                "deletes=2",
-                "--knob",
-                "journal_mode=delete,wal",
-                "--trials",
-                "1",
-                "--warmup",
-                "0",
-                "--quiet",
-                "--shard",
-                &part,
-                "--replicate",
-                "--sweep",
-                "rep",
-            ],
-        )));
+        assert_success(&output(
+            &mut sb.run_in(
+                &sb.scratch(),
+                s,
+                &[
+                    SMALLEST_CRUD,
+                    &[
+                        "--knob",
+                        "journal_mode=delete,wal",
+                        "--shard",
+                        &part,
+                        "--replicate",
+                        "--sweep",
+                        "rep",
+                    ],
+                ]
+                .concat(),
+            ),
+        ));
     }
     let all = sb.root().join("all.db");
     assert_success(&merge(&sb, &all, &[&stores[0], &stores[1]]));

@@ -46,8 +46,10 @@ fn first_section(html: &str) -> Vec<(String, Vec<Vec<String>>)> {
     out
 }
 
-/// The first section of `html`, after checking it has a table for each of `figures`.
-fn sections_for(html: &str, figures: &[&str]) -> Vec<(String, Vec<Vec<String>>)> {
+/// The rows of the first section's tables for `figures` (each with its table's title), after
+/// checking that each of `figures` has a table with rows, and each row six cells and a paper
+/// value.
+fn figure_rows(html: &str, figures: &[&str]) -> Vec<(String, Vec<String>)> {
     let sections = first_section(html);
     let titles: Vec<&str> = sections
         .iter()
@@ -56,7 +58,19 @@ fn sections_for(html: &str, figures: &[&str]) -> Vec<(String, Vec<Vec<String>>)>
     for f in figures {
         assert!(titles.contains(f), "no section for {f}: {titles:?}");
     }
-    sections
+    let mut out = Vec::new();
+    for (title, rows) in sections
+        .into_iter()
+        .filter(|(t, _)| figures.iter().any(|f| t.starts_with(f)))
+    {
+        assert!(!rows.is_empty(), "{title}: no rows");
+        for r in rows {
+            assert_eq!(r.len(), 6, "{title}: row {r:?}");
+            assert!(!r[1].is_empty(), "{title}: no paper value in {r:?}");
+            out.push((title.clone(), r));
+        }
+    }
+    out
 }
 
 /// Checks that a first-section row holds a measured positive number and a verdict starting
@@ -123,7 +137,7 @@ fn apsys17_tiny_report_holds_every_figure_paper_value_measurement_and_verdict() 
     let expected = if everything { 0 } else { 2 };
     assert_eq!(o.status.code(), Some(expected), "{}", describe(&o));
     let html = std::fs::read_to_string(&file).expect("report written");
-    let sections = sections_for(&html, APSYS17_FIGURES);
+    let rows = figure_rows(&html, APSYS17_FIGURES);
     // The paper's stated values, transcribed with their sources.
     for v in [
         "28.0x",
@@ -143,32 +157,24 @@ fn apsys17_tiny_report_holds_every_figure_paper_value_measurement_and_verdict() 
         );
     }
     let mut measured = 0;
-    for (title, rows) in sections
-        .iter()
-        .filter(|(t, _)| APSYS17_FIGURES.iter().any(|f| t.starts_with(f)))
-    {
-        assert!(!rows.is_empty(), "{title}: no rows");
-        for r in rows {
-            assert_eq!(r.len(), 6, "{title}: row {r:?}");
-            let (here, verdict) = (&r[2], &r[4]);
-            assert!(!r[1].is_empty(), "{title}: no paper value in {r:?}");
-            if verdict == "not measured" {
-                // Only what this machine cannot do may be missing; Figure 3d needs nothing.
-                assert!(!title.starts_with("Figure 3d"), "{title}: {r:?}");
-                assert!(!everything, "{title}: {r:?} not measured although everything could run");
-                assert!(
-                    here.starts_with("skipped: needs root") || (!guest && here.starts_with("failed")),
-                    "{title}: {r:?}"
-                );
-                continue;
-            }
-            assert_measured(
-                title,
-                r,
-                &["holds", "does not hold", "matches", "differs", "not comparable"],
+    for (title, r) in &rows {
+        let (here, verdict) = (&r[2], &r[4]);
+        if verdict == "not measured" {
+            // Only what this machine cannot do may be missing; Figure 3d needs nothing.
+            assert!(!title.starts_with("Figure 3d"), "{title}: {r:?}");
+            assert!(!everything, "{title}: {r:?} not measured although everything could run");
+            assert!(
+                here.starts_with("skipped: needs root") || (!guest && here.starts_with("failed")),
+                "{title}: {r:?}"
             );
-            measured += 1;
+            continue;
         }
+        assert_measured(
+            title,
+            r,
+            &["holds", "does not hold", "matches", "differs", "not comparable"],
+        );
+        measured += 1;
     }
     assert!(measured >= 12, "only {measured} rows measured");
     // The paper's section comes first, then the runs' own pages.
@@ -254,7 +260,7 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
     let duckdb = cfg!(feature = "duckdb");
     assert_eq!(o.status.code(), Some(if duckdb { 0 } else { 2 }), "{}", describe(&o));
     let html = std::fs::read_to_string(&file).expect("report written");
-    let sections = sections_for(&html, VLDB22_FIGURES);
+    let rows = figure_rows(&html, VLDB22_FIGURES);
     // The paper's values (4.90x and 38.7x: the middles of "3-8X" and "30-50X").
     for v in [
         "10.0x",
@@ -283,37 +289,29 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
     let mut measured = 0;
     let mut skipped = 0;
     let mut table4 = 0;
-    for (title, rows) in sections
-        .iter()
-        .filter(|(t, _)| VLDB22_FIGURES.iter().any(|f| t.starts_with(f)))
-    {
-        assert!(!rows.is_empty(), "{title}: no rows");
-        for r in rows {
-            assert_eq!(r.len(), 6, "{title}: row {r:?}");
-            let (here, verdict) = (&r[2], &r[4]);
-            assert!(!r[1].is_empty(), "{title}: no paper value in {r:?}");
-            if verdict == "not measured" {
-                // Only DuckDB's rows may be missing, and only in a build without it.
-                let why_ok = r[0].contains("DuckDB")
-                    && !duckdb
-                    && here == "skipped: this litebench was built without --features duckdb";
-                assert!(why_ok, "{title}: {r:?}");
-                skipped += 1;
-                continue;
-            }
-            assert_measured(title, r, &["holds", "does not hold", "not comparable"]);
-            if title.starts_with("Table 4") {
-                // Sizes and load times, from the templates of the runs.
-                let unit = if r[0].contains("size") {
-                    here.contains("MB on disk") || here.ends_with(" MB)")
-                } else {
-                    here.contains("s populating") || here.ends_with(" s)")
-                };
-                assert!(unit, "{title}: {r:?}");
-                table4 += 1;
-            }
-            measured += 1;
+    for (title, r) in &rows {
+        let (here, verdict) = (&r[2], &r[4]);
+        if verdict == "not measured" {
+            // Only DuckDB's rows may be missing, and only in a build without it.
+            let why_ok = r[0].contains("DuckDB")
+                && !duckdb
+                && here == "skipped: this litebench was built without --features duckdb";
+            assert!(why_ok, "{title}: {r:?}");
+            skipped += 1;
+            continue;
         }
+        assert_measured(title, r, &["holds", "does not hold", "not comparable"]);
+        if title.starts_with("Table 4") {
+            // Sizes and load times, from the templates of the runs.
+            let unit = if r[0].contains("size") {
+                here.contains("MB on disk") || here.ends_with(" MB)")
+            } else {
+                here.contains("s populating") || here.ends_with(" s)")
+            };
+            assert!(unit, "{title}: {r:?}");
+            table4 += 1;
+        }
+        measured += 1;
     }
     // SQLite's own rows: Figure 2's WAL/DELETE, Figure 6's four, Figure 7's three, Table 3's
     // six (its libraries compiled for the `footprint` experiment), Table 4's three (TATP and
@@ -391,7 +389,7 @@ fn linaro2014_tiny_report_holds_every_app_scheduler_and_the_upgrade_with_the_pag
     }
     assert_eq!(o.status.code(), Some(if guest { 0 } else { 2 }), "{}", describe(&o));
     let html = std::fs::read_to_string(&file).expect("report written");
-    let sections = sections_for(&html, LINARO2014_FIGURES);
+    let rows = figure_rows(&html, LINARO2014_FIGURES);
     // The page's seconds, transcribed with their rows; its own inconsistency is said.
     for v in [
         "row &quot;1000 INSERTs&quot;: 8.00125 s on ext4, 8.2485 s on F2FS",
@@ -410,15 +408,9 @@ fn linaro2014_tiny_report_holds_every_app_scheduler_and_the_upgrade_with_the_pag
             "no link to {e}'s runs"
         );
     }
-    let count = |title: &str| {
-        sections
-            .iter()
-            .filter(|(t, _)| t.starts_with(title))
-            .map(|(_, r)| r.len())
-            .sum::<usize>()
-    };
+    let count = |title: &str| rows.iter().filter(|(t, _)| t.starts_with(title)).count();
     // Each app's tests plus its overall row; two schedulers against CFQ per app; one upgrade.
-    for (title, rows) in [
+    for (title, n) in [
         ("RL Benchmark", 14),
         ("SQLite Benchmark", 8),
         ("AndroBench", 4),
@@ -426,20 +418,14 @@ fn linaro2014_tiny_report_holds_every_app_scheduler_and_the_upgrade_with_the_pag
         ("I/O schedulers", 8),
         ("SQLite upgrade", 1),
     ] {
-        assert_eq!(count(title), rows, "{title}");
+        assert_eq!(count(title), n, "{title}");
     }
-    for (title, rows) in sections
-        .iter()
-        .filter(|(t, _)| LINARO2014_FIGURES.iter().any(|f| t.starts_with(f)))
-    {
-        for r in rows {
-            assert_eq!(r.len(), 6, "{title}: row {r:?}");
-            if !guest && !title.starts_with("SQLite upgrade") {
-                assert!(r[2].starts_with("failed"), "{title}: {r:?}");
-                continue;
-            }
-            assert_measured(title, r, &["holds", "does not hold"]);
+    for (title, r) in &rows {
+        if !guest && !title.starts_with("SQLite upgrade") {
+            assert!(r[2].starts_with("failed"), "{title}: {r:?}");
+            continue;
         }
+        assert_measured(title, r, &["holds", "does not hold"]);
     }
     assert!(stdout(&o).contains("I/O schedulers"), "{}", describe(&o));
     sb.assert_clean("reproduce linaro2014 --tiny");

@@ -61,22 +61,7 @@ fn a_guest_run_mounts_f2fs_verifies_o_sync_and_stores_under_the_hosts_ids() {
     }
     let sb = Sandbox::new();
     // A run already in the host's store, so the guest's first run must not keep its id 1.
-    let o = output(&mut sb.run_std(&[
-        "crud",
-        "--param",
-        "rows=10",
-        "--param",
-        "inserts=2",
-        "--param",
-        "updates=2",
-        "--param",
-        "deletes=2",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-    ]));
+    let o = output(&mut sb.run_std(SMALLEST_CRUD));
     assert!(o.status.success(), "{}", describe(&o));
     let o = output(&mut guest_run(&sb, "1", &[]));
     assert!(o.status.success(), "{}", describe(&o));

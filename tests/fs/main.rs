@@ -288,22 +288,7 @@ fn kill_9_then_the_next_run_in_the_same_directory_cleans_up() {
     }
     let sb = Sandbox::new();
     kill_9_mounted_run(&sb);
-    let o = output(&mut sb.run_std(&[
-        "crud",
-        "--param",
-        "rows=10",
-        "--param",
-        "inserts=5",
-        "--param",
-        "updates=5",
-        "--param",
-        "deletes=5",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-    ]));
+    let o = output(&mut sb.run_std(SMALLEST_CRUD));
     assert!(o.status.success(), "{}", describe(&o));
     assert!(stderr(&o).contains("cleaned up after a killed run"), "{}", describe(&o));
     assert_nothing_left(&sb, "after kill -9 and the next run");

@@ -6,6 +6,25 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The smallest crud run: 10 rows, two of each operation, one trial, no warm-up, quiet; for
+/// tests that need a run stored, not measured.
+pub const SMALLEST_CRUD: &[&str] = &[
+    "crud",
+    "--param",
+    "rows=10",
+    "--param",
+    "inserts=2",
+    "--param",
+    "updates=2",
+    "--param",
+    "deletes=2",
+    "--trials",
+    "1",
+    "--warmup",
+    "0",
+    "--quiet",
+];
+
 /// Path of the binary under test.
 pub fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_litebench"))
