@@ -26,7 +26,8 @@ pub enum Command {
     /// manifest, reporting checklist, tables with verdicts, and charts.
     Report(ReportArgs),
     /// Run the experiments behind a seed paper's figures and tables (apsys17, speed2002, vldb22,
-    /// linaro2014), store the runs, and write a report that starts with the paper's values beside this machine's.
+    /// linaro2014), store the runs, and write a report that starts with the paper's values
+    /// beside this machine's.
     /// Exit code 2 when an experiment failed or could not run here (the report says which).
     Reproduce(ReproduceArgs),
     /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
