@@ -95,12 +95,16 @@ fn zero_image(path: &Path, bytes: u64) -> Result<(), GuestError> {
     f.sync_all().map_err(GuestError::io(path))
 }
 
-/// Whether every fd of `pid` open on `image` has O_SYNC: `Some(true)` all do, `Some(false)` one
-/// does not, `None` none is open.
+/// Whether every fd of `pid` that can write to `image` has O_SYNC: `Some(true)` all do,
+/// `Some(false)` one does not, `None` none is open for writing. Only writable fds count: a
+/// read-only open (UML may probe an image's header or size that way) writes nothing past the
+/// host's cache. An fd is believed only if it still names the image after its flags were read,
+/// so a number closed and reused in between is not mistaken for the image's.
 fn image_o_sync(pid: u32, image: &Path) -> Option<bool> {
     let mut seen = None;
     for e in fs::read_dir(format!("/proc/{pid}/fd")).ok()?.flatten() {
-        if fs::read_link(e.path()).ok().as_deref() != Some(image) {
+        let names_image = || fs::read_link(e.path()).ok().as_deref() == Some(image);
+        if !names_image() {
             continue;
         }
         let info = fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", e.file_name().to_string_lossy())).ok()?;
@@ -108,6 +112,9 @@ fn image_o_sync(pid: u32, image: &Path) -> Option<bool> {
             .lines()
             .find_map(|l| l.strip_prefix("flags:"))
             .and_then(|v| i64::from_str_radix(v.trim(), 8).ok())?;
+        if !names_image() || flags & i64::from(libc::O_ACCMODE) == i64::from(libc::O_RDONLY) {
+            continue;
+        }
         let sync = flags & i64::from(libc::O_SYNC) == i64::from(libc::O_SYNC);
         seen = Some(seen.unwrap_or(true) && sync);
     }
@@ -382,9 +389,9 @@ fn boot_and_import(
     fsmount::write_record(&dir.join(RECORD), record)?;
 
     // Watch: forward a stop request, and read the images' open flags from /proc until each
-    // image has been seen open. UML opens a disk's image with the flags of its `ubdN` option
-    // every time, so one sighting settles it, and the trials that follow run without litebench
-    // scanning /proc beside them.
+    // image has been seen open for writing. UML opens a disk's image for writing with the flags
+    // of its `ubdN` option every time, so one sighting settles it, and the trials that follow
+    // run without litebench scanning /proc beside them.
     let mut verified: Vec<Option<bool>> = vec![None; disks.len()];
     let mut stop_sent: Option<Instant> = None;
     let status = loop {
@@ -499,6 +506,30 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// This process's own fds on a file: only writable ones decide, and each must be O_SYNC.
+    #[test]
+    fn only_writable_fds_on_the_image_decide_o_sync() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let t = tempfile::tempdir().unwrap();
+        fs::write(t.path().join("fs0.img"), b"").unwrap();
+        // /proc names an fd's file by its canonical path, as the launcher compares it.
+        let image = t.path().join("fs0.img").canonicalize().unwrap();
+        let me = std::process::id();
+        assert_eq!(image_o_sync(me, &image), None, "not open");
+        let probe = File::open(&image).unwrap();
+        assert_eq!(image_o_sync(me, &image), None, "a read-only probe decides nothing");
+        let synced = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_SYNC)
+            .open(&image)
+            .unwrap();
+        assert_eq!(image_o_sync(me, &image), Some(true));
+        let cached = fs::OpenOptions::new().write(true).open(&image).unwrap();
+        assert_eq!(image_o_sync(me, &image), Some(false), "one writable fd without O_SYNC");
+        drop((probe, synced, cached));
+    }
 
     fn v(s: &[&str]) -> Vec<String> {
         s.iter().map(|x| x.to_string()).collect()

@@ -132,7 +132,10 @@ fn start_guest_and_wait_for_a_trial(sb: &Sandbox) -> (Child, PathBuf) {
         .expect("start litebench");
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        assert!(matches!(child.try_wait(), Ok(None)), "litebench exited early");
+        if !matches!(child.try_wait(), Ok(None)) {
+            let o = child.wait_with_output().expect("its output");
+            panic!("litebench exited early: {}", describe(&o));
+        }
         let run_dir = std::fs::read_dir(sb.scratch())
             .unwrap()
             .flatten()
