@@ -33,4 +33,5 @@ pub mod scheduler_device;
 pub mod scratch;
 pub mod shard;
 pub mod store;
+pub mod usage;
 pub mod workload;

@@ -3,7 +3,19 @@ use litebench::cli::{Cli, Command};
 use litebench::commands;
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version are printed as clap prints them; a usage error is one line.
+        Err(e) if !e.use_stderr() || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            e.exit()
+        }
+        Err(e) => {
+            let first = std::env::args_os().nth(1);
+            let line = litebench::usage::error_line(&e, first.as_deref().and_then(|a| a.to_str()));
+            litebench::errln!("error: {line}");
+            std::process::exit(2);
+        }
+    };
     let result = match &cli.command {
         Command::Run(a) => commands::run::run(a),
         Command::List(a) => commands::list::run(a),

@@ -13,7 +13,8 @@
 //! completed. Not 141 (128 + SIGPIPE, what a shell reports for a C tool killed by the signal):
 //! the run did complete, and under `set -o pipefail` a 141 would make `litebench run ... | head`
 //! look like a failed benchmark. Any other write error (a full disk under `> file`) is reported
-//! once, as the last line on stderr, by [`finish`], and makes the exit status 2.
+//! once, as the last line on stderr, by [`finish`], and makes the exit status 2 (also where the
+//! command would have exited 1, `compare`'s regression verdict: its output was not all written).
 //!
 //! [`errln!`](crate::errln!) writes a line to stderr and ignores failures: there is nowhere
 //! left to report them.
@@ -102,7 +103,8 @@ pub fn closed() -> bool {
 }
 
 /// The exit status of a command that would exit with `code`: a stdout error other than a
-/// closed pipe is reported on stderr and turns success into 2.
+/// closed pipe is reported on stderr and turns success (0) and `compare`'s regression (1) into
+/// 2, so a script never reads an incomplete output as a verdict. An interrupted run keeps 130.
 pub fn finish(code: i32) -> i32 {
     if !CLOSED.load(Ordering::Relaxed) {
         if let Err(e) = io::stdout().lock().flush() {
@@ -113,7 +115,7 @@ pub fn finish(code: i32) -> i32 {
     match failed {
         Some(e) => {
             errln!("error: cannot write to standard output: {e}; check where it is redirected");
-            if code == 0 {
+            if code == 0 || code == 1 {
                 2
             } else {
                 code

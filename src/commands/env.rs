@@ -7,8 +7,13 @@ use std::time::Duration;
 /// Prints the environment report.
 pub fn run(args: &EnvArgs) -> Result<i32, Failure> {
     if !args.dir.is_dir() {
+        let what = if args.dir.exists() {
+            "not a directory (a file)"
+        } else {
+            "no such directory"
+        };
         return Err(Failure(format!(
-            "--dir {}: no such directory; give an existing directory",
+            "--dir {}: {what}; give an existing directory",
             args.dir.display()
         )));
     }

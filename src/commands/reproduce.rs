@@ -156,8 +156,10 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
         }) => a,
         Ok(_) => return Ok((Outcome::Failed("not a run command line".into()), false)),
         Err(err) => {
-            let first = err.to_string().lines().next().unwrap_or("").to_string();
-            return Ok((Outcome::Failed(first), false));
+            return Ok((
+                Outcome::Failed(crate::usage::error_line(&err, argv.get(1).map(String::as_str))),
+                false,
+            ));
         }
     };
     run_args.command_line = Some(argv);

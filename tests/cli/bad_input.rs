@@ -165,6 +165,55 @@ fn engine_library_without_sqlite_symbols() {
 }
 
 #[test]
+fn engine_library_path_that_is_a_directory_says_so() {
+    let sb = Sandbox::new();
+    let engine = format!("sqlite:{}", sb.root().display());
+    let out = output(
+        sb.run(&["crud", "--engine", &engine])
+            .args(TINY_PARAMS)
+            .args(TINY_COUNTS),
+    );
+    assert_error_line(
+        &out,
+        &[
+            &format!("error: --engine {engine}: cannot load it (it is a directory)"),
+            "give the path of a libsqlite3.so",
+        ],
+    );
+    assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
+}
+
+/// A library that answers `sqlite3_libversion_number` with a recent release but lacks the rest of
+/// SQLite's interface: the error names the missing symbol (it once said "SQLite ? is too old").
+#[test]
+fn engine_library_missing_a_sqlite_symbol_names_the_symbol() {
+    let sb = Sandbox::new();
+    let src = sb.root().join("half.c");
+    let lib = sb.root().join("libhalf.so");
+    std::fs::write(&src, "int sqlite3_libversion_number(void) { return 3045000; }\n").unwrap();
+    let cc = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .status()
+        .expect("gcc (Debian package gcc) compiles the test library");
+    assert!(cc.success());
+    let engine = format!("sqlite:{}", lib.display());
+    let out = output(
+        sb.run(&["crud", "--engine", &engine])
+            .args(TINY_PARAMS)
+            .args(TINY_COUNTS),
+    );
+    let line = assert_error_line(
+        &out,
+        &[&format!(
+            "error: --engine {engine}: this SQLite build has no `sqlite3_initialize`"
+        )],
+    );
+    assert!(!line.contains('?'), "{line}");
+}
+
+#[test]
 fn unknown_knob_lists_every_valid_knob() {
     let names: Vec<&str> = SQLITE_KNOBS.iter().map(|k| k.name).collect();
     let valid = format!("valid knobs: {}", names.join(", "));
@@ -690,4 +739,41 @@ fn blob_bad_values_and_files_outside_blob_are_refused() {
         &["crud", "--engine", "files"],
         &["error: --engine files: cannot run workload crud"],
     );
+}
+
+/// Every kind of error the argument parser reports (an unknown flag or subcommand, a value out
+/// of range or not among the valid ones, a missing argument or value, a conflict) is one line
+/// that names what is wrong, like every other litebench error; clap alone prints several.
+#[test]
+fn argument_parser_errors_are_one_line_naming_the_flag() {
+    let sb = Sandbox::new();
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["nosuch"], &["'nosuch'", "`litebench --help`"]),
+        (&["run"], &["missing workload", "crud"]),
+        (&["run", "crud", "--bogus"], &["'--bogus'", "`litebench run --help`"]),
+        (&["run", "crud", "--trials", "x"], &["--trials", "'x'"]),
+        (&["run", "crud", "--trials"], &["--trials", "value"]),
+        (
+            &["run", "crud", "--format", "yaml"],
+            &["--format", "'yaml'", "(valid values: table"],
+        ),
+        (&["show", "--format", "xml"], &["--format", "'xml'", "(valid values:"]),
+        (&["list", "--format", "yaml"], &["--format", "'yaml'", "(valid values:"]),
+        (&["compare", "1"], &["<B>", "`litebench compare --help`"]),
+        (&["compare", "1", "2", "--noise", "x"], &["--noise", "'x'"]),
+        (&["merge"], &["<OUT>", "`litebench merge --help`"]),
+        (&["merge", "out.db"], &["<IN>", "`litebench merge --help`"]),
+        (&["report", "--bogus"], &["'--bogus'", "`litebench report --help`"]),
+        (&["reproduce", "nosuch"], &["nosuch"]),
+        (&["ssb-gen"], &["required", "`litebench ssb-gen --help`"]),
+        (&["verify-durability", "--bogus"], &["'--bogus'"]),
+        (&["env", "--bogus"], &["'--bogus'"]),
+    ];
+    for (args, parts) in cases {
+        let mut cmd = sb.litebench();
+        cmd.args(*args);
+        let out = output(&mut cmd);
+        assert_clap_error(&out, parts);
+    }
+    sb.assert_cwd_untouched();
 }

@@ -163,22 +163,11 @@ pub fn assert_run_error_line(o: &Output, parts: &[&str]) -> String {
     line.to_string()
 }
 
-/// A usage error reported by the argument parser (clap): exit code 2, nothing on stdout, the
-/// first stderr line starts with `error: ` and contains every one of `parts`.
+/// A usage error reported by the argument parser (clap): like any litebench error, exit code 2,
+/// nothing on stdout and one line on stderr that starts with `error: ` and contains every one of
+/// `parts` (clap's own several lines are folded into one).
 pub fn assert_clap_error(o: &Output, parts: &[&str]) {
-    assert_no_panic(o);
-    assert_eq!(o.status.code(), Some(2), "expected exit code 2\n{}", describe(o));
-    assert_eq!(stdout(o), "", "expected nothing on stdout\n{}", describe(o));
-    let err = stderr(o);
-    let first = err.lines().next().unwrap_or("");
-    assert!(
-        first.starts_with("error: "),
-        "stderr must start with `error: `\n{}",
-        describe(o)
-    );
-    for p in parts {
-        assert!(first.contains(p), "stderr does not contain {p:?}\n{}", describe(o));
-    }
+    assert_error_line(o, parts);
 }
 
 /// The keys of a JSON object in document order (serde_json's `Value` sorts them).

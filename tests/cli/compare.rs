@@ -82,6 +82,21 @@ fn a_large_slowdown_is_a_regression_and_exits_1() {
     );
     assert!(stdout(&back).contains(",faster"), "{}", stdout(&back));
 
+    // The regression's verdict written to a full disk: exit 2 (the output is incomplete), not 1.
+    let mut full = sb.std_command();
+    full.args(["compare", "1", "2", "--results"])
+        .arg(sb.results())
+        .stdout(std::fs::File::create("/dev/full").expect("/dev/full"))
+        .stderr(std::process::Stdio::piped());
+    let out = full.output().expect("run litebench");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", describe(&out));
+    assert!(
+        stderr(&out).starts_with("error: cannot write to standard output: No space left on device"),
+        "{}",
+        describe(&out)
+    );
+
     // Other parameters are refused unless --force.
     tiny_run(&sb, "2", &["--memory", "--param", "value_size=200"]);
     let refused = compare(&sb, &["1", "3"]);

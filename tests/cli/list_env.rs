@@ -147,3 +147,18 @@ fn env_of_a_directory_that_does_not_exist() {
     );
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
 }
+
+#[test]
+fn env_of_a_file_says_it_is_a_file() {
+    let sb = Sandbox::new();
+    let file = sb.root().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let mut cmd = sb.litebench();
+    cmd.args(["env", "--json", "--dir"]).arg(&file);
+    let out = output(&mut cmd);
+    assert_error_line(
+        &out,
+        &[&format!("error: --dir {}: not a directory (a file)", file.display())],
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}

@@ -232,7 +232,12 @@ impl Api {
         if !path.is_file() {
             return Err(LoadError::Open {
                 path: origin,
-                reason: "no such file".into(),
+                reason: if path.is_dir() {
+                    "it is a directory"
+                } else {
+                    "no such file"
+                }
+                .into(),
             });
         }
         // SAFETY: loading a library runs its initialisers; SQLite's have no side effects
@@ -246,17 +251,27 @@ impl Api {
         // stays loaded.
         let version_number = unsafe { lib.get::<unsafe extern "C" fn() -> c_int>(b"sqlite3_libversion_number\0") }
             .map_err(|_| LoadError::NotSqlite { path: origin.clone() })?;
+        // SAFETY: sqlite3_libversion_number takes no arguments and needs no initialisation.
+        let number = unsafe { version_number() };
         let version = || match unsafe { lib.get::<unsafe extern "C" fn() -> *const c_char>(b"sqlite3_libversion\0") } {
             // SAFETY: returns a static NUL-terminated string.
             Ok(f) => unsafe { cstr(f()) },
-            Err(_) => "?".to_string(),
+            // The number says the same (X * 1000000 + Y * 1000 + Z).
+            Err(_) => format!("{}.{}.{}", number / 1_000_000, number / 1000 % 1000, number % 1000),
         };
-        // Before any other call (builds with SQLITE_OMIT_AUTOINIT need it); it appeared in
-        // 3.6.0, so a library without it is too old anyway.
+        // Before any other call (builds with SQLITE_OMIT_AUTOINIT need it). It appeared in
+        // 3.6.0: a library without it is too old, or not a real SQLite, and the error says which.
         let Ok(initialize) = (unsafe { lib.get::<unsafe extern "C" fn() -> c_int>(b"sqlite3_initialize\0") }) else {
-            return Err(LoadError::TooOld {
+            if number < MIN_VERSION_NUMBER {
+                return Err(LoadError::TooOld {
+                    path: origin,
+                    version: version(),
+                });
+            }
+            return Err(LoadError::MissingSymbol {
                 path: origin,
-                version: version(),
+                symbol: "sqlite3_initialize",
+                since: "3.6.0",
             });
         };
         // SAFETY: sqlite3_initialize takes no arguments and may be called at any time.
@@ -267,8 +282,7 @@ impl Api {
                 rc: init_rc,
             });
         }
-        // SAFETY: no arguments.
-        if unsafe { version_number() } < MIN_VERSION_NUMBER {
+        if number < MIN_VERSION_NUMBER {
             return Err(LoadError::TooOld {
                 path: origin,
                 version: version(),
