@@ -25,7 +25,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub enum OutputError {
     #[error("{flag} {path}: already exists; litebench never replaces a file, so remove it or choose another path")]
     Exists { flag: String, path: PathBuf },
-    #[error("{flag} {path}: is a symbolic link; litebench never writes through one, so remove it or choose another path")]
+    #[error(
+        "{flag} {path}: is a symbolic link; litebench never writes through one, so remove it or choose another path"
+    )]
     Symlink { flag: String, path: PathBuf },
     #[error("{flag} {path}: is a directory; give a file name inside it or another path")]
     Directory { flag: String, path: PathBuf },
@@ -84,7 +86,9 @@ pub fn check(flag: &str, path: &Path) -> Result<(), OutputError> {
             dir: dir.to_path_buf(),
         });
     }
-    OutFile::create(path).map(drop).map_err(|e| OutputError::from_io(flag, path, e))
+    OutFile::create(path)
+        .map(drop)
+        .map_err(|e| OutputError::from_io(flag, path, e))
 }
 
 /// Refuses an output `path` (named by `flag`) that is the same file as `other` (described by
@@ -157,7 +161,12 @@ impl OutFile {
             .file_name()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
         loop {
-            let mut temp_name = format!(".litebench-{}-{}.", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)).into_bytes();
+            let mut temp_name = format!(
+                ".litebench-{}-{}.",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            )
+            .into_bytes();
             temp_name.extend_from_slice(name.as_bytes());
             let temp = parent(target).join(std::ffi::OsStr::from_bytes(&temp_name));
             let opened = OpenOptions::new()
@@ -267,11 +276,19 @@ impl Drop for OutFile {
 /// filesystem without it (files only; a directory then falls back to `rename`, which replaces
 /// nothing but an empty directory).
 pub fn place(from: &Path, to: &Path) -> io::Result<()> {
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput));
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    };
     let (cf, ct) = (c(from)?, c(to)?);
     // SAFETY: both are NUL-terminated paths that live across the call.
     let r = unsafe {
-        libc::renameat2(libc::AT_FDCWD, cf.as_ptr(), libc::AT_FDCWD, ct.as_ptr(), libc::RENAME_NOREPLACE)
+        libc::renameat2(
+            libc::AT_FDCWD,
+            cf.as_ptr(),
+            libc::AT_FDCWD,
+            ct.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
     };
     if r == 0 {
         return Ok(());

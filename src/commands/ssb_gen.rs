@@ -9,8 +9,8 @@
 
 use super::{Failure, EXIT_INTERRUPTED};
 use crate::cli::SsbGenArgs;
-use litebench_ssbgen::{generate, Scale, Table};
 use crate::outfile::OutFile;
+use litebench_ssbgen::{generate, Scale, Table};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -85,7 +85,10 @@ fn an_existing_output_is_refused_and_kept() {
     let mine = sb.root().join("mine.html");
     std::fs::write(&mine, "mine").unwrap();
     let o = report(&sb, &["-o", s(&mine)]);
-    assert_error_line(&o, &["-o", s(&mine), "already exists", "remove it or choose another path"]);
+    assert_error_line(
+        &o,
+        &["-o", s(&mine), "already exists", "remove it or choose another path"],
+    );
     let o = output(&mut sb.run(&[SMALLEST_CRUD, &["--report", s(&mine)]].concat()));
     assert_error_line(&o, &["--report", s(&mine), "already exists"]);
     assert_eq!(std::fs::read_to_string(&mine).unwrap(), "mine");
@@ -111,7 +114,10 @@ fn a_symbolic_link_as_output_is_refused_and_never_followed() {
         assert_error_line(&o, &["merge OUT", s(link), "symbolic link"]);
     }
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
-    assert!(!nowhere.exists(), "litebench created the file a dangling link points at");
+    assert!(
+        !nowhere.exists(),
+        "litebench created the file a dangling link points at"
+    );
     assert_eq!(runs_in(&sb, &sb.results()), 1);
 }
 
@@ -183,22 +189,28 @@ fn a_full_disk_leaves_no_partial_output() {
     fs.fill();
 
     let page = fs.dir().join("page.html");
-    let o = report(&sb, &["-o", s(&page)]);
-    assert_error_line(&o, &["-o", s(&page), "cannot write", "nothing was written"]);
+    let o_page = report(&sb, &["-o", s(&page)]);
+    let elsewhere = sb.root().join("page.html");
+    let o_plots = report(&sb, &["-o", s(&elsewhere), "--plots", s(&plots)]);
+    let all = fs.dir().join("all.db");
+    let o_merge = merge(&sb, &all, &[&sb.results()]);
+    // What is on the disk first (today's code left a 0-byte page, SVG and all.db there), then
+    // what was said.
+    assert_eq!(listing(&plots), Vec::<String>::new(), "a chart file on the full disk");
+    assert_eq!(
+        listing(fs.dir()),
+        ["filler", "good.html", "plots"],
+        "{}",
+        describe(&o_merge)
+    );
+    assert!(!elsewhere.exists());
+    assert_error_line(&o_page, &["-o", s(&page), "cannot write", "nothing was written"]);
+    assert_error_line(&o_plots, &["--plots", "cannot write"]);
+    assert_no_panic(&o_merge);
+    assert_eq!(o_merge.status.code(), Some(2), "{}", describe(&o_merge));
+    assert_eq!(runs_in(&sb, &sb.results()), 1);
+
     let o = report(&sb, &["-o", s(&good)]);
     assert_error_line(&o, &["-o", s(&good), "already exists"]);
     assert_eq!(std::fs::read(&good).unwrap(), good_bytes, "the good report changed");
-
-    let elsewhere = sb.root().join("page.html");
-    let o = report(&sb, &["-o", s(&elsewhere), "--plots", s(&plots)]);
-    assert_error_line(&o, &["--plots", "cannot write"]);
-    assert_eq!(listing(&plots), Vec::<String>::new(), "a chart file on the full disk");
-    assert!(!elsewhere.exists());
-
-    let all = fs.dir().join("all.db");
-    let o = merge(&sb, &all, &[&sb.results()]);
-    assert_no_panic(&o);
-    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
-    assert_eq!(listing(fs.dir()), ["filler", "good.html", "plots"], "{}", describe(&o));
-    assert_eq!(runs_in(&sb, &sb.results()), 1);
 }

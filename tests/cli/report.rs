@@ -121,7 +121,10 @@ fn report_writes_one_self_contained_page_with_every_chart() {
     let o = report(&sb, &["-o", page.to_str().unwrap()]);
     assert_error_line(&o, &["-o", "already exists"]);
     let again = sb.root().join("again.html");
-    let o = report(&sb, &["-o", again.to_str().unwrap(), "--plots", plots.to_str().unwrap()]);
+    let o = report(
+        &sb,
+        &["-o", again.to_str().unwrap(), "--plots", plots.to_str().unwrap()],
+    );
     assert_error_line(&o, &["--plots", "already exists"]);
     assert!(!again.exists());
 }

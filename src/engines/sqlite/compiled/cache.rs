@@ -203,8 +203,10 @@ impl BuildCache {
         let json = serde_json::to_vec_pretty(build).expect("json");
         let io = BuildError::io(record.display().to_string());
         // Created beside a name that does not exist yet, then renamed over the record.
-        let mut f = crate::outfile::OutFile::create(&dir.join(".build.json.new")).map_err(BuildError::io(dir.display().to_string()))?;
-        f.write_all(&json).map_err(BuildError::io(record.display().to_string()))?;
+        let mut f = crate::outfile::OutFile::create(&dir.join(".build.json.new"))
+            .map_err(BuildError::io(dir.display().to_string()))?;
+        f.write_all(&json)
+            .map_err(BuildError::io(record.display().to_string()))?;
         f.commit_replacing(&record).map_err(io)
     }
 
