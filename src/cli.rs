@@ -63,7 +63,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// The store to merge into (created if missing).
+    /// The store to merge into (created if missing, appearing only once complete).
     #[arg(value_name = "OUT")]
     pub out: PathBuf,
     /// Stores to copy from.
@@ -328,8 +328,8 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Write the HTML report of the run to FILE when it ends (also when interrupted or failed,
-    /// for the trials that finished); see `litebench report`.
+    /// Write the HTML report of the run to FILE, a new file, when it ends (also when interrupted
+    /// or failed, for the trials that finished); see `litebench report`.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Run even when a pass-through knob (`pragma.X`, `set.X`) cannot be read back, so that
@@ -371,8 +371,8 @@ pub struct ReproduceArgs {
     /// (internal) Seconds per target, for tests.
     #[arg(long, hide = true, conflicts_with = "full")]
     pub tiny: bool,
-    /// HTML report to write; overwritten when named here. Default: reproduce-TARGET.html in
-    /// the current directory, which is never overwritten.
+    /// HTML report to write, a new file: an existing file is never replaced. Default:
+    /// reproduce-TARGET.html in the current directory.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Results store for the runs; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
@@ -442,8 +442,8 @@ pub struct ReportArgs {
     /// Run ids (default: the newest run).
     #[arg(value_name = "RUN")]
     pub runs: Vec<i64>,
-    /// HTML file to write; overwritten when named here. Default: report.html in the current
-    /// directory, which is never overwritten.
+    /// HTML file to write, a new file: an existing file is never replaced. Default: report.html
+    /// in the current directory.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Results store to read.

@@ -20,6 +20,7 @@ pub mod guest;
 pub mod iocount;
 pub mod knob;
 pub mod out;
+pub mod outfile;
 pub mod plan;
 pub mod preset;
 pub mod procstat;

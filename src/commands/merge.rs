@@ -1,14 +1,39 @@
 //! `litebench merge OUT IN...`: copies the runs of other results stores into one.
+//!
+//! A new OUT appears only complete ([`crate::outfile`]); an existing OUT takes each run in one
+//! transaction. OUT is never one of the inputs, by any name.
 
 use super::Failure;
 use crate::cli::MergeArgs;
+use crate::outfile::{self, OutFile};
 use crate::report::layout::table;
 use crate::report::Format;
 use crate::store::Store;
+use std::path::PathBuf;
+
+/// Each input's row of the table, and of the JSON.
+type Rows = (Vec<Vec<String>>, Vec<serde_json::Value>);
+
+/// Copies each input into `out`.
+fn merge_all(out: &mut Store, inputs: &mut [(&PathBuf, Store)]) -> Result<Rows, Failure> {
+    let mut rows = Vec::new();
+    let mut json = Vec::new();
+    for (path, store) in inputs {
+        let m = out.merge_from(store)?;
+        rows.push(vec![
+            path.display().to_string(),
+            m.runs_added.to_string(),
+            m.runs_present.to_string(),
+            m.trials_added.to_string(),
+            m.verdicts_added.to_string(),
+        ]);
+        json.push(serde_json::json!({"input": path.display().to_string(), "merged": m}));
+    }
+    Ok((rows, json))
+}
 
 /// Runs the `merge` subcommand.
 pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
-    let out_real = args.out.canonicalize().ok();
     for input in &args.inputs {
         if !input.is_file() {
             return Err(Failure(format!(
@@ -16,7 +41,8 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
                 input.display()
             )));
         }
-        if out_real.is_some() && input.canonicalize().ok() == out_real {
+        // The same file by any name: a hard link or a symbolic link too.
+        if outfile::same_file(input, &args.out) {
             return Err(Failure(format!(
                 "merge {}: it is also OUT; merging a store into itself adds nothing",
                 input.display()
@@ -28,20 +54,35 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
     for input in &args.inputs {
         inputs.push((input, Store::open_read(input)?));
     }
-    let mut out = Store::open(&args.out, true)?;
-    let mut rows = Vec::new();
-    let mut json = Vec::new();
-    for (path, store) in &mut inputs {
-        let m = out.merge_from(store)?;
-        rows.push(vec![
-            path.display().to_string(),
-            m.runs_added.to_string(),
-            m.runs_present.to_string(),
-            m.trials_added.to_string(),
-            m.verdicts_added.to_string(),
-        ]);
-        json.push(serde_json::json!({"input": path.display().to_string(), "merged": m}));
+    let found = args.out.symlink_metadata();
+    if found.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
+        // Dangling, SQLite would create a store wherever it points.
+        return Err(outfile::OutputError::Symlink {
+            flag: "merge OUT".into(),
+            path: args.out.clone(),
+        }
+        .into());
     }
+    let (rows, json) = if found.is_ok() {
+        // An existing store: each run goes in with one transaction, as a run stores itself.
+        merge_all(&mut Store::open(&args.out, true)?, &mut inputs)?
+    } else {
+        // A new store is built in a temporary file beside OUT and appears only when complete:
+        // a corrupt input or a full disk leaves no OUT.
+        outfile::check("merge OUT", &args.out)?;
+        let out_error = |e: std::io::Error| outfile::OutputError::from_io("merge OUT", &args.out, e);
+        let mut temp = OutFile::create(&args.out).map_err(out_error)?;
+        temp.companions(&["-journal", "-wal", "-shm"]);
+        // SQLite alone holds the file open: closing another descriptor of it would drop
+        // SQLite's locks.
+        temp.close();
+        let merged = {
+            let mut out = Store::create_merged(temp.temp_path(), &args.out)?;
+            merge_all(&mut out, &mut inputs)?
+        };
+        temp.commit().map_err(out_error)?;
+        merged
+    };
     match args.format {
         Format::Json => crate::outln!("{}", crate::report::json::value(&json)),
         f => crate::out!(

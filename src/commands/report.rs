@@ -2,44 +2,34 @@
 //!
 //! The page is built from the runs as stored, exactly as `show` reads them, so a report
 //! written at the end of a run and one written a year later from the results store agree.
-//! Everything is checked and built before the file is written: a bad run id or a missing
-//! font leaves no half-written page behind.
+//! Everything is checked and built before the file is written, and the file appears complete
+//! or not at all ([`crate::outfile`]): a bad run id, a missing font or a full disk leaves no
+//! half-written page behind, and an existing file is never replaced.
 
 use super::show::open_store;
 use super::Failure;
 use crate::cli::ReportArgs;
+use crate::outfile;
 use crate::report::html::{self, RunPage};
 use crate::store::Store;
 use std::path::{Path, PathBuf};
 
-/// The default output file, never overwritten (the user did not name it).
+/// The default output file.
 pub const DEFAULT_OUTPUT: &str = "report.html";
 
-/// Checks, before anything is built or run, that a report can be written to `path`: its
-/// directory exists, it is not a directory, it does not exist yet when the user did not name
-/// it, and the charts' font is there. `flag` names the option in errors.
-pub fn check_output(path: &Path, named: bool, flag: &str) -> Result<(), Failure> {
-    let shown = path.display();
-    if path.is_dir() {
+/// Checks, before anything is built or run, that a report can be written to `path`: it is not
+/// the results store at `results`, nothing is there yet (litebench never replaces a file, nor
+/// writes through a symbolic link), its directory exists and takes a new file, and the charts'
+/// font is there. `named`: the user gave `path` (with `flag`, which errors name).
+pub fn check_output(path: &Path, named: bool, flag: &str, results: &Path) -> Result<(), Failure> {
+    outfile::refuse_same(flag, path, "the results store", results)?;
+    if !named && path.symlink_metadata().is_ok() {
+        let shown = path.display();
         return Err(Failure(format!(
-            "{flag} {shown}: is a directory; give a file name such as {shown}/report.html"
+            "{shown} exists; litebench never replaces a file, so remove it or give {flag} FILE for another file"
         )));
     }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(Failure(format!(
-            "{flag} {shown}: directory {} does not exist; create it or give another path",
-            parent.display()
-        )));
-    }
-    if !named && path.exists() {
-        return Err(Failure(format!(
-            "{shown} exists; give -o {shown} to overwrite it, or -o FILE for another file"
-        )));
-    }
+    outfile::check(flag, path)?;
     html::font::ensure().map_err(|e| Failure(e.to_string()))?;
     Ok(())
 }
@@ -73,11 +63,22 @@ pub fn write(
     let doc = html::document(&pages);
     let mut charts = 0;
     if let Some(dir) = plots {
+        if let Some(f) = html::plot_files(dir, &pages)
+            .into_iter()
+            .flat_map(|(svg, png)| [svg, png])
+            .find(|f| outfile::same_file(f, output))
+        {
+            return Err(Failure(format!(
+                "{flag} {}: is also the chart file {} of --plots; choose another path",
+                output.display(),
+                f.display()
+            )));
+        }
         charts = html::write_plots(dir, &pages)
             .map_err(|e| Failure(e.to_string()))?
             .len();
     }
-    std::fs::write(output, doc).map_err(|e| Failure(format!("{flag} {}: cannot write: {e}", output.display())))?;
+    outfile::write(flag, output, doc.as_bytes())?;
     Ok(charts)
 }
 
@@ -118,7 +119,7 @@ fn write_after(
         }
     }
     let doc = html::page::document(&sections);
-    std::fs::write(output, doc).map_err(|e| Failure(format!("{flag} {}: cannot write: {e}", output.display())))
+    Ok(outfile::write(flag, output, doc.as_bytes())?)
 }
 
 /// Runs the `report` subcommand.
@@ -127,7 +128,8 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         Some(p) => (p.clone(), true),
         None => (PathBuf::from(DEFAULT_OUTPUT), false),
     };
-    check_output(&output, named, "-o")?;
+    let results = args.results.clone().unwrap_or_else(crate::store::default_path);
+    check_output(&output, named, "-o", &results)?;
     if let Some(dir) = &args.plots {
         if dir.exists() && !dir.is_dir() {
             return Err(Failure(format!("--plots {}: not a directory", dir.display())));

@@ -208,8 +208,8 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
         Some(p) => (p.clone(), true),
         None => (PathBuf::from(format!("reproduce-{}.html", target.name)), false),
     };
-    super::report::check_output(&output, named, "--report")?;
     let results = args.results.clone().unwrap_or_else(store::default_path);
+    super::report::check_output(&output, named, "--report", &results)?;
     store::check_path(&results, args.results.is_some())?;
     if let Some(d) = &args.dir {
         if !d.is_dir() {

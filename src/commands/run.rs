@@ -358,7 +358,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
     if let Some(file) = &args.report {
-        super::report::check_output(file, true, "--report")?;
+        super::report::check_output(file, true, "--report", &results_path)?;
     }
     // From here on Ctrl-C is a request to stop cleanly: finished trials are kept, servers stopped,
     // scratch files removed.

@@ -1,17 +1,18 @@
 //! `litebench ssb-gen`: the SSB tables as ssb-dbgen's `.tbl` files, so that other tools (or a
 //! later `--param tbl_dir=`) can use exactly the data litebench generates.
 //!
-//! Every file is created new (`O_EXCL`): an existing `.tbl` file is never overwritten, and all
-//! target names are checked before anything is written so a refusal leaves nothing behind. A
-//! file that fails part-way, or is cut short by Ctrl-C, is removed: this invocation created it
-//! and it is incomplete. Finished tables are kept.
+//! Every file is written as a new file that appears only when complete ([`crate::outfile`]): an
+//! existing `.tbl` file (or a symbolic link by that name) is never overwritten nor followed,
+//! and all target names are checked before anything is written so a refusal leaves nothing
+//! behind. A table that fails part-way (a full disk), or is cut short by Ctrl-C, never appears:
+//! its temporary file is removed. Finished tables are kept.
 
 use super::{Failure, EXIT_INTERRUPTED};
 use crate::cli::SsbGenArgs;
+use crate::outfile::OutFile;
 use litebench_ssbgen::{generate, Scale, Table};
-use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -109,12 +110,8 @@ fn write_table(
     path: &Path,
     stop: &AtomicBool,
 ) -> Result<Option<(u64, u64)>, Failure> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| Failure(format!("{}: cannot create: {e}", path.display())))?;
-    let created = Created(Some(path.to_path_buf()));
+    // Dropped before its commit (Ctrl-C, an error), the incomplete table is removed.
+    let mut file = OutFile::create(path).map_err(|e| Failure(format!("{}: cannot create: {e}", path.display())))?;
     let (mut lines, mut bytes) = (0u64, 0u64);
     for chunk in generate(table, scale, threads) {
         if stop.load(Ordering::Relaxed) {
@@ -124,9 +121,7 @@ fn write_table(
         lines += chunk.lines;
         bytes += chunk.bytes.len() as u64;
     }
-    file.flush().map_err(|e| write_failure(path, &e))?;
-    drop(file);
-    created.keep();
+    file.commit().map_err(|e| write_failure(path, &e))?;
     Ok(Some((lines, bytes)))
 }
 
@@ -135,21 +130,4 @@ fn write_failure(path: &Path, e: &std::io::Error) -> Failure {
         "{}: cannot write: {e}; the incomplete file was removed",
         path.display()
     ))
-}
-
-/// A file this invocation created, removed on drop unless kept (an incomplete table).
-struct Created(Option<PathBuf>);
-
-impl Created {
-    fn keep(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for Created {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            let _ = std::fs::remove_file(p);
-        }
-    }
 }

@@ -29,6 +29,26 @@ const VERDICT_COLUMNS: &str =
     "verified_at, engine, sqlite_version, source_id, journal_mode, synchronous, crash, verdict, worst_lost, states, violations, record";
 
 impl Store {
+    /// A new store for `merge OUT`, made in the temporary file `temp` (empty, see
+    /// [`crate::outfile::OutFile`]) and named `out` in its errors, since `temp` is put at `out`
+    /// once complete.
+    pub fn create_merged(temp: &std::path::Path, out: &std::path::Path) -> Result<Store, StoreError> {
+        let named = |e| match e {
+            StoreError::Open { reason, .. } => StoreError::Open {
+                path: out.to_path_buf(),
+                reason,
+            },
+            StoreError::Engine { source, .. } => StoreError::Engine {
+                path: out.to_path_buf(),
+                source,
+            },
+            e => e,
+        };
+        let mut store = Store::open(temp, true).map_err(named)?;
+        store.path = out.to_path_buf();
+        Ok(store)
+    }
+
     /// Copies every run (and verdict) of `from` that this store lacks.
     pub fn merge_from(&mut self, from: &mut Store) -> Result<Merged, StoreError> {
         let mut merged = Merged::default();

@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A small tmpfs mounted on a directory of the sandbox, unmounted on drop.
-struct Tmpfs {
+pub(crate) struct Tmpfs {
     dir: PathBuf,
 }
 
 impl Tmpfs {
     /// Mounts a 2 MiB tmpfs on `<sandbox>/full`, or returns `None` (after the CI check) when
     /// this process cannot mount.
-    fn mount(sb: &Sandbox) -> Option<Tmpfs> {
+    pub(crate) fn mount(sb: &Sandbox) -> Option<Tmpfs> {
         let ci = std::env::var_os("CI").is_some();
         if !is_root() {
             assert!(!ci, "disk-full tests need root (to mount a tmpfs) and CI is set");
@@ -39,8 +39,17 @@ impl Tmpfs {
         Some(Tmpfs { dir })
     }
 
-    fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Fills the tmpfs with the file `filler`, until not one more byte fits.
+    pub(crate) fn fill(&self) {
+        use std::io::Write;
+        let mut f = std::fs::File::create(self.dir.join("filler")).expect("create the filler");
+        let chunk = vec![0u8; 4096];
+        while f.write_all(&chunk).is_ok() {}
+        while f.write_all(&[0]).is_ok() {}
     }
 }
 

@@ -21,6 +21,7 @@ mod knobs;
 mod list_env;
 mod merge;
 mod odd_input;
+mod outputs;
 mod profile;
 mod progress;
 mod report;

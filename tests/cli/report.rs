@@ -117,10 +117,16 @@ fn report_writes_one_self_contained_page_with_every_chart() {
     assert!(std::fs::read(plots.join("run1-trials.png"))
         .unwrap()
         .starts_with(b"\x89PNG"));
-    // Written again: -o named the file, so it is overwritten; the plots are not.
-    assert_success(&report(&sb, &["-o", page.to_str().unwrap()]));
-    let o = report(&sb, &["-o", page.to_str().unwrap(), "--plots", plots.to_str().unwrap()]);
+    // Written again: neither the page nor the plots are replaced.
+    let o = report(&sb, &["-o", page.to_str().unwrap()]);
+    assert_error_line(&o, &["-o", "already exists"]);
+    let again = sb.root().join("again.html");
+    let o = report(
+        &sb,
+        &["-o", again.to_str().unwrap(), "--plots", plots.to_str().unwrap()],
+    );
     assert_error_line(&o, &["--plots", "already exists"]);
+    assert!(!again.exists());
 }
 
 #[test]

@@ -154,9 +154,16 @@ fn ctrl_c_removes_only_the_incomplete_file() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start litebench");
-    let lineorder = dir.join("lineorder.tbl");
+    // The table is written under a temporary name beside it until complete.
+    let growing = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".lineorder.tbl"))
+            .any(|e| e.metadata().map_or(0, |m| m.len()) > 0)
+    };
     let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::metadata(&lineorder).map_or(0, |m| m.len()) == 0 {
+    while !growing() {
         assert!(Instant::now() < deadline, "lineorder.tbl never grew");
         std::thread::sleep(Duration::from_millis(10));
     }

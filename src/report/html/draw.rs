@@ -462,10 +462,21 @@ pub fn svg(fig: &Figure) -> Result<String, DrawError> {
     Ok(out)
 }
 
-/// `fig` as a PNG file at `path`.
-pub fn png(fig: &Figure, path: &std::path::Path) -> Result<(), DrawError> {
-    let root = BitMapBackend::new(path, (width(fig), height(fig))).into_drawing_area();
-    draw(&root, fig)
+/// `fig` as a PNG file's bytes (drawn in memory, so that the file is written only by
+/// [`crate::outfile`], never opened by path here).
+pub fn png(fig: &Figure) -> Result<Vec<u8>, DrawError> {
+    use image::ImageEncoder;
+    let (w, h) = (width(fig), height(fig));
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        draw(&root, fig)?;
+    }
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(&rgb, w, h, image::ColorType::Rgb8)
+        .map_err(err(fig))?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ pub enum HtmlError {
     Font(#[from] font::FontError),
     #[error(transparent)]
     Draw(#[from] draw::DrawError),
-    #[error("--plots {dir}: {file} already exists; litebench does not overwrite files it did not name; give an empty or new directory")]
-    PlotExists { dir: String, file: String },
+    #[error(transparent)]
+    Output(#[from] crate::outfile::OutputError),
     #[error("--plots {path}: {reason}")]
     Plots { path: String, reason: String },
 }
@@ -75,8 +75,10 @@ pub fn plot_files(dir: &Path, pages: &[RunPage]) -> Vec<(PathBuf, PathBuf)> {
 }
 
 /// `--plots DIR`: every chart as SVG and PNG. Refuses (before writing anything) when one of
-/// the files exists already; creates `dir` when missing. Returns the files written.
+/// the files exists already, even as a dangling symbolic link; creates `dir` when missing.
+/// Each file appears complete or not at all ([`crate::outfile`]). Returns the files written.
 pub fn write_plots(dir: &Path, pages: &[RunPage]) -> Result<Vec<PathBuf>, HtmlError> {
+    use crate::outfile::{self, OutputError};
     let fail = |reason: String| HtmlError::Plots {
         path: dir.display().to_string(),
         reason,
@@ -87,11 +89,13 @@ pub fn write_plots(dir: &Path, pages: &[RunPage]) -> Result<Vec<PathBuf>, HtmlEr
     let files = plot_files(dir, pages);
     for (svg, png) in &files {
         for f in [svg, png] {
-            if f.exists() {
-                return Err(HtmlError::PlotExists {
-                    dir: dir.display().to_string(),
-                    file: f.file_name().unwrap_or_default().to_string_lossy().into_owned(),
-                });
+            if let Ok(m) = f.symlink_metadata() {
+                let (flag, path) = ("--plots".to_string(), f.clone());
+                return Err(HtmlError::Output(if m.file_type().is_symlink() {
+                    OutputError::Symlink { flag, path }
+                } else {
+                    OutputError::Exists { flag, path }
+                }));
             }
         }
     }
@@ -99,9 +103,9 @@ pub fn write_plots(dir: &Path, pages: &[RunPage]) -> Result<Vec<PathBuf>, HtmlEr
     let mut written = Vec::new();
     for (p, (svg_path, png_path)) in pages.iter().flat_map(|p| p.figures.iter()).zip(&files) {
         let (fig, svg) = p;
-        std::fs::write(svg_path, svg).map_err(|e| fail(format!("{}: {e}", svg_path.display())))?;
+        outfile::write("--plots", svg_path, svg.as_bytes())?;
         written.push(svg_path.clone());
-        draw::png(fig, png_path)?;
+        outfile::write("--plots", png_path, &draw::png(fig)?)?;
         written.push(png_path.clone());
     }
     Ok(written)

@@ -5,8 +5,9 @@
 //! directory. Each build is a directory `sqlite/<key prefix>/` holding `libsqlite3.so` and
 //! `build.json`; the key is the SHA-256 of the source, the flags and the compiler's version,
 //! everything that decides the library's bytes. A build appears under its final name only when
-//! complete (it is made in a temporary directory and renamed), so an interrupted compile leaves
-//! no half library that a later run could load.
+//! complete (it is made in a temporary directory and renamed without replacing anything, see
+//! [`crate::outfile`]), so an interrupted compile leaves no half library that a later run could
+//! load.
 
 use super::compiler::{self, Compiler, OptLevel};
 use super::source::Amalgamation;
@@ -193,13 +194,20 @@ impl BuildCache {
         Ok(Built { build, cached: false })
     }
 
-    /// Replaces a build's `build.json` (through a temporary file, never half-written).
+    /// Replaces a build's `build.json`, a file litebench made, through a new temporary file
+    /// ([`crate::outfile`]): never half-written, never through a symbolic link.
     fn rewrite_record(&self, build: &CompiledBuild) -> Result<(), BuildError> {
+        use std::io::Write;
         let dir = self.builds_dir().join(&build.key[..16]);
-        let part = dir.join(format!(".build.json.{}.part", std::process::id()));
+        let record = dir.join("build.json");
         let json = serde_json::to_vec_pretty(build).expect("json");
-        std::fs::write(&part, json).map_err(BuildError::io(part.display().to_string()))?;
-        std::fs::rename(&part, dir.join("build.json")).map_err(BuildError::io(dir.display().to_string()))
+        let io = BuildError::io(record.display().to_string());
+        // Created beside a name that does not exist yet, then renamed over the record.
+        let mut f = crate::outfile::OutFile::create(&dir.join(".build.json.new"))
+            .map_err(BuildError::io(dir.display().to_string()))?;
+        f.write_all(&json)
+            .map_err(BuildError::io(record.display().to_string()))?;
+        f.commit_replacing(&record).map_err(io)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -237,8 +245,9 @@ impl BuildCache {
             built_at: crate::commands::now_rfc3339(),
         };
         let json = serde_json::to_vec_pretty(&build).expect("json");
-        std::fs::write(part.join("build.json"), json).map_err(BuildError::io("the build record"))?;
-        match std::fs::rename(part, dir) {
+        crate::outfile::write_new(&part.join("build.json"), &json).map_err(BuildError::io("the build record"))?;
+        // Never in place of anything (not even an empty directory).
+        match crate::outfile::place(part, dir) {
             Ok(()) => Ok(build),
             // A concurrent build of the same key finished first: use it.
             Err(_) if dir.join("build.json").is_file() => {

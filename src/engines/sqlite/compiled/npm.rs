@@ -134,9 +134,7 @@ fn extract(p: &Pinned, tgz: &Path, dir: &Path) -> Result<PathBuf, BuildError> {
         }
     }
     let out = dir.join("sqlite3.c");
-    let part = dir.join(format!(".sqlite3.c.{}.part", std::process::id()));
-    std::fs::write(&part, &content).map_err(BuildError::io(part.display().to_string()))?;
-    std::fs::rename(&part, &out).map_err(BuildError::io(out.display().to_string()))?;
+    super::source::write_new(dir, &out, &content)?;
     Ok(out)
 }
 

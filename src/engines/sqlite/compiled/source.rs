@@ -144,13 +144,15 @@ fn from_zip(zip: &Path, sources: &Path) -> Result<PathBuf, BuildError> {
     Ok(out)
 }
 
-/// Writes `bytes` to `out` through a temporary name, so a partial file is never taken for a
-/// source.
-fn write_new(dir: &Path, out: &Path, bytes: &[u8]) -> Result<(), BuildError> {
+/// Writes `bytes` to `out` as a new file that appears only complete ([`crate::outfile`]), so a
+/// partial file is never taken for a source. One already there (another litebench extracted
+/// the same source meanwhile) is kept.
+pub(super) fn write_new(dir: &Path, out: &Path, bytes: &[u8]) -> Result<(), BuildError> {
     std::fs::create_dir_all(dir).map_err(BuildError::io(dir.display().to_string()))?;
-    let part = dir.join(format!(".sqlite3.c.{}.part", std::process::id()));
-    std::fs::write(&part, bytes).map_err(BuildError::io(part.display().to_string()))?;
-    std::fs::rename(&part, out).map_err(BuildError::io(out.display().to_string()))
+    match crate::outfile::write_new(out, bytes) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && out.is_file() => Ok(()),
+        r => r.map_err(BuildError::io(out.display().to_string())),
+    }
 }
 
 /// sqlite.org's number for a release: 3.37.2 → 3370200, 3.8.4.3 → 3080403.
@@ -188,7 +190,13 @@ fn download(version: &str, sources: &Path) -> Result<PathBuf, BuildError> {
                 ))
             })?;
         if out.status.success() {
-            std::fs::rename(&part, &zip).map_err(BuildError::io(zip.display().to_string()))?;
+            // Never in place of anything: a zip another litebench downloaded meanwhile is kept.
+            match crate::outfile::place(&part, &zip) {
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && zip.is_file() => {
+                    let _ = std::fs::remove_file(&part);
+                }
+                r => r.map_err(BuildError::io(zip.display().to_string()))?,
+            }
             let sqlite3_c = from_zip(&zip, sources)?;
             let dir = sources.join(version);
             let wanted = dir.join("sqlite3.c");
