@@ -459,15 +459,25 @@ fn loop_backing(device: &str) -> Option<FileId> {
     })
 }
 
-/// Attached loop devices whose backing file is the file `id` (device and inode).
-pub fn loops_backed_by(id: FileId) -> Vec<String> {
+/// Attached loop devices whose backing file is `image`: the kernel names that path (deleted
+/// or not) as the backing file, and the file it holds is `id` (device and inode). The path
+/// ties a loop device to the run directory, the identity to the very file that was made there.
+pub fn loops_backed_by(image: &Path, id: FileId) -> Vec<String> {
     let mut found = Vec::new();
     let Ok(dir) = fs::read_dir("/sys/block") else {
         return found;
     };
     for e in dir.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if !name.starts_with("loop") || !e.path().join("loop/backing_file").exists() {
+        if !name.starts_with("loop") {
+            continue;
+        }
+        let Ok(backing) = fs::read_to_string(e.path().join("loop/backing_file")) else {
+            continue;
+        };
+        let backing = backing.trim_end_matches('\n');
+        let backing = backing.strip_suffix(" (deleted)").unwrap_or(backing);
+        if Path::new(backing) != image {
             continue;
         }
         let dev = format!("/dev/{name}");
@@ -541,7 +551,10 @@ pub fn undo(run_dir: &Path, entry: &Entry) -> Result<(), UndoError> {
     }
     // A record without the inode (an older litebench's, or a kill before it was written) can
     // only prove the file now at the recorded path, inside the run directory.
-    let loops = entry.image_id.or(current).map(loops_backed_by).unwrap_or_default();
+    let loops = match (&entry.image, entry.image_id.or(current)) {
+        (Some(image), Some(id)) => loops_backed_by(image, id),
+        _ => Vec::new(),
+    };
     let ours = |source: &str, fstype: &str| match (&entry.device, &entry.image) {
         (Some(dev), _) => source == dev,
         (None, Some(_)) => loops.iter().any(|d| d == source),

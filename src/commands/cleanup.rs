@@ -81,7 +81,7 @@ pub(crate) fn report(c: &Cleaned, prefix: &str) {
     }
     // A run going on beside the next one is no news to it.
     for r in c.running.iter().filter(|_| prefix.is_empty()) {
-        crate::errln!("left alone: {} belongs to a litebench still running", r.display());
+        crate::errln!("left alone: {}: the run that made it is still running", r.display());
     }
     for r in &c.refused {
         crate::errln!("refused: {r}");
