@@ -18,7 +18,9 @@ use std::path::{Component, Path, PathBuf};
 pub enum ConfineError {
     #[error("--dir {path}: other users can write to it (mode {mode:04o}), so records in it could be forged; run `chmod go-w {path}`")]
     WritableByOthers { path: PathBuf, mode: u32 },
-    #[error("--dir {path}: owned by uid {uid}, another user, who could forge records in it; use a directory of your own")]
+    #[error(
+        "--dir {path}: owned by uid {uid}, another user, who could forge records in it; use a directory of your own"
+    )]
     OwnedByOther { path: PathBuf, uid: u32 },
     #[error("{path}: {why}")]
     Path { path: PathBuf, why: String },

@@ -252,7 +252,11 @@ impl Filesystems {
     /// is then kept, so `litebench cleanup` can try again).
     pub fn teardown(&mut self) -> Vec<String> {
         let mut problems = Vec::new();
-        let run_dir = self.record_path.parent().expect("a record sits in its run directory").to_path_buf();
+        let run_dir = self
+            .record_path
+            .parent()
+            .expect("a record sits in its run directory")
+            .to_path_buf();
         while let Some((scratch, _)) = self.mounted.pop() {
             drop(scratch);
             let entry = self.record.entries.pop().expect("one entry per filesystem");
@@ -778,9 +782,10 @@ fn clean_run(run: &Path, root: bool, cleaned: &mut Cleaned) {
             let name = e.file_name();
             let known = [RECORD, crate::scheduler_device::RECORD, crate::guest::STORE_FILE];
             if !known.iter().any(|k| name == *k) {
-                cleaned
-                    .kept
-                    .push(format!("{}: not in the record of the run that made the directory", e.path().display()));
+                cleaned.kept.push(format!(
+                    "{}: not in the record of the run that made the directory",
+                    e.path().display()
+                ));
             }
         }
     }

@@ -180,7 +180,11 @@ mod tests {
         assert!(undo_in(t.path(), &read).is_err());
         assert!(t.path().join(RECORD).exists());
         // A record of an older litebench (pid only) still reads.
-        fs::write(t.path().join(RECORD), br#"{"pid": 7, "device": "x", "original": "none"}"#).unwrap();
+        fs::write(
+            t.path().join(RECORD),
+            br#"{"pid": 7, "device": "x", "original": "none"}"#,
+        )
+        .unwrap();
         assert_eq!(read_record(t.path()).unwrap().unwrap().owner.start_time, None);
     }
 }

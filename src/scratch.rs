@@ -94,7 +94,7 @@ impl Scratch {
                 let b = PathBuf::from(DEFAULT_DIR);
                 let created = !b.exists();
                 if created {
-                    fs::create_dir(&b).map_err(|e| ScratchError::NotWritable {
+                    private_dir(&b).map_err(|e| ScratchError::NotWritable {
                         path: b.clone(),
                         reason: e.to_string(),
                     })?;
@@ -109,7 +109,7 @@ impl Scratch {
             .map(|d| d.as_millis())
             .unwrap_or(0);
         let dir = base.join(format!("run-{}-{stamp}", std::process::id()));
-        if let Err(e) = fs::create_dir(&dir) {
+        if let Err(e) = private_dir(&dir) {
             return Err(ScratchError::NotWritable {
                 path: base,
                 reason: e.to_string(),
@@ -222,6 +222,13 @@ impl Drop for Scratch {
     }
 }
 
+/// Makes a directory no other user can write to whatever the umask (a umask of 002 would make
+/// it group-writable, and cleanup trusts the records only in directories others cannot write).
+fn private_dir(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().mode(0o755).create(path)
+}
+
 /// Whether `dir` holds nothing but this module's record.
 fn only_records(dir: &Path) -> bool {
     fs::read_dir(dir).is_ok_and(|entries| {
@@ -273,8 +280,10 @@ pub fn remove_listed(run: &Path, record: &RunRecord) -> Leftovers {
     let mut done = Leftovers::default();
     for name in &record.files {
         if !crate::confine::plain_name(name) {
-            done.left
-                .push(format!("{}: names {name:?}, not a file of the run directory", run.join(RECORD).display()));
+            done.left.push(format!(
+                "{}: names {name:?}, not a file of the run directory",
+                run.join(RECORD).display()
+            ));
             continue;
         }
         for suffix in COMPANIONS {
@@ -285,12 +294,14 @@ pub fn remove_listed(run: &Path, record: &RunRecord) -> Leftovers {
                     Ok(()) => done.removed.push(file),
                     Err(e) => done.left.push(format!("{}: cannot remove ({e})", path.display())),
                 },
-                Ok(m) if m.file_type().is_symlink() => done
-                    .left
-                    .push(format!("{}: a symbolic link, which litebench never makes", path.display())),
-                Ok(_) => done
-                    .left
-                    .push(format!("{}: not a plain file (a directory?), left for you", path.display())),
+                Ok(m) if m.file_type().is_symlink() => done.left.push(format!(
+                    "{}: a symbolic link, which litebench never makes",
+                    path.display()
+                )),
+                Ok(_) => done.left.push(format!(
+                    "{}: not a plain file (a directory?), left for you",
+                    path.display()
+                )),
                 Err(_) => {}
             }
         }

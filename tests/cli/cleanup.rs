@@ -56,7 +56,10 @@ fn kill_9_when(sb: &Sandbox, args: &[&str], ready: impl Fn(&Path) -> bool) -> Pa
     let deadline = Instant::now() + Duration::from_secs(120);
     let dir = loop {
         let c = child.0.as_mut().unwrap();
-        assert!(matches!(c.try_wait(), Ok(None)), "litebench exited before it was killed");
+        assert!(
+            matches!(c.try_wait(), Ok(None)),
+            "litebench exited before it was killed"
+        );
         if let Some(d) = run_dir(sb).filter(|d| ready(d)) {
             break d;
         }
@@ -74,7 +77,16 @@ fn kill_9_when(sb: &Sandbox, args: &[&str], ready: impl Fn(&Path) -> bool) -> Pa
 fn kill_9_during_population(sb: &Sandbox) -> PathBuf {
     let dir = kill_9_when(
         sb,
-        &["crud", "--param", "rows=20000000", "--trials", "1", "--warmup", "0", "--quiet"],
+        &[
+            "crud",
+            "--param",
+            "rows=20000000",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ],
         |d| data_bytes(d) > 4 << 20,
     );
     let left = listing(&dir);
@@ -87,7 +99,13 @@ fn cleanup_removes_what_a_run_killed_during_population_left_and_keeps_the_users_
     let sb = Sandbox::new();
     let dir = kill_9_during_population(&sb);
     std::fs::write(dir.join("users-notes.txt"), b"mine").unwrap();
-    let o = sb.litebench().arg("cleanup").arg("--dir").arg(sb.scratch()).output().unwrap();
+    let o = sb
+        .litebench()
+        .arg("cleanup")
+        .arg("--dir")
+        .arg(sb.scratch())
+        .output()
+        .unwrap();
     eprintln!("{}", describe(&o));
     assert!(o.status.success(), "{}", describe(&o));
     let out = stdout(&o);
@@ -97,7 +115,8 @@ fn cleanup_removes_what_a_run_killed_during_population_left_and_keeps_the_users_
         describe(&o)
     );
     assert!(
-        out.lines().any(|l| l.starts_with("kept: ") && l.contains("users-notes.txt")),
+        out.lines()
+            .any(|l| l.starts_with("kept: ") && l.contains("users-notes.txt")),
         "{}",
         describe(&o)
     );
@@ -109,10 +128,15 @@ fn cleanup_removes_what_a_run_killed_during_population_left_and_keeps_the_users_
 fn the_next_run_removes_what_a_run_killed_during_population_left() {
     let sb = Sandbox::new();
     kill_9_during_population(&sb);
-    sb.run(SMALLEST_CRUD).assert().success().stderr(predicates::str::contains(
-        "cleaned up after a killed run: removed: ",
-    ));
-    assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "scratch directory not empty");
+    sb.run(SMALLEST_CRUD)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("cleaned up after a killed run: removed: "));
+    assert_eq!(
+        listing(&sb.scratch()),
+        Vec::<String>::new(),
+        "scratch directory not empty"
+    );
 }
 
 #[test]
@@ -121,12 +145,34 @@ fn a_killed_memory_run_leaves_nothing_after_cleanup() {
     // Killed once it is measuring: its run directory holds its record and nothing else.
     let dir = kill_9_when(
         &sb,
-        &["crud", "--memory", "--param", "rows=1000", "--param", "duration=1s", "--trials", "100", "--warmup", "0", "--quiet"],
+        &[
+            "crud",
+            "--memory",
+            "--param",
+            "rows=1000",
+            "--param",
+            "duration=1s",
+            "--trials",
+            "100",
+            "--warmup",
+            "0",
+            "--quiet",
+        ],
         |_| sb.results().is_file(),
     );
     assert!(dir.is_dir());
-    let o = sb.litebench().arg("cleanup").arg("--dir").arg(sb.scratch()).output().unwrap();
+    let o = sb
+        .litebench()
+        .arg("cleanup")
+        .arg("--dir")
+        .arg(sb.scratch())
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", describe(&o));
     assert!(stdout(&o).contains("removed: "), "{}", describe(&o));
-    assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "scratch directory not empty");
+    assert_eq!(
+        listing(&sb.scratch()),
+        Vec::<String>::new(),
+        "scratch directory not empty"
+    );
 }

@@ -103,14 +103,30 @@ fn forged_records_leave_the_victims_file_mounts_and_loop_devices_alone() {
     let r3 = scratch.join("run-3-3");
     std::fs::create_dir(&r3).unwrap();
     std::os::unix::fs::symlink(&victim, r3.join("fs0.img")).unwrap();
-    write(&r3, &dead_record(serde_json::json!([{"image": r3.join("fs0.img"), "mount_point": r3.join("fs0")}])));
+    write(
+        &r3,
+        &dead_record(serde_json::json!([{"image": r3.join("fs0.img"), "mount_point": r3.join("fs0")}])),
+    );
     // 4: the mount point is a symbolic link to the user's tmpfs.
-    sh("mount", &["-t", "tmpfs", "-o", "size=1m", "users-tmpfs", user_tmpfs.to_str().unwrap()]);
+    sh(
+        "mount",
+        &[
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=1m",
+            "users-tmpfs",
+            user_tmpfs.to_str().unwrap(),
+        ],
+    );
     users.mounts.push(user_tmpfs.clone());
     let r4 = scratch.join("run-4-4");
     std::fs::create_dir(&r4).unwrap();
     std::os::unix::fs::symlink(&user_tmpfs, r4.join("fs0")).unwrap();
-    write(&r4, &dead_record(serde_json::json!([{"image": null, "mount_point": r4.join("fs0")}])));
+    write(
+        &r4,
+        &dead_record(serde_json::json!([{"image": null, "mount_point": r4.join("fs0")}])),
+    );
     // 5: the user's own ext4 mounted at a recorded mount point, the record claiming its image.
     let r5 = scratch.join("run-5-5");
     std::fs::create_dir_all(r5.join("fs0")).unwrap();
@@ -118,20 +134,43 @@ fn forged_records_leave_the_victims_file_mounts_and_loop_devices_alone() {
     users.mounts.push(r5.join("fs0"));
     write(
         &r5,
-        &dead_record(serde_json::json!([{"image": r5.join("fs0.img"), "mount_point": r5.join("fs0"), "image_id": id(&user_img), "loop_device": user_loop}])),
+        &dead_record(
+            serde_json::json!([{"image": r5.join("fs0.img"), "mount_point": r5.join("fs0"), "image_id": id(&user_img), "loop_device": user_loop}]),
+        ),
     );
     // 6: the user's tmpfs at a recorded mount point.
     let r6 = scratch.join("run-6-6");
     std::fs::create_dir_all(r6.join("fs0")).unwrap();
-    sh("mount", &["-t", "tmpfs", "-o", "size=1m", "tmpfs", r6.join("fs0").to_str().unwrap()]);
+    sh(
+        "mount",
+        &[
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=1m",
+            "tmpfs",
+            r6.join("fs0").to_str().unwrap(),
+        ],
+    );
     users.mounts.push(r6.join("fs0"));
-    write(&r6, &dead_record(serde_json::json!([{"image": null, "mount_point": r6.join("fs0")}])));
+    write(
+        &r6,
+        &dead_record(serde_json::json!([{"image": null, "mount_point": r6.join("fs0")}])),
+    );
     // 7: a record whose owner is alive (pid and start time of a running process, this boot).
     let sleeper = Command::new("sleep").arg("600").spawn().unwrap();
     let pid = sleeper.id();
     users.children.push(sleeper);
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let started: u64 = stat.rsplit_once(')').unwrap().1.split_whitespace().nth(19).unwrap().parse().unwrap();
+    let started: u64 = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .parse()
+        .unwrap();
     let r7 = scratch.join("run-7-7");
     std::fs::create_dir(&r7).unwrap();
     std::fs::write(r7.join("fs0.img"), b"in use").unwrap();
@@ -146,8 +185,16 @@ fn forged_records_leave_the_victims_file_mounts_and_loop_devices_alone() {
 
     // Nothing named was touched.
     assert_eq!(std::fs::read(&victim).unwrap(), vec![7u8; 1 << 20], "the victim file");
-    assert_eq!(backing(&victim_loop).as_deref(), victim.to_str(), "the victim's loop device");
-    assert_eq!(backing(&user_loop).as_deref(), user_img.to_str(), "the user's loop device");
+    assert_eq!(
+        backing(&victim_loop).as_deref(),
+        victim.to_str(),
+        "the victim's loop device"
+    );
+    assert_eq!(
+        backing(&user_loop).as_deref(),
+        user_img.to_str(),
+        "the user's loop device"
+    );
     assert_eq!(mounts_under(&r5).len(), 1, "the user's ext4");
     assert_eq!(mounts_under(&r6).len(), 1, "the user's tmpfs in a run directory");
     assert_eq!(mounts_under(&user_tmpfs).len(), 1, "the user's tmpfs behind a link");
@@ -173,10 +220,15 @@ fn forged_records_leave_the_victims_file_mounts_and_loop_devices_alone() {
         );
     }
     assert!(
-        err.lines().any(|l| l.starts_with("left alone: ") && l.contains("run-7-7") && l.contains("still running")),
+        err.lines()
+            .any(|l| l.starts_with("left alone: ") && l.contains("run-7-7") && l.contains("still running")),
         "{err}"
     );
-    assert!(stdout(&o).lines().all(|l| !l.starts_with("undone: ")), "{}", describe(&o));
+    assert!(
+        stdout(&o).lines().all(|l| !l.starts_with("undone: ")),
+        "{}",
+        describe(&o)
+    );
 }
 
 #[test]
@@ -199,7 +251,11 @@ fn a_dir_other_users_can_write_to_is_refused() {
     // The next run there says so once, runs, and leaves the record's image alone.
     let o = output(&mut sb.run_std(SMALLEST_CRUD));
     assert!(o.status.success(), "{}", describe(&o));
-    let warnings: Vec<String> = stderr(&o).lines().filter(|l| l.contains("chmod go-w")).map(String::from).collect();
+    let warnings: Vec<String> = stderr(&o)
+        .lines()
+        .filter(|l| l.contains("chmod go-w"))
+        .map(String::from)
+        .collect();
     assert_eq!(warnings.len(), 1, "{}", describe(&o));
     assert!(run.join("fs0.img").is_file());
 }
