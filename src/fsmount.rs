@@ -769,10 +769,15 @@ fn clean_run(run: &Path, root: bool, cleaned: &mut Cleaned) {
             return;
         }
     }
+    let mut reported = std::collections::BTreeSet::new();
     let removed = files
         .map(|f| {
             let done = crate::scratch::remove_listed(run, &f);
+            cleaned
+                .refused
+                .extend(done.refused.into_iter().map(|r| format!("{r}; left alone")));
             cleaned.kept.extend(done.left);
+            reported = done.reported;
             done.removed
         })
         .unwrap_or_default();
@@ -781,7 +786,7 @@ fn clean_run(run: &Path, root: bool, cleaned: &mut Cleaned) {
         for e in fs::read_dir(run).into_iter().flatten().flatten() {
             let name = e.file_name();
             let known = [RECORD, crate::scheduler_device::RECORD, crate::guest::STORE_FILE];
-            if !known.iter().any(|k| name == *k) {
+            if !known.iter().any(|k| name == *k) && !reported.contains(&*name.to_string_lossy()) {
                 cleaned.kept.push(format!(
                     "{}: not in the record of the run that made the directory",
                     e.path().display()

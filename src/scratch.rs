@@ -258,8 +258,13 @@ fn write_record(dir: &Path, record: &RunRecord) -> std::io::Result<()> {
 pub struct Leftovers {
     /// Files removed, by name.
     pub removed: Vec<String>,
-    /// Names the record lists that were left: a directory, or a symbolic link, and why.
+    /// What the record names that is not litebench's to remove (a name outside the run
+    /// directory, a symbolic link), and why.
+    pub refused: Vec<String>,
+    /// What the record lists that stays (a directory, a file that cannot be removed), and why.
     pub left: Vec<String>,
+    /// Names in the run directory already reported in `refused` or `left`.
+    pub reported: BTreeSet<String>,
 }
 
 /// Reads the record of a run directory, if it has one.
@@ -280,7 +285,7 @@ pub fn remove_listed(run: &Path, record: &RunRecord) -> Leftovers {
     let mut done = Leftovers::default();
     for name in &record.files {
         if !crate::confine::plain_name(name) {
-            done.left.push(format!(
+            done.refused.push(format!(
                 "{}: names {name:?}, not a file of the run directory",
                 run.join(RECORD).display()
             ));
@@ -292,16 +297,23 @@ pub fn remove_listed(run: &Path, record: &RunRecord) -> Leftovers {
             match fs::symlink_metadata(&path) {
                 Ok(m) if m.file_type().is_file() => match fs::remove_file(&path) {
                     Ok(()) => done.removed.push(file),
-                    Err(e) => done.left.push(format!("{}: cannot remove ({e})", path.display())),
+                    Err(e) => {
+                        done.left.push(format!("{}: cannot remove ({e})", path.display()));
+                        done.reported.insert(file);
+                    }
                 },
-                Ok(m) if m.file_type().is_symlink() => done.left.push(format!(
-                    "{}: a symbolic link, which litebench never makes",
-                    path.display()
-                )),
-                Ok(_) => done.left.push(format!(
-                    "{}: not a plain file (a directory?), left for you",
-                    path.display()
-                )),
+                Ok(m) if m.file_type().is_symlink() => {
+                    done.refused.push(format!(
+                        "{}: a symbolic link, which litebench never makes",
+                        path.display()
+                    ));
+                    done.reported.insert(file);
+                }
+                Ok(_) => {
+                    done.left
+                        .push(format!("{}: not a plain file, so not removed", path.display()));
+                    done.reported.insert(file);
+                }
                 Err(_) => {}
             }
         }
@@ -404,7 +416,7 @@ mod tests {
         std::mem::forget(s); // as kill -9 would
         let done = remove_listed(&dir, &record);
         assert_eq!(done.removed, ["crud-template.db", "crud-template.db-journal"]);
-        assert_eq!(done.left.len(), 1, "the symbolic link is left: {:?}", done.left);
+        assert_eq!(done.refused.len(), 1, "the symbolic link is left: {:?}", done.refused);
         let mut left: Vec<_> = fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())

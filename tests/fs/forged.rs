@@ -180,6 +180,29 @@ fn forged_records_leave_the_victims_file_mounts_and_loop_devices_alone() {
             "entries": [{"image": r7.join("fs0.img"), "mount_point": r7.join("fs0"), "image_id": id(&r7.join("fs0.img"))}]}),
     );
 
+    // 8: a run directory that is a symbolic link to another directory, whose record lists a
+    // file there.
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("precious.db"), b"mine").unwrap();
+    let files = |names: serde_json::Value| serde_json::json!({"pid": std::process::id(), "start_time": 1, "boot_id": boot_id(), "files": names});
+    std::fs::write(
+        elsewhere.join("litebench-run.json"),
+        files(serde_json::json!(["precious.db"])).to_string(),
+    )
+    .unwrap();
+    let r8 = scratch.join("run-8-8");
+    std::os::unix::fs::symlink(&elsewhere, &r8).unwrap();
+    // 9: a run's file list naming the victim through `..`, and a link to it.
+    let r9 = scratch.join("run-9-9");
+    std::fs::create_dir(&r9).unwrap();
+    std::os::unix::fs::symlink(&victim, r9.join("t.db")).unwrap();
+    std::fs::write(
+        r9.join("litebench-run.json"),
+        files(serde_json::json!(["../../victim", "t.db"])).to_string(),
+    )
+    .unwrap();
+
     let o = output(sb.command().arg("cleanup").arg("--dir").arg(&scratch));
     eprintln!("--- litebench cleanup on forged records ---\n{}", describe(&o));
 
@@ -199,12 +222,14 @@ fn forged_records_leave_the_victims_file_mounts_and_loop_devices_alone() {
     assert_eq!(mounts_under(&r6).len(), 1, "the user's tmpfs in a run directory");
     assert_eq!(mounts_under(&user_tmpfs).len(), 1, "the user's tmpfs behind a link");
     assert!(r3.join("fs0.img").is_symlink() && r7.join("fs0.img").is_file());
+    assert_eq!(std::fs::read(elsewhere.join("precious.db")).unwrap(), b"mine");
+    assert!(r9.join("t.db").is_symlink());
     // ...and each refusal is said, one line each, with a failing exit status.
     assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
     let err = stderr(&o);
     assert!(!err.contains("panicked"), "{err}");
     let refused: Vec<&str> = err.lines().filter(|l| l.starts_with("refused: ")).collect();
-    assert_eq!(refused.len(), 6, "one refusal per forged record: {err}");
+    assert_eq!(refused.len(), 9, "one refusal per forged thing: {err}");
     for (run, why) in [
         (&r1, "outside the run directory"),
         (&r2, "`..`"),
@@ -212,6 +237,9 @@ fn forged_records_leave_the_victims_file_mounts_and_loop_devices_alone() {
         (&r4, "symbolic link"),
         (&r5, "did not mount"),
         (&r6, "did not mount"),
+        (&r8, "symbolic link"),
+        (&r9, "../../victim"),
+        (&r9, "t.db: a symbolic link"),
     ] {
         let name = run.file_name().unwrap().to_str().unwrap();
         assert!(
