@@ -8,6 +8,7 @@
 //! change, which `litebench cleanup` (or the next run in that `--dir`) reads.
 
 use crate::commands::Failure;
+use crate::owner::Owner;
 use crate::scheduler::{self, SchedulerError};
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -19,8 +20,9 @@ pub const RECORD: &str = "litebench-scheduler.json";
 /// What must be put back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
-    /// The litebench process that changed it.
-    pub pid: u32,
+    /// The litebench process that changed it (pid, start time, boot id).
+    #[serde(flatten)]
+    pub owner: Owner,
     /// The device as the user named it (`vda`, `/dev/vda`).
     pub device: String,
     /// Its scheduler before litebench changed it.
@@ -85,7 +87,7 @@ impl DeviceScheduler {
     pub fn take(device: &str, run_dir: &Path) -> Result<DeviceScheduler, DeviceError> {
         let original = current(device).ok_or_else(|| DeviceError::NoDevice(device.to_string()))?;
         let record = Record {
-            pid: std::process::id(),
+            owner: Owner::current(),
             device: device.to_string(),
             original,
         };
@@ -130,25 +132,23 @@ fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.sync_all()
 }
 
-/// Puts back the scheduler a killed run left changed, as its record in `run_dir` says, when the
-/// run that wrote it is gone; returns what was done, if anything.
-pub fn undo_in(run_dir: &Path, writer_alive: impl Fn(u32) -> bool) -> Option<Result<String, String>> {
+/// Reads the record a run left in `run_dir`, if any.
+pub fn read_record(run_dir: &Path) -> Option<Result<Record, String>> {
     let path = run_dir.join(RECORD);
     let text = fs::read(&path).ok()?;
-    let record: Record = match serde_json::from_slice(&text) {
-        Ok(r) => r,
-        Err(e) => return Some(Err(format!("{}: not a litebench record ({e})", path.display()))),
-    };
-    if writer_alive(record.pid) {
-        return None;
-    }
-    Some(match scheduler::set(&record.device, &record.original) {
+    Some(serde_json::from_slice(&text).map_err(|e| format!("{}: not a litebench record ({e})", path.display())))
+}
+
+/// Puts back the scheduler a killed run left changed, as `record` (read from `run_dir`) says.
+/// The caller has checked that the run which wrote it is dead.
+pub fn undo_in(run_dir: &Path, record: &Record) -> Result<String, String> {
+    match scheduler::set(&record.device, &record.original) {
         Ok(_) => {
-            let _ = fs::remove_file(&path);
+            let _ = fs::remove_file(run_dir.join(RECORD));
             Ok(format!("{}: scheduler {} put back", record.device, record.original))
         }
         Err(e) => Err(e.to_string()),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -167,17 +167,24 @@ mod tests {
     }
 
     #[test]
-    fn a_record_of_a_live_run_is_left_alone() {
+    fn a_record_whose_device_is_gone_is_reported_and_kept() {
         let t = tempfile::tempdir().unwrap();
         let r = Record {
-            pid: 1,
+            owner: Owner::current(),
             device: "no-such-disk".into(),
             original: "none".into(),
         };
         fs::write(t.path().join(RECORD), serde_json::to_vec(&r).unwrap()).unwrap();
-        assert_eq!(undo_in(t.path(), |_| true), None);
-        // A dead run's record is acted on; a device that is gone is reported, the record kept.
-        assert!(matches!(undo_in(t.path(), |_| false), Some(Err(_))));
+        let read = read_record(t.path()).unwrap().unwrap();
+        assert_eq!(read, r);
+        assert!(undo_in(t.path(), &read).is_err());
         assert!(t.path().join(RECORD).exists());
+        // A record of an older litebench (pid only) still reads.
+        fs::write(
+            t.path().join(RECORD),
+            br#"{"pid": 7, "device": "x", "original": "none"}"#,
+        )
+        .unwrap();
+        assert_eq!(read_record(t.path()).unwrap().unwrap().owner.start_time, None);
     }
 }

@@ -4,10 +4,42 @@
 //! default `./litebench-scratch`, not /tmp, which is often a RAM filesystem), creates its
 //! databases there, and removes exactly the files it created, then the subdirectory. Nothing
 //! outside it is ever deleted.
+//!
+//! A run killed with `kill -9` cannot remove what it made, so the run directory holds a record
+//! ([`RECORD`]) of its owner (pid, start time, boot id: see [`crate::owner`]) and of the name of
+//! every file it is about to create, written before the file exists. `litebench cleanup` and the
+//! next run in the same `--dir` remove, once that owner is dead, exactly the files listed (with
+//! the `-journal`, `-wal`, `-shm` and `.wal` files engines make beside them), and the directory
+//! if nothing else is left in it. The record is replaced atomically (a temporary file renamed
+//! over it) but not synced: it changes only when a new name appears, outside timed code.
 
+use crate::owner::Owner;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::fs::{self, File};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Name of the record of a run directory's owner and files.
+pub const RECORD: &str = "litebench-run.json";
+
+/// The temporary file a new record is written to before it is renamed over [`RECORD`].
+const RECORD_TMP: &str = ".litebench-run.json.tmp";
+
+/// Companion files engines create beside a database (SQLite's, DuckDB's).
+const COMPANIONS: [&str; 5] = ["", "-journal", "-wal", "-shm", ".wal"];
+
+/// What a run directory holds, as recorded by the run that made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    #[serde(flatten)]
+    pub owner: Owner,
+    /// Names (in the run directory) of files the run created or was about to create.
+    #[serde(default)]
+    pub files: BTreeSet<String>,
+}
 
 /// Default base directory, relative to the current directory.
 pub const DEFAULT_DIR: &str = "litebench-scratch";
@@ -35,6 +67,7 @@ pub struct Scratch {
     base: PathBuf,
     created_base: bool,
     dir: PathBuf,
+    record: Mutex<RunRecord>,
 }
 
 impl ScratchError {
@@ -61,7 +94,7 @@ impl Scratch {
                 let b = PathBuf::from(DEFAULT_DIR);
                 let created = !b.exists();
                 if created {
-                    fs::create_dir(&b).map_err(|e| ScratchError::NotWritable {
+                    private_dir(&b).map_err(|e| ScratchError::NotWritable {
                         path: b.clone(),
                         reason: e.to_string(),
                     })?;
@@ -76,7 +109,7 @@ impl Scratch {
             .map(|d| d.as_millis())
             .unwrap_or(0);
         let dir = base.join(format!("run-{}-{stamp}", std::process::id()));
-        if let Err(e) = fs::create_dir(&dir) {
+        if let Err(e) = private_dir(&dir) {
             return Err(ScratchError::NotWritable {
                 path: base,
                 reason: e.to_string(),
@@ -93,10 +126,22 @@ impl Scratch {
         }
         let _ = fs::remove_file(&probe);
         let dir = dir.canonicalize().unwrap_or(dir);
+        let record = RunRecord {
+            owner: Owner::current(),
+            files: BTreeSet::new(),
+        };
+        if let Err(source) = write_record(&dir, &record) {
+            let _ = fs::remove_dir(&dir);
+            return Err(ScratchError::Io {
+                path: dir.join(RECORD),
+                source,
+            });
+        }
         Ok(Scratch {
             base,
             created_base,
             dir,
+            record: Mutex::new(record),
         })
     }
 
@@ -110,8 +155,15 @@ impl Scratch {
         &self.dir
     }
 
-    /// Path of a file in the run directory.
+    /// Path of a file in the run directory, recorded (before the caller creates it) so that
+    /// cleanup after a `kill -9` removes it and the files an engine makes beside it.
     pub fn path(&self, name: &str) -> PathBuf {
+        let mut record = self.record.lock().unwrap_or_else(|p| p.into_inner());
+        if crate::confine::plain_name(name) && record.files.insert(name.to_string()) {
+            // A record that cannot be written only means cleanup after a kill -9 leaves this
+            // file; the run itself goes on (creating the file reports a full disk).
+            let _ = write_record(&self.dir, &record);
+        }
         self.dir.join(name)
     }
 
@@ -158,11 +210,117 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        // Only an empty directory is removed: anything left is not ours to delete.
+        // Only a directory holding nothing but the record is removed: anything else left is not
+        // ours to delete (or is kept on purpose), and the record stays to say what is ours.
+        if only_records(&self.dir) {
+            let _ = fs::remove_file(self.dir.join(RECORD));
+            let _ = fs::remove_file(self.dir.join(RECORD_TMP));
+        }
         if fs::remove_dir(&self.dir).is_ok() && self.created_base {
             let _ = fs::remove_dir(&self.base);
         }
     }
+}
+
+/// Makes a directory no other user can write to whatever the umask (a umask of 002 would make
+/// it group-writable, and cleanup trusts the records only in directories others cannot write).
+fn private_dir(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().mode(0o755).create(path)
+}
+
+/// Whether `dir` holds nothing but this module's record.
+fn only_records(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .all(|e| e.file_name() == RECORD || e.file_name() == RECORD_TMP)
+    })
+}
+
+/// Replaces the record in `dir` atomically; never through a symbolic link.
+fn write_record(dir: &Path, record: &RunRecord) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = dir.join(RECORD_TMP);
+    let mut f = File::options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)?;
+    f.write_all(&serde_json::to_vec_pretty(record).expect("a record serialises"))?;
+    drop(f);
+    fs::rename(&tmp, dir.join(RECORD))
+}
+
+/// What cleaning a dead run's directory did.
+#[derive(Debug, Default)]
+pub struct Leftovers {
+    /// Files removed, by name.
+    pub removed: Vec<String>,
+    /// What the record names that is not litebench's to remove (a name outside the run
+    /// directory, a symbolic link), and why.
+    pub refused: Vec<String>,
+    /// What the record lists that stays (a directory, a file that cannot be removed), and why.
+    pub left: Vec<String>,
+    /// Names in the run directory already reported in `refused` or `left`.
+    pub reported: BTreeSet<String>,
+}
+
+/// Reads the record of a run directory, if it has one.
+pub fn read_record(run: &Path) -> Option<Result<RunRecord, String>> {
+    let path = run.join(RECORD);
+    let text = match fs::read(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(Err(format!("{}: {e}", path.display()))),
+    };
+    Some(serde_json::from_slice(&text).map_err(|e| format!("{}: not a litebench record ({e})", path.display())))
+}
+
+/// Removes the files a dead run's record lists (plain regular files in `run` only; a name that
+/// is a directory or a symbolic link stays), and its record. The caller has checked the run
+/// directory itself ([`crate::confine::check_run_dir`]) and that the owner is dead.
+pub fn remove_listed(run: &Path, record: &RunRecord) -> Leftovers {
+    let mut done = Leftovers::default();
+    for name in &record.files {
+        if !crate::confine::plain_name(name) {
+            done.refused.push(format!(
+                "{}: names {name:?}, not a file of the run directory",
+                run.join(RECORD).display()
+            ));
+            continue;
+        }
+        for suffix in COMPANIONS {
+            let file = format!("{name}{suffix}");
+            let path = run.join(&file);
+            match fs::symlink_metadata(&path) {
+                Ok(m) if m.file_type().is_file() => match fs::remove_file(&path) {
+                    Ok(()) => done.removed.push(file),
+                    Err(e) => {
+                        done.left.push(format!("{}: cannot remove ({e})", path.display()));
+                        done.reported.insert(file);
+                    }
+                },
+                Ok(m) if m.file_type().is_symlink() => {
+                    done.refused.push(format!(
+                        "{}: a symbolic link, which litebench never makes",
+                        path.display()
+                    ));
+                    done.reported.insert(file);
+                }
+                Ok(_) => {
+                    done.left
+                        .push(format!("{}: not a plain file, so not removed", path.display()));
+                    done.reported.insert(file);
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    let _ = fs::remove_file(run.join(RECORD_TMP));
+    let _ = fs::remove_file(run.join(RECORD));
+    done
 }
 
 /// Copies every byte of `src` into `dst` through a buffer: new blocks, never shared extents.
@@ -236,5 +394,34 @@ mod tests {
         fs::write(&foreign, b"keep").unwrap();
         drop(s);
         assert_eq!(fs::read(&foreign).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn a_dead_runs_listed_files_and_their_companions_go_and_nothing_else() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Scratch::create(Some(t.path())).unwrap();
+        let db = s.path("crud-template.db");
+        fs::write(&db, b"db").unwrap();
+        fs::write(s.path("crud-template.db").with_extension("db-journal"), b"j").unwrap();
+        fs::write(s.dir().join("users-file"), b"keep").unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", s.dir().join("t.db-wal")).unwrap();
+        let _ = s.path("t.db");
+        let record = read_record(s.dir()).unwrap().unwrap();
+        assert_eq!(record.owner, Owner::current());
+        assert_eq!(
+            record.files.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["crud-template.db", "t.db"]
+        );
+        let dir = s.dir().to_path_buf();
+        std::mem::forget(s); // as kill -9 would
+        let done = remove_listed(&dir, &record);
+        assert_eq!(done.removed, ["crud-template.db", "crud-template.db-journal"]);
+        assert_eq!(done.refused.len(), 1, "the symbolic link is left: {:?}", done.refused);
+        let mut left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["t.db-wal", "users-file"]);
     }
 }

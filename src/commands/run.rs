@@ -602,25 +602,26 @@ fn fleet_part(args: &RunArgs, jobs: &[Job]) -> Result<(Option<crate::shard::Flee
 /// record lists), as `litebench cleanup` would.
 pub(crate) fn undo_dead_runs(dir: Option<&Path>) {
     let base = dir.unwrap_or(Path::new(crate::scratch::DEFAULT_DIR));
-    if !fsmount::has_records(base) {
+    if !fsmount::has_run_dirs(base) {
+        return;
+    }
+    let base = base.canonicalize().unwrap_or(base.to_path_buf());
+    if let Err(e) = crate::confine::check_base(&base) {
+        crate::errln!("warning: {e}; what killed runs left there is not cleaned up");
         return;
     }
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    let root = unsafe { libc::geteuid() } == 0;
+    let c = fsmount::cleanup_dir(&base, root);
+    if !c.need_root.is_empty() {
         crate::errln!(
             "warning: {} holds filesystems a killed run left mounted; run `litebench cleanup --dir {}` as root",
             base.display(),
             base.display()
         );
-        return;
     }
-    let c = fsmount::cleanup_dir(&base.canonicalize().unwrap_or(base.to_path_buf()));
-    for e in &c.undone {
-        crate::errln!("cleaned up after a killed run: {}", e.mount_point.display());
-    }
-    for p in &c.problems {
-        crate::errln!("warning: {p}; run `litebench cleanup`");
-    }
+    // On stderr: the run's own output stays its report.
+    super::cleanup::report(&c, "cleaned up after a killed run: ");
 }
 
 fn preset_runs(ends: &[JobEnd]) -> Vec<presets::PresetRun<'_>> {

@@ -79,7 +79,8 @@ fn plain(flag: &str, p: &Path) -> Result<String, GuestError> {
 }
 
 /// Writes `bytes` zeros and syncs them, so every guest write lands on allocated blocks.
-fn zero_image(path: &Path, bytes: u64) -> Result<(), GuestError> {
+/// Writes a zeroed image of `bytes` at `path` (a new file); returns its device and inode.
+fn zero_image(path: &Path, bytes: u64) -> Result<fsmount::FileId, GuestError> {
     let mut f = File::options()
         .write(true)
         .create_new(true)
@@ -92,7 +93,8 @@ fn zero_image(path: &Path, bytes: u64) -> Result<(), GuestError> {
         f.write_all(&chunk[..n]).map_err(GuestError::io(path))?;
         left -= n as u64;
     }
-    f.sync_all().map_err(GuestError::io(path))
+    f.sync_all().map_err(GuestError::io(path))?;
+    Ok(fsmount::FileId::of(&f.metadata().map_err(GuestError::io(path))?))
 }
 
 /// Whether every fd of `pid` that can write to `image` has O_SYNC: `Some(true)` all do,
@@ -243,24 +245,20 @@ pub fn run(
 
     // The record comes first, so a kill -9 at any later point leaves something to undo.
     let record_path = dir.join(RECORD);
-    let mut record = Record {
-        pid: std::process::id(),
-        entries: Vec::new(),
-        guest_pid: None,
-    };
+    let mut record = Record::new();
     let mut disks = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         if spec.kind == FsKind::Tmpfs {
             continue;
         }
         let image = dir.join(format!("fs{i}.img"));
-        record.entries.push(Entry {
-            image: Some(image.clone()),
-            mount_point: dir.join(format!("fs{i}")),
-            device: None,
-        });
+        record
+            .entries
+            .push(Entry::new(Some(image.clone()), dir.join(format!("fs{i}")), None));
         fsmount::write_record(&record_path, &record)?;
-        zero_image(&image, fs_size_bytes)?;
+        let made = zero_image(&image, fs_size_bytes)?;
+        record.entries.last_mut().expect("just pushed").image_id = Some(made);
+        fsmount::write_record(&record_path, &record)?;
         disks.push(GuestDisk {
             fs_index: i,
             device: super::device_name(disks.len()),
@@ -279,8 +277,8 @@ pub fn run(
     }
     let mut problems = Vec::new();
     while let Some(e) = record.entries.pop() {
-        if let Err(p) = fsmount::undo(&e) {
-            problems.push(p);
+        if let Err(p) = fsmount::undo(&dir, &e) {
+            problems.push(p.to_string());
             record.entries.insert(0, e);
         }
     }
@@ -288,6 +286,7 @@ pub fn run(
         let _ = fs::remove_file(&record_path);
     } else {
         record.guest_pid = None;
+        record.guest_start = None;
         let _ = fsmount::write_record(&record_path, &record);
         for p in &problems {
             crate::errln!("warning: {p}; run `litebench cleanup` to try again");
@@ -386,6 +385,7 @@ fn boot_and_import(
     let console = File::create(&console_path).map_err(GuestError::io(&console_path))?;
     let mut guest = start(kernel, &cmdline, &console)?;
     record.guest_pid = Some(guest.child.id());
+    record.guest_start = crate::owner::start_time(guest.child.id());
     fsmount::write_record(&dir.join(RECORD), record)?;
 
     // Watch: forward a stop request, and read the images' open flags from /proc until each
@@ -425,6 +425,7 @@ fn boot_and_import(
     };
     guest.finish();
     record.guest_pid = None;
+    record.guest_start = None;
     let exit: Option<GuestExit> = fs::read(dir.join(EXIT_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());

@@ -11,6 +11,7 @@ mod support;
 
 mod bad_input;
 mod browser;
+mod cleanup;
 mod closed_pipe;
 mod common;
 mod compare;

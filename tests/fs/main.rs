@@ -557,6 +557,7 @@ fn trial_copies_on_btrfs_and_xfs_have_blocks_of_their_own() {
     assert_nothing_left(&sb, "after building btrfs and xfs from the library");
 }
 
+mod forged;
 mod guest;
 
 /// A loop device of the test's own, standing in for a real disk litebench did not make.
