@@ -196,7 +196,9 @@ impl Scratch {
         Ok(())
     }
 
-    /// Removes a database this run created and the companion files SQLite makes beside it.
+    /// Removes a database this run created and the companion files SQLite makes beside it,
+    /// and takes its name off the record, so the record lists only what is still there (a
+    /// run of thousands of trials does not rewrite an ever longer list).
     pub fn remove_db(&self, db: &Path) {
         debug_assert!(db.starts_with(&self.dir));
         let name = db.as_os_str().to_owned();
@@ -204,6 +206,12 @@ impl Scratch {
             let mut p = name.clone();
             p.push(suffix);
             let _ = fs::remove_file(PathBuf::from(p));
+        }
+        if let Some(file) = db.file_name().and_then(|n| n.to_str()) {
+            let mut record = self.record.lock().unwrap_or_else(|p| p.into_inner());
+            if record.files.remove(file) {
+                let _ = write_record(&self.dir, &record);
+            }
         }
     }
 }
@@ -357,7 +365,17 @@ mod tests {
         s.copy_durable(&from, &to).unwrap();
         assert_eq!(fs::read(&to).unwrap(), data);
         s.remove_db(&from);
+        let listed = |s: &Scratch| {
+            read_record(s.dir())
+                .unwrap()
+                .unwrap()
+                .files
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(listed(&s), ["c.db"], "a removed database leaves the record");
         s.remove_db(&to);
+        assert!(listed(&s).is_empty());
     }
 
     #[test]
