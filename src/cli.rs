@@ -50,8 +50,8 @@ pub enum Command {
     /// real filesystem, printing each acknowledged commit, until it is killed.
     #[command(hide = true)]
     DurabilityChild(DurabilityChildArgs),
-    /// Undo what a killed run left of its `--fs` filesystems (mounts, loop devices, images),
-    /// exactly as its record in the scratch directory lists, and nothing else.
+    /// Remove what a killed run left in the scratch directory (its databases, and its `--fs`
+    /// mounts, loop devices and images), exactly as its records list, and nothing else.
     Cleanup(CleanupArgs),
     /// Copy the runs (with their trials) and verdicts of other results stores into OUT; runs
     /// already there (same uuid) are skipped, so merging twice adds nothing. Inputs are only read.
