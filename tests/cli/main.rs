@@ -27,4 +27,5 @@ mod report;
 mod reproduce;
 mod ssb_gen;
 mod store;
+mod store_locks;
 mod store_schema;
