@@ -279,6 +279,12 @@ impl Store {
     /// place. The parent directory of an explicit path must exist; the default location's
     /// directories are created.
     pub fn open(path: &Path, explicit: bool) -> Result<Store, StoreError> {
+        Store::open_until(path, explicit, None)
+    }
+
+    /// [`Store::open`], with waits for other processes' locks (from the first statement on)
+    /// ended by `stop` (see [`Store::stop_waiting_on`]).
+    pub fn open_until(path: &Path, explicit: bool, stop: Option<Arc<AtomicBool>>) -> Result<Store, StoreError> {
         let open_err = |reason: String| StoreError::Open {
             path: path.to_path_buf(),
             reason,
@@ -298,6 +304,9 @@ impl Store {
             ))
         })?;
         let mut store = Store::new(conn, path);
+        if let Some(stop) = stop {
+            store.stop_waiting_on(stop);
+        }
         let not_a_store = |e: EngineError| match classify(path, e) {
             StoreError::Engine { source, .. } => {
                 open_err(format!("not a litebench results store ({})", source.message))

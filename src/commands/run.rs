@@ -441,10 +441,6 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     };
     undo_dead_runs(args.dir.as_deref());
     let scratch = Scratch::create(args.dir.as_deref())?;
-    // Opened before anything is measured, so a store that cannot be used stops the run first.
-    let mut store = Store::open(&results_path, args.results.is_some())?;
-    store.stop_waiting_on(stop.clone());
-    import_side_files(scratch.base(), &mut store)?;
     // Recorded before anything changes; dropped (the original put back) after the last trial.
     let device_scheduler = match &args.scheduler_device {
         Some(d) => {
@@ -473,6 +469,10 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
             e.cold_trial().map_err(Failure)?;
         }
     }
+    // Opened once everything else is accepted (a refused run creates no store) and before
+    // anything is measured, so a store that cannot be used stops the run first.
+    let mut store = Store::open_until(&results_path, args.results.is_some(), Some(stop.clone()))?;
+    import_side_files(scratch.base(), &mut store)?;
 
     // 2. Describe the machine and the storage under the scratch directory.
     let environment = litebench_env::capture(scratch.dir())

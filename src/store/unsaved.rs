@@ -300,6 +300,53 @@ mod tests {
     use super::*;
 
     #[test]
+    fn importing_completes_a_running_run_once_and_adds_a_missing_one_whole() {
+        use crate::store::tests::{manifest, trial};
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("r.db"), true).unwrap();
+        let begun = s.begin(&manifest()).unwrap();
+        s.add_trial(begun.id, &trial(0)).unwrap();
+        let trials: Vec<TrialRecord> = (0..3).map(trial).collect();
+        let run = UnsavedRun::new(
+            &begun,
+            &manifest(),
+            "failed",
+            "2024-01-01T00:01:00Z",
+            Some("disk full"),
+            &[],
+            &trials,
+        );
+        let first = s.import_unsaved(&run).unwrap();
+        assert_eq!(
+            first,
+            Imported {
+                run_id: begun.id,
+                added: false,
+                trials_added: 2,
+                finished: true
+            }
+        );
+        let again = s.import_unsaved(&run).unwrap();
+        assert_eq!(
+            (again.trials_added, again.finished),
+            (0, false),
+            "a second import adds nothing"
+        );
+        let stored = s.load(Some(begun.id)).unwrap();
+        assert_eq!(
+            (stored.status.as_str(), stored.error.as_deref()),
+            ("failed", Some("disk full"))
+        );
+        assert_eq!(stored.trials, trials);
+
+        let mut other = Store::open(&dir.path().join("o.db"), true).unwrap();
+        let added = other.import_unsaved(&run).unwrap();
+        assert!(added.added && added.trials_added == 3);
+        assert_eq!(other.load(Some(added.run_id)).unwrap().trials, trials);
+        assert_eq!(other.list().unwrap()[0].uuid.as_deref(), Some(begun.uuid.as_str()));
+    }
+
+    #[test]
     fn a_side_file_is_written_whole_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let run = UnsavedRun::new(
