@@ -201,10 +201,11 @@ fn check(path: &Path, explicit: bool, intact: bool) -> Result<(), StoreError> {
             Ok(_) => {}
             // Other problems (not a database at all, ...) are left to `Store::open`, which
             // says what they are.
-            Err(e) => match classify(path, e) {
-                e @ (StoreError::Damaged { .. } | StoreError::HotJournal { .. }) => return Err(e),
-                _ => {}
-            },
+            Err(e) => {
+                if let e @ (StoreError::Damaged { .. } | StoreError::HotJournal { .. }) = classify(path, e) {
+                    return Err(e);
+                }
+            }
         }
     }
     Ok(())
