@@ -7,7 +7,7 @@
 //! Knobs nobody asked for are read back too: their effective values are the build's defaults,
 //! and they belong in the report as much as the requested ones.
 
-use crate::engines::sqlite::knobs::{PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use crate::engines::sqlite::knobs::{PASSTHROUGH_PREFIX, PROCESS_WIDE_PRAGMAS, SQLITE_KNOBS};
 use serde::{Deserialize, Serialize};
 
 /// The values a knob accepts.
@@ -68,6 +68,8 @@ pub enum KnobError {
     Unknown { name: String, valid: String },
     #[error("--knob {knob}={value}: invalid value; valid values: {valid}")]
     InvalidValue { knob: String, value: String, valid: String },
+    #[error("--knob {knob}: it {why}, not one connection's: it would apply to the whole process, including litebench's own results store and the run's other configurations; leave it out")]
+    ProcessWide { knob: String, why: &'static str },
     #[error("--knob {knob} is given twice; give every value in one flag: --knob {knob}=A,B")]
     Duplicate { knob: String },
     #[error("--knob: the values given make {count} configurations (every combination of every --knob's values); at most {MAX_CONFIGURATIONS} can run: give fewer values, or --vary-one to vary one knob at a time")]
@@ -289,6 +291,11 @@ pub fn parse_axis(arg: &str, catalog: &KnobCatalog<'_>) -> Result<KnobAxis, Knob
         if !is_ident(&name[prefix.len()..]) {
             return Err(KnobError::Malformed { arg: arg.into() });
         }
+        if prefix == PASSTHROUGH_PREFIX {
+            if let Some((_, why)) = PROCESS_WIDE_PRAGMAS.iter().find(|(p, _)| *p == &name[prefix.len()..]) {
+                return Err(KnobError::ProcessWide { knob: name, why });
+            }
+        }
         let mut out = Vec::new();
         for v in raw {
             let ok = v
@@ -495,6 +502,27 @@ mod tests {
             parse_axis_sqlite("pragma.cell_size_check=on").unwrap().values,
             vec!["on"]
         );
+    }
+
+    #[test]
+    fn process_wide_pragmas_are_refused_naming_why() {
+        for name in [
+            "hard_heap_limit",
+            "soft_heap_limit",
+            "temp_store_directory",
+            "data_store_directory",
+        ] {
+            let e = parse_axis_sqlite(&format!("pragma.{name}=1")).unwrap_err();
+            assert!(matches!(e, KnobError::ProcessWide { .. }), "{name}: {e}");
+            let line = e.to_string();
+            assert!(
+                line.starts_with(&format!("--knob pragma.{name}: it "))
+                    && line.contains("litebench's own results store"),
+                "{line}"
+            );
+        }
+        // A per-connection limit, like every other pass-through pragma.
+        assert_eq!(parse_axis_sqlite("pragma.threads=2").unwrap().values, vec!["2"]);
     }
 
     #[test]

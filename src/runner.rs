@@ -60,7 +60,8 @@ pub enum RunError {
     /// An engine that cannot start trials cold (the message names it and the way out).
     #[error("{0}")]
     Cold(String),
-    #[error("results store: {0}")]
+    /// A results store error; its message names the store.
+    #[error("{0}")]
     Store(String),
     /// Two configurations answered a query differently (see [`crate::answers`]).
     #[error(transparent)]

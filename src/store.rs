@@ -16,10 +16,12 @@
 //! run left half-written, which restores the last committed state and loses nothing.) A store
 //! written by a newer litebench is refused by both, and not touched.
 
+mod busy;
 mod liveness;
 pub mod merge;
 pub mod run_uuid;
 pub mod schema;
+pub mod unsaved;
 
 use crate::engines::sqlite::api::Api;
 use crate::engines::sqlite::conn::SqliteConn;
@@ -29,6 +31,8 @@ use liveness::{Here, Origin};
 use schema::Found;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// Environment variable that overrides the default store location.
 pub const ENV_VAR: &str = "LITEBENCH_RESULTS";
@@ -38,8 +42,17 @@ pub const ENV_VAR: &str = "LITEBENCH_RESULTS";
 pub enum StoreError {
     #[error("--results {path}: {reason}")]
     Open { path: PathBuf, reason: String },
-    #[error("results store {path}: {source}")]
+    /// Said once: the store's path, then SQLite's message and what the store was doing.
+    #[error("results store {path}: {} (while {})", source.message, source.context)]
     Engine { path: PathBuf, source: EngineError },
+    #[error(
+        "--results {path}: the store is damaged ({detail}); recover what it holds with `sqlite3 {path} .recover | sqlite3 recovered.db` and give --results recovered.db, or give another path"
+    )]
+    Damaged { path: PathBuf, detail: String },
+    #[error(
+        "--results {path}: a killed writer left a hot journal ({path}-journal) that must be rolled back before the store can be read, and the store cannot be written here (a read-only file or filesystem); copy {path} and {path}-journal together to a writable directory and give --results the copy"
+    )]
+    HotJournal { path: PathBuf },
     #[error(
         "results store {path}: a stored record does not parse ({reason}); it was written by another litebench version"
     )]
@@ -82,7 +95,10 @@ pub fn default_path() -> PathBuf {
 
 /// An open results store.
 pub struct Store {
+    /// Declared before `busy`, so it is closed before the handler's state is freed.
     conn: SqliteConn,
+    /// The busy handler's state ([`busy`]): wait for other processes' locks until stopped.
+    busy: Box<busy::Busy>,
     path: PathBuf,
     /// Schema version of the file; `None` for an empty database opened to read.
     version: Option<i64>,
@@ -90,6 +106,18 @@ pub struct Store {
     has_templates: bool,
     /// Statements prepared once per SQL text; the connection finalizes them when it closes.
     stmts: HashMap<&'static str, StmtId>,
+}
+
+/// A run's row as [`Store::begin`] stored it.
+#[derive(Debug, Clone)]
+pub struct Begun {
+    /// Its id in this store.
+    pub id: i64,
+    /// Its id everywhere ([`run_uuid`]).
+    pub uuid: String,
+    pub pid: i64,
+    pub host: Option<String>,
+    pub boot_id: Option<String>,
 }
 
 /// A run as stored.
@@ -121,9 +149,15 @@ pub struct RunListing {
 }
 
 /// Checks, without creating or changing anything, that a store could be opened at `path`: not
-/// a directory, (for an explicit `--results`) in an existing directory, and not written by a
-/// newer litebench. Other problems with an existing file are left to [`Store::open`].
+/// a directory, (for an explicit `--results`) in an existing directory, not written by a
+/// newer litebench, and not damaged (`PRAGMA quick_check`, which reads the whole file: every
+/// command that writes a store calls this once, before it measures anything). Other problems
+/// with an existing file are left to [`Store::open`].
 pub fn check_path(path: &Path, explicit: bool) -> Result<(), StoreError> {
+    check(path, explicit, true)
+}
+
+fn check(path: &Path, explicit: bool, intact: bool) -> Result<(), StoreError> {
     let open_err = |reason: String| StoreError::Open {
         path: path.to_path_buf(),
         reason,
@@ -150,13 +184,84 @@ pub fn check_path(path: &Path, explicit: bool) -> Result<(), StoreError> {
         }
     }
     if path.is_file() {
-        let found =
-            SqliteConn::open_existing(Api::bundled(), path, "results store").and_then(|mut c| schema::inspect(&mut c));
-        if let Ok(Found::Version(v)) = found {
-            refuse_newer(path, v)?;
+        let conn = SqliteConn::open_existing(Api::bundled(), path, "results store");
+        let busy = busy::Busy::new(path.to_path_buf());
+        let found = conn.and_then(|mut c| {
+            busy.install(&c);
+            let found = schema::inspect(&mut c)?;
+            Ok((c, found))
+        });
+        match found {
+            Ok((mut c, Found::Version(v))) => {
+                refuse_newer(path, v)?;
+                if intact {
+                    check_intact(&mut c, path)?;
+                }
+            }
+            Ok(_) => {}
+            // Other problems (not a database at all, ...) are left to `Store::open`, which
+            // says what they are.
+            Err(e) => {
+                if let e @ (StoreError::Damaged { .. } | StoreError::HotJournal { .. }) = classify(path, e) {
+                    return Err(e);
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// Refuses a damaged store: `PRAGMA quick_check` (every page's structure, without the index
+/// cross-checks of `integrity_check`), before a run adds itself to it.
+fn check_intact(conn: &mut SqliteConn, path: &Path) -> Result<(), StoreError> {
+    let damaged = |detail: String| StoreError::Damaged {
+        path: path.to_path_buf(),
+        detail,
+    };
+    match conn.query("PRAGMA quick_check(1)") {
+        Ok(rows) => match rows.first().and_then(|r| r.first().cloned().flatten()) {
+            Some(ok) if ok == "ok" => Ok(()),
+            Some(problem) => Err(damaged(format!("PRAGMA quick_check: {}", problem.replace('\n', " ")))),
+            None => Err(damaged("PRAGMA quick_check returned nothing".into())),
+        },
+        Err(e) => Err(match classify(path, e) {
+            StoreError::Engine { source, .. } => damaged(format!("PRAGMA quick_check: {}", source.message)),
+            other => other,
+        }),
+    }
+}
+
+/// SQLite's extended code for a hot journal that cannot be rolled back on a read-only file.
+const SQLITE_READONLY_ROLLBACK: i32 = 776;
+
+/// What an error opening or reading the store means: a damaged file, a hot journal on a
+/// read-only directory, or (anything else) the error itself.
+fn classify(path: &Path, e: EngineError) -> StoreError {
+    let code = e.code.unwrap_or(0);
+    if code & 0xff == libsqlite3_sys::SQLITE_CORRUPT {
+        return StoreError::Damaged {
+            path: path.to_path_buf(),
+            detail: e.message,
+        };
+    }
+    let mut journal = path.as_os_str().to_owned();
+    journal.push("-journal");
+    let hot = Path::new(&journal).is_file();
+    if code == SQLITE_READONLY_ROLLBACK
+        || (hot
+            && matches!(
+                code & 0xff,
+                libsqlite3_sys::SQLITE_READONLY | libsqlite3_sys::SQLITE_CANTOPEN
+            ))
+    {
+        return StoreError::HotJournal {
+            path: path.to_path_buf(),
+        };
+    }
+    StoreError::Engine {
+        path: path.to_path_buf(),
+        source: e,
+    }
 }
 
 fn refuse_newer(path: &Path, version: i64) -> Result<(), StoreError> {
@@ -175,11 +280,18 @@ impl Store {
     /// place. The parent directory of an explicit path must exist; the default location's
     /// directories are created.
     pub fn open(path: &Path, explicit: bool) -> Result<Store, StoreError> {
+        Store::open_until(path, explicit, None)
+    }
+
+    /// [`Store::open`], with waits for other processes' locks (from the first statement on)
+    /// ended by `stop` (see [`Store::stop_waiting_on`]).
+    pub fn open_until(path: &Path, explicit: bool, stop: Option<Arc<AtomicBool>>) -> Result<Store, StoreError> {
         let open_err = |reason: String| StoreError::Open {
             path: path.to_path_buf(),
             reason,
         };
-        check_path(path, explicit)?;
+        // The caller checked the store is intact (`check_path`); not read twice.
+        check(path, explicit, false)?;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.is_dir() {
                 std::fs::create_dir_all(parent)
@@ -193,10 +305,19 @@ impl Store {
             ))
         })?;
         let mut store = Store::new(conn, path);
-        let not_a_store = |e: EngineError| open_err(format!("not a litebench results store ({})", e.message));
+        if let Some(stop) = stop {
+            store.stop_waiting_on(stop);
+        }
+        let not_a_store = |e: EngineError| match classify(path, e) {
+            StoreError::Engine { source, .. } => {
+                open_err(format!("not a litebench results store ({})", source.message))
+            }
+            other => other,
+        };
+        // The store keeps SQLite's rollback journal (not WAL): see docs/output-format.md.
         store
             .conn
-            .execute_batch("PRAGMA busy_timeout=5000; PRAGMA synchronous=FULL;")
+            .execute_batch("PRAGMA synchronous=FULL;")
             .map_err(not_a_store)?;
         // Refuse a newer store before taking the write lock; look again under the lock, since
         // another litebench may have changed the file in between.
@@ -238,11 +359,12 @@ impl Store {
         let conn = SqliteConn::open_existing(Api::bundled(), path, "results store")
             .map_err(|e| open_err(format!("{} (is it a litebench results store?)", e.message)))?;
         let mut store = Store::new(conn, path);
-        let not_a_store = |e: EngineError| open_err(format!("not a litebench results store ({})", e.message));
-        store
-            .conn
-            .execute_batch("PRAGMA busy_timeout=5000")
-            .map_err(not_a_store)?;
+        let not_a_store = |e: EngineError| match classify(path, e) {
+            StoreError::Engine { source, .. } => {
+                open_err(format!("not a litebench results store ({})", source.message))
+            }
+            other => other,
+        };
         let found = schema::inspect(&mut store.conn).map_err(not_a_store)?;
         store.identify(found)?;
         if store.version.is_some() {
@@ -252,8 +374,11 @@ impl Store {
     }
 
     fn new(conn: SqliteConn, path: &Path) -> Store {
+        let busy = busy::Busy::new(path.to_path_buf());
+        busy.install(&conn);
         Store {
             conn,
+            busy,
             path: path.to_path_buf(),
             version: None,
             has_templates: false,
@@ -278,6 +403,12 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// From now on, waiting for another process's lock ends when `stop` is set (the run's
+    /// Ctrl-C flag); until then the store waits for as long as it takes ([`busy`]).
+    pub fn stop_waiting_on(&mut self, stop: Arc<AtomicBool>) {
+        self.busy.stop_on(stop);
     }
 
     /// The store's path.
@@ -327,6 +458,12 @@ impl Store {
 
     /// Records the start of a run; returns its id.
     pub fn begin_run(&mut self, manifest: &Manifest) -> Result<i64, StoreError> {
+        self.begin(manifest).map(|b| b.id)
+    }
+
+    /// Records the start of a run; returns its row as stored, which a side file needs to
+    /// complete it later ([`unsaved`]).
+    pub fn begin(&mut self, manifest: &Manifest) -> Result<Begun, StoreError> {
         let json = serde_json::to_string(manifest).expect("manifests serialize");
         let here = Here::current();
         let uuid = run_uuid::new_v7();
@@ -343,7 +480,13 @@ impl Store {
             ],
         )?;
         let id = self.rows("SELECT last_insert_rowid()")?;
-        Ok(id[0][0].as_deref().and_then(|s| s.parse().ok()).unwrap_or(0))
+        Ok(Begun {
+            id: id[0][0].as_deref().and_then(|s| s.parse().ok()).unwrap_or(0),
+            uuid,
+            pid: std::process::id() as i64,
+            host: here.host,
+            boot_id: here.boot_id,
+        })
     }
 
     /// Commits one populated template.
@@ -574,11 +717,11 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::workload::params::Params;
 
-    fn manifest() -> Manifest {
+    pub(crate) fn manifest() -> Manifest {
         let dir = tempfile::tempdir().unwrap();
         Manifest {
             tool_version: "test".into(),
@@ -605,7 +748,7 @@ mod tests {
         }
     }
 
-    fn trial(seq: u64) -> TrialRecord {
+    pub(crate) fn trial(seq: u64) -> TrialRecord {
         TrialRecord {
             seq,
             round: seq as u32,

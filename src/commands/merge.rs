@@ -2,24 +2,46 @@
 //!
 //! A new OUT appears only complete ([`crate::outfile`]); an existing OUT takes each run in one
 //! transaction. OUT is never one of the inputs, by any name.
+//!
+//! An input may also be a side file a run left when its store could not take its trials
+//! ([`crate::store::unsaved`]): its run is imported (completed, if OUT already holds part of
+//! it), and the file is left as it is, like every input.
 
 use super::Failure;
 use crate::cli::MergeArgs;
 use crate::outfile::{self, OutFile};
 use crate::report::layout::table;
 use crate::report::Format;
+use crate::store::unsaved::{self, Unsaved};
 use crate::store::Store;
 use std::path::PathBuf;
+
+/// One input: a results store, or a side file.
+enum Input {
+    Store(Store),
+    Side(Box<Unsaved>),
+}
 
 /// Each input's row of the table, and of the JSON.
 type Rows = (Vec<Vec<String>>, Vec<serde_json::Value>);
 
 /// Copies each input into `out`.
-fn merge_all(out: &mut Store, inputs: &mut [(&PathBuf, Store)]) -> Result<Rows, Failure> {
+fn merge_all(out: &mut Store, inputs: &mut [(&PathBuf, Input)]) -> Result<Rows, Failure> {
     let mut rows = Vec::new();
     let mut json = Vec::new();
-    for (path, store) in inputs {
-        let m = out.merge_from(store)?;
+    for (path, input) in inputs {
+        let m = match input {
+            Input::Store(store) => out.merge_from(store)?,
+            Input::Side(side) => {
+                let i = out.import_unsaved(&side.run)?;
+                crate::store::merge::Merged {
+                    runs_added: usize::from(i.added),
+                    runs_present: usize::from(!i.added),
+                    trials_added: i.trials_added,
+                    verdicts_added: 0,
+                }
+            }
+        };
         rows.push(vec![
             path.display().to_string(),
             m.runs_added.to_string(),
@@ -52,7 +74,12 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
     // Every input is opened (and checked) before OUT is created or changed.
     let mut inputs = Vec::new();
     for input in &args.inputs {
-        inputs.push((input, Store::open_read(input)?));
+        let opened = if unsaved::is_side_file(input) {
+            Input::Side(Box::new(unsaved::read(input)?))
+        } else {
+            Input::Store(Store::open_read(input)?)
+        };
+        inputs.push((input, opened));
     }
     let found = args.out.symlink_metadata();
     if found.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
@@ -64,7 +91,9 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         .into());
     }
     let (rows, json) = if found.is_ok() {
-        // An existing store: each run goes in with one transaction, as a run stores itself.
+        // An existing store (refused when damaged or newer): each run goes in with one
+        // transaction, as a run stores itself.
+        crate::store::check_path(&args.out, true)?;
         merge_all(&mut Store::open(&args.out, true)?, &mut inputs)?
     } else {
         // A new store is built in a temporary file beside OUT and appears only when complete:

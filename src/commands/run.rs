@@ -20,14 +20,16 @@ use crate::result::FsInfo;
 use crate::result::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::runner::{self, Places, Plan, RunEnd, RunError, Sink};
 use crate::scratch::{Scratch, HARNESS_SYNCS};
-use crate::store::{self, Store};
+use crate::store::unsaved::{self, UnsavedRun};
+use crate::store::{self, Store, StoreError};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Stores each template and trial the moment it is measured, and keeps them for the report.
+/// Stores each template and trial the moment it is measured, and keeps them for the report
+/// (and for a side file, should the store fail: [`unsaved`]).
 struct StoreSink<'a> {
     store: &'a mut Store,
     run_id: i64,
@@ -35,6 +37,18 @@ struct StoreSink<'a> {
     trials: Vec<TrialRecord>,
     /// Kept in the run's manifest (`Manifest::warnings`).
     warnings: Vec<String>,
+    /// The store error that stopped the run; what it could not take is kept in memory.
+    failed: Option<StoreError>,
+}
+
+impl StoreSink<'_> {
+    fn stored(&mut self, r: Result<(), StoreError>) -> Result<(), RunError> {
+        r.map_err(|e| {
+            let message = e.to_string();
+            self.failed = Some(e);
+            RunError::Store(message)
+        })
+    }
 }
 
 impl Sink for StoreSink<'_> {
@@ -44,19 +58,17 @@ impl Sink for StoreSink<'_> {
     }
 
     fn template(&mut self, t: &TemplateRecord) -> Result<(), RunError> {
-        self.store
-            .add_template(self.run_id, t)
-            .map_err(|e| RunError::Store(e.to_string()))?;
+        // Kept first: a template the store cannot take goes to the side file.
         self.templates.push(t.clone());
-        Ok(())
+        let r = self.store.add_template(self.run_id, t);
+        self.stored(r)
     }
 
     fn trial(&mut self, t: &TrialRecord) -> Result<(), RunError> {
-        self.store
-            .add_trial(self.run_id, t)
-            .map_err(|e| RunError::Store(e.to_string()))?;
+        // Kept first: a finished trial the store cannot take goes to the side file.
         self.trials.push(t.clone());
-        Ok(())
+        let r = self.store.add_trial(self.run_id, t);
+        self.stored(r)
     }
 }
 
@@ -88,6 +100,8 @@ struct JobEnd {
     error: Option<String>,
     /// Measured trials kept.
     kept: usize,
+    /// Where they are kept when the store could not take them: the side file.
+    side: Option<std::path::PathBuf>,
     /// Trials stored, warm-ups included.
     stored: usize,
     manifest: Manifest,
@@ -220,7 +234,8 @@ fn run_job(
         .map(|c| c.snapshot().sync_syscalls())
         .sum();
     let harness_before = HARNESS_SYNCS.load(Ordering::Relaxed);
-    let run_id = store.begin_run(&manifest)?;
+    let begun = store.begin(&manifest)?;
+    let run_id = begun.id;
     let mut plan = Plan {
         workload: wl,
         params: job.params.clone(),
@@ -257,6 +272,7 @@ fn run_job(
         templates: Vec::new(),
         trials: Vec::new(),
         warnings: Vec::new(),
+        failed: None,
     };
     let places = Places {
         scratch: ctx.scratch,
@@ -273,19 +289,62 @@ fn run_job(
         templates,
         trials,
         warnings: after_trials,
+        failed,
         ..
     } = sink;
     manifest.warnings = after_trials;
     progress.finish_and_clear();
-    let (status, error, code) = match &outcome {
+    let (status, mut error, mut code) = match &outcome {
         Ok(RunEnd::Complete) => ("complete", None, 0),
         Ok(RunEnd::Interrupted) => ("interrupted", None, EXIT_INTERRUPTED),
+        // Stopped (Ctrl-C) while waiting for another process's lock on the store.
+        Err(RunError::Store(_)) if ctx.stop.load(Ordering::Relaxed) => ("interrupted", None, EXIT_INTERRUPTED),
         Err(e) => ("failed", Some(e.to_string()), 2),
     };
     let finished_at = now_rfc3339();
-    let stored = store
-        .update_warnings(run_id, &manifest)
-        .and_then(|()| store.finish_run(run_id, status, &finished_at, error.as_deref()));
+    // A store that failed once is not tried again (it would only wait, or fail, again): the
+    // whole run goes to a side file, as it does when the end itself cannot be stored.
+    let stored = match failed {
+        Some(e) => Err(e),
+        None => store
+            .update_warnings(run_id, &manifest)
+            .and_then(|()| store.finish_run(run_id, status, &finished_at, error.as_deref())),
+    };
+    let side = match stored {
+        Ok(()) => None,
+        Err(e) => {
+            let run = UnsavedRun::new(
+                &begun,
+                &manifest,
+                status,
+                &finished_at,
+                error.as_deref(),
+                &templates,
+                &trials,
+            );
+            let base = ctx.scratch.base();
+            match unsaved::write(base, ctx.results_path, &e.to_string(), run) {
+                Ok(p) => {
+                    // An interrupted run stays interrupted (its line names the side file);
+                    // otherwise the store's failure is the run's error.
+                    if code != EXIT_INTERRUPTED {
+                        error = Some(error.unwrap_or_else(|| e.to_string()));
+                        code = 2;
+                    }
+                    Some(p)
+                }
+                Err(w) => {
+                    // Nowhere to keep them: say so, with what was measured still reported below.
+                    let lost = format!("{e}; {w}: run {run_id}'s unstored trials are lost");
+                    if error.is_none() {
+                        code = 2;
+                    }
+                    error = Some(lost);
+                    None
+                }
+            }
+        }
+    };
     let process_syncs = ProcessSyncs {
         vfs: plan
             .engines
@@ -324,7 +383,6 @@ fn run_job(
             json = Some(serde_json::to_value(&report).map_err(|e| Failure(format!("report: {e}")))?);
         }
     }
-    stored?;
     let engines = std::mem::take(&mut plan.engines);
     Ok((
         JobEnd {
@@ -332,6 +390,7 @@ fn run_job(
             code,
             error,
             kept: trials.iter().filter(|t| !t.warmup).count(),
+            side,
             stored: trials.len(),
             manifest,
             summary,
@@ -410,6 +469,10 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
             e.cold_trial().map_err(Failure)?;
         }
     }
+    // Opened once everything else is accepted (a refused run creates no store) and before
+    // anything is measured, so a store that cannot be used stops the run first.
+    let mut store = Store::open_until(&results_path, args.results.is_some(), Some(stop.clone()))?;
+    import_side_files(scratch.base(), &mut store)?;
 
     // 2. Describe the machine and the storage under the scratch directory.
     let environment = litebench_env::capture(scratch.dir())
@@ -453,7 +516,6 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         // In a guest the host prints the runs once it has stored them under its own ids.
         print_each: args.guest_job.is_none() && (!several || matches!(args.format, Format::Table | Format::Markdown)),
     };
-    let mut store = Store::open(&results_path, args.results.is_some())?;
     let mut ends: Vec<JobEnd> = Vec::new();
     for &j in &mine {
         if several && stop.load(Ordering::Relaxed) {
@@ -521,9 +583,18 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
         }
         crate::errln!("error: {}", f.line());
     }
+    let base = args.dir.as_deref().unwrap_or(Path::new(crate::scratch::DEFAULT_DIR));
     if let Some(e) = &last.error {
         if in_guest {
             return Err(Failure(e.clone()));
+        }
+        if let Some(side) = &last.side {
+            return Err(Failure(format!(
+                "{e}; run {}'s {} finished trials are kept in {}",
+                last.run_id,
+                last.kept,
+                side_note(side, base, &results_path)
+            )));
         }
         return Err(Failure(format!(
             "{e} (run {}: {} finished trials kept in {})",
@@ -539,14 +610,69 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     if interrupted {
         let kept: usize = ends.iter().map(|e| e.stored).sum();
         let ids: Vec<String> = ends.iter().map(|e| e.run_id.to_string()).collect();
-        crate::errln!(
-            "interrupted: {kept} finished trials kept as run {} in {}",
-            ids.join(", "),
-            results_path.display()
-        );
+        match ends.iter().find_map(|e| e.side.as_ref()) {
+            Some(side) => crate::errln!(
+                "interrupted: {kept} finished trials of run {}; the results store could not take them all, so they are kept in {}",
+                ids.join(", "),
+                side_note(side, base, &results_path)
+            ),
+            None => crate::errln!(
+                "interrupted: {kept} finished trials kept as run {} in {}",
+                ids.join(", "),
+                results_path.display()
+            ),
+        }
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(last.code)
+}
+
+/// Where a side file is and how it reaches the store.
+fn side_note(side: &Path, base: &Path, store: &Path) -> String {
+    format!(
+        "side file {} (the next `litebench run --dir {}` with this store imports it, or `litebench merge {} {}`)",
+        side.display(),
+        base.display(),
+        store.display(),
+        side.display()
+    )
+}
+
+/// Imports the side files earlier runs left in `base` for this store ([`unsaved`]), saying so,
+/// and removes each once its run is stored. Side files for other stores are named, not touched.
+fn import_side_files(base: &Path, store: &mut Store) -> Result<(), Failure> {
+    let key = unsaved::store_key(store.path());
+    for path in unsaved::list(base) {
+        let side = match unsaved::read(&path) {
+            Ok(s) => s,
+            Err(e) => {
+                crate::errln!("warning: {e}; left as it is");
+                continue;
+            }
+        };
+        if side.store != key {
+            crate::errln!(
+                "note: {} holds a run for results store {}; `litebench merge {} {}` imports it",
+                path.display(),
+                side.store.display(),
+                side.store.display(),
+                path.display()
+            );
+            continue;
+        }
+        let i = store.import_unsaved(&side.run)?;
+        std::fs::remove_file(&path)
+            .map_err(|e| Failure(format!("{}: cannot remove it once imported ({e})", path.display())))?;
+        crate::errln!(
+            "imported run {} ({}; trials added: {}) from {}, kept there when the store could not take it ({})",
+            i.run_id,
+            side.run.status,
+            i.trials_added,
+            path.display(),
+            side.reason
+        );
+    }
+    Ok(())
 }
 
 /// The progress bar's time left: indicatif's estimate from the recent trials' pace, once a trial

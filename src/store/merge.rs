@@ -107,7 +107,7 @@ impl Store {
         Ok(merged)
     }
 
-    fn engine_error(&self, source: crate::engines::EngineError) -> StoreError {
+    pub(super) fn engine_error(&self, source: crate::engines::EngineError) -> StoreError {
         StoreError::Engine {
             path: self.path.clone(),
             source,

@@ -22,6 +22,14 @@ fn format(b: [u8; 16]) -> String {
     )
 }
 
+/// Whether `s` has a uuid's form (hex digits in 8-4-4-4-12 groups), so it can be quoted in
+/// SQL as it is.
+pub fn is_valid(s: &str) -> bool {
+    let groups: Vec<&str> = s.split('-').collect();
+    groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
+        && groups.iter().all(|g| g.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// A UUIDv7 for a run starting now.
 pub fn new_v7() -> String {
     let ms = std::time::SystemTime::now()

@@ -29,4 +29,5 @@ mod report;
 mod reproduce;
 mod ssb_gen;
 mod store;
+mod store_locks;
 mod store_schema;

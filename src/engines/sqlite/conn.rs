@@ -117,8 +117,8 @@ impl SqliteConn {
     }
 
     /// The raw handle, for the calls [`Api`] makes on a connection outside this module
-    /// (test control, db config, scan status).
-    pub(super) fn raw_db(&self) -> *mut sqlite3 {
+    /// (test control, db config, scan status), and for the results store's busy handler.
+    pub(crate) fn raw_db(&self) -> *mut sqlite3 {
         self.db
     }
 

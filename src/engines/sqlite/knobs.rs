@@ -132,3 +132,15 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
 
 /// Prefix that passes any other pragma through: `--knob pragma.cell_size_check=on`.
 pub const PASSTHROUGH_PREFIX: &str = "pragma.";
+
+/// Pragmas that set the whole SQLite library, not one connection: as pass-through knobs they
+/// would apply to every configuration of a run and to litebench's own results store (a
+/// `hard_heap_limit` of 1 byte makes the store fail with "out of memory"), so they are
+/// refused, with why. `threads` is not here: it sets `SQLITE_LIMIT_WORKER_THREADS` of the
+/// connection it runs on only.
+pub const PROCESS_WIDE_PRAGMAS: &[(&str, &str)] = &[
+    ("hard_heap_limit", "sets the heap limit of the whole SQLite library"),
+    ("soft_heap_limit", "sets the heap limit of the whole SQLite library"),
+    ("temp_store_directory", "sets SQLite's global temporary directory"),
+    ("data_store_directory", "sets SQLite's global data directory"),
+];
