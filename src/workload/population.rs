@@ -71,7 +71,7 @@ impl<'a> Population<'a> {
     /// [`check`](Self::check) on every [`CHECK_EVERY`]th value of a row counter `i`: call it
     /// once per row of a loop.
     pub fn every(&self, i: u64) -> Result<(), PopulateError> {
-        if i % CHECK_EVERY == 0 {
+        if i.is_multiple_of(CHECK_EVERY) {
             self.check()
         } else {
             Ok(())
@@ -120,7 +120,7 @@ struct Watched<'s, 'f> {
 impl RowSink for Watched<'_, '_> {
     fn row(&mut self, values: &[Value<'_>]) -> Result<(), EngineError> {
         self.rows += 1;
-        if self.rows % CHECK_EVERY == 0 && self.stop.load(Ordering::Relaxed) {
+        if self.rows.is_multiple_of(CHECK_EVERY) && self.stop.load(Ordering::Relaxed) {
             self.stopped = true;
             return Err(EngineError {
                 engine: "litebench".into(),
