@@ -227,7 +227,7 @@ pub trait Sink {
     /// that could not be put back): one line, saying what to do. Printed on stderr unless the
     /// sink also keeps it.
     fn warning(&mut self, message: &str) {
-        eprintln!("warning: {message}");
+        crate::errln!("warning: {message}");
     }
 }
 

@@ -80,6 +80,7 @@ fn a_stopped_population_on_postgres_stops_its_server() {
         return;
     }
     stop_a_server_population("postgres", libc::SIGINT);
+    stop_a_server_population("postgres", libc::SIGHUP);
 }
 
 #[test]
