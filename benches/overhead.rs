@@ -52,7 +52,8 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64) -> Duration {
             path: None,
         })
         .unwrap();
-    Crud.populate(conn.as_mut(), &p, 7).unwrap();
+    Crud.populate(conn.as_mut(), &litebench::workload::Population::plain(&p, 7))
+        .unwrap();
     let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
     let stop = AtomicBool::new(false);
     let trial = Trial::plain(&p, round, &stop, &NoMore);

@@ -277,7 +277,7 @@ impl Filesystems {
 impl Drop for Filesystems {
     fn drop(&mut self) {
         for p in self.teardown() {
-            eprintln!("warning: {p}; run `litebench cleanup` to try again");
+            crate::errln!("warning: {p}; run `litebench cleanup` to try again");
         }
     }
 }

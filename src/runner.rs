@@ -12,7 +12,7 @@ use crate::recorder::Recorder;
 use crate::result::{ConfigInfo, TemplateRecord, TrialRecord};
 use crate::scratch::{Scratch, ScratchError};
 use crate::workload::params::Params;
-use crate::workload::{Connector, Trial, Workload, WorkloadError};
+use crate::workload::{Connector, PopulateError, Population, Trial, Workload, WorkloadError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -160,22 +160,33 @@ fn create_stage(engine: &dyn Engine, knobs: &KnobSet) -> String {
 }
 
 /// Creates a template and fills it the workload's way, with the create-stage knobs applied;
-/// returns it with its population record (rows, time, size on disk once closed).
+/// returns it with its population record (rows, time, size on disk once closed). Once `stop`
+/// is set the population ends within a few hundred rows and the half-filled template is
+/// dropped: [`PopulateError::Interrupted`], also for an engine error that follows the request
+/// (what stopping a statement looks like to the engine).
 fn populate(
     plan: &Plan,
     engine: &dyn Engine,
     scratch: &Scratch,
+    stop: &AtomicBool,
     name: &str,
     cfg: &ConfigInfo,
-) -> Result<(DbRef, TemplateRecord), EngineError> {
+) -> Result<(DbRef, TemplateRecord), PopulateError> {
+    let pop = Population {
+        params: &plan.params,
+        seed: plan.seed,
+        stop,
+    };
+    pop.check()?;
     let db = engine.create_database(scratch, name)?;
     let start = Instant::now();
-    let filled = (|| {
+    let filled = (|| -> Result<u64, PopulateError> {
         let mut conn = engine.connect(&db)?;
         engine.apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)?;
         engine.bulk_load_mode(conn.as_mut())?;
-        let rows = plan.workload.populate(conn.as_mut(), &plan.params, plan.seed)?;
+        let rows = plan.workload.populate(conn.as_mut(), &pop)?;
         drop(conn);
+        pop.check()?;
         engine.finish_population(&db)?;
         Ok(rows)
     })();
@@ -199,7 +210,10 @@ fn populate(
         }
         Err(e) => {
             engine.drop_database(scratch, &db);
-            Err(e)
+            match e {
+                PopulateError::Engine(_) if pop.check().is_err() => Err(PopulateError::Interrupted),
+                e => Err(e),
+            }
         }
     }
 }
@@ -214,7 +228,7 @@ pub trait Sink {
     /// that could not be put back): one line, saying what to do. Printed on stderr unless the
     /// sink also keeps it.
     fn warning(&mut self, message: &str) {
-        eprintln!("warning: {message}");
+        crate::errln!("warning: {message}");
     }
 }
 
@@ -281,7 +295,14 @@ pub fn execute(
             }
             progress.set_message(format!("populating {}", cfg.label));
             let scratch = places.of(cfg);
-            match populate(plan, engine, scratch, &format!("template-{}", templates.len()), cfg) {
+            match populate(
+                plan,
+                engine,
+                scratch,
+                stop,
+                &format!("template-{}", templates.len()),
+                cfg,
+            ) {
                 Ok((db, record)) => {
                     templates.insert(key, db);
                     if let Err(e) = sink.template(&record) {
@@ -289,14 +310,18 @@ pub fn execute(
                         break;
                     }
                 }
-                Err(e) => {
+                Err(PopulateError::Interrupted) => {
+                    result = Ok(RunEnd::Interrupted);
+                    break;
+                }
+                Err(PopulateError::Engine(e)) => {
                     result = Err(engine_error(scratch, &cfg.label, e));
                     break;
                 }
             }
         }
     }
-    if result.is_ok() {
+    if matches!(result, Ok(RunEnd::Complete)) {
         result = run_rounds(plan, places, stop, progress, sink, &templates);
     }
     for ((engine_idx, _, fs), db) in &templates {
@@ -461,9 +486,16 @@ fn measure(
         engine
             .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)
             .map_err(fail)?;
-        plan.workload
-            .populate(conn.as_mut(), &plan.params, plan.seed)
-            .map_err(fail)?;
+        let pop = Population {
+            params: &plan.params,
+            seed: plan.seed,
+            stop,
+        };
+        match plan.workload.populate(conn.as_mut(), &pop) {
+            Ok(_) => {}
+            Err(PopulateError::Interrupted) => return Ok(None),
+            Err(PopulateError::Engine(e)) => return Err(fail(e)),
+        }
     }
     engine
         .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Connect)

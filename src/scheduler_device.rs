@@ -117,9 +117,10 @@ impl DeviceScheduler {
 impl Drop for DeviceScheduler {
     fn drop(&mut self) {
         if let Err(e) = self.restore() {
-            eprintln!(
+            crate::errln!(
                 "warning: --scheduler-device {}: could not put back {} ({e}); run `litebench cleanup` as root",
-                self.record.device, self.record.original
+                self.record.device,
+                self.record.original
             );
         }
     }

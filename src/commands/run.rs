@@ -25,7 +25,6 @@ use crate::store::{self, Store, StoreError};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Stores each template and trial the moment it is measured, and keeps them for the report
@@ -53,7 +52,7 @@ impl StoreSink<'_> {
 
 impl Sink for StoreSink<'_> {
     fn warning(&mut self, message: &str) {
-        eprintln!("warning: {message}");
+        crate::errln!("warning: {message}");
         self.warnings.push(message.to_string());
     }
 
@@ -419,13 +418,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     if let Some(file) = &args.report {
         super::report::check_output(file, true, "--report", &results_path)?;
     }
-    // From here on Ctrl-C is a request to stop cleanly: finished trials are kept, servers stopped,
-    // scratch files removed.
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone())
-            .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
-    }
+    // From here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are
+    // kept, servers stopped, mounts undone, scratch files removed.
+    let stop = super::stop_flag()?;
     if args.guest {
         return crate::guest::launch::run(args, &fs_specs, fs_size_bytes, &schedulers, &stop);
     }
@@ -535,7 +530,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     drop(scratch);
     let faults = crate::engines::sqlite::guard::faults();
     if faults.count > 0 {
-        eprintln!(
+        crate::errln!(
             "warning: the counting VFS caught {} failure(s) in its callbacks (first: {}); each became an I/O error for SQLite, so the affected trials failed rather than being miscounted",
             faults.count,
             faults.first.as_deref().unwrap_or("unknown")

@@ -14,7 +14,6 @@ use litebench_ssbgen::{generate, Scale, Table};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Writes the requested tables.
@@ -36,11 +35,7 @@ pub fn run(args: &SsbGenArgs) -> Result<i32, Failure> {
             )));
         }
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone())
-            .map_err(|e| Failure(format!("cannot install the Ctrl-C handler: {e}")))?;
-    }
+    let stop = super::stop_flag()?;
     for t in tables {
         let path = args.out.join(t.file_name());
         let started = Instant::now();

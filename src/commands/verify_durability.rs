@@ -15,8 +15,7 @@ use crate::report::Format;
 use crate::scratch::Scratch;
 use crate::store::{self, Store, VerifiedBuild};
 use crate::{errln, outln};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 /// The SQLite build `--engine` names.
 pub fn engine_choice(spec: &str) -> Result<SqliteChoice, Failure> {
@@ -131,11 +130,7 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
         CrashChoice::Both => &[CrashKind::Power, CrashKind::Process],
     };
     let ledger = Ledger::generate(size(args.transactions), args.seed);
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone())
-            .map_err(|e| Failure(format!("cannot install the interrupt handler: {e}")))?;
-    }
+    let stop = super::stop_flag()?;
     let effort = Effort {
         power_states: args.states as usize,
         seed: args.seed,

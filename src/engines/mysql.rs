@@ -534,7 +534,7 @@ impl Drop for MysqlEngine {
             return;
         }
         for w in self.put_back() {
-            eprintln!("warning: {w}");
+            crate::errln!("warning: {w}");
         }
     }
 }

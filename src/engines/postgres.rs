@@ -515,7 +515,7 @@ impl Drop for PostgresEngine {
             return;
         }
         for w in self.put_back() {
-            eprintln!("warning: {w}");
+            crate::errln!("warning: {w}");
         }
     }
 }

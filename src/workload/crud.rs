@@ -22,8 +22,8 @@
 //!   rows (an update or a delete with no row left to pick), so the generator never has to.
 
 use super::params::{ParamKind, ParamSpec, Params};
-use super::{Trial, Workload, WorkloadError};
-use crate::engines::{Connection, EngineError, Value};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use crate::engines::{Connection, Value};
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -191,18 +191,20 @@ impl Workload for Crud {
         OPS
     }
 
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<u64, EngineError> {
+    fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
         conn.execute_batch("CREATE TABLE crud(id INTEGER PRIMARY KEY, value TEXT NOT NULL)")?;
+        let p = pop.params;
         let rows = p.count("rows");
         if rows == 0 {
             return Ok(0);
         }
         let size = p.count("value_size") as usize;
-        let mut rng = rng_for(seed, 0);
+        let mut rng = rng_for(pop.seed, 0);
         let ins = conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?;
         conn.execute_batch("BEGIN")?;
         let mut value = String::with_capacity(size);
         for id in 1..=rows {
+            pop.every(id)?;
             value.clear();
             fill_value(&mut rng, &mut value, size, b'p', id);
             conn.run(ins, &[Value::Int(id as i64), Value::Text(&value)])?;
@@ -397,7 +399,7 @@ mod tests {
     /// generator wrapped in a probe that reads the recorder before and after each round is made.
     fn trial_with_probe(p: &Params) -> (Seen, Vec<crate::recorder::OpResult>) {
         let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").expect("in-memory SQLite");
-        Crud.populate(&mut conn, p, 7).expect("populate");
+        Crud.populate(&mut conn, &Population::plain(p, 7)).expect("populate");
         let stop = AtomicBool::new(false);
         let trial = Trial::plain(p, 7, &stop, &OneConnection);
         let mut rec = Recorder::new(OPS, None);

@@ -24,9 +24,9 @@
 
 use super::params::{ParamKind, ParamSpec, Params};
 use super::suite::{self, Args, Check, Script, Slot, Step, Test};
-use super::{Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::dialect::Sql;
-use crate::engines::{Connection, EngineError, Value};
+use crate::engines::{Connection, Value};
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -153,15 +153,16 @@ impl Workload for Mobibench {
         OPS
     }
 
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, _seed: u64) -> Result<u64, EngineError> {
+    fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
         conn.execute_batch(CREATE_TABLE.for_dialect(conn.dialect()))?;
-        if !prefilled(p.choice("mode")) {
+        if !prefilled(pop.params.choice("mode")) {
             return Ok(0);
         }
-        let count = p.count("count");
+        let count = pop.params.count("count");
         let ins = conn.prepare(INSERT)?;
         conn.execute_batch("BEGIN")?;
-        for _ in 0..count {
+        for i in 0..count {
+            pop.every(i)?;
             conn.run(ins, &[Value::Text(INSERT_STR)])?;
         }
         conn.execute_batch("COMMIT")?;

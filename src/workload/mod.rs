@@ -10,6 +10,7 @@ pub mod expect;
 pub mod mobibench;
 pub mod numbers;
 pub mod params;
+pub mod population;
 pub mod result_hash;
 pub mod rlbench;
 pub mod speedtest;
@@ -21,6 +22,7 @@ pub mod tatp;
 use crate::engines::{Connection, EngineError};
 use crate::recorder::Recorder;
 use params::{ParamSpec, Params};
+pub use population::{PopulateError, Population};
 use std::sync::atomic::AtomicBool;
 
 /// Why a trial of a workload stopped early.
@@ -112,8 +114,10 @@ pub trait Workload: Sync {
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];
     /// Creates the schema and pre-populates: run once into the template database. Returns the
-    /// number of rows inserted (for the population rate in the footprint report).
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<u64, EngineError>;
+    /// number of rows inserted (for the population rate in the footprint report). Checks
+    /// `pop.stop` every few hundred rows ([`Population::every`], [`Population::bulk_load`]) and
+    /// returns [`PopulateError::Interrupted`] once it is set.
+    fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError>;
     /// One measured trial. Everything untimed (statement preparation, data generation) happens
     /// before `rec.phase` is called; `trial.stop` is checked between operations.
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError>;

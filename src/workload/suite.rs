@@ -20,7 +20,7 @@
 use super::expect::{self, Want};
 use super::params::{ParamKind, ParamSpec, Params};
 use super::result_hash::{has_order_by, ResultHash, ResultLog};
-use super::{Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, EngineError, StmtId, Value};
 use crate::recorder::Recorder;
 use std::sync::atomic::Ordering;
@@ -596,7 +596,7 @@ impl Workload for ScriptSuite {
         self.operations
     }
 
-    fn populate(&self, conn: &mut dyn Connection, _p: &Params, _seed: u64) -> Result<u64, EngineError> {
+    fn populate(&self, conn: &mut dyn Connection, _pop: &Population<'_>) -> Result<u64, PopulateError> {
         (self.schema)(conn)?;
         Ok(0)
     }

@@ -1,5 +1,7 @@
-//! Stopping a run: Ctrl-C keeps the finished trials, marks the run interrupted, exits 130 and
-//! cleans the scratch directory; `kill -9` leaves a consistent store whose run reads abandoned.
+//! Stopping a run: Ctrl-C, SIGTERM and SIGHUP (a closed terminal) each keep the finished
+//! trials, mark the run interrupted, exit 130 and clean the scratch directory, whether they
+//! come during the population of a template or during trials; `kill -9` leaves a consistent
+//! store whose run reads abandoned.
 
 use crate::common::*;
 use std::process::{Child, ExitStatus, Stdio};
@@ -94,10 +96,11 @@ fn start_long_run(sb: &Sandbox, extra: &[&str]) -> Running {
 }
 
 /// Polls `show --list --format json` until the run has at least one stored trial; returns that
-/// count.
-fn wait_for_a_trial(sb: &Sandbox, run: &mut Running) -> u64 {
+/// count. `between` runs at every poll (to drain a terminal).
+fn wait_for_a_trial(sb: &Sandbox, run: &mut Running, between: &mut dyn FnMut()) -> u64 {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
+        between();
         assert!(run.is_running(), "litebench exited before it was interrupted");
         if sb.results().is_file() {
             let out = output(&mut sb.show(&["--list", "--format", "json"]));
@@ -120,19 +123,35 @@ fn wait_for_a_trial(sb: &Sandbox, run: &mut Running) -> u64 {
 
 #[test]
 fn ctrl_c_keeps_finished_trials_and_cleans_up() {
+    stop_during_trials(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_keeps_finished_trials_and_cleans_up() {
+    stop_during_trials(libc::SIGTERM);
+}
+
+#[test]
+fn sighup_keeps_finished_trials_and_cleans_up() {
+    stop_during_trials(libc::SIGHUP);
+}
+
+/// Stops a run with `sig` once a trial is stored: the run is kept as interrupted, its report
+/// printed and written, exit 130, the scratch directory empty.
+fn stop_during_trials(sig: libc::c_int) {
     let sb = Sandbox::new();
     let page = sb.root().join("interrupted.html");
     let mut run = start_long_run(&sb, &["--report", page.to_str().unwrap()]);
-    let seen = wait_for_a_trial(&sb, &mut run);
+    let seen = wait_for_a_trial(&sb, &mut run, &mut || {});
     assert!(
         !listing(&sb.scratch()).is_empty(),
         "a running run has a scratch directory"
     );
-    run.signal(libc::SIGINT);
+    run.signal(sig);
     let (status, out, err) = run.finish(Duration::from_secs(30));
     let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
     assert!(!err.contains("panicked"), "{all}");
-    assert_eq!(status.code(), Some(130), "exit code after SIGINT\n{all}");
+    assert_eq!(status.code(), Some(130), "exit code after signal {sig}\n{all}");
     let err_lines: Vec<&str> = err.lines().filter(|l| !is_ram_warning(l)).collect();
     assert_eq!(err_lines.len(), 1, "{all}");
     assert!(
@@ -184,7 +203,7 @@ fn ctrl_c_keeps_finished_trials_and_cleans_up() {
 fn kill_9_leaves_a_consistent_store_with_an_abandoned_run() {
     let sb = Sandbox::new();
     let mut run = start_long_run(&sb, &[]);
-    let seen = wait_for_a_trial(&sb, &mut run);
+    let seen = wait_for_a_trial(&sb, &mut run, &mut || {});
     run.signal(libc::SIGKILL);
     let (status, _, _) = run.finish(Duration::from_secs(30));
     use std::os::unix::process::ExitStatusExt;
@@ -220,4 +239,289 @@ fn kill_9_leaves_a_consistent_store_with_an_abandoned_run() {
         eprintln!("note: /usr/bin/sqlite3 not present; integrity_check skipped");
     }
     sb.assert_cwd_untouched();
+}
+
+/// Starts a crud run whose population alone takes minutes: 100 million rows (at a million rows
+/// a second, more than the bundled SQLite manages here, still 100 s), then one trial.
+fn start_huge_population(sb: &Sandbox) -> Running {
+    let child = sb
+        .std_command()
+        .args([
+            "run",
+            "crud",
+            "--param",
+            "rows=100000000",
+            "--param",
+            "value_size=16",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--format",
+            "json",
+        ])
+        .arg("--results")
+        .arg(sb.results())
+        .arg("--dir")
+        .arg(sb.scratch())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start litebench");
+    Running { child: Some(child) }
+}
+
+/// The template files in the run's scratch directory, with their sizes.
+fn templates(sb: &Sandbox) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for run_dir in std::fs::read_dir(sb.scratch()).expect("scratch").flatten() {
+        for f in std::fs::read_dir(run_dir.path()).into_iter().flatten().flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.starts_with("template-") {
+                out.push((name, f.metadata().map_or(0, |m| m.len())));
+            }
+        }
+    }
+    out
+}
+
+/// Waits until the template is being filled (over 1 MiB on disk).
+fn wait_for_population(sb: &Sandbox, run: &mut Running) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(run.is_running(), "litebench exited before it was interrupted");
+        if templates(sb).iter().any(|(_, len)| *len > 1 << 20) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no template grew within 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Stops a run with `sig` while its template is populated: it ends within seconds (not after
+/// the minutes the population would take), exit 130, the run stored as interrupted, the
+/// half-filled template removed.
+fn stop_during_population(sig: libc::c_int) {
+    let sb = Sandbox::new();
+    let mut run = start_huge_population(&sb);
+    wait_for_population(&sb, &mut run);
+    run.signal(sig);
+    // Generous: the population checks for a stop every few hundred rows and the run then exits
+    // within about a second; today's code went on populating for minutes.
+    let (status, out, err) = run.finish(Duration::from_secs(30));
+    let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
+    assert!(!err.contains("panicked"), "{all}");
+    assert_eq!(status.code(), Some(130), "exit code after signal {sig}\n{all}");
+    let err_lines: Vec<&str> = err.lines().filter(|l| !is_ram_warning(l)).collect();
+    assert_eq!(err_lines.len(), 1, "{all}");
+    assert!(
+        err_lines[0].starts_with("interrupted: 0 finished trials kept as run 1 in"),
+        "{all}"
+    );
+    let listed = json(&output(&mut sb.show(&["--list", "--format", "json"])));
+    assert_eq!(listed[0]["status"], "interrupted", "{listed:#}");
+    assert_eq!(listed[0]["trials"], 0, "{listed:#}");
+    assert_eq!(templates(&sb), Vec::new(), "the half-filled template is left");
+    assert_eq!(
+        listing(&sb.scratch()),
+        Vec::<String>::new(),
+        "scratch not cleaned up after an interrupted population"
+    );
+    sb.assert_cwd_untouched();
+}
+
+#[test]
+fn ctrl_c_stops_a_population_at_once() {
+    stop_during_population(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_stops_a_population_at_once() {
+    stop_during_population(libc::SIGTERM);
+}
+
+#[test]
+fn sighup_stops_a_population_at_once() {
+    stop_during_population(libc::SIGHUP);
+}
+
+/// A pseudo-terminal for litebench to run on: its slave side becomes the child's controlling
+/// terminal; closing the master hangs it up, as closing a terminal window or losing an ssh
+/// connection does (the kernel sends SIGHUP, and later writes to it fail with EIO).
+struct Terminal {
+    master: Option<std::fs::File>,
+    slave: Option<std::fs::File>,
+}
+
+impl Terminal {
+    fn open() -> Terminal {
+        use std::os::fd::FromRawFd;
+        let (mut master, mut slave) = (-1, -1);
+        // SAFETY: openpty writes two new descriptors; the name, termios and size are optional.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+        // SAFETY: both descriptors are new and owned here alone.
+        let (master, slave) = unsafe { (std::fs::File::from_raw_fd(master), std::fs::File::from_raw_fd(slave)) };
+        // SAFETY: fcntl on descriptors we own.
+        unsafe {
+            use std::os::fd::AsRawFd;
+            // Not inherited: the terminal hangs up only when its last master descriptor closes.
+            for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+            // Non-blocking, so draining never waits.
+            libc::fcntl(master.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
+        }
+        Terminal {
+            master: Some(master),
+            slave: Some(slave),
+        }
+    }
+
+    /// Makes `cmd` run in a new session with the terminal as stdin, stdout, stderr and
+    /// controlling terminal.
+    fn attach(&mut self, cmd: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        let slave = self.slave.take().expect("slave side");
+        cmd.stdin(slave.try_clone().expect("dup"))
+            .stdout(slave.try_clone().expect("dup"))
+            .stderr(slave);
+        // SAFETY: between fork and exec only async-signal-safe calls (setsid, ioctl).
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+
+    /// Reads whatever litebench has written (the progress bar), so it never blocks on a full
+    /// terminal.
+    fn drain(&mut self) {
+        use std::io::Read;
+        let mut buf = [0u8; 4096];
+        if let Some(m) = self.master.as_mut() {
+            while matches!(m.read(&mut buf), Ok(n) if n > 0) {}
+        }
+    }
+
+    fn hang_up(&mut self) {
+        self.master = None;
+    }
+}
+
+#[test]
+fn a_closed_terminal_ends_the_run_as_interrupted_and_cleans_up() {
+    let sb = Sandbox::new();
+    let mut terminal = Terminal::open();
+    let mut cmd = sb.std_command();
+    cmd.args([
+        "run",
+        "crud",
+        "--param",
+        "rows=1000",
+        "--param",
+        "duration=2s",
+        "--trials",
+        "50",
+        "--param",
+        "inserts=20",
+        "--param",
+        "updates=20",
+        "--param",
+        "deletes=20",
+        "--warmup",
+        "0",
+        "--format",
+        "json",
+    ])
+    .arg("--results")
+    .arg(sb.results())
+    .arg("--dir")
+    .arg(sb.scratch());
+    // No --quiet: the progress bar is drawn on the terminal until it goes away.
+    terminal.attach(&mut cmd);
+    let mut run = Running {
+        child: Some(cmd.spawn().expect("start litebench")),
+    };
+    let seen = wait_for_a_trial(&sb, &mut run, &mut || terminal.drain());
+    terminal.hang_up();
+    let (status, _, _) = run.finish(Duration::from_secs(30));
+    // Today SIGHUP killed litebench (no exit code); a panic on a failed write would be 101.
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let v = sb.show_json();
+    assert_eq!(v["run"]["status"], "interrupted", "{:#}", v["run"]);
+    let stored = v["trials"].as_array().map_or(0, Vec::len) as u64;
+    assert!(stored >= seen, "{stored} trials stored, {seen} seen before the hangup");
+    assert_eq!(
+        listing(&sb.scratch()),
+        Vec::<String>::new(),
+        "scratch not cleaned up after the terminal closed"
+    );
+    sb.assert_cwd_untouched();
+}
+
+#[test]
+fn under_nohup_a_hangup_changes_nothing() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.std_command();
+    cmd.args([
+        "run",
+        "crud",
+        "--param",
+        "rows=1000",
+        "--param",
+        "duration=1s",
+        "--trials",
+        "3",
+        "--param",
+        "inserts=20",
+        "--param",
+        "updates=20",
+        "--param",
+        "deletes=20",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ])
+    .arg("--results")
+    .arg(sb.results())
+    .arg("--dir")
+    .arg(sb.scratch())
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    // What `nohup` does before it runs litebench.
+    // SAFETY: between fork and exec only async-signal-safe calls (signal).
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut run = Running {
+        child: Some(cmd.spawn().expect("start litebench")),
+    };
+    wait_for_a_trial(&sb, &mut run, &mut || {});
+    run.signal(libc::SIGHUP);
+    let (status, out, err) = run.finish(Duration::from_secs(60));
+    assert_eq!(status.code(), Some(0), "{status:?}\n{out}\n{err}");
+    let v = sb.show_json();
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    assert_eq!(v["trials"].as_array().map_or(0, Vec::len), 3);
 }

@@ -132,6 +132,16 @@ fn unknown_tables_and_file_as_out_are_refused() {
 
 #[test]
 fn ctrl_c_removes_only_the_incomplete_file() {
+    stop_removes_only_the_incomplete_file(libc::SIGINT);
+}
+
+#[test]
+fn a_closed_terminal_removes_only_the_incomplete_file() {
+    stop_removes_only_the_incomplete_file(libc::SIGHUP);
+}
+
+/// Stops `ssb-gen` with `sig` while it writes lineorder: exit 130, the incomplete file removed.
+fn stop_removes_only_the_incomplete_file(sig: libc::c_int) {
     use std::time::{Duration, Instant};
     let sb = Sandbox::new();
     let dir = sb.scratch();
@@ -168,12 +178,12 @@ fn ctrl_c_removes_only_the_incomplete_file() {
         std::thread::sleep(Duration::from_millis(10));
     }
     // SAFETY: signalling our own child, which has not been reaped yet.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
     let deadline = Instant::now() + Duration::from_secs(30);
     while child.try_wait().expect("wait").is_none() {
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("litebench did not stop within 30 s of Ctrl-C");
+            panic!("litebench did not stop within 30 s of signal {sig}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -12,6 +12,7 @@
 
 mod common;
 mod device_io;
+mod population;
 mod restore;
 #[path = "../support/mod.rs"]
 mod support;

@@ -44,7 +44,8 @@ fn drive(name: &str, args: &[&str], seed: u64) -> (Vec<counting::Event>, Vec<u64
         })
         .expect("in-memory database");
     let mut conn = Counting::new(inner);
-    w.populate(&mut conn, &p, seed).expect("populate");
+    w.populate(&mut conn, &workload::Population::plain(&p, seed))
+        .expect("populate");
     conn.log.clear();
     let mut rec = Recorder::new(w.operations(), None);
     let stop = AtomicBool::new(false);

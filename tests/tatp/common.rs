@@ -44,7 +44,9 @@ pub fn populated() -> (tempfile::TempDir, PathBuf, u64) {
     let path = dir.path().join("tatp.db");
     let mut conn = open(&path);
     let p = params(&[&format!("subscribers={SUBSCRIBERS}")]);
-    let rows = Tatp.populate(&mut conn, &p, SEED).expect("populate");
+    let rows = Tatp
+        .populate(&mut conn, &litebench::workload::Population::plain(&p, SEED))
+        .expect("populate");
     (dir, path, rows)
 }
 

@@ -23,9 +23,9 @@
 pub mod content;
 
 use super::params::{ParamKind, ParamSpec, Params};
-use super::{Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::blob::store_of;
-use crate::engines::{Connection, EngineError};
+use crate::engines::Connection;
 use crate::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::Ordering;
@@ -180,12 +180,15 @@ impl Workload for Blob {
         &OPS
     }
 
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        let s = Settings::from_params(p).map_err(|m| crate::engines::blob::blob_error("blob", m, "loading"))?;
+    fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
+        let s =
+            Settings::from_params(pop.params).map_err(|m| crate::engines::blob::blob_error("blob", m, "loading"))?;
         let mut store = store_of(conn)?;
         store.create()?;
         let mut buf = vec![0u8; s.max_len()];
         for key in 0..s.count {
+            // Blobs are up to megabytes each: checked for every one.
+            pop.check()?;
             let data = &mut buf[..s.len(key)];
             content::fill(data, content::version_seed(0, key, 0));
             store.insert(key, data)?;

@@ -13,6 +13,7 @@ use super::schema::{self, LOAD_ORDER};
 use super::Settings;
 use crate::engines::bulk::{input_error, RowSink};
 use crate::engines::{Connection, EngineError, Value};
+use crate::workload::{PopulateError, Population};
 use litebench_ssbgen::{Chunk, Field, Table};
 use std::path::Path;
 
@@ -49,7 +50,12 @@ fn feed_chunk(table: Table, chunk: &Chunk, file: &str, sink: &mut dyn RowSink) -
 }
 
 /// Loads one table from `source`; returns its rows.
-fn load_table(conn: &mut dyn Connection, table: Table, source: &Source<'_>) -> Result<u64, EngineError> {
+fn load_table(
+    conn: &mut dyn Connection,
+    table: Table,
+    source: &Source<'_>,
+    pop: &Population<'_>,
+) -> Result<u64, PopulateError> {
     let columns: Vec<&str> = schema::columns(table).iter().map(|c| c.0).collect();
     match source {
         Source::Generate { scale, threads } => {
@@ -60,7 +66,7 @@ fn load_table(conn: &mut dyn Connection, table: Table, source: &Source<'_>) -> R
                 }
                 Ok(())
             };
-            conn.bulk_load(table.name(), &columns, &mut fill)
+            pop.bulk_load(conn, table.name(), &columns, &mut fill)
         }
         Source::Import(dir) => {
             let path = dir.join(table.file_name());
@@ -73,13 +79,14 @@ fn load_table(conn: &mut dyn Connection, table: Table, source: &Source<'_>) -> R
                 }
                 Ok(())
             };
-            conn.bulk_load(table.name(), &columns, &mut fill)
+            pop.bulk_load(conn, table.name(), &columns, &mut fill)
         }
     }
 }
 
 /// Creates the schema, loads every table and gathers statistics; returns the rows loaded.
-pub fn populate(conn: &mut dyn Connection, settings: &Settings) -> Result<u64, EngineError> {
+/// Stops between rows when `pop` is asked to stop.
+pub fn populate(conn: &mut dyn Connection, settings: &Settings, pop: &Population<'_>) -> Result<u64, PopulateError> {
     let dialect = conn.dialect();
     for table in LOAD_ORDER {
         conn.execute_batch(&schema::create_table(dialect, table))?;
@@ -87,7 +94,7 @@ pub fn populate(conn: &mut dyn Connection, settings: &Settings) -> Result<u64, E
     let source = settings.source();
     let mut total = 0u64;
     for table in LOAD_ORDER {
-        let rows = load_table(conn, table, &source)?;
+        let rows = load_table(conn, table, &source, pop)?;
         if let Source::Generate { scale, .. } = source {
             let expected = litebench_ssbgen::row_count(table, scale);
             if rows != expected {
@@ -97,13 +104,15 @@ pub fn populate(conn: &mut dyn Connection, settings: &Settings) -> Result<u64, E
                         "the generator gave {rows} rows of {}, expected {expected}",
                         table.name()
                     ),
-                ));
+                )
+                .into());
             }
         }
         if rows == 0 {
-            return Err(input_error("ssb", format!("{} has no rows", table.name())));
+            return Err(input_error("ssb", format!("{} has no rows", table.name())).into());
         }
         total += rows;
+        pop.check()?;
         if let Some(sql) = schema::analyze(dialect, table) {
             // `query`: MariaDB's ANALYZE TABLE answers with a status row.
             conn.query(&sql)?;

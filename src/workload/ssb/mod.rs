@@ -20,9 +20,9 @@ pub mod queries;
 pub mod schema;
 
 use super::params::{ParamKind, ParamSpec, Params};
-use super::{Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::values::Values;
-use crate::engines::{Connection, EngineError};
+use crate::engines::Connection;
 use crate::recorder::Recorder;
 use crate::result::QueryRecord;
 use litebench_ssbgen::{Scale, Table};
@@ -156,9 +156,9 @@ impl Workload for Ssb {
         &[("cache_size", "-1000000"), ("threads", "1"), ("memory_limit", "1GB")]
     }
 
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, _seed: u64) -> Result<u64, EngineError> {
-        let s = Settings::from_params(p).map_err(|m| crate::engines::bulk::input_error("ssb", m))?;
-        load::populate(conn, &s)
+    fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
+        let s = Settings::from_params(pop.params).map_err(|m| crate::engines::bulk::input_error("ssb", m))?;
+        load::populate(conn, &s, pop)
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {

@@ -33,7 +33,7 @@ pub mod txns;
 
 use super::params::{ParamKind, ParamSpec, Params};
 use super::result_hash::{ResultHash, ResultLog};
-use super::{Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, EngineError};
 use crate::recorder::Recorder;
 use mix::{Mix, TXNS, WEIGHT_MAX};
@@ -330,8 +330,8 @@ impl Workload for Tatp {
         &TXNS
     }
 
-    fn populate(&self, conn: &mut dyn Connection, p: &Params, seed: u64) -> Result<u64, EngineError> {
-        populate::populate(conn, p.count("subscribers").max(1), seed)
+    fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
+        populate::populate(conn, pop.params.count("subscribers").max(1), pop)
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {

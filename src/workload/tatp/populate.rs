@@ -24,6 +24,7 @@ use super::keys::{self, Number};
 use super::schema;
 use crate::engines::bulk::RowSink;
 use crate::engines::{Connection, Dialect, EngineError, StmtId, Value};
+use crate::workload::{PopulateError, Population};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -279,12 +280,12 @@ fn push_rows(which: usize, d: &SubscriberData, sink: &mut dyn RowSink) -> Result
 }
 
 /// The population through the engine's bulk path, one table per generator pass.
-fn populate_bulk(conn: &mut dyn Connection, n: u64, seed: u64) -> Result<u64, EngineError> {
+fn populate_bulk(conn: &mut dyn Connection, n: u64, pop: &Population<'_>) -> Result<u64, PopulateError> {
     let mut rows = 0u64;
     for (which, (table, columns)) in table_columns().iter().enumerate() {
         let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
         let mut fill = |sink: &mut dyn RowSink| -> Result<(), EngineError> {
-            let mut gen = Generator::new(seed);
+            let mut gen = Generator::new(pop.seed);
             let mut data = SubscriberData::default();
             for s_id in 1..=n {
                 gen.next_into(s_id, &mut data);
@@ -292,18 +293,20 @@ fn populate_bulk(conn: &mut dyn Connection, n: u64, seed: u64) -> Result<u64, En
             }
             Ok(())
         };
-        rows += conn.bulk_load(table, &columns, &mut fill)?;
+        rows += pop.bulk_load(conn, table, &columns, &mut fill)?;
     }
     Ok(rows)
 }
 
 /// Creates the schema and inserts `n` subscribers with their rows; returns the rows inserted.
-pub fn populate(conn: &mut dyn Connection, n: u64, seed: u64) -> Result<u64, EngineError> {
+/// Stops between subscribers when `pop` is asked to stop.
+pub fn populate(conn: &mut dyn Connection, n: u64, pop: &Population<'_>) -> Result<u64, PopulateError> {
     for stmt in schema::statements(&schema::tables(conn.dialect())) {
         conn.execute_batch(stmt)?;
     }
     if conn.dialect() == Dialect::Duckdb {
-        let rows = populate_bulk(conn, n, seed)?;
+        let rows = populate_bulk(conn, n, pop)?;
+        pop.check()?;
         conn.execute_batch(schema::SUB_NBR_INDEX)?;
         return Ok(rows);
     }
@@ -311,11 +314,15 @@ pub fn populate(conn: &mut dyn Connection, n: u64, seed: u64) -> Result<u64, Eng
     for (stmt, sql) in stmts.iter_mut().zip(insert_sql()) {
         *stmt = conn.prepare(&sql)?;
     }
-    let mut gen = Generator::new(seed);
+    let mut gen = Generator::new(pop.seed);
     let mut data = SubscriberData::default();
     let mut rows = 0u64;
     conn.execute_batch("BEGIN")?;
     for s_id in 1..=n {
+        // About ten rows per subscriber.
+        if s_id % 32 == 0 {
+            pop.check()?;
+        }
         gen.next_into(s_id, &mut data);
         for (which, stmt) in stmts.iter().enumerate() {
             push_rows(
@@ -334,6 +341,7 @@ pub fn populate(conn: &mut dyn Connection, n: u64, seed: u64) -> Result<u64, Eng
         }
     }
     conn.execute_batch("COMMIT")?;
+    pop.check()?;
     conn.execute_batch(schema::SUB_NBR_INDEX)?;
     Ok(rows)
 }
