@@ -25,7 +25,7 @@ pub const TINY_COUNTS: &[&str] = &["--trials", "2", "--warmup", "0", "--quiet"];
 /// Upper bound on any single litebench invocation, so a hang fails instead of stalling CI.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
-pub use crate::support::{describe, json, listing, stderr, stdout, Sandbox, SMALLEST_CRUD};
+pub use crate::support::{describe, json, listing, stderr, stdout, Sandbox, HUGE_POPULATION, SMALLEST_CRUD};
 
 /// The sandbox's litebench commands as `assert_cmd` commands, with a time limit.
 pub trait Cli {

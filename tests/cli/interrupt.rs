@@ -246,21 +246,9 @@ fn kill_9_leaves_a_consistent_store_with_an_abandoned_run() {
 fn start_huge_population(sb: &Sandbox) -> Running {
     let child = sb
         .std_command()
-        .args([
-            "run",
-            "crud",
-            "--param",
-            "rows=100000000",
-            "--param",
-            "value_size=16",
-            "--trials",
-            "1",
-            "--warmup",
-            "0",
-            "--quiet",
-            "--format",
-            "json",
-        ])
+        .args(["run", "crud"])
+        .args(HUGE_POPULATION)
+        .args(["--format", "json"])
         .arg("--results")
         .arg(sb.results())
         .arg("--dir")

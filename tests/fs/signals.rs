@@ -30,27 +30,12 @@ fn templates_under(dir: &Path) -> Vec<(PathBuf, u64)> {
 /// A crud run on ext4 whose population alone takes minutes (100 million rows; the 2 GB sparse
 /// image fills long after the test's bound).
 fn start_huge_population(sb: &Sandbox) -> Child {
-    sb.run_std(&[
-        "crud",
-        "--fs",
-        "ext4",
-        "--fs-size",
-        "2G",
-        "--param",
-        "rows=100000000",
-        "--param",
-        "value_size=16",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-    ])
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .expect("start litebench")
+    sb.run_std(&[&["crud", "--fs", "ext4", "--fs-size", "2G"][..], HUGE_POPULATION].concat())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start litebench")
 }
 
 /// Waits until a template on the mounted filesystem is being filled (over 1 MiB).

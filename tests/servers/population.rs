@@ -3,28 +3,19 @@
 //! removed, and the run is stored as interrupted (exit 130).
 
 use crate::common::*;
-use crate::support::{processes_under, Sandbox};
+use crate::support::{processes_under, Sandbox, HUGE_POPULATION};
 use std::time::{Duration, Instant};
 
 /// Starts a crud run on `engine` whose population would take hours row by row through the
 /// server's protocol (100 million rows).
 fn huge_population(sb: &Sandbox, engine: &str) -> Running {
-    Running::start(sb.run_std(&[
-        "crud",
-        "--engine",
-        engine,
-        "--param",
-        "rows=100000000",
-        "--param",
-        "value_size=16",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-        "--format",
-        "json",
-    ]))
+    let args = [
+        &["crud", "--engine", engine][..],
+        HUGE_POPULATION,
+        &["--format", "json"],
+    ]
+    .concat();
+    Running::start(sb.run_std(&args))
 }
 
 /// Waits until the run is stored as running (its server is up: engines start before the run is

@@ -25,6 +25,20 @@ pub const SMALLEST_CRUD: &[&str] = &[
     "--quiet",
 ];
 
+/// A crud population far longer than any test waits (100 million small rows: minutes even at a
+/// million rows a second), then one quiet trial: for tests that stop a run while it populates.
+pub const HUGE_POPULATION: &[&str] = &[
+    "--param",
+    "rows=100000000",
+    "--param",
+    "value_size=16",
+    "--trials",
+    "1",
+    "--warmup",
+    "0",
+    "--quiet",
+];
+
 /// Path of the binary under test.
 pub fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_litebench"))
