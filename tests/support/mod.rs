@@ -133,6 +133,18 @@ impl Sandbox {
             .env_remove("LITEBENCH_PG_PORT")
             .env_remove("LITEBENCH_MYSQL_BIN")
             .env_remove("LITEBENCH_MYSQL_PORT");
+        // An ignored signal stays ignored across exec, and litebench keeps an ignored SIGHUP
+        // ignored on purpose (`nohup`). Tests run under nohup, or by a runner that ignores
+        // SIGHUP, would then pass that on; litebench starts with SIGHUP as a terminal gives it.
+        // (A test that wants nohup's behaviour adds its own `pre_exec` after this one.)
+        use std::os::unix::process::CommandExt;
+        // SAFETY: signal() is async-signal-safe, as a pre_exec hook requires.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGHUP, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         cmd
     }
 
