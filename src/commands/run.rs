@@ -415,6 +415,8 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
+    // `--shard`: this machine's jobs of the plan, by their position in it.
+    let (fleet, mine) = fleet_part(args, &jobs)?;
     if let Some(file) = &args.report {
         super::report::check_output(file, true, "--report", &results_path)?;
     }
@@ -493,8 +495,6 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     }
 
     // 3. Run each job, storing each trial as it finishes.
-    // `--shard`: this machine's jobs of the plan, by their position in it.
-    let (fleet, mine) = fleet_part(args, &jobs)?;
     let several = mine.len() > 1;
     let ctx = Context {
         args,
