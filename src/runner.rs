@@ -5,7 +5,7 @@
 //! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
 //! and every finished trial is handed to the caller at once to be stored.
 
-use crate::engines::{DbRef, Engine, EngineError, ErrorKind};
+use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::knob::{self, KnobError, KnobSet, Stage};
 use crate::procstat::KernelSnapshot;
 use crate::recorder::Recorder;
@@ -15,8 +15,8 @@ use crate::workload::params::Params;
 use crate::workload::{Connector, PopulateError, Population, Trial, Workload, WorkloadError};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Everything a run needs, validated.
 pub struct Plan {
@@ -164,6 +164,38 @@ fn create_stage(engine: &dyn Engine, knobs: &KnobSet) -> String {
 /// is set the population ends within a few hundred rows and the half-filled template is
 /// dropped: [`PopulateError::Interrupted`], also for an engine error that follows the request
 /// (what stopping a statement looks like to the engine).
+/// Runs the workload's population while a watcher thread turns a stop request into an
+/// interrupt of the statement running (where the engine has one): row loops check the flag
+/// themselves, but one long statement (an index build, `ANALYZE`) would otherwise hold a stop up
+/// until it ends. An error after a stop request is the interruption.
+fn populate_interruptibly(plan: &Plan, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
+    let interrupter = conn.interrupter();
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|s| {
+        if let Some(interrupt) = &interrupter {
+            let (done, stop) = (&done, pop.stop);
+            s.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    // Again while stopped: a statement started after the first interrupt is
+                    // interrupted too.
+                    if stop.load(Ordering::Relaxed) {
+                        interrupt();
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            });
+        }
+        let result = plan.workload.populate(conn, pop);
+        // The watcher ends before the connection can be dropped (scope join).
+        done.store(true, Ordering::Relaxed);
+        result
+    });
+    match result {
+        Err(PopulateError::Engine(_)) if pop.stop.load(Ordering::Relaxed) => Err(PopulateError::Interrupted),
+        r => r,
+    }
+}
+
 fn populate(
     plan: &Plan,
     engine: &dyn Engine,
@@ -184,7 +216,7 @@ fn populate(
         let mut conn = engine.connect(&db)?;
         engine.apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)?;
         engine.bulk_load_mode(conn.as_mut())?;
-        let rows = plan.workload.populate(conn.as_mut(), &pop)?;
+        let rows = populate_interruptibly(plan, conn.as_mut(), &pop)?;
         drop(conn);
         pop.check()?;
         engine.finish_population(&db)?;

@@ -105,11 +105,24 @@ pub struct EngineError {
     pub context: String,
 }
 
+/// Cancels the statement a connection is running, from another thread: what a stop request
+/// (Ctrl-C, SIGTERM, SIGHUP) uses to end one long statement of a population (an index build,
+/// `ANALYZE`) that no row loop can check in between. The interrupted statement fails with an
+/// error. Call it only while the connection it came from is open (see
+/// [`Connection::interrupter`]).
+pub type Interrupter = Box<dyn Fn() + Send + Sync>;
+
 /// An open connection to a database under test.
 ///
 /// SQL uses `?` placeholders, numbered by position; engines whose native syntax differs
 /// (PostgreSQL's `$1`) translate when preparing.
 pub trait Connection {
+    /// What cancels this connection's running statement from another thread, where the engine
+    /// offers it; `None` elsewhere. The caller must stop calling it before the connection is
+    /// dropped.
+    fn interrupter(&self) -> Option<Interrupter> {
+        None
+    }
     /// The dialect this connection speaks.
     fn dialect(&self) -> Dialect;
     /// Runs one or more statements that take no parameters (DDL, pragmas). Not for timed loops.

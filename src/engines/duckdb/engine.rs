@@ -408,6 +408,11 @@ impl Connection for DuckConn {
         Dialect::Duckdb
     }
 
+    fn interrupter(&self) -> Option<crate::engines::Interrupter> {
+        let handle = self.conn.interrupt_handle();
+        Some(Box::new(move || handle.interrupt()))
+    }
+
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
         self.conn
             .execute_batch(sql)

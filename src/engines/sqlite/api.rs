@@ -160,6 +160,7 @@ api_table! {
         column_bytes: fn(*mut sqlite3_stmt, c_int) -> c_int = sqlite3_column_bytes, "3.0.0";
         changes: fn(*mut sqlite3) -> c_int = sqlite3_changes, "3.0.0";
         busy_timeout: fn(*mut sqlite3, c_int) -> c_int = sqlite3_busy_timeout, "3.0.0";
+        interrupt: fn(*mut sqlite3) -> () = sqlite3_interrupt, "3.0.0";
         vfs_find: fn(*const c_char) -> *mut sqlite3_vfs = sqlite3_vfs_find, "3.5.0";
         vfs_register: fn(*mut sqlite3_vfs, c_int) -> c_int = sqlite3_vfs_register, "3.5.0";
         blob_open: fn(*mut sqlite3, *const c_char, *const c_char, *const c_char, sqlite3_int64, c_int, *mut *mut sqlite3_blob) -> c_int = sqlite3_blob_open, "3.4.0";
