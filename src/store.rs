@@ -441,10 +441,8 @@ impl Store {
     }
 
     fn rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, StoreError> {
-        self.conn.query(sql).map_err(|source| StoreError::Engine {
-            path: self.path.clone(),
-            source,
-        })
+        // A damaged page found while reading says what to do, as `run` does before it starts.
+        self.conn.query(sql).map_err(|source| classify(&self.path, source))
     }
 
     /// The `host, boot_id` columns of `runs`, as NULLs for a schema that has none.

@@ -372,6 +372,16 @@ fn a_damaged_store_is_refused_before_anything_runs() {
     );
     assert_eq!(std::fs::read(&store).unwrap(), bytes, "the store is left as it was");
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "nothing ran");
+    // Reading it says the same (it said "database disk image is malformed").
+    let shown = output(&mut sb.show(&[]));
+    assert_error_line(
+        &shown,
+        &[
+            &format!("--results {}: the store is damaged (", store.display()),
+            ".recover",
+        ],
+    );
+    assert_eq!(std::fs::read(&store).unwrap(), bytes, "show left the store as it was");
 }
 
 /// `dir` bind-mounted read-only on `at`, unmounted on drop.
