@@ -25,7 +25,7 @@ use crate::scratch::Scratch;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -167,29 +167,12 @@ fn run_tool(tool: &str, args: &[String]) -> Result<String, String> {
 }
 
 pub(crate) fn write_record(path: &Path, record: &Record) -> Result<(), FsError> {
-    let io = |source| FsError::Io {
+    let text = serde_json::to_vec_pretty(record).expect("a record serialises");
+    // Synced: it must be on disk before what it lists is made.
+    crate::outfile::replace_own(path, &path.with_extension("json.tmp"), &text, true).map_err(|source| FsError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let tmp = path.with_extension("json.tmp");
-    let text = serde_json::to_vec_pretty(record).expect("a record serialises");
-    {
-        use std::io::Write;
-        let mut f = File::options()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)
-            .map_err(io)?;
-        f.write_all(&text).map_err(io)?;
-        f.sync_all().map_err(io)?;
-    }
-    fs::rename(&tmp, path).map_err(io)?;
-    if let Some(dir) = path.parent() {
-        let _ = File::open(dir).and_then(|d| d.sync_all());
-    }
-    Ok(())
+    })
 }
 
 /// Reads a record left in a run directory.

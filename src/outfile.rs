@@ -132,6 +132,31 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     f.commit()
 }
 
+/// Replaces `path`, a file litebench made itself and keeps up to date (a record of what a run
+/// made), with `bytes`, so a reader finds the old whole file or the new one, never part of one.
+/// They are written to `tmp` (the caller's fixed name beside `path`, so a cleanup recognises a
+/// temporary file a killed process left), opened without following a symbolic link, synced
+/// with the directory when `durable`, then renamed over `path` (`rename` replaces a link at
+/// `path` and never follows it).
+pub fn replace_own(path: &Path, tmp: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(tmp)?;
+    f.write_all(bytes)?;
+    if durable {
+        f.sync_all()?;
+    }
+    drop(f);
+    std::fs::rename(tmp, path)?;
+    if durable {
+        sync_dir(parent(path));
+    }
+    Ok(())
+}
+
 /// [`write_new`] for an output named by `flag`, with its error as one line.
 pub fn write(flag: &str, path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     write_new(path, bytes).map_err(|e| OutputError::from_io(flag, path, e))

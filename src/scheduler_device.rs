@@ -127,10 +127,7 @@ impl Drop for DeviceScheduler {
 }
 
 fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut f = fs::File::create(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
+    crate::outfile::replace_own(path, &path.with_extension("json.tmp"), bytes, true)
 }
 
 /// Reads the record a run left in `run_dir`, if any.

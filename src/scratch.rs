@@ -17,7 +17,6 @@ use crate::owner::Owner;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fs::{self, File};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -248,17 +247,10 @@ fn only_records(dir: &Path) -> bool {
 
 /// Replaces the record in `dir` atomically; never through a symbolic link.
 fn write_record(dir: &Path, record: &RunRecord) -> std::io::Result<()> {
-    use std::io::Write;
-    let tmp = dir.join(RECORD_TMP);
-    let mut f = File::options()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)?;
-    f.write_all(&serde_json::to_vec_pretty(record).expect("a record serialises"))?;
-    drop(f);
-    fs::rename(&tmp, dir.join(RECORD))
+    let text = serde_json::to_vec_pretty(record).expect("a record serialises");
+    // Not synced: the record changes outside timed code, and a record lost with the machine
+    // only leaves files for a cleanup that a reboot's boot id already allows.
+    crate::outfile::replace_own(&dir.join(RECORD), &dir.join(RECORD_TMP), &text, false)
 }
 
 /// What cleaning a dead run's directory did.

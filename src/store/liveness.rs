@@ -8,8 +8,6 @@
 //! later boot (no process survives a reboot). Anywhere else it stays `running`, saying why its
 //! state is unknown here.
 
-use std::path::Path;
-
 /// Where a run's process lives, as stored with the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origin {
@@ -31,7 +29,7 @@ impl Here {
     pub fn current() -> Here {
         Here {
             host: host_name(),
-            boot_id: boot_id(Path::new("/proc/sys/kernel/random/boot_id")),
+            boot_id: crate::owner::boot_id(),
         }
     }
 }
@@ -46,13 +44,6 @@ pub fn host_name() -> Option<String> {
     let end = buf.iter().position(|&b| b == 0)?;
     let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
     (!name.is_empty()).then_some(name)
-}
-
-/// The kernel's boot id: a random UUID chosen at every boot.
-pub fn boot_id(path: &Path) -> Option<String> {
-    let id = std::fs::read_to_string(path).ok()?;
-    let id = id.trim();
-    (!id.is_empty()).then(|| id.to_string())
 }
 
 /// Whether process `pid` exists on this machine.
@@ -151,7 +142,7 @@ mod tests {
     fn this_machine_and_this_process() {
         let h = Here::current();
         assert!(h.host.is_some(), "gethostname failed");
-        if Path::new("/proc/sys/kernel/random/boot_id").exists() {
+        if std::path::Path::new("/proc/sys/kernel/random/boot_id").exists() {
             assert_eq!(h.boot_id.as_deref().map(str::len), Some(36), "{h:?}");
         }
         assert!(process_alive(i64::from(std::process::id())));

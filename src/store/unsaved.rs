@@ -14,7 +14,6 @@ use crate::engines::Value;
 use crate::result::{Manifest, TemplateRecord, TrialRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Every side file's name starts with this.
@@ -112,7 +111,6 @@ pub fn store_key(store: &Path) -> PathBuf {
 pub fn write(dir: &Path, store: &Path, reason: &str, run: UnsavedRun) -> Result<PathBuf, UnsavedError> {
     let name = format!("{PREFIX}{}.json", run.uuid);
     let path = dir.join(&name);
-    let part = dir.join(format!(".{name}.part"));
     let file = Unsaved {
         litebench_unsaved: FORMAT,
         store: store_key(store),
@@ -124,31 +122,8 @@ pub fn write(dir: &Path, store: &Path, reason: &str, run: UnsavedRun) -> Result<
         source,
     };
     let json = serde_json::to_vec_pretty(&file).expect("side files serialize");
-    // Created new: an existing file or link of that name (not ours) makes this fail.
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&part)
-        .map_err(err)?;
-    let written = (|| {
-        f.write_all(&json)?;
-        f.sync_all()?;
-        if path.symlink_metadata().is_ok() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::AlreadyExists,
-                "a file of that name exists",
-            ));
-        }
-        std::fs::rename(&part, &path)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&part);
-        return Err(err(e));
-    }
+    // Complete or not at all, never over an existing file or through a link.
+    crate::outfile::write_new(&path, &json).map_err(err)?;
     Ok(path)
 }
 
