@@ -17,8 +17,9 @@
 use libsqlite3_sys as ffi;
 use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
 use litebench::engines::{DbRef, Engine};
-use litebench::recorder::Recorder;
-use litebench::workload::{crud::Crud, params, Connector, Trial, Workload, WorkloadError};
+use litebench::model::params;
+use litebench::workload::recorder::Recorder;
+use litebench::workload::{crud::Crud, Connector, Trial, Workload, WorkloadError};
 use rand::{Rng, SeedableRng};
 use std::ffi::c_int;
 use std::sync::atomic::AtomicBool;

@@ -1,40 +1,23 @@
 //! litebench: honest benchmarks for SQLite and the engines it is compared with.
 //!
-//! The binary is a thin pipeline over this library: parse and validate the command line
-//! ([`cli`]), build a [`runner::Plan`], run it while storing every trial ([`store`]), and
-//! render a report ([`report`]) that carries its configuration and the machine under it.
+//! One folder per layer, each importing only the folders below it (ARCHITECTURE.md draws the
+//! map; `tests/architecture` holds the code to it). From the top: the command line ([`app`]),
+//! the seeds' figures ([`reproduce`]), running a plan ([`bench`]), reports ([`report`]), the
+//! results store ([`store`]), the crash-state verifier ([`durability`]), what a run is placed on
+//! ([`testbed`]), the workloads ([`workload`]), the engines ([`engines`]), the records
+//! ([`model`]), the operating system's counters and clocks ([`sys`]), and the floor ([`base`]).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod answers;
-pub mod bytesize;
-pub mod cli;
-pub mod clock;
-pub mod commands;
-pub mod confine;
-pub mod deviceio;
+pub mod app;
+pub mod base;
+pub mod bench;
 pub mod durability;
 pub mod engines;
-pub mod fsmount;
-pub mod fsspec;
-pub mod guest;
-pub mod iocount;
-pub mod knob;
-pub mod out;
-pub mod outfile;
-pub mod owner;
-pub mod plan;
-pub mod preset;
-pub mod procstat;
-pub mod recorder;
+pub mod model;
 pub mod report;
 pub mod reproduce;
-pub mod result;
-pub mod runner;
-pub mod scheduler;
-pub mod scheduler_device;
-pub mod scratch;
-pub mod shard;
 pub mod store;
-pub mod usage;
+pub mod sys;
+pub mod testbed;
 pub mod workload;

@@ -9,7 +9,6 @@
 //! and sums the result up as a verdict per configuration and crash kind ([`verify`]).
 //! [`expected`] holds what SQLite's documentation says, for comparison.
 
-pub mod advise;
 pub mod check;
 pub mod crash;
 pub mod expected;

@@ -8,9 +8,9 @@
 //! module and one registry line.
 
 use super::{Dialect, Engine};
-use crate::commands::Failure;
-use crate::knob::KnobSpec;
-use crate::scratch::Scratch;
+use crate::base::Failure;
+use crate::model::knob::KnobSpec;
+use crate::sys::scratch::Scratch;
 
 /// What follows an engine's name on the command line: `sqlite:/path/lib.so`, `postgres=URL`.
 #[derive(Debug, Clone, Copy)]

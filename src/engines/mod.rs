@@ -20,11 +20,11 @@ pub mod values;
 
 pub use dialect::Dialect;
 
-use crate::deviceio::DeviceIo;
-use crate::iocount::IoCounters;
-use crate::knob::{KnobReading, KnobSet, KnobSpec, Stage};
-use crate::result::EngineInfo;
-use crate::scratch::Scratch;
+use crate::model::engine_info::{EngineInfo, LoopProfile};
+use crate::model::knob::{KnobReading, KnobSet, KnobSpec, Stage};
+use crate::sys::deviceio::DeviceIo;
+use crate::sys::iocount::IoCounters;
+use crate::sys::scratch::Scratch;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -37,25 +37,6 @@ pub enum Value<'a> {
     Real(f64),
     Text(&'a str),
     Blob(&'a [u8]),
-}
-
-/// One loop (scan, search or other step) of a query's execution with the counters the engine
-/// kept for it: the nearest thing to a profiler that a stock SQLite build offers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoopProfile {
-    /// The step's id and its parent's (0: top level), to draw the tree.
-    pub id: i64,
-    pub parent: i64,
-    /// What the step does, as the plan names it.
-    pub explain: String,
-    /// Times the loop ran.
-    pub loops: Option<i64>,
-    /// Rows the loop visited over all its runs.
-    pub rows_visited: Option<i64>,
-    /// The planner's estimate of rows per run.
-    pub rows_estimated: Option<f64>,
-    /// CPU cycles spent in the step, where the build counts them.
-    pub cycles: Option<i64>,
 }
 
 /// The rows an engine's `EXPLAIN` answered as plan lines: the text of column `column` of each
@@ -206,7 +187,7 @@ pub trait Engine: Send + Sync {
     /// The engine's version string, for the manifest.
     fn version(&self) -> String;
     /// A SQLite build's version, source id and compile options.
-    fn sqlite_build(&self) -> Option<crate::engines::sqlite::build::SqliteBuild> {
+    fn sqlite_build(&self) -> Option<crate::model::engine_info::SqliteBuild> {
         None
     }
     /// Server or build details of note (data directory, port, settings, ...).
@@ -265,7 +246,7 @@ pub trait Engine: Send + Sync {
     /// Why a knob may not have taken effect, for the error message.
     fn knob_hint(&self, knob: &str) -> String;
     /// Device bytes read and written so far by the processes doing this engine's I/O
-    /// (see [`crate::deviceio`]); `None` where they cannot be attributed (a server litebench did
+    /// (see [`crate::sys::deviceio`]); `None` where they cannot be attributed (a server litebench did
     /// not start).
     fn device_io(&self) -> Option<DeviceIo> {
         None

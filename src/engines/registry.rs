@@ -6,9 +6,9 @@
 
 use super::kind::EngineKind;
 use super::Engine;
-use crate::commands::Failure;
-use crate::knob::KnobSpec;
-use crate::scratch::Scratch;
+use crate::base::Failure;
+use crate::model::knob::KnobSpec;
+use crate::sys::scratch::Scratch;
 
 /// Every engine kind, in the order `list` shows them. Adding an engine: one line here.
 pub fn kinds() -> &'static [&'static EngineKind] {

@@ -4,7 +4,7 @@
 //! results. litebench prints the list under every report and marks what it could not determine
 //! as unknown instead of leaving it out.
 
-use crate::result::{Manifest, TrialRecord, NOT_MEASURED_IN_MEMORY};
+use crate::model::record::{Manifest, TrialRecord, NOT_MEASURED_IN_MEMORY};
 use serde::{Deserialize, Serialize};
 
 /// One item of the checklist.
@@ -227,7 +227,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
         .0
         .iter()
         // A path left empty was not given (`tbl_dir`): nothing to state.
-        .filter(|(_, v)| !matches!(v, crate::workload::params::ParamValue::Choice(c) if c.is_empty()))
+        .filter(|(_, v)| !matches!(v, crate::model::params::ParamValue::Choice(c) if c.is_empty()))
         .map(|(k, v)| format!("{k}={}", serde_json::to_string(v).unwrap_or_default().trim_matches('"')))
         .collect::<Vec<_>>()
         .join(" ");
@@ -289,7 +289,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
 }
 
 /// What a reader must know of a run inside a guest kernel (`--guest`).
-fn guest_note(g: &crate::result::GuestInfo) -> String {
+fn guest_note(g: &crate::model::record::GuestInfo) -> String {
     let cost = match (g.syscall_ns_guest, g.syscall_ns_host) {
         (Some(guest), Some(host)) => format!(
             "; a system call costs {guest:.0} ns there against {host:.0} ns on the host ({:.0}x)",

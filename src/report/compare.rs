@@ -9,7 +9,7 @@
 
 use super::number::{interval_of, opt, times};
 use super::stats::{values, Metric, Statistics};
-use crate::result::{ConfigInfo, Manifest, TrialRecord};
+use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
 use litebench_stats::{summarize, Verdict};
 use serde::Serialize;
 

@@ -6,6 +6,7 @@
 //! the same numbers, and a new format (the HTML report) is one more exporter over the same
 //! model. Numbers are formatted by one formatter ([`number`]).
 
+pub mod advise;
 pub mod checklist;
 pub mod compare;
 pub mod csv;
@@ -23,7 +24,7 @@ pub mod table;
 pub mod text;
 pub mod warnings;
 
-use crate::result::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
+use crate::model::record::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use checklist::ChecklistItem;
 use pivot::SideBySide;
 use serde::Serialize;

@@ -8,7 +8,7 @@
 
 use super::number::{interval_of, num, ratio};
 use super::stats::{values, Metric, Statistics};
-use crate::result::{Manifest, TrialRecord};
+use crate::model::record::{Manifest, TrialRecord};
 use litebench_stats::{summarize, Ratio};
 use serde::Serialize;
 

@@ -4,8 +4,8 @@
 use super::layout::table;
 use super::number::{interval_of, num, opt};
 use super::summary::SummaryRow;
-use crate::preset::{Group, Pick};
-use crate::result::Manifest;
+use crate::model::record::Manifest;
+use crate::workload::preset::{Group, Pick};
 
 /// One stored run of a `run` command with presets.
 pub struct PresetRun<'a> {

@@ -2,15 +2,15 @@
 //!
 //! Workloads that time each query as its own operation (SSB) keep, on a configuration's first
 //! measured trial, the engine's plan and per-loop counters of every query
-//! ([`crate::result::QueryRecord`]). They explain the timings beside them — why Bloom filters
+//! ([`crate::model::record::QueryRecord`]). They explain the timings beside them — why Bloom filters
 //! make a star join faster shows in the rows the dimension searches no longer visit — so they
 //! are printed per configuration and query, the loops as a tree with each loop's share of the
 //! cycles the loops counted. What an engine or build does not keep reads "unavailable".
 
 use super::layout::table;
 use super::Format;
-use crate::engines::LoopProfile;
-use crate::result::{Manifest, TrialRecord};
+use crate::model::engine_info::LoopProfile;
+use crate::model::record::{Manifest, TrialRecord};
 use serde::Serialize;
 use std::collections::HashMap;
 

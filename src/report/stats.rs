@@ -6,90 +6,9 @@
 //! settings (confidence, noise threshold, bootstrap seed and the methods' names) are recorded
 //! in the run's manifest, so a stored run's verdicts can be recomputed exactly.
 
-use crate::result::{Manifest, TrialRecord};
-use litebench_stats::{ratio_of_medians, Better, Ratio, MEDIAN_INTERVAL_METHOD, RATIO_INTERVAL_METHOD, RESAMPLES};
-use serde::{Deserialize, Serialize};
+use crate::model::record::TrialRecord;
 
-/// Default noise threshold: a ratio within 2% of 1 is never called a difference.
-pub const DEFAULT_NOISE: f64 = 0.02;
-
-/// What a figure measures, and so which direction is better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    /// Milliseconds per trial (lower is better): what the speed comparison reported per test.
-    Time,
-    /// Transactions per second (higher is better).
-    Tps,
-}
-
-impl Metric {
-    pub fn better(self) -> Better {
-        match self {
-            Metric::Time => Better::Lower,
-            Metric::Tps => Better::Higher,
-        }
-    }
-
-    pub fn unit(self) -> &'static str {
-        match self {
-            Metric::Time => "ms",
-            Metric::Tps => "tx/s",
-        }
-    }
-
-    /// The figure of `ops` operations measured over `ns` nanoseconds (`None` for no time).
-    pub fn value(self, ops: u64, ns: u64) -> Option<f64> {
-        match self {
-            Metric::Time => Some(ns as f64 / 1e6),
-            Metric::Tps => (ns > 0).then(|| ops as f64 / (ns as f64 / 1e9)),
-        }
-    }
-}
-
-/// How intervals and verdicts were computed: stored in the manifest, printed with reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Statistics {
-    pub confidence: f64,
-    pub median_interval: String,
-    pub ratio_interval: String,
-    pub bootstrap_resamples: usize,
-    pub bootstrap_seed: u64,
-    /// A ratio within this fraction of 1 is "no significant difference" (0.02 = 2%).
-    pub noise: f64,
-}
-
-impl Statistics {
-    /// The settings of a run with seed `seed` and noise threshold `noise` (a fraction).
-    pub fn new(seed: u64, noise: f64) -> Statistics {
-        Statistics {
-            confidence: 0.95,
-            median_interval: MEDIAN_INTERVAL_METHOD.into(),
-            ratio_interval: RATIO_INTERVAL_METHOD.into(),
-            bootstrap_resamples: RESAMPLES,
-            bootstrap_seed: seed,
-            noise,
-        }
-    }
-
-    /// A stored run's settings (runs stored before they were recorded: their seed, 2% noise),
-    /// with the noise threshold replaced when the user gave `--noise`.
-    pub fn of(manifest: &Manifest, noise: Option<f64>) -> Statistics {
-        let mut s = manifest
-            .statistics
-            .clone()
-            .unwrap_or_else(|| Statistics::new(manifest.seed, DEFAULT_NOISE));
-        if let Some(n) = noise {
-            s.noise = n;
-        }
-        s
-    }
-
-    /// B against the baseline A: ratio of medians, its interval and the verdict.
-    pub fn compare(&self, a: &[f64], b: &[f64], metric: Metric) -> Option<Ratio> {
-        ratio_of_medians(a, b, metric.better(), self.noise, self.bootstrap_seed)
-    }
-}
+pub use crate::model::metric::{Metric, Statistics, DEFAULT_NOISE};
 
 /// Parses `--noise PCT` (a percentage, e.g. `2` or `0.5`) into a fraction.
 pub fn parse_noise(s: &str) -> Result<f64, String> {
@@ -141,6 +60,7 @@ pub fn values(trials: &[TrialRecord], config: usize, operation: &str, metric: Me
 #[cfg(test)]
 mod tests {
     use super::*;
+    use litebench_stats::Better;
 
     #[test]
     fn metric_units_and_direction() {

@@ -6,9 +6,9 @@
 
 use super::stats::{samples, values, Metric, Statistics};
 use crate::engines::registry;
-use crate::iocount::IoSnapshot;
-use crate::recorder::{decode, new_histogram, Latency};
-use crate::result::{ConfigInfo, Manifest, TrialRecord};
+use crate::model::op::{decode, new_histogram, Latency};
+use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
+use crate::sys::iocount::IoSnapshot;
 use hdrhistogram::Histogram;
 use litebench_stats::{summarize, Ratio, Verdict, NOISY_CV};
 use serde::{Deserialize, Serialize};
@@ -170,7 +170,7 @@ fn row(
     .filter(|(l, s)| *s > 0.0 && l.median_us > 0.0 && !manifest.in_memory)
     .map(|(l, s)| 1e6 / (s * l.median_us));
     let us = |ns: f64| ns / 1000.0;
-    let device: Vec<(&crate::deviceio::DeviceIoDelta, u64)> = if operation == "all" {
+    let device: Vec<(&crate::sys::deviceio::DeviceIoDelta, u64)> = if operation == "all" {
         trials
             .iter()
             .filter(|t| t.total_ops > 0)
@@ -179,7 +179,7 @@ fn row(
     } else {
         Vec::new()
     };
-    let device_per_tx = |f: &dyn Fn(&crate::deviceio::DeviceIoDelta) -> u64| {
+    let device_per_tx = |f: &dyn Fn(&crate::sys::deviceio::DeviceIoDelta) -> u64| {
         mean(device.iter().map(|(d, ops)| f(d) as f64 / *ops as f64))
     };
     let device_io_source = device.first().map(|(d, _)| {

@@ -6,7 +6,7 @@
 
 use super::number::pct;
 use super::summary::{outlier_warnings, SummaryRow};
-use crate::result::{Manifest, TrialRecord};
+use crate::model::record::{Manifest, TrialRecord};
 
 /// Builds the warnings.
 pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow], status: &str) -> Vec<String> {

@@ -13,7 +13,7 @@
 
 use super::claim::Expect;
 use super::{param, trials, words, Claim, Experiment, Figure, Measure, Needs, Pick, Scale, Target};
-use crate::preset::TABLE1;
+use crate::workload::preset::TABLE1;
 
 const HARDWARE: &str = "Samsung Galaxy Nexus S: dual-core 1.2 GHz Cortex-A9, 1 GB RAM, 32 GB internal flash; Android 6.0.1 (CyanogenMod 13.0), Linux 3.0.101 (section 3, Hardware Setup)";
 

@@ -54,7 +54,7 @@ pub fn of(m: &Measure, runs: &[&RunData], noise: f64) -> Option<Interval> {
     };
     if let Measure::PresetRatio { num, den, .. } = m {
         // Each preset's own headline: an interval only when they are the same operation.
-        let headline = |p: &'static str| crate::preset::find(p).map(|p| p.headline);
+        let headline = |p: &'static str| crate::workload::preset::find(p).map(|p| p.headline);
         if headline(num)? != headline(den)? {
             return None;
         }
@@ -72,7 +72,7 @@ fn sides(m: &Measure) -> Option<Sides> {
         Measure::Ratio { exp, op, num, den } => Some((op, (exp, *num), (exp, *den))),
         Measure::TpsRatio { op, num, den } | Measure::TimeRatio { op, num, den } => Some((op, *num, *den)),
         Measure::PresetRatio { exp, num, den } => Some((
-            crate::preset::find(num)?.headline,
+            crate::workload::preset::find(num)?.headline,
             (exp, Pick::preset(None, num)),
             (exp, Pick::preset(None, den)),
         )),

@@ -415,7 +415,7 @@ mod tests {
             if let Some((row, _)) = a.erratum {
                 assert!(a.rows.iter().any(|r| r.0 == row), "{row}");
             }
-            assert!(crate::preset::find(a.preset).is_some(), "{}", a.preset);
+            assert!(crate::workload::preset::find(a.preset).is_some(), "{}", a.preset);
         }
     }
 

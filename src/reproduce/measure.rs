@@ -5,10 +5,11 @@
 //! knob values (SQLite's default when a configuration leaves a knob out) or preset name.
 
 use super::{FootprintOf, Measure, Pick, PopulationOf};
-use crate::engines::sqlite::compiled::cache::{BuildCache, CompiledBuild};
-use crate::knob::KnobSet;
+use crate::engines::sqlite::compiled::cache::BuildCache;
+use crate::model::engine_info::CompiledBuild;
+use crate::model::knob::KnobSet;
+use crate::model::record::{ConfigInfo, TemplateRecord, TrialRecord};
 use crate::report::summary::SummaryRow;
-use crate::result::{ConfigInfo, TemplateRecord, TrialRecord};
 
 /// One stored run, summarised, with its trials (for the intervals of ratios).
 #[derive(Debug, Clone)]
@@ -79,7 +80,7 @@ pub fn of_experiment<'a>(runs: &[&'a RunData], exp: &str) -> Vec<&'a RunData> {
 
 /// The summary row of `pick`'s configuration and operation `op` (None: the preset's headline).
 fn row<'a>(runs: &[&'a RunData], pick: &Pick, op: Option<&str>) -> Option<&'a SummaryRow> {
-    let op = op.or_else(|| pick.preset.and_then(crate::preset::find).map(|p| p.headline))?;
+    let op = op.or_else(|| pick.preset.and_then(crate::workload::preset::find).map(|p| p.headline))?;
     let (run, config) = config_of(runs, pick, op)?;
     run.summary
         .iter()
@@ -281,7 +282,7 @@ fn footprint_of(builds: &[CompiledBuild], name: &str, of: FootprintOf) -> Result
 /// A number of this binary's DuckDB compile, alone or over a SQLite build's.
 fn duckdb(of: FootprintOf, over: Option<&str>) -> Result<Value, String> {
     let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
-    duckdb_of(crate::commands::build_sqlite::duckdb_build(), &builds, of, over)
+    duckdb_of(crate::app::build_sqlite::duckdb_build(), &builds, of, over)
 }
 
 /// [`duckdb`] from DuckDB's compile (`(wall seconds, library bytes)`) and a list of builds.
@@ -320,7 +321,7 @@ fn duckdb_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knob::KnobSetting;
+    use crate::model::knob::KnobSetting;
 
     fn knobs(k: &[(&str, &str)]) -> KnobSet {
         KnobSet(

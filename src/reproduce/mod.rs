@@ -391,7 +391,7 @@ mod target_tests {
                 for e in &t.experiments {
                     let mut argv = vec!["litebench".to_string(), "run".to_string()];
                     argv.extend(e.args.clone());
-                    crate::cli::Cli::try_parse_from(&argv).unwrap_or_else(|err| panic!("{name}: {}: {err}", e.id));
+                    crate::app::cli::Cli::try_parse_from(&argv).unwrap_or_else(|err| panic!("{name}: {}: {err}", e.id));
                 }
             }
         }

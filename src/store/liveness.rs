@@ -29,7 +29,7 @@ impl Here {
     pub fn current() -> Here {
         Here {
             host: host_name(),
-            boot_id: crate::owner::boot_id(),
+            boot_id: crate::sys::owner::boot_id(),
         }
     }
 }

@@ -30,7 +30,7 @@ const VERDICT_COLUMNS: &str =
 
 impl Store {
     /// A new store for `merge OUT`, made in the temporary file `temp` (empty, see
-    /// [`crate::outfile::OutFile`]) and named `out` in its errors, since `temp` is put at `out`
+    /// [`crate::base::outfile::OutFile`]) and named `out` in its errors, since `temp` is put at `out`
     /// once complete.
     pub fn create_merged(temp: &std::path::Path, out: &std::path::Path) -> Result<Store, StoreError> {
         let named = |e| match e {

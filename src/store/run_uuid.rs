@@ -7,41 +7,18 @@
 //! from an old store, or from that store after its upgrade, has the same uuid, which is what
 //! makes `litebench merge` idempotent for old stores too.
 
-use rand::RngCore;
 use sha2::{Digest, Sha256};
-
-fn format(b: [u8; 16]) -> String {
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
+use uuid::Uuid;
 
 /// Whether `s` has a uuid's form (hex digits in 8-4-4-4-12 groups), so it can be quoted in
 /// SQL as it is.
 pub fn is_valid(s: &str) -> bool {
-    let groups: Vec<&str> = s.split('-').collect();
-    groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
-        && groups.iter().all(|g| g.bytes().all(|b| b.is_ascii_hexdigit()))
+    s.len() == 36 && Uuid::try_parse(s).is_ok()
 }
 
 /// A UUIDv7 for a run starting now.
 pub fn new_v7() -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0);
-    let mut b = [0u8; 16];
-    rand::rng().fill_bytes(&mut b[6..]);
-    b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
-    b[6] = 0x70 | (b[6] & 0x0f);
-    b[8] = 0x80 | (b[8] & 0x3f);
-    format(b)
+    Uuid::now_v7().hyphenated().to_string()
 }
 
 /// The uuid of a run stored without one: a UUIDv8 from a SHA-256 of what identifies it.
@@ -54,9 +31,8 @@ pub fn legacy(started_at: &str, pid: &str, host: Option<&str>, manifest: &str) -
     let d = h.finalize();
     let mut b = [0u8; 16];
     b.copy_from_slice(&d[..16]);
-    b[6] = 0x80 | (b[6] & 0x0f);
-    b[8] = 0x80 | (b[8] & 0x3f);
-    format(b)
+    // `new_v8` sets the version (8) and variant (RFC 9562) bits, as this function always did.
+    Uuid::new_v8(b).hyphenated().to_string()
 }
 
 #[cfg(test)]
@@ -86,5 +62,19 @@ mod tests {
         assert_eq!(a, legacy("2026-01-01T00:00:00Z", "7", Some("h"), "{}"));
         assert_ne!(a, legacy("2026-01-01T00:00:00Z", "8", Some("h"), "{}"));
         assert_eq!(&a[14..15], "8");
+        // The value the hand-written formatting of earlier versions gave for these inputs: a
+        // run of an old store keeps its uuid, so merges stay idempotent across versions.
+        assert_eq!(a, "d4b7e691-9d4a-825f-82e7-f1a61795b36a");
+    }
+
+    #[test]
+    fn only_hyphenated_uuids_are_valid() {
+        assert!(is_valid("d4b7e691-9d4a-825f-82e7-f1a61795b36a"));
+        assert!(
+            !is_valid("d4b7e6919d4a825f82e7f1a61795b36a"),
+            "the simple form is not what the store keeps"
+        );
+        assert!(!is_valid("{d4b7e691-9d4a-825f-82e7-f1a61795b36a}"));
+        assert!(!is_valid("d4b7e691-9d4a-825f-82e7-f1a61795b36'"));
     }
 }

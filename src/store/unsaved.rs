@@ -11,7 +11,7 @@
 
 use super::{run_uuid, Begun, Store, StoreError};
 use crate::engines::Value;
-use crate::result::{Manifest, TemplateRecord, TrialRecord};
+use crate::model::record::{Manifest, TemplateRecord, TrialRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -123,7 +123,7 @@ pub fn write(dir: &Path, store: &Path, reason: &str, run: UnsavedRun) -> Result<
     };
     let json = serde_json::to_vec_pretty(&file).expect("side files serialize");
     // Complete or not at all, never over an existing file or through a link.
-    crate::outfile::write_new(&path, &json).map_err(err)?;
+    crate::base::outfile::write_new(&path, &json).map_err(err)?;
     Ok(path)
 }
 

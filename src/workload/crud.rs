@@ -21,10 +21,10 @@
 //! - [`Workload::check`] refuses every parameter combination whose rounds would run out of live
 //!   rows (an update or a delete with no row left to pick), so the generator never has to.
 
-use super::params::{ParamKind, ParamSpec, Params};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, Value};
-use crate::recorder::Recorder;
+use crate::model::params::{ParamKind, ParamSpec, Params};
+use crate::workload::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering;
@@ -367,7 +367,7 @@ mod tests {
     use super::*;
     use crate::engines::sqlite::api::Api;
     use crate::engines::sqlite::conn::SqliteConn;
-    use crate::workload::params::resolve;
+    use crate::model::params::resolve;
     use crate::workload::Connector;
     use std::sync::atomic::AtomicBool;
 
@@ -397,7 +397,7 @@ mod tests {
 
     /// Runs one trial of crud on an in-memory database of the bundled SQLite, with the real
     /// generator wrapped in a probe that reads the recorder before and after each round is made.
-    fn trial_with_probe(p: &Params) -> (Seen, Vec<crate::recorder::OpResult>) {
+    fn trial_with_probe(p: &Params) -> (Seen, Vec<crate::model::op::OpResult>) {
         let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").expect("in-memory SQLite");
         Crud.populate(&mut conn, &Population::plain(p, 7)).expect("populate");
         let stop = AtomicBool::new(false);

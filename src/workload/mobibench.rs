@@ -22,12 +22,12 @@
 //! Journal mode, synchronous mode and page size are Mobibench options (`-j`, `-s`, and a fixed
 //! `PRAGMA page_size = 4096`): here they are knobs, set by the `mobibench` presets.
 
-use super::params::{ParamKind, ParamSpec, Params};
 use super::suite::{self, Args, Check, Script, Slot, Step, Test};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::dialect::Sql;
 use crate::engines::{Connection, Value};
-use crate::recorder::Recorder;
+use crate::model::params::{ParamKind, ParamSpec, Params};
+use crate::workload::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -9,8 +9,9 @@ pub mod crud;
 pub mod expect;
 pub mod mobibench;
 pub mod numbers;
-pub mod params;
 pub mod population;
+pub mod preset;
+pub mod recorder;
 pub mod result_hash;
 pub mod rlbench;
 pub mod speedtest;
@@ -20,8 +21,8 @@ pub mod suite;
 pub mod tatp;
 
 use crate::engines::{Connection, EngineError};
-use crate::recorder::Recorder;
-use params::{ParamSpec, Params};
+use crate::model::params::{ParamSpec, Params};
+use crate::workload::recorder::Recorder;
 pub use population::{PopulateError, Population};
 use std::sync::atomic::AtomicBool;
 
@@ -33,7 +34,7 @@ pub enum WorkloadError {
     #[error("interrupted")]
     Interrupted,
     #[error(transparent)]
-    Knob(#[from] crate::knob::KnobError),
+    Knob(#[from] crate::model::knob::KnobError),
     #[error("workload {workload} failed its check: {detail}")]
     Verification { workload: String, detail: String },
 }
@@ -58,7 +59,7 @@ pub struct Trial<'a> {
     pub profile: bool,
     /// The trial connection's settings as read back after they were set: for workloads whose
     /// checks depend on them (SSB's Bloom-filter plan check).
-    pub knobs: &'a [crate::knob::KnobReading],
+    pub knobs: &'a [crate::model::knob::KnobReading],
 }
 
 impl<'a> Trial<'a> {
@@ -92,12 +93,16 @@ pub trait Workload: Sync {
     }
     /// What the side-by-side table compares: transactions per second by default, time per
     /// test for the speed-comparison suites.
-    fn metric(&self) -> crate::report::Metric {
-        crate::report::Metric::Tps
+    fn metric(&self) -> crate::model::metric::Metric {
+        crate::model::metric::Metric::Tps
     }
     /// Warnings about a stored run that only this workload knows to give (TATP's success
     /// rates against its specification, ...).
-    fn warnings(&self, _manifest: &crate::result::Manifest, _trials: &[crate::result::TrialRecord]) -> Vec<String> {
+    fn warnings(
+        &self,
+        _manifest: &crate::model::record::Manifest,
+        _trials: &[crate::model::record::TrialRecord],
+    ) -> Vec<String> {
         Vec::new()
     }
     /// True when a trial never writes: the runner may then give trials the template itself

@@ -9,9 +9,9 @@
 //! engine's bulk path is. A population that stops returns [`PopulateError::Interrupted`]; the
 //! runner then drops the half-filled template and ends the run `interrupted`.
 
-use super::params::Params;
 use crate::engines::bulk::{Fill, RowSink};
 use crate::engines::{Connection, EngineError, ErrorKind, Value};
+use crate::model::params::Params;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rows between two checks of the stop flag: a few hundred rows take well under a millisecond

@@ -13,9 +13,9 @@
 
 use super::expect::Want;
 use super::numbers::number_name;
-use super::params::ParamSpec;
 use super::suite::{Args, Check, End, Scale, Script, ScriptSuite, Slot, Step, Test, SCALE_PARAMS};
 use crate::engines::{Connection, EngineError};
+use crate::model::params::ParamSpec;
 use aho_corasick::AhoCorasick;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -18,11 +18,11 @@
 //! measured time.
 
 use super::expect::{self, Want};
-use super::params::{ParamKind, ParamSpec, Params};
 use super::result_hash::{has_order_by, ResultHash, ResultLog};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, EngineError, StmtId, Value};
-use crate::recorder::Recorder;
+use crate::model::params::{ParamKind, ParamSpec, Params};
+use crate::workload::recorder::Recorder;
 use std::sync::atomic::Ordering;
 
 /// Where a prepared statement's parameter comes from.
@@ -588,8 +588,8 @@ impl Workload for ScriptSuite {
         &SCALE_PARAMS
     }
 
-    fn metric(&self) -> crate::report::Metric {
-        crate::report::Metric::Time
+    fn metric(&self) -> crate::model::metric::Metric {
+        crate::model::metric::Metric::Time
     }
 
     fn operations(&self) -> &'static [&'static str] {

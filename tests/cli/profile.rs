@@ -6,8 +6,8 @@
 //! them (the first measured trial of crud itself has none, and is passed over).
 
 use crate::common::*;
-use litebench::engines::LoopProfile;
-use litebench::result::{Answer, QueryRecord};
+use litebench::model::engine_info::LoopProfile;
+use litebench::model::record::{Answer, QueryRecord};
 use litebench::store::Store;
 
 fn seeded() -> Sandbox {

@@ -6,7 +6,7 @@
 use crate::support::require;
 use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
 use litebench::engines::{Connection, DbRef, Engine};
-use litebench::knob::{self, KnobReading, KnobSet, KnobSetting, Stage};
+use litebench::model::knob::{self, KnobReading, KnobSet, KnobSetting, Stage};
 use std::path::PathBuf;
 
 const DEBIAN: &str = "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0";

@@ -515,10 +515,10 @@ fn trial_copies_on_btrfs_and_xfs_have_blocks_of_their_own() {
     {
         return;
     }
-    use litebench::fsmount::Filesystems;
+    use litebench::testbed::fsmount::Filesystems;
     let sb = Sandbox::new();
     let dir = sb.scratch().canonicalize().unwrap();
-    let specs = litebench::fsspec::parse_all(&["btrfs".into(), "xfs".into()]).unwrap();
+    let specs = litebench::testbed::fsspec::parse_all(&["btrfs".into(), "xfs".into()]).unwrap();
     let fss = Filesystems::build(&dir, &specs, 320 << 20, &[]).expect("build btrfs and xfs");
     assert_eq!(fss.len(), specs.len());
     for (i, spec) in specs.iter().enumerate() {
@@ -591,7 +591,7 @@ impl OwnLoop {
 
     fn scheduler(&self) -> String {
         let line = std::fs::read_to_string(self.scheduler_file()).unwrap();
-        litebench::scheduler::selected(&line).unwrap().to_string()
+        litebench::testbed::scheduler::selected(&line).unwrap().to_string()
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crate::common::*;
 use litebench::engines::{Connection, DbRef, Engine};
-use litebench::scratch::Scratch;
+use litebench::sys::scratch::Scratch;
 use std::time::Duration;
 
 fn outside() -> (tempfile::TempDir, Scratch) {

@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use litebench::engines::{Connection, DbRef, Engine};
-use litebench::scratch::Scratch;
+use litebench::sys::scratch::Scratch;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -293,7 +293,7 @@ fn list_shows_presets_with_sources() {
     let out = sb.litebench(&["list"]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let text = String::from_utf8_lossy(&out.stdout);
-    for p in litebench::preset::PRESETS {
+    for p in litebench::workload::preset::PRESETS {
         assert!(
             text.lines().any(|l| l.starts_with(&format!("{} — ", p.name))),
             "preset {} not listed",

@@ -17,8 +17,9 @@ mod support;
 use counting::{count, Counting, Expected};
 use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
 use litebench::engines::{DbRef, Engine};
-use litebench::recorder::Recorder;
-use litebench::workload::{self, params, Connector, Trial, WorkloadError};
+use litebench::model::params;
+use litebench::workload::recorder::Recorder;
+use litebench::workload::{self, Connector, Trial, WorkloadError};
 use std::sync::atomic::AtomicBool;
 
 struct NoMore;

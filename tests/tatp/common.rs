@@ -3,7 +3,7 @@
 use litebench::engines::sqlite::api::Api;
 use litebench::engines::sqlite::conn::SqliteConn;
 use litebench::engines::Connection;
-use litebench::workload::params::{resolve, Params};
+use litebench::model::params::{resolve, Params};
 use litebench::workload::tatp::Tatp;
 use litebench::workload::Workload;
 use std::path::{Path, PathBuf};

@@ -11,12 +11,12 @@
 //! cloned or dropped, or its population ends: a template's population is timed until its WAL
 //! is checkpointed into the file, as SQLite's until its connection closes.
 
-use crate::deviceio::DeviceIo;
 use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value, OS_CACHE_DROPPED};
-use crate::iocount::IoCounters;
-use crate::knob::{KnobReading, KnobSet, Stage};
-use crate::scratch::Scratch;
+use crate::model::knob::{KnobReading, KnobSet, Stage};
+use crate::sys::deviceio::DeviceIo;
+use crate::sys::iocount::IoCounters;
+use crate::sys::scratch::Scratch;
 use duckdb::types::{Value as DValue, ValueRef};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -117,7 +117,7 @@ fn push_value(out: &mut Values, v: ValueRef<'_>) -> Result<(), String> {
 
 /// Parses DuckDB's human-readable sizes ("953.6 MiB", "1.0 GiB", "16 bytes") into bytes.
 pub fn parse_size(s: &str) -> Option<f64> {
-    crate::bytesize::parse(s)
+    crate::base::bytesize::parse(s)
 }
 
 /// DuckDB wants a unit on sizes: whole KiB or KB when the byte count allows, else KB rounded up.
@@ -309,7 +309,7 @@ impl Engine for DuckEngine {
     }
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
-        crate::knob::read_back(DUCKDB_KNOBS, PREFIX, knobs, |name, requested| {
+        crate::model::knob::read_back(DUCKDB_KNOBS, PREFIX, knobs, |name, requested| {
             let raw = conn.query_value(&format!("SELECT current_setting('{name}')"))?;
             Ok(match (name, requested, raw) {
                 ("memory_limit", Some(req), Some(eff)) if same_size(req, &eff) => Some(req.to_string()),

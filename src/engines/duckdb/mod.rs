@@ -10,9 +10,9 @@ pub use engine::*;
 
 use super::kind::{EngineKind, Runs};
 use super::{Dialect, Engine};
-use crate::commands::Failure;
-use crate::knob::{KnobKind, KnobSpec, Stage};
-use crate::scratch::Scratch;
+use crate::base::Failure;
+use crate::model::knob::{KnobKind, KnobSpec, Stage};
+use crate::sys::scratch::Scratch;
 
 /// Pass-through prefix: `--knob set.NAME=VALUE` issues `SET NAME = 'VALUE'`.
 pub const PREFIX: &str = "set.";

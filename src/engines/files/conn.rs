@@ -10,7 +10,7 @@
 use crate::engines::blob::BlobStore;
 use crate::engines::values::Values;
 use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
-use crate::iocount::{FileClass, IoCounters};
+use crate::sys::iocount::{FileClass, IoCounters};
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -109,7 +109,7 @@ impl FilesConn {
         self.durability = d;
     }
 
-    fn io(&self) -> &crate::iocount::ClassCounters {
+    fn io(&self) -> &crate::sys::iocount::ClassCounters {
         self.counters.class(FileClass::Main)
     }
 

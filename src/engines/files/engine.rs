@@ -4,11 +4,11 @@
 
 use super::conn::{io_error, is_ours, Durability, FilesConn};
 use super::{DURABILITY_KNOB, FILES_KNOBS, PREFIX};
-use crate::deviceio::DeviceIo;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
-use crate::iocount::IoCounters;
-use crate::knob::{KnobReading, KnobSet, Stage};
-use crate::scratch::{Scratch, HARNESS_SYNCS};
+use crate::model::knob::{KnobReading, KnobSet, Stage};
+use crate::sys::deviceio::DeviceIo;
+use crate::sys::iocount::IoCounters;
+use crate::sys::scratch::{Scratch, HARNESS_SYNCS};
 use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::io::AsRawFd;
@@ -74,7 +74,7 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     for name in our_files(from)? {
         let mut src = File::open(from.join(&name))?;
         let mut dst = File::options().write(true).create_new(true).open(to.join(&name))?;
-        crate::scratch::copy_blocks(&mut src, &mut dst)?;
+        crate::sys::scratch::copy_blocks(&mut src, &mut dst)?;
     }
     let d = File::open(to)?;
     // SAFETY: a valid open descriptor.
@@ -201,7 +201,7 @@ impl Engine for FilesEngine {
 
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
         let durability = self.files_conn(conn)?.durability().name();
-        crate::knob::read_back(FILES_KNOBS, PREFIX, knobs, |name, _| {
+        crate::model::knob::read_back(FILES_KNOBS, PREFIX, knobs, |name, _| {
             Ok::<_, EngineError>((name == DURABILITY_KNOB).then(|| durability.to_string()))
         })
     }

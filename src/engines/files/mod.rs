@@ -11,7 +11,7 @@
 //! - `atomic`: write a temporary file, `fsync` it, `rename` it over the blob, `fsync` the
 //!   directory: the way an application gets the all-or-nothing replacement SQLite gives.
 //!
-//! Its I/O is counted in the same counters as SQLite's VFS ([`crate::iocount`]): file syncs,
+//! Its I/O is counted in the same counters as SQLite's VFS ([`crate::sys::iocount`]): file syncs,
 //! directory syncs, reads, writes and their bytes, so syncs and bytes per operation stand side
 //! by side in the report. It runs only the `blob` workload; every other workload is refused up
 //! front ([`Runs::Only`]).
@@ -24,9 +24,9 @@ pub use engine::FilesEngine;
 
 use super::kind::{EngineKind, Runs};
 use super::Engine;
-use crate::commands::Failure;
-use crate::knob::{KnobKind, KnobSpec, Stage};
-use crate::scratch::Scratch;
+use crate::base::Failure;
+use crate::model::knob::{KnobKind, KnobSpec, Stage};
+use crate::sys::scratch::Scratch;
 
 /// Prefix of pass-through settings: `files` has none, and refuses any so prefixed.
 pub const PREFIX: &str = "files.";

@@ -316,7 +316,10 @@ pub type Overrides = BTreeMap<String, Override>;
 
 /// The `(setting, value, knob)` triples a configuration wants set on the server: its named
 /// knobs in table order, then its pass-through settings (`set.NAME`), named without the prefix.
-pub fn wanted_settings(knobs: &crate::knob::KnobSet, specs: &[crate::knob::KnobSpec]) -> Vec<(String, String, String)> {
+pub fn wanted_settings(
+    knobs: &crate::model::knob::KnobSet,
+    specs: &[crate::model::knob::KnobSpec],
+) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for spec in specs {
         if let Some(v) = knobs.get(spec.name) {

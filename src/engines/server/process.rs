@@ -20,7 +20,7 @@
 //! its log ([`ServerProcess::died`]).
 
 use super::RunAs;
-use crate::scratch::Scratch;
+use crate::sys::scratch::Scratch;
 use std::ffi::c_int;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader};

@@ -3,28 +3,7 @@
 use super::api::Api;
 use super::conn::SqliteConn;
 use crate::engines::{Connection, EngineError};
-use serde::{Deserialize, Serialize};
-
-/// Identity of one SQLite build, recorded in every result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SqliteBuild {
-    /// `bundled`, or the path of the shared library.
-    pub origin: String,
-    /// `sqlite_version()`.
-    pub version: String,
-    /// `sqlite_source_id()`: the exact check-in the build came from.
-    pub source_id: String,
-    /// Every `PRAGMA compile_options` entry.
-    pub compile_options: Vec<String>,
-    /// Interfaces of newer SQLite releases this build lacks, as `symbol (since version)`;
-    /// litebench falls back to older ones (see `api`). Empty for current builds.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unavailable: Vec<String>,
-    /// For a library `litebench build-sqlite` compiled (`--engine sqlite@NAME`): its flags,
-    /// compiler and footprint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compiled: Option<super::compiled::CompiledBuild>,
-}
+use crate::model::engine_info::SqliteBuild;
 
 impl SqliteBuild {
     /// Reads the identity of the build behind `api`.

@@ -424,7 +424,7 @@ impl Connection for SqliteConn {
         super::plan::checked_plan(self, sql).map(Some)
     }
 
-    fn loop_profile(&mut self, sql: &str) -> Result<Option<Vec<crate::engines::LoopProfile>>, EngineError> {
+    fn loop_profile(&mut self, sql: &str) -> Result<Option<Vec<crate::model::engine_info::LoopProfile>>, EngineError> {
         super::scanstatus::loop_profile(self, sql)
     }
 

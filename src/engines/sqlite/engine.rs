@@ -2,16 +2,16 @@
 //! through the counting VFS, pragmas set and read back.
 
 use super::api::Api;
-use super::build::SqliteBuild;
 use super::conn::SqliteConn;
 use super::knobs::{BLOB_API_KNOB, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use super::optimizer;
 use super::vfs;
-use crate::deviceio::DeviceIo;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
-use crate::iocount::IoCounters;
-use crate::knob::{KnobReading, KnobSet, Stage};
-use crate::scratch::{Scratch, ScratchError};
+use crate::model::engine_info::SqliteBuild;
+use crate::model::knob::{KnobReading, KnobSet, Stage};
+use crate::sys::deviceio::DeviceIo;
+use crate::sys::iocount::IoCounters;
+use crate::sys::scratch::{Scratch, ScratchError};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -120,7 +120,7 @@ impl Engine for SqliteEngine {
         self.build.version.clone()
     }
 
-    fn sqlite_build(&self) -> Option<super::build::SqliteBuild> {
+    fn sqlite_build(&self) -> Option<SqliteBuild> {
         Some(self.build.clone())
     }
 
@@ -241,12 +241,13 @@ impl Engine for SqliteEngine {
             // Vacuously off: see the reading's note.
             (None, Some("off"))
         };
-        let mut readings = crate::knob::read_back(SQLITE_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| match name {
-            "bloom_filter" => Ok(bloom.map(str::to_string)),
-            "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
-            BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
-            _ => conn.query_value(&format!("PRAGMA {name}")),
-        })?;
+        let mut readings =
+            crate::model::knob::read_back(SQLITE_KNOBS, PASSTHROUGH_PREFIX, knobs, |name, _| match name {
+                "bloom_filter" => Ok(bloom.map(str::to_string)),
+                "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
+                BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
+                _ => conn.query_value(&format!("PRAGMA {name}")),
+            })?;
         if !optimizer::has_bloom_filters(self.api) {
             for r in readings.iter_mut().filter(|r| r.name == "bloom_filter") {
                 r.note = Some(format!(

@@ -2,7 +2,7 @@
 //! [`super::optimizer`]), and the prefix for any other pragma.
 
 use super::optimizer::OPTIMIZATIONS;
-use crate::knob::{KnobKind, KnobSpec, Stage};
+use crate::model::knob::{KnobKind, KnobSpec, Stage};
 
 /// The knobs set through `sqlite3_test_control`, not a pragma.
 pub const OPTIMIZER_KNOBS: &[&str] = &["bloom_filter", "disable_optimizations"];

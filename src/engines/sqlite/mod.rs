@@ -15,8 +15,8 @@ pub mod vfs;
 
 use super::kind::{EngineKind, Runs, TargetSpec};
 use super::{Dialect, Engine};
-use crate::commands::Failure;
-use crate::scratch::Scratch;
+use crate::base::Failure;
+use crate::sys::scratch::Scratch;
 use engine::{SqliteChoice, SqliteEngine};
 
 /// SQLite's descriptor.

@@ -14,7 +14,8 @@
 //! own untimed statement only and puts it back.
 
 use super::conn::SqliteConn;
-use crate::engines::{EngineError, LoopProfile};
+use crate::engines::EngineError;
+use crate::model::engine_info::LoopProfile;
 use libsqlite3_sys as ffi;
 use std::ffi::{c_char, c_int, c_void};
 

@@ -17,7 +17,7 @@
 
 use super::api::{sqlite3_file, sqlite3_vfs, Api};
 use super::guard::{self, Fault};
-use crate::iocount::{ClassCounters, FileClass, IoCounters};
+use crate::sys::iocount::{ClassCounters, FileClass, IoCounters};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};

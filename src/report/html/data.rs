@@ -5,11 +5,11 @@
 //! histograms), so a chart never disagrees with the tables beside it. Keeping extraction apart
 //! from drawing also lets the tests count a chart's bars and lines without parsing SVG.
 
+use crate::model::record::{ConfigInfo, TrialRecord};
 use crate::report::pivot::{self, SideBySide};
 use crate::report::stats::{samples, Metric};
 use crate::report::summary::{merged_latency, SummaryRow};
 use crate::report::{operations_of, Report};
-use crate::result::{ConfigInfo, TrialRecord};
 
 /// One bar: a series' value in one group, with its interval when known.
 #[derive(Debug, Clone, PartialEq)]
@@ -462,11 +462,11 @@ pub fn figures(report: &Report<'_>) -> Vec<Figure> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::knob::{KnobSet, KnobSetting};
-    use crate::recorder::{encode, new_histogram, OpResult};
+    use crate::model::knob::{KnobSet, KnobSetting};
+    use crate::model::op::{encode, new_histogram, OpResult};
+    use crate::model::params::Params;
+    use crate::model::record::Manifest;
     use crate::report::{Input, RunHeader};
-    use crate::result::Manifest;
-    use crate::workload::params::Params;
 
     pub fn manifest(configs: &[&[(&str, &str)]]) -> Manifest {
         let dir = tempfile::tempdir().unwrap();

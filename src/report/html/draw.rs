@@ -463,7 +463,7 @@ pub fn svg(fig: &Figure) -> Result<String, DrawError> {
 }
 
 /// `fig` as a PNG file's bytes (drawn in memory, so that the file is written only by
-/// [`crate::outfile`], never opened by path here).
+/// [`crate::base::outfile`], never opened by path here).
 pub fn png(fig: &Figure) -> Result<Vec<u8>, DrawError> {
     use image::ImageEncoder;
     let (w, h) = (width(fig), height(fig));

@@ -22,7 +22,7 @@ pub enum HtmlError {
     #[error(transparent)]
     Draw(#[from] draw::DrawError),
     #[error(transparent)]
-    Output(#[from] crate::outfile::OutputError),
+    Output(#[from] crate::base::outfile::OutputError),
     #[error("--plots {path}: {reason}")]
     Plots { path: String, reason: String },
 }
@@ -76,9 +76,9 @@ pub fn plot_files(dir: &Path, pages: &[RunPage]) -> Vec<(PathBuf, PathBuf)> {
 
 /// `--plots DIR`: every chart as SVG and PNG. Refuses (before writing anything) when one of
 /// the files exists already, even as a dangling symbolic link; creates `dir` when missing.
-/// Each file appears complete or not at all ([`crate::outfile`]). Returns the files written.
+/// Each file appears complete or not at all ([`crate::base::outfile`]). Returns the files written.
 pub fn write_plots(dir: &Path, pages: &[RunPage]) -> Result<Vec<PathBuf>, HtmlError> {
-    use crate::outfile::{self, OutputError};
+    use crate::base::outfile::{self, OutputError};
     let fail = |reason: String| HtmlError::Plots {
         path: dir.display().to_string(),
         reason,

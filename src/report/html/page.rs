@@ -101,7 +101,7 @@ pub fn figure(fig: &Figure, svg: &str, run: i64) -> String {
 }
 
 /// Workload parameters as `name=value` pairs.
-fn params(p: &crate::workload::params::Params) -> String {
+fn params(p: &crate::model::params::Params) -> String {
     match serde_json::to_value(p) {
         Ok(serde_json::Value::Object(map)) => map
             .iter()
@@ -401,7 +401,7 @@ pub fn document(sections: &[(i64, String, String)]) -> String {
     o += &format!(
         "<p class=\"meta\">Written by litebench {} at {}. Self-contained: no scripts, nothing loaded from elsewhere.</p>\n",
         env!("CARGO_PKG_VERSION"),
-        crate::commands::now_rfc3339()
+        crate::base::time::now_rfc3339()
     );
     if sections.len() > 1 {
         o += "<nav><ul>\n";

@@ -22,11 +22,11 @@
 
 pub mod content;
 
-use super::params::{ParamKind, ParamSpec, Params};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::blob::store_of;
 use crate::engines::Connection;
-use crate::recorder::Recorder;
+use crate::model::params::{ParamKind, ParamSpec, Params};
+use crate::workload::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

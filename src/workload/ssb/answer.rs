@@ -10,7 +10,7 @@
 //! text, in the engine's order, when there are at most [`MAX_ROWS_KEPT`].
 
 use crate::engines::values::{CellRef, Values};
-use crate::result::Answer;
+use crate::model::record::Answer;
 use crate::workload::result_hash::write_number;
 use sha2::{Digest, Sha256};
 use std::io::Write;

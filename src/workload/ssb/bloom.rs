@@ -7,7 +7,7 @@
 //! none would report a Bloom speed-up that never happened, so it stops instead.
 
 use crate::engines::sqlite::optimizer::plan_uses_bloom;
-use crate::knob::KnobReading;
+use crate::model::knob::KnobReading;
 use crate::workload::WorkloadError;
 
 /// The query whose plan must show a Bloom filter when the filter is on.

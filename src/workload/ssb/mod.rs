@@ -19,12 +19,12 @@ pub mod load;
 pub mod queries;
 pub mod schema;
 
-use super::params::{ParamKind, ParamSpec, Params};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::values::Values;
 use crate::engines::Connection;
-use crate::recorder::Recorder;
-use crate::result::QueryRecord;
+use crate::model::params::{ParamKind, ParamSpec, Params};
+use crate::model::record::QueryRecord;
+use crate::workload::recorder::Recorder;
 use litebench_ssbgen::{Scale, Table};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -138,8 +138,8 @@ impl Workload for Ssb {
         Settings::from_params(p).map(|_| ())
     }
 
-    fn metric(&self) -> crate::report::Metric {
-        crate::report::Metric::Time
+    fn metric(&self) -> crate::model::metric::Metric {
+        crate::model::metric::Metric::Time
     }
 
     fn operations(&self) -> &'static [&'static str] {
@@ -239,7 +239,7 @@ impl Workload for Ssb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::params::resolve;
+    use crate::model::params::resolve;
 
     fn params(args: &[&str]) -> Params {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();

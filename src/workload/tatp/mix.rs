@@ -5,7 +5,7 @@
 //! A misspelt name is an unknown parameter (the error lists the valid ones), and weights that
 //! sum to zero are refused by the workload's check.
 
-use crate::workload::params::Params;
+use crate::model::params::Params;
 use rand::Rng;
 
 /// The seven transactions, in report order.

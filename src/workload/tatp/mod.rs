@@ -31,11 +31,11 @@ pub mod rates;
 pub mod schema;
 pub mod txns;
 
-use super::params::{ParamKind, ParamSpec, Params};
 use super::result_hash::{ResultHash, ResultLog};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, EngineError};
-use crate::recorder::Recorder;
+use crate::model::params::{ParamKind, ParamSpec, Params};
+use crate::workload::recorder::Recorder;
 use mix::{Mix, TXNS, WEIGHT_MAX};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, OnceLock};
@@ -306,7 +306,11 @@ impl Workload for Tatp {
         "tatp"
     }
 
-    fn warnings(&self, manifest: &crate::result::Manifest, trials: &[crate::result::TrialRecord]) -> Vec<String> {
+    fn warnings(
+        &self,
+        manifest: &crate::model::record::Manifest,
+        trials: &[crate::model::record::TrialRecord],
+    ) -> Vec<String> {
         rates::report_warnings(manifest, trials)
     }
 
@@ -423,7 +427,7 @@ impl Workload for Tatp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::params::{resolve, ParamError};
+    use crate::model::params::{resolve, ParamError};
 
     fn params(args: &[&str]) -> Result<Params, ParamError> {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();

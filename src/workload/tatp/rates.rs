@@ -5,7 +5,7 @@
 //! these expectations mean the population or a transaction does not follow the specification.
 
 use super::mix::TXNS;
-use crate::result::{Manifest, TrialRecord};
+use crate::model::record::{Manifest, TrialRecord};
 
 /// Expected success rate of each transaction, in [`TXNS`] order, as a range `(low, high)`.
 ///

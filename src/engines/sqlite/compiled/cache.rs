@@ -6,44 +6,17 @@
 //! `build.json`; the key is the SHA-256 of the source, the flags and the compiler's version,
 //! everything that decides the library's bytes. A build appears under its final name only when
 //! complete (it is made in a temporary directory and renamed without replacing anything, see
-//! [`crate::outfile`]), so an interrupted compile leaves no half library that a later run could
+//! [`crate::base::outfile`]), so an interrupted compile leaves no half library that a later run could
 //! load.
 
 use super::compiler::{self, Compiler, OptLevel};
 use super::source::Amalgamation;
 use super::{sha256_hex, BuildError};
-use serde::{Deserialize, Serialize};
+use crate::model::engine_info::CompiledBuild;
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the cache directory.
 pub const ENV_VAR: &str = "LITEBENCH_CACHE";
-
-/// Everything recorded about one compiled library (its `build.json`, and the manifest of every
-/// run that uses it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CompiledBuild {
-    /// What `--engine sqlite@NAME` calls it.
-    pub name: String,
-    /// SHA-256 of source, flags and compiler version.
-    pub key: String,
-    /// `SQLITE_VERSION` of the source.
-    pub version: String,
-    /// `SRC` as given to `build-sqlite`.
-    pub source: String,
-    pub source_sha256: String,
-    /// Every compiler flag, in order (`-shared -fPIC -Os ...user flags`).
-    pub flags: Vec<String>,
-    pub compiler: String,
-    pub compiler_version: String,
-    /// Wall time of the compiler call.
-    pub compile_ms: u64,
-    /// Peak resident memory of the largest compiler process.
-    pub peak_compile_kib: u64,
-    pub library_bytes: u64,
-    pub library: PathBuf,
-    /// UTC, RFC 3339.
-    pub built_at: String,
-}
 
 /// A cache directory.
 #[derive(Debug, Clone)]
@@ -195,7 +168,7 @@ impl BuildCache {
     }
 
     /// Replaces a build's `build.json`, a file litebench made, through a new temporary file
-    /// ([`crate::outfile`]): never half-written, never through a symbolic link.
+    /// ([`crate::base::outfile`]): never half-written, never through a symbolic link.
     fn rewrite_record(&self, build: &CompiledBuild) -> Result<(), BuildError> {
         use std::io::Write;
         let dir = self.builds_dir().join(&build.key[..16]);
@@ -203,7 +176,7 @@ impl BuildCache {
         let json = serde_json::to_vec_pretty(build).expect("json");
         let io = BuildError::io(record.display().to_string());
         // Created beside a name that does not exist yet, then renamed over the record.
-        let mut f = crate::outfile::OutFile::create(&dir.join(".build.json.new"))
+        let mut f = crate::base::outfile::OutFile::create(&dir.join(".build.json.new"))
             .map_err(BuildError::io(dir.display().to_string()))?;
         f.write_all(&json)
             .map_err(BuildError::io(record.display().to_string()))?;
@@ -242,12 +215,12 @@ impl BuildCache {
             peak_compile_kib: footprint.peak_rss_kib,
             library_bytes,
             library,
-            built_at: crate::commands::now_rfc3339(),
+            built_at: crate::base::time::now_rfc3339(),
         };
         let json = serde_json::to_vec_pretty(&build).expect("json");
-        crate::outfile::write_new(&part.join("build.json"), &json).map_err(BuildError::io("the build record"))?;
+        crate::base::outfile::write_new(&part.join("build.json"), &json).map_err(BuildError::io("the build record"))?;
         // Never in place of anything (not even an empty directory).
-        match crate::outfile::place(part, dir) {
+        match crate::base::outfile::place(part, dir) {
             Ok(()) => Ok(build),
             // A concurrent build of the same key finished first: use it.
             Err(_) if dir.join("build.json").is_file() => {

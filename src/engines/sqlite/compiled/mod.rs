@@ -18,7 +18,8 @@ pub mod compiler;
 pub mod npm;
 pub mod source;
 
-pub use cache::{BuildCache, CompiledBuild};
+pub use crate::model::engine_info::CompiledBuild;
+pub use cache::BuildCache;
 
 /// Why a build could not be made or found. Each message is one line naming the input and the fix.
 #[derive(Debug, thiserror::Error)]

@@ -144,12 +144,12 @@ fn from_zip(zip: &Path, sources: &Path) -> Result<PathBuf, BuildError> {
     Ok(out)
 }
 
-/// Writes `bytes` to `out` as a new file that appears only complete ([`crate::outfile`]), so a
+/// Writes `bytes` to `out` as a new file that appears only complete ([`crate::base::outfile`]), so a
 /// partial file is never taken for a source. One already there (another litebench extracted
 /// the same source meanwhile) is kept.
 pub(super) fn write_new(dir: &Path, out: &Path, bytes: &[u8]) -> Result<(), BuildError> {
     std::fs::create_dir_all(dir).map_err(BuildError::io(dir.display().to_string()))?;
-    match crate::outfile::write_new(out, bytes) {
+    match crate::base::outfile::write_new(out, bytes) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && out.is_file() => Ok(()),
         r => r.map_err(BuildError::io(out.display().to_string())),
     }
@@ -176,7 +176,7 @@ fn download(version: &str, sources: &Path) -> Result<PathBuf, BuildError> {
     std::fs::create_dir_all(sources).map_err(BuildError::io(sources.display().to_string()))?;
     let zip = sources.join(&file);
     let part = sources.join(format!(".{file}.{}.part", std::process::id()));
-    let this_year: u32 = crate::commands::now_rfc3339()[..4].parse().unwrap_or(2026);
+    let this_year: u32 = crate::base::time::now_rfc3339()[..4].parse().unwrap_or(2026);
     for year in (2004..=this_year).rev() {
         let url = format!("https://www.sqlite.org/{year}/{file}");
         let out = Command::new("curl")
@@ -191,7 +191,7 @@ fn download(version: &str, sources: &Path) -> Result<PathBuf, BuildError> {
             })?;
         if out.status.success() {
             // Never in place of anything: a zip another litebench downloaded meanwhile is kept.
-            match crate::outfile::place(&part, &zip) {
+            match crate::base::outfile::place(&part, &zip) {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && zip.is_file() => {
                     let _ = std::fs::remove_file(&part);
                 }

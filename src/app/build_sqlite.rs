@@ -1,0 +1,196 @@
+//! `litebench build-sqlite`: compile a SQLite amalgamation into the cache and print what it
+//! cost, or list the cached builds side by side (`--list`: VLDB'22 Table 3's footprint, -Os
+//! against -O3).
+//!
+//! Every number printed is measured by the compile that made the build and read back from its
+//! record; a cached build prints the figures of the compile that made it, and says so.
+
+use crate::app::cli::BuildSqliteArgs;
+use crate::base::Failure;
+use crate::engines::sqlite::compiled::cache::valid_name;
+use crate::engines::sqlite::compiled::compiler::OptLevel;
+use crate::engines::sqlite::compiled::{source, BuildCache, CompiledBuild};
+use crate::report::layout::table;
+use crate::report::Format;
+
+/// Builds, or lists.
+pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
+    let cache = BuildCache::from_env()?;
+    if args.list {
+        if args.src.is_some() {
+            return Err(Failure(
+                "--list takes no SRC; run `litebench build-sqlite --list` alone".into(),
+            ));
+        }
+        print_list(&cache.list(), args.format);
+        return Ok(0);
+    }
+    let Some(src) = args.src.as_deref() else {
+        return Err(Failure(
+            "build-sqlite: missing SRC; give a sqlite3.c, a directory or .zip holding one, or a release such as 3.37.2 (or --list)".into(),
+        ));
+    };
+    let level = OptLevel::parse(&args.opt)?;
+    if let Some(name) = &args.name {
+        valid_name(name)?;
+    }
+    let cflags: Vec<String> = args
+        .cflags
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let amalgamation = source::resolve(src, &cache.sources_dir())?;
+    let announce = |flags: &[String]| {
+        if args.format != Format::Json {
+            crate::errln!(
+                "compiling SQLite {} from {} with {} (a minute or so)",
+                amalgamation.version,
+                amalgamation.path.display(),
+                flags.join(" ")
+            );
+        }
+    };
+    let built = cache.build(&amalgamation, level, &cflags, args.name.as_deref(), &announce)?;
+    let b = &built.build;
+    match args.format {
+        Format::Json => {
+            let mut v = serde_json::to_value(b).expect("json");
+            v["cached"] = serde_json::Value::Bool(built.cached);
+            crate::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
+        }
+        f => {
+            let status = if built.cached {
+                format!("cached (compiled {}; nothing compiled now)", b.built_at)
+            } else {
+                "compiled now".to_string()
+            };
+            let rows: Vec<Vec<String>> = [
+                ("name", format!("{} (--engine sqlite@{})", b.name, b.name)),
+                ("SQLite version", b.version.clone()),
+                ("status", status),
+                ("compile time", format!("{:.1} s", b.compile_ms as f64 / 1000.0)),
+                (
+                    "peak compile memory",
+                    format!("{:.0} MiB", b.peak_compile_kib as f64 / 1024.0),
+                ),
+                (
+                    "library size",
+                    format!("{:.0} KiB ({} bytes)", b.library_bytes as f64 / 1024.0, b.library_bytes),
+                ),
+                ("compiler", format!("{} ({})", b.compiler, b.compiler_version)),
+                ("flags", b.flags.join(" ")),
+                ("source", b.source.clone()),
+                ("source SHA-256", b.source_sha256.clone()),
+                ("library", b.library.display().to_string()),
+            ]
+            .into_iter()
+            .map(|(k, v)| vec![k.to_string(), v])
+            .collect();
+            crate::out!("{}", table(&["", "build"], &rows, f == Format::Markdown));
+        }
+    }
+    Ok(0)
+}
+
+/// DuckDB's compile, as this binary's build found it (see build.rs): wall seconds of
+/// libduckdb-sys's build script and the bytes of its static archive; `None` without the
+/// `duckdb` feature.
+pub fn duckdb_build() -> Option<(f64, u64)> {
+    let v = env!("LITEBENCH_DUCKDB_BUILD");
+    let (s, b) = v.split_once(' ')?;
+    Some((s.parse().ok()?, b.parse().ok()?))
+}
+
+/// The footprint table: one row per cached build, and DuckDB's row: measured from its build
+/// when this binary has the `duckdb` feature, otherwise unknown.
+pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
+    let mut rows: Vec<Vec<String>> = builds
+        .iter()
+        .map(|b| {
+            let opt = b
+                .flags
+                .iter()
+                .rev()
+                .find(|f| f.starts_with("-O"))
+                .cloned()
+                .unwrap_or_else(|| "-".into());
+            let extra: Vec<&str> = b
+                .flags
+                .iter()
+                .map(String::as_str)
+                .filter(|f| !["-shared", "-fPIC", "-lpthread", "-ldl", "-lm"].contains(f) && !f.starts_with("-O"))
+                .collect();
+            vec![
+                format!("sqlite@{}", b.name),
+                b.version.clone(),
+                opt,
+                if extra.is_empty() { "-".into() } else { extra.join(" ") },
+                format!("{:.1}", b.compile_ms as f64 / 1000.0),
+                format!("{:.0}", b.peak_compile_kib as f64 / 1024.0),
+                format!("{:.0}", b.library_bytes as f64 / 1024.0),
+                b.compiler_version.clone(),
+            ]
+        })
+        .collect();
+    let mut duck = vec!["duckdb".to_string(), "-".into(), "-".into(), "-".into()];
+    match duckdb_build() {
+        Some((seconds, bytes)) => duck.extend([
+            format!("{seconds:.0} (wall, by cargo)"),
+            "unknown".into(),
+            format!("{:.0} (static libduckdb.a)", bytes as f64 / 1024.0),
+            "cargo's C++ compiler".into(),
+        ]),
+        None => duck.extend(["unknown", "unknown", "unknown", "not built with --features duckdb"].map(String::from)),
+    }
+    rows.push(duck);
+    rows
+}
+
+pub const FOOTPRINT_HEADERS: &[&str] = &[
+    "build",
+    "version",
+    "opt",
+    "extra flags",
+    "compile s",
+    "peak compile MiB",
+    "size KiB",
+    "compiler",
+];
+
+fn print_list(builds: &[CompiledBuild], format: Format) {
+    if format == Format::Json {
+        crate::outln!("{}", serde_json::to_string_pretty(builds).expect("json"));
+        return;
+    }
+    if builds.is_empty() {
+        crate::outln!("no cached SQLite builds (make one with `litebench build-sqlite SRC`)");
+    }
+    crate::out!(
+        "{}",
+        table(FOOTPRINT_HEADERS, &footprint_rows(builds), format == Format::Markdown)
+    );
+}
+
+#[cfg(test)]
+mod duckdb_footprint_tests {
+    /// With the feature, the build found DuckDB's compile and archive; without it, nothing is
+    /// claimed and the table says unknown.
+    #[test]
+    fn duckdbs_row_is_measured_exactly_when_duckdb_is_built() {
+        let row = super::footprint_rows(&[]).pop().unwrap();
+        let built_with_duckdb = std::hint::black_box(cfg!(feature = "duckdb"));
+        match super::duckdb_build() {
+            Some((seconds, bytes)) => {
+                assert!(built_with_duckdb);
+                assert!(seconds > 0.0 && bytes > 1 << 20, "{seconds} s, {bytes} bytes");
+                assert!(row[6].contains("libduckdb.a"), "{row:?}");
+            }
+            None => {
+                assert!(!built_with_duckdb, "built with DuckDB, yet its build was not found");
+                assert_eq!(row[4], "unknown");
+            }
+        }
+    }
+}

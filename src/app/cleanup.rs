@@ -1,0 +1,105 @@
+//! `litebench cleanup`: undo what a killed run left in its scratch directory.
+//!
+//! A run killed with `kill -9` cannot remove its files or unmount what it mounted; the records it
+//! wrote before making anything say exactly what it made, and this command undoes that and
+//! nothing else, once that run is dead on this host. One line per thing undone, refused or kept.
+
+use crate::app::cli::CleanupArgs;
+use crate::base::Failure;
+use crate::sys::confine;
+use crate::sys::scratch::DEFAULT_DIR;
+use crate::testbed::fsmount::{self, Cleaned};
+use std::path::{Path, PathBuf};
+
+/// Runs `cleanup`; exit 0 when everything listed was undone, 2 when something was refused or
+/// failed (each said on its own line).
+pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
+    let base = args.dir.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
+    if !base.is_dir() {
+        return Err(Failure(format!(
+            "--dir {}: no such directory; give the --dir the run used",
+            base.display()
+        )));
+    }
+    let base = base.canonicalize().unwrap_or(base);
+    confine::check_base(&base).map_err(|e| Failure(e.to_string()))?;
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root && fsmount::has_records(&base) {
+        return Err(Failure(format!(
+            "cleanup of {} needs root: it unmounts filesystems and detaches loop devices; run it as root",
+            base.display()
+        )));
+    }
+    let c = fsmount::cleanup_dir(&base, root);
+    report(&c, "");
+    for r in &c.unrecorded {
+        crate::outln!(
+            "left alone: {} has no record of what made it (an older litebench's, or not litebench's); remove it yourself if no run uses it",
+            r.display()
+        );
+    }
+    if c.is_empty() {
+        crate::outln!("nothing to clean up in {}", base.display());
+    }
+    Ok(if c.refused.is_empty() && c.problems.is_empty() {
+        0
+    } else {
+        2
+    })
+}
+
+/// One line per thing undone, removed, kept, refused or failed; what was done goes to stdout,
+/// or with a `prefix` to stderr (the next run's "cleaned up after a killed run: ", whose stdout
+/// is its report).
+pub(crate) fn report(c: &Cleaned, prefix: &str) {
+    let say = |line: String| {
+        if prefix.is_empty() {
+            crate::outln!("{line}");
+        } else {
+            crate::errln!("{prefix}{line}");
+        }
+    };
+    for e in &c.undone {
+        say(format!(
+            "undone: {}{}",
+            e.mount_point.display(),
+            e.image
+                .as_ref()
+                .map(|i| format!(" (image {})", i.display()))
+                .unwrap_or_default()
+        ));
+    }
+    for r in &c.restored {
+        say(format!("restored: {r}"));
+    }
+    for (dir, files, gone) in &c.removed {
+        say(format!("removed: {}", removed_line(dir, files, *gone)));
+    }
+    for k in &c.kept {
+        say(format!("kept: {k}"));
+    }
+    // A run going on beside the next one is no news to it.
+    for r in c.running.iter().filter(|_| prefix.is_empty()) {
+        crate::errln!("left alone: {}: the run that made it is still running", r.display());
+    }
+    for r in &c.refused {
+        crate::errln!("refused: {r}");
+    }
+    for p in &c.problems {
+        crate::errln!("failed: {p}; run `litebench cleanup` to try again");
+    }
+}
+
+fn removed_line(dir: &Path, files: &[String], gone: bool) -> String {
+    let what = match files.len() {
+        0 => String::new(),
+        1 => format!("1 file ({})", files[0]),
+        n => format!("{n} files ({})", files.join(", ")),
+    };
+    match (gone, what.is_empty()) {
+        (true, true) => format!("{} (empty)", dir.display()),
+        (true, false) => format!("{} and its {what}", dir.display()),
+        (false, _) => format!("{what} from {}", dir.display()),
+    }
+}

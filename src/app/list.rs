@@ -1,0 +1,142 @@
+//! `litebench list`: workloads, engines and knobs with their valid values and defaults.
+
+use super::build_sqlite::{footprint_rows, FOOTPRINT_HEADERS};
+use crate::app::cli::ListArgs;
+use crate::base::Failure;
+use crate::engines::registry::knob_tables;
+use crate::engines::registry::spellings;
+use crate::engines::sqlite::compiled::BuildCache;
+use crate::model::params;
+use crate::report::layout::table;
+use crate::report::Format;
+use crate::workload;
+use crate::workload::preset::{Preset, Setting, GROUPS, PRESETS};
+
+/// Prints the lists.
+pub fn run(args: &ListArgs) -> Result<i32, Failure> {
+    // The cache is optional for `list`: without one (no HOME), there are simply no builds.
+    let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
+    if args.format == Format::Json {
+        let v = serde_json::json!({
+            "workloads": workload::all().iter().map(|w| serde_json::json!({
+                "name": w.name(), "about": w.about(), "source": w.source(),
+                "params": w.params().iter().map(|p| serde_json::json!({"name": p.name, "default": p.default, "valid": params::describe(p), "help": p.help})).collect::<Vec<_>>(),
+                "operations": w.operations(),
+            })).collect::<Vec<_>>(),
+            "engines": spellings().iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
+            "knobs": knob_tables().iter().flat_map(|(engine, specs, _)| specs.iter().map(move |k| serde_json::json!({"engine": engine, "name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help}))).collect::<Vec<_>>(),
+            "sqlite_builds": builds,
+            "presets": PRESETS.iter().map(|p| preset_json(p)).collect::<Vec<_>>(),
+            "preset_groups": GROUPS.iter().map(|g| serde_json::json!({
+                "name": g.name, "about": g.about,
+                "members": g.members.iter().map(|m| serde_json::json!({"preset": m.preset, "params": settings_json(m.params)})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        });
+        crate::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
+        return Ok(0);
+    }
+    let md = args.format == Format::Markdown;
+    crate::outln!("workloads\n");
+    for w in workload::all() {
+        crate::outln!("{} — {}\n  source: {}", w.name(), w.about(), w.source());
+        let rows: Vec<Vec<String>> = w
+            .params()
+            .iter()
+            .map(|p| {
+                vec![
+                    p.name.to_string(),
+                    p.default.to_string(),
+                    params::describe(p),
+                    p.help.to_string(),
+                ]
+            })
+            .collect();
+        crate::outln!("{}", table(&["param", "default", "valid", "meaning"], &rows, md));
+    }
+    crate::outln!("engines\n");
+    let rows: Vec<Vec<String>> = spellings().into_iter().map(|(n, h)| vec![n, h]).collect();
+    crate::outln!("{}", table(&["engine", "what"], &rows, md));
+    crate::outln!("cached SQLite builds (--engine sqlite@NAME; make one with `litebench build-sqlite SRC`)\n");
+    crate::outln!("{}", table(FOOTPRINT_HEADERS, &footprint_rows(&builds), md));
+    crate::outln!("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n");
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (engine, specs, prefix) in knob_tables() {
+        for k in specs {
+            rows.push(vec![
+                engine.to_string(),
+                k.name.to_string(),
+                k.kind.describe(),
+                k.default.to_string(),
+                k.help.to_string(),
+            ]);
+        }
+        rows.push(vec![
+            engine.to_string(),
+            format!("{prefix}NAME"),
+            "any".into(),
+            "-".into(),
+            "pass-through, read back when the engine can".into(),
+        ]);
+    }
+    crate::out!(
+        "{}",
+        table(&["engine", "knob", "valid values", "default", "meaning"], &rows, md)
+    );
+    crate::outln!("\npresets (--preset NAME: a tool's default configuration; --param and --knob override it)\n");
+    for p in PRESETS {
+        crate::outln!(
+            "{} — {}\n  workload {}, compared on: {}",
+            p.name,
+            p.about,
+            p.workload,
+            p.headline
+        );
+        let rows: Vec<Vec<String>> = p
+            .params
+            .iter()
+            .map(|s| ("param", s))
+            .chain(p.knobs.iter().map(|s| ("knob", s)))
+            .map(|(kind, s)| {
+                vec![
+                    format!("  {kind}"),
+                    format!("{}={}", s.name, s.value),
+                    s.source.to_string(),
+                ]
+            })
+            .collect();
+        if !rows.is_empty() {
+            crate::outln!("{}", table(&["", "value", "source"], &rows, md));
+        } else {
+            crate::outln!();
+        }
+    }
+    for g in GROUPS {
+        let members: Vec<String> = g
+            .members
+            .iter()
+            .map(|m| {
+                let extra: Vec<String> = m.params.iter().map(|s| format!("{}={}", s.name, s.value)).collect();
+                if extra.is_empty() {
+                    m.preset.to_string()
+                } else {
+                    format!("{} ({})", m.preset, extra.join(" "))
+                }
+            })
+            .collect();
+        crate::outln!("{} — {}\n  presets: {}", g.name, g.about, members.join(", "));
+    }
+    Ok(0)
+}
+
+fn settings_json(s: &[Setting]) -> Vec<serde_json::Value> {
+    s.iter()
+        .map(|s| serde_json::json!({"name": s.name, "value": s.value, "source": s.source}))
+        .collect()
+}
+
+fn preset_json(p: &Preset) -> serde_json::Value {
+    serde_json::json!({
+        "name": p.name, "workload": p.workload, "about": p.about, "headline": p.headline,
+        "params": settings_json(p.params), "knobs": settings_json(p.knobs),
+    })
+}

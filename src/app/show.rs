@@ -1,0 +1,251 @@
+//! `litebench show`: print a stored run, or list them.
+
+use crate::app::cli::ShowArgs;
+use crate::base::Failure;
+use crate::report::layout::table;
+use crate::report::{self, Format, Input, Report, RunHeader};
+use crate::store::{self, Store, StoredRun};
+use std::path::{Path, PathBuf};
+
+/// Opens the results store a read-only command names, refusing a path with none.
+pub fn open_store(results: &Option<PathBuf>) -> Result<(Store, PathBuf), Failure> {
+    let path = results.clone().unwrap_or_else(store::default_path);
+    if !path.is_file() {
+        return Err(Failure(format!(
+            "--results {}: no results store there; run `litebench run` first or give --results PATH",
+            path.display()
+        )));
+    }
+    Ok((Store::open_read(&path)?, path))
+}
+
+/// The header of a stored run.
+pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
+    RunHeader {
+        id: run.id,
+        status: run.status.clone(),
+        error: run.error.clone(),
+        finished_at: run.finished_at.clone(),
+        results: path.display().to_string(),
+    }
+}
+
+/// The report of a stored run as `show` prints it by default (its own metric, the first
+/// configuration as baseline), with noise threshold `noise` (None: the run's own).
+pub fn stored_report<'a>(run: &'a StoredRun, path: &Path, noise: Option<f64>) -> Report<'a> {
+    Report::build(Input {
+        run: header(run, path),
+        manifest: &run.manifest,
+        trials: &run.trials,
+        templates: &run.templates,
+        noise,
+        metric: None,
+        baseline: 0,
+        process_syncs: None,
+    })
+}
+
+/// Runs the `show` subcommand.
+pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
+    let (mut store, path) = open_store(&args.stored.results)?;
+    if args.list {
+        let runs = store.list()?;
+        let out = match args.stored.format {
+            Format::Json => report::json::value(&runs),
+            Format::Csv => report::csv::rows(&runs),
+            f => {
+                let rows: Vec<Vec<String>> = runs
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.id.to_string(),
+                            r.started_at.clone(),
+                            r.workload.clone(),
+                            r.status.clone(),
+                            r.trials.to_string(),
+                            r.uuid.clone().unwrap_or_else(|| "-".into()),
+                        ]
+                    })
+                    .collect();
+                table(
+                    &["run", "started", "workload", "status", "trials", "uuid"],
+                    &rows,
+                    f == Format::Markdown,
+                )
+            }
+        };
+        crate::out!("{}", out);
+        return Ok(0);
+    }
+    if let Some(name) = &args.sweep {
+        let (text, _) = sweep(&mut store, name, args.stored.format)?;
+        crate::out!("{text}");
+        return Ok(0);
+    }
+    let run = store.load(args.run)?;
+    if args.profile {
+        let profiles = report::profile::collect(&run.manifest, &run.trials);
+        crate::out!("{}", report::profile::render(&profiles, args.stored.format));
+        return Ok(0);
+    }
+    if args.baseline >= run.manifest.configs.len() {
+        return Err(Failure(format!(
+            "--baseline {}: run {} has configurations 0 to {}",
+            args.baseline,
+            run.id,
+            run.manifest.configs.len().saturating_sub(1)
+        )));
+    }
+    let report = Report::build(Input {
+        run: header(&run, &path),
+        manifest: &run.manifest,
+        trials: &run.trials,
+        templates: &run.templates,
+        noise: args.stored.noise,
+        metric: args.metric,
+        baseline: args.baseline,
+        process_syncs: None,
+    });
+    let out = if args.side_by_side {
+        // Asked for explicitly, even one configuration gets its column.
+        let p = match &report.side_by_side {
+            Some(p) => p.clone(),
+            None => report::pivot::side_by_side(
+                &run.manifest,
+                &report.statistics,
+                &run.trials,
+                &report::operations_of(&run.manifest, &run.trials),
+                args.metric
+                    .unwrap_or_else(|| report::workload_metric(&run.manifest.workload)),
+                args.baseline,
+            ),
+        };
+        let p = &p;
+        match args.stored.format {
+            Format::Json => report::json::value(p),
+            Format::Csv => p.csv(),
+            f => {
+                let (headers, body) = p.cells();
+                let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+                table(&headers, &body, f == Format::Markdown)
+            }
+        }
+    } else {
+        report::export(&report, args.stored.format)
+    };
+    crate::out!("{}", out);
+    if matches!(args.stored.format, Format::Table | Format::Markdown) && !args.side_by_side {
+        let stored = store.verifications()?;
+        let lines = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &stored);
+        if !lines.is_empty() {
+            crate::outln!();
+            crate::outln!("Durability (stored verify-durability verdicts for the same SQLite build and settings):");
+            for l in lines {
+                crate::outln!("  {l}");
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing, as
+/// `format`; with the ids of the sweep's runs, in shard order (for `report --sweep`).
+pub fn sweep(store: &mut Store, name: &str, format: Format) -> Result<(String, Vec<i64>), Failure> {
+    let mut parts = Vec::new();
+    let mut shards = 0;
+    // --replicate: (plan job, configuration) -> (machine, median tx/s of all operations).
+    let mut across: std::collections::BTreeMap<(usize, String), Vec<(String, f64)>> = Default::default();
+    for listing in store.list()? {
+        let run = store.load(Some(listing.id))?;
+        let Some(f) = run.manifest.fleet.as_ref().filter(|f| f.sweep == name) else {
+            continue;
+        };
+        shards = shards.max(f.shards);
+        let host = run.manifest.environment.machine.hostname.clone();
+        if f.replicate && listing.status == "complete" {
+            let report = stored_report(&run, store.path(), None);
+            for r in report.summary.iter().filter(|r| r.operation == "all") {
+                let machine = format!("{} (shard {})", host.as_deref().unwrap_or("unknown"), f.shard);
+                across
+                    .entry((f.plan_job, r.label.clone()))
+                    .or_default()
+                    .push((machine, r.tps_median));
+            }
+        }
+        parts.push((f.clone(), listing, host));
+    }
+    if parts.is_empty() {
+        return Err(Failure(format!(
+            "--sweep {name}: no stored run belongs to it; `litebench show --list` lists the runs (merge the shards' stores first with `litebench merge`)"
+        )));
+    }
+    parts.sort_by_key(|(f, l, _)| (f.shard, f.plan_job, l.id));
+    let ids: Vec<i64> = parts.iter().map(|(_, l, _)| l.id).collect();
+    let done = |shard: usize| parts.iter().any(|(f, l, _)| f.shard == shard && l.status == "complete");
+    let missing: Vec<usize> = (0..shards).filter(|&s| !done(s)).collect();
+    // Each configuration across machines: the median per machine, and the spread across them.
+    let across_rows: Vec<Vec<String>> = across
+        .iter()
+        .map(|((job, label), per)| {
+            let lo = per.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+            let hi = per.iter().map(|p| p.1).fold(0.0, f64::max);
+            vec![
+                job.to_string(),
+                label.clone(),
+                per.iter()
+                    .map(|(m, t)| format!("{m}: {}", crate::report::number::num(*t)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                if lo > 0.0 {
+                    format!("{:.2}x", hi / lo)
+                } else {
+                    "-".into()
+                },
+            ]
+        })
+        .collect();
+    if format == Format::Json {
+        let rows: Vec<serde_json::Value> = parts
+            .iter()
+            .map(|(f, l, host)| serde_json::json!({"shard": f.shard, "run": l.id, "uuid": l.uuid, "host": host, "status": l.status, "plan_job": f.plan_job, "trials": l.trials}))
+            .collect();
+        let text = report::json::value(
+            &serde_json::json!({"sweep": name, "shards": shards, "parts": rows, "missing_shards": missing, "across_machines": across_rows}),
+        );
+        return Ok((format!("{text}\n"), ids));
+    }
+    let rows: Vec<Vec<String>> = parts
+        .iter()
+        .map(|(f, l, host)| {
+            vec![
+                format!("{}/{}", f.shard, f.shards),
+                l.id.to_string(),
+                host.clone().unwrap_or_else(|| "unknown".into()),
+                l.status.clone(),
+                format!("{} of {}", f.plan_job, f.plan_jobs),
+                l.trials.to_string(),
+            ]
+        })
+        .collect();
+    let mut text = format!("sweep {name}: {shards} shard(s)\n");
+    text += &table(
+        &["shard", "run", "host", "status", "plan job", "trials"],
+        &rows,
+        format == Format::Markdown,
+    );
+    if !across_rows.is_empty() {
+        text += "\neach configuration across machines (--replicate; median tx/s of all operations):\n";
+        text += &table(
+            &["plan job", "configuration", "median per machine", "fastest / slowest"],
+            &across_rows,
+            format == Format::Markdown,
+        );
+    }
+    if missing.is_empty() {
+        text += "every shard complete\n";
+    } else {
+        let list: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        text += &format!("missing or not complete: shard {}\n", list.join(", "));
+    }
+    Ok((text, ids))
+}

@@ -1,0 +1,10 @@
+//! Running a benchmark: the plan of configurations ([`plan`]), the session that runs a plan and
+//! stores every trial ([`session`]), the trial loop itself ([`runner`]), sharding a plan over
+//! machines ([`shard`]), comparing query answers between engines ([`answers`]), and a whole run
+//! inside the guest kernel ([`guest`]).
+
+pub mod answers;
+pub mod guest;
+pub mod plan;
+pub mod runner;
+pub mod shard;

@@ -1,0 +1,387 @@
+//! The run plan: the command line turned into validated jobs, configurations and engines
+//! before anything runs.
+//!
+//! A run is one or more jobs (one workload with one set of parameters each), each with knob
+//! sets to interleave, run on every engine named. Presets (`--preset`) add knob sets labelled
+//! with their name; presets of another workload or other parameters become further jobs.
+//! Everything a user can get wrong is checked here, so a bad flag costs nothing: no scratch
+//! directory, no server, no results row.
+
+use crate::app::cli::RunArgs;
+use crate::base::Failure;
+use crate::bench::runner;
+use crate::engines::registry::EngineChoice;
+use crate::model::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, KnobError, KnobSet};
+use crate::model::params;
+use crate::model::params::Params;
+use crate::workload::preset::{self, Group, Pick};
+use crate::workload::{self, Workload};
+
+/// Everything `run` needs, validated.
+pub struct RunPlan {
+    pub picks: Vec<Pick>,
+    pub groups: Vec<&'static Group>,
+    pub jobs: Vec<Job>,
+    pub choices: Vec<EngineChoice>,
+    /// `--fs`: the filesystems every configuration runs on (empty: the scratch directory).
+    pub filesystems: Vec<crate::testbed::fsspec::FsSpec>,
+    /// `--fs-size` in bytes.
+    pub fs_size_bytes: u64,
+    /// `--scheduler`: I/O schedulers for the loop devices of `filesystems`.
+    pub schedulers: Vec<String>,
+}
+
+/// One stored run: a workload, its parameters and the knob sets to interleave.
+pub struct Job {
+    pub workload: &'static dyn Workload,
+    pub params: Params,
+    /// Knob sets in run order, each with the preset it belongs to (none without presets).
+    pub sets: Vec<(Option<Pick>, KnobSet)>,
+    /// Knobs the user set with `--knob` (the rest of a set's knobs come from its preset).
+    pub user_knobs: Vec<String>,
+}
+
+/// The workload a run names, or the one-line error listing the valid ones.
+pub fn find_workload(name: &str) -> Result<&'static dyn Workload, Failure> {
+    workload::find(name).ok_or_else(|| {
+        let names: Vec<&str> = workload::all().iter().map(|w| w.name()).collect();
+        Failure(format!(
+            "unknown workload `{name}`; valid workloads: {}",
+            names.join(", ")
+        ))
+    })
+}
+
+fn param_name(arg: &str) -> &str {
+    arg.split_once('=').map_or(arg, |(n, _)| n).trim()
+}
+
+/// Parameters of a job: the preset's values, overridden by `--param` flags. In a run of
+/// several workloads a `--param` applies to the workloads that have it.
+fn job_params(wl: &dyn Workload, pick: Option<&Pick>, user: &[String], several: bool) -> Result<Params, Failure> {
+    let user: Vec<String> = user
+        .iter()
+        .filter(|a| !several || !a.contains('=') || wl.params().iter().any(|s| s.name == param_name(a)))
+        .cloned()
+        .collect();
+    let mut args: Vec<String> = pick
+        .map(|p| p.params())
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| !user.iter().any(|u| param_name(u) == s.name))
+        .map(|s| format!("{}={}", s.name, s.value))
+        .collect();
+    args.extend(user);
+    let params = params::resolve(wl.name(), wl.params(), &args)?;
+    wl.check(&params).map_err(Failure)?;
+    Ok(params)
+}
+
+/// Validates the workload, presets and parameters and groups presets into jobs (knob sets are
+/// filled in once the engines' knob tables are known).
+fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
+    if picks.is_empty() {
+        let Some(name) = &args.workload else {
+            let names: Vec<&str> = workload::all().iter().map(|w| w.name()).collect();
+            return Err(Failure(format!(
+                "missing workload: name one ({}) or give --preset NAME ({})",
+                names.join(", "),
+                preset::valid_names()
+            )));
+        };
+        let wl = find_workload(name)?;
+        let params = job_params(wl, None, &args.params, false)?;
+        return Ok(vec![Job {
+            workload: wl,
+            params,
+            sets: Vec::new(),
+            user_knobs: Vec::new(),
+        }]);
+    }
+    if let Some(name) = &args.workload {
+        let wl = find_workload(name)?;
+        if let Some(p) = picks.iter().find(|p| p.preset.workload != wl.name()) {
+            return Err(Failure(format!(
+                "--preset {} runs workload {}, not {}; leave out the workload or pick presets of {}",
+                p.preset.name,
+                p.preset.workload,
+                wl.name(),
+                wl.name()
+            )));
+        }
+    }
+    let workloads: Vec<&'static dyn Workload> = picks
+        .iter()
+        .map(|p| find_workload(p.preset.workload))
+        .collect::<Result<_, _>>()?;
+    let several = workloads.iter().any(|w| w.name() != workloads[0].name());
+    if several {
+        // Every --param must belong to at least one workload of the run.
+        for a in &args.params {
+            let n = param_name(a);
+            if a.contains('=') && !workloads.iter().any(|w| w.params().iter().any(|s| s.name == n)) {
+                let mut ws: Vec<&str> = workloads.iter().map(|w| w.name()).collect();
+                ws.sort_unstable();
+                ws.dedup();
+                return Err(Failure(format!(
+                    "--param {n}: none of this run's workloads ({}) has such a parameter; see litebench list",
+                    ws.join(", ")
+                )));
+            }
+        }
+    }
+    let mut jobs: Vec<Job> = Vec::new();
+    for (pick, wl) in picks.iter().zip(&workloads) {
+        let params = job_params(*wl, Some(pick), &args.params, several)?;
+        let set = (Some(*pick), KnobSet::default());
+        match jobs
+            .iter_mut()
+            .find(|j| j.workload.name() == wl.name() && j.params == params)
+        {
+            Some(j) => j.sets.push(set),
+            None => jobs.push(Job {
+                workload: *wl,
+                params,
+                sets: vec![set],
+                user_knobs: Vec::new(),
+            }),
+        }
+    }
+    Ok(jobs)
+}
+
+/// The knob axes of one configuration family: a preset's values (single-valued axes),
+/// replaced or extended by the `--knob` axes.
+fn merged_axes(pick: Option<&Pick>, user: &[KnobAxis], catalog: &KnobCatalog<'_>) -> Result<Vec<KnobAxis>, Failure> {
+    let mut axes: Vec<KnobAxis> = Vec::new();
+    if let Some(p) = pick {
+        for k in p.preset.knobs {
+            match parse_axis(&format!("{}={}", k.name, k.value), catalog) {
+                Ok(a) => axes.push(a),
+                // A preset for several engines (vldb22-ssb) may hold knobs no engine of this run
+                // has; they are left out as long as another of its knobs applies.
+                Err(KnobError::Unknown { .. }) if p.preset.knobs.iter().any(|o| catalog.knows(o.name)) => {}
+                Err(KnobError::Unknown { .. }) => return Err(preset_knob_unknown(p, k.name, "any engine of this run")),
+                Err(e) => return Err(Failure(format!("preset {}: {e}", p.preset.name))),
+            }
+        }
+    }
+    for u in user {
+        match axes.iter_mut().find(|a| a.name == u.name) {
+            Some(a) => *a = u.clone(),
+            None => axes.push(u.clone()),
+        }
+    }
+    Ok(axes)
+}
+
+fn preset_knob_unknown(p: &Pick, knob: &str, engine: &str) -> Failure {
+    Failure(format!(
+        "--preset {}: its knob {knob} means nothing to {engine}, which would run its own defaults under the preset's name; run the preset on an engine that has {knob} (see litebench list), or compare engines without --preset",
+        p.preset.name
+    ))
+}
+
+/// Validates the whole command line into a plan.
+pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
+    let (picks, groups) = preset::resolve(&args.presets).map_err(Failure)?;
+    let mut jobs = plan_jobs(args, &picks)?;
+    let choices = if args.engines.is_empty() {
+        vec![EngineChoice::default_engine()]
+    } else {
+        args.engines
+            .iter()
+            .map(|e| EngineChoice::parse(e))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    for (i, c) in choices.iter().enumerate() {
+        if choices[..i].contains(c) {
+            return Err(Failure(format!("--engine {} is given twice", args.engines[i])));
+        }
+        if args.memory && !c.supports_memory() {
+            return Err(Failure(format!(
+                "--memory: engine {} has no in-memory mode; leave out --memory",
+                args.engines[i]
+            )));
+        }
+    }
+    // A preset's knob that one engine of the run does not know would be dropped for that
+    // engine, which would then run its defaults under the preset's name.
+    // A preset for several engines (its knobs belong to different engines) is refused only on
+    // an engine that has none of them.
+    let has = |kind: &crate::engines::kind::EngineKind, name: &str| {
+        crate::model::knob::find_spec(kind.knobs, name).is_some() || name.starts_with(kind.passthrough)
+    };
+    for pick in &picks {
+        let knobs = pick.preset.knobs;
+        let several = !crate::engines::registry::kinds()
+            .iter()
+            .any(|kind| knobs.iter().all(|k| has(kind, k.name)));
+        for k in knobs {
+            if let Some(c) = choices
+                .iter()
+                .find(|c| !has(c.kind, k.name) && (!several || !knobs.iter().any(|o| has(c.kind, o.name))))
+            {
+                return Err(preset_knob_unknown(pick, k.name, c.kind.name));
+            }
+        }
+    }
+    let tables: Vec<_> = choices.iter().map(EngineChoice::knob_table).collect();
+    let catalog = KnobCatalog { tables: &tables };
+    let user_axes = args
+        .knobs
+        .iter()
+        .map(|k| parse_axis(k, &catalog))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Duplicate --knob flags are refused before presets are merged in.
+    configurations(&user_axes, false)?;
+    for job in &mut jobs {
+        job.user_knobs = user_axes.iter().map(|a| a.name.clone()).collect();
+        if job.sets.is_empty() {
+            job.sets = configurations(&user_axes, args.vary_one)?
+                .into_iter()
+                .map(|ks| (None, ks))
+                .collect();
+            continue;
+        }
+        let mut sets = Vec::new();
+        for (pick, _) in &job.sets {
+            let axes = merged_axes(pick.as_ref(), &user_axes, &catalog)?;
+            for ks in configurations(&axes, args.vary_one)? {
+                sets.push((*pick, ks));
+            }
+        }
+        job.sets = sets;
+    }
+    if args.vary_one && user_axes.is_empty() {
+        return Err(Failure(
+            "--vary-one needs at least one --knob with several values".into(),
+        ));
+    }
+    if args.cold {
+        runner::can_drop_caches()?;
+    }
+    if args.cold && args.memory {
+        return Err(Failure(
+            "--cold and --memory together make no sense: an in-memory database has no page cache to drop".into(),
+        ));
+    }
+    for c in &choices {
+        for job in &jobs {
+            if !c.kind.runs(job.workload.name()) {
+                return Err(Failure(format!(
+                    "--engine {}: cannot run workload {}; see litebench list",
+                    c.kind.name,
+                    job.workload.name()
+                )));
+            }
+        }
+    }
+    let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
+    let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
+    if let Some(dev) = &args.scheduler_device {
+        crate::testbed::scheduler_device::check(dev, &schedulers, args.guest)?;
+    } else if !schedulers.is_empty()
+        && filesystems
+            .iter()
+            .all(|f| f.kind == crate::testbed::fsspec::FsKind::Tmpfs)
+    {
+        return Err(crate::testbed::scheduler::SchedulerError::NoDevice.into());
+    }
+    Ok(RunPlan {
+        picks,
+        groups,
+        jobs,
+        choices,
+        filesystems,
+        fs_size_bytes,
+        schedulers,
+    })
+}
+
+/// Validates `--fs` and `--fs-size`: values first, then what they need of this host (root,
+/// the kernel's support, the mkfs tools).
+fn plan_filesystems(
+    args: &RunArgs,
+    choices: &[EngineChoice],
+) -> Result<(Vec<crate::testbed::fsspec::FsSpec>, u64), Failure> {
+    use crate::testbed::fsspec;
+    let specs = fsspec::parse_all(&args.fs)?;
+    let size = fsspec::parse_size(&args.fs_size)?;
+    if specs.is_empty() {
+        if args.guest {
+            return Err(Failure(
+                "--guest runs the --fs filesystems inside a guest kernel; give --fs (e.g. --fs ext4,f2fs)".into(),
+            ));
+        }
+        return Ok((specs, size));
+    }
+    fsspec::check_sizes(&specs, &args.fs_size, size)?;
+    if args.memory {
+        return Err(Failure(
+            "--fs and --memory together make no sense: in-memory databases touch no filesystem; leave out one".into(),
+        ));
+    }
+    if let Some(c) = choices.iter().find(|c| !c.kind.files_in_scratch) {
+        return Err(Failure(format!(
+            "--fs: engine {} keeps its data in its server's own directory, not on the filesystems --fs builds; compare filesystems with sqlite, duckdb or files",
+            c.kind.name
+        )));
+    }
+    // With --guest the guest kernel mounts them (checked when it is set up), not this one.
+    if !args.guest {
+        fsspec::check_host(&specs)?;
+    }
+    Ok((specs, size))
+}
+
+/// Adds the workload's default knob values ([`Workload::default_knobs`]) that `set` does not
+/// set and the engine (`specs`, `prefix`) has, in canonical form; returns the set and the names
+/// of the knobs added.
+pub fn with_workload_defaults(
+    wl: &dyn Workload,
+    specs: &'static [crate::model::knob::KnobSpec],
+    prefix: &str,
+    set: KnobSet,
+) -> (KnobSet, Vec<String>) {
+    let mut added = Vec::new();
+    let mut v = set.0;
+    for (name, value) in wl.default_knobs() {
+        let Some(spec) = crate::model::knob::find_spec(specs, name) else {
+            continue;
+        };
+        if v.iter().any(|k| k.name == *name) {
+            continue;
+        }
+        let value = spec.kind.canonical(value).unwrap_or_else(|| value.to_string());
+        v.push(crate::model::knob::KnobSetting {
+            name: name.to_string(),
+            value,
+        });
+        added.push(name.to_string());
+    }
+    (KnobSet(v).for_engine(specs, prefix), added)
+}
+
+/// Where each knob of a configuration came from: `user` (a `--knob` flag), `preset NAME`, or
+/// `workload NAME default` (the knobs in `defaults`); knobs not listed are at the engine's
+/// default.
+pub fn knob_origins(
+    set: &KnobSet,
+    pick: Option<&Pick>,
+    user_knobs: &[String],
+    workload: &str,
+    defaults: &[String],
+) -> Vec<(String, String)> {
+    set.0
+        .iter()
+        .map(|k| {
+            let origin = match pick {
+                _ if defaults.contains(&k.name) => format!("workload {workload} default"),
+                Some(p) if !user_knobs.contains(&k.name) => format!("preset {}", p.preset.name),
+                _ => "user".to_string(),
+            };
+            (k.name.clone(), origin)
+        })
+        .collect()
+}

@@ -1,0 +1,621 @@
+//! The runner: templates, interleaved trials, and nothing lost on the way.
+//!
+//! A database is populated once per (engine, create-time knobs) into a template; every trial
+//! starts from a byte-identical, durable copy of it. Configurations are interleaved trial by
+//! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
+//! and every finished trial is handed to the caller at once to be stored.
+
+use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
+use crate::model::knob::{self, KnobError, KnobSet, Stage};
+use crate::model::params::Params;
+use crate::model::record::{ConfigInfo, TemplateRecord, TrialRecord};
+use crate::sys::procstat::KernelSnapshot;
+use crate::sys::scratch::{Scratch, ScratchError};
+use crate::workload::recorder::Recorder;
+use crate::workload::{Connector, PopulateError, Population, Trial, Workload, WorkloadError};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Everything a run needs, validated.
+pub struct Plan {
+    pub workload: &'static dyn Workload,
+    pub params: Params,
+    pub engines: Vec<Box<dyn Engine>>,
+    /// Configurations and the index of their engine in `engines`.
+    pub configs: Vec<(ConfigInfo, usize)>,
+    pub trials: u32,
+    pub warmup: u32,
+    pub seed: u64,
+    pub cold: bool,
+    pub memory: bool,
+    /// `--allow-unverified`: pass-through knobs that read back nothing do not stop the run.
+    pub allow_unverified: bool,
+}
+
+/// How a run ended without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    Complete,
+    /// Ctrl-C (or SIGTERM): finished trials are kept, the one in progress is discarded.
+    Interrupted,
+}
+
+/// Why a run stopped. Trials finished before the error have already been stored.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Knob(#[from] KnobError),
+    #[error("{config}: {source}")]
+    Engine { config: String, source: EngineError },
+    #[error("the disk under {dir} is full ({detail}); free space there or point --dir at a larger filesystem")]
+    DiskFull { dir: PathBuf, detail: String },
+    #[error(transparent)]
+    Scratch(#[from] ScratchError),
+    #[error("{config}: {detail}")]
+    Verification { config: String, detail: String },
+    #[error("--cold: cannot drop the page cache ({0}); run as root or leave out --cold")]
+    DropCaches(String),
+    /// An engine that cannot start trials cold (the message names it and the way out).
+    #[error("{0}")]
+    Cold(String),
+    /// A results store error; its message names the store.
+    #[error("{0}")]
+    Store(String),
+    /// Two configurations answered a query differently (see [`crate::bench::answers`]).
+    #[error(transparent)]
+    WrongAnswer(#[from] Box<crate::bench::answers::Mismatch>),
+    /// The workload's input is bad (a malformed `.tbl` line): the message names what to fix.
+    #[error("{0}")]
+    Input(String),
+    #[error(transparent)]
+    Scheduler(#[from] crate::testbed::scheduler::SchedulerError),
+}
+
+/// Further connections for multi-client workloads, set up like the trial's first.
+struct MoreConnections<'a> {
+    engine: &'a dyn Engine,
+    db: &'a DbRef,
+    cfg: &'a ConfigInfo,
+    allow_unverified: bool,
+}
+
+impl Connector for MoreConnections<'_> {
+    fn open(&self) -> Result<Box<dyn crate::engines::Connection>, WorkloadError> {
+        let mut conn = self.engine.connect(self.db)?;
+        self.engine
+            .apply_knobs(conn.as_mut(), &self.cfg.knobs, Stage::Connect)?;
+        let readings = self.engine.read_knobs(conn.as_mut(), &self.cfg.knobs)?;
+        knob::verify(
+            &readings,
+            self.engine.label(),
+            self.engine.passthrough_prefix(),
+            self.allow_unverified,
+            &|k| self.engine.knob_hint(k),
+        )?;
+        Ok(conn)
+    }
+}
+
+/// Seed of one round's data: every configuration in a round sees the same operations.
+pub fn trial_seed(run_seed: u64, round: u32) -> u64 {
+    run_seed ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Drops the page cache: `sync`, then `3 > /proc/sys/vm/drop_caches`.
+pub fn drop_caches() -> Result<(), RunError> {
+    // SAFETY: sync has no preconditions.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", b"3\n").map_err(|e| RunError::DropCaches(e.to_string()))
+}
+
+/// Checks up front that `--cold` can work.
+pub fn can_drop_caches() -> Result<(), RunError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/proc/sys/vm/drop_caches")
+        .map(|_| ())
+        .map_err(|e| RunError::DropCaches(e.to_string()))
+}
+
+fn engine_error(scratch: &Scratch, config: &str, e: EngineError) -> RunError {
+    if e.kind == ErrorKind::Input {
+        return RunError::Input(e.message);
+    }
+    if e.kind == ErrorKind::Full {
+        RunError::DiskFull {
+            dir: scratch.base().to_path_buf(),
+            detail: e.message,
+        }
+    } else {
+        RunError::Engine {
+            config: config.to_string(),
+            source: e,
+        }
+    }
+}
+
+fn workload_error(scratch: &Scratch, config: &str, e: WorkloadError) -> Option<RunError> {
+    match e {
+        WorkloadError::Engine(e) => Some(engine_error(scratch, config, e)),
+        WorkloadError::Interrupted => None,
+        WorkloadError::Knob(k) => Some(RunError::Knob(k)),
+        WorkloadError::Verification { detail, .. } => Some(RunError::Verification {
+            config: config.to_string(),
+            detail,
+        }),
+    }
+}
+
+fn create_stage(engine: &dyn Engine, knobs: &KnobSet) -> String {
+    let specs = engine.knob_specs();
+    knobs
+        .0
+        .iter()
+        .filter(|k| k.stage_in(specs) == Stage::Create)
+        .map(|k| format!("{}={}", k.name, k.value))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Creates a template and fills it the workload's way, with the create-stage knobs applied;
+/// returns it with its population record (rows, time, size on disk once closed). Once `stop`
+/// is set the population ends within a few hundred rows and the half-filled template is
+/// dropped: [`PopulateError::Interrupted`], also for an engine error that follows the request
+/// (what stopping a statement looks like to the engine).
+/// Runs the workload's population while a watcher thread turns a stop request into an
+/// interrupt of the statement running (where the engine has one): row loops check the flag
+/// themselves, but one long statement (an index build, `ANALYZE`) would otherwise hold a stop up
+/// until it ends. An error after a stop request is the interruption.
+fn populate_interruptibly(plan: &Plan, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
+    let interrupter = conn.interrupter();
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|s| {
+        if let Some(interrupt) = &interrupter {
+            let (done, stop) = (&done, pop.stop);
+            s.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    // Again while stopped: a statement started after the first interrupt is
+                    // interrupted too.
+                    if stop.load(Ordering::Relaxed) {
+                        interrupt();
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            });
+        }
+        let result = plan.workload.populate(conn, pop);
+        // The watcher ends before the connection can be dropped (scope join).
+        done.store(true, Ordering::Relaxed);
+        result
+    });
+    match result {
+        Err(PopulateError::Engine(_)) if pop.stop.load(Ordering::Relaxed) => Err(PopulateError::Interrupted),
+        r => r,
+    }
+}
+
+fn populate(
+    plan: &Plan,
+    engine: &dyn Engine,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    name: &str,
+    cfg: &ConfigInfo,
+) -> Result<(DbRef, TemplateRecord), PopulateError> {
+    let pop = Population {
+        params: &plan.params,
+        seed: plan.seed,
+        stop,
+    };
+    pop.check()?;
+    let db = engine.create_database(scratch, name)?;
+    let start = Instant::now();
+    let filled = (|| -> Result<u64, PopulateError> {
+        let mut conn = engine.connect(&db)?;
+        engine.apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)?;
+        engine.bulk_load_mode(conn.as_mut())?;
+        let rows = populate_interruptibly(plan, conn.as_mut(), &pop)?;
+        drop(conn);
+        pop.check()?;
+        engine.finish_population(&db)?;
+        Ok(rows)
+    })();
+    let elapsed = start.elapsed();
+    match filled {
+        Ok(rows) => {
+            let record = TemplateRecord {
+                config: cfg.index,
+                engine: engine.label().to_string(),
+                create_knobs: create_stage(engine, &cfg.knobs),
+                rows,
+                populate_ns: elapsed.as_nanos() as u64,
+                rows_per_sec: if elapsed.is_zero() {
+                    0.0
+                } else {
+                    rows as f64 / elapsed.as_secs_f64()
+                },
+                bytes: engine.database_size(&db),
+            };
+            Ok((db, record))
+        }
+        Err(e) => {
+            engine.drop_database(scratch, &db);
+            match e {
+                PopulateError::Engine(_) if pop.check().is_err() => Err(PopulateError::Interrupted),
+                e => Err(e),
+            }
+        }
+    }
+}
+
+/// Where the runner delivers what it measured, as soon as it is measured.
+pub trait Sink {
+    /// A template was populated.
+    fn template(&mut self, t: &TemplateRecord) -> Result<(), RunError>;
+    /// A trial finished (warm-ups included).
+    fn trial(&mut self, t: &TrialRecord) -> Result<(), RunError>;
+    /// Something after the trials went wrong without changing their numbers (a server setting
+    /// that could not be put back): one line, saying what to do. Printed on stderr unless the
+    /// sink also keeps it.
+    fn warning(&mut self, message: &str) {
+        crate::errln!("warning: {message}");
+    }
+}
+
+/// Checks that every engine can start trials cold and reads the settings the run will change,
+/// before anything is changed.
+fn prepare_engines(plan: &Plan) -> Result<(), RunError> {
+    if plan.cold {
+        for engine in &plan.engines {
+            engine.cold_trial().map_err(RunError::Cold)?;
+        }
+    }
+    for (cfg, i) in &plan.configs {
+        plan.engines[*i]
+            .prepare_settings(&[&cfg.knobs])
+            .map_err(|source| RunError::Engine {
+                config: cfg.label.clone(),
+                source,
+            })?;
+    }
+    Ok(())
+}
+
+/// Where each configuration's databases live: the run's scratch directory, or the trial
+/// directory on the `--fs` filesystem the configuration names.
+pub struct Places<'a> {
+    pub scratch: &'a Scratch,
+    /// Per `--fs` index.
+    pub on_fs: Vec<&'a Scratch>,
+}
+
+impl<'a> Places<'a> {
+    /// The directory of filesystem `fs` (`None`: the scratch directory).
+    fn at(&self, fs: Option<usize>) -> &'a Scratch {
+        match fs {
+            None => self.scratch,
+            Some(i) => self.on_fs[i],
+        }
+    }
+
+    fn of(&self, cfg: &ConfigInfo) -> &'a Scratch {
+        self.at(cfg.fs.as_ref().map(|f| f.index))
+    }
+}
+
+/// Runs the plan, handing every template and finished trial to `sink` before going on;
+/// `progress` is ticked once per trial.
+pub fn execute(
+    plan: &Plan,
+    places: &Places<'_>,
+    stop: &AtomicBool,
+    progress: &indicatif::ProgressBar,
+    sink: &mut dyn Sink,
+) -> Result<RunEnd, RunError> {
+    prepare_engines(plan)?;
+    // Templates, one per engine, create-time knob set and filesystem.
+    let mut templates: Templates = HashMap::new();
+    let mut result = Ok(RunEnd::Complete);
+    if !plan.memory {
+        for (cfg, engine_idx) in &plan.configs {
+            let engine = plan.engines[*engine_idx].as_ref();
+            let key = template_key(engine, *engine_idx, cfg);
+            if templates.contains_key(&key) {
+                continue;
+            }
+            progress.set_message(format!("populating {}", cfg.label));
+            let scratch = places.of(cfg);
+            match populate(
+                plan,
+                engine,
+                scratch,
+                stop,
+                &format!("template-{}", templates.len()),
+                cfg,
+            ) {
+                Ok((db, record)) => {
+                    templates.insert(key, db);
+                    if let Err(e) = sink.template(&record) {
+                        result = Err(e);
+                        break;
+                    }
+                }
+                Err(PopulateError::Interrupted) => {
+                    result = Ok(RunEnd::Interrupted);
+                    break;
+                }
+                Err(PopulateError::Engine(e)) => {
+                    result = Err(engine_error(scratch, &cfg.label, e));
+                    break;
+                }
+            }
+        }
+    }
+    if matches!(result, Ok(RunEnd::Complete)) {
+        result = run_rounds(plan, places, stop, progress, sink, &templates);
+    }
+    for ((engine_idx, _, fs), db) in &templates {
+        plan.engines[*engine_idx].drop_database(places.at(*fs), db);
+    }
+    // However the run ended: a server is left with the settings it had.
+    for engine in &plan.engines {
+        for w in engine.restore_settings() {
+            sink.warning(&w);
+        }
+    }
+    result
+}
+
+/// Puts the configuration's I/O scheduler (`--scheduler`) on the loop device litebench made for
+/// its filesystem, and checks it reads back.
+fn set_scheduler(cfg: &ConfigInfo) -> Result<(), RunError> {
+    if let (Some(s), Some(dev)) = (&cfg.scheduler, cfg.fs.as_ref().and_then(|f| f.block_device())) {
+        crate::testbed::scheduler::set(dev, s)?;
+    }
+    if let (Some(s), Some(dev)) = (&cfg.scheduler, &cfg.scheduler_device) {
+        crate::testbed::scheduler::set(dev, s)?;
+    }
+    Ok(())
+}
+
+/// Templates by (engine index, create-stage knobs, `--fs` index).
+type Templates = HashMap<(usize, String, Option<usize>), DbRef>;
+
+fn template_key(engine: &dyn Engine, engine_idx: usize, cfg: &ConfigInfo) -> (usize, String, Option<usize>) {
+    (
+        engine_idx,
+        create_stage(engine, &cfg.knobs),
+        cfg.fs.as_ref().map(|f| f.index),
+    )
+}
+
+fn run_rounds(
+    plan: &Plan,
+    places: &Places<'_>,
+    stop: &AtomicBool,
+    progress: &indicatif::ProgressBar,
+    sink: &mut dyn Sink,
+    templates: &Templates,
+) -> Result<RunEnd, RunError> {
+    let mut seq = 0u64;
+    let mut answers = crate::bench::answers::AnswerBook::default();
+    for round in 0..plan.warmup + plan.trials {
+        for (cfg, engine_idx) in &plan.configs {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return Ok(RunEnd::Interrupted);
+            }
+            let warmup = round < plan.warmup;
+            progress.set_message(format!(
+                "configuration {}/{}: {}{}",
+                cfg.index + 1,
+                plan.configs.len(),
+                if warmup { "warm-up " } else { "" },
+                cfg.label
+            ));
+            let engine = plan.engines[*engine_idx].as_ref();
+            let template = templates.get(&template_key(engine, *engine_idx, cfg));
+            let scratch = places.of(cfg);
+            set_scheduler(cfg)?;
+            match trial(plan, scratch, stop, cfg, *engine_idx, template, round, seq)? {
+                Some(record) => {
+                    sink.trial(&record)?;
+                    // Stored first: a wrong answer fails the run, but the trial stays on record.
+                    answers.check(&cfg.label, &record.queries)?;
+                }
+                None => return Ok(RunEnd::Interrupted),
+            }
+            progress.inc(1);
+            seq += 1;
+        }
+    }
+    Ok(RunEnd::Complete)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn trial(
+    plan: &Plan,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    cfg: &ConfigInfo,
+    engine_idx: usize,
+    template: Option<&DbRef>,
+    round: u32,
+    seq: u64,
+) -> Result<Option<TrialRecord>, RunError> {
+    let engine = plan.engines[engine_idx].as_ref();
+    let seed = trial_seed(plan.seed, round);
+    let name = format!("trial-{seq}");
+    // A workload that never writes runs on the template itself (no copy of a database of
+    // hundreds of megabytes per trial), except for cold trials, which start from a copy no
+    // cache has seen (DuckDB: a new database instance), and for configurations whose knobs write
+    // into the file (SQLite's WAL mode), which would carry over to the next configuration.
+    let file_knob = cfg
+        .knobs
+        .0
+        .iter()
+        .any(|k| engine.kind().file_knobs.contains(&k.name.as_str()));
+    if let (Some(t), true) = (template, plan.workload.read_only() && !plan.cold && !file_knob) {
+        return measure(plan, scratch, stop, cfg, engine, t, round, seq, seed);
+    }
+    // Without a template (in-memory databases) the trial's own connection populates.
+    let db = match template {
+        Some(t) => engine.clone_database(scratch, t, &name),
+        None => engine.create_database(scratch, &name),
+    }
+    .map_err(|e| engine_error(scratch, &cfg.label, e))?;
+    let outcome = measure(plan, scratch, stop, cfg, engine, &db, round, seq, seed);
+    engine.drop_database(scratch, &db);
+    outcome
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    plan: &Plan,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    cfg: &ConfigInfo,
+    engine: &dyn Engine,
+    db: &DbRef,
+    round: u32,
+    seq: u64,
+    seed: u64,
+) -> Result<Option<TrialRecord>, RunError> {
+    let fail = |e: EngineError| engine_error(scratch, &cfg.label, e);
+    if plan.cold {
+        // The engine empties its own cache too (a server restarts around the drop).
+        let mut os_error = None;
+        let cold = engine.make_cold(&mut || {
+            drop_caches().map_err(|e| {
+                let err = EngineError {
+                    engine: engine.label().to_string(),
+                    kind: ErrorKind::Io,
+                    code: None,
+                    message: e.to_string(),
+                    context: "dropping the page cache".into(),
+                };
+                os_error = Some(e);
+                err
+            })
+        });
+        if let Some(e) = os_error {
+            return Err(e);
+        }
+        cold.map_err(fail)?;
+    }
+    let started_unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let counters = engine.io_counters();
+    let io_now = || counters.as_ref().map(|c| c.snapshot()).unwrap_or_default();
+    let kernel0 = KernelSnapshot::take();
+    let device0 = engine.device_io();
+    let io0 = io_now();
+    let mut conn = engine.connect(db).map_err(fail)?;
+    if plan.memory {
+        engine
+            .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)
+            .map_err(fail)?;
+        let pop = Population {
+            params: &plan.params,
+            seed: plan.seed,
+            stop,
+        };
+        match plan.workload.populate(conn.as_mut(), &pop) {
+            Ok(_) => {}
+            Err(PopulateError::Interrupted) => return Ok(None),
+            Err(PopulateError::Engine(e)) => return Err(fail(e)),
+        }
+    }
+    engine
+        .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Connect)
+        .map_err(fail)?;
+    let knobs = engine.read_knobs(conn.as_mut(), &cfg.knobs).map_err(fail)?;
+    knob::verify(
+        &knobs,
+        engine.label(),
+        engine.passthrough_prefix(),
+        plan.allow_unverified,
+        &|k| engine.knob_hint(k),
+    )?;
+    let mut rec = Recorder::new(plan.workload.operations(), counters.clone());
+    let connector = MoreConnections {
+        engine,
+        db,
+        cfg,
+        allow_unverified: plan.allow_unverified,
+    };
+    let trial = Trial {
+        params: &plan.params,
+        seed,
+        stop,
+        connector: &connector,
+        profile: round == plan.warmup,
+        knobs: &knobs,
+    };
+    if let Err(e) = plan.workload.run(conn.as_mut(), &trial, &mut rec) {
+        return match workload_error(scratch, &cfg.label, e) {
+            Some(err) => Err(err),
+            None => Ok(None),
+        };
+    }
+    let result_hash = rec.take_result_hash();
+    let queries = rec.take_queries();
+    let (ops, measured) = rec.finish();
+    if let Err(e) = plan.workload.verify(conn.as_mut(), &plan.params) {
+        return match workload_error(scratch, &cfg.label, e) {
+            Some(err) => Err(err),
+            None => Ok(None),
+        };
+    }
+    // Before the connection closes: a server backend's counters go with its process.
+    let device_io = device0.and_then(|d0| Some(engine.device_io()?.since(&d0)));
+    drop(conn);
+    let io_trial = io_now().since(&io0);
+    let kernel = KernelSnapshot::take().since(&kernel0);
+    let io = ops
+        .iter()
+        .fold(Default::default(), |acc: crate::sys::iocount::IoSnapshot, o| {
+            acc.plus(&o.io)
+        });
+    let total_ops: u64 = ops.iter().map(|o| o.ops).sum();
+    let measured_ns = measured.as_nanos() as u64;
+    let throughput = if measured_ns == 0 {
+        0.0
+    } else {
+        total_ops as f64 / (measured_ns as f64 / 1e9)
+    };
+    Ok(Some(TrialRecord {
+        seq,
+        round,
+        config: cfg.index,
+        warmup: round < plan.warmup,
+        seed,
+        started_unix_ms,
+        ops,
+        total_ops,
+        measured_ns,
+        throughput,
+        io,
+        io_trial,
+        kernel,
+        device_io,
+        knobs,
+        result_hash,
+        queries,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_differ_per_round_and_repeat_per_run() {
+        assert_ne!(trial_seed(42, 0), trial_seed(42, 1));
+        assert_eq!(trial_seed(42, 3), trial_seed(42, 3));
+        assert_ne!(trial_seed(42, 0), trial_seed(43, 0));
+    }
+}

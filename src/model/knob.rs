@@ -1,0 +1,656 @@
+//! Knobs: the settings that move SQLite's numbers, how to set them and how to prove they took.
+//!
+//! SQLite accepts many pragmas silently and then does something else (asked for WAL on an
+//! in-memory database it stays in `memory` mode; `mmap_size` is clamped to the compile-time
+//! maximum). A result that reports the *requested* value in such a case is wrong, so every knob
+//! is read back after it is set, and a requested value that did not take effect stops the run.
+//! Knobs nobody asked for are read back too: their effective values are the build's defaults,
+//! and they belong in the report as much as the requested ones.
+
+use crate::engines::sqlite::knobs::{PASSTHROUGH_PREFIX, PROCESS_WIDE_PRAGMAS, SQLITE_KNOBS};
+use serde::{Deserialize, Serialize};
+
+/// The values a knob accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KnobKind {
+    /// One of a fixed set of names; `PRAGMA` may read back the index instead of the name.
+    Choice(&'static [&'static str]),
+    /// An integer in a range.
+    Int { min: i64, max: i64 },
+    /// A power of two in a range (page sizes).
+    PowerOfTwo { min: i64, max: i64 },
+    /// on/off.
+    Bool,
+    /// A size: bytes, or a number with a unit (KB, MB, GB, KiB, MiB, GiB); canonical form is
+    /// whole bytes.
+    Bytes { min: u64 },
+    /// A set of named flags: `none`, or names joined by `+` (`,` separates the values of an
+    /// axis, so it cannot join the names of one value); canonical form lists them in table
+    /// order. The numbers beside the names are for the engine that sets them.
+    Flags(&'static [(&'static str, u32)]),
+}
+
+/// When a knob has to be set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Only when the database file is created (page_size, auto_vacuum): applied to the template.
+    Create,
+    /// On every connection, before the workload runs.
+    Connect,
+}
+
+/// One knob litebench knows by name.
+#[derive(Debug, Clone, Copy)]
+pub struct KnobSpec {
+    pub name: &'static str,
+    pub kind: KnobKind,
+    pub stage: Stage,
+    /// Stock SQLite's default, for `litebench list` (the run itself records the value read back).
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// Bad knob input or a knob that did not take effect.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KnobError {
+    #[error(
+        "--knob {knob}={requested}: {engine} reads back nothing for it, so litebench cannot verify that it took effect; check the setting's name, or pass --allow-unverified to run anyway (the report will say so)"
+    )]
+    Unverifiable {
+        knob: String,
+        engine: String,
+        requested: String,
+    },
+    #[error("--knob {arg}: expected NAME=VALUE[,VALUE...], e.g. --knob journal_mode=delete,wal")]
+    Malformed { arg: String },
+    #[error("--knob {name}: unknown knob for the engines of this run; valid knobs: {valid}")]
+    Unknown { name: String, valid: String },
+    #[error("--knob {knob}={value}: invalid value; valid values: {valid}")]
+    InvalidValue { knob: String, value: String, valid: String },
+    #[error("--knob {knob}: it {why}, not one connection's: it would apply to the whole process, including litebench's own results store and the run's other configurations; leave it out")]
+    ProcessWide { knob: String, why: &'static str },
+    #[error("--knob {knob} is given twice; give every value in one flag: --knob {knob}=A,B")]
+    Duplicate { knob: String },
+    #[error("--knob: the values given make {count} configurations (every combination of every --knob's values); at most {MAX_CONFIGURATIONS} can run: give fewer values, or --vary-one to vary one knob at a time")]
+    TooMany { count: u64 },
+    #[error("knob {knob} did not take effect on {engine}: requested {requested}, effective {effective}; {hint}")]
+    NotEffective {
+        knob: String,
+        engine: String,
+        requested: String,
+        effective: String,
+        hint: String,
+    },
+}
+
+/// Looks a knob up by name in one engine's table.
+pub fn find_spec(specs: &'static [KnobSpec], name: &str) -> Option<&'static KnobSpec> {
+    specs.iter().find(|k| k.name == name)
+}
+
+/// Looks a SQLite knob up by name.
+pub fn spec(name: &str) -> Option<&'static KnobSpec> {
+    find_spec(SQLITE_KNOBS, name)
+}
+
+/// What the engines of a run accept: their knob tables and pass-through prefixes.
+#[derive(Debug, Clone, Copy)]
+pub struct KnobCatalog<'a> {
+    pub tables: &'a [(&'static [KnobSpec], &'static str)],
+}
+
+impl KnobCatalog<'_> {
+    fn find(&self, name: &str) -> Option<&'static KnobSpec> {
+        self.tables.iter().find_map(|(specs, _)| find_spec(specs, name))
+    }
+
+    fn passthrough(&self, name: &str) -> Option<&'static str> {
+        self.tables.iter().map(|(_, p)| *p).find(|p| name.starts_with(p))
+    }
+
+    /// Whether any engine of the catalog has the knob `name` (by name or pass-through prefix).
+    pub fn knows(&self, name: &str) -> bool {
+        self.find(name).is_some() || self.passthrough(name).is_some()
+    }
+
+    fn valid_names(&self) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for (specs, _) in self.tables {
+            names.extend(specs.iter().map(|k| k.name));
+        }
+        let prefixes: Vec<String> = self.tables.iter().map(|(_, p)| format!("{p}NAME=VALUE")).collect();
+        format!(
+            "{} (or {} for any other setting)",
+            names.join(", "),
+            prefixes.join(" / ")
+        )
+    }
+}
+
+/// The catalog of the bundled SQLite alone.
+pub const SQLITE_CATALOG: KnobCatalog<'static> = KnobCatalog {
+    tables: &[(SQLITE_KNOBS, PASSTHROUGH_PREFIX)],
+};
+
+impl KnobKind {
+    /// Human-readable list of valid values.
+    pub fn describe(&self) -> String {
+        match self {
+            KnobKind::Choice(v) => v.join(", "),
+            KnobKind::Int { min, max } if *max == i64::MAX => format!("an integer >= {min}"),
+            KnobKind::Int { min, max } => format!("an integer from {min} to {max}"),
+            KnobKind::PowerOfTwo { min, max } => format!("a power of two from {min} to {max}"),
+            KnobKind::Bool => "on, off".into(),
+            KnobKind::Bytes { min } => format!("a size of at least {min} bytes, such as 1GB, 512MiB or 1000000000"),
+            KnobKind::Flags(flags) => format!(
+                "none, or names joined by '+' (a+b) from: {}",
+                flags.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+
+    /// The canonical spelling of a user-supplied value, or `None` if invalid.
+    pub fn canonical(&self, raw: &str) -> Option<String> {
+        let v = raw.trim().to_ascii_lowercase();
+        match self {
+            KnobKind::Choice(names) => {
+                if let Some(n) = names.iter().find(|n| **n == v) {
+                    return Some(n.to_string());
+                }
+                // Numeric spellings that SQLite itself accepts (synchronous=2 ...), except for
+                // journal_mode, which has no numeric form.
+                let idx: usize = v.parse().ok()?;
+                if names.contains(&"wal") {
+                    return None;
+                }
+                names.get(idx).map(|n| n.to_string())
+            }
+            KnobKind::Int { min, max } => {
+                let n: i64 = v.parse().ok()?;
+                (n >= *min && n <= *max).then(|| n.to_string())
+            }
+            KnobKind::PowerOfTwo { min, max } => {
+                let n: i64 = v.parse().ok()?;
+                (n >= *min && n <= *max && (n as u64).is_power_of_two()).then(|| n.to_string())
+            }
+            KnobKind::Bool => match v.as_str() {
+                "on" | "1" | "true" | "yes" => Some("on".into()),
+                "off" | "0" | "false" | "no" => Some("off".into()),
+                _ => None,
+            },
+            KnobKind::Bytes { min } => {
+                let bytes = crate::base::bytesize::parse(&v)?;
+                (bytes >= *min as f64 && bytes < 1.8e19).then(|| (bytes.round() as u64).to_string())
+            }
+            KnobKind::Flags(flags) => {
+                if v == "none" {
+                    return Some("none".into());
+                }
+                let names: Vec<&str> = v.split('+').map(str::trim).collect();
+                if names.iter().any(|n| !flags.iter().any(|(f, _)| f == n)) {
+                    return None;
+                }
+                let picked: Vec<&str> = flags.iter().map(|(f, _)| *f).filter(|f| names.contains(f)).collect();
+                Some(picked.join("+"))
+            }
+        }
+    }
+
+    /// The canonical spelling of what `PRAGMA name` read back.
+    pub fn readback(&self, raw: &str) -> String {
+        match self {
+            // SQLite reads synchronous, temp_store and auto_vacuum back as numbers, journal and
+            // locking modes as names.
+            KnobKind::Choice(_) | KnobKind::Bool | KnobKind::Flags(_) => {
+                self.canonical(raw).unwrap_or_else(|| raw.to_ascii_lowercase())
+            }
+            _ => raw.trim().to_string(),
+        }
+    }
+}
+
+/// One knob set to one value in one configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnobSetting {
+    pub name: String,
+    /// Canonical value (`wal`, `full`, `4096`, ...).
+    pub value: String,
+}
+
+impl KnobSetting {
+    /// When it must be applied, according to an engine's knob table (pass-through: on connect).
+    pub fn stage_in(&self, specs: &'static [KnobSpec]) -> Stage {
+        find_spec(specs, &self.name).map_or(Stage::Connect, |s| s.stage)
+    }
+
+    /// The pass-through setting name without its prefix.
+    pub fn setting_name<'a>(&'a self, prefix: &str) -> &'a str {
+        self.name.strip_prefix(prefix).unwrap_or(&self.name)
+    }
+}
+
+/// The knob settings of one configuration, in application order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnobSet(pub Vec<KnobSetting>);
+
+impl KnobSet {
+    /// The value requested for a knob, if any.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|k| k.name == name).map(|k| k.value.as_str())
+    }
+
+    /// Short label such as `journal_mode=wal synchronous=normal` (or `defaults`).
+    pub fn label(&self) -> String {
+        if self.0.is_empty() {
+            return "defaults".into();
+        }
+        self.0
+            .iter()
+            .map(|k| format!("{}={}", k.name, k.value))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The settings an engine understands (its named knobs and its pass-through prefix), in
+    /// the order of its knob table.
+    pub fn for_engine(&self, specs: &'static [KnobSpec], prefix: &str) -> KnobSet {
+        let mut v: Vec<KnobSetting> = self
+            .0
+            .iter()
+            .filter(|k| find_spec(specs, &k.name).is_some() || k.name.starts_with(prefix))
+            .cloned()
+            .collect();
+        v.sort_by_key(|k| specs.iter().position(|s| s.name == k.name).unwrap_or(usize::MAX));
+        KnobSet(v)
+    }
+}
+
+/// One `--knob` flag: a knob and the values to try.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnobAxis {
+    pub name: String,
+    pub values: Vec<String>,
+}
+
+fn is_ident(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Parses one `--knob NAME=V1,V2` argument, validating the name and each value.
+pub fn parse_axis(arg: &str, catalog: &KnobCatalog<'_>) -> Result<KnobAxis, KnobError> {
+    let (name, values) = arg
+        .split_once('=')
+        .ok_or_else(|| KnobError::Malformed { arg: arg.into() })?;
+    let name = name.trim().to_ascii_lowercase();
+    let raw: Vec<&str> = values.split(',').map(str::trim).collect();
+    if name.is_empty() || raw.iter().any(|v| v.is_empty()) {
+        return Err(KnobError::Malformed { arg: arg.into() });
+    }
+    let values = if let Some(prefix) = catalog.passthrough(&name) {
+        if !is_ident(&name[prefix.len()..]) {
+            return Err(KnobError::Malformed { arg: arg.into() });
+        }
+        if prefix == PASSTHROUGH_PREFIX {
+            if let Some((_, why)) = PROCESS_WIDE_PRAGMAS.iter().find(|(p, _)| *p == &name[prefix.len()..]) {
+                return Err(KnobError::ProcessWide { knob: name, why });
+            }
+        }
+        let mut out = Vec::new();
+        for v in raw {
+            let ok = v
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            if !ok {
+                return Err(KnobError::InvalidValue {
+                    knob: name.clone(),
+                    value: v.into(),
+                    valid: "letters, digits, '_', '-' and '.'".into(),
+                });
+            }
+            out.push(v.to_string());
+        }
+        out
+    } else {
+        let spec = catalog.find(&name).ok_or_else(|| KnobError::Unknown {
+            name: name.clone(),
+            valid: catalog.valid_names(),
+        })?;
+        raw.iter()
+            .map(|v| {
+                spec.kind.canonical(v).ok_or_else(|| KnobError::InvalidValue {
+                    knob: name.clone(),
+                    value: v.to_string(),
+                    valid: spec.kind.describe(),
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    Ok(KnobAxis { name, values })
+}
+
+/// Most configurations one run may have. Each is a full set of trials; far beyond this a run
+/// could not finish, and the cross product of many values would not even fit in memory.
+pub const MAX_CONFIGURATIONS: u64 = 10_000;
+
+/// Every configuration to run: the full cross product of the axes, or with `vary_one` the
+/// baseline (first value of every axis) followed by one configuration per other value of each
+/// axis, all else at the baseline — how the APSys'17 paper's figures 2 and 3 were made.
+pub fn configurations(axes: &[KnobAxis], vary_one: bool) -> Result<Vec<KnobSet>, KnobError> {
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|b| b.name == a.name) {
+            return Err(KnobError::Duplicate { knob: a.name.clone() });
+        }
+    }
+    let count: u64 = if vary_one {
+        axes.iter()
+            .map(|a| a.values.len().saturating_sub(1) as u64)
+            .fold(1, u64::saturating_add)
+    } else {
+        axes.iter().map(|a| a.values.len() as u64).fold(1, u64::saturating_mul)
+    };
+    if count > MAX_CONFIGURATIONS {
+        return Err(KnobError::TooMany { count });
+    }
+    let setting = |a: &KnobAxis, v: &String| KnobSetting {
+        name: a.name.clone(),
+        value: v.clone(),
+    };
+    let sets = if vary_one {
+        let baseline: Vec<KnobSetting> = axes.iter().map(|a| setting(a, &a.values[0])).collect();
+        let mut out = vec![KnobSet(baseline.clone())];
+        for (i, a) in axes.iter().enumerate() {
+            for v in &a.values[1..] {
+                let mut s = baseline.clone();
+                s[i] = setting(a, v);
+                out.push(KnobSet(s));
+            }
+        }
+        out
+    } else {
+        let mut out = vec![KnobSet::default()];
+        for a in axes {
+            out = out
+                .into_iter()
+                .flat_map(|s| {
+                    a.values.iter().map(move |v| {
+                        let mut s = s.clone();
+                        s.0.push(setting(a, v));
+                        s
+                    })
+                })
+                .collect();
+        }
+        out
+    };
+    Ok(sets)
+}
+
+/// A knob's requested and effective value, as recorded in every result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnobReading {
+    pub name: String,
+    /// What the configuration asked for (`None`: left at the build's default).
+    pub requested: Option<String>,
+    /// What `PRAGMA name` read back after setting (`None`: it reads back nothing).
+    pub effective: Option<String>,
+    /// What the reading means where the value alone would mislead (`bloom_filter=off` on a
+    /// build that has no Bloom filters: vacuous).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Compares a pass-through pragma's requested value with what it read back.
+pub fn passthrough_matches(requested: &str, effective: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.trim().to_ascii_lowercase();
+        match s.as_str() {
+            "on" | "true" | "yes" => "1".to_string(),
+            "off" | "false" | "no" => "0".to_string(),
+            _ => s,
+        }
+    };
+    norm(requested) == norm(effective)
+}
+
+/// Reads back every knob of an engine's table and every pass-through setting of `knobs`.
+/// `read(name, requested)` asks the engine in its own way (PRAGMA, SHOW, SELECT @@...);
+/// named knobs are then put in canonical form, pass-through values are kept as read.
+pub fn read_back<E>(
+    specs: &'static [KnobSpec],
+    prefix: &str,
+    knobs: &KnobSet,
+    mut read: impl FnMut(&str, Option<&str>) -> Result<Option<String>, E>,
+) -> Result<Vec<KnobReading>, E> {
+    let mut out = Vec::new();
+    for spec in specs {
+        let requested = knobs.get(spec.name);
+        let raw = read(spec.name, requested)?;
+        out.push(KnobReading {
+            name: spec.name.to_string(),
+            requested: requested.map(str::to_string),
+            effective: raw.map(|r| spec.kind.readback(&r)),
+            note: None,
+        });
+    }
+    for k in knobs.0.iter().filter(|k| k.name.starts_with(prefix)) {
+        let raw = read(k.setting_name(prefix), Some(&k.value))?;
+        out.push(KnobReading {
+            name: k.name.clone(),
+            requested: Some(k.value.clone()),
+            effective: raw,
+            note: None,
+        });
+    }
+    Ok(out)
+}
+
+/// Fails on the first requested knob whose effective value differs from the request. A
+/// pass-through setting that reads back nothing cannot be verified: that stops the run too,
+/// unless `allow_unverified` (`--allow-unverified`), in which case it stays as recorded and the
+/// report warns about it. `hint` explains, per knob, why a value may not take.
+pub fn verify(
+    readings: &[KnobReading],
+    engine: &str,
+    prefix: &str,
+    allow_unverified: bool,
+    hint: &dyn Fn(&str) -> String,
+) -> Result<(), KnobError> {
+    for r in readings {
+        let Some(req) = &r.requested else { continue };
+        let ok = match (&r.effective, r.name.starts_with(prefix)) {
+            (None, true) if allow_unverified => true,
+            (None, true) => {
+                return Err(KnobError::Unverifiable {
+                    knob: r.name.clone(),
+                    engine: engine.to_string(),
+                    requested: req.clone(),
+                })
+            }
+            (Some(eff), true) => passthrough_matches(req, eff),
+            (Some(eff), false) => eff == req,
+            (None, false) => false,
+        };
+        if !ok {
+            return Err(KnobError::NotEffective {
+                knob: r.name.clone(),
+                engine: engine.to_string(),
+                requested: req.clone(),
+                effective: r.effective.clone().unwrap_or_else(|| "nothing (no read-back)".into()),
+                hint: hint(&r.name),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_axis_sqlite(arg: &str) -> Result<KnobAxis, KnobError> {
+        parse_axis(arg, &SQLITE_CATALOG)
+    }
+
+    #[test]
+    fn parses_and_canonicalises() {
+        let a = parse_axis_sqlite("journal_mode=DELETE, wal").unwrap();
+        assert_eq!(a.values, vec!["delete", "wal"]);
+        assert_eq!(parse_axis_sqlite("synchronous=2").unwrap().values, vec!["full"]);
+        assert_eq!(parse_axis_sqlite("foreign_keys=1").unwrap().values, vec!["on"]);
+        assert_eq!(
+            parse_axis_sqlite("pragma.cell_size_check=on").unwrap().values,
+            vec!["on"]
+        );
+    }
+
+    #[test]
+    fn process_wide_pragmas_are_refused_naming_why() {
+        for name in [
+            "hard_heap_limit",
+            "soft_heap_limit",
+            "temp_store_directory",
+            "data_store_directory",
+        ] {
+            let e = parse_axis_sqlite(&format!("pragma.{name}=1")).unwrap_err();
+            assert!(matches!(e, KnobError::ProcessWide { .. }), "{name}: {e}");
+            let line = e.to_string();
+            assert!(
+                line.starts_with(&format!("--knob pragma.{name}: it "))
+                    && line.contains("litebench's own results store"),
+                "{line}"
+            );
+        }
+        // A per-connection limit, like every other pass-through pragma.
+        assert_eq!(parse_axis_sqlite("pragma.threads=2").unwrap().values, vec!["2"]);
+    }
+
+    #[test]
+    fn rejects_bad_input_naming_valid_values() {
+        let e = parse_axis_sqlite("journal_mode=fast").unwrap_err();
+        assert!(
+            e.to_string().contains("delete, truncate, persist, memory, wal, off"),
+            "{e}"
+        );
+        assert!(matches!(
+            parse_axis_sqlite("page_size=1000"),
+            Err(KnobError::InvalidValue { .. })
+        ));
+        assert!(matches!(
+            parse_axis_sqlite("journal_mode=1"),
+            Err(KnobError::InvalidValue { .. })
+        ));
+        assert!(matches!(parse_axis_sqlite("nosuch=1"), Err(KnobError::Unknown { .. })));
+        assert!(matches!(
+            parse_axis_sqlite("journal_mode"),
+            Err(KnobError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse_axis_sqlite("journal_mode=wal,"),
+            Err(KnobError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse_axis_sqlite("pragma.x;drop=1"),
+            Err(KnobError::Malformed { .. })
+        ));
+    }
+
+    #[test]
+    fn cross_product_and_vary_one() {
+        let axes = vec![
+            parse_axis_sqlite("journal_mode=delete,wal,off").unwrap(),
+            parse_axis_sqlite("synchronous=full,normal").unwrap(),
+        ];
+        let all = configurations(&axes, false).unwrap();
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[0].label(), "journal_mode=delete synchronous=full");
+        let one = configurations(&axes, true).unwrap();
+        let labels: Vec<String> = one.iter().map(KnobSet::label).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "journal_mode=delete synchronous=full",
+                "journal_mode=wal synchronous=full",
+                "journal_mode=off synchronous=full",
+                "journal_mode=delete synchronous=normal",
+            ]
+        );
+        assert_eq!(configurations(&[], false).unwrap(), vec![KnobSet::default()]);
+        assert!(
+            matches!(parse_axis_sqlite("nosuch=1"), Err(KnobError::Unknown { valid, .. }) if valid.contains("pragma.NAME=VALUE"))
+        );
+        let dup = vec![axes[0].clone(), axes[0].clone()];
+        assert!(matches!(configurations(&dup, false), Err(KnobError::Duplicate { .. })));
+    }
+
+    #[test]
+    fn too_many_configurations_are_refused_before_they_are_made() {
+        let values = |name: &str, n: usize| {
+            let list: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+            parse_axis_sqlite(&format!("{name}={}", list.join(","))).unwrap()
+        };
+        let axes = vec![values("cache_size", 101), values("busy_timeout", 100)];
+        let e = configurations(&axes, false).unwrap_err();
+        assert_eq!(e, KnobError::TooMany { count: 10_100 });
+        assert!(
+            e.to_string()
+                .starts_with("--knob: the values given make 10100 configurations"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("--vary-one"), "{e}");
+        assert_eq!(configurations(&axes, true).unwrap().len(), 200);
+        // Exactly the limit is fine; a product that overflows any integer is refused.
+        let at_limit = vec![values("cache_size", 100), values("busy_timeout", 100)];
+        assert_eq!(configurations(&at_limit, false).unwrap().len(), 10_000);
+        let names = [
+            "cache_size",
+            "busy_timeout",
+            "wal_autocheckpoint",
+            "mmap_size",
+            "journal_size_limit",
+        ];
+        let huge: Vec<KnobAxis> = names.iter().map(|n| values(n, 10_000)).collect();
+        assert!(matches!(configurations(&huge, false), Err(KnobError::TooMany { .. })));
+    }
+
+    #[test]
+    fn application_order_puts_locking_before_journal() {
+        let axes = vec![
+            parse_axis_sqlite("journal_mode=wal").unwrap(),
+            parse_axis_sqlite("locking_mode=exclusive").unwrap(),
+        ];
+        let set = configurations(&axes, false).unwrap()[0].for_engine(SQLITE_KNOBS, PASSTHROUGH_PREFIX);
+        assert_eq!(set.0[0].name, "locking_mode");
+    }
+
+    #[test]
+    fn flag_sets_parse_in_table_order_and_name_the_valid_flags() {
+        const FLAGS: &[(&str, u32)] = &[("alpha", 1), ("beta", 2), ("gamma", 4)];
+        let k = KnobKind::Flags(FLAGS);
+        assert_eq!(k.canonical("gamma+ALPHA").as_deref(), Some("alpha+gamma"));
+        assert_eq!(k.canonical("beta+beta").as_deref(), Some("beta"));
+        assert_eq!(k.canonical("None").as_deref(), Some("none"));
+        assert_eq!(k.canonical("alpha+bogus"), None);
+        assert_eq!(k.canonical(""), None);
+        assert_eq!(
+            k.describe(),
+            "none, or names joined by '+' (a+b) from: alpha, beta, gamma"
+        );
+        let e = parse_axis_sqlite("disable_optimizations=bogus").unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("disable_optimizations=bogus"), "{text}");
+        assert!(text.contains("bloom_filter, bloom_pulldown"), "{text}");
+        let a = parse_axis_sqlite("disable_optimizations=none,bloom_filter+skip_scan").unwrap();
+        assert_eq!(a.values, vec!["none", "skip_scan+bloom_filter"]);
+    }
+
+    #[test]
+    fn readback_normalises_numbers() {
+        let sync = spec("synchronous").unwrap();
+        assert_eq!(sync.kind.readback("1"), "normal");
+        assert_eq!(spec("temp_store").unwrap().kind.readback("2"), "memory");
+        assert_eq!(spec("journal_mode").unwrap().kind.readback("wal"), "wal");
+        assert!(passthrough_matches("on", "1"));
+        assert!(!passthrough_matches("on", "0"));
+    }
+}

@@ -1,0 +1,129 @@
+//! What one operation type did in a trial: its counts, its latency percentiles and histogram
+//! (HDR, nanoseconds, kept whole in every record so that runs merge percentiles exactly) and its
+//! share of the VFS's I/O counters. The recorder fills these in; the store keeps them; reports
+//! read them.
+
+use crate::sys::iocount::IoSnapshot;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Highest latency a histogram tracks: one hour.
+pub const MAX_NS: u64 = 3_600_000_000_000;
+
+/// A fresh latency histogram (nanoseconds).
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_NS, 3).expect("static histogram bounds are valid")
+}
+
+/// Latency percentiles of one operation type, in nanoseconds.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    pub mean_ns: f64,
+    pub min_ns: u64,
+    pub p50_ns: u64,
+    pub p95_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Latency {
+    /// Percentiles of a histogram (all zero if it is empty).
+    pub fn of(h: &Histogram<u64>) -> Latency {
+        if h.is_empty() {
+            return Latency::default();
+        }
+        Latency {
+            mean_ns: h.mean(),
+            min_ns: h.min(),
+            p50_ns: h.value_at_quantile(0.50),
+            p95_ns: h.value_at_quantile(0.95),
+            p99_ns: h.value_at_quantile(0.99),
+            p999_ns: h.value_at_quantile(0.999),
+            max_ns: h.max(),
+        }
+    }
+}
+
+/// What one operation type did in one trial.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpResult {
+    pub name: String,
+    /// Completed operations (each one transaction unless the workload says otherwise).
+    pub ops: u64,
+    /// Completed operations that succeeded by the workload's rules (TATP: a transaction that
+    /// found its row and violated no constraint); equal to `ops` for workloads where every
+    /// completed operation succeeds. Null in runs stored before litebench counted it: read it
+    /// as `ops` ([`OpResult::succeeded`]).
+    #[serde(default)]
+    pub succeeded: Option<u64>,
+    /// Operations that failed in a tolerated way (lock contention); not in `ops`.
+    pub failed: u64,
+    /// Of `failed`: transactions rolled back because of lock contention (SQLITE_BUSY).
+    #[serde(default)]
+    pub busy: u64,
+    /// Wall time of the phases of this type, nanoseconds.
+    pub elapsed_ns: u64,
+    pub latency: Latency,
+    /// What the VFS shim counted during this type's phases.
+    pub io: IoSnapshot,
+    /// The latency histogram, HDR V2 + deflate, base64: lets runs merge percentiles exactly.
+    pub histogram: String,
+}
+
+impl OpResult {
+    /// Completed operations that succeeded (all of them in runs stored before litebench
+    /// counted successes).
+    pub fn succeeded(&self) -> u64 {
+        self.succeeded.unwrap_or(self.ops)
+    }
+
+    /// Operations per second of measured time (0 when nothing was measured).
+    pub fn throughput(&self) -> f64 {
+        if self.elapsed_ns == 0 {
+            0.0
+        } else {
+            self.ops as f64 / (self.elapsed_ns as f64 / 1e9)
+        }
+    }
+}
+
+/// The form [`OpResult::histogram`] stores: HDR V2 + deflate, base64 (standard alphabet, padded).
+pub fn encode(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    if V2DeflateSerializer::new().serialize(h, &mut buf).is_err() {
+        return String::new();
+    }
+    BASE64.encode(&buf)
+}
+
+/// Decodes a histogram stored by [`OpResult`].
+pub fn decode(s: &str) -> Option<Histogram<u64>> {
+    let bytes = BASE64.decode(s).ok()?;
+    Deserializer::new().deserialize(&mut &bytes[..]).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histograms_round_trip_through_their_text_form() {
+        let mut h = new_histogram();
+        for ns in [1, 999, 30_000, 7_000_000, MAX_NS] {
+            h.record(ns).unwrap();
+        }
+        let text = encode(&h);
+        assert!(
+            text.len().is_multiple_of(4) && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b)),
+            "{text}"
+        );
+        let back = decode(&text).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(Latency::of(&back), Latency::of(&h));
+        assert!(decode("not base64!").is_none());
+    }
+}

@@ -1,0 +1,284 @@
+//! The records a run produces: its manifest and one record per trial.
+//!
+//! These types are what the results store keeps (as JSON), what `--format json` prints and what
+//! the CSV rows are derived from, so a number is never separated from its configuration.
+
+use crate::model::engine_info::EngineInfo;
+use crate::model::knob::{KnobReading, KnobSet};
+use crate::model::op::OpResult;
+use crate::model::params::Params;
+use crate::sys::deviceio::DeviceIoDelta;
+use crate::sys::iocount::IoSnapshot;
+use crate::sys::procstat::KernelDelta;
+use litebench_env::{Environment, SyncLatency};
+use serde::{Deserialize, Serialize};
+
+/// `sync_latency_not_measured` of a `--memory` run: there is no database directory to sync.
+pub const NOT_MEASURED_IN_MEMORY: &str = "in-memory databases";
+
+/// `sync_latency_not_measured` of a `--guest` run's scratch directory (the guest's tmpfs); each
+/// filesystem's latency is in its configuration (`configs[i].fs.sync_latency`).
+pub const NOT_MEASURED_IN_GUEST: &str = "the guest's scratch directory is a tmpfs; see each filesystem's own";
+
+/// One configuration of a run: an engine with a set of knobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigInfo {
+    pub index: usize,
+    /// `--engine` label (`sqlite`, `sqlite:/path/libsqlite3.so.0`).
+    pub engine: String,
+    pub knobs: KnobSet,
+    /// `engine knob=value ...`, as shown in tables.
+    pub label: String,
+    /// Where each knob's value came from (`user`, `preset NAME`); knobs not listed are at the
+    /// engine's default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knob_origins: Vec<(String, String)>,
+    /// The filesystem litebench built for this configuration (`--fs`); `None` when it ran in
+    /// the scratch directory itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<FsInfo>,
+    /// `--scheduler`: the I/O scheduler set on the configuration's loop device before each of
+    /// its trials (and read back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+    /// `--scheduler-device`: the real device `scheduler` was also set on (and read back from)
+    /// before each trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_device: Option<String>,
+}
+
+/// A filesystem built for a run (`--fs`): what was made, how, where, and what the kernel
+/// reports about it once mounted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FsInfo {
+    /// Position in the run's `--fs` list.
+    pub index: usize,
+    /// The `--fs` value (`ext4:data=journal`).
+    pub spec: String,
+    /// Image file (none for tmpfs), sparse, of `size_bytes`.
+    pub image: Option<String>,
+    pub size_bytes: u64,
+    /// The mkfs command as run (empty for tmpfs).
+    pub mkfs: Vec<String>,
+    /// Options given to `mount -o`.
+    pub mount_options: String,
+    pub loop_device: Option<String>,
+    /// In a guest kernel (`--guest`): the guest's block device for the image (`/dev/ubda`), in
+    /// place of a loop device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest_disk: Option<String>,
+    /// Whether the loop device reads and writes the image with direct I/O (sysfs `loop/dio`);
+    /// litebench attaches with the kernel's default, buffered I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_direct_io: Option<bool>,
+    /// The storage under the image file (the scratch directory's filesystem and device).
+    pub underneath: Option<litebench_env::Storage>,
+    /// The mounted filesystem as the kernel reports it (type, superblock options, journaling
+    /// mode), read back from /proc/mounts after mounting.
+    pub mounted: litebench_env::Storage,
+    /// Where the trials ran: a directory on the mounted filesystem.
+    pub dir: String,
+    pub sync_latency: Option<SyncLatency>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_latency_not_measured: Option<String>,
+}
+
+impl FsInfo {
+    /// The block device litebench made for this filesystem: its loop device, or in a guest
+    /// kernel the guest's disk; `None` for tmpfs.
+    pub fn block_device(&self) -> Option<&str> {
+        self.loop_device.as_deref().or(self.guest_disk.as_deref())
+    }
+}
+
+/// A run inside a throwaway guest kernel (`--guest`): which kernel, how it was started, how
+/// its disks reach the host's storage, and what the guest costs against the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuestInfo {
+    /// `user-mode Linux` and the kernel binary.
+    pub kernel: String,
+    /// The guest kernel's release (`uname -r` inside it).
+    pub release: String,
+    /// The command line the host started it with.
+    pub command: Vec<String>,
+    pub memory_mib: u64,
+    /// How each disk reaches the host: the image file opened with O_SYNC (a write-through
+    /// disk: every guest write is durable on the host's storage when it completes).
+    pub disk_mode: String,
+    /// The host checked, in /proc of the running guest, that every image was open with O_SYNC.
+    /// `None` until the host has looked (it looks while the guest runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub o_sync_verified: Option<bool>,
+    /// The host's kernel release and the storage under the images.
+    pub host_release: String,
+    pub host_storage: Option<litebench_env::Storage>,
+    /// Cost of one trivial system call (getppid), measured in the guest and on the host.
+    pub syscall_ns_guest: Option<f64>,
+    pub syscall_ns_host: Option<f64>,
+}
+
+/// Everything needed to reproduce a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub tool_version: String,
+    /// The command line, as given.
+    pub command: Vec<String>,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+    pub workload: String,
+    pub workload_source: String,
+    /// Every parameter, defaults filled in.
+    pub params: Params,
+    pub seed: u64,
+    pub trials: u32,
+    pub warmup: u32,
+    /// Page cache dropped before each trial.
+    pub cold_cache: bool,
+    /// Databases in memory (`--memory`) instead of files.
+    pub in_memory: bool,
+    pub engines: Vec<EngineInfo>,
+    pub configs: Vec<ConfigInfo>,
+    pub environment: Environment,
+    /// Measured in the scratch directory at the start of the run.
+    pub sync_latency: Option<SyncLatency>,
+    /// Why `sync_latency` is missing: `in-memory databases`, or the measurement's error.
+    /// `None` when it was measured, and in runs stored before the reason was kept.
+    #[serde(default)]
+    pub sync_latency_not_measured: Option<String>,
+    pub scratch_dir: String,
+    /// How intervals and verdicts are computed (absent in runs stored before it was recorded:
+    /// the defaults with the run's seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<crate::model::metric::Statistics>,
+    /// What the run itself found worth a warning: pass-through knobs allowed unverified, and
+    /// problems found after the trials that do not change their numbers but need the user's
+    /// attention, e.g. a server setting litebench could not put back (with how to do it by
+    /// hand). Empty in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// `--guest`: the run ran inside a throwaway guest kernel, described here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest: Option<GuestInfo>,
+    /// `--shard` / `--replicate`: this run is one part of a sweep over several machines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::model::record::FleetInfo>,
+}
+
+/// One trial: a configuration measured once from a fresh copy of the template.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// Position in the run (0-based, in execution order).
+    pub seq: u64,
+    /// Repetition round; configurations are interleaved within a round.
+    pub round: u32,
+    pub config: usize,
+    /// Warm-up trials are stored but never summarised.
+    pub warmup: bool,
+    /// Seed of this trial's data (derived from the run seed and the round, so every
+    /// configuration in a round sees the same operations).
+    pub seed: u64,
+    pub started_unix_ms: u64,
+    pub ops: Vec<OpResult>,
+    /// Operations over all types.
+    pub total_ops: u64,
+    /// Measured time over all types, nanoseconds.
+    pub measured_ns: u64,
+    /// `total_ops` per second of measured time.
+    pub throughput: f64,
+    /// VFS counts during the measured phases.
+    pub io: IoSnapshot,
+    /// VFS counts from opening to closing the connection (includes knob setting and close,
+    /// e.g. the checkpoint a WAL database does when its last connection closes).
+    pub io_trial: IoSnapshot,
+    /// Kernel counters from opening to closing the connection.
+    pub kernel: KernelDelta,
+    /// Device bytes of the processes doing the engine's I/O (server processes, or litebench's
+    /// own for embedded engines), from the trial's start to just before its connection closed;
+    /// never VFS counts. Absent where they cannot be attributed (a server litebench did not
+    /// start) and in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_io: Option<DeviceIoDelta>,
+    /// Every knob, requested and effective.
+    pub knobs: Vec<KnobReading>,
+    /// SHA-256 (hex) of every query result of the trial in a canonical form, the same on every
+    /// engine for the same workload and seed (`crate::workload::result_hash`). Null for
+    /// workloads without queries, TATP with several clients or too short a run, and runs stored
+    /// before litebench kept it.
+    #[serde(default)]
+    pub result_hash: Option<String>,
+    /// Per query of workloads that time each query as its own operation (SSB): its answer, and
+    /// on a configuration's first measured trial its plan and per-loop profile. Empty for other
+    /// workloads and runs stored before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<QueryRecord>,
+}
+
+/// One query of a trial: what it answered, and how the engine ran it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueryRecord {
+    /// The operation name the query is timed under.
+    pub op: String,
+    pub answer: Answer,
+    /// The engine's plan (`Connection::query_plan`), where it has one and it was captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<String>>,
+    /// Per-loop counters (`Connection::loop_profile`), where the engine keeps them and they were
+    /// captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Vec<crate::model::engine_info::LoopProfile>>,
+}
+
+/// A query's answer, comparable across engines: the row count and an order-insensitive hash
+/// always, the rows themselves (as text, `None` for NULL) when the answer is small.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub rows: u64,
+    /// SHA-256 (hex) of the rows in a canonical, order-insensitive form.
+    pub hash: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<Vec<Option<String>>>>,
+}
+
+/// Sync system calls the process made on workload files, for the strace cross-check.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessSyncs {
+    /// Counted by the VFS shims (file syncs plus directory syncs), templates included.
+    pub vfs: u64,
+    /// Made by litebench itself to make trial copies durable.
+    pub harness: u64,
+}
+
+/// A template database populated for the run: the footprint report (the VLDB'22 paper's
+/// Table 4 compares population time and size on disk across engines).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TemplateRecord {
+    /// First configuration that uses it.
+    pub config: usize,
+    pub engine: String,
+    /// Create-time knobs it was made with (`page_size=...`), empty for defaults.
+    pub create_knobs: String,
+    /// Rows the workload inserted.
+    pub rows: u64,
+    pub populate_ns: u64,
+    pub rows_per_sec: f64,
+    /// Size on disk after population, if the engine can tell.
+    pub bytes: Option<u64>,
+}
+
+/// What the manifest records about a sharded or replicated run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FleetInfo {
+    /// Shared by every shard of one sweep.
+    pub sweep: String,
+    pub shard: usize,
+    pub shards: usize,
+    pub replicate: bool,
+    pub scheduler: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub job_ids: Vec<(String, String)>,
+    /// SHA-256 (hex, first 16 digits) of the plan every shard computed.
+    pub plan_hash: String,
+    /// Jobs in the whole plan, and the position of this run's job in it.
+    pub plan_jobs: usize,
+    pub plan_job: usize,
+}

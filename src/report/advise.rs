@@ -1,0 +1,300 @@
+//! `advise`: the fastest measured configuration that keeps a guarantee, from stored runs and
+//! stored verdicts — and what the next faster one would give up.
+//!
+//! Speed and safety are measured separately (a run, a verification) and joined here on what
+//! makes them the same thing: the SQLite build (its source id) and the effective
+//! `journal_mode`/`synchronous` the trials read back. A configuration without a stored verdict
+//! is never assumed safe; the command to verify it is printed instead.
+
+use crate::durability::crash::CrashKind;
+use crate::durability::verify::{Cell, Verdict, SYNCHRONOUS};
+use crate::model::record::Manifest;
+use crate::model::record::TrialRecord;
+use crate::store::VerifiedBuild;
+
+/// What the user needs kept across a crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Need {
+    /// Every acknowledged commit survives.
+    Durable,
+    /// Never corrupt; recent commits may be lost.
+    Consistent,
+    /// No guarantee needed: simply the fastest.
+    None,
+}
+
+impl Need {
+    pub fn name(self) -> &'static str {
+        match self {
+            Need::Durable => "durable",
+            Need::Consistent => "consistent",
+            Need::None => "none",
+        }
+    }
+
+    pub fn met_by(self, v: Verdict) -> bool {
+        match self {
+            Need::Durable => v == Verdict::Durable,
+            Need::Consistent => v != Verdict::MayCorrupt,
+            Need::None => true,
+        }
+    }
+}
+
+/// One measured SQLite configuration of a stored run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Measured {
+    pub run: i64,
+    pub config: usize,
+    pub label: String,
+    pub engine: String,
+    pub source_id: String,
+    pub journal_mode: String,
+    pub synchronous: String,
+    /// Median throughput of the measured trials, transactions per second.
+    pub tps_median: f64,
+    pub workload: String,
+}
+
+/// `synchronous` as its name whether read back as a number or a name.
+fn sync_name(v: &str) -> String {
+    match v.trim().parse::<usize>() {
+        Ok(n) if n < SYNCHRONOUS.len() => SYNCHRONOUS[n].to_string(),
+        _ => v.trim().to_ascii_lowercase(),
+    }
+}
+
+/// The SQLite configurations of a stored run with their effective durability knobs (as the
+/// first measured trial read them back) and median throughput.
+pub fn measured(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Measured> {
+    let mut out = Vec::new();
+    for c in &manifest.configs {
+        let Some(build) = manifest
+            .engines
+            .iter()
+            .find(|e| e.label == c.engine)
+            .and_then(|e| e.sqlite.as_ref())
+        else {
+            continue;
+        };
+        let mine: Vec<&TrialRecord> = trials.iter().filter(|t| t.config == c.index && !t.warmup).collect();
+        let Some(first) = mine.first() else { continue };
+        let knob = |name: &str| {
+            first
+                .knobs
+                .iter()
+                .find(|k| k.name == name)
+                .and_then(|k| k.effective.clone().or_else(|| k.requested.clone()))
+        };
+        let (Some(jm), Some(sy)) = (knob("journal_mode"), knob("synchronous")) else {
+            continue;
+        };
+        let mut tps: Vec<f64> = mine.iter().map(|t| t.throughput).filter(|x| x.is_finite()).collect();
+        if tps.is_empty() {
+            continue;
+        }
+        tps.sort_by(f64::total_cmp);
+        let n = tps.len();
+        let median = if n % 2 == 1 {
+            tps[n / 2]
+        } else {
+            (tps[n / 2 - 1] + tps[n / 2]) / 2.0
+        };
+        out.push(Measured {
+            run,
+            config: c.index,
+            label: c.label.clone(),
+            engine: c.engine.clone(),
+            source_id: build.source_id.clone(),
+            journal_mode: jm.trim().to_ascii_lowercase(),
+            synchronous: sync_name(&sy),
+            tps_median: median,
+            workload: manifest.workload.clone(),
+        });
+    }
+    out
+}
+
+/// One line per measured SQLite configuration of a run with its stored verdicts, for `show`
+/// (empty when none of them has one).
+pub fn verdict_lines(
+    run: i64,
+    manifest: &Manifest,
+    trials: &[TrialRecord],
+    stored: &[(VerifiedBuild, Cell)],
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    for m in measured(run, manifest, trials) {
+        let cells: Vec<String> = [CrashKind::Power, CrashKind::Process]
+            .into_iter()
+            .filter_map(|k| {
+                verdict_for(&m, k, stored).map(|c| {
+                    format!(
+                        "{}: {} ({} states, {} violations)",
+                        k.name(),
+                        c.verdict,
+                        c.states,
+                        c.violations
+                    )
+                })
+            })
+            .collect();
+        if !cells.is_empty() {
+            lines.push(format!(
+                "[{}] {}: {:.0} tx/s median; {}",
+                m.config,
+                m.label,
+                m.tps_median,
+                cells.join("; ")
+            ));
+        }
+    }
+    lines
+}
+
+/// The newest stored verdict for a measured configuration under `crash`.
+pub fn verdict_for<'a>(m: &Measured, crash: CrashKind, stored: &'a [(VerifiedBuild, Cell)]) -> Option<&'a Cell> {
+    stored
+        .iter()
+        .rev()
+        .find(|(b, c)| {
+            b.source_id == m.source_id
+                && c.config.journal_mode == m.journal_mode
+                && c.config.synchronous == m.synchronous
+                && c.crash == crash
+        })
+        .map(|(_, c)| c)
+}
+
+/// A candidate with its verdicts for each crash kind asked about (`None`: not verified).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Candidate<'a> {
+    pub measured: &'a Measured,
+    pub verdicts: Vec<(CrashKind, Option<&'a Cell>)>,
+}
+
+impl Candidate<'_> {
+    /// `Some(true/false)` when every crash kind is verified, `None` when one is missing.
+    pub fn meets(&self, need: Need) -> Option<bool> {
+        if need == Need::None {
+            return Some(true);
+        }
+        let mut all = true;
+        for (_, c) in &self.verdicts {
+            all &= need.met_by(c.as_ref()?.verdict);
+        }
+        Some(all)
+    }
+}
+
+/// What `advise` answers.
+#[derive(Debug, serde::Serialize)]
+pub struct Advice<'a> {
+    pub need: Need,
+    /// Every candidate, fastest first.
+    pub ranked: Vec<Candidate<'a>>,
+    /// Index into `ranked` of the fastest that meets the need.
+    pub answer: Option<usize>,
+    /// Faster candidates that could not be judged (a verdict is missing).
+    pub unverified_faster: Vec<usize>,
+}
+
+pub fn advise<'a>(
+    need: Need,
+    crashes: &[CrashKind],
+    measured: &'a [Measured],
+    stored: &'a [(VerifiedBuild, Cell)],
+) -> Advice<'a> {
+    let mut ranked: Vec<Candidate<'a>> = measured
+        .iter()
+        .map(|m| Candidate {
+            measured: m,
+            verdicts: crashes.iter().map(|&k| (k, verdict_for(m, k, stored))).collect(),
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.measured.tps_median.total_cmp(&a.measured.tps_median));
+    let answer = ranked.iter().position(|c| c.meets(need) == Some(true));
+    let unverified_faster = (0..answer.unwrap_or(ranked.len()))
+        .filter(|&i| ranked[i].meets(need).is_none())
+        .collect();
+    Advice {
+        need,
+        ranked,
+        answer,
+        unverified_faster,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::durability::verify::Config;
+
+    fn m(label: &str, jm: &str, sy: &str, tps: f64) -> Measured {
+        Measured {
+            run: 1,
+            config: 0,
+            label: label.into(),
+            engine: "sqlite".into(),
+            source_id: "S".into(),
+            journal_mode: jm.into(),
+            synchronous: sy.into(),
+            tps_median: tps,
+            workload: "crud".into(),
+        }
+    }
+
+    fn cell(jm: &str, sy: &str, verdict: Verdict) -> (VerifiedBuild, Cell) {
+        (
+            VerifiedBuild {
+                engine: "sqlite".into(),
+                version: "3".into(),
+                source_id: "S".into(),
+            },
+            Cell {
+                config: Config {
+                    journal_mode: jm.into(),
+                    synchronous: sy.into(),
+                },
+                crash: CrashKind::Power,
+                verdict,
+                states: 5,
+                distinct: 5,
+                violations: 0,
+                exhaustive: true,
+                events: 9,
+                counterexamples: vec![],
+            },
+        )
+    }
+
+    #[test]
+    fn the_fastest_configuration_that_keeps_the_need_wins() {
+        let runs = vec![
+            m("wal off", "wal", "off", 900.0),
+            m("wal normal", "wal", "normal", 500.0),
+            m("delete full", "delete", "full", 50.0),
+            m("wal full", "wal", "full", 200.0),
+        ];
+        let stored = vec![
+            cell("wal", "off", Verdict::MayCorrupt),
+            cell("wal", "normal", Verdict::MayLose { worst: 1 }),
+            cell("wal", "full", Verdict::Durable),
+            cell("delete", "full", Verdict::MayLose { worst: 1 }),
+        ];
+        let a = advise(Need::Consistent, &[CrashKind::Power], &runs, &stored);
+        assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal normal");
+        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored);
+        assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal full");
+        let a = advise(Need::None, &[CrashKind::Power], &runs, &stored);
+        assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal off");
+        // An unverified faster configuration is reported, never assumed safe.
+        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored[1..]);
+        assert_eq!(a.unverified_faster, vec![0]);
+        // Nothing verified for process crashes: no answer.
+        let a = advise(Need::Durable, &[CrashKind::Process], &runs, &stored);
+        assert_eq!(a.answer, None);
+        assert_eq!(sync_name("2"), "full");
+    }
+}

@@ -1,0 +1,13 @@
+//! What the operating system tells and does for a measurement: the clock, the VFS and device
+//! I/O counters, /proc readers, the identity of a process (to tell a live owner from a dead
+//! one), the confinement checks on paths, scratch directories, and the stop signals. Nothing
+//! here knows an engine or a workload.
+
+pub mod clock;
+pub mod confine;
+pub mod deviceio;
+pub mod iocount;
+pub mod owner;
+pub mod procstat;
+pub mod scratch;
+pub mod signals;

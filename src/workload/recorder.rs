@@ -1,0 +1,385 @@
+//! Timing and I/O attribution of operations inside a trial.
+//!
+//! Each operation's latency goes into an HDR histogram of its type (nanoseconds, 3 significant
+//! digits, no allocation when recording), and the VFS counters are snapshotted whenever the
+//! operation type changes, so syncs and bytes can be reported per operation type. The recorder
+//! does nothing else in the timed loop.
+
+use crate::model::op::{encode, new_histogram, Latency, OpResult, MAX_NS};
+use crate::sys::iocount::{IoCounters, IoSnapshot};
+use hdrhistogram::Histogram;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+struct OpState {
+    name: &'static str,
+    ops: u64,
+    succeeded: u64,
+    failed: u64,
+    busy: u64,
+    elapsed: Duration,
+    hist: Histogram<u64>,
+    io: IoSnapshot,
+}
+
+/// Collects per-operation-type latencies and I/O during one trial.
+pub struct Recorder {
+    ops: Vec<OpState>,
+    /// Wall time of all closed phases: the trial's measured time.
+    measured: Duration,
+    counters: Option<Arc<IoCounters>>,
+    current: Option<(usize, Instant, IoSnapshot)>,
+    /// The operation type I/O is attributed to by [`Recorder::attribute_io`], and the counters
+    /// when it started.
+    io_owner: Option<(usize, IoSnapshot)>,
+    /// The operation stopwatch: the calibrated clock and its last reading (see [`Recorder::lap`]).
+    clock: &'static crate::sys::clock::Clock,
+    lap_start: u64,
+    /// Hash of the trial's query results, set by the workload (see
+    /// [`crate::workload::result_hash`]).
+    result_hash: Option<String>,
+    /// Per-query records of the trial (see [`crate::model::record::QueryRecord`]).
+    queries: Vec<crate::model::record::QueryRecord>,
+}
+
+impl Recorder {
+    /// A recorder for the given operation types; `counters` are the VFS counters to attribute
+    /// (`None` for engines without a VFS).
+    pub fn new(names: &[&'static str], counters: Option<Arc<IoCounters>>) -> Recorder {
+        // Calibrate the operation clock now, outside any timed phase.
+        let clock = crate::sys::clock::clock();
+        Recorder {
+            clock,
+            lap_start: clock.now(),
+            ops: names
+                .iter()
+                .map(|n| OpState {
+                    name: n,
+                    ops: 0,
+                    succeeded: 0,
+                    failed: 0,
+                    busy: 0,
+                    elapsed: Duration::ZERO,
+                    hist: new_histogram(),
+                    io: IoSnapshot::default(),
+                })
+                .collect(),
+            counters,
+            current: None,
+            io_owner: None,
+            measured: Duration::ZERO,
+            result_hash: None,
+            queries: Vec::new(),
+        }
+    }
+
+    fn io_now(&self) -> IoSnapshot {
+        self.counters.as_ref().map(|c| c.snapshot()).unwrap_or_default()
+    }
+
+    /// Starts a phase of operation type `op`: time and I/O until the next `phase` or `finish`
+    /// are attributed to it.
+    pub fn phase(&mut self, op: usize) {
+        self.close_phase();
+        self.current = Some((op, Instant::now(), self.io_now()));
+    }
+
+    /// Ends the open phase without starting another: until the next [`Recorder::phase`] nothing
+    /// is measured. Workloads call it before untimed work between phases (generating the next
+    /// round's data), which would otherwise be charged to the phase still open.
+    pub fn pause(&mut self) {
+        self.close_phase();
+    }
+
+    /// True while a phase is open, i.e. while wall time is being charged to an operation type.
+    pub fn timing(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Stores the hash of the trial's query results, for the trial record.
+    pub fn set_result_hash(&mut self, hash: String) {
+        self.result_hash = Some(hash);
+    }
+
+    /// Takes the hash of the trial's query results, if the workload set one.
+    pub fn take_result_hash(&mut self) -> Option<String> {
+        self.result_hash.take()
+    }
+
+    /// Keeps one query's answer (and plan and profile) for the trial record.
+    pub fn add_query(&mut self, q: crate::model::record::QueryRecord) {
+        self.queries.push(q);
+    }
+
+    /// The trial's query records, moved out.
+    pub fn take_queries(&mut self) -> Vec<crate::model::record::QueryRecord> {
+        std::mem::take(&mut self.queries)
+    }
+
+    fn close_phase(&mut self) {
+        if let Some((op, since)) = self.io_owner.take() {
+            let now = self.io_now();
+            let s = &mut self.ops[op];
+            s.io = s.io.plus(&now.since(&since));
+        }
+        if let Some((op, start, io)) = self.current.take() {
+            let now_io = self.io_now();
+            let s = &mut self.ops[op];
+            let d = start.elapsed();
+            s.elapsed += d;
+            self.measured += d;
+            s.io = s.io.plus(&now_io.since(&io));
+        }
+    }
+
+    /// For mixed workloads, whose operation types interleave within one measured interval (see
+    /// [`Recorder::set_interval`]): the I/O from now on belongs to `op`. Cheaper than
+    /// [`Recorder::phase`] (one counter snapshot, no clock reading; nothing without counters),
+    /// and it leaves the timing to `set_interval`.
+    #[inline]
+    pub fn attribute_io(&mut self, op: usize) {
+        let Some(c) = &self.counters else {
+            return;
+        };
+        let now = c.snapshot();
+        if let Some((prev, since)) = self.io_owner.replace((op, now)) {
+            let s = &mut self.ops[prev];
+            s.io = s.io.plus(&now.since(&since));
+        }
+    }
+
+    /// Records one completed, successful operation of type `op`.
+    #[inline]
+    pub fn record(&mut self, op: usize, latency: Duration) {
+        self.record_outcome(op, latency, true);
+    }
+
+    /// Starts the operation stopwatch: the next [`Recorder::lap`] times from here.
+    #[inline]
+    pub fn mark(&mut self) {
+        self.lap_start = self.clock.now();
+    }
+
+    /// Records one successful operation of type `op`, timed from the last `mark` or `lap`, and
+    /// restarts the stopwatch: one reading of the calibrated clock per operation, the cheapest
+    /// way to time a tight loop.
+    #[inline]
+    pub fn lap(&mut self, op: usize) {
+        let now = self.clock.now();
+        let ns = self.clock.ns_between(self.lap_start, now);
+        self.lap_start = now;
+        self.record_ns(op, ns);
+    }
+
+    #[inline]
+    fn record_ns(&mut self, op: usize, ns: u64) {
+        let s = &mut self.ops[op];
+        s.ops += 1;
+        s.succeeded += 1;
+        s.hist.saturating_record(ns.clamp(1, MAX_NS));
+    }
+
+    /// Records one completed operation of type `op` that either succeeded or was, by the
+    /// workload's own rules, unsuccessful (TATP: no row found, a constraint violation). Both are
+    /// completed transactions and count in `ops`; only successful ones count in `succeeded`.
+    #[inline]
+    pub fn record_outcome(&mut self, op: usize, latency: Duration, succeeded: bool) {
+        let s = &mut self.ops[op];
+        s.ops += 1;
+        s.succeeded += succeeded as u64;
+        s.hist.saturating_record(latency.as_nanos().min(MAX_NS as u128) as u64);
+    }
+
+    /// Records an operation that failed in a way the workload tolerates (e.g. SQLITE_BUSY).
+    pub fn record_failure(&mut self, op: usize) {
+        self.ops[op].failed += 1;
+    }
+
+    /// Records an operation rolled back because of lock contention (SQLITE_BUSY or an engine's
+    /// equivalent): a tolerated failure (`failed`) that is also counted in `busy`. It is not a
+    /// completed operation and has no latency.
+    pub fn record_busy(&mut self, op: usize) {
+        let s = &mut self.ops[op];
+        s.failed += 1;
+        s.busy += 1;
+    }
+
+    /// An empty recorder for the same operation types, for another client thread; `with_io`
+    /// shares this recorder's VFS counters (give them to one client only: the counters are
+    /// process-wide, so two clients attributing them would count the same I/O twice).
+    pub fn sibling(&self, with_io: bool) -> Recorder {
+        let names: Vec<&'static str> = self.ops.iter().map(|o| o.name).collect();
+        Recorder::new(&names, if with_io { self.counters.clone() } else { None })
+    }
+
+    /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
+    /// workloads whose clients each record on their own thread).
+    pub fn absorb(&mut self, mut other: Recorder) {
+        other.close_phase();
+        for (mine, theirs) in self.ops.iter_mut().zip(other.ops) {
+            mine.ops += theirs.ops;
+            mine.succeeded += theirs.succeeded;
+            mine.failed += theirs.failed;
+            mine.busy += theirs.busy;
+            mine.elapsed += theirs.elapsed;
+            mine.io = mine.io.plus(&theirs.io);
+            let _ = mine.hist.add(&theirs.hist);
+        }
+    }
+
+    /// For mixed workloads, where every operation type runs throughout one measured interval:
+    /// sets each type's elapsed time, and the trial's measured time, to `interval`.
+    pub fn set_interval(&mut self, interval: Duration) {
+        self.close_phase();
+        for o in &mut self.ops {
+            o.elapsed = interval;
+        }
+        self.measured = interval;
+    }
+
+    /// Ends the last phase; returns the results per operation type and the measured time.
+    pub fn finish(mut self) -> (Vec<OpResult>, Duration) {
+        self.close_phase();
+        let measured = self.measured;
+        (self.ops.into_iter().map(result_of).collect(), measured)
+    }
+
+    /// Measured time so far (closed phases plus the open one).
+    pub fn elapsed(&self) -> Duration {
+        let open = self.current.as_ref().map_or(Duration::ZERO, |(_, t, _)| t.elapsed());
+        self.ops.iter().map(|o| o.elapsed).sum::<Duration>() + open
+    }
+}
+
+/// What a closed phase of one operation type comes to.
+fn result_of(s: OpState) -> OpResult {
+    OpResult {
+        name: s.name.to_string(),
+        ops: s.ops,
+        succeeded: Some(s.succeeded),
+        failed: s.failed,
+        busy: s.busy,
+        elapsed_ns: s.elapsed.as_nanos() as u64,
+        latency: Latency::of(&s.hist),
+        io: s.io,
+        histogram: encode(&s.hist),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::op::decode;
+
+    #[test]
+    fn records_per_type_and_round_trips_histograms() {
+        let mut r = Recorder::new(&["insert", "update"], None);
+        r.phase(0);
+        r.record(0, Duration::from_micros(10));
+        r.record(0, Duration::from_micros(30));
+        r.phase(1);
+        r.record(1, Duration::from_micros(5));
+        let (out, measured) = r.finish();
+        assert!(measured.as_nanos() as u64 >= out[0].elapsed_ns + out[1].elapsed_ns);
+        assert_eq!(out[0].ops, 2);
+        assert_eq!(out[1].ops, 1);
+        assert!(out[0].latency.max_ns >= 29_900 && out[0].latency.max_ns <= 30_100);
+        let h = decode(&out[0].histogram).unwrap();
+        assert_eq!(h.len(), 2);
+        // Every plainly recorded operation succeeds.
+        assert_eq!(out[0].succeeded(), 2);
+        assert_eq!(out[0].busy, 0);
+    }
+
+    #[test]
+    fn pause_stops_the_clock_until_the_next_phase() {
+        let mut r = Recorder::new(&["insert"], None);
+        assert!(!r.timing());
+        r.phase(0);
+        assert!(r.timing());
+        r.pause();
+        assert!(!r.timing());
+        let paused = r.elapsed();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(r.elapsed(), paused, "time after pause is not measured");
+        let (out, measured) = r.finish();
+        assert_eq!(measured, paused);
+        assert_eq!(out[0].elapsed_ns, paused.as_nanos() as u64);
+    }
+
+    #[test]
+    fn result_hash_is_kept_for_the_trial() {
+        let mut r = Recorder::new(&["a", "b"], None);
+        assert_eq!(r.take_result_hash(), None);
+        r.phase(0);
+        r.pause();
+        let measured = r.elapsed();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(r.elapsed(), measured, "nothing measured between phases");
+        r.set_result_hash("ab".into());
+        assert_eq!(r.take_result_hash().as_deref(), Some("ab"));
+        let (_, total) = r.finish();
+        assert_eq!(total, measured);
+    }
+
+    #[test]
+    fn outcomes_busy_and_absorb() {
+        let mut a = Recorder::new(&["read", "write"], None);
+        a.record_outcome(0, Duration::from_micros(3), true);
+        a.record_outcome(0, Duration::from_micros(4), false);
+        a.record_busy(1);
+        let mut b = a.sibling(false);
+        b.record_outcome(1, Duration::from_micros(9), true);
+        b.record_busy(1);
+        a.absorb(b);
+        a.set_interval(Duration::from_secs(2));
+        let (out, measured) = a.finish();
+        assert_eq!(measured, Duration::from_secs(2));
+        assert_eq!(
+            (out[0].ops, out[0].succeeded(), out[0].busy, out[0].failed),
+            (2, 1, 0, 0)
+        );
+        assert_eq!(
+            (out[1].ops, out[1].succeeded(), out[1].busy, out[1].failed),
+            (1, 1, 2, 2)
+        );
+        assert_eq!(out[1].elapsed_ns, 2_000_000_000);
+        assert!((out[0].throughput() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn attribute_io_splits_io_by_type_without_timing() {
+        use crate::sys::iocount::FileClass;
+        use std::sync::atomic::Ordering::Relaxed;
+        let counters = Arc::new(IoCounters::default());
+        let mut r = Recorder::new(&["read", "write"], Some(counters.clone()));
+        counters.class(FileClass::Main).syncs.fetch_add(7, Relaxed); // before: nobody's
+        r.attribute_io(1);
+        counters.class(FileClass::Main).syncs.fetch_add(2, Relaxed);
+        r.attribute_io(0);
+        counters.class(FileClass::Wal).writes.fetch_add(3, Relaxed);
+        r.attribute_io(1);
+        counters.class(FileClass::Main).syncs.fetch_add(1, Relaxed);
+        r.set_interval(Duration::from_secs(1));
+        counters.class(FileClass::Main).syncs.fetch_add(5, Relaxed); // after: nobody's
+        let (out, measured) = r.finish();
+        assert_eq!(measured, Duration::from_secs(1));
+        assert_eq!((out[0].io.total().syncs, out[0].io.total().writes), (0, 3));
+        assert_eq!((out[1].io.total().syncs, out[1].io.total().writes), (3, 0));
+    }
+
+    #[test]
+    fn runs_stored_before_success_counting_still_load() {
+        let r = Recorder::new(&["insert"], None);
+        let (out, _) = r.finish();
+        let mut v = serde_json::to_value(&out[0]).unwrap();
+        let obj = v.as_object_mut().unwrap();
+        obj.remove("succeeded");
+        obj.remove("busy");
+        obj.insert("ops".into(), serde_json::json!(7));
+        let old: OpResult = serde_json::from_value(v).unwrap();
+        assert_eq!(old.succeeded, None);
+        assert_eq!(old.succeeded(), 7);
+        assert_eq!(old.busy, 0);
+    }
+}
