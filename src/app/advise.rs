@@ -1,11 +1,11 @@
 //! `litebench advise --need durable|consistent|none`: the fastest stored configuration that
 //! keeps the guarantee, with its evidence, and what the next faster one gives up.
 
-use super::show::open_store;
 use crate::app::cli::{AdviseArgs, CrashChoice, VerifyDurabilityArgs};
 use crate::base::Failure;
 use crate::durability::crash::CrashKind;
 use crate::report::advise::{advise, measured, Advice, Candidate, Measured};
+use crate::report::stored::open_store;
 use crate::report::Format;
 use crate::{errln, outln};
 use std::collections::BTreeSet;

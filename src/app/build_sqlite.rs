@@ -94,15 +94,6 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-/// DuckDB's compile, as this binary's build found it (see build.rs): wall seconds of
-/// libduckdb-sys's build script and the bytes of its static archive; `None` without the
-/// `duckdb` feature.
-pub fn duckdb_build() -> Option<(f64, u64)> {
-    let v = env!("LITEBENCH_DUCKDB_BUILD");
-    let (s, b) = v.split_once(' ')?;
-    Some((s.parse().ok()?, b.parse().ok()?))
-}
-
 /// The footprint table: one row per cached build, and DuckDB's row: measured from its build
 /// when this binary has the `duckdb` feature, otherwise unknown.
 pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
@@ -135,7 +126,7 @@ pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
         })
         .collect();
     let mut duck = vec!["duckdb".to_string(), "-".into(), "-".into(), "-".into()];
-    match duckdb_build() {
+    match crate::engines::duckdb::duckdb_build() {
         Some((seconds, bytes)) => duck.extend([
             format!("{seconds:.0} (wall, by cargo)"),
             "unknown".into(),
@@ -181,7 +172,7 @@ mod duckdb_footprint_tests {
     fn duckdbs_row_is_measured_exactly_when_duckdb_is_built() {
         let row = super::footprint_rows(&[]).pop().unwrap();
         let built_with_duckdb = std::hint::black_box(cfg!(feature = "duckdb"));
-        match super::duckdb_build() {
+        match crate::engines::duckdb::duckdb_build() {
             Some((seconds, bytes)) => {
                 assert!(built_with_duckdb);
                 assert!(seconds > 0.0 && bytes > 1 << 20, "{seconds} s, {bytes} bytes");

@@ -8,8 +8,9 @@ use crate::app::cli::CleanupArgs;
 use crate::base::Failure;
 use crate::sys::confine;
 use crate::sys::scratch::DEFAULT_DIR;
-use crate::testbed::fsmount::{self, Cleaned};
-use std::path::{Path, PathBuf};
+use crate::testbed::fsmount::{self};
+use crate::testbed::leftovers::report;
+use std::path::PathBuf;
 
 /// Runs `cleanup`; exit 0 when everything listed was undone, 2 when something was refused or
 /// failed (each said on its own line).
@@ -47,59 +48,4 @@ pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
     } else {
         2
     })
-}
-
-/// One line per thing undone, removed, kept, refused or failed; what was done goes to stdout,
-/// or with a `prefix` to stderr (the next run's "cleaned up after a killed run: ", whose stdout
-/// is its report).
-pub(crate) fn report(c: &Cleaned, prefix: &str) {
-    let say = |line: String| {
-        if prefix.is_empty() {
-            crate::outln!("{line}");
-        } else {
-            crate::errln!("{prefix}{line}");
-        }
-    };
-    for e in &c.undone {
-        say(format!(
-            "undone: {}{}",
-            e.mount_point.display(),
-            e.image
-                .as_ref()
-                .map(|i| format!(" (image {})", i.display()))
-                .unwrap_or_default()
-        ));
-    }
-    for r in &c.restored {
-        say(format!("restored: {r}"));
-    }
-    for (dir, files, gone) in &c.removed {
-        say(format!("removed: {}", removed_line(dir, files, *gone)));
-    }
-    for k in &c.kept {
-        say(format!("kept: {k}"));
-    }
-    // A run going on beside the next one is no news to it.
-    for r in c.running.iter().filter(|_| prefix.is_empty()) {
-        crate::errln!("left alone: {}: the run that made it is still running", r.display());
-    }
-    for r in &c.refused {
-        crate::errln!("refused: {r}");
-    }
-    for p in &c.problems {
-        crate::errln!("failed: {p}; run `litebench cleanup` to try again");
-    }
-}
-
-fn removed_line(dir: &Path, files: &[String], gone: bool) -> String {
-    let what = match files.len() {
-        0 => String::new(),
-        1 => format!("1 file ({})", files[0]),
-        n => format!("{n} files ({})", files.join(", ")),
-    };
-    match (gone, what.is_empty()) {
-        (true, true) => format!("{} (empty)", dir.display()),
-        (true, false) => format!("{} and its {what}", dir.display()),
-        (false, _) => format!("{what} from {}", dir.display()),
-    }
 }

@@ -2,10 +2,10 @@
 //! figures. Exit 0 when nothing regressed, 1 when B is significantly slower beyond the noise
 //! threshold somewhere, 2 on bad input.
 
-use super::show::open_store;
 use crate::app::cli::CompareArgs;
 use crate::base::Failure;
 use crate::report::compare::{compare, Side};
+use crate::report::stored::open_store;
 use crate::report::{self, operations_of, workload_metric, Format, Statistics};
 use crate::store::StoredRun;
 

@@ -7,14 +7,14 @@
 //! run here (no root for loop devices) or fails does not stop the others: the report says so
 //! and the exit code is 2.
 
-use crate::app::cli::{Cli, Command, ReproduceArgs};
+use crate::app::cli::ReproduceArgs;
 use crate::base::Failure;
+use crate::bench::{session, settings};
 use crate::report::DEFAULT_NOISE;
 use crate::reproduce::measure::{Outcome, RunData};
 use crate::reproduce::{self, section, Experiment, Needs, Scale, SqliteBuild};
 use crate::store::{self, Store};
 use crate::sys::signals::EXIT_INTERRUPTED;
-use clap::Parser;
 use std::path::{Path, PathBuf};
 
 /// Refuses a target that does not exist, in one line.
@@ -57,32 +57,20 @@ fn ensure_builds(builds: &[SqliteBuild]) -> Result<(), String> {
     Ok(())
 }
 
-/// The newest run id in the store (0 when there is none yet).
-fn newest_run(path: &Path) -> i64 {
-    if !path.is_file() {
-        return 0;
-    }
-    Store::open_read(path)
-        .and_then(|mut s| s.list())
-        .map(|l| l.iter().map(|r| r.id).max().unwrap_or(0))
-        .unwrap_or(0)
-}
-
-/// The runs stored after `after` (by experiment `exp`), summarised as `show` summarises them.
-fn runs_since(
+/// The runs `ids` (stored by experiment `exp`), summarised as `show` summarises them.
+fn runs_of(
     path: &Path,
     exp: &'static str,
-    after: i64,
+    ids: &[i64],
     noise: Option<f64>,
 ) -> Result<(Vec<RunData>, Option<String>), Failure> {
-    if !path.is_file() {
+    if ids.is_empty() {
         return Ok((Vec::new(), None));
     }
     let mut store = Store::open_read(path)?;
-    let ids: Vec<i64> = store.list()?.iter().map(|r| r.id).filter(|id| *id > after).collect();
     let mut out = Vec::new();
     let mut machine = None;
-    for id in ids {
+    for &id in ids {
         let run = store.load(Some(id))?;
         let m = &run.manifest.environment.machine;
         // A run inside a guest kernel describes the guest; "here" is the host.
@@ -96,7 +84,7 @@ fn runs_since(
                 m.kernel.as_deref().unwrap_or("(unknown kernel)")
             ));
         }
-        let report = super::show::stored_report(&run, path, noise);
+        let report = crate::report::stored::stored_report(&run, path, noise);
         out.push(RunData {
             id,
             experiment: exp,
@@ -116,7 +104,8 @@ fn is_root() -> bool {
 }
 
 /// The `run` command line of an experiment with the reproduction's store, scratch directory
-/// and extra parameters.
+/// and extra parameters: what the manifest records as the command that made the run (and what
+/// a reader types to run the experiment alone).
 fn run_argv(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Vec<String> {
     let mut argv = vec!["litebench".to_string(), "run".to_string()];
     argv.extend(e.args.iter().cloned());
@@ -150,25 +139,26 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
             return Ok((Outcome::Skipped(why), false));
         }
     }
-    let argv = run_argv(e, args, results);
-    let mut run_args = match Cli::try_parse_from(&argv) {
-        Ok(Cli {
-            command: Command::Run(a),
-        }) => a,
-        Ok(_) => return Ok((Outcome::Failed("not a run command line".into()), false)),
+    // The experiment's own settings, then the reproduction's: its store, scratch directory and
+    // extra parameters, set on the typed settings the session takes.
+    let mut settings = match settings::from_words(&e.args) {
+        Ok(s) => s,
         Err(err) => {
             return Ok((
-                Outcome::Failed(crate::app::usage::error_line(&err, argv.get(1).map(String::as_str))),
+                Outcome::Failed(format!("{}: {}", e.id, err.lines().next().unwrap_or(""))),
                 false,
-            ));
+            ))
         }
     };
-    run_args.command_line = Some(argv);
-    let before = newest_run(results);
+    settings.params.extend(args.params.iter().cloned());
+    settings.results = Some(results.to_path_buf());
+    settings.quiet = true;
+    settings.dir.clone_from(&args.dir);
+    settings.command_line = Some(run_argv(e, args, results));
     crate::errln!("reproduce: {} — {}", e.id, e.title);
-    let ended = super::run::run(&run_args);
-    let (runs, _) = runs_since(results, e.id, before, args.noise)?;
-    Ok(match ended {
+    let ended = session::run(&settings);
+    let (runs, _) = runs_of(results, e.id, &ended.run_ids, args.noise)?;
+    Ok(match ended.result {
         Ok(EXIT_INTERRUPTED) => (
             Outcome::Ran {
                 runs,
@@ -210,7 +200,7 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
         None => (PathBuf::from(format!("reproduce-{}.html", target.name)), false),
     };
     let results = args.results.clone().unwrap_or_else(store::default_path);
-    super::report::check_output(&output, named, "--report", &results)?;
+    crate::report::stored::check_output(&output, named, "--report", &results)?;
     store::check_path(&results, args.results.is_some())?;
     if let Some(d) = &args.dir {
         if !d.is_dir() {
@@ -228,9 +218,8 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
         let (o, stop) = experiment(e, args, &results)?;
         if machine.is_none() {
             if let Outcome::Ran { runs, .. } = &o {
-                if let Some(first) = runs.first() {
-                    machine = runs_since(&results, e.id, first.id - 1, args.noise)?.1;
-                }
+                let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
+                machine = runs_of(&results, e.id, &ids, args.noise)?.1;
             }
         }
         outcomes.push((e, o));
@@ -268,7 +257,7 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
             _ => Vec::new(),
         })
         .collect();
-    super::report::write_with_first(&Some(results.clone()), &ids, &output, "--report", &first, args.noise)?;
+    crate::report::stored::write_with_first(&Some(results.clone()), &ids, &output, "--report", &first, args.noise)?;
     crate::out!("{}", section::text(&target, &outcomes, &rows));
     crate::errln!("wrote {} ({:.0} s)", output.display(), elapsed);
     if interrupted {

@@ -3,47 +3,9 @@
 use crate::app::cli::ShowArgs;
 use crate::base::Failure;
 use crate::report::layout::table;
-use crate::report::{self, Format, Input, Report, RunHeader};
-use crate::store::{self, Store, StoredRun};
-use std::path::{Path, PathBuf};
-
-/// Opens the results store a read-only command names, refusing a path with none.
-pub fn open_store(results: &Option<PathBuf>) -> Result<(Store, PathBuf), Failure> {
-    let path = results.clone().unwrap_or_else(store::default_path);
-    if !path.is_file() {
-        return Err(Failure(format!(
-            "--results {}: no results store there; run `litebench run` first or give --results PATH",
-            path.display()
-        )));
-    }
-    Ok((Store::open_read(&path)?, path))
-}
-
-/// The header of a stored run.
-pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
-    RunHeader {
-        id: run.id,
-        status: run.status.clone(),
-        error: run.error.clone(),
-        finished_at: run.finished_at.clone(),
-        results: path.display().to_string(),
-    }
-}
-
-/// The report of a stored run as `show` prints it by default (its own metric, the first
-/// configuration as baseline), with noise threshold `noise` (None: the run's own).
-pub fn stored_report<'a>(run: &'a StoredRun, path: &Path, noise: Option<f64>) -> Report<'a> {
-    Report::build(Input {
-        run: header(run, path),
-        manifest: &run.manifest,
-        trials: &run.trials,
-        templates: &run.templates,
-        noise,
-        metric: None,
-        baseline: 0,
-        process_syncs: None,
-    })
-}
+use crate::report::stored::{header, open_store, stored_report};
+use crate::report::{self, Format, Input, Report};
+use crate::store::Store;
 
 /// Runs the `show` subcommand.
 pub fn run(args: &ShowArgs) -> Result<i32, Failure> {

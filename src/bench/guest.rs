@@ -8,8 +8,8 @@
 //! the run inside as a stop request (a file the guest's init looks for), which keeps every
 //! finished trial.
 
-use crate::app::cli::RunArgs;
 use crate::base::Failure;
+use crate::bench::settings::RunArgs;
 use crate::model::record::GuestInfo;
 use crate::report;
 use crate::store::{self, Store};
@@ -225,6 +225,7 @@ pub fn run(
     fs_size_bytes: u64,
     schedulers: &[String],
     stop: &Arc<AtomicBool>,
+    run_ids: &mut Vec<i64>,
 ) -> Result<i32, Failure> {
     let kernel = Kernel::find()?;
     let modules = kernel.modules_for(specs, schedulers)?;
@@ -240,7 +241,7 @@ pub fn run(
     store::check_path(&results_path, args.results.is_some())?;
     let exe = std::env::current_exe().map_err(|e| Failure(format!("--guest: cannot find litebench itself: {e}")))?;
     plain("--guest: litebench's own path", &exe)?;
-    crate::app::run::undo_dead_runs(args.dir.as_deref());
+    crate::testbed::leftovers::undo_dead_runs(args.dir.as_deref());
     let scratch = Scratch::create(args.dir.as_deref())?;
     let dir = scratch.dir().canonicalize().map_err(GuestError::io(scratch.dir()))?;
     plain("--dir", &dir)?;
@@ -267,7 +268,18 @@ pub fn run(
             image,
         });
     }
-    let result = boot_and_import(args, &kernel, modules, memory, &exe, &dir, disks, &mut record, stop);
+    let result = boot_and_import(
+        args,
+        &kernel,
+        modules,
+        memory,
+        &exe,
+        &dir,
+        disks,
+        &mut record,
+        stop,
+        run_ids,
+    );
     // Undo the images (the guest has stopped; its kernel held them) and what the guest wrote.
     for name in [JOB_FILE, EXIT_FILE, STOP_FILE, STORE_FILE] {
         let _ = fs::remove_file(dir.join(name));
@@ -312,6 +324,7 @@ fn boot_and_import(
     disks: Vec<GuestDisk>,
     record: &mut Record,
     stop: &Arc<AtomicBool>,
+    run_ids: &mut Vec<i64>,
 ) -> Result<i32, Failure> {
     let job_path = dir.join(JOB_FILE);
     let argv: Vec<String> = args.command_line().into_iter().skip(2).collect();
@@ -437,10 +450,11 @@ fn boot_and_import(
         Some(verified.iter().all(|v| *v == Some(true)))
     };
     let imported = import(args, dir, o_sync)?;
+    run_ids.extend(&imported);
     // `--report`: written here, from the host's store, once the runs are in it.
     if let (Some(file), false) = (&args.report, imported.is_empty()) {
         let ids: Vec<Option<i64>> = imported.iter().map(|&i| Some(i)).collect();
-        crate::app::report::write(&args.results, &ids, file, "--report", None, args.noise)?;
+        crate::report::stored::write(&args.results, &ids, file, "--report", None, args.noise)?;
     }
     match exit {
         Some(GuestExit { code: Some(code), .. }) => {
@@ -499,7 +513,7 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
         to.finish_run(id, &status, &finished, error.as_deref())?;
         run.id = id;
         run.status = status;
-        let report = crate::app::show::stored_report(&run, &results_path, args.noise);
+        let report = crate::report::stored::stored_report(&run, &results_path, args.noise);
         crate::out!("{}", report::export(&report, args.format));
         ids.push(id);
     }

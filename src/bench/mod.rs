@@ -7,4 +7,6 @@ pub mod answers;
 pub mod guest;
 pub mod plan;
 pub mod runner;
+pub mod session;
+pub mod settings;
 pub mod shard;

@@ -7,9 +7,9 @@
 //! Everything a user can get wrong is checked here, so a bad flag costs nothing: no scratch
 //! directory, no server, no results row.
 
-use crate::app::cli::RunArgs;
 use crate::base::Failure;
 use crate::bench::runner;
+use crate::bench::settings::RunArgs;
 use crate::engines::registry::EngineChoice;
 use crate::model::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, KnobError, KnobSet};
 use crate::model::params;
@@ -227,7 +227,15 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
         }
     }
     let tables: Vec<_> = choices.iter().map(EngineChoice::knob_table).collect();
-    let catalog = KnobCatalog { tables: &tables };
+    let catalog = KnobCatalog {
+        tables: &tables,
+        // SQLite's pragmas that change the whole library, not one connection, are refused
+        // (only where SQLite's `pragma.` prefix is in the catalog).
+        refused: &[(
+            crate::engines::sqlite::knobs::PASSTHROUGH_PREFIX,
+            crate::engines::sqlite::knobs::PROCESS_WIDE_PRAGMAS,
+        )],
+    };
     let user_axes = args
         .knobs
         .iter()

@@ -7,7 +7,6 @@
 //! Knobs nobody asked for are read back too: their effective values are the build's defaults,
 //! and they belong in the report as much as the requested ones.
 
-use crate::engines::sqlite::knobs::{PASSTHROUGH_PREFIX, PROCESS_WIDE_PRAGMAS, SQLITE_KNOBS};
 use serde::{Deserialize, Serialize};
 
 /// The values a knob accepts.
@@ -89,15 +88,13 @@ pub fn find_spec(specs: &'static [KnobSpec], name: &str) -> Option<&'static Knob
     specs.iter().find(|k| k.name == name)
 }
 
-/// Looks a SQLite knob up by name.
-pub fn spec(name: &str) -> Option<&'static KnobSpec> {
-    find_spec(SQLITE_KNOBS, name)
-}
-
 /// What the engines of a run accept: their knob tables and pass-through prefixes.
 #[derive(Debug, Clone, Copy)]
 pub struct KnobCatalog<'a> {
     pub tables: &'a [(&'static [KnobSpec], &'static str)],
+    /// Pass-through names refused under a prefix, each with why (SQLite's pragmas that change
+    /// the whole library rather than one connection).
+    pub refused: &'a [(&'static str, &'static [(&'static str, &'static str)])],
 }
 
 impl KnobCatalog<'_> {
@@ -127,11 +124,6 @@ impl KnobCatalog<'_> {
         )
     }
 }
-
-/// The catalog of the bundled SQLite alone.
-pub const SQLITE_CATALOG: KnobCatalog<'static> = KnobCatalog {
-    tables: &[(SQLITE_KNOBS, PASSTHROUGH_PREFIX)],
-};
 
 impl KnobKind {
     /// Human-readable list of valid values.
@@ -291,10 +283,13 @@ pub fn parse_axis(arg: &str, catalog: &KnobCatalog<'_>) -> Result<KnobAxis, Knob
         if !is_ident(&name[prefix.len()..]) {
             return Err(KnobError::Malformed { arg: arg.into() });
         }
-        if prefix == PASSTHROUGH_PREFIX {
-            if let Some((_, why)) = PROCESS_WIDE_PRAGMAS.iter().find(|(p, _)| *p == &name[prefix.len()..]) {
-                return Err(KnobError::ProcessWide { knob: name, why });
-            }
+        let refused = catalog
+            .refused
+            .iter()
+            .filter(|(p, _)| *p == prefix)
+            .flat_map(|(_, l)| l.iter());
+        if let Some((_, why)) = refused.clone().find(|(p, _)| *p == &name[prefix.len()..]) {
+            return Err(KnobError::ProcessWide { knob: name, why });
         }
         let mut out = Vec::new();
         for v in raw {
@@ -482,175 +477,4 @@ pub fn verify(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse_axis_sqlite(arg: &str) -> Result<KnobAxis, KnobError> {
-        parse_axis(arg, &SQLITE_CATALOG)
-    }
-
-    #[test]
-    fn parses_and_canonicalises() {
-        let a = parse_axis_sqlite("journal_mode=DELETE, wal").unwrap();
-        assert_eq!(a.values, vec!["delete", "wal"]);
-        assert_eq!(parse_axis_sqlite("synchronous=2").unwrap().values, vec!["full"]);
-        assert_eq!(parse_axis_sqlite("foreign_keys=1").unwrap().values, vec!["on"]);
-        assert_eq!(
-            parse_axis_sqlite("pragma.cell_size_check=on").unwrap().values,
-            vec!["on"]
-        );
-    }
-
-    #[test]
-    fn process_wide_pragmas_are_refused_naming_why() {
-        for name in [
-            "hard_heap_limit",
-            "soft_heap_limit",
-            "temp_store_directory",
-            "data_store_directory",
-        ] {
-            let e = parse_axis_sqlite(&format!("pragma.{name}=1")).unwrap_err();
-            assert!(matches!(e, KnobError::ProcessWide { .. }), "{name}: {e}");
-            let line = e.to_string();
-            assert!(
-                line.starts_with(&format!("--knob pragma.{name}: it "))
-                    && line.contains("litebench's own results store"),
-                "{line}"
-            );
-        }
-        // A per-connection limit, like every other pass-through pragma.
-        assert_eq!(parse_axis_sqlite("pragma.threads=2").unwrap().values, vec!["2"]);
-    }
-
-    #[test]
-    fn rejects_bad_input_naming_valid_values() {
-        let e = parse_axis_sqlite("journal_mode=fast").unwrap_err();
-        assert!(
-            e.to_string().contains("delete, truncate, persist, memory, wal, off"),
-            "{e}"
-        );
-        assert!(matches!(
-            parse_axis_sqlite("page_size=1000"),
-            Err(KnobError::InvalidValue { .. })
-        ));
-        assert!(matches!(
-            parse_axis_sqlite("journal_mode=1"),
-            Err(KnobError::InvalidValue { .. })
-        ));
-        assert!(matches!(parse_axis_sqlite("nosuch=1"), Err(KnobError::Unknown { .. })));
-        assert!(matches!(
-            parse_axis_sqlite("journal_mode"),
-            Err(KnobError::Malformed { .. })
-        ));
-        assert!(matches!(
-            parse_axis_sqlite("journal_mode=wal,"),
-            Err(KnobError::Malformed { .. })
-        ));
-        assert!(matches!(
-            parse_axis_sqlite("pragma.x;drop=1"),
-            Err(KnobError::Malformed { .. })
-        ));
-    }
-
-    #[test]
-    fn cross_product_and_vary_one() {
-        let axes = vec![
-            parse_axis_sqlite("journal_mode=delete,wal,off").unwrap(),
-            parse_axis_sqlite("synchronous=full,normal").unwrap(),
-        ];
-        let all = configurations(&axes, false).unwrap();
-        assert_eq!(all.len(), 6);
-        assert_eq!(all[0].label(), "journal_mode=delete synchronous=full");
-        let one = configurations(&axes, true).unwrap();
-        let labels: Vec<String> = one.iter().map(KnobSet::label).collect();
-        assert_eq!(
-            labels,
-            vec![
-                "journal_mode=delete synchronous=full",
-                "journal_mode=wal synchronous=full",
-                "journal_mode=off synchronous=full",
-                "journal_mode=delete synchronous=normal",
-            ]
-        );
-        assert_eq!(configurations(&[], false).unwrap(), vec![KnobSet::default()]);
-        assert!(
-            matches!(parse_axis_sqlite("nosuch=1"), Err(KnobError::Unknown { valid, .. }) if valid.contains("pragma.NAME=VALUE"))
-        );
-        let dup = vec![axes[0].clone(), axes[0].clone()];
-        assert!(matches!(configurations(&dup, false), Err(KnobError::Duplicate { .. })));
-    }
-
-    #[test]
-    fn too_many_configurations_are_refused_before_they_are_made() {
-        let values = |name: &str, n: usize| {
-            let list: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
-            parse_axis_sqlite(&format!("{name}={}", list.join(","))).unwrap()
-        };
-        let axes = vec![values("cache_size", 101), values("busy_timeout", 100)];
-        let e = configurations(&axes, false).unwrap_err();
-        assert_eq!(e, KnobError::TooMany { count: 10_100 });
-        assert!(
-            e.to_string()
-                .starts_with("--knob: the values given make 10100 configurations"),
-            "{e}"
-        );
-        assert!(e.to_string().contains("--vary-one"), "{e}");
-        assert_eq!(configurations(&axes, true).unwrap().len(), 200);
-        // Exactly the limit is fine; a product that overflows any integer is refused.
-        let at_limit = vec![values("cache_size", 100), values("busy_timeout", 100)];
-        assert_eq!(configurations(&at_limit, false).unwrap().len(), 10_000);
-        let names = [
-            "cache_size",
-            "busy_timeout",
-            "wal_autocheckpoint",
-            "mmap_size",
-            "journal_size_limit",
-        ];
-        let huge: Vec<KnobAxis> = names.iter().map(|n| values(n, 10_000)).collect();
-        assert!(matches!(configurations(&huge, false), Err(KnobError::TooMany { .. })));
-    }
-
-    #[test]
-    fn application_order_puts_locking_before_journal() {
-        let axes = vec![
-            parse_axis_sqlite("journal_mode=wal").unwrap(),
-            parse_axis_sqlite("locking_mode=exclusive").unwrap(),
-        ];
-        let set = configurations(&axes, false).unwrap()[0].for_engine(SQLITE_KNOBS, PASSTHROUGH_PREFIX);
-        assert_eq!(set.0[0].name, "locking_mode");
-    }
-
-    #[test]
-    fn flag_sets_parse_in_table_order_and_name_the_valid_flags() {
-        const FLAGS: &[(&str, u32)] = &[("alpha", 1), ("beta", 2), ("gamma", 4)];
-        let k = KnobKind::Flags(FLAGS);
-        assert_eq!(k.canonical("gamma+ALPHA").as_deref(), Some("alpha+gamma"));
-        assert_eq!(k.canonical("beta+beta").as_deref(), Some("beta"));
-        assert_eq!(k.canonical("None").as_deref(), Some("none"));
-        assert_eq!(k.canonical("alpha+bogus"), None);
-        assert_eq!(k.canonical(""), None);
-        assert_eq!(
-            k.describe(),
-            "none, or names joined by '+' (a+b) from: alpha, beta, gamma"
-        );
-        let e = parse_axis_sqlite("disable_optimizations=bogus").unwrap_err();
-        let text = e.to_string();
-        assert!(text.contains("disable_optimizations=bogus"), "{text}");
-        assert!(text.contains("bloom_filter, bloom_pulldown"), "{text}");
-        let a = parse_axis_sqlite("disable_optimizations=none,bloom_filter+skip_scan").unwrap();
-        assert_eq!(a.values, vec!["none", "skip_scan+bloom_filter"]);
-    }
-
-    #[test]
-    fn readback_normalises_numbers() {
-        let sync = spec("synchronous").unwrap();
-        assert_eq!(sync.kind.readback("1"), "normal");
-        assert_eq!(spec("temp_store").unwrap().kind.readback("2"), "memory");
-        assert_eq!(spec("journal_mode").unwrap().kind.readback("wal"), "wal");
-        assert!(passthrough_matches("on", "1"));
-        assert!(!passthrough_matches("on", "0"));
-    }
 }

@@ -19,6 +19,7 @@ pub mod pivot;
 pub mod presets;
 pub mod profile;
 pub mod stats;
+pub mod stored;
 pub mod summary;
 pub mod table;
 pub mod text;

@@ -282,7 +282,7 @@ fn footprint_of(builds: &[CompiledBuild], name: &str, of: FootprintOf) -> Result
 /// A number of this binary's DuckDB compile, alone or over a SQLite build's.
 fn duckdb(of: FootprintOf, over: Option<&str>) -> Result<Value, String> {
     let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
-    duckdb_of(crate::app::build_sqlite::duckdb_build(), &builds, of, over)
+    duckdb_of(crate::engines::duckdb::duckdb_build(), &builds, of, over)
 }
 
 /// [`duckdb`] from DuckDB's compile (`(wall seconds, library bytes)`) and a list of builds.

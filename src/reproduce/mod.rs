@@ -372,7 +372,6 @@ mod target_tests {
     /// scale, and every experiment parses as a `litebench run` command line.
     #[test]
     fn every_target_is_self_consistent_and_parses() {
-        use clap::Parser;
         for name in IMPLEMENTED {
             for scale in [Scale::Tiny, Scale::Default, Scale::Full] {
                 let t = target(name, scale).expect("an implemented target");
@@ -389,9 +388,7 @@ mod target_tests {
                     }
                 }
                 for e in &t.experiments {
-                    let mut argv = vec!["litebench".to_string(), "run".to_string()];
-                    argv.extend(e.args.clone());
-                    crate::app::cli::Cli::try_parse_from(&argv).unwrap_or_else(|err| panic!("{name}: {}: {err}", e.id));
+                    crate::bench::settings::from_words(&e.args).unwrap_or_else(|err| panic!("{name}: {}: {err}", e.id));
                 }
             }
         }

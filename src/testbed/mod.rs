@@ -5,5 +5,6 @@
 pub mod fsmount;
 pub mod fsspec;
 pub mod guest;
+pub mod leftovers;
 pub mod scheduler;
 pub mod scheduler_device;

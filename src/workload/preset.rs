@@ -499,6 +499,7 @@ mod tests {
                         (crate::engines::sqlite::knobs::SQLITE_KNOBS, "pragma."),
                         (crate::engines::duckdb::DUCKDB_KNOBS, crate::engines::duckdb::PREFIX),
                     ],
+                    refused: &[],
                 };
                 parse_axis(&format!("{}={}", k.name, k.value), &catalog).unwrap_or_else(|e| panic!("{}: {e}", p.name));
                 assert!(!k.source.is_empty());
@@ -542,7 +543,7 @@ mod tests {
         use crate::engines::sqlite::api::Api;
         use crate::engines::sqlite::conn::SqliteConn;
         use crate::engines::Connection;
-        let spec = crate::model::knob::spec("synchronous").unwrap();
+        let spec = crate::model::knob::find_spec(crate::engines::sqlite::knobs::SQLITE_KNOBS, "synchronous").unwrap();
         for (preset, word, level, name) in [
             (&SPEEDTEST, "on", "1", "normal"),
             (&SPEEDTEST_NOSYNC, "off", "0", "off"),

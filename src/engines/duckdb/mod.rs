@@ -68,3 +68,12 @@ fn open(_target: Option<&str>, _scratch: &Scratch, _memory: bool) -> Result<Box<
 fn open(_target: Option<&str>, _scratch: &Scratch, _memory: bool) -> Result<Box<dyn Engine>, Failure> {
     Err(Failure("--engine duckdb: this build of litebench has no DuckDB".into()))
 }
+
+/// DuckDB's compile, as this binary's build found it (see build.rs): wall seconds of
+/// libduckdb-sys's build script and the bytes of its static archive; `None` without the
+/// `duckdb` feature.
+pub fn duckdb_build() -> Option<(f64, u64)> {
+    let v = env!("LITEBENCH_DUCKDB_BUILD");
+    let (s, b) = v.split_once(' ')?;
+    Some((s.parse().ok()?, b.parse().ok()?))
+}

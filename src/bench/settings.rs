@@ -1,0 +1,147 @@
+//! The typed settings of one `litebench run`: what the command line parses into and what
+//! [`crate::bench::session`] takes. `reproduce` builds them too, from each experiment's words,
+//! and calls the session directly. The clap attributes stay on the fields so that the flag, its
+//! help and its validation are written once.
+
+use crate::report::Format;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workload to run (see `litebench list`); may be left out when `--preset` names it.
+    pub workload: Option<String>,
+    /// A tool's default configuration (workload, parameters, knobs), e.g. `mobibench`;
+    /// repeat to compare tools, or `table1` for APSys'17 Table 1. `--param` and `--knob`
+    /// override its values. See `litebench list`.
+    #[arg(long = "preset", value_name = "NAME")]
+    pub presets: Vec<String>,
+    /// Engine: `sqlite` (bundled), `sqlite:<path to libsqlite3.so>` or `sqlite@NAME` (a
+    /// `build-sqlite` build); repeat to compare builds.
+    #[arg(long = "engine", value_name = "ENGINE")]
+    pub engines: Vec<String>,
+    /// Knob and the values to try, e.g. `journal_mode=delete,wal`; repeat for a matrix.
+    #[arg(long = "knob", value_name = "NAME=V1[,V2...]")]
+    pub knobs: Vec<String>,
+    /// Vary one knob at a time around the baseline (each knob's first value) instead of
+    /// running every combination.
+    #[arg(long)]
+    pub vary_one: bool,
+    /// Workload parameter, e.g. `rows=0`; repeat for several.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Measured trials per configuration.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: u32,
+    /// Warm-up trials per configuration, run first and never summarised.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub warmup: u32,
+    /// Seed for all generated data (recorded with the run).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Directory under which litebench makes its scratch directory (default ./litebench-scratch).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Results store (a SQLite database); default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
+    #[arg(long, value_name = "PATH")]
+    pub results: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Drop the page cache before every trial (needs root).
+    #[arg(long)]
+    pub cold: bool,
+    /// Run on in-memory databases (measures CPU cost only; no storage involved).
+    #[arg(long)]
+    pub memory: bool,
+    /// Filesystems to compare, each built fresh on a loop device in the scratch directory
+    /// (needs root): ext4, ext4:data=journal, ext4:data=writeback, ext4:nojournal, xfs, btrfs,
+    /// btrfs:nodatacow, tmpfs. Every configuration runs on each.
+    #[arg(long = "fs", value_name = "FS1,FS2,...", value_delimiter = ',')]
+    pub fs: Vec<String>,
+    /// Size of each `--fs` image (sparse), e.g. 256M, 1G.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub fs_size: String,
+    /// Run the whole run inside a throwaway user-mode Linux kernel (Debian's user-mode-linux),
+    /// for filesystems this kernel lacks (f2fs): each `--fs` image becomes a guest disk that
+    /// the host opens O_SYNC; results come back into this store. Needs no root.
+    #[arg(long)]
+    pub guest: bool,
+    /// Memory of the `--guest` kernel.
+    #[arg(long, value_name = "SIZE", default_value = "2G", requires = "guest")]
+    pub guest_memory: String,
+    /// Run only part I of N of the plan (`I/N`, 0-based), or `auto` to take I and N from a
+    /// Slurm array, a Kubernetes Indexed Job (with --shard-count) or an AWS Batch array. Whole
+    /// comparison groups (jobs) are split, never the configurations within one.
+    #[arg(long, value_name = "I/N|auto")]
+    pub shard: Option<String>,
+    /// The number of shards for `--shard auto` under a Kubernetes Indexed Job (its completions).
+    #[arg(long, value_name = "N", requires = "shard")]
+    pub shard_count: Option<usize>,
+    /// Every shard runs the whole plan (the same experiment on many machines).
+    #[arg(long, requires = "shard")]
+    pub replicate: bool,
+    /// Name of the sweep the shards belong to (default: the array job's id and the plan's hash).
+    #[arg(long, value_name = "NAME", requires = "shard")]
+    pub sweep: Option<String>,
+    /// (internal) the job of a run inside a `--guest` kernel.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub guest_job: Option<PathBuf>,
+    /// I/O schedulers to compare on the loop devices `--fs` makes (none, mq-deadline, bfq,
+    /// kyber): each configuration runs under each, set and read back before every trial.
+    #[arg(long = "scheduler", value_name = "S1,S2,...", value_delimiter = ',')]
+    pub schedulers: Vec<String>,
+    /// Also set each `--scheduler` on this real block device (e.g. vda; root), before every
+    /// trial and read back; its original scheduler is put back however the run ends.
+    #[arg(long, value_name = "DEV", requires = "schedulers")]
+    pub scheduler_device: Option<String>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Write the HTML report of the run to FILE, a new file, when it ends (also when interrupted
+    /// or failed, for the trials that finished); see `litebench report`.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Run even when a pass-through knob (`pragma.X`, `set.X`) cannot be read back, so that
+    /// litebench cannot verify it took effect; the report says so.
+    #[arg(long)]
+    pub allow_unverified: bool,
+    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
+    /// even when its interval excludes 1.
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+    /// The whole command line when the run is started by another command in this process
+    /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
+    /// this process's own arguments.
+    #[arg(skip)]
+    pub command_line: Option<Vec<String>>,
+}
+
+impl RunArgs {
+    /// The command line that asked for this run: `litebench run ...`.
+    pub fn command_line(&self) -> Vec<String> {
+        // Lossy: an argument that is not UTF-8 (a --dir path) must not panic here.
+        self.command_line
+            .clone()
+            .unwrap_or_else(|| std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect())
+    }
+}
+
+/// Parses `--noise PCT`.
+fn parse_noise(s: &str) -> Result<f64, String> {
+    crate::report::stats::parse_noise(s)
+}
+
+/// The settings of a `litebench run` written as its words (what follows `litebench run`), as
+/// `reproduce`'s experiments hold them: the flags are parsed by the same definitions as the
+/// command line's, with their defaults.
+pub fn from_words(words: &[String]) -> Result<RunArgs, String> {
+    use clap::Parser;
+    #[derive(Parser)]
+    #[command(name = "litebench run", no_binary_name = true)]
+    struct Words {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+    Words::try_parse_from(words).map(|w| w.run).map_err(|e| e.to_string())
+}

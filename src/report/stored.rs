@@ -1,0 +1,154 @@
+//! Reports of stored runs: opening the store a read-only command names, the report of a run as
+//! stored, and the HTML page of stored runs written to a new file. `show`, `report`, `run
+//! --report`, a run in the guest kernel and `reproduce` all go through here, so a report
+//! written at the end of a run and one written a year later from the store agree.
+
+use crate::base::outfile;
+use crate::base::Failure;
+use crate::report::html::{self, RunPage};
+use crate::report::{Input, Report, RunHeader};
+use crate::store::{self, Store, StoredRun};
+use std::path::{Path, PathBuf};
+
+/// Opens the results store a read-only command names, refusing a path with none.
+pub fn open_store(results: &Option<PathBuf>) -> Result<(Store, PathBuf), Failure> {
+    let path = results.clone().unwrap_or_else(store::default_path);
+    if !path.is_file() {
+        return Err(Failure(format!(
+            "--results {}: no results store there; run `litebench run` first or give --results PATH",
+            path.display()
+        )));
+    }
+    Ok((Store::open_read(&path)?, path))
+}
+
+/// The header of a stored run.
+pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
+    RunHeader {
+        id: run.id,
+        status: run.status.clone(),
+        error: run.error.clone(),
+        finished_at: run.finished_at.clone(),
+        results: path.display().to_string(),
+    }
+}
+
+/// The report of a stored run as `show` prints it by default (its own metric, the first
+/// configuration as baseline), with noise threshold `noise` (None: the run's own).
+pub fn stored_report<'a>(run: &'a StoredRun, path: &Path, noise: Option<f64>) -> Report<'a> {
+    Report::build(Input {
+        run: header(run, path),
+        manifest: &run.manifest,
+        trials: &run.trials,
+        templates: &run.templates,
+        noise,
+        metric: None,
+        baseline: 0,
+        process_syncs: None,
+    })
+}
+
+/// Checks, before anything is built or run, that a report can be written to `path`: it is not
+/// the results store at `results`, nothing is there yet (litebench never replaces a file, nor
+/// writes through a symbolic link), its directory exists and takes a new file, and the charts'
+/// font is there. `named`: the user gave `path` (with `flag`, which errors name).
+pub fn check_output(path: &Path, named: bool, flag: &str, results: &Path) -> Result<(), Failure> {
+    outfile::refuse_same(flag, path, "the results store", results)?;
+    if !named && path.symlink_metadata().is_ok() {
+        let shown = path.display();
+        return Err(Failure(format!(
+            "{shown} exists; litebench never replaces a file, so remove it or give {flag} FILE for another file"
+        )));
+    }
+    outfile::check(flag, path)?;
+    html::font::ensure().map_err(|e| Failure(e.to_string()))?;
+    Ok(())
+}
+
+/// Builds the page of each run (`None`: the newest).
+fn pages(store: &mut Store, results: &Path, runs: &[Option<i64>], noise: Option<f64>) -> Result<Vec<RunPage>, Failure> {
+    let mut out = Vec::new();
+    let verified = store.verifications()?;
+    for id in runs {
+        let run = store.load(*id)?;
+        let durability = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &verified);
+        let report = stored_report(&run, results, noise);
+        out.push(html::run_page(&report, &durability).map_err(|e| Failure(e.to_string()))?);
+    }
+    Ok(out)
+}
+
+/// Writes the report of `runs` from the store at `results` to `output` (already checked with
+/// [`check_output`]), and the charts' files into `plots` when given. Returns how many chart
+/// files were written.
+pub fn write(
+    results: &Option<PathBuf>,
+    runs: &[Option<i64>],
+    output: &Path,
+    flag: &str,
+    plots: Option<&Path>,
+    noise: Option<f64>,
+) -> Result<usize, Failure> {
+    let (mut store, path) = open_store(results)?;
+    let pages = pages(&mut store, &path, runs, noise)?;
+    let doc = html::document(&pages);
+    let mut charts = 0;
+    if let Some(dir) = plots {
+        if let Some(f) = html::plot_files(dir, &pages)
+            .into_iter()
+            .flat_map(|(svg, png)| [svg, png])
+            .find(|f| outfile::same_file(f, output))
+        {
+            return Err(Failure(format!(
+                "{flag} {}: is also the chart file {} of --plots; choose another path",
+                output.display(),
+                f.display()
+            )));
+        }
+        charts = html::write_plots(dir, &pages)
+            .map_err(|e| Failure(e.to_string()))?
+            .len();
+    }
+    outfile::write(flag, output, doc.as_bytes())?;
+    Ok(charts)
+}
+
+/// Writes the report of `runs` to `output` with `first` (an HTML section) before the runs'
+/// pages: `reproduce`'s paper-against-here section.
+pub fn write_with_first(
+    results: &Option<PathBuf>,
+    runs: &[(i64, String)],
+    output: &Path,
+    flag: &str,
+    first: &str,
+    noise: Option<f64>,
+) -> Result<(), Failure> {
+    let ids: Vec<Option<i64>> = runs.iter().map(|(id, _)| Some(*id)).collect();
+    write_after(results, &ids, output, flag, ("Paper against here", first), noise, runs)
+}
+
+/// Writes the report of `runs` after a first section (title, HTML body).
+pub fn write_after(
+    results: &Option<PathBuf>,
+    runs: &[Option<i64>],
+    output: &Path,
+    flag: &str,
+    (title, first): (&str, &str),
+    noise: Option<f64>,
+    labels: &[(i64, String)],
+) -> Result<(), Failure> {
+    let mut sections = vec![(0, title.to_string(), first.to_string())];
+    if !runs.is_empty() {
+        let (mut store, path) = open_store(results)?;
+        for p in pages(&mut store, &path, runs, noise)? {
+            // A label (the reproduction's experiment) tells apart runs of the same workload.
+            let title = match labels.iter().find(|(id, _)| *id == p.id) {
+                Some((_, label)) => format!("{} — {label}", p.title),
+                None => p.title,
+            };
+            sections.push((p.id, title, p.body));
+        }
+    }
+    let doc = html::page::document(&sections);
+    Ok(outfile::write(flag, output, doc.as_bytes())?)
+}
