@@ -78,6 +78,14 @@ impl<'a> Trial<'a> {
 }
 
 /// A benchmark workload.
+/// A table a workload adds to the reports of its runs ([`Workload::report_sections`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportSection {
+    pub title: String,
+    pub headers: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+}
+
 pub trait Workload: Sync {
     /// Name used on the command line.
     fn name(&self) -> &'static str;
@@ -103,6 +111,16 @@ pub trait Workload: Sync {
         _manifest: &crate::model::record::Manifest,
         _trials: &[crate::model::record::TrialRecord],
     ) -> Vec<String> {
+        Vec::new()
+    }
+    /// Tables only this workload knows to add to reports of its runs (TATP: each transaction's
+    /// success rate beside the specification's), format-neutral: the HTML report draws each
+    /// under its title. None by default.
+    fn report_sections(
+        &self,
+        _manifest: &crate::model::record::Manifest,
+        _trials: &[crate::model::record::TrialRecord],
+    ) -> Vec<ReportSection> {
         Vec::new()
     }
     /// True when a trial never writes: the runner may then give trials the template itself

@@ -8,7 +8,6 @@
 use super::data::Figure;
 use crate::report::profile::{self, QueryProfile};
 use crate::report::{text, Format, Report};
-use crate::workload::tatp::{self, mix::TXNS, rates};
 
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -220,68 +219,18 @@ fn manifest(report: &Report<'_>) -> String {
     )
 }
 
-/// TATP: each transaction's observed success rate beside the specification's.
-fn tatp_rates(report: &Report<'_>) -> String {
-    let m = report.manifest;
-    let subscribers = m.params.count("subscribers").max(1);
-    let balanced = tatp::call_forwarding_balanced(&m.params);
-    let mut rows = Vec::new();
-    for cfg in &m.configs {
-        for (i, name) in TXNS.iter().enumerate() {
-            let (mut ops, mut ok) = (0u64, 0u64);
-            for t in report.trials.iter().filter(|t| t.config == cfg.index && !t.warmup) {
-                for o in t.ops.iter().filter(|o| o.name == *name) {
-                    ops += o.ops;
-                    ok += o.succeeded();
-                }
-            }
-            let (low, high) = rates::expected(i);
-            let expected = if low == high {
-                format!("{:.2}%", low * 100.0)
-            } else {
-                format!("{:.2}% to {:.2}%", low * 100.0, high * 100.0)
-            };
-            let o = rates::Observed {
-                name,
-                ops,
-                succeeded: ok,
-            };
-            let verdict = if ops == 0 {
-                "not run"
-            } else if !balanced && matches!(i, 1 | 5 | 6) {
-                "not checked (the mix inserts and deletes call forwardings at different rates)"
-            } else if rates::as_expected(i, &o, subscribers) {
-                "as expected"
-            } else {
-                "OFF (see warnings)"
-            };
-            rows.push(vec![
-                format!("#{} {}", cfg.index, cfg.label),
-                name.to_string(),
-                ops.to_string(),
-                if ops > 0 {
-                    format!("{:.2}%", ok as f64 / ops as f64 * 100.0)
-                } else {
-                    "-".into()
-                },
-                expected,
-                format!("{:.2}%", rates::SPEC_STATED[i] * 100.0),
-                verdict.into(),
-            ]);
-        }
+/// The tables the run's workload adds ([`crate::workload::Workload::report_sections`]), each
+/// under its title.
+fn workload_sections(report: &Report<'_>) -> String {
+    let sections = crate::workload::find(&report.manifest.workload)
+        .map(|w| w.report_sections(report.manifest, report.trials))
+        .unwrap_or_default();
+    let mut o = String::new();
+    for s in sections {
+        o += &format!("<h3>{}</h3>\n", esc(&s.title));
+        o += &table(&s.headers, &s.rows);
     }
-    table(
-        &[
-            "configuration",
-            "transaction",
-            "completed",
-            "succeeded",
-            "expected by the rules",
-            "specification states",
-            "verdict",
-        ],
-        &rows,
-    )
+    o
 }
 
 /// Query plans and per-loop profiles (SSB), as `show --profile` prints them.
@@ -356,10 +305,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         }
         o += "</ul>\n";
     }
-    if m.workload == "tatp" {
-        o += "<h3>TATP success rates against the specification</h3>\n";
-        o += &tatp_rates(report);
-    }
+    o += &workload_sections(report);
     o += &format!("<h3 id=\"run{id}-charts\">Charts</h3>\n");
     if charts.is_empty() {
         o += "<p>No measured trials: nothing to chart.</p>\n";
@@ -438,11 +384,11 @@ mod tests {
     fn tatp_success_rates_are_judged_against_the_specification() {
         let mut m = manifest(&[&[]]);
         m.workload = "tatp".into();
-        let mut t = trials(1, 2, &TXNS);
+        let mut t = trials(1, 2, &crate::workload::tatp::mix::TXNS);
         // GET_SUBSCRIBER_DATA must always succeed: one failure in a measured trial is off.
         let measured = t.iter_mut().find(|t| !t.warmup).unwrap();
         measured.ops[0].succeeded = Some(measured.ops[0].ops - 1);
-        let html = tatp_rates(&report(&m, &t));
+        let html = workload_sections(&report(&m, &t));
         let row = |name: &str| -> String {
             let i = html.find(&format!("<td>{name}</td>")).unwrap();
             html[i..i + html[i..].find("</tr>").unwrap()].to_string()

@@ -314,6 +314,14 @@ impl Workload for Tatp {
         rates::report_warnings(manifest, trials)
     }
 
+    fn report_sections(
+        &self,
+        manifest: &crate::model::record::Manifest,
+        trials: &[crate::model::record::TrialRecord],
+    ) -> Vec<super::ReportSection> {
+        vec![rates::section(manifest, trials)]
+    }
+
     fn about(&self) -> &'static str {
         "TATP: seven telecom transactions (80% reads) on subscriber, access_info, special_facility, call_forwarding; transactions per second over a timed interval"
     }

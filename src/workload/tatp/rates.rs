@@ -213,6 +213,71 @@ pub fn report_warnings(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Strin
     out
 }
 
+/// The report section of a TATP run: each transaction's observed success rate beside the
+/// specification's, with a verdict.
+pub fn section(m: &Manifest, trials: &[TrialRecord]) -> crate::workload::ReportSection {
+    let subscribers = m.params.count("subscribers").max(1);
+    let balanced = super::call_forwarding_balanced(&m.params);
+    let mut rows = Vec::new();
+    for cfg in &m.configs {
+        for (i, name) in super::mix::TXNS.iter().enumerate() {
+            let (mut ops, mut ok) = (0u64, 0u64);
+            for t in trials.iter().filter(|t| t.config == cfg.index && !t.warmup) {
+                for o in t.ops.iter().filter(|o| o.name == *name) {
+                    ops += o.ops;
+                    ok += o.succeeded();
+                }
+            }
+            let (low, high) = expected(i);
+            let expected = if low == high {
+                format!("{:.2}%", low * 100.0)
+            } else {
+                format!("{:.2}% to {:.2}%", low * 100.0, high * 100.0)
+            };
+            let o = Observed {
+                name,
+                ops,
+                succeeded: ok,
+            };
+            let verdict = if ops == 0 {
+                "not run"
+            } else if !balanced && matches!(i, 1 | 5 | 6) {
+                "not checked (the mix inserts and deletes call forwardings at different rates)"
+            } else if as_expected(i, &o, subscribers) {
+                "as expected"
+            } else {
+                "OFF (see warnings)"
+            };
+            rows.push(vec![
+                format!("#{} {}", cfg.index, cfg.label),
+                name.to_string(),
+                ops.to_string(),
+                if ops > 0 {
+                    format!("{:.2}%", ok as f64 / ops as f64 * 100.0)
+                } else {
+                    "-".into()
+                },
+                expected,
+                format!("{:.2}%", SPEC_STATED[i] * 100.0),
+                verdict.into(),
+            ]);
+        }
+    }
+    crate::workload::ReportSection {
+        title: "TATP success rates against the specification".into(),
+        headers: vec![
+            "configuration",
+            "transaction",
+            "completed",
+            "succeeded",
+            "expected by the rules",
+            "specification states",
+            "verdict",
+        ],
+        rows,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
