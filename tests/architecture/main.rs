@@ -538,6 +538,9 @@ fn measure_another_tree() {
         m
     });
     println!("{}", summary(&reading, &layer_rank));
+    for c in reading.cycles() {
+        println!("  cycle: {}", c.join(", "));
+    }
     for v in violations(&reading) {
         println!("  {v}");
     }
