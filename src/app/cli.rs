@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 pub use crate::bench::settings::RunArgs;
+pub use crate::reproduce::run::ReproduceArgs;
 
 /// Honest benchmarks for SQLite and the engines it is compared with.
 #[derive(Debug, Parser)]
@@ -237,38 +238,6 @@ pub struct SsbGenArgs {
     /// Generator threads (default: the number of CPUs).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
-}
-
-#[derive(Debug, Args)]
-pub struct ReproduceArgs {
-    /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts), speed2002 (SQLite's
-    /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB), vldb22
-    /// (VLDB'22: TATP, SSB with Bloom filters, BLOB, SQLite's footprint) or linaro2014 (Linaro's
-    /// 2014 page: four Android apps on ext4 and F2FS, three I/O schedulers, a SQLite upgrade).
-    #[arg(value_name = "TARGET")]
-    pub target: String,
-    /// The paper's sizes and trials instead of the scaled-down default (about 10 minutes).
-    #[arg(long)]
-    pub full: bool,
-    /// (internal) Seconds per target, for tests.
-    #[arg(long, hide = true, conflicts_with = "full")]
-    pub tiny: bool,
-    /// HTML report to write, a new file: an existing file is never replaced. Default:
-    /// reproduce-TARGET.html in the current directory.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Results store for the runs; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
-    /// Directory under which each run makes its scratch directory (default ./litebench-scratch).
-    #[arg(long, value_name = "PATH")]
-    pub dir: Option<PathBuf>,
-    /// Workload parameter added to every experiment's run, e.g. `value_size=200`.
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Noise threshold in percent for the verdicts (default 2).
-    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
-    pub noise: Option<f64>,
 }
 
 #[derive(Debug, Args)]
