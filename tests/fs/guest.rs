@@ -142,11 +142,22 @@ fn start_guest_and_wait_for_a_trial(sb: &Sandbox) -> (Child, PathBuf) {
             .map(|e| e.path())
             .find(|p| p.join("guest-results.db").is_file());
         if let Some(dir) = run_dir {
+            // Read a copy: a host SQLite reading the store the guest is writing through hostfs
+            // shares no locks with it, and could make the guest's next write fail.
+            let peek = sb.root().join("peek");
+            let _ = std::fs::remove_dir_all(&peek);
+            std::fs::create_dir(&peek).unwrap();
+            for suffix in ["", "-journal", "-wal"] {
+                let from = dir.join(format!("guest-results.db{suffix}"));
+                if from.is_file() {
+                    let _ = std::fs::copy(&from, peek.join(format!("r.db{suffix}")));
+                }
+            }
             let o = output(
                 sb.command()
                     .arg("show")
                     .arg("--results")
-                    .arg(dir.join("guest-results.db"))
+                    .arg(peek.join("r.db"))
                     .args(["--format", "json"]),
             );
             if o.status.success() && json(&o)["trials"].as_array().is_some_and(|t| !t.is_empty()) {
