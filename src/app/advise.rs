@@ -4,10 +4,11 @@
 use crate::app::cli::{AdviseArgs, CrashChoice, VerifyDurabilityArgs};
 use crate::base::Failure;
 use crate::durability::crash::CrashKind;
+use crate::errln;
 use crate::report::advise::{advise, measured, Advice, Candidate, Measured};
+use crate::report::format::{render, Document};
 use crate::report::stored::open_store;
 use crate::report::Format;
-use crate::{errln, outln};
 use std::collections::BTreeSet;
 
 fn crashes(c: CrashChoice) -> Vec<CrashKind> {
@@ -52,11 +53,6 @@ fn describe(c: &Candidate<'_>) -> String {
 }
 
 pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
-    if !matches!(args.format, Format::Table | Format::Json) {
-        return Err(Failure(
-            format!("--format {:?}: advise prints table or json", args.format).to_lowercase(),
-        ));
-    }
     let (mut store, path) = open_store(&args.results)?;
     let ids: Vec<i64> = if args.runs.is_empty() {
         store
@@ -117,10 +113,7 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
     }
     let advice = advise(args.need, &kinds, &all, &stored);
     let code = if advice.answer.is_some() { 0 } else { 2 };
-    match args.format {
-        Format::Json => outln!("{}", serde_json::to_string_pretty(&advice).expect("json")),
-        _ => print(&advice),
-    }
+    crate::out!("{}", render(&document(&advice), args.format));
     if advice.answer.is_none() {
         let commands: BTreeSet<String> = advice
             .ranked
@@ -144,39 +137,95 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
     Ok(code)
 }
 
-fn print(a: &Advice<'_>) {
-    outln!("Need: {}", a.need.name());
+/// The advice for any format: the terminal keeps its lines; Markdown and CSV get the answer
+/// as a list and every candidate as a table row.
+fn document(a: &Advice<'_>) -> Document {
+    let mut lines = Vec::new();
     match a.answer {
         Some(i) => {
             let best = &a.ranked[i];
-            outln!("Fastest that meets it: {}", describe(best));
-            outln!("  evidence: {}", evidence(best));
+            lines.push(format!("Fastest that meets it: {}", describe(best)));
+            lines.push(format!("  evidence: {}", evidence(best)));
             if let Some(next) = i.checked_sub(1).map(|j| &a.ranked[j]) {
-                outln!("Next faster: {}", describe(next));
-                outln!("  gives up: {}", evidence(next));
+                lines.push(format!("Next faster: {}", describe(next)));
+                lines.push(format!("  gives up: {}", evidence(next)));
             } else {
-                outln!("Nothing measured is faster.");
+                lines.push("Nothing measured is faster.".into());
             }
         }
-        None => outln!("No measured configuration is verified to meet it."),
+        None => lines.push("No measured configuration is verified to meet it.".into()),
+    }
+    let mark = |c: &Candidate<'_>| match c.meets(a.need) {
+        Some(true) => "meets",
+        Some(false) => "fails",
+        None => "unverified",
+    };
+    let mut text = format!("Need: {}\n", a.need.name());
+    for l in &lines {
+        text += &format!("{l}\n");
     }
     if !a.unverified_faster.is_empty() {
-        outln!("Faster but not verified (not assumed safe):");
+        text += "Faster but not verified (not assumed safe):\n";
         for &i in &a.unverified_faster {
-            outln!(
-                "  {}  ->  {}",
+            text += &format!(
+                "  {}  ->  {}\n",
                 describe(&a.ranked[i]),
                 verify_command(a.ranked[i].measured)
             );
         }
     }
-    outln!("All candidates, fastest first:");
+    text += "All candidates, fastest first:\n";
     for (i, c) in a.ranked.iter().enumerate() {
-        let mark = match c.meets(a.need) {
-            Some(true) => "meets",
-            Some(false) => "fails",
-            None => "unverified",
-        };
-        outln!("  {:>2}. [{mark}] {}  |  {}", i + 1, describe(c), evidence(c));
+        text += &format!("  {:>2}. [{}] {}  |  {}\n", i + 1, mark(c), describe(c), evidence(c));
     }
+    let mut md = String::new();
+    for l in &lines {
+        md += &match l.strip_prefix("  ") {
+            Some(l) => format!("  - {l}\n"),
+            None => format!("- {l}\n"),
+        };
+    }
+    let rows: Vec<Vec<String>> = a
+        .ranked
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let m = c.measured;
+            vec![
+                (i + 1).to_string(),
+                mark(c).to_string(),
+                m.run.to_string(),
+                m.config.to_string(),
+                m.label.clone(),
+                m.workload.clone(),
+                format!("{:.0}", m.tps_median),
+                evidence(c),
+                if c.verdicts.iter().any(|(_, v)| v.is_none()) {
+                    verify_command(m)
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    Document::new(a)
+        .own(Format::Table, text)
+        .heading(format!("Need: {}", a.need.name()))
+        .text(md + "\n")
+        .heading("All candidates, fastest first")
+        .table(
+            "candidates",
+            &[
+                "rank",
+                "need",
+                "run",
+                "config",
+                "configuration",
+                "workload",
+                "tx/s median",
+                "evidence",
+                "to verify",
+            ],
+            rows,
+        )
 }

@@ -10,7 +10,7 @@ use crate::base::Failure;
 use crate::engines::sqlite::compiled::cache::valid_name;
 use crate::engines::sqlite::compiled::compiler::OptLevel;
 use crate::engines::sqlite::compiled::{source, BuildCache, CompiledBuild};
-use crate::report::layout::table;
+use crate::report::format::{render, Document};
 use crate::report::Format;
 
 /// Builds, or lists.
@@ -54,43 +54,37 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     };
     let built = cache.build(&amalgamation, level, &cflags, args.name.as_deref(), &announce)?;
     let b = &built.build;
-    match args.format {
-        Format::Json => {
-            let mut v = serde_json::to_value(b).expect("json");
-            v["cached"] = serde_json::Value::Bool(built.cached);
-            crate::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
-        }
-        f => {
-            let status = if built.cached {
-                format!("cached (compiled {}; nothing compiled now)", b.built_at)
-            } else {
-                "compiled now".to_string()
-            };
-            let rows: Vec<Vec<String>> = [
-                ("name", format!("{} (--engine sqlite@{})", b.name, b.name)),
-                ("SQLite version", b.version.clone()),
-                ("status", status),
-                ("compile time", format!("{:.1} s", b.compile_ms as f64 / 1000.0)),
-                (
-                    "peak compile memory",
-                    format!("{:.0} MiB", b.peak_compile_kib as f64 / 1024.0),
-                ),
-                (
-                    "library size",
-                    format!("{:.0} KiB ({} bytes)", b.library_bytes as f64 / 1024.0, b.library_bytes),
-                ),
-                ("compiler", format!("{} ({})", b.compiler, b.compiler_version)),
-                ("flags", b.flags.join(" ")),
-                ("source", b.source.clone()),
-                ("source SHA-256", b.source_sha256.clone()),
-                ("library", b.library.display().to_string()),
-            ]
-            .into_iter()
-            .map(|(k, v)| vec![k.to_string(), v])
-            .collect();
-            crate::out!("{}", table(&["", "build"], &rows, f == Format::Markdown));
-        }
-    }
+    let mut v = serde_json::to_value(b).expect("json");
+    v["cached"] = serde_json::Value::Bool(built.cached);
+    let status = if built.cached {
+        format!("cached (compiled {}; nothing compiled now)", b.built_at)
+    } else {
+        "compiled now".to_string()
+    };
+    let rows: Vec<Vec<String>> = [
+        ("name", format!("{} (--engine sqlite@{})", b.name, b.name)),
+        ("SQLite version", b.version.clone()),
+        ("status", status),
+        ("compile time", format!("{:.1} s", b.compile_ms as f64 / 1000.0)),
+        (
+            "peak compile memory",
+            format!("{:.0} MiB", b.peak_compile_kib as f64 / 1024.0),
+        ),
+        (
+            "library size",
+            format!("{:.0} KiB ({} bytes)", b.library_bytes as f64 / 1024.0, b.library_bytes),
+        ),
+        ("compiler", format!("{} ({})", b.compiler, b.compiler_version)),
+        ("flags", b.flags.join(" ")),
+        ("source", b.source.clone()),
+        ("source SHA-256", b.source_sha256.clone()),
+        ("library", b.library.display().to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| vec![k.to_string(), v])
+    .collect();
+    let doc = Document::new(&v).table("build", &["", "build"], rows);
+    crate::out!("{}", render(&doc, args.format));
     Ok(0)
 }
 
@@ -151,17 +145,12 @@ pub const FOOTPRINT_HEADERS: &[&str] = &[
 ];
 
 fn print_list(builds: &[CompiledBuild], format: Format) {
-    if format == Format::Json {
-        crate::outln!("{}", serde_json::to_string_pretty(builds).expect("json"));
-        return;
-    }
+    let mut doc = Document::new(builds);
     if builds.is_empty() {
-        crate::outln!("no cached SQLite builds (make one with `litebench build-sqlite SRC`)");
+        doc = doc.text("no cached SQLite builds (make one with `litebench build-sqlite SRC`)\n");
     }
-    crate::out!(
-        "{}",
-        table(FOOTPRINT_HEADERS, &footprint_rows(builds), format == Format::Markdown)
-    );
+    let doc = doc.table("builds", FOOTPRINT_HEADERS, footprint_rows(builds));
+    crate::out!("{}", render(&doc, format));
 }
 
 #[cfg(test)]

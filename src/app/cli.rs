@@ -194,7 +194,7 @@ pub struct AdviseArgs {
     /// Results store to read (and, with `--verify`, to add verdicts to).
     #[arg(long, value_name = "PATH")]
     pub results: Option<PathBuf>,
-    /// Output format (table or json).
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
@@ -242,7 +242,7 @@ pub struct SsbGenArgs {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Output format (table or json).
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
@@ -252,8 +252,11 @@ pub struct EnvArgs {
     /// Directory whose storage to describe (default: the current directory).
     #[arg(long, value_name = "PATH", default_value = ".")]
     pub dir: PathBuf,
-    /// Emit JSON.
-    #[arg(long)]
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Same as `--format json` (kept for scripts written before `--format`).
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
     /// Skip the sync latency measurement.
     #[arg(long)]

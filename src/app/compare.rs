@@ -5,8 +5,9 @@
 use crate::app::cli::CompareArgs;
 use crate::base::Failure;
 use crate::report::compare::{compare, Side};
+use crate::report::format::render;
 use crate::report::stored::open_store;
-use crate::report::{self, operations_of, workload_metric, Format, Statistics};
+use crate::report::{operations_of, workload_metric, Statistics};
 use crate::store::StoredRun;
 
 /// `RUN` or `RUN:CONFIG`, split at the first `:`.
@@ -120,13 +121,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
         }
     }
     let c = compare(side(&run_a, ca), side(&run_b, cb), metric, stats, &ops);
-    let out = match args.stored.format {
-        Format::Json => report::json::value(&c),
-        Format::Csv => c.csv(),
-        Format::Table => c.text(false),
-        Format::Markdown => c.text(true),
-    };
-    crate::out!("{}", out);
+    crate::out!("{}", render(&c.document(), args.stored.format));
     Ok(if c.regressions > 0 { 1 } else { 0 })
 }
 

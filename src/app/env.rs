@@ -2,6 +2,8 @@
 
 use crate::app::cli::EnvArgs;
 use crate::base::Failure;
+use crate::report::format::{render, Document};
+use crate::report::Format;
 use std::time::Duration;
 
 /// Prints the environment report.
@@ -30,18 +32,29 @@ pub fn run(args: &EnvArgs) -> Result<i32, Failure> {
             })?,
         )
     };
-    if args.json {
-        let v = serde_json::json!({ "environment": env, "sync_latency": sync });
-        crate::outln!("{}", serde_json::to_string_pretty(&v).expect("environment serializes"));
-    } else {
-        crate::out!("{}", litebench_env::render_text(&env, sync.as_ref()));
-        if let Some(s) = &sync {
-            crate::outln!(
-                "sync-bound ceiling: {:.0} transactions/s at 1 sync per transaction, {:.0} at 5 (DELETE mode's count in APSys'17)",
-                1e6 / s.median_us,
-                1e6 / (5.0 * s.median_us)
-            );
-        }
+    let format = if args.json { Format::Json } else { args.format };
+    let v = serde_json::json!({ "environment": env, "sync_latency": sync });
+    let mut text = litebench_env::render_text(&env, sync.as_ref());
+    let ceiling = sync.as_ref().map(|s| (1e6 / s.median_us, 1e6 / (5.0 * s.median_us)));
+    if let Some((one, five)) = ceiling {
+        text += &format!(
+            "sync-bound ceiling: {one:.0} transactions/s at 1 sync per transaction, {five:.0} at 5 (DELETE mode's count in APSys'17)\n"
+        );
     }
+    // The terminal keeps its aligned `key: value` lines; the other formats get one table per
+    // section.
+    let mut doc = Document::new(&v).own(Format::Table, text);
+    for (section, mut lines) in litebench_env::sections(&env, sync.as_ref()) {
+        if let (Some((one, five)), "sync latency") = (ceiling, section) {
+            lines.push(("ceiling at 1 sync/tx", format!("{one:.0} tx/s")));
+            lines.push(("ceiling at 5 syncs/tx", format!("{five:.0} tx/s")));
+        }
+        let rows = lines.into_iter().map(|(k, v)| vec![k.to_string(), v]).collect();
+        doc = doc
+            .heading(section)
+            .table(section, &["field", "value"], rows)
+            .text("\n");
+    }
+    crate::out!("{}", render(&doc, format));
     Ok(0)
 }

@@ -7,8 +7,7 @@ use crate::engines::registry::knob_tables;
 use crate::engines::registry::spellings;
 use crate::engines::sqlite::compiled::BuildCache;
 use crate::model::params;
-use crate::report::layout::table;
-use crate::report::Format;
+use crate::report::format::{render, Document};
 use crate::workload;
 use crate::workload::preset::{Preset, Setting, GROUPS, PRESETS};
 
@@ -16,29 +15,23 @@ use crate::workload::preset::{Preset, Setting, GROUPS, PRESETS};
 pub fn run(args: &ListArgs) -> Result<i32, Failure> {
     // The cache is optional for `list`: without one (no HOME), there are simply no builds.
     let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
-    if args.format == Format::Json {
-        let v = serde_json::json!({
-            "workloads": workload::all().iter().map(|w| serde_json::json!({
-                "name": w.name(), "about": w.about(), "source": w.source(),
-                "params": w.params().iter().map(|p| serde_json::json!({"name": p.name, "default": p.default, "valid": params::describe(p), "help": p.help})).collect::<Vec<_>>(),
-                "operations": w.operations(),
-            })).collect::<Vec<_>>(),
-            "engines": spellings().iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
-            "knobs": knob_tables().iter().flat_map(|(engine, specs, _)| specs.iter().map(move |k| serde_json::json!({"engine": engine, "name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help}))).collect::<Vec<_>>(),
-            "sqlite_builds": builds,
-            "presets": PRESETS.iter().map(|p| preset_json(p)).collect::<Vec<_>>(),
-            "preset_groups": GROUPS.iter().map(|g| serde_json::json!({
-                "name": g.name, "about": g.about,
-                "members": g.members.iter().map(|m| serde_json::json!({"preset": m.preset, "params": settings_json(m.params)})).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-        });
-        crate::outln!("{}", serde_json::to_string_pretty(&v).expect("json"));
-        return Ok(0);
-    }
-    let md = args.format == Format::Markdown;
-    crate::outln!("workloads\n");
+    let v = serde_json::json!({
+        "workloads": workload::all().iter().map(|w| serde_json::json!({
+            "name": w.name(), "about": w.about(), "source": w.source(),
+            "params": w.params().iter().map(|p| serde_json::json!({"name": p.name, "default": p.default, "valid": params::describe(p), "help": p.help})).collect::<Vec<_>>(),
+            "operations": w.operations(),
+        })).collect::<Vec<_>>(),
+        "engines": spellings().iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
+        "knobs": knob_tables().iter().flat_map(|(engine, specs, _)| specs.iter().map(move |k| serde_json::json!({"engine": engine, "name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help}))).collect::<Vec<_>>(),
+        "sqlite_builds": builds,
+        "presets": PRESETS.iter().map(|p| preset_json(p)).collect::<Vec<_>>(),
+        "preset_groups": GROUPS.iter().map(|g| serde_json::json!({
+            "name": g.name, "about": g.about,
+            "members": g.members.iter().map(|m| serde_json::json!({"preset": m.preset, "params": settings_json(m.params)})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    let mut doc = Document::new(&v).text("workloads\n\n");
     for w in workload::all() {
-        crate::outln!("{} — {}\n  source: {}", w.name(), w.about(), w.source());
         let rows: Vec<Vec<String>> = w
             .params()
             .iter()
@@ -51,14 +44,24 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
                 ]
             })
             .collect();
-        crate::outln!("{}", table(&["param", "default", "valid", "meaning"], &rows, md));
+        doc = doc
+            .text(format!("{} — {}\n  source: {}\n", w.name(), w.about(), w.source()))
+            .table(
+                &format!("workload {}", w.name()),
+                &["param", "default", "valid", "meaning"],
+                rows,
+            )
+            .text("\n");
     }
-    crate::outln!("engines\n");
     let rows: Vec<Vec<String>> = spellings().into_iter().map(|(n, h)| vec![n, h]).collect();
-    crate::outln!("{}", table(&["engine", "what"], &rows, md));
-    crate::outln!("cached SQLite builds (--engine sqlite@NAME; make one with `litebench build-sqlite SRC`)\n");
-    crate::outln!("{}", table(FOOTPRINT_HEADERS, &footprint_rows(&builds), md));
-    crate::outln!("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n");
+    doc = doc
+        .text("engines\n\n")
+        .table("engines", &["engine", "what"], rows)
+        .text("\n")
+        .text("cached SQLite builds (--engine sqlite@NAME; make one with `litebench build-sqlite SRC`)\n\n")
+        .table("sqlite builds", FOOTPRINT_HEADERS, footprint_rows(&builds))
+        .text("\n")
+        .text("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n\n");
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (engine, specs, prefix) in knob_tables() {
         for k in specs {
@@ -78,19 +81,14 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             "pass-through, read back when the engine can".into(),
         ]);
     }
-    crate::out!(
-        "{}",
-        table(&["engine", "knob", "valid values", "default", "meaning"], &rows, md)
-    );
-    crate::outln!("\npresets (--preset NAME: a tool's default configuration; --param and --knob override it)\n");
+    doc = doc
+        .table("knobs", &["engine", "knob", "valid values", "default", "meaning"], rows)
+        .text("\npresets (--preset NAME: a tool's default configuration; --param and --knob override it)\n\n");
     for p in PRESETS {
-        crate::outln!(
-            "{} — {}\n  workload {}, compared on: {}",
-            p.name,
-            p.about,
-            p.workload,
-            p.headline
-        );
+        doc = doc.text(format!(
+            "{} — {}\n  workload {}, compared on: {}\n",
+            p.name, p.about, p.workload, p.headline
+        ));
         let rows: Vec<Vec<String>> = p
             .params
             .iter()
@@ -105,10 +103,9 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             })
             .collect();
         if !rows.is_empty() {
-            crate::outln!("{}", table(&["", "value", "source"], &rows, md));
-        } else {
-            crate::outln!();
+            doc = doc.table(&format!("preset {}", p.name), &["", "value", "source"], rows);
         }
+        doc = doc.text("\n");
     }
     for g in GROUPS {
         let members: Vec<String> = g
@@ -123,8 +120,9 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
                 }
             })
             .collect();
-        crate::outln!("{} — {}\n  presets: {}", g.name, g.about, members.join(", "));
+        doc = doc.text(format!("{} — {}\n  presets: {}\n", g.name, g.about, members.join(", ")));
     }
+    crate::out!("{}", render(&doc, args.format));
     Ok(0)
 }
 

@@ -10,8 +10,7 @@
 use crate::app::cli::MergeArgs;
 use crate::base::outfile::{self, OutFile};
 use crate::base::Failure;
-use crate::report::layout::table;
-use crate::report::Format;
+use crate::report::format::{render, Document};
 use crate::store::unsaved::{self, Unsaved};
 use crate::store::Store;
 use std::path::PathBuf;
@@ -112,22 +111,17 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         temp.commit().map_err(out_error)?;
         merged
     };
-    match args.format {
-        Format::Json => crate::outln!("{}", crate::report::json::value(&json)),
-        f => crate::out!(
-            "{}",
-            table(
-                &[
-                    "input",
-                    "runs added",
-                    "runs already there",
-                    "trials added",
-                    "verdicts added"
-                ],
-                &rows,
-                f == Format::Markdown
-            )
-        ),
-    }
+    let doc = Document::new(&json).table(
+        "merged",
+        &[
+            "input",
+            "runs added",
+            "runs already there",
+            "trials added",
+            "verdicts added",
+        ],
+        rows,
+    );
+    crate::out!("{}", render(&doc, args.format));
     Ok(0)
 }

@@ -2,7 +2,7 @@
 
 use crate::app::cli::ShowArgs;
 use crate::base::Failure;
-use crate::report::layout::table;
+use crate::report::format::{render, Document};
 use crate::report::stored::{header, open_store, stored_report};
 use crate::report::{self, Format, Input, Report};
 use crate::store::Store;
@@ -12,30 +12,26 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     let (mut store, path) = open_store(&args.stored.results)?;
     if args.list {
         let runs = store.list()?;
-        let out = match args.stored.format {
-            Format::Json => report::json::value(&runs),
-            Format::Csv => report::csv::rows(&runs),
-            f => {
-                let rows: Vec<Vec<String>> = runs
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.id.to_string(),
-                            r.started_at.clone(),
-                            r.workload.clone(),
-                            r.status.clone(),
-                            r.trials.to_string(),
-                            r.uuid.clone().unwrap_or_else(|| "-".into()),
-                        ]
-                    })
-                    .collect();
-                table(
-                    &["run", "started", "workload", "status", "trials", "uuid"],
-                    &rows,
-                    f == Format::Markdown,
-                )
-            }
-        };
+        let rows: Vec<Vec<String>> = runs
+            .iter()
+            .map(|r| {
+                vec![
+                    r.id.to_string(),
+                    r.started_at.clone(),
+                    r.workload.clone(),
+                    r.status.clone(),
+                    r.trials.to_string(),
+                    r.uuid.clone().unwrap_or_else(|| "-".into()),
+                ]
+            })
+            .collect();
+        // CSV: the stored fields as columns, like the JSON.
+        let doc = Document::new(&runs).own(Format::Csv, report::csv::rows(&runs)).table(
+            "runs",
+            &["run", "started", "workload", "status", "trials", "uuid"],
+            rows,
+        );
+        let out = render(&doc, args.stored.format);
         crate::out!("{}", out);
         return Ok(0);
     }
@@ -82,16 +78,12 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
                 args.baseline,
             ),
         };
-        let p = &p;
-        match args.stored.format {
-            Format::Json => report::json::value(p),
-            Format::Csv => p.csv(),
-            f => {
-                let (headers, body) = p.cells();
-                let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-                table(&headers, &body, f == Format::Markdown)
-            }
-        }
+        let (headers, body) = p.cells();
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        let doc = Document::new(&p)
+            .own(Format::Csv, p.csv())
+            .table("side by side", &headers, body);
+        render(&doc, args.stored.format)
     } else {
         report::export(&report, args.stored.format)
     };
@@ -166,16 +158,11 @@ pub fn sweep(store: &mut Store, name: &str, format: Format) -> Result<(String, V
             ]
         })
         .collect();
-    if format == Format::Json {
-        let rows: Vec<serde_json::Value> = parts
-            .iter()
-            .map(|(f, l, host)| serde_json::json!({"shard": f.shard, "run": l.id, "uuid": l.uuid, "host": host, "status": l.status, "plan_job": f.plan_job, "trials": l.trials}))
-            .collect();
-        let text = report::json::value(
-            &serde_json::json!({"sweep": name, "shards": shards, "parts": rows, "missing_shards": missing, "across_machines": across_rows}),
-        );
-        return Ok((format!("{text}\n"), ids));
-    }
+    let json_rows: Vec<serde_json::Value> = parts
+        .iter()
+        .map(|(f, l, host)| serde_json::json!({"shard": f.shard, "run": l.id, "uuid": l.uuid, "host": host, "status": l.status, "plan_job": f.plan_job, "trials": l.trials}))
+        .collect();
+    let json = serde_json::json!({"sweep": name, "shards": shards, "parts": json_rows, "missing_shards": missing, "across_machines": across_rows});
     let rows: Vec<Vec<String>> = parts
         .iter()
         .map(|(f, l, host)| {
@@ -189,25 +176,28 @@ pub fn sweep(store: &mut Store, name: &str, format: Format) -> Result<(String, V
             ]
         })
         .collect();
-    let mut text = format!("sweep {name}: {shards} shard(s)\n");
-    text += &table(
-        &["shard", "run", "host", "status", "plan job", "trials"],
-        &rows,
-        format == Format::Markdown,
-    );
-    if !across_rows.is_empty() {
-        text += "\neach configuration across machines (--replicate; median tx/s of all operations):\n";
-        text += &table(
-            &["plan job", "configuration", "median per machine", "fastest / slowest"],
-            &across_rows,
-            format == Format::Markdown,
+    let mut doc = Document::new(&json)
+        .text(format!("sweep {name}: {shards} shard(s)\n"))
+        .table(
+            "shards",
+            &["shard", "run", "host", "status", "plan job", "trials"],
+            rows,
         );
+    if !across_rows.is_empty() {
+        doc = doc
+            .text("\neach configuration across machines (--replicate; median tx/s of all operations):\n")
+            .table(
+                "across machines",
+                &["plan job", "configuration", "median per machine", "fastest / slowest"],
+                across_rows,
+            );
     }
-    if missing.is_empty() {
-        text += "every shard complete\n";
+    doc = doc.text(if missing.is_empty() {
+        "every shard complete\n".to_string()
     } else {
         let list: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
-        text += &format!("missing or not complete: shard {}\n", list.join(", "));
-    }
+        format!("missing or not complete: shard {}\n", list.join(", "))
+    });
+    let text = render(&doc, format);
     Ok((text, ids))
 }

@@ -7,8 +7,10 @@
 //! latency), and the figures use the same ratio, interval and verdict code as every table
 //! ([`super::stats`]).
 
+use super::format::Document;
 use super::number::{interval_of, opt, times};
 use super::stats::{values, Metric, Statistics};
+use super::Format;
 use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
 use litebench_stats::{summarize, Verdict};
 use serde::Serialize;
@@ -268,32 +270,30 @@ fn side_name(s: &Side<'_>) -> String {
 }
 
 impl Comparison<'_> {
-    /// The table and Markdown text.
-    pub fn text(&self, md: bool) -> String {
-        use super::layout::{heading, table};
-        let mut out = heading(
-            &format!(
-                "compare {} (A, baseline) with {} (B) — {}, {}",
-                side_name(&self.a),
-                side_name(&self.b),
-                self.a.manifest.workload,
-                self.metric.unit()
-            ),
-            md,
-        );
-        out += "\n";
+    /// The comparison for any format: its JSON, its rows as CSV, and the text formats' parts.
+    pub fn document(&self) -> Document {
+        let mut doc = Document::new(self).own(Format::Csv, self.csv()).heading(format!(
+            "compare {} (A, baseline) with {} (B) — {}, {}",
+            side_name(&self.a),
+            side_name(&self.b),
+            self.a.manifest.workload,
+            self.metric.unit()
+        ));
+        doc = doc.text("\n");
         if self.differences.is_empty() {
-            out += "the two manifests agree on machine, filesystem, device, engines, knobs and parameters\n\n";
+            doc = doc.text("the two manifests agree on machine, filesystem, device, engines, knobs and parameters\n\n");
         } else {
-            out += &heading("what differs between A and B", md);
             let body: Vec<Vec<String>> = self
                 .differences
                 .iter()
                 .map(|d| vec![d.what.clone(), d.a.clone(), d.b.clone()])
                 .collect();
-            out += &table(&["", "A", "B"], &body, md);
-            out += "\n";
+            doc = doc
+                .heading("what differs between A and B")
+                .table("differences", &["", "A", "B"], body)
+                .text("\n");
         }
+        let mut out = String::new();
         for s in [&self.a, &self.b] {
             if s.status != "complete" {
                 out += &format!(
@@ -330,7 +330,8 @@ impl Comparison<'_> {
             .collect();
         let unit = self.metric.unit();
         let (ma, mb) = (format!("A median {unit}"), format!("B median {unit}"));
-        out += &table(
+        doc = doc.text(out).table(
+            "rows",
             &[
                 "configuration",
                 "op",
@@ -341,10 +342,9 @@ impl Comparison<'_> {
                 "95% CI",
                 "verdict",
             ],
-            &body,
-            md,
+            body,
         );
-        out += &format!(
+        let mut out = format!(
             "\nstatistics: ratio of medians, {}, seed {}; no significant difference within {} of 1 (--noise)\n",
             self.statistics.ratio_interval,
             self.statistics.bootstrap_seed,
@@ -359,7 +359,7 @@ impl Comparison<'_> {
         } else {
             "no significant regression of B against A\n".to_string()
         };
-        out
+        doc.text(out)
     }
 
     /// CSV: the rows.

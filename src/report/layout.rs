@@ -48,3 +48,21 @@ pub fn heading(s: &str, markdown: bool) -> String {
 pub fn warning(s: &str, markdown: bool) -> String {
     format!("{}warning: {s}\n", if markdown { "- " } else { "" })
 }
+
+/// A document's parts as text (the table and Markdown formats): headings, prose as it is, and
+/// laid-out tables.
+pub fn parts(parts: &[super::format::Part], markdown: bool) -> String {
+    use super::format::Part;
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            Part::Heading(s) => out += &heading(s, markdown),
+            Part::Text(s) => out += s,
+            Part::Table(t) => {
+                let headers: Vec<&str> = t.headers.iter().map(String::as_str).collect();
+                out += &table(&headers, &t.rows, markdown);
+            }
+        }
+    }
+    out
+}

@@ -1,5 +1,6 @@
 //! Reports: one model ([`Report`]) built from a stored or just-finished run, and one exporter
-//! per format (terminal table, Markdown, CSV, JSON) that only lays that model out.
+//! per format (terminal table, Markdown, CSV, JSON) that only lays that model out; the formats
+//! are registered in [`format`], which also lays out what other subcommands print.
 //!
 //! Every figure is computed here once — summaries, the side-by-side table, spreads, ratios with
 //! their intervals and verdicts ([`stats`]), warnings — so `run`, `show` and `compare` print
@@ -10,6 +11,7 @@ pub mod advise;
 pub mod checklist;
 pub mod compare;
 pub mod csv;
+pub mod format;
 pub mod html;
 pub mod json;
 pub mod layout;
@@ -32,7 +34,7 @@ use serde::Serialize;
 pub use stats::{Metric, Statistics, DEFAULT_NOISE};
 use summary::{Spread, SummaryRow};
 
-/// `--format` values.
+/// `--format` values; each one's implementation is in [`format::of`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,
@@ -133,10 +135,5 @@ pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String>
 
 /// Renders a report in the chosen format.
 pub fn export(report: &Report<'_>, format: Format) -> String {
-    match format {
-        Format::Json => json::report(report),
-        Format::Csv => csv::summary_rows(&report.summary),
-        Format::Table => table::report(report),
-        Format::Markdown => markdown::report(report),
-    }
+    format::of(format).report(report)
 }

@@ -1,6 +1,20 @@
-//! The terminal table exporter.
+//! The terminal table format: aligned columns for people at a terminal.
 
+use super::format::{Document, OutputFormat};
 use super::Report;
+
+/// `--format table`.
+pub struct TableFormat;
+
+impl OutputFormat for TableFormat {
+    fn report(&self, r: &Report<'_>) -> String {
+        report(r)
+    }
+
+    fn document(&self, doc: &Document) -> String {
+        super::layout::parts(&doc.parts, false)
+    }
+}
 
 /// The report as aligned text.
 pub fn report(report: &Report<'_>) -> String {

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 pub use blockdev::BlockDevice;
 pub use error::EnvError;
 pub use machine::{machine, Machine};
-pub use report::render_text;
+pub use report::{render_text, sections, Sections};
 pub use storage::{storage, Storage};
 pub use synclatency::{measure_sync_latency, SyncLatency};
 

@@ -8,12 +8,16 @@ use crate::{Environment, SyncLatency};
 
 const UNKNOWN: &str = "unknown";
 
-/// Renders `env` (and `sync`, if measured) as aligned `key: value` lines
-/// under `machine`, `storage`, `device` and `sync latency` headings.
-pub fn render_text(env: &Environment, sync: Option<&SyncLatency>) -> String {
+/// The report's sections (`machine`, `storage`, `device`, `sync latency`),
+/// each a list of `key`, `value` pairs as [`render_text`] prints them; for
+/// other layouts of the same facts (a Markdown or CSV table).
+pub type Sections = Vec<(&'static str, Vec<(&'static str, String)>)>;
+
+/// The facts of `env` (and `sync`, if measured) by section, as people read them.
+pub fn sections(env: &Environment, sync: Option<&SyncLatency>) -> Sections {
     let m = &env.machine;
     let s = &env.storage;
-    let mut sections: Vec<(&str, Vec<(&str, String)>)> = Vec::new();
+    let mut sections: Sections = Vec::new();
 
     sections.push((
         "machine",
@@ -111,6 +115,13 @@ pub fn render_text(env: &Environment, sync: Option<&SyncLatency>) -> String {
         None => vec![("median", "not measured".to_owned())],
     };
     sections.push(("sync latency", sync_lines));
+    sections
+}
+
+/// Renders `env` (and `sync`, if measured) as aligned `key: value` lines
+/// under `machine`, `storage`, `device` and `sync latency` headings.
+pub fn render_text(env: &Environment, sync: Option<&SyncLatency>) -> String {
+    let sections = sections(env, sync);
 
     let width = sections
         .iter()
