@@ -88,7 +88,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         report::export(&report, args.stored.format)
     };
     crate::out!("{}", out);
-    if matches!(args.stored.format, Format::Table | Format::Markdown) && !args.side_by_side {
+    if report::format::of(args.stored.format).for_reading() && !args.side_by_side {
         let stored = store.verifications()?;
         let lines = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &stored);
         if !lines.is_empty() {

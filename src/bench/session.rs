@@ -528,7 +528,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         guest: job.map(|j| j.info),
         fleet,
         // In a guest the host prints the runs once it has stored them under its own ids.
-        print_each: args.guest_job.is_none() && (!several || matches!(args.format, Format::Table | Format::Markdown)),
+        print_each: args.guest_job.is_none() && (!several || report::format::of(args.format).for_reading()),
     };
     let mut ends: Vec<JobEnd> = Vec::new();
     for &j in &mine {
@@ -560,26 +560,14 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     // 4. Compare presets; for several runs in JSON or CSV, print everything together.
     let compared = picks.len() > 1 || !groups.is_empty();
     let in_guest = args.guest_job.is_some();
-    match args.format {
-        _ if in_guest => {}
-        Format::Table | Format::Markdown if compared => {
-            crate::out!(
-                "{}",
-                presets::comparison_text(&preset_runs(&ends), &groups, args.format == Format::Markdown,)
-            );
-        }
-        Format::Json if several => {
-            let v = serde_json::json!({
-                "runs": ends.iter().filter_map(|e| e.json.clone()).collect::<Vec<_>>(),
-                "presets": presets::comparison_rows(&preset_runs(&ends)),
-            });
-            crate::out!("{}", report::json::value(&v));
-        }
-        Format::Csv if several => {
-            let rows: Vec<SummaryRow> = ends.iter().flat_map(|e| e.summary.iter().cloned()).collect();
-            crate::out!("{}", report::csv::summary_rows(&rows));
-        }
-        _ => {}
+    let reading = report::format::of(args.format).for_reading();
+    if !in_guest && reading && compared {
+        crate::out!(
+            "{}",
+            presets::comparison_text(&preset_runs(&ends), &groups, args.format == Format::Markdown)
+        );
+    } else if !in_guest && !reading && several {
+        crate::out!("{}", report::format::render(&several_runs(&ends), args.format));
     }
     // The HTML report of what was measured, however the run ended.
     let report_failure = match &args.report {
@@ -740,6 +728,33 @@ fn fleet_part(args: &RunArgs, jobs: &[Job]) -> Result<(Option<crate::model::reco
         plan_job: 0,
     };
     Ok((Some(fleet), mine))
+}
+
+/// The document a data format prints for a session of several runs: every run's report and
+/// the presets' comparison (JSON), or every run's summary rows (CSV, and any other format, as
+/// one table).
+fn several_runs(ends: &[JobEnd]) -> report::format::Document {
+    let v = serde_json::json!({
+        "runs": ends.iter().filter_map(|e| e.json.clone()).collect::<Vec<_>>(),
+        "presets": presets::comparison_rows(&preset_runs(ends)),
+    });
+    let rows: Vec<SummaryRow> = ends.iter().flat_map(|e| e.summary.iter().cloned()).collect();
+    let csv = report::csv::summary_rows(&rows);
+    // The same rows as a table of cells, read back from their CSV form.
+    let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+    let headers: Vec<String> = reader
+        .headers()
+        .map(|h| h.iter().map(String::from).collect())
+        .unwrap_or_default();
+    let cells: Vec<Vec<String>> = reader
+        .records()
+        .filter_map(Result::ok)
+        .map(|r| r.iter().map(String::from).collect())
+        .collect();
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    report::format::Document::new(&v)
+        .own(Format::Csv, csv)
+        .table("summary", &headers, cells)
 }
 
 fn preset_runs(ends: &[JobEnd]) -> Vec<presets::PresetRun<'_>> {

@@ -20,6 +20,12 @@ pub trait OutputFormat: Sync {
     fn report(&self, report: &Report<'_>) -> String;
     /// Anything else a subcommand prints.
     fn document(&self, doc: &Document) -> String;
+    /// True for a format people read (the terminal table, Markdown): a session of several
+    /// runs prints each run's report as it ends, then their comparison. A data format (JSON,
+    /// CSV) prints one document of all the runs at the end instead, so that it parses whole.
+    fn for_reading(&self) -> bool {
+        false
+    }
 }
 
 /// The registry: the implementation of each `--format` value.

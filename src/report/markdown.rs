@@ -11,6 +11,10 @@ impl OutputFormat for MarkdownFormat {
         report(r)
     }
 
+    fn for_reading(&self) -> bool {
+        true
+    }
+
     fn document(&self, doc: &Document) -> String {
         super::layout::parts(&doc.parts, true)
     }

@@ -7,6 +7,7 @@
 //! are printed per configuration and query, the loops as a tree with each loop's share of the
 //! cycles the loops counted. What an engine or build does not keep reads "unavailable".
 
+use super::format::Document;
 use super::layout::table;
 use super::Format;
 use crate::model::engine_info::LoopProfile;
@@ -109,93 +110,103 @@ fn loop_cells(l: &LoopRow) -> Vec<String> {
 
 const LOOP_HEADERS: [&str; 6] = ["loop", "loops", "rows visited", "est. rows", "cycles", "share"];
 
-/// The profiles in one of `show`'s formats.
+/// The profiles in one of `show`'s formats, through the format registry: JSON from the
+/// profiles themselves, and one table of plan and loop lines for any format; CSV, the terminal
+/// table and Markdown keep their own layouts.
 pub fn render(profiles: &[QueryProfile], format: Format) -> String {
-    match format {
-        Format::Json => super::json::value(profiles),
-        Format::Csv => {
-            let mut records = vec![[
-                "config",
-                "configuration",
-                "operation",
-                "kind",
-                "depth",
-                "step",
-                "loops",
-                "rows_visited",
-                "rows_estimated",
-                "cycles",
-                "cycle_share",
-            ]
-            .map(String::from)
-            .to_vec()];
-            for p in profiles {
-                let head = vec![p.config.to_string(), p.label.clone(), p.operation.clone()];
-                for line in p.plan.iter().flatten() {
-                    let mut r = head.clone();
-                    r.extend(["plan".into(), String::new(), line.clone()]);
-                    r.extend(std::iter::repeat_n(String::new(), 5));
-                    records.push(r);
-                }
-                for l in p.loops.iter().flatten() {
-                    let mut r = head.clone();
-                    r.extend(["loop".into(), l.depth.to_string(), l.step.clone()]);
-                    r.extend([
-                        opt(l.loops),
-                        opt(l.rows_visited),
-                        opt(l.rows_estimated),
-                        opt(l.cycles),
-                        opt(l.cycle_share),
-                    ]);
-                    records.push(r);
-                }
-            }
-            super::csv::records(&records)
+    let records = records(profiles);
+    let headers: Vec<&str> = records[0].iter().map(String::as_str).collect();
+    let doc = Document::new(profiles)
+        .own(Format::Csv, super::csv::records(&records))
+        .own(Format::Table, text(profiles, false))
+        .own(Format::Markdown, text(profiles, true))
+        .table("profiles", &headers, records[1..].to_vec());
+    super::format::render(&doc, format)
+}
+
+/// One record per plan line and per loop, with a header row first.
+fn records(profiles: &[QueryProfile]) -> Vec<Vec<String>> {
+    let mut records = vec![[
+        "config",
+        "configuration",
+        "operation",
+        "kind",
+        "depth",
+        "step",
+        "loops",
+        "rows_visited",
+        "rows_estimated",
+        "cycles",
+        "cycle_share",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for p in profiles {
+        let head = vec![p.config.to_string(), p.label.clone(), p.operation.clone()];
+        for line in p.plan.iter().flatten() {
+            let mut r = head.clone();
+            r.extend(["plan".into(), String::new(), line.clone()]);
+            r.extend(std::iter::repeat_n(String::new(), 5));
+            records.push(r);
         }
-        Format::Table | Format::Markdown => {
-            let md = format == Format::Markdown;
-            if profiles.is_empty() {
-                return "no query plans or profiles in this run (only workloads that time each query as its own operation keep them)\n".into();
-            }
-            let mut out = String::new();
-            for p in profiles {
-                if md {
-                    out.push_str(&format!("### {} — config {}: {}\n\n", p.operation, p.config, p.label));
-                } else {
-                    out.push_str(&format!("== {} — config {}: {}\n", p.operation, p.config, p.label));
-                }
-                match &p.plan {
-                    Some(plan) if md => {
-                        out.push_str("Plan:\n\n```\n");
-                        for l in plan {
-                            out.push_str(&format!("{l}\n"));
-                        }
-                        out.push_str("```\n\n");
-                    }
-                    Some(plan) => {
-                        out.push_str("plan:\n");
-                        for l in plan {
-                            out.push_str(&format!("  {l}\n"));
-                        }
-                    }
-                    None => out.push_str(&format!("plan: {UNAVAILABLE}\n{}", if md { "\n" } else { "" })),
-                }
-                match &p.loops {
-                    Some(loops) => {
-                        let rows: Vec<Vec<String>> = loops.iter().map(loop_cells).collect();
-                        if !md {
-                            out.push_str("loops:\n");
-                        }
-                        out.push_str(&table(&LOOP_HEADERS, &rows, md));
-                        out.push('\n');
-                    }
-                    None => out.push_str(&format!("loops: {UNAVAILABLE}\n")),
-                }
-                out.push('\n');
-            }
-            out
+        for l in p.loops.iter().flatten() {
+            let mut r = head.clone();
+            r.extend(["loop".into(), l.depth.to_string(), l.step.clone()]);
+            r.extend([
+                opt(l.loops),
+                opt(l.rows_visited),
+                opt(l.rows_estimated),
+                opt(l.cycles),
+                opt(l.cycle_share),
+            ]);
+            records.push(r);
         }
     }
+    records
+}
+
+/// The profiles as the terminal table (`md`: as Markdown) lays them out.
+fn text(profiles: &[QueryProfile], md: bool) -> String {
+    if profiles.is_empty() {
+        return "no query plans or profiles in this run (only workloads that time each query as its own operation keep them)\n".into();
+    }
+    let mut out = String::new();
+    for p in profiles {
+        if md {
+            out.push_str(&format!("### {} — config {}: {}\n\n", p.operation, p.config, p.label));
+        } else {
+            out.push_str(&format!("== {} — config {}: {}\n", p.operation, p.config, p.label));
+        }
+        match &p.plan {
+            Some(plan) if md => {
+                out.push_str("Plan:\n\n```\n");
+                for l in plan {
+                    out.push_str(&format!("{l}\n"));
+                }
+                out.push_str("```\n\n");
+            }
+            Some(plan) => {
+                out.push_str("plan:\n");
+                for l in plan {
+                    out.push_str(&format!("  {l}\n"));
+                }
+            }
+            None => out.push_str(&format!("plan: {UNAVAILABLE}\n{}", if md { "\n" } else { "" })),
+        }
+        match &p.loops {
+            Some(loops) => {
+                let rows: Vec<Vec<String>> = loops.iter().map(loop_cells).collect();
+                if !md {
+                    out.push_str("loops:\n");
+                }
+                out.push_str(&table(&LOOP_HEADERS, &rows, md));
+                out.push('\n');
+            }
+            None => out.push_str(&format!("loops: {UNAVAILABLE}\n")),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
