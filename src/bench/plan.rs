@@ -12,6 +12,7 @@ use crate::bench::runner;
 use crate::bench::settings::RunArgs;
 use crate::engines::registry::EngineChoice;
 use crate::model::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, KnobError, KnobSet};
+use crate::model::load::LoadShape;
 use crate::model::params;
 use crate::model::params::Params;
 use crate::workload::preset::{self, Group, Pick};
@@ -29,6 +30,8 @@ pub struct RunPlan {
     pub fs_size_bytes: u64,
     /// `--scheduler`: I/O schedulers for the loop devices of `filesystems`.
     pub schedulers: Vec<String>,
+    /// `--clients`, `--rate`, `--arrival`, `--latency-limit`, `--max-tries`.
+    pub load: LoadShape,
 }
 
 /// One stored run: a workload, its parameters and the knob sets to interleave.
@@ -39,6 +42,85 @@ pub struct Job {
     pub sets: Vec<(Option<Pick>, KnobSet)>,
     /// Knobs the user set with `--knob` (the rest of a set's knobs come from its preset).
     pub user_knobs: Vec<String>,
+}
+
+/// The load shape of `--clients`, `--rate`, `--arrival`, `--latency-limit` and `--max-tries`,
+/// refused in one line where a job's workload or the run cannot take it. A workload without
+/// transactions of its own for the load driver but with a `clients` parameter (TATP) takes
+/// `--clients` as that parameter.
+fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
+    let shape = LoadShape {
+        clients: args.clients,
+        rate: args.rate,
+        arrival: args.arrival,
+        latency_limit_ns: args
+            .latency_limit
+            .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
+        max_tries: args.max_tries,
+    };
+    if shape.latency_limit_ns.is_some() && shape.rate.is_none() {
+        return Err(Failure(
+            "--latency-limit: only an open loop has intended start times to be late against; give --rate TPS too"
+                .into(),
+        ));
+    }
+    if shape.clients > 1 && args.memory {
+        return Err(Failure(format!(
+            "--clients {}: with --memory each connection would have a database of its own; leave out --memory or use --clients 1",
+            shape.clients
+        )));
+    }
+    if shape.is_default() {
+        return Ok(shape);
+    }
+    let takers = || {
+        workload::all()
+            .iter()
+            .filter(|w| w.transactions().is_some() || w.params().iter().any(|p| p.name == "clients"))
+            .map(|w| w.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut kept = shape.clone();
+    for job in jobs.iter_mut() {
+        let w = job.workload;
+        if w.transactions().is_some() {
+            continue;
+        }
+        let has_clients = w.params().iter().any(|p| p.name == "clients");
+        let only_clients = LoadShape {
+            clients: 1,
+            ..shape.clone()
+        }
+        .is_default();
+        if has_clients && only_clients {
+            let given = job.params.count("clients");
+            if args.params.iter().any(|p| p.trim_start().starts_with("clients=")) && given != u64::from(shape.clients) {
+                return Err(Failure(format!(
+                    "--clients {} and --param clients={given} disagree; give one of them",
+                    shape.clients
+                )));
+            }
+            job.params
+                .0
+                .insert("clients".into(), params::ParamValue::Count(u64::from(shape.clients)));
+            kept = LoadShape::default();
+            continue;
+        }
+        let flag = if shape.clients > 1 && only_clients {
+            format!("--clients {}", shape.clients)
+        } else if let Some(r) = shape.rate {
+            format!("--rate {}", crate::model::load::rate_text(r))
+        } else {
+            format!("--max-tries {}", shape.max_tries)
+        };
+        return Err(Failure(format!(
+            "{flag}: workload {} runs its operations as one ordered script, with one client in a closed loop; workloads that take it: {}",
+            w.name(),
+            takers()
+        )));
+    }
+    Ok(kept)
 }
 
 /// The workload a run names, or the one-line error listing the valid ones.
@@ -287,6 +369,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     }
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
+    let load = load_shape(args, &mut jobs)?;
     if let Some(dev) = &args.scheduler_device {
         crate::testbed::scheduler_device::check(dev, &schedulers, args.guest)?;
     } else if !schedulers.is_empty()
@@ -304,6 +387,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
         filesystems,
         fs_size_bytes,
         schedulers,
+        load,
     })
 }
 

@@ -32,6 +32,8 @@ pub struct Plan {
     pub memory: bool,
     /// `--allow-unverified`: pass-through knobs that read back nothing do not stop the run.
     pub allow_unverified: bool,
+    /// `--clients`, `--rate`, `--latency-limit`, `--max-tries`.
+    pub load: crate::model::load::LoadShape,
 }
 
 /// How a run ended without an error.
@@ -554,6 +556,7 @@ fn measure(
         connector: &connector,
         profile: round == plan.warmup,
         knobs: &knobs,
+        load: &plan.load,
     };
     if let Err(e) = plan.workload.run(conn.as_mut(), &trial, &mut rec) {
         return match workload_error(scratch, &cfg.label, e) {

@@ -94,6 +94,8 @@ struct Context<'a> {
     fleet: Option<crate::model::record::FleetInfo>,
     /// Render each job's report now (one job, or a text format).
     print_each: bool,
+    /// The load shape every job runs with.
+    load: crate::model::load::LoadShape,
 }
 
 /// How one job ended, with what the comparison and the multi-run output need.
@@ -225,6 +227,7 @@ fn run_job(
         } else {
             Vec::new()
         },
+        load: ctx.load.clone(),
         guest: ctx.guest.clone(),
         fleet: ctx.fleet.clone().map(|mut f| {
             f.plan_job = plan_job;
@@ -250,6 +253,7 @@ fn run_job(
         cold: args.cold,
         memory: args.memory,
         allow_unverified: args.allow_unverified,
+        load: ctx.load.clone(),
     };
     let total = (plan.configs.len() as u64) * u64::from(args.trials + args.warmup);
     let progress = if args.quiet || !std::io::stderr().is_terminal() {
@@ -430,6 +434,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         filesystems: fs_specs,
         fs_size_bytes,
         schedulers,
+        load,
     } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
@@ -529,6 +534,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         fleet,
         // In a guest the host prints the runs once it has stored them under its own ids.
         print_each: args.guest_job.is_none() && (!several || report::format::of(args.format).for_reading()),
+        load,
     };
     let mut ends: Vec<JobEnd> = Vec::new();
     for &j in &mine {

@@ -110,6 +110,28 @@ pub struct RunArgs {
     /// even when its interval excludes 1.
     #[arg(long, value_name = "PCT", value_parser = parse_noise)]
     pub noise: Option<f64>,
+    /// Concurrent clients, each with its own connection (configured and verified like the
+    /// first) and thread, for workloads whose operations are independent transactions (see
+    /// `litebench list`)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::model::load::MAX_CLIENTS)))]
+    pub clients: u32,
+    /// Open loop: start transactions on a schedule at TPS per second over all clients, and
+    /// measure each one's latency from its intended start (so a stall counts against every
+    /// transaction queued behind it). Default: closed loop, each client as fast as it can
+    #[arg(long, value_name = "TPS", value_parser = parse_rate)]
+    pub rate: Option<f64>,
+    /// How `--rate`'s intended start times are spaced: poisson (seeded exponential gaps) or
+    /// uniform
+    #[arg(long, value_enum, default_value_t = crate::model::load::Arrival::Poisson)]
+    pub arrival: crate::model::load::Arrival,
+    /// With `--rate`: skip a transaction already later than this when its turn comes, and count
+    /// completed ones slower than this as late (pgbench -L), e.g. `5ms`
+    #[arg(long, value_name = "DURATION", value_parser = parse_latency_limit)]
+    pub latency_limit: Option<std::time::Duration>,
+    /// Tries of a transaction that meets a lock (SQLITE_BUSY, a serialization failure, a
+    /// deadlock) before it counts as failed; 1: no retry
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_tries: u32,
     /// The whole command line when the run is started by another command in this process
     /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
     /// this process's own arguments.
@@ -124,6 +146,26 @@ impl RunArgs {
         self.command_line
             .clone()
             .unwrap_or_else(|| std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect())
+    }
+}
+
+/// Parses `--rate TPS`: a positive, finite rate a clock can keep to.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let max = crate::model::load::MAX_RATE;
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= max => Ok(r),
+        Ok(r) if r.is_finite() && r > max => Err(format!(
+            "above {max} transactions per second, the clock cannot keep a schedule; give a lower rate"
+        )),
+        _ => Err("give a rate in transactions per second above 0, e.g. 2000".into()),
+    }
+}
+
+/// Parses `--latency-limit DURATION` (`5ms`, `0.5s`, above zero).
+fn parse_latency_limit(s: &str) -> Result<std::time::Duration, String> {
+    match crate::model::params::parse_duration(s) {
+        Some(d) if !d.is_zero() => Ok(d),
+        _ => Err("give a duration above zero, e.g. 5ms or 1s".into()),
     }
 }
 

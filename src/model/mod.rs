@@ -6,6 +6,7 @@
 
 pub mod engine_info;
 pub mod knob;
+pub mod load;
 pub mod metric;
 pub mod op;
 pub mod params;

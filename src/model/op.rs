@@ -72,6 +72,26 @@ pub struct OpResult {
     pub io: IoSnapshot,
     /// The latency histogram, HDR V2 + deflate, base64: lets runs merge percentiles exactly.
     pub histogram: String,
+    /// Tries beyond the first of transactions that met a lock (`--max-tries`); the time of
+    /// failed tries is inside the transaction's latency. Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
+    /// Open loop with `--latency-limit`: transactions skipped because they were already later
+    /// than the limit when their turn came; not in `ops`. Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
+    /// Open loop with `--latency-limit`: completed transactions slower than the limit, from
+    /// their intended start; in `ops`. Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub late: u64,
+    /// Open loop: how late transactions started against their schedule (actual minus intended
+    /// start). Absent in closed loops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag: Option<Latency>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl OpResult {

@@ -157,6 +157,10 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// `--guest`: the run ran inside a throwaway guest kernel, described here.
+    /// Clients, rate, latency limit and tries; absent for one client in a closed loop (every
+    /// run stored before load shapes).
+    #[serde(default, skip_serializing_if = "crate::model::load::LoadShape::is_default")]
+    pub load: crate::model::load::LoadShape,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guest: Option<GuestInfo>,
     /// `--shard` / `--replicate`: this run is one part of a sweep over several machines.

@@ -7,6 +7,7 @@ pub mod androbench;
 pub mod blob;
 pub mod crud;
 pub mod expect;
+pub mod load;
 pub mod mobibench;
 pub mod numbers;
 pub mod population;
@@ -60,6 +61,9 @@ pub struct Trial<'a> {
     /// The trial connection's settings as read back after they were set: for workloads whose
     /// checks depend on them (SSB's Bloom-filter plan check).
     pub knobs: &'a [crate::model::knob::KnobReading],
+    /// Clients, rate, latency limit and tries (`--clients`, `--rate`, ...): what
+    /// [`load::drive`] runs the workload's transactions with.
+    pub load: &'a crate::model::load::LoadShape,
 }
 
 impl<'a> Trial<'a> {
@@ -73,6 +77,7 @@ impl<'a> Trial<'a> {
             connector,
             profile: false,
             knobs: &[],
+            load: &crate::model::load::ONE_CLIENT,
         }
     }
 }
@@ -122,6 +127,12 @@ pub trait Workload: Sync {
         _trials: &[crate::model::record::TrialRecord],
     ) -> Vec<ReportSection> {
         Vec::new()
+    }
+    /// The workload's transactions, for the load driver ([`load::drive`]): workloads that offer
+    /// them run with any `--clients`, `--rate`, `--latency-limit` and `--max-tries`; the others
+    /// refuse a load shape other than one client in a closed loop.
+    fn transactions(&self) -> Option<&dyn load::Transactions> {
+        None
     }
     /// True when a trial never writes: the runner may then give trials the template itself
     /// instead of a fresh copy (SSB at scale 1 is a database of hundreds of megabytes).

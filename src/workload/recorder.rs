@@ -20,6 +20,11 @@ struct OpState {
     elapsed: Duration,
     hist: Histogram<u64>,
     io: IoSnapshot,
+    retries: u64,
+    skipped: u64,
+    late: u64,
+    /// Schedule lag of an open loop; `None` until the first is recorded.
+    lag: Option<Histogram<u64>>,
 }
 
 /// Collects per-operation-type latencies and I/O during one trial.
@@ -62,6 +67,10 @@ impl Recorder {
                     elapsed: Duration::ZERO,
                     hist: new_histogram(),
                     io: IoSnapshot::default(),
+                    retries: 0,
+                    skipped: 0,
+                    late: 0,
+                    lag: None,
                 })
                 .collect(),
             counters,
@@ -204,6 +213,28 @@ impl Recorder {
         s.busy += 1;
     }
 
+    /// Records a try of a transaction of type `op` that met a lock and is tried again.
+    pub fn record_retry(&mut self, op: usize) {
+        self.ops[op].retries += 1;
+    }
+
+    /// Records a transaction of type `op` skipped by the latency limit (open loop).
+    pub fn record_skipped(&mut self, op: usize) {
+        self.ops[op].skipped += 1;
+    }
+
+    /// Records a completed transaction of type `op` slower than the latency limit.
+    pub fn record_late(&mut self, op: usize) {
+        self.ops[op].late += 1;
+    }
+
+    /// Records how late a transaction of type `op` started against its schedule (open loop).
+    #[inline]
+    pub fn record_lag(&mut self, op: usize, lag: Duration) {
+        let ns = lag.as_nanos().min(MAX_NS as u128) as u64;
+        self.ops[op].lag.get_or_insert_with(new_histogram).saturating_record(ns);
+    }
+
     /// An empty recorder for the same operation types, for another client thread; `with_io`
     /// shares this recorder's VFS counters (give them to one client only: the counters are
     /// process-wide, so two clients attributing them would count the same I/O twice).
@@ -224,6 +255,12 @@ impl Recorder {
             mine.elapsed += theirs.elapsed;
             mine.io = mine.io.plus(&theirs.io);
             let _ = mine.hist.add(&theirs.hist);
+            mine.retries += theirs.retries;
+            mine.skipped += theirs.skipped;
+            mine.late += theirs.late;
+            if let Some(lag) = theirs.lag {
+                let _ = mine.lag.get_or_insert_with(new_histogram).add(&lag);
+            }
         }
     }
 
@@ -263,6 +300,10 @@ fn result_of(s: OpState) -> OpResult {
         latency: Latency::of(&s.hist),
         io: s.io,
         histogram: encode(&s.hist),
+        retries: s.retries,
+        skipped: s.skipped,
+        late: s.late,
+        lag: s.lag.as_ref().map(Latency::of),
     }
 }
 

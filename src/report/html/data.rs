@@ -514,6 +514,7 @@ pub(crate) mod tests {
             scratch_dir: "/scratch".into(),
             statistics: None,
             warnings: Vec::new(),
+            load: Default::default(),
             guest: None,
             fleet: None,
         }

@@ -1,0 +1,151 @@
+//! The shape of the load a trial puts on an engine: how many clients, each with its own
+//! connection, and whether they go as fast as they can (closed loop) or start transactions on a
+//! schedule at a target rate (open loop), with how late a transaction may be and how often a
+//! transaction that met a lock is tried. Recorded in the manifest of every run that is not one
+//! client in a closed loop, so the numbers are never separated from the load that made them.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Most clients a trial may have.
+pub const MAX_CLIENTS: u32 = 1024;
+
+/// Highest rate a schedule is kept to: one intended start every microsecond. Above it the
+/// clock's resolution and the cost of reading it decide the start times, not the schedule.
+pub const MAX_RATE: f64 = 1_000_000.0;
+
+/// How the intended start times of an open loop are spaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    /// Exponential gaps (a Poisson process, seeded): requests arriving independently, as from
+    /// many users; what wrk2, YCSB's `-target` with a Poisson option and pgbench `-R` model.
+    #[default]
+    Poisson,
+    /// Equal gaps: one transaction every 1/rate seconds per client.
+    Uniform,
+}
+
+/// How the clients of a trial generate load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadShape {
+    /// Concurrent clients, each with its own connection and thread.
+    pub clients: u32,
+    /// Open loop: transactions per second over all clients; `None`: closed loop (each client
+    /// starts its next transaction when the last one ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    #[serde(default)]
+    pub arrival: Arrival,
+    /// Open loop: a transaction already later than this when its turn comes is skipped, and a
+    /// completed one slower than this (from its intended start) is counted late (pgbench `-L`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_limit_ns: Option<u64>,
+    /// Tries of a transaction that met a lock (SQLITE_BUSY and its kin) before it counts as
+    /// failed: 1 is no retry.
+    pub max_tries: u32,
+}
+
+/// One client in a closed loop, no retries: what every run before load shapes did.
+pub const ONE_CLIENT: LoadShape = LoadShape {
+    clients: 1,
+    rate: None,
+    arrival: Arrival::Poisson,
+    latency_limit_ns: None,
+    max_tries: 1,
+};
+
+impl Default for LoadShape {
+    fn default() -> Self {
+        ONE_CLIENT
+    }
+}
+
+impl LoadShape {
+    /// One client, closed loop, no retries: what every run before load shapes did.
+    pub fn is_default(&self) -> bool {
+        *self == LoadShape::default()
+    }
+
+    /// Open loop (a target rate).
+    pub fn open(&self) -> bool {
+        self.rate.is_some()
+    }
+
+    pub fn latency_limit(&self) -> Option<Duration> {
+        self.latency_limit_ns.map(Duration::from_nanos)
+    }
+
+    /// One line for tables and the checklist: `closed loop, 1 client` or
+    /// `open loop at 2000 tx/s (poisson arrivals), 4 clients, latency limit 5 ms, up to 3 tries`.
+    pub fn describe(&self) -> String {
+        let clients = if self.clients == 1 {
+            "1 client".to_string()
+        } else {
+            format!("{} clients", self.clients)
+        };
+        let mut s = match self.rate {
+            None => format!("closed loop, {clients}"),
+            Some(r) => format!(
+                "open loop at {} tx/s ({} arrivals), {clients}",
+                rate_text(r),
+                match self.arrival {
+                    Arrival::Poisson => "poisson",
+                    Arrival::Uniform => "uniform",
+                }
+            ),
+        };
+        if let Some(l) = self.latency_limit_ns {
+            s += &format!(", latency limit {}", duration_text(l));
+        }
+        if self.max_tries > 1 {
+            s += &format!(", up to {} tries", self.max_tries);
+        }
+        s
+    }
+}
+
+/// A rate as the user would write it (`2000`, `0.5`).
+pub fn rate_text(r: f64) -> String {
+    if r.fract() == 0.0 && r < 1e15 {
+        format!("{}", r as u64)
+    } else {
+        format!("{r}")
+    }
+}
+
+/// Nanoseconds as the shortest exact unit (`5 ms`, `250 us`, `1 s`).
+pub fn duration_text(ns: u64) -> String {
+    for (unit, per) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns >= per && ns.is_multiple_of(per) {
+            return format!("{} {unit}", ns / per);
+        }
+    }
+    format!("{ns} ns")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_what_runs_before_load_shapes_did_and_says_so() {
+        let d = LoadShape::default();
+        assert!(d.is_default() && !d.open());
+        assert_eq!(d.describe(), "closed loop, 1 client");
+        let open = LoadShape {
+            clients: 4,
+            rate: Some(2000.0),
+            latency_limit_ns: Some(5_000_000),
+            max_tries: 3,
+            ..LoadShape::default()
+        };
+        assert_eq!(
+            open.describe(),
+            "open loop at 2000 tx/s (poisson arrivals), 4 clients, latency limit 5 ms, up to 3 tries"
+        );
+        assert_eq!(duration_text(250_000), "250 us");
+        assert_eq!(duration_text(1_500), "1500 ns");
+        assert_eq!(rate_text(0.5), "0.5");
+    }
+}

@@ -1,0 +1,370 @@
+//! The load driver: runs a workload's transactions from several clients, in a closed loop or on
+//! an open-loop schedule at a target rate, the same way for every workload that offers its
+//! transactions ([`Transactions`]).
+//!
+//! **Clients.** Each client has its own connection (the first is the trial's own; the others
+//! come from the trial's [`Connector`](super::Connector), configured and verified like it), its
+//! own thread and its own seeded stream of transactions; all start together after a barrier.
+//!
+//! **Open loop and coordinated omission.** With a rate, each client's transactions have intended
+//! start times (its share of the rate, Poisson or evenly spaced, seeded), and a transaction's
+//! latency is measured **from its intended start**: when the engine stalls, every transaction
+//! queued behind the stall is late by the rest of it, as a user waiting on a server would see,
+//! instead of the stall being hidden by a client that simply waited (what wrk2 calls coordinated
+//! omission, and pgbench `-R` and YCSB's intended-start measurement correct the same way). The
+//! schedule lag (actual minus intended start) is kept beside the latency.
+//!
+//! **Latency limit** (pgbench `-L`): a transaction already later than the limit when its turn
+//! comes is skipped and counted; one that completes slower than the limit is counted late.
+//!
+//! **Locks.** A transaction that meets a lock (SQLITE_BUSY and its kin, [`ErrorKind::Busy`]) is
+//! tried again, the same transaction, up to `max_tries` tries; the time of failed tries is in
+//! its latency; retries, and transactions that never got through, are counted per operation.
+
+use super::{Trial, WorkloadError};
+use crate::engines::{Connection, EngineError, ErrorKind};
+use crate::model::load::{Arrival, LoadShape};
+use crate::model::params::Params;
+use crate::workload::recorder::Recorder;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How much a trial runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// This many transactions over all clients (each client its share).
+    Count(u64),
+    /// Every client runs for this long.
+    Time(Duration),
+}
+
+/// A workload whose operations are independent transactions, offered to the load driver.
+pub trait Transactions: Sync {
+    /// How much one trial runs, from the parameters.
+    fn budget(&self, params: &Params) -> Budget;
+    /// Client `index` of `clients`: prepares its statements on `conn` and returns its stream of
+    /// transactions, drawn from `seed` (the same seed, the same transactions).
+    fn client(
+        &self,
+        conn: &mut dyn Connection,
+        index: u32,
+        clients: u32,
+        seed: u64,
+        params: &Params,
+    ) -> Result<Box<dyn Client>, WorkloadError>;
+}
+
+/// One client's stream of transactions.
+pub trait Client {
+    /// Draws the next transaction (its parameters), outside any timing, and returns its
+    /// operation type (an index into the workload's operations).
+    fn draw(&mut self) -> usize;
+    /// Runs the drawn transaction: `Ok(true)` when it succeeded by the workload's rules. On an
+    /// error it leaves no transaction open, so that the driver can run it again.
+    fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError>;
+}
+
+/// A per-client seed: the same for the same trial seed and client, different between clients.
+pub fn client_seed(seed: u64, index: u32) -> u64 {
+    seed ^ (u64::from(index) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The intended start times of one client's open loop.
+struct Schedule {
+    next: Instant,
+    /// Mean gap between this client's intended starts, nanoseconds.
+    gap_ns: f64,
+    arrival: Arrival,
+    rng: ChaCha8Rng,
+}
+
+impl Schedule {
+    fn new(start: Instant, rate_per_client: f64, arrival: Arrival, seed: u64) -> Schedule {
+        let mut s = Schedule {
+            next: start,
+            gap_ns: 1e9 / rate_per_client,
+            arrival,
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5C4E_D01E),
+        };
+        s.next = start + s.gap();
+        s
+    }
+
+    fn gap(&mut self) -> Duration {
+        let ns = match self.arrival {
+            Arrival::Uniform => self.gap_ns,
+            // Exponential: -ln(U) times the mean, U in (0, 1].
+            Arrival::Poisson => -(1.0 - self.rng.random::<f64>()).ln() * self.gap_ns,
+        };
+        Duration::from_nanos(ns.min(1e15) as u64)
+    }
+
+    /// The next intended start, and moves the schedule past it.
+    fn take(&mut self) -> Instant {
+        let t = self.next;
+        let g = self.gap();
+        self.next += g;
+        t
+    }
+}
+
+/// Waits until `t`: sleeps while far, then yields, so that a start is late by microseconds,
+/// not by a scheduler tick.
+fn wait_until(t: Instant, stop: &AtomicBool) {
+    loop {
+        let now = Instant::now();
+        if now >= t || stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let left = t - now;
+        if left > Duration::from_millis(2) {
+            std::thread::sleep((left - Duration::from_millis(1)).min(Duration::from_millis(50)));
+        } else if left > Duration::from_micros(100) {
+            std::thread::sleep(Duration::from_micros(50));
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Shared by the clients of a trial.
+struct Shared<'a> {
+    shape: &'a LoadShape,
+    budget: Budget,
+    stop: &'a AtomicBool,
+    /// Set when a client failed: the others stop too.
+    abort: AtomicBool,
+    ready: Barrier,
+    start: OnceLock<Instant>,
+    /// Latest end of a recorded transaction, nanoseconds after `start`.
+    last_end_ns: AtomicU64,
+}
+
+impl Shared<'_> {
+    fn rendezvous(&self, ok: bool) -> Option<Instant> {
+        if !ok {
+            self.abort.store(true, Ordering::Relaxed);
+        }
+        self.ready.wait();
+        if self.abort.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(*self.start.get_or_init(Instant::now))
+    }
+
+    fn halted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs client `index` to the end of its budget.
+fn client_loop(
+    conn: &mut dyn Connection,
+    tx: &dyn Transactions,
+    index: u32,
+    trial: &Trial<'_>,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+) -> Result<(), WorkloadError> {
+    let clients = shared.shape.clients;
+    let seed = client_seed(trial.seed, index);
+    let made = tx.client(conn, index, clients, seed, trial.params);
+    let Some(start) = shared.rendezvous(made.is_ok()) else {
+        return match made {
+            Err(e) => Err(e),
+            Ok(_) => Err(WorkloadError::Interrupted),
+        };
+    };
+    let mut client = made?;
+    let (count, until) = match shared.budget {
+        // Client i runs its share; the first `total % clients` run one more.
+        Budget::Count(total) => {
+            let share = total / u64::from(clients) + u64::from(u64::from(index) < total % u64::from(clients));
+            (share, None)
+        }
+        Budget::Time(d) => (u64::MAX, Some(start + d)),
+    };
+    let mut schedule = shared
+        .shape
+        .rate
+        .map(|r| Schedule::new(start, r / f64::from(clients), shared.shape.arrival, seed));
+    let limit = shared.shape.latency_limit();
+    let max_tries = shared.shape.max_tries.max(1);
+    let mut done = 0u64;
+    while done < count {
+        if shared.halted() {
+            break;
+        }
+        let intended = schedule.as_mut().map(Schedule::take);
+        if let Some(t) = intended {
+            if until.is_some_and(|u| t >= u) {
+                break;
+            }
+            wait_until(t, shared.stop);
+            if shared.halted() {
+                break;
+            }
+        } else if until.is_some_and(|u| Instant::now() >= u) {
+            break;
+        }
+        let op = client.draw();
+        done += 1;
+        let began = Instant::now();
+        if let (Some(t), Some(limit)) = (intended, limit) {
+            if began.saturating_duration_since(t) > limit {
+                rec.record_skipped(op);
+                continue;
+            }
+        }
+        rec.attribute_io(op);
+        let mut tries = 0;
+        let outcome = loop {
+            tries += 1;
+            match client.execute(conn) {
+                Ok(ok) => break Some(ok),
+                Err(e) if e.kind == ErrorKind::Busy && tries < max_tries => rec.record_retry(op),
+                Err(e) if e.kind == ErrorKind::Busy => break None,
+                Err(e) => {
+                    shared.abort.store(true, Ordering::Relaxed);
+                    return Err(e.into());
+                }
+            }
+        };
+        let end = Instant::now();
+        match outcome {
+            Some(ok) => {
+                let from = intended.unwrap_or(began);
+                let latency = end.saturating_duration_since(from);
+                rec.record_outcome(op, latency, ok);
+                if let Some(t) = intended {
+                    rec.record_lag(op, began.saturating_duration_since(t));
+                    if limit.is_some_and(|l| latency > l) {
+                        rec.record_late(op);
+                    }
+                }
+            }
+            None => rec.record_busy(op),
+        }
+        let end_ns = end.saturating_duration_since(start).as_nanos() as u64;
+        shared.last_end_ns.fetch_max(end_ns, Ordering::Relaxed);
+    }
+    if trial.stop.load(Ordering::Relaxed) {
+        return Err(WorkloadError::Interrupted);
+    }
+    Ok(())
+}
+
+/// The first error of the clients that is not just "stopped because another failed".
+fn first_error(results: Vec<Result<(), WorkloadError>>) -> Result<(), WorkloadError> {
+    let mut interrupted = false;
+    for r in results {
+        match r {
+            Ok(()) => {}
+            Err(WorkloadError::Interrupted) => interrupted = true,
+            Err(e) => return Err(e),
+        }
+    }
+    if interrupted {
+        Err(WorkloadError::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs one trial of `tx` with the trial's load shape: client 0 on this thread with `conn`, the
+/// others on threads of their own. The trial's measured interval is from the common start to
+/// the end of the last transaction (at least the budget's time), and every operation type's
+/// throughput is over it.
+pub fn drive(
+    conn: &mut dyn Connection,
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    rec: &mut Recorder,
+) -> Result<(), WorkloadError> {
+    let shape = trial.load;
+    let shared = Shared {
+        shape,
+        budget: tx.budget(trial.params),
+        stop: trial.stop,
+        abort: AtomicBool::new(false),
+        ready: Barrier::new(shape.clients as usize),
+        start: OnceLock::new(),
+        last_end_ns: AtomicU64::new(0),
+    };
+    let results = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for index in 1..shape.clients {
+            // Only the first client attributes I/O: the VFS counters are process-wide, so its
+            // operations see every client's I/O and the trial's total stays exact.
+            let mut own = rec.sibling(false);
+            let shared = &shared;
+            let connector = trial.connector;
+            handles.push(scope.spawn(move || {
+                let result = match connector.open() {
+                    Ok(mut c) => client_loop(c.as_mut(), tx, index, trial, shared, &mut own),
+                    Err(e) => {
+                        shared.rendezvous(false);
+                        Err(e)
+                    }
+                };
+                (result, own)
+            }));
+        }
+        let mut results = vec![client_loop(conn, tx, 0, trial, &shared, rec)];
+        for h in handles {
+            match h.join() {
+                Ok((result, own)) => {
+                    rec.absorb(own);
+                    results.push(result);
+                }
+                Err(_) => results.push(Err(WorkloadError::Verification {
+                    workload: "load driver".into(),
+                    detail: "a client thread panicked".into(),
+                })),
+            }
+        }
+        results
+    });
+    first_error(results)?;
+    let mut interval = Duration::from_nanos(shared.last_end_ns.load(Ordering::Relaxed));
+    if let Budget::Time(d) = shared.budget {
+        interval = interval.max(d);
+    }
+    rec.set_interval(interval.max(Duration::from_nanos(1)));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_keep_their_rate_and_are_seeded() {
+        let start = Instant::now();
+        for arrival in [Arrival::Poisson, Arrival::Uniform] {
+            let mut s = Schedule::new(start, 1000.0, arrival, 7);
+            let mut last = start;
+            for _ in 0..20_000 {
+                let t = s.take();
+                assert!(t >= last);
+                last = t;
+            }
+            // 20,000 starts at 1000/s: 20 s of schedule, within 3% for Poisson (sd ~0.7%).
+            let secs = (last - start).as_secs_f64();
+            assert!((secs - 20.0).abs() < 0.6, "{arrival:?}: {secs}");
+        }
+        let a: Vec<Instant> = {
+            let mut s = Schedule::new(start, 50.0, Arrival::Poisson, 9);
+            (0..50).map(|_| s.take()).collect()
+        };
+        let b: Vec<Instant> = {
+            let mut s = Schedule::new(start, 50.0, Arrival::Poisson, 9);
+            (0..50).map(|_| s.take()).collect()
+        };
+        assert_eq!(a, b, "same seed, same schedule");
+        assert_ne!(client_seed(1, 0), client_seed(1, 1));
+    }
+}
