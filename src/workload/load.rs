@@ -367,4 +367,104 @@ mod tests {
         assert_eq!(a, b, "same seed, same schedule");
         assert_ne!(client_seed(1, 0), client_seed(1, 1));
     }
+
+    /// A client that writes one row per transaction into `t`; the first transaction that
+    /// starts 300 ms or more after the client was made stalls for 200 ms inside the engine
+    /// call (what a checkpoint or another connection's lock does to a real one).
+    struct Writes {
+        stmt: crate::engines::StmtId,
+        n: i64,
+        made: Instant,
+        stalled: bool,
+    }
+
+    impl Client for Writes {
+        fn draw(&mut self) -> usize {
+            self.n += 1;
+            0
+        }
+        fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError> {
+            if !self.stalled && self.made.elapsed() >= Duration::from_millis(300) {
+                self.stalled = true;
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            conn.run(self.stmt, &[crate::engines::Value::Int(self.n)])?;
+            Ok(true)
+        }
+    }
+
+    struct WriteTx;
+
+    impl Transactions for WriteTx {
+        fn budget(&self, _: &Params) -> Budget {
+            Budget::Time(Duration::from_millis(900))
+        }
+        fn client(
+            &self,
+            conn: &mut dyn Connection,
+            _: u32,
+            _: u32,
+            _: u64,
+            _: &Params,
+        ) -> Result<Box<dyn Client>, WorkloadError> {
+            let stmt = conn.prepare("INSERT INTO t(v) VALUES (?)")?;
+            Ok(Box::new(Writes {
+                stmt,
+                n: 0,
+                made: Instant::now(),
+                stalled: false,
+            }))
+        }
+    }
+
+    struct NoMore;
+
+    impl crate::workload::Connector for NoMore {
+        fn open(&self) -> Result<Box<dyn Connection>, WorkloadError> {
+            unreachable!("one client")
+        }
+    }
+
+    /// Transactions of one trial that took at least 50 ms, and all of them.
+    fn slow_and_all(shape: &LoadShape) -> (u64, u64) {
+        use crate::engines::sqlite::api::Api;
+        use crate::engines::sqlite::conn::SqliteConn;
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+        conn.execute_batch("CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER);")
+            .unwrap();
+        let params = Params::default();
+        let stop = AtomicBool::new(false);
+        let mut trial = Trial::plain(&params, 1, &stop, &NoMore);
+        trial.load = shape;
+        let mut rec = Recorder::new(&["write"], None);
+        drive(&mut conn, &WriteTx, &trial, &mut rec).unwrap();
+        let (ops, _) = rec.finish();
+        let h = crate::model::op::decode(&ops[0].histogram).unwrap();
+        (h.count_between(50_000_000, u64::MAX), h.len())
+    }
+
+    /// Coordinated omission: a 200 ms stall at 1000 tx/s delays about 200 scheduled
+    /// transactions, each by the rest of the stall; an open loop counts them all from their
+    /// intended starts, a closed loop sees one slow transaction.
+    #[test]
+    fn a_stall_counts_against_every_transaction_scheduled_behind_it_in_an_open_loop_only() {
+        let open = LoadShape {
+            rate: Some(1000.0),
+            arrival: Arrival::Uniform,
+            ..LoadShape::default()
+        };
+        let (slow, all) = slow_and_all(&open);
+        println!("open loop at 1000 tx/s: {slow} of {all} transactions took 50 ms or more");
+        // Intended starts in the first 150 ms of the stall wait at least 50 ms: about 150
+        // (more only if the machine itself stalls the test, which an open loop also counts).
+        assert!(
+            (120..=300).contains(&slow),
+            "open loop: {slow} of {all} transactions took 50 ms or more"
+        );
+        assert!((700..=1000).contains(&all), "open loop at 1000/s for 0.9 s ran {all}");
+        let (slow, all) = slow_and_all(&LoadShape::default());
+        println!("closed loop: {slow} of {all} transactions took 50 ms or more");
+        assert_eq!(slow, 1, "closed loop: {slow} of {all} transactions took 50 ms or more");
+        assert!(all > 100, "closed loop ran {all}");
+    }
 }
