@@ -81,7 +81,6 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let mut kept = shape.clone();
     for job in jobs.iter_mut() {
         let w = job.workload;
         if w.transactions().is_some() {
@@ -104,7 +103,6 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             job.params
                 .0
                 .insert("clients".into(), params::ParamValue::Count(u64::from(shape.clients)));
-            kept = LoadShape::default();
             continue;
         }
         let flag = if shape.clients > 1 && only_clients {
@@ -120,7 +118,7 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             takers()
         )));
     }
-    Ok(kept)
+    Ok(shape)
 }
 
 /// The workload a run names, or the one-line error listing the valid ones.

@@ -88,6 +88,9 @@ pub struct OpResult {
     /// start). Absent in closed loops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag: Option<Latency>,
+    /// The schedule lag's histogram, in the form of [`OpResult::histogram`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_histogram: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -143,6 +143,18 @@ fn cold_trials(manifest: &Manifest) -> String {
     }
 }
 
+/// The load shape (`--clients`, `--rate`, ...); a workload's own `clients` parameter (TATP's)
+/// counts as clients too.
+fn load(manifest: &Manifest) -> String {
+    let mut load = manifest.load.clone();
+    if load.clients == 1 {
+        if let Some(crate::model::params::ParamValue::Count(n)) = manifest.params.0.get("clients") {
+            load.clients = (*n).clamp(1, u64::from(u32::MAX)) as u32;
+        }
+    }
+    load.describe()
+}
+
 /// Fills the checklist.
 pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistItem> {
     // In a guest kernel the storage that matters is the host's, under the guest's images.
@@ -273,6 +285,7 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
                 cold_trials(manifest)
             )),
         ),
+        item("load: clients, closed or open loop", Some(load(manifest))),
         item("seed", Some(manifest.seed.to_string())),
         item(
             "CPU and memory",

@@ -90,6 +90,26 @@ pub struct SummaryRow {
     pub sync_bound_tps: Option<f64>,
     /// CV above 5%.
     pub noisy: bool,
+    /// Runs with a load shape other than one closed-loop client (absent otherwise), per trial
+    /// (mean): tries beyond the first of transactions that met a lock, transactions skipped by
+    /// `--latency-limit`, and completed ones slower than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<f64>,
+    /// Open loop (`--rate`) only: the target rate over all clients, and the schedule lag (actual
+    /// minus intended start) over all measured trials, microseconds. Latency above is from the
+    /// intended start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_tps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_p50_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_max_us: Option<f64>,
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
@@ -194,6 +214,25 @@ fn row(
             name
         }
     });
+    // Load-shaped runs: every row carries the counts (so CSV columns agree), open loops the lag.
+    let shaped = !manifest.load.is_default();
+    let per_trial = |f: &dyn Fn(&crate::model::op::OpResult) -> u64| -> f64 {
+        let per: Vec<f64> = trials
+            .iter()
+            .map(|t| {
+                t.ops
+                    .iter()
+                    .filter(|o| operation == "all" || o.name == operation)
+                    .map(f)
+                    .sum::<u64>() as f64
+            })
+            .collect();
+        mean(per.into_iter()).unwrap_or(0.0)
+    };
+    let lag = manifest
+        .load
+        .open()
+        .then(|| Latency::of(&merged_lag(trials, operation)));
     let ratio: Option<Ratio> = (config != 0)
         .then(|| stats.compare(&values(all, 0, operation, Metric::Tps), &tps, Metric::Tps))
         .flatten()
@@ -246,7 +285,28 @@ fn row(
         device_io_source,
         sync_bound_tps,
         noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
+        retries: shaped.then(|| per_trial(&|o| o.retries)),
+        skipped: shaped.then(|| per_trial(&|o| o.skipped)),
+        late: shaped.then(|| per_trial(&|o| o.late)),
+        target_tps: manifest.load.rate,
+        lag_p50_us: lag.as_ref().map(|l| us(l.p50_ns as f64)),
+        lag_p99_us: lag.as_ref().map(|l| us(l.p99_ns as f64)),
+        lag_max_us: lag.as_ref().map(|l| us(l.max_ns as f64)),
     })
+}
+
+/// The schedule-lag histograms of `operation` (`all`: every type) in `trials`, merged; empty
+/// for closed loops.
+pub fn merged_lag(trials: &[&TrialRecord], operation: &str) -> Histogram<u64> {
+    let mut hist = new_histogram();
+    for t in trials {
+        for o in t.ops.iter().filter(|o| operation == "all" || o.name == operation) {
+            if let Some(h) = o.lag_histogram.as_deref().and_then(decode) {
+                let _ = hist.add(&h);
+            }
+        }
+    }
+    hist
 }
 
 /// The latency histograms of `operation` (`all`: every type) in `trials`, merged: exact

@@ -9,7 +9,9 @@ use super::Report;
 
 /// The summary table's header and cells (the HTML report shows the same).
 pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let headers = vec![
+    let shaped = rows.iter().any(|r| r.retries.is_some());
+    let open = rows.iter().any(|r| r.lag_p99_us.is_some());
+    let mut headers = vec![
         "#",
         "configuration",
         "op",
@@ -26,10 +28,16 @@ pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>
         "device KiB w/tx",
         "sync-bound tx/s",
     ];
+    if open {
+        headers.extend(["lag p99 us", "lag max us"]);
+    }
+    if shaped {
+        headers.extend(["retries/trial", "skipped/trial", "late/trial"]);
+    }
     let body = rows
         .iter()
         .map(|r| {
-            vec![
+            let mut cells = vec![
                 r.config.to_string(),
                 r.label.clone(),
                 r.operation.clone(),
@@ -50,7 +58,14 @@ pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>
                 opt(r.write_bytes_per_tx.map(|b| b / 1024.0)),
                 opt(r.device_write_bytes_per_tx.map(|b| b / 1024.0)),
                 opt(r.sync_bound_tps),
-            ]
+            ];
+            if open {
+                cells.extend([opt(r.lag_p99_us), opt(r.lag_max_us)]);
+            }
+            if shaped {
+                cells.extend([opt(r.retries), opt(r.skipped), opt(r.late)]);
+            }
+            cells
         })
         .collect();
     (headers, body)
@@ -129,8 +144,19 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     let mut out = String::new();
     out += &heading(
         &format!(
-            "run {} — {} — {} ({} trials + {} warm-up, seed {}, results {})",
-            report.run.id, m.workload, report.run.status, m.trials, m.warmup, m.seed, report.run.results
+            "run {} — {} — {} ({} trials + {} warm-up, seed {}{}, results {})",
+            report.run.id,
+            m.workload,
+            report.run.status,
+            m.trials,
+            m.warmup,
+            m.seed,
+            if m.load.is_default() {
+                String::new()
+            } else {
+                format!(", {}", m.load.describe())
+            },
+            report.run.results
         ),
         md,
     );

@@ -304,6 +304,7 @@ fn result_of(s: OpState) -> OpResult {
         skipped: s.skipped,
         late: s.late,
         lag: s.lag.as_ref().map(Latency::of),
+        lag_histogram: s.lag.as_ref().map(encode),
     }
 }
 
