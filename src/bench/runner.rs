@@ -567,7 +567,7 @@ fn measure(
     let result_hash = rec.take_result_hash();
     let queries = rec.take_queries();
     let (ops, measured) = rec.finish();
-    if let Err(e) = plan.workload.verify(conn.as_mut(), &plan.params) {
+    if let Err(e) = plan.workload.verify_after(conn.as_mut(), &plan.params, &plan.load) {
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
             None => Ok(None),

@@ -21,8 +21,10 @@
 //! - [`Workload::check`] refuses every parameter combination whose rounds would run out of live
 //!   rows (an update or a delete with no row left to pick), so the generator never has to.
 
+use super::load::{self, Budget, Client, Transactions};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, Value};
+use crate::engines::{EngineError, StmtId};
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
 use rand::{Rng, SeedableRng};
@@ -106,6 +108,9 @@ struct Round {
 struct Live {
     ids: Vec<i64>,
     next_id: i64,
+    /// Ids this mirror inserts are `next_id`, `next_id + step`, ...: 1 for one client; the
+    /// number of clients when each client keeps a disjoint share of the table.
+    step: i64,
     serial: u64,
 }
 
@@ -125,13 +130,17 @@ impl Live {
     #[inline(never)]
     fn round(&mut self, rng: &mut ChaCha8Rng, p: &Params) -> Option<Round> {
         let size = p.count("value_size") as usize;
-        let (ni, nu, nd) = (p.count("inserts"), p.count("updates"), p.count("deletes"));
+        self.round_of(rng, size, (p.count("inserts"), p.count("updates"), p.count("deletes")))
+    }
+
+    /// A round of `ni` inserts, `nu` updates and `nd` deletes of values of `size` bytes.
+    fn round_of(&mut self, rng: &mut ChaCha8Rng, size: usize, (ni, nu, nd): (u64, u64, u64)) -> Option<Round> {
         let mut values = String::with_capacity((ni + nu) as usize * size);
         let mut insert_ids = Vec::with_capacity(ni as usize);
         for _ in 0..ni {
             insert_ids.push(self.next_id);
             self.ids.push(self.next_id);
-            self.next_id += 1;
+            self.next_id += self.step;
             self.serial += 1;
             fill_value(rng, &mut values, size, b'i', self.serial);
         }
@@ -214,7 +223,49 @@ impl Workload for Crud {
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        run_rounds(conn, trial, rec, |_, live, rng, p| live.round(rng, p))
+        // One client in a closed loop: the paper's phases, timed per phase (the numbers every
+        // earlier run has). Any other load shape: the load driver, one stream per client.
+        if trial.load.is_default() {
+            run_rounds(conn, trial, rec, |_, live, rng, p| live.round(rng, p))
+        } else {
+            load::drive(conn, self, trial, rec)
+        }
+    }
+
+    fn transactions(&self) -> Option<&dyn load::Transactions> {
+        Some(self)
+    }
+
+    fn verify_after(
+        &self,
+        conn: &mut dyn Connection,
+        p: &Params,
+        load: &crate::model::load::LoadShape,
+    ) -> Result<(), WorkloadError> {
+        if load.is_default() {
+            return self.verify(conn, p);
+        }
+        if !p.duration("duration").is_zero() {
+            return Ok(());
+        }
+        // Skipped and failed transactions are counted, not errors: the table holds between
+        // every delete and no insert having run, and every insert and no delete.
+        let (rows, inserts, deletes) = (p.count("rows"), p.count("inserts"), p.count("deletes"));
+        let got: u64 = conn
+            .query_value("SELECT count(*) FROM crud")?
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(u64::MAX);
+        if got < rows.saturating_sub(deletes) || got > rows + inserts {
+            return Err(WorkloadError::Verification {
+                workload: "crud".into(),
+                detail: format!(
+                    "{got} rows after the trial, outside {}..={}",
+                    rows.saturating_sub(deletes),
+                    rows + inserts
+                ),
+            });
+        }
+        Ok(())
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
@@ -235,6 +286,147 @@ impl Workload for Crud {
             });
         }
         Ok(())
+    }
+}
+
+/// `n` split between `clients`: client `index`'s share (the first `n % clients` get one more).
+fn share(n: u64, index: u32, clients: u32) -> u64 {
+    n / u64::from(clients) + u64::from(u64::from(index) < n % u64::from(clients))
+}
+
+/// Several clients, or a rate: each client keeps a disjoint share of the table (the
+/// pre-populated ids with `(id - 1) % clients == index`, and inserts every `clients`-th id from
+/// `rows + 1 + index`), and runs its share of the inserts, updates and deletes, in that order,
+/// each its own transaction, round after round in duration mode. Disjoint shares keep every
+/// update and delete hitting a live row however the clients interleave, so a lock, not the
+/// data, is what clients contend on.
+impl Transactions for Crud {
+    fn budget(&self, p: &Params) -> Budget {
+        let d = p.duration("duration");
+        if d.is_zero() {
+            Budget::Streams
+        } else {
+            Budget::Time(d)
+        }
+    }
+
+    fn client(
+        &self,
+        conn: &mut dyn Connection,
+        index: u32,
+        clients: u32,
+        seed: u64,
+        p: &Params,
+    ) -> Result<Box<dyn Client>, WorkloadError> {
+        let stmts = [
+            conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?,
+            conn.prepare("UPDATE crud SET value = ? WHERE id = ?")?,
+            conn.prepare("DELETE FROM crud WHERE id = ?")?,
+        ];
+        let (n, i) = (i64::from(clients), i64::from(index));
+        let rows = p.count("rows") as i64;
+        Ok(Box::new(CrudClient {
+            stmts,
+            live: Live {
+                ids: (1..=rows).filter(|id| (id - 1) % n == i).collect(),
+                next_id: rows + 1 + i,
+                step: n,
+                // Distinct per client, so every value written in a trial differs from the others.
+                serial: (1 << 40) + (u64::from(index) << 38),
+            },
+            rng: rng_for(seed, 1),
+            size: p.count("value_size") as usize,
+            counts: (
+                share(p.count("inserts"), index, clients),
+                share(p.count("updates"), index, clients),
+                share(p.count("deletes"), index, clients),
+            ),
+            repeat: !p.duration("duration").is_zero(),
+            round: None,
+            at: 0,
+            rounds: 0,
+            current: (INSERT, 0, None),
+        }))
+    }
+}
+
+/// One client's stream: its rounds, flattened into transactions.
+struct CrudClient {
+    stmts: [StmtId; 3],
+    live: Live,
+    rng: ChaCha8Rng,
+    size: usize,
+    counts: (u64, u64, u64),
+    /// Duration mode: rounds repeat until the driver's time is up.
+    repeat: bool,
+    round: Option<Round>,
+    /// Position in the round: inserts, then updates, then deletes.
+    at: usize,
+    rounds: u64,
+    /// The drawn transaction: operation, id, and the offset of its value (none for a delete).
+    current: (usize, i64, Option<usize>),
+}
+
+impl CrudClient {
+    fn round_len(&self) -> usize {
+        (self.counts.0 + self.counts.1 + self.counts.2) as usize
+    }
+}
+
+impl Client for CrudClient {
+    fn draw(&mut self) -> usize {
+        if self.round.is_none() || self.at >= self.round_len() {
+            self.round = self.live.round_of(&mut self.rng, self.size, self.counts);
+            self.at = 0;
+            self.rounds += 1;
+        }
+        let (ni, nu) = (self.counts.0 as usize, self.counts.1 as usize);
+        let Some(round) = &self.round else {
+            // Out of live rows in this client's share: `execute` says so.
+            self.at += 1;
+            return UPDATE;
+        };
+        let k = self.at;
+        self.at += 1;
+        self.current = if k < ni {
+            (INSERT, round.insert_ids[k], Some(k * self.size))
+        } else if k < ni + nu {
+            (UPDATE, round.update_ids[k - ni], Some(k * self.size))
+        } else {
+            (DELETE, round.delete_ids[k - ni - nu], None)
+        };
+        self.current.0
+    }
+
+    fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError> {
+        let (op, id, value) = self.current;
+        let stmt = self.stmts[op];
+        let Some(round) = &self.round else {
+            return Err(EngineError {
+                engine: "crud".into(),
+                kind: crate::engines::ErrorKind::Other,
+                code: None,
+                message: "a client's share of the table ran out of live rows to update or delete; raise rows or lower updates and deletes".into(),
+                context: "drawing the next round".into(),
+            });
+        };
+        let changed = match value {
+            None => conn.run(stmt, &[Value::Int(id)])?,
+            Some(at) => {
+                let v = &round.values[at..at + self.size];
+                if op == INSERT {
+                    conn.run(stmt, &[Value::Int(id), Value::Text(v)])?
+                } else {
+                    conn.run(stmt, &[Value::Text(v), Value::Int(id)])?
+                }
+            }
+        };
+        Ok(changed == 1)
+    }
+
+    fn done(&self) -> bool {
+        let len = self.round_len();
+        len == 0 || (!self.repeat && self.rounds >= 1 && self.at >= len)
     }
 }
 
@@ -308,6 +500,7 @@ fn run_rounds(
     let mut live = Live {
         ids: (1..=rows).collect(),
         next_id: rows + 1,
+        step: 1,
         serial: 1 << 40,
     };
     let mut rng = rng_for(seed, 1);
@@ -448,6 +641,7 @@ mod tests {
         let mut live = Live {
             ids: (1..=rows).collect(),
             next_id: rows + 1,
+            step: 1,
             serial: 0,
         };
         let mut rng = rng_for(1, 1);

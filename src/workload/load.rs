@@ -39,6 +39,9 @@ pub enum Budget {
     Count(u64),
     /// Every client runs for this long.
     Time(Duration),
+    /// Every client runs until its stream ends ([`Client::done`]): for workloads that split
+    /// their own counts between clients.
+    Streams,
 }
 
 /// A workload whose operations are independent transactions, offered to the load driver.
@@ -65,6 +68,10 @@ pub trait Client {
     /// Runs the drawn transaction: `Ok(true)` when it succeeded by the workload's rules. On an
     /// error it leaves no transaction open, so that the driver can run it again.
     fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError>;
+    /// True when this client's stream has no transaction left (checked before each draw).
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 /// A per-client seed: the same for the same trial seed and client, different between clients.
@@ -186,6 +193,7 @@ fn client_loop(
             (share, None)
         }
         Budget::Time(d) => (u64::MAX, Some(start + d)),
+        Budget::Streams => (u64::MAX, None),
     };
     let mut schedule = shared
         .shape
@@ -195,7 +203,7 @@ fn client_loop(
     let max_tries = shared.shape.max_tries.max(1);
     let mut done = 0u64;
     while done < count {
-        if shared.halted() {
+        if shared.halted() || client.done() {
             break;
         }
         let intended = schedule.as_mut().map(Schedule::take);

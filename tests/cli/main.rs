@@ -21,6 +21,7 @@ mod formats;
 mod interrupt;
 mod knobs;
 mod list_env;
+mod load;
 mod merge;
 mod odd_input;
 mod outputs;

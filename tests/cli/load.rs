@@ -1,0 +1,140 @@
+//! Load shapes (`--clients`, `--rate`, `--latency-limit`, `--max-tries`): a run with several
+//! clients on a rate stores its load and reports it in every format; every flag's bad value and
+//! every combination that cannot be run is refused in one line before anything is created.
+
+use crate::common::*;
+
+const CRUD: &[&str] = &[
+    "crud",
+    "--param",
+    "rows=200",
+    "--param",
+    "inserts=60",
+    "--param",
+    "updates=60",
+    "--param",
+    "deletes=60",
+    "--trials",
+    "1",
+    "--warmup",
+    "0",
+    "--quiet",
+];
+
+#[test]
+fn several_clients_on_a_rate_run_and_report_their_load() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(CRUD);
+    cmd.args([
+        "--clients",
+        "3",
+        "--rate",
+        "600",
+        "--latency-limit",
+        "2s",
+        "--max-tries",
+        "50",
+        "--knob",
+        "journal_mode=wal",
+        // Writers wait for the lock instead of meeting SQLITE_BUSY at once.
+        "--knob",
+        "busy_timeout=10000",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let load = &v["manifest"]["load"];
+    assert_eq!(load["clients"], 3, "{load}");
+    assert_eq!(load["rate"], 600.0, "{load}");
+    assert_eq!(load["latency_limit_ns"], 2_000_000_000u64, "{load}");
+    assert_eq!(load["max_tries"], 50, "{load}");
+    let all = v["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .expect("an all row")
+        .clone();
+    // Every transaction ran (each client its share of 180), none was skipped at a 2 s limit.
+    assert_eq!(all["ops_per_trial"], 180.0, "{all}");
+    assert_eq!(all["skipped"], 0.0, "{all}");
+    assert_eq!(all["busy"], 0.0, "{all}");
+    assert_eq!(all["target_tps"], 600.0, "{all}");
+    let lag = all["lag_p99_us"]
+        .as_f64()
+        .expect("an open loop reports its schedule lag");
+    assert!(lag >= 0.0 && lag < 2e6, "{all}");
+    // 180 transactions at 600/s take about 0.3 s: the achieved rate is near the target.
+    let tps = all["tps_median"].as_f64().unwrap();
+    assert!(tps > 300.0 && tps < 700.0, "achieved {tps} tx/s at a 600 tx/s target");
+    // The terminal report labels the load in its heading and its checklist.
+    let text = stdout(&output(&mut sb.show(&[])));
+    assert!(
+        text.contains("open loop at 600 tx/s (poisson arrivals), 3 clients, latency limit 2 s, up to 50 tries"),
+        "{text}"
+    );
+    assert!(text.contains("lag p99 us") && text.contains("retries/trial"), "{text}");
+}
+
+#[test]
+fn a_closed_loop_is_labelled_as_such() {
+    let sb = Sandbox::new();
+    assert_success(&output(&mut sb.run(SMALLEST_CRUD)));
+    let text = stdout(&output(&mut sb.show(&[])));
+    let line = text
+        .lines()
+        .find(|l| l.contains("load: clients, closed or open loop"))
+        .unwrap_or_else(|| panic!("no load line in the checklist\n{text}"));
+    assert!(line.ends_with("closed loop, 1 client"), "{line}");
+    // Nothing new in the stored manifest of a run without a load shape.
+    let v = json(&output(&mut sb.show(&["--format", "json"])));
+    assert!(v["manifest"].get("load").is_none(), "{}", v["manifest"]);
+}
+
+#[test]
+fn load_shapes_that_cannot_run_are_refused_in_one_line() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["--rate", "0"], &["--rate", "above 0"]),
+        (&["--rate=-5"], &["--rate", "above 0"]),
+        (&["--rate", "NaN"], &["--rate", "above 0"]),
+        (&["--rate", "1e9"], &["--rate", "cannot keep a schedule"]),
+        (&["--clients", "0"], &["--clients", "1..=1024"]),
+        (&["--clients", "1025"], &["--clients", "1..=1024"]),
+        (&["--clients", "2", "--memory"], &["--clients 2", "--memory"]),
+        (&["--latency-limit", "5ms"], &["--latency-limit", "--rate"]),
+        (
+            &["--rate", "100", "--latency-limit", "0"],
+            &["--latency-limit", "above zero"],
+        ),
+        (&["--max-tries", "0"], &["--max-tries"]),
+    ];
+    for (extra, parts) in cases {
+        let sb = Sandbox::new();
+        let mut cmd = sb.run(SMALLEST_CRUD);
+        cmd.args(*extra);
+        assert_error_line(&output(&mut cmd), parts);
+        assert_eq!(
+            listing(&sb.scratch()),
+            Vec::<String>::new(),
+            "{extra:?}: --dir is not empty"
+        );
+    }
+    // An ordered script of statements takes one client only.
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&[
+        "speedtest",
+        "--param",
+        "scale_percent=1",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    cmd.args(["--clients", "2"]);
+    assert_error_line(
+        &output(&mut cmd),
+        &["--clients 2", "speedtest", "one ordered script", "crud"],
+    );
+}
