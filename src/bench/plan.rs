@@ -57,6 +57,7 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             .latency_limit
             .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
         max_tries: args.max_tries,
+        interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
     };
     if shape.latency_limit_ns.is_some() && shape.rate.is_none() {
         return Err(Failure(

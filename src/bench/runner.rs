@@ -566,6 +566,7 @@ fn measure(
     }
     let result_hash = rec.take_result_hash();
     let queries = rec.take_queries();
+    let series = rec.take_series();
     let (ops, measured) = rec.finish();
     if let Err(e) = plan.workload.verify_after(conn.as_mut(), &plan.params, &plan.load) {
         return match workload_error(scratch, &cfg.label, e) {
@@ -608,6 +609,7 @@ fn measure(
         knobs,
         result_hash,
         queries,
+        series,
     }))
 }
 

@@ -132,6 +132,10 @@ pub struct RunArgs {
     /// deadlock) before it counts as failed; 1: no retry
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_tries: u32,
+    /// With several clients or a rate: the length of each interval of the trial's time series
+    /// (counts, latency percentiles and I/O per interval), e.g. `500ms`
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]
+    pub interval: std::time::Duration,
     /// The whole command line when the run is started by another command in this process
     /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
     /// this process's own arguments.
@@ -158,6 +162,14 @@ fn parse_rate(s: &str) -> Result<f64, String> {
             "above {max} transactions per second, the clock cannot keep a schedule; give a lower rate"
         )),
         _ => Err("give a rate in transactions per second above 0, e.g. 2000".into()),
+    }
+}
+
+/// Parses `--interval DURATION` (10 ms or more).
+fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
+    match crate::model::params::parse_duration(s) {
+        Some(d) if d >= std::time::Duration::from_millis(10) => Ok(d),
+        _ => Err("give a duration of 10ms or more, e.g. 500ms or 1s".into()),
     }
 }
 

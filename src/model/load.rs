@@ -44,6 +44,13 @@ pub struct LoadShape {
     /// Tries of a transaction that met a lock (SQLITE_BUSY and its kin) before it counts as
     /// failed: 1 is no retry.
     pub max_tries: u32,
+    /// Length of one interval of the trial's time series, milliseconds.
+    #[serde(default = "one_second")]
+    pub interval_ms: u64,
+}
+
+fn one_second() -> u64 {
+    1000
 }
 
 /// One client in a closed loop, no retries: what every run before load shapes did.
@@ -53,6 +60,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     arrival: Arrival::Poisson,
     latency_limit_ns: None,
     max_tries: 1,
+    interval_ms: 1000,
 };
 
 impl Default for LoadShape {
@@ -62,9 +70,10 @@ impl Default for LoadShape {
 }
 
 impl LoadShape {
-    /// One client, closed loop, no retries: what every run before load shapes did.
+    /// One client, closed loop, no retries: what every run before load shapes did (the time
+    /// series interval aside: only the load driver keeps a series).
     pub fn is_default(&self) -> bool {
-        *self == LoadShape::default()
+        self.clients == 1 && self.rate.is_none() && self.latency_limit_ns.is_none() && self.max_tries == 1
     }
 
     /// Open loop (a target rate).

@@ -11,3 +11,4 @@ pub mod metric;
 pub mod op;
 pub mod params;
 pub mod record;
+pub mod series;

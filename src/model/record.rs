@@ -215,6 +215,10 @@ pub struct TrialRecord {
     /// workloads and runs stored before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub queries: Vec<QueryRecord>,
+    /// The trial over time (trials the load driver ran: several clients or a rate); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<crate::model::series::Series>,
 }
 
 /// One query of a trial: what it answered, and how the engine ran it.

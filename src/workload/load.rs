@@ -25,7 +25,10 @@ use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};
 use crate::model::load::{Arrival, LoadShape};
 use crate::model::params::Params;
+use crate::model::series::{Series, SeriesIo, SeriesPoint};
+use crate::sys::iocount::IoSnapshot;
 use crate::workload::recorder::Recorder;
+use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -137,6 +140,136 @@ fn wait_until(t: Instant, stop: &AtomicBool) {
     }
 }
 
+/// One client's time series: per interval and operation type, counts and a latency histogram;
+/// for the first client also the VFS counters at each interval's first transaction.
+struct Buckets {
+    interval: Duration,
+    ops: usize,
+    /// `cells[interval][op]`.
+    cells: Vec<Vec<Cell>>,
+    /// `(interval, counters)` when the first transaction of that interval ended.
+    io: Vec<(usize, IoSnapshot)>,
+}
+
+#[derive(Default)]
+struct Cell {
+    ops: u64,
+    succeeded: u64,
+    retries: u64,
+    busy: u64,
+    skipped: u64,
+    late: u64,
+    hist: Option<Histogram<u64>>,
+}
+
+/// A series histogram: two significant digits are enough for p50/p99/max per interval, and
+/// keep each one small.
+fn series_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, crate::model::op::MAX_NS, 2).expect("static histogram bounds are valid")
+}
+
+impl Buckets {
+    fn new(interval: Duration, ops: usize) -> Buckets {
+        Buckets {
+            interval,
+            ops,
+            cells: Vec::new(),
+            io: Vec::new(),
+        }
+    }
+
+    fn index(&self, since_start: Duration) -> usize {
+        (since_start.as_nanos() / self.interval.as_nanos().max(1)) as usize
+    }
+
+    fn cell(&mut self, i: usize, op: usize) -> &mut Cell {
+        if self.cells.len() <= i {
+            let ops = self.ops;
+            self.cells
+                .resize_with(i + 1, || (0..ops).map(|_| Cell::default()).collect());
+        }
+        &mut self.cells[i][op]
+    }
+
+    /// Notes the counters when interval `i` sees its first transaction end (first client only).
+    fn io_mark(&mut self, i: usize, rec: &Recorder) {
+        if self.io.last().is_none_or(|(last, _)| *last < i) {
+            if let Some(s) = rec.io_snapshot() {
+                self.io.push((i, s));
+            }
+        }
+    }
+
+    /// Adds another client's cells.
+    fn absorb(&mut self, other: Buckets) {
+        for (i, row) in other.cells.into_iter().enumerate() {
+            for (op, c) in row.into_iter().enumerate() {
+                let mine = self.cell(i, op);
+                mine.ops += c.ops;
+                mine.succeeded += c.succeeded;
+                mine.retries += c.retries;
+                mine.busy += c.busy;
+                mine.skipped += c.skipped;
+                mine.late += c.late;
+                if let Some(h) = c.hist {
+                    let _ = mine.hist.get_or_insert_with(series_histogram).add(&h);
+                }
+            }
+        }
+    }
+
+    /// The series, with the counters' differences between interval marks (and `end`, taken
+    /// after the last transaction) as each interval's I/O.
+    fn series(self, names: &[&'static str], end: Option<IoSnapshot>) -> Series {
+        let ms = self.interval.as_millis() as u64;
+        let us = |ns: u64| ns as f64 / 1000.0;
+        let mut points = Vec::new();
+        for (i, row) in self.cells.iter().enumerate() {
+            for (op, c) in row.iter().enumerate() {
+                if c.ops + c.busy + c.skipped == 0 {
+                    continue;
+                }
+                let h = c.hist.as_ref().filter(|h| !h.is_empty());
+                points.push(SeriesPoint {
+                    t_ms: i as u64 * ms,
+                    op: names.get(op).copied().unwrap_or("?").to_string(),
+                    ops: c.ops,
+                    succeeded: c.succeeded,
+                    retries: c.retries,
+                    busy: c.busy,
+                    skipped: c.skipped,
+                    late: c.late,
+                    p50_us: h.map(|h| us(h.value_at_quantile(0.5))),
+                    p99_us: h.map(|h| us(h.value_at_quantile(0.99))),
+                    max_us: h.map(|h| us(h.max())),
+                });
+            }
+        }
+        let mut marks = self.io;
+        if let (Some(end), Some((last, _))) = (end, marks.last().cloned()) {
+            marks.push((last + 1, end));
+        }
+        let io = marks
+            .windows(2)
+            .map(|w| {
+                let d = w[1].1.since(&w[0].1);
+                SeriesIo {
+                    t_ms: w[0].0 as u64 * ms,
+                    syncs: d.sync_syscalls(),
+                    write_bytes: d.total().write_bytes,
+                    main_syncs: d.main.syncs,
+                    main_write_bytes: d.main.write_bytes,
+                }
+            })
+            .collect();
+        Series {
+            interval_ms: ms,
+            points,
+            io,
+        }
+    }
+}
+
 /// Shared by the clients of a trial.
 struct Shared<'a> {
     shape: &'a LoadShape,
@@ -175,6 +308,7 @@ fn client_loop(
     trial: &Trial<'_>,
     shared: &Shared<'_>,
     rec: &mut Recorder,
+    buckets: &mut Buckets,
 ) -> Result<(), WorkloadError> {
     let clients = shared.shape.clients;
     let seed = client_seed(trial.seed, index);
@@ -224,6 +358,7 @@ fn client_loop(
         if let (Some(t), Some(limit)) = (intended, limit) {
             if began.saturating_duration_since(t) > limit {
                 rec.record_skipped(op);
+                buckets.cell(buckets.index(began - start), op).skipped += 1;
                 continue;
             }
         }
@@ -242,19 +377,35 @@ fn client_loop(
             }
         };
         let end = Instant::now();
+        let i = buckets.index(end.saturating_duration_since(start));
+        if index == 0 {
+            buckets.io_mark(i, rec);
+        }
+        let cell = buckets.cell(i, op);
+        cell.retries += u64::from(tries - 1);
         match outcome {
             Some(ok) => {
                 let from = intended.unwrap_or(began);
                 let latency = end.saturating_duration_since(from);
                 rec.record_outcome(op, latency, ok);
+                cell.ops += 1;
+                cell.succeeded += u64::from(ok);
+                let ns = latency.as_nanos().min(u128::from(crate::model::op::MAX_NS)) as u64;
+                cell.hist
+                    .get_or_insert_with(series_histogram)
+                    .saturating_record(ns.max(1));
                 if let Some(t) = intended {
                     rec.record_lag(op, began.saturating_duration_since(t));
                     if limit.is_some_and(|l| latency > l) {
                         rec.record_late(op);
+                        cell.late += 1;
                     }
                 }
             }
-            None => rec.record_busy(op),
+            None => {
+                rec.record_busy(op);
+                cell.busy += 1;
+            }
         }
         let end_ns = end.saturating_duration_since(start).as_nanos() as u64;
         shared.last_end_ns.fetch_max(end_ns, Ordering::Relaxed);
@@ -302,30 +453,35 @@ pub fn drive(
         start: OnceLock::new(),
         last_end_ns: AtomicU64::new(0),
     };
+    let interval = Duration::from_millis(shape.interval_ms.max(1));
+    let names = rec.op_names();
+    let mut series = Buckets::new(interval, names.len());
     let results = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for index in 1..shape.clients {
             // Only the first client attributes I/O: the VFS counters are process-wide, so its
             // operations see every client's I/O and the trial's total stays exact.
             let mut own = rec.sibling(false);
+            let mut buckets = Buckets::new(interval, names.len());
             let shared = &shared;
             let connector = trial.connector;
             handles.push(scope.spawn(move || {
                 let result = match connector.open() {
-                    Ok(mut c) => client_loop(c.as_mut(), tx, index, trial, shared, &mut own),
+                    Ok(mut c) => client_loop(c.as_mut(), tx, index, trial, shared, &mut own, &mut buckets),
                     Err(e) => {
                         shared.rendezvous(false);
                         Err(e)
                     }
                 };
-                (result, own)
+                (result, own, buckets)
             }));
         }
-        let mut results = vec![client_loop(conn, tx, 0, trial, &shared, rec)];
+        let mut results = vec![client_loop(conn, tx, 0, trial, &shared, rec, &mut series)];
         for h in handles {
             match h.join() {
-                Ok((result, own)) => {
+                Ok((result, own, buckets)) => {
                     rec.absorb(own);
+                    series.absorb(buckets);
                     results.push(result);
                 }
                 Err(_) => results.push(Err(WorkloadError::Verification {
@@ -337,6 +493,8 @@ pub fn drive(
         results
     });
     first_error(results)?;
+    let end_io = rec.io_snapshot();
+    rec.set_series(series.series(&names, end_io));
     let mut interval = Duration::from_nanos(shared.last_end_ns.load(Ordering::Relaxed));
     if let Budget::Time(d) = shared.budget {
         interval = interval.max(d);
@@ -433,8 +591,8 @@ mod tests {
         }
     }
 
-    /// Transactions of one trial that took at least 50 ms, and all of them.
-    fn slow_and_all(shape: &LoadShape) -> (u64, u64) {
+    /// Transactions of one trial that took at least 50 ms, all of them, and the trial's series.
+    fn slow_and_all(shape: &LoadShape) -> (u64, u64, Series) {
         use crate::engines::sqlite::api::Api;
         use crate::engines::sqlite::conn::SqliteConn;
         let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
@@ -446,9 +604,10 @@ mod tests {
         trial.load = shape;
         let mut rec = Recorder::new(&["write"], None);
         drive(&mut conn, &WriteTx, &trial, &mut rec).unwrap();
+        let series = rec.take_series().expect("the driver keeps a series");
         let (ops, _) = rec.finish();
         let h = crate::model::op::decode(&ops[0].histogram).unwrap();
-        (h.count_between(50_000_000, u64::MAX), h.len())
+        (h.count_between(50_000_000, u64::MAX), h.len(), series)
     }
 
     /// Coordinated omission: a 200 ms stall at 1000 tx/s delays about 200 scheduled
@@ -459,9 +618,10 @@ mod tests {
         let open = LoadShape {
             rate: Some(1000.0),
             arrival: Arrival::Uniform,
+            interval_ms: 100,
             ..LoadShape::default()
         };
-        let (slow, all) = slow_and_all(&open);
+        let (slow, all, series) = slow_and_all(&open);
         println!("open loop at 1000 tx/s: {slow} of {all} transactions took 50 ms or more");
         // Intended starts in the first 150 ms of the stall wait at least 50 ms: about 150
         // (more only if the machine itself stalls the test, which an open loop also counts).
@@ -470,7 +630,14 @@ mod tests {
             "open loop: {slow} of {all} transactions took 50 ms or more"
         );
         assert!((700..=1000).contains(&all), "open loop at 1000/s for 0.9 s ran {all}");
-        let (slow, all) = slow_and_all(&LoadShape::default());
+        // Over time: the stall's transactions end together just after 500 ms, their p99 is most
+        // of the stall; the intervals before it are fast, and no interval lost a transaction.
+        assert_eq!(series.interval_ms, 100);
+        let p99 = |t: u64| series.points.iter().find(|p| p.t_ms == t).and_then(|p| p.p99_us);
+        assert!(p99(500).is_some_and(|us| us >= 100_000.0), "{series:?}");
+        assert!(p99(100).is_some_and(|us| us < 50_000.0), "{series:?}");
+        assert_eq!(series.points.iter().map(|p| p.ops).sum::<u64>(), all);
+        let (slow, all, _) = slow_and_all(&LoadShape::default());
         println!("closed loop: {slow} of {all} transactions took 50 ms or more");
         assert_eq!(slow, 1, "closed loop: {slow} of {all} transactions took 50 ms or more");
         assert!(all > 100, "closed loop ran {all}");

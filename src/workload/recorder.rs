@@ -45,6 +45,8 @@ pub struct Recorder {
     result_hash: Option<String>,
     /// Per-query records of the trial (see [`crate::model::record::QueryRecord`]).
     queries: Vec<crate::model::record::QueryRecord>,
+    /// The trial over time, set by the load driver.
+    series: Option<crate::model::series::Series>,
 }
 
 impl Recorder {
@@ -79,6 +81,7 @@ impl Recorder {
             measured: Duration::ZERO,
             result_hash: None,
             queries: Vec::new(),
+            series: None,
         }
     }
 
@@ -211,6 +214,26 @@ impl Recorder {
         let s = &mut self.ops[op];
         s.failed += 1;
         s.busy += 1;
+    }
+
+    /// The operation types, in report order.
+    pub fn op_names(&self) -> Vec<&'static str> {
+        self.ops.iter().map(|o| o.name).collect()
+    }
+
+    /// Sets the trial's time series (the load driver's).
+    pub fn set_series(&mut self, series: crate::model::series::Series) {
+        self.series = Some(series);
+    }
+
+    /// Takes the trial's time series.
+    pub fn take_series(&mut self) -> Option<crate::model::series::Series> {
+        self.series.take()
+    }
+
+    /// The VFS counters now, when this recorder has them.
+    pub fn io_snapshot(&self) -> Option<IoSnapshot> {
+        self.counters.as_ref().map(|c| c.snapshot())
     }
 
     /// Records a try of a transaction of type `op` that met a lock and is tried again.

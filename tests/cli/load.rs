@@ -68,7 +68,10 @@ fn several_clients_on_a_rate_run_and_report_their_load() {
     assert!((0.0..2e6).contains(&lag), "{all}");
     // 180 transactions at 600/s take about 0.3 s: the achieved rate is near the target.
     let tps = all["tps_median"].as_f64().unwrap();
-    assert!((300.0..700.0).contains(&tps), "achieved {tps} tx/s at a 600 tx/s target");
+    assert!(
+        (300.0..700.0).contains(&tps),
+        "achieved {tps} tx/s at a 600 tx/s target"
+    );
     // The terminal report labels the load in its heading and its checklist.
     let text = stdout(&output(&mut sb.show(&[])));
     assert!(
