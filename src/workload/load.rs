@@ -141,13 +141,14 @@ fn wait_until(t: Instant, stop: &AtomicBool) {
 }
 
 /// One client's time series: per interval and operation type, counts and a latency histogram;
-/// for the first client also the VFS counters at each interval's first transaction.
+/// in the trial's own, also the VFS counters at each interval's start (read by a sampler
+/// thread on the clock, not by a client, so a client blocked on a lock leaves no gap).
 struct Buckets {
     interval: Duration,
     ops: usize,
     /// `cells[interval][op]`.
     cells: Vec<Vec<Cell>>,
-    /// `(interval, counters)` when the first transaction of that interval ended.
+    /// `(interval, counters)` at that interval's start.
     io: Vec<(usize, IoSnapshot)>,
 }
 
@@ -191,15 +192,6 @@ impl Buckets {
         &mut self.cells[i][op]
     }
 
-    /// Notes the counters when interval `i` sees its first transaction end (first client only).
-    fn io_mark(&mut self, i: usize, rec: &Recorder) {
-        if self.io.last().is_none_or(|(last, _)| *last < i) {
-            if let Some(s) = rec.io_snapshot() {
-                self.io.push((i, s));
-            }
-        }
-    }
-
     /// Adds another client's cells.
     fn absorb(&mut self, other: Buckets) {
         for (i, row) in other.cells.into_iter().enumerate() {
@@ -218,7 +210,7 @@ impl Buckets {
         }
     }
 
-    /// The series, with the counters' differences between interval marks (and `end`, taken
+    /// The series, with the counters' differences between interval starts (and `end`, taken
     /// after the last transaction) as each interval's I/O.
     fn series(self, names: &[&'static str], end: Option<IoSnapshot>) -> Series {
         let ms = self.interval.as_millis() as u64;
@@ -378,9 +370,6 @@ fn client_loop(
         };
         let end = Instant::now();
         let i = buckets.index(end.saturating_duration_since(start));
-        if index == 0 {
-            buckets.io_mark(i, rec);
-        }
         let cell = buckets.cell(i, op);
         cell.retries += u64::from(tries - 1);
         match outcome {
@@ -456,7 +445,37 @@ pub fn drive(
     let interval = Duration::from_millis(shape.interval_ms.max(1));
     let names = rec.op_names();
     let mut series = Buckets::new(interval, names.len());
+    let counters = rec.counters();
+    let clients_done = AtomicBool::new(false);
     let results = std::thread::scope(|scope| {
+        // The counters at every interval's start, on the clock.
+        let sampler = counters.map(|c| {
+            let (shared, done) = (&shared, &clients_done);
+            scope.spawn(move || {
+                let mut marks = Vec::new();
+                let start = loop {
+                    if let Some(s) = shared.start.get() {
+                        break *s;
+                    }
+                    if done.load(Ordering::Relaxed) || shared.halted() {
+                        return marks;
+                    }
+                    std::thread::sleep(Duration::from_micros(200));
+                };
+                let mut i = 0usize;
+                loop {
+                    let at = start + interval * i as u32;
+                    while Instant::now() < at {
+                        if done.load(Ordering::Relaxed) {
+                            return marks;
+                        }
+                        std::thread::sleep((at - Instant::now()).min(Duration::from_millis(5)));
+                    }
+                    marks.push((i, c.snapshot()));
+                    i += 1;
+                }
+            })
+        });
         let mut handles = Vec::new();
         for index in 1..shape.clients {
             // Only the first client attributes I/O: the VFS counters are process-wide, so its
@@ -489,6 +508,10 @@ pub fn drive(
                     detail: "a client thread panicked".into(),
                 })),
             }
+        }
+        clients_done.store(true, Ordering::Relaxed);
+        if let Some(Ok(marks)) = sampler.map(|s| s.join()) {
+            series.io = marks;
         }
         results
     });

@@ -231,6 +231,11 @@ impl Recorder {
         self.series.take()
     }
 
+    /// The VFS counters this recorder attributes, if any.
+    pub fn counters(&self) -> Option<Arc<IoCounters>> {
+        self.counters.clone()
+    }
+
     /// The VFS counters now, when this recorder has them.
     pub fn io_snapshot(&self) -> Option<IoSnapshot> {
         self.counters.as_ref().map(|c| c.snapshot())

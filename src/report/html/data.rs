@@ -443,6 +443,104 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
     })
 }
 
+/// Trials run by the load driver keep a time series: throughput and the worst operation type's
+/// p99 per interval, and the main database file's syncs per interval (checkpoints in WAL mode),
+/// one line per configuration, from each configuration's first measured trial.
+pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
+    let firsts: Vec<(&ConfigInfo, &TrialRecord)> = report
+        .manifest
+        .configs
+        .iter()
+        .filter_map(|c| {
+            report
+                .trials
+                .iter()
+                .find(|t| t.config == c.index && !t.warmup && t.series.is_some())
+                .map(|t| (c, t))
+        })
+        .collect();
+    if firsts.is_empty() {
+        return Vec::new();
+    }
+    let mut tps = Vec::new();
+    let mut p99 = Vec::new();
+    let mut main = Vec::new();
+    for (c, t) in &firsts {
+        let s = t.series.as_ref().expect("filtered on a series");
+        let secs = s.interval_ms as f64 / 1000.0;
+        let mut times: Vec<u64> = s.points.iter().map(|p| p.t_ms).collect();
+        times.sort_unstable();
+        times.dedup();
+        let at = |t_ms: u64| s.points.iter().filter(move |p| p.t_ms == t_ms);
+        tps.push(Line {
+            name: config_name(c),
+            points: times
+                .iter()
+                .map(|&t| (t as f64 / 1000.0, at(t).map(|p| p.ops).sum::<u64>() as f64 / secs))
+                .collect(),
+        });
+        p99.push(Line {
+            name: config_name(c),
+            points: times
+                .iter()
+                .filter_map(|&t| {
+                    at(t)
+                        .filter_map(|p| p.p99_us)
+                        .reduce(f64::max)
+                        .map(|v| (t as f64 / 1000.0, v))
+                })
+                .collect(),
+        });
+        if !s.io.is_empty() {
+            main.push(Line {
+                name: config_name(c),
+                points: s
+                    .io
+                    .iter()
+                    .map(|i| (i.t_ms as f64 / 1000.0, i.main_syncs as f64))
+                    .collect(),
+            });
+        }
+    }
+    let chart = |y_label: &str, y_log: bool, lines: Vec<Line>| {
+        Chart::Lines(LineChart {
+            x: XAxis::Linear("seconds into the trial".into()),
+            y_label: y_label.into(),
+            y_log,
+            markers: false,
+            color_offset: 0,
+            lines,
+        })
+    };
+    let interval = firsts[0].1.series.as_ref().map_or(0, |s| s.interval_ms);
+    let mut out = vec![
+        Figure {
+            id: "over-time-throughput".into(),
+            title: "Throughput over time".into(),
+            note: format!("Transactions completed per {interval} ms interval, in each configuration's first measured trial (--interval)."),
+            chart: chart("transactions per second", false, tps),
+            compact: false,
+        },
+        Figure {
+            id: "over-time-p99".into(),
+            title: "p99 latency over time".into(),
+            note: "Per interval, the highest p99 of any operation type (from the intended start in an open loop): a stall shows in the interval its transactions end in.".into(),
+            chart: chart("p99 latency (us)", true, p99),
+            compact: false,
+        },
+    ];
+    if main.iter().any(|l| l.points.iter().any(|p| p.1 > 0.0)) {
+        out.push(Figure {
+            id: "over-time-checkpoints".into(),
+            title: "Main database syncs over time".into(),
+            note: "Syncs of the main database file per interval, as the VFS shim counted them: in WAL mode only a checkpoint writes and syncs it, so a spike in p99 beside one is a checkpoint stall.".into(),
+            chart: chart("main database syncs", false, main),
+            compact: false,
+        });
+    }
+    out
+}
+
 /// Every figure of a run's report, in page order.
 pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     let mut out = Vec::new();
@@ -455,6 +553,7 @@ pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     out.extend(io_beside(report));
     out.extend(knob_lines(report));
     out.extend(latency(report));
+    out.extend(over_time(report));
     out.extend(trials_in_order(report));
     out
 }
@@ -664,6 +763,49 @@ pub(crate) mod tests {
         let single = manifest(&[&[]]);
         let t1 = trials(1, 2, &["insert"]);
         assert!(knob_lines(&report(&single, &t1)).is_empty());
+    }
+
+    #[test]
+    fn trials_with_a_series_get_charts_over_time_and_others_none() {
+        use crate::model::series::{Series, SeriesIo, SeriesPoint};
+        let m = manifest(&[&[], &[("journal_mode", "wal")]]);
+        let mut t = trials(2, 2, &["read"]);
+        assert!(over_time(&report(&m, &t)).is_empty(), "no series, no charts over time");
+        for tr in t.iter_mut() {
+            tr.series = Some(Series {
+                interval_ms: 500,
+                points: (0..4)
+                    .map(|i| SeriesPoint {
+                        t_ms: i * 500,
+                        op: "read".into(),
+                        ops: 100 + i,
+                        succeeded: 100 + i,
+                        p99_us: Some(1000.0 * (i + 1) as f64),
+                        ..SeriesPoint::default()
+                    })
+                    .collect(),
+                io: (0..4)
+                    .map(|i| SeriesIo {
+                        t_ms: i * 500,
+                        main_syncs: u64::from(i == 2),
+                        ..SeriesIo::default()
+                    })
+                    .collect(),
+            });
+        }
+        let figs = over_time(&report(&m, &t));
+        let ids: Vec<&str> = figs.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["over-time-throughput", "over-time-p99", "over-time-checkpoints"]);
+        let Chart::Lines(tps) = &figs[0].chart else {
+            panic!("a line chart")
+        };
+        assert_eq!(tps.lines.len(), 2, "a line per configuration");
+        // 100 transactions in a 500 ms interval: 200 per second, at 0 s.
+        assert_eq!(tps.lines[0].points[0], (0.0, 200.0));
+        let Chart::Lines(cp) = &figs[2].chart else {
+            panic!("a line chart")
+        };
+        assert_eq!(cp.lines[0].points[2], (1.0, 1.0), "the checkpoint's interval");
     }
 
     #[test]
