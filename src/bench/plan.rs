@@ -58,6 +58,7 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
         max_tries: args.max_tries,
         interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
+        progress: args.progress,
     };
     if shape.latency_limit_ns.is_some() && shape.rate.is_none() {
         return Err(Failure(
@@ -72,6 +73,11 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
         )));
     }
     if shape.is_default() {
+        if shape.progress {
+            return Err(Failure(
+                "--progress: the lines per interval come from the load driver, which runs with several clients or a rate; give --clients N or --rate TPS too".into(),
+            ));
+        }
         return Ok(shape);
     }
     let takers = || {

@@ -136,6 +136,10 @@ pub struct RunArgs {
     /// (counts, latency percentiles and I/O per interval), e.g. `500ms`
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]
     pub interval: std::time::Duration,
+    /// With several clients or a rate: print a line per interval on stderr while a trial runs
+    /// (rate, mean latency and lag, retries, failures, skips), like pgbench -P
+    #[arg(long)]
+    pub progress: bool,
     /// The whole command line when the run is started by another command in this process
     /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
     /// this process's own arguments.

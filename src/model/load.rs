@@ -47,6 +47,10 @@ pub struct LoadShape {
     /// Length of one interval of the trial's time series, milliseconds.
     #[serde(default = "one_second")]
     pub interval_ms: u64,
+    /// `--progress`: a line per interval on stderr while a trial runs (not a property of the
+    /// load; not stored).
+    #[serde(skip)]
+    pub progress: bool,
 }
 
 fn one_second() -> u64 {
@@ -61,6 +65,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     latency_limit_ns: None,
     max_tries: 1,
     interval_ms: 1000,
+    progress: false,
 };
 
 impl Default for LoadShape {

@@ -273,6 +273,63 @@ struct Shared<'a> {
     start: OnceLock<Instant>,
     /// Latest end of a recorded transaction, nanoseconds after `start`.
     last_end_ns: AtomicU64,
+    /// Running totals of every client, for `--progress`.
+    progress: Progress,
+}
+
+/// Running totals over every client, read once per interval for `--progress` (pgbench -P):
+/// counted only when asked for, so a run without it pays nothing.
+#[derive(Default)]
+struct Progress {
+    ops: AtomicU64,
+    latency_ns: AtomicU64,
+    lag_ns: AtomicU64,
+    retries: AtomicU64,
+    busy: AtomicU64,
+    skipped: AtomicU64,
+    /// The totals at the last line printed.
+    last: std::sync::Mutex<[u64; 6]>,
+}
+
+impl Progress {
+    fn add(&self, latency: Duration, lag: Option<Duration>) {
+        self.ops.fetch_add(1, Ordering::Relaxed);
+        self.latency_ns.fetch_add(latency.as_nanos() as u64, Ordering::Relaxed);
+        if let Some(l) = lag {
+            self.lag_ns.fetch_add(l.as_nanos() as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// `progress: 5.0 s, 1998.4 tps, lat 0.412 ms, lag 0.031 ms, 3 retries, 0 failed, 0 skipped`:
+    /// the last interval's rate and mean latency, and its counts.
+    fn line(&self, at: Duration, interval: Duration, open: bool) -> String {
+        let now = [
+            self.ops.load(Ordering::Relaxed),
+            self.latency_ns.load(Ordering::Relaxed),
+            self.lag_ns.load(Ordering::Relaxed),
+            self.retries.load(Ordering::Relaxed),
+            self.busy.load(Ordering::Relaxed),
+            self.skipped.load(Ordering::Relaxed),
+        ];
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let d: Vec<u64> = now.iter().zip(last.iter()).map(|(n, l)| n.saturating_sub(*l)).collect();
+        *last = now;
+        let ms = |ns: u64| if d[0] == 0 { 0.0 } else { ns as f64 / d[0] as f64 / 1e6 };
+        let lag = if open {
+            format!(", lag {:.3} ms", ms(d[2]))
+        } else {
+            String::new()
+        };
+        format!(
+            "progress: {:.1} s, {:.1} tps, lat {:.3} ms{lag}, {} retries, {} failed, {} skipped",
+            at.as_secs_f64(),
+            d[0] as f64 / interval.as_secs_f64(),
+            ms(d[1]),
+            d[3],
+            d[4],
+            d[5]
+        )
+    }
 }
 
 impl Shared<'_> {
@@ -351,6 +408,9 @@ fn client_loop(
             if began.saturating_duration_since(t) > limit {
                 rec.record_skipped(op);
                 buckets.cell(buckets.index(began - start), op).skipped += 1;
+                if shared.shape.progress {
+                    shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
+                }
                 continue;
             }
         }
@@ -372,6 +432,19 @@ fn client_loop(
         let i = buckets.index(end.saturating_duration_since(start));
         let cell = buckets.cell(i, op);
         cell.retries += u64::from(tries - 1);
+        if shared.shape.progress {
+            let p = &shared.progress;
+            p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
+            match outcome {
+                Some(_) => p.add(
+                    end.saturating_duration_since(intended.unwrap_or(began)),
+                    intended.map(|t| began.saturating_duration_since(t)),
+                ),
+                None => {
+                    p.busy.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
         match outcome {
             Some(ok) => {
                 let from = intended.unwrap_or(began);
@@ -441,6 +514,7 @@ pub fn drive(
         ready: Barrier::new(shape.clients as usize),
         start: OnceLock::new(),
         last_end_ns: AtomicU64::new(0),
+        progress: Progress::default(),
     };
     let interval = Duration::from_millis(shape.interval_ms.max(1));
     let names = rec.op_names();
@@ -449,8 +523,8 @@ pub fn drive(
     let clients_done = AtomicBool::new(false);
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
-        let sampler = counters.map(|c| {
-            let (shared, done) = (&shared, &clients_done);
+        let sampler = (counters.is_some() || shape.progress).then(|| {
+            let (shared, done, counters) = (&shared, &clients_done, counters.clone());
             scope.spawn(move || {
                 let mut marks = Vec::new();
                 let start = loop {
@@ -471,7 +545,12 @@ pub fn drive(
                         }
                         std::thread::sleep((at - Instant::now()).min(Duration::from_millis(5)));
                     }
-                    marks.push((i, c.snapshot()));
+                    if let Some(c) = &counters {
+                        marks.push((i, c.snapshot()));
+                    }
+                    if shape.progress && i > 0 {
+                        crate::errln!("{}", shared.progress.line(interval * i as u32, interval, shape.open()));
+                    }
                     i += 1;
                 }
             })
