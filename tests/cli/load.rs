@@ -72,6 +72,20 @@ fn several_clients_on_a_rate_run_and_report_their_load() {
         (300.0..700.0).contains(&tps),
         "achieved {tps} tx/s at a 600 tx/s target"
     );
+    // The trial keeps its time series: every transaction is in one of its intervals.
+    let series = &v["trials"][0]["series"];
+    assert_eq!(series["interval_ms"], 1000, "{series}");
+    let in_series: u64 = series["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(in_series, 180, "{series}");
+    assert!(
+        !series["io"].as_array().unwrap().is_empty(),
+        "the VFS shim's counts per interval: {series}"
+    );
     // The terminal report labels the load in its heading and its checklist.
     let text = stdout(&output(&mut sb.show(&[])));
     assert!(
@@ -112,6 +126,11 @@ fn load_shapes_that_cannot_run_are_refused_in_one_line() {
             &["--latency-limit", "above zero"],
         ),
         (&["--max-tries", "0"], &["--max-tries"]),
+        (&["--progress"], &["--progress", "--clients N or --rate TPS"]),
+        (
+            &["--clients", "2", "--interval", "5ms"],
+            &["--interval", "10ms or more"],
+        ),
     ];
     for (extra, parts) in cases {
         let sb = Sandbox::new();
@@ -139,5 +158,47 @@ fn load_shapes_that_cannot_run_are_refused_in_one_line() {
     assert_error_line(
         &output(&mut cmd),
         &["--clients 2", "speedtest", "one ordered script", "crud"],
+    );
+}
+
+#[test]
+fn progress_prints_a_line_per_interval() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&[
+        "crud",
+        "--param",
+        "rows=100",
+        "--param",
+        "duration=1s",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--clients",
+        "2",
+        "--rate",
+        "200",
+        "--interval",
+        "250ms",
+        "--progress",
+        "--knob",
+        "busy_timeout=5000",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("progress: ")).collect();
+    // Intervals end at 0.25, 0.5 and 0.75 s within a 1 s trial (the last may race the end).
+    assert!(lines.len() >= 3, "{err}");
+    assert!(
+        lines[0].starts_with("progress: 0.2 s, ") || lines[0].starts_with("progress: 0.3 s, "),
+        "{err}"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(" tps, lat ") && l.contains(" ms, lag ") && l.ends_with(" skipped")),
+        "{err}"
     );
 }
