@@ -97,7 +97,7 @@ impl SqlLoader {
             }
         };
         if self.pending == 0 {
-            conn.execute_batch(conn.dialect().begin_write())?;
+            conn.execute_batch(conn.begin_write())?;
         }
         conn.run(stmt, &[Value::Int(key as i64), Value::Blob(data)])?;
         self.pending += 1;

@@ -106,6 +106,12 @@ pub trait Connection {
     }
     /// The dialect this connection speaks.
     fn dialect(&self) -> Dialect;
+    /// The statement that starts a transaction that is going to write: the dialect's
+    /// ([`Dialect::begin_write`]) unless the connection was told otherwise (SQLite's `begin`
+    /// knob).
+    fn begin_write(&self) -> &'static str {
+        self.dialect().begin_write()
+    }
     /// Runs one or more statements that take no parameters (DDL, pragmas). Not for timed loops.
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError>;
     /// Prepares a statement once, for many runs.

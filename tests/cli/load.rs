@@ -202,3 +202,48 @@ fn progress_prints_a_line_per_interval() {
         "{err}"
     );
 }
+
+#[test]
+fn begin_is_a_knob_read_back_from_what_the_connection_issues() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&[
+        "tatp",
+        "--param",
+        "subscribers=200",
+        "--param",
+        "warmup_time=50ms",
+        "--param",
+        "measure_time=200ms",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--knob",
+        "begin=deferred,exclusive",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let mut seen = Vec::new();
+    for t in v["trials"].as_array().unwrap() {
+        let k = t["knobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["name"] == "begin")
+            .expect("begin is read back")
+            .clone();
+        assert_eq!(k["requested"], k["effective"], "{k}");
+        seen.push(k["effective"].as_str().unwrap().to_string());
+    }
+    seen.sort();
+    assert_eq!(seen, ["deferred", "exclusive"]);
+    let mut cmd = sb.run(&["tatp", "--knob", "begin=later", "--trials", "1", "--warmup", "0"]);
+    assert_error_line(
+        &output(&mut cmd),
+        &["--knob begin=later", "deferred, immediate, exclusive"],
+    );
+}

@@ -18,6 +18,8 @@ pub struct SqliteConn {
     opt_mask: u32,
     /// How the `blob` workload reaches blobs (the `blob_api` knob).
     blob_api: super::blob::BlobApi,
+    /// The statement that starts a write transaction (the `begin` knob).
+    begin: &'static str,
 }
 
 impl SqliteConn {
@@ -102,6 +104,7 @@ impl SqliteConn {
             label: label.to_string(),
             opt_mask: 0,
             blob_api: super::blob::BlobApi::Sql,
+            begin: "BEGIN IMMEDIATE",
         };
         if rc != ffi::SQLITE_OK {
             return Err(conn.error(rc, &format!("opening {}", path.to_string_lossy())));
@@ -139,6 +142,18 @@ impl SqliteConn {
     /// How the `blob` workload reaches blobs on this connection.
     pub fn blob_api(&self) -> super::blob::BlobApi {
         self.blob_api
+    }
+
+    pub(super) fn set_begin(&mut self, begin: &'static str) {
+        self.begin = begin;
+    }
+
+    /// The `begin` knob's value as the connection issues it.
+    pub fn begin_mode(&self) -> &'static str {
+        super::knobs::BEGIN_MODES
+            .iter()
+            .find(|(_, s)| *s == self.begin)
+            .map_or("immediate", |(n, _)| *n)
     }
 
     pub(super) fn set_blob_api(&mut self, api: super::blob::BlobApi) {
@@ -249,6 +264,10 @@ impl SqliteConn {
 impl Connection for SqliteConn {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+
+    fn begin_write(&self) -> &'static str {
+        self.begin
     }
 
     fn interrupter(&self) -> Option<super::super::Interrupter> {

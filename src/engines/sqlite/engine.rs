@@ -3,7 +3,7 @@
 
 use super::api::Api;
 use super::conn::SqliteConn;
-use super::knobs::{BLOB_API_KNOB, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use super::knobs::{BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
 use super::optimizer;
 use super::vfs;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
@@ -195,7 +195,10 @@ impl Engine for SqliteEngine {
 
     fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
         let pragmas = knobs.0.iter().filter(|k| {
-            k.stage_in(SQLITE_KNOBS) == stage && !OPTIMIZER_KNOBS.contains(&k.name.as_str()) && k.name != BLOB_API_KNOB
+            k.stage_in(SQLITE_KNOBS) == stage
+                && !OPTIMIZER_KNOBS.contains(&k.name.as_str())
+                && k.name != BLOB_API_KNOB
+                && k.name != BEGIN_KNOB
         });
         for k in pragmas {
             // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
@@ -209,6 +212,12 @@ impl Engine for SqliteEngine {
             let api = super::blob::BlobApi::parse(v)
                 .ok_or_else(|| self.knob_error(format!("blob_api={v}: valid values are sql, incremental")))?;
             c.set_blob_api(api);
+        }
+        if let Some(v) = knobs.get(BEGIN_KNOB) {
+            let (_, stmt) = BEGIN_MODES.iter().find(|(n, _)| *n == v).ok_or_else(|| {
+                self.knob_error(format!("begin={v}: valid values are deferred, immediate, exclusive"))
+            })?;
+            c.set_begin(stmt);
         }
         let (bloom, disable) = (knobs.get("bloom_filter"), knobs.get("disable_optimizations"));
         if let Some(why) = optimizer::refusal(self.api, &self.build.compile_options, bloom, disable) {
@@ -225,6 +234,7 @@ impl Engine for SqliteEngine {
     fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
         let c = self.sqlite_conn(conn)?;
         let blob_api = c.blob_api().name();
+        let begin = c.begin_mode();
         // The probe plans a join in the temp schema: only on connections that asked for an
         // optimizer switch, so other trials run exactly what their workload runs. Without one,
         // the reading is GETOPT's mask where the build answers it, unknown otherwise.
@@ -246,6 +256,7 @@ impl Engine for SqliteEngine {
                 "bloom_filter" => Ok(bloom.map(str::to_string)),
                 "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
                 BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
+                BEGIN_KNOB => Ok(Some(begin.to_string())),
                 _ => conn.query_value(&format!("PRAGMA {name}")),
             })?;
         if !optimizer::has_bloom_filters(self.api) {

@@ -11,6 +11,17 @@ pub const OPTIMIZER_KNOBS: &[&str] = &["bloom_filter", "disable_optimizations"];
 /// connection, not a pragma.
 pub const BLOB_API_KNOB: &str = "blob_api";
 
+/// How write transactions start (`BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`): not a pragma, but the
+/// statement the workloads issue, which the connection keeps and reads back.
+pub const BEGIN_KNOB: &str = "begin";
+
+/// The values of [`BEGIN_KNOB`], and the statement each makes.
+pub const BEGIN_MODES: &[(&str, &str)] = &[
+    ("deferred", "BEGIN DEFERRED"),
+    ("immediate", "BEGIN IMMEDIATE"),
+    ("exclusive", "BEGIN EXCLUSIVE"),
+];
+
 /// Every named SQLite knob, in the order they are applied (locking mode before journal mode,
 /// journal mode before the WAL settings).
 pub const SQLITE_KNOBS: &[KnobSpec] = &[
@@ -127,6 +138,13 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         stage: Stage::Connect,
         default: "sql",
         help: "how the blob workload reads and writes: SELECT/UPDATE (sql) or sqlite3_blob_* (incremental); other workloads ignore it",
+    },
+    KnobSpec {
+        name: BEGIN_KNOB,
+        kind: KnobKind::Choice(&["deferred", "immediate", "exclusive"]),
+        stage: Stage::Connect,
+        default: "immediate",
+        help: "how workloads start a transaction that writes (BEGIN DEFERRED takes the write lock at the first write, so two readers turning writers fail with SQLITE_BUSY; IMMEDIATE takes it up front); single-statement transactions (crud) are autocommit and ignore it",
     },
 ];
 

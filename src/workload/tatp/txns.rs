@@ -274,7 +274,10 @@ impl Statements {
             insert_call_forwarding: prep(INSERT_CALL_FORWARDING)?,
             delete_call_forwarding: prep(DELETE_CALL_FORWARDING)?,
             get_subscriber_data: conn.prepare(&get_subscriber_data())?,
-            begin_write: Control::prepare(conn, d.begin_write()),
+            begin_write: {
+                let begin = conn.begin_write();
+                Control::prepare(conn, begin)
+            },
             commit: Control::prepare(conn, "COMMIT"),
             rollback: Control::prepare(conn, "ROLLBACK"),
         })
