@@ -32,3 +32,4 @@ mod ssb_gen;
 mod store;
 mod store_locks;
 mod store_schema;
+mod ycsb;
