@@ -80,6 +80,38 @@ fn core_of(p: &Params) -> Result<&'static Core, WorkloadError> {
     })
 }
 
+/// Most times the Zipfian key space may exceed the populated records.
+pub const KEY_SPACE_RATIO_MAX: u64 = 1000;
+
+/// Refuses a Zipfian key space far larger than the populated table. The key space holds the
+/// expected inserts twice over (YCSB's rule), and a draw of a key not inserted yet is drawn
+/// again: about `key space / records` draws per operation at the start of a trial, which must
+/// stay small (workload E with `records=1` and a million operations would draw a hundred
+/// thousand times per operation).
+fn check_key_space(p: &Params) -> Result<(), String> {
+    let Some(core) = mix::core(p.choice("workload")) else {
+        return Err(format!(
+            "--param workload={}: no such core workload; use one of a, b, c, d, e, f",
+            p.choice("workload")
+        ));
+    };
+    if core.distribution != mix::Distribution::Zipfian {
+        return Ok(());
+    }
+    let records = p.count("records").max(1);
+    let operations = p.count("operations");
+    let expected = (operations as f64 * core.insert_proportion() * 2.0) as u64;
+    if records + expected > KEY_SPACE_RATIO_MAX * records {
+        return Err(format!(
+            "--param records={records}: workload {} expects {expected} new keys from operations={operations} (twice its inserts, as YCSB sizes its Zipfian key space), more than {} times the records, and most key draws would miss; raise records to at least {} or lower operations",
+            core.name,
+            KEY_SPACE_RATIO_MAX - 1,
+            expected.div_ceil(KEY_SPACE_RATIO_MAX - 1)
+        ));
+    }
+    Ok(())
+}
+
 /// An error preparing a client's statements. An extra client that finds no table is almost
 /// always on a private in-memory database.
 fn setup_error(index: u32, e: EngineError) -> WorkloadError {
@@ -115,6 +147,10 @@ impl Workload for Ycsb {
 
     fn params(&self) -> &'static [ParamSpec] {
         PARAMS
+    }
+
+    fn check(&self, p: &Params) -> Result<(), String> {
+        check_key_space(p)
     }
 
     fn operations(&self) -> &'static [&'static str] {
@@ -352,5 +388,29 @@ mod tests {
         );
         assert!(resolve("ycsb", PARAMS, &["workload=g".to_string()]).is_err());
         assert!(resolve("ycsb", PARAMS, &["records=0".to_string()]).is_err());
+    }
+
+    #[test]
+    fn a_key_space_far_larger_than_the_table_is_refused() {
+        // E: 5% inserts, twice over: 100,000 operations expect 10,000 new keys.
+        let e = Ycsb
+            .check(&params(&["workload=e", "records=10", "operations=100000"]))
+            .unwrap_err();
+        assert!(
+            e.starts_with("--param records=10: workload e expects 10000 new keys"),
+            "{e}"
+        );
+        assert!(e.contains("raise records to at least 11"), "{e}");
+        assert!(Ycsb
+            .check(&params(&["workload=e", "records=11", "operations=100000"]))
+            .is_ok());
+        // D draws its keys back from the newest, and A has no inserts: nothing to miss.
+        assert!(Ycsb
+            .check(&params(&["workload=d", "records=1", "operations=100000"]))
+            .is_ok());
+        assert!(Ycsb
+            .check(&params(&["workload=a", "records=1", "operations=100000"]))
+            .is_ok());
+        assert!(Ycsb.check(&params(&[])).is_ok());
     }
 }
