@@ -20,6 +20,7 @@ pub mod sqlite_benchmark;
 pub mod ssb;
 pub mod suite;
 pub mod tatp;
+pub mod ycsb;
 
 use crate::engines::{Connection, EngineError};
 use crate::model::params::{ParamSpec, Params};
@@ -172,7 +173,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 10] = [
+    static ALL: [&dyn Workload; 11] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -183,6 +184,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &mobibench::Mobibench,
         &ssb::Ssb,
         &blob::Blob,
+        &ycsb::Ycsb,
     ];
     &ALL
 }

@@ -33,3 +33,4 @@ mod ssb_gen;
 mod store;
 mod store_locks;
 mod store_schema;
+mod ycsb;
