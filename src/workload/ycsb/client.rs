@@ -10,8 +10,9 @@
 //! | read-modify-write | the read, then the update of one field, in one transaction | both succeed |
 //!
 //! Read, update, insert and scan run alone in autocommit mode (the statement is the
-//! transaction); read-modify-write between `BEGIN` (SQLite: `BEGIN IMMEDIATE`, as it writes) and
-//! `COMMIT`, rolled back on an error so the load driver can run it again.
+//! transaction); read-modify-write between the connection's write `BEGIN` (SQLite: the `begin`
+//! knob, `BEGIN IMMEDIATE` by default) and `COMMIT`, rolled back on an error so the load driver
+//! can run it again.
 
 use super::generators::{Latest, ScrambledZipfian};
 use super::keys::{fill_value, key_name, KeySpace, FIELDS, FIELD_LENGTH};
@@ -181,7 +182,7 @@ impl Statements {
         for (i, stmt) in update.iter_mut().enumerate() {
             *stmt = conn.prepare(&schema::update(i))?;
         }
-        let begin = conn.dialect().begin_write();
+        let begin = conn.begin_write();
         Ok(Statements {
             read: conn.prepare(&schema::read())?,
             update,
