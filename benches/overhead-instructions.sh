@@ -5,7 +5,9 @@
 # loop (--toggle-collect): for litebench, crud's trial (`Crud::run`, into which the compiler
 # inlines `run_rounds`) minus the data generation it calls between phases (`Live::round`, never
 # inlined) and the three prepares; for the bare side, `bare_timed`. Both sides include the
-# per-round bookkeeping around their loops, so the ratio is a bound on the harness's cost.
+# per-round bookkeeping around their loops, so the ratio is a bound on the harness's cost. The
+# `driver` side is the same trial through the load driver (one client, closed loop): the cost of
+# a client's loop per transaction (draw, clock readings, retry and schedule checks, the series).
 # Usage: benches/overhead-instructions.sh [OPS]   (OPS of each kind, default 5000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,19 +29,26 @@ inclusive() { # file pattern -> inclusive instructions of the functions matching
     awk -v pat="$2" 'index($0, pat) { gsub(",", "", $1); s += $1 } END { print s + 0 }'
 }
 lb=$(count litebench '*Crud as litebench::workload::Workload>::run')
+drv=$(count driver '*Crud as litebench::workload::Workload>::run')
 bare=$(count bare '*bare_timed*')
 lb_total=$(inclusive "$lb" "Crud as litebench::workload::Workload>::run ")
-lb_gen=$(inclusive "$lb" "crud::Live::round")
+lb_gen=$(inclusive "$lb" "crud::Live::round_of")
 lb_prep=$(inclusive "$lb" ":sqlite3_prepare_v2 ")
+drv_total=$(inclusive "$drv" "Crud as litebench::workload::Workload>::run ")
+drv_gen=$(inclusive "$drv" "crud::Live::round_of")
+drv_prep=$(inclusive "$drv" ":sqlite3_prepare_v2 ")
 bare_total=$(inclusive "$bare" "bare_timed")
-python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$bare_total" <<'PY'
+python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$drv_total" "$drv_gen" "$drv_prep" "$bare_total" <<'PY'
 import sys
-ops, lb_total, lb_gen, lb_prep, bare_total = map(int, sys.argv[1:])
+ops, lb_total, lb_gen, lb_prep, drv_total, drv_gen, drv_prep, bare_total = map(int, sys.argv[1:])
 n = 3 * ops
 lb = (lb_total - lb_gen - lb_prep) / n
+drv = (drv_total - drv_gen - drv_prep) / n
 bare = bare_total / n
 print(f"{ops} inserts + {ops} updates + {ops} deletes, in-memory, bundled SQLite")
 print(f"litebench timed loop: {lb_total} instructions in the trial - {lb_gen} generating data - {lb_prep} preparing = {lb:.0f} per operation")
+print(f"load driver client:   {drv_total} instructions in the trial - {drv_gen} generating data - {drv_prep} preparing = {drv:.0f} per operation")
 print(f"bare C API loop:      {bare_total} instructions = {bare:.0f} per operation")
 print(f"instructions per operation, litebench / bare: {lb / bare:.4f}")
+print(f"instructions per operation, load driver client / bare: {drv / bare:.4f}")
 PY

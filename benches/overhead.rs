@@ -38,7 +38,10 @@ impl Connector for NoMore {
     }
 }
 
-fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64) -> Duration {
+/// litebench's side: crud's trial as a run executes it. `driver`: through the load driver
+/// (`workload::load`, as a run with several clients or a rate runs it), one client in a closed
+/// loop, so what is counted is the client loop's own cost per transaction.
+fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64, driver: bool) -> Duration {
     let args: Vec<String> = [
         format!("rows={ROWS}"),
         format!("inserts={ops}"),
@@ -57,7 +60,16 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64) -> Duration {
         .unwrap();
     let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
     let stop = AtomicBool::new(false);
-    let trial = Trial::plain(&p, round, &stop, &NoMore);
+    let mut trial = Trial::plain(&p, round, &stop, &NoMore);
+    // A second try on a lock makes the load shape other than the default, so crud's trial goes
+    // through the load driver; an in-memory database never meets a lock.
+    let shaped = litebench::model::load::LoadShape {
+        max_tries: 2,
+        ..Default::default()
+    };
+    if driver {
+        trial.load = &shaped;
+    }
     Crud.run(conn.as_mut(), &trial, &mut rec).unwrap();
     rec.finish().1
 }
@@ -173,18 +185,19 @@ fn main() {
     // One side, once: for an instruction count under cachegrind.
     if let Ok(side) = std::env::var("LITEBENCH_OVERHEAD_SIDE") {
         let d = match side.as_str() {
-            "litebench" => litebench_side(&engine, 1, ops),
+            "litebench" => litebench_side(&engine, 1, ops, false),
+            "driver" => litebench_side(&engine, 1, ops, true),
             "bare" => bare_side(1, ops),
-            other => panic!("LITEBENCH_OVERHEAD_SIDE={other}: litebench or bare"),
+            other => panic!("LITEBENCH_OVERHEAD_SIDE={other}: litebench, driver or bare"),
         };
         println!("{side}: {ops} ops of each kind, {:.0} ns/op", per_op(d));
         return;
     }
     let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    litebench_side(&engine, 0, ops);
+    litebench_side(&engine, 0, ops, false);
     bare_side(0, ops);
     for round in 1..=ROUNDS as u64 {
-        let x = per_op(litebench_side(&engine, round, ops));
+        let x = per_op(litebench_side(&engine, round, ops, false));
         let y = per_op(bare_side(round, ops));
         a.push(x);
         b.push(y);

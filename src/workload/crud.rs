@@ -133,7 +133,9 @@ impl Live {
         self.round_of(rng, size, (p.count("inserts"), p.count("updates"), p.count("deletes")))
     }
 
-    /// A round of `ni` inserts, `nu` updates and `nd` deletes of values of `size` bytes.
+    /// A round of `ni` inserts, `nu` updates and `nd` deletes of values of `size` bytes. Never
+    /// inlined either: the load driver's clients call it directly.
+    #[inline(never)]
     fn round_of(&mut self, rng: &mut ChaCha8Rng, size: usize, (ni, nu, nd): (u64, u64, u64)) -> Option<Round> {
         let mut values = String::with_capacity((ni + nu) as usize * size);
         let mut insert_ids = Vec::with_capacity(ni as usize);

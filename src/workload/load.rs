@@ -369,6 +369,8 @@ fn client_loop(
         };
     };
     let mut client = made?;
+    let clock = crate::sys::clock::clock();
+    let start_ticks = clock.now();
     let (count, until) = match shared.budget {
         // Client i runs its share; the first `total % clients` run one more.
         Budget::Count(total) => {
@@ -403,11 +405,13 @@ fn client_loop(
         }
         let op = client.draw();
         done += 1;
-        let began = Instant::now();
-        if let (Some(t), Some(limit)) = (intended, limit) {
-            if began.saturating_duration_since(t) > limit {
+        // An open loop needs the wall clock for its schedule; the service time of every
+        // transaction is read from the calibrated cycle counter, as the recorder's laps are.
+        let began = intended.map(|_| Instant::now());
+        if let (Some(t), Some(b)) = (intended, began) {
+            if limit.is_some_and(|l| b.saturating_duration_since(t) > l) {
                 rec.record_skipped(op);
-                buckets.cell(buckets.index(began - start), op).skipped += 1;
+                buckets.cell(buckets.index(b - start), op).skipped += 1;
                 if shared.shape.progress {
                     shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
                 }
@@ -415,6 +419,7 @@ fn client_loop(
             }
         }
         rec.attribute_io(op);
+        let t0 = clock.now();
         let mut tries = 0;
         let outcome = loop {
             tries += 1;
@@ -428,18 +433,21 @@ fn client_loop(
                 }
             }
         };
-        let end = Instant::now();
-        let i = buckets.index(end.saturating_duration_since(start));
-        let cell = buckets.cell(i, op);
+        let t1 = clock.now();
+        let end_ns = clock.ns_between(start_ticks, t1);
+        // From the intended start in an open loop: the wait for a late start, then the service.
+        let lag_ns = match (intended, began) {
+            (Some(t), Some(b)) => Some(b.saturating_duration_since(t).as_nanos() as u64),
+            _ => None,
+        };
+        let latency_ns = lag_ns.unwrap_or(0) + clock.ns_between(t0, t1);
+        let cell = buckets.cell(buckets.index(Duration::from_nanos(end_ns)), op);
         cell.retries += u64::from(tries - 1);
         if shared.shape.progress {
             let p = &shared.progress;
             p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
             match outcome {
-                Some(_) => p.add(
-                    end.saturating_duration_since(intended.unwrap_or(began)),
-                    intended.map(|t| began.saturating_duration_since(t)),
-                ),
+                Some(_) => p.add(Duration::from_nanos(latency_ns), lag_ns.map(Duration::from_nanos)),
                 None => {
                     p.busy.fetch_add(1, Ordering::Relaxed);
                 }
@@ -447,18 +455,15 @@ fn client_loop(
         }
         match outcome {
             Some(ok) => {
-                let from = intended.unwrap_or(began);
-                let latency = end.saturating_duration_since(from);
-                rec.record_outcome(op, latency, ok);
+                rec.record_outcome_ns(op, latency_ns, ok);
                 cell.ops += 1;
                 cell.succeeded += u64::from(ok);
-                let ns = latency.as_nanos().min(u128::from(crate::model::op::MAX_NS)) as u64;
                 cell.hist
                     .get_or_insert_with(series_histogram)
-                    .saturating_record(ns.max(1));
-                if let Some(t) = intended {
-                    rec.record_lag(op, began.saturating_duration_since(t));
-                    if limit.is_some_and(|l| latency > l) {
+                    .saturating_record(latency_ns.clamp(1, crate::model::op::MAX_NS));
+                if let Some(lag) = lag_ns {
+                    rec.record_lag(op, Duration::from_nanos(lag));
+                    if limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
                         rec.record_late(op);
                         cell.late += 1;
                     }
@@ -469,7 +474,6 @@ fn client_loop(
                 cell.busy += 1;
             }
         }
-        let end_ns = end.saturating_duration_since(start).as_nanos() as u64;
         shared.last_end_ns.fetch_max(end_ns, Ordering::Relaxed);
     }
     if trial.stop.load(Ordering::Relaxed) {

@@ -153,6 +153,10 @@ impl Recorder {
         let Some(c) = &self.counters else {
             return;
         };
+        // Already `op`'s: nothing changes hands (a run of one type costs one snapshot).
+        if self.io_owner.as_ref().is_some_and(|(prev, _)| *prev == op) {
+            return;
+        }
         let now = c.snapshot();
         if let Some((prev, since)) = self.io_owner.replace((op, now)) {
             let s = &mut self.ops[prev];
@@ -200,6 +204,15 @@ impl Recorder {
         s.ops += 1;
         s.succeeded += succeeded as u64;
         s.hist.saturating_record(latency.as_nanos().min(MAX_NS as u128) as u64);
+    }
+
+    /// [`Recorder::record_outcome`] with the latency in nanoseconds.
+    #[inline]
+    pub fn record_outcome_ns(&mut self, op: usize, ns: u64, succeeded: bool) {
+        let s = &mut self.ops[op];
+        s.ops += 1;
+        s.succeeded += succeeded as u64;
+        s.hist.saturating_record(ns.min(MAX_NS));
     }
 
     /// Records an operation that failed in a way the workload tolerates (e.g. SQLITE_BUSY).
