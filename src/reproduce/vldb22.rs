@@ -91,6 +91,26 @@ fn tatp(engine: &str, s: &Sizes) -> Vec<String> {
     with_trials(v, s)
 }
 
+/// Readers beside one writer (section 2.2.2): YCSB's read-only workload with its `writer`
+/// parameter (the first client only updates, the others only read), four clients, the same
+/// time per trial as TATP; readers wait for a lock rather than fail (`busy_timeout`).
+fn readers(s: &Sizes) -> Vec<String> {
+    let mut v = words(&[
+        "ycsb",
+        "--clients",
+        "4",
+        "--knob",
+        "journal_mode=wal,delete",
+        "--knob",
+        "busy_timeout=5000",
+    ]);
+    v.extend(param("workload=c"));
+    v.extend(param("writer=on"));
+    v.extend(param(format!("records={}", s.subscribers.min(100_000))));
+    v.extend(param(format!("duration={}", s.measure_time)));
+    with_trials(v, s)
+}
+
 fn ssb(engine: &str, s: &Sizes) -> Vec<String> {
     let mut v = words(&["ssb", "--engine", engine]);
     if engine == "sqlite" {
@@ -139,6 +159,12 @@ fn experiments(s: &Sizes) -> Vec<Experiment> {
             "TATP on DuckDB (Figure 2)",
             tatp("duckdb", s),
             Needs::Duckdb,
+        ),
+        e(
+            "readers",
+            "Readers beside one writer, SQLite WAL and DELETE (section 2.2.2)",
+            readers(s),
+            Needs::Nothing,
         ),
         e(
             "ssb",
@@ -222,6 +248,24 @@ fn figure2() -> Figure {
                 },
             ),
         ],
+    }
+}
+
+fn section222() -> Figure {
+    Figure {
+        name: "Section 2.2.2",
+        about: "WAL's concurrency: readers go on while one writer commits",
+        claims: vec![Claim::new(
+            "readers' throughput beside one writer, WAL / DELETE",
+            Expect::Faster,
+            "section 2.2.2: \"WAL mode offers increased concurrency as readers can continue operating on the database while changes are being committed into the WAL. While there can only be one writer at a time, readers can proceed concurrently with the one writer\"; stated, no number",
+            Measure::Ratio {
+                exp: "readers",
+                op: "read",
+                num: sqlite(WAL),
+                den: sqlite(DELETE),
+            },
+        )],
     }
 }
 
@@ -504,7 +548,7 @@ pub fn target(scale: Scale) -> Target {
             s.subscribers, s.warmup_time, s.measure_time, s.ssb_scale, s.warmup_time, s.measure_time, s.trials, s.speedtest_percent
         ),
         experiments: experiments(&s),
-        figures: vec![figure2(), figure3(), figure6(), figure7(), table3(), table4(&s)],
+        figures: vec![section222(), figure2(), figure3(), figure6(), figure7(), table3(), table4(&s)],
         omitted: &[],
     }
 }

@@ -248,7 +248,15 @@ fn speed2002_tiny_report_holds_every_test_with_the_page_values() {
 }
 
 /// The figures and tables of the VLDB'22 target, as the report heads them.
-const VLDB22_FIGURES: &[&str] = &["Figure 2", "Figure 3", "Figure 6", "Figure 7", "Table 3", "Table 4"];
+const VLDB22_FIGURES: &[&str] = &[
+    "Section 2.2.2",
+    "Figure 2",
+    "Figure 3",
+    "Figure 6",
+    "Figure 7",
+    "Table 3",
+    "Table 4",
+];
 
 #[test]
 fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason_per_row() {
@@ -313,7 +321,7 @@ fn vldb22_tiny_report_holds_every_figure_with_paper_values_and_a_value_or_reason
         }
         measured += 1;
     }
-    // SQLite's own rows: Figure 2's WAL/DELETE, Figure 6's four, Figure 7's three, Table 3's
+    // SQLite's own rows: section 2.2.2's readers beside a writer, Figure 2's WAL/DELETE, Figure 6's four, Figure 7's three, Table 3's
     // six (its libraries compiled for the `footprint` experiment), Table 4's three (TATP and
     // SSB sizes, SSB load time); with DuckDB, Table 4's six others too.
     assert_eq!(table4, if duckdb { 9 } else { 3 }, "Table 4 rows measured");

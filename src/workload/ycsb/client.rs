@@ -55,6 +55,8 @@ pub struct Generator {
     keys: KeySpace,
     chooser: Chooser,
     drawn: Drawn,
+    /// Every operation this type (see [`Generator::force`]).
+    forced: Option<Op>,
 }
 
 impl Generator {
@@ -73,6 +75,7 @@ impl Generator {
         };
         Generator {
             rng: ChaCha8Rng::seed_from_u64(seed),
+            forced: None,
             core,
             keys: KeySpace::new(records, client, clients),
             chooser,
@@ -96,10 +99,16 @@ impl Generator {
         self.keys.inserted()
     }
 
+    /// Makes every operation `op` (the `writer` parameter: one writer, the other clients
+    /// readers), keys still drawn by the workload's distribution.
+    pub fn force(&mut self, op: Op) {
+        self.forced = Some(op);
+    }
+
     /// Draws the next operation: its type, then its key, then its field and value or scan
     /// length.
     pub fn draw(&mut self) -> Op {
-        let op = self.core.pick(&mut self.rng);
+        let op = self.forced.unwrap_or_else(|| self.core.pick(&mut self.rng));
         self.drawn.op = op;
         if op == Op::Insert {
             let n = self.keys.next_insert();
@@ -284,6 +293,19 @@ mod tests {
                 g.drawn().clone()
             })
             .collect()
+    }
+
+    #[test]
+    fn a_forced_writer_only_updates_and_forced_readers_only_read() {
+        let core = crate::workload::ycsb::mix::core("c").unwrap();
+        let mut writer = Generator::new(core, 100, 1000, 0, 4, 1);
+        writer.force(Op::Update);
+        let mut reader = Generator::new(core, 100, 1000, 1, 4, 2);
+        reader.force(Op::Read);
+        for _ in 0..500 {
+            assert_eq!(writer.draw(), Op::Update);
+            assert_eq!(reader.draw(), Op::Read);
+        }
     }
 
     #[test]

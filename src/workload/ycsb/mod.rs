@@ -27,7 +27,7 @@ use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
 use client::{Generator, Statements, YcsbClient};
 use keys::{fill_value, key_name, FIELDS, FIELD_LENGTH};
-use mix::{Core, OPS};
+use mix::{Core, Op, OPS};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -68,6 +68,12 @@ const PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Duration { allow_zero: true },
         default: "0",
         help: "run every client for this long instead (0: run `operations` operations)",
+    },
+    ParamSpec {
+        name: "writer",
+        kind: ParamKind::Choice(&["off", "on"]),
+        default: "off",
+        help: "on: the first client only updates and every other client only reads (readers beside one writer, VLDB'22 section 2.2.2), keys as the workload draws them; not part of YCSB",
     },
 ];
 
@@ -252,7 +258,7 @@ impl Transactions for Ycsb {
     ) -> Result<Box<dyn Client>, WorkloadError> {
         let core = core_of(params)?;
         let statements = Statements::prepare(conn).map_err(|e| setup_error(index, e))?;
-        let generator = Generator::new(
+        let mut generator = Generator::new(
             core,
             params.count("records"),
             params.count("operations"),
@@ -260,6 +266,9 @@ impl Transactions for Ycsb {
             clients,
             seed,
         );
+        if params.choice("writer") == "on" {
+            generator.force(if index == 0 { Op::Update } else { Op::Read });
+        }
         Ok(Box::new(YcsbClient::new(generator, statements)))
     }
 }
