@@ -72,6 +72,29 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             shape.clients
         )));
     }
+    // A workload's own `clients` parameter (TATP's) is the flag's alias: the flag sets it, and
+    // a parameter given alone sets the run's clients.
+    let mut shape = shape;
+    for job in jobs.iter_mut() {
+        if !job.workload.params().iter().any(|p| p.name == "clients") {
+            continue;
+        }
+        let given = job.params.count("clients");
+        let named = args.params.iter().any(|p| p.trim_start().starts_with("clients="));
+        if shape.clients > 1 {
+            if named && given != u64::from(shape.clients) {
+                return Err(Failure(format!(
+                    "--clients {} and --param clients={given} disagree; give one of them",
+                    shape.clients
+                )));
+            }
+            job.params
+                .0
+                .insert("clients".into(), params::ParamValue::Count(u64::from(shape.clients)));
+        } else if given > 1 {
+            shape.clients = u32::try_from(given).unwrap_or(crate::model::load::MAX_CLIENTS);
+        }
+    }
     if shape.is_default() {
         if shape.progress {
             return Err(Failure(
@@ -83,35 +106,21 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
     let takers = || {
         workload::all()
             .iter()
-            .filter(|w| w.transactions().is_some() || w.params().iter().any(|p| p.name == "clients"))
+            .filter(|w| w.transactions().is_some())
             .map(|w| w.name())
             .collect::<Vec<_>>()
             .join(", ")
     };
-    for job in jobs.iter_mut() {
+    for job in jobs.iter() {
         let w = job.workload;
         if w.transactions().is_some() {
             continue;
         }
-        let has_clients = w.params().iter().any(|p| p.name == "clients");
         let only_clients = LoadShape {
             clients: 1,
             ..shape.clone()
         }
         .is_default();
-        if has_clients && only_clients {
-            let given = job.params.count("clients");
-            if args.params.iter().any(|p| p.trim_start().starts_with("clients=")) && given != u64::from(shape.clients) {
-                return Err(Failure(format!(
-                    "--clients {} and --param clients={given} disagree; give one of them",
-                    shape.clients
-                )));
-            }
-            job.params
-                .0
-                .insert("clients".into(), params::ParamValue::Count(u64::from(shape.clients)));
-            continue;
-        }
         let flag = if shape.clients > 1 && only_clients {
             format!("--clients {}", shape.clients)
         } else if let Some(r) = shape.rate {

@@ -51,6 +51,11 @@ pub enum Budget {
 pub trait Transactions: Sync {
     /// How much one trial runs, from the parameters.
     fn budget(&self, params: &Params) -> Budget;
+    /// How long every client runs transactions before the measured interval starts (not
+    /// recorded); none by default.
+    fn warmup(&self, _params: &Params) -> Duration {
+        Duration::ZERO
+    }
     /// Client `index` of `clients`: prepares its statements on `conn` and returns its stream of
     /// transactions, drawn from `seed` (the same seed, the same transactions).
     fn client(
@@ -370,14 +375,19 @@ fn client_loop(
     };
     let mut client = made?;
     let clock = crate::sys::clock::clock();
-    let start_ticks = clock.now();
+    // Warm-up: transactions run on the same schedule but are not recorded; the measured
+    // interval, the series and the time budget start where it ends.
+    let warm_end = start + tx.warmup(trial.params);
+    let mut warming = warm_end > start;
+    let mut start_ticks = clock.now();
+    let measured_start = warm_end;
     let (count, until) = match shared.budget {
         // Client i runs its share; the first `total % clients` run one more.
         Budget::Count(total) => {
             let share = total / u64::from(clients) + u64::from(u64::from(index) < total % u64::from(clients));
             (share, None)
         }
-        Budget::Time(d) => (u64::MAX, Some(start + d)),
+        Budget::Time(d) => (u64::MAX, Some(warm_end + d)),
         Budget::Streams => (u64::MAX, None),
     };
     let mut schedule = shared
@@ -404,6 +414,21 @@ fn client_loop(
             break;
         }
         let op = client.draw();
+        if warming {
+            if Instant::now() < warm_end {
+                match client.execute(conn) {
+                    Ok(_) => {}
+                    Err(e) if e.kind == ErrorKind::Busy => {}
+                    Err(e) => {
+                        shared.abort.store(true, Ordering::Relaxed);
+                        return Err(e.into());
+                    }
+                }
+                continue;
+            }
+            warming = false;
+            start_ticks = clock.now();
+        }
         done += 1;
         // An open loop needs the wall clock for its schedule; the service time of every
         // transaction is read from the calibrated cycle counter, as the recorder's laps are.
@@ -411,7 +436,9 @@ fn client_loop(
         if let (Some(t), Some(b)) = (intended, began) {
             if limit.is_some_and(|l| b.saturating_duration_since(t) > l) {
                 rec.record_skipped(op);
-                buckets.cell(buckets.index(b - start), op).skipped += 1;
+                buckets
+                    .cell(buckets.index(b.saturating_duration_since(measured_start)), op)
+                    .skipped += 1;
                 if shared.shape.progress {
                     shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
                 }
@@ -524,6 +551,7 @@ pub fn drive(
     let names = rec.op_names();
     let mut series = Buckets::new(interval, names.len());
     let counters = rec.counters();
+    let warmup = tx.warmup(trial.params);
     let clients_done = AtomicBool::new(false);
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
@@ -542,7 +570,7 @@ pub fn drive(
                 };
                 let mut i = 0usize;
                 loop {
-                    let at = start + interval * i as u32;
+                    let at = start + warmup + interval * i as u32;
                     while Instant::now() < at {
                         if done.load(Ordering::Relaxed) {
                             return marks;
