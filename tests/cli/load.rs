@@ -249,3 +249,55 @@ fn begin_is_a_knob_read_back_from_what_the_connection_issues() {
         &["--knob begin=later", "deferred, immediate, exclusive"],
     );
 }
+
+#[test]
+fn tatp_runs_on_a_rate_through_the_driver_and_keeps_its_clients_parameter() {
+    let sb = Sandbox::new();
+    let tatp = |extra: &[&str]| {
+        let mut cmd = sb.run(&[
+            "tatp",
+            "--param",
+            "subscribers=200",
+            "--param",
+            "warmup_time=100ms",
+            "--param",
+            "measure_time=500ms",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--knob",
+            "journal_mode=wal",
+            "--knob",
+            "busy_timeout=5000",
+            "--format",
+            "json",
+        ]);
+        cmd.args(extra);
+        let out = output(&mut cmd);
+        assert_success(&out);
+        json(&out)
+    };
+    let v = tatp(&["--clients", "2", "--rate", "400", "--max-tries", "3"]);
+    assert_eq!(v["manifest"]["load"]["clients"], 2);
+    assert_eq!(
+        v["manifest"]["params"]["clients"], 2,
+        "the flag sets TATP's own parameter"
+    );
+    let all = v["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .unwrap()
+        .clone();
+    assert_eq!(all["target_tps"], 400.0, "{all}");
+    assert!(all["lag_p99_us"].is_number(), "{all}");
+    // 0.5 s at 400/s: about 200 transactions measured, the warm-up's left out.
+    let ops = all["ops_per_trial"].as_f64().unwrap();
+    assert!((100.0..=260.0).contains(&ops), "{all}");
+    // The parameter alone still sets the clients, and the checklist says so.
+    let v = tatp(&["--param", "clients=3"]);
+    assert_eq!(v["manifest"]["load"]["clients"], 3, "{}", v["manifest"]);
+}
