@@ -7,6 +7,7 @@
 
 pub mod blob;
 pub mod bulk;
+pub mod control;
 pub mod dialect;
 pub mod duckdb;
 pub mod files;

@@ -23,6 +23,7 @@
 use super::keys::{self, KeyGen, Number};
 use super::mix::Mix;
 use super::populate::START_TIMES;
+use crate::engines::control::Control;
 use crate::engines::dialect::Sql;
 use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
 use crate::sql;
@@ -214,30 +215,6 @@ FROM special_facility WHERE s_id = ? AND sf_type = ?",
 /// DELETE_CALL_FORWARDING's delete.
 pub const DELETE_CALL_FORWARDING: Sql =
     Sql::same("DELETE FROM call_forwarding WHERE s_id = ? AND sf_type = ? AND start_time = ?");
-
-/// A transaction-control statement: prepared where the engine allows it, else run as text
-/// (MySQL's server-side prepared statements do not take `START TRANSACTION`).
-#[derive(Debug, Clone, Copy)]
-enum Control {
-    Prepared(StmtId),
-    Text(&'static str),
-}
-
-impl Control {
-    fn prepare(conn: &mut dyn Connection, sql: &'static str) -> Control {
-        match conn.prepare(sql) {
-            Ok(id) => Control::Prepared(id),
-            Err(_) => Control::Text(sql),
-        }
-    }
-
-    fn run(self, conn: &mut dyn Connection) -> Result<(), EngineError> {
-        match self {
-            Control::Prepared(id) => conn.run(id, &[]).map(|_| ()),
-            Control::Text(sql) => conn.execute_batch(sql),
-        }
-    }
-}
 
 /// The statements of all seven transactions, prepared on one connection.
 pub struct Statements {

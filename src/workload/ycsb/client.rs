@@ -18,6 +18,7 @@ use super::generators::{Latest, ScrambledZipfian};
 use super::keys::{fill_value, key_name, KeySpace, FIELDS, FIELD_LENGTH};
 use super::mix::{Core, Distribution, Op};
 use super::schema;
+use crate::engines::control::Control;
 use crate::engines::values::Values;
 use crate::engines::{Connection, EngineError, StmtId, Value};
 use crate::workload::load::Client;
@@ -145,30 +146,6 @@ impl Generator {
                 }
             },
             Chooser::Latest(l) => l.next(&mut self.rng),
-        }
-    }
-}
-
-/// A transaction-control statement: prepared where the engine allows it, else run as text
-/// (MySQL's server-side prepared statements do not take `START TRANSACTION`).
-#[derive(Debug, Clone, Copy)]
-enum Control {
-    Prepared(StmtId),
-    Text(&'static str),
-}
-
-impl Control {
-    fn prepare(conn: &mut dyn Connection, sql: &'static str) -> Control {
-        match conn.prepare(sql) {
-            Ok(id) => Control::Prepared(id),
-            Err(_) => Control::Text(sql),
-        }
-    }
-
-    fn run(self, conn: &mut dyn Connection) -> Result<(), EngineError> {
-        match self {
-            Control::Prepared(id) => conn.run(id, &[]).map(|_| ()),
-            Control::Text(sql) => conn.execute_batch(sql),
         }
     }
 }
