@@ -167,7 +167,7 @@ pub struct VerifyDurabilityArgs {
     /// Results store; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
     #[arg(long, value_name = "PATH")]
     pub results: Option<PathBuf>,
-    /// Output format (table or json).
+    /// Output format: table, json, csv (the verdict table) or markdown.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }

@@ -11,11 +11,12 @@ use crate::durability::ledger::{Ledger, LedgerSize};
 use crate::durability::verify::{record, verify, Cell, Config, Effort, VerifyError, JOURNAL_MODES, SYNCHRONOUS};
 use crate::engines::sqlite::compiled::BuildCache;
 use crate::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
+use crate::errln;
+use crate::report::format::{render, Document};
 use crate::report::Format;
 use crate::store::{self, Store, VerifiedBuild};
 use crate::sys::scratch::Scratch;
 use crate::sys::signals::EXIT_INTERRUPTED;
-use crate::{errln, outln};
 use std::sync::atomic::Ordering;
 
 /// The SQLite build `--engine` names.
@@ -108,11 +109,6 @@ pub fn run_quietly(args: &VerifyDurabilityArgs) -> Result<i32, Failure> {
 
 fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> {
     let configs = configurations(args)?;
-    if !matches!(args.format, Format::Table | Format::Json) {
-        return Err(Failure(
-            format!("--format {:?}: verify-durability prints table or json", args.format).to_lowercase(),
-        ));
-    }
     let choice = engine_choice(&args.engine)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
@@ -208,56 +204,118 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
     if !print {
         return Ok(0);
     }
-    match args.format {
-        Format::Json => {
-            let doc = serde_json::json!({
-                "engine": args.engine,
-                "sqlite_version": build.version,
-                "source_id": build.source_id,
-                "seed": args.seed,
-                "ledger": size(args.transactions),
-                "states_per_configuration": args.states,
-                "states_total": total,
-                "wall_seconds": wall.as_secs_f64(),
-                "cells": rows,
-            });
-            outln!("{}", serde_json::to_string_pretty(&doc).expect("json"));
-        }
-        _ => print_table(&rows, &build, args, total, wall),
-    }
+    let value = serde_json::json!({
+        "engine": args.engine,
+        "sqlite_version": build.version,
+        "source_id": build.source_id,
+        "seed": args.seed,
+        "ledger": size(args.transactions),
+        "states_per_configuration": args.states,
+        "states_total": total,
+        "wall_seconds": wall.as_secs_f64(),
+        "cells": rows,
+    });
+    // JSON as it always was (pretty, one newline); the terminal table in its own layout; CSV
+    // and Markdown: the verdict table with every column the terminal shows, and the real kills.
+    let doc = Document::new(&value)
+        .own(Format::Json, serde_json::to_string_pretty(&value).expect("json") + "\n")
+        .own(Format::Table, table_text(&rows, &build, args, total, wall))
+        .heading(format!(
+            "Durability of SQLite {} ({}): ledger of {} transactions, seed {}",
+            build.version, args.engine, args.transactions, args.seed
+        ))
+        .table("verdicts", &CELL_HEADERS, rows.iter().map(cells_of).collect())
+        .text(format!("\n{}", summary_line(total, wall, args.states)));
+    crate::out!("{}", render(&doc, args.format));
     Ok(0)
 }
 
-fn print_table(
+/// The verdict table's columns in CSV and Markdown.
+const CELL_HEADERS: [&str; 13] = [
+    "journal",
+    "sync",
+    "crash",
+    "verdict",
+    "states",
+    "distinct",
+    "violations",
+    "space",
+    "docs say",
+    "agrees",
+    "kills",
+    "kill violations",
+    "counterexample",
+];
+
+/// One verdict row's cells, with its real kills and the counterexample that breaks a
+/// documented promise.
+fn cells_of(r: &Row<'_>) -> Vec<String> {
+    let c = r.cell;
+    vec![
+        c.config.journal_mode.to_uppercase(),
+        c.config.synchronous.to_uppercase(),
+        c.crash.name().to_string(),
+        c.verdict.to_string(),
+        c.states.to_string(),
+        c.distinct.to_string(),
+        c.violations.to_string(),
+        if c.exhaustive { "all" } else { "some" }.to_string(),
+        r.documented.to_string(),
+        if r.agrees { "yes" } else { "NO" }.to_string(),
+        r.kills.map_or(String::new(), |k| k.kills.to_string()),
+        r.kills.map_or(String::new(), |k| k.violations.to_string()),
+        if r.agrees {
+            String::new()
+        } else {
+            counterexample(r).unwrap_or_default()
+        },
+    ]
+}
+
+/// The counterexample that breaks the documented promise: a corrupt or partial state where the
+/// docs promise consistency.
+fn counterexample(r: &Row<'_>) -> Option<String> {
+    let examples = &r.cell.counterexamples;
+    let e = examples
+        .iter()
+        .find(|e| !matches!(e.found, Outcome::Intact { .. }))
+        .or(examples.first())?;
+    Some(format!(
+        "crash after {} events ({}), {} acknowledged, found {}; survived: {}",
+        e.crash_point, e.after, e.acked, e.found, e.survived
+    ))
+}
+
+fn summary_line(total: u64, wall: std::time::Duration, states: u64) -> String {
+    format!(
+        "{total} crash states in {:.1} s; space: \"all\" = every crash point with every whole-write subset, \"some\" = sampled ({states} power-loss states per configuration). Verdicts and counterexamples stored in the results store.\n",
+        wall.as_secs_f64()
+    )
+}
+
+fn table_text(
     rows: &[Row<'_>],
     build: &VerifiedBuild,
     args: &VerifyDurabilityArgs,
     total: u64,
     wall: std::time::Duration,
-) {
-    outln!(
+) -> String {
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(&s);
+        out.push('\n');
+    };
+    line(format!(
         "Durability of SQLite {} ({}): ledger of {} transactions, seed {}",
-        build.version,
-        args.engine,
-        args.transactions,
-        args.seed
-    );
-    outln!(
+        build.version, args.engine, args.transactions, args.seed
+    ));
+    line(format!(
         "{:<10} {:<7} {:<8} {:<24} {:>8} {:>8} {:>10} {:<5} {:<12} {:<8}",
-        "journal",
-        "sync",
-        "crash",
-        "verdict",
-        "states",
-        "distinct",
-        "violations",
-        "space",
-        "docs say",
-        "agrees"
-    );
+        "journal", "sync", "crash", "verdict", "states", "distinct", "violations", "space", "docs say", "agrees"
+    ));
     for r in rows {
         let c = r.cell;
-        outln!(
+        line(format!(
             "{:<10} {:<7} {:<8} {:<24} {:>8} {:>8} {:>10} {:<5} {:<12} {:<8}",
             c.config.journal_mode.to_uppercase(),
             c.config.synchronous.to_uppercase(),
@@ -269,15 +327,15 @@ fn print_table(
             if c.exhaustive { "all" } else { "some" },
             r.documented,
             if r.agrees { "yes" } else { "NO" }
-        );
+        ));
         if let Some(k) = r.kills {
-            outln!(
+            line(format!(
                 "{:<27} real SIGKILLs: {} kills, {} violations{}",
                 "",
                 k.kills,
                 k.violations,
                 k.examples.first().map(|e| format!(" (e.g. {e})")).unwrap_or_default()
-            );
+            ));
         }
     }
     let disagreements: Vec<_> = rows.iter().filter(|r| !r.agrees).collect();
@@ -290,7 +348,7 @@ fn print_table(
             .find(|e| !matches!(e.found, Outcome::Intact { .. }))
             .or(examples.first());
         if let Some(e) = breaking {
-            outln!(
+            line(format!(
                 "{} {} counterexample: crash after {} events ({}), {} acknowledged, found {}; survived: {}",
                 r.cell.config,
                 r.cell.crash.name(),
@@ -299,14 +357,15 @@ fn print_table(
                 e.acked,
                 e.found,
                 e.survived
-            );
+            ));
         }
     }
-    outln!(
+    line(format!(
         "{total} crash states in {:.1} s; space: \"all\" = every crash point with every whole-write subset, \"some\" = sampled ({} power-loss states per configuration). Verdicts and counterexamples stored in the results store.",
         wall.as_secs_f64(),
         args.states
-    );
+    ));
+    out
 }
 
 /// `litebench durability-child` (internal).
