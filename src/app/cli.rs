@@ -250,7 +250,7 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct EnvArgs {
     /// Directory whose storage to describe (default: the current directory).
-    #[arg(long, value_name = "PATH", default_value = ".")]
+    #[arg(long, value_name = "PATH", default_value = ".", hide_default_value = true)]
     pub dir: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]

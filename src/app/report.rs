@@ -15,11 +15,24 @@ use std::path::PathBuf;
 /// The default output file.
 pub const DEFAULT_OUTPUT: &str = "report.html";
 
+/// Without `-o`: `report.html`, or the first of `report-2.html`, `report-3.html`, ... that
+/// nothing is at yet (a symbolic link counts as something), so a second plain `report` writes
+/// a second page instead of failing; litebench still never replaces a file.
+fn free_default() -> PathBuf {
+    (1..=999)
+        .map(|n| match n {
+            1 => PathBuf::from(DEFAULT_OUTPUT),
+            n => PathBuf::from(format!("report-{n}.html")),
+        })
+        .find(|p| p.symlink_metadata().is_err())
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUTPUT))
+}
+
 /// Runs the `report` subcommand.
 pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     let (output, named) = match &args.output {
         Some(p) => (p.clone(), true),
-        None => (PathBuf::from(DEFAULT_OUTPUT), false),
+        None => (free_default(), false),
     };
     let results = args.results.clone().unwrap_or_else(crate::store::default_path);
     check_output(&output, named, "-o", &results)?;
@@ -43,7 +56,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
             args.noise,
             &[],
         )?;
-        crate::errln!("wrote {}", output.display());
+        crate::errln!("wrote {}{}", output.display(), taken_note(&output, named));
         return Ok(0);
     }
     // Each run once, in the order given.
@@ -60,6 +73,15 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     if let Some(dir) = &args.plots {
         crate::errln!("wrote {charts} chart files into {}", dir.display());
     }
-    crate::errln!("wrote {}", output.display());
+    crate::errln!("wrote {}{}", output.display(), taken_note(&output, named));
     Ok(0)
+}
+
+/// `(report.html exists)` when the default name was taken and another was chosen.
+fn taken_note(output: &std::path::Path, named: bool) -> String {
+    if named || output == std::path::Path::new(DEFAULT_OUTPUT) {
+        String::new()
+    } else {
+        format!(" ({DEFAULT_OUTPUT} exists; litebench never replaces a file)")
+    }
 }

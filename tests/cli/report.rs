@@ -141,11 +141,20 @@ fn bad_report_input_is_one_line_and_exit_2() {
     // A directory nobody can create files in, root included.
     let o = report(&sb, &["-o", "/proc/litebench-report.html"]);
     assert_error_line(&o, &["-o /proc/litebench-report.html", "cannot write"]);
-    // The default file is never overwritten.
+    // The default file is never overwritten: a plain `report` takes the next free name, says so.
     std::fs::write(sb.cwd().join("report.html"), "mine").unwrap();
     let o = report(&sb, &[]);
-    assert_error_line(&o, &["report.html exists", "-o"]);
+    assert_success(&o);
+    assert!(
+        stderr(&o).contains("wrote report-2.html (report.html exists; litebench never replaces a file)"),
+        "{}",
+        describe(&o)
+    );
     assert_eq!(std::fs::read_to_string(sb.cwd().join("report.html")).unwrap(), "mine");
+    assert!(std::fs::read_to_string(sb.cwd().join("report-2.html"))
+        .unwrap()
+        .contains("<html"));
+    std::fs::remove_file(sb.cwd().join("report-2.html")).unwrap();
     // --plots naming a file.
     let o = report(&sb, &["-o", "x.html", "--plots", "report.html"]);
     assert_error_line(&o, &["--plots report.html", "not a directory"]);
