@@ -111,7 +111,8 @@ pub fn footprint_table(report: &Report<'_>) -> (Vec<&'static str>, Vec<Vec<Strin
                 },
                 t.rows.to_string(),
                 format!("{:.2}", t.populate_ns as f64 / 1e9),
-                num(t.rows_per_sec),
+                // An empty template has no rate to speak of.
+                if t.rows == 0 { "-".into() } else { num(t.rows_per_sec) },
                 opt(t.bytes.map(|b| b as f64 / (1 << 20) as f64)),
             ]
         })

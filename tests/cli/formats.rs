@@ -185,3 +185,36 @@ fn a_run_prints_in_every_format() {
         assert_in_format(&output(&mut sb.run(&args)), f, "run crud");
     }
 }
+
+/// An empty template has no population rate: the footprint table says `-`, not `0.00`.
+#[test]
+fn an_empty_template_has_no_population_rate() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&[
+        "crud",
+        "--param",
+        "rows=0",
+        "--param",
+        "inserts=2",
+        "--param",
+        "updates=2",
+        "--param",
+        "deletes=2",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let text = stdout(&out);
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with("population (template databases)"));
+    let row = lines
+        .find(|l| l.starts_with("sqlite"))
+        .unwrap_or_else(|| panic!("no population row\n{text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((cells[2], cells[4]), ("0", "-"), "{row}");
+}
