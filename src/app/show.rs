@@ -54,7 +54,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
             run.manifest.configs.len().saturating_sub(1)
         )));
     }
-    let report = Report::build(Input {
+    let mut report = Report::build(Input {
         run: header(&run, &path),
         manifest: &run.manifest,
         trials: &run.trials,
@@ -64,6 +64,8 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         baseline: args.baseline,
         process_syncs: None,
     });
+    let stored = store.verifications()?;
+    report.durability = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &stored);
     let out = if args.side_by_side {
         // Asked for explicitly, even one configuration gets its column.
         let p = match &report.side_by_side {
@@ -87,36 +89,8 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     } else {
         report::export(&report, args.stored.format)
     };
-    let stored = store.verifications()?;
-    let lines = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &stored);
-    // JSON carries the stored durability verdicts too, as a last field (absent without any,
-    // so a run with none prints as it always did).
-    let out = if args.stored.format == Format::Json && !args.side_by_side && !lines.is_empty() {
-        with_durability(&out, &lines)
-    } else {
-        out
-    };
     crate::out!("{}", out);
-    if report::format::of(args.stored.format).for_reading() && !args.side_by_side && !lines.is_empty() {
-        crate::outln!();
-        crate::outln!("Durability (stored verify-durability verdicts for the same SQLite build and settings):");
-        for l in lines {
-            crate::outln!("  {l}");
-        }
-    }
     Ok(0)
-}
-
-/// The report's pretty JSON with `"durability": [lines]` added as its last field, keeping the
-/// report's own field order.
-fn with_durability(json: &str, lines: &[String]) -> String {
-    let body = json.trim_end();
-    let Some(open) = body.strip_suffix('}') else {
-        return json.to_string();
-    };
-    let list = serde_json::to_string_pretty(lines).unwrap_or_else(|_| "[]".into());
-    let list = list.replace('\n', "\n  ");
-    format!("{},\n  \"durability\": {list}\n}}\n", open.trim_end())
 }
 
 /// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing, as

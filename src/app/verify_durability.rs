@@ -338,33 +338,12 @@ fn table_text(
             ));
         }
     }
-    let disagreements: Vec<_> = rows.iter().filter(|r| !r.agrees).collect();
-    for r in &disagreements {
-        // The counterexample that breaks the documented promise: a corrupt or partial state
-        // where the docs promise consistency.
-        let examples = &r.cell.counterexamples;
-        let breaking = examples
-            .iter()
-            .find(|e| !matches!(e.found, Outcome::Intact { .. }))
-            .or(examples.first());
-        if let Some(e) = breaking {
-            line(format!(
-                "{} {} counterexample: crash after {} events ({}), {} acknowledged, found {}; survived: {}",
-                r.cell.config,
-                r.cell.crash.name(),
-                e.crash_point,
-                e.after,
-                e.acked,
-                e.found,
-                e.survived
-            ));
+    for r in rows.iter().filter(|r| !r.agrees) {
+        if let Some(e) = counterexample(r) {
+            line(format!("{} {} counterexample: {e}", r.cell.config, r.cell.crash.name()));
         }
     }
-    line(format!(
-        "{total} crash states in {:.1} s; space: \"all\" = every crash point with every whole-write subset, \"some\" = sampled ({} power-loss states per configuration). Verdicts and counterexamples stored in the results store.",
-        wall.as_secs_f64(),
-        args.states
-    ));
+    out.push_str(&summary_line(total, wall, args.states));
     out
 }
 

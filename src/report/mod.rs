@@ -73,6 +73,10 @@ pub struct Report<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process_syncs: Option<ProcessSyncs>,
     pub trials: &'a [TrialRecord],
+    /// Stored `verify-durability` verdicts for the run's SQLite build and settings, one line
+    /// per configuration (set by `show` from the store); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub durability: Vec<String>,
 }
 
 /// What a report is built from.
@@ -116,6 +120,7 @@ impl<'a> Report<'a> {
             footprint: input.templates,
             process_syncs: input.process_syncs,
             trials: input.trials,
+            durability: Vec::new(),
         }
     }
 }

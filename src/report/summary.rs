@@ -6,7 +6,7 @@
 
 use super::stats::{samples, values, Metric, Statistics};
 use crate::engines::registry;
-use crate::model::op::{decode, new_histogram, Latency};
+use crate::model::op::{decode, new_histogram, Latency, OpResult};
 use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
 use crate::sys::iocount::IoSnapshot;
 use hdrhistogram::Histogram;
@@ -216,7 +216,7 @@ fn row(
     });
     // Load-shaped runs: every row carries the counts (so CSV columns agree), open loops the lag.
     let shaped = !manifest.load.is_default();
-    let per_trial = |f: &dyn Fn(&crate::model::op::OpResult) -> u64| -> f64 {
+    let per_trial = |f: &dyn Fn(&OpResult) -> u64| -> f64 {
         let per: Vec<f64> = trials
             .iter()
             .map(|t| {
@@ -298,27 +298,22 @@ fn row(
 /// The schedule-lag histograms of `operation` (`all`: every type) in `trials`, merged; empty
 /// for closed loops.
 pub fn merged_lag(trials: &[&TrialRecord], operation: &str) -> Histogram<u64> {
-    let mut hist = new_histogram();
-    for t in trials {
-        for o in t.ops.iter().filter(|o| operation == "all" || o.name == operation) {
-            if let Some(h) = o.lag_histogram.as_deref().and_then(decode) {
-                let _ = hist.add(&h);
-            }
-        }
-    }
-    hist
+    merged(trials, operation, |o| o.lag_histogram.as_ref())
 }
 
 /// The latency histograms of `operation` (`all`: every type) in `trials`, merged: exact
 /// percentiles over all of them (the summary's p50..max and the report's percentile plots).
 pub fn merged_latency(trials: &[&TrialRecord], operation: &str) -> Histogram<u64> {
+    merged(trials, operation, |o| Some(&o.histogram))
+}
+
+/// The stored histograms `pick` gives of `operation`'s results in `trials`, merged.
+fn merged(trials: &[&TrialRecord], operation: &str, pick: impl Fn(&OpResult) -> Option<&String>) -> Histogram<u64> {
     let mut hist = new_histogram();
-    for t in trials {
-        for o in &t.ops {
-            if operation == "all" || o.name == operation {
-                if let Some(h) = decode(&o.histogram) {
-                    let _ = hist.add(&h);
-                }
+    for o in trials.iter().flat_map(|t| &t.ops) {
+        if operation == "all" || o.name == operation {
+            if let Some(h) = pick(o).and_then(|s| decode(s)) {
+                let _ = hist.add(&h);
             }
         }
     }

@@ -192,5 +192,11 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     out += &heading("reporting checklist (APSys'17)", md);
     let (headers, rows) = checklist_table(report);
     out += &table(&headers, &rows, md);
+    if !report.durability.is_empty() {
+        out += "\nDurability (stored verify-durability verdicts for the same SQLite build and settings):\n";
+        for l in &report.durability {
+            out += &format!("  {l}\n");
+        }
+    }
     out
 }

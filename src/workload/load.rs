@@ -184,8 +184,9 @@ impl Buckets {
         }
     }
 
-    fn index(&self, since_start: Duration) -> usize {
-        (since_start.as_nanos() / self.interval.as_nanos().max(1)) as usize
+    /// The interval `ns` nanoseconds after the measured start falls in.
+    fn index(&self, ns: u64) -> usize {
+        (u128::from(ns) / self.interval.as_nanos().max(1)) as usize
     }
 
     fn cell(&mut self, i: usize, op: usize) -> &mut Cell {
@@ -276,8 +277,10 @@ struct Shared<'a> {
     abort: AtomicBool,
     ready: Barrier,
     start: OnceLock<Instant>,
-    /// Latest end of a recorded transaction, nanoseconds after `start`.
+    /// Latest end of a recorded transaction, nanoseconds after the measured start.
     last_end_ns: AtomicU64,
+    /// The workload's warm-up before the measured interval ([`Transactions::warmup`]).
+    warmup: Duration,
     /// Running totals of every client, for `--progress`.
     progress: Progress,
 }
@@ -297,11 +300,11 @@ struct Progress {
 }
 
 impl Progress {
-    fn add(&self, latency: Duration, lag: Option<Duration>) {
+    fn add(&self, latency_ns: u64, lag_ns: Option<u64>) {
         self.ops.fetch_add(1, Ordering::Relaxed);
-        self.latency_ns.fetch_add(latency.as_nanos() as u64, Ordering::Relaxed);
-        if let Some(l) = lag {
-            self.lag_ns.fetch_add(l.as_nanos() as u64, Ordering::Relaxed);
+        self.latency_ns.fetch_add(latency_ns, Ordering::Relaxed);
+        if let Some(l) = lag_ns {
+            self.lag_ns.fetch_add(l, Ordering::Relaxed);
         }
     }
 
@@ -377,7 +380,7 @@ fn client_loop(
     let clock = crate::sys::clock::clock();
     // Warm-up: transactions run on the same schedule but are not recorded; the measured
     // interval, the series and the time budget start where it ends.
-    let warm_end = start + tx.warmup(trial.params);
+    let warm_end = start + shared.warmup;
     let mut warming = warm_end > start;
     let mut start_ticks = clock.now();
     let measured_start = warm_end;
@@ -397,6 +400,8 @@ fn client_loop(
     let limit = shared.shape.latency_limit();
     let max_tries = shared.shape.max_tries.max(1);
     let mut done = 0u64;
+    // This client's last recorded end, published once it stops.
+    let mut last_end_ns = 0u64;
     while done < count {
         if shared.halted() || client.done() {
             break;
@@ -437,7 +442,10 @@ fn client_loop(
             if limit.is_some_and(|l| b.saturating_duration_since(t) > l) {
                 rec.record_skipped(op);
                 buckets
-                    .cell(buckets.index(b.saturating_duration_since(measured_start)), op)
+                    .cell(
+                        buckets.index(b.saturating_duration_since(measured_start).as_nanos() as u64),
+                        op,
+                    )
                     .skipped += 1;
                 if shared.shape.progress {
                     shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
@@ -468,13 +476,13 @@ fn client_loop(
             _ => None,
         };
         let latency_ns = lag_ns.unwrap_or(0) + clock.ns_between(t0, t1);
-        let cell = buckets.cell(buckets.index(Duration::from_nanos(end_ns)), op);
+        let cell = buckets.cell(buckets.index(end_ns), op);
         cell.retries += u64::from(tries - 1);
         if shared.shape.progress {
             let p = &shared.progress;
             p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
             match outcome {
-                Some(_) => p.add(Duration::from_nanos(latency_ns), lag_ns.map(Duration::from_nanos)),
+                Some(_) => p.add(latency_ns, lag_ns),
                 None => {
                     p.busy.fetch_add(1, Ordering::Relaxed);
                 }
@@ -489,7 +497,7 @@ fn client_loop(
                     .get_or_insert_with(series_histogram)
                     .saturating_record(latency_ns.clamp(1, crate::model::op::MAX_NS));
                 if let Some(lag) = lag_ns {
-                    rec.record_lag(op, Duration::from_nanos(lag));
+                    rec.record_lag(op, lag);
                     if limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
                         rec.record_late(op);
                         cell.late += 1;
@@ -501,8 +509,9 @@ fn client_loop(
                 cell.busy += 1;
             }
         }
-        shared.last_end_ns.fetch_max(end_ns, Ordering::Relaxed);
+        last_end_ns = end_ns;
     }
+    shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
     if trial.stop.load(Ordering::Relaxed) {
         return Err(WorkloadError::Interrupted);
     }
@@ -545,13 +554,13 @@ pub fn drive(
         ready: Barrier::new(shape.clients as usize),
         start: OnceLock::new(),
         last_end_ns: AtomicU64::new(0),
+        warmup: tx.warmup(trial.params),
         progress: Progress::default(),
     };
     let interval = Duration::from_millis(shape.interval_ms.max(1));
     let names = rec.op_names();
     let mut series = Buckets::new(interval, names.len());
     let counters = rec.counters();
-    let warmup = tx.warmup(trial.params);
     let clients_done = AtomicBool::new(false);
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
@@ -570,7 +579,7 @@ pub fn drive(
                 };
                 let mut i = 0usize;
                 loop {
-                    let at = start + warmup + interval * i as u32;
+                    let at = start + shared.warmup + interval * i as u32;
                     while Instant::now() < at {
                         if done.load(Ordering::Relaxed) {
                             return marks;

@@ -200,10 +200,7 @@ impl Recorder {
     /// completed transactions and count in `ops`; only successful ones count in `succeeded`.
     #[inline]
     pub fn record_outcome(&mut self, op: usize, latency: Duration, succeeded: bool) {
-        let s = &mut self.ops[op];
-        s.ops += 1;
-        s.succeeded += succeeded as u64;
-        s.hist.saturating_record(latency.as_nanos().min(MAX_NS as u128) as u64);
+        self.record_outcome_ns(op, latency.as_nanos().min(MAX_NS as u128) as u64, succeeded);
     }
 
     /// [`Recorder::record_outcome`] with the latency in nanoseconds.
@@ -269,11 +266,14 @@ impl Recorder {
         self.ops[op].late += 1;
     }
 
-    /// Records how late a transaction of type `op` started against its schedule (open loop).
+    /// Records how late, in nanoseconds, a transaction of type `op` started against its
+    /// schedule (open loop).
     #[inline]
-    pub fn record_lag(&mut self, op: usize, lag: Duration) {
-        let ns = lag.as_nanos().min(MAX_NS as u128) as u64;
-        self.ops[op].lag.get_or_insert_with(new_histogram).saturating_record(ns);
+    pub fn record_lag(&mut self, op: usize, lag_ns: u64) {
+        self.ops[op]
+            .lag
+            .get_or_insert_with(new_histogram)
+            .saturating_record(lag_ns.min(MAX_NS));
     }
 
     /// An empty recorder for the same operation types, for another client thread; `with_io`
