@@ -383,7 +383,6 @@ fn client_loop(
     let warm_end = start + shared.warmup;
     let mut warming = warm_end > start;
     let mut start_ticks = clock.now();
-    let measured_start = warm_end;
     let (count, until) = match shared.budget {
         // Client i runs its share; the first `total % clients` run one more.
         Budget::Count(total) => {
@@ -443,7 +442,7 @@ fn client_loop(
                 rec.record_skipped(op);
                 buckets
                     .cell(
-                        buckets.index(b.saturating_duration_since(measured_start).as_nanos() as u64),
+                        buckets.index(b.saturating_duration_since(warm_end).as_nanos() as u64),
                         op,
                     )
                     .skipped += 1;
