@@ -200,7 +200,10 @@ impl Engine for SqliteEngine {
                 && k.name != BLOB_API_KNOB
                 && k.name != BEGIN_KNOB
         });
-        for k in pragmas {
+        // The busy timeout first: a later pragma (journal_mode) may need a lock that another
+        // client's connection, configured at the same moment, holds for an instant.
+        let (first, rest): (Vec<_>, Vec<_>) = pragmas.partition(|k| k.name == "busy_timeout");
+        for k in first.into_iter().chain(rest) {
             // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
             conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
         }
