@@ -7,7 +7,10 @@
 # inlined) and the three prepares; for the bare side, `bare_timed`. Both sides include the
 # per-round bookkeeping around their loops, so the ratio is a bound on the harness's cost. The
 # `driver` side is the same trial through the load driver (one client, closed loop): the cost of
-# a client's loop per transaction (draw, clock readings, retry and schedule checks, the series).
+# a client's loop per transaction (draw, clock readings, retry and schedule checks, the series'
+# interval check). The series' per-interval work (`Buckets::close`: the recorder's totals and
+# histograms differenced once per interval and operation type) is a cost per interval, not per
+# transaction: it is counted apart and printed on its own line, as the data generation is.
 # Usage: benches/overhead-instructions.sh [OPS]   (OPS of each kind, default 5000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,17 +40,19 @@ lb_prep=$(inclusive "$lb" ":sqlite3_prepare_v2 ")
 drv_total=$(inclusive "$drv" "Crud as litebench::workload::Workload>::run ")
 drv_gen=$(inclusive "$drv" "crud::Live::round_of")
 drv_prep=$(inclusive "$drv" ":sqlite3_prepare_v2 ")
+drv_close=$(inclusive "$drv" "load::Buckets::close ")
 bare_total=$(inclusive "$bare" "bare_timed")
-python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$drv_total" "$drv_gen" "$drv_prep" "$bare_total" <<'PY'
+python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$drv_total" "$drv_gen" "$drv_prep" "$drv_close" "$bare_total" <<'PY'
 import sys
-ops, lb_total, lb_gen, lb_prep, drv_total, drv_gen, drv_prep, bare_total = map(int, sys.argv[1:])
+ops, lb_total, lb_gen, lb_prep, drv_total, drv_gen, drv_prep, drv_close, bare_total = map(int, sys.argv[1:])
 n = 3 * ops
 lb = (lb_total - lb_gen - lb_prep) / n
-drv = (drv_total - drv_gen - drv_prep) / n
+drv = (drv_total - drv_gen - drv_prep - drv_close) / n
 bare = bare_total / n
 print(f"{ops} inserts + {ops} updates + {ops} deletes, in-memory, bundled SQLite")
 print(f"litebench timed loop: {lb_total} instructions in the trial - {lb_gen} generating data - {lb_prep} preparing = {lb:.0f} per operation")
-print(f"load driver client:   {drv_total} instructions in the trial - {drv_gen} generating data - {drv_prep} preparing = {drv:.0f} per operation")
+print(f"load driver client:   {drv_total} instructions in the trial - {drv_gen} generating data - {drv_prep} preparing - {drv_close} closing intervals = {drv:.0f} per operation")
+print(f"series, per interval: {drv_close} instructions to close the trial's one interval of 3 operation types")
 print(f"bare C API loop:      {bare_total} instructions = {bare:.0f} per operation")
 print(f"instructions per operation, litebench / bare: {lb / bare:.4f}")
 print(f"instructions per operation, load driver client / bare: {drv / bare:.4f}")

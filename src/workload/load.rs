@@ -27,7 +27,7 @@ use crate::model::load::{Arrival, LoadShape};
 use crate::model::params::Params;
 use crate::model::series::{Series, SeriesIo, SeriesPoint};
 use crate::sys::iocount::IoSnapshot;
-use crate::workload::recorder::Recorder;
+use crate::workload::recorder::{Recorder, Totals};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -148,6 +148,11 @@ fn wait_until(t: Instant, stop: &AtomicBool) {
 /// One client's time series: per interval and operation type, counts and a latency histogram;
 /// in the trial's own, also the VFS counters at each interval's start (read by a sampler
 /// thread on the clock, not by a client, so a client blocked on a lock leaves no gap).
+///
+/// A client records each transaction once, in its recorder; the series is the difference of
+/// the recorder's running totals and histograms between interval ends, taken when a
+/// transaction is the first to end in a new interval. Per transaction that costs one
+/// comparison, not a second histogram record (see `benches/overhead-instructions.sh`).
 struct Buckets {
     interval: Duration,
     ops: usize,
@@ -155,16 +160,17 @@ struct Buckets {
     cells: Vec<Vec<Cell>>,
     /// `(interval, counters)` at that interval's start.
     io: Vec<(usize, IoSnapshot)>,
+    /// The interval being counted, and where it ends (nanoseconds after the measured start).
+    current: usize,
+    ends_ns: u64,
+    /// Per operation type, the recorder's totals and latency histogram when the current
+    /// interval started (no histogram before the type's first transaction).
+    at_start: Vec<(Totals, Option<Histogram<u64>>)>,
 }
 
 #[derive(Default)]
 struct Cell {
-    ops: u64,
-    succeeded: u64,
-    retries: u64,
-    busy: u64,
-    skipped: u64,
-    late: u64,
+    counts: Totals,
     hist: Option<Histogram<u64>>,
 }
 
@@ -181,12 +187,14 @@ impl Buckets {
             ops,
             cells: Vec::new(),
             io: Vec::new(),
+            current: 0,
+            ends_ns: interval.as_nanos().clamp(1, u128::from(u64::MAX)) as u64,
+            at_start: (0..ops).map(|_| (Totals::default(), None)).collect(),
         }
     }
 
-    /// The interval `ns` nanoseconds after the measured start falls in.
-    fn index(&self, ns: u64) -> usize {
-        (u128::from(ns) / self.interval.as_nanos().max(1)) as usize
+    fn interval_ns(&self) -> u64 {
+        self.interval.as_nanos().clamp(1, u128::from(u64::MAX)) as u64
     }
 
     fn cell(&mut self, i: usize, op: usize) -> &mut Cell {
@@ -198,17 +206,66 @@ impl Buckets {
         &mut self.cells[i][op]
     }
 
+    /// Starts counting from `rec`'s totals now (the measured start).
+    fn begin(&mut self, rec: &Recorder) {
+        for op in 0..self.ops {
+            let (t, h) = rec.totals(op);
+            self.at_start[op] = (t, (t.ops > 0).then(|| h.clone()));
+        }
+    }
+
+    /// Moves to the interval that `ns` nanoseconds after the measured start falls in, closing
+    /// the current one first: a comparison, unless an interval ended.
+    #[inline]
+    fn reach(&mut self, ns: u64, rec: &Recorder) {
+        if ns >= self.ends_ns {
+            self.close(rec);
+            let width = self.interval_ns();
+            self.current = (ns / width) as usize;
+            self.ends_ns = (ns / width).saturating_add(1).saturating_mul(width);
+        }
+    }
+
+    /// Ends the current interval: what `rec` counted since it started.
+    #[cold]
+    fn close(&mut self, rec: &Recorder) {
+        for op in 0..self.ops {
+            let (now, hist) = rec.totals(op);
+            let counts = now.since(&self.at_start[op].0);
+            if counts == Totals::default() {
+                continue;
+            }
+            let mut added = None;
+            if counts.ops > 0 {
+                let mut delta = hist.clone();
+                if let Some(before) = &self.at_start[op].1 {
+                    let _ = delta.subtract(before);
+                }
+                let mut h = series_histogram();
+                for v in delta.iter_recorded() {
+                    let _ = h.record_n(v.value_iterated_to(), v.count_at_value());
+                }
+                added = Some(h);
+                self.at_start[op].1 = Some(hist.clone());
+            }
+            self.at_start[op].0 = now;
+            let i = self.current;
+            *self.cell(i, op) = Cell { counts, hist: added };
+        }
+    }
+
     /// Adds another client's cells.
     fn absorb(&mut self, other: Buckets) {
         for (i, row) in other.cells.into_iter().enumerate() {
             for (op, c) in row.into_iter().enumerate() {
                 let mine = self.cell(i, op);
-                mine.ops += c.ops;
-                mine.succeeded += c.succeeded;
-                mine.retries += c.retries;
-                mine.busy += c.busy;
-                mine.skipped += c.skipped;
-                mine.late += c.late;
+                let (m, t) = (&mut mine.counts, c.counts);
+                m.ops += t.ops;
+                m.succeeded += t.succeeded;
+                m.retries += t.retries;
+                m.busy += t.busy;
+                m.skipped += t.skipped;
+                m.late += t.late;
                 if let Some(h) = c.hist {
                     let _ = mine.hist.get_or_insert_with(series_histogram).add(&h);
                 }
@@ -224,19 +281,20 @@ impl Buckets {
         let mut points = Vec::new();
         for (i, row) in self.cells.iter().enumerate() {
             for (op, c) in row.iter().enumerate() {
-                if c.ops + c.busy + c.skipped == 0 {
+                let n = &c.counts;
+                if n.ops + n.busy + n.skipped == 0 {
                     continue;
                 }
                 let h = c.hist.as_ref().filter(|h| !h.is_empty());
                 points.push(SeriesPoint {
                     t_ms: i as u64 * ms,
                     op: names.get(op).copied().unwrap_or("?").to_string(),
-                    ops: c.ops,
-                    succeeded: c.succeeded,
-                    retries: c.retries,
-                    busy: c.busy,
-                    skipped: c.skipped,
-                    late: c.late,
+                    ops: n.ops,
+                    succeeded: n.succeeded,
+                    retries: n.retries,
+                    busy: n.busy,
+                    skipped: n.skipped,
+                    late: n.late,
                     p50_us: h.map(|h| us(h.value_at_quantile(0.5))),
                     p99_us: h.map(|h| us(h.value_at_quantile(0.99))),
                     max_us: h.map(|h| us(h.max())),
@@ -399,6 +457,7 @@ fn client_loop(
     let limit = shared.shape.latency_limit();
     let max_tries = shared.shape.max_tries.max(1);
     let mut done = 0u64;
+    buckets.begin(rec);
     // This client's last recorded end, published once it stops.
     let mut last_end_ns = 0u64;
     while done < count {
@@ -439,13 +498,8 @@ fn client_loop(
         let began = intended.map(|_| Instant::now());
         if let (Some(t), Some(b)) = (intended, began) {
             if limit.is_some_and(|l| b.saturating_duration_since(t) > l) {
+                buckets.reach(b.saturating_duration_since(warm_end).as_nanos() as u64, rec);
                 rec.record_skipped(op);
-                buckets
-                    .cell(
-                        buckets.index(b.saturating_duration_since(warm_end).as_nanos() as u64),
-                        op,
-                    )
-                    .skipped += 1;
                 if shared.shape.progress {
                     shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
                 }
@@ -454,12 +508,11 @@ fn client_loop(
         }
         rec.attribute_io(op);
         let t0 = clock.now();
-        let mut tries = 0;
+        let mut tries = 1;
         let outcome = loop {
-            tries += 1;
             match client.execute(conn) {
                 Ok(ok) => break Some(ok),
-                Err(e) if e.kind == ErrorKind::Busy && tries < max_tries => rec.record_retry(op),
+                Err(e) if e.kind == ErrorKind::Busy && tries < max_tries => tries += 1,
                 Err(e) if e.kind == ErrorKind::Busy => break None,
                 Err(e) => {
                     shared.abort.store(true, Ordering::Relaxed);
@@ -475,8 +528,11 @@ fn client_loop(
             _ => None,
         };
         let latency_ns = lag_ns.unwrap_or(0) + clock.ns_between(t0, t1);
-        let cell = buckets.cell(buckets.index(end_ns), op);
-        cell.retries += u64::from(tries - 1);
+        // The series counts a transaction in the interval it ended in.
+        buckets.reach(end_ns, rec);
+        if tries > 1 {
+            rec.record_retries(op, u64::from(tries - 1));
+        }
         if shared.shape.progress {
             let p = &shared.progress;
             p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
@@ -490,26 +546,18 @@ fn client_loop(
         match outcome {
             Some(ok) => {
                 rec.record_outcome_ns(op, latency_ns, ok);
-                cell.ops += 1;
-                cell.succeeded += u64::from(ok);
-                cell.hist
-                    .get_or_insert_with(series_histogram)
-                    .saturating_record(latency_ns.clamp(1, crate::model::op::MAX_NS));
                 if let Some(lag) = lag_ns {
                     rec.record_lag(op, lag);
                     if limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
                         rec.record_late(op);
-                        cell.late += 1;
                     }
                 }
             }
-            None => {
-                rec.record_busy(op);
-                cell.busy += 1;
-            }
+            None => rec.record_busy(op),
         }
         last_end_ns = end_ns;
     }
+    buckets.close(rec);
     shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
     if trial.stop.load(Ordering::Relaxed) {
         return Err(WorkloadError::Interrupted);

@@ -27,6 +27,32 @@ struct OpState {
     lag: Option<Histogram<u64>>,
 }
 
+/// One operation type's running counts in a recorder (see [`Recorder::totals`]): what the load
+/// driver's time series takes differences of at each interval's end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub ops: u64,
+    pub succeeded: u64,
+    pub retries: u64,
+    pub busy: u64,
+    pub skipped: u64,
+    pub late: u64,
+}
+
+impl Totals {
+    /// The counts added since `earlier`.
+    pub fn since(&self, earlier: &Totals) -> Totals {
+        Totals {
+            ops: self.ops - earlier.ops,
+            succeeded: self.succeeded - earlier.succeeded,
+            retries: self.retries - earlier.retries,
+            busy: self.busy - earlier.busy,
+            skipped: self.skipped - earlier.skipped,
+            late: self.late - earlier.late,
+        }
+    }
+}
+
 /// Collects per-operation-type latencies and I/O during one trial.
 pub struct Recorder {
     ops: Vec<OpState>,
@@ -251,9 +277,23 @@ impl Recorder {
         self.counters.as_ref().map(|c| c.snapshot())
     }
 
-    /// Records a try of a transaction of type `op` that met a lock and is tried again.
-    pub fn record_retry(&mut self, op: usize) {
-        self.ops[op].retries += 1;
+    /// Operation type `op`'s counts so far, and its latency histogram.
+    pub fn totals(&self, op: usize) -> (Totals, &Histogram<u64>) {
+        let s = &self.ops[op];
+        let t = Totals {
+            ops: s.ops,
+            succeeded: s.succeeded,
+            retries: s.retries,
+            busy: s.busy,
+            skipped: s.skipped,
+            late: s.late,
+        };
+        (t, &s.hist)
+    }
+
+    /// Records `n` tries of a transaction of type `op` that met a lock and were tried again.
+    pub fn record_retries(&mut self, op: usize, n: u64) {
+        self.ops[op].retries += n;
     }
 
     /// Records a transaction of type `op` skipped by the latency limit (open loop).

@@ -191,8 +191,9 @@ fn progress_prints_a_line_per_interval() {
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("progress: ")).collect();
     // Intervals end every 0.25 s of a 2 s trial: seven lines, fewer only if the machine stalls
-    // the sampler (tests run side by side).
-    assert!((3..=8).contains(&lines.len()), "{err}");
+    // the sampler (tests run side by side), more only if it cannot keep the rate and the
+    // transactions scheduled before 2 s end late (an open loop runs them all).
+    assert!((3..=16).contains(&lines.len()), "{err}");
     assert!(
         lines[0].starts_with("progress: 0.2 s, ") || lines[0].starts_with("progress: 0.3 s, "),
         "{err}"
