@@ -62,6 +62,10 @@ pub enum Command {
     /// (internal) litebench as a `--guest` kernel's first process.
     #[command(hide = true)]
     GuestInit(GuestInitArgs),
+    /// (internal) One client of a `run --client-mode processes` trial, told its settings on
+    /// standard input by the litebench process driving the trial.
+    #[command(hide = true, name = "client-process")]
+    ClientProcess,
 }
 
 #[derive(Debug, Args)]

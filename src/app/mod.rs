@@ -53,6 +53,7 @@ pub fn main() -> i32 {
         Command::VerifyDurability(a) => verify_durability::run(a),
         Command::Advise(a) => advise::run(a),
         Command::DurabilityChild(a) => verify_durability::child(a),
+        Command::ClientProcess => crate::bench::client_process::child_main(),
     };
     let code = match result {
         Ok(code) => code,

@@ -4,6 +4,7 @@
 //! inside the guest kernel ([`guest`]).
 
 pub mod answers;
+pub mod client_process;
 pub mod guest;
 pub mod plan;
 pub mod runner;

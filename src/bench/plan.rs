@@ -58,6 +58,7 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
         max_tries: args.max_tries,
         interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
+        client_mode: args.client_mode,
         progress: args.progress,
     };
     if shape.latency_limit_ns.is_some() && shape.rate.is_none() {
@@ -135,6 +136,29 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
         )));
     }
     Ok(shape)
+}
+
+/// `--client-mode processes` runs SQLite only: a client process opens the trial's database file
+/// itself. DuckDB cannot share a file between writer processes, and a server's connections are
+/// server processes whatever litebench's clients are.
+fn client_processes_engines(choices: &[EngineChoice], args: &RunArgs) -> Result<(), Failure> {
+    for (i, c) in choices.iter().enumerate() {
+        if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
+            continue;
+        }
+        let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
+        let why = match c.kind.name {
+            "duckdb" => "DuckDB cannot share a database file between writer processes",
+            _ if !c.kind.files_in_scratch => {
+                "a server's connections are server processes whatever litebench's clients are"
+            }
+            _ => "only SQLite engines run clients in processes of their own",
+        };
+        return Err(Failure(format!(
+            "--client-mode processes: engine {label}: {why}; use --client-mode threads for it"
+        )));
+    }
+    Ok(())
 }
 
 /// The workload a run names, or the one-line error listing the valid ones.
@@ -384,6 +408,9 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
     let load = load_shape(args, &mut jobs)?;
+    if load.processes() {
+        client_processes_engines(&choices, args)?;
+    }
     if let Some(dev) = &args.scheduler_device {
         crate::testbed::scheduler_device::check(dev, &schedulers, args.guest)?;
     } else if !schedulers.is_empty()

@@ -77,6 +77,9 @@ pub enum RunError {
 
 /// Further connections for multi-client workloads, set up like the trial's first.
 struct MoreConnections<'a> {
+    /// The workload and parameters, for clients in processes of their own.
+    workload: &'static str,
+    params: &'a Params,
     engine: &'a dyn Engine,
     db: &'a DbRef,
     cfg: &'a ConfigInfo,
@@ -85,19 +88,50 @@ struct MoreConnections<'a> {
 
 impl Connector for MoreConnections<'_> {
     fn open(&self) -> Result<Box<dyn crate::engines::Connection>, WorkloadError> {
-        let mut conn = self.engine.connect(self.db)?;
-        self.engine
-            .apply_knobs(conn.as_mut(), &self.cfg.knobs, Stage::Connect)?;
-        let readings = self.engine.read_knobs(conn.as_mut(), &self.cfg.knobs)?;
-        knob::verify(
-            &readings,
-            self.engine.label(),
-            self.engine.passthrough_prefix(),
-            self.allow_unverified,
-            &|k| self.engine.knob_hint(k),
-        )?;
-        Ok(conn)
+        connect_configured(self.engine, self.db, &self.cfg.knobs, self.allow_unverified)
     }
+
+    fn spawn(
+        &self,
+        index: u32,
+        seed: u64,
+        load: &crate::model::load::LoadShape,
+    ) -> Result<Box<dyn crate::workload::remote::RemoteClient>, WorkloadError> {
+        crate::bench::client_process::spawn(&crate::bench::client_process::ClientSpec {
+            workload: self.workload.to_string(),
+            params: self.params.clone(),
+            engine: self.cfg.engine.clone(),
+            knobs: self.cfg.knobs.clone(),
+            allow_unverified: self.allow_unverified,
+            db_name: self.db.name.clone(),
+            db: self.db.path.clone(),
+            index,
+            seed,
+            load: load.clone(),
+            progress: load.progress,
+        })
+    }
+}
+
+/// A further connection to `db`, its connect-time knobs set and read back like the trial's
+/// first connection's.
+pub fn connect_configured(
+    engine: &dyn Engine,
+    db: &DbRef,
+    knobs: &KnobSet,
+    allow_unverified: bool,
+) -> Result<Box<dyn Connection>, WorkloadError> {
+    let mut conn = engine.connect(db)?;
+    engine.apply_knobs(conn.as_mut(), knobs, Stage::Connect)?;
+    let readings = engine.read_knobs(conn.as_mut(), knobs)?;
+    knob::verify(
+        &readings,
+        engine.label(),
+        engine.passthrough_prefix(),
+        allow_unverified,
+        &|k| engine.knob_hint(k),
+    )?;
+    Ok(conn)
 }
 
 /// Seed of one round's data: every configuration in a round sees the same operations.
@@ -544,6 +578,8 @@ fn measure(
     )?;
     let mut rec = Recorder::new(plan.workload.operations(), counters.clone());
     let connector = MoreConnections {
+        workload: plan.workload.name(),
+        params: &plan.params,
         engine,
         db,
         cfg,

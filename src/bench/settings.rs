@@ -115,6 +115,11 @@ pub struct RunArgs {
     /// `litebench list`)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::model::load::MAX_CLIENTS)))]
     pub clients: u32,
+    /// With several clients: `threads` (default) or `processes`, every client but the first a
+    /// process of its own, as web workers are (SQLite engines only: its locks, WAL index and
+    /// page cache then behave as between processes)
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::model::load::ClientMode::Threads)]
+    pub client_mode: crate::model::load::ClientMode,
     /// Open loop: start transactions on a schedule at TPS per second over all clients, and
     /// measure each one's latency from its intended start (so a stall counts against every
     /// transaction queued behind it). Default: closed loop, each client as fast as it can

@@ -26,6 +26,25 @@ pub enum Arrival {
     Uniform,
 }
 
+/// Where a trial's clients run (`--client-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientMode {
+    /// Every client a thread of litebench's process.
+    #[default]
+    Threads,
+    /// Every client but the first a process of its own, as web workers and Android content
+    /// providers are: SQLite's POSIX locks, its WAL index and its page cache then behave as
+    /// between processes.
+    Processes,
+}
+
+impl ClientMode {
+    fn is_threads(&self) -> bool {
+        *self == ClientMode::Threads
+    }
+}
+
 /// How the clients of a trial generate load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadShape {
@@ -47,6 +66,9 @@ pub struct LoadShape {
     /// Length of one interval of the trial's time series, milliseconds.
     #[serde(default = "one_second")]
     pub interval_ms: u64,
+    /// Threads or processes; absent from manifests of runs with threads.
+    #[serde(default, skip_serializing_if = "ClientMode::is_threads")]
+    pub client_mode: ClientMode,
     /// `--progress`: a line per interval on stderr while a trial runs (not a property of the
     /// load; not stored).
     #[serde(skip)]
@@ -65,6 +87,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     latency_limit_ns: None,
     max_tries: 1,
     interval_ms: 1000,
+    client_mode: ClientMode::Threads,
     progress: false,
 };
 
@@ -81,6 +104,11 @@ impl LoadShape {
         self.clients == 1 && self.rate.is_none() && self.latency_limit_ns.is_none() && self.max_tries == 1
     }
 
+    /// Clients beyond the first run in processes of their own.
+    pub fn processes(&self) -> bool {
+        self.client_mode == ClientMode::Processes && self.clients > 1
+    }
+
     /// Open loop (a target rate).
     pub fn open(&self) -> bool {
         self.rate.is_some()
@@ -95,6 +123,8 @@ impl LoadShape {
     pub fn describe(&self) -> String {
         let clients = if self.clients == 1 {
             "1 client".to_string()
+        } else if self.processes() {
+            format!("{} client processes", self.clients)
         } else {
             format!("{} clients", self.clients)
         };
@@ -158,6 +188,13 @@ mod tests {
             open.describe(),
             "open loop at 2000 tx/s (poisson arrivals), 4 clients, latency limit 5 ms, up to 3 tries"
         );
+        let processes = LoadShape {
+            clients: 3,
+            client_mode: ClientMode::Processes,
+            ..LoadShape::default()
+        };
+        assert_eq!(processes.describe(), "closed loop, 3 client processes");
+        assert!(processes.processes() && !open.processes());
         assert_eq!(duration_text(250_000), "250 us");
         assert_eq!(duration_text(1_500), "1500 ns");
         assert_eq!(rate_text(0.5), "0.5");

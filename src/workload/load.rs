@@ -28,6 +28,7 @@ use crate::model::params::Params;
 use crate::model::series::{Series, SeriesIo, SeriesPoint};
 use crate::sys::iocount::IoSnapshot;
 use crate::workload::recorder::{Recorder, Totals};
+use crate::workload::remote::{CellReport, ClientReport, ProgressTotals, RemoteClient};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -273,9 +274,62 @@ impl Buckets {
         }
     }
 
-    /// The series, with the counters' differences between interval starts (and `end`, taken
-    /// after the last transaction) as each interval's I/O.
-    fn series(self, names: &[&'static str], end: Option<IoSnapshot>) -> Series {
+    /// Its cells, as a client process sends them.
+    fn report_cells(&self) -> Vec<CellReport> {
+        let mut out = Vec::new();
+        for (interval, row) in self.cells.iter().enumerate() {
+            for (op, c) in row.iter().enumerate() {
+                if c.counts != Totals::default() {
+                    out.push(CellReport {
+                        interval,
+                        op,
+                        counts: c.counts,
+                        histogram: c.hist.as_ref().map(crate::model::op::encode),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Adds a client process's cells.
+    fn absorb_cells(&mut self, cells: Vec<CellReport>) {
+        let mut other = Buckets::new(self.interval, self.ops);
+        for c in cells.into_iter().filter(|c| c.op < self.ops) {
+            *other.cell(c.interval, c.op) = Cell {
+                counts: c.counts,
+                hist: c.histogram.as_deref().and_then(crate::model::op::decode),
+            };
+        }
+        self.absorb(other);
+    }
+
+    /// Each interval's I/O: the counters' differences between interval starts (and `end`,
+    /// taken after the last transaction).
+    fn io(&self, end: Option<IoSnapshot>) -> Vec<SeriesIo> {
+        let ms = self.interval.as_millis() as u64;
+        let mut marks = self.io.clone();
+        if let (Some(end), Some((last, _))) = (end, marks.last().cloned()) {
+            marks.push((last + 1, end));
+        }
+        marks
+            .windows(2)
+            .map(|w| {
+                let d = w[1].1.since(&w[0].1);
+                SeriesIo {
+                    t_ms: w[0].0 as u64 * ms,
+                    syncs: d.sync_syscalls(),
+                    write_bytes: d.total().write_bytes,
+                    main_syncs: d.main.syncs,
+                    main_write_bytes: d.main.write_bytes,
+                }
+            })
+            .collect()
+    }
+
+    /// The series, with each interval's I/O (see [`Buckets::io`]) plus `more`: what client
+    /// processes counted in theirs.
+    fn series(self, names: &[&'static str], end: Option<IoSnapshot>, more: Vec<SeriesIo>) -> Series {
         let ms = self.interval.as_millis() as u64;
         let us = |ns: u64| ns as f64 / 1000.0;
         let mut points = Vec::new();
@@ -301,23 +355,19 @@ impl Buckets {
                 });
             }
         }
-        let mut marks = self.io;
-        if let (Some(end), Some((last, _))) = (end, marks.last().cloned()) {
-            marks.push((last + 1, end));
-        }
-        let io = marks
-            .windows(2)
-            .map(|w| {
-                let d = w[1].1.since(&w[0].1);
-                SeriesIo {
-                    t_ms: w[0].0 as u64 * ms,
-                    syncs: d.sync_syscalls(),
-                    write_bytes: d.total().write_bytes,
-                    main_syncs: d.main.syncs,
-                    main_write_bytes: d.main.write_bytes,
+        let mut io = self.io(end);
+        for m in more {
+            match io.iter_mut().find(|i| i.t_ms == m.t_ms) {
+                Some(i) => {
+                    i.syncs += m.syncs;
+                    i.write_bytes += m.write_bytes;
+                    i.main_syncs += m.main_syncs;
+                    i.main_write_bytes += m.main_write_bytes;
                 }
-            })
-            .collect();
+                None => io.push(m),
+            }
+        }
+        io.sort_by_key(|i| i.t_ms);
         Series {
             interval_ms: ms,
             points,
@@ -341,6 +391,10 @@ struct Shared<'a> {
     warmup: Duration,
     /// Running totals of every client, for `--progress`.
     progress: Progress,
+    /// Called once every client of this process is ready, before the measured start: starts
+    /// the client processes (in the driver) or waits for the driver's word (in a client
+    /// process); false stops the trial.
+    gate: Option<&'a (dyn Fn() -> bool + Sync)>,
 }
 
 /// Running totals over every client, read once per interval for `--progress` (pgbench -P):
@@ -366,17 +420,39 @@ impl Progress {
         }
     }
 
-    /// `progress: 5.0 s, 1998.4 tps, lat 0.412 ms, lag 0.031 ms, 3 retries, 0 failed, 0 skipped`:
-    /// the last interval's rate and mean latency, and its counts.
-    fn line(&self, at: Duration, interval: Duration, open: bool) -> String {
-        let now = [
+    /// The running totals, as a client process sends them.
+    fn totals(&self) -> ProgressTotals {
+        [
             self.ops.load(Ordering::Relaxed),
             self.latency_ns.load(Ordering::Relaxed),
             self.lag_ns.load(Ordering::Relaxed),
             self.retries.load(Ordering::Relaxed),
             self.busy.load(Ordering::Relaxed),
             self.skipped.load(Ordering::Relaxed),
-        ];
+        ]
+    }
+
+    /// Adds what a client process counted since its last line.
+    fn add_totals(&self, d: &ProgressTotals) {
+        for (a, v) in [
+            &self.ops,
+            &self.latency_ns,
+            &self.lag_ns,
+            &self.retries,
+            &self.busy,
+            &self.skipped,
+        ]
+        .into_iter()
+        .zip(d)
+        {
+            a.fetch_add(*v, Ordering::Relaxed);
+        }
+    }
+
+    /// `progress: 5.0 s, 1998.4 tps, lat 0.412 ms, lag 0.031 ms, 3 retries, 0 failed, 0 skipped`:
+    /// the last interval's rate and mean latency, and its counts.
+    fn line(&self, at: Duration, interval: Duration, open: bool) -> String {
+        let now = self.totals();
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         let d: Vec<u64> = now.iter().zip(last.iter()).map(|(n, l)| n.saturating_sub(*l)).collect();
         *last = now;
@@ -407,7 +483,13 @@ impl Shared<'_> {
         if self.abort.load(Ordering::Relaxed) {
             return None;
         }
-        Some(*self.start.get_or_init(Instant::now))
+        let start = *self.start.get_or_init(|| {
+            if self.gate.is_some_and(|go| !go()) {
+                self.abort.store(true, Ordering::Relaxed);
+            }
+            Instant::now()
+        });
+        (!self.abort.load(Ordering::Relaxed)).then_some(start)
     }
 
     fn halted(&self) -> bool {
@@ -582,10 +664,71 @@ fn first_error(results: Vec<Result<(), WorkloadError>>) -> Result<(), WorkloadEr
     }
 }
 
+/// Reads the VFS counters at every interval's start, on the clock, and calls `tick` with each
+/// interval's index from the second on (for `--progress`), until `done`; returns the readings.
+fn sample(
+    shared: &Shared<'_>,
+    interval: Duration,
+    counters: Option<std::sync::Arc<crate::sys::iocount::IoCounters>>,
+    done: &AtomicBool,
+    tick: &dyn Fn(u32),
+) -> Vec<(usize, IoSnapshot)> {
+    let mut marks = Vec::new();
+    let start = loop {
+        if let Some(s) = shared.start.get() {
+            break *s;
+        }
+        if done.load(Ordering::Relaxed) || shared.halted() {
+            return marks;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let mut i = 0usize;
+    loop {
+        let at = start + shared.warmup + interval * i as u32;
+        while Instant::now() < at {
+            if done.load(Ordering::Relaxed) {
+                return marks;
+            }
+            std::thread::sleep((at - Instant::now()).min(Duration::from_millis(5)));
+        }
+        if let Some(c) = &counters {
+            marks.push((i, c.snapshot()));
+        }
+        if i > 0 {
+            tick(i as u32);
+        }
+        i += 1;
+    }
+}
+
+impl<'a> Shared<'a> {
+    fn new(
+        trial: &'a Trial<'a>,
+        tx: &dyn Transactions,
+        in_process: u32,
+        gate: Option<&'a (dyn Fn() -> bool + Sync)>,
+    ) -> Shared<'a> {
+        Shared {
+            shape: trial.load,
+            budget: tx.budget(trial.params),
+            stop: trial.stop,
+            abort: AtomicBool::new(false),
+            ready: Barrier::new(in_process as usize),
+            start: OnceLock::new(),
+            last_end_ns: AtomicU64::new(0),
+            warmup: tx.warmup(trial.params),
+            progress: Progress::default(),
+            gate,
+        }
+    }
+}
+
 /// Runs one trial of `tx` with the trial's load shape: client 0 on this thread with `conn`, the
-/// others on threads of their own. The trial's measured interval is from the common start to
-/// the end of the last transaction (at least the budget's time), and every operation type's
-/// throughput is over it.
+/// others on threads of their own, or (`--client-mode processes`) in processes of their own,
+/// started through the trial's connector and sent off together with client 0. The trial's
+/// measured interval is from the common start to the end of the last transaction (at least the
+/// budget's time), and every operation type's throughput is over it.
 pub fn drive(
     conn: &mut dyn Connection,
     tx: &dyn Transactions,
@@ -593,58 +736,76 @@ pub fn drive(
     rec: &mut Recorder,
 ) -> Result<(), WorkloadError> {
     let shape = trial.load;
-    let shared = Shared {
-        shape,
-        budget: tx.budget(trial.params),
-        stop: trial.stop,
-        abort: AtomicBool::new(false),
-        ready: Barrier::new(shape.clients as usize),
-        start: OnceLock::new(),
-        last_end_ns: AtomicU64::new(0),
-        warmup: tx.warmup(trial.params),
-        progress: Progress::default(),
-    };
+    let processes = shape.processes();
+    // Client processes are started, and ready, before client 0 prepares; the gate sends them
+    // off at the common start.
+    let mut remotes: Vec<Box<dyn RemoteClient>> = Vec::new();
+    if processes {
+        for index in 1..shape.clients {
+            match trial.connector.spawn(index, trial.seed, shape) {
+                Ok(r) => remotes.push(r),
+                Err(e) => {
+                    remotes.iter().for_each(|r| r.stop());
+                    return Err(e);
+                }
+            }
+        }
+    }
+    let go = || remotes.iter().all(|r| r.go());
+    let in_process = if processes { 1 } else { shape.clients };
+    let shared = Shared::new(
+        trial,
+        tx,
+        in_process,
+        processes.then_some(&go as &(dyn Fn() -> bool + Sync)),
+    );
     let interval = Duration::from_millis(shape.interval_ms.max(1));
     let names = rec.op_names();
     let mut series = Buckets::new(interval, names.len());
     let counters = rec.counters();
     let clients_done = AtomicBool::new(false);
+    let mut more_io = Vec::new();
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
         let sampler = (counters.is_some() || shape.progress).then(|| {
             let (shared, done, counters) = (&shared, &clients_done, counters.clone());
             scope.spawn(move || {
-                let mut marks = Vec::new();
-                let start = loop {
-                    if let Some(s) = shared.start.get() {
-                        break *s;
-                    }
-                    if done.load(Ordering::Relaxed) || shared.halted() {
-                        return marks;
-                    }
-                    std::thread::sleep(Duration::from_micros(200));
-                };
-                let mut i = 0usize;
-                loop {
-                    let at = start + shared.warmup + interval * i as u32;
-                    while Instant::now() < at {
-                        if done.load(Ordering::Relaxed) {
-                            return marks;
+                let tick = |i: u32| {
+                    if shape.progress {
+                        if processes {
+                            // Client processes send their totals at the same instant; give
+                            // their lines a moment to arrive.
+                            std::thread::sleep((interval / 10).min(Duration::from_millis(50)));
                         }
-                        std::thread::sleep((at - Instant::now()).min(Duration::from_millis(5)));
+                        crate::errln!("{}", shared.progress.line(interval * i, interval, shape.open()));
                     }
-                    if let Some(c) = &counters {
-                        marks.push((i, c.snapshot()));
-                    }
-                    if shape.progress && i > 0 {
-                        crate::errln!("{}", shared.progress.line(interval * i as u32, interval, shape.open()));
-                    }
-                    i += 1;
-                }
+                };
+                sample(shared, interval, counters, done, &tick)
             })
         });
+        // Each client process's lines: progress as they come, then its report.
+        let readers: Vec<_> = remotes
+            .iter()
+            .map(|r| {
+                let shared = &shared;
+                scope.spawn(move || {
+                    let last = std::sync::Mutex::new([0u64; 6]);
+                    let progress = |now: &ProgressTotals| {
+                        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+                        let d: Vec<u64> = now.iter().zip(last.iter()).map(|(n, l)| n.saturating_sub(*l)).collect();
+                        shared.progress.add_totals(&[d[0], d[1], d[2], d[3], d[4], d[5]]);
+                        *last = *now;
+                    };
+                    let report = r.wait(&progress);
+                    if report.is_err() {
+                        shared.abort.store(true, Ordering::Relaxed);
+                    }
+                    report
+                })
+            })
+            .collect();
         let mut handles = Vec::new();
-        for index in 1..shape.clients {
+        for index in (1..shape.clients).filter(|_| !processes) {
             // Only the first client attributes I/O: the VFS counters are process-wide, so its
             // operations see every client's I/O and the trial's total stays exact.
             let mut own = rec.sibling(false);
@@ -663,6 +824,10 @@ pub fn drive(
             }));
         }
         let mut results = vec![client_loop(conn, tx, 0, trial, &shared, rec, &mut series)];
+        if shared.halted() || results[0].is_err() {
+            // Client processes stop too (or, if client 0 never started, never start).
+            remotes.iter().for_each(|r| r.stop());
+        }
         for h in handles {
             match h.join() {
                 Ok((result, own, buckets)) => {
@@ -670,10 +835,20 @@ pub fn drive(
                     series.absorb(buckets);
                     results.push(result);
                 }
-                Err(_) => results.push(Err(WorkloadError::Verification {
-                    workload: "load driver".into(),
-                    detail: "a client thread panicked".into(),
-                })),
+                Err(_) => results.push(Err(panicked())),
+            }
+        }
+        for h in readers {
+            match h.join() {
+                Ok(Ok(report)) => {
+                    rec.absorb_results(&report.ops);
+                    series.absorb_cells(report.cells);
+                    more_io.extend(report.io);
+                    shared.last_end_ns.fetch_max(report.last_end_ns, Ordering::Relaxed);
+                    results.push(Ok(()));
+                }
+                Ok(Err(e)) => results.push(Err(e)),
+                Err(_) => results.push(Err(panicked())),
             }
         }
         clients_done.store(true, Ordering::Relaxed);
@@ -684,13 +859,68 @@ pub fn drive(
     });
     first_error(results)?;
     let end_io = rec.io_snapshot();
-    rec.set_series(series.series(&names, end_io));
+    rec.set_series(series.series(&names, end_io, more_io));
     let mut interval = Duration::from_nanos(shared.last_end_ns.load(Ordering::Relaxed));
     if let Budget::Time(d) = shared.budget {
         interval = interval.max(d);
     }
     rec.set_interval(interval.max(Duration::from_nanos(1)));
     Ok(())
+}
+
+fn panicked() -> WorkloadError {
+    WorkloadError::Verification {
+        workload: "load driver".into(),
+        detail: "a client thread panicked".into(),
+    }
+}
+
+/// Runs client `index` of `trial` in this process, a client process of a trial driven by
+/// another (see [`crate::workload::remote`]): `ready` is called once its statements are
+/// prepared and returns when the driver sends it off (false: stop); `progress` gets its running
+/// totals once per interval with `--progress`. Returns what the driver adds to the trial.
+pub fn serve(
+    conn: &mut dyn Connection,
+    tx: &dyn Transactions,
+    index: u32,
+    trial: &Trial<'_>,
+    mut rec: Recorder,
+    ready: &(dyn Fn() -> bool + Sync),
+    progress: &(dyn Fn(&ProgressTotals) + Sync),
+) -> Result<ClientReport, WorkloadError> {
+    let shape = trial.load;
+    let shared = Shared::new(trial, tx, 1, Some(ready));
+    let interval = Duration::from_millis(shape.interval_ms.max(1));
+    let mut buckets = Buckets::new(interval, rec.op_names().len());
+    let counters = rec.counters();
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        let sampler = (counters.is_some() || shape.progress).then(|| {
+            let (shared, done, counters) = (&shared, &done, counters.clone());
+            scope.spawn(move || {
+                let tick = |_: u32| {
+                    if shape.progress {
+                        progress(&shared.progress.totals());
+                    }
+                };
+                sample(shared, interval, counters, done, &tick)
+            })
+        });
+        let result = client_loop(conn, tx, index, trial, &shared, &mut rec, &mut buckets);
+        done.store(true, Ordering::Relaxed);
+        if let Some(Ok(marks)) = sampler.map(|s| s.join()) {
+            buckets.io = marks;
+        }
+        result
+    });
+    result?;
+    let io = buckets.io(rec.io_snapshot());
+    Ok(ClientReport {
+        cells: buckets.report_cells(),
+        io,
+        last_end_ns: shared.last_end_ns.load(Ordering::Relaxed),
+        ops: rec.finish().0,
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod numbers;
 pub mod population;
 pub mod preset;
 pub mod recorder;
+pub mod remote;
 pub mod result_hash;
 pub mod rlbench;
 pub mod speedtest;
@@ -45,6 +46,20 @@ pub enum WorkloadError {
 /// the first one: for workloads with several clients.
 pub trait Connector: Sync {
     fn open(&self) -> Result<Box<dyn Connection>, WorkloadError>;
+    /// Starts client `index` of a trial with `seed` in a process of its own (`--client-mode
+    /// processes`): its connection open and verified and its statements prepared, waiting for
+    /// [`remote::RemoteClient::go`].
+    fn spawn(
+        &self,
+        index: u32,
+        _seed: u64,
+        _load: &crate::model::load::LoadShape,
+    ) -> Result<Box<dyn remote::RemoteClient>, WorkloadError> {
+        Err(WorkloadError::Verification {
+            workload: "load driver".into(),
+            detail: format!("client {index}: this trial cannot start client processes"),
+        })
+    }
 }
 
 /// What a trial gives the workload besides its first connection.

@@ -29,7 +29,7 @@ struct OpState {
 
 /// One operation type's running counts in a recorder (see [`Recorder::totals`]): what the load
 /// driver's time series takes differences of at each interval's end.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Totals {
     pub ops: u64,
     pub succeeded: u64,
@@ -340,6 +340,27 @@ impl Recorder {
             mine.skipped += theirs.skipped;
             mine.late += theirs.late;
             if let Some(lag) = theirs.lag {
+                let _ = mine.lag.get_or_insert_with(new_histogram).add(&lag);
+            }
+        }
+    }
+
+    /// Adds the results of a client that ran in a process of its own (see
+    /// [`crate::workload::remote`]): what [`Recorder::absorb`] adds from a client thread.
+    pub fn absorb_results(&mut self, results: &[OpResult]) {
+        for (mine, theirs) in self.ops.iter_mut().zip(results) {
+            mine.ops += theirs.ops;
+            mine.succeeded += theirs.succeeded();
+            mine.failed += theirs.failed;
+            mine.busy += theirs.busy;
+            mine.io = mine.io.plus(&theirs.io);
+            if let Some(h) = crate::model::op::decode(&theirs.histogram) {
+                let _ = mine.hist.add(&h);
+            }
+            mine.retries += theirs.retries;
+            mine.skipped += theirs.skipped;
+            mine.late += theirs.late;
+            if let Some(lag) = theirs.lag_histogram.as_deref().and_then(crate::model::op::decode) {
                 let _ = mine.lag.get_or_insert_with(new_histogram).add(&lag);
             }
         }

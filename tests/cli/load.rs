@@ -96,6 +96,74 @@ fn several_clients_on_a_rate_run_and_report_their_load() {
     assert!(text.contains("lag p99 us") && text.contains("retries/trial"), "{text}");
 }
 
+/// `--client-mode processes`: every client but the first is a litebench process of its own.
+/// Their counts, histograms, series and the I/O their own VFS shims counted come back to the
+/// trial: in DELETE mode with `synchronous=full` every committed transaction syncs at least its
+/// journal and the database, so the trial's syncs are at least twice its transactions only if
+/// the client processes' syncs are in it (the first client ran a third of them).
+#[test]
+fn client_processes_send_back_their_transactions_and_their_io() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(CRUD);
+    cmd.args([
+        "--clients",
+        "3",
+        "--client-mode",
+        "processes",
+        "--knob",
+        "journal_mode=delete",
+        "--knob",
+        "busy_timeout=10000",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let load = &v["manifest"]["load"];
+    assert_eq!(load["clients"], 3, "{load}");
+    assert_eq!(load["client_mode"], "processes", "{load}");
+    let trial = &v["trials"][0];
+    let ops: u64 = trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(ops, 180, "every client process ran its share: {trial}");
+    let syncs: u64 = trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let io = &o["io"];
+            ["main", "journal", "wal", "temp", "other"]
+                .iter()
+                .map(|c| io[c]["syncs"].as_u64().unwrap_or(0))
+                .sum::<u64>()
+        })
+        .sum();
+    assert!(syncs >= 2 * ops, "{syncs} syncs for {ops} transactions: {trial}");
+    let in_series: u64 = trial["series"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(in_series, ops, "{}", trial["series"]);
+    let series_syncs: u64 = trial["series"]["io"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["syncs"].as_u64().unwrap())
+        .sum();
+    assert!(series_syncs >= 2 * ops, "{}", trial["series"]);
+    let text = stdout(&output(&mut sb.show(&[])));
+    assert!(text.contains("closed loop, 3 client processes"), "{text}");
+    // No client process outlives the run, and the scratch directory is left empty.
+    assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
+}
+
 #[test]
 fn a_closed_loop_is_labelled_as_such() {
     let sb = Sandbox::new();
@@ -131,6 +199,19 @@ fn load_shapes_that_cannot_run_are_refused_in_one_line() {
         (
             &["--clients", "2", "--interval", "5ms"],
             &["--interval", "10ms or more"],
+        ),
+        (
+            &["--clients", "2", "--client-mode", "processes", "--engine", "postgres"],
+            &[
+                "--client-mode processes",
+                "engine postgres",
+                "server processes",
+                "--client-mode threads",
+            ],
+        ),
+        (
+            &["--clients", "2", "--client-mode", "process"],
+            &["--client-mode", "processes"],
         ),
     ];
     for (extra, parts) in cases {

@@ -48,6 +48,12 @@ pub static KIND: EngineKind = EngineKind {
 pub const COMPILED_PREFIX: &str = "@";
 
 fn open(target: Option<&str>, _scratch: &Scratch, memory: bool) -> Result<Box<dyn Engine>, Failure> {
+    open_target(target, memory)
+}
+
+/// The SQLite an `--engine` target names (none: the bundled one), opened as the registry opens
+/// it: for a client process (`--client-mode processes`), which has no scratch directory.
+pub fn open_target(target: Option<&str>, memory: bool) -> Result<Box<dyn Engine>, Failure> {
     let choice = match target {
         None => SqliteChoice::Bundled,
         Some(t) => match t.strip_prefix(COMPILED_PREFIX) {

@@ -414,10 +414,11 @@ impl Workload for Tatp {
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        // A rate, a latency limit or lock retries: the load driver runs the transactions.
+        // A rate, a latency limit, lock retries or client processes: the load driver runs the
+        // transactions.
         // Otherwise TATP's own clients, as VLDB'22 measured (and with its result hash).
         let l = trial.load;
-        if l.open() || l.latency_limit_ns.is_some() || l.max_tries > 1 {
+        if l.open() || l.latency_limit_ns.is_some() || l.max_tries > 1 || l.processes() {
             return super::load::drive(conn, self, trial, rec);
         }
         let settings = Settings::from_params(trial.params).map_err(|detail| WorkloadError::Verification {
