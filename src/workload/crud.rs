@@ -312,14 +312,14 @@ impl Transactions for Crud {
         }
     }
 
-    fn client(
+    fn client<'c>(
         &self,
-        conn: &mut dyn Connection,
+        conn: &'c mut dyn Connection,
         index: u32,
         clients: u32,
         seed: u64,
         p: &Params,
-    ) -> Result<Box<dyn Client>, WorkloadError> {
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
         let stmts = [
             conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?,
             conn.prepare("UPDATE crud SET value = ? WHERE id = ?")?,
@@ -328,6 +328,7 @@ impl Transactions for Crud {
         let (n, i) = (i64::from(clients), i64::from(index));
         let rows = p.count("rows") as i64;
         Ok(Box::new(CrudClient {
+            conn,
             stmts,
             live: Live {
                 ids: (1..=rows).filter(|id| (id - 1) % n == i).collect(),
@@ -353,7 +354,8 @@ impl Transactions for Crud {
 }
 
 /// One client's stream: its rounds, flattened into transactions.
-struct CrudClient {
+struct CrudClient<'c> {
+    conn: &'c mut dyn Connection,
     stmts: [StmtId; 3],
     live: Live,
     rng: ChaCha8Rng,
@@ -369,13 +371,13 @@ struct CrudClient {
     current: (usize, i64, Option<usize>),
 }
 
-impl CrudClient {
+impl CrudClient<'_> {
     fn round_len(&self) -> usize {
         (self.counts.0 + self.counts.1 + self.counts.2) as usize
     }
 }
 
-impl Client for CrudClient {
+impl Client for CrudClient<'_> {
     fn draw(&mut self) -> usize {
         if self.round.is_none() || self.at >= self.round_len() {
             self.round = self.live.round_of(&mut self.rng, self.size, self.counts);
@@ -400,7 +402,8 @@ impl Client for CrudClient {
         self.current.0
     }
 
-    fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError> {
+    fn execute(&mut self) -> Result<bool, EngineError> {
+        let conn = &mut *self.conn;
         let (op, id, value) = self.current;
         let stmt = self.stmts[op];
         let Some(round) = &self.round else {

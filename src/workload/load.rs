@@ -57,16 +57,17 @@ pub trait Transactions: Sync {
     fn warmup(&self, _params: &Params) -> Duration {
         Duration::ZERO
     }
-    /// Client `index` of `clients`: prepares its statements on `conn` and returns its stream of
-    /// transactions, drawn from `seed` (the same seed, the same transactions).
-    fn client(
+    /// Client `index` of `clients`: prepares its statements on `conn`, which it keeps, and
+    /// returns its stream of transactions, drawn from `seed` (the same seed, the same
+    /// transactions).
+    fn client<'c>(
         &self,
-        conn: &mut dyn Connection,
+        conn: &'c mut dyn Connection,
         index: u32,
         clients: u32,
         seed: u64,
         params: &Params,
-    ) -> Result<Box<dyn Client>, WorkloadError>;
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError>;
 }
 
 /// One client's stream of transactions.
@@ -74,12 +75,22 @@ pub trait Client {
     /// Draws the next transaction (its parameters), outside any timing, and returns its
     /// operation type (an index into the workload's operations).
     fn draw(&mut self) -> usize;
-    /// Runs the drawn transaction: `Ok(true)` when it succeeded by the workload's rules. On an
-    /// error it leaves no transaction open, so that the driver can run it again.
-    fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError>;
+    /// Runs the drawn transaction on the client's connection: `Ok(true)` when it succeeded by
+    /// the workload's rules. On an error it leaves no transaction open, so that the driver can
+    /// run it again.
+    fn execute(&mut self) -> Result<bool, EngineError>;
     /// True when this client's stream has no transaction left (checked before each draw).
     fn done(&self) -> bool {
         false
+    }
+    /// True when [`Client::check`] has something to check (asked once per trial).
+    fn checks(&self) -> bool {
+        false
+    }
+    /// Checks what the last transaction that completed returned, after its clock stopped (the
+    /// blob workload's read checksums): an error stops the trial.
+    fn check(&mut self) -> Result<(), WorkloadError> {
+        Ok(())
     }
 }
 
@@ -517,6 +528,7 @@ fn client_loop(
         };
     };
     let mut client = made?;
+    let checks = client.checks();
     let clock = crate::sys::clock::clock();
     // Warm-up: transactions run on the same schedule but are not recorded; the measured
     // interval, the series and the time budget start where it ends.
@@ -561,7 +573,8 @@ fn client_loop(
         let op = client.draw();
         if warming {
             if Instant::now() < warm_end {
-                match client.execute(conn) {
+                match client.execute() {
+                    Ok(true) if checks => client.check()?,
                     Ok(_) => {}
                     Err(e) if e.kind == ErrorKind::Busy => {}
                     Err(e) => {
@@ -592,7 +605,7 @@ fn client_loop(
         let t0 = clock.now();
         let mut tries = 1;
         let outcome = loop {
-            match client.execute(conn) {
+            match client.execute() {
                 Ok(ok) => break Some(ok),
                 Err(e) if e.kind == ErrorKind::Busy && tries < max_tries => tries += 1,
                 Err(e) if e.kind == ErrorKind::Busy => break None,
@@ -638,6 +651,12 @@ fn client_loop(
             None => rec.record_busy(op),
         }
         last_end_ns = end_ns;
+        if checks && outcome.is_some() {
+            if let Err(e) = client.check() {
+                shared.abort.store(true, Ordering::Relaxed);
+                return Err(e);
+            }
+        }
     }
     buckets.close(rec);
     shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
@@ -957,24 +976,25 @@ mod tests {
     /// A client that writes one row per transaction into `t`; the first transaction that
     /// starts 300 ms or more after the client was made stalls for 200 ms inside the engine
     /// call (what a checkpoint or another connection's lock does to a real one).
-    struct Writes {
+    struct Writes<'c> {
+        conn: &'c mut dyn Connection,
         stmt: crate::engines::StmtId,
         n: i64,
         made: Instant,
         stalled: bool,
     }
 
-    impl Client for Writes {
+    impl Client for Writes<'_> {
         fn draw(&mut self) -> usize {
             self.n += 1;
             0
         }
-        fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError> {
+        fn execute(&mut self) -> Result<bool, EngineError> {
             if !self.stalled && self.made.elapsed() >= Duration::from_millis(300) {
                 self.stalled = true;
                 std::thread::sleep(Duration::from_millis(200));
             }
-            conn.run(self.stmt, &[crate::engines::Value::Int(self.n)])?;
+            self.conn.run(self.stmt, &[crate::engines::Value::Int(self.n)])?;
             Ok(true)
         }
     }
@@ -985,16 +1005,17 @@ mod tests {
         fn budget(&self, _: &Params) -> Budget {
             Budget::Time(Duration::from_millis(900))
         }
-        fn client(
+        fn client<'c>(
             &self,
-            conn: &mut dyn Connection,
+            conn: &'c mut dyn Connection,
             _: u32,
             _: u32,
             _: u64,
             _: &Params,
-        ) -> Result<Box<dyn Client>, WorkloadError> {
+        ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
             let stmt = conn.prepare("INSERT INTO t(v) VALUES (?)")?;
             Ok(Box::new(Writes {
+                conn,
                 stmt,
                 n: 0,
                 made: Instant::now(),

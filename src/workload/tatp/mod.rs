@@ -266,20 +266,21 @@ impl super::load::Transactions for Tatp {
         p.duration("warmup_time")
     }
 
-    fn client(
+    fn client<'c>(
         &self,
-        conn: &mut dyn Connection,
+        conn: &'c mut dyn Connection,
         index: u32,
         _clients: u32,
         seed: u64,
         p: &Params,
-    ) -> Result<Box<dyn super::load::Client>, WorkloadError> {
+    ) -> Result<Box<dyn super::load::Client + 'c>, WorkloadError> {
         let settings = Settings::from_params(p).map_err(|detail| WorkloadError::Verification {
             workload: "tatp".into(),
             detail,
         })?;
         let stmts = Statements::prepare(conn).map_err(|e| setup_error(u64::from(index), e))?;
         Ok(Box::new(TatpClient {
+            conn,
             stmts,
             gen: TxGen::new(seed, u64::from(index), settings.mix, settings.subscribers),
             tx: None,
@@ -288,13 +289,14 @@ impl super::load::Transactions for Tatp {
 }
 
 /// One client's stream under the load driver.
-struct TatpClient {
+struct TatpClient<'c> {
+    conn: &'c mut dyn Connection,
     stmts: Statements,
     gen: TxGen,
     tx: Option<txns::TxInput>,
 }
 
-impl super::load::Client for TatpClient {
+impl super::load::Client for TatpClient<'_> {
     fn draw(&mut self) -> usize {
         let tx = self.gen.next_tx();
         let op = tx.kind.index();
@@ -302,11 +304,11 @@ impl super::load::Client for TatpClient {
         op
     }
 
-    fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError> {
+    fn execute(&mut self) -> Result<bool, EngineError> {
         let Some(tx) = &self.tx else {
             return Ok(false);
         };
-        match self.stmts.execute_into(conn, tx, None)? {
+        match self.stmts.execute_into(&mut *self.conn, tx, None)? {
             Outcome::Success => Ok(true),
             Outcome::Unsuccessful => Ok(false),
             // Rolled back already: the driver may run it again.

@@ -230,15 +230,17 @@ impl Statements {
 }
 
 /// A client for the load driver.
-pub struct YcsbClient {
+pub struct YcsbClient<'c> {
+    conn: &'c mut dyn Connection,
     generator: Generator,
     statements: Statements,
     out: Values,
 }
 
-impl YcsbClient {
-    pub fn new(generator: Generator, statements: Statements) -> YcsbClient {
+impl<'c> YcsbClient<'c> {
+    pub fn new(conn: &'c mut dyn Connection, generator: Generator, statements: Statements) -> YcsbClient<'c> {
         YcsbClient {
+            conn,
             generator,
             statements,
             // A scan of up to 1,000 records of 11 values and ~1 KB.
@@ -247,13 +249,14 @@ impl YcsbClient {
     }
 }
 
-impl Client for YcsbClient {
+impl Client for YcsbClient<'_> {
     fn draw(&mut self) -> usize {
         self.generator.draw().index()
     }
 
-    fn execute(&mut self, conn: &mut dyn Connection) -> Result<bool, EngineError> {
-        self.statements.execute(conn, self.generator.drawn(), &mut self.out)
+    fn execute(&mut self) -> Result<bool, EngineError> {
+        self.statements
+            .execute(&mut *self.conn, self.generator.drawn(), &mut self.out)
     }
 }
 

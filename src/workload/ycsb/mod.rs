@@ -248,14 +248,14 @@ impl Transactions for Ycsb {
         }
     }
 
-    fn client(
+    fn client<'c>(
         &self,
-        conn: &mut dyn Connection,
+        conn: &'c mut dyn Connection,
         index: u32,
         clients: u32,
         seed: u64,
         params: &Params,
-    ) -> Result<Box<dyn Client>, WorkloadError> {
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
         let core = core_of(params)?;
         let statements = Statements::prepare(conn).map_err(|e| setup_error(index, e))?;
         let mut generator = Generator::new(
@@ -269,7 +269,7 @@ impl Transactions for Ycsb {
         if params.choice("writer") == "on" {
             generator.force(if index == 0 { Op::Update } else { Op::Read });
         }
-        Ok(Box::new(YcsbClient::new(generator, statements)))
+        Ok(Box::new(YcsbClient::new(conn, generator, statements)))
     }
 }
 
