@@ -114,9 +114,6 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
     };
     for job in jobs.iter() {
         let w = job.workload;
-        if w.transactions().is_some() {
-            continue;
-        }
         let only_clients = LoadShape {
             clients: 1,
             ..shape.clone()
@@ -129,6 +126,12 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
         } else {
             format!("--max-tries {}", shape.max_tries)
         };
+        if let Some(tx) = w.transactions() {
+            if let Some(why) = tx.one_client_only(&job.params) {
+                return Err(Failure(format!("{flag}: workload {}: {why}", w.name())));
+            }
+            continue;
+        }
         return Err(Failure(format!(
             "{flag}: workload {} runs its operations as one ordered script, with one client in a closed loop; workloads that take it: {}",
             w.name(),

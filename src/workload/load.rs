@@ -52,6 +52,11 @@ pub enum Budget {
 pub trait Transactions: Sync {
     /// How much one trial runs, from the parameters.
     fn budget(&self, params: &Params) -> Budget;
+    /// Why these parameters run only as one closed-loop client, if they do (an ordered script
+    /// among a workload's modes): the run is refused with it.
+    fn one_client_only(&self, _params: &Params) -> Option<String> {
+        None
+    }
     /// How long every client runs transactions before the measured interval starts (not
     /// recorded); none by default.
     fn warmup(&self, _params: &Params) -> Duration {

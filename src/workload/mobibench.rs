@@ -21,11 +21,22 @@
 //!
 //! Journal mode, synchronous mode and page size are Mobibench options (`-j`, `-s`, and a fixed
 //! `PRAGMA page_size = 4096`): here they are knobs, set by the `mobibench` presets.
+//!
+//! **Several clients** (`--clients`, `--rate`, ...; one mode, not `all`): the load driver runs
+//! the same statements, one transaction each, from every client on the one database. Mobibench's
+//! own `-t N` gives each thread a database file of its own (`test.db<N>`), which measures N
+//! independent databases, not the contention people ask about; litebench's clients share the
+//! table. Client `i` of `N` inserts its share of `count` rows; updates its share at ids drawn
+//! uniformly from `1..=count` from its own seeded stream; deletes the ids `k` of Mobibench's
+//! sequence `0..count` with `k % N == i`, in order (so id 0 still finds nothing, and row
+//! `count` survives). A transaction that changes no row (id 0, or a row another client's
+//! transaction already changed away) is completed and unsuccessful.
 
+use super::load::{Budget, Client, Transactions};
 use super::suite::{self, Args, Check, Script, Slot, Step, Test};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::dialect::Sql;
-use crate::engines::{Connection, Value};
+use crate::engines::{Connection, EngineError, StmtId, Value};
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
 use rand::{Rng, SeedableRng};
@@ -170,9 +181,47 @@ impl Workload for Mobibench {
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        if !trial.load.is_default() {
+            return super::load::drive(conn, self, trial, rec);
+        }
         let p = trial.params;
         let s = script(p.choice("mode"), p.count("count"), trial.seed);
         suite::execute(self.name(), OPS, conn, &s, trial, rec)
+    }
+
+    fn transactions(&self) -> Option<&dyn Transactions> {
+        Some(self)
+    }
+
+    fn verify_after(
+        &self,
+        conn: &mut dyn Connection,
+        p: &Params,
+        load: &crate::model::load::LoadShape,
+    ) -> Result<(), WorkloadError> {
+        if load.is_default() {
+            return self.verify(conn, p);
+        }
+        // Transactions that failed on a lock, or were skipped, leave rows behind or missing;
+        // they are counted, not errors. The table holds between none and every row inserted,
+        // and between the one survivor and every row before the deletes.
+        let count = p.count("count");
+        let (lo, hi) = match p.choice("mode") {
+            "insert" => (0, count),
+            "update" => (count, count),
+            _ => (1, count),
+        };
+        let got: u64 = conn
+            .query_value("SELECT count(*) FROM tblMyList")?
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(u64::MAX);
+        if !(lo..=hi).contains(&got) {
+            return Err(WorkloadError::Verification {
+                workload: "mobibench".into(),
+                detail: format!("{got} rows in tblMyList after the trial, outside {lo}..={hi}"),
+            });
+        }
+        Ok(())
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
@@ -183,6 +232,87 @@ impl Workload for Mobibench {
             _ => 1,
         };
         suite::verify_count(conn, self.name(), "tblMyList", expect)
+    }
+}
+
+impl Transactions for Mobibench {
+    fn budget(&self, p: &Params) -> Budget {
+        Budget::Count(p.count("count"))
+    }
+
+    fn one_client_only(&self, p: &Params) -> Option<String> {
+        (p.choice("mode") == "all").then(|| {
+            "mode=all runs insert, update and delete one after the other, an ordered script for one client; give mode=insert, update or delete".into()
+        })
+    }
+
+    fn client<'c>(
+        &self,
+        conn: &'c mut dyn Connection,
+        index: u32,
+        clients: u32,
+        seed: u64,
+        p: &Params,
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+        let op = match p.choice("mode") {
+            "insert" => 0,
+            "update" => 1,
+            _ => 2,
+        };
+        let stmt = conn.prepare([INSERT, UPDATE, DELETE][op])?;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(11);
+        Ok(Box::new(MobiClient {
+            conn,
+            op,
+            stmt,
+            rng,
+            count: p.count("count") as i64,
+            next_delete: i64::from(index),
+            step: i64::from(clients),
+            id: 0,
+        }))
+    }
+}
+
+/// One client's stream of Mobibench transactions under the load driver.
+struct MobiClient<'c> {
+    conn: &'c mut dyn Connection,
+    /// The mode's operation type, and its statement.
+    op: usize,
+    stmt: StmtId,
+    rng: ChaCha8Rng,
+    count: i64,
+    /// Deletes: this client's next id of Mobibench's sequence, and the number of clients.
+    next_delete: i64,
+    step: i64,
+    /// The drawn transaction's id (updates and deletes).
+    id: i64,
+}
+
+impl Client for MobiClient<'_> {
+    fn draw(&mut self) -> usize {
+        self.id = match self.op {
+            0 => 0,
+            1 => self.rng.random_range(1..=self.count),
+            _ => {
+                let id = self.next_delete;
+                self.next_delete += self.step;
+                id
+            }
+        };
+        self.op
+    }
+
+    fn execute(&mut self) -> Result<bool, EngineError> {
+        let changed = match self.op {
+            0 => self.conn.run(self.stmt, &[Value::Text(INSERT_STR)])?,
+            1 => self
+                .conn
+                .run(self.stmt, &[Value::Text(UPDATE_STR), Value::Int(self.id)])?,
+            _ => self.conn.run(self.stmt, &[Value::Int(self.id)])?,
+        };
+        Ok(changed == 1)
     }
 }
 

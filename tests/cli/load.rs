@@ -164,6 +164,50 @@ fn client_processes_send_back_their_transactions_and_their_io() {
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new());
 }
 
+/// Mobibench's delete mode from three clients: together they run Mobibench's sequence of ids
+/// 0..count once, so every delete but id 0's finds its row, and row `count` survives (the
+/// trial's check).
+#[test]
+fn mobibench_modes_run_from_several_clients() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&[
+        "mobibench",
+        "--param",
+        "mode=delete",
+        "--param",
+        "count=60",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--clients",
+        "3",
+        "--knob",
+        "busy_timeout=10000",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let delete = v["trials"][0]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "delete")
+        .expect("a delete row")
+        .clone();
+    assert_eq!(delete["ops"], 60, "{delete}");
+    assert_eq!(delete["succeeded"], 59, "id 0 finds nothing: {delete}");
+    // `mode=all` is an ordered script: one client only.
+    let mut cmd = sb.run(&["mobibench", "--param", "mode=all", "--clients", "2"]);
+    assert_error_line(
+        &output(&mut cmd),
+        &["--clients 2", "mobibench", "mode=all", "mode=insert"],
+    );
+}
+
 #[test]
 fn a_closed_loop_is_labelled_as_such() {
     let sb = Sandbox::new();
