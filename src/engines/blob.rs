@@ -35,6 +35,9 @@ pub trait BlobStore {
     fn finish_load(&mut self) -> Result<(), EngineError>;
     /// Reads the whole blob `key` into the store's buffer and returns it.
     fn read(&mut self, key: u64) -> Result<&[u8], EngineError>;
+    /// What the last successful [`BlobStore::read`] returned, still in the store's buffer: for
+    /// checking it after the operation's clock stopped. Empty before any read.
+    fn last_read(&self) -> &[u8];
     /// Replaces the whole blob `key` by `data` (same length as before, for stores that cannot
     /// resize in place).
     fn write(&mut self, key: u64, data: &[u8]) -> Result<(), EngineError>;
@@ -208,6 +211,16 @@ impl BlobStore for SqlBlobs<'_> {
                 format!("blob {key}: the SELECT returned {other} instead of a blob"),
                 "reading a blob",
             )),
+        }
+    }
+
+    fn last_read(&self) -> &[u8] {
+        if self.out.len() != 1 {
+            return &[];
+        }
+        match self.out.get(0) {
+            CellRef::Blob(b) | CellRef::Text(b) => b,
+            _ => &[],
         }
     }
 

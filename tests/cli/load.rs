@@ -208,6 +208,53 @@ fn mobibench_modes_run_from_several_clients() {
     );
 }
 
+/// blob on a rate from two client processes sharing one blob: every operation ran, and every
+/// read was a whole version (the trial fails otherwise).
+#[test]
+fn blob_runs_from_client_processes_on_a_rate() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&[
+        "blob",
+        "--param",
+        "size=4KB",
+        "--param",
+        "count=1",
+        "--param",
+        "read_ratio=0.5",
+        "--param",
+        "warmup_time=0s",
+        "--param",
+        "operations=200",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--clients",
+        "2",
+        "--client-mode",
+        "processes",
+        "--rate",
+        "1000",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "busy_timeout=10000",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let ops: u64 = v["trials"][0]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(ops, 200, "{}", v["trials"][0]);
+}
+
 #[test]
 fn a_closed_loop_is_labelled_as_such() {
     let sb = Sandbox::new();

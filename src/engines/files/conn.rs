@@ -63,8 +63,9 @@ pub struct FilesConn {
     counters: Arc<IoCounters>,
     durability: Durability,
     open: HashMap<u64, OpenBlob>,
-    /// The one buffer a read lands in.
+    /// The one buffer a read lands in, and the length of the last read.
     buf: Vec<u8>,
+    last_read: usize,
 }
 
 /// The file of blob `key` in `dir`.
@@ -98,6 +99,7 @@ impl FilesConn {
             durability: Durability::Data,
             open: HashMap::new(),
             buf: Vec::new(),
+            last_read: 0,
         })
     }
 
@@ -243,6 +245,10 @@ impl BlobStore for FilesConn {
         Ok(())
     }
 
+    fn last_read(&self) -> &[u8] {
+        &self.buf[..self.last_read]
+    }
+
     fn insert(&mut self, key: u64, data: &[u8]) -> Result<(), EngineError> {
         let path = blob_path(&self.dir, key);
         // create_new: never overwrite a file litebench did not create.
@@ -280,6 +286,7 @@ impl BlobStore for FilesConn {
         c.reads.fetch_add(1, Relaxed);
         c.read_bytes.fetch_add(n as u64, Relaxed);
         self.put(key, blob);
+        self.last_read = n;
         Ok(&self.buf[..n])
     }
 
@@ -371,6 +378,9 @@ impl BlobStore for Native<'_> {
     }
     fn read(&mut self, key: u64) -> Result<&[u8], EngineError> {
         self.0.read(key)
+    }
+    fn last_read(&self) -> &[u8] {
+        self.0.last_read()
     }
     fn write(&mut self, key: u64, data: &[u8]) -> Result<(), EngineError> {
         self.0.write(key, data)

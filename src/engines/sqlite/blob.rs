@@ -52,8 +52,9 @@ pub struct IncrementalBlobs<'c> {
     table: CString,
     column: CString,
     loader: SqlLoader,
-    /// The one buffer a read lands in.
+    /// The one buffer a read lands in, and the length of the last read.
     buf: Vec<u8>,
+    last: usize,
 }
 
 impl<'c> IncrementalBlobs<'c> {
@@ -65,6 +66,7 @@ impl<'c> IncrementalBlobs<'c> {
             column: CString::new(blob::DATA_COLUMN).expect("no NUL"),
             loader: SqlLoader::new(),
             buf: Vec::new(),
+            last: 0,
         }
     }
 
@@ -140,7 +142,12 @@ impl BlobStore for IncrementalBlobs<'_> {
         // SAFETY: buf holds at least n bytes; the handle is open.
         let rc = unsafe { (api.blob_read)(handle, self.buf.as_mut_ptr().cast(), n as c_int, 0) };
         self.close(handle, rc, || format!("sqlite3_blob_read of blob {key}"))?;
+        self.last = n;
         Ok(&self.buf[..n])
+    }
+
+    fn last_read(&self) -> &[u8] {
+        &self.buf[..self.last]
     }
 
     fn write(&mut self, key: u64, data: &[u8]) -> Result<(), EngineError> {

@@ -19,9 +19,13 @@
 //! Throughput is measured operations per second of time spent inside them (the sum of their
 //! latencies): the time to make new content and check reads is not the engine's. The I/O of
 //! each operation type is attributed to it.
+//!
+//! Under any other load (several clients, a rate), the load driver runs it ([`clients`]).
 
+pub mod clients;
 pub mod content;
 
+use super::load::{Budget, Client, Transactions};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::blob::store_of;
 use crate::engines::Connection;
@@ -197,7 +201,14 @@ impl Workload for Blob {
         Ok(s.count)
     }
 
+    fn transactions(&self) -> Option<&dyn Transactions> {
+        Some(self)
+    }
+
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        if !trial.load.is_default() {
+            return super::load::drive(conn, self, trial, rec);
+        }
         let s = Settings::from_params(trial.params).map_err(check_failed)?;
         let mut store = store_of(conn)?;
         store.ready()?;
@@ -302,5 +313,30 @@ impl Workload for Blob {
             )));
         }
         Ok(())
+    }
+}
+
+impl Transactions for Blob {
+    fn budget(&self, p: &Params) -> Budget {
+        match p.count("operations") {
+            0 => Budget::Time(p.duration("measure_time")),
+            n => Budget::Count(n),
+        }
+    }
+
+    fn warmup(&self, p: &Params) -> Duration {
+        p.duration("warmup_time")
+    }
+
+    fn client<'c>(
+        &self,
+        conn: &'c mut dyn Connection,
+        index: u32,
+        clients: u32,
+        seed: u64,
+        p: &Params,
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+        let s = Settings::from_params(p).map_err(check_failed)?;
+        Ok(Box::new(clients::BlobClient::new(conn, s, seed, index, clients)?))
     }
 }
