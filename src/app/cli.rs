@@ -235,6 +235,11 @@ pub struct SsbGenArgs {
     /// (default: all).
     #[arg(long, value_name = "T1,T2,...", value_delimiter = ',')]
     pub tables: Vec<String>,
+    /// The date table: whole (every day of 1992-1998 at every scale, as the SSB specification
+    /// has it; what `litebench run ssb` loads by default) or dbgen (ssb-dbgen's bytes, which
+    /// below scale 1 keep only the first 2557 x scale days).
+    #[arg(long, value_name = "whole|dbgen", default_value = "whole")]
+    pub dates: String,
     /// Generator threads (default: the number of CPUs).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
