@@ -345,10 +345,10 @@ impl Comparison<'_> {
             body,
         );
         let mut out = format!(
-            "\nstatistics: ratio of medians, {}, seed {}; no significant difference within {} of 1 (--noise)\n",
+            "\nstatistics: ratio of medians, {}, seed {}; {}\n",
             self.statistics.ratio_interval,
             self.statistics.bootstrap_seed,
-            super::number::pct(self.statistics.noise)
+            super::number::verdict_rule(self.statistics.noise)
         );
         out += &if self.regressions > 0 {
             format!(

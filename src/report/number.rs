@@ -40,25 +40,28 @@ pub fn times(x: f64) -> String {
     format!("{x:.2}x")
 }
 
-/// A ratio with its interval and verdict: `1.08x [1.05..1.11] faster`, `0.99x [0.97..1.02] same`,
-/// or `1.08x -` when there are too few trials for an interval.
+/// A ratio with its interval and verdict: `1.08x [1.05..1.11] faster`, `0.99x [0.97..1.02] no
+/// significant difference`, `1.30x [0.59..21.75] inconclusive`, or `1.08x -` when there are too
+/// few trials for an interval. The verdict's words are [`litebench_stats::Verdict::as_str`]'s,
+/// as in every other table and command.
 pub fn ratio(r: Option<&Ratio>) -> String {
     match r {
         None => "-".into(),
         Some(r) => match (r.ci95, r.verdict) {
-            (Some(ci), Some(v)) => format!("{} [{:.2}..{:.2}] {}", times(r.ratio), ci.low, ci.high, short(v)),
+            (Some(ci), Some(v)) => format!("{} [{:.2}..{:.2}] {}", times(r.ratio), ci.low, ci.high, v.as_str()),
             _ => format!("{} -", times(r.ratio)),
         },
     }
 }
 
-/// A verdict in few letters for dense tables (`faster`, `slower`, `same`).
-pub fn short(v: litebench_stats::Verdict) -> &'static str {
-    match v {
-        litebench_stats::Verdict::Faster => "faster",
-        litebench_stats::Verdict::Slower => "slower",
-        litebench_stats::Verdict::NoSignificantDifference => "same",
-    }
+/// The verdict rule in one clause, the same wherever verdicts are printed: `noise` is the
+/// threshold as a fraction.
+pub fn verdict_rule(noise: f64) -> String {
+    let f = litebench_stats::INCONCLUSIVE_BEYOND;
+    format!(
+        "faster or slower when the 95% interval excludes 1 and the ratio is beyond {} of 1 (--noise); otherwise no significant difference, or inconclusive when the interval reaches beyond {f}x or 1/{f}x",
+        pct(noise)
+    )
 }
 
 /// A fraction as a percentage with one decimal.
@@ -90,6 +93,17 @@ mod tests {
             verdict: Some(Verdict::Faster),
         };
         assert_eq!(ratio(Some(&r)), "1.08x [1.05..1.11] faster");
+        let wide = Ratio {
+            ratio: 1.3,
+            ci95: Some(Interval { low: 0.59, high: 21.75 }),
+            verdict: Some(Verdict::Inconclusive),
+        };
+        assert_eq!(ratio(Some(&wide)), "1.30x [0.59..21.75] inconclusive");
+        let none = Ratio {
+            verdict: Some(Verdict::NoSignificantDifference),
+            ..r
+        };
+        assert_eq!(ratio(Some(&none)), "1.08x [1.05..1.11] no significant difference");
         let bare = Ratio {
             ratio: 0.5,
             ci95: None,

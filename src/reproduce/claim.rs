@@ -136,9 +136,16 @@ pub fn verdict_within(expect: Expect, here: f64, interval: Option<Interval>, noi
         Expect::Faster | Expect::Slower => true,
         Expect::NoGain | Expect::Absolute(_) | Expect::Count(_) => false,
     };
-    // Neither a direction nor its reverse is shown by an interval that reaches 1.
+    // Neither a direction nor its reverse is shown by an interval that reaches 1; one that also
+    // reaches beyond a factor of 1.5 either way is inconclusive, in compare's words.
     if directional && reaches_one && (v.starts_with("holds") || v.starts_with("does not hold: reversed")) {
-        return format!("does not hold: no significant difference here ({span} reaches 1)");
+        let wide = i.high > litebench_stats::INCONCLUSIVE_BEYOND || i.low < 1.0 / litebench_stats::INCONCLUSIVE_BEYOND;
+        let words = if wide {
+            litebench_stats::Verdict::Inconclusive
+        } else {
+            litebench_stats::Verdict::NoSignificantDifference
+        };
+        return format!("does not hold: {} here ({span} reaches 1)", words.as_str());
     }
     if expect == Expect::NoGain && reaches_one && v.starts_with("does not hold") {
         return format!("holds: no significant gain here ({span})");
@@ -205,8 +212,13 @@ mod tests {
         );
         // A median beyond the threshold, but an interval that reaches 1.
         assert_eq!(
-            verdict_within(Expect::Faster, 1.3, i(0.95, 1.6), 0.02),
-            "does not hold: no significant difference here (95% interval 0.95 to 1.60 reaches 1)"
+            verdict_within(Expect::Faster, 1.3, i(0.95, 1.45), 0.02),
+            "does not hold: no significant difference here (95% interval 0.95 to 1.45 reaches 1)"
+        );
+        // An interval that reaches 1 and beyond 1.5x is inconclusive, as compare says.
+        assert_eq!(
+            verdict_within(Expect::Faster, 1.3, i(0.59, 21.75), 0.02),
+            "does not hold: inconclusive here (95% interval 0.59 to 21.8 reaches 1)"
         );
         assert!(verdict_within(Expect::Slower, 0.8, i(0.7, 1.01), 0.02).contains("no significant"));
         // Nor is a reversal shown by an interval that reaches 1; a clear one stays reversed.
