@@ -20,7 +20,7 @@ pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>
         "tx/s median",
         "95% CI",
         "CV",
-        "ratio to #0 [95% CI] verdict",
+        "speed against #0 [95% CI] verdict",
         "p50 us",
         "p99 us",
         "syncs/tx",
