@@ -181,9 +181,14 @@ pub struct AdviseArgs {
     /// Which crashes the need must hold for.
     #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
     pub crash: CrashChoice,
-    /// Stored runs to choose from (default: every complete run).
+    /// Stored runs to choose from, all of one workload and parameters (default: every complete
+    /// run of --workload).
     #[arg(value_name = "RUN")]
     pub runs: Vec<i64>,
+    /// Rank the runs of this workload (needed without RUN ids): speeds of different workloads
+    /// or parameters are never ranked together.
+    #[arg(long, value_name = "NAME")]
+    pub workload: Option<String>,
     /// Run the missing verifications (`verify-durability` with its defaults) instead of only
     /// printing their commands.
     #[arg(long)]
