@@ -1,5 +1,9 @@
 //! `litebench advise --need durable|consistent|none`: the fastest stored configuration that
 //! keeps the guarantee, with its evidence, and what the next faster one gives up.
+//!
+//! The runs ranked are all of one workload with one set of parameters ([`chosen`]): without
+//! RUN ids or `--workload` the command asks for one instead of mixing tx/s of unrelated
+//! workloads into one list.
 
 use crate::app::cli::{AdviseArgs, CrashChoice, VerifyDurabilityArgs};
 use crate::base::Failure;
@@ -7,9 +11,12 @@ use crate::durability::crash::CrashKind;
 use crate::errln;
 use crate::report::advise::{advise, measured, Advice, Candidate, Measured};
 use crate::report::format::{render, Document};
+use crate::report::number::ratio;
 use crate::report::stored::open_store;
 use crate::report::Format;
+use crate::store::{Store, StoredRun};
 use std::collections::BTreeSet;
+use std::path::Path;
 
 fn crashes(c: CrashChoice) -> Vec<CrashKind> {
     match c {
@@ -44,6 +51,17 @@ fn evidence(c: &Candidate<'_>) -> String {
         .join("; ")
 }
 
+/// How the candidate ranked above `c` compares with it, in `compare`'s words: only a
+/// significant difference is "faster".
+fn above_words(c: &Candidate<'_>) -> String {
+    let r = ratio(c.above.as_ref());
+    match c.above.and_then(|r| r.verdict) {
+        Some(litebench_stats::Verdict::Faster) => format!("Next faster ({r})"),
+        Some(_) => format!("Next in the ranking, not measurably faster ({r})"),
+        None => format!("Next in the ranking, too few trials to say it is faster ({r})"),
+    }
+}
+
 fn describe(c: &Candidate<'_>) -> String {
     let m = c.measured;
     format!(
@@ -52,28 +70,112 @@ fn describe(c: &Candidate<'_>) -> String {
     )
 }
 
-pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
-    let (mut store, path) = open_store(&args.results)?;
+/// A run's workload and parameters as one line: `crud rows=200 inserts=20 ...`.
+fn workload_line(run: &StoredRun) -> String {
+    let params: Vec<String> = run
+        .manifest
+        .params
+        .0
+        .iter()
+        .map(|(k, v)| match serde_json::to_value(v) {
+            Ok(serde_json::Value::String(s)) => format!("{k}={s}"),
+            Ok(other) => format!("{k}={other}"),
+            Err(_) => k.clone(),
+        })
+        .collect();
+    format!("{} {}", run.manifest.workload, params.join(" "))
+        .trim_end()
+        .to_string()
+}
+
+/// `run 3` or `runs 1, 4`.
+fn run_list(ids: &[i64]) -> String {
+    let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+    format!("run{} {}", if ids.len() == 1 { "" } else { "s" }, ids.join(", "))
+}
+
+/// The stored runs `advise` ranks: the RUN ids given (or every complete run of `--workload`),
+/// which must all be of one workload and one set of parameters.
+fn chosen(store: &mut Store, path: &Path, args: &AdviseArgs) -> Result<Vec<StoredRun>, Failure> {
     let ids: Vec<i64> = if args.runs.is_empty() {
         store
             .list()?
             .into_iter()
             .filter(|r| r.status == "complete")
+            .filter(|r| args.workload.as_ref().is_none_or(|w| &r.workload == w))
             .map(|r| r.id)
             .collect()
     } else {
         args.runs.clone()
     };
+    let mut runs = Vec::new();
+    for id in ids {
+        let run = store.load(Some(id))?;
+        if args.workload.as_ref().is_none_or(|w| &run.manifest.workload == w)
+            && !measured(run.id, &run.manifest, &run.trials).is_empty()
+        {
+            runs.push(run);
+        }
+    }
+    // Each distinct workload and parameters, with its runs, in the order first seen.
+    let mut groups: Vec<(String, Vec<i64>)> = Vec::new();
+    for r in &runs {
+        let line = workload_line(r);
+        match groups.iter_mut().find(|g| g.0 == line) {
+            Some(g) => g.1.push(r.id),
+            None => groups.push((line, vec![r.id])),
+        }
+    }
+    let listed = || {
+        groups
+            .iter()
+            .map(|(line, ids)| format!("{} ({})", line, run_list(ids)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    if args.runs.is_empty() && args.workload.is_none() {
+        if groups.is_empty() {
+            return Err(no_sqlite_run(path));
+        }
+        return Err(Failure(format!(
+            "advise ranks the runs of one workload and parameters: give --workload NAME or the RUN ids to rank; stored: {}",
+            listed()
+        )));
+    }
+    if groups.len() > 1 {
+        let (flag, example) = match &args.workload {
+            Some(w) => (format!("--workload {w}"), format!("--workload {w} {}", groups[0].1[0])),
+            None => ("RUN".to_string(), groups[0].1[0].to_string()),
+        };
+        return Err(Failure(format!(
+            "{flag}: these runs measured different workloads or parameters, whose speeds are not comparable: {}; name the runs of one to rank (e.g. `litebench advise --need {} {example}`)",
+            listed(),
+            args.need.name()
+        )));
+    }
+    if let (Some(w), true) = (&args.workload, runs.is_empty()) {
+        return Err(Failure(format!(
+            "--workload {w}: no stored run of it measured a SQLite configuration; run e.g. `litebench run {w} --knob journal_mode=delete,wal --knob synchronous=normal,full` first"
+        )));
+    }
+    Ok(runs)
+}
+
+fn no_sqlite_run(path: &Path) -> Failure {
+    Failure(format!(
+        "--results {}: no stored run measured a SQLite configuration; run e.g. `litebench run crud --knob journal_mode=delete,wal --knob synchronous=normal,full` first",
+        path.display()
+    ))
+}
+
+pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
+    let (mut store, path) = open_store(&args.results)?;
     let mut all = Vec::new();
-    for id in &ids {
-        let run = store.load(Some(*id))?;
+    for run in chosen(&mut store, &path, args)? {
         all.extend(measured(run.id, &run.manifest, &run.trials));
     }
     if all.is_empty() {
-        return Err(Failure(format!(
-            "--results {}: no stored run measured a SQLite configuration; run e.g. `litebench run crud --knob journal_mode=delete,wal --knob synchronous=normal,full` first",
-            path.display()
-        )));
+        return Err(no_sqlite_run(&path));
     }
     let kinds = crashes(args.crash);
     let mut stored = store.verifications()?;
@@ -147,7 +249,7 @@ fn document(a: &Advice<'_>) -> Document {
             lines.push(format!("Fastest that meets it: {}", describe(best)));
             lines.push(format!("  evidence: {}", evidence(best)));
             if let Some(next) = i.checked_sub(1).map(|j| &a.ranked[j]) {
-                lines.push(format!("Next faster: {}", describe(next)));
+                lines.push(format!("{}: {}", above_words(best), describe(next)));
                 lines.push(format!("  gives up: {}", evidence(next)));
             } else {
                 lines.push("Nothing measured is faster.".into());
@@ -174,9 +276,20 @@ fn document(a: &Advice<'_>) -> Document {
             );
         }
     }
-    text += "All candidates, fastest first:\n";
+    text += "All candidates, fastest first (against the one above: its speed over this one's, as compare gives it):\n";
     for (i, c) in a.ranked.iter().enumerate() {
-        text += &format!("  {:>2}. [{}] {}  |  {}\n", i + 1, mark(c), describe(c), evidence(c));
+        let above = if i == 0 {
+            String::new()
+        } else {
+            format!("  |  above: {}", ratio(c.above.as_ref()))
+        };
+        text += &format!(
+            "  {:>2}. [{}] {}{above}  |  {}\n",
+            i + 1,
+            mark(c),
+            describe(c),
+            evidence(c)
+        );
     }
     let mut md = String::new();
     for l in &lines {
@@ -199,6 +312,7 @@ fn document(a: &Advice<'_>) -> Document {
                 m.label.clone(),
                 m.workload.clone(),
                 format!("{:.0}", m.tps_median),
+                if i == 0 { String::new() } else { ratio(c.above.as_ref()) },
                 evidence(c),
                 if c.verdicts.iter().any(|(_, v)| v.is_none()) {
                     verify_command(m)
@@ -223,6 +337,7 @@ fn document(a: &Advice<'_>) -> Document {
                 "configuration",
                 "workload",
                 "tx/s median",
+                "the one above against it",
                 "evidence",
                 "to verify",
             ],

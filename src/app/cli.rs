@@ -185,9 +185,14 @@ pub struct AdviseArgs {
     /// Which crashes the need must hold for.
     #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
     pub crash: CrashChoice,
-    /// Stored runs to choose from (default: every complete run).
+    /// Stored runs to choose from, all of one workload and parameters (default: every complete
+    /// run of --workload).
     #[arg(value_name = "RUN")]
     pub runs: Vec<i64>,
+    /// Rank the runs of this workload (needed without RUN ids): speeds of different workloads
+    /// or parameters are never ranked together.
+    #[arg(long, value_name = "NAME")]
+    pub workload: Option<String>,
     /// Run the missing verifications (`verify-durability` with its defaults) instead of only
     /// printing their commands.
     #[arg(long)]
@@ -239,6 +244,11 @@ pub struct SsbGenArgs {
     /// (default: all).
     #[arg(long, value_name = "T1,T2,...", value_delimiter = ',')]
     pub tables: Vec<String>,
+    /// The date table: whole (every day of 1992-1998 at every scale, as the SSB specification
+    /// has it; what `litebench run ssb` loads by default) or dbgen (ssb-dbgen's bytes, which
+    /// below scale 1 keep only the first 2557 x scale days).
+    #[arg(long, value_name = "whole|dbgen", default_value = "whole")]
+    pub dates: String,
     /// Generator threads (default: the number of CPUs).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,

@@ -1,5 +1,7 @@
 //! `litebench ssb-gen`: the SSB tables as ssb-dbgen's `.tbl` files, so that other tools (or a
-//! later `--param tbl_dir=`) can use exactly the data litebench generates.
+//! later `--param tbl_dir=`) can use exactly the data litebench generates. `--dates dbgen`
+//! writes dbgen's own bytes below scale 1 too (its shrunken date table; see
+//! [`litebench_ssbgen::Dates`]).
 //!
 //! Every file is written as a new file that appears only when complete ([`crate::base::outfile`]): an
 //! existing `.tbl` file (or a symbolic link by that name) is never overwritten nor followed,
@@ -11,7 +13,7 @@ use crate::app::cli::SsbGenArgs;
 use crate::base::outfile::OutFile;
 use crate::base::Failure;
 use crate::sys::signals::EXIT_INTERRUPTED;
-use litebench_ssbgen::{generate, Scale, Table};
+use litebench_ssbgen::{generate, Dates, Scale, Table};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +25,10 @@ pub fn run(args: &SsbGenArgs) -> Result<i32, Failure> {
         .scale
         .parse()
         .map_err(|e| Failure(format!("--scale {}: {e}", args.scale)))?;
+    let dates: Dates = args
+        .dates
+        .parse()
+        .map_err(|e| Failure(format!("--dates {}: {e}", args.dates)))?;
     let tables = tables(&args.tables)?;
     let threads = args.threads.map_or_else(default_threads, |n| n as usize);
     prepare_dir(&args.out)?;
@@ -40,7 +46,7 @@ pub fn run(args: &SsbGenArgs) -> Result<i32, Failure> {
     for t in tables {
         let path = args.out.join(t.file_name());
         let started = Instant::now();
-        let Some((lines, bytes)) = write_table(t, scale, threads, &path, &stop)? else {
+        let Some((lines, bytes)) = write_table(t, scale, dates, threads, &path, &stop)? else {
             crate::errln!(
                 "interrupted: the incomplete {} was removed; finished tables are kept",
                 path.display()
@@ -102,6 +108,7 @@ fn prepare_dir(dir: &Path) -> Result<(), Failure> {
 fn write_table(
     table: Table,
     scale: Scale,
+    dates: Dates,
     threads: usize,
     path: &Path,
     stop: &AtomicBool,
@@ -109,7 +116,7 @@ fn write_table(
     // Dropped before its commit (Ctrl-C, an error), the incomplete table is removed.
     let mut file = OutFile::create(path).map_err(|e| Failure(format!("{}: cannot create: {e}", path.display())))?;
     let (mut lines, mut bytes) = (0u64, 0u64);
-    for chunk in generate(table, scale, threads) {
+    for chunk in generate(table, scale, dates, threads) {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }

@@ -3,7 +3,7 @@
 //! stored run's verdicts can be recomputed exactly by any later version.
 
 use crate::model::record::Manifest;
-use litebench_stats::{ratio_of_medians, Better, Ratio, MEDIAN_INTERVAL_METHOD, RATIO_INTERVAL_METHOD, RESAMPLES};
+use litebench_stats::{speed_ratio, Better, Ratio, MEDIAN_INTERVAL_METHOD, RATIO_INTERVAL_METHOD, RESAMPLES};
 use serde::{Deserialize, Serialize};
 
 /// Default noise threshold: a ratio within 2% of 1 is never called a difference.
@@ -81,8 +81,10 @@ impl Statistics {
         s
     }
 
-    /// B against the baseline A: ratio of medians, its interval and the verdict.
+    /// B against the baseline A: B's speed over A's (higher = faster, whatever the metric: a
+    /// throughput's B/A, a time's A/B), its interval and the verdict. Every report prints this
+    /// ratio, so a ratio never points one way in one table and the other way in the next.
     pub fn compare(&self, a: &[f64], b: &[f64], metric: Metric) -> Option<Ratio> {
-        ratio_of_medians(a, b, metric.better(), self.noise, self.bootstrap_seed)
+        speed_ratio(a, b, metric.better(), self.noise, self.bootstrap_seed)
     }
 }

@@ -5,12 +5,20 @@
 //! makes them the same thing: the SQLite build (its source id) and the effective
 //! `journal_mode`/`synchronous` the trials read back. A configuration without a stored verdict
 //! is never assumed safe; the command to verify it is printed instead.
+//!
+//! Only configurations measured by one workload with one set of parameters are ranked together
+//! (17,148 mobibench tx/s and 7,429 crud tx/s are not two speeds of one thing; the caller
+//! groups the runs). Neighbours in the ranking are judged with `compare`'s ratio, interval and
+//! verdict ([`super::stats`]): a configuration listed above another whose interval includes 1
+//! is "no significant difference", not faster.
 
 use crate::durability::crash::CrashKind;
 use crate::durability::verify::{Cell, Verdict, SYNCHRONOUS};
 use crate::model::record::Manifest;
 use crate::model::record::TrialRecord;
+use crate::report::stats::{values, Metric, Statistics};
 use crate::store::VerifiedBuild;
+use litebench_stats::Ratio;
 
 /// What the user needs kept across a crash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -55,6 +63,12 @@ pub struct Measured {
     /// Median throughput of the measured trials, transactions per second.
     pub tps_median: f64,
     pub workload: String,
+    /// Each measured trial's throughput, for the verdicts between neighbours.
+    #[serde(skip)]
+    pub tps: Vec<f64>,
+    /// The run's statistics settings (seed, noise), as `compare` uses them.
+    #[serde(skip)]
+    pub statistics: Statistics,
 }
 
 /// `synchronous` as its name whether read back as a number or a name.
@@ -111,6 +125,8 @@ pub fn measured(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Me
             synchronous: sync_name(&sy),
             tps_median: median,
             workload: manifest.workload.clone(),
+            tps: values(trials, c.index, "all", Metric::Tps),
+            statistics: Statistics::of(manifest, None),
         });
     }
     out
@@ -172,6 +188,9 @@ pub fn verdict_for<'a>(m: &Measured, crash: CrashKind, stored: &'a [(VerifiedBui
 pub struct Candidate<'a> {
     pub measured: &'a Measured,
     pub verdicts: Vec<(CrashKind, Option<&'a Cell>)>,
+    /// The next faster candidate's (the one ranked just above) speed over this one's, with its
+    /// interval and verdict as `compare` gives them; `None` for the first.
+    pub above: Option<Ratio>,
 }
 
 impl Candidate<'_> {
@@ -211,9 +230,14 @@ pub fn advise<'a>(
         .map(|m| Candidate {
             measured: m,
             verdicts: crashes.iter().map(|&k| (k, verdict_for(m, k, stored))).collect(),
+            above: None,
         })
         .collect();
     ranked.sort_by(|a, b| b.measured.tps_median.total_cmp(&a.measured.tps_median));
+    for i in 1..ranked.len() {
+        let (up, me) = (ranked[i - 1].measured, ranked[i].measured);
+        ranked[i].above = up.statistics.compare(&me.tps, &up.tps, Metric::Tps);
+    }
     let answer = ranked.iter().position(|c| c.meets(need) == Some(true));
     let unverified_faster = (0..answer.unwrap_or(ranked.len()))
         .filter(|&i| ranked[i].meets(need).is_none())
@@ -242,6 +266,8 @@ mod tests {
             synchronous: sy.into(),
             tps_median: tps,
             workload: "crud".into(),
+            tps: (0..6).map(|i| tps + f64::from(i)).collect(),
+            statistics: Statistics::new(42, 0.02),
         }
     }
 
@@ -296,5 +322,28 @@ mod tests {
         let a = advise(Need::Durable, &[CrashKind::Process], &runs, &stored);
         assert_eq!(a.answer, None);
         assert_eq!(sync_name("2"), "full");
+    }
+
+    #[test]
+    fn neighbours_are_judged_as_compare_judges_them() {
+        let mut close = m("wal normal", "wal", "normal", 500.0);
+        close.tps = vec![480.0, 520.0, 500.0, 470.0, 530.0, 505.0];
+        let mut near = m("wal full", "wal", "full", 498.0);
+        near.tps = vec![470.0, 525.0, 498.0, 480.0, 515.0, 500.0];
+        let slow = m("delete full", "delete", "full", 50.0);
+        let runs = vec![slow, near, close];
+        let a = advise(Need::None, &[CrashKind::Power], &runs, &[]);
+        let labels: Vec<&str> = a.ranked.iter().map(|c| c.measured.label.as_str()).collect();
+        assert_eq!(labels, ["wal normal", "wal full", "delete full"]);
+        assert!(a.ranked[0].above.is_none());
+        let tie = a.ranked[1].above.unwrap();
+        assert_eq!(
+            tie.verdict,
+            Some(litebench_stats::Verdict::NoSignificantDifference),
+            "{tie:?}"
+        );
+        let clear = a.ranked[2].above.unwrap();
+        assert!(clear.ratio > 9.0, "{clear:?}");
+        assert_eq!(clear.verdict, Some(litebench_stats::Verdict::Faster));
     }
 }

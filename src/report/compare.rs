@@ -8,7 +8,7 @@
 //! ([`super::stats`]).
 
 use super::format::Document;
-use super::number::{interval_of, opt, times};
+use super::number::{factor, opt, times};
 use super::stats::{values, Metric, Statistics};
 use super::Format;
 use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
@@ -48,7 +48,8 @@ pub struct Row {
     pub trials_b: usize,
     pub median_a: Option<f64>,
     pub median_b: Option<f64>,
-    /// `median_b / median_a`.
+    /// B's speed over A's: `median_b / median_a` of a throughput, `median_a / median_b` of a
+    /// time (higher = faster, whatever the metric).
     pub ratio: Option<f64>,
     pub ratio_ci95_low: Option<f64>,
     pub ratio_ci95_high: Option<f64>,
@@ -323,7 +324,10 @@ impl Comparison<'_> {
                     opt(r.median_a),
                     opt(r.median_b),
                     r.ratio.map_or("-".into(), times),
-                    interval_of(r.ratio_ci95_low, r.ratio_ci95_high),
+                    match (r.ratio_ci95_low, r.ratio_ci95_high) {
+                        (Some(low), Some(high)) => format!("{}..{}", factor(low), factor(high)),
+                        _ => "-".into(),
+                    },
                     r.verdict.map_or("-".into(), |v| v.as_str().to_string()),
                 ]
             })
@@ -338,17 +342,17 @@ impl Comparison<'_> {
                 "trials A/B",
                 &ma,
                 &mb,
-                "B/A",
+                "B speed / A (higher = faster)",
                 "95% CI",
                 "verdict",
             ],
             body,
         );
         let mut out = format!(
-            "\nstatistics: ratio of medians, {}, seed {}; no significant difference within {} of 1 (--noise)\n",
+            "\nstatistics: ratio of medians, {}, seed {}; {}\n",
             self.statistics.ratio_interval,
             self.statistics.bootstrap_seed,
-            super::number::pct(self.statistics.noise)
+            super::number::verdict_rule(self.statistics.noise)
         );
         out += &if self.regressions > 0 {
             format!(

@@ -35,30 +35,55 @@ pub fn interval_of(low: Option<f64>, high: Option<f64>) -> String {
     interval(low.zip(high).map(|(low, high)| Interval { low, high }))
 }
 
-/// A ratio as `1.08x`.
+/// A ratio as `1.08x`, `56.0x`, `171x`, `0.059x`: three significant digits from 1 up, at least
+/// two below (a 171x slow-down is `0.0058x`, never `0.01x`).
 pub fn times(x: f64) -> String {
-    format!("{x:.2}x")
+    format!("{}x", factor(x))
 }
 
-/// A ratio with its interval and verdict: `1.08x [1.05..1.11] faster`, `0.99x [0.97..1.02] same`,
-/// or `1.08x -` when there are too few trials for an interval.
+/// A ratio's digits without the `x`: [`times`]'s rule, for intervals.
+pub fn factor(x: f64) -> String {
+    let a = x.abs();
+    if !x.is_finite() {
+        "-".into()
+    } else if a >= 1.0 || a == 0.0 {
+        num(x)
+    } else {
+        // Two significant digits: 0.59, 0.059, 0.0058.
+        let decimals = (1 - a.log10().floor() as i32).clamp(2, 12) as usize;
+        format!("{x:.decimals$}")
+    }
+}
+
+/// A ratio with its interval and verdict: `1.08x [1.05..1.11] faster`, `0.99x [0.97..1.02] no
+/// significant difference`, `1.30x [0.59..21.8] inconclusive`, or `1.08x -` when there are too
+/// few trials for an interval. Ratios are speeds (higher = faster, see
+/// [`crate::model::metric::Statistics::compare`]). The verdict's words are [`litebench_stats::Verdict::as_str`]'s,
+/// as in every other table and command.
 pub fn ratio(r: Option<&Ratio>) -> String {
     match r {
         None => "-".into(),
         Some(r) => match (r.ci95, r.verdict) {
-            (Some(ci), Some(v)) => format!("{} [{:.2}..{:.2}] {}", times(r.ratio), ci.low, ci.high, short(v)),
+            (Some(ci), Some(v)) => format!(
+                "{} [{}..{}] {}",
+                times(r.ratio),
+                factor(ci.low),
+                factor(ci.high),
+                v.as_str()
+            ),
             _ => format!("{} -", times(r.ratio)),
         },
     }
 }
 
-/// A verdict in few letters for dense tables (`faster`, `slower`, `same`).
-pub fn short(v: litebench_stats::Verdict) -> &'static str {
-    match v {
-        litebench_stats::Verdict::Faster => "faster",
-        litebench_stats::Verdict::Slower => "slower",
-        litebench_stats::Verdict::NoSignificantDifference => "same",
-    }
+/// The verdict rule in one clause, the same wherever verdicts are printed: `noise` is the
+/// threshold as a fraction.
+pub fn verdict_rule(noise: f64) -> String {
+    let f = litebench_stats::INCONCLUSIVE_BEYOND;
+    format!(
+        "faster or slower when the 95% interval excludes 1 and the ratio is beyond {} of 1 (--noise); otherwise no significant difference, or inconclusive when the interval reaches beyond {f}x or 1/{f}x",
+        pct(noise)
+    )
 }
 
 /// A fraction as a percentage with one decimal.
@@ -83,6 +108,17 @@ mod tests {
     }
 
     #[test]
+    fn ratios_keep_their_significant_digits() {
+        assert_eq!(times(171.3), "171x");
+        assert_eq!(times(55.98), "56.0x");
+        assert_eq!(times(1.084), "1.08x");
+        assert_eq!(times(0.99), "0.99x");
+        assert_eq!(times(0.059), "0.059x");
+        assert_eq!(times(1.0 / 171.0), "0.0058x");
+        assert_eq!(factor(f64::INFINITY), "-");
+    }
+
+    #[test]
     fn ratios() {
         let r = Ratio {
             ratio: 1.08,
@@ -90,6 +126,17 @@ mod tests {
             verdict: Some(Verdict::Faster),
         };
         assert_eq!(ratio(Some(&r)), "1.08x [1.05..1.11] faster");
+        let wide = Ratio {
+            ratio: 1.3,
+            ci95: Some(Interval { low: 0.59, high: 21.75 }),
+            verdict: Some(Verdict::Inconclusive),
+        };
+        assert_eq!(ratio(Some(&wide)), "1.30x [0.59..21.8] inconclusive");
+        let none = Ratio {
+            verdict: Some(Verdict::NoSignificantDifference),
+            ..r
+        };
+        assert_eq!(ratio(Some(&none)), "1.08x [1.05..1.11] no significant difference");
         let bare = Ratio {
             ratio: 0.5,
             ci95: None,

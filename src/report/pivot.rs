@@ -19,7 +19,8 @@ pub struct Cell {
     /// 95% interval of the median (null below 6 trials).
     pub ci95_low: Option<f64>,
     pub ci95_high: Option<f64>,
-    /// median / baseline median, with its bootstrap interval and verdict.
+    /// The speed over the baseline's (higher = faster: median / baseline median of a
+    /// throughput, baseline median / median of a time), with its bootstrap interval and verdict.
     pub ratio: Option<Ratio>,
     pub trials: usize,
 }
@@ -93,7 +94,7 @@ impl SideBySide {
     /// `median [95% CI of the median] ratio [its 95% CI] verdict`.
     pub fn cells(&self) -> (Vec<String>, Vec<Vec<String>>) {
         let mut headers = vec![format!(
-            "operation ({}, median [95% CI]; ratio to #{} [95% CI] verdict)",
+            "operation ({}, median [95% CI]; speed against #{}, higher = faster [95% CI] verdict)",
             self.metric.unit(),
             self.baseline
         )];

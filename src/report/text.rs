@@ -20,7 +20,7 @@ pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>
         "tx/s median",
         "95% CI",
         "CV",
-        "ratio to #0 [95% CI] verdict",
+        "speed against #0 [95% CI] verdict",
         "p50 us",
         "p99 us",
         "syncs/tx",
@@ -87,12 +87,12 @@ pub fn spread_line(report: &Report<'_>) -> Option<String> {
 /// How intervals and verdicts were computed, as one line.
 pub fn statistics_line(st: &super::Statistics) -> String {
     format!(
-        "statistics: medians with {:.0}% intervals by {}; ratios by {}, seed {}; differences within {} of 1 are no significant difference (--noise)",
+        "statistics: medians with {:.0}% intervals by {}; ratios by {}, seed {}; {}",
         st.confidence * 100.0,
         st.median_interval,
         st.ratio_interval,
         st.bootstrap_seed,
-        pct(st.noise)
+        super::number::verdict_rule(st.noise)
     )
 }
 

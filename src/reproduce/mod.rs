@@ -12,6 +12,7 @@ pub mod claim;
 pub mod interval;
 pub mod linaro2014;
 pub mod measure;
+pub mod params;
 pub mod run;
 pub mod section;
 pub mod speed2002;

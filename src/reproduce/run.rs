@@ -42,7 +42,9 @@ pub struct ReproduceArgs {
     /// Directory under which each run makes its scratch directory (default ./litebench-scratch).
     #[arg(long, value_name = "PATH")]
     pub dir: Option<PathBuf>,
-    /// Workload parameter added to every experiment's run, e.g. `value_size=200`.
+    /// Workload parameter for every experiment whose workloads have it, replacing the
+    /// experiment's own value, e.g. `value_size=200`; a warning names the experiments it does
+    /// not apply to, and one no experiment's workload has is an error.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// Noise threshold in percent for the verdicts (default 2).
@@ -183,7 +185,7 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
             ))
         }
     };
-    settings.params.extend(args.params.iter().cloned());
+    super::params::apply(&mut settings, &args.params);
     settings.results = Some(results.to_path_buf());
     settings.quiet = true;
     settings.dir.clone_from(&args.dir);
@@ -242,6 +244,14 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
                 d.display()
             )));
         }
+    }
+    let parsed: Vec<(&str, settings::RunArgs)> = target
+        .experiments
+        .iter()
+        .filter_map(|e| settings::from_words(&e.args).ok().map(|s| (e.id, s)))
+        .collect();
+    for w in super::params::check(&parsed, &args.params)? {
+        crate::errln!("{w}");
     }
     let started = std::time::Instant::now();
     let mut outcomes: Vec<(&Experiment, Outcome)> = Vec::new();

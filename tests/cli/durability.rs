@@ -221,12 +221,26 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
     let sb = Sandbox::new();
     let out = output(&mut sb.run_tiny(&["crud", "--knob", "journal_mode=wal", "--knob", "synchronous=off,full"]));
     assert_success(&out);
-    let advise = |need: &str| {
+    let advise_in = |need: &str, which: &[&str]| {
         let mut cmd = sb.litebench();
         cmd.args(["advise", "--need", need, "--format", "json", "--results"])
-            .arg(sb.results());
+            .arg(sb.results())
+            .args(which);
         output(&mut cmd)
     };
+    // Which runs to rank is asked for, never guessed: speeds of different workloads or
+    // parameters are not ranked together.
+    let out = advise_in("durable", &[]);
+    assert_error_line(
+        &out,
+        &[
+            "advise ranks the runs of one workload and parameters: give --workload NAME or the RUN ids",
+            "stored: crud ",
+            "(run 1)",
+        ],
+    );
+    // Run 1 alone: one workload, one set of parameters.
+    let advise = |need: &str| advise_in(need, &["1"]);
     // Nothing verified yet: no answer, and the line says what to run.
     let out = advise("durable");
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
@@ -294,6 +308,27 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
             && html.contains("power: durable (")
             && html.contains("power: may corrupt ("),
         "the report has no verdicts"
+    );
+    // A second crud run with other parameters is not ranked with the first.
+    let other = output(&mut sb.run_tiny(&[
+        "crud",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "synchronous=off",
+        "--param",
+        "value_size=200",
+    ]));
+    assert_success(&other);
+    let out = advise_in("durable", &["--workload", "crud"]);
+    assert_error_line(
+        &out,
+        &[
+            "--workload crud: these runs measured different workloads or parameters",
+            "value_size=200",
+            "(run 2)",
+            "e.g. `litebench advise --need durable --workload crud 1`",
+        ],
     );
 }
 

@@ -128,7 +128,7 @@ fn stored_runs_print_in_every_format() {
     each_format_on_store(&sb, &["show", "--list"]);
     each_format_on_store(&sb, &["show", "1", "--side-by-side"]);
     each_format_on_store(&sb, &["compare", "1:0", "2:0", "--force"]);
-    each_format_on_store(&sb, &["advise", "--need", "none"]);
+    each_format_on_store(&sb, &["advise", "--need", "none", "1"]);
     let merged = sb.root().join("merged").display().to_string();
     for (i, f) in FORMATS.iter().enumerate() {
         let out = output(sb.litebench().args([

@@ -60,10 +60,37 @@ fn writes_only_the_tables_asked_for() {
     );
     assert_success(&out);
     assert_eq!(listing(&dir), ["date.tbl", "part.tbl"]);
+    // The whole date table by default, at any scale: dbgen's SF 1 date.tbl (1992 to 1998).
     assert_eq!(
         sha256(&dir.join("date.tbl")),
+        "a389677a574fc53906f17b3bfb0be93dd4ebe9c12295d45c01eb1c58a1152aa7"
+    );
+    // --dates dbgen: dbgen's own bytes at 0.01, 25 days of January 1992.
+    let dbgen = sb.scratch().join("dbgen");
+    let out = ssb_gen(
+        &sb,
+        &[
+            "--scale",
+            "0.01",
+            "--out",
+            dbgen.to_str().unwrap(),
+            "--tables",
+            "date",
+            "--dates",
+            "dbgen",
+        ],
+    );
+    assert_success(&out);
+    assert!(stdout(&out).contains("date.tbl: 25 lines"), "{}", stdout(&out));
+    assert_eq!(
+        sha256(&dbgen.join("date.tbl")),
         "20342ada3f2185b008ea9961cc4ce7bd4379844a1216388e720da52d4a3143c2"
     );
+    let out = ssb_gen(
+        &sb,
+        &["--scale", "0.01", "--out", dbgen.to_str().unwrap(), "--dates", "all"],
+    );
+    assert_error_line(&out, &["error: --dates all: dates `all` is not known; give whole"]);
 }
 
 #[test]

@@ -195,6 +195,30 @@ fn side_by_side_puts_operations_down_and_configurations_across() {
         assert_eq!(cells[base], "", "{l}");
         assert!(cells[other].parse::<f64>().is_ok_and(|r| r > 0.0), "{l}");
     }
+    // Ratios are speeds whatever the metric (higher = faster): the times' ratios point the
+    // way the throughputs' do (each trial runs the same operations), never the inverse. (With
+    // two trials a median is a mean of two, so the two metrics' ratios need not be equal.)
+    let ratios = |metric: &str| -> Vec<f64> {
+        let out = output(&mut sb.show(&[
+            "--side-by-side",
+            "--format",
+            "csv",
+            "--metric",
+            metric,
+            "--baseline",
+            "1",
+        ]));
+        assert_success(&out);
+        stdout(&out)
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(other).unwrap().parse::<f64>().unwrap())
+            .collect()
+    };
+    for (t, p) in ratios("time").into_iter().zip(ratios("tps")) {
+        let opposite = (t > 1.2 && p < 1.0 / 1.2) || (t < 1.0 / 1.2 && p > 1.2);
+        assert!(!opposite, "time {t} against tps {p}: the ratios point opposite ways");
+    }
     // The full report carries the same table in JSON.
     let v = sb.show_json();
     assert_eq!(v["side_by_side"]["columns"].as_array().map(Vec::len), Some(CONFIGS));

@@ -4,8 +4,10 @@
 //! base count by the factor (truncating, at least 1 row — the date table shrinks too), and from 1
 //! up it truncates the factor to a whole number. Part grows with log₂ of the factor, and
 //! lineorder's part keys with its natural logarithm (a dbgen quirk kept for identical bytes).
-//! A factor of 1 or more with a fraction is refused rather than silently truncated.
+//! A factor of 1 or more with a fraction is refused rather than silently truncated. The date
+//! table written may be the specification's whole seven years instead ([`Dates`]).
 
+use crate::dates::{Dates, WHOLE_DATE_ROWS};
 use std::fmt;
 use std::str::FromStr;
 
@@ -62,9 +64,14 @@ impl Scale {
         self.0
     }
 
-    /// The cardinalities dbgen derives from this factor.
-    pub(crate) fn plan(self) -> Plan {
-        Plan::new(self.0)
+    /// The cardinalities dbgen derives from this factor, with the date table `dates` asks for.
+    pub(crate) fn plan(self, dates: Dates) -> Plan {
+        let mut plan = Plan::new(self.0);
+        plan.date_table_rows = match dates {
+            Dates::Whole => WHOLE_DATE_ROWS,
+            Dates::Dbgen => plan.date_rows,
+        };
+        plan
     }
 }
 
@@ -88,7 +95,10 @@ pub(crate) struct Plan {
     pub part_rows: u64,
     pub supplier_rows: u64,
     pub customer_rows: u64,
+    /// dbgen's date rows: they advance lineorder's order streams, whatever table is written.
     pub date_rows: u64,
+    /// The rows of the date table written ([`Dates`]).
+    pub date_table_rows: u64,
     pub orders: u64,
     /// Lineorder's part keys are drawn from 1 ..= this.
     pub part_key_max: i64,
@@ -125,6 +135,7 @@ impl Plan {
             supplier_rows: (supp * whole) as u64,
             customer_rows: (cust * whole) as u64,
             date_rows: date as u64,
+            date_table_rows: date as u64,
             orders: (orders * whole) as u64,
             part_key_max,
             supplier_key_max: supp * whole,
@@ -154,23 +165,28 @@ mod tests {
 
     #[test]
     fn cardinalities_follow_dbgen() {
-        let p = Scale::new(1.0).unwrap().plan();
+        let p = Scale::new(1.0).unwrap().plan(Dates::Dbgen);
         assert_eq!(
             (p.part_rows, p.supplier_rows, p.customer_rows, p.date_rows, p.orders),
             (200_000, 2_000, 30_000, 2_557, 1_500_000)
         );
         assert_eq!(p.part_key_max, 200_000);
         // Fractions scale every base, the date table's too.
-        let p = Scale::new(0.01).unwrap().plan();
+        let p = Scale::new(0.01).unwrap().plan(Dates::Dbgen);
         assert_eq!(
             (p.part_rows, p.supplier_rows, p.customer_rows, p.date_rows, p.orders),
             (2_000, 20, 300, 25, 15_000)
         );
+        assert_eq!(p.date_table_rows, 25);
+        // The whole date table is written, but dbgen's 25 rows still position the order streams.
+        let p = Scale::new(0.01).unwrap().plan(Dates::Whole);
+        assert_eq!((p.date_rows, p.date_table_rows), (25, 2_557));
         // Tiny fractions keep at least one row.
-        let p = Scale::new(0.0001).unwrap().plan();
+        let p = Scale::new(0.0001).unwrap().plan(Dates::Dbgen);
         assert_eq!((p.supplier_rows, p.date_rows), (1, 1));
         // Part grows with floor(1 + log2 SF); its keys in lineorder with floor(ln SF) + 1.
-        let p = Scale::new(10.0).unwrap().plan();
+        let p = Scale::new(10.0).unwrap().plan(Dates::Whole);
+        assert_eq!((p.date_rows, p.date_table_rows), (2_557, 2_557));
         assert_eq!((p.part_rows, p.part_key_max), (800_000, 600_000));
         assert_eq!(
             (p.supplier_rows, p.customer_rows, p.orders),

@@ -1,11 +1,13 @@
 //! The chunk stream: the same bytes whatever the thread count, whole lines, and a reader that
 //! stops early does not leave threads behind or hang.
 
-use litebench_ssbgen::{generate, row_count, Scale, Table};
+use litebench_ssbgen::{generate, row_count, Dates, Scale, Table};
 use std::time::{Duration, Instant};
 
 fn bytes(table: Table, scale: Scale, threads: usize) -> Vec<u8> {
-    generate(table, scale, threads).flat_map(|c| c.bytes).collect()
+    generate(table, scale, Dates::Whole, threads)
+        .flat_map(|c| c.bytes)
+        .collect()
 }
 
 #[test]
@@ -28,7 +30,7 @@ fn every_line_has_one_field_per_column() {
     let scale = Scale::new(0.01).unwrap();
     for table in Table::all() {
         let mut lines = 0;
-        for chunk in generate(table, scale, 2) {
+        for chunk in generate(table, scale, Dates::Whole, 2) {
             for line in chunk.lines() {
                 let separators = line.iter().filter(|&&b| b == b'|').count();
                 assert_eq!(
@@ -40,14 +42,14 @@ fn every_line_has_one_field_per_column() {
                 lines += 1;
             }
         }
-        assert_eq!(lines, row_count(table, scale), "{table}");
+        assert_eq!(lines, row_count(table, scale, Dates::Whole), "{table}");
     }
 }
 
 #[test]
 fn dropping_a_stream_early_stops_its_threads() {
     let started = Instant::now();
-    let mut chunks = generate(Table::Lineorder, Scale::new(10.0).unwrap(), 2);
+    let mut chunks = generate(Table::Lineorder, Scale::new(10.0).unwrap(), Dates::Whole, 2);
     let first = chunks.next().unwrap();
     assert_eq!(first.first_line, 1);
     drop(chunks);

@@ -13,7 +13,7 @@
 //! used first, and its date table advances the order streams, so `-T c` or `-T l` alone would
 //! print different customers and lineorders than the full run everybody uses.
 
-use litebench_ssbgen::{generate, row_count, Scale, Table};
+use litebench_ssbgen::{generate, row_count, Dates, Scale, Table};
 use sha2::{Digest, Sha256};
 
 /// (table, lines, SHA-256 of the file)
@@ -191,22 +191,31 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Generates every table at `factor` with `threads` and compares line counts, chunk numbering
-/// and hashes; reports every mismatching table at once.
+/// Generates every table at `factor` with `threads` and dbgen's date table and compares line
+/// counts, chunk numbering and hashes; reports every mismatching table at once.
 fn check(factor: f64, threads: usize, expected: &Expected) {
+    check_dates(factor, Dates::Dbgen, threads, expected);
+}
+
+/// [`check`] with the date table `dates`.
+fn check_dates(factor: f64, dates: Dates, threads: usize, expected: &Expected) {
     let scale = Scale::new(factor).unwrap();
     let mut wrong = Vec::new();
     for &(table, lines, sha) in expected {
         let mut hasher = Sha256::new();
         let mut next_line = 1;
-        for chunk in generate(table, scale, threads) {
+        for chunk in generate(table, scale, dates, threads) {
             assert_eq!(chunk.first_line, next_line, "{table} chunks are consecutive");
             assert_eq!(chunk.lines().count() as u64, chunk.lines, "{table} chunk line count");
             next_line += chunk.lines;
             hasher.update(&chunk.bytes);
         }
         assert_eq!(next_line - 1, lines, "{table} at SF {factor}: lines generated");
-        assert_eq!(row_count(table, scale), lines, "{table} at SF {factor}: row_count");
+        assert_eq!(
+            row_count(table, scale, dates),
+            lines,
+            "{table} at SF {factor}: row_count"
+        );
         let got = hex(&hasher.finalize());
         if got != sha {
             wrong.push(format!("{table}: {got}, dbgen {sha}"));
@@ -222,6 +231,15 @@ fn check(factor: f64, threads: usize, expected: &Expected) {
 #[test]
 fn sf_0_01_matches_dbgen() {
     check(0.01, 1, &SF_0_01);
+}
+
+/// The default date table below scale 1 is SF 1's (every day of 1992 to 1998); every other
+/// table, lineorder included, is still dbgen's at that scale.
+#[test]
+fn sf_0_01_with_the_whole_date_table_is_dbgens_but_for_the_dates() {
+    let mut expected = SF_0_01;
+    expected[3] = SF_1[3];
+    check_dates(0.01, Dates::Whole, 2, &expected);
 }
 
 #[test]

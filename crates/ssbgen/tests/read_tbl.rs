@@ -1,7 +1,7 @@
 //! Reading `.tbl` files in dbgen's format: the same chunks as the generator, typed fields, and
 //! errors that name the file, the line and the column.
 
-use litebench_ssbgen::{generate, parse_line, read_tbl, Chunk, Field, Scale, Table, TblError};
+use litebench_ssbgen::{generate, parse_line, read_tbl, Chunk, Dates, Field, Scale, Table, TblError};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
@@ -46,7 +46,9 @@ fn reads_a_dbgen_fixture_into_typed_fields() {
 #[test]
 fn the_fixture_is_what_the_generator_writes() {
     let bytes = std::fs::read(fixture("lineorder.tbl")).unwrap();
-    let first = generate(Table::Lineorder, Scale::new(0.01).unwrap(), 1).next().unwrap();
+    let first = generate(Table::Lineorder, Scale::new(0.01).unwrap(), Dates::Whole, 1)
+        .next()
+        .unwrap();
     assert!(first.bytes.starts_with(&bytes), "dbgen's first lines differ from ours");
 }
 
@@ -54,7 +56,7 @@ fn the_fixture_is_what_the_generator_writes() {
 fn a_large_file_reads_back_as_the_same_lines_in_several_chunks() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lineorder.tbl");
-    let generated: Vec<Chunk> = generate(Table::Lineorder, Scale::new(0.02).unwrap(), 2).collect();
+    let generated: Vec<Chunk> = generate(Table::Lineorder, Scale::new(0.02).unwrap(), Dates::Whole, 2).collect();
     let all: Vec<u8> = generated.iter().flat_map(|c| c.bytes.iter().copied()).collect();
     std::fs::write(&path, &all).unwrap();
     let read: Vec<Chunk> = read_tbl(&path).unwrap().map(Result::unwrap).collect();

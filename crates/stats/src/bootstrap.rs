@@ -11,6 +11,12 @@
 //! A difference is claimed (*faster* or *slower*) only when the interval excludes 1 **and** the
 //! point estimate differs from 1 by more than a noise threshold: with enough trials a 0.3%
 //! difference becomes "significant" while meaning nothing on a machine whose runs wander by 2%.
+//! Where no difference is claimed, "no significant difference" is said only of an interval that
+//! rules out large ones: an interval reaching beyond [`INCONCLUSIVE_BEYOND`] either way (a TATP
+//! run's 0.59..21.75) is *inconclusive*, since the data allow anything from a loss to a 20x win.
+//!
+//! [`speed_ratio`] orients every ratio one way, higher = faster, whatever the metric: a
+//! throughput's B/A, a time's A/B. That is the ratio every report prints.
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +35,10 @@ pub const MIN_TRIALS: usize = MIN_SAMPLES_95;
 pub const RATIO_INTERVAL_METHOD: &str =
     "percentile bootstrap of the ratio of medians over trials (10000 resamples, SplitMix64 seeded)";
 
+/// An interval that includes 1 but reaches beyond this factor either way (above 1.5, or below
+/// 1/1.5) allows a large difference as well as none: its verdict is [`Verdict::Inconclusive`].
+pub const INCONCLUSIVE_BEYOND: f64 = 1.5;
+
 /// Which direction of a metric is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -45,16 +55,22 @@ pub enum Better {
 pub enum Verdict {
     Faster,
     Slower,
+    /// The interval includes 1 (or the difference is within the noise threshold), and it rules
+    /// out any difference beyond [`INCONCLUSIVE_BEYOND`].
     NoSignificantDifference,
+    /// No difference is claimed, but the interval is too wide to say there is none: it reaches
+    /// beyond [`INCONCLUSIVE_BEYOND`] on at least one side.
+    Inconclusive,
 }
 
 impl Verdict {
-    /// How tables print it.
+    /// The words every report prints for it, the same in every table and command.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::NoSignificantDifference => "no significant difference",
+            Verdict::Inconclusive => "inconclusive",
         }
     }
 }
@@ -166,12 +182,30 @@ pub fn ratio_of_medians(a: &[f64], b: &[f64], better: Better, noise: f64, seed: 
     })
 }
 
+/// B's speed over A's, higher = faster whatever the metric: `median(b) / median(a)` of a
+/// throughput ([`Better::Higher`]), `median(a) / median(b)` of a time ([`Better::Lower`]), with
+/// its interval and verdict as [`ratio_of_medians`] gives them (a ratio above 1 beyond the
+/// noise is [`Verdict::Faster`]). A 171x speed-up of a time prints as 171x, not 0.0058x.
+pub fn speed_ratio(a: &[f64], b: &[f64], better: Better, noise: f64, seed: u64) -> Option<Ratio> {
+    match better {
+        Better::Higher => ratio_of_medians(a, b, Better::Higher, noise, seed),
+        Better::Lower => ratio_of_medians(b, a, Better::Higher, noise, seed),
+    }
+}
+
 /// The rule: a difference is claimed when the interval excludes 1 and the point estimate is
 /// further than `noise` from 1; the metric's direction says whether that is faster or slower.
+///
+/// When none is claimed, an interval reaching beyond [`INCONCLUSIVE_BEYOND`] on either side is
+/// [`Verdict::Inconclusive`] rather than "no significant difference".
 pub fn verdict(ratio: f64, ci: Interval, better: Better, noise: f64) -> Verdict {
     let excludes_one = ci.low > 1.0 || ci.high < 1.0;
     if !excludes_one || (ratio - 1.0).abs() <= noise {
-        return Verdict::NoSignificantDifference;
+        return if ci.high > INCONCLUSIVE_BEYOND || ci.low < 1.0 / INCONCLUSIVE_BEYOND {
+            Verdict::Inconclusive
+        } else {
+            Verdict::NoSignificantDifference
+        };
     }
     match (ratio > 1.0, better) {
         (true, Better::Higher) | (false, Better::Lower) => Verdict::Faster,
@@ -225,6 +259,39 @@ mod tests {
         assert_eq!(r.verdict, Some(Verdict::NoSignificantDifference));
         let strict = ratio_of_medians(&a, &b, Better::Higher, 0.005, 1).unwrap();
         assert_eq!(strict.verdict, Some(Verdict::Faster));
+    }
+
+    #[test]
+    fn a_wide_interval_around_one_is_inconclusive() {
+        let wide = Interval { low: 0.59, high: 21.75 };
+        assert_eq!(verdict(1.3, wide, Better::Higher, 0.02), Verdict::Inconclusive);
+        assert_eq!(verdict(1.3, wide, Better::Lower, 0.02), Verdict::Inconclusive);
+        let below = Interval { low: 0.6, high: 1.1 };
+        assert_eq!(verdict(0.9, below, Better::Higher, 0.02), Verdict::Inconclusive);
+        let narrow = Interval { low: 0.7, high: 1.45 };
+        assert_eq!(
+            verdict(1.0, narrow, Better::Higher, 0.02),
+            Verdict::NoSignificantDifference
+        );
+        // A clear difference stays one, however wide its interval.
+        let far = Interval { low: 2.0, high: 40.0 };
+        assert_eq!(verdict(9.0, far, Better::Higher, 0.02), Verdict::Faster);
+        assert_eq!(Verdict::Inconclusive.as_str(), "inconclusive");
+    }
+
+    #[test]
+    fn speed_ratios_point_one_way_for_times_and_throughputs() {
+        // B takes a 171th of A's time: 171x faster, not 0.0058x.
+        let a: Vec<f64> = (0..8).map(|i| 1710.0 + f64::from(i)).collect();
+        let b: Vec<f64> = (0..8).map(|i| 10.0 + f64::from(i) / 1000.0).collect();
+        let t = speed_ratio(&a, &b, Better::Lower, 0.02, 3).unwrap();
+        assert!((t.ratio - 1713.5 / 10.0035).abs() < 1e-9, "{}", t.ratio);
+        assert!(t.ci95.unwrap().low > 100.0, "{:?}", t.ci95);
+        assert_eq!(t.verdict, Some(Verdict::Faster));
+        // The same figures as throughputs: B is the slow one.
+        let h = speed_ratio(&a, &b, Better::Higher, 0.02, 3).unwrap();
+        assert!(h.ratio < 0.01);
+        assert_eq!(h.verdict, Some(Verdict::Slower));
     }
 
     #[test]

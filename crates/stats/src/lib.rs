@@ -34,7 +34,8 @@ mod student;
 mod summary;
 
 pub use bootstrap::{
-    ratio_of_medians, verdict, Better, Ratio, SplitMix64, Verdict, MIN_TRIALS, RATIO_INTERVAL_METHOD, RESAMPLES,
+    ratio_of_medians, speed_ratio, verdict, Better, Ratio, SplitMix64, Verdict, INCONCLUSIVE_BEYOND, MIN_TRIALS,
+    RATIO_INTERVAL_METHOD, RESAMPLES,
 };
 pub use compare::{welch, Comparison};
 pub use median_ci::{median_ci, median_ci_rank, MEDIAN_INTERVAL_METHOD, MIN_SAMPLES_95};

@@ -23,6 +23,7 @@ pub enum Source<'a> {
     /// The built-in generator at this scale, on this many threads.
     Generate {
         scale: litebench_ssbgen::Scale,
+        dates: litebench_ssbgen::Dates,
         threads: usize,
     },
     /// dbgen's `.tbl` files in this directory.
@@ -58,10 +59,10 @@ fn load_table(
 ) -> Result<u64, PopulateError> {
     let columns: Vec<&str> = schema::columns(table).iter().map(|c| c.0).collect();
     match source {
-        Source::Generate { scale, threads } => {
+        Source::Generate { scale, dates, threads } => {
             let file = format!("generated {}", table.file_name());
             let mut fill = |sink: &mut dyn RowSink| -> Result<(), EngineError> {
-                for chunk in litebench_ssbgen::generate(table, *scale, *threads) {
+                for chunk in litebench_ssbgen::generate(table, *scale, *dates, *threads) {
                     feed_chunk(table, &chunk, &file, sink)?;
                 }
                 Ok(())
@@ -95,8 +96,8 @@ pub fn populate(conn: &mut dyn Connection, settings: &Settings, pop: &Population
     let mut total = 0u64;
     for table in LOAD_ORDER {
         let rows = load_table(conn, table, &source, pop)?;
-        if let Source::Generate { scale, .. } = source {
-            let expected = litebench_ssbgen::row_count(table, scale);
+        if let Source::Generate { scale, dates, .. } = source {
+            let expected = litebench_ssbgen::row_count(table, scale, dates);
             if rows != expected {
                 return Err(input_error(
                     "ssb",

@@ -6,7 +6,8 @@
 //! - [`schema`]: the tables per dialect, with the artifact's keys;
 //! - [`load`]: generation (or `.tbl` import) streamed into each engine's bulk path, `ANALYZE`;
 //! - [`queries`]: Q1.1 to Q4.3;
-//! - [`answer`]: each query's answer in a form every engine agrees on.
+//! - [`answer`]: each query's answer in a form every engine agrees on;
+//! - [`empty`]: the warning about queries that answered nothing.
 //!
 //! The workload only reads, so the runner may give every trial the template itself instead of
 //! a copy ([`Workload::read_only`]). Every query's answer is stored with the trial, and the
@@ -15,6 +16,7 @@
 
 pub mod answer;
 pub mod bloom;
+pub mod empty;
 pub mod load;
 pub mod queries;
 pub mod schema;
@@ -25,7 +27,7 @@ use crate::engines::Connection;
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::model::record::QueryRecord;
 use crate::workload::recorder::Recorder;
-use litebench_ssbgen::{Scale, Table};
+use litebench_ssbgen::{Dates, Scale, Table};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -50,6 +52,12 @@ const PARAMS: &[ParamSpec] = &[
         help: "load ssb-dbgen's part.tbl, supplier.tbl, customer.tbl, date.tbl and lineorder.tbl from this directory instead of generating",
     },
     ParamSpec {
+        name: "dates",
+        kind: ParamKind::Choice(&litebench_ssbgen::Dates::WORDS),
+        default: "whole",
+        help: "the date table: whole (every day of 1992-1998, as the SSB specification has it, at every scale) or dbgen (ssb-dbgen's bytes, which below scale 1 keep only the first 2557 x scale days, so most queries answer nothing); not used with tbl_dir",
+    },
+    ParamSpec {
         name: "threads",
         kind: ParamKind::Count { min: 0, max: 256 },
         default: "0",
@@ -61,6 +69,7 @@ const PARAMS: &[ParamSpec] = &[
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub scale: Scale,
+    pub dates: Dates,
     pub tbl_dir: Option<PathBuf>,
     pub threads: usize,
 }
@@ -87,12 +96,14 @@ impl Settings {
                 }
             }
         }
+        let dates = dates_of(p);
         let threads = match p.count("threads") {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n as usize,
         };
         Ok(Settings {
             scale,
+            dates,
             tbl_dir,
             threads,
         })
@@ -104,10 +115,17 @@ impl Settings {
             Some(d) => load::Source::Import(d),
             None => load::Source::Generate {
                 scale: self.scale,
+                dates: self.dates,
                 threads: self.threads,
             },
         }
     }
+}
+
+/// The date table of a run's parameters; runs stored before the parameter existed generated
+/// dbgen's.
+pub fn dates_of(p: &Params) -> Dates {
+    p.choice("dates").parse().unwrap_or(Dates::Dbgen)
 }
 
 fn settings(p: &Params) -> Result<Settings, WorkloadError> {
@@ -136,6 +154,14 @@ impl Workload for Ssb {
 
     fn check(&self, p: &Params) -> Result<(), String> {
         Settings::from_params(p).map(|_| ())
+    }
+
+    fn warnings(
+        &self,
+        manifest: &crate::model::record::Manifest,
+        trials: &[crate::model::record::TrialRecord],
+    ) -> Vec<String> {
+        empty::warning(&manifest.params, trials).into_iter().collect()
     }
 
     fn metric(&self) -> crate::model::metric::Metric {
@@ -217,7 +243,7 @@ impl Workload for Ssb {
             return Ok(());
         }
         for t in schema::LOAD_ORDER {
-            let expected = litebench_ssbgen::row_count(t, s.scale);
+            let expected = litebench_ssbgen::row_count(t, s.scale, s.dates);
             let got = conn
                 .query_value(&format!("SELECT count(*) FROM {}", t.name()))?
                 .and_then(|v| v.parse::<u64>().ok());
@@ -251,7 +277,17 @@ mod tests {
         let s = Settings::from_params(&params(&[])).unwrap();
         assert!(s.tbl_dir.is_none());
         assert!(s.threads >= 1);
-        assert_eq!(litebench_ssbgen::row_count(Table::Lineorder, s.scale), 6_001_173);
+        assert_eq!(s.dates, Dates::Whole);
+        assert_eq!(
+            litebench_ssbgen::row_count(Table::Lineorder, s.scale, s.dates),
+            6_001_173
+        );
+        let s = Settings::from_params(&params(&["scale=0.01", "dates=dbgen"])).unwrap();
+        assert_eq!(litebench_ssbgen::row_count(Table::Date, s.scale, s.dates), 25);
+        // A run stored before the parameter existed generated dbgen's table.
+        let mut old = params(&[]);
+        old.0.remove("dates");
+        assert_eq!(dates_of(&old), Dates::Dbgen);
     }
 
     #[test]

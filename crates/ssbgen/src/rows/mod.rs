@@ -44,7 +44,7 @@ impl Context {
             Table::Part => p.part_rows,
             Table::Supplier => p.supplier_rows,
             Table::Customer => p.customer_rows,
-            Table::Date => p.date_rows,
+            Table::Date => p.date_table_rows,
             Table::Lineorder => p.orders,
         }
     }
