@@ -16,6 +16,7 @@ pub mod recorder;
 pub mod remote;
 pub mod result_hash;
 pub mod rlbench;
+pub mod script;
 pub mod speedtest;
 pub mod sqlite_benchmark;
 pub mod ssb;
@@ -208,7 +209,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 11] = [
+    static ALL: [&dyn Workload; 12] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -220,6 +221,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &ssb::Ssb,
         &blob::Blob,
         &ycsb::Ycsb,
+        &script::ScriptWorkload,
     ];
     &ALL
 }
