@@ -373,7 +373,8 @@ fn check_db(path: &str) -> Result<(), String> {
     if let Err(e) = read {
         return Err(format!("--param db={path}: cannot read it: {e}"));
     }
-    if header != b"SQLite format 3\0" {
+    // An empty file is an empty SQLite database.
+    if !header.is_empty() && header != b"SQLite format 3\0" {
         return Err(format!(
             "--param db={path}: not a SQLite database (its header is not \"SQLite format 3\")"
         ));
