@@ -280,7 +280,10 @@ fn run_client(
         path: spec.db.clone(),
     };
     let mut conn = crate::bench::runner::connect_configured(engine.as_ref(), &db, &spec.knobs, spec.allow_unverified)?;
-    let rec = Recorder::new(workload.operations(), engine.io_counters());
+    let rec = Recorder::of_types(
+        &workload.operation_types(&spec.params, choice.kind.dialect),
+        engine.io_counters(),
+    );
     let load = LoadShape {
         progress: spec.progress,
         ..spec.load.clone()

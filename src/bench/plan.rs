@@ -195,8 +195,9 @@ fn job_params(wl: &dyn Workload, pick: Option<&Pick>, user: &[String], several: 
         .map(|s| format!("{}={}", s.name, s.value))
         .collect();
     args.extend(user);
-    let params = params::resolve(wl.name(), wl.params(), &args)?;
+    let mut params = params::resolve(wl.name(), wl.params(), &args)?;
     wl.check(&params).map_err(Failure)?;
+    wl.settle(&mut params).map_err(Failure)?;
     Ok(params)
 }
 
@@ -406,6 +407,27 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
                     job.workload.name()
                 )));
             }
+        }
+    }
+    for job in &jobs {
+        let Some(file) = job.workload.template_file(&job.params) else {
+            continue;
+        };
+        if let Some(c) = choices
+            .iter()
+            .find(|c| !std::ptr::eq(c.kind, &crate::engines::sqlite::KIND))
+        {
+            return Err(Failure(format!(
+                "--param db={}: a database file is SQLite's, and engine {} cannot start from it; run --engine sqlite, or populate with --param init=SCHEMA.sql",
+                file.display(),
+                c.kind.name
+            )));
+        }
+        if args.memory {
+            return Err(Failure(format!(
+                "--param db={}: an in-memory database cannot start from a file; leave out --memory",
+                file.display()
+            )));
         }
     }
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;

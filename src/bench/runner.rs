@@ -249,6 +249,10 @@ fn populate(
     let db = engine.create_database(scratch, name)?;
     let start = Instant::now();
     let filled = (|| -> Result<u64, PopulateError> {
+        if let Some(source) = plan.workload.template_file(&plan.params) {
+            copy_template(engine, &source, &db)?;
+            return Ok(0);
+        }
         let mut conn = engine.connect(&db)?;
         engine.apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)?;
         engine.bulk_load_mode(conn.as_mut())?;
@@ -284,6 +288,26 @@ fn populate(
             }
         }
     }
+}
+
+/// Makes the template a byte-identical copy of the user's database file `source` (read, never
+/// opened by an engine, so never written), for workloads that start from one
+/// ([`crate::workload::Workload::template_file`]).
+fn copy_template(engine: &dyn Engine, source: &std::path::Path, db: &DbRef) -> Result<(), EngineError> {
+    let err = |message: String| EngineError {
+        engine: engine.label().to_string(),
+        kind: ErrorKind::Io,
+        code: None,
+        message,
+        context: format!("copying {} into the template", source.display()),
+    };
+    let Some(to) = &db.path else {
+        return Err(err(
+            "this engine's databases are not files; a database file is SQLite's".into(),
+        ));
+    };
+    std::fs::copy(source, to).map_err(|e| err(e.to_string()))?;
+    Ok(())
 }
 
 /// Where the runner delivers what it measured, as soon as it is measured.
@@ -576,7 +600,10 @@ fn measure(
         plan.allow_unverified,
         &|k| engine.knob_hint(k),
     )?;
-    let mut rec = Recorder::new(plan.workload.operations(), counters.clone());
+    let mut rec = Recorder::of_types(
+        &plan.workload.operation_types(&plan.params, engine.kind().dialect),
+        counters.clone(),
+    );
     let connector = MoreConnections {
         workload: plan.workload.name(),
         params: &plan.params,
@@ -620,7 +647,7 @@ fn measure(
         .fold(Default::default(), |acc: crate::sys::iocount::IoSnapshot, o| {
             acc.plus(&o.io)
         });
-    let total_ops: u64 = ops.iter().map(|o| o.ops).sum();
+    let total_ops: u64 = ops.iter().filter(|o| o.part_of.is_none()).map(|o| o.ops).sum();
     let measured_ns = measured.as_nanos() as u64;
     let throughput = if measured_ns == 0 {
         0.0

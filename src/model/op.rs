@@ -91,13 +91,43 @@ pub struct OpResult {
     /// The schedule lag's histogram, in the form of [`OpResult::histogram`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_histogram: Option<String>,
+    /// The operation type this one is a part of (a script's statement, timed inside its
+    /// script's transaction, as pgbench `-r` reports it): its operations are already counted in
+    /// that type's, so the trial's totals ("all") leave it out. Absent for whole operations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_of: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// One operation type of a trial: its name, and the type it is a part of, if any (see
+/// [`OpResult::part_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpType {
+    pub name: &'static str,
+    pub part_of: Option<&'static str>,
+}
+
+impl OpType {
+    /// Whole operation types with these names.
+    pub fn whole(names: &[&'static str]) -> Vec<OpType> {
+        names.iter().map(|&name| OpType { name, part_of: None }).collect()
+    }
+}
+
 impl OpResult {
+    /// True when this operation type counts in the figures of `operation`: itself, or "all"
+    /// (every whole operation type, not the parts of one).
+    pub fn counts_in(&self, operation: &str) -> bool {
+        if operation == "all" {
+            self.part_of.is_none()
+        } else {
+            self.name == operation
+        }
+    }
+
     /// Completed operations that succeeded (all of them in runs stored before litebench
     /// counted successes).
     pub fn succeeded(&self) -> u64 {

@@ -156,7 +156,7 @@ fn row(
         .map(|t| {
             t.ops
                 .iter()
-                .filter(|o| operation == "all" || o.name == operation)
+                .filter(|o| o.counts_in(operation))
                 .fold((0, 0), |(s, b), o| (s + o.succeeded(), b + o.busy))
         })
         .collect();
@@ -219,13 +219,7 @@ fn row(
     let per_trial = |f: &dyn Fn(&OpResult) -> u64| -> f64 {
         let per: Vec<f64> = trials
             .iter()
-            .map(|t| {
-                t.ops
-                    .iter()
-                    .filter(|o| operation == "all" || o.name == operation)
-                    .map(f)
-                    .sum::<u64>() as f64
-            })
+            .map(|t| t.ops.iter().filter(|o| o.counts_in(operation)).map(f).sum::<u64>() as f64)
             .collect();
         mean(per.into_iter()).unwrap_or(0.0)
     };
@@ -311,7 +305,7 @@ pub fn merged_latency(trials: &[&TrialRecord], operation: &str) -> Histogram<u64
 fn merged(trials: &[&TrialRecord], operation: &str, pick: impl Fn(&OpResult) -> Option<&String>) -> Histogram<u64> {
     let mut hist = new_histogram();
     for o in trials.iter().flat_map(|t| &t.ops) {
-        if operation == "all" || o.name == operation {
+        if o.counts_in(operation) {
             if let Some(h) = pick(o).and_then(|s| decode(s)) {
                 let _ = hist.add(&h);
             }

@@ -97,6 +97,13 @@ pub trait Client {
     fn check(&mut self) -> Result<(), WorkloadError> {
         Ok(())
     }
+    /// Parts of the last transaction, each timed on its own inside it, as `(operation type,
+    /// nanoseconds)` (a script's statements, pgbench `-r`): recorded beside the transaction
+    /// when it completed, in types that are parts of its own (see
+    /// [`crate::model::op::OpResult::part_of`]). None by default.
+    fn parts(&self) -> &[(usize, u64)] {
+        &[]
+    }
 }
 
 /// A per-client seed: the same for the same trial seed and client, different between clients.
@@ -646,6 +653,9 @@ fn client_loop(
         match outcome {
             Some(ok) => {
                 rec.record_outcome_ns(op, latency_ns, ok);
+                for &(part, ns) in client.parts() {
+                    rec.record_outcome_ns(part, ns, true);
+                }
                 if let Some(lag) = lag_ns {
                     rec.record_lag(op, lag);
                     if limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {

@@ -16,6 +16,7 @@ pub mod recorder;
 pub mod remote;
 pub mod result_hash;
 pub mod rlbench;
+pub mod script;
 pub mod speedtest;
 pub mod sqlite_benchmark;
 pub mod ssb;
@@ -163,6 +164,26 @@ pub trait Workload: Sync {
     }
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];
+    /// The operation types of a trial with these parameters on an engine of `dialect`, in
+    /// report order: [`Workload::operations`] unless they depend on the parameters (the script
+    /// workload: one per script and one per statement of each, the statements as parts of
+    /// their script's type).
+    fn operation_types(&self, _p: &Params, _dialect: Option<crate::engines::Dialect>) -> Vec<crate::model::op::OpType> {
+        crate::model::op::OpType::whole(self.operations())
+    }
+    /// Reads what the parameters name (script files) once, before anything runs, refuses what
+    /// does not parse (one line naming the file, line and column), and adds to the parameters
+    /// what identifies their content beyond its name (the scripts' SHA-256), so that the
+    /// manifest tells runs of different files apart. Nothing by default.
+    fn settle(&self, _p: &mut Params) -> Result<(), String> {
+        Ok(())
+    }
+    /// A database file (SQLite's) every trial starts from a byte-identical copy of, instead of
+    /// a population: the runner copies it into the template and never opens it. None by
+    /// default.
+    fn template_file(&self, _p: &Params) -> Option<std::path::PathBuf> {
+        None
+    }
     /// Creates the schema and pre-populates: run once into the template database. Returns the
     /// number of rows inserted (for the population rate in the footprint report). Checks
     /// `pop.stop` every few hundred rows ([`Population::every`], [`Population::bulk_load`]) and
@@ -188,7 +209,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 11] = [
+    static ALL: [&dyn Workload; 12] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -200,6 +221,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &ssb::Ssb,
         &blob::Blob,
         &ycsb::Ycsb,
+        &script::ScriptWorkload,
     ];
     &ALL
 }

@@ -5,7 +5,7 @@
 //! operation type changes, so syncs and bytes can be reported per operation type. The recorder
 //! does nothing else in the timed loop.
 
-use crate::model::op::{encode, new_histogram, Latency, OpResult, MAX_NS};
+use crate::model::op::{encode, new_histogram, Latency, OpResult, OpType, MAX_NS};
 use crate::sys::iocount::{IoCounters, IoSnapshot};
 use hdrhistogram::Histogram;
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 struct OpState {
     name: &'static str,
+    part_of: Option<&'static str>,
     ops: u64,
     succeeded: u64,
     failed: u64,
@@ -79,15 +80,22 @@ impl Recorder {
     /// A recorder for the given operation types; `counters` are the VFS counters to attribute
     /// (`None` for engines without a VFS).
     pub fn new(names: &[&'static str], counters: Option<Arc<IoCounters>>) -> Recorder {
+        Recorder::of_types(&OpType::whole(names), counters)
+    }
+
+    /// A recorder for the given operation types, some of which may be parts of others (a
+    /// script's statements: see [`OpResult::part_of`]).
+    pub fn of_types(types: &[OpType], counters: Option<Arc<IoCounters>>) -> Recorder {
         // Calibrate the operation clock now, outside any timed phase.
         let clock = crate::sys::clock::clock();
         Recorder {
             clock,
             lap_start: clock.now(),
-            ops: names
+            ops: types
                 .iter()
-                .map(|n| OpState {
-                    name: n,
+                .map(|t| OpState {
+                    name: t.name,
+                    part_of: t.part_of,
                     ops: 0,
                     succeeded: 0,
                     failed: 0,
@@ -320,8 +328,15 @@ impl Recorder {
     /// shares this recorder's VFS counters (give them to one client only: the counters are
     /// process-wide, so two clients attributing them would count the same I/O twice).
     pub fn sibling(&self, with_io: bool) -> Recorder {
-        let names: Vec<&'static str> = self.ops.iter().map(|o| o.name).collect();
-        Recorder::new(&names, if with_io { self.counters.clone() } else { None })
+        let types: Vec<OpType> = self
+            .ops
+            .iter()
+            .map(|o| OpType {
+                name: o.name,
+                part_of: o.part_of,
+            })
+            .collect();
+        Recorder::of_types(&types, if with_io { self.counters.clone() } else { None })
     }
 
     /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
@@ -407,6 +422,7 @@ fn result_of(s: OpState) -> OpResult {
         late: s.late,
         lag: s.lag.as_ref().map(Latency::of),
         lag_histogram: s.lag.as_ref().map(encode),
+        part_of: s.part_of.map(str::to_string),
     }
 }
 

@@ -29,6 +29,7 @@ mod profile;
 mod progress;
 mod report;
 mod reproduce;
+mod script;
 mod ssb_gen;
 mod store;
 mod store_locks;

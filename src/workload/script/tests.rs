@@ -1,0 +1,253 @@
+use super::*;
+use crate::engines::sqlite::api::Api;
+use crate::engines::sqlite::conn::SqliteConn;
+use crate::model::op::OpResult;
+use crate::model::params;
+use std::sync::atomic::AtomicBool;
+
+struct NoMore;
+
+impl crate::workload::Connector for NoMore {
+    fn open(&self) -> Result<Box<dyn Connection>, WorkloadError> {
+        unreachable!("one client")
+    }
+}
+
+fn params(args: &[&str]) -> Params {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut p = params::resolve("script", PARAMS, &args).unwrap();
+    ScriptWorkload.check(&p).unwrap();
+    ScriptWorkload.settle(&mut p).unwrap_or_else(|e| panic!("{e}"));
+    p
+}
+
+/// A directory with the given files.
+fn files(list: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in list {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn path(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).display().to_string()
+}
+
+fn memory() -> SqliteConn {
+    SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap()
+}
+
+/// Runs one trial of `p` on `conn` (populated first) and returns every operation type's result.
+fn trial(conn: &mut SqliteConn, p: &Params, seed: u64) -> Vec<OpResult> {
+    let stop = AtomicBool::new(false);
+    let trial = Trial::plain(p, seed, &stop, &NoMore);
+    let mut rec = Recorder::of_types(&ScriptWorkload.operation_types(p, Some(Dialect::Sqlite)), None);
+    ScriptWorkload.run(conn, &trial, &mut rec).unwrap();
+    ScriptWorkload.verify(conn, p).unwrap();
+    rec.finish().0
+}
+
+fn op<'a>(ops: &'a [OpResult], name: &str) -> &'a OpResult {
+    ops.iter()
+        .find(|o| o.name.ends_with(name))
+        .unwrap_or_else(|| panic!("no {name} in {:?}", ops.iter().map(|o| &o.name).collect::<Vec<_>>()))
+}
+
+#[test]
+fn builtin_tpcb_like_runs_pgbenchs_workload_and_keeps_its_balances() {
+    let p = params(&["builtin=tpcb-like", "transactions=300"]);
+    assert_eq!(p.text("sha256").len(), 64);
+    let mut conn = memory();
+    let rows = ScriptWorkload.populate(&mut conn, &Population::plain(&p, 1)).unwrap();
+    assert_eq!(rows, 100_000 + 10 + 1);
+    assert_eq!(
+        conn.query_value("SELECT length(filler) FROM pgbench_accounts WHERE aid = 5")
+            .unwrap(),
+        Some("84".into())
+    );
+    let ops = trial(&mut conn, &p, 7);
+    // One operation type for the script, one per statement, each statement a part of it.
+    let names: Vec<&str> = ops.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "tpcb-like",
+            "tpcb-like:5 BEGIN",
+            "tpcb-like:6 UPDATE pgbench_accounts",
+            "tpcb-like:7 SELECT pgbench_accounts",
+            "tpcb-like:8 UPDATE pgbench_tellers",
+            "tpcb-like:9 UPDATE pgbench_branches",
+            "tpcb-like:10 INSERT pgbench_history",
+            "tpcb-like:11 COMMIT",
+        ]
+    );
+    for o in &ops {
+        assert_eq!(o.ops, 300, "{}", o.name);
+        assert_eq!(o.part_of.as_deref(), (o.name != "tpcb-like").then_some("tpcb-like"));
+    }
+    let history = conn.query_value("SELECT count(*) FROM pgbench_history").unwrap();
+    assert_eq!(history, Some("300".into()));
+    // Statements take less time than their transaction.
+    let whole = op(&ops, "tpcb-like").latency.mean_ns;
+    let parts: f64 = ops[1..].iter().map(|o| o.latency.mean_ns).sum();
+    assert!(parts <= whole * 1.01, "{parts} > {whole}");
+}
+
+#[test]
+fn same_seed_same_values_other_seed_other_values() {
+    let dir = files(&[(
+        "v.sql",
+        "\\set a random(1, 1000000)\n\\set z random_zipfian(1, 1000, 1.5)\n\\set g random_gaussian(1, 1000, 2.5)\n\\set e random_exponential(1, 1000, 3)\n\\set h hash(:a)\nSELECT :a, :z, :g, :e, :h;\n",
+    )]);
+    let p = params(&[&format!("file={}", path(&dir, "v.sql"))]);
+    let loaded = load(&p).unwrap();
+    let draws = |seed: u64| -> Vec<Vec<expr::Var>> {
+        let mut conn = memory();
+        let mut c = client::ScriptClient::new(&mut conn, loaded, 0, seed).unwrap();
+        (0..20)
+            .map(|_| {
+                c.draw();
+                c.execute().unwrap();
+                ["a", "z", "g", "e", "h"]
+                    .iter()
+                    .map(|v| c.var(v).unwrap().clone())
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(draws(5), draws(5));
+    assert_ne!(draws(5), draws(6));
+}
+
+#[test]
+fn a_variable_is_bound_as_a_parameter_never_pasted_into_the_sql() {
+    let evil = "'); DROP TABLE t; --";
+    let dir = files(&[
+        ("init.sql", "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT);"),
+        (
+            "i.sql",
+            "INSERT INTO t(v) VALUES (:x); -- :x\nSELECT ':x', v FROM t WHERE v = :x;\n",
+        ),
+    ]);
+    let p = params(&[
+        &format!("file={}", path(&dir, "i.sql")),
+        &format!("init={}", path(&dir, "init.sql")),
+        &format!("define=x={evil}"),
+        "transactions=3",
+    ]);
+    let mut conn = memory();
+    ScriptWorkload.populate(&mut conn, &Population::plain(&p, 1)).unwrap();
+    let ops = trial(&mut conn, &p, 1);
+    assert_eq!(op(&ops, "INSERT t").ops, 3);
+    let rows = conn.query("SELECT v FROM t").unwrap();
+    assert_eq!(
+        rows,
+        vec![vec![Some(evil.to_string())]; 3],
+        "the table is there, holding the text"
+    );
+}
+
+#[test]
+fn weights_are_honoured_within_sampling_error() {
+    let dir = files(&[("a.sql", "SELECT 1;\n"), ("b.sql", "SELECT 2;\nSELECT 3;\n")]);
+    let p = params(&[
+        &format!("file={}@3,{}@1", path(&dir, "a.sql"), path(&dir, "b.sql")),
+        "transactions=8000",
+    ]);
+    let ops = trial(&mut memory(), &p, 3);
+    let (a, b) = (op(&ops, "a.sql").ops, op(&ops, "b.sql").ops);
+    assert_eq!(a + b, 8000);
+    // Binomial(8000, 0.75): sd 38.7; 4 sd either side.
+    assert!((6000 - 155..=6000 + 155).contains(&a), "a ran {a} of 8000");
+    // Per-statement counts follow their script's.
+    assert_eq!(op(&ops, "a.sql:1 SELECT").ops, a);
+    assert_eq!(op(&ops, "b.sql:1 SELECT").ops, b);
+    assert_eq!(op(&ops, "b.sql:2 SELECT").ops, b);
+    // A weight of 0 is never drawn.
+    let p = params(&[
+        &format!("file={}@1,{}@0", path(&dir, "a.sql"), path(&dir, "b.sql")),
+        "transactions=200",
+    ]);
+    let ops = trial(&mut memory(), &p, 3);
+    assert_eq!((op(&ops, "a.sql").ops, op(&ops, "b.sql").ops), (200, 0));
+}
+
+#[test]
+fn a_dialect_variant_replaces_the_file_on_its_engine_and_changes_the_hash() {
+    let dir = files(&[
+        ("t.sql", "SELECT 1;\n"),
+        ("t.pg.sql", "\\set x 1\nSELECT :x;\nSELECT 2;\n"),
+    ]);
+    let arg = format!("file={}", path(&dir, "t.sql"));
+    let p = params(&[&arg]);
+    let loaded = load(&p).unwrap();
+    let names = |d| -> Vec<&str> { loaded.layout(Some(d)).types.iter().map(|t| t.name).collect() };
+    let base = path(&dir, "t.sql");
+    let pg = path(&dir, "t.pg.sql");
+    assert_eq!(names(Dialect::Sqlite), vec![base.clone(), format!("{base}:1 SELECT")]);
+    assert_eq!(
+        names(Dialect::Postgres),
+        vec![base.clone(), format!("{pg}:2 SELECT"), format!("{pg}:3 SELECT")]
+    );
+    // Another file's content, another hash.
+    let other = files(&[("t.sql", "SELECT 1;\n")]);
+    let q = params(&[&format!("file={}", path(&other, "t.sql"))]);
+    assert_ne!(p.text("sha256"), q.text("sha256"));
+    // A pinned hash that does not match is refused.
+    let args = vec![arg, format!("sha256={}", "0".repeat(64))];
+    let mut r = params::resolve("script", PARAMS, &args).unwrap();
+    let e = ScriptWorkload.settle(&mut r).unwrap_err();
+    assert!(e.starts_with("--param sha256=000"), "{e}");
+}
+
+#[test]
+fn a_runtime_error_stops_the_trial_with_its_script_and_line() {
+    let dir = files(&[("z.sql", "\\set d 0\n\\set q 10 / :d\nSELECT :q;\n")]);
+    let p = params(&[&format!("file={}", path(&dir, "z.sql"))]);
+    let stop = AtomicBool::new(false);
+    let trial = Trial::plain(&p, 1, &stop, &NoMore);
+    let mut rec = Recorder::of_types(&ScriptWorkload.operation_types(&p, Some(Dialect::Sqlite)), None);
+    let e = ScriptWorkload
+        .run(&mut memory(), &trial, &mut rec)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("z.sql:2: division by zero"), "{e}");
+}
+
+#[test]
+fn bad_inputs_are_one_line_each() {
+    let dir = files(&[("bad.sql", "SELECT 1;\n\\if 1\n"), ("db.txt", "not a database")]);
+    let settle = |args: &[String]| {
+        let mut p = params::resolve("script", PARAMS, args).unwrap();
+        ScriptWorkload
+            .check(&p)
+            .and_then(|()| ScriptWorkload.settle(&mut p))
+            .unwrap_err()
+    };
+    let bad = path(&dir, "bad.sql");
+    assert_eq!(
+        settle(&[format!("file={bad}")]),
+        format!(
+            "{bad}:2:1: unknown meta-command \\if; litebench's scripts have \\set and \\sleep (see docs/workloads.md)"
+        )
+    );
+    assert!(settle(&["file=/nonexistent/x.sql".into()]).starts_with("--param file: cannot read /nonexistent/x.sql"));
+    assert!(settle(&["builtin=tpcc".into()]).starts_with("--param builtin=tpcc: no such built-in script"));
+    assert!(settle(&["builtin=select-only@x".into()]).contains("weight after @"));
+    assert!(settle(&["builtin=select-only@0".into()]).contains("weight 0"));
+    assert!(settle(&["builtin=select-only,select-only".into()]).contains("given twice"));
+    assert!(settle(&[format!("db={}", path(&dir, "db.txt"))]).contains("not a SQLite database"));
+    assert!(settle(&["db=a.db".into(), "init=b.sql".into()]).contains("not both"));
+    for e in [settle(&[format!("file={bad}")]), settle(&["builtin=x".into()])] {
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn definitions_split_where_a_name_follows() {
+    assert_eq!(definitions("a=1;b=x y"), vec!["a=1", "b=x y"]);
+    assert_eq!(definitions("x='); DROP TABLE t; --"), vec!["x='); DROP TABLE t; --"]);
+    assert_eq!(definitions("x=1; y=2"), vec!["x=1", "y=2"]);
+    assert!(definitions("").is_empty());
+}

@@ -1,0 +1,119 @@
+//! The `script` workload end to end: pgbench's tpcb-like on SQLite with per-statement rows, a
+//! user's script on a copy of the user's own database (left byte for byte as it was), and every
+//! script error one line naming file, line and column, exit 2, before anything runs.
+
+use crate::common::*;
+use litebench::engines::sqlite::api::Api;
+use litebench::engines::sqlite::conn::SqliteConn;
+use litebench::engines::Connection;
+
+const QUICK: &[&str] = &["--trials", "1", "--warmup", "0", "--quiet"];
+
+fn write(sb: &Sandbox, name: &str, text: &str) {
+    std::fs::write(sb.cwd().join(name), text).unwrap();
+}
+
+#[test]
+fn builtin_tpcb_like_runs_with_a_row_per_statement() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&["script", "--param", "builtin=tpcb-like", "--param", "transactions=200"]);
+    cmd.args(QUICK).args([
+        "--clients",
+        "2",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "busy_timeout=10000",
+    ]);
+    cmd.args(["--max-tries", "20", "--format", "json"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let params = &v["manifest"]["params"];
+    assert_eq!(params["builtin"], "tpcb-like", "{params}");
+    assert_eq!(params["sha256"].as_str().map(str::len), Some(64), "{params}");
+    let rows = v["summary"].as_array().unwrap();
+    let ops = |name: &str| {
+        rows.iter()
+            .find(|r| r["operation"] == name)
+            .unwrap_or_else(|| panic!("no {name} row in {rows:?}"))["ops_per_trial"]
+            .as_f64()
+            .unwrap()
+    };
+    // The trial's totals count transactions, not statements.
+    assert_eq!(ops("all"), 200.0);
+    assert_eq!(ops("tpcb-like"), 200.0);
+    assert_eq!(ops("tpcb-like:6 UPDATE pgbench_accounts"), 200.0);
+    assert_eq!(ops("tpcb-like:10 INSERT pgbench_history"), 200.0);
+}
+
+#[test]
+fn a_users_script_runs_on_a_copy_of_the_users_database_left_as_it_was() {
+    let sb = Sandbox::new();
+    let db = sb.cwd().join("app.db");
+    {
+        let mut c = SqliteConn::open(Api::bundled(), &db, None, "setup").unwrap();
+        c.execute_batch("CREATE TABLE kv(k INTEGER PRIMARY KEY, v INTEGER); INSERT INTO kv SELECT value, 0 FROM generate_series(1, 100);")
+            .unwrap_or_else(|_| {
+                c.execute_batch("WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 100) INSERT INTO kv SELECT n, 0 FROM s;")
+                    .unwrap()
+            });
+    }
+    let before = std::fs::read(&db).unwrap();
+    write(
+        &sb,
+        "bump.sql",
+        "-- one update per transaction\n\\set k random(1, 100)\nUPDATE kv SET v = v + 1 WHERE k = :k;\nSELECT v, ':k' FROM kv WHERE k = :k;\n",
+    );
+    let mut cmd = sb.run(&[
+        "script",
+        "--param",
+        "file=bump.sql",
+        "--param",
+        "db=app.db",
+        "--param",
+        "transactions=50",
+    ]);
+    cmd.args(QUICK).args(["--format", "json"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let rows = v["summary"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["operation"].as_str()).collect();
+    assert!(names.contains(&"bump.sql:3 UPDATE kv"), "{names:?}");
+    assert!(names.contains(&"bump.sql:4 SELECT kv"), "{names:?}");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the user's database is never written"
+    );
+}
+
+#[test]
+fn script_errors_are_one_line_with_file_line_and_column() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "bad.sql",
+        "\\set k random(1, 10)\nSELECT * FROM t WHERE k = :kk;\n",
+    );
+    write(&sb, "meta.sql", "SELECT 1;\n\\gset\n");
+    write(&sb, "expr.sql", "\\set k random(1, 10) *\nSELECT :k;\n");
+    for (file, parts) in [
+        ("bad.sql", &["bad.sql:2:27: unknown variable :kk"][..]),
+        ("meta.sql", &["meta.sql:2:1: unknown meta-command \\gset"][..]),
+        ("expr.sql", &["expr.sql:1:23: expected a number"][..]),
+        ("missing.sql", &["--param file: cannot read missing.sql"][..]),
+    ] {
+        let mut cmd = sb.run(&["script", "--param", &format!("file={file}")]);
+        cmd.args(QUICK);
+        assert_error_line(&output(&mut cmd), parts);
+    }
+    SqliteConn::open(Api::bundled(), &sb.cwd().join("app.db"), None, "setup")
+        .and_then(|mut c| c.execute_batch("CREATE TABLE t(k INTEGER PRIMARY KEY);"))
+        .unwrap();
+    let mut cmd = sb.run(&["script", "--param", "db=app.db", "--engine", "postgres"]);
+    cmd.args(QUICK);
+    assert_error_line(&output(&mut cmd), &["--param db=app.db: a database file is SQLite's"]);
+    assert!(!sb.results().exists(), "nothing is stored for a refused run");
+}
