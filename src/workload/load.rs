@@ -104,6 +104,11 @@ pub trait Client {
     fn parts(&self) -> &[(usize, u64)] {
         &[]
     }
+    /// True when [`Client::parts`] may return any (asked once per trial, so that other
+    /// workloads' transactions pay nothing for it).
+    fn has_parts(&self) -> bool {
+        false
+    }
 }
 
 /// A per-client seed: the same for the same trial seed and client, different between clients.
@@ -541,6 +546,7 @@ fn client_loop(
     };
     let mut client = made?;
     let checks = client.checks();
+    let has_parts = client.has_parts();
     let clock = crate::sys::clock::clock();
     // Warm-up: transactions run on the same schedule but are not recorded; the measured
     // interval, the series and the time budget start where it ends.
@@ -653,8 +659,10 @@ fn client_loop(
         match outcome {
             Some(ok) => {
                 rec.record_outcome_ns(op, latency_ns, ok);
-                for &(part, ns) in client.parts() {
-                    rec.record_outcome_ns(part, ns, true);
+                if has_parts {
+                    for &(part, ns) in client.parts() {
+                        rec.record_outcome_ns(part, ns, true);
+                    }
                 }
                 if let Some(lag) = lag_ns {
                     rec.record_lag(op, lag);

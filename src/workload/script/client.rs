@@ -221,6 +221,10 @@ impl Client for ScriptClient<'_> {
         result.map(|()| true)
     }
 
+    fn has_parts(&self) -> bool {
+        true
+    }
+
     fn parts(&self) -> &[(usize, u64)] {
         &self.parts
     }
