@@ -59,11 +59,15 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         crate::errln!("wrote {}{}", output.display(), taken_note(&output, named));
         return Ok(0);
     }
-    // Each run once, in the order given.
+    // Each run once, in the order given, names read as the ids they stand for.
     let mut runs: Vec<Option<i64>> = Vec::new();
-    for id in &args.runs {
-        if !runs.contains(&Some(*id)) {
-            runs.push(Some(*id));
+    if !args.runs.is_empty() {
+        let (mut store, _) = open_store(&args.results)?;
+        for word in &args.runs {
+            let id = store.resolve_word(word)?;
+            if !runs.contains(&Some(id)) {
+                runs.push(Some(id));
+            }
         }
     }
     if runs.is_empty() {

@@ -5,33 +5,14 @@ use crate::base::Failure;
 use crate::report::format::{render, Document};
 use crate::report::stored::{header, open_store, stored_report};
 use crate::report::{self, Format, Input, Report};
-use crate::store::Store;
+use crate::store::{RunListing, Store};
 
 /// Runs the `show` subcommand.
 pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     let (mut store, path) = open_store(&args.stored.results)?;
     if args.list {
         let runs = store.list()?;
-        let rows: Vec<Vec<String>> = runs
-            .iter()
-            .map(|r| {
-                vec![
-                    r.id.to_string(),
-                    r.started_at.clone(),
-                    r.workload.clone(),
-                    r.status.clone(),
-                    r.trials.to_string(),
-                    r.uuid.clone().unwrap_or_else(|| "-".into()),
-                ]
-            })
-            .collect();
-        // CSV: the stored fields as columns, like the JSON.
-        let doc = Document::new(&runs).own(Format::Csv, report::csv::rows(&runs)).table(
-            "runs",
-            &["run", "started", "workload", "status", "trials", "uuid"],
-            rows,
-        );
-        let out = render(&doc, args.stored.format);
+        let out = render(&listing(&runs), args.stored.format);
         crate::out!("{}", out);
         return Ok(0);
     }
@@ -40,7 +21,11 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         crate::out!("{text}");
         return Ok(0);
     }
-    let run = store.load(args.run)?;
+    let id = match &args.run {
+        Some(word) => Some(store.resolve_word(word)?),
+        None => None,
+    };
+    let run = store.load(id)?;
     if args.profile {
         let profiles = report::profile::collect(&run.manifest, &run.trials);
         crate::out!("{}", report::profile::render(&profiles, args.stored.format));
@@ -91,6 +76,73 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     };
     crate::out!("{}", out);
     Ok(0)
+}
+
+/// `show --list`: every stored run with its name, what it ran on (its configurations) and its
+/// measured trials (warm-ups are said apart, never counted as measured).
+fn listing(runs: &[RunListing]) -> Document {
+    let configurations = |r: &RunListing| match r.configurations.as_slice() {
+        [one] => one.clone(),
+        many => many.join("; "),
+    };
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.to_string(),
+                r.name.clone().unwrap_or_else(|| "-".into()),
+                r.started_at.clone(),
+                r.workload.clone(),
+                configurations(r),
+                r.status.clone(),
+                r.trials.to_string(),
+                r.warmups.to_string(),
+                r.uuid.clone().unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    // CSV: the stored fields as columns, named as in the JSON (configurations joined by "; ").
+    let mut csv = vec![[
+        "id",
+        "name",
+        "started_at",
+        "workload",
+        "configurations",
+        "status",
+        "trials",
+        "warmups",
+        "uuid",
+    ]
+    .map(String::from)
+    .to_vec()];
+    csv.extend(runs.iter().map(|r| {
+        vec![
+            r.id.to_string(),
+            r.name.clone().unwrap_or_default(),
+            r.started_at.clone(),
+            r.workload.clone(),
+            r.configurations.join("; "),
+            r.status.clone(),
+            r.trials.to_string(),
+            r.warmups.to_string(),
+            r.uuid.clone().unwrap_or_default(),
+        ]
+    }));
+    Document::new(runs).own(Format::Csv, report::csv::records(&csv)).table(
+        "runs",
+        &[
+            "run",
+            "name",
+            "started",
+            "workload",
+            "configurations",
+            "status",
+            "trials",
+            "warm-ups",
+            "uuid",
+        ],
+        rows,
+    )
 }
 
 /// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing, as

@@ -240,7 +240,7 @@ fn run_job(
         .map(|c| c.snapshot().sync_syscalls())
         .sum();
     let harness_before = HARNESS_SYNCS.load(Ordering::Relaxed);
-    let begun = store.begin(&manifest)?;
+    let begun = store.begin_named(&manifest, args.name.as_deref())?;
     let run_id = begun.id;
     let mut plan = Plan {
         workload: wl,
@@ -370,6 +370,7 @@ fn run_job(
         let report = Report::build(Input {
             run: RunHeader {
                 id: run_id,
+                name: args.name.clone(),
                 status: status.into(),
                 error: error.clone(),
                 finished_at: Some(finished_at),
@@ -440,6 +441,9 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     store::check_path(&results_path, args.results.is_some())?;
     // `--shard`: this machine's jobs of the plan, by their position in it.
     let (fleet, mine) = fleet_part(args, &jobs)?;
+    if let Some(name) = &args.name {
+        name_is_free(name, mine.len(), &results_path)?;
+    }
     if let Some(file) = &args.report {
         crate::report::stored::check_output(file, true, "--report", &results_path)?;
     }
@@ -637,6 +641,25 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(last.code)
+}
+
+/// Refuses `--name NAME` before anything runs when another stored run has it, or when the run
+/// would store several runs (a name names one).
+fn name_is_free(name: &str, runs: usize, results: &Path) -> Result<(), Failure> {
+    if runs > 1 {
+        return Err(Failure(format!(
+            "--name {name}: this run stores {runs} runs (one per workload and parameters), and a name names one run; run them one at a time to name each, or leave out --name"
+        )));
+    }
+    if results.is_file() {
+        if let Some(id) = Store::open_read(results)?.find_name(name)? {
+            return Err(Failure(format!(
+                "--name {name}: run {id} in results store {} already has that name; names are unique per store, so choose another",
+                results.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Where a side file is and how it reaches the store.

@@ -47,10 +47,23 @@ pub enum Format {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunHeader {
     pub id: i64,
+    /// Its name (`run --name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub status: String,
     pub error: Option<String>,
     pub finished_at: Option<String>,
     pub results: String,
+}
+
+impl RunHeader {
+    /// `run 3`, or `run 3 (wal-baseline)` for a named run.
+    pub fn title(&self) -> String {
+        match &self.name {
+            Some(n) => format!("run {} ({n})", self.id),
+            None => format!("run {}", self.id),
+        }
+    }
 }
 
 /// Everything a report shows. `--format json` prints exactly this.

@@ -145,8 +145,8 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     let mut out = String::new();
     out += &heading(
         &format!(
-            "run {} — {} — {} ({} trials + {} warm-up, seed {}{}, results {})",
-            report.run.id,
+            "{} — {} — {} ({} trials + {} warm-up, seed {}{}, results {})",
+            report.run.title(),
             m.workload,
             report.run.status,
             m.trials,

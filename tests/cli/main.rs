@@ -23,6 +23,7 @@ mod knobs;
 mod list_env;
 mod load;
 mod merge;
+mod names;
 mod odd_input;
 mod outputs;
 mod profile;

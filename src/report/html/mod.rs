@@ -47,8 +47,10 @@ pub fn run_page(report: &Report<'_>, durability: &[String]) -> Result<RunPage, H
     Ok(RunPage {
         id: report.run.id,
         title: format!(
-            "Run {} — {} — {}",
-            report.run.id, report.manifest.workload, report.run.status
+            "R{} — {} — {}",
+            &report.run.title()[1..],
+            report.manifest.workload,
+            report.run.status
         ),
         body: page::run_section(report, &figures, durability),
         figures,
