@@ -358,6 +358,10 @@ pub struct StoredReport {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write what is printed to FILE, in the format its extension names (.json, .csv, .md,
+    /// .txt), a new file; repeat for several. The terminal keeps --format.
+    #[arg(long = "export", value_name = "FILE", value_parser = crate::report::exports::parse)]
+    pub exports: Vec<crate::report::exports::Export>,
     /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
     /// even when its interval excludes 1.
     #[arg(long, value_name = "PCT", value_parser = parse_noise)]

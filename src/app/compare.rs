@@ -76,7 +76,8 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
             "compare: give both sides as runs (3 5) or both as configurations (3:0 5:1)".into(),
         ));
     }
-    let (mut store, _path) = open_store(&args.stored.results)?;
+    let (mut store, path) = open_store(&args.stored.results)?;
+    crate::report::exports::check(&args.stored.exports, &path, &[])?;
     let id_a = store.resolve_word(&ra.run)?;
     let id_b = store.resolve_word(&rb.run)?;
     let run_a = store.load(Some(id_a))?;
@@ -126,7 +127,9 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
         }
     }
     let c = compare(side(&run_a, ca), side(&run_b, cb), metric, stats, &ops);
-    crate::out!("{}", render(&c.document(), args.stored.format));
+    let doc = c.document();
+    crate::report::exports::write(&args.stored.exports, &|f| render(&doc, f))?;
+    crate::out!("{}", render(&doc, args.stored.format));
     Ok(if c.regressions > 0 { 1 } else { 0 })
 }
 

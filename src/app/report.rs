@@ -43,7 +43,8 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     }
     if let Some(name) = &args.sweep {
         let (mut store, _) = open_store(&args.results)?;
-        let (text, ids) = super::show::sweep(&mut store, name, crate::report::Format::Table)?;
+        let (doc, ids) = super::show::sweep(&mut store, name)?;
+        let text = crate::report::format::render(&doc, crate::report::Format::Table);
         drop(store);
         let ids: Vec<Option<i64>> = ids.into_iter().map(Some).collect();
         let body = format!("<pre>{}</pre>\n", html::page::esc(&text));

@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write what is printed to FILE, in the format its extension names (.json, .csv, .md,
+    /// .txt), a new file; repeat for several. The terminal keeps --format.
+    #[arg(long = "export", value_name = "FILE", value_parser = crate::report::exports::parse)]
+    pub exports: Vec<crate::report::exports::Export>,
     /// Drop the page cache before every trial (needs root).
     #[arg(long)]
     pub cold: bool,

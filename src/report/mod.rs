@@ -11,6 +11,7 @@ pub mod advise;
 pub mod checklist;
 pub mod compare;
 pub mod csv;
+pub mod exports;
 pub mod format;
 pub mod html;
 pub mod json;

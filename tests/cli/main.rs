@@ -17,6 +17,7 @@ mod common;
 mod compare;
 mod disk_full;
 mod durability;
+mod exports;
 mod formats;
 mod interrupt;
 mod knobs;
