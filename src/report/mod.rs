@@ -139,6 +139,15 @@ impl<'a> Report<'a> {
     }
 }
 
+impl Report<'_> {
+    /// What the run's workload counts: `tx`, or `statements` ([`crate::workload::Workload::unit`]).
+    pub fn unit(&self) -> String {
+        crate::workload::find(&self.manifest.workload)
+            .map_or("tx", |w| w.unit())
+            .to_string()
+    }
+}
+
 /// The operation types to report, in the workload's order (then any other stored ones).
 pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
     let mut ops: Vec<String> = crate::workload::find(&manifest.workload)

@@ -22,6 +22,11 @@ pub struct SummaryRow {
     pub engine: String,
     /// Operation type, or `all` for the whole trial.
     pub operation: String,
+    /// How the operation reads at the run's parameters: the speed comparison suites' tests
+    /// name the counts they run ("01 50 INSERTs" at `scale_percent=5`), which `operation`,
+    /// what is stored and matched, keeps at the source's scale.
+    #[serde(default)]
+    pub operation_label: String,
     /// Measured (non-warm-up) trials.
     pub trials: usize,
     /// Transactions per trial (mean): completed ones, successful or not.
@@ -249,6 +254,10 @@ fn row(
         label: cfg.label.clone(),
         engine: cfg.engine.clone(),
         operation: operation.to_string(),
+        operation_label: crate::workload::find(&manifest.workload).map_or_else(
+            || operation.to_string(),
+            |w| w.operation_label(operation, &manifest.params),
+        ),
         trials: trials.len(),
         ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)).unwrap_or(0.0),
         success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),

@@ -21,6 +21,7 @@ mod exports;
 mod formats;
 mod interrupt;
 mod knobs;
+mod labels;
 mod list_env;
 mod load;
 mod merge;
