@@ -228,7 +228,10 @@ fn run_job(
             vec!["--allow-unverified: pass-through knobs that read back nothing were not verified".into()]
         } else {
             Vec::new()
-        },
+        }
+        .into_iter()
+        .chain(job.warnings.iter().cloned())
+        .collect(),
         load: ctx.load.clone(),
         guest: ctx.guest.clone(),
         fleet: ctx.fleet.clone().map(|mut f| {
@@ -280,7 +283,8 @@ fn run_job(
         run_id,
         templates: Vec::new(),
         trials: Vec::new(),
-        warnings: Vec::new(),
+        // The manifest's own warnings stay; the trials' are added to them.
+        warnings: manifest.warnings.clone(),
         failed: None,
     };
     let places = Places {
@@ -448,6 +452,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         fs_size_bytes,
         schedulers,
         load,
+        warnings: plan_warnings,
     } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
@@ -467,6 +472,12 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         }
         let others: Vec<(&str, &Path)> = args.report.iter().map(|r| ("--report", r.as_path())).collect();
         exports::check(&args.exports, &results_path, &others)?;
+    }
+    // Said once, before anything runs (and kept in the manifest of each run concerned).
+    if args.guest_job.is_none() {
+        for w in &plan_warnings {
+            crate::errln!("warning: {w}");
+        }
     }
     // From here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are
     // kept, servers stopped, mounts undone, scratch files removed.
