@@ -57,6 +57,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     });
     let stored = store.verifications()?;
     report.durability = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &stored);
+    crate::report::advise::mark_rows(&mut report.summary, run.id, &run.manifest, &run.trials, &stored);
     if args.side_by_side {
         // Asked for explicitly, even one configuration gets its column.
         let p = match &report.side_by_side {

@@ -95,6 +95,11 @@ pub struct SummaryRow {
     pub sync_bound_tps: Option<f64>,
     /// CV above 5%.
     pub noisy: bool,
+    /// The stored `verify-durability` verdicts for this configuration's SQLite build and
+    /// settings, `power: VERDICT (N states, M violations); process: ...` (set by `show`; null
+    /// when there are none).
+    #[serde(default)]
+    pub durability: Option<String>,
     /// Runs with a load shape other than one closed-loop client (absent otherwise), per trial
     /// (mean): tries beyond the first of transactions that met a lock, transactions skipped by
     /// `--latency-limit`, and completed ones slower than it.
@@ -294,6 +299,7 @@ fn row(
         device_io_source,
         sync_bound_tps,
         noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
+        durability: None,
         retries: shaped.then(|| per_trial(&|o| o.retries)),
         skipped: shaped.then(|| per_trial(&|o| o.skipped)),
         late: shaped.then(|| per_trial(&|o| o.late)),
