@@ -407,7 +407,9 @@ pub fn spread(rows: &[SummaryRow], stats: &Statistics, trials: &[TrialRecord]) -
 }
 
 /// Tukey outliers among each configuration's whole-trial throughputs, as warnings naming the
-/// trials (their `seq`, the position in the run).
+/// trials by their number among the configuration's measured trials (1 to N, as "among N
+/// trials" counts them), with their `seq` (the position in the run, where configurations
+/// interleave) to find them in the JSON.
 pub fn outlier_warnings(configs: &[ConfigInfo], trials: &[TrialRecord]) -> Vec<String> {
     let mut w = Vec::new();
     for cfg in configs {
@@ -424,10 +426,11 @@ pub fn outlier_warnings(configs: &[ConfigInfo], trials: &[TrialRecord]) -> Vec<S
             .iter()
             .map(|(i, kind)| {
                 format!(
-                    "trial {} ({} tx/s, {})",
-                    s[*i].seq,
+                    "trial {} ({} tx/s, {}; seq {})",
+                    i + 1,
                     super::number::num(s[*i].value),
-                    kind.as_str()
+                    kind.as_str(),
+                    s[*i].seq
                 )
             })
             .collect();
@@ -480,7 +483,7 @@ mod tests {
         let w = outlier_warnings(std::slice::from_ref(&cfg), &trials);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
-            w[0].contains("1 Tukey outlier among 9 trials: trial 5 (100 tx/s, low severe)"),
+            w[0].contains("1 Tukey outlier among 9 trials: trial 6 (100 tx/s, low severe; seq 5)"),
             "{}",
             w[0]
         );
