@@ -47,8 +47,9 @@ pub fn run_page(report: &Report<'_>, durability: &[String]) -> Result<RunPage, H
     Ok(RunPage {
         id: report.run.id,
         title: format!(
-            "R{} — {} — {}",
-            &report.run.title()[1..],
+            "Run {}{} — {} — {}",
+            report.run.id,
+            report.run.name.as_ref().map_or(String::new(), |n| format!(" ({n})")),
             report.manifest.workload,
             report.run.status
         ),
