@@ -106,7 +106,10 @@ fn chosen(store: &mut Store, path: &Path, args: &AdviseArgs) -> Result<Vec<Store
             .map(|r| r.id)
             .collect()
     } else {
-        args.runs.clone()
+        args.runs
+            .iter()
+            .map(|w| store.resolve_word(w))
+            .collect::<Result<_, _>>()?
     };
     let mut runs = Vec::new();
     for id in ids {

@@ -185,10 +185,10 @@ pub struct AdviseArgs {
     /// Which crashes the need must hold for.
     #[arg(long, value_enum, default_value_t = CrashChoice::Both)]
     pub crash: CrashChoice,
-    /// Stored runs to choose from, all of one workload and parameters (default: every complete
-    /// run of --workload).
+    /// Stored runs (ids or names) to choose from, all of one workload and parameters (default:
+    /// every complete run of --workload).
     #[arg(value_name = "RUN")]
-    pub runs: Vec<i64>,
+    pub runs: Vec<String>,
     /// Rank the runs of this workload (needed without RUN ids): speeds of different workloads
     /// or parameters are never ranked together.
     #[arg(long, value_name = "NAME")]
@@ -279,8 +279,9 @@ pub struct EnvArgs {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// Run id (default: the newest).
-    pub run: Option<i64>,
+    /// Run id or name (default: the newest).
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
     /// List stored runs instead.
     #[arg(long)]
     pub list: bool,
@@ -307,9 +308,9 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Run ids (default: the newest run).
+    /// Run ids or names (default: the newest run).
     #[arg(value_name = "RUN")]
-    pub runs: Vec<i64>,
+    pub runs: Vec<String>,
     /// HTML file to write, a new file: an existing file is never replaced. Default: report.html
     /// in the current directory.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -333,8 +334,8 @@ pub struct ReportArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The baseline: a run id, or `RUN:CONFIG` (CONFIG: the index `show` prints, or an exact
-    /// configuration label).
+    /// The baseline: a run id or name, or `RUN:CONFIG` (CONFIG: the index `show` prints, or an
+    /// exact configuration label).
     pub a: String,
     /// What is compared with the baseline, in the same form.
     pub b: String,
@@ -357,6 +358,10 @@ pub struct StoredReport {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write what is printed to FILE, in the format its extension names (.json, .csv, .md,
+    /// .txt), a new file; repeat for several. The terminal keeps --format.
+    #[arg(long = "export", value_name = "FILE", value_parser = crate::report::exports::parse)]
+    pub exports: Vec<crate::report::exports::Export>,
     /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
     /// even when its interval excludes 1.
     #[arg(long, value_name = "PCT", value_parser = parse_noise)]

@@ -13,7 +13,8 @@ use crate::store::StoredRun;
 /// `RUN` or `RUN:CONFIG`, split at the first `:`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRef {
-    pub run: i64,
+    /// A run id or name ([`crate::store::run_name::RunRef`]).
+    pub run: String,
     pub config: Option<String>,
 }
 
@@ -23,11 +24,12 @@ pub fn parse_ref(s: &str, which: &str) -> Result<RunRef, Failure> {
         Some((r, c)) => (r, Some(c.to_string())),
         None => (s, None),
     };
-    let run: i64 = run.trim().parse().map_err(|_| {
-        Failure(format!(
-            "{which} `{s}`: expected a run id or RUN:CONFIG (e.g. 3 or 3:1); `litebench show --list` lists the runs"
-        ))
-    })?;
+    let run = run.trim().to_string();
+    if run.is_empty() {
+        return Err(Failure(format!(
+            "{which} `{s}`: expected a run id or name, or RUN:CONFIG (e.g. 3, wal-baseline or 3:1); `litebench show --list` lists the runs"
+        )));
+    }
     if config.as_deref().is_some_and(|c| c.is_empty()) {
         return Err(Failure(format!(
             "{which} `{s}`: missing configuration after `:`; give its index or exact label"
@@ -74,9 +76,12 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
             "compare: give both sides as runs (3 5) or both as configurations (3:0 5:1)".into(),
         ));
     }
-    let (mut store, _path) = open_store(&args.stored.results)?;
-    let run_a = store.load(Some(ra.run))?;
-    let run_b = store.load(Some(rb.run))?;
+    let (mut store, path) = open_store(&args.stored.results)?;
+    crate::report::exports::check(&args.stored.exports, &path, &[])?;
+    let id_a = store.resolve_word(&ra.run)?;
+    let id_b = store.resolve_word(&rb.run)?;
+    let run_a = store.load(Some(id_a))?;
+    let run_b = store.load(Some(id_b))?;
     let ca = resolve(&ra, &run_a, "A")?;
     let cb = resolve(&rb, &run_b, "B")?;
     let (ma, mb) = (&run_a.manifest, &run_b.manifest);
@@ -114,6 +119,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
     fn side(run: &StoredRun, config: Option<usize>) -> Side<'_> {
         Side {
             run: run.id,
+            name: run.name.clone(),
             status: run.status.clone(),
             config,
             manifest: &run.manifest,
@@ -121,7 +127,9 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
         }
     }
     let c = compare(side(&run_a, ca), side(&run_b, cb), metric, stats, &ops);
-    crate::out!("{}", render(&c.document(), args.stored.format));
+    let doc = c.document();
+    crate::report::exports::write(&args.stored.exports, &|f| render(&doc, f))?;
+    crate::out!("{}", render(&doc, args.stored.format));
     Ok(if c.regressions > 0 { 1 } else { 0 })
 }
 
@@ -131,11 +139,24 @@ mod tests {
 
     #[test]
     fn run_refs() {
-        assert_eq!(parse_ref("3", "A").unwrap(), RunRef { run: 3, config: None });
+        assert_eq!(
+            parse_ref("3", "A").unwrap(),
+            RunRef {
+                run: "3".into(),
+                config: None
+            }
+        );
+        assert_eq!(
+            parse_ref("wal-baseline:1", "A").unwrap(),
+            RunRef {
+                run: "wal-baseline".into(),
+                config: Some("1".into())
+            }
+        );
         assert_eq!(
             parse_ref("3:sqlite journal_mode=wal", "A").unwrap(),
             RunRef {
-                run: 3,
+                run: "3".into(),
                 config: Some("sqlite journal_mode=wal".into())
             }
         );
@@ -144,7 +165,7 @@ mod tests {
             parse_ref("4:sqlite:/lib.so defaults", "B").unwrap().config.as_deref(),
             Some("sqlite:/lib.so defaults")
         );
-        assert!(parse_ref("x", "A").unwrap_err().0.contains("A `x`"));
+        assert!(parse_ref(":1", "A").unwrap_err().0.contains("A `:1`"));
         assert!(parse_ref("3:", "B").unwrap_err().0.contains("missing configuration"));
     }
 }

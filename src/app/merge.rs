@@ -21,12 +21,13 @@ enum Input {
     Side(Box<Unsaved>),
 }
 
-/// Each input's row of the table, and of the JSON.
-type Rows = (Vec<Vec<String>>, Vec<serde_json::Value>);
+/// Each input's row of the table, each run's row of the mapping table, and the JSON.
+type Rows = (Vec<Vec<String>>, Vec<Vec<String>>, Vec<serde_json::Value>);
 
 /// Copies each input into `out`.
 fn merge_all(out: &mut Store, inputs: &mut [(&PathBuf, Input)]) -> Result<Rows, Failure> {
     let mut rows = Vec::new();
+    let mut mapping = Vec::new();
     let mut json = Vec::new();
     for (path, input) in inputs {
         let m = match input {
@@ -38,6 +39,13 @@ fn merge_all(out: &mut Store, inputs: &mut [(&PathBuf, Input)]) -> Result<Rows, 
                     runs_present: usize::from(!i.added),
                     trials_added: i.trials_added,
                     verdicts_added: 0,
+                    runs: vec![crate::store::merge::Mapped {
+                        from: None,
+                        to: i.run_id,
+                        added: i.added,
+                        renamed_from: side.run.name.clone().filter(|n| i.added && Some(n) != i.name.as_ref()),
+                        name: i.name,
+                    }],
                 }
             }
         };
@@ -48,9 +56,22 @@ fn merge_all(out: &mut Store, inputs: &mut [(&PathBuf, Input)]) -> Result<Rows, 
             m.trials_added.to_string(),
             m.verdicts_added.to_string(),
         ]);
+        for r in &m.runs {
+            mapping.push(vec![
+                path.display().to_string(),
+                r.from.map_or_else(|| "side file".to_string(), |id| id.to_string()),
+                r.to.to_string(),
+                if r.added { "added" } else { "already there" }.to_string(),
+                match (&r.name, &r.renamed_from) {
+                    (Some(n), Some(was)) => format!("{n} (was {was}; the name is taken)"),
+                    (Some(n), None) => n.clone(),
+                    _ => "-".to_string(),
+                },
+            ]);
+        }
         json.push(serde_json::json!({"input": path.display().to_string(), "merged": m}));
     }
-    Ok((rows, json))
+    Ok((rows, mapping, json))
 }
 
 /// Runs the `merge` subcommand.
@@ -89,7 +110,7 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         }
         .into());
     }
-    let (rows, json) = if found.is_ok() {
+    let (rows, mapping, json) = if found.is_ok() {
         // An existing store (refused when damaged or newer): each run goes in with one
         // transaction, as a run stores itself.
         crate::store::check_path(&args.out, true)?;
@@ -122,6 +143,16 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         ],
         rows,
     );
+    // Ids are local to a store: where each input's run is now.
+    let doc = if mapping.is_empty() {
+        doc
+    } else {
+        doc.text("\nruns (id in the input -> id in OUT):\n").table(
+            "runs",
+            &["input", "run", "run in OUT", "merged", "name"],
+            mapping,
+        )
+    };
     crate::out!("{}", render(&doc, args.format));
     Ok(0)
 }

@@ -43,7 +43,8 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     }
     if let Some(name) = &args.sweep {
         let (mut store, _) = open_store(&args.results)?;
-        let (text, ids) = super::show::sweep(&mut store, name, crate::report::Format::Table)?;
+        let (doc, ids) = super::show::sweep(&mut store, name)?;
+        let text = crate::report::format::render(&doc, crate::report::Format::Table);
         drop(store);
         let ids: Vec<Option<i64>> = ids.into_iter().map(Some).collect();
         let body = format!("<pre>{}</pre>\n", html::page::esc(&text));
@@ -59,11 +60,15 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         crate::errln!("wrote {}{}", output.display(), taken_note(&output, named));
         return Ok(0);
     }
-    // Each run once, in the order given.
+    // Each run once, in the order given, names read as the ids they stand for.
     let mut runs: Vec<Option<i64>> = Vec::new();
-    for id in &args.runs {
-        if !runs.contains(&Some(*id)) {
-            runs.push(Some(*id));
+    if !args.runs.is_empty() {
+        let (mut store, _) = open_store(&args.results)?;
+        for word in &args.runs {
+            let id = store.resolve_word(word)?;
+            if !runs.contains(&Some(id)) {
+                runs.push(Some(id));
+            }
         }
     }
     if runs.is_empty() {

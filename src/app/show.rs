@@ -4,47 +4,38 @@ use crate::app::cli::ShowArgs;
 use crate::base::Failure;
 use crate::report::format::{render, Document};
 use crate::report::stored::{header, open_store, stored_report};
-use crate::report::{self, Format, Input, Report};
-use crate::store::Store;
+use crate::report::{self, exports, Format, Input, Report};
+use crate::store::{RunListing, Store};
+
+/// Writes the `--export` files (`render`: what is printed, in a format), then prints
+/// `--format`'s.
+fn emit(args: &ShowArgs, render: &dyn Fn(Format) -> String) -> Result<i32, Failure> {
+    exports::write(&args.stored.exports, render)?;
+    crate::out!("{}", render(args.stored.format));
+    Ok(0)
+}
 
 /// Runs the `show` subcommand.
 pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     let (mut store, path) = open_store(&args.stored.results)?;
+    exports::check(&args.stored.exports, &path, &[])?;
     if args.list {
         let runs = store.list()?;
-        let rows: Vec<Vec<String>> = runs
-            .iter()
-            .map(|r| {
-                vec![
-                    r.id.to_string(),
-                    r.started_at.clone(),
-                    r.workload.clone(),
-                    r.status.clone(),
-                    r.trials.to_string(),
-                    r.uuid.clone().unwrap_or_else(|| "-".into()),
-                ]
-            })
-            .collect();
-        // CSV: the stored fields as columns, like the JSON.
-        let doc = Document::new(&runs).own(Format::Csv, report::csv::rows(&runs)).table(
-            "runs",
-            &["run", "started", "workload", "status", "trials", "uuid"],
-            rows,
-        );
-        let out = render(&doc, args.stored.format);
-        crate::out!("{}", out);
-        return Ok(0);
+        let doc = listing(&runs);
+        return emit(args, &|f| render(&doc, f));
     }
     if let Some(name) = &args.sweep {
-        let (text, _) = sweep(&mut store, name, args.stored.format)?;
-        crate::out!("{text}");
-        return Ok(0);
+        let (doc, _) = sweep(&mut store, name)?;
+        return emit(args, &|f| render(&doc, f));
     }
-    let run = store.load(args.run)?;
+    let id = match &args.run {
+        Some(word) => Some(store.resolve_word(word)?),
+        None => None,
+    };
+    let run = store.load(id)?;
     if args.profile {
         let profiles = report::profile::collect(&run.manifest, &run.trials);
-        crate::out!("{}", report::profile::render(&profiles, args.stored.format));
-        return Ok(0);
+        return emit(args, &|f| report::profile::render(&profiles, f));
     }
     if args.baseline >= run.manifest.configs.len() {
         return Err(Failure(format!(
@@ -66,7 +57,8 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     });
     let stored = store.verifications()?;
     report.durability = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &stored);
-    let out = if args.side_by_side {
+    crate::report::advise::mark_rows(&mut report.summary, run.id, &run.manifest, &run.trials, &stored);
+    if args.side_by_side {
         // Asked for explicitly, even one configuration gets its column.
         let p = match &report.side_by_side {
             Some(p) => p.clone(),
@@ -85,17 +77,82 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         let doc = Document::new(&p)
             .own(Format::Csv, p.csv())
             .table("side by side", &headers, body);
-        render(&doc, args.stored.format)
+        emit(args, &|f| render(&doc, f))
     } else {
-        report::export(&report, args.stored.format)
-    };
-    crate::out!("{}", out);
-    Ok(0)
+        emit(args, &|f| report::export(&report, f))
+    }
 }
 
-/// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing, as
-/// `format`; with the ids of the sweep's runs, in shard order (for `report --sweep`).
-pub fn sweep(store: &mut Store, name: &str, format: Format) -> Result<(String, Vec<i64>), Failure> {
+/// `show --list`: every stored run with its name, what it ran on (its configurations) and its
+/// measured trials (warm-ups are said apart, never counted as measured).
+fn listing(runs: &[RunListing]) -> Document {
+    let configurations = |r: &RunListing| match r.configurations.as_slice() {
+        [one] => one.clone(),
+        many => many.join("; "),
+    };
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.to_string(),
+                r.name.clone().unwrap_or_else(|| "-".into()),
+                r.started_at.clone(),
+                r.workload.clone(),
+                configurations(r),
+                r.status.clone(),
+                r.trials.to_string(),
+                r.warmups.to_string(),
+                r.uuid.clone().unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    // CSV: the stored fields as columns, named as in the JSON (configurations joined by "; ").
+    let mut csv = vec![[
+        "id",
+        "name",
+        "started_at",
+        "workload",
+        "configurations",
+        "status",
+        "trials",
+        "warmups",
+        "uuid",
+    ]
+    .map(String::from)
+    .to_vec()];
+    csv.extend(runs.iter().map(|r| {
+        vec![
+            r.id.to_string(),
+            r.name.clone().unwrap_or_default(),
+            r.started_at.clone(),
+            r.workload.clone(),
+            r.configurations.join("; "),
+            r.status.clone(),
+            r.trials.to_string(),
+            r.warmups.to_string(),
+            r.uuid.clone().unwrap_or_default(),
+        ]
+    }));
+    Document::new(runs).own(Format::Csv, report::csv::records(&csv)).table(
+        "runs",
+        &[
+            "run",
+            "name",
+            "started",
+            "workload",
+            "configurations",
+            "status",
+            "trials",
+            "warm-ups",
+            "uuid",
+        ],
+        rows,
+    )
+}
+
+/// `show --sweep NAME`: every stored part of one sweep, by shard, and the shards missing; with
+/// the ids of the sweep's runs, in shard order (for `report --sweep`).
+pub fn sweep(store: &mut Store, name: &str) -> Result<(Document, Vec<i64>), Failure> {
     let mut parts = Vec::new();
     let mut shards = 0;
     // --replicate: (plan job, configuration) -> (machine, median tx/s of all operations).
@@ -189,6 +246,5 @@ pub fn sweep(store: &mut Store, name: &str, format: Format) -> Result<(String, V
         let list: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
         format!("missing or not complete: shard {}\n", list.join(", "))
     });
-    let text = render(&doc, format);
-    Ok((text, ids))
+    Ok((doc, ids))
 }

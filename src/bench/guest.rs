@@ -494,7 +494,7 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
             g.o_sync_verified = o_sync;
         }
         run.manifest.command = crate::engines::server::redact_command(&args.command_line());
-        let id = to.begin_run(&run.manifest)?;
+        let id = to.begin_named(&run.manifest, run.name.as_deref())?.id;
         for t in &run.templates {
             to.add_template(id, t)?;
         }

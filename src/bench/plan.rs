@@ -32,6 +32,9 @@ pub struct RunPlan {
     pub schedulers: Vec<String>,
     /// `--clients`, `--rate`, `--arrival`, `--latency-limit`, `--max-tries`.
     pub load: LoadShape,
+    /// Said before anything runs: each `--param` that some of the run's presets do not take
+    /// (their workload has no such parameter), naming them.
+    pub warnings: Vec<String>,
 }
 
 /// One stored run: a workload, its parameters and the knob sets to interleave.
@@ -42,6 +45,9 @@ pub struct Job {
     pub sets: Vec<(Option<Pick>, KnobSet)>,
     /// Knobs the user set with `--knob` (the rest of a set's knobs come from its preset).
     pub user_knobs: Vec<String>,
+    /// Kept in the run's manifest: the `--param`s its workload does not have, which it ran
+    /// without.
+    pub warnings: Vec<String>,
 }
 
 /// The load shape of `--clients`, `--rate`, `--arrival`, `--latency-limit` and `--max-tries`,
@@ -202,8 +208,9 @@ fn job_params(wl: &dyn Workload, pick: Option<&Pick>, user: &[String], several: 
 }
 
 /// Validates the workload, presets and parameters and groups presets into jobs (knob sets are
-/// filled in once the engines' knob tables are known).
-fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
+/// filled in once the engines' knob tables are known); with the warnings of `--param`s that
+/// some presets do not take.
+fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<(Vec<Job>, Vec<String>), Failure> {
     if picks.is_empty() {
         let Some(name) = &args.workload else {
             let names: Vec<&str> = workload::all().iter().map(|w| w.name()).collect();
@@ -215,12 +222,16 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
         };
         let wl = find_workload(name)?;
         let params = job_params(wl, None, &args.params, false)?;
-        return Ok(vec![Job {
-            workload: wl,
-            params,
-            sets: Vec::new(),
-            user_knobs: Vec::new(),
-        }]);
+        return Ok((
+            vec![Job {
+                workload: wl,
+                params,
+                sets: Vec::new(),
+                user_knobs: Vec::new(),
+                warnings: Vec::new(),
+            }],
+            Vec::new(),
+        ));
     }
     if let Some(name) = &args.workload {
         let wl = find_workload(name)?;
@@ -254,6 +265,28 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
             }
         }
     }
+    // A --param overrides each preset's own value where its workload has the parameter; the
+    // presets whose workload lacks it run without it, and are named.
+    let lacks =
+        |wl: &dyn Workload, arg: &str| arg.contains('=') && !wl.params().iter().any(|s| s.name == param_name(arg));
+    let mut warnings = Vec::new();
+    if several {
+        for a in &args.params {
+            let without: Vec<String> = picks
+                .iter()
+                .zip(&workloads)
+                .filter(|(_, wl)| lacks(**wl, a))
+                .map(|(p, wl)| format!("{} (workload {})", p.preset.name, wl.name()))
+                .collect();
+            if !without.is_empty() {
+                warnings.push(format!(
+                    "--param {a} does not apply to preset {}, whose workload has no parameter {}; they run with their own parameters",
+                    without.join(", "),
+                    param_name(a)
+                ));
+            }
+        }
+    }
     let mut jobs: Vec<Job> = Vec::new();
     for (pick, wl) in picks.iter().zip(&workloads) {
         let params = job_params(*wl, Some(pick), &args.params, several)?;
@@ -268,10 +301,22 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<Vec<Job>, Failure> {
                 params,
                 sets: vec![set],
                 user_knobs: Vec::new(),
+                warnings: args
+                    .params
+                    .iter()
+                    .filter(|a| several && lacks(*wl, a))
+                    .map(|a| {
+                        format!(
+                            "--param {a} was not applied: workload {} has no parameter {}",
+                            wl.name(),
+                            param_name(a)
+                        )
+                    })
+                    .collect(),
             }),
         }
     }
-    Ok(jobs)
+    Ok((jobs, warnings))
 }
 
 /// The knob axes of one configuration family: a preset's values (single-valued axes),
@@ -309,7 +354,7 @@ fn preset_knob_unknown(p: &Pick, knob: &str, engine: &str) -> Failure {
 /// Validates the whole command line into a plan.
 pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     let (picks, groups) = preset::resolve(&args.presets).map_err(Failure)?;
-    let mut jobs = plan_jobs(args, &picks)?;
+    let (mut jobs, warnings) = plan_jobs(args, &picks)?;
     let choices = if args.engines.is_empty() {
         vec![EngineChoice::default_engine()]
     } else {
@@ -454,6 +499,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
         fs_size_bytes,
         schedulers,
         load,
+        warnings,
     })
 }
 

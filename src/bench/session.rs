@@ -19,7 +19,7 @@ use crate::model::knob::KnobSet;
 use crate::model::record::FsInfo;
 use crate::model::record::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::report::summary::SummaryRow;
-use crate::report::{self, presets, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
+use crate::report::{self, exports, presets, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
 use crate::store::unsaved::{self, UnsavedRun};
 use crate::store::{self, Store, StoreError};
 use crate::sys::scratch::{Scratch, HARNESS_SYNCS};
@@ -116,6 +116,8 @@ struct JobEnd {
     /// Configuration index to every preset it stands for (`a+b` when they coincide).
     preset_names: Vec<String>,
     json: Option<serde_json::Value>,
+    /// The report in each `--export` format (none when nothing was reported).
+    exported: Vec<(Format, String)>,
 }
 
 fn run_job(
@@ -226,7 +228,10 @@ fn run_job(
             vec!["--allow-unverified: pass-through knobs that read back nothing were not verified".into()]
         } else {
             Vec::new()
-        },
+        }
+        .into_iter()
+        .chain(job.warnings.iter().cloned())
+        .collect(),
         load: ctx.load.clone(),
         guest: ctx.guest.clone(),
         fleet: ctx.fleet.clone().map(|mut f| {
@@ -240,7 +245,7 @@ fn run_job(
         .map(|c| c.snapshot().sync_syscalls())
         .sum();
     let harness_before = HARNESS_SYNCS.load(Ordering::Relaxed);
-    let begun = store.begin(&manifest)?;
+    let begun = store.begin_named(&manifest, args.name.as_deref())?;
     let run_id = begun.id;
     let mut plan = Plan {
         workload: wl,
@@ -278,7 +283,8 @@ fn run_job(
         run_id,
         templates: Vec::new(),
         trials: Vec::new(),
-        warnings: Vec::new(),
+        // The manifest's own warnings stay; the trials' are added to them.
+        warnings: manifest.warnings.clone(),
         failed: None,
     };
     let places = Places {
@@ -366,10 +372,12 @@ fn run_job(
     // Report what was measured, even after an error.
     let mut json = None;
     let mut summary = Vec::new();
+    let mut exported = Vec::new();
     if !trials.is_empty() || error.is_none() {
         let report = Report::build(Input {
             run: RunHeader {
                 id: run_id,
+                name: args.name.clone(),
                 status: status.into(),
                 error: error.clone(),
                 finished_at: Some(finished_at),
@@ -384,9 +392,17 @@ fn run_job(
             process_syncs: Some(process_syncs),
         });
         summary = report.summary.clone();
+        for e in &args.exports {
+            if !exported.iter().any(|(f, _)| *f == e.format) {
+                exported.push((e.format, report::export(&report, e.format)));
+            }
+        }
         if ctx.print_each {
             crate::out!("{}", report::export(&report, args.format));
-        } else if args.format == Format::Json {
+        }
+        // The JSON of several runs is printed (or exported) as one document at the end.
+        let json_at_end = !ctx.print_each && args.format == Format::Json;
+        if json_at_end || args.exports.iter().any(|e| e.format == Format::Json) {
             json = Some(serde_json::to_value(&report).map_err(|e| Failure(format!("report: {e}")))?);
         }
     }
@@ -404,6 +420,7 @@ fn run_job(
             presets,
             preset_names,
             json,
+            exported,
         },
         engines,
     ))
@@ -435,13 +452,32 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         fs_size_bytes,
         schedulers,
         load,
+        warnings: plan_warnings,
     } = plan::plan(args)?;
     let results_path = args.results.clone().unwrap_or_else(store::default_path);
     store::check_path(&results_path, args.results.is_some())?;
     // `--shard`: this machine's jobs of the plan, by their position in it.
     let (fleet, mine) = fleet_part(args, &jobs)?;
+    if let Some(name) = &args.name {
+        name_is_free(name, mine.len(), &results_path)?;
+    }
     if let Some(file) = &args.report {
         crate::report::stored::check_output(file, true, "--report", &results_path)?;
+    }
+    if !args.exports.is_empty() {
+        if args.guest {
+            return Err(Failure(
+                "--export: not with --guest (the runs come back from the guest after it stops); write the files afterwards with `litebench show RUN --export FILE`".into(),
+            ));
+        }
+        let others: Vec<(&str, &Path)> = args.report.iter().map(|r| ("--report", r.as_path())).collect();
+        exports::check(&args.exports, &results_path, &others)?;
+    }
+    // Said once, before anything runs (and kept in the manifest of each run concerned).
+    if args.guest_job.is_none() {
+        for w in &plan_warnings {
+            crate::errln!("warning: {w}");
+        }
     }
     // From here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are
     // kept, servers stopped, mounts undone, scratch files removed.
@@ -575,13 +611,17 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     } else if !in_guest && !reading && several {
         crate::out!("{}", report::format::render(&several_runs(&ends), args.format));
     }
-    // The HTML report of what was measured, however the run ended.
+    // The HTML report and the exports of what was measured, however the run ended.
     let report_failure = match &args.report {
         Some(file) if !ends.is_empty() => {
             let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
             crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise).err()
         }
         _ => None,
+    };
+    let report_failure = match report_failure {
+        None if !in_guest => write_exports(args, &ends, several, compared, &groups).err(),
+        other => other,
     };
     let Some(last) = ends.last() else {
         return Ok(EXIT_INTERRUPTED);
@@ -637,6 +677,57 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(last.code)
+}
+
+/// Refuses `--name NAME` before anything runs when another stored run has it, or when the run
+/// would store several runs (a name names one).
+fn name_is_free(name: &str, runs: usize, results: &Path) -> Result<(), Failure> {
+    if runs > 1 {
+        return Err(Failure(format!(
+            "--name {name}: this run stores {runs} runs (one per workload and parameters), and a name names one run; run them one at a time to name each, or leave out --name"
+        )));
+    }
+    if results.is_file() {
+        if let Some(id) = Store::open_read(results)?.find_name(name)? {
+            return Err(Failure(format!(
+                "--name {name}: run {id} in results store {} already has that name; names are unique per store, so choose another",
+                results.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--export`: each file gets what the terminal would have shown in its format: the report of
+/// the one run, or for several runs what a session of several prints (each report and their
+/// comparison in a format for reading; one document of them all in a data format). Nothing is
+/// written when nothing was reported.
+fn write_exports(
+    args: &RunArgs,
+    ends: &[JobEnd],
+    several: bool,
+    compared: bool,
+    groups: &[&crate::workload::preset::Group],
+) -> Result<(), Failure> {
+    let of = |e: &JobEnd, f: Format| e.exported.iter().find(|(x, _)| *x == f).map(|(_, t)| t.clone());
+    if ends.iter().all(|e| e.exported.is_empty()) {
+        return Ok(());
+    }
+    let render = |f: Format| -> String {
+        if !several {
+            return ends.first().and_then(|e| of(e, f)).unwrap_or_default();
+        }
+        if report::format::of(f).for_reading() {
+            let mut text: String = ends.iter().filter_map(|e| of(e, f)).collect();
+            if compared {
+                text += &presets::comparison_text(&preset_runs(ends), groups, f == Format::Markdown);
+            }
+            text
+        } else {
+            report::format::render(&several_runs(ends), f)
+        }
+    };
+    exports::write(&args.exports, &render)
 }
 
 /// Where a side file is and how it reaches the store.

@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write what is printed to FILE, in the format its extension names (.json, .csv, .md,
+    /// .txt), a new file; repeat for several. The terminal keeps --format.
+    #[arg(long = "export", value_name = "FILE", value_parser = crate::report::exports::parse)]
+    pub exports: Vec<crate::report::exports::Export>,
     /// Drop the page cache before every trial (needs root).
     #[arg(long)]
     pub cold: bool,
@@ -95,6 +99,10 @@ pub struct RunArgs {
     /// trial and read back; its original scheduler is put back however the run ends.
     #[arg(long, value_name = "DEV", requires = "schedulers")]
     pub scheduler_device: Option<String>,
+    /// Name the stored run (unique in the store), e.g. `wal-baseline`: every command that takes
+    /// a run id takes the name too (`compare wal-baseline 12`).
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
+    pub name: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -188,6 +196,12 @@ fn parse_latency_limit(s: &str) -> Result<std::time::Duration, String> {
         Some(d) if !d.is_zero() => Ok(d),
         _ => Err("give a duration above zero, e.g. 5ms or 1s".into()),
     }
+}
+
+/// Parses `--name NAME` ([`crate::store::run_name`]).
+fn parse_name(s: &str) -> Result<String, String> {
+    crate::store::run_name::check(s).map_err(|e| e.to_string())?;
+    Ok(s.to_string())
 }
 
 /// Parses `--noise PCT`.

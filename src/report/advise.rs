@@ -140,6 +140,36 @@ pub fn verdict_lines(
     trials: &[TrialRecord],
     stored: &[(VerifiedBuild, Cell)],
 ) -> Vec<String> {
+    verdicts(run, manifest, trials, stored)
+        .into_iter()
+        .map(|(_, line, _)| line)
+        .collect()
+}
+
+/// Sets each summary row's `durability` to its configuration's stored verdicts (what
+/// [`verdict_lines`] says of it), so that the CSV, one row per summary line, carries them too.
+pub fn mark_rows(
+    rows: &mut [crate::report::summary::SummaryRow],
+    run: i64,
+    manifest: &Manifest,
+    trials: &[TrialRecord],
+    stored: &[(VerifiedBuild, Cell)],
+) {
+    for (config, _, cells) in verdicts(run, manifest, trials, stored) {
+        for r in rows.iter_mut().filter(|r| r.config == config) {
+            r.durability = Some(cells.clone());
+        }
+    }
+}
+
+/// Per measured SQLite configuration with stored verdicts: its index, its line, and the
+/// verdicts alone (`power: ...; process: ...`).
+fn verdicts(
+    run: i64,
+    manifest: &Manifest,
+    trials: &[TrialRecord],
+    stored: &[(VerifiedBuild, Cell)],
+) -> Vec<(usize, String, String)> {
     let mut lines = Vec::new();
     for m in measured(run, manifest, trials) {
         let cells: Vec<String> = [CrashKind::Power, CrashKind::Process]
@@ -157,13 +187,9 @@ pub fn verdict_lines(
             })
             .collect();
         if !cells.is_empty() {
-            lines.push(format!(
-                "[{}] {}: {:.0} tx/s median; {}",
-                m.config,
-                m.label,
-                m.tps_median,
-                cells.join("; ")
-            ));
+            let cells = cells.join("; ");
+            let line = format!("[{}] {}: {:.0} tx/s median; {cells}", m.config, m.label, m.tps_median);
+            lines.push((m.config, line, cells));
         }
     }
     lines

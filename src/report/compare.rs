@@ -19,6 +19,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct Side<'a> {
     pub run: i64,
+    /// The run's name (`run --name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub status: String,
     /// `None`: every configuration of the run.
     pub config: Option<usize>,
@@ -265,7 +268,15 @@ pub fn compare<'a>(
 
 fn side_name(s: &Side<'_>) -> String {
     match s.config {
-        Some(c) => format!("run {} #{c}", s.run),
+        Some(c) => format!("{} #{c}", run_title(s)),
+        None => run_title(s),
+    }
+}
+
+/// `run 3`, or `run 3 (wal-baseline)` for a named run.
+fn run_title(s: &Side<'_>) -> String {
+    match &s.name {
+        Some(n) => format!("run {} ({n})", s.run),
         None => format!("run {}", s.run),
     }
 }

@@ -11,6 +11,7 @@ pub mod advise;
 pub mod checklist;
 pub mod compare;
 pub mod csv;
+pub mod exports;
 pub mod format;
 pub mod html;
 pub mod json;
@@ -47,10 +48,23 @@ pub enum Format {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunHeader {
     pub id: i64,
+    /// Its name (`run --name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub status: String,
     pub error: Option<String>,
     pub finished_at: Option<String>,
     pub results: String,
+}
+
+impl RunHeader {
+    /// `run 3`, or `run 3 (wal-baseline)` for a named run.
+    pub fn title(&self) -> String {
+        match &self.name {
+            Some(n) => format!("run {} ({n})", self.id),
+            None => format!("run {}", self.id),
+        }
+    }
 }
 
 /// Everything a report shows. `--format json` prints exactly this.
@@ -122,6 +136,15 @@ impl<'a> Report<'a> {
             trials: input.trials,
             durability: Vec::new(),
         }
+    }
+}
+
+impl Report<'_> {
+    /// What the run's workload counts: `tx`, or `statements` ([`crate::workload::Workload::unit`]).
+    pub fn unit(&self) -> String {
+        crate::workload::find(&self.manifest.workload)
+            .map_or("tx", |w| w.unit())
+            .to_string()
     }
 }
 

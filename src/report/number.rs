@@ -17,6 +17,21 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// A count per trial: a whole number as one (`50`, not `50.0`), a mean that is not whole as
+/// [`num`] gives it.
+pub fn count(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        num(x)
+    }
+}
+
+/// [`count`], or `-` when unknown.
+pub fn opt_count(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), count)
+}
+
 /// [`num`], or `-` when unknown.
 pub fn opt(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), num)

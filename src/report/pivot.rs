@@ -29,6 +29,8 @@ pub struct Cell {
 #[derive(Debug, Clone, Serialize)]
 pub struct PivotRow {
     pub operation: String,
+    /// How the operation reads at the run's parameters ([`super::summary::SummaryRow::operation_label`]).
+    pub operation_label: String,
     pub cells: Vec<Option<Cell>>,
 }
 
@@ -78,6 +80,8 @@ pub fn side_by_side(
             .collect();
         rows.push(PivotRow {
             operation: op.clone(),
+            operation_label: crate::workload::find(&manifest.workload)
+                .map_or_else(|| op.clone(), |w| w.operation_label(op, &manifest.params)),
             cells,
         });
     }
@@ -103,7 +107,7 @@ impl SideBySide {
             .rows
             .iter()
             .map(|r| {
-                let mut line = vec![r.operation.clone()];
+                let mut line = vec![r.operation_label.clone()];
                 line.extend(r.cells.iter().enumerate().map(|(i, c)| match c {
                     None => "-".to_string(),
                     Some(c) => {

@@ -26,6 +26,7 @@ pub fn open_store(results: &Option<PathBuf>) -> Result<(Store, PathBuf), Failure
 pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
     RunHeader {
         id: run.id,
+        name: run.name.clone(),
         status: run.status.clone(),
         error: run.error.clone(),
         finished_at: run.finished_at.clone(),

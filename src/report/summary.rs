@@ -22,6 +22,11 @@ pub struct SummaryRow {
     pub engine: String,
     /// Operation type, or `all` for the whole trial.
     pub operation: String,
+    /// How the operation reads at the run's parameters: the speed comparison suites' tests
+    /// name the counts they run ("01 50 INSERTs" at `scale_percent=5`), which `operation`,
+    /// what is stored and matched, keeps at the source's scale.
+    #[serde(default)]
+    pub operation_label: String,
     /// Measured (non-warm-up) trials.
     pub trials: usize,
     /// Transactions per trial (mean): completed ones, successful or not.
@@ -90,6 +95,11 @@ pub struct SummaryRow {
     pub sync_bound_tps: Option<f64>,
     /// CV above 5%.
     pub noisy: bool,
+    /// The stored `verify-durability` verdicts for this configuration's SQLite build and
+    /// settings, `power: VERDICT (N states, M violations); process: ...` (set by `show`; null
+    /// when there are none).
+    #[serde(default)]
+    pub durability: Option<String>,
     /// Runs with a load shape other than one closed-loop client (absent otherwise), per trial
     /// (mean): tries beyond the first of transactions that met a lock, transactions skipped by
     /// `--latency-limit`, and completed ones slower than it.
@@ -243,6 +253,10 @@ fn row(
         label: cfg.label.clone(),
         engine: cfg.engine.clone(),
         operation: operation.to_string(),
+        operation_label: crate::workload::find(&manifest.workload).map_or_else(
+            || operation.to_string(),
+            |w| w.operation_label(operation, &manifest.params),
+        ),
         trials: trials.len(),
         ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)).unwrap_or(0.0),
         success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),
@@ -279,6 +293,7 @@ fn row(
         device_io_source,
         sync_bound_tps,
         noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
+        durability: None,
         retries: shaped.then(|| per_trial(&|o| o.retries)),
         skipped: shaped.then(|| per_trial(&|o| o.skipped)),
         late: shaped.then(|| per_trial(&|o| o.late)),
@@ -386,7 +401,9 @@ pub fn spread(rows: &[SummaryRow], stats: &Statistics, trials: &[TrialRecord]) -
 }
 
 /// Tukey outliers among each configuration's whole-trial throughputs, as warnings naming the
-/// trials (their `seq`, the position in the run).
+/// trials by their number among the configuration's measured trials (1 to N, as "among N
+/// trials" counts them), with their `seq` (the position in the run, where configurations
+/// interleave) to find them in the JSON.
 pub fn outlier_warnings(configs: &[ConfigInfo], trials: &[TrialRecord]) -> Vec<String> {
     let mut w = Vec::new();
     for cfg in configs {
@@ -403,10 +420,11 @@ pub fn outlier_warnings(configs: &[ConfigInfo], trials: &[TrialRecord]) -> Vec<S
             .iter()
             .map(|(i, kind)| {
                 format!(
-                    "trial {} ({} tx/s, {})",
-                    s[*i].seq,
+                    "trial {} ({} tx/s, {}; seq {})",
+                    i + 1,
                     super::number::num(s[*i].value),
-                    kind.as_str()
+                    kind.as_str(),
+                    s[*i].seq
                 )
             })
             .collect();
@@ -459,7 +477,7 @@ mod tests {
         let w = outlier_warnings(std::slice::from_ref(&cfg), &trials);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
-            w[0].contains("1 Tukey outlier among 9 trials: trial 5 (100 tx/s, low severe)"),
+            w[0].contains("1 Tukey outlier among 9 trials: trial 6 (100 tx/s, low severe; seq 5)"),
             "{}",
             w[0]
         );

@@ -3,21 +3,23 @@
 //! the reporting checklist.
 
 use super::layout::{heading, table, warning};
-use super::number::{interval_of, num, opt, pct, ratio};
+use super::number::{count, interval_of, num, opt, opt_count, pct, ratio};
 use super::summary::SummaryRow;
 use super::Report;
 
-/// The summary table's header and cells (the HTML report shows the same).
-pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// The summary table's header and cells (the HTML report shows the same). `unit` is what the
+/// workload counts ([`crate::workload::Workload::unit`]): `tx`, or `statements`.
+pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let shaped = rows.iter().any(|r| r.retries.is_some());
     let open = rows.iter().any(|r| r.lag_p99_us.is_some());
+    let (per_trial, median) = (format!("{unit}/trial"), format!("{unit}/s median"));
     let mut headers = vec![
         "#",
         "configuration",
         "op",
-        "tx/trial",
+        &per_trial,
         "ms/trial",
-        "tx/s median",
+        &median,
         "95% CI",
         "CV",
         "speed against #0 [95% CI] verdict",
@@ -34,14 +36,15 @@ pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>
     if shaped {
         headers.extend(["retries/trial", "skipped/trial", "late/trial"]);
     }
+    let headers = headers.into_iter().map(String::from).collect();
     let body = rows
         .iter()
         .map(|r| {
             let mut cells = vec![
                 r.config.to_string(),
                 r.label.clone(),
-                r.operation.clone(),
-                num(r.ops_per_trial),
+                r.operation_label.clone(),
+                count(r.ops_per_trial),
                 num(r.time_ms_median),
                 num(r.tps_median),
                 interval_of(r.tps_median_ci95_low, r.tps_median_ci95_high),
@@ -63,7 +66,7 @@ pub fn summary_table(rows: &[SummaryRow]) -> (Vec<&'static str>, Vec<Vec<String>
                 cells.extend([opt(r.lag_p99_us), opt(r.lag_max_us)]);
             }
             if shaped {
-                cells.extend([opt(r.retries), opt(r.skipped), opt(r.late)]);
+                cells.extend([opt_count(r.retries), opt_count(r.skipped), opt_count(r.late)]);
             }
             cells
         })
@@ -145,8 +148,8 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     let mut out = String::new();
     out += &heading(
         &format!(
-            "run {} — {} — {} ({} trials + {} warm-up, seed {}{}, results {})",
-            report.run.id,
+            "{} — {} — {} ({} trials + {} warm-up, seed {}{}, results {})",
+            report.run.title(),
             m.workload,
             report.run.status,
             m.trials,
@@ -165,7 +168,8 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         out += &format!("error: {e}\n");
     }
     out += "\n";
-    let (headers, body) = summary_table(&report.summary);
+    let (headers, body) = summary_table(&report.summary, &report.unit());
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     out += &table(&headers, &body, md);
     if let Some(p) = &report.side_by_side {
         out += "\n";

@@ -8,7 +8,7 @@
 
 use super::{run_uuid, Store, StoreError};
 use crate::engines::{Connection, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A stored text column as a bound value (NULL stays NULL).
 fn t(v: &Option<String>) -> Value<'_> {
@@ -22,6 +22,25 @@ pub struct Merged {
     pub runs_present: usize,
     pub trials_added: usize,
     pub verdicts_added: usize,
+    /// Each run of the input: its id there, its id here, and its name here.
+    pub runs: Vec<Mapped>,
+}
+
+/// Where one run of an input is in the target.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mapped {
+    /// Its id in the input (none for a side file's run, which has no id there).
+    pub from: Option<i64>,
+    /// Its id in the target.
+    pub to: i64,
+    /// Copied by this merge (else the target already had it).
+    pub added: bool,
+    /// Its name in the target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its name in the input, when another run of the target had it (so it was renamed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
 }
 
 /// The columns of `verifications` that make a verdict the same verdict.
@@ -55,10 +74,13 @@ impl Store {
         if from.version.is_none() {
             return Ok(merged);
         }
-        let present: HashSet<String> = self
-            .rows("SELECT uuid FROM runs")?
+        let present: HashMap<String, (i64, Option<String>)> = self
+            .rows(&format!("SELECT uuid, id, {} FROM runs", self.name_column()))?
             .into_iter()
-            .filter_map(|r| r[0].clone())
+            .filter_map(|r| {
+                let id = r[1].as_deref().and_then(|s| s.parse().ok()).unwrap_or(0);
+                Some((r[0].clone()?, (id, r[2].clone())))
+            })
             .collect();
         let uuid_column = if from.version.is_some_and(|v| v >= 3) {
             "uuid"
@@ -66,19 +88,27 @@ impl Store {
             "NULL"
         };
         let runs = from.rows(&format!(
-            "SELECT id, started_at, finished_at, status, pid, workload, error, manifest, {}, {uuid_column} FROM runs ORDER BY id",
-            from.origin_columns()
+            "SELECT id, started_at, finished_at, status, pid, workload, error, manifest, {}, {uuid_column}, {} FROM runs ORDER BY id",
+            from.origin_columns(),
+            from.name_column(),
         ))?;
         for r in runs {
             let text = |i: usize| r[i].clone().unwrap_or_default();
             let uuid = r[10]
                 .clone()
                 .unwrap_or_else(|| run_uuid::legacy(&text(1), &text(4), r[8].as_deref(), &text(7)));
-            if present.contains(&uuid) {
+            let old_id: i64 = text(0).parse().unwrap_or(-1);
+            if let Some((id, name)) = present.get(&uuid) {
                 merged.runs_present += 1;
+                merged.runs.push(Mapped {
+                    from: Some(old_id),
+                    to: *id,
+                    added: false,
+                    name: name.clone(),
+                    renamed_from: None,
+                });
                 continue;
             }
-            let old_id: i64 = text(0).parse().unwrap_or(-1);
             let templates = if from.has_templates {
                 from.rows(&format!("SELECT record FROM templates WHERE run_id = {old_id}"))?
             } else {
@@ -90,14 +120,29 @@ impl Store {
             self.conn
                 .execute_batch("BEGIN IMMEDIATE")
                 .map_err(|e| self.engine_error(e))?;
-            let copied = self.copy_run(&r, &uuid, &templates, &trials);
-            match copied {
-                Ok(()) => self.conn.execute_batch("COMMIT").map_err(|e| self.engine_error(e))?,
+            // A name another run has here is kept with a suffix ([`Store::free_name`]).
+            let name = match &r[11] {
+                Some(n) => Some(self.free_name(n)?),
+                None => None,
+            };
+            let copied = self.copy_run(&r, &uuid, name.as_deref(), &templates, &trials);
+            let new_id = match copied {
+                Ok(id) => {
+                    self.conn.execute_batch("COMMIT").map_err(|e| self.engine_error(e))?;
+                    id
+                }
                 Err(e) => {
                     let _ = self.conn.execute_batch("ROLLBACK");
                     return Err(e);
                 }
-            }
+            };
+            merged.runs.push(Mapped {
+                from: Some(old_id),
+                to: new_id,
+                added: true,
+                renamed_from: r[11].clone().filter(|n| Some(n) != name.as_ref()),
+                name,
+            });
             merged.runs_added += 1;
             merged.trials_added += trials.len();
         }
@@ -118,12 +163,13 @@ impl Store {
         &mut self,
         r: &[Option<String>],
         uuid: &str,
+        name: Option<&str>,
         templates: &[Vec<Option<String>>],
         trials: &[Vec<Option<String>>],
-    ) -> Result<(), StoreError> {
+    ) -> Result<i64, StoreError> {
         let int = |v: &Option<String>| Value::Int(v.as_deref().and_then(|s| s.parse().ok()).unwrap_or(0));
         self.exec(
-            "INSERT INTO runs(started_at, finished_at, status, pid, workload, error, manifest, host, boot_id, uuid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO runs(started_at, finished_at, status, pid, workload, error, manifest, host, boot_id, uuid, name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             &[
                 t(&r[1]),
                 t(&r[2]),
@@ -135,6 +181,7 @@ impl Store {
                 t(&r[8]),
                 t(&r[9]),
                 Value::Text(uuid),
+                name.map_or(Value::Null, Value::Text),
             ],
         )?;
         let id = self.rows("SELECT last_insert_rowid()")?[0][0]
@@ -160,7 +207,7 @@ impl Store {
                 ],
             )?;
         }
-        Ok(())
+        Ok(id)
     }
 
     fn merge_verdicts(&mut self, from: &mut Store) -> Result<usize, StoreError> {

@@ -19,6 +19,7 @@
 mod busy;
 mod liveness;
 pub mod merge;
+pub mod run_name;
 pub mod run_uuid;
 pub mod schema;
 pub mod unsaved;
@@ -59,6 +60,10 @@ pub enum StoreError {
     Corrupt { path: PathBuf, reason: String },
     #[error("results store {path}: no run {run}; `litebench show --list` lists the stored runs")]
     NoRun { path: PathBuf, run: String },
+    #[error(
+        "results store {path}: no run named `{name}`; `litebench show --list` lists the stored runs and their names"
+    )]
+    NoName { path: PathBuf, name: String },
     #[error("results store {path} holds no runs yet; run `litebench run crud` first")]
     Empty { path: PathBuf },
     #[error(
@@ -118,12 +123,16 @@ pub struct Begun {
     pub pid: i64,
     pub host: Option<String>,
     pub boot_id: Option<String>,
+    /// Its name (`run --name`, [`run_name`]).
+    pub name: Option<String>,
 }
 
 /// A run as stored.
 #[derive(Debug, Clone)]
 pub struct StoredRun {
     pub id: i64,
+    /// Its name (`run --name`, schema 4 on).
+    pub name: Option<String>,
     /// `running`, `complete`, `interrupted`, `failed`, `abandoned` (running, process gone), or
     /// `running (...)` saying why its state cannot be known here (started on another host).
     pub status: String,
@@ -141,11 +150,19 @@ pub struct RunListing {
     pub started_at: String,
     pub workload: String,
     pub status: String,
+    /// Measured trials (warm-ups are not counted).
     pub trials: i64,
+    /// Warm-up trials stored.
+    pub warmups: i64,
     /// The run's globally unique id (schema 3 on); the integer `id` is an alias within this
     /// store.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
+    /// Its name (`run --name`, schema 4 on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its configurations' labels, in order.
+    pub configurations: Vec<String>,
 }
 
 /// Checks, without creating or changing anything, that a store could be opened at `path`: not
@@ -445,6 +462,15 @@ impl Store {
         self.conn.query(sql).map_err(|source| classify(&self.path, source))
     }
 
+    /// The `name` column of `runs`, as NULL for a schema that has none.
+    fn name_column(&self) -> &'static str {
+        if self.version.is_some_and(|v| v >= 4) {
+            "name"
+        } else {
+            "NULL"
+        }
+    }
+
     /// The `host, boot_id` columns of `runs`, as NULLs for a schema that has none.
     fn origin_columns(&self) -> &'static str {
         if self.version.is_some_and(|v| v >= 1) {
@@ -462,11 +488,17 @@ impl Store {
     /// Records the start of a run; returns its row as stored, which a side file needs to
     /// complete it later ([`unsaved`]).
     pub fn begin(&mut self, manifest: &Manifest) -> Result<Begun, StoreError> {
+        self.begin_named(manifest, None)
+    }
+
+    /// [`Store::begin`] of a run named `name` ([`run_name`]; checked by the caller, and unique:
+    /// a name another run has is refused by the store's unique index).
+    pub fn begin_named(&mut self, manifest: &Manifest, name: Option<&str>) -> Result<Begun, StoreError> {
         let json = serde_json::to_string(manifest).expect("manifests serialize");
         let here = Here::current();
         let uuid = run_uuid::new_v7();
         self.exec(
-            "INSERT INTO runs(started_at, status, pid, workload, manifest, host, boot_id, uuid) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO runs(started_at, status, pid, workload, manifest, host, boot_id, uuid, name) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             &[
                 Value::Text(&manifest.started_at),
                 Value::Int(std::process::id() as i64),
@@ -475,6 +507,7 @@ impl Store {
                 here.host.as_deref().map_or(Value::Null, Value::Text),
                 here.boot_id.as_deref().map_or(Value::Null, Value::Text),
                 Value::Text(&uuid),
+                name.map_or(Value::Null, Value::Text),
             ],
         )?;
         let id = self.rows("SELECT last_insert_rowid()")?;
@@ -484,6 +517,7 @@ impl Store {
             pid: std::process::id() as i64,
             host: here.host,
             boot_id: here.boot_id,
+            name: name.map(str::to_string),
         })
     }
 
@@ -607,9 +641,13 @@ impl Store {
             return Ok(Vec::new());
         }
         let rows = self.rows(&format!(
-            "SELECT r.id, r.started_at, r.workload, r.status, r.pid, {}, (SELECT count(*) FROM trials t WHERE t.run_id = r.id), {} FROM runs r ORDER BY r.id",
+            "SELECT r.id, r.started_at, r.workload, r.status, r.pid, {}, (SELECT count(*) FROM trials t WHERE t.run_id = r.id AND t.warmup = 0), {}, {}, \
+             CASE WHEN json_valid(r.manifest) THEN (SELECT json_group_array(json_extract(c.value, '$.label')) FROM json_each(r.manifest, '$.configs') c) END, \
+             (SELECT count(*) FROM trials t WHERE t.run_id = r.id AND t.warmup <> 0) \
+             FROM runs r ORDER BY r.id",
             self.origin_columns(),
-            if self.version.is_some_and(|v| v >= 3) { "r.uuid" } else { "NULL" }
+            if self.version.is_some_and(|v| v >= 3) { "r.uuid" } else { "NULL" },
+            self.name_column(),
         ))?;
         let here = Here::current();
         Ok(rows
@@ -627,7 +665,14 @@ impl Store {
                     workload: r[2].clone().unwrap_or_default(),
                     status: liveness::status(r[3].as_deref().unwrap_or(""), &origin, &here, liveness::process_alive),
                     trials: num(7),
+                    warmups: num(11),
                     uuid: r[8].clone(),
+                    name: r[9].clone(),
+                    configurations: r[10]
+                        .as_deref()
+                        .and_then(|j| serde_json::from_str::<Vec<Option<String>>>(j).ok())
+                        .map(|v| v.into_iter().map(Option::unwrap_or_default).collect())
+                        .unwrap_or_default(),
                 }
             })
             .collect())
@@ -655,8 +700,9 @@ impl Store {
             }
         };
         let rows = self.rows(&format!(
-            "SELECT status, pid, error, finished_at, manifest, {} FROM runs WHERE id = {id}",
-            self.origin_columns()
+            "SELECT status, pid, error, finished_at, manifest, {}, {} FROM runs WHERE id = {id}",
+            self.origin_columns(),
+            self.name_column(),
         ))?;
         let Some(row) = rows.into_iter().next() else {
             return Err(StoreError::NoRun {
@@ -699,6 +745,7 @@ impl Store {
         })?;
         Ok(StoredRun {
             id,
+            name: row[7].clone(),
             status: liveness::status(
                 row[0].as_deref().unwrap_or(""),
                 &origin,

@@ -15,7 +15,7 @@ use crate::engines::sqlite::conn::SqliteConn;
 use crate::engines::{Connection, EngineError};
 
 /// The schema this litebench writes, and the newest it can read.
-pub const CURRENT: i64 = 3;
+pub const CURRENT: i64 = 4;
 
 /// `PRAGMA application_id` of a versioned store: "LBen" in ASCII.
 pub const APPLICATION_ID: i64 = 0x4c42_656e;
@@ -74,6 +74,9 @@ CREATE INDEX verifications_config ON verifications(source_id, journal_mode, sync
     // 3: a globally unique id per run (`litebench merge`); filled for existing runs by
     // `fill_legacy_uuids` before the unique index is made.
     "ALTER TABLE runs ADD COLUMN uuid TEXT;",
+    // 4: a run's name (`run --name`), unique within the store (NULLs, unnamed runs, are not
+    // compared by a unique index).
+    "ALTER TABLE runs ADD COLUMN name TEXT; CREATE UNIQUE INDEX runs_name ON runs(name);",
 ];
 
 /// What an opened file holds.
@@ -168,6 +171,7 @@ mod tests {
         c.execute_batch("SELECT host, boot_id FROM runs").unwrap();
         c.execute_batch("SELECT verdict, record FROM verifications").unwrap();
         c.execute_batch("SELECT uuid FROM runs").unwrap();
+        c.execute_batch("SELECT name FROM runs").unwrap();
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub struct UnsavedRun {
     pub pid: i64,
     pub host: Option<String>,
     pub boot_id: Option<String>,
+    /// Its name (`run --name`); absent in side files older than names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub manifest: Manifest,
     /// `complete`, `interrupted` or `failed`.
     pub status: String,
@@ -69,6 +72,8 @@ pub struct Imported {
     pub trials_added: usize,
     /// Its end status was stored (it said `running`, or it was added).
     pub finished: bool,
+    /// Its name in the store (its own, or with a suffix when another run there has it).
+    pub name: Option<String>,
 }
 
 impl UnsavedRun {
@@ -87,6 +92,7 @@ impl UnsavedRun {
             pid: begun.pid,
             host: begun.host.clone(),
             boot_id: begun.boot_id.clone(),
+            name: begun.name.clone(),
             manifest: manifest.clone(),
             status: status.to_string(),
             finished_at: finished_at.to_string(),
@@ -192,12 +198,22 @@ impl Store {
     fn import_in_transaction(&mut self, run: &UnsavedRun) -> Result<Imported, StoreError> {
         // The uuid is checked by `read` (hex digits and dashes), so it can be quoted as is.
         debug_assert!(run_uuid::is_valid(&run.uuid));
-        let found = self.rows(&format!("SELECT id, status FROM runs WHERE uuid = '{}'", run.uuid))?;
+        let found = self.rows(&format!(
+            "SELECT id, status, {} FROM runs WHERE uuid = '{}'",
+            self.name_column(),
+            run.uuid
+        ))?;
         let manifest = serde_json::to_string(&run.manifest).expect("manifests serialize");
+        let name;
         let (run_id, added, finished, have_seq, have_templates) = match found.first() {
             None => {
+                // The side file's name, unless another run has it here ([`Store::free_name`]).
+                name = match run.name.as_deref().filter(|n| super::run_name::check(n).is_ok()) {
+                    Some(n) => Some(self.free_name(n)?),
+                    None => None,
+                };
                 self.exec(
-                    "INSERT INTO runs(started_at, finished_at, status, pid, workload, error, manifest, host, boot_id, uuid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "INSERT INTO runs(started_at, finished_at, status, pid, workload, error, manifest, host, boot_id, uuid, name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                     &[
                         Value::Text(&run.manifest.started_at),
                         Value::Text(&run.finished_at),
@@ -209,6 +225,7 @@ impl Store {
                         run.host.as_deref().map_or(Value::Null, Value::Text),
                         run.boot_id.as_deref().map_or(Value::Null, Value::Text),
                         Value::Text(&run.uuid),
+                        name.as_deref().map_or(Value::Null, Value::Text),
                     ],
                 )?;
                 let id = self.rows("SELECT last_insert_rowid()")?[0][0]
@@ -219,6 +236,7 @@ impl Store {
             }
             Some(row) => {
                 let id: i64 = row[0].as_deref().and_then(|s| s.parse().ok()).unwrap_or(0);
+                name = row[2].clone();
                 let running = row[1].as_deref() == Some("running");
                 if running {
                     self.exec(
@@ -261,6 +279,7 @@ impl Store {
             added,
             trials_added,
             finished,
+            name,
         })
     }
 
@@ -298,7 +317,8 @@ mod tests {
                 run_id: begun.id,
                 added: false,
                 trials_added: 2,
-                finished: true
+                finished: true,
+                name: None,
             }
         );
         let again = s.import_unsaved(&run).unwrap();
@@ -331,6 +351,7 @@ mod tests {
                 pid: 7,
                 host: Some("h".into()),
                 boot_id: None,
+                name: Some("side".into()),
             },
             &crate::store::tests::manifest(),
             "failed",
@@ -346,6 +367,7 @@ mod tests {
         let back = read(&path).unwrap();
         assert_eq!(back.store, store_key(&store));
         assert_eq!(back.run.trials, run.trials);
+        assert_eq!(back.run.name.as_deref(), Some("side"));
         // Written again under the same name: refused, the first one kept.
         assert!(write(dir.path(), &store, "again", run).is_err());
         assert_eq!(read(&path).unwrap().reason, "disk full");

@@ -184,6 +184,17 @@ pub trait Workload: Sync {
     fn template_file(&self, _p: &Params) -> Option<std::path::PathBuf> {
         None
     }
+    /// How operation `op` reads in a report of a run with parameters `p`: the speed comparison
+    /// suites' tests name their counts ("01 1000 INSERTs"), which a run scaled by
+    /// `scale_percent` or `size` changes. The name itself is what is stored and matched.
+    fn operation_label(&self, op: &str, _p: &Params) -> String {
+        op.to_string()
+    }
+    /// What one counted operation of a report is: `tx` (a transaction) by default,
+    /// `statements` for the suites that time and count each statement of a test.
+    fn unit(&self) -> &'static str {
+        "tx"
+    }
     /// Creates the schema and pre-populates: run once into the template database. Returns the
     /// number of rows inserted (for the population rate in the footprint report). Checks
     /// `pop.stop` every few hundred rows ([`Population::every`], [`Population::bulk_load`]) and

@@ -4,8 +4,8 @@
 //! One recorded operation is one SQL statement of the test (an INSERT, a SELECT, a CREATE
 //! INDEX, ...). A test that the source runs inside one transaction issues `BEGIN` before its
 //! first statement and `COMMIT` after its last: both belong to the test's measured time (its
-//! `ms/trial`) but are not operations of their own, so `tx/trial` counts the statements the
-//! test's title counts, and the COMMIT's cost shows in the test's time, not in any statement's
+//! `ms/trial`) but are not operations of their own, so `statements/trial` counts the statements
+//! the test's title counts, and the COMMIT's cost shows in the test's time, not in any statement's
 //! latency. A test run in autocommit mode makes every write statement its own transaction.
 //!
 //! Every statement's result is checked against what the script expects, computed when the
@@ -386,6 +386,49 @@ pub fn execute(
 mod tests {
     use super::*;
 
+    /// Every suite's titles name the counts its tests run, at the source's scale and scaled.
+    #[test]
+    fn labels_show_the_counts_run() {
+        use crate::workload::{acreve, androbench, rlbench, speedtest, sqlite_benchmark};
+        assert_eq!(
+            scaled_label("02 25000 INSERTs in a transaction", Scale { size: 1, percent: 5 }),
+            "02 1250 INSERTs in a transaction"
+        );
+        assert_eq!(
+            scaled_label("05 Creating an index", Scale { size: 1, percent: 5 }),
+            "05 Creating an index"
+        );
+        for suite in [
+            &speedtest::SPEEDTEST,
+            &rlbench::RLBENCH,
+            &androbench::ANDROBENCH,
+            &acreve::ACREVE,
+            &sqlite_benchmark::SQLITE_BENCHMARK,
+        ] {
+            for scale in [
+                Scale::ONE,
+                Scale { size: 1, percent: 5 },
+                Scale { size: 2, percent: 50 },
+            ] {
+                let script = (suite.script)(scale, 3);
+                for t in &script.tests {
+                    let op = suite.operations[t.op];
+                    let label = scaled_label(op, scale);
+                    let Some(count) = label.split(' ').nth(1).and_then(|c| c.parse::<u64>().ok()) else {
+                        continue;
+                    };
+                    assert_eq!(
+                        count,
+                        t.statements(),
+                        "{}: `{op}` at {scale:?} runs {}",
+                        suite.name,
+                        t.statements()
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn scale_counts() {
         assert_eq!(Scale::ONE.n(25_000), 25_000);
@@ -547,6 +590,20 @@ mod tests {
     }
 }
 
+/// A test's title with its count at `scale`: "01 1000 INSERTs" at 5% is "01 50 INSERTs". A
+/// title's count (its second word, when a number) is the count its test scales (checked for
+/// every suite by `labels_show_the_counts_run`), so it is scaled as the test scales it.
+pub fn scaled_label(op: &str, scale: Scale) -> String {
+    let mut words = op.splitn(3, ' ');
+    match (words.next(), words.next(), words.next()) {
+        (Some(n), Some(count), Some(rest)) if count.chars().all(|c| c.is_ascii_digit()) => match count.parse::<u64>() {
+            Ok(c) => format!("{n} {} {rest}", scale.n(c)),
+            Err(_) => op.to_string(),
+        },
+        _ => op.to_string(),
+    }
+}
+
 /// How a script suite's database must look after a trial.
 #[derive(Debug, Clone, Copy)]
 pub enum End {
@@ -594,6 +651,14 @@ impl Workload for ScriptSuite {
 
     fn operations(&self) -> &'static [&'static str] {
         self.operations
+    }
+
+    fn operation_label(&self, op: &str, p: &Params) -> String {
+        scaled_label(op, Scale::of(p))
+    }
+
+    fn unit(&self) -> &'static str {
+        "statements"
     }
 
     fn populate(&self, conn: &mut dyn Connection, _pop: &Population<'_>) -> Result<u64, PopulateError> {

@@ -107,6 +107,21 @@ fn later_runs_of_a_preset_comparison_go_on_after_the_reader_has_gone() {
     .arg("--dir")
     .arg(sb.scratch());
     let out = with_closed_stdout(cmd);
+    // Said before anything runs: each --param names the preset it does not apply to.
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: --param count=5 does not apply to preset androbench")
+            && err.contains("warning: --param scale_percent=1 does not apply to preset mobibench"),
+        "{}",
+        describe(&out)
+    );
+    let mut out = out;
+    out.stderr = err
+        .lines()
+        .filter(|l| !l.starts_with("warning: --param "))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes();
     assert_quiet_success(&out, "run --preset mobibench --preset androbench");
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "scratch not cleaned up");
     let list = output(&mut sb.show(&["--list", "--format", "json"]));

@@ -130,7 +130,8 @@ fn bad_references_are_one_line_errors() {
             vec!["1:nolabel", "1:0"],
             vec!["A 1:nolabel", "no configuration with that label"],
         ),
-        (vec!["x", "1"], vec!["A `x`", "run id"]),
+        (vec!["x", "1"], vec!["no run named `x`", "show --list"]),
+        (vec![":0", "1:0"], vec!["A `:0`", "run id or name"]),
         (vec!["1", "1:0"], vec!["both sides as runs"]),
     ] {
         let out = compare(&sb, &args);

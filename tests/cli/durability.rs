@@ -297,6 +297,19 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
         .collect();
     assert!(lines.iter().all(|l| text.contains(l)), "{lines:?}\n{text}");
     assert!(lines.iter().any(|l| l.contains("power: may corrupt")), "{lines:?}");
+    // And the CSV: each summary row carries its configuration's verdicts.
+    let out = output(&mut sb.show(&["--format", "csv"]));
+    assert_success(&out);
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let at = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "durability")
+        .expect("a durability column");
+    let cells: Vec<String> = reader.records().map(|r| r.unwrap()[at].to_string()).collect();
+    assert!(cells.iter().any(|c| c.starts_with("power: may corrupt")), "{cells:?}");
+    assert!(cells.iter().any(|c| c.starts_with("power: durable")), "{cells:?}");
     // So does the HTML report.
     let page = sb.root().join("report.html");
     let mut cmd = sb.litebench();

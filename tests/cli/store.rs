@@ -80,14 +80,37 @@ fn show_list_lists_the_run() {
     let out = output(&mut sb.show(&["--list"]));
     assert_success(&out);
     let text = stdout(&out);
+    let header: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "run",
+            "name",
+            "started",
+            "workload",
+            "configurations",
+            "status",
+            "trials",
+            "warm-ups",
+            "uuid"
+        ],
+        "{text}"
+    );
     let row = text
         .lines()
         .find(|l| l.split_whitespace().next() == Some("1"))
         .unwrap_or_else(|| panic!("run 1 not listed\n{}", describe(&out)));
+    // Both configurations by label; the measured trials, and the warm-ups apart.
+    assert!(
+        row.contains("journal_mode=delete") && row.contains("journal_mode=wal"),
+        "{row:?}"
+    );
     let cells: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(cells[2..5], ["crud", "complete", "6"], "{row:?}");
+    let n = cells.len();
+    assert_eq!(cells[1], "-", "an unnamed run: {row:?}");
+    assert_eq!(cells[n - 4..n - 1], ["complete", "4", "2"], "{row:?}");
     // Its globally unique id, a UUIDv7.
-    assert!(cells[5].len() == 36 && &cells[5][14..15] == "7", "{row:?}");
+    assert!(cells[n - 1].len() == 36 && &cells[n - 1][14..15] == "7", "{row:?}");
 
     let out = output(&mut sb.show(&["--list", "--format", "json"]));
     assert_success(&out);
@@ -97,7 +120,17 @@ fn show_list_lists_the_run() {
     assert_eq!(runs[0]["id"], 1);
     assert_eq!(runs[0]["workload"], "crud");
     assert_eq!(runs[0]["status"], "complete");
-    assert_eq!(runs[0]["trials"], CONFIGS * (TRIALS + WARMUP));
+    assert_eq!(runs[0]["trials"], CONFIGS * TRIALS, "measured trials only");
+    assert_eq!(runs[0]["warmups"], CONFIGS * WARMUP);
+    assert_eq!(runs[0]["configurations"].as_array().map(Vec::len), Some(CONFIGS));
+
+    let out = output(&mut sb.show(&["--list", "--format", "csv"]));
+    assert_success(&out);
+    let csv = stdout(&out);
+    assert!(
+        csv.starts_with("id,name,started_at,workload,configurations,status,trials,warmups,uuid\n"),
+        "{csv}"
+    );
 }
 
 #[test]

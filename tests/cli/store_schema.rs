@@ -178,7 +178,7 @@ fn an_unversioned_store_is_shown_as_it_is_and_upgraded_by_run() {
 
     // `run` upgrades it in place, and the old run is still there.
     tiny_run(&sb, &[]);
-    assert_eq!(pragma(&sb.results(), "user_version"), 3);
+    assert_eq!(pragma(&sb.results(), "user_version"), 4);
     let out = output(&mut sb.show(&["--list", "--format", "json"]));
     assert_success(&out);
     let listed = json(&out);
@@ -207,7 +207,7 @@ fn a_store_from_a_newer_litebench_is_refused_and_left_alone() {
     open(&sb.results()).execute_batch("PRAGMA user_version = 99").unwrap();
     let before = std::fs::read(sb.results()).unwrap();
     let message = format!(
-        "error: --results {}: written by a newer litebench (schema 99, this one reads up to 3); upgrade litebench",
+        "error: --results {}: written by a newer litebench (schema 99, this one reads up to 4); upgrade litebench",
         sb.results().display()
     );
     for args in [&["--format", "json"][..], &["--list"][..]] {

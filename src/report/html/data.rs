@@ -663,6 +663,7 @@ pub(crate) mod tests {
         Report::build(Input {
             run: RunHeader {
                 id: 1,
+                name: None,
                 status: "complete".into(),
                 error: None,
                 finished_at: None,

@@ -47,8 +47,11 @@ pub fn run_page(report: &Report<'_>, durability: &[String]) -> Result<RunPage, H
     Ok(RunPage {
         id: report.run.id,
         title: format!(
-            "Run {} — {} — {}",
-            report.run.id, report.manifest.workload, report.run.status
+            "Run {}{} — {} — {}",
+            report.run.id,
+            report.run.name.as_ref().map_or(String::new(), |n| format!(" ({n})")),
+            report.manifest.workload,
+            report.run.status
         ),
         body: page::run_section(report, &figures, durability),
         figures,

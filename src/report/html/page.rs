@@ -284,7 +284,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
     let (h, rows) = text::checklist_table(report);
     o += &table(&h, &rows);
     o += &format!("<h3 id=\"run{id}-summary\">Summary</h3>\n");
-    let (h, rows) = text::summary_table(&report.summary);
+    let (h, rows) = text::summary_table(&report.summary, &report.unit());
     o += &table(&h, &rows);
     if let Some(p) = &report.side_by_side {
         o += "<h3>Side by side</h3>\n";
