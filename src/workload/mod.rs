@@ -18,10 +18,12 @@ pub mod result_hash;
 pub mod rlbench;
 pub mod script;
 pub mod speedtest;
+pub mod sql_lex;
 pub mod sqlite_benchmark;
 pub mod ssb;
 pub mod suite;
 pub mod tatp;
+pub mod user_db;
 pub mod ycsb;
 
 use crate::engines::{Connection, EngineError};
