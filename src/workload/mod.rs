@@ -14,6 +14,7 @@ pub mod population;
 pub mod preset;
 pub mod recorder;
 pub mod remote;
+pub mod replay;
 pub mod result_hash;
 pub mod rlbench;
 pub mod script;
@@ -211,7 +212,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 12] = [
+    static ALL: [&dyn Workload; 13] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -224,6 +225,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &blob::Blob,
         &ycsb::Ycsb,
         &script::ScriptWorkload,
+        &replay::Replay,
     ];
     &ALL
 }
