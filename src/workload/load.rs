@@ -88,6 +88,14 @@ pub trait Client {
     fn done(&self) -> bool {
         false
     }
+    /// When the next transaction is due, after the measured start: its recorded start in a
+    /// replayed log (checked after [`Client::done`], before each draw). The driver waits for it
+    /// and measures the latency from it, as from an open loop's intended start, so a
+    /// transaction started late counts its wait. None (the default): the load shape's
+    /// schedule, if any.
+    fn due(&self) -> Option<Duration> {
+        None
+    }
     /// True when [`Client::check`] has something to check (asked once per trial).
     fn checks(&self) -> bool {
         false
@@ -576,7 +584,10 @@ fn client_loop(
         if shared.halted() || client.done() {
             break;
         }
-        let intended = schedule.as_mut().map(Schedule::take);
+        let intended = schedule
+            .as_mut()
+            .map(Schedule::take)
+            .or_else(|| client.due().map(|d| warm_end + d));
         if let Some(t) = intended {
             if until.is_some_and(|u| t >= u) {
                 break;

@@ -14,14 +14,17 @@ pub mod population;
 pub mod preset;
 pub mod recorder;
 pub mod remote;
+pub mod replay;
 pub mod result_hash;
 pub mod rlbench;
 pub mod script;
 pub mod speedtest;
+pub mod sql_lex;
 pub mod sqlite_benchmark;
 pub mod ssb;
 pub mod suite;
 pub mod tatp;
+pub mod user_db;
 pub mod ycsb;
 
 use crate::engines::{Connection, EngineError};
@@ -220,7 +223,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 12] = [
+    static ALL: [&dyn Workload; 13] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -233,6 +236,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &blob::Blob,
         &ycsb::Ycsb,
         &script::ScriptWorkload,
+        &replay::Replay,
     ];
     &ALL
 }

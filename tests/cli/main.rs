@@ -30,6 +30,7 @@ mod odd_input;
 mod outputs;
 mod profile;
 mod progress;
+mod replay;
 mod report;
 mod reproduce;
 mod script;

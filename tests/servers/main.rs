@@ -8,12 +8,14 @@
 //!   the server refuses, a server that dies mid-run, Ctrl-C) end with one line, exit 2 (130
 //!   for Ctrl-C), finished trials kept, and no server process or data directory left behind;
 //! - `postgres=URL` / `mysql=URL` run against a server litebench did not start for the run, and
-//!   leave its settings as they were.
+//!   leave its settings as they were;
+//! - the `script` workload (pgbench's tpcb-like and dialect variants) on both servers.
 
 mod common;
 mod device_io;
 mod population;
 mod restore;
+mod script;
 #[path = "../support/mod.rs"]
 mod support;
 mod trial_start;

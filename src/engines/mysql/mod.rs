@@ -254,8 +254,12 @@ impl MysqlEngine {
         }
         let mut cmd = Command::new(&install);
         // --no-defaults must come first.
+        // The bootstrap server's temporary tables go to the server's own tmp, not /tmp: they
+        // are named by process id, and two bootstraps in different PID namespaces sharing one
+        // /tmp (containers, sandboxes) collide ("Unknown table 'mysql.tmp_user_sys'").
         cmd.arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
+            .arg(format!("--tmpdir={}", tmp.display()))
             .args(INSTALL_ARGS);
         run_tool(
             cmd,

@@ -364,30 +364,6 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
     Ok(loaded)
 }
 
-/// Refuses a `db` file that is not a SQLite database or whose last transactions are still in
-/// its WAL (a copy of the main file alone would lose them).
-fn check_db(path: &str) -> Result<(), String> {
-    let mut header = Vec::new();
-    let read = std::fs::File::open(path)
-        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 16), &mut header));
-    if let Err(e) = read {
-        return Err(format!("--param db={path}: cannot read it: {e}"));
-    }
-    // An empty file is an empty SQLite database.
-    if !header.is_empty() && header != b"SQLite format 3\0" {
-        return Err(format!(
-            "--param db={path}: not a SQLite database (its header is not \"SQLite format 3\")"
-        ));
-    }
-    let wal = format!("{path}-wal");
-    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
-        return Err(format!(
-            "--param db={path}: {wal} holds transactions not yet in the database file; checkpoint it first (sqlite3 {path} 'PRAGMA wal_checkpoint(TRUNCATE)')"
-        ));
-    }
-    Ok(())
-}
-
 fn verification(detail: String) -> WorkloadError {
     WorkloadError::Verification {
         workload: "script".into(),
@@ -421,7 +397,7 @@ impl Workload for ScriptWorkload {
 
     fn settle(&self, p: &mut Params) -> Result<(), String> {
         if !p.text("db").is_empty() {
-            check_db(p.text("db"))?;
+            super::user_db::check(p.text("db"))?;
         }
         let loaded = load(p)?;
         let pinned = p.text("sha256");

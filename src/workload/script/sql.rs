@@ -4,10 +4,10 @@
 //! statement runs, never text pasted into the SQL; inside string literals, quoted identifiers,
 //! dollar-quoted strings and comments it is left alone, and so is a `::cast`.
 //!
-//! A hand-written scanner rather than `sqlparser`'s tokenizer: it must keep the statement's text
-//! exactly as written (only `:name` replaced) for every engine's dialect, know the few lexical
-//! forms that can hide a `:` or a `;` (the four quote kinds, both comment kinds), and report
-//! positions in the script file; a full SQL tokenizer per dialect would do more and keep less.
+//! The tokens come from [`crate::workload::sql_lex`], shared with the `replay` workload (why it
+//! is not `sqlparser`'s tokenizer is said there).
+
+use crate::workload::sql_lex::{Kind, Lexer};
 
 /// One statement of a script, as read.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,14 +23,6 @@ pub struct Scanned {
 /// A scanning error: the byte offset in the file and what is wrong.
 pub type ScanError = (usize, String);
 
-fn ident_start(c: u8) -> bool {
-    c.is_ascii_alphabetic() || c == b'_'
-}
-
-fn ident_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
 /// True when the line holding `at` has only blanks before `at`.
 fn at_line_start(src: &[u8], at: usize) -> bool {
     src[..at]
@@ -40,114 +32,56 @@ fn at_line_start(src: &[u8], at: usize) -> bool {
         .all(|c| *c == b' ' || *c == b'\t' || *c == b'\r')
 }
 
-/// Scans the statement starting at `start`. `backslash_escapes`: a backslash escapes the next
-/// character in a `'...'` literal (MySQL's default; elsewhere only in PostgreSQL's `E'...'`).
+/// Scans the statement starting at `start` (tokens from [`crate::workload::sql_lex`]).
+/// `backslash_escapes`: a backslash escapes the next character in a `'...'` literal (MySQL's
+/// default; elsewhere only in PostgreSQL's `E'...'`).
 pub fn statement(src: &str, start: usize, backslash_escapes: bool) -> Result<Scanned, ScanError> {
     let b = src.as_bytes();
     let mut text = String::new();
     let mut vars = Vec::new();
-    let mut i = start;
     // Start of the text not yet copied.
     let mut copied = start;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b';' => {
-                text.push_str(&src[copied..i]);
-                return Ok(Scanned { text, vars, end: i + 1 });
+    for t in Lexer::new(src, start, backslash_escapes) {
+        let t = t?;
+        match t.kind {
+            Kind::Semicolon => {
+                text.push_str(&src[copied..t.start]);
+                return Ok(Scanned { text, vars, end: t.end });
             }
-            b'\\' if at_line_start(b, i) => break,
-            b'\'' => {
-                let escapes =
-                    backslash_escapes || (i > 0 && matches!(b[i - 1], b'e' | b'E') && (i < 2 || !ident_char(b[i - 2])));
-                i = quoted(b, i, b'\'', escapes)?;
+            Kind::Other if b[t.start] == b'\\' && at_line_start(b, t.start) => {
+                text.push_str(&src[copied..t.start]);
+                return Ok(Scanned {
+                    text,
+                    vars,
+                    end: t.start,
+                });
             }
-            b'"' => i = quoted(b, i, b'"', false)?,
-            b'`' => i = quoted(b, i, b'`', false)?,
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                text.push_str(&src[copied..i]);
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                copied = i;
+            Kind::LineComment => {
+                text.push_str(&src[copied..t.start]);
+                copied = t.end;
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let close = src[i + 2..]
-                    .find("*/")
-                    .ok_or((i, "unterminated /* comment".to_string()))?;
-                i += 2 + close + 2;
-            }
-            b'$' if i == 0 || !ident_char(b[i - 1]) => {
-                // A dollar quote: $$ or $tag$ ... the same again.
-                let mut j = i + 1;
-                while j < b.len() && ident_char(b[j]) {
-                    j += 1;
-                }
-                if j < b.len() && b[j] == b'$' && (j == i + 1 || ident_start(b[i + 1])) {
-                    let tag = &src[i..=j];
-                    let close = src[j + 1..]
-                        .find(tag)
-                        .ok_or((i, format!("unterminated dollar-quoted string {tag}")))?;
-                    i = j + 1 + close + tag.len();
-                } else {
-                    i = j;
-                }
-            }
-            b':' if b.get(i + 1) == Some(&b':') => {
-                // A cast; any further colons too.
-                while i < b.len() && b[i] == b':' {
-                    i += 1;
-                }
-            }
-            b':' if b.get(i + 1).is_some_and(|&n| ident_start(n)) => {
-                let mut j = i + 1;
-                while j < b.len() && ident_char(b[j]) {
-                    j += 1;
-                }
-                text.push_str(&src[copied..i]);
+            Kind::Param if b[t.start] == b':' => {
+                text.push_str(&src[copied..t.start]);
                 text.push('?');
-                vars.push((src[i + 1..j].to_string(), i));
-                i = j;
-                copied = j;
+                vars.push((src[t.start + 1..t.end].to_string(), t.start));
+                copied = t.end;
             }
-            b'?' => {
+            Kind::Param if b[t.start] == b'?' => {
                 return Err((
-                    i,
+                    t.start,
                     "a bare ? in a script's SQL: litebench binds :name variables as ? placeholders itself; write :name"
                         .into(),
                 ))
             }
-            _ => i += 1,
+            _ => {}
         }
     }
-    text.push_str(&src[copied..i]);
-    Ok(Scanned { text, vars, end: i })
-}
-
-/// The end (one past the closing quote) of the quoted text opening at `at`; a doubled quote
-/// is a quote inside.
-fn quoted(b: &[u8], at: usize, q: u8, backslash_escapes: bool) -> Result<usize, ScanError> {
-    let mut i = at + 1;
-    while i < b.len() {
-        if backslash_escapes && b[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if b[i] == q {
-            if b.get(i + 1) == Some(&q) {
-                i += 2;
-                continue;
-            }
-            return Ok(i + 1);
-        }
-        i += 1;
-    }
-    let what = match q {
-        b'\'' => "string literal",
-        b'"' => "quoted identifier",
-        _ => "`quoted` identifier",
-    };
-    Err((at, format!("unterminated {what}")))
+    text.push_str(&src[copied..]);
+    Ok(Scanned {
+        text,
+        vars,
+        end: src.len(),
+    })
 }
 
 /// A short name for a statement: its command and, where it has one, the table it works on

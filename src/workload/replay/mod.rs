@@ -1,0 +1,311 @@
+//! `replay`: a recorded statement log run again, in order, against a copy of the database it
+//! was recorded on (or an empty one), so that a configuration is measured on what an
+//! application really sent: the sqlite3 shell's `.trace` output, one statement per line or
+//! separated by `;`, or a log with a leading time per statement ([`log`]).
+//!
+//! Every statement is one transaction of the load driver, with one client (a log is one
+//! ordered stream), typed by its **shape**: its text with literals replaced by `?` (found by
+//! the shared SQL lexer), so that a report says which kinds of statement got slower under a
+//! configuration. Transaction boundaries are the log's own `BEGIN`/`COMMIT`. With
+//! `pace=recorded` each statement is due at its recorded start and its latency counts from
+//! there ([`crate::workload::load::Client::due`]). The log's SHA-256 goes into the parameters,
+//! as the script workload's files do, so runs of different logs never compare as one
+//! workload. Every choice is in docs/workloads.md.
+
+pub mod client;
+pub mod log;
+
+use super::load::{self, Budget, Client, Transactions};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use crate::engines::{Connection, Dialect};
+use crate::model::op::OpType;
+use crate::model::params::{ParamKind, ParamSpec, ParamValue, Params};
+use crate::workload::recorder::Recorder;
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+/// The workload.
+pub struct Replay;
+
+/// Most shapes with an operation type of their own; statements of the shapes after them (in
+/// the order of first appearance) share one type, [`OTHER_SHAPES`].
+pub const MAX_SHAPES: usize = 200;
+
+/// The operation type of the shapes past [`MAX_SHAPES`].
+pub const OTHER_SHAPES: &str = "(other shapes)";
+
+/// Longest operation type name: a longer shape is cut there, with `…`.
+const NAME_CHARS: usize = 96;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "log",
+        kind: ParamKind::Path,
+        default: "",
+        help: "the recorded statement log: the sqlite3 shell's .trace output, statements separated by ';', one per line, or each led by its time",
+    },
+    ParamSpec {
+        name: "db",
+        kind: ParamKind::Path,
+        default: "",
+        help: "an existing SQLite database every trial starts from a byte-identical copy of (never opened in place; SQLite only); none: an empty database",
+    },
+    ParamSpec {
+        name: "format",
+        kind: ParamKind::Choice(&["auto", "statements", "lines", "timestamped"]),
+        default: "auto",
+        help: "how the log is written; auto: timestamped when its first line starts with a time, else statements when a ';' ends one, else lines (the manifest records what was found)",
+    },
+    ParamSpec {
+        name: "pace",
+        kind: ParamKind::Choice(&["asap", "recorded"]),
+        default: "asap",
+        help: "asap: each statement as soon as the last ends; recorded: at its recorded start (timestamped logs), latency counted from it",
+    },
+    ParamSpec {
+        name: "on_error",
+        kind: ParamKind::Choice(&["stop", "count"]),
+        default: "stop",
+        help: "a statement that fails: stop the trial with the log's file and line and the engine's message, or count it as unsuccessful and go on",
+    },
+    ParamSpec {
+        name: "sha256",
+        kind: ParamKind::Path,
+        default: "",
+        help: "set by litebench: the log's SHA-256; given, the run refuses a log that hashes otherwise",
+    },
+];
+
+/// A log as the workload runs it, kept for the life of the process (the operation types'
+/// names are borrowed from it).
+pub struct Loaded {
+    pub file: String,
+    pub log: log::Log,
+    pub sha256: String,
+    /// One per shape, in order of first appearance (then [`OTHER_SHAPES`] if needed).
+    pub types: Vec<OpType>,
+    /// Each statement's operation type.
+    pub op_of: Vec<usize>,
+}
+
+/// Operation type names for `shapes`: each cut to [`NAME_CHARS`], made unique with ` #2`...
+fn names(shapes: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in shapes {
+        let mut name: String = s.chars().take(NAME_CHARS).collect();
+        if name.len() < s.len() {
+            name.push('…');
+        }
+        if name.is_empty() {
+            name.push('?');
+        }
+        let base = name.clone();
+        let mut k = 1;
+        while out.contains(&name) || name == OTHER_SHAPES || name == "all" {
+            k += 1;
+            name = format!("{base} #{k}");
+        }
+        out.push(name);
+    }
+    out
+}
+
+fn read_log(p: &Params) -> Result<Loaded, String> {
+    let file = p.text("log");
+    if file.is_empty() {
+        return Err("--param log: replay needs the recorded log to run (--param log=app.sql)".into());
+    }
+    let bytes = std::fs::read(file).map_err(|e| format!("--param log={file}: cannot read it: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let (l, c) = crate::workload::sql_lex::line_col(
+            &String::from_utf8_lossy(&e.as_bytes()[..e.utf8_error().valid_up_to()]),
+            usize::MAX,
+        );
+        format!("{file}:{l}:{c}: not UTF-8 text; convert the log to UTF-8 (iconv)")
+    })?;
+    let format = match p.choice("format") {
+        "auto" => None,
+        f => log::Format::parse(f),
+    };
+    let log = log::read(file, &text, format)?;
+    let sha256 = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut shapes: Vec<&str> = Vec::new();
+    let mut op_of = Vec::with_capacity(log.statements.len());
+    let mut overflow = false;
+    for s in &log.statements {
+        let i = match shapes.iter().position(|x| *x == s.shape) {
+            Some(i) => i,
+            None if shapes.len() < MAX_SHAPES => {
+                shapes.push(&s.shape);
+                shapes.len() - 1
+            }
+            None => {
+                overflow = true;
+                MAX_SHAPES
+            }
+        };
+        op_of.push(i);
+    }
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let mut types: Vec<OpType> = names(&shapes)
+        .into_iter()
+        .map(|n| OpType {
+            name: leak(n),
+            part_of: None,
+        })
+        .collect();
+    if overflow {
+        types.push(OpType {
+            name: OTHER_SHAPES,
+            part_of: None,
+        });
+    }
+    Ok(Loaded {
+        file: file.to_string(),
+        log,
+        sha256,
+        types,
+        op_of,
+    })
+}
+
+/// The log the parameters name, read once per process.
+pub fn load(p: &Params) -> Result<&'static Loaded, String> {
+    type Cache = Mutex<Vec<((String, String), &'static Loaded)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let key = (p.text("log").to_string(), p.choice("format").to_string());
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(l) = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(k, _)| *k == key)
+    {
+        return Ok(l.1);
+    }
+    let loaded: &'static Loaded = Box::leak(Box::new(read_log(p)?));
+    cache.lock().unwrap_or_else(|e| e.into_inner()).push((key, loaded));
+    Ok(loaded)
+}
+
+fn verification(detail: String) -> WorkloadError {
+    WorkloadError::Verification {
+        workload: "replay".into(),
+        detail,
+    }
+}
+
+impl Workload for Replay {
+    fn name(&self) -> &'static str {
+        "replay"
+    }
+
+    fn about(&self) -> &'static str {
+        "a recorded statement log (sqlite3 .trace, ';'-separated, one per line, or timestamped) replayed in order on a copy of your database, as fast as possible or at its recorded pace, with statistics per statement shape"
+    }
+
+    fn source(&self) -> &'static str {
+        "your own application's statements, as the sqlite3 shell's .trace or your own logging recorded them"
+    }
+
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+
+    fn settle(&self, p: &mut Params) -> Result<(), String> {
+        if !p.text("db").is_empty() {
+            super::user_db::check(p.text("db"))?;
+        }
+        let loaded = load(p)?;
+        let pinned = p.text("sha256");
+        if !pinned.is_empty() && pinned != loaded.sha256 {
+            return Err(format!(
+                "--param sha256={pinned}: {} hashes to {}; it is not the log pinned",
+                loaded.file, loaded.sha256
+            ));
+        }
+        if p.choice("pace") == "recorded" && loaded.log.format != log::Format::Timestamped {
+            return Err(format!(
+                "--param pace=recorded: {} is a log of format {}, without recorded times; record a time before each statement, or use pace=asap",
+                loaded.file,
+                loaded.log.format.name()
+            ));
+        }
+        let format = loaded.log.format.name();
+        p.0.insert("format".into(), ParamValue::Choice(format.into()));
+        p.0.insert("sha256".into(), ParamValue::Choice(loaded.sha256.clone()));
+        // The detected format is now a parameter: the same log, read as that.
+        let _ = load(p)?;
+        Ok(())
+    }
+
+    fn operations(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn operation_types(&self, p: &Params, _dialect: Option<Dialect>) -> Vec<OpType> {
+        load(p).map(|l| l.types.clone()).unwrap_or_default()
+    }
+
+    fn template_file(&self, p: &Params) -> Option<PathBuf> {
+        Some(p.text("db")).filter(|d| !d.is_empty()).map(PathBuf::from)
+    }
+
+    fn transactions(&self) -> Option<&dyn load::Transactions> {
+        Some(self)
+    }
+
+    fn populate(&self, _conn: &mut dyn Connection, _pop: &Population<'_>) -> Result<u64, PopulateError> {
+        // An empty database, or (db=) the copy of the user's: the log makes the rest.
+        Ok(0)
+    }
+
+    fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
+        load::drive(conn, self, trial, rec)
+    }
+
+    fn verify(&self, _conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
+        Ok(())
+    }
+}
+
+impl Transactions for Replay {
+    fn budget(&self, _params: &Params) -> Budget {
+        Budget::Streams
+    }
+
+    fn one_client_only(&self, _params: &Params) -> Option<String> {
+        Some("a log is one ordered stream of statements and replays as one client in order (--param pace=recorded keeps its recorded gaps, open-loop)".into())
+    }
+
+    fn client<'c>(
+        &self,
+        conn: &'c mut dyn Connection,
+        _index: u32,
+        _clients: u32,
+        _seed: u64,
+        params: &Params,
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+        let loaded = load(params).map_err(verification)?;
+        let pinned = params.text("sha256");
+        if !pinned.is_empty() && pinned != loaded.sha256 {
+            return Err(verification(format!(
+                "{} hashes to {} now, not {pinned} as when the run started; it changed during the run",
+                loaded.file, loaded.sha256
+            )));
+        }
+        Ok(Box::new(client::ReplayClient::new(
+            conn,
+            loaded,
+            params.choice("pace") == "recorded",
+            params.choice("on_error") == "count",
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,195 @@
+//! The `replay` workload end to end: a `.trace` that the real sqlite3 shell recorded while it
+//! ran a small script is replayed on a copy of the database it started from (left byte for
+//! byte as it was) under journal_mode=wal and delete, with a row per statement shape; a log
+//! with times 0, 200 ms and 400 ms takes at least 400 ms at `pace=recorded`; the format is
+//! detected and recorded; bad logs, a failing statement and `--clients 2` are one line, exit 2.
+
+use crate::common::*;
+use std::process::Command;
+
+const QUICK: &[&str] = &["--trials", "1", "--warmup", "0", "--quiet"];
+
+fn write(sb: &Sandbox, name: &str, text: &str) {
+    std::fs::write(sb.cwd().join(name), text).unwrap();
+}
+
+/// Runs the sqlite3 shell on `db` in the sandbox with `input` on its standard input.
+fn sqlite3(sb: &Sandbox, db: &str, input: &str) {
+    use std::io::Write;
+    let mut child = Command::new("sqlite3")
+        .arg(db)
+        .current_dir(sb.cwd())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("the sqlite3 shell (Debian package sqlite3) runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_sqlite3_trace_replays_under_two_journal_modes_with_a_row_per_shape() {
+    if !crate::support::require("/usr/bin/sqlite3", "sqlite3") {
+        return;
+    }
+    let sb = Sandbox::new();
+    sqlite3(
+        &sb,
+        "app.db",
+        "CREATE TABLE kv(k INTEGER PRIMARY KEY, v TEXT);\nCREATE TABLE log(id INTEGER PRIMARY KEY, msg TEXT);\n",
+    );
+    std::fs::copy(sb.cwd().join("app.db"), sb.cwd().join("before.db")).unwrap();
+    // The application's session, traced by the shell itself.
+    sqlite3(
+        &sb,
+        "app.db",
+        ".trace trace.sql\nBEGIN;\nINSERT INTO kv VALUES (1, 'one');\nINSERT INTO kv VALUES (2, 'it''s two; really');\nINSERT INTO kv VALUES (3, 'three');\nCOMMIT;\nUPDATE kv SET v = 'uno' WHERE k = 1;\nUPDATE kv SET v = 'dos' WHERE k = 2;\n-- a comment\nSELECT v FROM kv WHERE k = 3;\nINSERT INTO log(msg) VALUES ('done /* not a comment */');\n",
+    );
+    let before = std::fs::read(sb.cwd().join("before.db")).unwrap();
+    let mut cmd = sb.run(&[
+        "replay",
+        "--param",
+        "log=trace.sql",
+        "--param",
+        "db=before.db",
+        "--knob",
+        "journal_mode=wal,delete",
+    ]);
+    cmd.args(QUICK).args(["--format", "json"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let params = &v["manifest"]["params"];
+    assert_eq!(params["format"], "statements", "{params}");
+    assert_eq!(params["sha256"].as_str().map(str::len), Some(64), "{params}");
+    let rows = v["summary"].as_array().unwrap();
+    for config in [0, 1] {
+        let of: Vec<(&str, f64)> = rows
+            .iter()
+            .filter(|r| r["config"] == config)
+            .map(|r| (r["operation"].as_str().unwrap(), r["ops_per_trial"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(
+            of,
+            vec![
+                ("all", 9.0),
+                ("BEGIN", 1.0),
+                ("INSERT INTO kv VALUES (?, ?)", 3.0),
+                ("COMMIT", 1.0),
+                ("UPDATE kv SET v = ? WHERE k = ?", 2.0),
+                ("SELECT v FROM kv WHERE k = ?", 1.0),
+                ("INSERT INTO log(msg) VALUES (?)", 1.0),
+            ],
+            "config {config}"
+        );
+        assert!(
+            rows.iter()
+                .filter(|r| r["config"] == config)
+                .all(|r| r["success_rate"] == 1.0 && r["latency_p50_us"].as_f64().is_some()),
+            "{rows:?}"
+        );
+    }
+    let labels: Vec<&str> = v["manifest"]["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["journal_mode=wal", "journal_mode=delete"]);
+    assert_eq!(
+        std::fs::read(sb.cwd().join("before.db")).unwrap(),
+        before,
+        "the user's database is never written"
+    );
+}
+
+#[test]
+fn pace_recorded_holds_the_recorded_gaps() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "timed.log",
+        "2024-05-01T12:00:00.000Z CREATE TABLE t(a)\n2024-05-01T12:00:00.200Z INSERT INTO t VALUES (1)\n2024-05-01T12:00:00.400Z SELECT count(*) FROM t\n",
+    );
+    let mut cmd = sb.run(&["replay", "--param", "log=timed.log", "--param", "pace=recorded"]);
+    cmd.args(QUICK).args(["--format", "json"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    assert_eq!(v["manifest"]["params"]["format"], "timestamped");
+    let t = &v["trials"][0];
+    assert_eq!(t["total_ops"], 3, "{t:#}");
+    assert!(t["measured_ns"].as_u64().unwrap() >= 400_000_000, "{t:#}");
+}
+
+#[test]
+fn bad_logs_failing_statements_and_clients_are_one_line() {
+    let sb = Sandbox::new();
+    write(&sb, "quote.sql", "SELECT 1;\nSELECT 'abc\n");
+    write(&sb, "param.sql", "SELECT 1;\nSELECT * FROM t WHERE k = ?1;\n");
+    write(&sb, "back.log", "0.4 SELECT 1\n0.2 SELECT 2\n");
+    write(
+        &sb,
+        "fails.sql",
+        "CREATE TABLE t(a);\nINSERT INTO t VALUES (1);\nINSERT INTO nope VALUES (2);\n",
+    );
+    for (args, parts) in [
+        (
+            &["--param", "log=quote.sql"][..],
+            &["quote.sql:2:8: unterminated string literal"][..],
+        ),
+        (
+            &["--param", "log=param.sql"],
+            &["param.sql:2:27: a parameter (?1)", "--expanded"],
+        ),
+        (&["--param", "log=back.log"], &["back.log:2:1: this time is before"]),
+        (
+            &["--param", "log=missing.sql"],
+            &["--param log=missing.sql: cannot read it"],
+        ),
+        (
+            &[
+                "--param",
+                "log=quote.sql",
+                "--param",
+                "format=lines",
+                "--param",
+                "pace=recorded",
+            ],
+            &["quote.sql:2:8"],
+        ),
+        (
+            &["--param", "log=fails.sql", "--param", "pace=recorded"],
+            &["--param pace=recorded: fails.sql is a log of format statements"],
+        ),
+        (
+            &["--param", "log=fails.sql", "--clients", "2"],
+            &["--clients 2: workload replay: a log is one ordered stream"],
+        ),
+        (
+            &["--param", "log=fails.sql", "--param", "db=fails.sql"],
+            &["--param db=fails.sql: not a SQLite database"],
+        ),
+    ] {
+        let mut cmd = sb.run(&["replay"]);
+        cmd.args(args).args(QUICK);
+        assert_error_line(&output(&mut cmd), parts);
+    }
+    assert!(!sb.results().exists(), "nothing is stored for a refused run");
+    let mut cmd = sb.run(&["replay", "--param", "log=fails.sql"]);
+    cmd.args(QUICK);
+    assert_error_line(
+        &output(&mut cmd),
+        &["fails.sql:3: no such table: nope", "on_error=count"],
+    );
+    let mut cmd = sb.run(&["replay", "--param", "log=fails.sql", "--param", "on_error=count"]);
+    cmd.args(QUICK).args(["--format", "json"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let rows = json(&out)["summary"].as_array().unwrap().clone();
+    let nope = rows
+        .iter()
+        .find(|r| r["operation"] == "INSERT INTO nope VALUES (?)")
+        .unwrap();
+    assert_eq!(nope["success_rate"], 0.0, "{nope}");
+}

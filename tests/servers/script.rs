@@ -1,0 +1,151 @@
+//! The `script` workload on the servers litebench starts: pgbench's tpcb-like with two clients
+//! on PostgreSQL and MariaDB (prepared `BEGIN`/`COMMIT` included, pgbench's consistency check
+//! passing after each trial), and a user's script whose `.pg.sql` and `.mysql.sql` variants
+//! (a `::cast`, backquoted names, MariaDB's `START TRANSACTION` and backslash escapes) replace
+//! it on each server while SQLite runs the base file.
+
+use crate::common::*;
+
+/// `(operation, ops per trial)` of configuration `label`'s rows.
+fn rows(v: &serde_json::Value, label: &str) -> Vec<(String, f64)> {
+    let config = config_index(v, label);
+    v["summary"]
+        .as_array()
+        .expect("summary")
+        .iter()
+        .filter(|r| r["config"] == config)
+        .map(|r| {
+            (
+                r["operation"].as_str().unwrap().to_string(),
+                r["ops_per_trial"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn tpcb_like_runs_on_both_servers_and_stays_consistent() {
+    if !available(&[Server::Postgres, Server::Mysql]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let v = run(sb.run_std(&[
+        "script",
+        "--param",
+        "builtin=tpcb-like",
+        "--param",
+        "scale=1",
+        "--param",
+        "transactions=100",
+        "--engine",
+        "postgres",
+        "--engine",
+        "mysql",
+        "--clients",
+        "2",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    // `complete` means every trial passed pgbench's consistency check (balances against the
+    // history's deltas) on its server.
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    for label in ["postgres defaults", "mysql defaults"] {
+        let rows = rows(&v, label);
+        let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "all",
+                "tpcb-like",
+                "tpcb-like:5 BEGIN",
+                "tpcb-like:6 UPDATE pgbench_accounts",
+                "tpcb-like:7 SELECT pgbench_accounts",
+                "tpcb-like:8 UPDATE pgbench_tellers",
+                "tpcb-like:9 UPDATE pgbench_branches",
+                "tpcb-like:10 INSERT pgbench_history",
+                "tpcb-like:11 COMMIT",
+            ],
+            "{label}"
+        );
+        assert!(rows.iter().all(|r| r.1 == 100.0), "{label}: {rows:?}");
+    }
+    sb.assert_clean("script tpcb-like on both servers");
+}
+
+#[test]
+fn dialect_variants_replace_the_script_on_each_server() {
+    if !available(&[Server::Postgres, Server::Mysql]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let files = [
+        (
+            "schema.sql",
+            "CREATE TABLE kv (k INTEGER PRIMARY KEY, v INTEGER NOT NULL);\nINSERT INTO kv (k, v) VALUES (1, 0), (2, 0), (3, 0);\n",
+        ),
+        (
+            "kv.sql",
+            "\\set k random(1, 3)\nBEGIN;\nUPDATE kv SET v = v + 1 WHERE k = :k;\nSELECT v FROM kv WHERE k = :k;\nCOMMIT;\n",
+        ),
+        (
+            "kv.pg.sql",
+            "\\set k random(1, 3)\nBEGIN;\nUPDATE kv SET v = v + 1 WHERE k = :k::int;\nSELECT v::bigint, 'a:b;' AS \"odd;name\" FROM kv WHERE k = :k;\nCOMMIT;\n",
+        ),
+        (
+            "kv.mysql.sql",
+            "\\set k random(1, 3)\nSTART TRANSACTION;\nUPDATE `kv` SET v = v + 1 WHERE k = :k;\nSELECT v, 'it\\'s;:x' AS `odd;name` FROM `kv` WHERE k = :k;\nCOMMIT;\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(sb.cwd().join(name), text).unwrap();
+    }
+    let v = run(sb.run_std(&[
+        "script",
+        "--param",
+        "file=kv.sql",
+        "--param",
+        "init=schema.sql",
+        "--param",
+        "transactions=30",
+        "--engine",
+        "sqlite",
+        "--engine",
+        "postgres",
+        "--engine",
+        "mysql",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    for (label, file, begin, table) in [
+        ("sqlite defaults", "kv.sql", "BEGIN", "kv"),
+        ("postgres defaults", "kv.pg.sql", "BEGIN", "kv"),
+        ("mysql defaults", "kv.mysql.sql", "START", "`kv`"),
+    ] {
+        let rows = rows(&v, label);
+        let want = [
+            "all".to_string(),
+            "kv.sql".to_string(),
+            format!("{file}:2 {begin}"),
+            format!("{file}:3 UPDATE {table}"),
+            format!("{file}:4 SELECT {table}"),
+            format!("{file}:5 COMMIT"),
+        ];
+        let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(names, want, "{label}");
+        assert!(rows.iter().all(|r| r.1 == 30.0), "{label}: {rows:?}");
+    }
+    sb.assert_clean("script variants on both servers");
+}
