@@ -60,6 +60,16 @@ pub fn spellings() -> Vec<(String, String)> {
                 "a library compiled by `litebench build-sqlite` (its name or release; see `litebench build-sqlite --list`)".to_string(),
             ));
         }
+        if std::ptr::eq(*k, &super::duckdb::KIND) {
+            let pinned: Vec<&str> = super::duckdb::release::RELEASES.iter().map(|r| r.version).collect();
+            v.push((
+                "duckdb@<version>".to_string(),
+                format!(
+                    "a pinned DuckDB release, fetched once from npm into the cache ({})",
+                    pinned.join(", ")
+                ),
+            ));
+        }
         for a in k.aliases {
             v.push((a.to_string(), format!("alias of {}", k.name)));
         }
@@ -107,6 +117,14 @@ impl EngineChoice {
                 target: Some(format!("{}{}", super::sqlite::COMPILED_PREFIX, build.name)),
             });
         }
+        // `duckdb@VERSION`: a pinned release, checked now; fetched when the engine opens.
+        if let Some(version) = s.strip_prefix("duckdb@") {
+            let release = super::duckdb::release::find(version.trim())?;
+            return Ok(EngineChoice {
+                kind: &super::duckdb::KIND,
+                target: Some(format!("{}{}", super::duckdb::RELEASE_PREFIX, release.version)),
+            });
+        }
         for k in kinds() {
             let Some(target) = k.matches(s) else { continue };
             if let Err(why) = k.available {
@@ -116,6 +134,11 @@ impl EngineChoice {
                 if rest.starts_with(super::sqlite::COMPILED_PREFIX) && std::ptr::eq(*k, &super::sqlite::KIND) {
                     return Err(Failure(format!(
                         "--engine {s}: for a build from `litebench build-sqlite` write sqlite@NAME; for a library path starting with @ write sqlite:./{rest}"
+                    )));
+                }
+                if rest.starts_with(super::duckdb::RELEASE_PREFIX) && std::ptr::eq(*k, &super::duckdb::KIND) {
+                    return Err(Failure(format!(
+                        "--engine {s}: for a pinned DuckDB release write duckdb@VERSION; for a library path starting with @ write duckdb:./{rest}"
                     )));
                 }
                 if rest.trim().is_empty() {
@@ -179,6 +202,17 @@ mod tests {
         // spellings.
         let e = EngineChoice::parse("sqlite:@fast").unwrap_err().0;
         assert!(e.contains("write sqlite@NAME") && e.contains("sqlite:./@fast"), "{e}");
+        let c = EngineChoice::parse("duckdb@1.4.0").unwrap();
+        assert_eq!((c.kind.name, c.target.as_deref()), ("duckdb", Some("@1.4.0")));
+        let c = EngineChoice::parse("duckdb:/x/libduckdb.so").unwrap();
+        assert_eq!(c.target.as_deref(), Some("/x/libduckdb.so"));
+        let e = EngineChoice::parse("duckdb@0.1").unwrap_err().0;
+        assert!(
+            e.starts_with("--engine duckdb@0.1: no such pinned DuckDB release"),
+            "{e}"
+        );
+        let e = EngineChoice::parse("duckdb:@1.4.0").unwrap_err().0;
+        assert!(e.contains("write duckdb@VERSION"), "{e}");
         // A name that merely starts like an engine is not that engine.
         assert!(EngineChoice::parse("sqlite3").is_err());
     }
