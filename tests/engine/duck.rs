@@ -159,10 +159,11 @@ fn two_duckdb_releases_run_side_by_side() {
     assert!(sources[0] != sources[1] && !sources[0].is_empty(), "{sources:?}");
     for e in engines {
         assert!(e["details"]["library_bytes"].as_u64().unwrap() > 10 << 20, "{e}");
-        assert!(e["details"]["npm_package"]
+        assert!(e["details"]["package"]
             .as_str()
             .unwrap()
             .starts_with("@duckdb/node-bindings-linux-x64@"));
+        assert_eq!(e["details"]["registry"], "npm");
     }
     for config in [0, 1] {
         assert_eq!(row(&r, config, "all")["ops_per_trial"], 300.0);
@@ -189,5 +190,34 @@ fn a_duckdb_library_by_path() {
     let e = &r["manifest"]["engines"][0];
     assert_eq!(e["label"], spec);
     assert_eq!(e["details"]["library"], lib.display().to_string());
-    assert!(e["details"].get("npm_package").is_none(), "{e}");
+    assert!(e["details"].get("package").is_none(), "{e}");
+}
+
+/// DuckDB 2.0.0, the release the `duckdb` crate compiled until DuckDB was loaded at run time:
+/// its PyPI wheel's Python module, loaded after libpython3.11, runs workloads like any release.
+#[test]
+fn duckdb_2_runs_from_its_python_module() {
+    if !require_duckdb("2.0.0")
+        || !crate::common::require("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", "libpython3.11")
+    {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let r = run_json(
+        t.path(),
+        &["--engine", "duckdb@2.0.0", "--trials", "1", "--warmup", "0"]
+            .iter()
+            .chain(SMALL)
+            .copied()
+            .collect::<Vec<_>>(),
+    );
+    let e = &r["manifest"]["engines"][0];
+    assert_eq!(
+        (&e["label"], &e["version"]),
+        (&"duckdb@2.0.0".into(), &"v2.0.0".into()),
+        "{e}"
+    );
+    assert_eq!(e["details"]["registry"], "PyPI");
+    assert_eq!(e["details"]["loaded_first"], "libpython3.11.so.1.0");
+    assert_eq!(row(&r, 0, "all")["ops_per_trial"], 300.0);
 }

@@ -215,6 +215,14 @@ pub enum LoadError {
         symbol: &'static str,
         since: &'static str,
     },
+    #[error("--engine {spec}: {path} needs {library} loaded first, which cannot be loaded ({reason}); install the Debian package {debian}")]
+    Needs {
+        spec: String,
+        path: String,
+        library: String,
+        debian: String,
+        reason: String,
+    },
     #[error("--engine {spec}: DuckDB {version} is too old: litebench needs {}.{}.{} or newer", MIN_VERSION.0, MIN_VERSION.1, MIN_VERSION.2)]
     TooOld { spec: String, version: String },
 }
@@ -228,9 +236,11 @@ pub fn version_triple(v: &str) -> Option<(u32, u32, u32)> {
 }
 
 impl Api {
-    /// Loads the DuckDB library at `path` (`spec` is what the command line said, for errors).
-    /// The library stays loaded for the life of the process.
-    pub fn load(path: &Path, spec: &str) -> Result<&'static Api, LoadError> {
+    /// Loads the DuckDB library at `path` (`spec` is what the command line said, for errors),
+    /// after `preload` (`(dlopen name, Debian package)`), if given, is loaded globally: a Python
+    /// extension module leaves libpython's symbols to the process. The libraries stay loaded for
+    /// the life of the process.
+    pub fn load(path: &Path, spec: &str, preload: Option<(&str, &str)>) -> Result<&'static Api, LoadError> {
         let origin = path.display().to_string();
         let open_error = |reason: String| LoadError::Open {
             spec: spec.to_string(),
@@ -249,6 +259,15 @@ impl Api {
         }
         // Before the loader maps it: a library cut short would kill the process with SIGBUS.
         crate::sys::elf::check_shared_object(path).map_err(&open_error)?;
+        if let Some((library, debian)) = preload {
+            load_global(library).map_err(|reason| LoadError::Needs {
+                spec: spec.to_string(),
+                path: origin.clone(),
+                library: library.to_string(),
+                debian: debian.to_string(),
+                reason,
+            })?;
+        }
         // SAFETY: loading a library runs its initialisers; DuckDB's set up only its own state.
         // libloading opens with RTLD_LOCAL | RTLD_NOW: every reference resolved now, and its
         // symbols kept away from other DuckDB releases and from litebench's own.
@@ -282,6 +301,34 @@ impl Api {
         // SAFETY: returns a static NUL-terminated string.
         unsafe { cstr((self.library_version)()) }
     }
+}
+
+/// Loads `name` with its symbols global (RTLD_GLOBAL), for a library loaded after it to use,
+/// once per process. Loading libpython runs no Python: the interpreter starts only when
+/// `Py_Initialize` is called, and nothing here calls it.
+fn load_global(name: &str) -> Result<(), String> {
+    use std::sync::Mutex;
+    static LOADED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+    if loaded.iter().any(|l| l == name) {
+        return Ok(());
+    }
+    // SAFETY: a system library, whose initialisers only set up its own state.
+    let lib = unsafe { libloading::os::unix::Library::open(Some(name), libc::RTLD_NOW | libc::RTLD_GLOBAL) }
+        .map_err(|e| loader_message(&e))?;
+    // Kept for the life of the process: the DuckDB library binds to its symbols.
+    std::mem::forget(lib);
+    loaded.push(name.to_string());
+    Ok(())
+}
+
+/// What a Python extension module of DuckDB (`_duckdb.cpython-311-x86_64-linux-gnu.so`, the
+/// wheel's) needs loaded first: its Python's libpython and the Debian package that has it.
+pub fn python_needs(path: &Path) -> Option<(String, String)> {
+    let name = path.file_name()?.to_str()?;
+    let minor = name.strip_prefix("_duckdb.cpython-3")?.split('-').next()?;
+    minor.parse::<u32>().ok()?;
+    Some((format!("libpython3.{minor}.so.1.0"), format!("libpython3.{minor}")))
 }
 
 /// libloading's error with the loader's own words (its `source`).
@@ -326,6 +373,23 @@ mod tests {
     }
 
     #[test]
+    fn python_modules_name_their_libpython() {
+        let p = Path::new("/c/_duckdb.cpython-311-x86_64-linux-gnu.so");
+        assert_eq!(
+            python_needs(p),
+            Some(("libpython3.11.so.1.0".into(), "libpython3.11".into()))
+        );
+        assert_eq!(python_needs(Path::new("/c/libduckdb.so")), None);
+        let e = Api::load(
+            Path::new("/nonexistent"),
+            "duckdb@2.0.0",
+            Some(("libnosuch.so.9", "nosuch")),
+        );
+        assert!(e.err().unwrap().to_string().contains("no such file"));
+        assert!(load_global("libnosuch-litebench.so.9").is_err());
+    }
+
+    #[test]
     fn every_symbol_is_stable_by_the_minimum() {
         for s in SYMBOLS {
             assert!(version_triple(s.since).unwrap() <= MIN_VERSION, "{}", s.name);
@@ -338,15 +402,15 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let text = t.path().join("libduckdb.so");
         std::fs::write(&text, "not a library\n").unwrap();
-        let e = Api::load(&text, "duckdb:x").err().unwrap().to_string();
+        let e = Api::load(&text, "duckdb:x", None).err().unwrap().to_string();
         assert!(
             e.starts_with("--engine duckdb:x: cannot load") && !e.contains('\n'),
             "{e}"
         );
         assert!(e.contains(&text.display().to_string()), "{e}");
-        let e = Api::load(t.path(), "duckdb:x").err().unwrap().to_string();
+        let e = Api::load(t.path(), "duckdb:x", None).err().unwrap().to_string();
         assert!(e.contains("it is a directory"), "{e}");
-        let e = Api::load(&t.path().join("none.so"), "duckdb:x")
+        let e = Api::load(&t.path().join("none.so"), "duckdb:x", None)
             .err()
             .unwrap()
             .to_string();

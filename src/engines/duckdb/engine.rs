@@ -127,8 +127,16 @@ impl Engine for DuckEngine {
             "library_bytes": self.library_bytes(),
         });
         if let Origin::Release(r) = &self.origin {
-            d["npm_package"] = r.package.into();
-            d["npm_sha256"] = r.sha256.into();
+            d["registry"] = match r.client {
+                super::release::Client::Npm => "npm",
+                super::release::Client::Pip => "PyPI",
+            }
+            .into();
+            d["package"] = r.package.into();
+            d["package_sha256"] = r.sha256.into();
+            if let Some(n) = r.needs {
+                d["loaded_first"] = n.library.into();
+            }
         }
         Some(d)
     }

@@ -93,7 +93,12 @@ pub fn resolve(target: Option<&str>, note: &dyn Fn(&str)) -> Result<(PathBuf, St
 fn open(target: Option<&str>, _scratch: &Scratch, _memory: bool) -> Result<Box<dyn Engine>, Failure> {
     let (library, label, origin) = resolve(target, &|line| crate::errln!("{line}"))?;
     let spec = label.clone();
-    let api = api::Api::load(&library, &spec)?;
+    // A release that needs a library first says so; so does a Python module by its file name.
+    let needs = match &origin {
+        engine::Origin::Release(r) => r.needs.map(|n| (n.library.to_string(), n.debian.to_string())),
+        engine::Origin::Path => api::python_needs(&library),
+    };
+    let api = api::Api::load(&library, &spec, needs.as_ref().map(|(l, d)| (l.as_str(), d.as_str())))?;
     if let engine::Origin::Release(r) = origin {
         let stated = api.version();
         if api::version_triple(&stated) != api::version_triple(r.version) {
