@@ -65,7 +65,7 @@ pub fn spellings() -> Vec<(String, String)> {
             v.push((
                 "duckdb@<version>".to_string(),
                 format!(
-                    "a pinned DuckDB release, fetched once from npm into the cache ({})",
+                    "a pinned DuckDB release, fetched once (npm; 2.0.0 from PyPI) into the cache ({}); see docs/duckdb.md",
                     pinned.join(", ")
                 ),
             ));
