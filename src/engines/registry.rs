@@ -29,21 +29,14 @@ pub fn kind(name: &str) -> Option<&'static EngineKind> {
 
 /// Every engine kind's knob table and pass-through prefix, for `litebench list`.
 pub fn knob_tables() -> Vec<(&'static str, &'static [KnobSpec], &'static str)> {
-    kinds()
-        .iter()
-        .filter(|k| k.available.is_ok())
-        .map(|k| (k.name, k.knobs, k.passthrough))
-        .collect()
+    kinds().iter().map(|k| (k.name, k.knobs, k.passthrough)).collect()
 }
 
-/// Engines a build of litebench can name, with how to use them (for `list` and errors).
+/// Every engine spelling, with how to use it (for `list` and errors).
 pub fn spellings() -> Vec<(String, String)> {
     let mut v = Vec::new();
     for k in kinds() {
-        let about = match k.available {
-            Ok(()) => k.about.to_string(),
-            Err(why) => format!("{} ({why})", k.about),
-        };
+        let about = k.about;
         match k.target {
             Some(t) => {
                 v.push((k.name.to_string(), format!("{}: {about}", t.without)));
@@ -52,7 +45,7 @@ pub fn spellings() -> Vec<(String, String)> {
                     format!("e.g. {}", t.example),
                 ));
             }
-            None => v.push((k.name.to_string(), about)),
+            None => v.push((k.name.to_string(), about.to_string())),
         }
         if std::ptr::eq(*k, &super::sqlite::KIND) {
             v.push((
@@ -127,9 +120,6 @@ impl EngineChoice {
         }
         for k in kinds() {
             let Some(target) = k.matches(s) else { continue };
-            if let Err(why) = k.available {
-                return Err(Failure(format!("--engine {s}: {why}")));
-            }
             if let (Some(t), Some(rest)) = (k.target, target) {
                 if rest.starts_with(super::sqlite::COMPILED_PREFIX) && std::ptr::eq(*k, &super::sqlite::KIND) {
                     return Err(Failure(format!(

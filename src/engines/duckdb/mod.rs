@@ -62,7 +62,6 @@ pub static KIND: EngineKind = EngineKind {
     files_in_scratch: true,
     file_knobs: &[],
     workloads: Runs::AllSql,
-    available: Ok(()),
     open,
 };
 
