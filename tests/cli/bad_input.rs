@@ -165,6 +165,13 @@ fn engine_file_that_is_not_a_library() {
     if hostname.is_file() {
         assert_cannot_load(hostname);
     }
+    // A library cut short: refused before the loader maps it past its end (SIGBUS).
+    let debian = std::fs::read("/usr/lib/x86_64-linux-gnu/libsqlite3.so.0").unwrap_or_default();
+    if debian.len() > 65536 {
+        let cut = sb.root().join("truncated.so");
+        std::fs::write(&cut, &debian[..65536]).unwrap();
+        assert_cannot_load(&cut);
+    }
 }
 
 #[test]
