@@ -119,3 +119,22 @@ pub fn default_library() -> Option<(PathBuf, u64)> {
     let bytes = std::fs::metadata(&lib).ok()?.len();
     Some((lib, bytes))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_descriptor_names_the_default_release() {
+        let t = super::KIND.target.unwrap();
+        assert!(
+            t.without.contains(&format!("DuckDB {},", super::release::DEFAULT)),
+            "{}",
+            t.without
+        );
+        assert!(t.example.contains(&format!(
+            "DuckDB {}.{}.{} or newer",
+            super::api::MIN_VERSION.0,
+            super::api::MIN_VERSION.1,
+            super::api::MIN_VERSION.2
+        )));
+    }
+}
