@@ -328,6 +328,15 @@ fn boot_and_import(
 ) -> Result<i32, Failure> {
     let job_path = dir.join(JOB_FILE);
     let argv: Vec<String> = args.command_line().into_iter().skip(2).collect();
+    // The guest's root is the host's, read-only and without the network: DuckDB releases are
+    // fetched here first, and the guest finds them in the host's cache.
+    for e in &args.engines {
+        if let Ok(c) = crate::engines::registry::EngineChoice::parse(e) {
+            if std::ptr::eq(c.kind, &crate::engines::duckdb::KIND) {
+                crate::engines::duckdb::resolve(c.target.as_deref(), &|line| crate::errln!("{line}"))?;
+            }
+        }
+    }
     let memory_mib = memory >> 20;
     let mut cmdline = vec![
         format!("mem={memory_mib}M"),
@@ -378,6 +387,13 @@ fn boot_and_import(
                     || k == "JOB_COMPLETION_INDEX"
                     || k.starts_with("AWS_BATCH_")
             })
+            // The host's cache, however the host found it (the guest has no HOME of its own).
+            .chain(
+                crate::sys::cachedir::root()
+                    .ok()
+                    .filter(|_| std::env::var_os(crate::sys::cachedir::ENV_VAR).is_none())
+                    .map(|r| (crate::sys::cachedir::ENV_VAR.to_string(), r.display().to_string())),
+            )
             .collect(),
         info: GuestInfo {
             kernel: format!("user-mode Linux ({})", kernel.binary.display()),

@@ -65,8 +65,6 @@ pub struct EngineKind {
     /// template, even for a workload that only reads.
     pub file_knobs: &'static [&'static str],
     pub workloads: Runs,
-    /// `Err(why)` when this build of litebench cannot open it (DuckDB without its feature).
-    pub available: Result<(), &'static str>,
     pub open: Opener,
 }
 

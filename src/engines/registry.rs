@@ -29,21 +29,14 @@ pub fn kind(name: &str) -> Option<&'static EngineKind> {
 
 /// Every engine kind's knob table and pass-through prefix, for `litebench list`.
 pub fn knob_tables() -> Vec<(&'static str, &'static [KnobSpec], &'static str)> {
-    kinds()
-        .iter()
-        .filter(|k| k.available.is_ok())
-        .map(|k| (k.name, k.knobs, k.passthrough))
-        .collect()
+    kinds().iter().map(|k| (k.name, k.knobs, k.passthrough)).collect()
 }
 
-/// Engines a build of litebench can name, with how to use them (for `list` and errors).
+/// Every engine spelling, with how to use it (for `list` and errors).
 pub fn spellings() -> Vec<(String, String)> {
     let mut v = Vec::new();
     for k in kinds() {
-        let about = match k.available {
-            Ok(()) => k.about.to_string(),
-            Err(why) => format!("{} ({why})", k.about),
-        };
+        let about = k.about;
         match k.target {
             Some(t) => {
                 v.push((k.name.to_string(), format!("{}: {about}", t.without)));
@@ -52,12 +45,22 @@ pub fn spellings() -> Vec<(String, String)> {
                     format!("e.g. {}", t.example),
                 ));
             }
-            None => v.push((k.name.to_string(), about)),
+            None => v.push((k.name.to_string(), about.to_string())),
         }
         if std::ptr::eq(*k, &super::sqlite::KIND) {
             v.push((
                 "sqlite@<name>".to_string(),
                 "a library compiled by `litebench build-sqlite` (its name or release; see `litebench build-sqlite --list`)".to_string(),
+            ));
+        }
+        if std::ptr::eq(*k, &super::duckdb::KIND) {
+            let pinned: Vec<&str> = super::duckdb::release::RELEASES.iter().map(|r| r.version).collect();
+            v.push((
+                "duckdb@<version>".to_string(),
+                format!(
+                    "a pinned DuckDB release, fetched once (npm; 2.0.0 from PyPI) into the cache ({}); see docs/duckdb.md",
+                    pinned.join(", ")
+                ),
             ));
         }
         for a in k.aliases {
@@ -107,15 +110,25 @@ impl EngineChoice {
                 target: Some(format!("{}{}", super::sqlite::COMPILED_PREFIX, build.name)),
             });
         }
+        // `duckdb@VERSION`: a pinned release, checked now; fetched when the engine opens.
+        if let Some(version) = s.strip_prefix("duckdb@") {
+            let release = super::duckdb::release::find(version.trim())?;
+            return Ok(EngineChoice {
+                kind: &super::duckdb::KIND,
+                target: Some(format!("{}{}", super::duckdb::RELEASE_PREFIX, release.version)),
+            });
+        }
         for k in kinds() {
             let Some(target) = k.matches(s) else { continue };
-            if let Err(why) = k.available {
-                return Err(Failure(format!("--engine {s}: {why}")));
-            }
             if let (Some(t), Some(rest)) = (k.target, target) {
                 if rest.starts_with(super::sqlite::COMPILED_PREFIX) && std::ptr::eq(*k, &super::sqlite::KIND) {
                     return Err(Failure(format!(
                         "--engine {s}: for a build from `litebench build-sqlite` write sqlite@NAME; for a library path starting with @ write sqlite:./{rest}"
+                    )));
+                }
+                if rest.starts_with(super::duckdb::RELEASE_PREFIX) && std::ptr::eq(*k, &super::duckdb::KIND) {
+                    return Err(Failure(format!(
+                        "--engine {s}: for a pinned DuckDB release write duckdb@VERSION; for a library path starting with @ write duckdb:./{rest}"
                     )));
                 }
                 if rest.trim().is_empty() {
@@ -179,6 +192,17 @@ mod tests {
         // spellings.
         let e = EngineChoice::parse("sqlite:@fast").unwrap_err().0;
         assert!(e.contains("write sqlite@NAME") && e.contains("sqlite:./@fast"), "{e}");
+        let c = EngineChoice::parse("duckdb@1.4.0").unwrap();
+        assert_eq!((c.kind.name, c.target.as_deref()), ("duckdb", Some("@1.4.0")));
+        let c = EngineChoice::parse("duckdb:/x/libduckdb.so").unwrap();
+        assert_eq!(c.target.as_deref(), Some("/x/libduckdb.so"));
+        let e = EngineChoice::parse("duckdb@0.1").unwrap_err().0;
+        assert!(
+            e.starts_with("--engine duckdb@0.1: no such pinned DuckDB release"),
+            "{e}"
+        );
+        let e = EngineChoice::parse("duckdb:@1.4.0").unwrap_err().0;
+        assert!(e.contains("write duckdb@VERSION"), "{e}");
         // A name that merely starts like an engine is not that engine.
         assert!(EngineChoice::parse("sqlite3").is_err());
     }

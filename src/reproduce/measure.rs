@@ -279,32 +279,40 @@ fn footprint_of(builds: &[CompiledBuild], name: &str, of: FootprintOf) -> Result
     })
 }
 
-/// A number of this binary's DuckDB compile, alone or over a SQLite build's.
+/// A number of DuckDB's library (the default release, as fetched), alone or over a SQLite
+/// build's.
 fn duckdb(of: FootprintOf, over: Option<&str>) -> Result<Value, String> {
     let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
-    duckdb_of(crate::engines::duckdb::duckdb_build(), &builds, of, over)
+    duckdb_of(
+        crate::engines::duckdb::default_library().map(|(_, b)| b),
+        &builds,
+        of,
+        over,
+    )
 }
 
-/// [`duckdb`] from DuckDB's compile (`(wall seconds, library bytes)`) and a list of builds.
+/// What Table 3's compile rows say for DuckDB: nothing of it is compiled here.
+pub const DUCKDB_NOT_COMPILED: &str = "not measured: litebench compiles no DuckDB (it loads DuckDB's release library); to measure, time DuckDB's own build from source (`make` in a checkout of github.com/duckdb/duckdb at the release's tag) on this machine";
+
+/// [`duckdb`] from the library's size in bytes and a list of builds.
 fn duckdb_of(
-    compile: Option<(f64, u64)>,
+    library: Option<u64>,
     builds: &[CompiledBuild],
     of: FootprintOf,
     over: Option<&str>,
 ) -> Result<Value, String> {
-    let (seconds, bytes) =
-        compile.ok_or_else(|| "skipped: this litebench was built without --features duckdb".to_string())?;
+    let release = crate::engines::duckdb::release::DEFAULT;
+    let bytes = library.ok_or_else(|| {
+        format!("skipped: DuckDB {release} is not in the cache yet (any run with --engine duckdb fetches it)")
+    })?;
     let (value, unit) = match of {
-        FootprintOf::LibraryKb => (bytes as f64 / 1000.0, "KB static library libduckdb.a"),
-        FootprintOf::CompileSeconds => (seconds, "s of cargo's libduckdb-sys build (wall)"),
-        FootprintOf::CompileMb => {
-            return Err("not measured: cargo does not record the peak memory of DuckDB's compile".into())
-        }
+        FootprintOf::LibraryKb => (bytes as f64 / 1000.0, "KB shared library libduckdb.so"),
+        FootprintOf::CompileSeconds | FootprintOf::CompileMb => return Err(DUCKDB_NOT_COMPILED.into()),
     };
     let Some(name) = over else {
         return Ok(Value {
             value,
-            detail: format!("{unit}, from this binary's build"),
+            detail: format!("{unit}, DuckDB {release}'s release build (npm)"),
         });
     };
     let (base, base_unit) = number(build_named(builds, name)?, of);
@@ -406,23 +414,22 @@ mod tests {
     }
 
     #[test]
-    fn duckdb_footprints_come_from_its_compile_and_divide_by_a_build() {
+    fn duckdb_footprints_come_from_its_library_and_divide_by_a_build() {
         let builds = [build("3.37.2-O3", "-O3", "2026-03-01T00:00:00Z", 1_500_000)];
-        let compile = Some((600.0, 37_000_000));
-        let kb = duckdb_of(compile, &builds, FootprintOf::LibraryKb, None).unwrap();
+        let kb = duckdb_of(Some(37_000_000), &builds, FootprintOf::LibraryKb, None).unwrap();
         assert_eq!(kb.value, 37_000.0);
-        let over = duckdb_of(compile, &builds, FootprintOf::LibraryKb, Some("3.37.2-O3")).unwrap();
+        let over = duckdb_of(Some(37_000_000), &builds, FootprintOf::LibraryKb, Some("3.37.2-O3")).unwrap();
         assert!((over.value - 37_000.0 / 1500.0).abs() < 1e-9, "{over:?}");
-        let secs = duckdb_of(compile, &builds, FootprintOf::CompileSeconds, Some("3.37.2-O3")).unwrap();
-        assert!((secs.value - 600.0 / 15.5).abs() < 1e-9, "{secs:?}");
-        assert!(duckdb_of(compile, &builds, FootprintOf::CompileMb, None)
+        for of in [FootprintOf::CompileSeconds, FootprintOf::CompileMb] {
+            assert_eq!(
+                duckdb_of(Some(1), &builds, of, Some("3.37.2-O3")).unwrap_err(),
+                DUCKDB_NOT_COMPILED
+            );
+        }
+        assert!(duckdb_of(None, &builds, FootprintOf::LibraryKb, None)
             .unwrap_err()
-            .starts_with("not measured"));
-        assert_eq!(
-            duckdb_of(None, &builds, FootprintOf::LibraryKb, None).unwrap_err(),
-            "skipped: this litebench was built without --features duckdb"
-        );
-        assert!(duckdb_of(compile, &[], FootprintOf::LibraryKb, Some("3.37.2-O3"))
+            .starts_with("skipped: DuckDB"));
+        assert!(duckdb_of(Some(1), &[], FootprintOf::LibraryKb, Some("3.37.2-O3"))
             .unwrap_err()
             .contains("no cached build"));
     }

@@ -47,7 +47,7 @@ pub enum Needs {
     Nothing,
     /// Loop devices and mounts (`--fs` on the host).
     Root,
-    /// A litebench built with `--features duckdb`.
+    /// DuckDB's default release library (fetched once into the cache when missing).
     Duckdb,
     /// SQLite libraries compiled by `build-sqlite`; `reproduce` builds the missing ones first
     /// (sources from the cache, the npm registry or sqlite.org; once per machine), and skips
@@ -238,8 +238,8 @@ pub enum Measure {
         build: &'static str,
         of: FootprintOf,
     },
-    /// A number of this binary's DuckDB compile (cargo's build of libduckdb-sys: wall time and
-    /// static library size), over the same number of the build `build` when `over` is set.
+    /// A number of DuckDB's default release library (its size; it is not compiled here), over
+    /// the same number of the build `build` when `over` is set.
     Duckdb {
         of: FootprintOf,
         over: Option<(&'static str, &'static str)>,

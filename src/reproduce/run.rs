@@ -163,11 +163,12 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
             false,
         ));
     }
-    if e.needs == Needs::Duckdb && !cfg!(feature = "duckdb") {
-        return Ok((
-            Outcome::Skipped("this litebench was built without --features duckdb".into()),
-            false,
-        ));
+    if e.needs == Needs::Duckdb {
+        // The default release, fetched once per machine; a machine that cannot fetch it skips
+        // only the DuckDB experiments.
+        if let Err(why) = crate::engines::duckdb::resolve(None, &|line| crate::errln!("{line}")) {
+            return Ok((Outcome::Skipped(why.0), false));
+        }
     }
     if let Needs::SqliteBuilds(builds) = e.needs {
         if let Err(why) = ensure_builds(builds) {

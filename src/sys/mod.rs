@@ -3,9 +3,11 @@
 //! one), the confinement checks on paths, scratch directories, and the stop signals. Nothing
 //! here knows an engine or a workload.
 
+pub mod cachedir;
 pub mod clock;
 pub mod confine;
 pub mod deviceio;
+pub mod elf;
 pub mod iocount;
 pub mod owner;
 pub mod procstat;

@@ -65,14 +65,43 @@ fn engine_not_in_this_build_lists_valid_engines() {
             "valid engines: sqlite, sqlite:<library path>",
         ],
     );
-    if !cfg!(feature = "duckdb") {
-        rejects_tiny(
-            &["crud", "--engine", "duckdb"],
-            &[
-                "error: --engine duckdb: this build of litebench has no DuckDB",
-                "cargo build --release --features duckdb",
-            ],
-        );
+}
+
+/// A file that is not a DuckDB library, as `duckdb:<path>`: a text file, another library
+/// (zlib), a truncated copy of a library. Each is refused in one line naming the path and what
+/// is wrong, exit code 2, nothing left behind.
+#[test]
+fn a_file_that_is_not_duckdb_is_refused_in_one_line() {
+    let t = tempfile::tempdir().unwrap();
+    let text = t.path().join("libduckdb.so");
+    std::fs::write(&text, "this is not a library\n").unwrap();
+    let zlib = "/usr/lib/x86_64-linux-gnu/libz.so.1";
+    let truncated = t.path().join("truncated.so");
+    let whole = crate::support::duckdb_library(crate::support::DUCKDB)
+        .map_or_else(|| std::fs::read(zlib).unwrap(), |p| std::fs::read(p).unwrap());
+    std::fs::write(&truncated, &whole[..whole.len().min(64 * 1024)]).unwrap();
+    let cases: [(String, &[&str]); 4] = [
+        (
+            text.display().to_string(),
+            &["cannot load", "give the path of a libduckdb.so"],
+        ),
+        (
+            zlib.to_string(),
+            &["is not a DuckDB library (it has no `duckdb_library_version`)"],
+        ),
+        (
+            truncated.display().to_string(),
+            &["cannot load", "give the path of a libduckdb.so"],
+        ),
+        (t.path().join("none.so").display().to_string(), &["no such file"]),
+    ];
+    for (path, parts) in cases {
+        let spec = format!("duckdb:{path}");
+        let mut all = vec![format!("error: --engine {spec}: "), path.clone()];
+        all.extend(parts.iter().map(|p| p.to_string()));
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let sb = rejects_tiny(&["crud", "--engine", &spec], &all);
+        assert_no_store(&sb);
     }
 }
 
@@ -135,6 +164,13 @@ fn engine_file_that_is_not_a_library() {
     let hostname = Path::new("/etc/hostname");
     if hostname.is_file() {
         assert_cannot_load(hostname);
+    }
+    // A library cut short: refused before the loader maps it past its end (SIGBUS).
+    let debian = std::fs::read("/usr/lib/x86_64-linux-gnu/libsqlite3.so.0").unwrap_or_default();
+    if debian.len() > 65536 {
+        let cut = sb.root().join("truncated.so");
+        std::fs::write(&cut, &debian[..65536]).unwrap();
+        assert_cannot_load(&cut);
     }
 }
 

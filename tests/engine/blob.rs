@@ -1,6 +1,6 @@
 //! The `blob` workload on every engine: bytes and syncs per operation where litebench counts
 //! them (SQLite through its VFS, `files` in its own calls), the WAL checkpoint a blob above the
-//! autocheckpoint limit forces, and DuckDB when built in. Sizes are tiny and every trial is
+//! autocheckpoint limit forces, and DuckDB (from litebench's cache). Sizes are tiny and every trial is
 //! bounded by an operation count, so the counts per operation are exact.
 
 use serde_json::Value;
@@ -172,9 +172,11 @@ fn a_blob_above_the_wal_autocheckpoint_limit_checkpoints_on_every_write() {
     assert!(default < 1.5 * size && default >= size, "{default}");
 }
 
-#[cfg(feature = "duckdb")]
 #[test]
 fn duckdb_reads_and_writes_blobs() {
+    if !crate::support::require_duckdb(crate::support::DUCKDB) {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let r = blob_json(
         t.path(),

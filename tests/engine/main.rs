@@ -5,7 +5,6 @@ mod blob;
 mod build_sqlite;
 mod builds;
 mod common;
-#[cfg(feature = "duckdb")]
 mod duck;
 mod interleave;
 mod old_builds;

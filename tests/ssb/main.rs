@@ -40,7 +40,7 @@ fn answers(v: &Value) -> Vec<(u64, Vec<(String, Value)>)> {
 #[test]
 fn every_engine_answers_every_query_alike() {
     let mut engines = vec!["sqlite"];
-    if cfg!(feature = "duckdb") {
+    if support::require_duckdb(support::DUCKDB) {
         engines.push("duckdb");
     }
     if common::available(&[Server::Postgres]) {

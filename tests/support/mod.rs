@@ -62,6 +62,33 @@ pub fn require(path: &str, package: &str) -> bool {
     false
 }
 
+/// The cached library of the pinned DuckDB release `version`, where litebench looks for it
+/// (`$LITEBENCH_CACHE/duckdb/VERSION/libduckdb.so`, the cache as `litebench` resolves it).
+pub fn duckdb_library(version: &str) -> Option<PathBuf> {
+    let root = litebench::sys::cachedir::root().ok()?;
+    let release = litebench::engines::duckdb::release::find(version).ok()?;
+    Some(release.library(&root)).filter(|p| p.is_file())
+}
+
+/// The default DuckDB release (`--engine duckdb`).
+pub const DUCKDB: &str = litebench::engines::duckdb::release::DEFAULT;
+
+/// Skips (locally) or fails (in CI) when DuckDB `version` is not in the cache: tests fetch
+/// nothing themselves; `.ci/run` fetches the pinned releases once per machine.
+pub fn require_duckdb(version: &str) -> bool {
+    if duckdb_library(version).is_some() {
+        return true;
+    }
+    assert!(
+        !in_ci(),
+        "DuckDB {version} is not in litebench's cache: .ci/run must run tests/engine/fetch-duckdb.sh \"$LITEBENCH_CACHE\" before the tests"
+    );
+    eprintln!(
+        "skipping: DuckDB {version} not in litebench's cache (bash tests/engine/fetch-duckdb.sh \"${{LITEBENCH_CACHE:-$HOME/.cache/litebench}}\")"
+    );
+    false
+}
+
 /// A private directory tree for one test:
 ///
 /// - `scratch/` is what `--dir` points at;

@@ -1,18 +1,24 @@
-//! DuckDB: its descriptor and knobs (always compiled, so `list` and errors can name it) and
-//! the engine itself behind the cargo feature `duckdb` (building DuckDB from source takes
-//! 54 minutes on an idle 2-core VM here, 93 beside other builds).
+//! DuckDB: its descriptor and knobs, and the engine itself over a `libduckdb.so` loaded at run
+//! time (nothing of DuckDB is compiled into litebench: see `api.rs` for why).
+//!
+//! `--engine duckdb` opens the default pinned release, `duckdb@VERSION` another pinned one
+//! (each fetched once from npm into litebench's cache, `release.rs`), `duckdb:<path>` any
+//! `libduckdb.so`.
 
-#[cfg(feature = "duckdb")]
-mod engine;
+pub mod api;
+pub mod conn;
+pub mod engine;
+pub mod release;
+pub mod result;
 
-#[cfg(feature = "duckdb")]
-pub use engine::*;
+pub use engine::DuckEngine;
 
-use super::kind::{EngineKind, Runs};
+use super::kind::{EngineKind, Runs, TargetSpec};
 use super::{Dialect, Engine};
 use crate::base::Failure;
 use crate::model::knob::{KnobKind, KnobSpec, Stage};
 use crate::sys::scratch::Scratch;
+use std::path::PathBuf;
 
 /// Pass-through prefix: `--knob set.NAME=VALUE` issues `SET NAME = 'VALUE'`.
 pub const PREFIX: &str = "set.";
@@ -40,8 +46,13 @@ pub const DUCKDB_KNOBS: &[KnobSpec] = &[
 pub static KIND: EngineKind = EngineKind {
     name: "duckdb",
     aliases: &[],
-    about: "embedded DuckDB, one thread by default",
-    target: None,
+    about: "embedded DuckDB, loaded at run time, one thread by default",
+    target: Some(TargetSpec {
+        separator: ':',
+        what: "library path",
+        example: "duckdb:/opt/duckdb/libduckdb.so (any DuckDB 1.2.0 or newer)",
+        without: "DuckDB 1.5.6, fetched once from npm into the cache",
+    }),
     dialect: Some(Dialect::Duckdb),
     knobs: DUCKDB_KNOBS,
     passthrough: PREFIX,
@@ -51,29 +62,79 @@ pub static KIND: EngineKind = EngineKind {
     files_in_scratch: true,
     file_knobs: &[],
     workloads: Runs::AllSql,
-    available: if cfg!(feature = "duckdb") {
-        Ok(())
-    } else {
-        Err("this build of litebench has no DuckDB; rebuild with `cargo build --release --features duckdb` (compiles DuckDB from source: about an hour on 2 cores)")
-    },
     open,
 };
 
-#[cfg(feature = "duckdb")]
-fn open(_target: Option<&str>, _scratch: &Scratch, _memory: bool) -> Result<Box<dyn Engine>, Failure> {
-    Ok(Box::new(DuckEngine::open()?))
+/// How an `--engine` target names a pinned release: `duckdb@VERSION` is parsed into the
+/// target `@VERSION`.
+pub const RELEASE_PREFIX: &str = "@";
+
+/// The library a target names, the engine's label and where it came from; a pinned release is
+/// fetched into the cache first if it is not there (`note` is told before a download).
+pub fn resolve(target: Option<&str>, note: &dyn Fn(&str)) -> Result<(PathBuf, String, engine::Origin), Failure> {
+    let version = match target {
+        None => release::DEFAULT,
+        Some(t) => match t.strip_prefix(RELEASE_PREFIX) {
+            Some(v) => v,
+            None => return Ok((PathBuf::from(t), format!("duckdb:{t}"), engine::Origin::Path)),
+        },
+    };
+    let r = release::find(version)?;
+    let cache = crate::sys::cachedir::root().map_err(|e| Failure(format!("--engine duckdb@{version}: {e}")))?;
+    let library = r.ensure(&cache, note)?;
+    let label = match target {
+        None => "duckdb".to_string(),
+        Some(_) => format!("duckdb@{}", r.version),
+    };
+    Ok((library, label, engine::Origin::Release(r)))
 }
 
-#[cfg(not(feature = "duckdb"))]
-fn open(_target: Option<&str>, _scratch: &Scratch, _memory: bool) -> Result<Box<dyn Engine>, Failure> {
-    Err(Failure("--engine duckdb: this build of litebench has no DuckDB".into()))
+fn open(target: Option<&str>, _scratch: &Scratch, _memory: bool) -> Result<Box<dyn Engine>, Failure> {
+    let (library, label, origin) = resolve(target, &|line| crate::errln!("{line}"))?;
+    let spec = label.clone();
+    // A release that needs a library first says so; so does a Python module by its file name.
+    let needs = match &origin {
+        engine::Origin::Release(r) => r.needs.map(|n| (n.library.to_string(), n.debian.to_string())),
+        engine::Origin::Path => api::python_needs(&library),
+    };
+    let api = api::Api::load(&library, &spec, needs.as_ref().map(|(l, d)| (l.as_str(), d.as_str())))?;
+    if let engine::Origin::Release(r) = origin {
+        let stated = api.version();
+        if api::version_triple(&stated) != api::version_triple(r.version) {
+            return Err(Failure(format!(
+                "--engine {spec}: {} states DuckDB {stated}, not {}; delete it and run again to fetch it anew",
+                library.display(),
+                r.version
+            )));
+        }
+    }
+    Ok(Box::new(DuckEngine::open(label, api, library, origin)?))
 }
 
-/// DuckDB's compile, as this binary's build found it (see build.rs): wall seconds of
-/// libduckdb-sys's build script and the bytes of its static archive; `None` without the
-/// `duckdb` feature.
-pub fn duckdb_build() -> Option<(f64, u64)> {
-    let v = env!("LITEBENCH_DUCKDB_BUILD");
-    let (s, b) = v.split_once(' ')?;
-    Some((s.parse().ok()?, b.parse().ok()?))
+/// The cached library of the default release, if it has been fetched: the library file whose
+/// size stands for DuckDB's footprint (VLDB'22 Table 3).
+pub fn default_library() -> Option<(PathBuf, u64)> {
+    let r = release::find(release::DEFAULT).ok()?;
+    let lib = r.library(&crate::sys::cachedir::root().ok()?);
+    let bytes = std::fs::metadata(&lib).ok()?.len();
+    Some((lib, bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_descriptor_names_the_default_release() {
+        let t = super::KIND.target.unwrap();
+        assert!(
+            t.without.contains(&format!("DuckDB {},", super::release::DEFAULT)),
+            "{}",
+            t.without
+        );
+        assert!(t.example.contains(&format!(
+            "DuckDB {}.{}.{} or newer",
+            super::api::MIN_VERSION.0,
+            super::api::MIN_VERSION.1,
+            super::api::MIN_VERSION.2
+        )));
+    }
 }

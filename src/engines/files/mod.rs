@@ -58,7 +58,6 @@ pub static KIND: EngineKind = EngineKind {
     files_in_scratch: true,
     file_knobs: &[],
     workloads: Runs::Only(&["blob"]),
-    available: Ok(()),
     open,
 };
 

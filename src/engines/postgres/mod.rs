@@ -93,7 +93,6 @@ pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::Engine
     files_in_scratch: false,
     file_knobs: &[],
     workloads: crate::engines::kind::Runs::AllSql,
-    available: Ok(()),
     open: open_kind,
 };
 

@@ -241,6 +241,11 @@ impl Api {
                 .into(),
             });
         }
+        // Before the loader maps it: a library cut short would kill the process with SIGBUS.
+        crate::sys::elf::check_shared_object(path).map_err(|reason| LoadError::Open {
+            path: origin.clone(),
+            reason,
+        })?;
         // SAFETY: loading a library runs its initialisers; SQLite's have no side effects
         // beyond its own state. RTLD_LOCAL keeps its symbols away from the bundled build.
         let lib = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open {

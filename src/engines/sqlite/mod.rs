@@ -39,7 +39,6 @@ pub static KIND: EngineKind = EngineKind {
     files_in_scratch: true,
     file_knobs: &["journal_mode"],
     workloads: Runs::AllSql,
-    available: Ok(()),
     open,
 };
 

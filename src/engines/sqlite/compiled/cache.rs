@@ -16,7 +16,7 @@ use crate::model::engine_info::CompiledBuild;
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the cache directory.
-pub const ENV_VAR: &str = "LITEBENCH_CACHE";
+pub const ENV_VAR: &str = crate::sys::cachedir::ENV_VAR;
 
 /// A cache directory.
 #[derive(Debug, Clone)]
@@ -35,11 +35,7 @@ pub struct Built {
 impl BuildCache {
     /// The cache named by the environment.
     pub fn from_env() -> Result<BuildCache, BuildError> {
-        let var = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty()).map(PathBuf::from);
-        let root = var(ENV_VAR)
-            .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("litebench")))
-            .or_else(|| var("HOME").map(|h| h.join(".cache").join("litebench")))
-            .ok_or_else(|| BuildError::Input(format!("no cache directory: set {ENV_VAR} (or HOME)")))?;
+        let root = crate::sys::cachedir::root().map_err(BuildError::Input)?;
         Ok(BuildCache { root })
     }
 
