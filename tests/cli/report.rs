@@ -79,16 +79,26 @@ fn report_writes_one_self_contained_page_with_every_chart() {
     assert_success(&o);
     let html = std::fs::read_to_string(&page).unwrap();
     assert_self_contained(&html);
-    // Warnings, manifest and checklist come before the charts.
+    // The question and its answer (the side-by-side verdicts and their chart) come first, then
+    // the warnings, then the details, with the manifest and the checklist folded at the end.
     let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
-    let charts = at(">Charts</h3>");
-    assert!(at(">Warnings</h3>") < charts);
-    assert!(at(">Manifest</h3>") < charts);
-    assert!(at(">Reporting checklist") < charts);
+    let answer = at("<table class=\"answer\">");
     assert!(
-        html.contains("Side by side"),
-        "three configurations get the side-by-side table"
+        html[answer..]
+            .find("</thead>")
+            .is_some_and(|h| html[answer..answer + h].contains("#2 journal_mode=wal")),
+        "three configurations get the side-by-side table as the answer"
     );
+    assert!(at("class=\"question\"") < answer);
+    assert!(
+        answer < at("id=\"run1-throughput\""),
+        "the answer's chart follows its table"
+    );
+    assert!(at("id=\"run1-throughput\"") < at(">Warnings</h3>"));
+    assert!(at(">Warnings</h3>") < at(">Charts</h3>"));
+    for folded in ["<details id=\"run1-manifest\">", "<details id=\"run1-checklist\">"] {
+        assert!(at(">Charts</h3>") < at(folded), "{folded} is folded after the charts");
+    }
     let figs = figures(&html);
     let get = |id: &str| {
         figs.iter()
