@@ -28,6 +28,47 @@ pub struct BarChart {
     pub groups: Vec<String>,
     pub series: Vec<String>,
     pub bars: Vec<Bar>,
+    /// Logarithmic value axis ([`BarChart::scaled`]): bars rise from the lowest decade.
+    pub y_log: bool,
+}
+
+/// Values spanning more than this factor get a log axis. On a linear one, crud's one
+/// configuration at 38,922 tx/s flattened three at 68-303 tx/s to nothing; a factor of 10 is
+/// where the smallest bar falls under a tenth of the plot.
+pub const LOG_SPREAD: f64 = 10.0;
+
+/// What an axis label gains when its axis is logarithmic, so no reader takes it for linear.
+pub const LOG_LABEL: &str = " (log scale)";
+
+/// Whether the positive values among `values` span more than [`LOG_SPREAD`].
+pub fn spans_decades(values: impl IntoIterator<Item = f64>) -> bool {
+    let (lo, hi) = values
+        .into_iter()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    hi / lo > LOG_SPREAD
+}
+
+impl BarChart {
+    /// The chart on a log axis, said in its label, when its bars span more than [`LOG_SPREAD`].
+    pub fn scaled(mut self) -> BarChart {
+        if !self.y_log && spans_decades(self.bars.iter().map(|b| b.value)) {
+            self.y_log = true;
+            self.y_label += LOG_LABEL;
+        }
+        self
+    }
+}
+
+impl LineChart {
+    /// The chart on a log axis, said in its label, when its points span more than [`LOG_SPREAD`].
+    pub fn scaled(mut self) -> LineChart {
+        if !self.y_log && spans_decades(self.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1))) {
+            self.y_log = true;
+            self.y_label += LOG_LABEL;
+        }
+        self
+    }
 }
 
 /// How a line chart's x axis reads.
@@ -92,6 +133,14 @@ impl Figure {
         }
     }
 
+    /// Whether the value axis is logarithmic.
+    pub fn y_log(&self) -> bool {
+        match &self.chart {
+            Chart::Bars(b) => b.y_log,
+            Chart::Lines(l) => l.y_log,
+        }
+    }
+
     /// Lines drawn (0 for a bar chart).
     pub fn lines(&self) -> usize {
         match &self.chart {
@@ -143,7 +192,9 @@ fn bars_of(side: &SideBySide, y_label: &str, report: &Report<'_>) -> BarChart {
         groups: side.rows.iter().map(|r| r.operation.clone()).collect(),
         series: report.manifest.configs.iter().map(config_name).collect(),
         bars,
+        y_log: false,
     }
+    .scaled()
 }
 
 const WHISKERS: &str =
@@ -334,14 +385,17 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                     "time per trial"
                 }
             ),
-            chart: Chart::Lines(LineChart {
-                x: XAxis::Categories(knob.to_string(), values),
-                y_label: metric_label(metric).into(),
-                y_log: false,
-                markers: true,
-                color_offset: OPERATION_COLORS,
-                lines,
-            }),
+            chart: Chart::Lines(
+                LineChart {
+                    x: XAxis::Categories(knob.to_string(), values),
+                    y_label: metric_label(metric).into(),
+                    y_log: false,
+                    markers: true,
+                    color_offset: OPERATION_COLORS,
+                    lines,
+                }
+                .scaled(),
+            ),
             compact: false,
         });
     }
@@ -357,21 +411,25 @@ type ValueWithInterval = (f64, Option<(f64, f64)>);
 pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
     let rows: Vec<_> = report.summary.iter().filter(|r| r.operation == "all").collect();
     let series: Vec<String> = report.manifest.configs.iter().map(config_name).collect();
-    let chart = |y_label: &str, f: &dyn Fn(&SummaryRow) -> Option<ValueWithInterval>| BarChart {
-        y_label: y_label.into(),
-        groups: vec!["all operations".into()],
-        series: series.clone(),
-        bars: rows
-            .iter()
-            .filter_map(|r| {
-                f(r).map(|(value, interval)| Bar {
-                    group: 0,
-                    series: r.config,
-                    value,
-                    interval,
+    let chart = |y_label: &str, f: &dyn Fn(&SummaryRow) -> Option<ValueWithInterval>| {
+        BarChart {
+            y_label: y_label.into(),
+            groups: vec!["all operations".into()],
+            series: series.clone(),
+            bars: rows
+                .iter()
+                .filter_map(|r| {
+                    f(r).map(|(value, interval)| Bar {
+                        group: 0,
+                        series: r.config,
+                        value,
+                        interval,
+                    })
                 })
-            })
-            .collect(),
+                .collect(),
+            y_log: false,
+        }
+        .scaled()
     };
     let mut out = Vec::new();
     let tps = chart("transactions per second", &|r| {
@@ -438,7 +496,8 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
             markers: true,
             color_offset: 0,
             lines,
-        }),
+        }
+        .scaled()),
         compact: false,
     })
 }
@@ -503,14 +562,17 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
         }
     }
     let chart = |y_label: &str, y_log: bool, lines: Vec<Line>| {
-        Chart::Lines(LineChart {
-            x: XAxis::Linear("seconds into the trial".into()),
-            y_label: y_label.into(),
-            y_log,
-            markers: false,
-            color_offset: 0,
-            lines,
-        })
+        Chart::Lines(
+            LineChart {
+                x: XAxis::Linear("seconds into the trial".into()),
+                y_label: y_label.into(),
+                y_log,
+                markers: false,
+                color_offset: 0,
+                lines,
+            }
+            .scaled(),
+        )
     };
     let interval = firsts[0].1.series.as_ref().map_or(0, |s| s.interval_ms);
     let mut out = vec![
@@ -525,7 +587,7 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
             id: "over-time-p99".into(),
             title: "p99 latency over time".into(),
             note: "Per interval, the highest p99 of any operation type (from the intended start in an open loop): a stall shows in the interval its transactions end in.".into(),
-            chart: chart("p99 latency (us)", true, p99),
+            chart: chart("p99 latency (us, log scale)", true, p99),
             compact: false,
         },
     ];
@@ -821,6 +883,36 @@ pub(crate) mod tests {
             l.lines[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
             [2.0, 4.0, 6.0, 8.0]
         );
+    }
+
+    #[test]
+    fn throughput_spanning_more_than_10x_gets_a_log_axis() {
+        let m = manifest(&[&[("synchronous", "off")], &[("synchronous", "full")]]);
+        let mut t = trials(2, 7, &CRUD);
+        let r = report(&m, &t);
+        let f = per_operation(&r, Metric::Tps).unwrap();
+        assert!(!f.y_log(), "configurations within a factor of 2: linear");
+        // Configuration 1 takes 500 times as long: 500x less throughput.
+        for tr in t.iter_mut().filter(|t| t.config == 1) {
+            for o in &mut tr.ops {
+                o.elapsed_ns *= 500;
+            }
+            tr.measured_ns *= 500;
+        }
+        let r = report(&m, &t);
+        for f in [
+            per_operation(&r, Metric::Tps).unwrap(),
+            io_beside(&r).remove(0),
+            trials_in_order(&r).unwrap(),
+        ] {
+            assert!(f.y_log(), "{}", f.id);
+            let label = match &f.chart {
+                Chart::Bars(b) => &b.y_label,
+                Chart::Lines(l) => &l.y_label,
+            };
+            assert!(label.ends_with(LOG_LABEL), "{}: {label}", f.id);
+        }
+        assert!(spans_decades([68.0, 303.0, 38_922.0]) && !spans_decades([68.0, 303.0, 0.0]));
     }
 
     #[test]
