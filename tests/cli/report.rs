@@ -235,12 +235,12 @@ const COUNT_JS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('f
   };
 }))"#;
 
-fn screenshot(page: &Path, png: &Path, profile: &Path) {
+fn screenshot(page: &Path, png: &Path, profile: &Path, (width, height): (u32, u32)) {
     let o = std::process::Command::new(CHROMIUM)
         .args(["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", png.display()))
-        .arg("--window-size=1280,2000")
+        .arg(format!("--window-size={width},{height}"))
         .arg(format!("file://{}", page.display()))
         .output()
         .expect("run chromium");
@@ -297,7 +297,7 @@ fn the_report_renders_in_chromium_without_errors_and_draws_every_bar_and_line() 
     drop(browser);
 
     let png = sb.root().join("report.png");
-    screenshot(&page, &png, &sb.root().join("chromium-shot"));
+    screenshot(&page, &png, &sb.root().join("chromium-shot"), (1280, 2000));
     let bytes = std::fs::read(&png).unwrap();
     assert!(
         bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000,
@@ -305,6 +305,72 @@ fn the_report_renders_in_chromium_without_errors_and_draws_every_bar_and_line() 
     );
     // LITEBENCH_SCREENSHOT=FILE keeps the screenshot for a person to look at.
     if let Some(keep) = std::env::var_os("LITEBENCH_SCREENSHOT") {
+        std::fs::copy(&png, keep).unwrap();
+    }
+}
+
+/// A laptop's first screen, in CSS pixels.
+const FIRST_SCREEN: (u32, u32) = (1280, 800);
+
+/// Where the answer, the question and the warnings lie in the viewport, and its size.
+const ANSWER_JS: &str = r#"(() => {
+  const box = sel => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect() : null; };
+  const t = box('table.answer'), q = box('.question'), w = box('h3[id$="-warnings"]');
+  return JSON.stringify({
+    viewport: [innerWidth, innerHeight],
+    table: t && [t.left, t.top, t.right, t.bottom],
+    rows: document.querySelectorAll('table.answer tbody tr').length,
+    question_top: q && q.top,
+    warnings_top: w && w.top,
+  });
+})()"#;
+
+#[test]
+fn the_first_screen_at_1280x800_holds_the_question_and_the_whole_answer_table() {
+    if !support_require() {
+        return;
+    }
+    let sb = seeded();
+    let page = sb.root().join("report.html");
+    assert_success(&report(&sb, &["-o", page.to_str().unwrap()]));
+    let mut browser = Browser::start(&sb.root().join("chromium-profile"));
+    let load = browser.load_in(&format!("file://{}", page.display()), ANSWER_JS, Some(FIRST_SCREEN));
+    assert!(load.errors.is_empty(), "{:?}", load.errors);
+    let v: serde_json::Value = serde_json::from_str(load.evaluated.as_str().unwrap()).unwrap();
+    let (w, h) = (f64::from(FIRST_SCREEN.0), f64::from(FIRST_SCREEN.1));
+    assert_eq!(
+        v["viewport"],
+        serde_json::json!([FIRST_SCREEN.0, FIRST_SCREEN.1]),
+        "{v}"
+    );
+    let t: Vec<f64> = v["table"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no answer table: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        t[0] >= 0.0 && t[1] >= 0.0 && t[2] <= w && t[3] <= h,
+        "the answer table lies outside the first {w}x{h} screen: {v}"
+    );
+    // All operations plus the whole trial, one row each.
+    assert_eq!(v["rows"], 4, "{v}");
+    let q = v["question_top"].as_f64().expect("a question");
+    assert!(q < t[1], "the question comes before its answer: {v}");
+    assert!(
+        v["warnings_top"].as_f64().unwrap() > t[3],
+        "the warnings follow the answer: {v}"
+    );
+    drop(browser);
+    // The screenshot a person sees: kept with LITEBENCH_FIRST_SCREEN=FILE.
+    let png = sb.root().join("first-screen.png");
+    screenshot(&page, &png, &sb.root().join("chromium-shot"), FIRST_SCREEN);
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"));
+    // The PNG's own size (bytes 16..24 of the IHDR chunk) is the screen's.
+    let size = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    assert_eq!((size(16), size(20)), FIRST_SCREEN);
+    if let Some(keep) = std::env::var_os("LITEBENCH_FIRST_SCREEN") {
         std::fs::copy(&png, keep).unwrap();
     }
 }
