@@ -210,12 +210,92 @@ fn run_writes_its_report_at_the_end() {
     assert_success(&report(&sb, &["2", "1", "2", "-o", both.to_str().unwrap()]));
     let html = std::fs::read_to_string(&both).unwrap();
     assert_self_contained(&html);
-    assert_eq!(html.matches("<section id=\"run-").count(), 2);
+    // The runs' comparison (section 0), then each run once.
+    assert_eq!(
+        html.matches("<section id=\"run-").count() - html.matches("<section id=\"run-0\">").count(),
+        2
+    );
     let (two, one) = (html.find("id=\"run-2\"").unwrap(), html.find("id=\"run-1\"").unwrap());
     assert!(two < one, "runs appear in the order given");
     assert!(html.contains("<a href=\"#run-1\">") && html.contains("<a href=\"#run-2\">"));
     assert!(html.contains("id=\"run1-throughput\"") && html.contains("id=\"run2-throughput\""));
     assert!(html.contains("id=\"run2-knob-synchronous\""), "run 2 varies one knob");
+    // Before the runs, their comparison: `compare 2 1`'s verdict table, the first run given as A.
+    let cmp = html
+        .find("<div class=\"comparison\" id=\"compare-2-1\">")
+        .expect("the runs compared");
+    assert!(cmp < two, "the comparison comes before the runs");
+    let comparison = &html[cmp..cmp + html[cmp..].find("</section>").unwrap()];
+    let verdicts = first_table(
+        comparison,
+        comparison.find("B speed / A").expect("the verdict table") - 200,
+    );
+    assert!(verdicts[0].iter().any(|h| h == "verdict"), "{comparison}");
+    // As `compare` says it: run 2's synchronous=full matches no configuration of run 1's defaults.
+    assert!(
+        comparison.contains("configuration `defaults` is only in B"),
+        "{comparison}"
+    );
+}
+
+/// The cells of the first table after `from` in `html`, header row first.
+fn first_table(html: &str, from: usize) -> Vec<Vec<String>> {
+    let start = from + html[from..].find("<table").expect("a table");
+    let end = start + html[start..].find("</table>").unwrap();
+    html[start..end]
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split(['<', '>'])
+                .collect::<Vec<_>>()
+                .windows(2)
+                .filter(|w| w[0] == "td" || w[0] == "th")
+                .map(|w| w[1].to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
+    let sb = Sandbox::new();
+    let page = sb.root().join("table1.html");
+    let o = output(&mut sb.run(&[
+        "--preset",
+        "table1",
+        "--param",
+        "count=10",
+        "--param",
+        "scale_percent=1",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--report",
+        page.to_str().unwrap(),
+    ]));
+    assert_success(&o);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    let group = litebench::workload::preset::GROUPS
+        .iter()
+        .find(|g| g.name == "table1")
+        .unwrap();
+    let lead = html.find("<section id=\"run-0\">").expect("a section before the runs");
+    assert!(lead < html.find("<section id=\"run-1\">").unwrap());
+    let rows = first_table(&html, lead);
+    assert_eq!(rows[0][0], "tool", "the paper's table comes first: {rows:?}");
+    assert!(rows[0].iter().any(|h| h == "paper default"), "{rows:?}");
+    assert_eq!(rows.len(), 1 + group.paper.len(), "{rows:?}");
+    for (row, paper) in rows[1..].iter().zip(group.paper) {
+        assert_eq!(row[0], paper.tool);
+        assert_eq!(row[4], litebench::report::number::num(paper.paper_default));
+        // Here's value beside the paper's: a measured median, not a dash.
+        assert!(row[1].chars().next().is_some_and(|c| c.is_ascii_digit()), "{row:?}");
+    }
+    // Three tools are three workloads: no comparison of runs that measure different things.
+    assert!(!html.contains("class=\"comparison\""));
 }
 
 /// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles
