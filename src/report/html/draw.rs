@@ -378,7 +378,7 @@ where
         let (x0, x1) = slot(bar);
         chart
             .draw_series(std::iter::once(Rectangle::new(
-                [(x0, 0.0), (x1, bar.value)],
+                [(x0, base), (x1, map(bar.value))],
                 color(bar.series).mix(BAR_OPACITY).filled(),
             )))
             .map_err(err(fig))?;
@@ -598,11 +598,18 @@ mod tests {
             steps.iter().all(|s| (s - steps[0]).abs() <= 1.0 && *s > 20.0),
             "{steps:?}"
         );
-        // The smallest bar is still a bar: on a linear axis it would be 1/500 of the tallest.
-        let tallest = heights.iter().cloned().fold(0.0, f64::max);
-        let smallest = heights.iter().cloned().fold(f64::INFINITY, f64::min);
+        // Bars are as tall as their values' logarithms: twice the value is log10(2) of a
+        // decade taller, and the smallest is still a bar (on a linear axis, 1/500 of the tallest).
         assert_eq!(heights.len(), 3);
-        assert!(smallest > tallest / 5.0, "{heights:?}");
+        let [tallest, smallest, double] = [heights[0], heights[1], heights[2]];
+        assert!(
+            tallest > double && double > smallest && smallest > tallest / 5.0,
+            "{heights:?}"
+        );
+        assert!(
+            (double - smallest - steps[0] * 2f64.log10()).abs() <= 2.0,
+            "{heights:?} {steps:?}"
+        );
     }
 
     #[test]
