@@ -13,6 +13,10 @@ pub use crate::reproduce::run::ReproduceArgs;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print tables at their full width even on a terminal (by default they are fitted to the
+    /// terminal's width, or to COLUMNS; output into a pipe or a file is always full width).
+    #[arg(long, global = true)]
+    pub wide: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -254,8 +258,24 @@ pub struct SsbGenArgs {
     pub threads: Option<u32>,
 }
 
+/// A section of `litebench list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListSection {
+    /// Workloads with their parameters.
+    Workloads,
+    /// Engines and the cached SQLite builds.
+    Engines,
+    /// Every engine's knobs.
+    Knobs,
+    /// Tools' presets and their groups.
+    Presets,
+}
+
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// Only this section (default: all of them).
+    #[arg(value_enum)]
+    pub section: Option<ListSection>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -1,18 +1,30 @@
 //! `litebench list`: workloads, engines and knobs with their valid values and defaults.
 
 use super::build_sqlite::{footprint_rows, FOOTPRINT_HEADERS};
-use crate::app::cli::ListArgs;
+use crate::app::cli::{ListArgs, ListSection};
 use crate::base::Failure;
 use crate::engines::registry::knob_tables;
 use crate::engines::registry::spellings;
-use crate::engines::sqlite::compiled::BuildCache;
+use crate::engines::sqlite::compiled::{BuildCache, CompiledBuild};
 use crate::model::params;
 use crate::report::format::{render, Document};
 use crate::workload;
 use crate::workload::preset::{Preset, Setting, GROUPS, PRESETS};
 
-/// Prints the lists.
+/// The JSON keys of each section.
+fn keys(section: ListSection) -> &'static [&'static str] {
+    match section {
+        ListSection::Workloads => &["workloads"],
+        ListSection::Engines => &["engines", "sqlite_builds"],
+        ListSection::Knobs => &["knobs"],
+        ListSection::Presets => &["presets", "preset_groups"],
+    }
+}
+
+/// Prints the lists: all of them, or the one section asked for (the whole list is hundreds of
+/// lines; `list knobs` is what one looks up while writing `--knob`).
 pub fn run(args: &ListArgs) -> Result<i32, Failure> {
+    let want = |s: ListSection| args.section.is_none_or(|a| a == s);
     // The cache is optional for `list`: without one (no HOME), there are simply no builds.
     let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
     let v = serde_json::json!({
@@ -30,7 +42,31 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             "members": g.members.iter().map(|m| serde_json::json!({"preset": m.preset, "params": settings_json(m.params)})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     });
-    let mut doc = Document::new(&v).text("workloads\n\n");
+    let v = match (args.section, v) {
+        (Some(section), serde_json::Value::Object(mut all)) => {
+            serde_json::Value::Object(keys(section).iter().filter_map(|k| all.remove_entry(*k)).collect())
+        }
+        (_, v) => v,
+    };
+    let mut doc = Document::new(&v);
+    if want(ListSection::Workloads) {
+        doc = workloads(doc);
+    }
+    if want(ListSection::Engines) {
+        doc = engines(doc, &builds);
+    }
+    if want(ListSection::Knobs) {
+        doc = knobs(doc);
+    }
+    if want(ListSection::Presets) {
+        doc = presets(doc);
+    }
+    crate::out!("{}", render(&doc, args.format));
+    Ok(0)
+}
+
+fn workloads(mut doc: Document) -> Document {
+    doc = doc.text("workloads\n\n");
     for w in workload::all() {
         let rows: Vec<Vec<String>> = w
             .params()
@@ -53,15 +89,21 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             )
             .text("\n");
     }
+    doc
+}
+
+fn engines(doc: Document, builds: &[CompiledBuild]) -> Document {
     let rows: Vec<Vec<String>> = spellings().into_iter().map(|(n, h)| vec![n, h]).collect();
-    doc = doc
-        .text("engines\n\n")
+    doc.text("engines\n\n")
         .table("engines", &["engine", "what"], rows)
         .text("\n")
         .text("cached SQLite builds (--engine sqlite@NAME; make one with `litebench build-sqlite SRC`)\n\n")
-        .table("sqlite builds", FOOTPRINT_HEADERS, footprint_rows(&builds))
+        .table("sqlite builds", FOOTPRINT_HEADERS, footprint_rows(builds))
         .text("\n")
-        .text("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n\n");
+}
+
+fn knobs(doc: Document) -> Document {
+    let doc = doc.text("knobs (--knob NAME=V1,V2; a knob applies to the engines that have it; PREFIX.NAME=VALUE passes any other setting through)\n\n");
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (engine, specs, prefix) in knob_tables() {
         for k in specs {
@@ -81,9 +123,12 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             "pass-through, read back when the engine can".into(),
         ]);
     }
-    doc = doc
-        .table("knobs", &["engine", "knob", "valid values", "default", "meaning"], rows)
-        .text("\npresets (--preset NAME: a tool's default configuration; --param and --knob override it)\n\n");
+    doc.table("knobs", &["engine", "knob", "valid values", "default", "meaning"], rows)
+        .text("\n")
+}
+
+fn presets(mut doc: Document) -> Document {
+    doc = doc.text("presets (--preset NAME: a tool's default configuration; --param and --knob override it)\n\n");
     for p in PRESETS {
         doc = doc.text(format!(
             "{} — {}\n  workload {}, compared on: {}\n",
@@ -122,8 +167,7 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
             .collect();
         doc = doc.text(format!("{} — {}\n  presets: {}\n", g.name, g.about, members.join(", ")));
     }
-    crate::out!("{}", render(&doc, args.format));
-    Ok(0)
+    doc
 }
 
 fn settings_json(s: &[Setting]) -> Vec<serde_json::Value> {

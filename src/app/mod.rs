@@ -37,6 +37,7 @@ pub fn main() -> i32 {
             return 2;
         }
     };
+    crate::base::terminal::set_wide(cli.wide);
     let result = match &cli.command {
         Command::Run(a) => run::run(a),
         Command::List(a) => list::run(a),

@@ -1,11 +1,12 @@
 //! The floor every other folder stands on: the one-line error, wall-clock time, byte sizes, and
-//! output (the terminal's lines and files written whole, never replacing anything). Nothing
+//! output (the terminal's lines and width, and files written whole, never replacing anything). Nothing
 //! here knows what a benchmark is.
 
 pub mod bytesize;
 pub mod error;
 pub mod out;
 pub mod outfile;
+pub mod terminal;
 pub mod time;
 
 pub use error::Failure;

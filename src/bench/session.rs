@@ -615,7 +615,28 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     let report_failure = match &args.report {
         Some(file) if !ends.is_empty() => {
             let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
-            crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise).err()
+            // Presets compared lead the page, a group's paper table (Table 1) at the top.
+            let tables = if compared {
+                presets::comparison_tables(&preset_runs(&ends), &groups)
+            } else {
+                Vec::new()
+            };
+            let title = match groups.first() {
+                Some(g) => format!("{}: the paper against here", g.about),
+                None => "Presets compared".to_string(),
+            };
+            let body = crate::report::html::lead::presets(&tables);
+            let lead = (!tables.is_empty()).then_some((title.as_str(), body.as_str()));
+            crate::report::stored::write_led(
+                &Some(results_path.clone()),
+                &ids,
+                file,
+                "--report",
+                None,
+                args.noise,
+                lead,
+            )
+            .err()
         }
         _ => None,
     };

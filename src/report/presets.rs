@@ -75,15 +75,21 @@ fn ci(r: &ComparisonRow) -> String {
     interval_of(r.tps_median_ci95_low, r.tps_median_ci95_high)
 }
 
-/// The comparison of the presets measured, and each group's paper table beside the measurement.
-pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> String {
+/// One table of the comparison: its title, headers, rows and a note under it.
+pub struct TitledTable {
+    pub title: String,
+    pub headers: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+    pub note: Option<String>,
+}
+
+/// The comparison's tables: the presets measured, then each group's paper table beside the
+/// measurement (APSys'17 Table 1). Empty when no preset was measured.
+pub fn comparison_tables(ends: &[PresetRun<'_>], groups: &[&Group]) -> Vec<TitledTable> {
     let rows = comparison_rows(ends);
     if rows.is_empty() {
-        return String::new();
+        return Vec::new();
     }
-    let h = |s: &str| if md { format!("## {s}\n\n") } else { format!("{s}\n") };
-    let mut out = String::from("\n");
-    out += &h("presets compared (median of trials; each preset's headline operation)");
     let engines = rows.iter().any(|r| r.engine != rows[0].engine);
     let body: Vec<Vec<String>> = rows
         .iter()
@@ -104,8 +110,9 @@ pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> S
             ]
         })
         .collect();
-    out += &table(
-        &[
+    let mut out = vec![TitledTable {
+        title: "presets compared (median of trials; each preset's headline operation)".into(),
+        headers: vec![
             "preset",
             "run #cfg",
             "operation",
@@ -115,12 +122,10 @@ pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> S
             "syncs/tx",
             "knobs",
         ],
-        &body,
-        md,
-    );
+        rows: body,
+        note: None,
+    }];
     for g in groups {
-        out += "\n";
-        out += &h(&format!("{}: {}", g.name, g.about));
         // With several engines, the paper's table is drawn for the first one.
         let find = |name: &str| rows.iter().find(|r| r.preset == name && r.engine == rows[0].engine);
         let cell = |name: Option<&str>| -> String {
@@ -147,8 +152,9 @@ pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> S
                 ]
             })
             .collect();
-        out += &table(
-            &[
+        out.push(TitledTable {
+            title: format!("{}: {}", g.name, g.about),
+            headers: vec![
                 "tool",
                 "default tx/s (95% CI)",
                 "custom tx/s (95% CI)",
@@ -156,13 +162,33 @@ pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> S
                 "paper default",
                 "paper custom",
             ],
-            &body,
-            md,
-        );
-        out += &format!(
-            "paper: {}; here: this machine, {}, the presets' headline operation\n",
-            g.paper_unit, rows[0].engine
-        );
+            rows: body,
+            note: Some(format!(
+                "paper: {}; here: this machine, {}, the presets' headline operation",
+                g.paper_unit, rows[0].engine
+            )),
+        });
+    }
+    out
+}
+
+/// The comparison of the presets measured, and each group's paper table beside the measurement.
+pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> String {
+    let tables = comparison_tables(ends, groups);
+    if tables.is_empty() {
+        return String::new();
+    }
+    let h = |s: &str| if md { format!("## {s}\n\n") } else { format!("{s}\n") };
+    let mut out = String::from("\n");
+    for (i, t) in tables.iter().enumerate() {
+        if i > 0 {
+            out += "\n";
+        }
+        out += &h(&t.title);
+        out += &table(&t.headers, &t.rows, md);
+        if let Some(n) = &t.note {
+            out += &format!("{n}\n");
+        }
     }
     out
 }

@@ -66,14 +66,18 @@ pub fn check_output(path: &Path, named: bool, flag: &str, results: &Path) -> Res
     Ok(())
 }
 
-/// Builds the page of each run (`None`: the newest).
-fn pages(store: &mut Store, results: &Path, runs: &[Option<i64>], noise: Option<f64>) -> Result<Vec<RunPage>, Failure> {
+/// Loads each run (`None`: the newest).
+fn load(store: &mut Store, runs: &[Option<i64>]) -> Result<Vec<StoredRun>, Failure> {
+    runs.iter().map(|id| Ok(store.load(*id)?)).collect()
+}
+
+/// Builds the page of each run.
+fn pages(store: &mut Store, results: &Path, runs: &[StoredRun], noise: Option<f64>) -> Result<Vec<RunPage>, Failure> {
     let mut out = Vec::new();
     let verified = store.verifications()?;
-    for id in runs {
-        let run = store.load(*id)?;
+    for run in runs {
         let durability = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &verified);
-        let report = stored_report(&run, results, noise);
+        let report = stored_report(run, results, noise);
         out.push(html::run_page(&report, &durability).map_err(|e| Failure(e.to_string()))?);
     }
     Ok(out)
@@ -90,9 +94,52 @@ pub fn write(
     plots: Option<&Path>,
     noise: Option<f64>,
 ) -> Result<usize, Failure> {
+    write_led(results, runs, output, flag, plots, noise, None)
+}
+
+/// [`write`], with `lead` (a title and an HTML body) at the top of the page, before the
+/// comparison of the runs and the runs themselves (`run --preset table1`: Table 1).
+pub fn write_led(
+    results: &Option<PathBuf>,
+    runs: &[Option<i64>],
+    output: &Path,
+    flag: &str,
+    plots: Option<&Path>,
+    noise: Option<f64>,
+    lead: Option<(&str, &str)>,
+) -> Result<usize, Failure> {
     let (mut store, path) = open_store(results)?;
-    let pages = pages(&mut store, &path, runs, noise)?;
-    let doc = html::document(&pages);
+    let mut loaded = load(&mut store, runs)?;
+    // A run named twice is shown once.
+    let mut seen = Vec::new();
+    loaded.retain(|r| {
+        let first = !seen.contains(&r.id);
+        seen.push(r.id);
+        first
+    });
+    let pages = pages(&mut store, &path, &loaded, noise)?;
+    let mut first = String::new();
+    if let Some((title, body)) = lead {
+        first += &format!("<h2>{}</h2>\n{body}", html::page::esc(title));
+    }
+    let refs: Vec<&StoredRun> = loaded.iter().collect();
+    if let Some(c) = html::lead::runs_comparison(&refs, noise) {
+        first += &format!(
+            "<h2 id=\"comparison\">Comparison of the runs (run {} as the baseline)</h2>\n{c}",
+            loaded[0].id
+        );
+    }
+    let mut sections: Vec<(i64, String, String)> = Vec::new();
+    if !first.is_empty() {
+        let title = lead.map_or("Comparison of the runs", |(t, _)| t);
+        sections.push((
+            0,
+            title.to_string(),
+            format!("<section id=\"run-0\">\n{first}</section>\n"),
+        ));
+    }
+    sections.extend(pages.iter().map(|p| (p.id, p.title.clone(), p.body.clone())));
+    let doc = html::page::document(&sections);
     let mut charts = 0;
     if let Some(dir) = plots {
         if let Some(f) = html::plot_files(dir, &pages)
@@ -141,7 +188,8 @@ pub fn write_after(
     let mut sections = vec![(0, title.to_string(), first.to_string())];
     if !runs.is_empty() {
         let (mut store, path) = open_store(results)?;
-        for p in pages(&mut store, &path, runs, noise)? {
+        let loaded = load(&mut store, runs)?;
+        for p in pages(&mut store, &path, &loaded, noise)? {
             // A label (the reproduction's experiment) tells apart runs of the same workload.
             let title = match labels.iter().find(|(id, _)| *id == p.id) {
                 Some((_, label)) => format!("{} — {label}", p.title),

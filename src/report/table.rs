@@ -16,11 +16,11 @@ impl OutputFormat for TableFormat {
     }
 
     fn document(&self, doc: &Document) -> String {
-        super::layout::parts(&doc.parts, false)
+        super::layout::fit_prose(super::layout::parts(&doc.parts, false))
     }
 }
 
-/// The report as aligned text.
+/// The report as aligned text (fitted to the terminal's width, when there is one).
 pub fn report(report: &Report<'_>) -> String {
-    super::text::document(report, false)
+    super::layout::fit_prose(super::text::document(report, false))
 }

@@ -151,6 +151,12 @@ impl Browser {
     /// Loads `url` in a new tab, waits for its load event (and a moment for late requests),
     /// then evaluates `expression` (which must return a JSON-serialisable value).
     pub fn load(&mut self, url: &str, expression: &str) -> PageLoad {
+        self.load_in(url, expression, None)
+    }
+
+    /// [`Browser::load`] in a viewport of `(width, height)` CSS pixels (a screen of that size),
+    /// or the browser's default one.
+    pub fn load_in(&mut self, url: &str, expression: &str, viewport: Option<(u32, u32)>) -> PageLoad {
         let target = self.call(None, "Target.createTarget", json!({"url": "about:blank"}));
         let attached = self.call(
             None,
@@ -161,6 +167,13 @@ impl Browser {
         let s = Some(session.as_str());
         for domain in ["Page.enable", "Runtime.enable", "Log.enable", "Network.enable"] {
             self.call(s, domain, json!({}));
+        }
+        if let Some((width, height)) = viewport {
+            self.call(
+                s,
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+            );
         }
         self.call(s, "Page.navigate", json!({"url": url}));
         let mut out = PageLoad::default();

@@ -38,4 +38,5 @@ mod ssb_gen;
 mod store;
 mod store_locks;
 mod store_schema;
+mod width;
 mod ycsb;

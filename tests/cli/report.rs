@@ -79,16 +79,26 @@ fn report_writes_one_self_contained_page_with_every_chart() {
     assert_success(&o);
     let html = std::fs::read_to_string(&page).unwrap();
     assert_self_contained(&html);
-    // Warnings, manifest and checklist come before the charts.
+    // The question and its answer (the side-by-side verdicts and their chart) come first, then
+    // the warnings, then the details, with the manifest and the checklist folded at the end.
     let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
-    let charts = at(">Charts</h3>");
-    assert!(at(">Warnings</h3>") < charts);
-    assert!(at(">Manifest</h3>") < charts);
-    assert!(at(">Reporting checklist") < charts);
+    let answer = at("<table class=\"answer\">");
     assert!(
-        html.contains("Side by side"),
-        "three configurations get the side-by-side table"
+        html[answer..]
+            .find("</thead>")
+            .is_some_and(|h| html[answer..answer + h].contains("#2 journal_mode=wal")),
+        "three configurations get the side-by-side table as the answer"
     );
+    assert!(at("class=\"question\"") < answer);
+    assert!(
+        answer < at("id=\"run1-throughput\""),
+        "the answer's chart follows its table"
+    );
+    assert!(at("id=\"run1-throughput\"") < at(">Warnings</h3>"));
+    assert!(at(">Warnings</h3>") < at(">Charts</h3>"));
+    for folded in ["<details id=\"run1-manifest\">", "<details id=\"run1-checklist\">"] {
+        assert!(at(">Charts</h3>") < at(folded), "{folded} is folded after the charts");
+    }
     let figs = figures(&html);
     let get = |id: &str| {
         figs.iter()
@@ -200,12 +210,92 @@ fn run_writes_its_report_at_the_end() {
     assert_success(&report(&sb, &["2", "1", "2", "-o", both.to_str().unwrap()]));
     let html = std::fs::read_to_string(&both).unwrap();
     assert_self_contained(&html);
-    assert_eq!(html.matches("<section id=\"run-").count(), 2);
+    // The runs' comparison (section 0), then each run once.
+    assert_eq!(
+        html.matches("<section id=\"run-").count() - html.matches("<section id=\"run-0\">").count(),
+        2
+    );
     let (two, one) = (html.find("id=\"run-2\"").unwrap(), html.find("id=\"run-1\"").unwrap());
     assert!(two < one, "runs appear in the order given");
     assert!(html.contains("<a href=\"#run-1\">") && html.contains("<a href=\"#run-2\">"));
     assert!(html.contains("id=\"run1-throughput\"") && html.contains("id=\"run2-throughput\""));
     assert!(html.contains("id=\"run2-knob-synchronous\""), "run 2 varies one knob");
+    // Before the runs, their comparison: `compare 2 1`'s verdict table, the first run given as A.
+    let cmp = html
+        .find("<div class=\"comparison\" id=\"compare-2-1\">")
+        .expect("the runs compared");
+    assert!(cmp < two, "the comparison comes before the runs");
+    let comparison = &html[cmp..cmp + html[cmp..].find("</section>").unwrap()];
+    let verdicts = first_table(
+        comparison,
+        comparison.find("B speed / A").expect("the verdict table") - 200,
+    );
+    assert!(verdicts[0].iter().any(|h| h == "verdict"), "{comparison}");
+    // As `compare` says it: run 2's synchronous=full matches no configuration of run 1's defaults.
+    assert!(
+        comparison.contains("configuration `defaults` is only in B"),
+        "{comparison}"
+    );
+}
+
+/// The cells of the first table after `from` in `html`, header row first.
+fn first_table(html: &str, from: usize) -> Vec<Vec<String>> {
+    let start = from + html[from..].find("<table").expect("a table");
+    let end = start + html[start..].find("</table>").unwrap();
+    html[start..end]
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split(['<', '>'])
+                .collect::<Vec<_>>()
+                .windows(2)
+                .filter(|w| w[0] == "td" || w[0] == "th")
+                .map(|w| w[1].to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
+    let sb = Sandbox::new();
+    let page = sb.root().join("table1.html");
+    let o = output(&mut sb.run(&[
+        "--preset",
+        "table1",
+        "--param",
+        "count=10",
+        "--param",
+        "scale_percent=1",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--report",
+        page.to_str().unwrap(),
+    ]));
+    assert_success(&o);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    let group = litebench::workload::preset::GROUPS
+        .iter()
+        .find(|g| g.name == "table1")
+        .unwrap();
+    let lead = html.find("<section id=\"run-0\">").expect("a section before the runs");
+    assert!(lead < html.find("<section id=\"run-1\">").unwrap());
+    let rows = first_table(&html, lead);
+    assert_eq!(rows[0][0], "tool", "the paper's table comes first: {rows:?}");
+    assert!(rows[0].iter().any(|h| h == "paper default"), "{rows:?}");
+    assert_eq!(rows.len(), 1 + group.paper.len(), "{rows:?}");
+    for (row, paper) in rows[1..].iter().zip(group.paper) {
+        assert_eq!(row[0], paper.tool);
+        assert_eq!(row[4], litebench::report::number::num(paper.paper_default));
+        // Here's value beside the paper's: a measured median, not a dash.
+        assert!(row[1].chars().next().is_some_and(|c| c.is_ascii_digit()), "{row:?}");
+    }
+    // Three tools are three workloads: no comparison of runs that measure different things.
+    assert!(!html.contains("class=\"comparison\""));
 }
 
 /// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles
@@ -225,12 +315,12 @@ const COUNT_JS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('f
   };
 }))"#;
 
-fn screenshot(page: &Path, png: &Path, profile: &Path) {
+fn screenshot(page: &Path, png: &Path, profile: &Path, (width, height): (u32, u32)) {
     let o = std::process::Command::new(CHROMIUM)
         .args(["--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", png.display()))
-        .arg("--window-size=1280,2000")
+        .arg(format!("--window-size={width},{height}"))
         .arg(format!("file://{}", page.display()))
         .output()
         .expect("run chromium");
@@ -287,7 +377,7 @@ fn the_report_renders_in_chromium_without_errors_and_draws_every_bar_and_line() 
     drop(browser);
 
     let png = sb.root().join("report.png");
-    screenshot(&page, &png, &sb.root().join("chromium-shot"));
+    screenshot(&page, &png, &sb.root().join("chromium-shot"), (1280, 2000));
     let bytes = std::fs::read(&png).unwrap();
     assert!(
         bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000,
@@ -295,6 +385,72 @@ fn the_report_renders_in_chromium_without_errors_and_draws_every_bar_and_line() 
     );
     // LITEBENCH_SCREENSHOT=FILE keeps the screenshot for a person to look at.
     if let Some(keep) = std::env::var_os("LITEBENCH_SCREENSHOT") {
+        std::fs::copy(&png, keep).unwrap();
+    }
+}
+
+/// A laptop's first screen, in CSS pixels.
+const FIRST_SCREEN: (u32, u32) = (1280, 800);
+
+/// Where the answer, the question and the warnings lie in the viewport, and its size.
+const ANSWER_JS: &str = r#"(() => {
+  const box = sel => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect() : null; };
+  const t = box('table.answer'), q = box('.question'), w = box('h3[id$="-warnings"]');
+  return JSON.stringify({
+    viewport: [innerWidth, innerHeight],
+    table: t && [t.left, t.top, t.right, t.bottom],
+    rows: document.querySelectorAll('table.answer tbody tr').length,
+    question_top: q && q.top,
+    warnings_top: w && w.top,
+  });
+})()"#;
+
+#[test]
+fn the_first_screen_at_1280x800_holds_the_question_and_the_whole_answer_table() {
+    if !support_require() {
+        return;
+    }
+    let sb = seeded();
+    let page = sb.root().join("report.html");
+    assert_success(&report(&sb, &["-o", page.to_str().unwrap()]));
+    let mut browser = Browser::start(&sb.root().join("chromium-profile"));
+    let load = browser.load_in(&format!("file://{}", page.display()), ANSWER_JS, Some(FIRST_SCREEN));
+    assert!(load.errors.is_empty(), "{:?}", load.errors);
+    let v: serde_json::Value = serde_json::from_str(load.evaluated.as_str().unwrap()).unwrap();
+    let (w, h) = (f64::from(FIRST_SCREEN.0), f64::from(FIRST_SCREEN.1));
+    assert_eq!(
+        v["viewport"],
+        serde_json::json!([FIRST_SCREEN.0, FIRST_SCREEN.1]),
+        "{v}"
+    );
+    let t: Vec<f64> = v["table"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no answer table: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        t[0] >= 0.0 && t[1] >= 0.0 && t[2] <= w && t[3] <= h,
+        "the answer table lies outside the first {w}x{h} screen: {v}"
+    );
+    // All operations plus the whole trial, one row each.
+    assert_eq!(v["rows"], 4, "{v}");
+    let q = v["question_top"].as_f64().expect("a question");
+    assert!(q < t[1], "the question comes before its answer: {v}");
+    assert!(
+        v["warnings_top"].as_f64().unwrap() > t[3],
+        "the warnings follow the answer: {v}"
+    );
+    drop(browser);
+    // The screenshot a person sees: kept with LITEBENCH_FIRST_SCREEN=FILE.
+    let png = sb.root().join("first-screen.png");
+    screenshot(&page, &png, &sb.root().join("chromium-shot"), FIRST_SCREEN);
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"));
+    // The PNG's own size (bytes 16..24 of the IHDR chunk) is the screen's.
+    let size = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    assert_eq!((size(16), size(20)), FIRST_SCREEN);
+    if let Some(keep) = std::env::var_os("LITEBENCH_FIRST_SCREEN") {
         std::fs::copy(&png, keep).unwrap();
     }
 }

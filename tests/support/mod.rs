@@ -156,6 +156,8 @@ impl Sandbox {
             .env("LITEBENCH_RESULTS", self.cwd().join("default-results.db"))
             .env("XDG_DATA_HOME", self.cwd().join("xdg"))
             .env_remove("RUST_BACKTRACE")
+            // Tables fit COLUMNS when it is set; tests parse full-width tables unless they set it.
+            .env_remove("COLUMNS")
             .env_remove("LITEBENCH_PG_BIN")
             .env_remove("LITEBENCH_PG_PORT")
             .env_remove("LITEBENCH_MYSQL_BIN")

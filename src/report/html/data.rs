@@ -28,6 +28,47 @@ pub struct BarChart {
     pub groups: Vec<String>,
     pub series: Vec<String>,
     pub bars: Vec<Bar>,
+    /// Logarithmic value axis ([`BarChart::scaled`]): bars rise from the lowest decade.
+    pub y_log: bool,
+}
+
+/// Values spanning more than this factor get a log axis. On a linear one, crud's one
+/// configuration at 38,922 tx/s flattened three at 68-303 tx/s to nothing; a factor of 10 is
+/// where the smallest bar falls under a tenth of the plot.
+pub const LOG_SPREAD: f64 = 10.0;
+
+/// What an axis label gains when its axis is logarithmic, so no reader takes it for linear.
+pub const LOG_LABEL: &str = " (log scale)";
+
+/// Whether the positive values among `values` span more than [`LOG_SPREAD`].
+pub fn spans_decades(values: impl IntoIterator<Item = f64>) -> bool {
+    let (lo, hi) = values
+        .into_iter()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    hi / lo > LOG_SPREAD
+}
+
+impl BarChart {
+    /// The chart on a log axis, said in its label, when its bars span more than [`LOG_SPREAD`].
+    pub fn scaled(mut self) -> BarChart {
+        if !self.y_log && spans_decades(self.bars.iter().map(|b| b.value)) {
+            self.y_log = true;
+            self.y_label += LOG_LABEL;
+        }
+        self
+    }
+}
+
+impl LineChart {
+    /// The chart on a log axis, said in its label, when its points span more than [`LOG_SPREAD`].
+    pub fn scaled(mut self) -> LineChart {
+        if !self.y_log && spans_decades(self.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1))) {
+            self.y_log = true;
+            self.y_label += LOG_LABEL;
+        }
+        self
+    }
 }
 
 /// How a line chart's x axis reads.
@@ -92,6 +133,14 @@ impl Figure {
         }
     }
 
+    /// Whether the value axis is logarithmic.
+    pub fn y_log(&self) -> bool {
+        match &self.chart {
+            Chart::Bars(b) => b.y_log,
+            Chart::Lines(l) => l.y_log,
+        }
+    }
+
     /// Lines drawn (0 for a bar chart).
     pub fn lines(&self) -> usize {
         match &self.chart {
@@ -143,7 +192,9 @@ fn bars_of(side: &SideBySide, y_label: &str, report: &Report<'_>) -> BarChart {
         groups: side.rows.iter().map(|r| r.operation.clone()).collect(),
         series: report.manifest.configs.iter().map(config_name).collect(),
         bars,
+        y_log: false,
     }
+    .scaled()
 }
 
 const WHISKERS: &str =
@@ -190,7 +241,12 @@ fn nines_grid(count: u64) -> Vec<f64> {
     (0..=steps).map(|i| i as f64 / 10.0).collect()
 }
 
-/// One percentile plot per operation: latency against percentile, one line per configuration,
+/// Fewer latencies than this make no percentile curve: SSB times each query once per trial,
+/// and 6 samples gave a line of two points over an axis labelled only "0%". Such operations
+/// are read from the per-operation bars with their whiskers instead.
+pub const MIN_PERCENTILE_LATENCIES: u64 = 50;
+
+/// One percentile plot per operation (with at least [`MIN_PERCENTILE_LATENCIES`] latencies): latency against percentile, one line per configuration,
 /// from the merged HDR histograms of its measured trials.
 pub fn latency(report: &Report<'_>) -> Vec<Figure> {
     let mut figures = Vec::new();
@@ -203,7 +259,7 @@ pub fn latency(report: &Report<'_>) -> Vec<Figure> {
                 .filter(|t| t.config == cfg.index && !t.warmup)
                 .collect();
             let h = merged_latency(&measured, &op);
-            if h.is_empty() {
+            if h.len() < MIN_PERCENTILE_LATENCIES {
                 continue;
             }
             let mut points: Vec<(f64, f64)> = nines_grid(h.len())
@@ -316,6 +372,10 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
         } else {
             ""
         };
+        if lines.len() > MAX_LINES {
+            figures.push(speedup_bars(report, knob, &members, &values, held));
+            continue;
+        }
         figures.push(Figure {
             id: format!("knob-{}", knob.replace(|c: char| !c.is_ascii_alphanumeric(), "-")),
             title: format!(
@@ -334,18 +394,79 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                     "time per trial"
                 }
             ),
-            chart: Chart::Lines(LineChart {
-                x: XAxis::Categories(knob.to_string(), values),
-                y_label: metric_label(metric).into(),
-                y_log: false,
-                markers: true,
-                color_offset: OPERATION_COLORS,
-                lines,
-            }),
+            chart: Chart::Lines(
+                LineChart {
+                    x: XAxis::Categories(knob.to_string(), values),
+                    y_label: metric_label(metric).into(),
+                    y_log: false,
+                    markers: true,
+                    color_offset: OPERATION_COLORS,
+                    lines,
+                }
+                .scaled(),
+            ),
             compact: false,
         });
     }
     figures
+}
+
+/// More lines than this along a knob (SSB's 13 queries along `bloom_filter`) cannot be told
+/// apart; the knob's chart is then a speed-up bar per operation instead.
+pub const MAX_LINES: usize = 8;
+
+/// Each operation's speed at each of a knob's values against its first value (higher =
+/// faster), one bar per operation and value: what a chart of many lines along the knob would
+/// have to be read for. With configuration #0 as the first value the bars are the summary's own
+/// ratios with their 95% intervals; otherwise the ratio of the medians, without one.
+fn speedup_bars(report: &Report<'_>, knob: &str, members: &[&ConfigInfo], values: &[String], held: &str) -> Figure {
+    let metric = crate::report::workload_metric(&report.manifest.workload);
+    let ops: Vec<String> = chart_operations(report).into_iter().filter(|o| o != "all").collect();
+    let row = |c: &ConfigInfo, op: &str| report.summary.iter().find(|r| r.config == c.index && r.operation == op);
+    let mut bars = Vec::new();
+    for (g, op) in ops.iter().enumerate() {
+        let Some(first) = row(members[0], op) else { continue };
+        for (s, c) in members.iter().enumerate().skip(1) {
+            let Some(r) = row(c, op) else { continue };
+            let (value, interval) = match r.ratio() {
+                Some(q) if members[0].index == 0 => (q.ratio, q.ci95.map(|i| (i.low, i.high))),
+                _ => (
+                    match metric {
+                        Metric::Tps => r.tps_median / first.tps_median,
+                        Metric::Time => first.time_ms_median / r.time_ms_median,
+                    },
+                    None,
+                ),
+            };
+            if value.is_finite() {
+                bars.push(Bar {
+                    group: g,
+                    series: s - 1,
+                    value,
+                    interval,
+                });
+            }
+        }
+    }
+    Figure {
+        id: format!("knob-{}", knob.replace(|c: char| !c.is_ascii_alphanumeric(), "-")),
+        title: format!("Speed-up along {knob}, per operation"),
+        note: format!(
+            "Each operation's median speed at each value of {knob} against {knob}={} (1 = as fast, higher = faster); whiskers are the ratio's 95% interval where there is one.{held}",
+            values[0]
+        ),
+        chart: Chart::Bars(
+            BarChart {
+                y_label: format!("speed against {knob}={}", values[0]),
+                groups: ops,
+                series: values[1..].iter().map(|v| format!("{knob}={v}")).collect(),
+                bars,
+                y_log: false,
+            }
+            .scaled(),
+        ),
+        compact: false,
+    }
 }
 
 /// A value and its 95% interval, when known.
@@ -357,21 +478,25 @@ type ValueWithInterval = (f64, Option<(f64, f64)>);
 pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
     let rows: Vec<_> = report.summary.iter().filter(|r| r.operation == "all").collect();
     let series: Vec<String> = report.manifest.configs.iter().map(config_name).collect();
-    let chart = |y_label: &str, f: &dyn Fn(&SummaryRow) -> Option<ValueWithInterval>| BarChart {
-        y_label: y_label.into(),
-        groups: vec!["all operations".into()],
-        series: series.clone(),
-        bars: rows
-            .iter()
-            .filter_map(|r| {
-                f(r).map(|(value, interval)| Bar {
-                    group: 0,
-                    series: r.config,
-                    value,
-                    interval,
+    let chart = |y_label: &str, f: &dyn Fn(&SummaryRow) -> Option<ValueWithInterval>| {
+        BarChart {
+            y_label: y_label.into(),
+            groups: vec!["all operations".into()],
+            series: series.clone(),
+            bars: rows
+                .iter()
+                .filter_map(|r| {
+                    f(r).map(|(value, interval)| Bar {
+                        group: 0,
+                        series: r.config,
+                        value,
+                        interval,
+                    })
                 })
-            })
-            .collect(),
+                .collect(),
+            y_log: false,
+        }
+        .scaled()
     };
     let mut out = Vec::new();
     let tps = chart("transactions per second", &|r| {
@@ -383,11 +508,16 @@ pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
     let bytes = chart("KiB written per transaction", &|r| {
         r.write_bytes_per_tx.map(|v| (v / 1024.0, None))
     });
+    // A workload that never writes has no syncs or bytes written to chart.
+    let read_only = crate::workload::find(&report.manifest.workload).is_some_and(|w| w.read_only());
     for (id, title, c) in [
         ("beside-throughput", "Throughput (whole trials)", tps),
         ("beside-syncs", "Syncs per transaction", syncs),
         ("beside-bytes", "Bytes written per transaction", bytes),
     ] {
+        if read_only && id != "beside-throughput" {
+            continue;
+        }
         if !c.bars.is_empty() {
             let zero = if c.bars.iter().all(|b| b.value == 0.0) {
                 " Every configuration: 0, so there are no bars."
@@ -438,7 +568,8 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
             markers: true,
             color_offset: 0,
             lines,
-        }),
+        }
+        .scaled()),
         compact: false,
     })
 }
@@ -503,14 +634,17 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
         }
     }
     let chart = |y_label: &str, y_log: bool, lines: Vec<Line>| {
-        Chart::Lines(LineChart {
-            x: XAxis::Linear("seconds into the trial".into()),
-            y_label: y_label.into(),
-            y_log,
-            markers: false,
-            color_offset: 0,
-            lines,
-        })
+        Chart::Lines(
+            LineChart {
+                x: XAxis::Linear("seconds into the trial".into()),
+                y_label: y_label.into(),
+                y_log,
+                markers: false,
+                color_offset: 0,
+                lines,
+            }
+            .scaled(),
+        )
     };
     let interval = firsts[0].1.series.as_ref().map_or(0, |s| s.interval_ms);
     let mut out = vec![
@@ -525,7 +659,7 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
             id: "over-time-p99".into(),
             title: "p99 latency over time".into(),
             note: "Per interval, the highest p99 of any operation type (from the intended start in an open loop): a stall shows in the interval its transactions end in.".into(),
-            chart: chart("p99 latency (us)", true, p99),
+            chart: chart("p99 latency (us, log scale)", true, p99),
             compact: false,
         },
     ];
@@ -821,6 +955,99 @@ pub(crate) mod tests {
             l.lines[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
             [2.0, 4.0, 6.0, 8.0]
         );
+    }
+
+    #[test]
+    fn throughput_spanning_more_than_10x_gets_a_log_axis() {
+        let m = manifest(&[&[("synchronous", "off")], &[("synchronous", "full")]]);
+        let mut t = trials(2, 7, &CRUD);
+        let r = report(&m, &t);
+        let f = per_operation(&r, Metric::Tps).unwrap();
+        assert!(!f.y_log(), "configurations within a factor of 2: linear");
+        // Configuration 1 takes 500 times as long: 500x less throughput.
+        for tr in t.iter_mut().filter(|t| t.config == 1) {
+            for o in &mut tr.ops {
+                o.elapsed_ns *= 500;
+            }
+            tr.measured_ns *= 500;
+        }
+        let r = report(&m, &t);
+        for f in [
+            per_operation(&r, Metric::Tps).unwrap(),
+            io_beside(&r).remove(0),
+            trials_in_order(&r).unwrap(),
+        ] {
+            assert!(f.y_log(), "{}", f.id);
+            let label = match &f.chart {
+                Chart::Bars(b) => &b.y_label,
+                Chart::Lines(l) => &l.y_label,
+            };
+            assert!(label.ends_with(LOG_LABEL), "{}: {label}", f.id);
+        }
+        assert!(spans_decades([68.0, 303.0, 38_922.0]) && !spans_decades([68.0, 303.0, 0.0]));
+    }
+
+    #[test]
+    fn a_handful_of_latencies_makes_no_percentile_chart() {
+        let m = manifest(&[&[], &[("journal_mode", "wal")]]);
+        let mut t = trials(2, 3, &CRUD);
+        // Two measured trials timing each operation 100 times: enough for a curve.
+        assert_eq!(latency(&report(&m, &t)).len(), CRUD.len());
+        // SSB times each query once per trial: a handful of latencies per configuration.
+        let per_trial = MIN_PERCENTILE_LATENCIES / 2 - 1;
+        for tr in t.iter_mut() {
+            for o in &mut tr.ops {
+                let mut h = new_histogram();
+                for k in 0..per_trial {
+                    h.record(1000 + k).unwrap();
+                }
+                o.histogram = encode(&h);
+            }
+        }
+        assert!(latency(&report(&m, &t)).is_empty());
+    }
+
+    #[test]
+    fn many_operations_along_a_knob_become_speed_up_bars() {
+        let names: Vec<String> = (1..=MAX_LINES + 1).map(|i| format!("Q{i}")).collect();
+        let ops: Vec<&str> = names.iter().map(String::as_str).collect();
+        let m = manifest(&[&[("bloom_filter", "off")], &[("bloom_filter", "on")]]);
+        let t = trials(2, 7, &ops);
+        let figs = knob_lines(&report(&m, &t));
+        assert_eq!(figs.len(), 1);
+        let Chart::Bars(b) = &figs[0].chart else {
+            panic!("{} operations make bars, not lines", ops.len())
+        };
+        assert_eq!(b.groups, names);
+        assert_eq!(b.series, ["bloom_filter=on"]);
+        assert_eq!(b.bars.len(), names.len(), "one bar per operation");
+        // Configuration 1 takes longer per trial: slower than configuration 0, with the ratio's interval.
+        assert!(
+            b.bars.iter().all(|b| b.value < 1.0 && b.interval.is_some()),
+            "{:?}",
+            b.bars
+        );
+        // As many operations as lines can show stay lines.
+        let t = trials(2, 3, &ops[..MAX_LINES]);
+        assert_eq!(knob_lines(&report(&m, &t))[0].lines(), MAX_LINES);
+    }
+
+    #[test]
+    fn a_read_only_workload_gets_no_syncs_or_bytes_charts() {
+        let mut m = manifest(&[&[], &[("cache_size", "-64000")]]);
+        m.engines = vec![serde_json::from_value(serde_json::json!({
+            "label": "sqlite", "kind": "sqlite", "version": "3", "io_counted": true
+        }))
+        .unwrap()];
+        let mut t = trials(2, 3, &CRUD);
+        for tr in t.iter_mut() {
+            tr.io.main.syncs = 3;
+            tr.io.main.write_bytes = 4096;
+        }
+        let ids = |m: &Manifest| -> Vec<String> { io_beside(&report(m, &t)).into_iter().map(|f| f.id).collect() };
+        assert_eq!(ids(&m), ["beside-throughput", "beside-syncs", "beside-bytes"]);
+        m.workload = "ssb".into();
+        assert_eq!(ids(&m), ["beside-throughput"]);
     }
 
     #[test]

@@ -121,6 +121,25 @@ fn nice_ticks(low: f64, high: f64) -> Vec<f64> {
     v
 }
 
+/// A log axis over positive values from `low` to `high`: the range in log10 units, from a
+/// whole decade under `low` (far enough under it that the smallest bar still shows) to a whole
+/// decade over `high`, and its ticks: decades, with 2x and 5x when there are few.
+fn log_axis(low: f64, high: f64) -> (std::ops::Range<f64>, Vec<f64>) {
+    let low = if low > 0.0 && low.is_finite() { low } else { 1e-9 };
+    let lo = (low.log10() - 0.1).floor();
+    let hi = high.max(low).log10().ceil().max(lo + 1.0);
+    let mut t = Vec::new();
+    for d in lo as i32..=hi as i32 {
+        for m in [1.0, 2.0, 5.0] {
+            let v = (10f64.powi(d) * m).log10();
+            if v <= hi + 1e-9 && (m == 1.0 || hi - lo <= 3.0) {
+                t.push(v);
+            }
+        }
+    }
+    (lo..hi, t)
+}
+
 /// A tick label: integers without decimals, small numbers with a few significant digits.
 pub fn tick(v: f64) -> String {
     let a = v.abs();
@@ -247,8 +266,28 @@ where
         .iter()
         .map(|bar| bar.interval.map_or(bar.value, |(_, hi)| hi.max(bar.value)))
         .fold(0.0, f64::max);
-    let vt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
-    let v_max = *vt.last().unwrap_or(&1.0);
+    // On a log axis values are drawn as log10(v), and bars rise from the axis' lowest decade.
+    let (v_range, vt) = if b.y_log {
+        let bottom = b
+            .bars
+            .iter()
+            .flat_map(|bar| std::iter::once(bar.value).chain(bar.interval.map(|(lo, _)| lo)))
+            .filter(|v| *v > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        log_axis(bottom, top)
+    } else {
+        let vt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
+        (0.0..*vt.last().unwrap_or(&1.0), vt)
+    };
+    let base = v_range.start;
+    let map = |v: f64| {
+        if b.y_log {
+            v.max(1e-9).log10().max(base)
+        } else {
+            v
+        }
+    };
+    let v_fmt = |v: &f64| if b.y_log { tick(10f64.powf(*v)) } else { tick(*v) };
     let across = horizontal(b);
     // Group g occupies [g, g + 1) along the category axis; horizontally, group 0 is on top.
     let centres: Vec<f64> = (0..groups).map(|g| g as f64 + 0.5).collect();
@@ -278,7 +317,7 @@ where
             .margin(12)
             .x_label_area_size(50)
             .y_label_area_size((longest * 8).clamp(60, 320))
-            .build_cartesian_2d(Axis::new(0f64..v_max, vt), Axis::new(0f64..groups as f64, centres))
+            .build_cartesian_2d(Axis::new(v_range, vt), Axis::new(0f64..groups as f64, centres))
             .map_err(err(fig))?;
         chart
             .configure_mesh()
@@ -289,7 +328,7 @@ where
             .y_label_style((FAMILY, 13))
             .axis_desc_style((FAMILY, 14))
             .y_label_formatter(&name_of)
-            .x_label_formatter(&|v| tick(*v))
+            .x_label_formatter(&v_fmt)
             .x_desc(b.y_label.as_str())
             .draw()
             .map_err(err(fig))?;
@@ -297,7 +336,7 @@ where
             let (c0, c1) = slot(bar);
             chart
                 .draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, c0), (bar.value, c1)],
+                    [(base, c0), (map(bar.value), c1)],
                     color(bar.series).mix(BAR_OPACITY).filled(),
                 )))
                 .map_err(err(fig))?;
@@ -305,9 +344,9 @@ where
                 chart
                     .draw_series(std::iter::once(ErrorBar::new_horizontal(
                         (c0 + c1) / 2.0,
-                        lo,
-                        bar.value,
-                        hi,
+                        map(lo),
+                        map(bar.value),
+                        map(hi),
                         whisker,
                         6,
                     )))
@@ -320,7 +359,7 @@ where
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(80)
-        .build_cartesian_2d(Axis::new(0f64..groups as f64, centres), Axis::new(0f64..v_max, vt))
+        .build_cartesian_2d(Axis::new(0f64..groups as f64, centres), Axis::new(v_range, vt))
         .map_err(err(fig))?;
     chart
         .configure_mesh()
@@ -331,7 +370,7 @@ where
         .y_label_style((FAMILY, 13))
         .axis_desc_style((FAMILY, 14))
         .x_label_formatter(&name_of)
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&v_fmt)
         .y_desc(b.y_label.as_str())
         .draw()
         .map_err(err(fig))?;
@@ -339,7 +378,7 @@ where
         let (x0, x1) = slot(bar);
         chart
             .draw_series(std::iter::once(Rectangle::new(
-                [(x0, 0.0), (x1, bar.value)],
+                [(x0, base), (x1, map(bar.value))],
                 color(bar.series).mix(BAR_OPACITY).filled(),
             )))
             .map_err(err(fig))?;
@@ -347,9 +386,9 @@ where
             chart
                 .draw_series(std::iter::once(ErrorBar::new_vertical(
                     (x0 + x1) / 2.0,
-                    lo,
-                    bar.value,
-                    hi,
+                    map(lo),
+                    map(bar.value),
+                    map(hi),
                     whisker,
                     8,
                 )))
@@ -373,17 +412,12 @@ where
         return Ok(());
     }
     let (y_range, y_ticks) = if l.y_log {
-        let (lo, hi) = (map(y_lo).floor(), map(y_hi).ceil().max(map(y_lo).floor() + 1.0));
-        let mut t = Vec::new();
-        for d in lo as i32..=hi as i32 {
-            for m in [1.0, 2.0, 5.0] {
-                let v = (10f64.powi(d) * m).log10();
-                if v <= hi + 1e-9 && (m == 1.0 || hi - lo <= 3.0) {
-                    t.push(v);
-                }
-            }
-        }
-        (lo..hi, t)
+        let positive = l
+            .lines
+            .iter()
+            .flat_map(|line| line.points.iter().map(|p| p.1))
+            .filter(|v| *v > 0.0);
+        log_axis(positive.fold(f64::INFINITY, f64::min), y_hi)
     } else {
         let t = nice_ticks(0.0, if y_hi > 0.0 { y_hi * 1.05 } else { 1.0 });
         (0.0..*t.last().unwrap_or(&1.0), t)
@@ -482,6 +516,113 @@ pub fn png(fig: &Figure) -> Result<Vec<u8>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::html::data::{Bar, LOG_LABEL, LOG_SPREAD};
+
+    /// A bar chart of one group, one bar per value, chosen its scale as the report does.
+    fn bar_figure(values: &[f64]) -> Figure {
+        Figure {
+            id: "t".into(),
+            title: "t".into(),
+            note: String::new(),
+            chart: Chart::Bars(
+                BarChart {
+                    y_label: "transactions per second".into(),
+                    groups: vec!["all".into()],
+                    series: (0..values.len()).map(|i| format!("#{i}")).collect(),
+                    bars: values
+                        .iter()
+                        .enumerate()
+                        .map(|(series, &value)| Bar {
+                            group: 0,
+                            series,
+                            value,
+                            interval: None,
+                        })
+                        .collect(),
+                    y_log: false,
+                }
+                .scaled(),
+            ),
+            compact: false,
+        }
+    }
+
+    /// The drawn picture's text labels with their y, and its bars' heights, read from the SVG.
+    fn picture(svg: &str) -> (Vec<(f64, String)>, Vec<f64>) {
+        let num = |tag: &str, name: &str| -> f64 {
+            let key = format!(" {name}=\"");
+            let i = tag.find(&key).unwrap_or_else(|| panic!("{name} in {tag}")) + key.len();
+            tag[i..].split('"').next().unwrap().parse().unwrap()
+        };
+        let labels = svg
+            .split("<text ")
+            .skip(1)
+            .map(|t| {
+                let (tag, rest) = t.split_once('>').unwrap();
+                (num(tag, "y"), rest.split("</text>").next().unwrap().trim().to_string())
+            })
+            .collect();
+        let heights = svg
+            .split("<rect ")
+            .skip(1)
+            .map(|r| &r[..r.find('>').unwrap()])
+            .filter(|r| r.contains(&format!("opacity=\"{BAR_OPACITY}\"")))
+            .map(|r| num(r, "height"))
+            .collect();
+        (labels, heights)
+    }
+
+    #[test]
+    fn a_spread_of_500x_is_drawn_on_a_log_axis_that_says_so() {
+        let (low, high) = (80.0, 80.0 * 500.0);
+        let fig = bar_figure(&[high, low, 2.0 * low]);
+        assert!(fig.y_log(), "a spread of 500x is beyond {LOG_SPREAD}x");
+        let (labels, heights) = picture(&svg(&fig).unwrap());
+        assert!(
+            labels.iter().any(|(_, l)| l.ends_with(LOG_LABEL.trim())),
+            "the axis says it is logarithmic: {labels:?}"
+        );
+        // Decades are evenly spaced up the axis.
+        let at = |l: &str| {
+            labels
+                .iter()
+                .find(|(_, t)| t == l)
+                .unwrap_or_else(|| panic!("{l} in {labels:?}"))
+                .0
+        };
+        let steps: Vec<f64> = ["10", "100", "1000", "10k", "100k"]
+            .windows(2)
+            .map(|w| at(w[0]) - at(w[1]))
+            .collect();
+        assert!(
+            steps.iter().all(|s| (s - steps[0]).abs() <= 1.0 && *s > 20.0),
+            "{steps:?}"
+        );
+        // Bars are as tall as their values' logarithms: twice the value is log10(2) of a
+        // decade taller, and the smallest is still a bar (on a linear axis, 1/500 of the tallest).
+        assert_eq!(heights.len(), 3);
+        let [tallest, smallest, double] = [heights[0], heights[1], heights[2]];
+        assert!(
+            tallest > double && double > smallest && smallest > tallest / 5.0,
+            "{heights:?}"
+        );
+        assert!(
+            (double - smallest - steps[0] * 2f64.log10()).abs() <= 2.0,
+            "{heights:?} {steps:?}"
+        );
+    }
+
+    #[test]
+    fn a_spread_within_10x_stays_linear() {
+        let fig = bar_figure(&[100.0, 100.0 * LOG_SPREAD * 0.9]);
+        assert!(!fig.y_log());
+        let (labels, heights) = picture(&svg(&fig).unwrap());
+        assert!(labels.iter().all(|(_, l)| !l.contains("log")), "{labels:?}");
+        assert!(labels.iter().any(|(_, l)| l == "0"), "a linear axis starts at 0");
+        // Heights are proportional to values.
+        let ratio = heights[1] / heights[0];
+        assert!((ratio - LOG_SPREAD * 0.9).abs() < 0.2, "{heights:?}");
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {

@@ -3,11 +3,13 @@
 //! Another exporter over the same [`Report`] model as the text formats: [`data`] picks what
 //! each chart shows from the report's own figures, [`draw`] draws it with plotters (SVG for the
 //! page, SVG and PNG for `--plots`), [`page`] lays out the tables and sections, and [`font`]
-//! finds the one font charts are laid out with.
+//! finds the one font charts are laid out with. [`lead`] is what a page of several runs shows
+//! before them: a preset group's paper table, the comparison of the runs.
 
 pub mod data;
 pub mod draw;
 pub mod font;
+pub mod lead;
 pub mod page;
 
 use super::Report;

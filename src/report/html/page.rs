@@ -2,8 +2,9 @@
 //!
 //! The page is self-contained on purpose: a report is mailed, attached to an issue or opened
 //! years later offline, so it loads nothing (styles inline, charts as inline SVG, no script).
-//! What a reader must know before trusting a chart (warnings, the manifest, the reporting
-//! checklist) comes before the charts; the tables are the text exporters' own cells.
+//! A run's section answers its question on the first screen (the side-by-side verdicts and
+//! their chart), then gives the warnings that qualify the answer, then the details; the
+//! manifest and the reporting checklist are folded. The tables are the text exporters' cells.
 
 use super::data::Figure;
 use crate::report::profile::{self, QueryProfile};
@@ -83,15 +84,21 @@ figure.chart figcaption { color: #555; font-size: 0.85em; max-width: 960px; }
 .row figure.chart { flex: 1 1 360px; margin: 0.5em 0; }
 pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }
 nav li { margin: 0.2em 0; }
+.question { font-size: 1.1em; font-weight: 600; margin: 0.6em 0 0.2em; }
+.answer figure.chart { margin: 0.5em 0; }
+details { margin: 0.8em 0; }
+details > summary { cursor: pointer; font-weight: 600; font-size: 1.05em; }
 "#;
 
 /// A figure element with its chart's SVG. `data-bars` and `data-lines` say how many bars and
-/// lines the chart was given, for tests that count what the browser drew.
+/// lines the chart was given and `data-y-scale` which value axis was chosen (`log` or
+/// `linear`), for tests that check what the browser drew.
 pub fn figure(fig: &Figure, svg: &str, run: i64) -> String {
     format!(
-        "<figure class=\"chart\" id=\"run{run}-{id}\" data-chart=\"{id}\" data-bars=\"{}\" data-lines=\"{}\">\n<h4>{}</h4>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+        "<figure class=\"chart\" id=\"run{run}-{id}\" data-chart=\"{id}\" data-bars=\"{}\" data-lines=\"{}\" data-y-scale=\"{}\">\n<h4>{}</h4>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
         fig.bars(),
         fig.lines(),
+        if fig.y_log() { "log" } else { "linear" },
         esc(&fig.title),
         svg,
         esc(&fig.note),
@@ -238,7 +245,75 @@ fn profiles(p: &[QueryProfile]) -> String {
     format!("<pre>{}</pre>\n", esc(&profile::render(p, Format::Table)))
 }
 
+/// The question a run's page answers, as one sentence: which configuration is fastest, or how
+/// fast the one configuration ran, in the workload's metric.
+pub fn question(report: &Report<'_>) -> String {
+    let m = report.manifest;
+    let metric = crate::report::workload_metric(&m.workload);
+    let what = match metric {
+        crate::report::stats::Metric::Tps => format!("{}/s", report.unit()),
+        crate::report::stats::Metric::Time => "time per trial".to_string(),
+    };
+    let trials = format!(
+        "median of {} measured trial{}",
+        m.trials,
+        if m.trials == 1 { "" } else { "s" }
+    );
+    match m.configs.as_slice() {
+        [one] => format!("How fast does {} run as {} ({what}, {trials})?", m.workload, one.label),
+        configs => format!(
+            "How do the {} configurations compare at {} ({what}, {trials}; each against #0)?",
+            configs.len(),
+            m.workload
+        ),
+    }
+}
+
+/// The answer to [`question`]: the side-by-side table with its verdicts (the summary table
+/// when there is one configuration), the spread, and the chart of the same numbers.
+fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>) -> String {
+    let id = report.run.id;
+    let mut o = format!(
+        "<div class=\"answer\" id=\"run{id}-answer\">\n<p class=\"question\">{}</p>\n",
+        esc(&question(report))
+    );
+    let (h, rows) = match &report.side_by_side {
+        Some(p) => p.cells(),
+        None => text::summary_table(&report.summary, &report.unit()),
+    };
+    o += &table_of_class("answer", &h, &rows);
+    if let Some(s) = text::spread_line(report) {
+        o += &format!("<p class=\"meta\">{}</p>\n", esc(&s));
+    }
+    if let Some((fig, svg)) = chart {
+        o += &figure(fig, svg, id);
+    }
+    o += "</div>\n";
+    o
+}
+
+/// Whether a figure is the chart of the answer's own numbers (each operation's median in the
+/// workload's metric, per configuration).
+fn answers(fig: &Figure) -> bool {
+    fig.id == "throughput" || fig.id == "time"
+}
+
+/// Content folded under a summary line: there for whoever wants it, off the first screen.
+fn folded(id: &str, summary: &str, body: &str) -> String {
+    format!(
+        "<details id=\"{}\"><summary>{}</summary>\n{}</details>\n",
+        esc(id),
+        esc(summary),
+        body
+    )
+}
+
 /// One run's section. `charts` are the run's figures with their SVG, in page order.
+///
+/// The order is a reader's: the question and its answer (the side-by-side table with verdicts
+/// and its chart) first, then the warnings that qualify the answer, then the details (the
+/// summary, the other charts, the workload's own tables), with the manifest and the reporting
+/// checklist folded at the end. Results used to start 1,900 px down, under the manifest.
 pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability: &[String]) -> String {
     let r = &report.run;
     let m = report.manifest;
@@ -259,15 +334,17 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
     let id = r.id;
     o += "<p class=\"toc\">";
     for (anchor, name) in [
+        ("answer", "answer"),
         ("warnings", "warnings"),
-        ("manifest", "manifest"),
-        ("checklist", "checklist"),
         ("summary", "summary"),
         ("charts", "charts"),
+        ("manifest", "manifest"),
+        ("checklist", "checklist"),
     ] {
         o += &format!("<a href=\"#run{id}-{anchor}\">{name}</a>");
     }
     o += "</p>\n";
+    o += &answer(report, charts.iter().find(|(f, _)| answers(f)));
     o += &format!("<h3 id=\"run{id}-warnings\">Warnings</h3>\n");
     if report.warnings.is_empty() {
         o += "<p class=\"ok\">none</p>\n";
@@ -278,23 +355,10 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         }
         o += "</ul>\n";
     }
-    o += &format!("<h3 id=\"run{id}-manifest\">Manifest</h3>\n");
-    o += &manifest(report);
-    o += &format!("<h3 id=\"run{id}-checklist\">Reporting checklist (APSys'17)</h3>\n");
-    let (h, rows) = text::checklist_table(report);
-    o += &table(&h, &rows);
     o += &format!("<h3 id=\"run{id}-summary\">Summary</h3>\n");
     let (h, rows) = text::summary_table(&report.summary, &report.unit());
     o += &table(&h, &rows);
-    if let Some(p) = &report.side_by_side {
-        o += "<h3>Side by side</h3>\n";
-        let (h, rows) = p.cells();
-        o += &table(&h, &rows);
-    }
     o += "<p class=\"meta\">";
-    if let Some(s) = text::spread_line(report) {
-        o += &format!("{}<br>", esc(&s));
-    }
     o += &esc(&text::statistics_line(&report.statistics));
     o += "</p>\n";
     if !durability.is_empty() {
@@ -311,7 +375,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         o += "<p>No measured trials: nothing to chart.</p>\n";
     }
     let mut in_row = false;
-    for (fig, svg) in charts {
+    for (fig, svg) in charts.iter().filter(|(f, _)| !answers(f)) {
         let beside = fig.id.starts_with("beside-");
         if beside && !in_row {
             o += "<div class=\"row\">\n";
@@ -335,6 +399,17 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         o += "<h3>Query plans and profiles</h3>\n<p class=\"meta\">Each configuration's first measured trial, as <code>litebench show --profile</code> prints them.</p>\n";
         o += &profiles(&p);
     }
+    o += &folded(
+        &format!("run{id}-manifest"),
+        "Manifest: what ran, where, and how",
+        &manifest(report),
+    );
+    let (h, rows) = text::checklist_table(report);
+    o += &folded(
+        &format!("run{id}-checklist"),
+        "Reporting checklist (APSys'17)",
+        &table(&h, &rows),
+    );
     o += "</section>\n";
     o
 }
