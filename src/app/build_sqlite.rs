@@ -27,7 +27,7 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     }
     let Some(src) = args.src.as_deref() else {
         return Err(Failure(
-            "build-sqlite: missing SRC; give a sqlite3.c, a directory or .zip holding one, or a release such as 3.37.2 (or --list)".into(),
+            "build-sqlite: missing SRC; give a sqlite3.c, a directory or .zip holding one, or a release such as 3.37.2, libsql@0.10.0 (or --list)".into(),
         ));
     };
     let level = OptLevel::parse(&args.opt)?;
@@ -45,8 +45,11 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     let announce = |flags: &[String]| {
         if args.format != Format::Json {
             crate::errln!(
-                "compiling SQLite {} from {} with {} (a minute or so)",
-                amalgamation.version,
+                "compiling {} from {} with {} (a minute or so)",
+                match source::declared(&amalgamation.bytes, "LIBSQL_VERSION") {
+                    Some(l) => format!("libSQL {l} (SQLite {})", amalgamation.version),
+                    None => format!("SQLite {}", amalgamation.version),
+                },
                 amalgamation.path.display(),
                 flags.join(" ")
             );
@@ -64,6 +67,10 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     let rows: Vec<Vec<String>> = [
         ("name", format!("{} (--engine sqlite@{})", b.name, b.name)),
         ("SQLite version", b.version.clone()),
+        (
+            "libSQL version",
+            b.libsql_version.clone().unwrap_or_else(|| "- (SQLite's own)".into()),
+        ),
         ("status", status),
         ("compile time", format!("{:.1} s", b.compile_ms as f64 / 1000.0)),
         (

@@ -98,7 +98,9 @@ pub struct GuestInitArgs {
 pub struct BuildSqliteArgs {
     /// A `sqlite3.c` amalgamation, a directory or .zip holding one, or a release number
     /// (`3.37.2`, downloaded from sqlite.org into the cache; 3.7.8, 3.7.13, 3.8.2, 3.8.4.3
-    /// and 3.37.2 come from npm packages that bundle them, checked against pinned SHA-256s).
+    /// and 3.37.2 come from npm packages that bundle them, checked against pinned SHA-256s),
+    /// or `libsql@0.10.0`: libSQL's amalgamation from the crate libsql-ffi 0.10.0 on crates.io
+    /// (SHA-256 pinned), built as `sqlite@libsql-0.10.0`.
     #[arg(value_name = "SRC")]
     pub src: Option<String>,
     /// Extra compiler flags, split on spaces, e.g. "-DSQLITE_ENABLE_STMT_SCANSTATUS -march=native".

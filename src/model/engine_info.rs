@@ -44,6 +44,9 @@ pub struct SqliteBuild {
     /// litebench falls back to older ones (see `api`). Empty for current builds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unavailable: Vec<String>,
+    /// `libsql_libversion()` of a libSQL library (absent for SQLite's own builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libsql_version: Option<String>,
     /// For a library `litebench build-sqlite` compiled (`--engine sqlite@NAME`): its flags,
     /// compiler and footprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,6 +63,9 @@ pub struct CompiledBuild {
     pub key: String,
     /// `SQLITE_VERSION` of the source.
     pub version: String,
+    /// `LIBSQL_VERSION` of a libSQL source (absent for SQLite's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libsql_version: Option<String>,
     /// `SRC` as given to `build-sqlite`.
     pub source: String,
     pub source_sha256: String,

@@ -365,6 +365,7 @@ mod tests {
             name: name.into(),
             key: "k".into(),
             version: "3.37.2".into(),
+            libsql_version: None,
             source: "3.37.2".into(),
             source_sha256: "s".into(),
             flags: ["-shared", "-fPIC", opt].map(String::from).to_vec(),

@@ -248,3 +248,90 @@ fn bad_inputs_are_refused_in_one_line() {
     let e = run("sqlite:@nope");
     assert!(e.contains("write sqlite@NAME"), "{e}");
 }
+
+/// libSQL (Turso's fork of SQLite) from the crate libsql-ffi 0.10.0, named as `build-sqlite`
+/// takes it: the archive cargo fetched (`fetch-old-sqlite.sh`), checked against its pin,
+/// compiled like any amalgamation, and run on crud beside the bundled SQLite with knobs read
+/// back and syncs counted by the VFS shim.
+#[test]
+fn libsql_builds_from_its_crate_and_runs_crud_beside_the_bundled_release() {
+    // Fetched once per machine (in CI by .ci/run): the crate's archive is in cargo's cache.
+    let source = amalgamation("libsql-0.10.0");
+    let b = build(Path::new("libsql@0.10.0"), &[]);
+    assert_eq!(b["name"], "libsql-0.10.0", "{b}");
+    assert_eq!(b["version"], "3.47.0");
+    assert_eq!(b["libsql_version"], "0.2.3");
+    assert_eq!(b["source"], "libsql@0.10.0");
+    let bytes = std::fs::read(&source).unwrap();
+    let sha = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+    };
+    assert_eq!(b["source_sha256"], sha.as_str(), "not the crate's sqlite3.c");
+
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().to_str().unwrap();
+    let results = t.path().join("r.db");
+    let mut args = vec![
+        "run",
+        "crud",
+        "--quiet",
+        "--format",
+        "json",
+        "--dir",
+        dir,
+        "--results",
+        results.to_str().unwrap(),
+        "--engine",
+        "sqlite@libsql-0.10.0",
+        "--engine",
+        "sqlite",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "synchronous=full",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ];
+    args.extend_from_slice(SMALL);
+    let out = litebench_in(&cache(), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let engines = r["manifest"]["engines"].as_array().unwrap();
+    assert_eq!(engines[0]["label"], "sqlite@libsql-0.10.0");
+    // The loaded library says what it is: sqlite_version() and libsql_libversion().
+    assert_eq!(engines[0]["sqlite"]["version"], "3.47.0");
+    assert_eq!(engines[0]["sqlite"]["libsql_version"], "0.2.3");
+    assert_eq!(engines[0]["sqlite"]["compiled"]["key"], b["key"]);
+    assert!(engines[1]["sqlite"].get("libsql_version").is_none(), "{}", engines[1]);
+    for config in [0u64, 1] {
+        let trial = r["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["config"] == config)
+            .unwrap();
+        let effective = |name: &str| {
+            trial["knobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|k| k["name"] == name)
+                .map(|k| k["effective"].clone())
+                .unwrap_or_else(|| panic!("no knob {name}"))
+        };
+        assert_eq!(effective("journal_mode"), "wal", "config {config}");
+        assert_eq!(effective("synchronous"), "full", "config {config}");
+        let all = row(&r, config, "all");
+        assert_eq!(all["ops_per_trial"], 300.0);
+        assert_eq!(all["io_counted"], true, "config {config}");
+        // WAL with synchronous=full: every commit syncs the WAL.
+        let syncs = all["syncs_per_tx"].as_f64().unwrap();
+        assert!((1.0..2.0).contains(&syncs), "config {config}: {syncs} syncs per tx");
+    }
+}

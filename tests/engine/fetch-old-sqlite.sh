@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the SQLite amalgamations (sqlite3.c) of old releases that tests/engine/old_builds.rs
 # compiles and loads with `--engine sqlite:PATH`, and tests/engine/build_sqlite.rs builds with
-# `litebench build-sqlite`.
+# `litebench build-sqlite`; and libSQL's, from the crate libsql-ffi, which
+# `litebench build-sqlite libsql@0.10.0` takes from cargo's download cache, where this leaves it.
 #
 # Usage: tests/engine/fetch-old-sqlite.sh CACHE_DIR
 #   leaves CACHE_DIR/<version>/sqlite3.c for each release below (the test passes
@@ -33,13 +34,15 @@ fetch_crate() {
   printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2018"\n\n[dependencies]\n%s = "=%s"\n\n[workspace]\n' \
     "$name" "$version" >"$dir/Cargo.toml"
   cargo fetch --quiet --manifest-path "$dir/Cargo.toml"
-  local crate
-  crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"$name-$version.crate" | head -n 1)
-  echo "$crate"
+  cached_crate "$name" "$version"
+}
+cached_crate() {
+  ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"$1-$2.crate" 2>/dev/null | head -n 1
 }
 
 # version | client | package | version of the package | SHA-256 of its archive | path of
-# sqlite3.c in the archive ("outer>inner" for an archive inside the archive)
+# sqlite3.c in the archive ("outer>inner" for an archive inside the archive) | the SQLite
+# release it declares, when the first field is not one
 sources=(
   # The node package sqlite3 2.1.0 bundles the sqlite-autoconf-3070800 tarball: SQLite 3.7.8
   # (2011): VFS version 3, io_methods version 2 (no xFetch), no sqlite3_errstr, no
@@ -55,12 +58,18 @@ sources=(
   # The node package better-sqlite3 7.5.0 bundles SQLite 3.37.2 (2022), the last release
   # before Bloom filters (3.38.0): `litebench build-sqlite` compiles it (tests/engine/build_sqlite.rs).
   "3.37.2|npm|better-sqlite3|7.5.0|c6feb7b1dfa1a985725e6e25fa3a72c55042fb44ded28aa2f7ee7a08ce642d4c|package/deps/sqlite3/sqlite3.c"
+  # The crate libsql-ffi 0.10.0 bundles libSQL 0.2.3 (Turso's fork) on SQLite 3.47.0 (the same
+  # pin as src/engines/sqlite/compiled/crates.rs; tests/engine/build_sqlite.rs builds it).
+  "libsql-0.10.0|cargo|libsql-ffi|0.10.0|f232292810b6298d17466b59bf8077d075fb016d89c281ca9dc968ea4a3b9d03|libsql-ffi-0.10.0/bundled/src/sqlite3.c|3.47.0"
 )
 
 for entry in "${sources[@]}"; do
-  IFS='|' read -r version client package package_version sha member <<<"$entry"
+  IFS='|' read -r version client package package_version sha member declares <<<"$entry"
   out="$cache/$version/sqlite3.c"
-  [ -s "$out" ] && continue
+  # A crate's archive also stays in cargo's cache, where `build-sqlite FORK@VERSION` looks.
+  if [ -s "$out" ] && { [ "$client" != cargo ] || [ -n "$(cached_crate "$package" "$package_version")" ]; }; then
+    continue
+  fi
   echo "fetching SQLite $version: $client package $package $package_version" >&2
   case "$client" in
     npm) archive=$(fetch_npm "$package@$package_version") ;;
@@ -75,8 +84,8 @@ for entry in "${sources[@]}"; do
     *'>'*) tar -xzOf "$archive" "${member%%>*}" | tar -xzO "${member#*>}" >"$out.part" ;;
     *) tar -xzOf "$archive" "$member" >"$out.part" ;;
   esac
-  grep -q "^#define SQLITE_VERSION *\"$version\"" "$out.part" || {
-    echo "error: $member in $archive is not SQLite $version" >&2
+  grep -q "^#define SQLITE_VERSION *\"${declares:-$version}\"" "$out.part" || {
+    echo "error: $member in $archive is not SQLite ${declares:-$version}" >&2
     exit 1
   }
   mv "$out.part" "$out"

@@ -58,6 +58,9 @@ macro_rules! api_table {
             pub origin: String,
             /// What `sqlite3_initialize()` returned (`SQLITE_OK` unless the library is broken).
             pub init_rc: c_int,
+            /// `libsql_libversion()`: the library is libSQL, Turso's fork, on the SQLite
+            /// release `sqlite3_libversion` gives. Not in the table: no SQLite has it.
+            pub libsql_version: Option<String>,
             $(#[doc = concat!("`", stringify!($sym), "`, since SQLite ", $since, ".")]
               pub $field: unsafe extern "C" fn($($arg),*) -> $ret,)*
             $(#[doc = concat!("`", stringify!($osym), "`, since SQLite ", $osince, ": `None` in older builds.")]
@@ -77,6 +80,7 @@ macro_rules! api_table {
                 Api {
                     origin: "bundled".to_string(),
                     init_rc: libsqlite3_sys::SQLITE_OK,
+                    libsql_version: None,
                     $($field: libsqlite3_sys::$sym,)*
                     $($ofield: Some(libsqlite3_sys::$osym),)*
                     $($vfield: libsqlite3_sys::$vsym,)*
@@ -87,6 +91,11 @@ macro_rules! api_table {
                 Ok(Api {
                     origin: origin.clone(),
                     init_rc: libsqlite3_sys::SQLITE_OK,
+                    // SAFETY: libSQL declares it `const char *libsql_libversion(void)`, returning
+                    // a static NUL-terminated string.
+                    libsql_version: unsafe { lib.get::<unsafe extern "C" fn() -> *const c_char>(b"libsql_libversion\0") }
+                        .ok()
+                        .map(|f| unsafe { cstr(f()) }),
                     $($field: {
                         // SAFETY: the symbol's C signature is the one SQLite documents; the
                         // library is leaked, so the pointer stays valid for the process.

@@ -24,6 +24,7 @@ impl SqliteBuild {
                 .iter()
                 .map(|s| format!("{} (since {})", s.name, s.since))
                 .collect(),
+            libsql_version: api.libsql_version.clone(),
             compiled: None,
         })
     }

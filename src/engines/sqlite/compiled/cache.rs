@@ -64,13 +64,17 @@ impl BuildCache {
         v
     }
 
-    /// The build `sqlite@NAME` means: the one named NAME, else the only build of release NAME.
+    /// The build `sqlite@NAME` means: the one named NAME, else the only build of SQLite release
+    /// NAME (a fork such as libSQL is never taken for the SQLite release it is based on).
     pub fn find(&self, name: &str) -> Result<CompiledBuild, BuildError> {
         let all = self.list();
         if let Some(b) = all.iter().find(|b| b.name == name) {
             return Ok(b.clone());
         }
-        let of_version: Vec<&CompiledBuild> = all.iter().filter(|b| b.version == name).collect();
+        let of_version: Vec<&CompiledBuild> = all
+            .iter()
+            .filter(|b| b.version == name && b.libsql_version.is_none())
+            .collect();
         if let [only] = of_version.as_slice() {
             return Ok((*only).clone());
         }
@@ -131,7 +135,7 @@ impl BuildCache {
         let chosen = name.is_some();
         let name = match name {
             Some(n) => valid_name(n)?.to_string(),
-            None => default_name(&source.version, level, cflags, &key),
+            None => default_name(&source.name, level, cflags, &key),
         };
         // A default name held by a build from another compiler (or source) passes to this newer
         // build, the older one keeping its key's prefix as a suffix; a chosen name is never taken.
@@ -202,6 +206,7 @@ impl BuildCache {
             name: name.to_string(),
             key: key.to_string(),
             version: source.version.clone(),
+            libsql_version: super::source::declared(&source.bytes, "LIBSQL_VERSION"),
             source: source.given.clone(),
             source_sha256: sha256_hex(&source.bytes),
             flags: all_flags,
@@ -361,6 +366,7 @@ mod tests {
             path: t.path().join("sqlite3.c"),
             given: "sqlite3.c".into(),
             version: "3.99.9".into(),
+            name: "3.99.9".into(),
             bytes: b"#define SQLITE_VERSION \"3.99.9\"\n".to_vec(),
         };
         std::fs::write(&source.path, &source.bytes).unwrap();

@@ -10,11 +10,14 @@
 //! - [`source`]: from what the user named (an amalgamation, a directory or zip holding one, a
 //!   version number) to one `sqlite3.c` on disk and its SQLite version;
 //! - [`npm`]: old releases fetched from the npm registry, pinned by SHA-256;
+//! - [`crates`]: forks of SQLite (libSQL) fetched from the Rust crate registry, pinned by
+//!   SHA-256 (`build-sqlite libsql@0.10.0`);
 //! - [`compiler`]: running `cc` and measuring it;
 //! - [`cache`]: where builds live, their records, and finding one by name.
 
 pub mod cache;
 pub mod compiler;
+pub mod crates;
 pub mod npm;
 pub mod source;
 

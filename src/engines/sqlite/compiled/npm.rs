@@ -139,7 +139,7 @@ fn extract(p: &Pinned, tgz: &Path, dir: &Path) -> Result<PathBuf, BuildError> {
 }
 
 /// One member of a gzipped tarball, read with the system's `tar`.
-fn tar_member(tgz: &[u8], member: &str) -> Result<Vec<u8>, BuildError> {
+pub(super) fn tar_member(tgz: &[u8], member: &str) -> Result<Vec<u8>, BuildError> {
     use std::io::Write;
     let mut child = Command::new("tar")
         .args(["-xzO", "-f", "-", member])

@@ -22,13 +22,23 @@ pub struct Amalgamation {
     pub given: String,
     /// Its `SQLITE_VERSION`.
     pub version: String,
+    /// What a build of it is called unless `--name` says: its version, or a fork's
+    /// `libsql-0.10.0` ([`super::crates`]).
+    pub name: String,
     pub bytes: Vec<u8>,
 }
 
 /// Resolves `src`; `sources` is the cache's directory for extracted and downloaded sources.
 pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
     let path = Path::new(src);
-    let file = if path.is_dir() {
+    let fork = if path.exists() {
+        None
+    } else {
+        super::crates::pinned(src)?
+    };
+    let file = if let Some(p) = fork {
+        super::crates::fetch(p, sources)?
+    } else if path.is_dir() {
         in_directory(path)?
     } else if path.is_file() {
         if src.ends_with(".zip") {
@@ -60,6 +70,7 @@ pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
     Ok(Amalgamation {
         path: file,
         given: src.to_string(),
+        name: fork.map_or_else(|| version.clone(), |p| p.name.to_string()),
         version,
         bytes,
     })
@@ -78,9 +89,15 @@ fn is_version(s: &str) -> bool {
 /// The release an amalgamation declares, from its `#define SQLITE_VERSION "..."` line (the
 /// header part comes first, so the search stops early).
 pub fn declared_version(bytes: &[u8]) -> Option<String> {
+    declared(bytes, "SQLITE_VERSION")
+}
+
+/// The dotted version a `#define NAME "x.y.z"` line of the header part declares
+/// (`LIBSQL_VERSION` in libSQL's amalgamation).
+pub fn declared(bytes: &[u8], define: &str) -> Option<String> {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4 << 20)]);
     text.lines().find_map(|l| {
-        let rest = l.strip_prefix("#define SQLITE_VERSION")?;
+        let rest = l.strip_prefix("#define ")?.strip_prefix(define)?;
         let rest = rest.strip_prefix(|c: char| c.is_whitespace())?.trim();
         let v = rest.strip_prefix('"')?.split('"').next()?;
         (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.')).then(|| v.to_string())
@@ -242,6 +259,9 @@ mod tests {
             None
         );
         assert_eq!(declared_version(b"int main() { return 0; }"), None);
+        let libsql = b"#define SQLITE_VERSION \"3.47.0\"\n#define LIBSQL_VERSION        \"0.2.3\"\n";
+        assert_eq!(declared(libsql, "LIBSQL_VERSION").as_deref(), Some("0.2.3"));
+        assert_eq!(declared_version(libsql).as_deref(), Some("3.47.0"));
     }
 
     #[test]
