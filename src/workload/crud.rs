@@ -253,21 +253,7 @@ impl Workload for Crud {
         // Skipped and failed transactions are counted, not errors: the table holds between
         // every delete and no insert having run, and every insert and no delete.
         let (rows, inserts, deletes) = (p.count("rows"), p.count("inserts"), p.count("deletes"));
-        let got: u64 = conn
-            .query_value("SELECT count(*) FROM crud")?
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(u64::MAX);
-        if got < rows.saturating_sub(deletes) || got > rows + inserts {
-            return Err(WorkloadError::Verification {
-                workload: "crud".into(),
-                detail: format!(
-                    "{got} rows after the trial, outside {}..={}",
-                    rows.saturating_sub(deletes),
-                    rows + inserts
-                ),
-            });
-        }
-        Ok(())
+        super::suite::verify_rows_between(conn, "crud", "crud", rows.saturating_sub(deletes), rows + inserts)
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {

@@ -211,17 +211,7 @@ impl Workload for Mobibench {
             "update" => (count, count),
             _ => (1, count),
         };
-        let got: u64 = conn
-            .query_value("SELECT count(*) FROM tblMyList")?
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(u64::MAX);
-        if !(lo..=hi).contains(&got) {
-            return Err(WorkloadError::Verification {
-                workload: "mobibench".into(),
-                detail: format!("{got} rows in tblMyList after the trial, outside {lo}..={hi}"),
-            });
-        }
-        Ok(())
+        suite::verify_rows_between(conn, self.name(), "tblMyList", lo, hi)
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {

@@ -12,6 +12,7 @@ pub mod mobibench;
 pub mod numbers;
 pub mod population;
 pub mod preset;
+pub mod read_once;
 pub mod recorder;
 pub mod remote;
 pub mod replay;

@@ -237,6 +237,25 @@ pub fn verify_dropped(conn: &mut dyn Connection, workload: &str, tables: &[&str]
 }
 
 /// `verify` for a row count the source determines.
+/// The check of a trial some of whose transactions may not have run (skipped on a rate's
+/// latency limit, failed on a lock after their last try): `table`'s rows lie in `lo..=hi`.
+pub fn verify_rows_between(
+    conn: &mut dyn Connection,
+    workload: &str,
+    table: &str,
+    lo: u64,
+    hi: u64,
+) -> Result<(), WorkloadError> {
+    let got = count_rows(conn, table)?;
+    if !(lo..=hi).contains(&got) {
+        return Err(WorkloadError::Verification {
+            workload: workload.into(),
+            detail: format!("{table} holds {got} rows after the trial, outside {lo}..={hi}"),
+        });
+    }
+    Ok(())
+}
+
 pub fn verify_count(conn: &mut dyn Connection, workload: &str, table: &str, expect: u64) -> Result<(), WorkloadError> {
     let got = count_rows(conn, table)?;
     if got != expect {

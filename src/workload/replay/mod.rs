@@ -20,10 +20,10 @@ use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, Dialect};
 use crate::model::op::OpType;
 use crate::model::params::{ParamKind, ParamSpec, ParamValue, Params};
+use crate::workload::read_once::ReadOnce;
 use crate::workload::recorder::Recorder;
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
 
 /// The workload.
 pub struct Replay;
@@ -175,21 +175,9 @@ fn read_log(p: &Params) -> Result<Loaded, String> {
 
 /// The log the parameters name, read once per process.
 pub fn load(p: &Params) -> Result<&'static Loaded, String> {
-    type Cache = Mutex<Vec<((String, String), &'static Loaded)>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let key = (p.text("log").to_string(), p.choice("format").to_string());
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(l) = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|(k, _)| *k == key)
-    {
-        return Ok(l.1);
-    }
-    let loaded: &'static Loaded = Box::leak(Box::new(read_log(p)?));
-    cache.lock().unwrap_or_else(|e| e.into_inner()).push((key, loaded));
-    Ok(loaded)
+    static LOGS: ReadOnce<Loaded> = ReadOnce::new();
+    let key = vec![p.text("log").to_string(), p.choice("format").to_string()];
+    LOGS.get(key, || read_log(p))
 }
 
 fn verification(detail: String) -> WorkloadError {

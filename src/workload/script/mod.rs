@@ -31,11 +31,12 @@ use super::{PopulateError, Population, Trial, Workload, WorkloadError};
 use crate::engines::{Connection, Dialect, EngineError};
 use crate::model::op::OpType;
 use crate::model::params::{ParamKind, ParamSpec, ParamValue, Params};
+use crate::workload::read_once::ReadOnce;
 use crate::workload::recorder::Recorder;
 use parse::{Script, Vars};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The workload.
 pub struct ScriptWorkload;
@@ -343,25 +344,13 @@ fn read_all(p: &Params) -> Result<Loaded, String> {
 /// What the parameters name, read once per process (kept for its life: the operation types'
 /// names are borrowed from it).
 pub fn load(p: &Params) -> Result<&'static Loaded, String> {
-    type Cache = Mutex<Vec<(Vec<String>, &'static Loaded)>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
+    static SCRIPTS: ReadOnce<Loaded> = ReadOnce::new();
     let key: Vec<String> = ["file", "builtin", "init", "define"]
         .iter()
         .map(|k| p.text(k).to_string())
         .chain([p.count("scale").to_string()])
         .collect();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(l) = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|(k, _)| *k == key)
-    {
-        return Ok(l.1);
-    }
-    let loaded: &'static Loaded = Box::leak(Box::new(read_all(p)?));
-    cache.lock().unwrap_or_else(|e| e.into_inner()).push((key, loaded));
-    Ok(loaded)
+    SCRIPTS.get(key, || read_all(p))
 }
 
 fn verification(detail: String) -> WorkloadError {
