@@ -462,8 +462,14 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
             .iter()
             .find(|c| !std::ptr::eq(c.kind, &crate::engines::sqlite::KIND))
         {
+            // Only workloads with an `init` parameter can populate another engine instead.
+            let instead = if job.workload.params().iter().any(|p| p.name == "init") {
+                ", or populate with --param init=SCHEMA.sql"
+            } else {
+                ", or leave out --param db to start from an empty database"
+            };
             return Err(Failure(format!(
-                "--param db={}: a database file is SQLite's, and engine {} cannot start from it; run --engine sqlite, or populate with --param init=SCHEMA.sql",
+                "--param db={}: a database file is SQLite's, and engine {} cannot start from it; run --engine sqlite{instead}",
                 file.display(),
                 c.kind.name
             )));

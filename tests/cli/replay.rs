@@ -128,6 +128,7 @@ fn bad_logs_failing_statements_and_clients_are_one_line() {
     write(&sb, "quote.sql", "SELECT 1;\nSELECT 'abc\n");
     write(&sb, "param.sql", "SELECT 1;\nSELECT * FROM t WHERE k = ?1;\n");
     write(&sb, "back.log", "0.4 SELECT 1\n0.2 SELECT 2\n");
+    sqlite3(&sb, "app.db", "CREATE TABLE t(a);");
     write(
         &sb,
         "fails.sql",
@@ -169,6 +170,17 @@ fn bad_logs_failing_statements_and_clients_are_one_line() {
         (
             &["--param", "log=fails.sql", "--param", "db=fails.sql"],
             &["--param db=fails.sql: not a SQLite database"],
+        ),
+        (
+            &[
+                "--param",
+                "log=fails.sql",
+                "--param",
+                "db=app.db",
+                "--engine",
+                "postgres",
+            ],
+            &["engine postgres cannot start from it", "leave out --param db"],
         ),
     ] {
         let mut cmd = sb.run(&["replay"]);
