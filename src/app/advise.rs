@@ -64,8 +64,9 @@ fn above_words(c: &Candidate<'_>) -> String {
 
 fn describe(c: &Candidate<'_>) -> String {
     let m = c.measured;
+    let unit = crate::workload::find(&m.workload).map_or("tx", |w| w.unit());
     format!(
-        "run {} config {} `{}` ({}): {:.0} tx/s median",
+        "run {} config {} `{}` ({}): {:.0} {unit}/s median",
         m.run, m.config, m.label, m.workload, m.tps_median
     )
 }
@@ -325,6 +326,14 @@ fn document(a: &Advice<'_>) -> Document {
             ]
         })
         .collect();
+    // One workload is ranked: its rate is of what it counts (tx, or statements for the speed
+    // comparison suites).
+    let unit = a
+        .ranked
+        .first()
+        .and_then(|c| crate::workload::find(&c.measured.workload))
+        .map_or("tx", |w| w.unit());
+    let rate = format!("{unit}/s median");
     Document::new(a)
         .own(Format::Table, text)
         .heading(format!("Need: {}", a.need.name()))
@@ -339,7 +348,7 @@ fn document(a: &Advice<'_>) -> Document {
                 "config",
                 "configuration",
                 "workload",
-                "tx/s median",
+                &rate,
                 "the one above against it",
                 "evidence",
                 "to verify",

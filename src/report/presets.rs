@@ -40,6 +40,11 @@ pub struct ComparisonRow {
     syncs_per_tx: Option<f64>,
 }
 
+/// What workload `name` counts: `tx` or `statements` ([`crate::workload::Workload::unit`]).
+fn unit_of(name: &str) -> &'static str {
+    crate::workload::find(name).map_or("tx", |w| w.unit())
+}
+
 pub fn comparison_rows(ends: &[PresetRun<'_>]) -> Vec<ComparisonRow> {
     let mut out = Vec::new();
     for e in ends {
@@ -102,7 +107,9 @@ pub fn comparison_tables(ends: &[PresetRun<'_>], groups: &[&Group]) -> Vec<Title
                 },
                 format!("{} #{}", r.run, r.config),
                 r.operation.clone(),
-                num(r.tps_median),
+                // The tools count different things: transactions, or statements (the speed
+                // comparison suites), so each rate says which.
+                format!("{} {}/s", num(r.tps_median), unit_of(&r.workload)),
                 ci(r),
                 num(r.time_ms_median),
                 opt(r.syncs_per_tx),
@@ -116,7 +123,7 @@ pub fn comparison_tables(ends: &[PresetRun<'_>], groups: &[&Group]) -> Vec<Title
             "preset",
             "run #cfg",
             "operation",
-            "tx/s",
+            "rate",
             "95% CI",
             "ms/trial",
             "syncs/tx",
@@ -130,7 +137,7 @@ pub fn comparison_tables(ends: &[PresetRun<'_>], groups: &[&Group]) -> Vec<Title
         let find = |name: &str| rows.iter().find(|r| r.preset == name && r.engine == rows[0].engine);
         let cell = |name: Option<&str>| -> String {
             match name.and_then(find) {
-                Some(r) => format!("{} ({})", num(r.tps_median), ci(r)),
+                Some(r) => format!("{} {}/s ({})", num(r.tps_median), unit_of(&r.workload), ci(r)),
                 None => "-".into(),
             }
         };
@@ -156,8 +163,8 @@ pub fn comparison_tables(ends: &[PresetRun<'_>], groups: &[&Group]) -> Vec<Title
             title: format!("{}: {}", g.name, g.about),
             headers: vec![
                 "tool",
-                "default tx/s (95% CI)",
-                "custom tx/s (95% CI)",
+                "default rate (95% CI)",
+                "custom rate (95% CI)",
                 "custom/default",
                 "paper default",
                 "paper custom",

@@ -237,6 +237,12 @@ fn preset_alone_names_the_workload_and_flags_override_it() {
     assert!(stdout.contains("presets compared"), "{stdout}");
     assert!(stdout.contains("speedtest-nosync"), "{stdout}");
     assert!(stdout.contains("15 DROP TABLE"), "{stdout}");
+    // speedtest counts statements: the comparison's rates say so, not "tx/s".
+    let compared = &stdout[stdout.find("presets compared").unwrap()..];
+    assert!(
+        compared.contains(" statements/s") && !compared.contains("tx/s"),
+        "{compared}"
+    );
 }
 
 /// A refused command: exit 2, one line on stderr with all of `parts`, nothing created.
