@@ -290,12 +290,7 @@ fn share(n: u64, index: u32, clients: u32) -> u64 {
 /// data, is what clients contend on.
 impl Transactions for Crud {
     fn budget(&self, p: &Params) -> Budget {
-        let d = p.duration("duration");
-        if d.is_zero() {
-            Budget::Streams
-        } else {
-            Budget::Time(d)
-        }
+        Budget::timed_or(p.duration("duration"), Budget::Streams)
     }
 
     fn client<'c>(

@@ -48,6 +48,17 @@ pub enum Budget {
     Streams,
 }
 
+impl Budget {
+    /// A workload's `duration` when one is given (not zero), `otherwise` when not.
+    pub fn timed_or(duration: Duration, otherwise: Budget) -> Budget {
+        if duration.is_zero() {
+            otherwise
+        } else {
+            Budget::Time(duration)
+        }
+    }
+}
+
 /// A workload whose operations are independent transactions, offered to the load driver.
 pub trait Transactions: Sync {
     /// How much one trial runs, from the parameters.
@@ -88,35 +99,42 @@ pub trait Client {
     fn done(&self) -> bool {
         false
     }
+    /// Which of the optional calls below this client answers, asked once per trial so that
+    /// the transactions of clients without them pay no call for them. None by default.
+    fn hooks(&self) -> Hooks {
+        Hooks::default()
+    }
     /// When the next transaction is due, after the measured start: its recorded start in a
-    /// replayed log (checked after [`Client::done`], before each draw). The driver waits for it
-    /// and measures the latency from it, as from an open loop's intended start, so a
-    /// transaction started late counts its wait. None (the default): the load shape's
-    /// schedule, if any.
+    /// replayed log (checked after [`Client::done`], before each draw; only with
+    /// [`Hooks::due`]). The driver waits for it and measures the latency from it, as from an
+    /// open loop's intended start, so a transaction started late counts its wait. None: the
+    /// load shape's schedule, if any.
     fn due(&self) -> Option<Duration> {
         None
     }
-    /// True when [`Client::check`] has something to check (asked once per trial).
-    fn checks(&self) -> bool {
-        false
-    }
     /// Checks what the last transaction that completed returned, after its clock stopped (the
-    /// blob workload's read checksums): an error stops the trial.
+    /// blob workload's read checksums; only with [`Hooks::check`]): an error stops the trial.
     fn check(&mut self) -> Result<(), WorkloadError> {
         Ok(())
     }
     /// Parts of the last transaction, each timed on its own inside it, as `(operation type,
     /// nanoseconds)` (a script's statements, pgbench `-r`): recorded beside the transaction
     /// when it completed, in types that are parts of its own (see
-    /// [`crate::model::op::OpResult::part_of`]). None by default.
+    /// [`crate::model::op::OpResult::part_of`]; only with [`Hooks::parts`]).
     fn parts(&self) -> &[(usize, u64)] {
         &[]
     }
-    /// True when [`Client::parts`] may return any (asked once per trial, so that other
-    /// workloads' transactions pay nothing for it).
-    fn has_parts(&self) -> bool {
-        false
-    }
+}
+
+/// The optional calls a [`Client`] answers ([`Client::hooks`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hooks {
+    /// [`Client::due`]: transactions have their own start times.
+    pub due: bool,
+    /// [`Client::check`]: a completed transaction's result is checked after its clock stopped.
+    pub check: bool,
+    /// [`Client::parts`]: a transaction's parts are timed and recorded beside it.
+    pub parts: bool,
 }
 
 /// A per-client seed: the same for the same trial seed and client, different between clients.
@@ -553,8 +571,11 @@ fn client_loop(
         };
     };
     let mut client = made?;
-    let checks = client.checks();
-    let has_parts = client.has_parts();
+    let Hooks {
+        due,
+        check: checks,
+        parts: has_parts,
+    } = client.hooks();
     let clock = crate::sys::clock::clock();
     // Warm-up: transactions run on the same schedule but are not recorded; the measured
     // interval, the series and the time budget start where it ends.
@@ -584,10 +605,11 @@ fn client_loop(
         if shared.halted() || client.done() {
             break;
         }
-        let intended = schedule
-            .as_mut()
-            .map(Schedule::take)
-            .or_else(|| client.due().map(|d| warm_end + d));
+        let intended =
+            schedule
+                .as_mut()
+                .map(Schedule::take)
+                .or_else(|| if due { client.due().map(|d| warm_end + d) } else { None });
         if let Some(t) = intended {
             if until.is_some_and(|u| t >= u) {
                 break;

@@ -22,7 +22,7 @@ use super::content;
 use super::{check_failed, Settings, READ, WRITE};
 use crate::engines::blob::{store_of, BlobStore};
 use crate::engines::{Connection, EngineError};
-use crate::workload::load::Client;
+use crate::workload::load::{Client, Hooks};
 use crate::workload::WorkloadError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -125,8 +125,11 @@ impl Client for BlobClient<'_> {
         Ok(true)
     }
 
-    fn checks(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            check: true,
+            ..Hooks::default()
+        }
     }
 
     fn check(&mut self) -> Result<(), WorkloadError> {

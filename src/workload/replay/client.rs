@@ -6,7 +6,7 @@
 
 use super::Loaded;
 use crate::engines::{Connection, EngineError, ErrorKind};
-use crate::workload::load::Client;
+use crate::workload::load::{Client, Hooks};
 use std::time::Duration;
 
 pub struct ReplayClient<'c> {
@@ -37,10 +37,14 @@ impl Client for ReplayClient<'_> {
         self.next >= self.loaded.log.statements.len()
     }
 
-    fn due(&self) -> Option<Duration> {
-        if !self.paced {
-            return None;
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            due: self.paced,
+            ..Hooks::default()
         }
+    }
+
+    fn due(&self) -> Option<Duration> {
         let s = self.loaded.log.statements.get(self.next)?;
         s.at_ns.map(Duration::from_nanos)
     }

@@ -6,9 +6,12 @@ use super::expr::{Env, Num, Var};
 use super::parse::{Amount, Command, Control, Script};
 use super::Loaded;
 use crate::engines::{Connection, EngineError, ErrorKind, StmtId, Value};
-use crate::workload::load::Client;
+use crate::workload::load::{Client, Hooks};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// Bound values a statement takes from the stack in the timed region.
+const STACK_VALUES: usize = 32;
 
 /// What a script's command runs as in a client.
 enum Step {
@@ -114,21 +117,29 @@ impl<'c> ScriptClient<'c> {
         }
     }
 
+    /// Runs the drawn script: the transaction's timed region, so its statements' values are
+    /// bound from the stack, not from a vector allocated per transaction (a statement with more
+    /// than [`STACK_VALUES`] variables, which no real script has, takes one).
     fn run(&mut self) -> Result<(), EngineError> {
         let (_, steps) = &self.scripts[self.current];
         let mut sleeps = self.sleeps.iter();
-        let mut values: Vec<Value<'_>> = Vec::new();
+        let mut stack = [Value::Null; STACK_VALUES];
+        let mut heap: Vec<Value<'_>> = Vec::new();
         for step in steps {
             match step {
                 Step::Sql { stmt, vars, op, .. } => {
-                    values.clear();
-                    values.extend(vars.iter().map(|&v| match &self.vars[v] {
-                        Var::Num(Num::Int(i)) => Value::Int(*i),
-                        Var::Num(Num::Float(f)) => Value::Real(*f),
-                        Var::Text(t) => Value::Text(t),
-                    }));
+                    let values: &[Value<'_>] = if vars.len() <= STACK_VALUES {
+                        for (slot, &v) in stack.iter_mut().zip(vars) {
+                            *slot = bound(&self.vars[v]);
+                        }
+                        &stack[..vars.len()]
+                    } else {
+                        heap.clear();
+                        heap.extend(vars.iter().map(|&v| bound(&self.vars[v])));
+                        &heap
+                    };
                     let t0 = self.clock.now();
-                    self.conn.run(*stmt, &values)?;
+                    self.conn.run(*stmt, values)?;
                     let ns = self.clock.ns_between(t0, self.clock.now());
                     self.parts.push((*op, ns));
                 }
@@ -139,6 +150,15 @@ impl<'c> ScriptClient<'c> {
             }
         }
         Ok(())
+    }
+}
+
+/// A variable as a statement's bound value.
+fn bound(v: &Var) -> Value<'_> {
+    match v {
+        Var::Num(Num::Int(i)) => Value::Int(*i),
+        Var::Num(Num::Float(f)) => Value::Real(*f),
+        Var::Text(t) => Value::Text(t),
     }
 }
 
@@ -221,8 +241,11 @@ impl Client for ScriptClient<'_> {
         result.map(|()| true)
     }
 
-    fn has_parts(&self) -> bool {
-        true
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            parts: true,
+            ..Hooks::default()
+        }
     }
 
     fn parts(&self) -> &[(usize, u64)] {

@@ -454,12 +454,7 @@ impl Workload for ScriptWorkload {
 
 impl Transactions for ScriptWorkload {
     fn budget(&self, params: &Params) -> Budget {
-        let d = params.duration("duration");
-        if d.is_zero() {
-            Budget::Count(params.count("transactions"))
-        } else {
-            Budget::Time(d)
-        }
+        Budget::timed_or(params.duration("duration"), Budget::Count(params.count("transactions")))
     }
 
     fn client<'c>(

@@ -240,12 +240,7 @@ impl Workload for Ycsb {
 
 impl Transactions for Ycsb {
     fn budget(&self, params: &Params) -> Budget {
-        let d = params.duration("duration");
-        if d.is_zero() {
-            Budget::Count(params.count("operations"))
-        } else {
-            Budget::Time(d)
-        }
+        Budget::timed_or(params.duration("duration"), Budget::Count(params.count("operations")))
     }
 
     fn client<'c>(
