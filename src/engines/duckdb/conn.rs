@@ -36,13 +36,18 @@ pub fn error(label: &str, message: String, context: &str) -> EngineError {
 
 /// SQL or a name as a C string; an interior NUL is an input error.
 fn c_string(label: &str, s: &str, context: &str) -> Result<CString, EngineError> {
-    CString::new(s).map_err(|_| EngineError {
+    CString::new(s).map_err(|_| nul_error(label, context))
+}
+
+/// What [`c_string`] refuses.
+fn nul_error(label: &str, context: &str) -> EngineError {
+    EngineError {
         engine: label.to_string(),
         kind: ErrorKind::Input,
         code: None,
         message: "contains a NUL byte".into(),
         context: context.to_string(),
-    })
+    }
 }
 
 /// An open database instance.
@@ -199,8 +204,9 @@ impl DuckConn {
 
     /// Runs `sql` (one or more statements) and returns the last one's result.
     fn query_raw(&mut self, sql: &str) -> Result<Owned, EngineError> {
-        let context = format!("running `{sql}`");
-        let c_sql = c_string(self.label(), sql, &context)?;
+        // Formatted only on an error: this runs inside timed transactions (BEGIN, COMMIT).
+        let context = || format!("running `{sql}`");
+        let c_sql = CString::new(sql).map_err(|_| nul_error(self.label(), &context()))?;
         let mut result = Owned {
             api: self.api,
             raw: DuckResult::empty(),
@@ -208,7 +214,7 @@ impl DuckConn {
         // SAFETY: a live connection; the result is destroyed by `Owned`, also on failure.
         if unsafe { (self.api.query)(self.conn, c_sql.as_ptr(), &mut result.raw) } != SUCCESS {
             let message = result.error();
-            return Err(self.err(message, &context));
+            return Err(self.err(message, &context()));
         }
         Ok(result)
     }
