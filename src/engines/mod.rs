@@ -17,6 +17,7 @@ pub mod postgres;
 pub mod registry;
 pub mod server;
 pub mod sqlite;
+pub mod turso;
 pub mod values;
 
 pub use dialect::Dialect;

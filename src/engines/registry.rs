@@ -12,11 +12,12 @@ use crate::sys::scratch::Scratch;
 
 /// Every engine kind, in the order `list` shows them. Adding an engine: one line here.
 pub fn kinds() -> &'static [&'static EngineKind] {
-    static KINDS: [&EngineKind; 5] = [
+    static KINDS: [&EngineKind; 6] = [
         &super::sqlite::KIND,
         &super::postgres::KIND,
         &super::mysql::KIND,
         &super::duckdb::KIND,
+        &super::turso::KIND,
         &super::files::KIND,
     ];
     &KINDS

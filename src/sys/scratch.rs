@@ -195,13 +195,14 @@ impl Scratch {
         Ok(())
     }
 
-    /// Removes a database this run created and the companion files SQLite makes beside it,
-    /// and takes its name off the record, so the record lists only what is still there (a
-    /// run of thousands of trials does not rewrite an ever longer list).
+    /// Removes a database this run created and the companion files SQLite and Turso make
+    /// beside it (`-log` is Turso's mvcc mode's log), and takes its name off the record, so the
+    /// record lists only what is still there (a run of thousands of trials does not rewrite an
+    /// ever longer list).
     pub fn remove_db(&self, db: &Path) {
         debug_assert!(db.starts_with(&self.dir));
         let name = db.as_os_str().to_owned();
-        for suffix in ["", "-journal", "-wal", "-shm"] {
+        for suffix in ["", "-journal", "-wal", "-shm", "-log"] {
             let mut p = name.clone();
             p.push(suffix);
             let _ = fs::remove_file(PathBuf::from(p));

@@ -12,3 +12,4 @@ mod optimizer;
 mod strace;
 #[path = "../support/mod.rs"]
 mod support;
+mod turso;

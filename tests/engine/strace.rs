@@ -215,3 +215,17 @@ fn trial_copies_are_plain_copies_not_reflinks() {
         );
     }
 }
+
+/// Turso's syncs are counted in its own I/O layer (litebench's wrapper), not a SQLite VFS: the
+/// count must still be every sync system call on the run's files. Turso's Unix backend issues
+/// fsync, never fdatasync, so its syncs are exactly strace's fsync calls, and the fdatasync calls
+/// are litebench's own syncs of the trial copies.
+#[test]
+fn turso_syncs_match_strace_and_use_fsync() {
+    let Some(t) = check("turso", &["--knob", "synchronous=full"]) else {
+        return;
+    };
+    let ps = &t.report["process_syncs"];
+    assert_eq!(t.fsync, ps["vfs"].as_u64().unwrap(), "{ps}");
+    assert_eq!(t.fdatasync, ps["harness"].as_u64().unwrap(), "{ps}");
+}

@@ -39,7 +39,7 @@ fn answers(v: &Value) -> Vec<(u64, Vec<(String, Value)>)> {
 
 #[test]
 fn every_engine_answers_every_query_alike() {
-    let mut engines = vec!["sqlite"];
+    let mut engines = vec!["sqlite", "turso"];
     if support::require_duckdb(support::DUCKDB) {
         engines.push("duckdb");
     }
