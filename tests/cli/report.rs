@@ -256,6 +256,31 @@ fn first_table(html: &str, from: usize) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The lead of a `--preset table1` page: the paper's Table 1 beside this machine's values,
+/// before the runs, and no comparison of runs that measure different things. Returns its rows.
+fn assert_table1_leads(html: &str) -> Vec<Vec<String>> {
+    assert_self_contained(html);
+    let group = litebench::workload::preset::GROUPS
+        .iter()
+        .find(|g| g.name == "table1")
+        .unwrap();
+    let lead = html.find("<section id=\"run-0\">").expect("a section before the runs");
+    assert!(lead < html.find("<section id=\"run-1\">").unwrap());
+    let rows = first_table(html, lead);
+    assert_eq!(rows[0][0], "tool", "the paper's table comes first: {rows:?}");
+    assert!(rows[0].iter().any(|h| h == "paper default"), "{rows:?}");
+    assert_eq!(rows.len(), 1 + group.paper.len(), "{rows:?}");
+    for (row, paper) in rows[1..].iter().zip(group.paper) {
+        assert_eq!(row[0], paper.tool);
+        assert_eq!(row[4], litebench::report::number::num(paper.paper_default));
+        // Here's value beside the paper's: a measured median, not a dash.
+        assert!(row[1].chars().next().is_some_and(|c| c.is_ascii_digit()), "{row:?}");
+    }
+    // Three tools are three workloads: no comparison of runs that measure different things.
+    assert!(!html.contains("class=\"comparison\""));
+    rows
+}
+
 #[test]
 fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
     let sb = Sandbox::new();
@@ -276,26 +301,18 @@ fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
         page.to_str().unwrap(),
     ]));
     assert_success(&o);
-    let html = std::fs::read_to_string(&page).unwrap();
-    assert_self_contained(&html);
-    let group = litebench::workload::preset::GROUPS
-        .iter()
-        .find(|g| g.name == "table1")
-        .unwrap();
-    let lead = html.find("<section id=\"run-0\">").expect("a section before the runs");
-    assert!(lead < html.find("<section id=\"run-1\">").unwrap());
-    let rows = first_table(&html, lead);
-    assert_eq!(rows[0][0], "tool", "the paper's table comes first: {rows:?}");
-    assert!(rows[0].iter().any(|h| h == "paper default"), "{rows:?}");
-    assert_eq!(rows.len(), 1 + group.paper.len(), "{rows:?}");
-    for (row, paper) in rows[1..].iter().zip(group.paper) {
-        assert_eq!(row[0], paper.tool);
-        assert_eq!(row[4], litebench::report::number::num(paper.paper_default));
-        // Here's value beside the paper's: a measured median, not a dash.
-        assert!(row[1].chars().next().is_some_and(|c| c.is_ascii_digit()), "{row:?}");
-    }
-    // Three tools are three workloads: no comparison of runs that measure different things.
-    assert!(!html.contains("class=\"comparison\""));
+    let at_run = assert_table1_leads(&std::fs::read_to_string(&page).unwrap());
+    // A later report of the stored runs shows the same Table 1: the runs recorded their presets.
+    let later = sb.root().join("later.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "1", "2", "3", "--results"])
+        .arg(sb.results())
+        .arg("-o")
+        .arg(&later);
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&later).unwrap();
+    assert_eq!(assert_table1_leads(&html), at_run, "the later report's Table 1");
+    assert!(html.contains("the paper against here"), "the lead's title");
 }
 
 /// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles

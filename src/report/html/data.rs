@@ -750,6 +750,7 @@ pub(crate) mod tests {
             load: Default::default(),
             guest: None,
             fleet: None,
+            presets: None,
         }
     }
 
