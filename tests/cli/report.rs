@@ -315,6 +315,69 @@ fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
     assert!(html.contains("the paper against here"), "the lead's title");
 }
 
+/// An attribute of the figure with chart id `id`.
+fn figure_attr(html: &str, id: &str, name: &str) -> String {
+    let tag = html
+        .split("<figure ")
+        .skip(1)
+        .map(|f| &f[..f.find('>').unwrap()])
+        .find(|t| t.contains(&format!("data-chart=\"{id}\"")))
+        .unwrap_or_else(|| panic!("no figure {id}"));
+    let key = format!("{name}=\"");
+    let i = tag.find(&key).unwrap_or_else(|| panic!("{name} missing in {tag}")) + key.len();
+    tag[i..].split('"').next().unwrap().to_string()
+}
+
+/// SSB's chart rules on a real run (13 queries, each timed once per trial, bloom filters on and
+/// off): per-query bars with whiskers instead of latency percentiles from six samples, no syncs
+/// or bytes charts for a workload that never writes, and one speed-up bar per query along
+/// bloom_filter instead of 13 lines.
+#[test]
+fn a_real_ssb_report_follows_the_ssb_chart_rules() {
+    let sb = Sandbox::new();
+    let page = sb.root().join("ssb.html");
+    assert_success(&output(&mut sb.run(&[
+        "ssb",
+        "--param",
+        "scale=0.01",
+        "--knob",
+        "bloom_filter=on,off",
+        // Six trials: the fewest with intervals, so whiskers.
+        "--trials",
+        "6",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--report",
+        page.to_str().unwrap(),
+    ])));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    let figs = figures(&html);
+    let ids: Vec<&str> = figs.iter().map(|f| f.0.as_str()).collect();
+    let get = |id: &str| {
+        figs.iter()
+            .find(|f| f.0 == id)
+            .unwrap_or_else(|| panic!("{id} missing in {ids:?}"))
+    };
+    // Per-query bars (SSB's metric is time per trial), every one with its whisker.
+    assert_eq!(get("time").1, 2 * 13, "2 configurations x 13 queries: {ids:?}");
+    assert_eq!(figure_attr(&html, "time", "data-whiskers"), "26");
+    // No latency-percentile chart from six latencies per query.
+    assert!(!ids.iter().any(|id| id.starts_with("latency-")), "{ids:?}");
+    // A read-only workload: throughput beside, no syncs or bytes.
+    assert_eq!(get("beside-throughput").1, 2);
+    assert!(
+        !ids.contains(&"beside-syncs") && !ids.contains(&"beside-bytes"),
+        "{ids:?}"
+    );
+    // Along bloom_filter: one speed-up bar per query (off against on), not 13 lines.
+    let along = get("knob-bloom-filter");
+    assert_eq!((along.1, along.2), (13, 0), "{along:?}");
+    assert_eq!(figure_attr(&html, "knob-bloom-filter", "data-whiskers"), "13");
+    assert!(html.contains("Speed-up along bloom_filter, per operation"));
+}
+
 /// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles
 /// filled at opacity 0.85 and lines the polylines stroked at 0.9 (nothing else in a chart uses
 /// those), and checks each chart was laid out with a size.
