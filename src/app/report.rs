@@ -47,7 +47,11 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         let text = crate::report::format::render(&doc, crate::report::Format::Table);
         drop(store);
         let ids: Vec<Option<i64>> = ids.into_iter().map(Some).collect();
-        let body = format!("<pre>{}</pre>\n", html::page::esc(&text));
+        let body = format!(
+            "<section id=\"run-0\">\n<h2>Sweep {}</h2>\n<pre>{}</pre>\n</section>\n",
+            html::page::esc(name),
+            html::page::esc(&text)
+        );
         write_after(
             &args.results,
             &ids,

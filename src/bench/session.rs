@@ -96,6 +96,10 @@ struct Context<'a> {
     print_each: bool,
     /// The load shape every job runs with.
     load: crate::model::load::LoadShape,
+    /// Whether the session compares presets (several, or a group), and its preset groups:
+    /// recorded in each run's manifest for later reports.
+    compared: bool,
+    groups: &'a [&'static crate::workload::preset::Group],
 }
 
 /// How one job ended, with what the comparison and the multi-run output need.
@@ -237,6 +241,12 @@ fn run_job(
         fleet: ctx.fleet.clone().map(|mut f| {
             f.plan_job = plan_job;
             f
+        }),
+        presets: (ctx.compared || named).then(|| crate::model::record::PresetInfo {
+            compared: ctx.compared,
+            groups: ctx.groups.iter().map(|g| g.name.to_string()).collect(),
+            measured: presets.iter().map(|p| p.map(|p| p.preset.name.to_string())).collect(),
+            names: preset_names.clone(),
         }),
     };
     let syncs_before: u64 = engines
@@ -571,6 +581,8 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         // In a guest the host prints the runs once it has stored them under its own ids.
         print_each: args.guest_job.is_none() && (!several || report::format::of(args.format).for_reading()),
         load,
+        compared: picks.len() > 1 || !groups.is_empty(),
+        groups: &groups,
     };
     let mut ends: Vec<JobEnd> = Vec::new();
     for &j in &mine {
@@ -615,28 +627,9 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     let report_failure = match &args.report {
         Some(file) if !ends.is_empty() => {
             let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
-            // Presets compared lead the page, a group's paper table (Table 1) at the top.
-            let tables = if compared {
-                presets::comparison_tables(&preset_runs(&ends), &groups)
-            } else {
-                Vec::new()
-            };
-            let title = match groups.first() {
-                Some(g) => format!("{}: the paper against here", g.about),
-                None => "Presets compared".to_string(),
-            };
-            let body = crate::report::html::lead::presets(&tables);
-            let lead = (!tables.is_empty()).then_some((title.as_str(), body.as_str()));
-            crate::report::stored::write_led(
-                &Some(results_path.clone()),
-                &ids,
-                file,
-                "--report",
-                None,
-                args.noise,
-                lead,
-            )
-            .err()
+            // Presets compared lead the page (from what each run's manifest records, as a
+            // later `report` of the runs reads it), a group's paper table (Table 1) at the top.
+            crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise).err()
         }
         _ => None,
     };

@@ -166,6 +166,25 @@ pub struct Manifest {
     /// `--shard` / `--replicate`: this run is one part of a sweep over several machines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<crate::model::record::FleetInfo>,
+    /// `--preset`: what each configuration measured, so a later report of the stored runs
+    /// shows the same comparison of presets and paper table (Table 1) as the run's own; absent
+    /// for runs without presets and runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presets: Option<PresetInfo>,
+}
+
+/// The presets of a run (`--preset`), by name (`workload::preset` holds the presets).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PresetInfo {
+    /// Whether the session compared presets (several presets, or a group): its report leads
+    /// with their comparison.
+    pub compared: bool,
+    /// The session's preset groups (`table1`), each of whose paper table the report shows.
+    pub groups: Vec<String>,
+    /// Per configuration: the preset whose headline operation it measured, if any.
+    pub measured: Vec<Option<String>>,
+    /// Per configuration: every preset it stands for, joined by `+` (`a+b` when they coincide).
+    pub names: Vec<String>,
 }
 
 /// One trial: a configuration measured once from a fresh copy of the template.

@@ -1,8 +1,24 @@
-//! The CSV format: for a run, one row per summary line with the same fields as the JSON
-//! `summary`; for any other document its table, or its tables in one (a leading `table` column
-//! naming each row's table, and every table's columns). Unknown values are empty cells.
+//! The CSV format. A run's report is one CSV of several tables, as every multi-table document
+//! is (`list --format csv`): a leading `table` column names each row's table, and the columns
+//! are every table's, empty where a table has no such field. So one `pandas.read_csv` (or one
+//! spreadsheet import) holds every fact the terminal table shows, and
+//! `df[df.table == "summary"]` is the JSON `summary`, with the same columns:
+//!
+//! - `summary`: one row per configuration and operation — medians, their 95% interval and CV
+//!   (each row's spread), the speed ratio against #0 with its interval and verdict, latency,
+//!   I/O, and the stored durability verdicts;
+//! - `spread`: fastest over slowest configuration (`ratio`, `ratio_ci95_low`/`_high`, `verdict`,
+//!   `fastest`, `slowest`), present with two or more configurations;
+//! - `statistics`: how intervals and verdicts were computed;
+//! - `warning`: one row per warning (column `warning`);
+//! - `footprint`: the template databases populated (engine, create knobs, rows, time, bytes);
+//! - `checklist`: the reporting checklist (`item`, `value`, `known`);
+//! - `run`: the run itself (id, name, workload, status, error, trials, warm-ups, seed, load).
+//!
+//! Any other document is its table, or its tables in one in the same way. Unknown values are
+//! empty cells.
 
-use super::format::{Document, OutputFormat};
+use super::format::{Document, OutputFormat, Table};
 use super::summary::SummaryRow;
 use super::Report;
 use serde::Serialize;
@@ -12,43 +28,141 @@ pub struct CsvFormat;
 
 impl OutputFormat for CsvFormat {
     fn report(&self, r: &Report<'_>) -> String {
-        summary_rows(&r.summary)
+        tables_in_one(&report_tables(r), true)
     }
 
     fn document(&self, doc: &Document) -> String {
-        let tables: Vec<_> = doc.tables().collect();
-        // Cells are trimmed: the text formats indent some to show nesting.
-        let cells = |row: &[String]| -> Vec<String> { row.iter().map(|c| c.trim().to_string()).collect() };
-        if let [t] = tables[..] {
-            let mut out = vec![t.headers.clone()];
-            out.extend(t.rows.iter().map(|r| cells(r)));
-            return records(&out);
-        }
-        let mut columns: Vec<&String> = Vec::new();
-        for h in tables.iter().flat_map(|t| &t.headers) {
-            if !columns.contains(&h) {
-                columns.push(h);
-            }
-        }
-        let mut header = vec!["table".to_string()];
-        header.extend(columns.iter().map(|c| c.to_string()));
-        let mut out = vec![header];
-        for t in &tables {
-            for r in &t.rows {
-                let r = cells(r);
-                let mut line = vec![t.name.clone()];
-                line.extend(columns.iter().map(|c| {
-                    t.headers
-                        .iter()
-                        .position(|h| h == *c)
-                        .and_then(|i| r.get(i).cloned())
-                        .unwrap_or_default()
-                }));
-                out.push(line);
-            }
-        }
-        records(&out)
+        let tables: Vec<Table> = doc.tables().cloned().collect();
+        tables_in_one(&tables, false)
     }
+}
+
+/// A run's report as named tables (see the module's documentation), in order.
+pub fn report_tables(r: &Report<'_>) -> Vec<Table> {
+    let mut tables = vec![table_of("summary", &r.summary)];
+    if let Some(s) = &r.spread {
+        #[derive(Serialize)]
+        struct SpreadRow<'a> {
+            ratio: f64,
+            ratio_ci95_low: Option<f64>,
+            ratio_ci95_high: Option<f64>,
+            verdict: Option<litebench_stats::Verdict>,
+            fastest: &'a str,
+            slowest: &'a str,
+        }
+        tables.push(table_of(
+            "spread",
+            &[SpreadRow {
+                ratio: s.ratio,
+                ratio_ci95_low: s.ci95_low,
+                ratio_ci95_high: s.ci95_high,
+                verdict: s.verdict,
+                fastest: &s.fastest,
+                slowest: &s.slowest,
+            }],
+        ));
+    }
+    tables.push(table_of("statistics", std::slice::from_ref(&r.statistics)));
+    tables.push(Table {
+        name: "warning".into(),
+        headers: vec!["warning".into()],
+        rows: r.warnings.iter().map(|w| vec![w.clone()]).collect(),
+    });
+    tables.push(table_of("footprint", r.footprint));
+    tables.push(table_of("checklist", &r.checklist));
+    #[derive(Serialize)]
+    struct RunRow<'a> {
+        run: i64,
+        name: Option<&'a str>,
+        workload: &'a str,
+        status: &'a str,
+        error: Option<&'a str>,
+        finished_at: Option<&'a str>,
+        /// Measured trials and warm-ups per configuration, as the run was asked for.
+        trials: u32,
+        warmup: u32,
+        seed: u64,
+        load: String,
+        results: &'a str,
+    }
+    let m = r.manifest;
+    tables.push(table_of(
+        "run",
+        &[RunRow {
+            run: r.run.id,
+            name: r.run.name.as_deref(),
+            workload: &m.workload,
+            status: &r.run.status,
+            error: r.run.error.as_deref(),
+            finished_at: r.run.finished_at.as_deref(),
+            trials: m.trials,
+            warmup: m.warmup,
+            seed: m.seed,
+            load: m.load.describe(),
+            results: &r.run.results,
+        }],
+    ));
+    tables
+}
+
+/// `rows` as a table of cells with their field names as headers (no headers without rows).
+fn table_of<T: Serialize>(name: &str, rows: &[T]) -> Table {
+    let text = self::rows(rows);
+    let mut reader = ::csv::Reader::from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map(|h| h.iter().map(String::from).collect())
+        .unwrap_or_default();
+    let rows = reader
+        .records()
+        .map(|r| {
+            r.expect("CSV written here reads back")
+                .iter()
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    Table {
+        name: name.to_string(),
+        headers,
+        rows,
+    }
+}
+
+/// Tables in one CSV: a single table as it is (unless `named`), else a leading `table` column
+/// and the union of their columns in order of first appearance. Cells are trimmed: the text
+/// formats indent some to show nesting.
+fn tables_in_one(tables: &[Table], named: bool) -> String {
+    let cells = |row: &[String]| -> Vec<String> { row.iter().map(|c| c.trim().to_string()).collect() };
+    if let ([t], false) = (tables, named) {
+        let mut out = vec![t.headers.clone()];
+        out.extend(t.rows.iter().map(|r| cells(r)));
+        return records(&out);
+    }
+    let mut columns: Vec<&String> = Vec::new();
+    for h in tables.iter().flat_map(|t| &t.headers) {
+        if !columns.contains(&h) {
+            columns.push(h);
+        }
+    }
+    let mut header = vec!["table".to_string()];
+    header.extend(columns.iter().map(|c| c.to_string()));
+    let mut out = vec![header];
+    for t in tables {
+        for r in &t.rows {
+            let r = cells(r);
+            let mut line = vec![t.name.clone()];
+            line.extend(columns.iter().map(|c| {
+                t.headers
+                    .iter()
+                    .position(|h| h == *c)
+                    .and_then(|i| r.get(i).cloned())
+                    .unwrap_or_default()
+            }));
+            out.push(line);
+        }
+    }
+    records(&out)
 }
 
 /// Rows of any serialisable type, with a header from its field names.

@@ -179,6 +179,62 @@ pub fn comparison_tables(ends: &[PresetRun<'_>], groups: &[&Group]) -> Vec<Title
     out
 }
 
+/// The page's title for the comparison: the first group's paper against here, or the presets.
+pub fn lead_title(groups: &[&Group]) -> String {
+    match groups.first() {
+        Some(g) => format!("{}: the paper against here", g.about),
+        None => "Presets compared".to_string(),
+    }
+}
+
+/// What stored runs recorded of their presets ([`Manifest::presets`]), read back into what
+/// [`PresetRun`] borrows: each run's picks and preset names per configuration, and the
+/// sessions' groups (each once, in order). `None` when no run's session compared presets (one
+/// preset alone, or runs stored before presets were recorded).
+pub struct StoredPresets {
+    pub picks: Vec<Vec<Option<Pick>>>,
+    pub names: Vec<Vec<String>>,
+    pub groups: Vec<&'static Group>,
+}
+
+impl StoredPresets {
+    pub fn of(manifests: &[&Manifest]) -> Option<StoredPresets> {
+        let infos: Vec<_> = manifests.iter().map(|m| m.presets.as_ref()).collect();
+        if !infos.iter().flatten().any(|p| p.compared) {
+            return None;
+        }
+        let mut groups: Vec<&'static Group> = Vec::new();
+        for g in infos.iter().flatten().flat_map(|p| &p.groups) {
+            match crate::workload::preset::find_group(g) {
+                Some(g) if !groups.contains(&g) => groups.push(g),
+                _ => {}
+            }
+        }
+        // A group's member carries the group's parameter overrides.
+        let pick = |name: &str| -> Option<Pick> {
+            let preset = crate::workload::preset::find(name)?;
+            let overrides = groups
+                .iter()
+                .flat_map(|g| g.members)
+                .find(|m| m.preset == name)
+                .map_or(&[][..], |m| m.params);
+            Some(Pick { preset, overrides })
+        };
+        let (picks, names) = manifests
+            .iter()
+            .zip(&infos)
+            .map(|(m, info)| match info {
+                Some(p) => (
+                    p.measured.iter().map(|n| n.as_deref().and_then(pick)).collect(),
+                    p.names.clone(),
+                ),
+                None => (vec![None; m.configs.len()], vec![String::new(); m.configs.len()]),
+            })
+            .unzip();
+        Some(StoredPresets { picks, names, groups })
+    }
+}
+
 /// The comparison of the presets measured, and each group's paper table beside the measurement.
 pub fn comparison_text(ends: &[PresetRun<'_>], groups: &[&Group], md: bool) -> String {
     let tables = comparison_tables(ends, groups);

@@ -6,6 +6,7 @@
 use crate::base::outfile;
 use crate::base::Failure;
 use crate::report::html::{self, RunPage};
+use crate::report::summary::SummaryRow;
 use crate::report::{Input, Report, RunHeader};
 use crate::store::{self, Store, StoredRun};
 use std::path::{Path, PathBuf};
@@ -71,21 +72,41 @@ fn load(store: &mut Store, runs: &[Option<i64>]) -> Result<Vec<StoredRun>, Failu
     runs.iter().map(|id| Ok(store.load(*id)?)).collect()
 }
 
-/// Builds the page of each run.
-fn pages(store: &mut Store, results: &Path, runs: &[StoredRun], noise: Option<f64>) -> Result<Vec<RunPage>, Failure> {
-    let mut out = Vec::new();
+/// Builds the page of each run, and returns each run's summary rows with it.
+fn pages(
+    store: &mut Store,
+    results: &Path,
+    runs: &[StoredRun],
+    noise: Option<f64>,
+) -> Result<(Vec<RunPage>, Vec<Vec<SummaryRow>>), Failure> {
+    let (mut out, mut summaries) = (Vec::new(), Vec::new());
     let verified = store.verifications()?;
     for run in runs {
         let durability = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &verified);
         let report = stored_report(run, results, noise);
         out.push(html::run_page(&report, &durability).map_err(|e| Failure(e.to_string()))?);
+        summaries.push(report.summary);
     }
-    Ok(out)
+    Ok((out, summaries))
+}
+
+/// The comparison of the runs (`compare`'s verdict table), as a titled HTML part, when two of
+/// them compare.
+fn comparison(runs: &[StoredRun], noise: Option<f64>, name_others: bool) -> Option<String> {
+    let refs: Vec<&StoredRun> = runs.iter().collect();
+    html::lead::runs_comparison(&refs, noise, name_others).map(|c| {
+        format!(
+            "<h2 id=\"comparison\">Comparison of the runs (run {} as the baseline)</h2>\n{c}",
+            runs[0].id
+        )
+    })
 }
 
 /// Writes the report of `runs` from the store at `results` to `output` (already checked with
 /// [`check_output`]), and the charts' files into `plots` when given. Returns how many chart
-/// files were written.
+/// files were written. Runs whose session compared presets (`run --preset table1`, as their
+/// manifests record) lead with that comparison, a group's paper table (Table 1) at the top;
+/// then the comparison of the runs; then the runs themselves.
 pub fn write(
     results: &Option<PathBuf>,
     runs: &[Option<i64>],
@@ -93,20 +114,6 @@ pub fn write(
     flag: &str,
     plots: Option<&Path>,
     noise: Option<f64>,
-) -> Result<usize, Failure> {
-    write_led(results, runs, output, flag, plots, noise, None)
-}
-
-/// [`write`], with `lead` (a title and an HTML body) at the top of the page, before the
-/// comparison of the runs and the runs themselves (`run --preset table1`: Table 1).
-pub fn write_led(
-    results: &Option<PathBuf>,
-    runs: &[Option<i64>],
-    output: &Path,
-    flag: &str,
-    plots: Option<&Path>,
-    noise: Option<f64>,
-    lead: Option<(&str, &str)>,
 ) -> Result<usize, Failure> {
     let (mut store, path) = open_store(results)?;
     let mut loaded = load(&mut store, runs)?;
@@ -117,21 +124,19 @@ pub fn write_led(
         seen.push(r.id);
         first
     });
-    let pages = pages(&mut store, &path, &loaded, noise)?;
+    let (pages, summaries) = pages(&mut store, &path, &loaded, noise)?;
+    let refs: Vec<&StoredRun> = loaded.iter().collect();
+    let lead = html::lead::stored_presets(&refs, &summaries);
     let mut first = String::new();
-    if let Some((title, body)) = lead {
+    if let Some((title, body)) = &lead {
         first += &format!("<h2>{}</h2>\n{body}", html::page::esc(title));
     }
-    let refs: Vec<&StoredRun> = loaded.iter().collect();
-    if let Some(c) = html::lead::runs_comparison(&refs, noise) {
-        first += &format!(
-            "<h2 id=\"comparison\">Comparison of the runs (run {} as the baseline)</h2>\n{c}",
-            loaded[0].id
-        );
+    if let Some(c) = comparison(&loaded, noise, true) {
+        first += &c;
     }
     let mut sections: Vec<(i64, String, String)> = Vec::new();
     if !first.is_empty() {
-        let title = lead.map_or("Comparison of the runs", |(t, _)| t);
+        let title = lead.as_ref().map_or("Comparison of the runs", |(t, _)| t.as_str());
         sections.push((
             0,
             title.to_string(),
@@ -189,7 +194,11 @@ pub fn write_after(
     if !runs.is_empty() {
         let (mut store, path) = open_store(results)?;
         let loaded = load(&mut store, runs)?;
-        for p in pages(&mut store, &path, &loaded, noise)? {
+        // The runs that compare (same workload and parameters), compared before the runs.
+        if let Some(c) = comparison(&loaded, noise, false) {
+            sections[0].2 += &format!("<section id=\"runs-compared\">\n{c}</section>\n");
+        }
+        for p in pages(&mut store, &path, &loaded, noise)?.0 {
             // A label (the reproduction's experiment) tells apart runs of the same workload.
             let title = match labels.iter().find(|(id, _)| *id == p.id) {
                 Some((_, label)) => format!("{} — {label}", p.title),

@@ -791,6 +791,7 @@ pub(crate) mod tests {
             load: Default::default(),
             guest: None,
             fleet: None,
+            presets: None,
         }
     }
 

@@ -198,11 +198,17 @@ fn too_few_trials_print_no_interval_and_no_verdict() {
     );
     let csv = output(&mut sb.show(&["--format", "csv"]));
     assert_success(&csv);
-    let text = stdout(&csv);
-    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-    let i = header.iter().position(|h| *h == "tps_median_ci95_low").unwrap();
-    for l in text.lines().skip(1) {
-        assert_eq!(l.split(',').nth(i), Some(""), "unknown is empty in CSV: {l}");
+    let mut reader = csv::Reader::from_reader(csv.stdout.as_slice());
+    let i = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "tps_median_ci95_low")
+        .unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert!(rows.iter().any(|r| &r[0] == "summary"), "{rows:?}");
+    for r in rows.iter().filter(|r| &r[0] == "summary") {
+        assert_eq!(&r[i], "", "unknown is empty in CSV: {r:?}");
     }
 }
 

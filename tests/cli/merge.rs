@@ -216,4 +216,7 @@ fn replicated_shards_show_each_configuration_across_machines() {
         html.contains("id=\"run-1\"") && html.contains("id=\"run-2\""),
         "both runs on the page"
     );
+    // The runs compared (one workload, the same parameters), before the runs themselves.
+    let compared = html.find("class=\"comparison\"").expect("the runs compared");
+    assert!(compared < html.find("id=\"run-1\"").unwrap());
 }

@@ -256,6 +256,31 @@ fn first_table(html: &str, from: usize) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The lead of a `--preset table1` page: the paper's Table 1 beside this machine's values,
+/// before the runs, and no comparison of runs that measure different things. Returns its rows.
+fn assert_table1_leads(html: &str) -> Vec<Vec<String>> {
+    assert_self_contained(html);
+    let group = litebench::workload::preset::GROUPS
+        .iter()
+        .find(|g| g.name == "table1")
+        .unwrap();
+    let lead = html.find("<section id=\"run-0\">").expect("a section before the runs");
+    assert!(lead < html.find("<section id=\"run-1\">").unwrap());
+    let rows = first_table(html, lead);
+    assert_eq!(rows[0][0], "tool", "the paper's table comes first: {rows:?}");
+    assert!(rows[0].iter().any(|h| h == "paper default"), "{rows:?}");
+    assert_eq!(rows.len(), 1 + group.paper.len(), "{rows:?}");
+    for (row, paper) in rows[1..].iter().zip(group.paper) {
+        assert_eq!(row[0], paper.tool);
+        assert_eq!(row[4], litebench::report::number::num(paper.paper_default));
+        // Here's value beside the paper's: a measured median, not a dash.
+        assert!(row[1].chars().next().is_some_and(|c| c.is_ascii_digit()), "{row:?}");
+    }
+    // Three tools are three workloads: no comparison of runs that measure different things.
+    assert!(!html.contains("class=\"comparison\""));
+    rows
+}
+
 #[test]
 fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
     let sb = Sandbox::new();
@@ -276,26 +301,81 @@ fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
         page.to_str().unwrap(),
     ]));
     assert_success(&o);
+    let at_run = assert_table1_leads(&std::fs::read_to_string(&page).unwrap());
+    // A later report of the stored runs shows the same Table 1: the runs recorded their presets.
+    let later = sb.root().join("later.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "1", "2", "3", "--results"])
+        .arg(sb.results())
+        .arg("-o")
+        .arg(&later);
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&later).unwrap();
+    assert_eq!(assert_table1_leads(&html), at_run, "the later report's Table 1");
+    assert!(html.contains("the paper against here"), "the lead's title");
+}
+
+/// An attribute of the figure with chart id `id`.
+fn figure_attr(html: &str, id: &str, name: &str) -> String {
+    let tag = html
+        .split("<figure ")
+        .skip(1)
+        .map(|f| &f[..f.find('>').unwrap()])
+        .find(|t| t.contains(&format!("data-chart=\"{id}\"")))
+        .unwrap_or_else(|| panic!("no figure {id}"));
+    let key = format!("{name}=\"");
+    let i = tag.find(&key).unwrap_or_else(|| panic!("{name} missing in {tag}")) + key.len();
+    tag[i..].split('"').next().unwrap().to_string()
+}
+
+/// SSB's chart rules on a real run (13 queries, each timed once per trial, bloom filters on and
+/// off): per-query bars with whiskers instead of latency percentiles from six samples, no syncs
+/// or bytes charts for a workload that never writes, and one speed-up bar per query along
+/// bloom_filter instead of 13 lines.
+#[test]
+fn a_real_ssb_report_follows_the_ssb_chart_rules() {
+    let sb = Sandbox::new();
+    let page = sb.root().join("ssb.html");
+    assert_success(&output(&mut sb.run(&[
+        "ssb",
+        "--param",
+        "scale=0.01",
+        "--knob",
+        "bloom_filter=on,off",
+        // Six trials: the fewest with intervals, so whiskers.
+        "--trials",
+        "6",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--report",
+        page.to_str().unwrap(),
+    ])));
     let html = std::fs::read_to_string(&page).unwrap();
     assert_self_contained(&html);
-    let group = litebench::workload::preset::GROUPS
-        .iter()
-        .find(|g| g.name == "table1")
-        .unwrap();
-    let lead = html.find("<section id=\"run-0\">").expect("a section before the runs");
-    assert!(lead < html.find("<section id=\"run-1\">").unwrap());
-    let rows = first_table(&html, lead);
-    assert_eq!(rows[0][0], "tool", "the paper's table comes first: {rows:?}");
-    assert!(rows[0].iter().any(|h| h == "paper default"), "{rows:?}");
-    assert_eq!(rows.len(), 1 + group.paper.len(), "{rows:?}");
-    for (row, paper) in rows[1..].iter().zip(group.paper) {
-        assert_eq!(row[0], paper.tool);
-        assert_eq!(row[4], litebench::report::number::num(paper.paper_default));
-        // Here's value beside the paper's: a measured median, not a dash.
-        assert!(row[1].chars().next().is_some_and(|c| c.is_ascii_digit()), "{row:?}");
-    }
-    // Three tools are three workloads: no comparison of runs that measure different things.
-    assert!(!html.contains("class=\"comparison\""));
+    let figs = figures(&html);
+    let ids: Vec<&str> = figs.iter().map(|f| f.0.as_str()).collect();
+    let get = |id: &str| {
+        figs.iter()
+            .find(|f| f.0 == id)
+            .unwrap_or_else(|| panic!("{id} missing in {ids:?}"))
+    };
+    // Per-query bars (SSB's metric is time per trial), every one with its whisker.
+    assert_eq!(get("time").1, 2 * 13, "2 configurations x 13 queries: {ids:?}");
+    assert_eq!(figure_attr(&html, "time", "data-whiskers"), "26");
+    // No latency-percentile chart from six latencies per query.
+    assert!(!ids.iter().any(|id| id.starts_with("latency-")), "{ids:?}");
+    // A read-only workload: throughput beside, no syncs or bytes.
+    assert_eq!(get("beside-throughput").1, 2);
+    assert!(
+        !ids.contains(&"beside-syncs") && !ids.contains(&"beside-bytes"),
+        "{ids:?}"
+    );
+    // Along bloom_filter: one speed-up bar per query (off against on), not 13 lines.
+    let along = get("knob-bloom-filter");
+    assert_eq!((along.1, along.2), (13, 0), "{along:?}");
+    assert_eq!(figure_attr(&html, "knob-bloom-filter", "data-whiskers"), "13");
+    assert!(html.contains("Speed-up along bloom_filter, per operation"));
 }
 
 /// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles

@@ -133,6 +133,16 @@ fn show_list_lists_the_run() {
     );
 }
 
+/// `show --format csv`, parsed: its header and its records.
+fn show_csv(sb: &Sandbox) -> (Vec<String>, Vec<csv::StringRecord>) {
+    let out = output(&mut sb.show(&["--format", "csv"]));
+    assert_success(&out);
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = r.headers().expect("a CSV header").iter().map(String::from).collect();
+    let rows = r.records().map(|x| x.expect("the CSV parses")).collect();
+    (header, rows)
+}
+
 #[test]
 fn csv_has_the_columns_of_the_json_summary() {
     let sb = finished_run();
@@ -145,17 +155,94 @@ fn csv_has_the_columns_of_the_json_summary() {
     let doc: Doc = serde_json::from_slice(&out.stdout).expect("JSON report");
     let keys = &doc.summary.first().expect("summary rows").0;
 
-    let out = output(&mut sb.show(&["--format", "csv"]));
-    assert_success(&out);
-    let text = stdout(&out);
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a CSV header").split(',').collect();
-    assert_eq!(header, *keys, "CSV header vs JSON summary keys");
-    let rows: Vec<&str> = lines.collect();
-    assert_eq!(rows.len(), doc.summary.len(), "one CSV row per summary row");
-    for r in &rows {
-        assert_eq!(r.split(',').count(), header.len(), "ragged CSV row {r:?}");
+    let (header, rows) = show_csv(&sb);
+    assert_eq!(header[0], "table", "{header:?}");
+    assert_eq!(header[1..=keys.len()], keys[..], "CSV header vs JSON summary keys");
+    let summary: Vec<_> = rows.iter().filter(|r| &r[0] == "summary").collect();
+    assert_eq!(summary.len(), doc.summary.len(), "one CSV row per summary row");
+    assert_eq!(
+        rows[..summary.len()],
+        summary.iter().map(|r| (*r).clone()).collect::<Vec<_>>()[..],
+        "the summary comes first"
+    );
+}
+
+/// Every fact the table shows is in the CSV, each in its table: the rows' spread (interval,
+/// CV), the spread across configurations, the statistics, the warnings, the footprint, the
+/// checklist and the run.
+#[test]
+fn csv_carries_every_fact_the_table_shows() {
+    let sb = finished_run();
+    let v = sb.show_json();
+    let (header, rows) = show_csv(&sb);
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"))
+    };
+    let of = |table: &str| -> Vec<&csv::StringRecord> { rows.iter().filter(|r| &r[0] == table).collect() };
+
+    // Each summary row's spread: its CV and its interval's columns.
+    for r in of("summary") {
+        assert!(r[col("tps_cv")].parse::<f64>().is_ok(), "{r:?}");
     }
+    assert!(header.contains(&"tps_median_ci95_low".to_string()) && header.contains(&"ratio_ci95_high".to_string()));
+
+    let spread = of("spread");
+    assert_eq!(spread.len(), 1, "{rows:?}");
+    assert_eq!(spread[0][col("fastest")], *v["spread"]["fastest"].as_str().unwrap());
+    assert_eq!(spread[0][col("slowest")], *v["spread"]["slowest"].as_str().unwrap());
+    let ratio: f64 = spread[0][col("ratio")].parse().unwrap();
+    assert!(
+        (ratio - v["spread"]["ratio"].as_f64().unwrap()).abs() < 1e-9 * ratio,
+        "{ratio}"
+    );
+
+    let stats = of("statistics");
+    assert_eq!(stats.len(), 1);
+    assert_eq!(
+        stats[0][col("bootstrap_seed")],
+        v["statistics"]["bootstrap_seed"].to_string()
+    );
+
+    let warnings: Vec<&str> = of("warning").iter().map(|r| &r[col("warning")]).collect();
+    let expected: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(!expected.is_empty(), "two trials a side warn of no intervals");
+    assert_eq!(warnings, expected);
+
+    let footprint = of("footprint");
+    assert_eq!(footprint.len(), v["footprint"].as_array().unwrap().len());
+    assert!(!footprint.is_empty());
+    for (r, t) in footprint.iter().zip(v["footprint"].as_array().unwrap()) {
+        assert_eq!(r[col("engine")], *t["engine"].as_str().unwrap());
+        assert_eq!(r[col("rows")], t["rows"].to_string());
+    }
+
+    let checklist: Vec<(&str, &str)> = of("checklist")
+        .iter()
+        .map(|r| (&r[col("item")], &r[col("value")]))
+        .collect();
+    let expected: Vec<(&str, &str)> = v["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["item"].as_str().unwrap(), c["value"].as_str().unwrap()))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(checklist, expected);
+
+    let run = of("run");
+    assert_eq!(run.len(), 1);
+    assert_eq!(&run[0][col("run")], "1");
+    assert_eq!(&run[0][col("workload")], "crud");
+    assert_eq!(&run[0][col("status")], "complete");
+    assert_eq!(&run[0][col("trials")], &TRIALS.to_string());
 }
 
 #[test]

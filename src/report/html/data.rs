@@ -133,6 +133,14 @@ impl Figure {
         }
     }
 
+    /// Bars drawn with a whisker (their 95% interval).
+    pub fn whiskers(&self) -> usize {
+        match &self.chart {
+            Chart::Bars(b) => b.bars.iter().filter(|b| b.interval.is_some()).count(),
+            Chart::Lines(_) => 0,
+        }
+    }
+
     /// Whether the value axis is logarithmic.
     pub fn y_log(&self) -> bool {
         match &self.chart {
@@ -750,6 +758,7 @@ pub(crate) mod tests {
             load: Default::default(),
             guest: None,
             fleet: None,
+            presets: None,
         }
     }
 

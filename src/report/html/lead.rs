@@ -6,10 +6,12 @@
 //! than it was last week; does Table 1 hold here); each run's own answer comes after.
 
 use super::page::{esc, table};
+use crate::model::record::Manifest;
 use crate::report::compare::{compare, Side};
 use crate::report::format::{Document, Part};
-use crate::report::presets::TitledTable;
+use crate::report::presets::{comparison_tables, lead_title, PresetRun, StoredPresets, TitledTable};
 use crate::report::stats::Statistics;
+use crate::report::summary::SummaryRow;
 use crate::report::{operations_of, workload_metric};
 use crate::store::StoredRun;
 
@@ -46,10 +48,33 @@ pub fn presets(tables: &[TitledTable]) -> String {
     o
 }
 
+/// What leads a page of stored runs whose session compared presets: its title and the
+/// comparison's tables, the group's paper table first, read from what the runs recorded (so
+/// `run --report` and a later `report` of the same runs show the same Table 1). `summaries`:
+/// each run's summary rows, as its page shows them.
+pub fn stored_presets(runs: &[&StoredRun], summaries: &[Vec<SummaryRow>]) -> Option<(String, String)> {
+    let manifests: Vec<&Manifest> = runs.iter().map(|r| &r.manifest).collect();
+    let stored = StoredPresets::of(&manifests)?;
+    let ends: Vec<PresetRun<'_>> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| PresetRun {
+            run_id: r.id,
+            manifest: &r.manifest,
+            summary: &summaries[i],
+            presets: &stored.picks[i],
+            preset_names: &stored.names[i],
+        })
+        .collect();
+    let tables = comparison_tables(&ends, &stored.groups);
+    (!tables.is_empty()).then(|| (lead_title(&stored.groups), presets(&tables)))
+}
+
 /// Each run after the first against the first (A, the baseline), as `compare A B` prints it;
-/// a run of another workload or other parameters is named as not comparable. `None` when no two
-/// runs compare (fewer than two, or all of different workloads: `--preset table1`'s tools).
-pub fn runs_comparison(runs: &[&StoredRun], noise: Option<f64>) -> Option<String> {
+/// a run of another workload or other parameters is named as not comparable (`name_others`;
+/// a reproduction's experiments differ by design and are not named). `None` when no two runs
+/// compare (fewer than two, or all of different workloads: `--preset table1`'s tools).
+pub fn runs_comparison(runs: &[&StoredRun], noise: Option<f64>, name_others: bool) -> Option<String> {
     let (a, rest) = runs.split_first()?;
     if rest.is_empty() {
         return None;
@@ -69,6 +94,9 @@ pub fn runs_comparison(runs: &[&StoredRun], noise: Option<f64>) -> Option<String
     for b in rest {
         let (ma, mb) = (&a.manifest, &b.manifest);
         if ma.workload != mb.workload || ma.params != mb.params {
+            if !name_others {
+                continue;
+            }
             o += &format!(
                 "<p class=\"meta\">run {} ({}) and run {} ({}) ran different workloads or parameters: not compared (<code>litebench compare --force</code> compares anyway).</p>\n",
                 a.id,

@@ -91,13 +91,15 @@ details > summary { cursor: pointer; font-weight: 600; font-size: 1.05em; }
 "#;
 
 /// A figure element with its chart's SVG. `data-bars` and `data-lines` say how many bars and
-/// lines the chart was given and `data-y-scale` which value axis was chosen (`log` or
-/// `linear`), for tests that check what the browser drew.
+/// lines the chart was given, `data-whiskers` how many of its bars have a whisker and
+/// `data-y-scale` which value axis was chosen (`log` or `linear`), for tests that check what
+/// the browser drew.
 pub fn figure(fig: &Figure, svg: &str, run: i64) -> String {
     format!(
-        "<figure class=\"chart\" id=\"run{run}-{id}\" data-chart=\"{id}\" data-bars=\"{}\" data-lines=\"{}\" data-y-scale=\"{}\">\n<h4>{}</h4>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+        "<figure class=\"chart\" id=\"run{run}-{id}\" data-chart=\"{id}\" data-bars=\"{}\" data-lines=\"{}\" data-whiskers=\"{}\" data-y-scale=\"{}\">\n<h4>{}</h4>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
         fig.bars(),
         fig.lines(),
+        fig.whiskers(),
         if fig.y_log() { "log" } else { "linear" },
         esc(&fig.title),
         svg,
