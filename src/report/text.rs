@@ -12,6 +12,8 @@ use super::Report;
 pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let shaped = rows.iter().any(|r| r.retries.is_some());
     let open = rows.iter().any(|r| r.lag_p99_us.is_some());
+    // Transactions that gave up busy are outside the rate: shown where there are any.
+    let gave_up = rows.iter().any(|r| r.busy > 0.0);
     let (per_trial, median) = (format!("{unit}/trial"), format!("{unit}/s median"));
     let mut headers = vec![
         "#",
@@ -35,6 +37,9 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<S
     }
     if shaped {
         headers.extend(["retries/trial", "skipped/trial", "late/trial"]);
+    }
+    if gave_up {
+        headers.push("busy/trial");
     }
     let headers = headers.into_iter().map(String::from).collect();
     let body = rows
@@ -67,6 +72,9 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<S
             }
             if shaped {
                 cells.extend([opt_count(r.retries), opt_count(r.skipped), opt_count(r.late)]);
+            }
+            if gave_up {
+                cells.push(num(r.busy));
             }
             cells
         })

@@ -117,3 +117,50 @@ fn script_errors_are_one_line_with_file_line_and_column() {
     assert_error_line(&output(&mut cmd), &["--param db=app.db: a database file is SQLite's"]);
     assert!(!sb.results().exists(), "nothing is stored for a refused run");
 }
+
+/// Transactions that give up busy are not in the rate: the table shows how many per trial and a
+/// warning says so. Four clients read and then write in deferred transactions with one try and
+/// no busy timeout: a reader that finds another's commit in between cannot write, by SQLite's
+/// rules, so some give up.
+#[test]
+fn transactions_that_gave_up_busy_are_shown_and_warned_about() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "init.sql",
+        "CREATE TABLE c(k INTEGER PRIMARY KEY, v INTEGER);\nINSERT INTO c VALUES (1, 0);\n",
+    );
+    write(
+        &sb,
+        "bump.sql",
+        "BEGIN;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
+    );
+    let mut cmd = sb.run(&[
+        "script",
+        "--param",
+        "file=bump.sql",
+        "--param",
+        "init=init.sql",
+        "--param",
+        "transactions=400",
+    ]);
+    cmd.args(["--trials", "1", "--warmup", "0", "--clients", "4", "--max-tries", "1"])
+        .args(["--knob", "journal_mode=wal", "--knob", "begin=deferred"])
+        .env("COLUMNS", "400");
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("#  configuration"))
+        .expect("summary header");
+    assert!(header.contains("busy/trial"), "{header}");
+    let warning = text
+        .lines()
+        .find(|l| l.contains("gave up busy"))
+        .unwrap_or_else(|| panic!("no warning in {text}"));
+    assert!(
+        warning.contains("not in its rate") && warning.contains("busy_timeout"),
+        "{warning}"
+    );
+}
