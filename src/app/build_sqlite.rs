@@ -95,8 +95,9 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-/// The footprint table: one row per cached build, and DuckDB's row: its default release's
-/// library, as fetched into the cache (nothing of DuckDB is compiled, so no compile figures).
+/// The footprint table: one row per cached build, DuckDB's row (its default release's
+/// library, as fetched into the cache: nothing of DuckDB is compiled, so no compile figures),
+/// and Turso's (compiled into litebench itself).
 pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = builds
         .iter()
@@ -144,6 +145,19 @@ pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
         ]),
     }
     rows.push(duck);
+    // Turso is compiled into litebench by cargo: its compile time and size are part of
+    // litebench's own build, measured once and stated in docs/turso.md, not per machine.
+    let turso = crate::engines::turso::VERSION;
+    rows.push(vec![
+        "turso".into(),
+        turso.to_string(),
+        "-O3".into(),
+        "-".into(),
+        "part of litebench's build (docs/turso.md)".into(),
+        "part of litebench's build".into(),
+        "part of litebench's binary".into(),
+        format!("rustc, crate turso_core {turso} (crates.io)"),
+    ]);
     rows
 }
 
@@ -173,12 +187,23 @@ mod duckdb_footprint_tests {
     /// the default release has been fetched.
     #[test]
     fn duckdbs_row_is_its_fetched_library() {
-        let row = super::footprint_rows(&[]).pop().unwrap();
-        assert_eq!(row[0], format!("duckdb@{}", crate::engines::duckdb::release::DEFAULT));
+        let name = format!("duckdb@{}", crate::engines::duckdb::release::DEFAULT);
+        let row = super::footprint_rows(&[]).into_iter().find(|r| r[0] == name).unwrap();
         assert!(row[4].starts_with("not measured"), "{row:?}");
         match crate::engines::duckdb::default_library() {
             Some(_) => assert!(row[6].contains("libduckdb.so"), "{row:?}"),
             None => assert!(row[6].starts_with("not fetched"), "{row:?}"),
         }
+    }
+
+    /// Turso's row names the pinned crate and claims no compile of its own: it is compiled
+    /// with litebench.
+    #[test]
+    fn tursos_row_is_the_pinned_crate() {
+        let row = super::footprint_rows(&[]).pop().unwrap();
+        assert_eq!(row[0], "turso");
+        assert_eq!(row[1], crate::engines::turso::VERSION);
+        assert!(row[4].starts_with("part of litebench"), "{row:?}");
+        assert!(row[7].contains("turso_core"), "{row:?}");
     }
 }
