@@ -5,13 +5,16 @@
 //! bounded chunks, while this thread parses them and hands the rows to the engine
 //! ([`Connection::bulk_load`]): both cores work, and memory stays flat whatever the scale (one
 //! chunk being parsed, a few queued). Imported files go the same way, read chunk by chunk
-//! ([`litebench_ssbgen::read_tbl`]). A malformed line stops the load with an error naming the
-//! file, the line and the column; the runner then drops the half-filled template, so nothing
-//! half-loaded is ever measured.
+//! ([`litebench_ssbgen::read_tbl`]), unless the engine reads such files itself (DuckDB's
+//! `COPY ... FROM`, faster than any stream of rows: issue 25), when litebench parses nothing
+//! ([`Population::load_file`]). A malformed line stops the load with an error naming the file,
+//! the line and the column (where the engine's reader refuses a file, the parser reads it again
+//! to find that line); the runner then drops the half-filled template, so nothing half-loaded is
+//! ever measured.
 
 use super::schema::{self, LOAD_ORDER};
 use super::Settings;
-use crate::engines::bulk::{input_error, RowSink};
+use crate::engines::bulk::{input_error, DelimitedFile, RowSink};
 use crate::engines::{Connection, EngineError, Value};
 use crate::workload::{PopulateError, Population};
 use litebench_ssbgen::{Chunk, Field, Table};
@@ -71,6 +74,10 @@ fn load_table(
         }
         Source::Import(dir) => {
             let path = dir.join(table.file_name());
+            let tbl = DelimitedFile {
+                path: &path,
+                delimiter: b'|',
+            };
             let file = path.display().to_string();
             let mut fill = |sink: &mut dyn RowSink| -> Result<(), EngineError> {
                 let chunks = litebench_ssbgen::read_tbl(&path).map_err(|e| input_error("ssb", e.to_string()))?;
@@ -80,7 +87,7 @@ fn load_table(
                 }
                 Ok(())
             };
-            pop.bulk_load(conn, table.name(), &columns, &mut fill)
+            pop.load_file(conn, table.name(), &columns, &tbl, &mut fill)
         }
     }
 }
