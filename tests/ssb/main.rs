@@ -142,8 +142,8 @@ fn dbgen_tbl_files_are_imported() {
 }
 
 /// DuckDB reads `.tbl` files with its own `COPY ... FROM` (issue 25), and the rows are the
-/// appender's: the same files loaded that way, and the same data generated and appended, answer
-/// every query alike, and the footprint names each way (also in `show`).
+/// appender's: the same files copied, parsed and appended (`tbl_load=parsed`), and parsed into
+/// SQLite, answer every query alike, and the footprint names each way (also in `show`).
 #[test]
 fn duckdb_copies_tbl_files_itself_and_answers_as_its_appender() {
     if !support::require_duckdb(support::DUCKDB) {
@@ -165,8 +165,8 @@ fn duckdb_copies_tbl_files_itself_and_answers_as_its_appender() {
     };
     // From the files: DuckDB's reader, and SQLite's inserts of the parsed rows.
     let copied = run(&["--param", &tbl, "--engine", "duckdb", "--engine", "sqlite"]);
-    // Generated at the same scale (ssb-gen's default date table is the run's): the appender.
-    let appended = run(&["--param", "scale=0.01", "--engine", "duckdb"]);
+    // The same files parsed by litebench: DuckDB's appender.
+    let appended = run(&["--param", &tbl, "--param", "tbl_load=parsed", "--engine", "duckdb"]);
     // Each template's engine (DuckDB's label carries its version) and way in.
     let ways = |v: &Value| -> Vec<String> {
         v["footprint"]

@@ -29,8 +29,9 @@ pub enum Source<'a> {
         dates: litebench_ssbgen::Dates,
         threads: usize,
     },
-    /// dbgen's `.tbl` files in this directory.
-    Import(&'a Path),
+    /// dbgen's `.tbl` files in this directory, read by the engine itself if `native` and it
+    /// can.
+    Import { dir: &'a Path, native: bool },
 }
 
 /// Pushes every line of `chunk` into `sink` as one row. `file` names the input in errors.
@@ -72,7 +73,7 @@ fn load_table(
             };
             pop.bulk_load(conn, table.name(), &columns, &mut fill)
         }
-        Source::Import(dir) => {
+        Source::Import { dir, native } => {
             let path = dir.join(table.file_name());
             let tbl = DelimitedFile {
                 path: &path,
@@ -87,7 +88,11 @@ fn load_table(
                 }
                 Ok(())
             };
-            pop.load_file(conn, table.name(), &columns, &tbl, &mut fill)
+            if *native {
+                pop.load_file(conn, table.name(), &columns, &tbl, &mut fill)
+            } else {
+                pop.bulk_load(conn, table.name(), &columns, &mut fill)
+            }
         }
     }
 }
