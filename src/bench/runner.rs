@@ -240,11 +240,7 @@ fn populate(
     name: &str,
     cfg: &ConfigInfo,
 ) -> Result<(DbRef, TemplateRecord), PopulateError> {
-    let pop = Population {
-        params: &plan.params,
-        seed: plan.seed,
-        stop,
-    };
+    let pop = Population::new(&plan.params, plan.seed, stop);
     pop.check()?;
     let db = engine.create_database(scratch, name)?;
     let start = Instant::now();
@@ -277,6 +273,7 @@ fn populate(
                     rows as f64 / elapsed.as_secs_f64()
                 },
                 bytes: engine.database_size(&db),
+                load_path: pop.load_path(),
             };
             Ok((db, record))
         }
@@ -578,11 +575,7 @@ fn measure(
         engine
             .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)
             .map_err(fail)?;
-        let pop = Population {
-            params: &plan.params,
-            seed: plan.seed,
-            stop,
-        };
+        let pop = Population::new(&plan.params, plan.seed, stop);
         match plan.workload.populate(conn.as_mut(), &pop) {
             Ok(_) => {}
             Err(PopulateError::Interrupted) => return Ok(None),

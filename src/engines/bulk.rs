@@ -11,8 +11,39 @@
 //! The caller pushes rows into a [`RowSink`] from inside a callback, so rows can be produced on
 //! the fly (parsed from a generator's output as it streams) and nothing is buffered beyond one
 //! statement's worth of rows.
+//!
+//! Where the rows already are a file (`ssb --param tbl_dir=...`), an engine with a reader of its
+//! own loads it without litebench parsing a line ([`Connection::load_file`], a [`DelimitedFile`]):
+//! DuckDB's `COPY ... FROM 'file'` reads and converts on its own threads, faster than any
+//! stream of appended rows (issue 25). Which way a template was filled is part of its footprint
+//! ([`BULK_PATH`] and each engine's [`Connection::bulk_path`] name them), since the load rate
+//! depends on it.
 
 use super::{Connection, EngineError, ErrorKind, StmtId, Value};
+
+/// What the default [`Connection::bulk_load`] ([`insert_rows`]) is called in the footprint.
+pub const BULK_PATH: &str = "multi-row INSERTs";
+
+/// A text file of one row per line, fields separated by one byte, for an engine's own reader.
+///
+/// The rows it must give are exactly those litebench's own parser reads from it: every field
+/// taken as it stands (no quoting, no escapes, no header, an empty field an empty string, not
+/// NULL), a line's one trailing delimiter ending its last field (ssb-dbgen ends every line with
+/// one), `\n` or `\r\n` line ends.
+#[derive(Debug, Clone, Copy)]
+pub struct DelimitedFile<'a> {
+    pub path: &'a std::path::Path,
+    /// An ASCII punctuation byte other than a quote (`|` for `.tbl` files).
+    pub delimiter: u8,
+}
+
+/// A table an engine filled from a [`DelimitedFile`] with its own reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileLoad {
+    pub rows: u64,
+    /// The way, for the footprint (`COPY FROM file (native)`).
+    pub path: &'static str,
+}
 
 /// Where a workload pushes the rows of one table.
 pub trait RowSink {

@@ -132,6 +132,23 @@ pub trait Connection {
     fn bulk_load(&mut self, table: &str, columns: &[&str], fill: bulk::Fill<'_>) -> Result<u64, EngineError> {
         bulk::insert_rows(self, table, columns, 64, fill)
     }
+    /// What [`bulk_load`](Self::bulk_load) is called in the footprint (`appender`, `COPY FROM
+    /// STDIN`).
+    fn bulk_path(&self) -> &'static str {
+        bulk::BULK_PATH
+    }
+    /// Loads `file` into `table`'s `columns` (the file's fields in that order) with the engine's
+    /// own file reader, committed when it returns; `Ok(None)` where the engine has none (the
+    /// caller then pushes the rows through [`bulk_load`](Self::bulk_load)). On an error nothing
+    /// of the file is in the table. For populating templates.
+    fn load_file(
+        &mut self,
+        _table: &str,
+        _columns: &[&str],
+        _file: &bulk::DelimitedFile<'_>,
+    ) -> Result<Option<bulk::FileLoad>, EngineError> {
+        Ok(None)
+    }
     /// Runs a query and returns every row as text (`None` for NULL). Not for timed loops.
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError>;
     /// The plan the engine chooses for `sql`, one line per step, as its own EXPLAIN shows it

@@ -290,6 +290,11 @@ pub struct TemplateRecord {
     pub rows_per_sec: f64,
     /// Size on disk after population, if the engine can tell.
     pub bytes: Option<u64>,
+    /// Which way the rows went in (`appender`, `COPY FROM file (native)`, ...; several joined by
+    /// `, `), since the rate depends on it; `None` for a workload that inserts row by row
+    /// itself, and in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_path: Option<String>,
 }
 
 /// What the manifest records about a sharded or replicated run.

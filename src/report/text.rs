@@ -125,11 +125,20 @@ pub fn footprint_table(report: &Report<'_>) -> (Vec<&'static str>, Vec<Vec<Strin
                 // An empty template has no rate to speak of.
                 if t.rows == 0 { "-".into() } else { num(t.rows_per_sec) },
                 opt(t.bytes.map(|b| b as f64 / (1 << 20) as f64)),
+                t.load_path.clone().unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();
     (
-        vec!["engine", "create knobs", "rows", "seconds", "rows/s", "MiB on disk"],
+        vec![
+            "engine",
+            "create knobs",
+            "rows",
+            "seconds",
+            "rows/s",
+            "MiB on disk",
+            "loaded by",
+        ],
         rows,
     )
 }

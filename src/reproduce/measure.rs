@@ -478,6 +478,7 @@ mod tests {
             populate_ns: (seconds * 1e9).round() as u64,
             rows_per_sec: 975.0 / seconds,
             bytes,
+            load_path: None,
         }
     }
 

@@ -141,6 +141,72 @@ fn dbgen_tbl_files_are_imported() {
     assert!(warnings.contains("the .tbl files in "), "{warnings}");
 }
 
+/// DuckDB reads `.tbl` files with its own `COPY ... FROM` (issue 25), and the rows are the
+/// appender's: the same files copied, parsed and appended (`tbl_load=parsed`), and parsed into
+/// SQLite, answer every query alike, and the footprint names each way (also in `show`).
+#[test]
+fn duckdb_copies_tbl_files_itself_and_answers_as_its_appender() {
+    if !support::require_duckdb(support::DUCKDB) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let dir = sb.root().join("sf001");
+    let mut gen = sb.command();
+    gen.args(["ssb-gen", "--scale", "0.01", "--out"]).arg(&dir);
+    let out = gen.output().unwrap();
+    assert!(out.status.success(), "{}", describe(&out));
+    let tbl = format!("tbl_dir={}", dir.display());
+    let common = ["--trials", "1", "--warmup", "0", "--format", "json"];
+    let run = |extra: &[&str]| {
+        let args: Vec<&str> = ["ssb"].iter().chain(extra).chain(&common).copied().collect();
+        let out = sb.run_std(&args).output().unwrap();
+        assert!(out.status.success(), "{}", describe(&out));
+        json(&out)
+    };
+    // From the files: DuckDB's reader, and SQLite's inserts of the parsed rows.
+    let copied = run(&["--param", &tbl, "--engine", "duckdb", "--engine", "sqlite"]);
+    // The same files parsed by litebench: DuckDB's appender.
+    let appended = run(&["--param", &tbl, "--param", "tbl_load=parsed", "--engine", "duckdb"]);
+    // Each template's engine (DuckDB's label carries its version) and way in.
+    let ways = |v: &Value| -> Vec<String> {
+        v["footprint"]
+            .as_array()
+            .expect("footprint")
+            .iter()
+            .map(|t| {
+                let engine = t["engine"].as_str().unwrap();
+                let engine = if engine.starts_with("duckdb") { "duckdb" } else { engine };
+                format!("{engine}: {}", t["load_path"].as_str().unwrap_or("-"))
+            })
+            .collect()
+    };
+    assert_eq!(
+        ways(&copied),
+        ["duckdb: COPY FROM file (native)", "sqlite: prepared INSERTs"]
+    );
+    assert_eq!(ways(&appended), ["duckdb: appender"]);
+    let rows = |v: &Value| v["footprint"][0]["rows"].as_u64().unwrap();
+    assert_eq!(rows(&copied), rows(&appended));
+    assert_eq!(rows(&copied), 2000 + 20 + 300 + 2557 + 60176);
+    let mut trials = answers(&copied);
+    trials.extend(answers(&appended));
+    assert_eq!(trials.len(), 3);
+    let (_, first) = &trials[0];
+    assert_eq!(first.len(), 13);
+    for (n, (_, qs)) in trials.iter().enumerate() {
+        for ((op, a), (_, b)) in qs.iter().zip(first) {
+            assert_eq!((&a["rows"], &a["hash"]), (&b["rows"], &b["hash"]), "{op}, trial {n}");
+        }
+    }
+    // Enough of the answers hold rows that equal hashes say something.
+    let with_rows = first.iter().filter(|(_, a)| a["rows"].as_u64() > Some(0)).count();
+    assert!(with_rows >= 10, "{first:?}");
+    let show = sb.show_std(&[]).output().unwrap();
+    assert!(show.status.success(), "{}", describe(&show));
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(text.contains("loaded by") && text.contains("appender"), "{text}");
+}
+
 /// `dates=dbgen` keeps dbgen's bytes, whose date table below scale 1 is 25 days of January
 /// 1992: ten queries then answer nothing, and the report names each of them.
 #[test]
@@ -280,4 +346,20 @@ fn bad_input_is_refused_with_one_line() {
         "{err}"
     );
     assert!(err.contains("0 finished trials kept"), "{err}");
+    // DuckDB's own reader refuses the file; the parser then finds the line and names it.
+    if support::require_duckdb(support::DUCKDB) {
+        let err = refused(
+            &sb,
+            &[
+                "ssb", "--param", &arg, "--engine", "duckdb", "--trials", "1", "--warmup", "0",
+            ],
+        );
+        assert!(
+            err.contains(&format!(
+                "{} line 2 column lo_quantity (9): `thirty` is not an integer",
+                lineorder.display()
+            )),
+            "{err}"
+        );
+    }
 }

@@ -1212,6 +1212,10 @@ impl Connection for PgConn {
         )))
     }
 
+    fn bulk_path(&self) -> &'static str {
+        "COPY FROM STDIN"
+    }
+
     /// `COPY table (columns) FROM STDIN` in PostgreSQL's text format, one statement (and so
     /// one transaction) per table.
     fn bulk_load(

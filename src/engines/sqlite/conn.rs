@@ -407,6 +407,10 @@ impl Connection for SqliteConn {
         Ok(rows)
     }
 
+    fn bulk_path(&self) -> &'static str {
+        "prepared INSERTs"
+    }
+
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         let stmt = self.prepare_raw(sql)?;
         let mut rows = Vec::new();

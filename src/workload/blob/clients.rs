@@ -199,11 +199,7 @@ mod tests {
         let mut a = SqliteConn::open(Api::bundled(), &path, None, "sqlite").unwrap();
         let mut b = SqliteConn::open(Api::bundled(), &path, None, "sqlite").unwrap();
         let stop = AtomicBool::new(false);
-        let pop = Population {
-            params: &p,
-            seed: 1,
-            stop: &stop,
-        };
+        let pop = Population::new(&p, 1, &stop);
         super::super::Blob.populate(&mut a, &pop).unwrap();
         // Client 1 of 2 writes version 2 of blob 0 (its first write), as the driver would.
         let mut data = vec![0u8; s.len(0)];

@@ -5,13 +5,16 @@
 //! bounded chunks, while this thread parses them and hands the rows to the engine
 //! ([`Connection::bulk_load`]): both cores work, and memory stays flat whatever the scale (one
 //! chunk being parsed, a few queued). Imported files go the same way, read chunk by chunk
-//! ([`litebench_ssbgen::read_tbl`]). A malformed line stops the load with an error naming the
-//! file, the line and the column; the runner then drops the half-filled template, so nothing
-//! half-loaded is ever measured.
+//! ([`litebench_ssbgen::read_tbl`]), unless the engine reads such files itself (DuckDB's
+//! `COPY ... FROM`, faster than any stream of rows: issue 25), when litebench parses nothing
+//! ([`Population::load_file`]). A malformed line stops the load with an error naming the file,
+//! the line and the column (where the engine's reader refuses a file, the parser reads it again
+//! to find that line); the runner then drops the half-filled template, so nothing half-loaded is
+//! ever measured.
 
 use super::schema::{self, LOAD_ORDER};
 use super::Settings;
-use crate::engines::bulk::{input_error, RowSink};
+use crate::engines::bulk::{input_error, DelimitedFile, RowSink};
 use crate::engines::{Connection, EngineError, Value};
 use crate::workload::{PopulateError, Population};
 use litebench_ssbgen::{Chunk, Field, Table};
@@ -26,8 +29,9 @@ pub enum Source<'a> {
         dates: litebench_ssbgen::Dates,
         threads: usize,
     },
-    /// dbgen's `.tbl` files in this directory.
-    Import(&'a Path),
+    /// dbgen's `.tbl` files in this directory, read by the engine itself if `native` and it
+    /// can.
+    Import { dir: &'a Path, native: bool },
 }
 
 /// Pushes every line of `chunk` into `sink` as one row. `file` names the input in errors.
@@ -69,8 +73,12 @@ fn load_table(
             };
             pop.bulk_load(conn, table.name(), &columns, &mut fill)
         }
-        Source::Import(dir) => {
+        Source::Import { dir, native } => {
             let path = dir.join(table.file_name());
+            let tbl = DelimitedFile {
+                path: &path,
+                delimiter: b'|',
+            };
             let file = path.display().to_string();
             let mut fill = |sink: &mut dyn RowSink| -> Result<(), EngineError> {
                 let chunks = litebench_ssbgen::read_tbl(&path).map_err(|e| input_error("ssb", e.to_string()))?;
@@ -80,7 +88,11 @@ fn load_table(
                 }
                 Ok(())
             };
-            pop.bulk_load(conn, table.name(), &columns, &mut fill)
+            if *native {
+                pop.load_file(conn, table.name(), &columns, &tbl, &mut fill)
+            } else {
+                pop.bulk_load(conn, table.name(), &columns, &mut fill)
+            }
         }
     }
 }

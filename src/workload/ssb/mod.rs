@@ -52,6 +52,12 @@ const PARAMS: &[ParamSpec] = &[
         help: "load ssb-dbgen's part.tbl, supplier.tbl, customer.tbl, date.tbl and lineorder.tbl from this directory instead of generating",
     },
     ParamSpec {
+        name: "tbl_load",
+        kind: ParamKind::Choice(&["native", "parsed"]),
+        default: "native",
+        help: "with tbl_dir: native (the engine reads the files itself where it can: DuckDB's COPY FROM; elsewhere as parsed) or parsed (litebench parses every line and pushes the rows through the engine's bulk path: DuckDB's appender)",
+    },
+    ParamSpec {
         name: "dates",
         kind: ParamKind::Choice(&litebench_ssbgen::Dates::WORDS),
         default: "whole",
@@ -71,6 +77,8 @@ pub struct Settings {
     pub scale: Scale,
     pub dates: Dates,
     pub tbl_dir: Option<PathBuf>,
+    /// Whether an engine with a file reader of its own loads `tbl_dir`'s files with it.
+    pub native: bool,
     pub threads: usize,
 }
 
@@ -105,6 +113,8 @@ impl Settings {
             scale,
             dates,
             tbl_dir,
+            // Runs stored before the parameter existed parsed every file.
+            native: p.choice("tbl_load") == "native",
             threads,
         })
     }
@@ -112,7 +122,10 @@ impl Settings {
     /// Where the rows come from.
     pub fn source(&self) -> load::Source<'_> {
         match &self.tbl_dir {
-            Some(d) => load::Source::Import(d),
+            Some(d) => load::Source::Import {
+                dir: d,
+                native: self.native,
+            },
             None => load::Source::Generate {
                 scale: self.scale,
                 dates: self.dates,
@@ -276,6 +289,7 @@ mod tests {
     fn defaults_are_the_papers_scale_and_generation() {
         let s = Settings::from_params(&params(&[])).unwrap();
         assert!(s.tbl_dir.is_none());
+        assert!(s.native);
         assert!(s.threads >= 1);
         assert_eq!(s.dates, Dates::Whole);
         assert_eq!(
