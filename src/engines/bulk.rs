@@ -15,7 +15,7 @@
 //! Where the rows already are a file (`ssb --param tbl_dir=...`), an engine with a reader of its
 //! own loads it without litebench parsing a line ([`Connection::load_file`], a [`DelimitedFile`]):
 //! DuckDB's `COPY ... FROM 'file'` reads and converts on its own threads, faster than any
-//! stream of appended rows (issue 25). Which way a template was filled is part of its footprint
+//! stream of appended rows. Which way a template was filled is part of its footprint
 //! ([`BULK_PATH`] and each engine's [`Connection::bulk_path`] name them), since the load rate
 //! depends on it.
 

@@ -88,6 +88,24 @@ pub struct EngineError {
     pub context: String,
 }
 
+impl EngineError {
+    /// A trial's copy of the template that could not be made (engine `engine`): the disk is
+    /// full, or another I/O error.
+    pub fn copying_template(engine: &str, e: &crate::sys::scratch::ScratchError) -> EngineError {
+        EngineError {
+            engine: engine.to_string(),
+            kind: if e.is_disk_full() {
+                ErrorKind::Full
+            } else {
+                ErrorKind::Io
+            },
+            code: None,
+            message: e.to_string(),
+            context: "copying the template".into(),
+        }
+    }
+}
+
 /// Cancels the statement a connection is running, from another thread: what a stop request
 /// (Ctrl-C, SIGTERM, SIGHUP) uses to end one long statement of a population (an index build,
 /// `ANALYZE`) that no row loop can check in between. The interrupted statement fails with an

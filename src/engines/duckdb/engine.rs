@@ -13,7 +13,7 @@
 use super::api::Api;
 use super::conn::{error, Db};
 use super::{DUCKDB_KNOBS, PREFIX};
-use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
+use crate::engines::{Connection, DbRef, Engine, EngineError, OS_CACHE_DROPPED};
 use crate::model::knob::{KnobReading, KnobSet, Stage};
 use crate::sys::deviceio::DeviceIo;
 use crate::sys::iocount::IoCounters;
@@ -182,18 +182,7 @@ impl Engine for DuckEngine {
         let to = scratch.path(&format!("{name}.duckdb"));
         if let Err(e) = scratch.copy_durable(src, &to) {
             let _ = std::fs::remove_file(&to);
-            let kind = if e.is_disk_full() {
-                ErrorKind::Full
-            } else {
-                ErrorKind::Io
-            };
-            return Err(EngineError {
-                engine: self.label.clone(),
-                kind,
-                code: None,
-                message: e.to_string(),
-                context: "copying the template".into(),
-            });
+            return Err(EngineError::copying_template(&self.label, &e));
         }
         Ok(DbRef {
             name: name.to_string(),

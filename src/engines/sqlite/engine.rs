@@ -76,19 +76,7 @@ impl SqliteEngine {
     }
 
     fn scratch_error(&self, e: ScratchError) -> EngineError {
-        let message = e.to_string();
-        let kind = if e.is_disk_full() {
-            ErrorKind::Full
-        } else {
-            ErrorKind::Io
-        };
-        EngineError {
-            engine: self.label.clone(),
-            kind,
-            code: None,
-            message,
-            context: "copying the template".into(),
-        }
+        EngineError::copying_template(&self.label, &e)
     }
 }
 

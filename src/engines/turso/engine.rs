@@ -183,17 +183,7 @@ impl Engine for TursoEngine {
         let to = scratch.path(&format!("{name}.db"));
         if let Err(e) = scratch.copy_durable(src, &to) {
             scratch.remove_db(&to);
-            return Err(EngineError {
-                engine: "turso".into(),
-                kind: if e.is_disk_full() {
-                    ErrorKind::Full
-                } else {
-                    ErrorKind::Io
-                },
-                code: None,
-                message: e.to_string(),
-                context: "copying the template".into(),
-            });
+            return Err(EngineError::copying_template("turso", &e));
         }
         Ok(DbRef {
             name: name.to_string(),
