@@ -843,25 +843,33 @@ fn fleet_part(args: &RunArgs, jobs: &[Job]) -> Result<(Option<crate::model::reco
 
 /// The document a data format prints for a session of several runs: every run's report and
 /// the presets' comparison (JSON), or every run's summary rows (CSV, and any other format, as
-/// one table).
+/// one table), each row led by the run it belongs to and that run's workload, since the runs'
+/// configurations are numbered from 0 in each.
 fn several_runs(ends: &[JobEnd]) -> report::format::Document {
     let v = serde_json::json!({
         "runs": ends.iter().filter_map(|e| e.json.clone()).collect::<Vec<_>>(),
         "presets": presets::comparison_rows(&preset_runs(ends)),
     });
-    let rows: Vec<SummaryRow> = ends.iter().flat_map(|e| e.summary.iter().cloned()).collect();
-    let csv = report::csv::summary_rows(&rows);
-    // The same rows as a table of cells, read back from their CSV form.
-    let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
-    let headers: Vec<String> = reader
-        .headers()
-        .map(|h| h.iter().map(String::from).collect())
-        .unwrap_or_default();
-    let cells: Vec<Vec<String>> = reader
-        .records()
-        .filter_map(Result::ok)
-        .map(|r| r.iter().map(String::from).collect())
-        .collect();
+    let mut headers: Vec<String> = vec!["run".into(), "workload".into()];
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    for e in ends {
+        // Each run's rows as cells, read back from their CSV form.
+        let csv = report::csv::summary_rows(&e.summary);
+        let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+        if headers.len() == 2 {
+            headers.extend(reader.headers().into_iter().flatten().map(String::from));
+        }
+        for r in reader.records().filter_map(Result::ok) {
+            let mut row = vec![e.run_id.to_string(), e.manifest.workload.clone()];
+            row.extend(r.iter().map(String::from));
+            cells.push(row);
+        }
+    }
+    let csv = report::csv::records(
+        &std::iter::once(headers.clone())
+            .chain(cells.iter().cloned())
+            .collect::<Vec<_>>(),
+    );
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     report::format::Document::new(&v)
         .own(Format::Csv, csv)

@@ -333,3 +333,42 @@ fn list_shows_presets_with_sources() {
         );
     }
 }
+
+/// Several runs in one CSV: each summary row says which run and workload it belongs to, since
+/// every run numbers its configurations from 0.
+#[test]
+fn several_runs_in_csv_name_their_run_and_workload() {
+    let sb = Sandbox::new();
+    let out = sb.litebench(&[
+        "run",
+        "--preset",
+        "androbench",
+        "--preset",
+        "rlbench",
+        "--param",
+        "scale_percent=1",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "csv",
+        "--dir",
+        sb.scratch().to_str().unwrap(),
+        "--results",
+        sb.results().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(headers[..4], ["run", "workload", "config", "label"], "{headers:?}");
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let mut seen: Vec<(String, String)> = rows.iter().map(|r| (r[0].to_string(), r[1].to_string())).collect();
+    seen.dedup();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_ne!(seen[0].0, seen[1].0);
+    assert_eq!([seen[0].1.as_str(), seen[1].1.as_str()], ["androbench", "rlbench"]);
+    // Every row's operation belongs to its own run's workload: both runs have a configuration 0.
+    assert!(rows.iter().filter(|r| &r[2] == "0").count() >= 2);
+}
