@@ -140,11 +140,20 @@ impl<'a> Report<'a> {
 }
 
 impl Report<'_> {
-    /// What the run's workload counts: `tx`, or `statements` ([`crate::workload::Workload::unit`]).
+    /// What the run's workload counts: `tx`, `statements` or `queries` ([`crate::workload::Workload::unit`]).
     pub fn unit(&self) -> String {
         crate::workload::find(&self.manifest.workload)
             .map_or("tx", |w| w.unit())
             .to_string()
+    }
+
+    /// The throughput axis' words: `transactions per second`, `statements per second`,
+    /// `queries per second`, after what the workload counts.
+    pub fn rate_words(&self) -> String {
+        match self.unit().as_str() {
+            "tx" => "transactions per second".to_string(),
+            u => format!("{u} per second"),
+        }
     }
 }
 

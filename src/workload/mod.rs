@@ -195,7 +195,8 @@ pub trait Workload: Sync {
         op.to_string()
     }
     /// What one counted operation of a report is: `tx` (a transaction) by default,
-    /// `statements` for the suites that time and count each statement of a test.
+    /// `statements` for the suites that time and count each statement of a test, `queries` for
+    /// SSB.
     fn unit(&self) -> &'static str {
         "tx"
     }

@@ -376,6 +376,9 @@ fn a_real_ssb_report_follows_the_ssb_chart_rules() {
     assert_eq!((along.1, along.2), (13, 0), "{along:?}");
     assert_eq!(figure_attr(&html, "knob-bloom-filter", "data-whiskers"), "13");
     assert!(html.contains("Speed-up along bloom_filter, per operation"));
+    // SSB counts queries: its rates and charts say so, not transactions.
+    assert!(html.contains("queries/s median") && html.contains("queries per second"));
+    assert!(!html.contains("transactions per second") && !html.contains("tx/s median"));
 }
 
 /// Counts, per chart, the bars and lines the browser has in its DOM: bars are the rectangles

@@ -217,7 +217,7 @@ pub fn per_operation(report: &Report<'_>, metric: Metric) -> Option<Figure> {
         // is the sum of theirs) unless it is the only row.
         side.rows.retain(|r| r.operation != "all");
     }
-    let chart = bars_of(&side, metric_label(metric), report);
+    let chart = bars_of(&side, &metric_label(report, metric), report);
     if chart.bars.is_empty() {
         return None;
     }
@@ -234,10 +234,10 @@ pub fn per_operation(report: &Report<'_>, metric: Metric) -> Option<Figure> {
     })
 }
 
-fn metric_label(metric: Metric) -> &'static str {
+fn metric_label(report: &Report<'_>, metric: Metric) -> String {
     match metric {
-        Metric::Tps => "transactions per second",
-        Metric::Time => "milliseconds per trial",
+        Metric::Tps => report.rate_words(),
+        Metric::Time => "milliseconds per trial".into(),
     }
 }
 
@@ -405,7 +405,7 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
             chart: Chart::Lines(
                 LineChart {
                     x: XAxis::Categories(knob.to_string(), values),
-                    y_label: metric_label(metric).into(),
+                    y_label: metric_label(report, metric),
                     y_log: false,
                     markers: true,
                     color_offset: OPERATION_COLORS,
@@ -507,7 +507,7 @@ pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
         .scaled()
     };
     let mut out = Vec::new();
-    let tps = chart("transactions per second", &|r| {
+    let tps = chart(&report.rate_words(), &|r| {
         Some((r.tps_median, r.tps_median_ci95_low.zip(r.tps_median_ci95_high)))
     });
     let syncs = chart("fsync/fdatasync calls per transaction", &|r| {
@@ -571,7 +571,7 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
         note: "x is the trial's position in the run (configurations interleave, so every configuration sees the same drift); warm-up trials are left out.".into(),
         chart: Chart::Lines(LineChart {
             x: XAxis::Linear("trial (position in the run)".into()),
-            y_label: "transactions per second".into(),
+            y_label: report.rate_words(),
             y_log: false,
             markers: true,
             color_offset: 0,
@@ -660,7 +660,7 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
             id: "over-time-throughput".into(),
             title: "Throughput over time".into(),
             note: format!("Transactions completed per {interval} ms interval, in each configuration's first measured trial (--interval)."),
-            chart: chart("transactions per second", false, tps),
+            chart: chart(&report.rate_words(), false, tps),
             compact: false,
         },
         Figure {

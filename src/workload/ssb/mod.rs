@@ -189,6 +189,11 @@ impl Workload for Ssb {
         true
     }
 
+    /// Each counted operation is one of the 13 queries.
+    fn unit(&self) -> &'static str {
+        "queries"
+    }
+
     fn default_knobs(&self) -> &'static [(&'static str, &'static str)] {
         // The artifact's settings (src/benchmarks/ssb/ssb_{sqlite3,duckdb}.cpp defaults and
         // the paper's text): SQLite a 1 GB page cache, DuckDB one thread and 1 GB.
