@@ -64,7 +64,7 @@ fn above_words(c: &Candidate<'_>) -> String {
 
 fn describe(c: &Candidate<'_>) -> String {
     let m = c.measured;
-    let unit = crate::workload::find(&m.workload).map_or("tx", |w| w.unit());
+    let unit = crate::workload::unit_of(&m.workload);
     format!(
         "run {} config {} `{}` ({}): {:.0} {unit}/s median",
         m.run, m.config, m.label, m.workload, m.tps_median
@@ -331,8 +331,7 @@ fn document(a: &Advice<'_>) -> Document {
     let unit = a
         .ranked
         .first()
-        .and_then(|c| crate::workload::find(&c.measured.workload))
-        .map_or("tx", |w| w.unit());
+        .map_or("tx", |c| crate::workload::unit_of(&c.measured.workload));
     let rate = format!("{unit}/s median");
     Document::new(a)
         .own(Format::Table, text)

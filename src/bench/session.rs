@@ -853,23 +853,19 @@ fn several_runs(ends: &[JobEnd]) -> report::format::Document {
     let mut headers: Vec<String> = vec!["run".into(), "workload".into()];
     let mut cells: Vec<Vec<String>> = Vec::new();
     for e in ends {
-        // Each run's rows as cells, read back from their CSV form.
-        let csv = report::csv::summary_rows(&e.summary);
-        let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+        let t = report::csv::table_of("summary", &e.summary);
         if headers.len() == 2 {
-            headers.extend(reader.headers().into_iter().flatten().map(String::from));
+            headers.extend(t.headers);
         }
-        for r in reader.records().filter_map(Result::ok) {
+        cells.extend(t.rows.into_iter().map(|r| {
             let mut row = vec![e.run_id.to_string(), e.manifest.workload.clone()];
-            row.extend(r.iter().map(String::from));
-            cells.push(row);
-        }
+            row.extend(r);
+            row
+        }));
     }
-    let csv = report::csv::records(
-        &std::iter::once(headers.clone())
-            .chain(cells.iter().cloned())
-            .collect::<Vec<_>>(),
-    );
+    let mut records = vec![headers.clone()];
+    records.extend(cells.iter().cloned());
+    let csv = report::csv::records(&records);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     report::format::Document::new(&v)
         .own(Format::Csv, csv)

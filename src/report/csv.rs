@@ -106,7 +106,7 @@ pub fn report_tables(r: &Report<'_>) -> Vec<Table> {
 }
 
 /// `rows` as a table of cells with their field names as headers (no headers without rows).
-fn table_of<T: Serialize>(name: &str, rows: &[T]) -> Table {
+pub fn table_of<T: Serialize>(name: &str, rows: &[T]) -> Table {
     let text = self::rows(rows);
     let mut reader = ::csv::Reader::from_reader(text.as_bytes());
     let headers = reader

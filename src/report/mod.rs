@@ -142,9 +142,7 @@ impl<'a> Report<'a> {
 impl Report<'_> {
     /// What the run's workload counts: `tx`, `statements` or `queries` ([`crate::workload::Workload::unit`]).
     pub fn unit(&self) -> String {
-        crate::workload::find(&self.manifest.workload)
-            .map_or("tx", |w| w.unit())
-            .to_string()
+        crate::workload::unit_of(&self.manifest.workload).to_string()
     }
 
     /// The throughput axis' words: `transactions per second`, `statements per second`,

@@ -6,6 +6,7 @@ use super::number::{interval_of, num, opt};
 use super::summary::SummaryRow;
 use crate::model::record::Manifest;
 use crate::workload::preset::{Group, Pick};
+use crate::workload::unit_of;
 
 /// One stored run of a `run` command with presets.
 pub struct PresetRun<'a> {
@@ -38,11 +39,6 @@ pub struct ComparisonRow {
     time_ms_median: f64,
     /// None for engines whose I/O litebench does not count.
     syncs_per_tx: Option<f64>,
-}
-
-/// What workload `name` counts: `tx` or `statements` ([`crate::workload::Workload::unit`]).
-fn unit_of(name: &str) -> &'static str {
-    crate::workload::find(name).map_or("tx", |w| w.unit())
 }
 
 pub fn comparison_rows(ends: &[PresetRun<'_>]) -> Vec<ComparisonRow> {

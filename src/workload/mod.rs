@@ -47,6 +47,16 @@ pub enum WorkloadError {
     Verification { workload: String, detail: String },
 }
 
+impl WorkloadError {
+    /// Workload `workload` found `detail` wrong in what it ran or checked.
+    pub fn check_failed(workload: &str, detail: String) -> WorkloadError {
+        WorkloadError::Verification {
+            workload: workload.to_string(),
+            detail,
+        }
+    }
+}
+
 /// Opens further connections to a trial's database, configured (knobs set and verified) like
 /// the first one: for workloads with several clients.
 pub trait Connector: Sync {
@@ -244,6 +254,12 @@ pub fn all() -> &'static [&'static dyn Workload] {
 }
 
 /// Finds a workload by name.
+/// What workload `name` counts in its reports ([`Workload::unit`]); `tx` for a name no
+/// workload has (a run stored by another litebench).
+pub fn unit_of(name: &str) -> &'static str {
+    find(name).map_or("tx", |w| w.unit())
+}
+
 pub fn find(name: &str) -> Option<&'static dyn Workload> {
     all().iter().copied().find(|w| w.name() == name)
 }

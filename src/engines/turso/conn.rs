@@ -250,19 +250,9 @@ impl Connection for TursoConn {
     }
 
     fn query_plan(&mut self, sql: &str) -> Result<Option<Vec<String>>, EngineError> {
-        // Rows (id, parent, notused, detail), as SQLite's: indent each step by its depth.
+        // SQLite's rows (id, parent, notused, detail), drawn as SQLite's plans are.
         let rows = self.rows_of(&format!("EXPLAIN QUERY PLAN {sql}"))?;
-        let mut depth: Vec<(String, usize)> = Vec::new();
-        let mut lines = Vec::new();
-        for r in rows {
-            let id = r.first().cloned().flatten().unwrap_or_default();
-            let parent = r.get(1).cloned().flatten().unwrap_or_default();
-            let detail = r.last().cloned().flatten().unwrap_or_default();
-            let d = depth.iter().find(|(i, _)| *i == parent).map_or(0, |(_, d)| d + 1);
-            depth.push((id, d));
-            lines.push(format!("{}{detail}", "  ".repeat(d)));
-        }
-        Ok(Some(lines))
+        Ok(Some(crate::engines::sqlite::plan::plan_lines(&rows, true)))
     }
 
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {

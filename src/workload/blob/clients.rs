@@ -19,7 +19,7 @@
 //! trial's wall time, not (as the one-client loop does) over the time spent inside them.
 
 use super::content;
-use super::{check_failed, Settings, READ, WRITE};
+use super::{Settings, READ, WRITE};
 use crate::engines::blob::{store_of, BlobStore};
 use crate::engines::{Connection, EngineError};
 use crate::workload::load::{Client, Hooks};
@@ -140,10 +140,10 @@ impl Client for BlobClient<'_> {
         let k = key as usize;
         let bytes = self.store.last_read();
         if bytes.len() != len {
-            return Err(check_failed(format!(
-                "blob {key} read back {} bytes; expected {len}",
-                bytes.len()
-            )));
+            return Err(WorkloadError::check_failed(
+                "blob",
+                format!("blob {key} read back {} bytes; expected {len}", bytes.len()),
+            ));
         }
         if len < HEADER {
             return Ok(());
@@ -166,7 +166,7 @@ impl Client for BlobClient<'_> {
             self.seen[k] = (version, content::checksum(data));
         }
         if got != self.seen[k].1 {
-            return Err(check_failed(format!(
+            return Err(WorkloadError::check_failed("blob", format!(
                 "blob {key} read back {len} bytes (checksum {got:016x}) that are neither its loaded content nor whole version {version} (checksum {:016x})",
                 self.seen[k].1
             )));

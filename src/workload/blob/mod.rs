@@ -152,13 +152,6 @@ impl Settings {
     }
 }
 
-fn check_failed(detail: String) -> WorkloadError {
-    WorkloadError::Verification {
-        workload: "blob".into(),
-        detail,
-    }
-}
-
 impl Workload for Blob {
     fn name(&self) -> &'static str {
         "blob"
@@ -209,7 +202,7 @@ impl Workload for Blob {
         if !trial.load.is_default() {
             return super::load::drive(conn, self, trial, rec);
         }
-        let s = Settings::from_params(trial.params).map_err(check_failed)?;
+        let s = Settings::from_params(trial.params).map_err(|d| WorkloadError::check_failed("blob", d))?;
         let mut store = store_of(conn)?;
         store.ready()?;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(trial.seed);
@@ -290,7 +283,7 @@ impl Workload for Blob {
                 }
                 let got = content::checksum(bytes);
                 if bytes.len() != len || got != sums[k] {
-                    return Err(check_failed(format!(
+                    return Err(WorkloadError::check_failed("blob", format!(
                         "blob {key} read back {} bytes (checksum {got:016x}); expected {len} bytes of version {} (checksum {:016x})",
                         bytes.len(),
                         versions[k],
@@ -304,13 +297,13 @@ impl Workload for Blob {
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
-        let s = Settings::from_params(p).map_err(check_failed)?;
+        let s = Settings::from_params(p).map_err(|d| WorkloadError::check_failed("blob", d))?;
         let n = store_of(conn)?.count()?;
         if n != s.count {
-            return Err(check_failed(format!(
-                "{n} blobs stored after the trial, expected {}",
-                s.count
-            )));
+            return Err(WorkloadError::check_failed(
+                "blob",
+                format!("{n} blobs stored after the trial, expected {}", s.count),
+            ));
         }
         Ok(())
     }
@@ -336,7 +329,7 @@ impl Transactions for Blob {
         seed: u64,
         p: &Params,
     ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
-        let s = Settings::from_params(p).map_err(check_failed)?;
+        let s = Settings::from_params(p).map_err(|d| WorkloadError::check_failed("blob", d))?;
         Ok(Box::new(clients::BlobClient::new(conn, s, seed, index, clients)?))
     }
 }

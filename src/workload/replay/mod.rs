@@ -180,13 +180,6 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
     LOGS.get(key, || read_log(p))
 }
 
-fn verification(detail: String) -> WorkloadError {
-    WorkloadError::Verification {
-        workload: "replay".into(),
-        detail,
-    }
-}
-
 impl Workload for Replay {
     fn name(&self) -> &'static str {
         "replay"
@@ -278,13 +271,16 @@ impl Transactions for Replay {
         _seed: u64,
         params: &Params,
     ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
-        let loaded = load(params).map_err(verification)?;
+        let loaded = load(params).map_err(|d| WorkloadError::check_failed("replay", d))?;
         let pinned = params.text("sha256");
         if !pinned.is_empty() && pinned != loaded.sha256 {
-            return Err(verification(format!(
-                "{} hashes to {} now, not {pinned} as when the run started; it changed during the run",
-                loaded.file, loaded.sha256
-            )));
+            return Err(WorkloadError::check_failed(
+                "replay",
+                format!(
+                    "{} hashes to {} now, not {pinned} as when the run started; it changed during the run",
+                    loaded.file, loaded.sha256
+                ),
+            ));
         }
         Ok(Box::new(client::ReplayClient::new(
             conn,

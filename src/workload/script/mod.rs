@@ -353,13 +353,6 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
     SCRIPTS.get(key, || read_all(p))
 }
 
-fn verification(detail: String) -> WorkloadError {
-    WorkloadError::Verification {
-        workload: "script".into(),
-        detail,
-    }
-}
-
 impl Workload for ScriptWorkload {
     fn name(&self) -> &'static str {
         "script"
@@ -444,7 +437,7 @@ impl Workload for ScriptWorkload {
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
-        let loaded = load(p).map_err(verification)?;
+        let loaded = load(p).map_err(|d| WorkloadError::check_failed("script", d))?;
         if loaded.builtin_only && loaded.init.is_none() && p.text("db").is_empty() {
             builtin::verify(conn, loaded.scale, loaded.tpcb_only)?;
         }
@@ -465,10 +458,10 @@ impl Transactions for ScriptWorkload {
         seed: u64,
         params: &Params,
     ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
-        let loaded = load(params).map_err(verification)?;
+        let loaded = load(params).map_err(|d| WorkloadError::check_failed("script", d))?;
         let pinned = params.text("sha256");
         if !pinned.is_empty() && pinned != loaded.sha256 {
-            return Err(verification(format!(
+            return Err(WorkloadError::check_failed("script", format!(
                 "client {index}: the scripts hash to {} now, not {pinned} as when the run started; they changed during the run",
                 loaded.sha256
             )));
@@ -476,7 +469,7 @@ impl Transactions for ScriptWorkload {
         let c = client::ScriptClient::new(conn, loaded, index, seed).map_err(|e| {
             let m = e.message.to_ascii_lowercase();
             if index > 0 && (m.contains("no such table") || m.contains("does not exist")) {
-                verification(format!(
+                WorkloadError::check_failed("script", format!(
                     "client {index} does not see the populated tables ({}); an in-memory database belongs to one connection, so use one client there or a database on disk",
                     e.message
                 ))
