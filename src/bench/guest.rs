@@ -182,11 +182,18 @@ fn start(kernel: &Kernel, cmdline: &[String], console: &File) -> Result<Guest, G
         (out_write.as_raw_fd(), OUT_FD),
         (err_write.as_raw_fd(), ERR_FD),
     ];
+    // The kernel's own stdout and stderr (its start-up checks, and what it says when it
+    // aborts before its console is up) go to the console log too, where a failure is diagnosed.
+    let own = |f: &File| {
+        f.try_clone()
+            .map(Stdio::from)
+            .map_err(|e| GuestError::Setup(format!("the console log: {e}")))
+    };
     let mut cmd = Command::new(&kernel.binary);
     cmd.args(cmdline)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stdout(own(console)?)
+        .stderr(own(console)?);
     if Path::new("/dev/shm").is_dir() {
         // UML backs the guest's memory with a file there; on disk it would cost I/O.
         cmd.env("TMPDIR", "/dev/shm");
@@ -355,7 +362,9 @@ fn boot_and_import(
         format!("con1=null,fd:{OUT_FD}"),
         format!("con2=null,fd:{ERR_FD}"),
         "quiet".into(),
-        "loglevel=0".into(),
+        // Errors and worse reach the console log (where a failed boot is diagnosed); the
+        // rest of the kernel's chatter does not.
+        "loglevel=4".into(),
         format!("init={}", exe.display()),
         "--".into(),
         "guest-init".into(),
@@ -486,11 +495,16 @@ fn boot_and_import(
             "--guest: {e} (the guest kernel's console: {})",
             console_path.display()
         ))),
-        _ => Err(Failure(format!(
-            "--guest: the guest kernel stopped ({status}) before the run ended; {} finished run(s) kept; its console: {}",
-            imported.len(),
-            console_path.display()
-        ))),
+        _ => {
+            let console = fs::read_to_string(&console_path).unwrap_or_default();
+            let why = crate::testbed::guest::kernel::diagnose_console(&console, kernel)
+                .unwrap_or_else(|| format!("the guest kernel stopped ({status}) before the run ended"));
+            Err(Failure(format!(
+                "--guest: {why}; {} finished run(s) kept; its console: {}",
+                imported.len(),
+                console_path.display()
+            )))
+        }
     }
 }
 
