@@ -102,7 +102,12 @@ impl fmt::Display for FileMode {
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
     #[error("{path} is owned by {owner}, not {me}: litebench loads nothing from a cache another user can change; run `chown -R {} {root}` or set LITEBENCH_CACHE to a directory only {me} can write", me.chown_arg(), root = root.display(), path = path.display())]
-    Owner { path: PathBuf, owner: Uid, me: Uid, root: PathBuf },
+    Owner {
+        path: PathBuf,
+        owner: Uid,
+        me: Uid,
+        root: PathBuf,
+    },
     #[error("{path} is writable by {whom} (mode {mode}): litebench loads nothing from a cache another user can change; run `chmod -R go-w {root}` or set LITEBENCH_CACHE to a directory only {me} can write", root = root.display(), path = path.display())]
     Writable {
         path: PathBuf,
@@ -251,7 +256,8 @@ fn split(root: &Path, target: &Path) -> Result<(PathBuf, PathBuf), TrustError> {
 
 /// Opens `name` in `dir` (a directory descriptor) without following a symbolic link.
 fn open_at(dir: &OwnedFd, name: &std::ffi::OsStr, flags: OFlags, path: &Path) -> Result<OwnedFd, TrustError> {
-    rustix::fs::openat(dir, name, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty()).map_err(TrustError::io(path))
+    rustix::fs::openat(dir, name, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+        .map_err(TrustError::io(path))
 }
 
 /// Checks one directory (opened `O_PATH`) against `rule`.
@@ -329,12 +335,25 @@ fn walk_dirs(root: &Path, rel_dir: &Path, me: Uid) -> Result<(OwnedFd, PathBuf),
     let mut fd: OwnedFd = rustix::fs::open(top, flags | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
         .map_err(TrustError::io(top))?;
     let mut path = top.to_path_buf();
-    let above: Vec<_> = root.components().filter(|c| matches!(c, Component::Normal(_))).collect();
-    check_dir_fd(&fd, &path, if above.is_empty() { Rule::Inside } else { Rule::Above }, me, root)?;
+    let above: Vec<_> = root
+        .components()
+        .filter(|c| matches!(c, Component::Normal(_)))
+        .collect();
+    check_dir_fd(
+        &fd,
+        &path,
+        if above.is_empty() { Rule::Inside } else { Rule::Above },
+        me,
+        root,
+    )?;
     for (i, c) in above.iter().enumerate() {
         path.push(c);
         fd = open_at(&fd, c.as_os_str(), flags, &path)?;
-        let rule = if i + 1 == above.len() { Rule::Inside } else { Rule::Above };
+        let rule = if i + 1 == above.len() {
+            Rule::Inside
+        } else {
+            Rule::Above
+        };
         check_dir_fd(&fd, &path, rule, me, root)?;
     }
     for c in rel_dir.components() {
@@ -367,10 +386,9 @@ pub fn open_in_cache(root: &Path, file: &Path) -> Result<Checked, TrustError> {
     path.push(name);
     // O_NONBLOCK: a FIFO planted under the name must not block the open.
     let fd = open_at(&dir, name, OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK, &path).map_err(|e| match e {
-        TrustError::Io { source, .. } if source.raw_os_error() == Some(libc::ELOOP) => TrustError::Symlink {
-            path: path.clone(),
-            me,
-        },
+        TrustError::Io { source, .. } if source.raw_os_error() == Some(libc::ELOOP) => {
+            TrustError::Symlink { path: path.clone(), me }
+        }
         other => other,
     })?;
     let file = File::from(fd);
@@ -490,7 +508,10 @@ mod tests {
             )),
             "{e}"
         );
-        assert!(e.contains("chmod -R go-w") && e.contains("LITEBENCH_CACHE") && !e.contains('\n'), "{e}");
+        assert!(
+            e.contains("chmod -R go-w") && e.contains("LITEBENCH_CACHE") && !e.contains('\n'),
+            "{e}"
+        );
         // The sticky bit does not make the cache itself safe.
         chmod(&root, 0o1777);
         assert!(open_in_cache(&root, &lib).is_err());
@@ -514,7 +535,10 @@ mod tests {
             "{e}"
         );
         chmod(t.path(), 0o1777);
-        assert!(open_in_cache(&root, &lib).is_ok(), "a sticky /tmp-like directory is fine");
+        assert!(
+            open_in_cache(&root, &lib).is_ok(),
+            "a sticky /tmp-like directory is fine"
+        );
     }
 
     #[test]
@@ -550,7 +574,10 @@ mod tests {
         assert!(e.contains("lib.so is owned by uid 65534, not root"), "{e}");
         assert!(e.contains("run `chown -R root "), "{e}");
         let e = open_given(&lib).unwrap_err().to_string();
-        assert!(e.contains("is owned by uid 65534, not root: root loads no library"), "{e}");
+        assert!(
+            e.contains("is owned by uid 65534, not root: root loads no library"),
+            "{e}"
+        );
         chown(&lib, Some(0), None).unwrap();
         chown(&root, nobody, None).unwrap();
         let e = check_dir(&root, &root).unwrap_err().to_string();
@@ -558,7 +585,10 @@ mod tests {
         chown(&root, Some(0), None).unwrap();
         chown(root.parent().unwrap(), nobody, None).unwrap();
         let e = check_dir(&root, &root).unwrap_err().to_string();
-        assert!(e.contains("above the cache") && e.contains("is owned by uid 65534"), "{e}");
+        assert!(
+            e.contains("above the cache") && e.contains("is owned by uid 65534"),
+            "{e}"
+        );
         chown(root.parent().unwrap(), Some(0), None).unwrap();
         assert!(open_given(&lib).is_ok());
         chmod(&lib, 0o646);

@@ -138,7 +138,12 @@ fn build(s: &Sandbox, cache: &Path, marker: &Path, version: &str, name: &str) ->
     let src = s.root().join(format!("sqlite3-{version}.c"));
     std::fs::write(&src, format!("#define SQLITE_VERSION \"{version}\"\n")).unwrap();
     let src = src.display().to_string();
-    let out = litebench_with(s, cache, marker, &["build-sqlite", &src, "--name", name, "--format", "json"]);
+    let out = litebench_with(
+        s,
+        cache,
+        marker,
+        &["build-sqlite", &src, "--name", name, "--format", "json"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     serde_json::from_str(&stdout(&out)).unwrap()
 }
@@ -293,9 +298,12 @@ fn a_build_is_loaded_only_with_the_sha256_it_was_compiled_with() {
     let line = refused(&run_on(&s, &cache, &marker, "sqlite@mine"));
     eprintln!("{line}");
     assert!(
-        line.starts_with(&format!("error: --engine sqlite@mine: {} has SHA-256 ", library.display()))
-            && line.contains(&format!(", not the {recorded} recorded when it was compiled, so it is not loaded; remove "))
-            && line.contains("and build it again with `litebench build-sqlite "),
+        line.starts_with(&format!(
+            "error: --engine sqlite@mine: {} has SHA-256 ",
+            library.display()
+        )) && line.contains(&format!(
+            ", not the {recorded} recorded when it was compiled, so it is not loaded; remove "
+        )) && line.contains("and build it again with `litebench build-sqlite "),
         "{line}"
     );
     // A record of an older litebench, with no SHA-256: not loaded unverified.

@@ -127,7 +127,9 @@ impl BuildCache {
             Err(e) if e.is_missing() => return Ok(None),
             Err(e) => return Err(skipped(e.to_string())),
         };
-        let bytes = record.read_all().map_err(|e| skipped(format!("cannot read {RECORD}: {e}")))?;
+        let bytes = record
+            .read_all()
+            .map_err(|e| skipped(format!("cannot read {RECORD}: {e}")))?;
         let mut build: CompiledBuild =
             serde_json::from_slice(&bytes).map_err(|e| skipped(format!("{RECORD} is not a build record ({e})")))?;
         let key_ok = build.key.len() == 64 && build.key.bytes().all(|b| b.is_ascii_hexdigit());
@@ -159,7 +161,10 @@ impl BuildCache {
     pub fn open_library(&self, build: &CompiledBuild) -> Result<Checked, BuildError> {
         let spec = format!("--engine sqlite@{}", build.name);
         let refuse = |why: String| BuildError::Input(format!("{spec}: {why}"));
-        let key = build.key.get(..16).ok_or_else(|| refuse(format!("its key {:?} is not a build's", build.key)))?;
+        let key = build
+            .key
+            .get(..16)
+            .ok_or_else(|| refuse(format!("its key {:?} is not a build's", build.key)))?;
         let dir = self.builds_dir().join(key);
         let file = trusted::open_in_cache(&self.root, &dir.join(LIBRARY)).map_err(|e| refuse(e.to_string()))?;
         let Some(recorded) = &build.library_sha256 else {
