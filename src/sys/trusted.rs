@@ -520,7 +520,7 @@ mod tests {
         let e = open_in_cache(&root, &lib).unwrap_err().to_string();
         assert!(e.contains("lib.so is writable by its group (mode 0664)"), "{e}");
         chmod(&lib, 0o644);
-        chmod(&lib.parent().unwrap().to_path_buf(), 0o757);
+        chmod(lib.parent().unwrap(), 0o757);
         let e = check_dir(&root, lib.parent().unwrap()).unwrap_err().to_string();
         assert!(e.contains("1.0 is writable by everyone (mode 0757)"), "{e}");
     }
