@@ -171,16 +171,6 @@ impl Checked {
         &self.path
     }
 
-    /// Its size in bytes.
-    pub fn len(&self) -> io::Result<u64> {
-        Ok(self.file.metadata()?.len())
-    }
-
-    /// Whether it is empty.
-    pub fn is_empty(&self) -> io::Result<bool> {
-        Ok(self.len()? == 0)
-    }
-
     /// SHA-256 of its bytes, read from the descriptor, as lowercase hex.
     pub fn sha256_hex(&self) -> io::Result<String> {
         use sha2::Digest;
