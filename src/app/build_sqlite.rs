@@ -22,7 +22,13 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
                 "--list takes no SRC; run `litebench build-sqlite --list` alone".into(),
             ));
         }
-        print_list(&cache.list(), args.format);
+        let listing = cache
+            .listing()
+            .map_err(|e| Failure(format!("build-sqlite --list: {e}")))?;
+        for line in &listing.skipped {
+            crate::errln!("skipped {line}");
+        }
+        print_list(&listing.builds, args.format);
         return Ok(0);
     }
     let Some(src) = args.src.as_deref() else {
@@ -41,6 +47,8 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
         .split_whitespace()
         .map(str::to_string)
         .collect();
+    // Before anything in the cache is read or compiled: root compiles and loads what is there.
+    cache.check().map_err(|e| Failure(format!("build-sqlite: {e}")))?;
     let amalgamation = source::resolve(src, &cache.sources_dir())?;
     let announce = |flags: &[String]| {
         if args.format != Format::Json {

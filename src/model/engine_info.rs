@@ -78,7 +78,13 @@ pub struct CompiledBuild {
     /// Peak resident memory of the largest compiler process.
     pub peak_compile_kib: u64,
     pub library_bytes: u64,
+    /// Where the library is: always `<cache>/sqlite/<key prefix>/libsqlite3.so`, the place the
+    /// cache reads it from (a record naming another place is not believed).
     pub library: PathBuf,
+    /// SHA-256 of the library as compiled, checked on the file loaded (absent in the records
+    /// of older litebench versions, whose builds are therefore not loaded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library_sha256: Option<String>,
     /// UTC, RFC 3339.
     pub built_at: String,
 }

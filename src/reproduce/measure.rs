@@ -375,6 +375,7 @@ mod tests {
             peak_compile_kib: 348_160,
             library_bytes,
             library: "/nonexistent/libsqlite3.so".into(),
+            library_sha256: None,
             built_at: built_at.into(),
         }
     }

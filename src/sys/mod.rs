@@ -1,6 +1,7 @@
 //! What the operating system tells and does for a measurement: the clock, the VFS and device
 //! I/O counters, /proc readers, the identity of a process (to tell a live owner from a dead
-//! one), the confinement checks on paths, scratch directories, and the stop signals. Nothing
+//! one), the confinement checks on paths, scratch directories, whether a cached file may be
+//! loaded (its owner and modes, on the descriptor that is loaded), and the stop signals. Nothing
 //! here knows an engine or a workload.
 
 pub mod cachedir;
@@ -13,3 +14,4 @@ pub mod owner;
 pub mod procstat;
 pub mod scratch;
 pub mod signals;
+pub mod trusted;

@@ -1,5 +1,6 @@
 //! Engine-level conformance: I/O accounting against strace, the SQLite build flags, other
-//! SQLite builds loaded at run time, and interleaving. Every test runs the real binary.
+//! SQLite builds loaded at run time, interleaving, and what is loaded from the cache (only what
+//! nobody else could have changed). Every test runs the real binary.
 
 mod blob;
 mod build_sqlite;
@@ -12,4 +13,5 @@ mod optimizer;
 mod strace;
 #[path = "../support/mod.rs"]
 mod support;
+mod trusted_cache;
 mod turso;

@@ -11,7 +11,10 @@
 //! Every symbol records the release that made it stable (the `history` notes of `duckdb.h`).
 //! All are required; the newest ([`MIN_VERSION`]) bounds the oldest DuckDB litebench loads. A
 //! file that is not a DuckDB library is refused in one line naming the path and what is wrong.
+//! What is loaded is a file already opened and checked ([`crate::sys::trusted`]), through its
+//! descriptor: a library runs code the moment it is loaded, before it could be asked anything.
 
+use crate::sys::trusted::{self, Checked, TrustError};
 use std::ffi::{c_char, c_void, CStr};
 use std::path::Path;
 
@@ -207,6 +210,12 @@ api_table! {
 pub enum LoadError {
     #[error("--engine {spec}: cannot load {path} ({reason}); give the path of a libduckdb.so, e.g. duckdb:/opt/duckdb/libduckdb.so")]
     Open { spec: String, path: String, reason: String },
+    #[error("--engine {spec}: {source}")]
+    Untrusted {
+        spec: String,
+        #[source]
+        source: TrustError,
+    },
     #[error("--engine {spec}: {path} is not a DuckDB library (it has no `duckdb_library_version`); give the path of a libduckdb.so")]
     NotDuckdb { spec: String, path: String },
     #[error("--engine {spec}: this DuckDB library has no `{symbol}` (stable in DuckDB since {since}); give the path of a libduckdb.so of DuckDB {}.{}.{} or newer", MIN_VERSION.0, MIN_VERSION.1, MIN_VERSION.2)]
@@ -236,15 +245,12 @@ pub fn version_triple(v: &str) -> Option<(u32, u32, u32)> {
 }
 
 impl Api {
-    /// Loads the DuckDB library at `path` (`spec` is what the command line said, for errors),
-    /// after `preload` (`(dlopen name, Debian package)`), if given, is loaded globally: a Python
-    /// extension module leaves libpython's symbols to the process. The libraries stay loaded for
-    /// the life of the process.
-    pub fn load(path: &Path, spec: &str, preload: Option<(&str, &str)>) -> Result<&'static Api, LoadError> {
-        let origin = path.display().to_string();
+    /// Opens the library a user named (`duckdb:<path>`) for [`Api::load`]: a regular file, and
+    /// as root one of root's that nobody else can write ([`trusted::open_given`]).
+    pub fn open_path(path: &Path, spec: &str) -> Result<Checked, LoadError> {
         let open_error = |reason: String| LoadError::Open {
             spec: spec.to_string(),
-            path: origin.clone(),
+            path: path.display().to_string(),
             reason,
         };
         if !path.is_file() {
@@ -257,8 +263,35 @@ impl Api {
                 .into(),
             ));
         }
+        trusted::open_given(path).map_err(|e| match e {
+            TrustError::Io { source, .. } => open_error(source.to_string()),
+            refused => LoadError::Untrusted {
+                spec: spec.to_string(),
+                source: refused,
+            },
+        })
+    }
+
+    /// [`Api::open_path`], then [`Api::load`].
+    pub fn load_path(path: &Path, spec: &str, preload: Option<(&str, &str)>) -> Result<&'static Api, LoadError> {
+        Api::load(Api::open_path(path, spec)?, spec, preload)
+    }
+
+    /// Loads the DuckDB library `file`, opened and checked by the caller (`spec` is what the
+    /// command line said, for errors): the loader opens that very file through its descriptor,
+    /// so nothing can be swapped in after the check. `preload` (`(dlopen name, Debian
+    /// package)`), if given, is loaded globally first: a Python extension module leaves
+    /// libpython's symbols to the process. The libraries stay loaded for the life of the process.
+    pub fn load(file: Checked, spec: &str, preload: Option<(&str, &str)>) -> Result<&'static Api, LoadError> {
+        let origin = file.path().display().to_string();
+        let loader_path = file.loader_path();
+        let open_error = |reason: String| LoadError::Open {
+            spec: spec.to_string(),
+            path: origin.clone(),
+            reason,
+        };
         // Before the loader maps it: a library cut short would kill the process with SIGBUS.
-        crate::sys::elf::check_shared_object(path).map_err(&open_error)?;
+        crate::sys::elf::check_shared_object(&loader_path).map_err(&open_error)?;
         if let Some((library, debian)) = preload {
             load_global(library).map_err(|reason| LoadError::Needs {
                 spec: spec.to_string(),
@@ -271,8 +304,10 @@ impl Api {
         // SAFETY: loading a library runs its initialisers; DuckDB's set up only its own state.
         // libloading opens with RTLD_LOCAL | RTLD_NOW: every reference resolved now, and its
         // symbols kept away from other DuckDB releases and from litebench's own.
-        let lib = unsafe { libloading::Library::new(path) }
-            .map_err(|e| open_error(one_line_reason(&loader_message(&e), path)))?;
+        let lib = unsafe { libloading::Library::new(&loader_path) }
+            .map_err(|e| open_error(one_line_reason(&loader_message(&e), &loader_path)))?;
+        // The loader knows the library by its descriptor's name from now on.
+        file.keep_open();
         // SAFETY: the signature duckdb.h declares.
         let version_fn = unsafe { lib.get::<unsafe extern "C" fn() -> *const c_char>(b"duckdb_library_version\0") }
             .map(|f| *f)
@@ -380,7 +415,7 @@ mod tests {
             Some(("libpython3.11.so.1.0".into(), "libpython3.11".into()))
         );
         assert_eq!(python_needs(Path::new("/c/libduckdb.so")), None);
-        let e = Api::load(
+        let e = Api::load_path(
             Path::new("/nonexistent"),
             "duckdb@2.0.0",
             Some(("libnosuch.so.9", "nosuch")),
@@ -402,15 +437,15 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let text = t.path().join("libduckdb.so");
         std::fs::write(&text, "not a library\n").unwrap();
-        let e = Api::load(&text, "duckdb:x", None).err().unwrap().to_string();
+        let e = Api::load_path(&text, "duckdb:x", None).err().unwrap().to_string();
         assert!(
             e.starts_with("--engine duckdb:x: cannot load") && !e.contains('\n'),
             "{e}"
         );
         assert!(e.contains(&text.display().to_string()), "{e}");
-        let e = Api::load(t.path(), "duckdb:x", None).err().unwrap().to_string();
+        let e = Api::load_path(t.path(), "duckdb:x", None).err().unwrap().to_string();
         assert!(e.contains("it is a directory"), "{e}");
-        let e = Api::load(&t.path().join("none.so"), "duckdb:x", None)
+        let e = Api::load_path(&t.path().join("none.so"), "duckdb:x", None)
             .err()
             .unwrap()
             .to_string();

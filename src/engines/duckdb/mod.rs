@@ -18,6 +18,7 @@ use super::{Dialect, Engine};
 use crate::base::Failure;
 use crate::model::knob::{KnobKind, KnobSpec, Stage};
 use crate::sys::scratch::Scratch;
+use crate::sys::trusted::Checked;
 use std::path::PathBuf;
 
 /// Pass-through prefix: `--knob set.NAME=VALUE` issues `SET NAME = 'VALUE'`.
@@ -69,14 +70,19 @@ pub static KIND: EngineKind = EngineKind {
 /// target `@VERSION`.
 pub const RELEASE_PREFIX: &str = "@";
 
-/// The library a target names, the engine's label and where it came from; a pinned release is
-/// fetched into the cache first if it is not there (`note` is told before a download).
-pub fn resolve(target: Option<&str>, note: &dyn Fn(&str)) -> Result<(PathBuf, String, engine::Origin), Failure> {
+/// The library a target names, opened and checked ([`crate::sys::trusted`]), the engine's
+/// label and where it came from; a pinned release is fetched into the cache first if it is not
+/// there (`note` is told before a download).
+pub fn resolve(target: Option<&str>, note: &dyn Fn(&str)) -> Result<(Checked, String, engine::Origin), Failure> {
     let version = match target {
         None => release::DEFAULT,
         Some(t) => match t.strip_prefix(RELEASE_PREFIX) {
             Some(v) => v,
-            None => return Ok((PathBuf::from(t), format!("duckdb:{t}"), engine::Origin::Path)),
+            None => {
+                let label = format!("duckdb:{t}");
+                let file = api::Api::open_path(std::path::Path::new(t), &label)?;
+                return Ok((file, label, engine::Origin::Path));
+            }
         },
     };
     let r = release::find(version)?;
@@ -90,14 +96,15 @@ pub fn resolve(target: Option<&str>, note: &dyn Fn(&str)) -> Result<(PathBuf, St
 }
 
 fn open(target: Option<&str>, _scratch: &Scratch, _memory: bool) -> Result<Box<dyn Engine>, Failure> {
-    let (library, label, origin) = resolve(target, &|line| crate::errln!("{line}"))?;
+    let (file, label, origin) = resolve(target, &|line| crate::errln!("{line}"))?;
+    let library = file.path().to_path_buf();
     let spec = label.clone();
     // A release that needs a library first says so; so does a Python module by its file name.
     let needs = match &origin {
         engine::Origin::Release(r) => r.needs.map(|n| (n.library.to_string(), n.debian.to_string())),
         engine::Origin::Path => api::python_needs(&library),
     };
-    let api = api::Api::load(&library, &spec, needs.as_ref().map(|(l, d)| (l.as_str(), d.as_str())))?;
+    let api = api::Api::load(file, &spec, needs.as_ref().map(|(l, d)| (l.as_str(), d.as_str())))?;
     if let engine::Origin::Release(r) = origin {
         let stated = api.version();
         if api::version_triple(&stated) != api::version_triple(r.version) {

@@ -15,7 +15,17 @@
 //! when complete (unpacked into a temporary directory, then renamed), so an interrupted fetch
 //! leaves nothing a later run could load. `tests/engine/fetch-duckdb.sh` fills the same place
 //! with the same pins for CI, where tests fetch nothing themselves.
+//!
+//! The library itself is pinned too: unpacking one member of a pinned archive gives the same
+//! bytes everywhere, so its SHA-256 is as fixed as the archive's, and a record beside it (which
+//! whoever could change the library could change as well) would add nothing. Every load opens
+//! the cached library in a cache only this user or root can write ([`crate::sys::trusted`]),
+//! hashes it from that descriptor and loads that very file: a library another user planted or
+//! changed is refused before any of its code runs, and one an older litebench unpacked (there
+//! was no record then) is verified like any other.
 
+use crate::sys::trusted::{self, Checked, TrustError};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -50,6 +60,8 @@ pub struct Release {
     pub sha256: &'static str,
     /// The library's path in the archive.
     pub member: &'static str,
+    /// SHA-256 of the library (the member, unpacked), checked on every load.
+    pub library_sha256: &'static str,
     pub needs: Option<Needs>,
 }
 
@@ -61,6 +73,7 @@ pub const RELEASES: &[Release] = &[
         package: "@duckdb/node-bindings-linux-x64@1.4.0-r.2",
         sha256: "ab9c2b2eede8ed4e1d07c185070cb12b142be2ac052d8d1deba43f108a232999",
         member: "package/libduckdb.so.1.4",
+        library_sha256: "ea2d09040332bf39a9cbb9d07d5ef8786d350a4c127edd717f5263b764aa7a00",
         needs: None,
     },
     Release {
@@ -69,6 +82,7 @@ pub const RELEASES: &[Release] = &[
         package: "@duckdb/node-bindings-linux-x64@1.5.6-r.1",
         sha256: "1b9f82478539bb9a1d1df44bd103121a12ae52142c07158dc52b97d2ec1d69ff",
         member: "package/libduckdb.so",
+        library_sha256: "3f4962cdd266eab2b479a5b5a4a6d063d279b2954ae814ed00385d553b747633",
         needs: None,
     },
     // The release the `duckdb` crate compiled before DuckDB was loaded at run time.
@@ -78,6 +92,7 @@ pub const RELEASES: &[Release] = &[
         package: "duckdb-2.0.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
         sha256: "5a3601121c7cc50d0b70412995634682fafcb58a0156d5d663dfd0b3bbe30a33",
         member: "_duckdb.cpython-311-x86_64-linux-gnu.so",
+        library_sha256: "9405ef57d86d7c41fc98b02613160a915bc8ed3deae06a68117c22036f8389be",
         needs: Some(Needs {
             library: "libpython3.11.so.1.0",
             debian: "libpython3.11",
@@ -100,6 +115,20 @@ pub enum FetchError {
     Checksum {
         version: String,
         package: String,
+        actual: String,
+        pinned: String,
+    },
+    #[error("--engine duckdb@{version}: {source}")]
+    Untrusted {
+        version: String,
+        #[source]
+        source: TrustError,
+    },
+    #[error("--engine duckdb@{version}: {path} has SHA-256 {actual}, not the pinned {pinned} of DuckDB {version}'s library, so it is not loaded; remove {dir} and run again to fetch it anew", path = path.display(), dir = dir.display())]
+    Changed {
+        version: String,
+        path: PathBuf,
+        dir: PathBuf,
         actual: String,
         pinned: String,
     },
@@ -147,12 +176,49 @@ impl Release {
         Ok(())
     }
 
-    /// The cached library, fetched first if the cache lacks it. `note` is told, once, before a
+    fn untrusted(&self, source: TrustError) -> FetchError {
+        FetchError::Untrusted {
+            version: self.version.to_string(),
+            source,
+        }
+    }
+
+    /// The cached library, fetched first if the cache lacks it, opened and checked: in a cache
+    /// only this user or root can write, a regular file of theirs, with the pinned SHA-256 (read
+    /// from the descriptor the library is then loaded from). `note` is told, once, before a
     /// download starts.
-    pub fn ensure(&self, cache: &Path, note: &dyn Fn(&str)) -> Result<PathBuf, FetchError> {
+    pub fn ensure(&self, cache: &Path, note: &dyn Fn(&str)) -> Result<Checked, FetchError> {
         let lib = self.library(cache);
-        if lib.is_file() {
-            return Ok(lib);
+        if lib.symlink_metadata().is_err() {
+            self.fetch(cache, note)?;
+        }
+        self.open_cached(cache)
+    }
+
+    /// The cached library, opened and checked as [`Release::ensure`] says; fetches nothing.
+    pub fn open_cached(&self, cache: &Path) -> Result<Checked, FetchError> {
+        let lib = self.library(cache);
+        let file = trusted::open_in_cache(cache, &lib).map_err(|e| self.untrusted(e))?;
+        let actual = file
+            .sha256_hex()
+            .map_err(|e| self.fail(format!("cannot read {}: {e}", file.path().display())))?;
+        if actual != self.library_sha256 {
+            return Err(FetchError::Changed {
+                version: self.version.to_string(),
+                dir: file.path().parent().unwrap_or(file.path()).to_path_buf(),
+                path: file.path().to_path_buf(),
+                actual,
+                pinned: self.library_sha256.to_string(),
+            });
+        }
+        Ok(file)
+    }
+
+    /// Fetches the release into the cache, whose directories are checked first: nothing is
+    /// written into a cache another user could change.
+    fn fetch(&self, cache: &Path, note: &dyn Fn(&str)) -> Result<(), FetchError> {
+        if cache.exists() {
+            trusted::check_dir(cache, cache).map_err(|e| self.untrusted(e))?;
         }
         note(&format!(
             "fetching DuckDB {} ({} {}, about 25 MB) into {}",
@@ -162,20 +228,30 @@ impl Release {
             cache.join("duckdb").display()
         ));
         let parent = cache.join("duckdb");
-        std::fs::create_dir_all(&parent).map_err(|e| self.fail(format!("cannot create {}: {e}", parent.display())))?;
+        // 0755 at most, whatever the umask: the cache must not be writable by others.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o755)
+            .create(&parent)
+            .map_err(|e| self.fail(format!("cannot create {}: {e}", parent.display())))?;
+        trusted::check_dir(cache, &parent).map_err(|e| self.untrusted(e))?;
         let part = parent.join(format!(".{}.{}.part", self.version, std::process::id()));
         let _ = std::fs::remove_dir_all(&part);
-        std::fs::create_dir_all(&part).map_err(|e| self.fail(format!("cannot create {}: {e}", part.display())))?;
+        std::fs::DirBuilder::new()
+            .mode(0o755)
+            .create(&part)
+            .map_err(|e| self.fail(format!("cannot create {}: {e}", part.display())))?;
         let result = self.fetch_into(&part);
         let final_dir = parent.join(self.version);
+        let lib = self.library(cache);
         let result = result.and_then(|()| match std::fs::rename(&part, &final_dir) {
             Ok(()) => Ok(()),
-            // Another process completed the same release first: theirs is as good.
+            // Another process completed the same release first: theirs is checked as any is.
             Err(_) if lib.is_file() => Ok(()),
             Err(e) => Err(self.fail(format!("cannot move the library into {}: {e}", final_dir.display()))),
         });
         let _ = std::fs::remove_dir_all(&part);
-        result.map(|()| lib)
+        result
     }
 
     /// Downloads the archive into `dir`, verifies it, unpacks the library as
@@ -216,9 +292,20 @@ impl Release {
                 String::from_utf8_lossy(&unpacked.stderr).trim()
             )));
         }
-        std::fs::rename(&from, dir.join("libduckdb.so"))
-            .map_err(|e| self.fail(format!("cannot rename {}: {e}", from.display())))?;
+        let lib = dir.join("libduckdb.so");
+        std::fs::rename(&from, &lib).map_err(|e| self.fail(format!("cannot rename {}: {e}", from.display())))?;
         let _ = std::fs::remove_dir_all(dir.join("package"));
+        // Writable by nobody else, whatever modes the archive or the umask gave it.
+        std::fs::set_permissions(&lib, std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| self.fail(format!("cannot set the mode of {}: {e}", lib.display())))?;
+        let bytes = std::fs::read(&lib).map_err(|e| self.fail(format!("cannot read {}: {e}", lib.display())))?;
+        let actual = sha256_hex(&bytes);
+        if actual != self.library_sha256 {
+            return Err(self.fail(format!(
+                "{} in {} has SHA-256 {actual}, not the pinned {}; not using it",
+                self.member, self.package, self.library_sha256
+            )));
+        }
         Ok(())
     }
 
@@ -308,11 +395,10 @@ mod tests {
     fn pins_are_unique_and_whole() {
         for (i, r) in RELEASES.iter().enumerate() {
             assert!(RELEASES[..i].iter().all(|q| q.version != r.version), "{}", r.version);
-            assert_eq!(r.sha256.len(), 64);
-            assert!(r
-                .sha256
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+            for sum in [r.sha256, r.library_sha256] {
+                assert_eq!(sum.len(), 64);
+                assert!(sum.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+            }
             match r.client {
                 Client::Npm => {
                     let package = format!("@duckdb/node-bindings-linux-x64@{}-", r.version);
@@ -347,7 +433,10 @@ mod tests {
             .iter()
             .map(|r| {
                 let client = if r.client == Client::Npm { "npm" } else { "pip" };
-                format!("\"{}|{client}|{}|{}|{}\"", r.version, r.package, r.sha256, r.member)
+                format!(
+                    "\"{}|{client}|{}|{}|{}|{}\"",
+                    r.version, r.package, r.sha256, r.member, r.library_sha256
+                )
             })
             .collect();
         assert_eq!(lines, ours);

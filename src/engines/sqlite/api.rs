@@ -4,7 +4,8 @@
 //! the command line. Both must go through exactly the same code, or a difference in the numbers
 //! could come from the harness instead of the build. So nothing in litebench calls SQLite
 //! directly: everything goes through an [`Api`], filled either from the statically linked
-//! library ([`Api::bundled`]) or from a `dlopen`ed one ([`Api::load`]).
+//! library ([`Api::bundled`]) or from a `dlopen`ed one ([`Api::load`]: a file already opened
+//! and checked, loaded through its descriptor; see [`crate::sys::trusted`]).
 //!
 //! # Old builds
 //!
@@ -19,6 +20,7 @@
 //! Every library is initialised with `sqlite3_initialize()` before any other call: builds made
 //! with `SQLITE_OMIT_AUTOINIT` (as some papers' artifacts are) have no default VFS otherwise.
 
+use crate::sys::trusted::{self, Checked, TrustError};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -198,6 +200,12 @@ const VARIADIC_SINCE: &str = "before 3.7.0";
 pub enum LoadError {
     #[error("--engine sqlite:{path}: cannot load it ({reason}); give the path of a libsqlite3.so, e.g. sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0")]
     Open { path: String, reason: String },
+    #[error("--engine sqlite:{path}: {source}")]
+    Untrusted {
+        path: String,
+        #[source]
+        source: TrustError,
+    },
     #[error("--engine sqlite:{path}: not a SQLite library (it has no `sqlite3_libversion_number`); give the path of a libsqlite3.so")]
     NotSqlite { path: String },
     #[error("--engine sqlite:{path}: this SQLite build has no `{symbol}` (in SQLite since {since}; it was built without that interface); give the path of a complete libsqlite3.so")]
@@ -235,9 +243,9 @@ impl Api {
         })
     }
 
-    /// Loads another SQLite build. The library stays loaded for the life of the process
-    /// (SQLite keeps global state, such as registered VFSes, that must outlive every connection).
-    pub fn load(path: &Path) -> Result<&'static Api, LoadError> {
+    /// Opens the library a user named (`sqlite:<path>`) for [`Api::load`]: a regular file, and
+    /// as root one of root's that nobody else can write ([`trusted::open_given`]).
+    pub fn open_path(path: &Path) -> Result<Checked, LoadError> {
         let origin = path.display().to_string();
         if !path.is_file() {
             return Err(LoadError::Open {
@@ -250,17 +258,43 @@ impl Api {
                 .into(),
             });
         }
+        trusted::open_given(path).map_err(|e| match e {
+            TrustError::Io { source, .. } => LoadError::Open {
+                path: origin.clone(),
+                reason: source.to_string(),
+            },
+            refused => LoadError::Untrusted {
+                path: origin.clone(),
+                source: refused,
+            },
+        })
+    }
+
+    /// [`Api::open_path`], then [`Api::load`].
+    pub fn load_path(path: &Path) -> Result<&'static Api, LoadError> {
+        Api::load(Api::open_path(path)?)
+    }
+
+    /// Loads another SQLite build from `file`, opened and checked by the caller: the loader
+    /// opens that very file through its descriptor, so nothing can be swapped in after the
+    /// check. The library stays loaded for the life of the process (SQLite keeps global state,
+    /// such as registered VFSes, that must outlive every connection).
+    pub fn load(file: Checked) -> Result<&'static Api, LoadError> {
+        let origin = file.path().display().to_string();
+        let loader_path = file.loader_path();
         // Before the loader maps it: a library cut short would kill the process with SIGBUS.
-        crate::sys::elf::check_shared_object(path).map_err(|reason| LoadError::Open {
+        crate::sys::elf::check_shared_object(&loader_path).map_err(|reason| LoadError::Open {
             path: origin.clone(),
             reason,
         })?;
         // SAFETY: loading a library runs its initialisers; SQLite's have no side effects
         // beyond its own state. RTLD_LOCAL keeps its symbols away from the bundled build.
-        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| LoadError::Open {
+        let lib = unsafe { libloading::Library::new(&loader_path) }.map_err(|e| LoadError::Open {
             path: origin.clone(),
-            reason: e.to_string(),
+            reason: e.to_string().replace(&loader_path.display().to_string(), &origin),
         })?;
+        // The loader knows the library by its descriptor's name from now on.
+        file.keep_open();
         let lib: &'static libloading::Library = Box::leak(Box::new(lib));
         // SAFETY (all three look-ups): signatures as SQLite documents them, for a library that
         // stays loaded.

@@ -48,6 +48,8 @@ pub enum SetupError {
     #[error(transparent)]
     Load(#[from] super::api::LoadError),
     #[error(transparent)]
+    Build(#[from] super::compiled::BuildError),
+    #[error(transparent)]
     Shim(#[from] vfs::ShimError),
     #[error(transparent)]
     Engine(#[from] EngineError),
@@ -58,8 +60,11 @@ impl SqliteEngine {
     pub fn open(choice: &SqliteChoice, memory: bool) -> Result<SqliteEngine, SetupError> {
         let (api, label) = match choice {
             SqliteChoice::Bundled => (Api::bundled(), "sqlite".to_string()),
-            SqliteChoice::Library(p) => (Api::load(p)?, format!("sqlite:{}", p.display())),
-            SqliteChoice::Compiled(b) => (Api::load(&b.library)?, format!("sqlite@{}", b.name)),
+            SqliteChoice::Library(p) => (Api::load_path(p)?, format!("sqlite:{}", p.display())),
+            SqliteChoice::Compiled(b) => {
+                let file = super::compiled::BuildCache::from_env()?.open_library(b)?;
+                (Api::load(file)?, format!("sqlite@{}", b.name))
+            }
         };
         let counters = vfs::install(api)?;
         let mut build = SqliteBuild::describe(api)?;

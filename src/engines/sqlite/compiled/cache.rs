@@ -8,12 +8,25 @@
 //! complete (it is made in a temporary directory and renamed without replacing anything, see
 //! [`crate::base::outfile`]), so an interrupted compile leaves no half library that a later run could
 //! load.
+//!
+//! Root loads these libraries too, so nothing in the cache is believed that another user could
+//! have written ([`crate::sys::trusted`]): the cache and its directories must be this user's or
+//! root's and writable by nobody else, each `build.json` is read from a checked descriptor, a
+//! record is listed only for the directory its key names and only with its library in that
+//! directory (the `library` it names is never followed elsewhere), and the library loaded is
+//! the file at that place whose SHA-256, recorded when it was compiled, matches.
 
 use super::compiler::{self, Compiler, OptLevel};
 use super::source::Amalgamation;
 use super::{sha256_hex, BuildError};
 use crate::model::engine_info::CompiledBuild;
+use crate::sys::trusted::{self, Checked};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+/// A build's library and record, in its directory.
+const LIBRARY: &str = "libsqlite3.so";
+const RECORD: &str = "build.json";
 
 /// Environment variable naming the cache directory.
 pub const ENV_VAR: &str = crate::sys::cachedir::ENV_VAR;
@@ -22,6 +35,14 @@ pub const ENV_VAR: &str = crate::sys::cachedir::ENV_VAR;
 #[derive(Debug, Clone)]
 pub struct BuildCache {
     pub root: PathBuf,
+}
+
+/// The builds of a cache, and the entries that are not believed.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub builds: Vec<CompiledBuild>,
+    /// One line per directory that is not listed, nor loaded, and why.
+    pub skipped: Vec<String>,
 }
 
 /// What `build` did.
@@ -48,26 +69,133 @@ impl BuildCache {
         self.root.join("sqlite-sources")
     }
 
-    /// Every complete build, by name.
+    /// Checks the cache directory, and its `sqlite` and `sqlite-sources` directories where
+    /// they exist, before anything in them is read, compiled or loaded.
+    pub fn check(&self) -> Result<(), BuildError> {
+        if !self.root.exists() {
+            return Ok(());
+        }
+        trusted::check_dir(&self.root, &self.root)?;
+        for dir in [self.builds_dir(), self.sources_dir()] {
+            if dir.symlink_metadata().is_ok() {
+                trusted::check_dir(&self.root, &dir)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every complete build that can be believed, by name (nothing when the cache cannot be:
+    /// [`BuildCache::listing`] says why).
     pub fn list(&self) -> Vec<CompiledBuild> {
-        let Ok(dir) = std::fs::read_dir(self.builds_dir()) else {
-            return Vec::new();
+        self.listing().map(|l| l.builds).unwrap_or_default()
+    }
+
+    /// Every complete build, by name, and the entries skipped; `Err` when the cache itself is
+    /// not trusted.
+    pub fn listing(&self) -> Result<Listing, BuildError> {
+        let builds = self.builds_dir();
+        if builds.symlink_metadata().is_err() {
+            return Ok(Listing::default());
+        }
+        self.check()?;
+        let dir = std::fs::read_dir(&builds).map_err(BuildError::io(format!("cache {}", builds.display())))?;
+        let mut listing = Listing::default();
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            match self.entry(&name) {
+                Ok(Some(b)) => listing.builds.push(b),
+                Ok(None) => {}
+                Err(why) => listing.skipped.push(why),
+            }
+        }
+        listing.builds.sort_by(|a, b| a.name.cmp(&b.name));
+        listing.skipped.sort();
+        Ok(listing)
+    }
+
+    /// The build in `sqlite/<dir_name>`, read from a checked descriptor: `None` when it is
+    /// incomplete (no record or no library), `Err` (one line) when it is not believed.
+    fn entry(&self, dir_name: &str) -> Result<Option<CompiledBuild>, String> {
+        let dir = self.builds_dir().join(dir_name);
+        let record_path = dir.join(RECORD);
+        let skipped = |why: String| format!("{}: {why}; not listed, not loaded", dir.display());
+        let record = match trusted::open_in_cache(&self.root, &record_path) {
+            Ok(f) => f,
+            Err(e) if e.is_missing() => return Ok(None),
+            Err(e) => return Err(skipped(e.to_string())),
         };
-        let mut v: Vec<CompiledBuild> = dir
-            .flatten()
-            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-            .filter_map(|e| std::fs::read(e.path().join("build.json")).ok())
-            .filter_map(|b| serde_json::from_slice::<CompiledBuild>(&b).ok())
-            .filter(|b| b.library.is_file())
-            .collect();
-        v.sort_by(|a, b| a.name.cmp(&b.name));
-        v
+        let bytes = record
+            .read_all()
+            .map_err(|e| skipped(format!("cannot read {RECORD}: {e}")))?;
+        let mut build: CompiledBuild =
+            serde_json::from_slice(&bytes).map_err(|e| skipped(format!("{RECORD} is not a build record ({e})")))?;
+        let key_ok = build.key.len() == 64 && build.key.bytes().all(|b| b.is_ascii_hexdigit());
+        if !key_ok || build.key[..16] != *dir_name {
+            return Err(skipped(format!(
+                "{RECORD} is for key {:?}, not this directory's",
+                build.key
+            )));
+        }
+        let library = dir.join(LIBRARY);
+        let named_here = build.library.file_name() == Some(std::ffi::OsStr::new(LIBRARY))
+            && build.library.parent().and_then(|p| std::fs::canonicalize(p).ok()) == std::fs::canonicalize(&dir).ok();
+        if !named_here {
+            return Err(skipped(format!(
+                "{RECORD} names the library {}, not the one in its own directory",
+                build.library.display()
+            )));
+        }
+        if library.symlink_metadata().is_err() {
+            return Ok(None);
+        }
+        build.library = library;
+        Ok(Some(build))
+    }
+
+    /// Opens the library of `build` at its place in the cache and checks it: the directories
+    /// and the file on its descriptor, and its SHA-256 against the one recorded when it was
+    /// compiled. What [`crate::engines::sqlite::api::Api::load`] loads.
+    pub fn open_library(&self, build: &CompiledBuild) -> Result<Checked, BuildError> {
+        let spec = format!("--engine sqlite@{}", build.name);
+        let refuse = |why: String| BuildError::Input(format!("{spec}: {why}"));
+        let key = build
+            .key
+            .get(..16)
+            .ok_or_else(|| refuse(format!("its key {:?} is not a build's", build.key)))?;
+        let dir = self.builds_dir().join(key);
+        let file = trusted::open_in_cache(&self.root, &dir.join(LIBRARY)).map_err(|e| refuse(e.to_string()))?;
+        let Some(recorded) = &build.library_sha256 else {
+            return Err(refuse(format!(
+                "its {RECORD} in {} records no SHA-256 of the library (an older litebench built it), so it is not loaded; remove {} and build it again with `litebench build-sqlite {}`",
+                dir.display(),
+                dir.display(),
+                build.source
+            )));
+        };
+        let actual = file
+            .sha256_hex()
+            .map_err(|e| refuse(format!("cannot read {}: {e}", file.path().display())))?;
+        if actual != *recorded {
+            return Err(refuse(format!(
+                "{} has SHA-256 {actual}, not the {recorded} recorded when it was compiled, so it is not loaded; remove {} and build it again with `litebench build-sqlite {}`",
+                file.path().display(),
+                dir.display(),
+                build.source
+            )));
+        }
+        Ok(file)
     }
 
     /// The build `sqlite@NAME` means: the one named NAME, else the only build of SQLite release
     /// NAME (a fork such as libSQL is never taken for the SQLite release it is based on).
     pub fn find(&self, name: &str) -> Result<CompiledBuild, BuildError> {
-        let all = self.list();
+        let listing = self
+            .listing()
+            .map_err(|e| BuildError::Input(format!("--engine sqlite@{name}: {e}")))?;
+        let all = listing.builds;
         if let Some(b) = all.iter().find(|b| b.name == name) {
             return Ok(b.clone());
         }
@@ -90,8 +218,13 @@ impl BuildCache {
         } else {
             names(&all.iter().collect::<Vec<_>>())
         };
+        let skipped = match listing.skipped.as_slice() {
+            [] => String::new(),
+            [one] => format!("; skipped {one}"),
+            [first, rest @ ..] => format!("; skipped {first}, and {} more", rest.len()),
+        };
         Err(BuildError::Input(format!(
-            "--engine sqlite@{name}: no cached SQLite build named {name} in {}; cached builds: {cached} (make one with `litebench build-sqlite SRC --name {name}`)",
+            "--engine sqlite@{name}: no cached SQLite build named {name} in {}; cached builds: {cached} (make one with `litebench build-sqlite SRC --name {name}`){skipped}",
             self.builds_dir().display()
         )))
     }
@@ -124,12 +257,12 @@ impl BuildCache {
         flags.extend(cflags.iter().cloned());
         let key = cache_key(&source.bytes, &flags, compiler);
         let dir = self.builds_dir().join(&key[..16]);
-        let record_path = dir.join("build.json");
-        if let Ok(b) = std::fs::read(&record_path) {
-            if let Ok(build) = serde_json::from_slice::<CompiledBuild>(&b) {
-                if build.key == key && build.library.is_file() {
-                    return Ok(Built { build, cached: true });
-                }
+        self.check()?;
+        if let Some(build) = self.entry(&key[..16]).map_err(BuildError::Input)? {
+            if build.key == key {
+                // The same build, if its library is still the one compiled.
+                self.open_library(&build)?;
+                return Ok(Built { build, cached: true });
             }
         }
         let chosen = name.is_some();
@@ -149,11 +282,20 @@ impl BuildCache {
             )));
         }
         let builds = self.builds_dir();
-        std::fs::create_dir_all(&builds).map_err(BuildError::io(format!("cache {}", builds.display())))?;
+        // 0755 at most, whatever the umask: the cache must not be writable by others.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o755)
+            .create(&builds)
+            .map_err(BuildError::io(format!("cache {}", builds.display())))?;
+        self.check()?;
         remove_abandoned(&builds);
         compiling(&flags);
         let part = builds.join(format!(".{}.{}.part", &key[..16], std::process::id()));
-        std::fs::create_dir_all(&part).map_err(BuildError::io(part.display().to_string()))?;
+        std::fs::DirBuilder::new()
+            .mode(0o755)
+            .create(&part)
+            .map_err(BuildError::io(part.display().to_string()))?;
         let result = self.compile_into(&part, &dir, source, &flags, compiler, &key, &name);
         if result.is_err() || dir.exists() {
             // Ours, incomplete or made redundant by a concurrent build of the same key.
@@ -194,11 +336,14 @@ impl BuildCache {
         key: &str,
         name: &str,
     ) -> Result<CompiledBuild, BuildError> {
-        let footprint = compiler::compile(compiler, &source.path, flags, &part.join("libsqlite3.so"))?;
-        let library = dir.join("libsqlite3.so");
-        let library_bytes = std::fs::metadata(part.join("libsqlite3.so"))
-            .map_err(BuildError::io("the compiled library"))?
-            .len();
+        let compiled = part.join(LIBRARY);
+        let footprint = compiler::compile(compiler, &source.path, flags, &compiled)?;
+        let library = dir.join(LIBRARY);
+        // Writable by nobody else, whatever the umask gave it.
+        std::fs::set_permissions(&compiled, std::fs::Permissions::from_mode(0o755))
+            .map_err(BuildError::io("the compiled library"))?;
+        let bytes = std::fs::read(&compiled).map_err(BuildError::io("the compiled library"))?;
+        let library_bytes = bytes.len() as u64;
         let mut all_flags: Vec<String> = compiler::BASE_FLAGS.iter().map(|s| s.to_string()).collect();
         all_flags.extend(flags.iter().cloned());
         all_flags.extend(compiler::LINK_LIBS.iter().map(|s| s.to_string()));
@@ -216,6 +361,7 @@ impl BuildCache {
             peak_compile_kib: footprint.peak_rss_kib,
             library_bytes,
             library,
+            library_sha256: Some(sha256_hex(&bytes)),
             built_at: crate::base::time::now_rfc3339(),
         };
         let json = serde_json::to_vec_pretty(&build).expect("json");
@@ -224,10 +370,11 @@ impl BuildCache {
         match crate::base::outfile::place(part, dir) {
             Ok(()) => Ok(build),
             // A concurrent build of the same key finished first: use it.
-            Err(_) if dir.join("build.json").is_file() => {
-                let b = std::fs::read(dir.join("build.json")).map_err(BuildError::io("the build record"))?;
-                serde_json::from_slice(&b).map_err(|e| BuildError::Compile(format!("{}: {e}", dir.display())))
-            }
+            Err(_) if dir.join(RECORD).is_file() => match self.entry(&key[..16]) {
+                Ok(Some(b)) => Ok(b),
+                Ok(None) => Err(BuildError::Compile(format!("{}: incomplete build", dir.display()))),
+                Err(why) => Err(BuildError::Input(why)),
+            },
             Err(e) => Err(BuildError::Io {
                 what: format!("cache {}", dir.display()),
                 source: e,

@@ -39,6 +39,9 @@ pub enum BuildError {
     Compile(String),
     #[error("{0}")]
     Download(String),
+    /// The cache (or something in it) another user could change.
+    #[error(transparent)]
+    Untrusted(#[from] crate::sys::trusted::TrustError),
 }
 
 impl BuildError {
