@@ -1,6 +1,6 @@
 //! What the operating system tells and does for a measurement: the clock, the VFS and device
 //! I/O counters, /proc readers, the identity of a process (to tell a live owner from a dead
-//! one), the confinement checks on paths, scratch directories, and the stop signals. Nothing
+//! one), the confinement checks on paths, files only this user can have written, scratch directories, and the stop signals. Nothing
 //! here knows an engine or a workload.
 
 pub mod cachedir;
@@ -9,6 +9,7 @@ pub mod confine;
 pub mod deviceio;
 pub mod elf;
 pub mod iocount;
+pub mod own_file;
 pub mod owner;
 pub mod procstat;
 pub mod scratch;
