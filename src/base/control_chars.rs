@@ -91,7 +91,10 @@ mod tests {
             serde_json::json!({"host": "h]0;owned", "list": [["xy"], {"k": "v"}], "n": 3, "clean": "ok"})
         );
         assert_eq!(strip_json_text(r#"{"a":"b"}"#), None, "nothing to strip: kept as it is");
-        assert_eq!(strip_json_text(r#"{"a":"\u001b[2J"}"#).as_deref(), Some(r#"{"a":"[2J"}"#));
+        assert_eq!(
+            strip_json_text(r#"{"a":"\u001b[2J"}"#).as_deref(),
+            Some(r#"{"a":"[2J"}"#)
+        );
         assert_eq!(strip_json_text("not json"), None);
     }
 
@@ -103,7 +106,6 @@ mod tests {
         }
         assert_eq!(strip_json(&mut v), 1);
         // Dropping a deep Value recurses in serde_json; take it apart by hand.
-        let mut v = v;
         while let serde_json::Value::Array(mut a) = v {
             v = a.pop().unwrap_or(serde_json::Value::Null);
         }

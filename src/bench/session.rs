@@ -21,8 +21,8 @@ use crate::model::record::{ConfigInfo, Manifest, ProcessSyncs, TemplateRecord, T
 use crate::report::summary::SummaryRow;
 use crate::report::{self, exports, presets, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
 use crate::store::unsaved::{self, UnsavedRun};
-use crate::sys::own_file;
 use crate::store::{self, Store, StoreError};
+use crate::sys::own_file;
 use crate::sys::scratch::{Scratch, HARNESS_SYNCS};
 use crate::sys::signals::EXIT_INTERRUPTED;
 use crate::testbed::fsmount::Filesystems;
@@ -631,7 +631,9 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
         // Presets compared lead the page (from what each run's manifest records, as a
         // later `report` of the runs reads it), a group's paper table (Table 1) at the top.
-        if let Err(f) = crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise) {
+        if let Err(f) =
+            crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise)
+        {
             output_failures.push(f);
         }
     }
@@ -642,7 +644,11 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     };
     // The last failure is the run's error line when the run itself went well.
-    let last_failure = if last.error.is_none() { output_failures.pop() } else { None };
+    let last_failure = if last.error.is_none() {
+        output_failures.pop()
+    } else {
+        None
+    };
     for f in &output_failures {
         crate::errln!("error: {}", f.line());
     }

@@ -327,7 +327,10 @@ pub(crate) mod tests {
         assert!(matches!(check(&m, &[], &[busy]), Err(Inconsistent::Part { .. })));
         let mut shifted = m.clone();
         shifted.configs[0].index = 7;
-        assert!(matches!(check(&shifted, &[], &[]), Err(Inconsistent::ConfigIndex { .. })));
+        assert!(matches!(
+            check(&shifted, &[], &[]),
+            Err(Inconsistent::ConfigIndex { .. })
+        ));
     }
 
     #[test]
@@ -348,11 +351,17 @@ pub(crate) mod tests {
             config: 1,
             ..good.clone()
         };
-        assert!(matches!(check(&m, &[far], &[]), Err(Inconsistent::TemplateConfig { .. })));
+        assert!(matches!(
+            check(&m, &[far], &[]),
+            Err(Inconsistent::TemplateConfig { .. })
+        ));
         let fast = TemplateRecord {
             rows_per_sec: 1e15,
             ..good
         };
-        assert!(matches!(check(&m, &[fast], &[]), Err(Inconsistent::TemplateRate { .. })));
+        assert!(matches!(
+            check(&m, &[fast], &[]),
+            Err(Inconsistent::TemplateRate { .. })
+        ));
     }
 }

@@ -4,10 +4,15 @@
 //! or read-only, or the run was stopped while waiting for another process's lock). When that
 //! happens the run writes everything it measured (its row, templates, trials and how it ended)
 //! to `litebench-unsaved-<uuid>.json` in the scratch base directory (`--dir`). The next `run`
-//! with the same `--dir` and store imports it and removes the file; `litebench merge STORE
-//! FILE` imports it into any store (and leaves the file alone, as merge does with its inputs).
-//! Importing is idempotent: a run already in the store gets only the trials and templates it
-//! lacks, and its end status if it still says `running`.
+//! with the same `--dir` and store imports it and removes the file, if it is that user's own
+//! (see `bench::session`); `litebench merge STORE FILE` imports it into any store (and leaves
+//! the file alone, as merge does with its inputs). Importing is idempotent: a run already in
+//! the store gets only the trials and templates it lacks, and its end status if it still says
+//! `running`.
+//!
+//! Whoever could write `--dir` could have written a side file, so reading one trusts nothing
+//! in it: every string loses its control characters before the file is typed, and a run whose
+//! records do not add up against its manifest is refused whole ([`read_from`]).
 
 use super::{run_uuid, Begun, Store, StoreError};
 use crate::engines::Value;

@@ -208,6 +208,9 @@ fn report_and_export_on_a_full_disk_each_say_their_failure() {
         );
         assert!(!path.exists(), "nothing half-written at {}", path.display());
     }
-    assert!(err.ends_with(&format!("{}\n", errors[2])), "the last failure is the last line\n{err}");
+    assert!(
+        err.ends_with(&format!("{}\n", errors[2])),
+        "the last failure is the last line\n{err}"
+    );
     assert_eq!(sb.show_json()["run"]["status"], "complete", "what was measured is kept");
 }

@@ -127,10 +127,7 @@ fn forged_trials_are_refused_by_merge_and_by_the_next_run() {
             "trial 0 names configuration 4000000000, but the manifest has 1 (0 to 0)",
         ),
         (|r| r.manifest.configs.clear(), "its manifest lists no configurations"),
-        (
-            |r| r.trials[0].throughput = 300_000_000_000.0,
-            "operations/s, but",
-        ),
+        (|r| r.trials[0].throughput = 300_000_000_000.0, "operations/s, but"),
         (
             // Counts and times that agree with each other, at 300 billion a second.
             |r| {
@@ -155,10 +152,7 @@ fn forged_trials_are_refused_by_merge_and_by_the_next_run() {
         let o = output(&mut merge);
         assert_error_line(
             &o,
-            &[
-                &format!("{}: refused, nothing imported from it: ", side.display()),
-                why,
-            ],
+            &[&format!("{}: refused, nothing imported from it: ", side.display()), why],
         );
         assert!(!out.exists(), "nothing imported");
         // The next run in that --dir leaves it alone, with a line saying why.
@@ -194,7 +188,11 @@ fn a_real_side_file_is_imported_and_removed_and_its_strings_lose_control_charact
 
     let o = output(&mut sb.run(SMALLEST_CRUD));
     assert_success(&o);
-    assert!(stderr(&o).contains("imported run 1 (failed; trials added: 1)"), "{}", describe(&o));
+    assert!(
+        stderr(&o).contains("imported run 1 (failed; trials added: 1)"),
+        "{}",
+        describe(&o)
+    );
     assert!(!side.exists(), "an imported side file of this user's is removed");
     for store in [&other, &sb.results()] {
         let listed = runs(&sb, store);
@@ -208,6 +206,9 @@ fn a_real_side_file_is_imported_and_removed_and_its_strings_lose_control_charact
             &mut c,
             "SELECT group_concat(x, '') FROM (SELECT manifest AS x FROM runs UNION ALL SELECT record FROM trials UNION ALL SELECT record FROM templates)",
         );
-        assert!(!all.contains("\\u001b") && !all.contains('\u{9b}') && !all.contains('\u{1b}'), "{all}");
+        assert!(
+            !all.contains("\\u001b") && !all.contains('\u{9b}') && !all.contains('\u{1b}'),
+            "{all}"
+        );
     }
 }
