@@ -5,7 +5,8 @@
 //!
 //! An input may also be a side file a run left when its store could not take its trials
 //! ([`crate::store::unsaved`]): its run is imported (completed, if OUT already holds part of
-//! it), and the file is left as it is, like every input.
+//! it), and the file is left as it is, like every input. It is refused, and nothing is merged,
+//! when its records do not add up ([`crate::store::unsaved::read`]).
 
 use crate::app::cli::MergeArgs;
 use crate::base::outfile::{self, OutFile};

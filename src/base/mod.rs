@@ -3,6 +3,7 @@
 //! here knows what a benchmark is.
 
 pub mod bytesize;
+pub mod control_chars;
 pub mod error;
 pub mod out;
 pub mod outfile;

@@ -22,6 +22,7 @@ use crate::report::summary::SummaryRow;
 use crate::report::{self, exports, presets, Format, Input, Report, RunHeader, Statistics, DEFAULT_NOISE};
 use crate::store::unsaved::{self, UnsavedRun};
 use crate::store::{self, Store, StoreError};
+use crate::sys::own_file;
 use crate::sys::scratch::{Scratch, HARNESS_SYNCS};
 use crate::sys::signals::EXIT_INTERRUPTED;
 use crate::testbed::fsmount::Filesystems;
@@ -623,28 +624,36 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     } else if !in_guest && !reading && several {
         crate::out!("{}", report::format::render(&several_runs(&ends), args.format));
     }
-    // The HTML report and the exports of what was measured, however the run ended.
-    let report_failure = match &args.report {
-        Some(file) if !ends.is_empty() => {
-            let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
-            // Presets compared lead the page (from what each run's manifest records, as a
-            // later `report` of the runs reads it), a group's paper table (Table 1) at the top.
-            crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise).err()
+    // The HTML report and the exports of what was measured, however the run ended; each is
+    // tried whatever became of the others, and each failure is said in its own line.
+    let mut output_failures: Vec<Failure> = Vec::new();
+    if let Some(file) = args.report.as_ref().filter(|_| !ends.is_empty()) {
+        let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
+        // Presets compared lead the page (from what each run's manifest records, as a
+        // later `report` of the runs reads it), a group's paper table (Table 1) at the top.
+        if let Err(f) =
+            crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise)
+        {
+            output_failures.push(f);
         }
-        _ => None,
-    };
-    let report_failure = match report_failure {
-        None if !in_guest => write_exports(args, &ends, several, compared, &groups).err(),
-        other => other,
-    };
+    }
+    if !in_guest {
+        output_failures.extend(write_exports(args, &ends, several, compared, &groups));
+    }
     let Some(last) = ends.last() else {
         return Ok(EXIT_INTERRUPTED);
     };
-    if let Some(f) = report_failure {
-        if last.error.is_none() {
-            return Err(f);
-        }
+    // The last failure is the run's error line when the run itself went well.
+    let last_failure = if last.error.is_none() {
+        output_failures.pop()
+    } else {
+        None
+    };
+    for f in &output_failures {
         crate::errln!("error: {}", f.line());
+    }
+    if let Some(f) = last_failure {
+        return Err(f);
     }
     let base = args
         .dir
@@ -715,17 +724,17 @@ fn name_is_free(name: &str, runs: usize, results: &Path) -> Result<(), Failure> 
 /// `--export`: each file gets what the terminal would have shown in its format: the report of
 /// the one run, or for several runs what a session of several prints (each report and their
 /// comparison in a format for reading; one document of them all in a data format). Nothing is
-/// written when nothing was reported.
+/// written when nothing was reported. Every file is tried; returns each one's failure.
 fn write_exports(
     args: &RunArgs,
     ends: &[JobEnd],
     several: bool,
     compared: bool,
     groups: &[&crate::workload::preset::Group],
-) -> Result<(), Failure> {
+) -> Vec<Failure> {
     let of = |e: &JobEnd, f: Format| e.exported.iter().find(|(x, _)| *x == f).map(|(_, t)| t.clone());
     if ends.iter().all(|e| e.exported.is_empty()) {
-        return Ok(());
+        return Vec::new();
     }
     let render = |f: Format| -> String {
         if !several {
@@ -741,7 +750,7 @@ fn write_exports(
             report::format::render(&several_runs(ends), f)
         }
     };
-    exports::write(&args.exports, &render)
+    exports::write_each(&args.exports, &render)
 }
 
 /// Where a side file is and how it reaches the store.
@@ -757,10 +766,41 @@ fn side_note(side: &Path, base: &Path, store: &Path) -> String {
 
 /// Imports the side files earlier runs left in `base` for this store ([`unsaved`]), saying so,
 /// and removes each once its run is stored. Side files for other stores are named, not touched.
+///
+/// Only this user's own side files are imported by themselves: in a `--dir` no other user can
+/// write, owned by this user and writable by no one else ([`own_file`]). Any other is left as
+/// it is, with one line saying why and how to import it if it is trusted (`merge`). A side
+/// file is removed only while its name still leads to the file read, and that name is the one
+/// litebench gives the run it held.
 fn import_side_files(base: &Path, store: &mut Store) -> Result<(), Failure> {
     let key = unsaved::store_key(store.path());
-    for path in unsaved::list(base) {
-        let side = match unsaved::read(&path) {
+    let sides = unsaved::list(base);
+    if sides.is_empty() {
+        return Ok(());
+    }
+    let store_path = store.path().to_path_buf();
+    let left_alone = |path: &Path, why: &dyn std::fmt::Display| {
+        crate::errln!(
+            "note: side file {} left alone, not imported: {why}; if you trust it, `litebench merge {} {}` imports it",
+            path.display(),
+            store_path.display(),
+            path.display()
+        )
+    };
+    let dir = own_file::check_dir(base);
+    for path in sides {
+        if let Err(why) = &dir {
+            left_alone(&path, why);
+            continue;
+        }
+        let mut own = match own_file::open(&path) {
+            Ok(f) => f,
+            Err(why) => {
+                left_alone(&path, &why);
+                continue;
+            }
+        };
+        let side = match unsaved::read_from(&path, &mut own.file) {
             Ok(s) => s,
             Err(e) => {
                 crate::errln!("warning: {e}; left as it is");
@@ -778,10 +818,17 @@ fn import_side_files(base: &Path, store: &mut Store) -> Result<(), Failure> {
             continue;
         }
         let i = store.import_unsaved(&side.run)?;
-        std::fs::remove_file(&path)
-            .map_err(|e| Failure(format!("{}: cannot remove it once imported ({e})", path.display())))?;
+        let ours = path.file_name() == Some(std::ffi::OsStr::new(&unsaved::file_name(&side.run.uuid)))
+            && own.still_the_same(&path);
+        let removed = if ours {
+            std::fs::remove_file(&path)
+                .map_err(|e| Failure(format!("{}: cannot remove it once imported ({e})", path.display())))?;
+            String::new()
+        } else {
+            "; left in place: its name is not the one litebench gives that run, or the file changed".to_string()
+        };
         crate::errln!(
-            "imported run {} ({}; trials added: {}) from {}, kept there when the store could not take it ({})",
+            "imported run {} ({}; trials added: {}) from {}, kept there when the store could not take it ({}){removed}",
             i.run_id,
             side.run.status,
             i.trials_added,

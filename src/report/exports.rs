@@ -60,12 +60,25 @@ pub fn check(exports: &[Export], results: &Path, others: &[(&str, &Path)]) -> Re
     Ok(())
 }
 
-/// Writes each export, `render` giving what the command prints in a format.
+/// Writes each export, `render` giving what the command prints in a format. Every file is
+/// tried, so one that fails (a full disk) does not hide another's failure: all but the last
+/// failure are said here, each in its line, and the last is returned.
 pub fn write(exports: &[Export], render: &dyn Fn(Format) -> String) -> Result<(), Failure> {
-    for e in exports {
-        outfile::write("--export", &e.path, render(e.format).as_bytes())?;
+    let mut failures = write_each(exports, render);
+    let last = failures.pop();
+    for f in failures {
+        crate::errln!("error: {}", f.line());
     }
-    Ok(())
+    last.map_or(Ok(()), Err)
+}
+
+/// Writes each export; returns the failure of each that could not be written, in order.
+pub fn write_each(exports: &[Export], render: &dyn Fn(Format) -> String) -> Vec<Failure> {
+    exports
+        .iter()
+        .filter_map(|e| outfile::write("--export", &e.path, render(e.format).as_bytes()).err())
+        .map(Failure::from)
+        .collect()
 }
 
 #[cfg(test)]

@@ -5,14 +5,33 @@
 //! Each run goes in with its templates and trials in one transaction, under the target's next
 //! integer id (ids are aliases local to a store). Verdicts of `verify-durability` are copied
 //! when the target has no identical one. The inputs are opened read-only and never written.
+//! What is copied loses its control characters ([`control_chars`]): a store may come from anyone,
+//! and its host names, labels and errors reach the terminal.
 
 use super::{run_uuid, Store, StoreError};
+use crate::base::control_chars;
 use crate::engines::{Connection, Value};
 use std::collections::{HashMap, HashSet};
 
 /// A stored text column as a bound value (NULL stays NULL).
 fn t(v: &Option<String>) -> Value<'_> {
     v.as_deref().map_or(Value::Null, Value::Text)
+}
+
+/// A stored row without control characters ([`control_chars`]): in the JSON column `json`,
+/// those of its strings (a JSON text is kept byte for byte when it has none).
+fn clean(row: &[Option<String>], json: Option<usize>) -> Vec<Option<String>> {
+    row.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let v = v.as_deref()?;
+            Some(if Some(i) == json {
+                control_chars::strip_json_text(v).unwrap_or_else(|| v.to_string())
+            } else {
+                control_chars::strip(v).into_owned()
+            })
+        })
+        .collect()
 }
 
 /// What one input added.
@@ -109,14 +128,19 @@ impl Store {
                 });
                 continue;
             }
+            // What goes in, and reaches a terminal from here on, without control characters
+            // (the uuid above is derived from the run as the input stores it).
+            let r = clean(&r, Some(7));
             let templates = if from.has_templates {
                 from.rows(&format!("SELECT record FROM templates WHERE run_id = {old_id}"))?
             } else {
                 Vec::new()
             };
+            let templates: Vec<_> = templates.iter().map(|t| clean(t, Some(0))).collect();
             let trials = from.rows(&format!(
                 "SELECT seq, config, round, warmup, record FROM trials WHERE run_id = {old_id} ORDER BY seq"
             ))?;
+            let trials: Vec<_> = trials.iter().map(|t| clean(t, Some(4))).collect();
             self.conn
                 .execute_batch("BEGIN IMMEDIATE")
                 .map_err(|e| self.engine_error(e))?;
@@ -219,6 +243,7 @@ impl Store {
             .collect();
         let mut added = 0;
         for r in from.rows(&format!("SELECT {VERDICT_COLUMNS} FROM verifications ORDER BY id"))? {
+            let r = clean(&r, Some(11));
             if have.contains(&key(&r)) {
                 continue;
             }

@@ -4,13 +4,19 @@
 //! or read-only, or the run was stopped while waiting for another process's lock). When that
 //! happens the run writes everything it measured (its row, templates, trials and how it ended)
 //! to `litebench-unsaved-<uuid>.json` in the scratch base directory (`--dir`). The next `run`
-//! with the same `--dir` and store imports it and removes the file; `litebench merge STORE
-//! FILE` imports it into any store (and leaves the file alone, as merge does with its inputs).
-//! Importing is idempotent: a run already in the store gets only the trials and templates it
-//! lacks, and its end status if it still says `running`.
+//! with the same `--dir` and store imports it and removes the file, if it is that user's own
+//! (see `bench::session`); `litebench merge STORE FILE` imports it into any store (and leaves
+//! the file alone, as merge does with its inputs). Importing is idempotent: a run already in
+//! the store gets only the trials and templates it lacks, and its end status if it still says
+//! `running`.
+//!
+//! Whoever could write `--dir` could have written a side file, so reading one trusts nothing
+//! in it: every string loses its control characters before the file is typed, and a run whose
+//! records do not add up against its manifest is refused whole ([`read_from`]).
 
 use super::{run_uuid, Begun, Store, StoreError};
 use crate::engines::Value;
+use crate::model::consistency;
 use crate::model::record::{Manifest, TemplateRecord, TrialRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -29,6 +35,11 @@ pub enum UnsavedError {
     Write { path: PathBuf, source: std::io::Error },
     #[error("{path}: not a litebench side file ({reason})")]
     Read { path: PathBuf, reason: String },
+    #[error("{path}: refused, nothing imported from it: {source}")]
+    Inconsistent {
+        path: PathBuf,
+        source: consistency::Inconsistent,
+    },
 }
 
 /// One side file.
@@ -115,8 +126,7 @@ pub fn store_key(store: &Path) -> PathBuf {
 /// under a temporary name created new (never through an existing file or link), synced, and
 /// only then given its name, so a half-written side file never looks like a whole one.
 pub fn write(dir: &Path, store: &Path, reason: &str, run: UnsavedRun) -> Result<PathBuf, UnsavedError> {
-    let name = format!("{PREFIX}{}.json", run.uuid);
-    let path = dir.join(&name);
+    let path = dir.join(file_name(&run.uuid));
     let file = Unsaved {
         litebench_unsaved: FORMAT,
         store: store_key(store),
@@ -140,14 +150,29 @@ pub fn is_side_file(path: &Path) -> bool {
     std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut b)).is_ok() && b[0] == b'{'
 }
 
-/// Reads a side file.
+/// Reads a side file named on the command line (`merge STORE FILE`).
 pub fn read(path: &Path) -> Result<Unsaved, UnsavedError> {
+    let mut file = std::fs::File::open(path).map_err(|e| UnsavedError::Read {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    read_from(path, &mut file)
+}
+
+/// Reads the side file `path` from `file`, already open: its strings without control
+/// characters ([`crate::base::control_chars`]), and refused unless every trial and template adds
+/// up against its manifest ([`crate::model::consistency`]).
+pub fn read_from(path: &Path, file: &mut std::fs::File) -> Result<Unsaved, UnsavedError> {
+    use std::io::Read;
     let bad = |reason: String| UnsavedError::Read {
         path: path.to_path_buf(),
         reason,
     };
-    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    let u: Unsaved = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
+    let mut value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+    crate::base::control_chars::strip_json(&mut value);
+    let u: Unsaved = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
     if u.litebench_unsaved != FORMAT {
         return Err(bad(format!(
             "format {}, this litebench reads {FORMAT}; upgrade litebench",
@@ -157,7 +182,18 @@ pub fn read(path: &Path) -> Result<Unsaved, UnsavedError> {
     if !run_uuid::is_valid(&u.run.uuid) {
         return Err(bad(format!("run uuid {:?} is malformed", u.run.uuid)));
     }
+    consistency::check(&u.run.manifest, &u.run.templates, &u.run.trials).map_err(|source| {
+        UnsavedError::Inconsistent {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
     Ok(u)
+}
+
+/// The name litebench gives the side file of run `uuid`.
+pub fn file_name(uuid: &str) -> String {
+    format!("{PREFIX}{uuid}.json")
 }
 
 /// The side files in `dir`, oldest run first (their names hold UUIDv7s, which sort by time).
@@ -344,6 +380,8 @@ mod tests {
     #[test]
     fn a_side_file_is_written_whole_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
+        let mut manifest = crate::store::tests::manifest();
+        manifest.configs.push(crate::model::consistency::tests::config(0));
         let run = UnsavedRun::new(
             &Begun {
                 id: 1,
@@ -353,7 +391,7 @@ mod tests {
                 boot_id: None,
                 name: Some("side".into()),
             },
-            &crate::store::tests::manifest(),
+            &manifest,
             "failed",
             "2024-01-01T00:01:00Z",
             Some("why"),

@@ -174,3 +174,43 @@ fn blob_larger_than_the_free_space() {
         assert_eq!(v["run"]["status"], "failed", "{engine}: {:#}", v["run"]);
     }
 }
+
+/// `--report` and `--export` both on a full disk (issue 31, item 12): each failure is said in
+/// its own line, the run is still stored complete, and the exit code is 2. (Before, the report's
+/// failure was the only line: the exports were not even tried.)
+#[test]
+fn report_and_export_on_a_full_disk_each_say_their_failure() {
+    let sb = Sandbox::new();
+    let Some(fs) = Tmpfs::mount(&sb) else { return };
+    fs.fill();
+    let report = fs.dir().join("r.html");
+    let exports = [fs.dir().join("r.json"), fs.dir().join("r.md")];
+    let mut cmd = sb.run(SMALLEST_CRUD);
+    cmd.arg("--report").arg(&report);
+    for e in &exports {
+        cmd.arg("--export").arg(e);
+    }
+    let out = output(&mut cmd);
+    assert_no_panic(&out);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 3, "one line per file\n{}", describe(&out));
+    for (line, (flag, path)) in errors.iter().zip([
+        ("--report", &report),
+        ("--export", &exports[0]),
+        ("--export", &exports[1]),
+    ]) {
+        assert!(
+            line.contains(&format!("{flag} {}", path.display())),
+            "{flag} {}: {line}",
+            path.display()
+        );
+        assert!(!path.exists(), "nothing half-written at {}", path.display());
+    }
+    assert!(
+        err.ends_with(&format!("{}\n", errors[2])),
+        "the last failure is the last line\n{err}"
+    );
+    assert_eq!(sb.show_json()["run"]["status"], "complete", "what was measured is kept");
+}

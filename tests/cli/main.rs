@@ -34,6 +34,7 @@ mod replay;
 mod report;
 mod reproduce;
 mod script;
+mod side_files;
 mod ssb_gen;
 mod store;
 mod store_locks;

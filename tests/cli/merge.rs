@@ -220,3 +220,33 @@ fn replicated_shards_show_each_configuration_across_machines() {
     let compared = html.find("class=\"comparison\"").expect("the runs compared");
     assert!(compared < html.find("id=\"run-1\"").unwrap());
 }
+
+/// A store from anyone: its strings reach the terminal, so what `merge` copies loses its control
+/// characters (issue 31, item 3): the host, the error, and the strings inside the manifest.
+#[test]
+fn what_merge_copies_loses_its_control_characters() {
+    use litebench::engines::sqlite::api::Api;
+    use litebench::engines::sqlite::conn::SqliteConn;
+    use litebench::engines::Connection;
+    let sb = Sandbox::new();
+    let a = sb.root().join("a.db");
+    assert_success(&output(&mut sb.run_in(&sb.scratch(), &a, SMALLEST_CRUD)));
+    let mut c = SqliteConn::open_existing(Api::bundled(), &a, "test writer").unwrap();
+    c.execute_batch(
+        "UPDATE runs SET host = char(27) || '[31mevil', error = 'x' || char(155) || '2J', \
+         manifest = replace(manifest, '\"crud\"', '\"crud\\u001b]0;t\\u0007\"')",
+    )
+    .unwrap();
+    drop(c);
+    let out = sb.root().join("all.db");
+    assert_success(&merge(&sb, &out, &[&a]));
+    let mut c = SqliteConn::open_existing(Api::bundled(), &out, "test reader").unwrap();
+    let one = |c: &mut SqliteConn, sql: &str| c.query_value(sql).unwrap().unwrap_or_default();
+    assert_eq!(one(&mut c, "SELECT host FROM runs"), "[31mevil");
+    assert_eq!(one(&mut c, "SELECT error FROM runs"), "x2J");
+    let manifest = one(&mut c, "SELECT manifest FROM runs");
+    assert!(
+        manifest.contains("\"crud]0;t\"") && !manifest.contains("\\u001b"),
+        "{manifest}"
+    );
+}
