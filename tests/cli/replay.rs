@@ -205,3 +205,20 @@ fn bad_logs_failing_statements_and_clients_are_one_line() {
         .unwrap();
     assert_eq!(nope["success_rate"], 0.0, "{nope}");
 }
+
+/// Issue 31, item 9: a NUL byte in a log is refused when it is read, in one line naming file,
+/// line and column; before, the statement after it counted as one successful transaction with a
+/// latency though SQLite ran nothing.
+#[test]
+fn a_nul_byte_in_a_log_is_one_line_before_anything_runs() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "nul.sql",
+        "CREATE TABLE t(a);\nINSERT INTO t VALUES (1);\0 DELETE FROM t;\n",
+    );
+    let mut cmd = sb.run(&["replay", "--param", "log=nul.sql"]);
+    cmd.args(QUICK);
+    assert_error_line(&output(&mut cmd), &["nul.sql:2:26: a NUL byte", "tr -d"]);
+    assert!(!sb.results().exists(), "nothing is stored for a refused run");
+}

@@ -118,6 +118,50 @@ fn script_errors_are_one_line_with_file_line_and_column() {
     assert!(!sb.results().exists(), "nothing is stored for a refused run");
 }
 
+/// Issue 31, items 9 and 10: a NUL byte and nesting too deep for the stack are refused when the
+/// script is read, in one line naming file, line and column; before, the NUL made SQLite answer
+/// "not an error" and the nesting aborted litebench with a stack overflow (exit 134).
+#[test]
+fn a_nul_byte_and_nesting_too_deep_are_one_line_before_anything_runs() {
+    let sb = Sandbox::new();
+    write(&sb, "nul.sql", "SELECT 1;\nSELECT 2\0;\n");
+    let parens = format!("\\set x {}1{}\nSELECT :x;\n", "(".repeat(10_000), ")".repeat(10_000));
+    write(&sb, "parens.sql", &parens);
+    write(
+        &sb,
+        "minus.sql",
+        &format!("\\set x {}1\nSELECT :x;\n", "-".repeat(100_000)),
+    );
+    write(&sb, "init.sql", "CREATE TABLE t(a);\n\0\n");
+    for (args, parts) in [
+        (
+            &["--param", "file=nul.sql"][..],
+            &["nul.sql:2:9: a NUL byte", "tr -d"][..],
+        ),
+        (
+            &["--param", "file=parens.sql"],
+            &["parens.sql:1:264: the expression nests deeper than 256 levels"],
+        ),
+        (
+            &["--param", "file=minus.sql"],
+            &["minus.sql:1:264: the expression nests deeper than 256 levels"],
+        ),
+        (
+            &["--param", "file=nul.sql", "--param", "init=init.sql"],
+            &["nul.sql:2:9: a NUL byte"],
+        ),
+        (
+            &["--param", "builtin=select-only", "--param", "init=init.sql"],
+            &["init.sql:2:1: a NUL byte"],
+        ),
+    ] {
+        let mut cmd = sb.run(&["script"]);
+        cmd.args(args).args(QUICK);
+        assert_error_line(&output(&mut cmd), parts);
+    }
+    assert!(!sb.results().exists(), "nothing is stored for a refused run");
+}
+
 /// Transactions that give up busy are not in the rate: the table shows how many per trial and a
 /// warning says so. Four clients read and then write in deferred transactions with one try and
 /// no busy timeout: a reader that finds another's commit in between cannot write, by SQLite's

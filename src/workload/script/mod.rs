@@ -321,6 +321,14 @@ fn read_all(p: &Params) -> Result<Loaded, String> {
         "" => None,
         f => Some(read(f, "init")?),
     };
+    if let (Some(text), Some(nul)) = (&init, init.as_deref().and_then(|t| t.find('\0'))) {
+        let (line, column) = crate::workload::sql_lex::line_col(text, nul);
+        return Err(format!(
+            "{}:{line}:{column}: {}",
+            p.text("init"),
+            crate::workload::sql_lex::NUL_BYTE
+        ));
+    }
     if let Some(text) = &init {
         hash.update(format!("init\0{text}\0"));
     }
