@@ -14,6 +14,7 @@
 //! statement with a parameter whose value the log does not hold (`?`, `?1`, `:name`, `$1`) is
 //! refused: replay never guesses values. Every error is one line, `FILE:LINE:COLUMN: what`.
 
+use crate::workload::file_reach;
 use crate::workload::sql_lex::{Kind, Lexer, LineIndex, Token, NUL_BYTE};
 
 /// How a log is written.
@@ -161,8 +162,12 @@ fn split(text: &str, from: usize, to: usize, by_line: bool) -> Result<Vec<Span>,
     Ok(out)
 }
 
-/// The statement at `span`, refused if it holds a parameter.
+/// The statement at `span`, refused if it holds a parameter or names a file outside the trial's
+/// copy ([`file_reach`]).
 fn statement(text: &str, lines: &LineIndex<'_>, span: Span, at_ns: Option<u64>) -> Result<Statement, (usize, String)> {
+    if let Some(refused) = file_reach::first_refusal(text, span.0, span.1, false) {
+        return Err(refused);
+    }
     let mut shape = String::new();
     for t in Lexer::new(&text[..span.1], span.0, false) {
         let Token { kind, start, end } = t?;
@@ -419,6 +424,24 @@ mod tests {
                 "{format:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_file_outside_the_copy_is_refused_where_the_log_names_it() {
+        // Before: read and replayed, and the user's own database emptied.
+        let e = read(
+            "app.log",
+            "SELECT 1;\n  ATTACH '/data/victim.db' AS v; DELETE FROM v.important;\n",
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("app.log:2:10: ATTACH of '/data/victim.db', a file outside the trial's copy"),
+            "{e}"
+        );
+        let e = read("app.log", "0.5 VACUUM INTO 'out.db'\n", None).unwrap_err();
+        assert!(e.starts_with("app.log:1:17: VACUUM INTO 'out.db'"), "{e}");
+        assert!(read("app.log", "ATTACH '' AS t;\nCREATE TABLE t.x(a);\n", None).is_ok());
     }
 
     #[test]

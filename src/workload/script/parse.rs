@@ -5,6 +5,7 @@
 
 use super::expr::{self, Expr};
 use super::sql;
+use crate::workload::file_reach;
 use crate::workload::sql_lex::{LineIndex, NUL_BYTE};
 
 /// A script error: `file:line:column: message`.
@@ -131,6 +132,9 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
             continue;
         }
         let s = sql::statement(src, i, backslash_escapes).map_err(|(at, m)| err(at, m))?;
+        if let Some((at, m)) = file_reach::first_refusal(src, i, s.end, backslash_escapes) {
+            return Err(err(at, m));
+        }
         let text = s.text.trim();
         if !text.is_empty() {
             let mut slots = Vec::new();
