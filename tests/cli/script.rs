@@ -130,7 +130,7 @@ fn a_nul_byte_and_nesting_too_deep_are_one_line_before_anything_runs() {
     write(
         &sb,
         "minus.sql",
-        &format!("\\set x {}1\nSELECT :x;\n", "-".repeat(100_000)),
+        &format!("\\set x {}1\nSELECT :x;\n", "- ".repeat(100_000)),
     );
     write(&sb, "init.sql", "CREATE TABLE t(a);\n\0\n");
     for (args, parts) in [
@@ -144,7 +144,7 @@ fn a_nul_byte_and_nesting_too_deep_are_one_line_before_anything_runs() {
         ),
         (
             &["--param", "file=minus.sql"],
-            &["minus.sql:1:264: the expression nests deeper than 256 levels"],
+            &["minus.sql:1:520: the expression nests deeper than 256 levels"],
         ),
         (
             &["--param", "file=nul.sql", "--param", "init=init.sql"],
