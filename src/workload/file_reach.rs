@@ -75,7 +75,7 @@ fn refusal(text: &str, tokens: &[Token]) -> Option<(usize, String)> {
         } else {
             None
         };
-        return (!value.is_some_and(|v| NO_FILE.contains(&v.as_str()))).then(|| {
+        return value.is_none_or(|v| !NO_FILE.contains(&v.as_str())).then(|| {
             (
                 name.start,
                 format!(

@@ -223,10 +223,10 @@ fn a_nul_byte_in_a_log_is_one_line_before_anything_runs() {
     assert!(!sb.results().exists(), "nothing is stored for a refused run");
 }
 
-/// Issue 31, item 4: a log changes and creates nothing outside its copy. A literal `ATTACH` or
-/// `VACUUM INTO` of a file is refused when the log is read (FILE:LINE:COLUMN and the way out);
-/// one whose name is built while running is refused by SQLite's authorizer, or on DuckDB by its
-/// external access turned off. Before: the victim's 3 rows were deleted and the files created,
+/// Issue 31, item 4: a log changes and creates nothing outside its copy. A literal `ATTACH` of a
+/// file, and any `VACUUM INTO` of one, is refused when the log is read (FILE:LINE:COLUMN and the
+/// way out); an `ATTACH` whose name is built while running is refused by SQLite's authorizer, and
+/// on DuckDB anything reaching a file outside by its external access turned off. Before: the victim's 3 rows were deleted and the files created,
 /// exit 0.
 #[test]
 fn a_log_changes_and_creates_no_file_outside_its_copy() {
@@ -262,7 +262,7 @@ fn a_log_changes_and_creates_no_file_outside_its_copy() {
         (
             "vacuum.sql",
             format!("CREATE TABLE t(a);\nVACUUM INTO '{top}/' || 'out.db';\n"),
-            "a file outside the trial's scratch directory",
+            "vacuum.sql:2:13: VACUUM INTO '",
         ),
         (
             "ext.sql",
@@ -275,7 +275,7 @@ fn a_log_changes_and_creates_no_file_outside_its_copy() {
         let mut cmd = sb.run(&["replay", "--param", &format!("log={name}")]);
         cmd.args(QUICK);
         let line = assert_error_line(&output(&mut cmd), &[part]);
-        if *name != "ext.sql" {
+        if !["ext.sql", "into.sql", "vacuum.sql"].contains(name) {
             assert!(
                 line.contains("attach a temporary database instead (ATTACH '' AS name)"),
                 "{line}"

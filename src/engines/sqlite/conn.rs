@@ -153,6 +153,7 @@ impl SqliteConn {
             return Err(self.error(rc, "setting the authorizer"));
         }
         self.confinement = Some(confinement);
+        const OFF: c_int = 0;
         // SAFETY: db is open; SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION takes an int and an int*
         // (null: not read back). Builds before 3.13.0 do not know it and answer an error, and
         // have the C call only, off unless enabled; the authorizer refuses the SQL function
@@ -161,7 +162,7 @@ impl SqliteConn {
             (self.api.db_config)(
                 self.db,
                 ffi::SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
-                0 as c_int,
+                OFF,
                 std::ptr::null_mut::<c_int>(),
             )
         };
