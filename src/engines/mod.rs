@@ -124,6 +124,15 @@ pub trait Connection {
     fn interrupter(&self) -> Option<Interrupter> {
         None
     }
+    /// Keeps the user's own SQL that runs next on this connection (a replayed log, a script, an
+    /// `init=` file) inside the trial's scratch directory: no `ATTACH` or `VACUUM INTO` of a file
+    /// outside it, no extension loaded, names built while running included. SQLite: its
+    /// authorizer; DuckDB: external access off but for the scratch directory; Turso: its I/O
+    /// layer, confined for every connection (nothing to do here); the servers: nothing, their
+    /// SQL reaches what their user may (docs/servers.md). An error means the SQL must not run.
+    fn confine_to_scratch(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
     /// The dialect this connection speaks.
     fn dialect(&self) -> Dialect;
     /// The statement that starts a transaction that is going to write: the dialect's

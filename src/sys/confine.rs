@@ -123,6 +123,45 @@ pub fn inside(run: &Path, path: &Path) -> Result<(), ConfineError> {
     Ok(())
 }
 
+/// Whether `path` names something inside `dir` (itself already resolved, as
+/// `std::fs::canonicalize` gives it) once resolved as the operating system would open it: a
+/// relative path against the working directory, every symbolic link and `..` of its existing
+/// part followed. Its part that does not exist yet may hold only plain names. For the user's SQL
+/// that names files at run time (a replayed log's `ATTACH`): the file it would open or create.
+pub fn resolves_inside(dir: &Path, path: &Path) -> bool {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match std::env::current_dir() {
+            Ok(cwd) => cwd.join(path),
+            Err(_) => return false,
+        }
+    };
+    // The longest part that exists, resolved; the names after it appended as they are.
+    let mut existing = absolute.as_path();
+    let mut missing = Vec::new();
+    let resolved = loop {
+        match existing.canonicalize() {
+            Ok(r) => break r,
+            // Something there that does not resolve (a link to nothing yet): where it would
+            // lead is not known here.
+            Err(_) if std::fs::symlink_metadata(existing).is_ok() => return false,
+            Err(_) => {
+                let (Some(name), Some(parent)) = (existing.file_name(), existing.parent()) else {
+                    return false;
+                };
+                if !matches!(Path::new(name).components().next(), Some(Component::Normal(_))) {
+                    return false;
+                }
+                missing.push(name);
+                existing = parent;
+            }
+        }
+    };
+    let full: PathBuf = missing.iter().rev().fold(resolved, |p, n| p.join(n));
+    full != dir && full.starts_with(dir)
+}
+
 /// A plain file name for a file of the run directory (as [`crate::sys::scratch`] records them).
 pub fn plain_name(name: &str) -> bool {
     let mut c = Path::new(name).components();
@@ -149,6 +188,34 @@ mod tests {
         assert!(inside(&run, &run.join("link/victim")).is_err());
         assert!(plain_name("a.db") && !plain_name("../a") && !plain_name("a/b") && !plain_name(".."));
         assert!(!plain_name("") && !plain_name("/a"));
+    }
+
+    #[test]
+    fn a_path_resolves_inside_only_through_plain_names_and_links_that_stay_inside() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().canonicalize().unwrap();
+        let run = dir.join("run");
+        std::fs::create_dir(&run).unwrap();
+        std::fs::write(run.join("a.db"), b"").unwrap();
+        assert!(resolves_inside(&run, &run.join("a.db")));
+        assert!(resolves_inside(&run, &run.join("new.db")), "a file not made yet");
+        assert!(resolves_inside(&run, &run.join("sub/new.db")));
+        assert!(resolves_inside(&run, &dir.join("run/../run/a.db")));
+        assert!(!resolves_inside(&run, &run), "the directory itself");
+        assert!(!resolves_inside(&run, &run.join("../victim.db")));
+        assert!(!resolves_inside(&run, &run.join("nosuch/../../victim.db")));
+        assert!(!resolves_inside(&run, Path::new("/etc/passwd")));
+        assert!(
+            !resolves_inside(&run, Path::new("victim.db")),
+            "relative: the working directory"
+        );
+        std::os::unix::fs::symlink(&dir, run.join("out")).unwrap();
+        assert!(!resolves_inside(&run, &run.join("out/victim.db")));
+        std::os::unix::fs::symlink(dir.join("victim.db"), run.join("dangling")).unwrap();
+        assert!(
+            !resolves_inside(&run, &run.join("dangling")),
+            "a link to a file not made yet"
+        );
     }
 
     #[test]

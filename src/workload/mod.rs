@@ -7,6 +7,7 @@ pub mod androbench;
 pub mod blob;
 pub mod crud;
 pub mod expect;
+pub mod file_reach;
 pub mod load;
 pub mod mobibench;
 pub mod numbers;

@@ -205,3 +205,112 @@ fn bad_logs_failing_statements_and_clients_are_one_line() {
         .unwrap();
     assert_eq!(nope["success_rate"], 0.0, "{nope}");
 }
+
+/// Issue 31, item 9: a NUL byte in a log is refused when it is read, in one line naming file,
+/// line and column; before, the statement after it counted as one successful transaction with a
+/// latency though SQLite ran nothing.
+#[test]
+fn a_nul_byte_in_a_log_is_one_line_before_anything_runs() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "nul.sql",
+        "CREATE TABLE t(a);\nINSERT INTO t VALUES (1);\0 DELETE FROM t;\n",
+    );
+    let mut cmd = sb.run(&["replay", "--param", "log=nul.sql"]);
+    cmd.args(QUICK);
+    assert_error_line(&output(&mut cmd), &["nul.sql:2:26: a NUL byte", "tr -d"]);
+    assert!(!sb.results().exists(), "nothing is stored for a refused run");
+}
+
+/// Issue 31, item 4: a log changes and creates nothing outside its copy. A literal `ATTACH` of a
+/// file, and any `VACUUM INTO` of one, is refused when the log is read (FILE:LINE:COLUMN and the
+/// way out); an `ATTACH` whose name is built while running is refused by SQLite's authorizer, and
+/// on DuckDB anything reaching a file outside by its external access turned off. Before: the victim's 3 rows were deleted and the files created,
+/// exit 0.
+#[test]
+fn a_log_changes_and_creates_no_file_outside_its_copy() {
+    use litebench::engines::sqlite::{api::Api, conn::SqliteConn};
+    use litebench::engines::Connection;
+    let sb = Sandbox::new();
+    let top = sb.cwd().display().to_string();
+    let victim = sb.cwd().join("victim.db");
+    let mut v = SqliteConn::open(Api::bundled(), &victim, None, "victim").unwrap();
+    v.execute_batch("CREATE TABLE important(a); INSERT INTO important VALUES (1), (2), (3);")
+        .unwrap();
+    let logs = [
+        (
+            "literal.sql",
+            format!("SELECT 1;\nATTACH '{top}/victim.db' AS v;\nDELETE FROM v.important;\n"),
+            "literal.sql:2:8: ATTACH of '",
+        ),
+        (
+            "computed.sql",
+            format!("ATTACH '{top}/' || 'victim.db' AS v;\nDELETE FROM v.important;\n"),
+            "computed.sql:1: not authorized: ATTACH or VACUUM INTO of a file name computed while running",
+        ),
+        (
+            "new.sql",
+            format!("ATTACH '{top}/new' || '.db' AS n;\nCREATE TABLE n.t(a);\n"),
+            "new.sql:1: not authorized",
+        ),
+        (
+            "into.sql",
+            format!("CREATE TABLE t(a);\nVACUUM INTO '{top}/out.db';\n"),
+            "into.sql:2:13: VACUUM INTO '",
+        ),
+        (
+            "vacuum.sql",
+            format!("CREATE TABLE t(a);\nVACUUM INTO '{top}/' || 'out.db';\n"),
+            "vacuum.sql:2:13: VACUUM INTO '",
+        ),
+        (
+            "ext.sql",
+            "SELECT load_extension('/nonexistent.so');\n".to_string(),
+            "load_extension() is disabled",
+        ),
+    ];
+    for (name, text, part) in &logs {
+        write(&sb, name, text);
+        let mut cmd = sb.run(&["replay", "--param", &format!("log={name}")]);
+        cmd.args(QUICK);
+        let line = assert_error_line(&output(&mut cmd), &[part]);
+        if !["ext.sql", "into.sql", "vacuum.sql"].contains(name) {
+            assert!(
+                line.contains("attach a temporary database instead (ATTACH '' AS name)"),
+                "{line}"
+            );
+        }
+    }
+    assert_eq!(
+        v.query_value("SELECT count(*) FROM important").unwrap().as_deref(),
+        Some("3")
+    );
+    for made in ["new.db", "out.db"] {
+        assert!(!sb.cwd().join(made).exists(), "{made} was created outside the copy");
+    }
+    // A temporary database is the way out, and works.
+    write(
+        &sb,
+        "temp.sql",
+        "ATTACH '' AS t;\nCREATE TABLE t.x(a);\nINSERT INTO t.x VALUES (1);\nSELECT count(*) FROM t.x;\n",
+    );
+    let mut cmd = sb.run(&["replay", "--param", "log=temp.sql"]);
+    cmd.args(QUICK);
+    assert_success(&output(&mut cmd));
+    // DuckDB: no file outside the scratch directory, however the statement reaches it.
+    if crate::support::require_duckdb(crate::support::DUCKDB) {
+        write(
+            &sb,
+            "copy.sql",
+            &format!("CREATE TABLE t(a INTEGER);\nCOPY t TO '{top}/out.csv';\n"),
+        );
+        let mut cmd = sb.run(&["replay", "--param", "log=copy.sql", "--engine", "duckdb"]);
+        cmd.args(QUICK);
+        assert_error_line(
+            &output(&mut cmd),
+            &["copy.sql:2: Permission Error", "disabled by configuration"],
+        );
+        assert!(!sb.cwd().join("out.csv").exists());
+    }
+}

@@ -118,6 +118,90 @@ fn script_errors_are_one_line_with_file_line_and_column() {
     assert!(!sb.results().exists(), "nothing is stored for a refused run");
 }
 
+/// Issue 31, items 9 and 10: a NUL byte and nesting too deep for the stack are refused when the
+/// script is read, in one line naming file, line and column; before, the NUL made SQLite answer
+/// "not an error" and the nesting aborted litebench with a stack overflow (exit 134).
+#[test]
+fn a_nul_byte_and_nesting_too_deep_are_one_line_before_anything_runs() {
+    let sb = Sandbox::new();
+    write(&sb, "nul.sql", "SELECT 1;\nSELECT 2\0;\n");
+    let parens = format!("\\set x {}1{}\nSELECT :x;\n", "(".repeat(10_000), ")".repeat(10_000));
+    write(&sb, "parens.sql", &parens);
+    write(
+        &sb,
+        "minus.sql",
+        &format!("\\set x {}1\nSELECT :x;\n", "- ".repeat(100_000)),
+    );
+    write(&sb, "init.sql", "CREATE TABLE t(a);\n\0\n");
+    for (args, parts) in [
+        (
+            &["--param", "file=nul.sql"][..],
+            &["nul.sql:2:9: a NUL byte", "tr -d"][..],
+        ),
+        (
+            &["--param", "file=parens.sql"],
+            &["parens.sql:1:264: the expression nests deeper than 256 levels"],
+        ),
+        (
+            &["--param", "file=minus.sql"],
+            &["minus.sql:1:520: the expression nests deeper than 256 levels"],
+        ),
+        (
+            &["--param", "file=nul.sql", "--param", "init=init.sql"],
+            &["nul.sql:2:9: a NUL byte"],
+        ),
+        (
+            &["--param", "builtin=select-only", "--param", "init=init.sql"],
+            &["init.sql:2:1: a NUL byte"],
+        ),
+    ] {
+        let mut cmd = sb.run(&["script"]);
+        cmd.args(args).args(QUICK);
+        assert_error_line(&output(&mut cmd), parts);
+    }
+    assert!(!sb.results().exists(), "nothing is stored for a refused run");
+}
+
+/// Issue 31, item 4: a script attaches no file outside the trial's copy: a variable's value is
+/// bound while running, so SQLite's authorizer refuses it; an `init=` file's literal `ATTACH` is
+/// refused when it is read. Before: the victim's rows were deleted, exit 0.
+#[test]
+fn a_script_and_its_init_file_change_no_file_outside_the_copy() {
+    let sb = Sandbox::new();
+    let victim = sb.cwd().join("victim.db");
+    let mut v = SqliteConn::open(Api::bundled(), &victim, None, "victim").unwrap();
+    v.execute_batch("CREATE TABLE important(a); INSERT INTO important VALUES (1), (2), (3);")
+        .unwrap();
+    write(&sb, "attach.sql", "ATTACH :victim AS v;\nDELETE FROM v.important;\n");
+    let mut cmd = sb.run(&[
+        "script",
+        "--param",
+        "file=attach.sql",
+        "--param",
+        &format!("define=victim={}", victim.display()),
+        "--param",
+        "transactions=1",
+    ]);
+    cmd.args(QUICK);
+    assert_error_line(
+        &output(&mut cmd),
+        &["not authorized: ATTACH or VACUUM INTO of a file name computed while running"],
+    );
+    write(
+        &sb,
+        "init.sql",
+        &format!("CREATE TABLE t(a);\nATTACH DATABASE '{}' AS v;\n", victim.display()),
+    );
+    write(&sb, "select.sql", "SELECT count(*) FROM t;\n");
+    let mut cmd = sb.run(&["script", "--param", "file=select.sql", "--param", "init=init.sql"]);
+    cmd.args(QUICK);
+    assert_error_line(&output(&mut cmd), &["init.sql:2:17: ATTACH of '", "ATTACH '' AS name"]);
+    assert_eq!(
+        v.query_value("SELECT count(*) FROM important").unwrap().as_deref(),
+        Some("3")
+    );
+}
+
 /// Transactions that give up busy are not in the rate: the table shows how many per trial and a
 /// warning says so. Four clients read and then write in deferred transactions with one try and
 /// no busy timeout: a reader that finds another's commit in between cannot write, by SQLite's

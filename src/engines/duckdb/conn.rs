@@ -55,6 +55,9 @@ pub struct Db {
     api: &'static Api,
     handle: Database,
     label: String,
+    /// The directory of its file (`None`: in memory), where the user's SQL may reach once
+    /// confined ([`DuckConn`]'s `confine_to_scratch`).
+    dir: Option<std::path::PathBuf>,
 }
 
 // SAFETY: DuckDB's database handle is thread-safe: connections to it may be opened and used
@@ -116,6 +119,7 @@ impl Db {
                 api,
                 handle,
                 label: label.to_string(),
+                dir: path.and_then(Path::parent).map(Path::to_path_buf),
             })
         }
     }
@@ -285,6 +289,31 @@ impl Connection for DuckConn {
         let interrupt = self.api.interrupt;
         // SAFETY: duckdb_interrupt on an open connection, from any thread.
         Some(Box::new(move || unsafe { interrupt(handle.get()) }))
+    }
+
+    /// External access off (`enable_external_access=false`: no `ATTACH`, `COPY`, file reader or
+    /// extension outside), but for the scratch directory of the instance's database
+    /// (`allowed_directories`, DuckDB 1.2.0 and later; the pinned releases have it). Both are
+    /// global to the instance, and once off, DuckDB refuses to turn access on again while the
+    /// instance runs, from this SQL or any other: a connection to an instance already confined
+    /// has nothing to do.
+    fn confine_to_scratch(&mut self) -> Result<(), EngineError> {
+        let on = self.query_value("SELECT CAST(current_setting('enable_external_access') AS VARCHAR)")?;
+        if on.as_deref() == Some("false") {
+            return Ok(());
+        }
+        if let Some(dir) = &self.db.dir {
+            let dir = dir.canonicalize().map_err(|e| {
+                error(
+                    &self.db.label,
+                    format!("{}: {e}", dir.display()),
+                    "confining the user's SQL to the scratch directory",
+                )
+            })?;
+            let quoted = dir.display().to_string().replace('\'', "''");
+            self.execute_batch(&format!("SET allowed_directories = ['{quoted}/']"))?;
+        }
+        self.execute_batch("SET enable_external_access = false")
     }
 
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {

@@ -38,6 +38,11 @@ pub fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
     Some(unsafe { std::mem::transmute::<isize, unsafe extern "C" fn(*mut c_void)>(-1) })
 }
 
+/// An authorizer callback (`sqlite3_set_authorizer`): user data, action code, up to four
+/// strings; answers `SQLITE_OK`, `SQLITE_DENY` or `SQLITE_IGNORE`.
+pub type Authorizer =
+    unsafe extern "C" fn(*mut c_void, c_int, *const c_char, *const c_char, *const c_char, *const c_char) -> c_int;
+
 /// One entry of the table: a C symbol and the SQLite release that added it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Symbol {
@@ -179,6 +184,7 @@ api_table! {
         blob_bytes: fn(*mut sqlite3_blob) -> c_int = sqlite3_blob_bytes, "3.4.0";
         blob_read: fn(*mut sqlite3_blob, *mut c_void, c_int, c_int) -> c_int = sqlite3_blob_read, "3.4.0";
         blob_write: fn(*mut sqlite3_blob, *const c_void, c_int, c_int) -> c_int = sqlite3_blob_write, "3.4.0";
+        set_authorizer: fn(*mut sqlite3, Option<Authorizer>, *mut c_void) -> c_int = sqlite3_set_authorizer, "3.0.0";
     }
     optional {
         errstr: fn(c_int) -> *const c_char = sqlite3_errstr, "3.7.15";

@@ -20,6 +20,11 @@ pub struct SqliteConn {
     blob_api: super::blob::BlobApi,
     /// The statement that starts a write transaction (the `begin` knob).
     begin: &'static str,
+    /// The directory of the database file (`None`: in memory): where the user's SQL may attach
+    /// files once confined ([`SqliteConn::confine`]).
+    dir: Option<std::path::PathBuf>,
+    /// The authorizer's state, once confined; freed after the connection is closed.
+    confinement: Option<Box<super::authorizer::Confinement>>,
 }
 
 impl SqliteConn {
@@ -44,7 +49,11 @@ impl SqliteConn {
     /// Opens (creating if needed) `path` through the VFS named `vfs` (`None`: default VFS).
     pub fn open(api: &'static Api, path: &Path, vfs: Option<&str>, label: &str) -> Result<SqliteConn, EngineError> {
         let cpath = Self::c_path(path, label)?;
-        Self::open_c(api, &cpath, vfs, label, ffi::SQLITE_OPEN_CREATE)
+        let mut conn = Self::open_c(api, &cpath, vfs, label, ffi::SQLITE_OPEN_CREATE)?;
+        conn.dir = path
+            .parent()
+            .map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d }.to_path_buf());
+        Ok(conn)
     }
 
     /// Opens `path` only if it exists, on the default VFS: read-write where the file allows
@@ -105,6 +114,8 @@ impl SqliteConn {
             opt_mask: 0,
             blob_api: super::blob::BlobApi::Sql,
             begin: "BEGIN IMMEDIATE",
+            dir: None,
+            confinement: None,
         };
         if rc != ffi::SQLITE_OK {
             return Err(conn.error(rc, &format!("opening {}", path.to_string_lossy())));
@@ -112,6 +123,50 @@ impl SqliteConn {
         // SAFETY: db is open.
         unsafe { (api.extended_result_codes)(db, 1) };
         Ok(conn)
+    }
+
+    /// Confines the user's SQL on this connection to the directory of its database file (none
+    /// for a database in memory): SQLite's authorizer refuses `ATTACH` and `VACUUM INTO` of any
+    /// other file and `load_extension()` ([`super::authorizer`]), and extension loading is
+    /// turned off. Once set, it stays for the connection's life.
+    pub fn confine(&mut self) -> Result<(), EngineError> {
+        if self.confinement.is_some() {
+            return Ok(());
+        }
+        let dir = match &self.dir {
+            Some(d) => Some(d.canonicalize().map_err(|e| EngineError {
+                engine: self.label.clone(),
+                kind: ErrorKind::Other,
+                code: None,
+                message: format!("{}: {e}", d.display()),
+                context: "confining the user's SQL to the scratch directory".into(),
+            })?),
+            None => None,
+        };
+        let confinement = Box::new(super::authorizer::Confinement::new(dir));
+        let data = &*confinement as *const super::authorizer::Confinement as *mut std::ffi::c_void;
+        // SAFETY: db is open; the confinement is kept in this connection and freed only after
+        // the connection is closed (fields drop after `Drop::drop`), so SQLite's pointer to it
+        // stays valid while it can call the authorizer.
+        let rc = unsafe { (self.api.set_authorizer)(self.db, Some(super::authorizer::authorize), data) };
+        if rc != ffi::SQLITE_OK {
+            return Err(self.error(rc, "setting the authorizer"));
+        }
+        self.confinement = Some(confinement);
+        const OFF: c_int = 0;
+        // SAFETY: db is open; SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION takes an int and an int*
+        // (null: not read back). Builds before 3.13.0 do not know it and answer an error, and
+        // have the C call only, off unless enabled; the authorizer refuses the SQL function
+        // either way (from 3.8.3, which asks it about functions).
+        unsafe {
+            (self.api.db_config)(
+                self.db,
+                ffi::SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
+                OFF,
+                std::ptr::null_mut::<c_int>(),
+            )
+        };
+        Ok(())
     }
 
     /// The library this connection runs on.
@@ -193,6 +248,10 @@ impl SqliteConn {
                 );
             }
         }
+        // "not authorized", from the statement itself or from the ATTACH that VACUUM INTO runs.
+        if let Some(why) = self.confinement.as_ref().and_then(|c| c.take_refusal()) {
+            message = format!("{message}: {why}");
+        }
         let kind = match rc & 0xff {
             ffi::SQLITE_FULL => ErrorKind::Full,
             ffi::SQLITE_BUSY | ffi::SQLITE_LOCKED => ErrorKind::Busy,
@@ -268,6 +327,10 @@ impl Connection for SqliteConn {
 
     fn begin_write(&self) -> &'static str {
         self.begin
+    }
+
+    fn confine_to_scratch(&mut self) -> Result<(), EngineError> {
+        self.confine()
     }
 
     fn interrupter(&self) -> Option<super::super::Interrupter> {

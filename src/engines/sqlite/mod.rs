@@ -1,6 +1,7 @@
 //! SQLite: the bundled build, builds loaded at run time, and the I/O-counting VFS.
 
 pub mod api;
+pub mod authorizer;
 pub mod blob;
 pub mod build;
 pub mod compiled;

@@ -81,6 +81,18 @@ impl TursoEngine {
             return Ok(Arc::clone(db));
         }
         let context = format!("opening {}", path.display());
+        // Turso opens files only beside the databases litebench opens (see `io`).
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        self.io.allow_dir(dir).map_err(|e| EngineError {
+            engine: "turso".into(),
+            kind: ErrorKind::Other,
+            code: None,
+            message: format!("{}: {e}", dir.display()),
+            context: context.clone(),
+        })?;
         let io: Arc<dyn turso_core::IO> = self.io.clone();
         let db = turso_core::Database::open(
             io,
@@ -269,5 +281,44 @@ impl Engine for TursoEngine {
             "begin" => "BEGIN CONCURRENT needs journal_mode=mvcc".into(),
             _ => "Turso did not accept that value".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 31, item 4. Turso has no authorizer, and its `VACUUM INTO` writes through an I/O
+    /// layer of its own, not litebench's; what keeps a log or script inside its copy on Turso
+    /// is that Turso 0.8.3 attaches nothing (ATTACH is experimental and off) and takes only a
+    /// literal after `VACUUM INTO`, which the workloads refuse when they read the file
+    /// (`workload::file_reach`). This holds Turso to both: an upgrade that changes either fails
+    /// here.
+    #[test]
+    fn turso_attaches_nothing_and_vacuums_only_into_a_literal_name() {
+        let t = tempfile::tempdir().unwrap();
+        let run = t.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        let engine = TursoEngine::open().unwrap();
+        let db = DbRef {
+            name: "trial".into(),
+            path: Some(run.join("trial.db")),
+        };
+        let mut conn = engine.connect(&db).unwrap();
+        conn.execute_batch("CREATE TABLE t(a); INSERT INTO t VALUES (1);")
+            .unwrap();
+        let top = t.path().display().to_string();
+        for sql in [
+            format!("ATTACH '{top}/victim.db' AS v"),
+            format!("ATTACH '{top}/' || 'victim.db' AS v"),
+            format!("VACUUM INTO '{top}/' || 'out.db'"),
+            format!("VACUUM INTO ('{top}/out.db')"),
+        ] {
+            assert!(conn.execute_batch(&sql).is_err(), "Turso ran {sql}");
+        }
+        assert!(!t.path().join("victim.db").exists() && !t.path().join("out.db").exists());
+        // And the I/O layer litebench gives it opens nothing outside the database's directory.
+        assert!(engine.io.refusal(&format!("{top}/victim.db")).is_some());
+        assert_eq!(engine.io.refusal(&format!("{}/trial.db-wal", run.display())), None);
     }
 }

@@ -14,7 +14,8 @@
 //! statement with a parameter whose value the log does not hold (`?`, `?1`, `:name`, `$1`) is
 //! refused: replay never guesses values. Every error is one line, `FILE:LINE:COLUMN: what`.
 
-use crate::workload::sql_lex::{line_col, Kind, Lexer, Token};
+use crate::workload::file_reach;
+use crate::workload::sql_lex::{Kind, Lexer, LineIndex, Token, NUL_BYTE};
 
 /// How a log is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,10 +68,14 @@ pub struct Log {
 
 /// Reads `text`, the content of `file`, in `format` (`None`: detected, see [`detect`]).
 pub fn read(file: &str, text: &str, format: Option<Format>) -> Result<Log, String> {
+    let lines = LineIndex::new(text);
     let at = |offset: usize, what: &str| {
-        let (l, c) = line_col(text, offset);
+        let (l, c) = lines.line_col(offset);
         format!("{file}:{l}:{c}: {what}")
     };
+    if let Some(nul) = text.find('\0') {
+        return Err(at(nul, NUL_BYTE));
+    }
     let format = match format {
         Some(f) => f,
         None => detect(text).map_err(|(o, e)| at(o, &e))?,
@@ -79,7 +84,7 @@ pub fn read(file: &str, text: &str, format: Option<Format>) -> Result<Log, Strin
     match format {
         Format::Statements | Format::Lines => {
             for span in split(text, 0, text.len(), format == Format::Lines).map_err(|(o, e)| at(o, &e))? {
-                statements.push(statement(text, span, None).map_err(|(o, e)| at(o, &e))?);
+                statements.push(statement(text, &lines, span, None).map_err(|(o, e)| at(o, &e))?);
             }
         }
         Format::Timestamped => {
@@ -101,7 +106,7 @@ pub fn read(file: &str, text: &str, format: Option<Format>) -> Result<Log, Strin
                     return Err(at(from, "a time with no statement after it"));
                 }
                 for span in spans {
-                    statements.push(statement(text, span, Some(rel)).map_err(|(o, e)| at(o, &e))?);
+                    statements.push(statement(text, &lines, span, Some(rel)).map_err(|(o, e)| at(o, &e))?);
                 }
             }
         }
@@ -157,8 +162,12 @@ fn split(text: &str, from: usize, to: usize, by_line: bool) -> Result<Vec<Span>,
     Ok(out)
 }
 
-/// The statement at `span`, refused if it holds a parameter.
-fn statement(text: &str, span: Span, at_ns: Option<u64>) -> Result<Statement, (usize, String)> {
+/// The statement at `span`, refused if it holds a parameter or names a file outside the trial's
+/// copy ([`file_reach`]).
+fn statement(text: &str, lines: &LineIndex<'_>, span: Span, at_ns: Option<u64>) -> Result<Statement, (usize, String)> {
+    if let Some(refused) = file_reach::first_refusal(text, span.0, span.1, false) {
+        return Err(refused);
+    }
     let mut shape = String::new();
     for t in Lexer::new(&text[..span.1], span.0, false) {
         let Token { kind, start, end } = t?;
@@ -182,7 +191,7 @@ fn statement(text: &str, span: Span, at_ns: Option<u64>) -> Result<Statement, (u
         }
     }
     Ok(Statement {
-        line: line_col(text, span.0).0,
+        line: lines.line(span.0),
         sql: text[span.0..span.1].to_string(),
         at_ns,
         shape: shape.trim().to_string(),
@@ -402,6 +411,69 @@ mod tests {
             vec![Some(0), Some(200_000_000), Some(400_000_000)]
         );
         assert_eq!(date_time(b"1970-01-02T00:00:01Z").unwrap().0, 86_401_000_000_000);
+    }
+
+    #[test]
+    fn a_nul_byte_is_refused_with_file_line_and_column() {
+        // Before: the statement after the NUL counted as run, though SQLite ran nothing.
+        for format in [None, Some(Format::Lines), Some(Format::Timestamped)] {
+            let text = "0 SELECT 1;\n0 SELECT 2\0; DELETE FROM t;\n";
+            assert_eq!(
+                read("app.log", text, format).unwrap_err(),
+                format!("app.log:2:11: {NUL_BYTE}"),
+                "{format:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_outside_the_copy_is_refused_where_the_log_names_it() {
+        // Before: read and replayed, and the user's own database emptied.
+        let e = read(
+            "app.log",
+            "SELECT 1;\n  ATTACH '/data/victim.db' AS v; DELETE FROM v.important;\n",
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("app.log:2:10: ATTACH of '/data/victim.db', a file outside the trial's copy"),
+            "{e}"
+        );
+        let e = read("app.log", "0.5 VACUUM INTO 'out.db'\n", None).unwrap_err();
+        assert!(e.starts_with("app.log:1:17: VACUUM INTO 'out.db'"), "{e}");
+        assert!(read("app.log", "ATTACH '' AS t;\nCREATE TABLE t.x(a);\n", None).is_ok());
+    }
+
+    #[test]
+    fn reading_is_linear_in_the_size_of_the_log() {
+        use crate::workload::sql_lex::position_work;
+        let read_n = |n: usize, format: Option<Format>| {
+            let line = if format == Some(Format::Timestamped) {
+                "12.5 INSERT INTO kv VALUES (1, 'a');\n"
+            } else {
+                "INSERT INTO kv VALUES (1, 'a');\n"
+            };
+            let text = line.repeat(n);
+            let before = position_work();
+            let log = read("big.log", &text, format).unwrap();
+            assert_eq!(log.statements.len(), n);
+            assert_eq!(log.statements[n - 1].line, n);
+            (position_work() - before, text.len() as u64)
+        };
+        for format in [None, Some(Format::Lines), Some(Format::Timestamped)] {
+            let (small, small_bytes) = read_n(2_000, format);
+            let (large, large_bytes) = read_n(8_000, format);
+            // The file once for its line starts, then a binary search per statement; counting
+            // each statement's line from the start read 128 MB for the large one.
+            assert!(
+                large <= 2 * large_bytes,
+                "{format:?}: {large} units for {large_bytes} bytes"
+            );
+            assert!(
+                large * small_bytes <= small * large_bytes * 5 / 4,
+                "{format:?}: 4 times the log, {large} units against {small}"
+            );
+        }
     }
 
     #[test]

@@ -282,6 +282,8 @@ impl Transactions for Replay {
                 ),
             ));
         }
+        // The log's own SQL touches nothing outside the trial's scratch directory.
+        conn.confine_to_scratch().map_err(WorkloadError::Engine)?;
         Ok(Box::new(client::ReplayClient::new(
             conn,
             loaded,

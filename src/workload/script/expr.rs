@@ -195,10 +195,29 @@ fn lex(src: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
     Ok(out)
 }
 
+/// Deepest an expression may nest: each parenthesis, function call, unary sign and operator
+/// below another counts one level. Parsing, evaluating and dropping an expression each recurse
+/// once per level, so without a bound a `\set` line of 10,000 parentheses or 100,000 unary
+/// minuses overflowed the stack and aborted the run; 256 levels take a few tens of kilobytes of
+/// stack and are far beyond what a script writes by hand.
+pub const MAX_DEPTH: usize = 256;
+
+/// What an expression nested deeper than [`MAX_DEPTH`] is told.
+fn too_deep() -> String {
+    format!(
+        "the expression nests deeper than {MAX_DEPTH} levels (each parenthesis, function call, unary sign and operator counts one); split it over several \\set lines"
+    )
+}
+
+/// An expression as parsed and the height of its tree (a number or a variable: 1).
+type Tree = (Expr, usize);
+
 struct Parser<'a> {
     toks: Vec<(usize, Tok)>,
     at: usize,
     var: &'a mut dyn FnMut(&str) -> Option<usize>,
+    /// How many parentheses, calls and unary signs the parser is inside: its own recursion.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -222,64 +241,96 @@ impl Parser<'_> {
         }
     }
 
-    fn expr(&mut self) -> Result<Expr, ParseError> {
-        let mut left = self.term()?;
+    /// One level deeper into the parser's recursion, at the token at byte `at`.
+    fn enter(&mut self, at: usize) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err((at, too_deep()));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// `e`, of tree height `height`, made at the token at byte `at`: refused past [`MAX_DEPTH`]
+    /// (a long chain of operators nests without the parser recursing).
+    fn node(at: usize, e: Expr, height: usize) -> Result<Tree, ParseError> {
+        if height > MAX_DEPTH {
+            return Err((at, too_deep()));
+        }
+        Ok((e, height))
+    }
+
+    fn expr(&mut self) -> Result<Tree, ParseError> {
+        let (mut left, mut height) = self.term()?;
         loop {
             let op = match self.peek() {
                 Tok::Sym('+') => Op::Add,
                 Tok::Sym('-') => Op::Sub,
-                _ => return Ok(left),
+                _ => return Ok((left, height)),
             };
-            self.next();
-            left = Expr::Bin(op, Box::new(left), Box::new(self.term()?));
+            let (at, _) = self.next();
+            let (right, rh) = self.term()?;
+            (left, height) = Self::node(at, Expr::Bin(op, Box::new(left), Box::new(right)), 1 + height.max(rh))?;
         }
     }
 
-    fn term(&mut self) -> Result<Expr, ParseError> {
-        let mut left = self.unary()?;
+    fn term(&mut self) -> Result<Tree, ParseError> {
+        let (mut left, mut height) = self.unary()?;
         loop {
             let op = match self.peek() {
                 Tok::Sym('*') => Op::Mul,
                 Tok::Sym('/') => Op::Div,
                 Tok::Sym('%') => Op::Mod,
-                _ => return Ok(left),
+                _ => return Ok((left, height)),
             };
-            self.next();
-            left = Expr::Bin(op, Box::new(left), Box::new(self.unary()?));
+            let (at, _) = self.next();
+            let (right, rh) = self.unary()?;
+            (left, height) = Self::node(at, Expr::Bin(op, Box::new(left), Box::new(right)), 1 + height.max(rh))?;
         }
     }
 
-    fn unary(&mut self) -> Result<Expr, ParseError> {
+    fn unary(&mut self) -> Result<Tree, ParseError> {
         match self.peek() {
             Tok::Sym('-') => {
-                self.next();
-                Ok(match self.unary()? {
-                    Expr::Num(Num::Int(n)) if n != i64::MIN => Expr::Num(Num::Int(-n)),
-                    Expr::Num(Num::Float(f)) => Expr::Num(Num::Float(-f)),
-                    e => Expr::Neg(Box::new(e)),
-                })
+                let (at, _) = self.next();
+                self.enter(at)?;
+                let (e, height) = self.unary()?;
+                self.leave();
+                match e {
+                    Expr::Num(Num::Int(n)) if n != i64::MIN => Ok((Expr::Num(Num::Int(-n)), height)),
+                    Expr::Num(Num::Float(f)) => Ok((Expr::Num(Num::Float(-f)), height)),
+                    e => Self::node(at, Expr::Neg(Box::new(e)), height + 1),
+                }
             }
             Tok::Sym('+') => {
-                self.next();
-                self.unary()
+                let (at, _) = self.next();
+                self.enter(at)?;
+                let t = self.unary()?;
+                self.leave();
+                Ok(t)
             }
             _ => self.primary(),
         }
     }
 
-    fn primary(&mut self) -> Result<Expr, ParseError> {
+    fn primary(&mut self) -> Result<Tree, ParseError> {
         match self.next() {
-            (_, Tok::Num(n)) => Ok(Expr::Num(n)),
-            (p, Tok::Var(name)) => (self.var)(&name).map(Expr::Var).ok_or_else(|| {
+            (_, Tok::Num(n)) => Ok((Expr::Num(n), 1)),
+            (p, Tok::Var(name)) => (self.var)(&name).map(|slot| (Expr::Var(slot), 1)).ok_or_else(|| {
                 (
                     p,
                     format!("unknown variable :{name}; set it with \\set on an earlier line or give --param define={name}=VALUE"),
                 )
             }),
-            (_, Tok::Sym('(')) => {
-                let e = self.expr()?;
+            (p, Tok::Sym('(')) => {
+                self.enter(p)?;
+                let t = self.expr()?;
+                self.leave();
                 self.expect(')')?;
-                Ok(e)
+                Ok(t)
             }
             (p, Tok::Ident(name)) => {
                 let Some(&(_, func, min, max)) = FUNCS.iter().find(|f| f.0 == name) else {
@@ -287,10 +338,14 @@ impl Parser<'_> {
                     return Err((p, format!("unknown function {name}; known: {}", names.join(", "))));
                 };
                 self.expect('(')?;
+                self.enter(p)?;
                 let mut args = Vec::new();
+                let mut height = 1;
                 if self.peek() != &Tok::Sym(')') {
                     loop {
-                        args.push(self.expr()?);
+                        let (arg, h) = self.expr()?;
+                        args.push(arg);
+                        height = height.max(h + 1);
                         if self.peek() == &Tok::Sym(',') {
                             self.next();
                         } else {
@@ -298,6 +353,7 @@ impl Parser<'_> {
                         }
                     }
                 }
+                self.leave();
                 self.expect(')')?;
                 if args.len() < min || args.len() > max {
                     let want = match (min, max) {
@@ -307,7 +363,7 @@ impl Parser<'_> {
                     };
                     return Err((p, format!("{name} takes {want} arguments, not {}", args.len())));
                 }
-                Ok(Expr::Call(func, args))
+                Self::node(p, Expr::Call(func, args), height)
             }
             (p, t) => Err((p, format!("expected a number, a :variable, a function or '(', found {}", describe(&t)))),
         }
@@ -328,11 +384,16 @@ fn describe(t: &Tok) -> String {
 /// Parses `src`; `var` gives the slot of a known variable (None: unknown, an error).
 pub fn parse(src: &str, var: &mut dyn FnMut(&str) -> Option<usize>) -> Result<Expr, ParseError> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, at: 0, var };
+    let mut p = Parser {
+        toks,
+        at: 0,
+        var,
+        depth: 0,
+    };
     if p.peek() == &Tok::End {
         return Err((p.pos(), "expected an expression".into()));
     }
-    let e = p.expr()?;
+    let (e, _) = p.expr()?;
     match p.next() {
         (_, Tok::End) => Ok(e),
         (pos, t) => Err((pos, format!("unexpected {} after the expression", describe(&t)))),
@@ -591,6 +652,51 @@ mod tests {
             assert!(e.contains(want), "{src}: {e}");
         }
         assert_eq!(eval("(-9223372036854775807 - 1) % -1"), Ok(Num::Int(0)));
+    }
+
+    #[test]
+    fn nesting_is_limited_where_it_goes_too_deep() {
+        let err = |src: &str| parse(src, &mut vars).unwrap_err();
+        // Before: each of these overflowed the stack and aborted the process.
+        let parens = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+        assert_eq!(err(&parens), (MAX_DEPTH, too_deep()), "the first parenthesis too many");
+        assert_eq!(err(&"-".repeat(100_000)).0, MAX_DEPTH);
+        assert_eq!(err(&format!("{}:x", "- ".repeat(100_000))).0, 2 * MAX_DEPTH);
+        assert_eq!(
+            err(&format!("{}1{}", "abs(".repeat(300), ")".repeat(300))).0,
+            4 * MAX_DEPTH
+        );
+        // A chain of operators nests too, with no parser recursion: refused at its operator.
+        let chain = format!("1{}", " + :x".repeat(300));
+        assert_eq!(err(&chain).0, 5 * MAX_DEPTH - 3);
+        // At the limit: parsed, evaluated and dropped on half a thread's default stack.
+        const STACK: usize = 1024 * 1024;
+        let deepest = [
+            format!("{}1{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH)),
+            format!("{}:x", "-".repeat(MAX_DEPTH - 1)),
+            format!("{}:x{}", "abs(".repeat(MAX_DEPTH - 1), ")".repeat(MAX_DEPTH - 1)),
+            format!(":x{}", " * 1".repeat(MAX_DEPTH - 1)),
+        ];
+        for src in deepest {
+            let small_stack = std::thread::Builder::new().stack_size(STACK);
+            let value = small_stack
+                .spawn(move || {
+                    let e = parse(&src, &mut vars).map_err(|(p, m)| format!("{p}: {m}"))?;
+                    let mut rng = ChaCha8Rng::seed_from_u64(1);
+                    let vs = [Var::Num(Num::Int(3)), Var::Num(Num::Float(0.5)), Var::Text("42".into())];
+                    let v = e.eval(&mut Env {
+                        vars: &vs,
+                        rng: &mut rng,
+                        default_seed: 1,
+                    });
+                    drop(e);
+                    v
+                })
+                .unwrap()
+                .join()
+                .unwrap();
+            assert!(value.is_ok(), "{value:?}");
+        }
     }
 
     #[test]

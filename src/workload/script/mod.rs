@@ -322,6 +322,16 @@ fn read_all(p: &Params) -> Result<Loaded, String> {
         f => Some(read(f, "init")?),
     };
     if let Some(text) = &init {
+        let refused = text
+            .find('\0')
+            .map(|nul| (nul, crate::workload::sql_lex::NUL_BYTE.to_string()))
+            .or_else(|| super::file_reach::first_refusal(text, 0, text.len(), false));
+        if let Some((at, what)) = refused {
+            let (line, column) = crate::workload::sql_lex::line_col(text, at);
+            return Err(format!("{}:{line}:{column}: {what}", p.text("init")));
+        }
+    }
+    if let Some(text) = &init {
         hash.update(format!("init\0{text}\0"));
     }
     let builtin_only = files.is_empty();
@@ -421,6 +431,8 @@ impl Workload for ScriptWorkload {
             context: "reading the scripts".into(),
         })?;
         if let Some(init) = &loaded.init {
+            // The user's SQL touches nothing outside the template's scratch directory.
+            conn.confine_to_scratch()?;
             let init = init.trim_end();
             let end = if init.ends_with(';') { "" } else { ";" };
             conn.execute_batch(&format!("BEGIN;\n{init}{end}\nCOMMIT;"))?;
@@ -466,6 +478,8 @@ impl Transactions for ScriptWorkload {
                 loaded.sha256
             )));
         }
+        // The scripts' SQL touches nothing outside the trial's scratch directory.
+        conn.confine_to_scratch().map_err(WorkloadError::Engine)?;
         let c = client::ScriptClient::new(conn, loaded, index, seed).map_err(|e| {
             let m = e.message.to_ascii_lowercase();
             if index > 0 && (m.contains("no such table") || m.contains("does not exist")) {

@@ -5,6 +5,8 @@
 
 use super::expr::{self, Expr};
 use super::sql;
+use crate::workload::file_reach;
+use crate::workload::sql_lex::{LineIndex, NUL_BYTE};
 
 /// A script error: `file:line:column: message`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,20 +90,12 @@ impl Script {
     }
 }
 
-/// Line and column (1-based, the column in characters) of byte offset `at` of `src`.
-fn position(src: &str, at: usize) -> (usize, usize) {
-    let at = at.min(src.len());
-    let before = &src[..at];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-    (line, src[line_start..at].chars().count() + 1)
-}
-
 /// Parses `src`, named `file` in errors. `vars` holds the variables known before the script
 /// (predefined and `--param define`); each `\set` adds its own, known from the next command on.
 pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) -> Result<Script, ScriptError> {
+    let lines = LineIndex::new(src);
     let err = |at: usize, message: String| {
-        let (line, column) = position(src, at);
+        let (line, column) = lines.line_col(at);
         ScriptError {
             file: file.to_string(),
             line,
@@ -109,6 +103,9 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
             message,
         }
     };
+    if let Some(nul) = src.find('\0') {
+        return Err(err(nul, NUL_BYTE.into()));
+    }
     let b = src.as_bytes();
     let mut commands = Vec::new();
     let mut i = 0;
@@ -130,11 +127,14 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
         }
         if b[i] == b'\\' {
             let end = src[i..].find('\n').map_or(src.len(), |p| i + p);
-            commands.push(meta(src, i, end, vars, &err)?);
+            commands.push(meta(src, i, end, vars, lines.line(i), &err)?);
             i = end;
             continue;
         }
         let s = sql::statement(src, i, backslash_escapes).map_err(|(at, m)| err(at, m))?;
+        if let Some((at, m)) = file_reach::first_refusal(src, i, s.end, backslash_escapes) {
+            return Err(err(at, m));
+        }
         let text = s.text.trim();
         if !text.is_empty() {
             let mut slots = Vec::new();
@@ -156,7 +156,7 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
             commands.push(Command::Sql(Statement {
                 sql: text.to_string(),
                 vars: slots,
-                line: position(src, i + lead).0,
+                line: lines.line(i + lead),
                 label,
                 control,
             }));
@@ -169,12 +169,13 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
     Ok(Script { commands })
 }
 
-/// The meta-command on `src[at..end]` (one line).
+/// The meta-command on `src[at..end]`, line `line` (one line).
 fn meta(
     src: &str,
     at: usize,
     end: usize,
     vars: &mut Vars,
+    line: usize,
     err: &dyn Fn(usize, String) -> ScriptError,
 ) -> Result<Command, ScriptError> {
     let line_text = &src[at..end];
@@ -185,7 +186,6 @@ fn meta(
         .unwrap_or(body.len() - 1);
     let name = &body[1..1 + name_len];
     let rest_at = at + 1 + name_len;
-    let line = position(src, at).0;
     match name.to_ascii_lowercase().as_str() {
         "set" => {
             let rest = &src[rest_at..at + body.len()];
@@ -302,6 +302,34 @@ mod tests {
                 line: 7
             }
         ));
+    }
+
+    #[test]
+    fn a_nul_byte_is_refused_with_file_line_and_column() {
+        // Before: SQLite saw the statement end at the NUL and said "not an error".
+        assert_eq!(
+            parse_err("\\set x 1\nSELECT :x;\nSELECT 1 \0+ 2;\n"),
+            format!("t.sql:3:10: {NUL_BYTE}")
+        );
+    }
+
+    #[test]
+    fn reading_is_linear_in_the_size_of_the_script() {
+        use crate::workload::sql_lex::position_work;
+        let parse_n = |n: usize| {
+            let src = "\\set k random(1, 100)\nUPDATE t SET v = v + 1 WHERE k = :k;\n".repeat(n);
+            let before = position_work();
+            let (script, _) = parse_ok(&src);
+            assert_eq!(script.commands.len(), 2 * n);
+            (position_work() - before, src.len() as u64)
+        };
+        let (small, small_bytes) = parse_n(1_000);
+        let (large, large_bytes) = parse_n(4_000);
+        assert!(large <= 2 * large_bytes, "{large} units for {large_bytes} bytes");
+        assert!(
+            large * small_bytes <= small * large_bytes * 5 / 4,
+            "4 times the script, {large} units against {small}"
+        );
     }
 
     #[test]
