@@ -16,9 +16,9 @@ use crate::store::unsaved::{self, Unsaved};
 use crate::store::Store;
 use std::path::PathBuf;
 
-/// One input: a results store, or a side file.
+/// One input: a results store, or a side file (each boxed: both are large).
 enum Input {
-    Store(Store),
+    Store(Box<Store>),
     Side(Box<Unsaved>),
 }
 
@@ -98,7 +98,7 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         let opened = if unsaved::is_side_file(input) {
             Input::Side(Box::new(unsaved::read(input)?))
         } else {
-            Input::Store(Store::open_read(input)?)
+            Input::Store(Box::new(Store::open_read(input)?))
         };
         inputs.push((input, opened));
     }
