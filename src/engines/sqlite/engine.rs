@@ -23,6 +23,19 @@ const PRAGMA_SINCE: &[(&str, &str, i32)] = &[
     ("mmap_size", "3.7.17", 3_007_017),
 ];
 
+/// How long a connection's set-up (its knobs, the schema's first read) waits for a lock
+/// another connection holds, whatever the user's `busy_timeout`: long enough for every
+/// transient lock, short enough that a database locked for good fails the run.
+pub const SETUP_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Sets the connection's busy timeout through the C API (which every build has, unlike the
+/// pragma).
+fn set_busy_timeout(c: &SqliteConn, wait: std::time::Duration) {
+    let ms = wait.as_millis().min(i32::MAX as u128) as std::ffi::c_int;
+    // SAFETY: the connection is open.
+    unsafe { (c.api().busy_timeout)(c.raw_db(), ms) };
+}
+
 /// Which SQLite build, as named by `--engine`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SqliteChoice {
@@ -188,15 +201,50 @@ impl Engine for SqliteEngine {
                 && k.name != BLOB_API_KNOB
                 && k.name != BEGIN_KNOB
         });
-        // The busy timeout first: a later pragma (journal_mode) may need a lock that another
-        // client's connection, configured at the same moment, holds for an instant.
-        let (first, rest): (Vec<_>, Vec<_>) = pragmas.partition(|k| k.name == "busy_timeout");
-        for k in first.into_iter().chain(rest) {
+        if stage != Stage::Connect {
+            for k in pragmas {
+                // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
+                conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
+            }
+            return Ok(());
+        }
+        // Set-up waits out the locks other connections hold for an instant (clients configured
+        // at the same moment, the WAL index's recovery), whatever the user's busy_timeout,
+        // which is for the measured work and is put in place last.
+        let user_timeout = match knobs.get("busy_timeout") {
+            Some(ms) => Some(ms.to_string()),
+            None => conn.query_value("PRAGMA busy_timeout")?,
+        };
+        set_busy_timeout(self.sqlite_conn(conn)?, SETUP_LOCK_WAIT);
+        // The locking mode before anything is read: exclusive mode set before the first access
+        // to a WAL database is what keeps SQLite off the -shm file.
+        let (locking, rest): (Vec<_>, Vec<_>) = pragmas
+            .filter(|k| k.name != "busy_timeout")
+            .partition(|k| k.name == "locking_mode");
+        for k in &locking {
+            conn.query(&format!("PRAGMA locking_mode={}", k.value))?;
+        }
+        // The schema (and, in WAL mode, the WAL index) is read now, under the wait, so the
+        // read-back that follows takes no lock.
+        conn.query("SELECT 1 FROM sqlite_master LIMIT 1")?;
+        for k in rest {
+            // A journal mode the database already has needs no write lock: not set again.
+            if k.name == "journal_mode"
+                && conn
+                    .query_value("PRAGMA journal_mode")?
+                    .is_some_and(|m| m.eq_ignore_ascii_case(&k.value))
+            {
+                continue;
+            }
             // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
             conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
         }
-        if stage != Stage::Connect {
-            return Ok(());
+        match user_timeout {
+            Some(ms) => {
+                conn.query(&format!("PRAGMA busy_timeout={ms}"))?;
+            }
+            // A build without PRAGMA busy_timeout (before 3.7.15): SQLite's default, no wait.
+            None => set_busy_timeout(self.sqlite_conn(conn)?, std::time::Duration::ZERO),
         }
         let c = self.sqlite_conn(conn)?;
         if let Some(v) = knobs.get(BLOB_API_KNOB) {
