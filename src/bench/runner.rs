@@ -287,7 +287,16 @@ fn copy_template(engine: &dyn Engine, source: &std::path::Path, db: &DbRef) -> R
             "this engine's databases are not files; a database file is SQLite's".into(),
         ));
     };
-    std::fs::copy(source, to).map_err(|e| err(e.to_string()))?;
+    // Checked again on the descriptor that is copied: the path may have become a FIFO since
+    // the plan checked it.
+    let mut from = crate::sys::regular::open(source).map_err(|e| err(e.to_string()))?;
+    // A new file in the run's own directory: never one that is there already, nor a link.
+    let mut into = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| err(e.to_string()))?;
+    std::io::copy(&mut from, &mut into).map_err(|e| err(e.to_string()))?;
     Ok(())
 }
 

@@ -11,5 +11,6 @@ pub mod elf;
 pub mod iocount;
 pub mod owner;
 pub mod procstat;
+pub mod regular;
 pub mod scratch;
 pub mod signals;

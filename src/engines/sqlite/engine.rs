@@ -340,3 +340,66 @@ impl Engine for SqliteEngine {
         }
     }
 }
+
+#[cfg(test)]
+mod setup_tests {
+    use super::*;
+    use crate::model::knob::KnobSetting;
+
+    fn knobs(pairs: &[(&str, &str)]) -> KnobSet {
+        KnobSet(
+            pairs
+                .iter()
+                .map(|(n, v)| KnobSetting {
+                    name: n.to_string(),
+                    value: v.to_string(),
+                })
+                .collect(),
+        )
+    }
+
+    /// Clients set up while another connection holds the database's locks for 300 ms wait and
+    /// succeed, with the user's `busy_timeout` of 0 (no wait) in place afterwards for the
+    /// measured work; before, set-up failed at once with "database is locked".
+    #[test]
+    fn set_up_waits_out_a_lock_whatever_the_busy_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let engine = SqliteEngine::open(&SqliteChoice::Bundled, false).unwrap();
+        let mut holder = SqliteConn::open(engine.api, &path, None, "holder").unwrap();
+        holder
+            .execute_batch("PRAGMA journal_mode=delete; CREATE TABLE t(x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1);")
+            .unwrap();
+        let db = DbRef {
+            name: "t".into(),
+            path: Some(path.clone()),
+        };
+        // The journal mode the database has (as the trial's first connection leaves it for the
+        // clients that follow); reading it needs the schema, and so a lock.
+        let wanted = knobs(&[("journal_mode", "delete"), ("busy_timeout", "0"), ("synchronous", "normal")]);
+        let held = std::time::Duration::from_millis(300);
+        let started = std::time::Instant::now();
+        let results: Vec<Result<(Vec<KnobReading>, std::time::Duration), EngineError>> = std::thread::scope(|s| {
+            let clients: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut c = engine.connect(&db)?;
+                        engine.apply_knobs(c.as_mut(), &wanted, Stage::Connect)?;
+                        let readings = engine.read_knobs(c.as_mut(), &wanted)?;
+                        Ok((readings, started.elapsed()))
+                    })
+                })
+                .collect();
+            std::thread::sleep(held);
+            holder.execute_batch("COMMIT").unwrap();
+            clients.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in results {
+            let (readings, done) = r.expect("set-up waits out the lock");
+            assert!(done >= held, "set up after {done:?}, while the lock was held");
+            let value = |n: &str| readings.iter().find(|r| r.name == n).and_then(|r| r.effective.clone());
+            assert_eq!(value("journal_mode").as_deref(), Some("delete"));
+            assert_eq!(value("busy_timeout").as_deref(), Some("0"), "the user's timeout is back");
+        }
+    }
+}
