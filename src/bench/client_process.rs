@@ -172,7 +172,8 @@ impl ProcessClient {
                 return failed(
                     self.index,
                     format!(
-                        "process {} sent no report within {:.0} s of the end of the trial's other clients (stopped or hung?), so it was killed and the trial failed",
+                        "client {} (process {}) sent no report within {:.0} s of the end of the trial's other clients (stopped or hung?), so it was killed and the trial failed",
+                        self.index,
                         self.pid,
                         after.as_secs_f64()
                     ),

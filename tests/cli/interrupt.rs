@@ -683,9 +683,12 @@ fn a_client_process_without_a_report_fails_the_trial_naming_it() {
     let (status, out, err) = run.finish(Duration::from_secs(30));
     let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
     assert!(!err.contains("panicked"), "{all}");
-    assert_eq!(status.code(), Some(1), "{all}");
+    assert_eq!(status.code(), Some(2), "{all}");
+    let lines: Vec<&str> = err.lines().filter(|l| !is_ram_warning(l)).collect();
+    assert_eq!(lines.len(), 1, "{all}");
     assert!(
-        err.contains(&format!("process {stopped} sent no report within 10 s")),
+        lines[0].starts_with("error: defaults: client ")
+            && lines[0].contains(&format!("(process {stopped}) sent no report within 10 s")),
         "{all}"
     );
     for pid in clients {
