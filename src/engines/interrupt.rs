@@ -159,8 +159,10 @@ mod tests {
             std::thread::sleep(PERIOD * 3);
             drop(on);
             assert!(lock(&watch.running).is_empty());
-            conn.query_value("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 100000) SELECT count(*) FROM c")
-                .unwrap()
+            conn.query_value(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 100000) SELECT count(*) FROM c",
+            )
+            .unwrap()
         });
         assert_eq!(n.as_deref(), Some("100000"));
     }

@@ -970,12 +970,19 @@ pub const REPORT_GRACE: Duration = Duration::from_secs(10);
 
 /// Waits until every reader of a client process's report has its answer, killing the client
 /// processes that hold it up (see [`RemoteClient::kill`]).
-fn supervise<T>(remotes: &[Box<dyn RemoteClient>], readers: &[std::thread::ScopedJoinHandle<'_, T>], shared: &Shared<'_>) {
+fn supervise<T>(
+    remotes: &[Box<dyn RemoteClient>],
+    readers: &[std::thread::ScopedJoinHandle<'_, T>],
+    shared: &Shared<'_>,
+) {
     if remotes.is_empty() {
         return;
     }
     let ended = Instant::now();
-    let so_far = shared.start.get().map_or(Duration::ZERO, |s| ended.saturating_duration_since(*s));
+    let so_far = shared
+        .start
+        .get()
+        .map_or(Duration::ZERO, |s| ended.saturating_duration_since(*s));
     let deadline = ended + report_deadline(so_far);
     while !readers.iter().all(|h| h.is_finished()) {
         let why = if shared.stop.load(Ordering::Relaxed) || shared.abort.load(Ordering::Relaxed) {

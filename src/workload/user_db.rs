@@ -13,7 +13,9 @@ pub fn check(path: &str) -> Result<(), String> {
         crate::sys::regular::RegularFileError::NotRegular { kind, .. } => {
             format!("--param db={path}: {kind}, not a regular file; name a SQLite database file")
         }
-        crate::sys::regular::RegularFileError::Open { source, .. } => format!("--param db={path}: cannot read it: {source}"),
+        crate::sys::regular::RegularFileError::Open { source, .. } => {
+            format!("--param db={path}: cannot read it: {source}")
+        }
     })?;
     if let Err(e) = std::io::Read::read_to_end(&mut std::io::Read::take(file, 16), &mut header) {
         return Err(format!("--param db={path}: cannot read it: {e}"));

@@ -570,7 +570,8 @@ fn stop_a_script_trial(name: &str, text: &str, sig: libc::c_int) {
     assert!(!err.contains("panicked"), "{all}");
     assert_eq!(status.code(), Some(130), "{all}");
     assert!(
-        err.lines().any(|l| l.starts_with("interrupted: 0 finished trials kept as run 1")),
+        err.lines()
+            .any(|l| l.starts_with("interrupted: 0 finished trials kept as run 1")),
         "{all}"
     );
     assert_eq!(sb.show_json()["run"]["status"], "interrupted", "{all}");
@@ -663,7 +664,10 @@ fn a_stopped_client_process_does_not_hold_up_a_stop() {
     let sent = Instant::now();
     run.signal(libc::SIGINT);
     let (status, out, err) = run.finish(Duration::from_secs(10));
-    eprintln!("with client process {stopped} stopped: exited {:?} after SIGINT", sent.elapsed());
+    eprintln!(
+        "with client process {stopped} stopped: exited {:?} after SIGINT",
+        sent.elapsed()
+    );
     let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
     assert!(!err.contains("panicked"), "{all}");
     assert_eq!(status.code(), Some(130), "{all}");
@@ -723,7 +727,10 @@ fn a_stop_before_the_first_trial_exits_130() {
     let run = Running { child: Some(child) };
     // Opening the FIFO for writing returns once litebench has it open for reading: it is
     // reading its scripts.
-    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).expect("open the FIFO");
+    let mut writer = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO");
     std::thread::sleep(Duration::from_millis(200));
     run.signal(libc::SIGTERM);
     std::thread::sleep(Duration::from_millis(200));

@@ -138,7 +138,9 @@ fn a_db_that_is_not_a_regular_file_is_refused() {
         cmd.args(QUICK).timeout(std::time::Duration::from_secs(10));
         assert_error_line(
             &output(&mut cmd),
-            &[&format!("--param db={db}: {kind}, not a regular file; name a SQLite database file")],
+            &[&format!(
+                "--param db={db}: {kind}, not a regular file; name a SQLite database file"
+            )],
         );
         assert!(!sb.results().exists(), "nothing is stored for a refused run");
     }

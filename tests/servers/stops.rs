@@ -58,7 +58,11 @@ fn stop_a_runaway_on(engine: &str, script: &str, sig: libc::c_int) {
     eprintln!("{context}: exited {:?} after the signal", sent.elapsed());
     assert_eq!(out.status.code(), Some(130), "{context}\n{}", out.describe());
     // Within 10 s of the signal, the server's shutdown included.
-    assert!(sent.elapsed() < Duration::from_secs(10), "{context}: {:?}", sent.elapsed());
+    assert!(
+        sent.elapsed() < Duration::from_secs(10),
+        "{context}: {:?}",
+        sent.elapsed()
+    );
     assert_eq!(out.json()["run"]["status"], "interrupted", "{context}");
     sb.assert_clean(&format!("after {context} during a runaway statement"));
 }

@@ -376,7 +376,11 @@ mod setup_tests {
         };
         // The journal mode the database has (as the trial's first connection leaves it for the
         // clients that follow); reading it needs the schema, and so a lock.
-        let wanted = knobs(&[("journal_mode", "delete"), ("busy_timeout", "0"), ("synchronous", "normal")]);
+        let wanted = knobs(&[
+            ("journal_mode", "delete"),
+            ("busy_timeout", "0"),
+            ("synchronous", "normal"),
+        ]);
         let held = std::time::Duration::from_millis(300);
         let started = std::time::Instant::now();
         let results: Vec<Result<(Vec<KnobReading>, std::time::Duration), EngineError>> = std::thread::scope(|s| {
@@ -399,7 +403,11 @@ mod setup_tests {
             assert!(done >= held, "set up after {done:?}, while the lock was held");
             let value = |n: &str| readings.iter().find(|r| r.name == n).and_then(|r| r.effective.clone());
             assert_eq!(value("journal_mode").as_deref(), Some("delete"));
-            assert_eq!(value("busy_timeout").as_deref(), Some("0"), "the user's timeout is back");
+            assert_eq!(
+                value("busy_timeout").as_deref(),
+                Some("0"),
+                "the user's timeout is back"
+            );
         }
     }
 }
