@@ -12,7 +12,9 @@
 //!
 //! Nothing outlives the driver: a client process stops when its standard input closes before
 //! `go`, on SIGTERM after it (what [`RemoteClient::stop`] sends), and when the driver's process
-//! dies (`PR_SET_PDEATHSIG`). Its standard error is the driver's, so what it says is seen.
+//! dies (`PR_SET_PDEATHSIG`). After a stop request, or when it sends no report in time, the
+//! driver kills it ([`RemoteClient::kill`]: SIGKILL, which a stopped process cannot hold up).
+//! Its standard error is the driver's, so what it says is seen.
 
 use crate::base::Failure;
 use crate::engines::registry::EngineChoice;
@@ -21,7 +23,7 @@ use crate::model::knob::KnobSet;
 use crate::model::load::LoadShape;
 use crate::model::params::Params;
 use crate::workload::recorder::Recorder;
-use crate::workload::remote::{ClientFailure, ClientReport, ProgressTotals, RemoteClient};
+use crate::workload::remote::{ClientFailure, ClientReport, Kill, ProgressTotals, RemoteClient};
 use crate::workload::{Trial, WorkloadError};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
@@ -60,6 +62,8 @@ struct ProcessClient {
     /// Closed by [`RemoteClient::stop`]: a client still waiting for `go` then ends.
     stdin: Mutex<Option<ChildStdin>>,
     stdout: Mutex<BufReader<ChildStdout>>,
+    /// Why the driver killed it, once it did.
+    killed: Mutex<Option<Kill>>,
 }
 
 fn failed(index: u32, detail: String) -> WorkloadError {
@@ -92,6 +96,7 @@ pub fn spawn(spec: &ClientSpec) -> Result<Box<dyn RemoteClient>, WorkloadError> 
         child: Mutex::new(child),
         stdin: Mutex::new(None),
         stdout: Mutex::new(BufReader::new(stdout)),
+        killed: Mutex::new(None),
     };
     if writeln!(stdin, "{line}").and_then(|_| stdin.flush()).is_err() {
         return Err(client.ended("before it read its settings"));
@@ -154,8 +159,28 @@ impl ProcessClient {
         }
     }
 
-    /// The error for a client process that ended without saying why, with its exit status.
+    /// The error for a client process that ended without saying why, with its exit status;
+    /// for one the driver killed, why it did.
     fn ended(&self, when: &str) -> WorkloadError {
+        match *lock(&self.killed) {
+            Some(Kill::Abandoned) => {
+                let _ = lock(&self.child).wait();
+                return WorkloadError::Interrupted;
+            }
+            Some(Kill::NoReport(after)) => {
+                let _ = lock(&self.child).wait();
+                return failed(
+                    self.index,
+                    format!(
+                        "client {} (process {}) sent no report within {:.0} s of the end of the trial's other clients (stopped or hung?), so it was killed and the trial failed",
+                        self.index,
+                        self.pid,
+                        after.as_secs_f64()
+                    ),
+                );
+            }
+            None => {}
+        }
         let status = lock(&self.child)
             .wait()
             .map(|s| s.to_string())
@@ -178,7 +203,12 @@ impl RemoteClient for ProcessClient {
 
     fn wait(&self, progress: &dyn Fn(&ProgressTotals)) -> Result<ClientReport, WorkloadError> {
         loop {
-            match self.next_line()? {
+            let line = match self.next_line() {
+                // Killed in the middle of a line: what it was killed for is the error.
+                Err(_) if lock(&self.killed).is_some() => None,
+                other => other?,
+            };
+            match line {
                 Some(Line::Progress(t)) => progress(&t),
                 Some(Line::Report(r)) => {
                     let _ = lock(&self.child).wait();
@@ -189,6 +219,23 @@ impl RemoteClient for ProcessClient {
                     return Err(f.into_error(self.index, self.pid));
                 }
                 Some(Line::Ready) | None => return Err(self.ended("without a report")),
+            }
+        }
+    }
+
+    fn kill(&self, why: Kill) {
+        lock(&self.killed).get_or_insert(why);
+        match self.child.try_lock() {
+            Ok(mut child) => {
+                if matches!(child.try_wait(), Ok(None)) {
+                    let _ = child.kill();
+                }
+            }
+            // A reader holds it while it waits for the process to exit: not reaped yet (the
+            // same lock is held until the wait returns).
+            Err(_) => {
+                // SAFETY: kill has no memory effects; the pid is our own child's, not yet reaped.
+                unsafe { libc::kill(self.pid as libc::pid_t, libc::SIGKILL) };
             }
         }
     }
@@ -204,12 +251,13 @@ impl RemoteClient for ProcessClient {
 }
 
 impl Drop for ProcessClient {
-    /// Nothing left running or unreaped: a client the driver did not wait for is stopped.
+    /// Nothing left running or unreaped: a client the driver did not wait for is killed
+    /// (SIGKILL: a stopped process would never act on SIGTERM, and the wait would hang).
     fn drop(&mut self) {
-        let running = matches!(lock(&self.child).try_wait(), Ok(None));
-        if running {
-            self.stop();
-            let _ = lock(&self.child).wait();
+        let mut child = lock(&self.child);
+        if matches!(child.try_wait(), Ok(None)) {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }
@@ -288,10 +336,6 @@ fn run_client(
         progress: spec.progress,
         ..spec.load.clone()
     };
-    let trial = Trial {
-        load: &load,
-        ..Trial::plain(&spec.params, spec.seed, stop, &OneClient)
-    };
     let ready = || {
         say("ready".into());
         let mut line = String::new();
@@ -303,5 +347,15 @@ fn run_client(
             t[0], t[1], t[2], t[3], t[4], t[5]
         ));
     };
-    crate::workload::load::serve(conn.as_mut(), tx, spec.index, &trial, rec, &ready, &progress)
+    // A stop request (the terminal's Ctrl-C reaches the whole process group) interrupts its
+    // running statement too.
+    crate::engines::interrupt::watching(stop, |watch| {
+        let _interrupted_on_stop = watch.register(conn.as_ref());
+        let trial = Trial {
+            load: &load,
+            watch: Some(watch),
+            ..Trial::plain(&spec.params, spec.seed, stop, &OneClient)
+        };
+        crate::workload::load::serve(conn.as_mut(), tx, spec.index, &trial, rec, &ready, &progress)
+    })
 }

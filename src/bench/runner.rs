@@ -5,6 +5,7 @@
 //! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
 //! and every finished trial is handed to the caller at once to be stored.
 
+use crate::engines::interrupt::watching;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{self, KnobError, KnobSet, Stage};
 use crate::model::params::Params;
@@ -16,7 +17,7 @@ use crate::workload::{Connector, PopulateError, Population, Trial, Workload, Wor
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Everything a run needs, validated.
 pub struct Plan {
@@ -195,36 +196,14 @@ fn create_stage(engine: &dyn Engine, knobs: &KnobSet) -> String {
         .join(",")
 }
 
-/// Creates a template and fills it the workload's way, with the create-stage knobs applied;
-/// returns it with its population record (rows, time, size on disk once closed). Once `stop`
-/// is set the population ends within a few hundred rows and the half-filled template is
-/// dropped: [`PopulateError::Interrupted`], also for an engine error that follows the request
-/// (what stopping a statement looks like to the engine).
-/// Runs the workload's population while a watcher thread turns a stop request into an
-/// interrupt of the statement running (where the engine has one): row loops check the flag
-/// themselves, but one long statement (an index build, `ANALYZE`) would otherwise hold a stop up
-/// until it ends. An error after a stop request is the interruption.
+/// Runs the workload's population while a [`Watch`](crate::engines::interrupt::Watch) turns a
+/// stop request into an interrupt of the statement running (where the engine has one): row
+/// loops check the flag themselves, but one long statement (an index build, `ANALYZE`) would
+/// otherwise hold a stop up until it ends. An error after a stop request is the interruption.
 fn populate_interruptibly(plan: &Plan, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
-    let interrupter = conn.interrupter();
-    let done = AtomicBool::new(false);
-    let result = std::thread::scope(|s| {
-        if let Some(interrupt) = &interrupter {
-            let (done, stop) = (&done, pop.stop);
-            s.spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    // Again while stopped: a statement started after the first interrupt is
-                    // interrupted too.
-                    if stop.load(Ordering::Relaxed) {
-                        interrupt();
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-            });
-        }
-        let result = plan.workload.populate(conn, pop);
-        // The watcher ends before the connection can be dropped (scope join).
-        done.store(true, Ordering::Relaxed);
-        result
+    let result = watching(pop.stop, |watch| {
+        let _interrupted_on_stop = watch.register(&*conn);
+        plan.workload.populate(conn, pop)
     });
     match result {
         Err(PopulateError::Engine(_)) if pop.stop.load(Ordering::Relaxed) => Err(PopulateError::Interrupted),
@@ -232,6 +211,11 @@ fn populate_interruptibly(plan: &Plan, conn: &mut dyn Connection, pop: &Populati
     }
 }
 
+/// Creates a template and fills it the workload's way, with the create-stage knobs applied;
+/// returns it with its population record (rows, time, size on disk once closed). Once `stop`
+/// is set the population ends within a few hundred rows and the half-filled template is
+/// dropped: [`PopulateError::Interrupted`], also for an engine error that follows the request
+/// (what stopping a statement looks like to the engine).
 fn populate(
     plan: &Plan,
     engine: &dyn Engine,
@@ -303,7 +287,16 @@ fn copy_template(engine: &dyn Engine, source: &std::path::Path, db: &DbRef) -> R
             "this engine's databases are not files; a database file is SQLite's".into(),
         ));
     };
-    std::fs::copy(source, to).map_err(|e| err(e.to_string()))?;
+    // Checked again on the descriptor that is copied: the path may have become a FIFO since
+    // the plan checked it.
+    let mut from = crate::sys::regular::open(source).map_err(|e| err(e.to_string()))?;
+    // A new file in the run's own directory: never one that is there already, nor a link.
+    let mut into = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| err(e.to_string()))?;
+    std::io::copy(&mut from, &mut into).map_err(|e| err(e.to_string()))?;
     Ok(())
 }
 
@@ -576,7 +569,7 @@ fn measure(
             .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)
             .map_err(fail)?;
         let pop = Population::new(&plan.params, plan.seed, stop);
-        match plan.workload.populate(conn.as_mut(), &pop) {
+        match populate_interruptibly(plan, conn.as_mut(), &pop) {
             Ok(_) => {}
             Err(PopulateError::Interrupted) => return Ok(None),
             Err(PopulateError::Engine(e)) => return Err(fail(e)),
@@ -605,16 +598,29 @@ fn measure(
         cfg,
         allow_unverified: plan.allow_unverified,
     };
-    let trial = Trial {
-        params: &plan.params,
-        seed,
-        stop,
-        connector: &connector,
-        profile: round == plan.warmup,
-        knobs: &knobs,
-        load: &plan.load,
-    };
-    if let Err(e) = plan.workload.run(conn.as_mut(), &trial, &mut rec) {
+    // A stop request interrupts the statements running (this connection's, and each further
+    // client's, which the load driver registers): one long statement would otherwise hold the
+    // stop up until it ends.
+    let ran = watching(stop, |watch| {
+        let _interrupted_on_stop = watch.register(conn.as_ref());
+        let trial = Trial {
+            params: &plan.params,
+            seed,
+            stop,
+            connector: &connector,
+            profile: round == plan.warmup,
+            knobs: &knobs,
+            load: &plan.load,
+            watch: Some(watch),
+        };
+        plan.workload.run(conn.as_mut(), &trial, &mut rec)
+    });
+    if let Err(e) = ran {
+        // After a stop request an error is the interruption (what a stopped statement looks
+        // like to the engine): the trial is discarded, not the run failed.
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
             None => Ok(None),

@@ -453,6 +453,11 @@ pub fn run(args: &RunArgs) -> Ended {
 }
 
 fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
+    // From here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are
+    // kept, servers stopped, mounts undone, scratch files removed. Installed first, so that a
+    // stop while the plan reads scripts or logs ends the run as every other stop does (130),
+    // not killed by the signal (143, 129).
+    let stop = crate::sys::signals::stop_flag()?;
     // 1. Validate everything before anything runs.
     let RunPlan {
         picks,
@@ -490,9 +495,9 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
             crate::errln!("warning: {w}");
         }
     }
-    // From here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are
-    // kept, servers stopped, mounts undone, scratch files removed.
-    let stop = crate::sys::signals::stop_flag()?;
+    if stop.load(Ordering::Relaxed) {
+        return Ok(interrupted_before_trials());
+    }
     if args.guest {
         return crate::bench::guest::run(args, &fs_specs, fs_size_bytes, &schedulers, &stop, run_ids);
     }
@@ -536,6 +541,9 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         for e in &engines {
             e.cold_trial().map_err(Failure)?;
         }
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Ok(interrupted_before_trials());
     }
     // Opened once everything else is accepted (a refused run creates no store) and before
     // anything is measured, so a store that cannot be used stops the run first.
@@ -700,6 +708,13 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(last.code)
+}
+
+/// A stop request that came before the first trial (while scripts or logs were read, engines
+/// opened): nothing was measured, so nothing is stored; says so and gives the exit code.
+fn interrupted_before_trials() -> i32 {
+    crate::errln!("interrupted before the first trial: nothing was measured or stored");
+    EXIT_INTERRUPTED
 }
 
 /// Refuses `--name NAME` before anything runs when another stored run has it, or when the run

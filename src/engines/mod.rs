@@ -11,6 +11,7 @@ pub mod control;
 pub mod dialect;
 pub mod duckdb;
 pub mod files;
+pub mod interrupt;
 pub mod kind;
 pub mod mysql;
 pub mod postgres;

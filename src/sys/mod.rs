@@ -13,6 +13,7 @@ pub mod iocount;
 pub mod own_file;
 pub mod owner;
 pub mod procstat;
+pub mod regular;
 pub mod scratch;
 pub mod signals;
 pub mod trusted;

@@ -28,7 +28,7 @@ use crate::model::params::Params;
 use crate::model::series::{Series, SeriesIo, SeriesPoint};
 use crate::sys::iocount::IoSnapshot;
 use crate::workload::recorder::{Recorder, Totals};
-use crate::workload::remote::{CellReport, ClientReport, ProgressTotals, RemoteClient};
+use crate::workload::remote::{CellReport, ClientReport, Kill, ProgressTotals, RemoteClient};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -546,6 +546,17 @@ impl Shared<'_> {
         (!self.abort.load(Ordering::Relaxed)).then_some(start)
     }
 
+    /// A client's transaction failed with `e`: the other clients stop too. After a stop
+    /// request the error is the interruption of its statement (see
+    /// [`crate::engines::interrupt`]), not a failure of the trial.
+    fn failed(&self, e: EngineError) -> WorkloadError {
+        if self.stop.load(Ordering::Relaxed) {
+            return WorkloadError::Interrupted;
+        }
+        self.abort.store(true, Ordering::Relaxed);
+        e.into()
+    }
+
     fn halted(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed)
     }
@@ -628,10 +639,7 @@ fn client_loop(
                     Ok(true) if checks => client.check()?,
                     Ok(_) => {}
                     Err(e) if e.kind == ErrorKind::Busy => {}
-                    Err(e) => {
-                        shared.abort.store(true, Ordering::Relaxed);
-                        return Err(e.into());
-                    }
+                    Err(e) => return Err(shared.failed(e)),
                 }
                 continue;
             }
@@ -658,12 +666,11 @@ fn client_loop(
         let outcome = loop {
             match client.execute() {
                 Ok(ok) => break Some(ok),
+                // Not again once stopped: the stop is what failed it.
+                Err(_) if shared.stop.load(Ordering::Relaxed) => return Err(WorkloadError::Interrupted),
                 Err(e) if e.kind == ErrorKind::Busy && tries < max_tries => tries += 1,
                 Err(e) if e.kind == ErrorKind::Busy => break None,
-                Err(e) => {
-                    shared.abort.store(true, Ordering::Relaxed);
-                    return Err(e.into());
-                }
+                Err(e) => return Err(shared.failed(e)),
             }
         };
         let t1 = clock.now();
@@ -889,7 +896,12 @@ pub fn drive(
             let connector = trial.connector;
             handles.push(scope.spawn(move || {
                 let result = match connector.open() {
-                    Ok(mut c) => client_loop(c.as_mut(), tx, index, trial, shared, &mut own, &mut buckets),
+                    Ok(mut c) => {
+                        // Dropped before the connection: its statements are interrupted on a
+                        // stop request while it is open.
+                        let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
+                        client_loop(c.as_mut(), tx, index, trial, shared, &mut own, &mut buckets)
+                    }
                     Err(e) => {
                         shared.rendezvous(false);
                         Err(e)
@@ -913,6 +925,10 @@ pub fn drive(
                 Err(_) => results.push(Err(panicked())),
             }
         }
+        // Client processes send their reports once their loops end; one that is stopped
+        // (SIGSTOP), hung or lost would hold the trial up for ever, so it is killed: at once
+        // after a stop request or a failed client, and after a deadline otherwise.
+        supervise(&remotes, &readers, &shared);
         for h in readers {
             match h.join() {
                 Ok(Ok(report)) => {
@@ -941,6 +957,50 @@ pub fn drive(
     }
     rec.set_interval(interval.max(Duration::from_nanos(1)));
     Ok(())
+}
+
+/// How long client processes have to send their reports once the driver's own clients ended:
+/// as long again as the trial took so far, and at least [`REPORT_GRACE`].
+pub fn report_deadline(trial_so_far: Duration) -> Duration {
+    trial_so_far.max(REPORT_GRACE)
+}
+
+/// The least time a client process has for its report after the driver's own clients ended.
+pub const REPORT_GRACE: Duration = Duration::from_secs(10);
+
+/// Waits until every reader of a client process's report has its answer, killing the client
+/// processes that hold it up (see [`RemoteClient::kill`]).
+fn supervise<T>(
+    remotes: &[Box<dyn RemoteClient>],
+    readers: &[std::thread::ScopedJoinHandle<'_, T>],
+    shared: &Shared<'_>,
+) {
+    if remotes.is_empty() {
+        return;
+    }
+    let ended = Instant::now();
+    let so_far = shared
+        .start
+        .get()
+        .map_or(Duration::ZERO, |s| ended.saturating_duration_since(*s));
+    let deadline = ended + report_deadline(so_far);
+    while !readers.iter().all(|h| h.is_finished()) {
+        let why = if shared.stop.load(Ordering::Relaxed) || shared.abort.load(Ordering::Relaxed) {
+            Some(Kill::Abandoned)
+        } else if Instant::now() >= deadline {
+            Some(Kill::NoReport(deadline - ended))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            for (r, h) in remotes.iter().zip(readers) {
+                if !h.is_finished() {
+                    r.kill(why);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 fn panicked() -> WorkloadError {

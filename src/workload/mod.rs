@@ -96,6 +96,10 @@ pub struct Trial<'a> {
     /// Clients, rate, latency limit and tries (`--clients`, `--rate`, ...): what
     /// [`load::drive`] runs the workload's transactions with.
     pub load: &'a crate::model::load::LoadShape,
+    /// What interrupts the running statements once `stop` is set: the runner registers the
+    /// trial's connection, the load driver each further client's (`None`: nothing is
+    /// interrupted, a long statement ends in its own time).
+    pub watch: Option<&'a crate::engines::interrupt::Watch<'a>>,
 }
 
 impl<'a> Trial<'a> {
@@ -110,6 +114,7 @@ impl<'a> Trial<'a> {
             profile: false,
             knobs: &[],
             load: &crate::model::load::ONE_CLIENT,
+            watch: None,
         }
     }
 }

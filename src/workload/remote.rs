@@ -27,6 +27,20 @@ pub trait RemoteClient: Send + Sync {
     fn wait(&self, progress: &dyn Fn(&ProgressTotals)) -> Result<ClientReport, WorkloadError>;
     /// Asks it to stop after its current transaction (and before it started, not to start).
     fn stop(&self);
+    /// Kills it (SIGKILL, which also ends a stopped process): its report is no longer wanted
+    /// or did not come in time. [`RemoteClient::wait`] then answers with what `why` says.
+    fn kill(&self, why: Kill);
+}
+
+/// Why the driver killed a client process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kill {
+    /// The trial stopped (a stop request, or another client failed): its report is not needed,
+    /// and [`RemoteClient::wait`] answers [`WorkloadError::Interrupted`].
+    Abandoned,
+    /// It sent no report within this long after the driver's own clients ended: the trial
+    /// fails, naming it.
+    NoReport(std::time::Duration),
 }
 
 /// A client's running totals for `--progress`: transactions, their summed latency and schedule

@@ -513,3 +513,236 @@ fn under_nohup_a_hangup_changes_nothing() {
     assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
     assert_eq!(v["trials"].as_array().map_or(0, Vec::len), 3);
 }
+
+/// Starts `litebench run script` on the script `text` (written into the sandbox as `name`),
+/// one trial of one transaction unless `extra` says otherwise.
+fn start_script(sb: &Sandbox, name: &str, text: &str, extra: &[&str]) -> Running {
+    let file = sb.root().join(name);
+    std::fs::write(&file, text).expect("write the script");
+    let child = sb
+        .std_command()
+        .args(["run", "script", "--param"])
+        .arg(format!("file={}", file.display()))
+        .args(["--trials", "1", "--warmup", "0", "--quiet", "--format", "json"])
+        .args(extra)
+        .arg("--results")
+        .arg(sb.results())
+        .arg("--dir")
+        .arg(sb.scratch())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start litebench");
+    Running { child: Some(child) }
+}
+
+/// Waits until the run is stored as running (everything before the trials is done), then
+/// gives its first trial half a second to be under way.
+fn wait_until_running(sb: &Sandbox, run: &mut Running) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(run.is_running(), "litebench exited before it was stopped");
+        if sb.results().is_file() {
+            let out = output(&mut sb.show(&["--list", "--format", "json"]));
+            if out.status.success() && json(&out)[0]["status"] == "running" {
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "the run did not start within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(run.is_running(), "litebench exited before it was stopped");
+}
+
+/// Sends `sig` to a running script trial and checks the stop is prompt: exit 130 within 10 s
+/// (today's code slept or ran on until kill -9), the run stored as interrupted.
+fn stop_a_script_trial(name: &str, text: &str, sig: libc::c_int) {
+    let sb = Sandbox::new();
+    let mut run = start_script(&sb, name, text, &["--param", "transactions=1"]);
+    wait_until_running(&sb, &mut run);
+    let sent = Instant::now();
+    run.signal(sig);
+    let (status, out, err) = run.finish(Duration::from_secs(10));
+    let all = format!("{name}, signal {sig}: status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
+    eprintln!("{name}, signal {sig}: exited {:?} after the signal", sent.elapsed());
+    assert!(!err.contains("panicked"), "{all}");
+    assert_eq!(status.code(), Some(130), "{all}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("interrupted: 0 finished trials kept as run 1")),
+        "{all}"
+    );
+    assert_eq!(sb.show_json()["run"]["status"], "interrupted", "{all}");
+    assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "{all}");
+}
+
+/// `\sleep 604800 s` (a week) ends at once on each stop signal.
+#[test]
+fn a_week_long_sleep_ends_on_every_stop_signal() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        stop_a_script_trial("week.sql", "\\sleep 604800 s\nSELECT 1;\n", sig);
+    }
+    // A variable's huge value in microseconds, too.
+    stop_a_script_trial(
+        "huge.sql",
+        "\\set v 9223372036854775807\n\\sleep :v us\nSELECT 1;\n",
+        libc::SIGINT,
+    );
+}
+
+/// A runaway recursive CTE (it never ends by itself) is interrupted on SIGINT and SIGTERM.
+#[test]
+fn a_runaway_statement_in_a_trial_is_interrupted() {
+    let runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c;\n";
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        stop_a_script_trial("runaway.sql", runaway, sig);
+    }
+}
+
+/// The processes whose parent is `pid` (from /proc).
+fn children_of(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<libc::pid_t>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: the command name may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<libc::pid_t>().ok());
+        if ppid == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+/// Whether process `pid` still exists (a zombie counts: it is not reaped).
+fn exists(pid: libc::pid_t) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Starts a 60-second script trial with three clients, two of them in processes of their own,
+/// waits until both processes are under way and stops one of them (SIGSTOP); returns it,
+/// and both.
+fn stop_a_client_process(sb: &Sandbox, duration: &str) -> (Running, libc::pid_t, Vec<libc::pid_t>) {
+    let mut run = start_script(
+        sb,
+        "read.sql",
+        "SELECT 1;\n",
+        &[
+            "--param",
+            &format!("duration={duration}"),
+            "--clients",
+            "3",
+            "--client-mode",
+            "processes",
+        ],
+    );
+    wait_until_running(sb, &mut run);
+    let clients = children_of(run.pid());
+    assert_eq!(clients.len(), 2, "client processes: {clients:?}");
+    // SAFETY: signalling a child of the litebench this test started.
+    assert_eq!(unsafe { libc::kill(clients[0], libc::SIGSTOP) }, 0);
+    std::thread::sleep(Duration::from_millis(300));
+    (run, clients[0], clients)
+}
+
+/// A stopped client process no longer holds the driver up after a stop request: it is killed,
+/// and litebench exits 130 within 10 s (today it waited until the client was resumed) with no
+/// client process left behind.
+#[test]
+fn a_stopped_client_process_does_not_hold_up_a_stop() {
+    let sb = Sandbox::new();
+    let (run, stopped, clients) = stop_a_client_process(&sb, "60s");
+    let sent = Instant::now();
+    run.signal(libc::SIGINT);
+    let (status, out, err) = run.finish(Duration::from_secs(10));
+    eprintln!(
+        "with client process {stopped} stopped: exited {:?} after SIGINT",
+        sent.elapsed()
+    );
+    let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
+    assert!(!err.contains("panicked"), "{all}");
+    assert_eq!(status.code(), Some(130), "{all}");
+    assert_eq!(sb.show_json()["run"]["status"], "interrupted", "{all}");
+    for pid in clients {
+        assert!(!exists(pid), "client process {pid} was left behind\n{all}");
+    }
+}
+
+/// A client process that sends no report fails the trial after a deadline, naming it (today
+/// the driver waited for it for ever).
+#[test]
+fn a_client_process_without_a_report_fails_the_trial_naming_it() {
+    let sb = Sandbox::new();
+    let (run, stopped, clients) = stop_a_client_process(&sb, "1s");
+    // The 1 s trial, then the 10 s the others' end leaves it, then the kill.
+    let (status, out, err) = run.finish(Duration::from_secs(30));
+    let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
+    assert!(!err.contains("panicked"), "{all}");
+    assert_eq!(status.code(), Some(2), "{all}");
+    let lines: Vec<&str> = err.lines().filter(|l| !is_ram_warning(l)).collect();
+    assert_eq!(lines.len(), 1, "{all}");
+    assert!(
+        lines[0].starts_with("error: defaults: client ")
+            && lines[0].contains(&format!("(process {stopped}) sent no report within 10 s")),
+        "{all}"
+    );
+    for pid in clients {
+        assert!(!exists(pid), "client process {pid} was left behind\n{all}");
+    }
+}
+
+/// A stop signal while the plan reads the scripts (here a FIFO the test writes the script into
+/// only after the signal) ends the run as every stop does: exit 130, not 143 (killed by
+/// SIGTERM), nothing stored.
+#[test]
+fn a_stop_before_the_first_trial_exits_130() {
+    let sb = Sandbox::new();
+    let fifo = sb.root().join("script.sql");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid C path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let child = sb
+        .std_command()
+        .args(["run", "script", "--param"])
+        .arg(format!("file={}", fifo.display()))
+        .args(["--param", "transactions=1", "--trials", "1", "--quiet"])
+        .arg("--results")
+        .arg(sb.results())
+        .arg("--dir")
+        .arg(sb.scratch())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start litebench");
+    let run = Running { child: Some(child) };
+    // Opening the FIFO for writing returns once litebench has it open for reading: it is
+    // reading its scripts.
+    let mut writer = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO");
+    std::thread::sleep(Duration::from_millis(200));
+    run.signal(libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(200));
+    std::io::Write::write_all(&mut writer, b"SELECT 1;\n").expect("write the script");
+    drop(writer);
+    let (status, out, err) = run.finish(Duration::from_secs(10));
+    let all = format!("status {status:?}\n--- stdout ---\n{out}\n--- stderr ---\n{err}");
+    assert_eq!(status.code(), Some(130), "{all}");
+    assert_eq!(
+        err.trim_end(),
+        "interrupted before the first trial: nothing was measured or stored",
+        "{all}"
+    );
+    assert!(!sb.results().exists(), "a results store was created\n{all}");
+}

@@ -202,6 +202,34 @@ fn a_script_and_its_init_file_change_no_file_outside_the_copy() {
     );
 }
 
+/// `db=` naming a FIFO (which blocked the run for ever in `open`), a directory or a device is
+/// refused in one line before anything runs.
+#[test]
+fn a_db_that_is_not_a_regular_file_is_refused() {
+    let sb = Sandbox::new();
+    let fifo = sb.cwd().join("pipe.db");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid C path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    std::fs::create_dir(sb.cwd().join("dir.db")).unwrap();
+    write(&sb, "one.sql", "SELECT 1;\n");
+    for (db, kind) in [
+        ("pipe.db", "a FIFO (named pipe)"),
+        ("dir.db", "a directory"),
+        ("/dev/null", "a character device"),
+    ] {
+        let mut cmd = sb.run(&["script", "--param", "file=one.sql", "--param", &format!("db={db}")]);
+        cmd.args(QUICK).timeout(std::time::Duration::from_secs(10));
+        assert_error_line(
+            &output(&mut cmd),
+            &[&format!(
+                "--param db={db}: {kind}, not a regular file; name a SQLite database file"
+            )],
+        );
+        assert!(!sb.results().exists(), "nothing is stored for a refused run");
+    }
+}
+
 /// Transactions that give up busy are not in the rate: the table shows how many per trial and a
 /// warning says so. Four clients read and then write in deferred transactions with one try and
 /// no busy timeout: a reader that finds another's commit in between cannot write, by SQLite's

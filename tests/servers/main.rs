@@ -16,6 +16,7 @@ mod device_io;
 mod population;
 mod restore;
 mod script;
+mod stops;
 #[path = "../support/mod.rs"]
 mod support;
 mod trial_start;

@@ -360,6 +360,7 @@ impl MysqlEngine {
             stmts: Vec::new(),
             label: label.clone(),
             server: server.clone(),
+            opts: opts.clone(),
         };
         let version = first_value(admin.query("SELECT version()").map_err(|e| e.message)?).unwrap_or_default();
         Ok(MysqlEngine {
@@ -654,6 +655,7 @@ impl Engine for MysqlEngine {
             stmts: Vec::new(),
             label: self.label.clone(),
             server: self.server.clone(),
+            opts: self.opts.clone(),
         }))
     }
 
@@ -778,6 +780,9 @@ pub struct MyConn {
     stmts: Vec<Statement>,
     label: String,
     server: Option<Arc<ServerProcess>>,
+    /// How to reach the server from a second connection, which stops this one's statement
+    /// (`KILL QUERY`; see [`Connection::interrupter`]).
+    opts: Opts,
 }
 
 /// Maps a client error to an [`EngineError`]; a lost connection to a server that has exited is
@@ -891,6 +896,28 @@ impl MyConn {
 }
 
 impl Connection for MyConn {
+    /// MariaDB has no cancel request in its protocol: `KILL QUERY <connection id>` from a
+    /// second connection (opened at the first interrupt, kept for the next) stops the
+    /// statement this connection runs, which fails with `Query execution was interrupted`; the
+    /// connection itself stays open.
+    fn interrupter(&self) -> Option<crate::engines::Interrupter> {
+        let id = self.conn.connection_id();
+        let opts = self.opts.clone();
+        let killer: std::sync::Mutex<Option<Conn>> = std::sync::Mutex::new(None);
+        Some(Box::new(move || {
+            let mut killer = killer.lock().unwrap_or_else(|e| e.into_inner());
+            if killer.is_none() {
+                *killer = Conn::new(opts.clone()).ok();
+            }
+            // A server that refused the connection or the kill: the watch tries again.
+            if let Some(k) = killer.as_mut() {
+                if k.query_drop(format!("KILL QUERY {id}")).is_err() {
+                    *killer = None;
+                }
+            }
+        }))
+    }
+
     fn dialect(&self) -> Dialect {
         Dialect::Mysql
     }

@@ -1161,6 +1161,17 @@ impl PgConn {
 }
 
 impl Connection for PgConn {
+    /// PostgreSQL's cancel request: a connection of its own to the server, carrying this
+    /// backend's key, which cancels the statement the backend runs (one that is idle is left
+    /// alone); the statement fails with `canceling statement due to user request`.
+    fn interrupter(&self) -> Option<crate::engines::Interrupter> {
+        let token = self.client.cancel_token();
+        Some(Box::new(move || {
+            // Nothing to do about a cancel the server did not take: the watch sends another.
+            let _ = token.cancel_query(NoTls);
+        }))
+    }
+
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }

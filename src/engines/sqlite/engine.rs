@@ -23,6 +23,19 @@ const PRAGMA_SINCE: &[(&str, &str, i32)] = &[
     ("mmap_size", "3.7.17", 3_007_017),
 ];
 
+/// How long a connection's set-up (its knobs, the schema's first read) waits for a lock
+/// another connection holds, whatever the user's `busy_timeout`: long enough for every
+/// transient lock, short enough that a database locked for good fails the run.
+pub const SETUP_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Sets the connection's busy timeout through the C API (which every build has, unlike the
+/// pragma).
+fn set_busy_timeout(c: &SqliteConn, wait: std::time::Duration) {
+    let ms = wait.as_millis().min(i32::MAX as u128) as std::ffi::c_int;
+    // SAFETY: the connection is open.
+    unsafe { (c.api().busy_timeout)(c.raw_db(), ms) };
+}
+
 /// Which SQLite build, as named by `--engine`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SqliteChoice {
@@ -193,15 +206,50 @@ impl Engine for SqliteEngine {
                 && k.name != BLOB_API_KNOB
                 && k.name != BEGIN_KNOB
         });
-        // The busy timeout first: a later pragma (journal_mode) may need a lock that another
-        // client's connection, configured at the same moment, holds for an instant.
-        let (first, rest): (Vec<_>, Vec<_>) = pragmas.partition(|k| k.name == "busy_timeout");
-        for k in first.into_iter().chain(rest) {
+        if stage != Stage::Connect {
+            for k in pragmas {
+                // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
+                conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
+            }
+            return Ok(());
+        }
+        // Set-up waits out the locks other connections hold for an instant (clients configured
+        // at the same moment, the WAL index's recovery), whatever the user's busy_timeout,
+        // which is for the measured work and is put in place last.
+        let user_timeout = match knobs.get("busy_timeout") {
+            Some(ms) => Some(ms.to_string()),
+            None => conn.query_value("PRAGMA busy_timeout")?,
+        };
+        set_busy_timeout(self.sqlite_conn(conn)?, SETUP_LOCK_WAIT);
+        // The locking mode before anything is read: exclusive mode set before the first access
+        // to a WAL database is what keeps SQLite off the -shm file.
+        let (locking, rest): (Vec<_>, Vec<_>) = pragmas
+            .filter(|k| k.name != "busy_timeout")
+            .partition(|k| k.name == "locking_mode");
+        for k in &locking {
+            conn.query(&format!("PRAGMA locking_mode={}", k.value))?;
+        }
+        // The schema (and, in WAL mode, the WAL index) is read now, under the wait, so the
+        // read-back that follows takes no lock.
+        conn.query("SELECT 1 FROM sqlite_master LIMIT 1")?;
+        for k in rest {
+            // A journal mode the database already has needs no write lock: not set again.
+            if k.name == "journal_mode"
+                && conn
+                    .query_value("PRAGMA journal_mode")?
+                    .is_some_and(|m| m.eq_ignore_ascii_case(&k.value))
+            {
+                continue;
+            }
             // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
             conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
         }
-        if stage != Stage::Connect {
-            return Ok(());
+        match user_timeout {
+            Some(ms) => {
+                conn.query(&format!("PRAGMA busy_timeout={ms}"))?;
+            }
+            // A build without PRAGMA busy_timeout (before 3.7.15): SQLite's default, no wait.
+            None => set_busy_timeout(self.sqlite_conn(conn)?, std::time::Duration::ZERO),
         }
         let c = self.sqlite_conn(conn)?;
         if let Some(v) = knobs.get(BLOB_API_KNOB) {
@@ -294,6 +342,77 @@ impl Engine for SqliteEngine {
             "mmap_size" => "SQLite clamps it to the build's SQLITE_MAX_MMAP_SIZE; request at most that".into(),
             "page_size" => "page_size cannot change once a database has content (or in WAL mode)".into(),
             _ => "remove the knob or use a build that honours it".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod setup_tests {
+    use super::*;
+    use crate::model::knob::KnobSetting;
+
+    fn knobs(pairs: &[(&str, &str)]) -> KnobSet {
+        KnobSet(
+            pairs
+                .iter()
+                .map(|(n, v)| KnobSetting {
+                    name: n.to_string(),
+                    value: v.to_string(),
+                })
+                .collect(),
+        )
+    }
+
+    /// Clients set up while another connection holds the database's locks for 300 ms wait and
+    /// succeed, with the user's `busy_timeout` of 0 (no wait) in place afterwards for the
+    /// measured work; before, set-up failed at once with "database is locked".
+    #[test]
+    fn set_up_waits_out_a_lock_whatever_the_busy_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let engine = SqliteEngine::open(&SqliteChoice::Bundled, false).unwrap();
+        let mut holder = SqliteConn::open(engine.api, &path, None, "holder").unwrap();
+        holder
+            .execute_batch("PRAGMA journal_mode=delete; CREATE TABLE t(x); BEGIN EXCLUSIVE; INSERT INTO t VALUES (1);")
+            .unwrap();
+        let db = DbRef {
+            name: "t".into(),
+            path: Some(path.clone()),
+        };
+        // The journal mode the database has (as the trial's first connection leaves it for the
+        // clients that follow); reading it needs the schema, and so a lock.
+        let wanted = knobs(&[
+            ("journal_mode", "delete"),
+            ("busy_timeout", "0"),
+            ("synchronous", "normal"),
+        ]);
+        let held = std::time::Duration::from_millis(300);
+        let started = std::time::Instant::now();
+        let results: Vec<Result<(Vec<KnobReading>, std::time::Duration), EngineError>> = std::thread::scope(|s| {
+            let clients: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut c = engine.connect(&db)?;
+                        engine.apply_knobs(c.as_mut(), &wanted, Stage::Connect)?;
+                        let readings = engine.read_knobs(c.as_mut(), &wanted)?;
+                        Ok((readings, started.elapsed()))
+                    })
+                })
+                .collect();
+            std::thread::sleep(held);
+            holder.execute_batch("COMMIT").unwrap();
+            clients.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in results {
+            let (readings, done) = r.expect("set-up waits out the lock");
+            assert!(done >= held, "set up after {done:?}, while the lock was held");
+            let value = |n: &str| readings.iter().find(|r| r.name == n).and_then(|r| r.effective.clone());
+            assert_eq!(value("journal_mode").as_deref(), Some("delete"));
+            assert_eq!(
+                value("busy_timeout").as_deref(),
+                Some("0"),
+                "the user's timeout is back"
+            );
         }
     }
 }

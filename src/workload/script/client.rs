@@ -1,6 +1,7 @@
 //! One client's stream of script transactions: draws a script by weight and evaluates its
 //! `\set`s before the clock starts, then runs its statements (each prepared once, its variables
-//! bound as parameters) and sleeps in order, timing each statement on its own.
+//! bound as parameters) and sleeps in order, timing each statement on its own. A sleep ends
+//! early on a stop request (see [`crate::sys::signals::sleep`]); a negative one sleeps zero.
 
 use super::expr::{Env, Num, Var};
 use super::parse::{Amount, Command, Control, Script};
@@ -145,7 +146,11 @@ impl<'c> ScriptClient<'c> {
                 }
                 Step::Sleep => {
                     let ns = sleeps.next().copied().unwrap_or(0);
-                    std::thread::sleep(std::time::Duration::from_nanos(ns));
+                    // Woken by a stop request, however long (`\sleep 604800 s`): the trial is
+                    // being discarded, so the rest of the script does not run.
+                    if !crate::sys::signals::sleep(std::time::Duration::from_nanos(ns)) {
+                        return Ok(());
+                    }
                 }
             }
         }
