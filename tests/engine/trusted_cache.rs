@@ -317,6 +317,13 @@ fn a_build_is_loaded_only_with_the_sha256_it_was_compiled_with() {
         line.contains("records no SHA-256 of the library (an older litebench built it), so it is not loaded"),
         "{line}"
     );
+    // `build-sqlite` of the same source compiles it anew in place of the older build (the way
+    // out that line gives; before, it answered with the same refusal), and that build runs.
+    let again = build(&s, &cache, &marker, "3.40.1", "mine");
+    assert_eq!(again["cached"], serde_json::json!(false), "{again}");
+    assert_eq!(again["library_sha256"].as_str().map(str::len), Some(64), "{again}");
+    let out = run_on(&s, &cache, &marker, "sqlite@mine");
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 /// The common case: `sudo litebench` over a cache that a user's earlier `build-sqlite` filled.

@@ -169,8 +169,7 @@ impl BuildCache {
         let file = trusted::open_in_cache(&self.root, &dir.join(LIBRARY)).map_err(|e| refuse(e.to_string()))?;
         let Some(recorded) = &build.library_sha256 else {
             return Err(refuse(format!(
-                "its {RECORD} in {} records no SHA-256 of the library (an older litebench built it), so it is not loaded; remove {} and build it again with `litebench build-sqlite {}`",
-                dir.display(),
+                "its {RECORD} in {} records no SHA-256 of the library (an older litebench built it), so it is not loaded; build it again with `litebench build-sqlite {}`, which replaces it",
                 dir.display(),
                 build.source
             )));
@@ -259,10 +258,20 @@ impl BuildCache {
         let dir = self.builds_dir().join(&key[..16]);
         self.check()?;
         if let Some(build) = self.entry(&key[..16]).map_err(BuildError::Input)? {
-            if build.key == key {
+            if build.key == key && build.library_sha256.is_some() {
                 // The same build, if its library is still the one compiled.
                 self.open_library(&build)?;
                 return Ok(Built { build, cached: true });
+            }
+            if build.key == key {
+                // The same build by a litebench that recorded no SHA-256 of its library: its
+                // directory (litebench's own, in a cache checked above) is retired and the
+                // library compiled again, so that what is loaded is what was compiled.
+                let retired = self
+                    .builds_dir()
+                    .join(format!(".{}.{}.part", &key[..16], std::process::id()));
+                std::fs::rename(&dir, &retired).map_err(BuildError::io(dir.display().to_string()))?;
+                let _ = std::fs::remove_dir_all(&retired);
             }
         }
         let chosen = name.is_some();
