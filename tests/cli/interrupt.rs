@@ -65,24 +65,26 @@ impl Drop for Running {
 
 /// Starts a long run: 50 trials of 2 s each, with `extra` arguments.
 fn start_long_run(sb: &Sandbox, extra: &[&str]) -> Running {
+    let crud = [
+        "crud",
+        "--param",
+        "rows=1000",
+        "--param",
+        "duration=2s",
+        "--trials",
+        "50",
+    ];
+    start_run(sb, &[&crud[..], extra].concat())
+}
+
+/// Starts `litebench run ARGS --warmup 0 --quiet --format json` in the sandbox's store and
+/// scratch directory, its output piped.
+fn start_run(sb: &Sandbox, args: &[&str]) -> Running {
     let child = sb
         .std_command()
-        .args([
-            "run",
-            "crud",
-            "--param",
-            "rows=1000",
-            "--param",
-            "duration=2s",
-            "--trials",
-            "50",
-            "--warmup",
-            "0",
-            "--quiet",
-            "--format",
-            "json",
-        ])
-        .args(extra)
+        .arg("run")
+        .args(args)
+        .args(["--warmup", "0", "--quiet", "--format", "json"])
         .arg("--results")
         .arg(sb.results())
         .arg("--dir")
@@ -519,22 +521,9 @@ fn under_nohup_a_hangup_changes_nothing() {
 fn start_script(sb: &Sandbox, name: &str, text: &str, extra: &[&str]) -> Running {
     let file = sb.root().join(name);
     std::fs::write(&file, text).expect("write the script");
-    let child = sb
-        .std_command()
-        .args(["run", "script", "--param"])
-        .arg(format!("file={}", file.display()))
-        .args(["--trials", "1", "--warmup", "0", "--quiet", "--format", "json"])
-        .args(extra)
-        .arg("--results")
-        .arg(sb.results())
-        .arg("--dir")
-        .arg(sb.scratch())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start litebench");
-    Running { child: Some(child) }
+    let param = format!("file={}", file.display());
+    let script = ["script", "--param", param.as_str(), "--trials", "1"];
+    start_run(sb, &[&script[..], extra].concat())
 }
 
 /// Waits until the run is stored as running (everything before the trials is done), then
