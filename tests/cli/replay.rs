@@ -119,7 +119,10 @@ fn pace_recorded_holds_the_recorded_gaps() {
     assert_eq!(v["manifest"]["params"]["format"], "timestamped");
     let t = &v["trials"][0];
     assert_eq!(t["total_ops"], 3, "{t:#}");
-    assert!(t["measured_ns"].as_u64().unwrap() >= 400_000_000, "{t:#}");
+    // The last statement is due 400 ms after the trial's start; the measured span begins a
+    // few microseconds after that start (measured: 399.97 ms on a loaded machine), so 1 ms is
+    // allowed. Unpaced, the three statements take about a millisecond in all.
+    assert!(t["measured_ns"].as_u64().unwrap() >= 399_000_000, "{t:#}");
 }
 
 #[test]
