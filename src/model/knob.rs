@@ -395,6 +395,34 @@ pub struct KnobReading {
     pub note: Option<String>,
 }
 
+/// The `begin` knob's effective value where it was not set and a workload runs the user's own
+/// `BEGIN`s: they start in the mode they name (SQLite's deferred where they name none).
+pub const BEGIN_AS_WRITTEN: &str = "as written";
+
+/// Puts the `begin` knob's reading in the terms of a workload that runs the user's SQL (script,
+/// replay), whose `bare` bare `BEGIN`s start in the knob's mode only where it was set: unset,
+/// it reads [`BEGIN_AS_WRITTEN`] (the connection's default is for litebench's own
+/// transactions); set, its note counts the statements it starts.
+pub fn begin_of_user_sql(readings: &mut [KnobReading], bare: usize) {
+    let (plural, verb) = if bare == 1 { ("", "s") } else { ("s", "") };
+    for r in readings.iter_mut().filter(|r| r.name == "begin") {
+        match &r.requested {
+            None => {
+                r.effective = Some(BEGIN_AS_WRITTEN.into());
+                r.note = Some(format!(
+                    "{bare} bare BEGIN{plural} of the workload's SQL run{verb} as written (deferred); --knob begin=immediate starts them BEGIN IMMEDIATE"
+                ));
+            }
+            Some(mode) => {
+                r.note = Some(format!(
+                    "{bare} bare BEGIN{plural} of the workload's SQL start{verb} as BEGIN {}",
+                    mode.to_ascii_uppercase()
+                ));
+            }
+        }
+    }
+}
+
 /// Compares a pass-through pragma's requested value with what it read back.
 pub fn passthrough_matches(requested: &str, effective: &str) -> bool {
     let norm = |s: &str| {
