@@ -87,7 +87,10 @@ mod tests {
         assert_eq!(statement("begin deferred", Some("BEGIN EXCLUSIVE")), "BEGIN EXCLUSIVE");
         assert_eq!(statement("BEGIN EXCLUSIVE", Some("BEGIN DEFERRED")), "BEGIN EXCLUSIVE");
         assert_eq!(statement("BEGIN IMMEDIATE", Some("BEGIN DEFERRED")), "BEGIN IMMEDIATE");
-        assert_eq!(statement("UPDATE t SET v = 1", Some("BEGIN IMMEDIATE")), "UPDATE t SET v = 1");
+        assert_eq!(
+            statement("UPDATE t SET v = 1", Some("BEGIN IMMEDIATE")),
+            "UPDATE t SET v = 1"
+        );
         assert_eq!(statement("BEGIN;", None), "BEGIN;");
     }
 }

@@ -230,7 +230,14 @@ impl Workload for Replay {
 
     fn bare_begins(&self, p: &Params) -> Option<usize> {
         let loaded = load(p).ok()?;
-        Some(loaded.log.statements.iter().filter(|s| super::bare_begin::is_bare(&s.sql)).count())
+        Some(
+            loaded
+                .log
+                .statements
+                .iter()
+                .filter(|s| super::bare_begin::is_bare(&s.sql))
+                .count(),
+        )
     }
 
     fn operation_types(&self, p: &Params, _dialect: Option<Dialect>) -> Vec<OpType> {
