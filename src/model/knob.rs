@@ -506,3 +506,44 @@ pub fn verify(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn begin(requested: Option<&str>) -> Vec<KnobReading> {
+        vec![
+            KnobReading {
+                name: "journal_mode".into(),
+                requested: None,
+                effective: Some("delete".into()),
+                note: None,
+            },
+            KnobReading {
+                name: "begin".into(),
+                requested: requested.map(str::to_string),
+                effective: Some(requested.unwrap_or("immediate").into()),
+                note: None,
+            },
+        ]
+    }
+
+    #[test]
+    fn an_unset_begin_reads_as_written_for_the_users_sql_and_a_set_one_counts_its_begins() {
+        let mut r = begin(None);
+        begin_of_user_sql(&mut r, 3);
+        assert_eq!(r[1].effective.as_deref(), Some(BEGIN_AS_WRITTEN));
+        assert_eq!(
+            r[1].note.as_deref(),
+            Some("3 bare BEGINs of the workload's SQL run as written (deferred); --knob begin=immediate starts them BEGIN IMMEDIATE")
+        );
+        assert_eq!(r[0], begin(None)[0], "other knobs are left alone");
+        let mut r = begin(Some("exclusive"));
+        begin_of_user_sql(&mut r, 1);
+        assert_eq!(r[1].effective.as_deref(), Some("exclusive"));
+        assert_eq!(
+            r[1].note.as_deref(),
+            Some("1 bare BEGIN of the workload's SQL starts as BEGIN EXCLUSIVE")
+        );
+    }
+}
