@@ -578,7 +578,7 @@ fn measure(
     engine
         .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Connect)
         .map_err(fail)?;
-    let knobs = engine.read_knobs(conn.as_mut(), &cfg.knobs).map_err(fail)?;
+    let mut knobs = engine.read_knobs(conn.as_mut(), &cfg.knobs).map_err(fail)?;
     knob::verify(
         &knobs,
         engine.label(),
@@ -586,6 +586,9 @@ fn measure(
         plan.allow_unverified,
         &|k| engine.knob_hint(k),
     )?;
+    if let Some(bare) = plan.workload.bare_begins(&plan.params) {
+        knob::begin_of_user_sql(&mut knobs, bare);
+    }
     let mut rec = Recorder::of_types(
         &plan.workload.operation_types(&plan.params, engine.kind().dialect),
         counters.clone(),

@@ -142,6 +142,14 @@ pub trait Connection {
     fn begin_write(&self) -> &'static str {
         self.dialect().begin_write()
     }
+    /// The statement the `begin` knob set (`BEGIN IMMEDIATE`), where the user or a preset set
+    /// it on an engine that has it: what a script's or a log's bare `BEGIN` starts as
+    /// ([`crate::workload::bare_begin`]). `None`: the knob was not set (its default is for
+    /// litebench's own transactions, never a rewrite of the user's) or the engine has no such
+    /// knob; the user's SQL runs as written.
+    fn begin_knob(&self) -> Option<&'static str> {
+        None
+    }
     /// Runs one or more statements that take no parameters (DDL, pragmas). Not for timed loops.
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError>;
     /// Prepares a statement once, for many runs.

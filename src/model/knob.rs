@@ -395,6 +395,34 @@ pub struct KnobReading {
     pub note: Option<String>,
 }
 
+/// The `begin` knob's effective value where it was not set and a workload runs the user's own
+/// `BEGIN`s: they start in the mode they name (SQLite's deferred where they name none).
+pub const BEGIN_AS_WRITTEN: &str = "as written";
+
+/// Puts the `begin` knob's reading in the terms of a workload that runs the user's SQL (script,
+/// replay), whose `bare` bare `BEGIN`s start in the knob's mode only where it was set: unset,
+/// it reads [`BEGIN_AS_WRITTEN`] (the connection's default is for litebench's own
+/// transactions); set, its note counts the statements it starts.
+pub fn begin_of_user_sql(readings: &mut [KnobReading], bare: usize) {
+    let (plural, verb) = if bare == 1 { ("", "s") } else { ("s", "") };
+    for r in readings.iter_mut().filter(|r| r.name == "begin") {
+        match &r.requested {
+            None => {
+                r.effective = Some(BEGIN_AS_WRITTEN.into());
+                r.note = Some(format!(
+                    "{bare} bare BEGIN{plural} of the workload's SQL run{verb} as written (deferred); --knob begin=immediate starts them BEGIN IMMEDIATE"
+                ));
+            }
+            Some(mode) => {
+                r.note = Some(format!(
+                    "{bare} bare BEGIN{plural} of the workload's SQL start{verb} as BEGIN {}",
+                    mode.to_ascii_uppercase()
+                ));
+            }
+        }
+    }
+}
+
 /// Compares a pass-through pragma's requested value with what it read back.
 pub fn passthrough_matches(requested: &str, effective: &str) -> bool {
     let norm = |s: &str| {
@@ -477,4 +505,45 @@ pub fn verify(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn begin(requested: Option<&str>) -> Vec<KnobReading> {
+        vec![
+            KnobReading {
+                name: "journal_mode".into(),
+                requested: None,
+                effective: Some("delete".into()),
+                note: None,
+            },
+            KnobReading {
+                name: "begin".into(),
+                requested: requested.map(str::to_string),
+                effective: Some(requested.unwrap_or("immediate").into()),
+                note: None,
+            },
+        ]
+    }
+
+    #[test]
+    fn an_unset_begin_reads_as_written_for_the_users_sql_and_a_set_one_counts_its_begins() {
+        let mut r = begin(None);
+        begin_of_user_sql(&mut r, 3);
+        assert_eq!(r[1].effective.as_deref(), Some(BEGIN_AS_WRITTEN));
+        assert_eq!(
+            r[1].note.as_deref(),
+            Some("3 bare BEGINs of the workload's SQL run as written (deferred); --knob begin=immediate starts them BEGIN IMMEDIATE")
+        );
+        assert_eq!(r[0], begin(None)[0], "other knobs are left alone");
+        let mut r = begin(Some("exclusive"));
+        begin_of_user_sql(&mut r, 1);
+        assert_eq!(r[1].effective.as_deref(), Some("exclusive"));
+        assert_eq!(
+            r[1].note.as_deref(),
+            Some("1 bare BEGIN of the workload's SQL starts as BEGIN EXCLUSIVE")
+        );
+    }
 }

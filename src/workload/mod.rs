@@ -4,6 +4,7 @@
 
 pub mod acreve;
 pub mod androbench;
+pub mod bare_begin;
 pub mod blob;
 pub mod crud;
 pub mod expect;
@@ -181,6 +182,12 @@ pub trait Workload: Sync {
     /// Recorded in a configuration's knob origins as `workload NAME default`.
     fn default_knobs(&self) -> &'static [(&'static str, &'static str)] {
         &[]
+    }
+    /// How many of the user's statements this workload runs are bare `BEGIN`s
+    /// ([`bare_begin`]): those the `begin` knob, where set, starts in its mode. `None`: the
+    /// workload runs no user SQL, and its transactions start as the knob says, set or not.
+    fn bare_begins(&self, _p: &Params) -> Option<usize> {
+        None
     }
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];

@@ -317,3 +317,46 @@ fn a_log_changes_and_creates_no_file_outside_its_copy() {
         assert!(!sb.cwd().join("out.csv").exists());
     }
 }
+
+/// Issue 32, item 1. A log's bare `BEGIN`s run in the `begin` knob's mode where it is set, and
+/// its reading counts them; the `BEGIN IMMEDIATE` the application wrote is not one of them;
+/// unset, the reading says the log's BEGINs ran as written.
+#[test]
+fn the_begin_knob_counts_a_logs_bare_begins_and_reads_as_written_when_unset() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "app.sql",
+        "CREATE TABLE t(a);\nBEGIN;\nINSERT INTO t VALUES (1);\nCOMMIT;\nbegin deferred transaction;\nINSERT INTO t VALUES ('BEGIN');\nCOMMIT;\nBEGIN IMMEDIATE;\nINSERT INTO t VALUES (3);\nCOMMIT;\n",
+    );
+    let begin = |knob: Option<&str>| {
+        let mut cmd = sb.run(&["replay", "--param", "log=app.sql"]);
+        cmd.args(QUICK).args(["--format", "json"]);
+        if let Some(k) = knob {
+            cmd.args(["--knob", k]);
+        }
+        let out = output(&mut cmd);
+        assert_success(&out);
+        let v = json(&out);
+        let r = v["trials"][0]["knobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["name"] == "begin")
+            .expect("a begin reading")
+            .clone();
+        (
+            r["effective"].as_str().unwrap().to_string(),
+            r["note"].as_str().unwrap().to_string(),
+        )
+    };
+    let (effective, note) = begin(Some("begin=exclusive"));
+    assert_eq!(effective, "exclusive");
+    assert_eq!(note, "2 bare BEGINs of the workload's SQL start as BEGIN EXCLUSIVE");
+    let (effective, note) = begin(None);
+    assert_eq!(effective, "as written");
+    assert!(
+        note.starts_with("2 bare BEGINs of the workload's SQL run as written"),
+        "{note}"
+    );
+}

@@ -276,3 +276,118 @@ fn transactions_that_gave_up_busy_are_shown_and_warned_about() {
         "{warning}"
     );
 }
+
+/// The `begin` reading of every trial of `v`: `(config, effective, note)`.
+fn begin_readings(v: &serde_json::Value) -> Vec<(u64, String, String)> {
+    v["trials"]
+        .as_array()
+        .expect("trials")
+        .iter()
+        .map(|t| {
+            let r = t["knobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|k| k["name"] == "begin")
+                .unwrap_or_else(|| panic!("a begin reading in {}", t["knobs"]));
+            let s = |k: &str| r[k].as_str().unwrap_or_else(|| panic!("{k} in {r}")).to_string();
+            (t["config"].as_u64().unwrap(), s("effective"), s("note"))
+        })
+        .collect()
+}
+
+/// Each trial's transactions of `script` that gave up busy, by configuration.
+fn busy_by_config(v: &serde_json::Value, script: &str) -> Vec<(u64, u64)> {
+    v["trials"]
+        .as_array()
+        .expect("trials")
+        .iter()
+        .map(|t| {
+            let op = t["ops"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == script)
+                .expect("the script's row");
+            (t["config"].as_u64().unwrap(), op["busy"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// Runs `script` (with init.sql) on 4 clients, one try each, in WAL with a 5 s busy timeout, for
+/// each `begin` value in `begin` (none: the knob unset).
+fn contended(sb: &Sandbox, script: &str, begin: Option<&str>) -> serde_json::Value {
+    write(
+        sb,
+        "init.sql",
+        "CREATE TABLE c(k INTEGER PRIMARY KEY, v INTEGER);\nINSERT INTO c VALUES (1, 0);\n",
+    );
+    let file = format!("file={script}");
+    let mut cmd = sb.run(&[
+        "script",
+        "--param",
+        &file,
+        "--param",
+        "init=init.sql",
+        "--param",
+        "transactions=400",
+    ]);
+    cmd.args(["--clients", "4", "--max-tries", "1", "--format", "json"])
+        .args(QUICK);
+    cmd.args(["--knob", "journal_mode=wal", "--knob", "busy_timeout=5000"]);
+    if let Some(b) = begin {
+        cmd.args(["--knob", &format!("begin={b}")]);
+    }
+    let out = output(&mut cmd);
+    assert_success(&out);
+    json(&out)
+}
+
+/// Issue 32, item 1. A script's bare `BEGIN` read, then wrote: deferred, the upgrade fails busy
+/// without waiting (SQLite does not call the busy handler there); `--knob begin=immediate` must
+/// start it IMMEDIATE, so the 5 s busy timeout waits out every lock and none gives up. Before,
+/// the knob was read back as immediate while the script's BEGIN stayed deferred.
+#[test]
+fn the_begin_knob_starts_a_scripts_bare_begin_in_its_mode() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "bump.sql",
+        "-- read, then write\nbegin transaction;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
+    );
+    let v = contended(&sb, "bump.sql", Some("deferred,immediate"));
+    let busy = busy_by_config(&v, "bump.sql");
+    assert_eq!(busy.len(), 2, "{busy:?}");
+    assert!(busy[0].1 > 0, "deferred: upgrades fail busy: {busy:?}");
+    assert_eq!(busy[1].1, 0, "immediate: every lock waited for: {busy:?}");
+    let readings = begin_readings(&v);
+    assert_eq!(readings[0].1, "deferred");
+    assert_eq!(readings[1].1, "immediate");
+    assert_eq!(
+        readings[1].2,
+        "1 bare BEGIN of the workload's SQL starts as BEGIN IMMEDIATE"
+    );
+}
+
+/// Issue 32, item 1. A `BEGIN IMMEDIATE` the user wrote stays as written under
+/// `begin=deferred` (no upgrade fails), and with the knob unset a script's BEGINs read back
+/// "as written", not the connection's default for litebench's own transactions.
+#[test]
+fn an_explicit_begin_mode_stays_and_an_unset_knob_reads_as_written() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "bump.sql",
+        "BEGIN IMMEDIATE;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
+    );
+    let v = contended(&sb, "bump.sql", Some("deferred"));
+    assert_eq!(busy_by_config(&v, "bump.sql"), vec![(0, 0)]);
+    let readings = begin_readings(&v);
+    assert_eq!(
+        readings[0].2,
+        "0 bare BEGINs of the workload's SQL start as BEGIN DEFERRED"
+    );
+    let v = contended(&sb, "bump.sql", None);
+    let readings = begin_readings(&v);
+    assert_eq!(readings[0].1, "as written", "{readings:?}");
+}

@@ -20,6 +20,9 @@ pub struct SqliteConn {
     blob_api: super::blob::BlobApi,
     /// The statement that starts a write transaction (the `begin` knob).
     begin: &'static str,
+    /// Whether the `begin` knob set [`Self::begin`]: only then does a user's bare `BEGIN` start in
+    /// its mode ([`crate::engines::Connection::begin_knob`]).
+    begin_set: bool,
     /// The directory of the database file (`None`: in memory): where the user's SQL may attach
     /// files once confined ([`SqliteConn::confine`]).
     dir: Option<std::path::PathBuf>,
@@ -114,6 +117,7 @@ impl SqliteConn {
             opt_mask: 0,
             blob_api: super::blob::BlobApi::Sql,
             begin: "BEGIN IMMEDIATE",
+            begin_set: false,
             dir: None,
             confinement: None,
         };
@@ -201,6 +205,7 @@ impl SqliteConn {
 
     pub(super) fn set_begin(&mut self, begin: &'static str) {
         self.begin = begin;
+        self.begin_set = true;
     }
 
     /// The `begin` knob's value as the connection issues it.
@@ -323,6 +328,10 @@ impl SqliteConn {
 impl Connection for SqliteConn {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+
+    fn begin_knob(&self) -> Option<&'static str> {
+        self.begin_set.then_some(self.begin)
     }
 
     fn begin_write(&self) -> &'static str {

@@ -56,6 +56,9 @@ pub struct TursoConn {
     label: String,
     /// The statement that starts a write transaction (the `begin` knob).
     begin: &'static str,
+    /// Whether the `begin` knob set [`Self::begin`]: only then does a user's bare `BEGIN` start in
+    /// its mode ([`crate::engines::Connection::begin_knob`]).
+    begin_set: bool,
 }
 
 /// Steps `stmt` until it has a row (`Some(row)`) or is done (`None`), letting Turso's I/O
@@ -117,6 +120,7 @@ impl TursoConn {
             stmts: Vec::new(),
             label: label.to_string(),
             begin: "BEGIN IMMEDIATE",
+            begin_set: false,
         }
     }
 
@@ -127,6 +131,7 @@ impl TursoConn {
     /// Sets the statement write transactions start with (the `begin` knob).
     pub fn set_begin(&mut self, begin: &'static str) {
         self.begin = begin;
+        self.begin_set = true;
     }
 
     /// The `begin` knob's value: the word after `BEGIN`, lower case.
@@ -181,6 +186,10 @@ impl Connection for TursoConn {
 
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+
+    fn begin_knob(&self) -> Option<&'static str> {
+        self.begin_set.then_some(self.begin)
     }
 
     fn begin_write(&self) -> &'static str {

@@ -1,11 +1,12 @@
 //! The one client of a replay: the log's statements in order, each one transaction of the load
-//! driver typed by its shape, run as its recorded text (the engine parses it each time, as
+//! driver typed by its shape, run as its recorded text (a bare `BEGIN` as the `begin` knob says, where set: [`bare_begin`]; the engine parses it each time, as
 //! the recording application's did unless it cached it). With `pace=recorded` each is due at
 //! its recorded start ([`Client::due`]); a statement that fails stops the trial with the log's
 //! file and line, or with `on_error=count` counts as unsuccessful and the replay goes on.
 
 use super::Loaded;
 use crate::engines::{Connection, EngineError, ErrorKind};
+use crate::workload::bare_begin;
 use crate::workload::load::{Client, Hooks};
 use std::time::Duration;
 
@@ -14,6 +15,8 @@ pub struct ReplayClient<'c> {
     loaded: &'static Loaded,
     paced: bool,
     count_errors: bool,
+    /// The `begin` knob's statement, where set: what the log's bare `BEGIN`s run as.
+    begin: Option<&'static str>,
     /// The next statement to draw, and the one drawn.
     next: usize,
     current: usize,
@@ -22,6 +25,7 @@ pub struct ReplayClient<'c> {
 impl<'c> ReplayClient<'c> {
     pub fn new(conn: &'c mut dyn Connection, loaded: &'static Loaded, paced: bool, count_errors: bool) -> Self {
         ReplayClient {
+            begin: conn.begin_knob(),
             conn,
             loaded,
             paced,
@@ -57,7 +61,7 @@ impl Client for ReplayClient<'_> {
 
     fn execute(&mut self) -> Result<bool, EngineError> {
         let s = &self.loaded.log.statements[self.current];
-        match self.conn.execute_batch(&s.sql) {
+        match self.conn.execute_batch(bare_begin::statement(&s.sql, self.begin)) {
             Ok(()) => Ok(true),
             Err(_) if self.count_errors => Ok(false),
             Err(e) => Err(EngineError {

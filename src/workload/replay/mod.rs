@@ -228,6 +228,18 @@ impl Workload for Replay {
         &[]
     }
 
+    fn bare_begins(&self, p: &Params) -> Option<usize> {
+        let loaded = load(p).ok()?;
+        Some(
+            loaded
+                .log
+                .statements
+                .iter()
+                .filter(|s| super::bare_begin::is_bare(&s.sql))
+                .count(),
+        )
+    }
+
     fn operation_types(&self, p: &Params, _dialect: Option<Dialect>) -> Vec<OpType> {
         load(p).map(|l| l.types.clone()).unwrap_or_default()
     }

@@ -7,6 +7,7 @@ use super::expr::{Env, Num, Var};
 use super::parse::{Amount, Command, Control, Script};
 use super::Loaded;
 use crate::engines::{Connection, EngineError, ErrorKind, StmtId, Value};
+use crate::workload::bare_begin;
 use crate::workload::load::{Client, Hooks};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -52,6 +53,7 @@ impl<'c> ScriptClient<'c> {
         let dialect = conn.dialect();
         let layout = loaded.layout(Some(dialect));
         let mut scripts = Vec::new();
+        let begin = conn.begin_knob();
         for (i, entry) in loaded.scripts.iter().enumerate() {
             let script = entry.for_dialect(dialect);
             let mut steps = Vec::new();
@@ -59,7 +61,7 @@ impl<'c> ScriptClient<'c> {
             for c in &script.commands {
                 match c {
                     Command::Sql(s) => {
-                        let stmt = conn.prepare(&s.sql)?;
+                        let stmt = conn.prepare(bare_begin::statement(&s.sql, begin))?;
                         steps.push(Step::Sql {
                             stmt,
                             vars: s.vars.clone(),

@@ -410,6 +410,16 @@ impl Workload for ScriptWorkload {
         &[]
     }
 
+    fn bare_begins(&self, p: &Params) -> Option<usize> {
+        let loaded = load(p).ok()?;
+        let scripts = loaded.scripts.iter().map(|e| e.for_dialect(Dialect::Sqlite));
+        let sql = scripts.flat_map(|s| &s.commands).filter_map(|c| match c {
+            parse::Command::Sql(s) => Some(s.sql.as_str()),
+            _ => None,
+        });
+        Some(sql.filter(|s| super::bare_begin::is_bare(s)).count())
+    }
+
     fn operation_types(&self, p: &Params, dialect: Option<Dialect>) -> Vec<OpType> {
         load(p).map(|l| l.layout(dialect).types.clone()).unwrap_or_default()
     }
