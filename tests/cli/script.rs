@@ -118,6 +118,37 @@ fn script_errors_are_one_line_with_file_line_and_column() {
     assert!(!sb.results().exists(), "nothing is stored for a refused run");
 }
 
+/// Issue 32, item 14: a statement the engine refuses, when prepared (no such table) or when
+/// run (a constraint), is one line naming its file and line, as the script's parse errors do;
+/// before, the line named only the configuration (`defaults: sqlite: no such table: nope`).
+#[test]
+fn a_statements_sql_error_names_its_file_and_line() {
+    let sb = Sandbox::new();
+    write(&sb, "init.sql", "CREATE TABLE t(k INTEGER PRIMARY KEY, v);\n");
+    write(&sb, "missing.sql", "SELECT 1;\n\n-- the table is not there\nSELECT * FROM nope;\n");
+    write(
+        &sb,
+        "twice.sql",
+        "\\set k 1\nINSERT INTO t(k, v) VALUES (:k, 1);\nINSERT INTO t(k, v)\n  VALUES (:k, 2);\n",
+    );
+    for (file, parts) in [
+        ("missing.sql", &["missing.sql:4: ", "no such table: nope"][..]),
+        ("twice.sql", &["twice.sql:3: ", "UNIQUE constraint failed: t.k"][..]),
+    ] {
+        let mut cmd = sb.run(&[
+            "script",
+            "--param",
+            &format!("file={file}"),
+            "--param",
+            "init=init.sql",
+            "--param",
+            "transactions=1",
+        ]);
+        cmd.args(QUICK);
+        assert_run_error_line(&output(&mut cmd), parts);
+    }
+}
+
 /// Issue 31, items 9 and 10: a NUL byte and nesting too deep for the stack are refused when the
 /// script is read, in one line naming file, line and column; before, the NUL made SQLite answer
 /// "not an error" and the nesting aborted litebench with a stack overflow (exit 134).

@@ -120,8 +120,16 @@ pub struct Entry {
 
 impl Entry {
     pub fn for_dialect(&self, d: Dialect) -> &Script {
-        let i = Dialect::ALL.iter().position(|x| *x == d).unwrap_or(0);
-        &self.parsed[i].1
+        &self.parsed[Self::index(d)].1
+    }
+
+    /// The file read for `d` (the variant, if any), as its parse errors name it.
+    pub fn file_for_dialect(&self, d: Dialect) -> &str {
+        &self.parsed[Self::index(d)].0
+    }
+
+    fn index(d: Dialect) -> usize {
+        Dialect::ALL.iter().position(|x| *x == d).unwrap_or(0)
     }
 }
 
