@@ -222,6 +222,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn any_name_quotes_as_one_identifier() {
+        assert_eq!(Dialect::Sqlite.quote_ident("odd \"name"), "\"odd \"\"name\"");
+        assert_eq!(Dialect::Postgres.quote_ident("t"), "\"t\"");
+        assert_eq!(Dialect::Mysql.quote_ident("a`b"), "`a``b`");
+    }
+
+    #[test]
     fn overrides_win_and_the_generic_text_is_the_rest() {
         const S: Sql = crate::sql!("BEGIN", Sqlite => "BEGIN IMMEDIATE", Mysql => "START TRANSACTION");
         assert_eq!(S.for_dialect(Dialect::Sqlite), "BEGIN IMMEDIATE");
