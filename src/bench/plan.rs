@@ -102,6 +102,14 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             shape.clients = u32::try_from(given).unwrap_or(crate::model::load::MAX_CLIENTS);
         }
     }
+    // Client 0 always runs on the trial's own thread: with one client no process would start,
+    // and a run that asked for processes would silently measure threads.
+    if shape.client_mode == crate::model::load::ClientMode::Processes && shape.clients < 2 {
+        return Err(Failure(format!(
+            "--client-mode processes with --clients {}: client 0 runs in litebench's own process, so no client process would start; give --clients 2 or more, or leave out --client-mode",
+            shape.clients
+        )));
+    }
     if shape.is_default() {
         if shape.progress {
             return Err(Failure(

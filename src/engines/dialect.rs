@@ -76,6 +76,33 @@ impl Dialect {
         }
     }
 
+    /// A query whose rows are the names of the connection's own tables (base tables of its
+    /// database or current schema; not views, not the engine's catalogue): what a user's SQL
+    /// created, for counting the rows it left.
+    pub fn user_tables_query(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => {
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name"
+            }
+            Dialect::Postgres => {
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+            }
+            Dialect::Mysql => {
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE' ORDER BY table_name"
+            }
+            Dialect::Duckdb => {
+                "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+            }
+        }
+    }
+
+    /// `name` as a quoted identifier of this dialect (any name: a quote in it is doubled).
+    pub fn quote_ident(self, name: &str) -> String {
+        let q = if self == Dialect::Mysql { '`' } else { '"' };
+        let doubled = name.replace(q, &format!("{q}{q}"));
+        format!("{q}{doubled}{q}")
+    }
+
     /// The name of an integer column type of at least the given size.
     pub fn int_type(self, t: IntType) -> &'static str {
         match (self, t) {
@@ -193,6 +220,13 @@ macro_rules! sql {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_name_quotes_as_one_identifier() {
+        assert_eq!(Dialect::Sqlite.quote_ident("odd \"name"), "\"odd \"\"name\"");
+        assert_eq!(Dialect::Postgres.quote_ident("t"), "\"t\"");
+        assert_eq!(Dialect::Mysql.quote_ident("a`b"), "`a``b`");
+    }
 
     #[test]
     fn overrides_win_and_the_generic_text_is_the_rest() {

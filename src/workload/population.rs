@@ -81,7 +81,9 @@ impl<'a> Population<'a> {
         (!paths.is_empty()).then(|| paths.join(", "))
     }
 
-    fn note(&self, path: &str) {
+    /// Records `path` as a way rows went into the template: the bulk loads note theirs; a
+    /// workload that fills it otherwise (a user's `init=` SQL) names its own.
+    pub fn note(&self, path: &str) {
         let mut paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
         if !paths.iter().any(|p| p == path) {
             paths.push(path.to_string());

@@ -301,6 +301,10 @@ fn load_shapes_that_cannot_run_are_refused_in_one_line() {
             ],
         ),
         (
+            &["--client-mode", "processes"],
+            &["--client-mode processes", "--clients 1", "--clients 2 or more"],
+        ),
+        (
             &["--clients", "2", "--client-mode", "process"],
             &["--client-mode", "processes"],
         ),

@@ -118,6 +118,91 @@ fn script_errors_are_one_line_with_file_line_and_column() {
     assert!(!sb.results().exists(), "nothing is stored for a refused run");
 }
 
+/// Issue 32, item 14: a statement the engine refuses, when prepared (no such table) or when
+/// run (a constraint), is one line naming its file and line, as the script's parse errors do;
+/// before, the line named only the configuration (`defaults: sqlite: no such table: nope`).
+#[test]
+fn a_statements_sql_error_names_its_file_and_line() {
+    let sb = Sandbox::new();
+    write(&sb, "init.sql", "CREATE TABLE t(k INTEGER PRIMARY KEY, v);\n");
+    write(
+        &sb,
+        "missing.sql",
+        "SELECT 1;\n\n-- the table is not there\nSELECT * FROM nope;\n",
+    );
+    write(
+        &sb,
+        "twice.sql",
+        "\\set k 1\nINSERT INTO t(k, v) VALUES (:k, 1);\nINSERT INTO t(k, v)\n  VALUES (:k, 2);\n",
+    );
+    for (file, parts) in [
+        ("missing.sql", &["missing.sql:4: ", "no such table: nope"][..]),
+        ("twice.sql", &["twice.sql:3: ", "UNIQUE constraint failed: t.k"][..]),
+    ] {
+        let mut cmd = sb.run(&[
+            "script",
+            "--param",
+            &format!("file={file}"),
+            "--param",
+            "init=init.sql",
+            "--param",
+            "transactions=1",
+        ]);
+        cmd.args(QUICK);
+        assert_run_error_line(&output(&mut cmd), parts);
+    }
+}
+
+/// Issue 32, item 13: the population table counts the rows an `init=` file left in the
+/// template (every table it made, the engine's catalogue aside) and says they came from the init
+/// SQL; before, it said `rows 0`, `loaded by -` for an init file that inserted 60,000 rows.
+#[test]
+fn the_rows_an_init_file_inserted_are_counted_and_said_to_come_from_it() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "init.sql",
+        "CREATE TABLE accounts(id INTEGER PRIMARY KEY AUTOINCREMENT, balance);\n\
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)\n\
+         INSERT INTO accounts(balance) SELECT i FROM n;\n\
+         CREATE TABLE \"odd \"\"name\"(x);\nINSERT INTO \"odd \"\"name\" VALUES (1), (2), (3);\n\
+         CREATE VIEW rich AS SELECT * FROM accounts WHERE balance > 10;\n",
+    );
+    write(&sb, "read.sql", "SELECT balance FROM accounts WHERE id = 7;\n");
+    let mut cmd = sb.run(&[
+        "script",
+        "--param",
+        "file=read.sql",
+        "--param",
+        "init=init.sql",
+        "--param",
+        "transactions=10",
+        "--format",
+        "json",
+    ]);
+    cmd.args(QUICK);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let footprint = v["footprint"].as_array().expect("footprint");
+    assert_eq!(footprint.len(), 1, "{footprint:?}");
+    // 600 accounts and 3 odd rows; the view and sqlite_sequence are not the user's rows.
+    assert_eq!(footprint[0]["rows"], 603, "{footprint:?}");
+    assert_eq!(footprint[0]["load_path"], "init SQL", "{footprint:?}");
+    let text = stdout(&output(&mut sb.show(&[])));
+    let row = text
+        .lines()
+        .skip_while(|l| !l.starts_with("population"))
+        .find(|l| l.starts_with("sqlite"))
+        .unwrap_or_else(|| panic!("no population row\n{text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        (cells[2], &cells[cells.len() - 2..]),
+        ("603", &["init", "SQL"][..]),
+        "{row}"
+    );
+}
+
 /// Issue 31, items 9 and 10: a NUL byte and nesting too deep for the stack are refused when the
 /// script is read, in one line naming file, line and column; before, the NUL made SQLite answer
 /// "not an error" and the nesting aborted litebench with a stack overflow (exit 134).

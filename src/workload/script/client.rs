@@ -22,6 +22,8 @@ enum Step {
         vars: Vec<usize>,
         op: usize,
         control: Control,
+        /// The line the statement starts on in its file, for its errors.
+        line: usize,
     },
     Sleep,
 }
@@ -29,8 +31,9 @@ enum Step {
 pub struct ScriptClient<'c> {
     conn: &'c mut dyn Connection,
     loaded: &'static Loaded,
-    /// Per script: its commands as this engine's dialect reads them, and its steps.
-    scripts: Vec<(&'static Script, Vec<Step>)>,
+    /// Per script: its commands as this engine's dialect reads them, its steps, and the file
+    /// they were read from (named with a statement's line in its errors).
+    scripts: Vec<(&'static Script, Vec<Step>, &'static str)>,
     vars: Vec<Var>,
     rng: ChaCha8Rng,
     default_seed: i64,
@@ -56,24 +59,28 @@ impl<'c> ScriptClient<'c> {
         let begin = conn.begin_knob();
         for (i, entry) in loaded.scripts.iter().enumerate() {
             let script = entry.for_dialect(dialect);
+            let file = entry.file_for_dialect(dialect);
             let mut steps = Vec::new();
             let mut ops = layout.statements[i].iter();
             for c in &script.commands {
                 match c {
                     Command::Sql(s) => {
-                        let stmt = conn.prepare(bare_begin::statement(&s.sql, begin))?;
+                        let stmt = conn
+                            .prepare(bare_begin::statement(&s.sql, begin))
+                            .map_err(|e| at_statement(e, file, s.line))?;
                         steps.push(Step::Sql {
                             stmt,
                             vars: s.vars.clone(),
                             op: ops.next().copied().unwrap_or(i),
                             control: s.control,
+                            line: s.line,
                         });
                     }
                     Command::Sleep { .. } => steps.push(Step::Sleep),
                     Command::Set { .. } => {}
                 }
             }
-            scripts.push((script, steps));
+            scripts.push((script, steps, file));
         }
         let mut vars = vec![Var::Num(Num::Int(0)); loaded.vars.names.len()];
         let default_seed = super::DEFAULT_SEED;
@@ -124,13 +131,15 @@ impl<'c> ScriptClient<'c> {
     /// bound from the stack, not from a vector allocated per transaction (a statement with more
     /// than [`STACK_VALUES`] variables, which no real script has, takes one).
     fn run(&mut self) -> Result<(), EngineError> {
-        let (_, steps) = &self.scripts[self.current];
+        let (_, steps, file) = &self.scripts[self.current];
         let mut sleeps = self.sleeps.iter();
         let mut stack = [Value::Null; STACK_VALUES];
         let mut heap: Vec<Value<'_>> = Vec::new();
         for step in steps {
             match step {
-                Step::Sql { stmt, vars, op, .. } => {
+                Step::Sql {
+                    stmt, vars, op, line, ..
+                } => {
                     let values: &[Value<'_>] = if vars.len() <= STACK_VALUES {
                         for (slot, &v) in stack.iter_mut().zip(vars) {
                             *slot = bound(&self.vars[v]);
@@ -142,7 +151,7 @@ impl<'c> ScriptClient<'c> {
                         &heap
                     };
                     let t0 = self.clock.now();
-                    self.conn.run(*stmt, values)?;
+                    self.conn.run(*stmt, values).map_err(|e| at_statement(e, file, *line))?;
                     let ns = self.clock.ns_between(t0, self.clock.now());
                     self.parts.push((*op, ns));
                 }
@@ -158,6 +167,14 @@ impl<'c> ScriptClient<'c> {
         }
         Ok(())
     }
+}
+
+/// `e` as the error of the statement on line `line` of `file`: `FILE:LINE: message`, the form of
+/// the script's parse errors, so that a user with several scripts and configurations reads which
+/// statement failed (the configuration's label alone does not say).
+fn at_statement(mut e: EngineError, file: &str, line: usize) -> EngineError {
+    e.message = format!("{file}:{line}: {}", e.message);
+    e
 }
 
 /// A variable as a statement's bound value.

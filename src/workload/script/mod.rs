@@ -120,8 +120,16 @@ pub struct Entry {
 
 impl Entry {
     pub fn for_dialect(&self, d: Dialect) -> &Script {
-        let i = Dialect::ALL.iter().position(|x| *x == d).unwrap_or(0);
-        &self.parsed[i].1
+        &self.parsed[Self::index(d)].1
+    }
+
+    /// The file read for `d` (the variant, if any), as its parse errors name it.
+    pub fn file_for_dialect(&self, d: Dialect) -> &str {
+        &self.parsed[Self::index(d)].0
+    }
+
+    fn index(d: Dialect) -> usize {
+        Dialect::ALL.iter().position(|x| *x == d).unwrap_or(0)
     }
 }
 
@@ -446,7 +454,8 @@ impl Workload for ScriptWorkload {
             let init = init.trim_end();
             let end = if init.ends_with(';') { "" } else { ";" };
             conn.execute_batch(&format!("BEGIN;\n{init}{end}\nCOMMIT;"))?;
-            return Ok(0);
+            pop.note(INIT_SQL);
+            return Ok(rows_left(conn)?);
         }
         if loaded.builtin_only || loaded.scripts.iter().any(|e| builtin::NAMES.contains(&e.name.as_str())) {
             return builtin::populate(conn, pop, loaded.scale);
@@ -465,6 +474,23 @@ impl Workload for ScriptWorkload {
         }
         Ok(())
     }
+}
+
+/// How an `init=` file's rows went into the template, for the population table's "loaded by".
+pub const INIT_SQL: &str = "init SQL";
+
+/// The rows an `init=` file left in the template: the sum of `count(*)` over the tables it
+/// created (the engine's catalogue aside), so that the population table counts what the user's
+/// SQL inserted rather than 0.
+fn rows_left(conn: &mut dyn Connection) -> Result<u64, EngineError> {
+    let dialect = conn.dialect();
+    let tables = conn.query(dialect.user_tables_query())?;
+    let mut rows = 0u64;
+    for name in tables.into_iter().filter_map(|r| r.into_iter().next().flatten()) {
+        let count = conn.query_value(&format!("SELECT count(*) FROM {}", dialect.quote_ident(&name)))?;
+        rows = rows.saturating_add(count.and_then(|c| c.parse::<u64>().ok()).unwrap_or(0));
+    }
+    Ok(rows)
 }
 
 impl Transactions for ScriptWorkload {
