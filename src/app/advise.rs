@@ -38,13 +38,7 @@ fn evidence(c: &Candidate<'_>) -> String {
     c.verdicts
         .iter()
         .map(|(k, cell)| match cell {
-            Some(cell) => format!(
-                "{}: {} ({} states, {} violations)",
-                k.name(),
-                cell.verdict,
-                cell.states,
-                cell.violations
-            ),
+            Some(cell) => format!("{}: {}", k.name(), cell.in_words()),
             None => format!("{}: not verified", k.name()),
         })
         .collect::<Vec<_>>()

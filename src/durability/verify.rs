@@ -59,6 +59,36 @@ impl std::fmt::Display for Verdict {
     }
 }
 
+impl Cell {
+    /// The verdict and its evidence in words a reader can weigh: what was lost and in how many
+    /// of the states tried (`consistent; lost the last commit in 5,349 of 16,484 states`), where
+    /// "may lose 1 (16484 states, 5349 violations)" read as alarming for a need that was met.
+    pub fn in_words(&self) -> String {
+        let (v, n) = (grouped(self.violations), grouped(self.states));
+        match self.verdict {
+            Verdict::Durable => format!("durable: every acknowledged commit survived in all {n} states"),
+            Verdict::MayLose { worst: 1 } => format!("consistent; lost the last commit in {v} of {n} states"),
+            Verdict::MayLose { worst } => {
+                format!("consistent; lost up to the last {worst} commits in {v} of {n} states")
+            }
+            Verdict::MayCorrupt => format!("may corrupt: {v} of {n} states broke a guarantee"),
+        }
+    }
+}
+
+/// A count with its thousands grouped: 16484 as `16,484`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A state that broke a guarantee, with what it takes to rebuild it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counterexample {
@@ -354,6 +384,33 @@ fn verify_in(
 mod tests {
     use super::*;
     use crate::durability::ledger::LedgerSize;
+
+    #[test]
+    fn a_verdict_reads_as_what_was_lost_in_how_many_states() {
+        let mut c = cell(("delete", "full"), CrashKind::Power);
+        (c.states, c.violations) = (16_484, 5_349);
+        c.verdict = Verdict::MayLose { worst: 1 };
+        assert_eq!(
+            c.in_words(),
+            "consistent; lost the last commit in 5,349 of 16,484 states"
+        );
+        c.verdict = Verdict::MayLose { worst: 3 };
+        assert_eq!(
+            c.in_words(),
+            "consistent; lost up to the last 3 commits in 5,349 of 16,484 states"
+        );
+        c.verdict = Verdict::MayCorrupt;
+        assert_eq!(c.in_words(), "may corrupt: 5,349 of 16,484 states broke a guarantee");
+        (c.verdict, c.violations, c.states) = (Verdict::Durable, 0, 999);
+        assert_eq!(
+            c.in_words(),
+            "durable: every acknowledged commit survived in all 999 states"
+        );
+        assert_eq!(
+            [0, 7, 100, 1_000, 999_999, 1_234_567].map(grouped),
+            ["0", "7", "100", "1,000", "999,999", "1,234,567"]
+        );
+    }
 
     fn cell(config: (&str, &str), crash: CrashKind) -> Cell {
         let size = LedgerSize {

@@ -174,17 +174,7 @@ fn verdicts(
     for m in measured(run, manifest, trials) {
         let cells: Vec<String> = [CrashKind::Power, CrashKind::Process]
             .into_iter()
-            .filter_map(|k| {
-                verdict_for(&m, k, stored).map(|c| {
-                    format!(
-                        "{}: {} ({} states, {} violations)",
-                        k.name(),
-                        c.verdict,
-                        c.states,
-                        c.violations
-                    )
-                })
-            })
+            .filter_map(|k| verdict_for(&m, k, stored).map(|c| format!("{}: {}", k.name(), c.in_words())))
             .collect();
         if !cells.is_empty() {
             let cells = cells.join("; ");

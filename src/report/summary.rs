@@ -96,7 +96,7 @@ pub struct SummaryRow {
     /// CV above 5%.
     pub noisy: bool,
     /// The stored `verify-durability` verdicts for this configuration's SQLite build and
-    /// settings, `power: VERDICT (N states, M violations); process: ...` (set by `show`; null
+    /// settings, `power: VERDICT IN WORDS; process: ...` (`consistent; lost the last commit in 5,349 of 16,484 states`) (set by `show`; null
     /// when there are none).
     #[serde(default)]
     pub durability: Option<String>,

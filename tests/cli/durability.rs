@@ -318,8 +318,9 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(
         html.contains("verify-durability</code> verdicts")
-            && html.contains("power: durable (")
-            && html.contains("power: may corrupt ("),
+            && html.contains("power: durable: every acknowledged commit survived in all ")
+            && html.contains("power: may corrupt: ")
+            && html.contains(" states broke a guarantee"),
         "the report has no verdicts"
     );
     // A second crud run with other parameters is not ranked with the first.
