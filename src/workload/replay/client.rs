@@ -17,6 +17,9 @@ pub struct ReplayClient<'c> {
     count_errors: bool,
     /// The `begin` knob's statement, where set: what the log's bare `BEGIN`s run as.
     begin: Option<&'static str>,
+    /// Which statements are bare `BEGIN`s, read once here (empty where the knob is unset), so
+    /// that no statement is lexed again inside the timed loop.
+    bare: Vec<bool>,
     /// The next statement to draw, and the one drawn.
     next: usize,
     current: usize,
@@ -24,8 +27,19 @@ pub struct ReplayClient<'c> {
 
 impl<'c> ReplayClient<'c> {
     pub fn new(conn: &'c mut dyn Connection, loaded: &'static Loaded, paced: bool, count_errors: bool) -> Self {
+        let begin = conn.begin_knob();
+        let bare = match begin {
+            Some(_) => loaded
+                .log
+                .statements
+                .iter()
+                .map(|s| bare_begin::is_bare(&s.sql))
+                .collect(),
+            None => Vec::new(),
+        };
         ReplayClient {
-            begin: conn.begin_knob(),
+            begin,
+            bare,
             conn,
             loaded,
             paced,
@@ -61,7 +75,11 @@ impl Client for ReplayClient<'_> {
 
     fn execute(&mut self) -> Result<bool, EngineError> {
         let s = &self.loaded.log.statements[self.current];
-        match self.conn.execute_batch(bare_begin::statement(&s.sql, self.begin)) {
+        let sql = match self.begin {
+            Some(begin) if self.bare[self.current] => begin,
+            _ => s.sql.as_str(),
+        };
+        match self.conn.execute_batch(sql) {
             Ok(()) => Ok(true),
             Err(_) if self.count_errors => Ok(false),
             Err(e) => Err(EngineError {
