@@ -481,6 +481,18 @@ fn boot_and_import(
         let ids: Vec<Option<i64>> = imported.iter().map(|&i| Some(i)).collect();
         crate::report::stored::write(&args.results, &ids, file, "--report", None, args.noise)?;
     }
+    guest_ended(exit, status, &imported, &console_path, kernel)
+}
+
+/// How the guest ended, as the run's exit code or its one-line failure: the guest's own
+/// exit, or, where it stopped without one, what its console says of why.
+fn guest_ended(
+    exit: Option<GuestExit>,
+    status: std::process::ExitStatus,
+    imported: &[i64],
+    console_path: &Path,
+    kernel: &Kernel,
+) -> Result<i32, Failure> {
     match exit {
         Some(GuestExit { code: Some(code), .. }) => {
             if imported.is_empty() && code == 0 {
@@ -496,7 +508,7 @@ fn boot_and_import(
             console_path.display()
         ))),
         _ => {
-            let console = fs::read_to_string(&console_path).unwrap_or_default();
+            let console = fs::read_to_string(console_path).unwrap_or_default();
             let why = crate::testbed::guest::kernel::diagnose_console(&console, kernel)
                 .unwrap_or_else(|| format!("the guest kernel stopped ({status}) before the run ended"));
             Err(Failure(format!(
