@@ -276,6 +276,7 @@ fn populate(
 /// ([`crate::workload::Workload::template_file`]).
 fn copy_template(engine: &dyn Engine, source: &std::path::Path, db: &DbRef) -> Result<(), EngineError> {
     let err = |message: String| EngineError {
+        busy_cause: None,
         engine: engine.label().to_string(),
         kind: ErrorKind::Io,
         code: None,
@@ -539,6 +540,7 @@ fn measure(
         let cold = engine.make_cold(&mut || {
             drop_caches().map_err(|e| {
                 let err = EngineError {
+                    busy_cause: None,
                     engine: engine.label().to_string(),
                     kind: ErrorKind::Io,
                     code: None,

@@ -52,6 +52,7 @@ pub trait BlobStore {
 /// An error of the blob layer itself (a missing blob, a bad length).
 pub fn blob_error(engine: &str, message: String, context: &str) -> EngineError {
     EngineError {
+        busy_cause: None,
         engine: engine.to_string(),
         kind: ErrorKind::Other,
         code: None,

@@ -97,6 +97,7 @@ impl Owned {
 /// line): the runner reports it as bad input (exit code 2), naming what to fix.
 pub fn input_error(engine: &str, message: String) -> EngineError {
     EngineError {
+        busy_cause: None,
         engine: engine.to_string(),
         kind: ErrorKind::Input,
         code: None,

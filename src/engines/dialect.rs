@@ -258,6 +258,7 @@ mod tests {
     #[test]
     fn key_violations_are_recognised() {
         let e = |kind, code, message: &str| EngineError {
+            busy_cause: None,
             engine: "x".into(),
             kind,
             code,

@@ -7,6 +7,7 @@
 
 pub mod blob;
 pub mod bulk;
+pub mod busy;
 pub mod control;
 pub mod dialect;
 pub mod duckdb;
@@ -21,6 +22,7 @@ pub mod sqlite;
 pub mod turso;
 pub mod values;
 
+pub use busy::BusyCause;
 pub use dialect::Dialect;
 
 use crate::model::engine_info::{EngineInfo, LoopProfile};
@@ -87,13 +89,22 @@ pub struct EngineError {
     pub code: Option<i32>,
     pub message: String,
     pub context: String,
+    /// Why it met a lock, for [`ErrorKind::Busy`] (`None` for every other kind).
+    pub busy_cause: Option<BusyCause>,
 }
 
 impl EngineError {
+    /// The cause of a lock failure: the one the engine told, [`BusyCause::Unknown`] for a busy
+    /// error that did not say, `None` for any other kind.
+    pub fn lock_cause(&self) -> Option<BusyCause> {
+        (self.kind == ErrorKind::Busy).then(|| self.busy_cause.unwrap_or(BusyCause::Unknown))
+    }
+
     /// A trial's copy of the template that could not be made (engine `engine`): the disk is
     /// full, or another I/O error.
     pub fn copying_template(engine: &str, e: &crate::sys::scratch::ScratchError) -> EngineError {
         EngineError {
+            busy_cause: None,
             engine: engine.to_string(),
             kind: if e.is_disk_full() {
                 ErrorKind::Full

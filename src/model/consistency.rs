@@ -196,6 +196,11 @@ pub fn check(manifest: &Manifest, templates: &[TemplateRecord], trials: &[TrialR
             if o.busy > o.failed {
                 return Err(part("busy", o.busy, "failed", o.failed));
             }
+            let causes = [o.busy_timeout, o.busy_upgrade, o.busy_snapshot];
+            let by_cause = causes.iter().flatten().fold(0u64, |s, n| s.saturating_add(*n));
+            if by_cause > o.busy {
+                return Err(part("busy by cause", by_cause, "busy", o.busy));
+            }
             // A type's own time may be unset (0) where the workload times it with the trial's.
             if o.elapsed_ns > 0 && !possible(o.ops, o.elapsed_ns, clients) {
                 return Err(Inconsistent::TooFast {
@@ -325,6 +330,13 @@ pub(crate) mod tests {
         let mut busy = trial(0);
         busy.ops[0].busy = 1;
         assert!(matches!(check(&m, &[], &[busy]), Err(Inconsistent::Part { .. })));
+        let mut causes = trial(0);
+        causes.ops[0].failed = 2;
+        causes.ops[0].busy = 2;
+        causes.ops[0].busy_upgrade = Some(2);
+        assert!(check(&m, &[], &[causes.clone()]).is_ok());
+        causes.ops[0].busy_snapshot = Some(1);
+        assert!(matches!(check(&m, &[], &[causes]), Err(Inconsistent::Part { .. })));
         let mut shifted = m.clone();
         shifted.configs[0].index = 7;
         assert!(matches!(

@@ -65,6 +65,18 @@ pub struct OpResult {
     /// Of `failed`: transactions rolled back because of lock contention (SQLITE_BUSY).
     #[serde(default)]
     pub busy: u64,
+    /// Of `busy`, by the cause of the transaction's last try (see docs/load.md): SQLite's
+    /// `SQLITE_BUSY` after the busy handler waited or could have (`busy_timeout`), a read
+    /// transaction's refused upgrade to a writer (`busy_upgrade`), a WAL snapshot too old to
+    /// write (`busy_snapshot`; Turso's stale snapshot too). The rest of `busy` (a server's
+    /// serialization failures and deadlocks, `SQLITE_LOCKED`, what an old build cannot tell)
+    /// is in none of them. Null in runs stored before litebench counted causes: unknown, not 0.
+    #[serde(default)]
+    pub busy_timeout: Option<u64>,
+    #[serde(default)]
+    pub busy_upgrade: Option<u64>,
+    #[serde(default)]
+    pub busy_snapshot: Option<u64>,
     /// Wall time of the phases of this type, nanoseconds.
     pub elapsed_ns: u64,
     pub latency: Latency,
@@ -162,6 +174,36 @@ pub fn decode(s: &str) -> Option<Histogram<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 32, item 4. A record stored before busy failures were counted by cause loads, with
+    /// the causes unknown (null), never 0; a new one keeps its counts.
+    #[test]
+    fn records_stored_before_busy_causes_load_with_the_causes_unknown() {
+        let mut old = serde_json::to_value(OpResult {
+            name: "w".into(),
+            failed: 3,
+            busy: 3,
+            ..Default::default()
+        })
+        .unwrap();
+        for cause in ["busy_timeout", "busy_upgrade", "busy_snapshot"] {
+            assert!(old.as_object_mut().unwrap().remove(cause).is_some(), "{cause}");
+        }
+        let o: OpResult = serde_json::from_value(old).unwrap();
+        assert_eq!(o.busy, 3);
+        assert_eq!((o.busy_timeout, o.busy_upgrade, o.busy_snapshot), (None, None, None));
+        let new = OpResult {
+            busy_timeout: Some(0),
+            busy_upgrade: Some(2),
+            busy_snapshot: Some(1),
+            ..o
+        };
+        let back: OpResult = serde_json::from_str(&serde_json::to_string(&new).unwrap()).unwrap();
+        assert_eq!(
+            (back.busy_timeout, back.busy_upgrade, back.busy_snapshot),
+            (Some(0), Some(2), Some(1))
+        );
+    }
 
     #[test]
     fn histograms_round_trip_through_their_text_form() {

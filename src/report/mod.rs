@@ -8,6 +8,7 @@
 //! model. Numbers are formatted by one formatter ([`number`]).
 
 pub mod advise;
+pub mod busy;
 pub mod checklist;
 pub mod compare;
 pub mod csv;

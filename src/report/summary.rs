@@ -37,6 +37,17 @@ pub struct SummaryRow {
     /// Transactions rolled back on lock contention (SQLITE_BUSY) per trial (mean); not in
     /// `ops_per_trial`.
     pub busy: f64,
+    /// Of `busy`, per trial (mean), by the cause of the last try (docs/load.md): the busy
+    /// handler waited or could have (`busy_timeout`), a read transaction's upgrade to a writer
+    /// refused (`busy_upgrade`), a WAL snapshot too old to write (`busy_snapshot`). A server's
+    /// serialization failures and deadlocks are in none. Null for runs stored before causes
+    /// were counted.
+    #[serde(default)]
+    pub busy_timeout: Option<f64>,
+    #[serde(default)]
+    pub busy_upgrade: Option<f64>,
+    #[serde(default)]
+    pub busy_snapshot: Option<f64>,
     /// Measured time per trial, milliseconds: median and mean across trials (what the speed
     /// comparison suites report per test).
     pub time_ms_median: f64,
@@ -233,6 +244,21 @@ fn row(
             .collect();
         mean(per.into_iter()).unwrap_or(0.0)
     };
+    // Per trial, by cause: unknown (None) when any counted result was stored without causes.
+    let per_trial_cause = |f: &dyn Fn(&OpResult) -> Option<u64>| -> Option<f64> {
+        let per: Option<Vec<f64>> = trials
+            .iter()
+            .map(|t| {
+                t.ops
+                    .iter()
+                    .filter(|o| o.counts_in(operation))
+                    .map(f)
+                    .sum::<Option<u64>>()
+                    .map(|n| n as f64)
+            })
+            .collect();
+        mean(per?.into_iter())
+    };
     let lag = manifest
         .load
         .open()
@@ -261,6 +287,9 @@ fn row(
         ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)).unwrap_or(0.0),
         success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),
         busy: mean(outcomes.iter().map(|o| o.1 as f64)).unwrap_or(0.0),
+        busy_timeout: per_trial_cause(&|o| o.busy_timeout),
+        busy_upgrade: per_trial_cause(&|o| o.busy_upgrade),
+        busy_snapshot: per_trial_cause(&|o| o.busy_snapshot),
         time_ms_median: summarize(&times_ms).map_or(0.0, |t| t.median),
         time_ms_mean: mean(times_ms.iter().copied()).unwrap_or(0.0),
         tps_mean: s.mean,

@@ -39,7 +39,8 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<S
         headers.extend(["retries/trial", "skipped/trial", "late/trial"]);
     }
     if gave_up {
-        headers.push("busy/trial");
+        // By the cause of the last try (`-`: not counted when the run was stored).
+        headers.extend(["busy/trial", "busy timeout", "busy upgrade", "busy snapshot"]);
     }
     let headers = headers.into_iter().map(String::from).collect();
     let body = rows
@@ -74,7 +75,12 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<S
                 cells.extend([opt_count(r.retries), opt_count(r.skipped), opt_count(r.late)]);
             }
             if gave_up {
-                cells.push(num(r.busy));
+                cells.extend([
+                    num(r.busy),
+                    opt(r.busy_timeout),
+                    opt(r.busy_upgrade),
+                    opt(r.busy_snapshot),
+                ]);
             }
             cells
         })

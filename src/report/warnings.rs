@@ -43,15 +43,9 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
         ));
     }
     // Transactions that gave up busy are not in the rate, which counts completed ones: a rate
-    // read without them overstates what the configuration sustained.
-    for r in rows.iter().filter(|r| r.busy > 0.0 && r.operation == "all") {
-        w.push(format!(
-            "#{} {}: {} transactions per trial gave up busy (lock contention) after every try and are not in its rate; raise busy_timeout or --max-tries, or use fewer clients",
-            r.config,
-            r.label,
-            super::number::num(r.busy)
-        ));
-    }
+    // read without them overstates what the configuration sustained. Their causes need
+    // different fixes.
+    w.extend(super::busy::warnings(rows));
     w.extend(outlier_warnings(&manifest.configs, trials));
     if manifest.trials < litebench_stats::MIN_TRIALS as u32 {
         w.push(format!(

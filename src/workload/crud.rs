@@ -389,6 +389,7 @@ impl Client for CrudClient<'_> {
         let stmt = self.stmts[op];
         let Some(round) = &self.round else {
             return Err(EngineError {
+busy_cause: None,
                 engine: "crud".into(),
                 kind: crate::engines::ErrorKind::Other,
                 code: None,

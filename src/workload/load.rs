@@ -19,7 +19,8 @@
 //!
 //! **Locks.** A transaction that meets a lock (SQLITE_BUSY and its kin, [`ErrorKind::Busy`]) is
 //! tried again, the same transaction, up to `max_tries` tries; the time of failed tries is in
-//! its latency; retries, and transactions that never got through, are counted per operation.
+//! its latency; retries, and transactions that never got through, are counted per operation,
+//! the latter also by the cause of their last try's failure ([`crate::engines::BusyCause`]).
 
 use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};
@@ -663,14 +664,17 @@ fn client_loop(
         rec.attribute_io(op);
         let t0 = clock.now();
         let mut tries = 1;
+        // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
         let outcome = loop {
             match client.execute() {
-                Ok(ok) => break Some(ok),
+                Ok(ok) => break Ok(ok),
                 // Not again once stopped: the stop is what failed it.
                 Err(_) if shared.stop.load(Ordering::Relaxed) => return Err(WorkloadError::Interrupted),
-                Err(e) if e.kind == ErrorKind::Busy && tries < max_tries => tries += 1,
-                Err(e) if e.kind == ErrorKind::Busy => break None,
-                Err(e) => return Err(shared.failed(e)),
+                Err(e) => match e.lock_cause() {
+                    Some(_) if tries < max_tries => tries += 1,
+                    Some(cause) => break Err(cause),
+                    None => return Err(shared.failed(e)),
+                },
             }
         };
         let t1 = clock.now();
@@ -690,14 +694,14 @@ fn client_loop(
             let p = &shared.progress;
             p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
             match outcome {
-                Some(_) => p.add(latency_ns, lag_ns),
-                None => {
+                Ok(_) => p.add(latency_ns, lag_ns),
+                Err(_) => {
                     p.busy.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }
         match outcome {
-            Some(ok) => {
+            Ok(ok) => {
                 rec.record_outcome_ns(op, latency_ns, ok);
                 if has_parts {
                     for &(part, ns) in client.parts() {
@@ -711,10 +715,10 @@ fn client_loop(
                     }
                 }
             }
-            None => rec.record_busy(op),
+            Err(cause) => rec.record_busy(op, cause),
         }
         last_end_ns = end_ns;
-        if checks && outcome.is_some() {
+        if checks && outcome.is_ok() {
             if let Err(e) = client.check() {
                 shared.abort.store(true, Ordering::Relaxed);
                 return Err(e);

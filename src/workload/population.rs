@@ -202,6 +202,7 @@ impl RowSink for Watched<'_, '_> {
         if self.rows.is_multiple_of(CHECK_EVERY) && self.stop.load(Ordering::Relaxed) {
             self.stopped = true;
             return Err(EngineError {
+                busy_cause: None,
                 engine: "litebench".into(),
                 kind: ErrorKind::Other,
                 code: None,

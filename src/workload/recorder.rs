@@ -5,6 +5,7 @@
 //! operation type changes, so syncs and bytes can be reported per operation type. The recorder
 //! does nothing else in the timed loop.
 
+use crate::engines::BusyCause;
 use crate::model::op::{encode, new_histogram, Latency, OpResult, OpType, MAX_NS};
 use crate::sys::iocount::{IoCounters, IoSnapshot};
 use hdrhistogram::Histogram;
@@ -18,6 +19,8 @@ struct OpState {
     succeeded: u64,
     failed: u64,
     busy: u64,
+    /// Of `busy`, by cause (see [`OpResult::busy_timeout`]).
+    busy_causes: BusyCounts,
     elapsed: Duration,
     hist: Histogram<u64>,
     io: IoSnapshot,
@@ -26,6 +29,41 @@ struct OpState {
     late: u64,
     /// Schedule lag of an open loop; `None` until the first is recorded.
     lag: Option<Histogram<u64>>,
+}
+
+/// Transactions given up busy, by the SQLite causes ([`BusyCause`]); the others count in
+/// `busy` only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct BusyCounts {
+    timeout: u64,
+    upgrade: u64,
+    snapshot: u64,
+}
+
+impl BusyCounts {
+    fn add(&mut self, cause: BusyCause) {
+        match cause {
+            BusyCause::Timeout => self.timeout += 1,
+            BusyCause::Upgrade => self.upgrade += 1,
+            BusyCause::Snapshot => self.snapshot += 1,
+            BusyCause::Serialization | BusyCause::Deadlock | BusyCause::LockWait | BusyCause::Unknown => {}
+        }
+    }
+
+    /// Adds another's counts; a result stored without causes adds none.
+    fn absorb(&mut self, r: &OpResult) {
+        self.timeout += r.busy_timeout.unwrap_or(0);
+        self.upgrade += r.busy_upgrade.unwrap_or(0);
+        self.snapshot += r.busy_snapshot.unwrap_or(0);
+    }
+
+    fn plus(self, o: BusyCounts) -> BusyCounts {
+        BusyCounts {
+            timeout: self.timeout + o.timeout,
+            upgrade: self.upgrade + o.upgrade,
+            snapshot: self.snapshot + o.snapshot,
+        }
+    }
 }
 
 /// One operation type's running counts in a recorder (see [`Recorder::totals`]): what the load
@@ -100,6 +138,7 @@ impl Recorder {
                     succeeded: 0,
                     failed: 0,
                     busy: 0,
+                    busy_causes: BusyCounts::default(),
                     elapsed: Duration::ZERO,
                     hist: new_histogram(),
                     io: IoSnapshot::default(),
@@ -252,12 +291,13 @@ impl Recorder {
     }
 
     /// Records an operation rolled back because of lock contention (SQLITE_BUSY or an engine's
-    /// equivalent): a tolerated failure (`failed`) that is also counted in `busy`. It is not a
-    /// completed operation and has no latency.
-    pub fn record_busy(&mut self, op: usize) {
+    /// equivalent) of `cause`: a tolerated failure (`failed`) that is also counted in `busy`,
+    /// and under its cause. It is not a completed operation and has no latency.
+    pub fn record_busy(&mut self, op: usize, cause: BusyCause) {
         let s = &mut self.ops[op];
         s.failed += 1;
         s.busy += 1;
+        s.busy_causes.add(cause);
     }
 
     /// The operation types, in report order.
@@ -348,6 +388,7 @@ impl Recorder {
             mine.succeeded += theirs.succeeded;
             mine.failed += theirs.failed;
             mine.busy += theirs.busy;
+            mine.busy_causes = mine.busy_causes.plus(theirs.busy_causes);
             mine.elapsed += theirs.elapsed;
             mine.io = mine.io.plus(&theirs.io);
             let _ = mine.hist.add(&theirs.hist);
@@ -368,6 +409,7 @@ impl Recorder {
             mine.succeeded += theirs.succeeded();
             mine.failed += theirs.failed;
             mine.busy += theirs.busy;
+            mine.busy_causes.absorb(theirs);
             mine.io = mine.io.plus(&theirs.io);
             if let Some(h) = crate::model::op::decode(&theirs.histogram) {
                 let _ = mine.hist.add(&h);
@@ -413,6 +455,9 @@ fn result_of(s: OpState) -> OpResult {
         succeeded: Some(s.succeeded),
         failed: s.failed,
         busy: s.busy,
+        busy_timeout: Some(s.busy_causes.timeout),
+        busy_upgrade: Some(s.busy_causes.upgrade),
+        busy_snapshot: Some(s.busy_causes.snapshot),
         elapsed_ns: s.elapsed.as_nanos() as u64,
         latency: Latency::of(&s.hist),
         io: s.io,
@@ -487,10 +532,11 @@ mod tests {
         let mut a = Recorder::new(&["read", "write"], None);
         a.record_outcome(0, Duration::from_micros(3), true);
         a.record_outcome(0, Duration::from_micros(4), false);
-        a.record_busy(1);
+        a.record_busy(1, BusyCause::Upgrade);
         let mut b = a.sibling(false);
         b.record_outcome(1, Duration::from_micros(9), true);
-        b.record_busy(1);
+        b.record_busy(1, BusyCause::Snapshot);
+        b.record_busy(1, BusyCause::Deadlock);
         a.absorb(b);
         a.set_interval(Duration::from_secs(2));
         let (out, measured) = a.finish();
@@ -501,9 +547,28 @@ mod tests {
         );
         assert_eq!(
             (out[1].ops, out[1].succeeded(), out[1].busy, out[1].failed),
-            (1, 1, 2, 2)
+            (1, 1, 3, 3)
+        );
+        // By cause: a server's deadlock is in `busy` only.
+        assert_eq!(
+            (out[1].busy_timeout, out[1].busy_upgrade, out[1].busy_snapshot),
+            (Some(0), Some(1), Some(1))
         );
         assert_eq!(out[1].elapsed_ns, 2_000_000_000);
+        // A client process's results (sent back whole) add their causes too.
+        let mut c = Recorder::new(&["read", "write"], None);
+        c.record_busy(1, BusyCause::Timeout);
+        c.absorb_results(&out);
+        let (back, _) = c.finish();
+        assert_eq!(
+            (
+                back[1].busy,
+                back[1].busy_timeout,
+                back[1].busy_upgrade,
+                back[1].busy_snapshot
+            ),
+            (4, Some(1), Some(1), Some(1))
+        );
         assert!((out[0].throughput() - 1.0).abs() < 1e-9);
     }
 

@@ -16,9 +16,10 @@ use std::sync::Arc;
 /// An error of engine `label`, classified from DuckDB's message.
 pub fn error(label: &str, message: String, context: &str) -> EngineError {
     let lower = message.to_ascii_lowercase();
+    let conflict = lower.contains("conflict");
     let kind = if lower.contains("no space left") || lower.contains("disk is full") {
         ErrorKind::Full
-    } else if lower.contains("conflict") || lower.contains("could not set lock") {
+    } else if conflict || lower.contains("could not set lock") {
         ErrorKind::Busy
     } else if lower.contains("io error") {
         ErrorKind::Io
@@ -26,6 +27,13 @@ pub fn error(label: &str, message: String, context: &str) -> EngineError {
         ErrorKind::Other
     };
     EngineError {
+        // A transaction conflict (optimistic concurrency): the transaction must start again,
+        // as after PostgreSQL's serialization failure.
+        busy_cause: (kind == ErrorKind::Busy).then_some(if conflict {
+            crate::engines::BusyCause::Serialization
+        } else {
+            crate::engines::BusyCause::Unknown
+        }),
         engine: label.to_string(),
         kind,
         code: None,
@@ -42,6 +50,7 @@ fn c_string(label: &str, s: &str, context: &str) -> Result<CString, EngineError>
 /// What [`c_string`] refuses.
 fn nul_error(label: &str, context: &str) -> EngineError {
     EngineError {
+        busy_cause: None,
         engine: label.to_string(),
         kind: ErrorKind::Input,
         code: None,

@@ -232,6 +232,7 @@ pub fn io_error(label: &str, e: std::io::Error, context: &str) -> EngineError {
         _ => ErrorKind::Io,
     };
     EngineError {
+        busy_cause: None,
         engine: label.to_string(),
         kind,
         code: e.raw_os_error(),
@@ -315,6 +316,7 @@ impl BlobStore for FilesConn {
 
 fn no_sql(label: &str) -> EngineError {
     EngineError {
+        busy_cause: None,
         engine: label.to_string(),
         kind: ErrorKind::Other,
         code: None,

@@ -45,6 +45,7 @@ impl FilesEngine {
 
 fn knob_error(message: String) -> EngineError {
     EngineError {
+        busy_cause: None,
         engine: LABEL.into(),
         kind: ErrorKind::Other,
         code: None,

@@ -810,6 +810,12 @@ fn my_error(label: &str, server: Option<&ServerProcess>, e: mysql::Error, contex
             _ => ErrorKind::Other,
         };
         return EngineError {
+            // Lock failures keep MariaDB's own kinds (never a SQLite cause).
+            busy_cause: match m.code {
+                1205 => Some(crate::engines::BusyCause::LockWait),
+                1213 => Some(crate::engines::BusyCause::Deadlock),
+                _ => None,
+            },
             engine: label.to_string(),
             kind,
             code: Some(i32::from(m.code)),

@@ -428,6 +428,7 @@ impl PostgresEngine {
             })?;
         match context.as_deref() {
             Some(c @ ("postmaster" | "internal")) => Err(EngineError {
+busy_cause: None,
                 engine: FLAG.into(),
                 kind: ErrorKind::Other,
                 code: None,
@@ -452,6 +453,7 @@ impl PostgresEngine {
             }
             if Instant::now() >= deadline {
                 return Err(EngineError {
+                    busy_cause: None,
                     engine: FLAG.into(),
                     kind: ErrorKind::Other,
                     code: None,
@@ -770,12 +772,19 @@ fn pg_error(label: &str, server: Option<&ServerProcess>, e: postgres::Error, con
     }
     if let Some(db) = e.as_db_error() {
         let code = db.code();
+        // Lock failures keep PostgreSQL's own kinds (never a SQLite cause).
+        let busy_cause = if *code == SqlState::T_R_SERIALIZATION_FAILURE {
+            Some(crate::engines::BusyCause::Serialization)
+        } else if *code == SqlState::T_R_DEADLOCK_DETECTED {
+            Some(crate::engines::BusyCause::Deadlock)
+        } else if *code == SqlState::LOCK_NOT_AVAILABLE {
+            Some(crate::engines::BusyCause::LockWait)
+        } else {
+            None
+        };
         let kind = if *code == SqlState::DISK_FULL {
             ErrorKind::Full
-        } else if *code == SqlState::T_R_SERIALIZATION_FAILURE
-            || *code == SqlState::T_R_DEADLOCK_DETECTED
-            || *code == SqlState::LOCK_NOT_AVAILABLE
-        {
+        } else if busy_cause.is_some() {
             ErrorKind::Busy
         } else if *code == SqlState::READ_ONLY_SQL_TRANSACTION {
             ErrorKind::ReadOnly
@@ -788,7 +797,10 @@ fn pg_error(label: &str, server: Option<&ServerProcess>, e: postgres::Error, con
             Some(d) => format!("{} ({d}; SQLSTATE {})", db.message(), code.code()),
             None => format!("{} (SQLSTATE {})", db.message(), code.code()),
         };
-        return crate::engines::server::error(label, kind, message, context);
+        return EngineError {
+            busy_cause,
+            ..crate::engines::server::error(label, kind, message, context)
+        };
     }
     if let Some(s) = server {
         if s.log_contains("No space left on device") {

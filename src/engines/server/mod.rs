@@ -246,6 +246,7 @@ pub fn first_value(rows: Vec<Vec<Option<String>>>) -> Option<String> {
 /// An engine error about a server, with no code.
 pub fn error(engine: &str, kind: ErrorKind, message: String, context: &str) -> EngineError {
     EngineError {
+        busy_cause: None,
         engine: engine.to_string(),
         kind,
         code: None,

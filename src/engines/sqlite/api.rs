@@ -185,11 +185,13 @@ api_table! {
         blob_read: fn(*mut sqlite3_blob, *mut c_void, c_int, c_int) -> c_int = sqlite3_blob_read, "3.4.0";
         blob_write: fn(*mut sqlite3_blob, *const c_void, c_int, c_int) -> c_int = sqlite3_blob_write, "3.4.0";
         set_authorizer: fn(*mut sqlite3, Option<Authorizer>, *mut c_void) -> c_int = sqlite3_set_authorizer, "3.0.0";
+        get_autocommit: fn(*mut sqlite3) -> c_int = sqlite3_get_autocommit, "3.2.2";
     }
     optional {
         errstr: fn(c_int) -> *const c_char = sqlite3_errstr, "3.7.15";
         changes64: fn(*mut sqlite3) -> sqlite3_int64 = sqlite3_changes64, "3.37.0";
         stmt_scanstatus_v2: fn(*mut sqlite3_stmt, c_int, c_int, c_int, *mut c_void) -> c_int = sqlite3_stmt_scanstatus_v2, "3.42.0";
+        txn_state: fn(*mut sqlite3, *const c_char) -> c_int = sqlite3_txn_state, "3.34.0";
     }
     variadic {
         test_control: fn(c_int, ...) -> c_int = sqlite3_test_control;

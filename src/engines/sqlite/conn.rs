@@ -68,6 +68,7 @@ impl SqliteConn {
 
     fn c_path(path: &Path, label: &str) -> Result<CString, EngineError> {
         CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| EngineError {
+            busy_cause: None,
             engine: label.to_string(),
             kind: ErrorKind::Other,
             code: None,
@@ -90,6 +91,7 @@ impl SqliteConn {
     ) -> Result<SqliteConn, EngineError> {
         if api.init_rc != ffi::SQLITE_OK {
             return Err(EngineError {
+                busy_cause: None,
                 engine: label.to_string(),
                 kind: ErrorKind::Other,
                 code: Some(api.init_rc),
@@ -139,6 +141,7 @@ impl SqliteConn {
         }
         let dir = match &self.dir {
             Some(d) => Some(d.canonicalize().map_err(|e| EngineError {
+                busy_cause: None,
                 engine: self.label.clone(),
                 kind: ErrorKind::Other,
                 code: None,
@@ -264,12 +267,18 @@ impl SqliteConn {
             ffi::SQLITE_READONLY | ffi::SQLITE_CANTOPEN | ffi::SQLITE_PERM => ErrorKind::ReadOnly,
             _ => ErrorKind::Other,
         };
+        // Read right after the failure (a reset keeps an explicit transaction's state).
+        let busy_cause = (kind == ErrorKind::Busy && !self.db.is_null()).then(|| {
+            // SAFETY: db is a valid handle.
+            super::busy::classify(rc, unsafe { super::busy::After::read(self.api, self.db) })
+        });
         EngineError {
             engine: self.label.clone(),
             kind,
             code: Some(rc),
             message,
             context: context.to_string(),
+            busy_cause,
         }
     }
 

@@ -108,6 +108,7 @@ impl SqliteEngine {
 
     fn knob_error(&self, message: String) -> EngineError {
         EngineError {
+            busy_cause: None,
             engine: self.label.clone(),
             kind: ErrorKind::Other,
             code: None,

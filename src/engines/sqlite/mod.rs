@@ -4,6 +4,7 @@ pub mod api;
 pub mod authorizer;
 pub mod blob;
 pub mod build;
+pub mod busy;
 pub mod compiled;
 pub mod conn;
 pub mod engine;

@@ -209,6 +209,7 @@ pub fn bloom_reading(conn: &mut SqliteConn, mask: Option<u32>) -> Result<&'stati
         if getopt_on != probe {
             let api = conn.api();
             return Err(EngineError {
+busy_cause: None,
                 engine: conn.label().to_string(),
                 kind: ErrorKind::Other,
                 code: None,

@@ -55,6 +55,7 @@ pub fn checked_plan(conn: &mut SqliteConn, sql: &str) -> Result<Vec<String>, Eng
     if conn.opt_mask() & BLOOM_FILTER_BIT != 0 && plan_uses_bloom(&plan) {
         let api = conn.api();
         return Err(EngineError {
+            busy_cause: None,
             engine: conn.label().to_string(),
             kind: ErrorKind::Other,
             code: None,

@@ -12,18 +12,21 @@
 //! (`turso_core::Value` holds a `String` or a `Vec<u8>`), so binding one copies it.
 
 use crate::engines::values::Values;
-use crate::engines::{Connection, Dialect, EngineError, ErrorKind, Interrupter, StmtId, Value};
+use crate::engines::{BusyCause, Connection, Dialect, EngineError, ErrorKind, Interrupter, StmtId, Value};
 use std::num::NonZero;
 use std::sync::Arc;
 use turso_core::{LimboError, Numeric, Statement, StepResult};
 
 /// An error of engine `label` from Turso, classified, with the SQLite result code it stands
 /// for: Turso speaks SQLite's dialect, so a workload tells a key violation (19,
-/// `SQLITE_CONSTRAINT`) or a busy database (5) from other failures as it does on SQLite.
+/// `SQLITE_CONSTRAINT`) or a busy database (5; a stale snapshot 517, `SQLITE_BUSY_SNAPSHOT`)
+/// from other failures as it does on SQLite.
 pub fn error(label: &str, e: &LimboError, context: &str) -> EngineError {
     let message = e.to_string();
     let (kind, code) = match e {
-        LimboError::Busy | LimboError::TableLocked => (ErrorKind::Busy, Some(5)),
+        LimboError::Busy => (ErrorKind::Busy, Some(5)),
+        LimboError::BusySnapshot => (ErrorKind::Busy, Some(517)),
+        LimboError::TableLocked => (ErrorKind::Busy, Some(6)),
         LimboError::DatabaseFull => (ErrorKind::Full, Some(13)),
         LimboError::ReadOnly => (ErrorKind::ReadOnly, Some(8)),
         LimboError::Constraint(_) | LimboError::ForeignKeyConstraint(_) => (ErrorKind::Other, Some(19)),
@@ -32,12 +35,21 @@ pub fn error(label: &str, e: &LimboError, context: &str) -> EngineError {
         _ if message.to_ascii_lowercase().contains("no space left") => (ErrorKind::Full, Some(13)),
         _ => (ErrorKind::Other, None),
     };
+    // Turso's busy handler runs on every busy step; a stale snapshot is SQLite's
+    // SQLITE_BUSY_SNAPSHOT (an interactive transaction must roll back and start again).
+    let busy_cause = match e {
+        LimboError::Busy => Some(BusyCause::Timeout),
+        LimboError::BusySnapshot => Some(BusyCause::Snapshot),
+        LimboError::TableLocked => Some(BusyCause::Unknown),
+        _ => None,
+    };
     EngineError {
         engine: label.to_string(),
         kind,
         code,
         message,
         context: context.to_string(),
+        busy_cause,
     }
 }
 

@@ -36,6 +36,7 @@ pub struct TursoEngine {
 /// A path as the string Turso opens (it takes `&str`).
 fn path_str<'p>(path: &'p Path, context: &str) -> Result<&'p str, EngineError> {
     path.to_str().ok_or_else(|| EngineError {
+        busy_cause: None,
         engine: "turso".into(),
         kind: ErrorKind::Input,
         code: None,
@@ -87,6 +88,7 @@ impl TursoEngine {
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         self.io.allow_dir(dir).map_err(|e| EngineError {
+            busy_cause: None,
             engine: "turso".into(),
             kind: ErrorKind::Other,
             code: None,
@@ -121,6 +123,7 @@ impl TursoEngine {
             let side = side_file(path, suffix);
             if std::fs::metadata(&side).is_ok_and(|m| m.len() > 0) {
                 return Err(EngineError {
+                    busy_cause: None,
                     engine: "turso".into(),
                     kind: ErrorKind::Other,
                     code: None,
@@ -136,6 +139,7 @@ impl TursoEngine {
         conn.as_any_mut()
             .and_then(|a| a.downcast_mut::<TursoConn>())
             .ok_or_else(|| EngineError {
+                busy_cause: None,
                 engine: "turso".into(),
                 kind: ErrorKind::Other,
                 code: None,
@@ -256,6 +260,7 @@ impl Engine for TursoEngine {
         }
         if let Some(v) = knobs.get("begin") {
             let (_, stmt) = BEGIN_MODES.iter().find(|(n, _)| *n == v).ok_or_else(|| EngineError {
+                busy_cause: None,
                 engine: "turso".into(),
                 kind: ErrorKind::Input,
                 code: None,
@@ -320,5 +325,37 @@ mod tests {
         // And the I/O layer litebench gives it opens nothing outside the database's directory.
         assert!(engine.io.refusal(&format!("{top}/victim.db")).is_some());
         assert_eq!(engine.io.refusal(&format!("{}/trial.db-wal", run.display())), None);
+    }
+
+    /// Issue 32, items 1 and 4. A deferred transaction read, another connection committed a
+    /// write, and the first now writes: Turso answers "Database snapshot is stale", which is
+    /// SQLite's SQLITE_BUSY_SNAPSHOT: a lock failure of cause busy_snapshot that the load driver
+    /// retries (after a rollback, the same transaction gets through), not an error that stops
+    /// the run.
+    #[test]
+    fn a_stale_snapshot_is_busy_snapshot_and_a_retry_gets_through() {
+        let t = tempfile::tempdir().unwrap();
+        let engine = TursoEngine::open().unwrap();
+        let db = DbRef {
+            name: "trial".into(),
+            path: Some(t.path().join("trial.db")),
+        };
+        let mut a = engine.connect(&db).unwrap();
+        let mut b = engine.connect(&db).unwrap();
+        a.execute_batch("CREATE TABLE t(k INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t VALUES (1, 0);")
+            .unwrap();
+        a.execute_batch("BEGIN DEFERRED").unwrap();
+        a.query("SELECT v FROM t").unwrap();
+        b.execute_batch("UPDATE t SET v = 1").unwrap();
+        let e = a.execute_batch("UPDATE t SET v = v + 10").unwrap_err();
+        assert!(e.message.contains("snapshot is stale"), "{e}");
+        assert_eq!(
+            (e.kind, e.lock_cause(), e.code),
+            (ErrorKind::Busy, Some(crate::engines::BusyCause::Snapshot), Some(517))
+        );
+        a.execute_batch("ROLLBACK").unwrap();
+        a.execute_batch("BEGIN DEFERRED; UPDATE t SET v = v + 10; COMMIT;")
+            .unwrap();
+        assert_eq!(b.query("SELECT v FROM t").unwrap(), vec![vec![Some("11".to_string())]]);
     }
 }

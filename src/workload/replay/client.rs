@@ -83,6 +83,7 @@ impl Client for ReplayClient<'_> {
             Ok(()) => Ok(true),
             Err(_) if self.count_errors => Ok(false),
             Err(e) => Err(EngineError {
+                busy_cause: None,
                 // A lock is a failure here too: the log runs once, in order, never retried.
                 kind: if e.kind == ErrorKind::Busy {
                     ErrorKind::Other

@@ -119,6 +119,7 @@ impl<'c> ScriptClient<'c> {
 
     fn fail(&self, message: String) -> EngineError {
         EngineError {
+            busy_cause: None,
             engine: "script".into(),
             kind: ErrorKind::Other,
             code: None,

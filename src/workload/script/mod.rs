@@ -442,6 +442,7 @@ impl Workload for ScriptWorkload {
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
         let loaded = load(pop.params).map_err(|e| EngineError {
+            busy_cause: None,
             engine: "script".into(),
             kind: crate::engines::ErrorKind::Input,
             code: None,

@@ -215,7 +215,7 @@ fn client(
         done += 1;
         if now < warm_end {
             match stmts.execute_into(conn, &tx, keep) {
-                Ok(o) => busy |= o == Outcome::Busy,
+                Ok(o) => busy |= matches!(o, Outcome::Busy(_)),
                 Err(e) => break Err(e.into()),
             }
             now = Instant::now();
@@ -234,9 +234,9 @@ fn client(
         match outcome {
             Outcome::Success => rec.record_outcome(op, now - t0, true),
             Outcome::Unsuccessful => rec.record_outcome(op, now - t0, false),
-            Outcome::Busy => {
+            Outcome::Busy(cause) => {
                 busy = true;
-                rec.record_busy(op);
+                rec.record_busy(op, cause);
             }
         }
         last_end = Some(now);
@@ -312,7 +312,8 @@ impl super::load::Client for TatpClient<'_> {
             Outcome::Success => Ok(true),
             Outcome::Unsuccessful => Ok(false),
             // Rolled back already: the driver may run it again.
-            Outcome::Busy => Err(EngineError {
+            Outcome::Busy(cause) => Err(EngineError {
+                busy_cause: Some(cause),
                 engine: "tatp".into(),
                 kind: crate::engines::ErrorKind::Busy,
                 code: None,

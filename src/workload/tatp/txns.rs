@@ -18,14 +18,14 @@
 //! the others between `BEGIN` (SQLite: `BEGIN IMMEDIATE`, as they all write) and `COMMIT`.
 //! An unsuccessful transaction that raised no error commits (its statements simply found no
 //! row); one that violated a key rolls back. Lock contention (`ErrorKind::Busy`) rolls the
-//! transaction back and is reported as [`Outcome::Busy`].
+//! transaction back and is reported as [`Outcome::Busy`] with its cause.
 
 use super::keys::{self, KeyGen, Number};
 use super::mix::Mix;
 use super::populate::START_TIMES;
 use crate::engines::control::Control;
 use crate::engines::dialect::Sql;
-use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
+use crate::engines::{Connection, Dialect, EngineError, StmtId, Value};
 use crate::sql;
 use crate::workload::result_hash::ResultLog;
 use rand::{Rng, SeedableRng};
@@ -163,8 +163,8 @@ pub enum Outcome {
     Success,
     /// Completed but unsuccessful by the specification's rule (no row found, key violation).
     Unsuccessful,
-    /// Rolled back on lock contention.
-    Busy,
+    /// Rolled back on lock contention, for this cause.
+    Busy(crate::engines::BusyCause),
 }
 
 /// GET_SUBSCRIBER_DATA: the subscriber's row by `s_id`.
@@ -297,11 +297,11 @@ impl Statements {
                     // here means there was nothing left to roll back.
                     let _ = self.rollback.run(conn);
                 }
-                if e.kind == ErrorKind::Busy {
+                if let Some(cause) = e.lock_cause() {
                     if let Some(log) = log {
                         log.truncate(kept);
                     }
-                    Ok(Outcome::Busy)
+                    Ok(Outcome::Busy(cause))
                 } else if t.kind == TxKind::InsertCallForwarding && self.dialect.is_key_violation(&e) {
                     Ok(Outcome::Unsuccessful)
                 } else {
