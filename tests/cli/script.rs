@@ -377,7 +377,11 @@ fn transactions_that_gave_up_busy_are_shown_and_warned_about() {
 
 /// Each trial's give-ups of `script`, by cause: `(busy, busy_timeout, busy_upgrade,
 /// busy_snapshot)`, the causes `None` where not counted.
-fn busy_causes(v: &serde_json::Value, script: &str) -> Vec<(u64, Option<u64>, Option<u64>, Option<u64>)> {
+/// A trial's give-ups of one operation: `busy`, then `busy_timeout`, `busy_upgrade`,
+/// `busy_snapshot` (`None`: not counted).
+type ByCause = (u64, Option<u64>, Option<u64>, Option<u64>);
+
+fn busy_causes(v: &serde_json::Value, script: &str) -> Vec<ByCause> {
     v["trials"]
         .as_array()
         .expect("trials")

@@ -54,7 +54,7 @@ fn a_long_run_follows_the_mix_and_the_success_rates() {
         match stmts.execute(c, &t).expect("transaction") {
             Outcome::Success => succeeded[i] += 1,
             Outcome::Unsuccessful => {}
-            Outcome::Busy => panic!("a single client cannot be busy"),
+            Outcome::Busy(_) => panic!("a single client cannot be busy"),
         }
     }
     assert_shares(&counts, DEFAULT_WEIGHTS);
