@@ -21,6 +21,7 @@ pub mod number;
 pub mod pivot;
 pub mod presets;
 pub mod profile;
+pub mod schedule;
 pub mod stats;
 pub mod stored;
 pub mod summary;
