@@ -372,13 +372,14 @@ fn repeat_and_duration_loop_a_short_log() {
         "short.sql",
         "CREATE TABLE IF NOT EXISTS t(a);\nINSERT INTO t VALUES (1);\nSELECT count(*) FROM t;\n",
     );
-    let trial = |extra: &[&str]| {
-        let mut cmd = sb.run(&["replay", "--param", "log=short.sql"]);
+    let trial_of = |log: &str, extra: &[&str]| {
+        let mut cmd = sb.run(&["replay", "--param", &format!("log={log}")]);
         cmd.args(extra).args(QUICK).args(["--format", "json"]);
         let out = output(&mut cmd);
         assert_success(&out);
         json(&out)["trials"][0].clone()
     };
+    let trial = |extra: &[&str]| trial_of("short.sql", extra);
     let once = trial(&[]);
     assert_eq!(once["total_ops"], 3, "{once:#}");
     let four = trial(&["--param", "repeat=4"]);
@@ -404,14 +405,7 @@ fn repeat_and_duration_loop_a_short_log() {
         "timed.log",
         "0.0 CREATE TABLE IF NOT EXISTS t(a)\n0.1 SELECT count(*) FROM t\n",
     );
-    let paced = trial(&[
-        "--param",
-        "log=timed.log",
-        "--param",
-        "pace=recorded",
-        "--param",
-        "repeat=3",
-    ]);
+    let paced = trial_of("timed.log", &["--param", "pace=recorded", "--param", "repeat=3"]);
     assert_eq!(paced["total_ops"], 6, "{paced:#}");
     assert!(paced["measured_ns"].as_u64().unwrap() >= 499_000_000, "{paced:#}");
     let mut cmd = sb.run(&[
