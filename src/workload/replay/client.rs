@@ -50,11 +50,7 @@ fn period_ns(statements: &[crate::workload::replay::log::Statement]) -> u64 {
     let last = statements.last().and_then(|s| s.at_ns).unwrap_or(0);
     let span = last.saturating_sub(first);
     let gaps = statements.len().saturating_sub(1) as u64;
-    if gaps == 0 {
-        span
-    } else {
-        span.saturating_add(span / gaps)
-    }
+    span.saturating_add(span.checked_div(gaps).unwrap_or(0))
 }
 
 impl<'c> ReplayClient<'c> {
