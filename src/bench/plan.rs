@@ -15,6 +15,7 @@ use crate::model::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, Knob
 use crate::model::load::LoadShape;
 use crate::model::params;
 use crate::model::params::Params;
+use crate::model::stop_rule::{ChosenBy, StopOn, StopRule};
 use crate::workload::preset::{self, Group, Pick};
 use crate::workload::{self, Workload};
 
@@ -48,6 +49,10 @@ pub struct Job {
     /// Kept in the run's manifest: the `--param`s its workload does not have, which it ran
     /// without.
     pub warnings: Vec<String>,
+    /// The parameters given by `--param` or by the preset, and which of the two gave each.
+    pub given: Vec<(String, ChosenBy)>,
+    /// What ends its trials, for workloads that stop on a count or a time ([`stop_rule`]).
+    pub stop: Option<StopRule>,
 }
 
 /// The load shape of `--clients`, `--rate`, `--arrival`, `--latency-limit` and `--max-tries`,
@@ -194,8 +199,14 @@ fn param_name(arg: &str) -> &str {
 }
 
 /// Parameters of a job: the preset's values, overridden by `--param` flags. In a run of
-/// several workloads a `--param` applies to the workloads that have it.
-fn job_params(wl: &dyn Workload, pick: Option<&Pick>, user: &[String], several: bool) -> Result<Params, Failure> {
+/// several workloads a `--param` applies to the workloads that have it. With them, the names
+/// given and by whom.
+fn job_params(
+    wl: &dyn Workload,
+    pick: Option<&Pick>,
+    user: &[String],
+    several: bool,
+) -> Result<(Params, Vec<(String, ChosenBy)>), Failure> {
     let user: Vec<String> = user
         .iter()
         .filter(|a| !several || !a.contains('=') || wl.params().iter().any(|s| s.name == param_name(a)))
@@ -208,11 +219,51 @@ fn job_params(wl: &dyn Workload, pick: Option<&Pick>, user: &[String], several: 
         .filter(|s| !user.iter().any(|u| param_name(u) == s.name))
         .map(|s| format!("{}={}", s.name, s.value))
         .collect();
+    let mut given: Vec<(String, ChosenBy)> = args
+        .iter()
+        .map(|a| (param_name(a).to_string(), ChosenBy::Preset))
+        .collect();
+    given.extend(user.iter().map(|a| (param_name(a).to_string(), ChosenBy::Param)));
     args.extend(user);
     let mut params = params::resolve(wl.name(), wl.params(), &args)?;
     wl.check(&params).map_err(Failure)?;
     wl.settle(&mut params).map_err(Failure)?;
-    Ok(params)
+    Ok((params, given))
+}
+
+/// What ends a job's trials (see [`crate::model::stop_rule`]): the duration where one is
+/// given, else the count where one is given; given neither, an open loop stops on time, as long
+/// as the default count takes at the rate (set here as the job's duration), and a closed loop
+/// on the default count.
+fn stop_rule(job: &mut Job, load: &LoadShape) -> Option<StopRule> {
+    let names = job.workload.transactions()?.stop_params()?;
+    let by = |name: &str| job.given.iter().rev().find(|(n, _)| n == name).map(|(_, b)| *b);
+    let duration = job.params.duration(names.duration);
+    let count = job.params.count(names.count);
+    let on_time = |ms: u128| StopOn::Duration {
+        param: names.duration.to_string(),
+        ms: ms.min(u128::from(u64::MAX)) as u64,
+    };
+    let on_count = StopOn::Count {
+        param: names.count.to_string(),
+        count,
+    };
+    let (on, chosen_by) = match (by(names.duration), by(names.count), load.rate) {
+        (Some(b), _, _) if !duration.is_zero() => (on_time(duration.as_millis()), b),
+        (_, Some(b), _) => (on_count, b),
+        // `duration=0` given: the count, as its help says.
+        (Some(b), None, _) => (on_count, b),
+        (None, None, Some(rate)) if duration.is_zero() => {
+            let d = StopRule::time_of(count, rate);
+            job.params
+                .0
+                .insert(names.duration.to_string(), params::ParamValue::Duration(d));
+            (on_time(d.as_millis()), ChosenBy::OpenLoopDefault)
+        }
+        _ if !duration.is_zero() => (on_time(duration.as_millis()), ChosenBy::Default),
+        _ => (on_count, ChosenBy::Default),
+    };
+    Some(StopRule { on, chosen_by })
 }
 
 /// Validates the workload, presets and parameters and groups presets into jobs (knob sets are
@@ -229,7 +280,7 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<(Vec<Job>, Vec<String>), 
             )));
         };
         let wl = find_workload(name)?;
-        let params = job_params(wl, None, &args.params, false)?;
+        let (params, given) = job_params(wl, None, &args.params, false)?;
         return Ok((
             vec![Job {
                 workload: wl,
@@ -237,6 +288,8 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<(Vec<Job>, Vec<String>), 
                 sets: Vec::new(),
                 user_knobs: Vec::new(),
                 warnings: Vec::new(),
+                given,
+                stop: None,
             }],
             Vec::new(),
         ));
@@ -297,7 +350,7 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<(Vec<Job>, Vec<String>), 
     }
     let mut jobs: Vec<Job> = Vec::new();
     for (pick, wl) in picks.iter().zip(&workloads) {
-        let params = job_params(*wl, Some(pick), &args.params, several)?;
+        let (params, given) = job_params(*wl, Some(pick), &args.params, several)?;
         let set = (Some(*pick), KnobSet::default());
         match jobs
             .iter_mut()
@@ -321,6 +374,8 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<(Vec<Job>, Vec<String>), 
                         )
                     })
                     .collect(),
+                given,
+                stop: None,
             }),
         }
     }
@@ -492,6 +547,9 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
     let load = load_shape(args, &mut jobs)?;
+    for job in &mut jobs {
+        job.stop = stop_rule(job, &load);
+    }
     if load.processes() {
         client_processes_engines(&choices, args)?;
     }

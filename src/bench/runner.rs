@@ -606,6 +606,17 @@ fn measure(
     // A stop request interrupts the statements running (this connection's, and each further
     // client's, which the load driver registers): one long statement would otherwise hold the
     // stop up until it ends.
+    let name = if round < plan.warmup {
+        format!("#{} {}, warm-up {}/{}", cfg.index, cfg.label, round + 1, plan.warmup)
+    } else {
+        format!(
+            "#{} {}, trial {}/{}",
+            cfg.index,
+            cfg.label,
+            round - plan.warmup + 1,
+            plan.trials
+        )
+    };
     let ran = watching(stop, |watch| {
         let _interrupted_on_stop = watch.register(conn.as_ref());
         let trial = Trial {
@@ -617,6 +628,7 @@ fn measure(
             knobs: &knobs,
             load: &plan.load,
             watch: Some(watch),
+            name: &name,
         };
         plan.workload.run(conn.as_mut(), &trial, &mut rec)
     });

@@ -249,6 +249,7 @@ fn run_job(
             measured: presets.iter().map(|p| p.map(|p| p.preset.name.to_string())).collect(),
             names: preset_names.clone(),
         }),
+        stop: job.stop.clone(),
     };
     let syncs_before: u64 = engines
         .iter()

@@ -14,3 +14,4 @@ pub mod op;
 pub mod params;
 pub mod record;
 pub mod series;
+pub mod stop_rule;

@@ -171,6 +171,10 @@ pub struct Manifest {
     /// for runs without presets and runs stored before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub presets: Option<PresetInfo>,
+    /// What ended each trial of a workload the load driver runs (a count or a time) and what
+    /// chose it; absent for other workloads and runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::model::stop_rule::StopRule>,
 }
 
 /// The presets of a run (`--preset`), by name (`workload::preset` holds the presets).

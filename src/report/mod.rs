@@ -22,6 +22,7 @@ pub mod number;
 pub mod pivot;
 pub mod presets;
 pub mod profile;
+pub mod schedule;
 pub mod stats;
 pub mod stored;
 pub mod summary;

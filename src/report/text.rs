@@ -190,6 +190,9 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     if let Some(e) = &report.run.error {
         out += &format!("error: {e}\n");
     }
+    if let Some(l) = super::schedule::header_line(m, report.trials) {
+        out += &format!("{l}\n");
+    }
     out += "\n";
     let (headers, body) = summary_table(&report.summary, &report.unit());
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();

@@ -34,7 +34,13 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             w.push("the guest's disks were not verified to be open O_SYNC on the host: its syncs may not have reached the host's storage".into());
         }
     }
-    for r in rows.iter().filter(|r| r.noisy && r.operation == "all") {
+    let noisy: Vec<&SummaryRow> = rows.iter().filter(|r| r.noisy && r.operation == "all").collect();
+    // An open loop's schedule moves every configuration's rate alike: named where it is the
+    // cause, instead of the machine.
+    let schedule = super::schedule::cv_warning(manifest, trials, &noisy);
+    let machine = if schedule.is_some() { &[][..] } else { &noisy[..] };
+    w.extend(schedule);
+    for r in machine {
         w.push(format!(
             "#{} {}: throughput CV {} exceeds 5%: the machine was too noisy for small differences; add trials or quiet the machine",
             r.config,

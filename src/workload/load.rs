@@ -69,6 +69,11 @@ pub trait Transactions: Sync {
     fn one_client_only(&self, _params: &Params) -> Option<String> {
         None
     }
+    /// The parameters of a workload whose trials stop on a count of transactions or on a time,
+    /// as the user picks (see [`crate::model::stop_rule`]); none for others.
+    fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
+        None
+    }
     /// How long every client runs transactions before the measured interval starts (not
     /// recorded); none by default.
     fn warmup(&self, _params: &Params) -> Duration {
@@ -504,9 +509,11 @@ impl Progress {
         }
     }
 
-    /// `progress: 5.0 s, 1998.4 tps, lat 0.412 ms, lag 0.031 ms, 3 retries, 0 failed, 0 skipped`:
-    /// the last interval's rate and mean latency, and its counts.
-    fn line(&self, at: Duration, interval: Duration, open: bool) -> String {
+    /// `progress: 5.0 s, 1998.4 tps, lat 0.412 ms, lag 0.031 ms, 3 retries, 0 failed, 0 skipped
+    /// [#1 journal_mode=wal, trial 2/3]`: the last interval's rate and mean latency, its counts,
+    /// and the trial's `name` (configurations' trials interleave, and their lines would read
+    /// alike).
+    fn line(&self, at: Duration, interval: Duration, open: bool, name: &str) -> String {
         let now = self.totals();
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         let d: Vec<u64> = now.iter().zip(last.iter()).map(|(n, l)| n.saturating_sub(*l)).collect();
@@ -517,8 +524,13 @@ impl Progress {
         } else {
             String::new()
         };
+        let name = if name.is_empty() {
+            String::new()
+        } else {
+            format!(" [{name}]")
+        };
         format!(
-            "progress: {:.1} s, {:.1} tps, lat {:.3} ms{lag}, {} retries, {} failed, {} skipped",
+            "progress: {:.1} s, {:.1} tps, lat {:.3} ms{lag}, {} retries, {} failed, {} skipped{name}",
             at.as_secs_f64(),
             d[0] as f64 / interval.as_secs_f64(),
             ms(d[1]),
@@ -863,7 +875,10 @@ pub fn drive(
                             // their lines a moment to arrive.
                             std::thread::sleep((interval / 10).min(Duration::from_millis(50)));
                         }
-                        crate::errln!("{}", shared.progress.line(interval * i, interval, shape.open()));
+                        crate::errln!(
+                            "{}",
+                            shared.progress.line(interval * i, interval, shape.open(), trial.name)
+                        );
                     }
                 };
                 sample(shared, interval, counters, done, &tick)

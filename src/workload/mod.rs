@@ -101,6 +101,9 @@ pub struct Trial<'a> {
     /// trial's connection, the load driver each further client's (`None`: nothing is
     /// interrupted, a long statement ends in its own time).
     pub watch: Option<&'a crate::engines::interrupt::Watch<'a>>,
+    /// How `--progress` lines name this trial (`#1 journal_mode=wal, trial 2/3`), so that the
+    /// interleaved trials of several configurations read apart; empty outside the runner.
+    pub name: &'a str,
 }
 
 impl<'a> Trial<'a> {
@@ -116,6 +119,7 @@ impl<'a> Trial<'a> {
             knobs: &[],
             load: &crate::model::load::ONE_CLIENT,
             watch: None,
+            name: "",
         }
     }
 }

@@ -360,3 +360,66 @@ fn the_begin_knob_counts_a_logs_bare_begins_and_reads_as_written_when_unset() {
         "{note}"
     );
 }
+
+/// Issue 32, item 12: a short log measured once is all noise; `repeat=N` runs it N times per
+/// trial (the statements counted), `duration=` loops it until the time is up, paced passes keep
+/// the recorded gaps, and both together are one line.
+#[test]
+fn repeat_and_duration_loop_a_short_log() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "short.sql",
+        "CREATE TABLE IF NOT EXISTS t(a);\nINSERT INTO t VALUES (1);\nSELECT count(*) FROM t;\n",
+    );
+    let trial_of = |log: &str, extra: &[&str]| {
+        let mut cmd = sb.run(&["replay", "--param", &format!("log={log}")]);
+        cmd.args(extra).args(QUICK).args(["--format", "json"]);
+        let out = output(&mut cmd);
+        assert_success(&out);
+        json(&out)["trials"][0].clone()
+    };
+    let trial = |extra: &[&str]| trial_of("short.sql", extra);
+    let once = trial(&[]);
+    assert_eq!(once["total_ops"], 3, "{once:#}");
+    let four = trial(&["--param", "repeat=4"]);
+    assert_eq!(four["total_ops"], 12, "four passes of three statements: {four:#}");
+    let insert = four["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "INSERT INTO t VALUES (?)")
+        .unwrap()
+        .clone();
+    assert_eq!(insert["ops"], 4, "{insert:#}");
+    // Three statements take about a millisecond: only looping fills 300 ms, and the trial
+    // stops when the time is up, not with the log.
+    let timed = trial(&["--param", "duration=300ms"]);
+    let ns = timed["measured_ns"].as_u64().unwrap();
+    assert!((300_000_000..5_000_000_000).contains(&ns), "{timed:#}");
+    assert!(timed["total_ops"].as_u64().unwrap() > 30, "{timed:#}");
+    // Paced: times 0 and 100 ms, so a period of 200 ms; the third pass's last statement is due
+    // at 500 ms.
+    write(
+        &sb,
+        "timed.log",
+        "0.0 CREATE TABLE IF NOT EXISTS t(a)\n0.1 SELECT count(*) FROM t\n",
+    );
+    let paced = trial_of("timed.log", &["--param", "pace=recorded", "--param", "repeat=3"]);
+    assert_eq!(paced["total_ops"], 6, "{paced:#}");
+    assert!(paced["measured_ns"].as_u64().unwrap() >= 499_000_000, "{paced:#}");
+    let mut cmd = sb.run(&[
+        "replay",
+        "--param",
+        "log=short.sql",
+        "--param",
+        "repeat=2",
+        "--param",
+        "duration=1s",
+    ]);
+    cmd.args(QUICK);
+    assert_error_line(
+        &output(&mut cmd),
+        &["--param repeat=2 and --param duration=1000ms: a trial stops on one of them"],
+    );
+}

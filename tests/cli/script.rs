@@ -610,3 +610,49 @@ fn an_explicit_begin_mode_stays_and_an_unset_knob_reads_as_written() {
     let readings = begin_readings(&v);
     assert_eq!(readings[0].1, "as written", "{readings:?}");
 }
+
+/// Issue 32, item 6: an open loop given neither `transactions=` nor `duration=` stops on time
+/// (as long as the default count takes at the rate) and the manifest records the rule and what
+/// chose it; a given count is kept, and the header puts the target beside the achieved rate.
+#[test]
+fn an_open_loop_stops_on_time_by_default_and_the_manifest_says_why() {
+    let sb = Sandbox::new();
+    write(&sb, "q.sql", "SELECT 1;\n");
+    let run = |extra: &[&str]| {
+        let mut cmd = sb.run(&["script", "--param", "file=q.sql"]);
+        cmd.args(extra).args(QUICK).args(["--format", "json"]);
+        let out = output(&mut cmd);
+        assert_success(&out);
+        json(&out)["manifest"].clone()
+    };
+    let open = ["--clients", "2", "--rate", "2000"];
+    let m = run(&open);
+    assert_eq!(
+        m["stop"],
+        serde_json::json!({"on": "duration", "param": "duration", "ms": 500, "chosen_by": "open_loop_default"}),
+        "1000 transactions (the default) at 2000/s: {m:#}"
+    );
+    assert_eq!(m["params"]["duration"], "500ms", "{m:#}");
+    let m = run(&[&open[..], &["--param", "transactions=50"]].concat());
+    assert_eq!(
+        m["stop"],
+        serde_json::json!({"on": "count", "param": "transactions", "count": 50, "chosen_by": "param"}),
+        "{m:#}"
+    );
+    let m = run(&["--clients", "2"]);
+    assert_eq!(
+        m["stop"],
+        serde_json::json!({"on": "count", "param": "transactions", "count": 1000, "chosen_by": "default"}),
+        "a closed loop keeps the count: {m:#}"
+    );
+    let mut cmd = sb.run(&["script", "--param", "file=q.sql"]);
+    cmd.args(open).args(QUICK);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains("open loop: target 2000 tx/s, achieved ")
+            && text.contains("stops after 500 ms (--param duration=500ms, an open loop's default"),
+        "{text}"
+    );
+}

@@ -70,12 +70,27 @@ const PARAMS: &[ParamSpec] = &[
         help: "a statement that fails: stop the trial with the log's file and line and the engine's message, or count it as unsuccessful and go on",
     },
     ParamSpec {
+        name: "repeat",
+        kind: ParamKind::Count { min: 1, max: MAX_REPEAT },
+        default: "1",
+        help: "run the log this many times per trial, one pass after another (a short log is all noise once)",
+    },
+    ParamSpec {
+        name: "duration",
+        kind: ParamKind::Duration { allow_zero: true },
+        default: "0",
+        help: "run the log over and over for this long per trial instead (0: repeat= passes)",
+    },
+    ParamSpec {
         name: "sha256",
         kind: ParamKind::Path,
         default: "",
         help: "set by litebench: the log's SHA-256; given, the run refuses a log that hashes otherwise",
     },
 ];
+
+/// Most passes over the log per trial (`repeat=`).
+pub const MAX_REPEAT: u64 = 1_000_000;
 
 /// A log as the workload runs it, kept for the life of the process (the operation types'
 /// names are borrowed from it).
@@ -216,6 +231,13 @@ impl Workload for Replay {
                 loaded.log.format.name()
             ));
         }
+        if p.count("repeat") > 1 && !p.duration("duration").is_zero() {
+            return Err(format!(
+                "--param repeat={} and --param duration={}: a trial stops on one of them; give repeat= (passes over the log) or duration= (loop it until the time is up)",
+                p.count("repeat"),
+                format_args!("{}ms", p.duration("duration").as_millis())
+            ));
+        }
         let format = loaded.log.format.name();
         p.0.insert("format".into(), ParamValue::Choice(format.into()));
         p.0.insert("sha256".into(), ParamValue::Choice(loaded.sha256.clone()));
@@ -267,8 +289,10 @@ impl Workload for Replay {
 }
 
 impl Transactions for Replay {
-    fn budget(&self, _params: &Params) -> Budget {
-        Budget::Streams
+    /// `duration=`: the log over and over until the time is up; else the client's stream of
+    /// `repeat=` passes.
+    fn budget(&self, params: &Params) -> Budget {
+        Budget::timed_or(params.duration("duration"), Budget::Streams)
     }
 
     fn one_client_only(&self, _params: &Params) -> Option<String> {
@@ -296,11 +320,17 @@ impl Transactions for Replay {
         }
         // The log's own SQL touches nothing outside the trial's scratch directory.
         conn.confine_to_scratch().map_err(WorkloadError::Engine)?;
+        let passes = if params.duration("duration").is_zero() {
+            client::Passes::Count(params.count("repeat").max(1))
+        } else {
+            client::Passes::UntilStopped
+        };
         Ok(Box::new(client::ReplayClient::new(
             conn,
             loaded,
             params.choice("pace") == "recorded",
             params.choice("on_error") == "count",
+            passes,
         )))
     }
 }

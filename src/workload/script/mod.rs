@@ -499,6 +499,13 @@ impl Transactions for ScriptWorkload {
         Budget::timed_or(params.duration("duration"), Budget::Count(params.count("transactions")))
     }
 
+    fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
+        Some(crate::model::stop_rule::StopParams {
+            count: "transactions",
+            duration: "duration",
+        })
+    }
+
     fn client<'c>(
         &self,
         conn: &'c mut dyn Connection,

@@ -243,6 +243,13 @@ impl Transactions for Ycsb {
         Budget::timed_or(params.duration("duration"), Budget::Count(params.count("operations")))
     }
 
+    fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
+        Some(crate::model::stop_rule::StopParams {
+            count: "operations",
+            duration: "duration",
+        })
+    }
+
     fn client<'c>(
         &self,
         conn: &'c mut dyn Connection,
