@@ -6,6 +6,7 @@
 //! settings (confidence, noise threshold, bootstrap seed and the methods' names) are recorded
 //! in the run's manifest, so a stored run's verdicts can be recomputed exactly.
 
+use crate::model::op::{decode, new_histogram, OpResult};
 use crate::model::record::TrialRecord;
 
 pub use crate::model::metric::{Metric, Statistics, DEFAULT_NOISE};
@@ -37,16 +38,48 @@ pub fn samples(trials: &[TrialRecord], config: usize, operation: &str, metric: M
     trials
         .iter()
         .filter(|t| t.config == config && !t.warmup)
-        .filter_map(|t| {
-            let v = if operation == "all" {
-                metric.value(t.total_ops, t.measured_ns)
-            } else {
-                let o = t.ops.iter().find(|o| o.name == operation)?;
-                metric.value(o.ops, o.elapsed_ns)
-            };
-            v.map(|value| Sample { seq: t.seq, value })
-        })
+        .filter_map(|t| trial_value(t, operation, metric).map(|value| Sample { seq: t.seq, value }))
         .collect()
+}
+
+/// One trial's figure for `operation` (`all`: the whole trial) in `metric`: its time or rate;
+/// a latency percentile of the trial's own histogram (`None` when nothing was timed); its
+/// failure rate in percent (`None` when nothing was attempted).
+pub fn trial_value(t: &TrialRecord, operation: &str, metric: Metric) -> Option<f64> {
+    if let Some(q) = metric.quantile() {
+        return trial_percentile_ms(t, operation, q);
+    }
+    if metric == Metric::Failures {
+        return failure_pct(t.ops.iter().filter(|o| o.counts_in(operation)));
+    }
+    if operation == "all" {
+        metric.value(t.total_ops, t.measured_ns)
+    } else {
+        let o = t.ops.iter().find(|o| o.name == operation)?;
+        metric.value(o.ops, o.elapsed_ns)
+    }
+}
+
+/// Transactions that failed (gave up on a lock or another tolerated error, or skipped by
+/// `--latency-limit`) over those attempted (completed, failed and skipped), in percent; `late`
+/// ones completed and are not failures. `None` when nothing was attempted.
+pub fn failure_pct<'a>(ops: impl Iterator<Item = &'a OpResult>) -> Option<f64> {
+    let (failed, attempted) = ops.fold((0u64, 0u64), |(f, a), o| {
+        (f + o.failed + o.skipped, a + o.ops + o.failed + o.skipped)
+    });
+    (attempted > 0).then(|| 100.0 * failed as f64 / attempted as f64)
+}
+
+/// The latency at quantile `q` of `operation` in one trial, milliseconds: the operation's own
+/// histogram, or for `all` the trial's whole operation types' histograms merged.
+fn trial_percentile_ms(t: &TrialRecord, operation: &str, q: f64) -> Option<f64> {
+    let mut hist = new_histogram();
+    for o in t.ops.iter().filter(|o| o.counts_in(operation)) {
+        if let Some(h) = decode(&o.histogram) {
+            let _ = hist.add(&h);
+        }
+    }
+    (!hist.is_empty()).then(|| hist.value_at_quantile(q) as f64 / 1e6)
 }
 
 /// Just the values of [`samples`].

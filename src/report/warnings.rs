@@ -34,22 +34,22 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             w.push("the guest's disks were not verified to be open O_SYNC on the host: its syncs may not have reached the host's storage".into());
         }
     }
-    for r in rows.iter().filter(|r| r.noisy && r.operation == "all") {
+    for r in rows.iter().filter(|r| r.throughput.noisy && r.operation == "all") {
         w.push(format!(
             "#{} {}: throughput CV {} exceeds 5%: the machine was too noisy for small differences; add trials or quiet the machine",
             r.config,
             r.label,
-            r.tps_cv.map_or_else(|| "-".into(), pct)
+            r.throughput.tps_cv.map_or_else(|| "-".into(), pct)
         ));
     }
     // Transactions that gave up busy are not in the rate, which counts completed ones: a rate
     // read without them overstates what the configuration sustained.
-    for r in rows.iter().filter(|r| r.busy > 0.0 && r.operation == "all") {
+    for r in rows.iter().filter(|r| r.failures.busy > 0.0 && r.operation == "all") {
         w.push(format!(
             "#{} {}: {} transactions per trial gave up busy (lock contention) after every try and are not in its rate; raise busy_timeout or --max-tries, or use fewer clients",
             r.config,
             r.label,
-            super::number::num(r.busy)
+            super::number::num(r.failures.busy)
         ));
     }
     w.extend(outlier_warnings(&manifest.configs, trials));
