@@ -377,19 +377,19 @@ pub fn figure_words(m: &Measured, metric: Metric) -> String {
     }
 }
 
-/// What a candidate's transactions lost, in words: `no failed transactions`, or `2.67
-/// transactions per trial failed (2.67 gave up on a lock)`.
+/// What a candidate's transactions lost, in words: `no failed tx`, or `lost 2.67 tx per
+/// trial (2.67 gave up on a lock)`.
 pub fn failures_words(m: &Measured) -> String {
     let unit = crate::workload::unit_of(&m.workload);
     if !m.failed() {
         return format!("no failed {unit}");
     }
     let busy = if m.busy_per_trial > 0.0 {
-        format!(", {} of them gave up on a lock", num(m.busy_per_trial))
+        format!(" ({} gave up on a lock)", num(m.busy_per_trial))
     } else {
         String::new()
     };
-    format!("{} {unit} per trial failed{busy}", num(m.failed_per_trial))
+    format!("lost {} {unit} per trial{busy}", num(m.failed_per_trial))
 }
 
 impl Advice<'_> {
@@ -411,7 +411,10 @@ impl Advice<'_> {
             }
         }
         let failed = if m.failed() {
-            format!(" but {} (none that meets it ran without failures)", failures_words(m))
+            format!(
+                " but {}, and none that meets it ran without failures",
+                failures_words(m)
+            )
         } else {
             format!(" with {}", failures_words(m))
         };
@@ -546,6 +549,71 @@ mod tests {
         let a = advise(Need::Durable, &[CrashKind::Process], &runs, &stored, Metric::Tps);
         assert_eq!(a.answer, None);
         assert_eq!(sync_name("2"), "full");
+    }
+
+    /// An open loop: `busy_timeout=0` is durable and looks fastest (its failed transactions
+    /// are not in its latency), but lost 2.67 transactions per trial to the lock; the answer
+    /// is the durable one that lost none, and the sentence says what each costs.
+    #[test]
+    fn a_configuration_that_failed_transactions_never_meets_a_need_silently() {
+        let open = |label: &str, p99: f64, failed: f64| {
+            let mut x = m(label, "wal", "full", 300.0);
+            x.target_tps = Some(300.0);
+            x.p99_ms_median = Some(p99);
+            x.failed_per_trial = failed;
+            x.busy_per_trial = failed;
+            x.per_trial = vec![
+                (Metric::P99, (0..6).map(|i| p99 + f64::from(i) / 100.0).collect()),
+                (Metric::Failures, vec![failed; 6]),
+            ];
+            x
+        };
+        let mut fast = open("wal full busy_timeout=0", 3.6, 2.67);
+        fast.tps = (0..6).map(|i| 310.0 + f64::from(i)).collect();
+        fast.tps_median = 312.5;
+        let waits = open("wal full busy_timeout=5000", 78.0, 0.0);
+        let mut loses = open("wal normal busy_timeout=5000", 1.9, 0.0);
+        loses.synchronous = "normal".into();
+        let runs = vec![fast, waits, loses];
+        let stored = vec![
+            cell("wal", "full", Verdict::Durable),
+            cell("wal", "normal", Verdict::MayLose { worst: 1 }),
+        ];
+        let metric = ranking_metric(&runs, None);
+        assert_eq!(metric, Metric::P99);
+        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored, metric);
+        let labels: Vec<&str> = a.ranked.iter().map(|c| c.measured.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "wal normal busy_timeout=5000",
+                "wal full busy_timeout=5000",
+                "wal full busy_timeout=0"
+            ]
+        );
+        assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal full busy_timeout=5000");
+        let s = a.sentence();
+        assert!(
+            s.starts_with("Pick `wal full busy_timeout=5000` (run 1 #0) for need durable: p99 78.0 ms with no failed tx; faster: "),
+            "{s}"
+        );
+        assert!(
+            s.contains("`wal normal busy_timeout=5000` (p99 1.92 ms) gives up power: consistent;"),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("`wal full busy_timeout=0` (p99 3.62 ms) lost 2.67 tx per trial (2.67 gave up on a lock)."),
+            "{s}"
+        );
+        // Only configurations that failed meet it: the pick says so.
+        let only = advise(Need::Durable, &[CrashKind::Power], &runs[..1], &stored, metric);
+        assert!(
+            only.sentence().contains(
+                "p99 3.62 ms but lost 2.67 tx per trial (2.67 gave up on a lock), and none that meets it ran without failures"
+            ),
+            "{}",
+            only.sentence()
+        );
     }
 
     #[test]

@@ -104,6 +104,51 @@ mod tests {
         assert_eq!(Metric::Time.better(), Better::Lower);
     }
 
+    /// Each trial's own p99 from its histogram (`all`: its whole operation types merged, a
+    /// statement part left out), and its failure rate: failed and skipped over attempted.
+    #[test]
+    fn latency_percentiles_and_failure_rates_per_trial() {
+        use crate::model::op::encode;
+        let op = |name: &str, ms: &[u64], failed: u64, skipped: u64, part_of: Option<&str>| {
+            let mut h = new_histogram();
+            for m in ms {
+                h.record(m * 1_000_000).unwrap();
+            }
+            OpResult {
+                name: name.into(),
+                ops: ms.len() as u64,
+                failed,
+                busy: failed,
+                skipped,
+                histogram: encode(&h),
+                part_of: part_of.map(String::from),
+                ..Default::default()
+            }
+        };
+        let fast: Vec<u64> = vec![1; 99];
+        let t = TrialRecord {
+            ops: vec![
+                op("read", &fast, 0, 0, None),
+                op("write", &[500], 3, 1, None),
+                op("write:2 COMMIT", &[900], 0, 0, Some("write")),
+            ],
+            ..Default::default()
+        };
+        let p99 = trial_value(&t, "all", Metric::P99).unwrap();
+        assert!((0.99..1.01).contains(&p99), "{p99}");
+        let p999 = trial_value(&t, "all", Metric::P999).unwrap();
+        assert!((499.0..501.0).contains(&p999), "{p999}");
+        assert!((899.0..901.0).contains(&trial_value(&t, "write:2 COMMIT", Metric::P50).unwrap()));
+        // 4 of 104 attempted failed (the part is not counted again).
+        let f = trial_value(&t, "all", Metric::Failures).unwrap();
+        assert!((f - 400.0 / 104.0).abs() < 1e-9, "{f}");
+        assert_eq!(trial_value(&t, "read", Metric::Failures), Some(0.0));
+        assert_eq!(trial_value(&t, "none", Metric::Failures), None);
+        assert_eq!(trial_value(&t, "none", Metric::P99), None);
+        assert_eq!(Metric::P999.better(), Better::Lower);
+        assert_eq!(Metric::Failures.better(), Better::Lower);
+    }
+
     #[test]
     fn noise_flag() {
         assert_eq!(parse_noise("2"), Ok(0.02));
