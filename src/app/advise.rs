@@ -9,9 +9,12 @@ use crate::app::cli::{AdviseArgs, CrashChoice, VerifyDurabilityArgs};
 use crate::base::Failure;
 use crate::durability::crash::CrashKind;
 use crate::errln;
-use crate::report::advise::{advise, measured, Advice, Candidate, Measured};
+use crate::model::metric::Metric;
+use crate::report::advise::{advise, figure_words, measured, ranking_metric, Advice, Candidate, Measured};
 use crate::report::format::{render, Document};
+use crate::report::layout;
 use crate::report::number::ratio;
+use crate::report::number::{count, num, opt};
 use crate::report::stored::open_store;
 use crate::report::Format;
 use crate::store::{Store, StoredRun};
@@ -56,13 +59,24 @@ fn above_words(c: &Candidate<'_>) -> String {
     }
 }
 
-fn describe(c: &Candidate<'_>) -> String {
+fn describe(c: &Candidate<'_>, metric: Metric) -> String {
     let m = c.measured;
-    let unit = crate::workload::unit_of(&m.workload);
     format!(
-        "run {} config {} `{}` ({}): {:.0} {unit}/s median",
-        m.run, m.config, m.label, m.workload, m.tps_median
+        "run {} config {} `{}` ({}): {}",
+        m.run,
+        m.config,
+        m.label,
+        m.workload,
+        figure_words(m, metric)
     )
+}
+
+/// A candidate's rate: achieved against target in an open loop (`247 / 300`), else the median.
+fn rate(m: &Measured) -> String {
+    match m.target_tps {
+        Some(t) => format!("{} / {}", num(m.tps_median), num(t)),
+        None => num(m.tps_median),
+    }
 }
 
 /// A run's workload and parameters as one line: `crud rows=200 inserts=20 ...`.
@@ -176,9 +190,10 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
         return Err(no_sqlite_run(&path));
     }
     let kinds = crashes(args.crash);
+    let metric = ranking_metric(&all, args.metric);
     let mut stored = store.verifications()?;
     if args.verify {
-        let missing: BTreeSet<(String, String, String)> = advise(args.need, &kinds, &all, &stored)
+        let missing: BTreeSet<(String, String, String)> = advise(args.need, &kinds, &all, &stored, metric)
             .ranked
             .iter()
             .filter(|c| c.verdicts.iter().any(|(_, v)| v.is_none()))
@@ -211,7 +226,7 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
         store = open_store(&Some(path.clone()))?.0;
         stored = store.verifications()?;
     }
-    let advice = advise(args.need, &kinds, &all, &stored);
+    let advice = advise(args.need, &kinds, &all, &stored, metric);
     let code = if advice.answer.is_some() { 0 } else { 2 };
     crate::out!("{}", render(&document(&advice), args.format));
     if advice.answer.is_none() {
@@ -237,28 +252,25 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
     Ok(code)
 }
 
-/// The advice for any format: the terminal keeps its lines; Markdown and CSV get the answer
-/// as a list and every candidate as a table row.
+/// The advice for any format: the terminal gets the answer's sentence and the candidates'
+/// table, fitted to its width; Markdown and CSV the answer as a list and every candidate as a
+/// table row.
 fn document(a: &Advice<'_>) -> Document {
-    let mut lines = Vec::new();
-    match a.answer {
-        Some(i) => {
-            let best = &a.ranked[i];
-            lines.push(format!("Fastest that meets it: {}", describe(best)));
-            lines.push(format!("  evidence: {}", evidence(best)));
-            if let Some(next) = i.checked_sub(1).map(|j| &a.ranked[j]) {
-                lines.push(format!("{}: {}", above_words(best), describe(next)));
-                lines.push(format!("  gives up: {}", evidence(next)));
-            } else {
-                lines.push("Nothing measured is faster.".into());
-            }
+    let metric = a.metric;
+    let mut lines = vec![a.sentence()];
+    if let Some(i) = a.answer {
+        let best = &a.ranked[i];
+        lines.push(format!("  evidence: {}", evidence(best)));
+        if let Some(next) = i.checked_sub(1).map(|j| &a.ranked[j]) {
+            lines.push(format!("{}: {}", above_words(best), describe(next, metric)));
+            lines.push(format!("  gives up: {}", evidence(next)));
         }
-        None => lines.push("No measured configuration is verified to meet it.".into()),
     }
-    let mark = |c: &Candidate<'_>| match c.meets(a.need) {
-        Some(true) => "meets",
-        Some(false) => "fails",
-        None => "unverified",
+    let mark = |c: &Candidate<'_>| match (c.meets(a.need), c.measured.failed()) {
+        (Some(true), false) => "meets".to_string(),
+        (Some(true), true) => format!("meets, {} failed/trial", count(c.measured.failed_per_trial)),
+        (Some(false), _) => "fails".to_string(),
+        (None, _) => "unverified".to_string(),
     };
     let mut text = format!("Need: {}\n", a.need.name());
     for l in &lines {
@@ -269,33 +281,35 @@ fn document(a: &Advice<'_>) -> Document {
         for &i in &a.unverified_faster {
             text += &format!(
                 "  {}  ->  {}\n",
-                describe(&a.ranked[i]),
+                describe(&a.ranked[i], metric),
                 verify_command(a.ranked[i].measured)
             );
         }
     }
-    text += "All candidates, fastest first (against the one above: its speed over this one's, as compare gives it):\n";
-    for (i, c) in a.ranked.iter().enumerate() {
-        let above = if i == 0 {
-            String::new()
-        } else {
-            format!("  |  above: {}", ratio(c.above.as_ref()))
-        };
-        text += &format!(
-            "  {:>2}. [{}] {}{above}  |  {}\n",
-            i + 1,
-            mark(c),
-            describe(c),
-            evidence(c)
-        );
-    }
-    let mut md = String::new();
-    for l in &lines {
-        md += &match l.strip_prefix("  ") {
-            Some(l) => format!("  - {l}\n"),
-            None => format!("- {l}\n"),
-        };
-    }
+    let order = if metric == Metric::Tps {
+        "fastest first".to_string()
+    } else {
+        format!(
+            "by {} ({} first)",
+            metric.name(),
+            if metric == Metric::Failures { "fewest" } else { "lowest" }
+        )
+    };
+    text += &format!(
+        "All candidates, those without failed transactions first, each {order} (the one above against it: its speed over this one's, as compare gives it):\n"
+    );
+    let text = layout::fit_prose(text);
+    let unit = a
+        .ranked
+        .first()
+        .map_or("tx", |c| crate::workload::unit_of(&c.measured.workload));
+    let open = a.ranked.iter().any(|c| c.measured.target_tps.is_some());
+    let rate_head = if open {
+        format!("{unit}/s achieved / target")
+    } else {
+        format!("{unit}/s median")
+    };
+    let failed_head = format!("failed {unit}/trial");
     let rows: Vec<Vec<String>> = a
         .ranked
         .iter()
@@ -304,12 +318,14 @@ fn document(a: &Advice<'_>) -> Document {
             let m = c.measured;
             vec![
                 (i + 1).to_string(),
-                mark(c).to_string(),
+                mark(c),
                 m.run.to_string(),
                 m.config.to_string(),
                 m.label.clone(),
                 m.workload.clone(),
-                format!("{:.0}", m.tps_median),
+                rate(m),
+                opt(m.p99_ms_median),
+                count(m.failed_per_trial),
                 if i == 0 { String::new() } else { ratio(c.above.as_ref()) },
                 evidence(c),
                 if c.verdicts.iter().any(|(_, v)| v.is_none()) {
@@ -320,32 +336,45 @@ fn document(a: &Advice<'_>) -> Document {
             ]
         })
         .collect();
-    // One workload is ranked: its rate is of what it counts (tx, or statements for the speed
-    // comparison suites).
-    let unit = a
-        .ranked
-        .first()
-        .map_or("tx", |c| crate::workload::unit_of(&c.measured.workload));
-    let rate = format!("{unit}/s median");
+    let headers = [
+        "rank",
+        "need",
+        "run",
+        "config",
+        "configuration",
+        "workload",
+        rate_head.as_str(),
+        "p99 ms",
+        failed_head.as_str(),
+        "the one above against it",
+        "evidence",
+        "to verify",
+    ];
+    // The terminal leaves out what every row shares (one workload is ranked) and an empty
+    // column of commands.
+    let verify_any = rows.iter().any(|r| !r[11].is_empty());
+    let keep: Vec<usize> = (0..headers.len())
+        .filter(|&i| i != 5 && (i != 11 || verify_any))
+        .collect();
+    let table = layout::table(
+        &keep.iter().map(|&i| headers[i]).collect::<Vec<_>>(),
+        &rows
+            .iter()
+            .map(|r| keep.iter().map(|&i| r[i].clone()).collect())
+            .collect::<Vec<_>>(),
+        false,
+    );
+    let mut md = String::new();
+    for l in &lines {
+        md += &match l.strip_prefix("  ") {
+            Some(l) => format!("  - {l}\n"),
+            None => format!("- {l}\n"),
+        };
+    }
     Document::new(a)
-        .own(Format::Table, text)
+        .own(Format::Table, text + &table)
         .heading(format!("Need: {}", a.need.name()))
         .text(md + "\n")
-        .heading("All candidates, fastest first")
-        .table(
-            "candidates",
-            &[
-                "rank",
-                "need",
-                "run",
-                "config",
-                "configuration",
-                "workload",
-                &rate,
-                "the one above against it",
-                "evidence",
-                "to verify",
-            ],
-            rows,
-        )
+        .heading(format!("All candidates, {order}"))
+        .table("candidates", &headers, rows)
 }

@@ -212,6 +212,10 @@ pub struct AdviseArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// What to rank by (default: p99 in an open loop, `--rate`, where the schedule fixes the
+    /// rate; else tps). Configurations whose transactions failed rank after those that did not.
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::model::metric::Metric>,
 }
 
 #[derive(Debug, Args)]
@@ -313,7 +317,9 @@ pub struct ShowArgs {
     /// Configuration index whose column the side-by-side ratios divide by.
     #[arg(long, default_value_t = 0)]
     pub baseline: usize,
-    /// What the side-by-side cells show (default: the workload's own metric).
+    /// What the side-by-side table, the spread and the answer's verdicts show: time, tps, p50,
+    /// p99, p999 (each trial's latency percentile, ms) or failures (failed over attempted, %,
+    /// compared by difference). Default: p99 in an open loop (`--rate`), else the workload's own.
     #[arg(long, value_enum)]
     pub metric: Option<crate::model::metric::Metric>,
     /// Print each configuration's query plans and per-loop profiles (from its first measured
@@ -352,6 +358,10 @@ pub struct ReportArgs {
     /// of its shards (and, for --replicate, each configuration across machines).
     #[arg(long, value_name = "NAME", conflicts_with = "runs")]
     pub sweep: Option<String>,
+    /// What the answer table, the spread and the charts rank by (as `show --metric`; default:
+    /// p99 in an open loop, `--rate`, else the workload's own metric).
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::model::metric::Metric>,
 }
 
 #[derive(Debug, Args)]
@@ -364,7 +374,9 @@ pub struct CompareArgs {
     /// Compare even when the workloads or their parameters differ.
     #[arg(long)]
     pub force: bool,
-    /// What to compare (default: the workload's own metric).
+    /// What to compare: time, tps, p50, p99, p999 (each trial's latency percentile, ms) or
+    /// failures (failed over attempted, %, by difference in percentage points). Default: p99 in
+    /// an open loop (`--rate`), else the workload's own metric.
     #[arg(long, value_enum)]
     pub metric: Option<crate::model::metric::Metric>,
     #[command(flatten)]

@@ -78,7 +78,15 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     if runs.is_empty() {
         runs.push(None);
     }
-    let charts = write(&args.results, &runs, &output, "-o", args.plots.as_deref(), args.noise)?;
+    let charts = write(
+        &args.results,
+        &runs,
+        &output,
+        "-o",
+        args.plots.as_deref(),
+        args.noise,
+        args.metric,
+    )?;
     if let Some(dir) = &args.plots {
         crate::errln!("wrote {charts} chart files into {}", dir.display());
     }

@@ -67,8 +67,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
                 &report.statistics,
                 &run.trials,
                 &report::operations_of(&run.manifest, &run.trials),
-                args.metric
-                    .unwrap_or_else(|| report::workload_metric(&run.manifest.workload)),
+                report.metric,
                 args.baseline,
             ),
         };
@@ -171,7 +170,7 @@ pub fn sweep(store: &mut Store, name: &str) -> Result<(Document, Vec<i64>), Fail
                 across
                     .entry((f.plan_job, r.label.clone()))
                     .or_default()
-                    .push((machine, r.tps_median));
+                    .push((machine, r.throughput.tps_median));
             }
         }
         parts.push((f.clone(), listing, host));

@@ -479,7 +479,7 @@ fn boot_and_import(
     // `--report`: written here, from the host's store, once the runs are in it.
     if let (Some(file), false) = (&args.report, imported.is_empty()) {
         let ids: Vec<Option<i64>> = imported.iter().map(|&i| Some(i)).collect();
-        crate::report::stored::write(&args.results, &ids, file, "--report", None, args.noise)?;
+        crate::report::stored::write(&args.results, &ids, file, "--report", None, args.noise, None)?;
     }
     guest_ended(exit, status, &imported, &console_path, kernel)
 }

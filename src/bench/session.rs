@@ -640,9 +640,15 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         let ids: Vec<Option<i64>> = ends.iter().map(|e| Some(e.run_id)).collect();
         // Presets compared lead the page (from what each run's manifest records, as a
         // later `report` of the runs reads it), a group's paper table (Table 1) at the top.
-        if let Err(f) =
-            crate::report::stored::write(&Some(results_path.clone()), &ids, file, "--report", None, args.noise)
-        {
+        if let Err(f) = crate::report::stored::write(
+            &Some(results_path.clone()),
+            &ids,
+            file,
+            "--report",
+            None,
+            args.noise,
+            None,
+        ) {
             output_failures.push(f);
         }
     }

@@ -3,13 +3,20 @@
 //! stored run's verdicts can be recomputed exactly by any later version.
 
 use crate::model::record::Manifest;
-use litebench_stats::{speed_ratio, Better, Ratio, MEDIAN_INTERVAL_METHOD, RATIO_INTERVAL_METHOD, RESAMPLES};
+use litebench_stats::{
+    difference_of_means, speed_ratio, Better, Difference, Ratio, MEDIAN_INTERVAL_METHOD, RATIO_INTERVAL_METHOD,
+    RESAMPLES,
+};
 use serde::{Deserialize, Serialize};
 
 /// Default noise threshold: a ratio within 2% of 1 is never called a difference.
 pub const DEFAULT_NOISE: f64 = 0.02;
 
 /// What a figure measures, and so which direction is better.
+///
+/// A workload's own metric ([`crate::workload`]'s `metric()`) is `time` or `tps`; the latency
+/// percentiles and the failure rate are per-trial figures `--metric` can ask for (in an open loop,
+/// where the schedule fixes tx/s, they are the question).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
@@ -17,13 +24,26 @@ pub enum Metric {
     Time,
     /// Transactions per second (higher is better).
     Tps,
+    /// Median latency of each trial, milliseconds (lower is better).
+    P50,
+    /// 99th-percentile latency of each trial, milliseconds (lower is better).
+    P99,
+    /// 99.9th-percentile latency of each trial, milliseconds (lower is better).
+    P999,
+    /// Transactions that failed (gave up on a lock, errors, skipped by `--latency-limit`) over
+    /// those attempted, per trial, in percent (lower is better); compared by the difference in
+    /// percentage points, never by a ratio (it is 0 in most healthy trials).
+    Failures,
 }
+
+/// The latency metrics, in the order tables show them.
+pub const LATENCY_METRICS: [Metric; 3] = [Metric::P50, Metric::P99, Metric::P999];
 
 impl Metric {
     pub fn better(self) -> Better {
         match self {
-            Metric::Time => Better::Lower,
             Metric::Tps => Better::Higher,
+            _ => Better::Lower,
         }
     }
 
@@ -31,14 +51,48 @@ impl Metric {
         match self {
             Metric::Time => "ms",
             Metric::Tps => "tx/s",
+            Metric::P50 | Metric::P99 | Metric::P999 => "ms",
+            Metric::Failures => "% failed",
         }
     }
 
-    /// The figure of `ops` operations measured over `ns` nanoseconds (`None` for no time).
+    /// The name `--metric` takes and tables print (`p99`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Time => "time",
+            Metric::Tps => "tps",
+            Metric::P50 => "p50",
+            Metric::P99 => "p99",
+            Metric::P999 => "p99.9",
+            Metric::Failures => "failures",
+        }
+    }
+
+    /// Its unit with what it is: `p99 ms`, `tx/s`, `% failed`.
+    pub fn heading(self) -> String {
+        match self {
+            Metric::P50 | Metric::P99 | Metric::P999 => format!("{} ms", self.name()),
+            _ => self.unit().to_string(),
+        }
+    }
+
+    /// A latency percentile: the quantile it reads from a trial's histogram (0.99 for p99).
+    pub fn quantile(self) -> Option<f64> {
+        match self {
+            Metric::P50 => Some(0.5),
+            Metric::P99 => Some(0.99),
+            Metric::P999 => Some(0.999),
+            _ => None,
+        }
+    }
+
+    /// The figure of `ops` operations measured over `ns` nanoseconds (`None` for no time, and
+    /// for the metrics a trial's histogram or failure counts give: `report::stats::samples`).
     pub fn value(self, ops: u64, ns: u64) -> Option<f64> {
         match self {
             Metric::Time => Some(ns as f64 / 1e6),
             Metric::Tps => (ns > 0).then(|| ops as f64 / (ns as f64 / 1e9)),
+            _ => None,
         }
     }
 }
@@ -86,5 +140,11 @@ impl Statistics {
     /// ratio, so a ratio never points one way in one table and the other way in the next.
     pub fn compare(&self, a: &[f64], b: &[f64], metric: Metric) -> Option<Ratio> {
         speed_ratio(a, b, metric.better(), self.noise, self.bootstrap_seed)
+    }
+
+    /// B against the baseline A by the difference of their means (`mean(b) - mean(a)`), with
+    /// its interval and conclusion: how failure rates compare.
+    pub fn difference(&self, a: &[f64], b: &[f64]) -> Option<Difference> {
+        difference_of_means(a, b, self.bootstrap_seed)
     }
 }

@@ -16,6 +16,7 @@ use crate::durability::crash::CrashKind;
 use crate::durability::verify::{Cell, Verdict, SYNCHRONOUS};
 use crate::model::record::Manifest;
 use crate::model::record::TrialRecord;
+use crate::report::number::num;
 use crate::report::stats::{values, Metric, Statistics};
 use crate::store::VerifiedBuild;
 use litebench_stats::Ratio;
@@ -63,9 +64,25 @@ pub struct Measured {
     /// Median throughput of the measured trials, transactions per second.
     pub tps_median: f64,
     pub workload: String,
+    /// Open loop (`--rate`): the target rate over all clients; null in a closed loop.
+    pub target_tps: Option<f64>,
+    /// Each trial's 99th-percentile latency (whole trials), milliseconds: the median across
+    /// trials; null when nothing was timed.
+    pub p99_ms_median: Option<f64>,
+    /// Transactions that failed (gave up on a lock, other errors, skipped) per trial, mean:
+    /// a configuration with any never meets a need silently.
+    pub failed_per_trial: f64,
+    /// Of those, the ones that gave up on a lock (SQLITE_BUSY), per trial.
+    pub busy_per_trial: f64,
+    /// Failed over attempted transactions, per trial, in percent: the mean across trials.
+    pub failure_pct: Option<f64>,
     /// Each measured trial's throughput, for the verdicts between neighbours.
     #[serde(skip)]
     pub tps: Vec<f64>,
+    /// Each measured trial's p50, p99 and p99.9 latency (ms) and failure rate (%), in that
+    /// order ([`Measured::per_trial`]).
+    #[serde(skip)]
+    pub per_trial: Vec<(Metric, Vec<f64>)>,
     /// The run's statistics settings (seed, noise), as `compare` uses them.
     #[serde(skip)]
     pub statistics: Statistics,
@@ -125,11 +142,58 @@ pub fn measured(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Me
             synchronous: sync_name(&sy),
             tps_median: median,
             workload: manifest.workload.clone(),
+            target_tps: manifest.load.rate,
+            p99_ms_median: litebench_stats::summarize(&values(trials, c.index, "all", Metric::P99)).map(|s| s.median),
+            failed_per_trial: per_trial(&mine, |o| o.failed + o.skipped),
+            busy_per_trial: per_trial(&mine, |o| o.busy),
+            failure_pct: litebench_stats::summarize(&values(trials, c.index, "all", Metric::Failures)).map(|s| s.mean),
             tps: values(trials, c.index, "all", Metric::Tps),
+            per_trial: [Metric::P50, Metric::P99, Metric::P999, Metric::Failures]
+                .into_iter()
+                .map(|m| (m, values(trials, c.index, "all", m)))
+                .collect(),
             statistics: Statistics::of(manifest, None),
         });
     }
     out
+}
+
+/// The mean over `trials` of `count` summed over each trial's whole operation types.
+fn per_trial(trials: &[&TrialRecord], count: impl Fn(&crate::model::op::OpResult) -> u64) -> f64 {
+    if trials.is_empty() {
+        return 0.0;
+    }
+    let sum: u64 = trials
+        .iter()
+        .flat_map(|t| t.ops.iter().filter(|o| o.counts_in("all")))
+        .map(count)
+        .sum();
+    sum as f64 / trials.len() as f64
+}
+
+impl Measured {
+    /// Each measured trial's figure in `metric` (throughput for `tps` and `time`).
+    pub fn per_trial(&self, metric: Metric) -> &[f64] {
+        self.per_trial.iter().find(|(m, _)| *m == metric).map_or(
+            if matches!(metric, Metric::Tps | Metric::Time) {
+                &self.tps[..]
+            } else {
+                &[]
+            },
+            |(_, v)| &v[..],
+        )
+    }
+
+    /// The median across trials in `metric` (failures: the mean), what the ranking orders by.
+    pub fn value(&self, metric: Metric) -> Option<f64> {
+        let s = litebench_stats::summarize(self.per_trial(metric))?;
+        Some(if metric == Metric::Failures { s.mean } else { s.median })
+    }
+
+    /// Whether any of its transactions failed.
+    pub fn failed(&self) -> bool {
+        self.failed_per_trial > 0.0
+    }
 }
 
 /// One line per measured SQLite configuration of a run with its stored verdicts, for `show`
@@ -227,7 +291,11 @@ impl Candidate<'_> {
 #[derive(Debug, serde::Serialize)]
 pub struct Advice<'a> {
     pub need: Need,
-    /// Every candidate, fastest first.
+    /// What the ranking orders by: `--metric`, else in an open loop the p99 latency (the
+    /// schedule fixes the rate), else throughput.
+    pub metric: Metric,
+    /// Every candidate: those whose transactions never failed first, each part fastest first
+    /// in `metric` (a configuration that failed transactions never meets a need silently).
     pub ranked: Vec<Candidate<'a>>,
     /// Index into `ranked` of the fastest that meets the need.
     pub answer: Option<usize>,
@@ -235,11 +303,24 @@ pub struct Advice<'a> {
     pub unverified_faster: Vec<usize>,
 }
 
+/// What `advise` ranks by when `--metric` is not given: in an open loop the p99 latency, else
+/// throughput; `time` ranks as throughput (the same order).
+pub fn ranking_metric(measured: &[Measured], chosen: Option<Metric>) -> Metric {
+    match chosen {
+        Some(Metric::Time) => Metric::Tps,
+        Some(m) => m,
+        None if measured.iter().any(|m| m.target_tps.is_some()) => Metric::P99,
+        None => Metric::Tps,
+    }
+}
+
+/// Ranks `measured` by `metric` (see [`ranking_metric`]) and picks the first that meets `need`.
 pub fn advise<'a>(
     need: Need,
     crashes: &[CrashKind],
     measured: &'a [Measured],
     stored: &'a [(VerifiedBuild, Cell)],
+    metric: Metric,
 ) -> Advice<'a> {
     let mut ranked: Vec<Candidate<'a>> = measured
         .iter()
@@ -249,10 +330,28 @@ pub fn advise<'a>(
             above: None,
         })
         .collect();
-    ranked.sort_by(|a, b| b.measured.tps_median.total_cmp(&a.measured.tps_median));
+    // Better first in the metric; unknown values last.
+    let key = |m: &Measured| -> f64 {
+        match (m.value(metric), metric.better()) {
+            (Some(v), litebench_stats::Better::Higher) => -v,
+            (Some(v), litebench_stats::Better::Lower) => v,
+            (None, _) => f64::INFINITY,
+        }
+    };
+    ranked.sort_by(|a, b| {
+        (a.measured.failed(), key(a.measured))
+            .partial_cmp(&(b.measured.failed(), key(b.measured)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    // Neighbours by speed: a failure rate has none, so they are judged by p99 there.
+    let speed = if metric == Metric::Failures {
+        Metric::P99
+    } else {
+        metric
+    };
     for i in 1..ranked.len() {
         let (up, me) = (ranked[i - 1].measured, ranked[i].measured);
-        ranked[i].above = up.statistics.compare(&me.tps, &up.tps, Metric::Tps);
+        ranked[i].above = up.statistics.compare(me.per_trial(speed), up.per_trial(speed), speed);
     }
     let answer = ranked.iter().position(|c| c.meets(need) == Some(true));
     let unverified_faster = (0..answer.unwrap_or(ranked.len()))
@@ -260,9 +359,115 @@ pub fn advise<'a>(
         .collect();
     Advice {
         need,
+        metric,
         ranked,
         answer,
         unverified_faster,
+    }
+}
+
+/// A measured figure in words: `p99 4.13 ms`, `1,234 tx/s`, `2.1% failed`.
+pub fn figure_words(m: &Measured, metric: Metric) -> String {
+    let unit = crate::workload::unit_of(&m.workload);
+    match (metric, m.value(metric)) {
+        (_, None) => format!("{} unknown", metric.name()),
+        (Metric::Tps | Metric::Time, Some(v)) => format!("{} {unit}/s", num(v)),
+        (Metric::Failures, Some(v)) => format!("{}% failed", num(v)),
+        (m, Some(v)) => format!("{} {} ms", m.name(), num(v)),
+    }
+}
+
+/// What a candidate's transactions lost, in words: `no failed tx`, or `lost 2.67 tx per
+/// trial (2.67 gave up on a lock)`.
+pub fn failures_words(m: &Measured) -> String {
+    let unit = crate::workload::unit_of(&m.workload);
+    if !m.failed() {
+        return format!("no failed {unit}");
+    }
+    let busy = if m.busy_per_trial > 0.0 {
+        format!(" ({} gave up on a lock)", num(m.busy_per_trial))
+    } else {
+        String::new()
+    };
+    format!("lost {} {unit} per trial{busy}", num(m.failed_per_trial))
+}
+
+impl Advice<'_> {
+    /// The answer as one plain sentence: what the pick costs (its figure, p99, its failures)
+    /// and what each faster one gives up (its durability verdict, or its failed transactions).
+    pub fn sentence(&self) -> String {
+        let Some(i) = self.answer else {
+            return format!(
+                "No measured configuration is verified to meet need {}.",
+                self.need.name()
+            );
+        };
+        let pick = &self.ranked[i];
+        let m = pick.measured;
+        let mut cost = figure_words(m, self.metric);
+        if self.metric != Metric::P99 {
+            if let Some(p) = m.p99_ms_median {
+                cost += &format!(", p99 {} ms", num(p));
+            }
+        }
+        let failed = if m.failed() {
+            format!(
+                " but {}, and none that meets it ran without failures",
+                failures_words(m)
+            )
+        } else {
+            format!(" with {}", failures_words(m))
+        };
+        let mut s = format!(
+            "Pick `{}` (run {} #{}) for need {}: {cost}{failed}.",
+            m.label,
+            m.run,
+            m.config,
+            self.need.name()
+        );
+        // Those better in the metric than the pick, and why each is not the answer.
+        let mine = m.value(self.metric);
+        let better = |c: &&Candidate<'_>| -> bool {
+            match (c.measured.value(self.metric), mine) {
+                (Some(v), Some(p)) => match self.metric.better() {
+                    litebench_stats::Better::Higher => v > p,
+                    litebench_stats::Better::Lower => v < p,
+                },
+                _ => false,
+            }
+        };
+        let faster: Vec<String> = self
+            .ranked
+            .iter()
+            .filter(|c| !std::ptr::eq(c.measured, m))
+            .filter(better)
+            .map(|c| {
+                let why = match c.meets(self.need) {
+                    None => "is not verified".to_string(),
+                    Some(false) => format!(
+                        "gives up {}",
+                        c.verdicts
+                            .iter()
+                            .filter_map(|(k, v)| v.map(|v| format!("{}: {}", k.name(), v.in_words())))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                    Some(true) => failures_words(c.measured),
+                };
+                format!(
+                    "`{}` ({}) {why}",
+                    c.measured.label,
+                    figure_words(c.measured, self.metric)
+                )
+            })
+            .collect();
+        s.pop();
+        if faster.is_empty() {
+            s += "; nothing measured is faster.";
+        } else {
+            s += &format!("; faster: {}.", faster.join("; "));
+        }
+        s
     }
 }
 
@@ -282,7 +487,13 @@ mod tests {
             synchronous: sy.into(),
             tps_median: tps,
             workload: "crud".into(),
+            target_tps: None,
+            p99_ms_median: None,
+            failed_per_trial: 0.0,
+            busy_per_trial: 0.0,
+            failure_pct: None,
             tps: (0..6).map(|i| tps + f64::from(i)).collect(),
+            per_trial: Vec::new(),
             statistics: Statistics::new(42, 0.02),
         }
     }
@@ -325,19 +536,84 @@ mod tests {
             cell("wal", "full", Verdict::Durable),
             cell("delete", "full", Verdict::MayLose { worst: 1 }),
         ];
-        let a = advise(Need::Consistent, &[CrashKind::Power], &runs, &stored);
+        let a = advise(Need::Consistent, &[CrashKind::Power], &runs, &stored, Metric::Tps);
         assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal normal");
-        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored);
+        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored, Metric::Tps);
         assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal full");
-        let a = advise(Need::None, &[CrashKind::Power], &runs, &stored);
+        let a = advise(Need::None, &[CrashKind::Power], &runs, &stored, Metric::Tps);
         assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal off");
         // An unverified faster configuration is reported, never assumed safe.
-        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored[1..]);
+        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored[1..], Metric::Tps);
         assert_eq!(a.unverified_faster, vec![0]);
         // Nothing verified for process crashes: no answer.
-        let a = advise(Need::Durable, &[CrashKind::Process], &runs, &stored);
+        let a = advise(Need::Durable, &[CrashKind::Process], &runs, &stored, Metric::Tps);
         assert_eq!(a.answer, None);
         assert_eq!(sync_name("2"), "full");
+    }
+
+    /// An open loop: `busy_timeout=0` is durable and looks fastest (its failed transactions
+    /// are not in its latency), but lost 2.67 transactions per trial to the lock; the answer
+    /// is the durable one that lost none, and the sentence says what each costs.
+    #[test]
+    fn a_configuration_that_failed_transactions_never_meets_a_need_silently() {
+        let open = |label: &str, p99: f64, failed: f64| {
+            let mut x = m(label, "wal", "full", 300.0);
+            x.target_tps = Some(300.0);
+            x.p99_ms_median = Some(p99);
+            x.failed_per_trial = failed;
+            x.busy_per_trial = failed;
+            x.per_trial = vec![
+                (Metric::P99, (0..6).map(|i| p99 + f64::from(i) / 100.0).collect()),
+                (Metric::Failures, vec![failed; 6]),
+            ];
+            x
+        };
+        let mut fast = open("wal full busy_timeout=0", 3.6, 2.67);
+        fast.tps = (0..6).map(|i| 310.0 + f64::from(i)).collect();
+        fast.tps_median = 312.5;
+        let waits = open("wal full busy_timeout=5000", 78.0, 0.0);
+        let mut loses = open("wal normal busy_timeout=5000", 1.9, 0.0);
+        loses.synchronous = "normal".into();
+        let runs = vec![fast, waits, loses];
+        let stored = vec![
+            cell("wal", "full", Verdict::Durable),
+            cell("wal", "normal", Verdict::MayLose { worst: 1 }),
+        ];
+        let metric = ranking_metric(&runs, None);
+        assert_eq!(metric, Metric::P99);
+        let a = advise(Need::Durable, &[CrashKind::Power], &runs, &stored, metric);
+        let labels: Vec<&str> = a.ranked.iter().map(|c| c.measured.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "wal normal busy_timeout=5000",
+                "wal full busy_timeout=5000",
+                "wal full busy_timeout=0"
+            ]
+        );
+        assert_eq!(a.ranked[a.answer.unwrap()].measured.label, "wal full busy_timeout=5000");
+        let s = a.sentence();
+        assert!(
+            s.starts_with("Pick `wal full busy_timeout=5000` (run 1 #0) for need durable: p99 78.0 ms with no failed tx; faster: "),
+            "{s}"
+        );
+        assert!(
+            s.contains("`wal normal busy_timeout=5000` (p99 1.92 ms) gives up power: consistent;"),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("`wal full busy_timeout=0` (p99 3.62 ms) lost 2.67 tx per trial (2.67 gave up on a lock)."),
+            "{s}"
+        );
+        // Only configurations that failed meet it: the pick says so.
+        let only = advise(Need::Durable, &[CrashKind::Power], &runs[..1], &stored, metric);
+        assert!(
+            only.sentence().contains(
+                "p99 3.62 ms but lost 2.67 tx per trial (2.67 gave up on a lock), and none that meets it ran without failures"
+            ),
+            "{}",
+            only.sentence()
+        );
     }
 
     #[test]
@@ -348,7 +624,7 @@ mod tests {
         near.tps = vec![470.0, 525.0, 498.0, 480.0, 515.0, 500.0];
         let slow = m("delete full", "delete", "full", 50.0);
         let runs = vec![slow, near, close];
-        let a = advise(Need::None, &[CrashKind::Power], &runs, &[]);
+        let a = advise(Need::None, &[CrashKind::Power], &runs, &[], Metric::Tps);
         let labels: Vec<&str> = a.ranked.iter().map(|c| c.measured.label.as_str()).collect();
         assert_eq!(labels, ["wal normal", "wal full", "delete full"]);
         assert!(a.ranked[0].above.is_none());

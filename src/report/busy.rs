@@ -22,17 +22,17 @@ struct Advice {
 const CAUSES: [Advice; 3] = [
     Advice {
         name: "busy_timeout",
-        of: |r| r.busy_timeout,
+        of: |r| r.failures.busy_timeout,
         advice: "the lock stayed taken for all of the connection's busy_timeout on every try: raise busy_timeout or --max-tries, or use fewer writers",
     },
     Advice {
         name: "busy_upgrade",
-        of: |r| r.busy_upgrade,
+        of: |r| r.failures.busy_upgrade,
         advice: "a transaction that had read tried to write while another connection was writing; SQLite refuses that at once without calling the busy handler, so raising busy_timeout cannot help: start writing transactions with BEGIN IMMEDIATE (--knob begin=immediate)",
     },
     Advice {
         name: "busy_snapshot",
-        of: |r| r.busy_snapshot,
+        of: |r| r.failures.busy_snapshot,
         advice: "the snapshot was too old to write: another connection committed after the transaction read, and waiting cannot make it current (a longer busy_timeout only lets snapshots age): restart the transaction (retries do: raise --max-tries) or start it with BEGIN IMMEDIATE (--knob begin=immediate)",
     },
 ];
@@ -47,7 +47,7 @@ const EPSILON: f64 = 1e-9;
 /// The warnings about give-ups: per configuration with any (`all` rows), its per-trial mean by
 /// cause; then, per cause present, what it means and what helps, naming the configurations.
 pub fn warnings(rows: &[SummaryRow]) -> Vec<String> {
-    let gave_up: Vec<&SummaryRow> = rows.iter().filter(|r| r.busy > 0.0 && r.operation == "all").collect();
+    let gave_up: Vec<&SummaryRow> = rows.iter().filter(|r| r.failures.busy > 0.0 && r.operation == "all").collect();
     let mut w = Vec::new();
     // Per cause (the three, then "another kind"): the configurations that had it.
     let mut had: Vec<Vec<usize>> = vec![Vec::new(); CAUSES.len() + 1];
@@ -56,7 +56,7 @@ pub fn warnings(rows: &[SummaryRow]) -> Vec<String> {
             "#{} {}: {} transactions per trial gave up busy (lock contention) after every try and are not in its rate",
             r.config,
             r.label,
-            num(r.busy)
+            num(r.failures.busy)
         );
         let counts: Option<Vec<f64>> = CAUSES.iter().map(|c| (c.of)(r)).collect();
         let Some(counts) = counts else {
@@ -65,7 +65,7 @@ pub fn warnings(rows: &[SummaryRow]) -> Vec<String> {
             ));
             continue;
         };
-        let other = r.busy - counts.iter().sum::<f64>();
+        let other = r.failures.busy - counts.iter().sum::<f64>();
         let mut parts = Vec::new();
         for (i, (c, n)) in CAUSES.iter().zip(&counts).enumerate() {
             if *n > 0.0 {
@@ -129,7 +129,7 @@ mod tests {
             .find(|s| s.config == 1 && s.operation == "all")
             .unwrap();
         assert_eq!(
-            (all1.busy, all1.busy_timeout, all1.busy_upgrade, all1.busy_snapshot),
+            (all1.failures.busy, all1.failures.busy_timeout, all1.failures.busy_upgrade, all1.failures.busy_snapshot),
             (6.0, Some(0.0), Some(4.0), Some(2.0))
         );
         let w = warnings(&r.summary);
@@ -173,7 +173,7 @@ mod tests {
         let r = report(&m, &t);
         for row in &r.summary {
             assert_eq!(
-                (row.busy_timeout, row.busy_upgrade, row.busy_snapshot),
+                (row.failures.busy_timeout, row.failures.busy_upgrade, row.failures.busy_snapshot),
                 (None, None, None),
                 "{}",
                 row.operation

@@ -8,11 +8,11 @@
 //! ([`super::stats`]).
 
 use super::format::Document;
-use super::number::{factor, opt, times};
+use super::number::{difference, factor, opt, times};
 use super::stats::{values, Metric, Statistics};
 use super::Format;
 use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
-use litebench_stats::{summarize, Verdict};
+use litebench_stats::{summarize, Change, Verdict};
 use serde::Serialize;
 
 /// One side of a comparison: a stored run and, optionally, one of its configurations.
@@ -57,6 +57,29 @@ pub struct Row {
     pub ratio_ci95_low: Option<f64>,
     pub ratio_ci95_high: Option<f64>,
     pub verdict: Option<Verdict>,
+    /// `--metric failures`: B's mean failure rate minus A's in percentage points (the medians
+    /// above are then the means), its bootstrap interval and conclusion; ratios are null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub difference_pp: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub difference_ci95_low_pp: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub difference_ci95_high_pp: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
+}
+
+impl Row {
+    fn difference(&self) -> Option<litebench_stats::Difference> {
+        Some(litebench_stats::Difference {
+            diff: self.difference_pp?,
+            ci95: self
+                .difference_ci95_low_pp
+                .zip(self.difference_ci95_high_pp)
+                .map(|(low, high)| litebench_stats::Interval { low, high }),
+            change: self.change,
+        })
+    }
 }
 
 /// The whole comparison.
@@ -71,7 +94,7 @@ pub struct Comparison<'a> {
     pub unmatched_a: Vec<String>,
     pub unmatched_b: Vec<String>,
     pub rows: Vec<Row>,
-    /// Rows whose verdict is *slower*.
+    /// Rows whose verdict is *slower* (failures: *more failures*).
     pub regressions: usize,
 }
 
@@ -234,7 +257,14 @@ pub fn compare<'a>(
             if va.is_empty() && vb.is_empty() {
                 continue;
             }
-            let r = stats.compare(&va, &vb, metric);
+            let failures = metric == Metric::Failures;
+            let r = if failures {
+                None
+            } else {
+                stats.compare(&va, &vb, metric)
+            };
+            let d = if failures { stats.difference(&va, &vb) } else { None };
+            let middle = |v: &[f64]| summarize(v).map(|s| if failures { s.mean } else { s.median });
             rows.push(Row {
                 config_a: ia,
                 label_a: a.manifest.configs[ia].label.clone(),
@@ -243,16 +273,23 @@ pub fn compare<'a>(
                 operation: op.to_string(),
                 trials_a: va.len(),
                 trials_b: vb.len(),
-                median_a: summarize(&va).map(|s| s.median),
-                median_b: summarize(&vb).map(|s| s.median),
+                median_a: middle(&va),
+                median_b: middle(&vb),
                 ratio: r.map(|r| r.ratio),
                 ratio_ci95_low: r.and_then(|r| r.ci95).map(|c| c.low),
                 ratio_ci95_high: r.and_then(|r| r.ci95).map(|c| c.high),
                 verdict: r.and_then(|r| r.verdict),
+                difference_pp: d.map(|d| d.diff),
+                difference_ci95_low_pp: d.and_then(|d| d.ci95).map(|c| c.low),
+                difference_ci95_high_pp: d.and_then(|d| d.ci95).map(|c| c.high),
+                change: d.and_then(|d| d.change),
             });
         }
     }
-    let regressions = rows.iter().filter(|r| r.verdict == Some(Verdict::Slower)).count();
+    let regressions = rows
+        .iter()
+        .filter(|r| r.verdict == Some(Verdict::Slower) || r.change == Some(Change::Higher))
+        .count();
     Comparison {
         a,
         b,
@@ -289,7 +326,7 @@ impl Comparison<'_> {
             side_name(&self.a),
             side_name(&self.b),
             self.a.manifest.workload,
-            self.metric.unit()
+            self.metric.heading()
         ));
         doc = doc.text("\n");
         if self.differences.is_empty() {
@@ -334,7 +371,10 @@ impl Comparison<'_> {
                     format!("{}/{}", r.trials_a, r.trials_b),
                     opt(r.median_a),
                     opt(r.median_b),
-                    r.ratio.map_or("-".into(), times),
+                    match r.difference() {
+                        Some(d) => difference(Some(&d)),
+                        None => r.ratio.map_or("-".into(), times),
+                    },
                     match (r.ratio_ci95_low, r.ratio_ci95_high) {
                         (Some(low), Some(high)) => format!("{}..{}", factor(low), factor(high)),
                         _ => "-".into(),
@@ -343,8 +383,17 @@ impl Comparison<'_> {
                 ]
             })
             .collect();
-        let unit = self.metric.unit();
-        let (ma, mb) = (format!("A median {unit}"), format!("B median {unit}"));
+        let unit = self.metric.heading();
+        let failures = self.metric == Metric::Failures;
+        let middle = if failures { "mean" } else { "median" };
+        let (ma, mb) = (format!("A {middle} {unit}"), format!("B {middle} {unit}"));
+        let against = if failures {
+            "B - A, percentage points [95% CI] (lower = fewer failures)"
+        } else if self.metric.better() == litebench_stats::Better::Lower {
+            "B speed / A (A's over B's: higher = faster)"
+        } else {
+            "B speed / A (higher = faster)"
+        };
         doc = doc.text(out).table(
             "rows",
             &[
@@ -353,18 +402,26 @@ impl Comparison<'_> {
                 "trials A/B",
                 &ma,
                 &mb,
-                "B speed / A (higher = faster)",
+                against,
                 "95% CI",
                 "verdict",
             ],
             body,
         );
-        let mut out = format!(
-            "\nstatistics: ratio of medians, {}, seed {}; {}\n",
-            self.statistics.ratio_interval,
-            self.statistics.bootstrap_seed,
-            super::number::verdict_rule(self.statistics.noise)
-        );
+        let mut out = if failures {
+            format!(
+                "\nstatistics: failed over attempted transactions per trial; difference of means, {}, seed {}; more or fewer failures when the 95% interval excludes 0, none in either when every trial of both had none\n",
+                litebench_stats::DIFFERENCE_INTERVAL_METHOD,
+                self.statistics.bootstrap_seed
+            )
+        } else {
+            format!(
+                "\nstatistics: ratio of medians, {}, seed {}; {}\n",
+                self.statistics.ratio_interval,
+                self.statistics.bootstrap_seed,
+                super::number::verdict_rule(self.statistics.noise)
+            )
+        };
         out += &if self.regressions > 0 {
             format!(
                 "{} significant regression{} of B against A\n",

@@ -49,6 +49,8 @@ pub fn report_tables(r: &Report<'_>) -> Vec<Table> {
             verdict: Option<litebench_stats::Verdict>,
             fastest: &'a str,
             slowest: &'a str,
+            /// What the spread compares: `tps`, or a latency (`p99`, the open loop's default).
+            metric: super::Metric,
         }
         tables.push(table_of(
             "spread",
@@ -59,6 +61,7 @@ pub fn report_tables(r: &Report<'_>) -> Vec<Table> {
                 verdict: s.verdict,
                 fastest: &s.fastest,
                 slowest: &s.slowest,
+                metric: s.metric,
             }],
         ));
     }
@@ -166,12 +169,58 @@ fn tables_in_one(tables: &[Table], named: bool) -> String {
 }
 
 /// Rows of any serialisable type, with a header from its field names.
+///
+/// Each row goes through its JSON form, read back as its fields in order: the `csv` crate
+/// cannot write a struct with `#[serde(flatten)]` groups (serde writes those as maps), and the
+/// summary row is one ([`SummaryRow`]). So the CSV's columns are the JSON's keys, in the same
+/// order, and each cell the JSON value's text (numbers as both crates write them, by `ryu`;
+/// null as an empty cell).
 pub fn rows<T: Serialize>(rows: &[T]) -> String {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let mut out: Vec<Vec<String>> = Vec::new();
     for r in rows {
-        w.serialize(r).expect("report rows serialize to CSV");
+        let text = serde_json::to_string(r).expect("report rows serialize to JSON");
+        let Fields(fields) = serde_json::from_str(&text).expect("a report row is a JSON object");
+        if out.is_empty() {
+            out.push(fields.iter().map(|(k, _)| k.clone()).collect());
+        }
+        out.push(fields.into_iter().map(|(_, v)| cell(v)).collect());
     }
-    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV is UTF-8")
+    if out.is_empty() {
+        return String::new();
+    }
+    records(&out)
+}
+
+/// A JSON value as a CSV cell.
+fn cell(v: serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+/// A JSON object's fields in the order they were written (`serde_json`'s own map sorts them).
+struct Fields(Vec<(String, serde_json::Value)>);
+
+impl<'de> serde::Deserialize<'de> for Fields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct InOrder;
+        impl<'de> serde::de::Visitor<'de> for InOrder {
+            type Value = Fields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(InOrder)
+    }
 }
 
 /// Plain string records (the first is the header).

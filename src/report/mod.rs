@@ -76,6 +76,9 @@ pub struct Report<'a> {
     pub manifest: &'a Manifest,
     /// How intervals and verdicts were computed (with the noise threshold in use).
     pub statistics: Statistics,
+    /// The headline metric: what the answer table, the spread and the knob charts rank by
+    /// ([`headline_metric`]).
+    pub metric: Metric,
     pub checklist: Vec<ChecklistItem>,
     pub summary: Vec<SummaryRow>,
     pub spread: Option<Spread>,
@@ -103,7 +106,8 @@ pub struct Input<'a> {
     pub templates: &'a [TemplateRecord],
     /// `--noise` given to this command (else the run's own threshold).
     pub noise: Option<f64>,
-    /// Side-by-side metric (else the workload's).
+    /// `--metric`: what the side-by-side table, the spread and the charts show (else
+    /// [`headline_metric`]'s).
     pub metric: Option<Metric>,
     /// Side-by-side baseline column.
     pub baseline: usize,
@@ -115,6 +119,18 @@ pub fn workload_metric(workload: &str) -> Metric {
     crate::workload::find(workload).map_or(Metric::Tps, |w| w.metric())
 }
 
+/// What a run's reports rank by: `--metric` where given; in an open loop (`--rate`), where the
+/// schedule fixes the rate, the 99th-percentile latency; else the workload's own metric.
+pub fn headline_metric(manifest: &Manifest, chosen: Option<Metric>) -> Metric {
+    chosen.unwrap_or_else(|| {
+        if manifest.load.open() {
+            Metric::P99
+        } else {
+            workload_metric(&manifest.workload)
+        }
+    })
+}
+
 impl<'a> Report<'a> {
     /// Builds the whole model.
     pub fn build(input: Input<'a>) -> Report<'a> {
@@ -122,10 +138,11 @@ impl<'a> Report<'a> {
         let stats = Statistics::of(m, input.noise);
         let ops = operations_of(m, input.trials);
         let summary = summary::summarize_run(m, &stats, input.trials, &ops);
-        let metric = input.metric.unwrap_or_else(|| workload_metric(&m.workload));
+        let metric = headline_metric(m, input.metric);
         Report {
+            metric,
             checklist: checklist::checklist(m, input.trials),
-            spread: summary::spread(&summary, &stats, input.trials),
+            spread: summary::spread(&summary, &stats, input.trials, metric),
             warnings: warnings::warnings(m, input.trials, &summary, &input.run.status),
             side_by_side: (m.configs.len() > 1)
                 .then(|| pivot::side_by_side(m, &stats, input.trials, &ops, metric, input.baseline)),

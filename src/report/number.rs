@@ -3,7 +3,8 @@
 //! Unknown is never zero: a value litebench could not determine is `None` in the model, `null`
 //! in JSON, empty in CSV and `-` here.
 
-use litebench_stats::{Interval, Ratio};
+use super::summary::Against;
+use litebench_stats::{Change, Difference, Interval, Ratio};
 
 /// A figure with 3-4 significant digits for its magnitude.
 pub fn num(x: f64) -> String {
@@ -88,6 +89,56 @@ pub fn ratio(r: Option<&Ratio>) -> String {
             ),
             _ => format!("{} -", times(r.ratio)),
         },
+    }
+}
+
+/// What a difference of failure rates concludes, in words: `fewer failures`, `more failures`,
+/// `no significant difference`, `none in either` (0 in every trial of both).
+pub fn change_words(c: Change) -> &'static str {
+    match c {
+        Change::Lower => "fewer failures",
+        Change::Higher => "more failures",
+        Change::NoSignificantDifference => "no significant difference",
+        Change::NoneInEither => "none in either",
+    }
+}
+
+/// A difference of failure rates with its interval and conclusion: `+3.1 pp [1.2..5.0] more
+/// failures`, `0 pp none in either`, `+0.40 pp -` with too few trials for an interval.
+pub fn difference(d: Option<&Difference>) -> String {
+    match d {
+        None => "-".into(),
+        Some(d) if d.change == Some(Change::NoneInEither) => "none in either".into(),
+        Some(d) => {
+            let signed = |x: f64| {
+                if x > 0.0 {
+                    format!("+{}", num(x))
+                } else {
+                    num(x)
+                }
+            };
+            match (d.ci95, d.change) {
+                (Some(ci), Some(c)) => format!(
+                    "{} pp [{}..{}] {}",
+                    signed(d.diff),
+                    signed(ci.low),
+                    signed(ci.high),
+                    change_words(c)
+                ),
+                _ => format!("{} pp -", signed(d.diff)),
+            }
+        }
+    }
+}
+
+/// A figure's standing against the baseline's: its ratio or difference in words, `baseline`
+/// for the baseline's own row.
+pub fn against(a: &Against, baseline: bool) -> String {
+    match a {
+        _ if baseline => "baseline".into(),
+        Against::Nothing => "-".into(),
+        Against::Ratio(r) => ratio(Some(r)),
+        Against::Difference(d) => difference(Some(d)),
     }
 }
 

@@ -6,15 +6,16 @@
 //! baseline column with the ratio's interval and verdict, computed from the stored trials so
 //! `show` can redraw it for any old run.
 
-use super::number::{interval_of, num, ratio};
+use super::number::{change_words, difference, interval_of, num, ratio};
 use super::stats::{values, Metric, Statistics};
 use crate::model::record::{Manifest, TrialRecord};
-use litebench_stats::{summarize, Ratio};
+use litebench_stats::{summarize, Difference, Ratio};
 use serde::Serialize;
 
 /// One cell: a configuration's figure for one operation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
+    /// The median across trials (failures: the mean, which a few failing trials move).
     pub median: f64,
     /// 95% interval of the median (null below 6 trials).
     pub ci95_low: Option<f64>,
@@ -22,6 +23,10 @@ pub struct Cell {
     /// The speed over the baseline's (higher = faster: median / baseline median of a
     /// throughput, baseline median / median of a time), with its bootstrap interval and verdict.
     pub ratio: Option<Ratio>,
+    /// Failures: the difference from the baseline's mean in percentage points, with its
+    /// bootstrap interval and conclusion (in place of a ratio, which means nothing against 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub difference: Option<Difference>,
     pub trials: usize,
 }
 
@@ -65,15 +70,23 @@ pub fn side_by_side(
             .map(|cfg| {
                 let samples = values(trials, cfg.index, op, metric);
                 let s = summarize(&samples)?;
+                let other = cfg.index != baseline;
+                if metric == Metric::Failures {
+                    return Some(Cell {
+                        median: s.mean,
+                        ci95_low: None,
+                        ci95_high: None,
+                        ratio: None,
+                        difference: other.then(|| stats.difference(&base, &samples)).flatten(),
+                        trials: s.n,
+                    });
+                }
                 Some(Cell {
                     median: s.median,
                     ci95_low: s.median_ci95.map(|c| c.low),
                     ci95_high: s.median_ci95.map(|c| c.high),
-                    ratio: if cfg.index == baseline {
-                        None
-                    } else {
-                        stats.compare(&base, &samples, metric)
-                    },
+                    ratio: other.then(|| stats.compare(&base, &samples, metric)).flatten(),
+                    difference: None,
                     trials: s.n,
                 })
             })
@@ -97,11 +110,18 @@ impl SideBySide {
     /// Header and body for the terminal or Markdown table:
     /// `median [95% CI of the median] ratio [its 95% CI] verdict`.
     pub fn cells(&self) -> (Vec<String>, Vec<Vec<String>>) {
-        let mut headers = vec![format!(
-            "operation ({}, median [95% CI]; speed against #{}, higher = faster [95% CI] verdict)",
-            self.metric.unit(),
-            self.baseline
-        )];
+        let mut headers = vec![if self.metric == Metric::Failures {
+            format!(
+                "operation (% failed, mean of trials; against #{} in percentage points [95% CI])",
+                self.baseline
+            )
+        } else {
+            format!(
+                "operation ({}, median [95% CI]; speed against #{}, higher = faster [95% CI] verdict)",
+                self.metric.heading(),
+                self.baseline
+            )
+        }];
         headers.extend(self.columns.iter().enumerate().map(|(i, c)| format!("#{i} {c}")));
         let body = self
             .rows
@@ -114,6 +134,8 @@ impl SideBySide {
                         let ci = interval_of(c.ci95_low, c.ci95_high);
                         let rat = if i == self.baseline {
                             "baseline".to_string()
+                        } else if self.metric == Metric::Failures {
+                            return format!("{} {}", num(c.median), difference(c.difference.as_ref()));
                         } else {
                             ratio(c.ratio.as_ref())
                         };
@@ -128,10 +150,22 @@ impl SideBySide {
 
     /// CSV: one row per operation; per column `median`, `ci95_low`, `ci95_high`, `ratio`,
     /// `ratio_ci95_low`, `ratio_ci95_high`, `verdict` (empty when unknown).
+    /// Failures: `mean`, `ci95_low`, `ci95_high` (empty), `difference_pp`,
+    /// `difference_ci95_low_pp`, `difference_ci95_high_pp`, `change` (its words).
     pub fn csv(&self) -> String {
         let mut header = vec!["operation".to_string()];
-        for (i, c) in self.columns.iter().enumerate() {
-            for f in [
+        let fields = if self.metric == Metric::Failures {
+            [
+                "mean",
+                "ci95_low",
+                "ci95_high",
+                "difference_pp",
+                "difference_ci95_low_pp",
+                "difference_ci95_high_pp",
+                "change",
+            ]
+        } else {
+            [
                 "median",
                 "ci95_low",
                 "ci95_high",
@@ -139,7 +173,10 @@ impl SideBySide {
                 "ratio_ci95_low",
                 "ratio_ci95_high",
                 "verdict",
-            ] {
+            ]
+        };
+        for (i, c) in self.columns.iter().enumerate() {
+            for f in fields {
                 header.push(format!("#{i} {c} {f}"));
             }
         }
@@ -149,6 +186,17 @@ impl SideBySide {
             for c in &r.cells {
                 let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
                 match c {
+                    Some(c) if self.metric == Metric::Failures => rec.extend([
+                        c.median.to_string(),
+                        String::new(),
+                        String::new(),
+                        f(c.difference.map(|d| d.diff)),
+                        f(c.difference.and_then(|d| d.ci95).map(|i| i.low)),
+                        f(c.difference.and_then(|d| d.ci95).map(|i| i.high)),
+                        c.difference
+                            .and_then(|d| d.change)
+                            .map_or(String::new(), |v| change_words(v).to_string()),
+                    ]),
                     Some(c) => rec.extend([
                         c.median.to_string(),
                         f(c.ci95_low),

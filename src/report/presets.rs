@@ -61,11 +61,11 @@ pub fn comparison_rows(ends: &[PresetRun<'_>]) -> Vec<ComparisonRow> {
                 operation: op.to_string(),
                 knobs: cfg.knobs.label(),
                 trials: r.trials,
-                tps_median: r.tps_median,
-                tps_median_ci95_low: r.tps_median_ci95_low,
-                tps_median_ci95_high: r.tps_median_ci95_high,
-                time_ms_median: r.time_ms_median,
-                syncs_per_tx: r.syncs_per_tx,
+                tps_median: r.throughput.tps_median,
+                tps_median_ci95_low: r.throughput.tps_median_ci95_low,
+                tps_median_ci95_high: r.throughput.tps_median_ci95_high,
+                time_ms_median: r.throughput.time_ms_median,
+                syncs_per_tx: r.io.syncs_per_tx,
             });
         }
     }

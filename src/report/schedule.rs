@@ -133,7 +133,7 @@ pub fn cv_warning(manifest: &Manifest, trials: &[TrialRecord], noisy: &[&Summary
         return None;
     }
     let configs: Vec<String> = noisy.iter().map(|r| format!("#{}", r.config)).collect();
-    let cvs: Vec<f64> = noisy.iter().filter_map(|r| r.tps_cv).collect();
+    let cvs: Vec<f64> = noisy.iter().filter_map(|r| r.throughput.tps_cv).collect();
     let (lo, hi) = range(&cvs);
     let cv = if cvs.is_empty() {
         "-".to_string()
@@ -206,7 +206,7 @@ mod tests {
     fn cv_lines(m: &Manifest, t: &[TrialRecord]) -> Vec<String> {
         let rows = report(m, t).summary;
         assert!(
-            rows.iter().any(|r| r.noisy && r.operation == "all"),
+            rows.iter().any(|r| r.throughput.noisy && r.operation == "all"),
             "the rows are noisy"
         );
         warnings(m, t, &rows, "complete")

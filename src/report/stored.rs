@@ -38,13 +38,23 @@ pub fn header(run: &StoredRun, path: &Path) -> RunHeader {
 /// The report of a stored run as `show` prints it by default (its own metric, the first
 /// configuration as baseline), with noise threshold `noise` (None: the run's own).
 pub fn stored_report<'a>(run: &'a StoredRun, path: &Path, noise: Option<f64>) -> Report<'a> {
+    stored_report_in(run, path, noise, None)
+}
+
+/// [`stored_report`] ranked by `metric` (`report --metric`; None: the run's headline metric).
+pub fn stored_report_in<'a>(
+    run: &'a StoredRun,
+    path: &Path,
+    noise: Option<f64>,
+    metric: Option<crate::report::Metric>,
+) -> Report<'a> {
     Report::build(Input {
         run: header(run, path),
         manifest: &run.manifest,
         trials: &run.trials,
         templates: &run.templates,
         noise,
-        metric: None,
+        metric,
         baseline: 0,
         process_syncs: None,
     })
@@ -78,12 +88,13 @@ fn pages(
     results: &Path,
     runs: &[StoredRun],
     noise: Option<f64>,
+    metric: Option<crate::report::Metric>,
 ) -> Result<(Vec<RunPage>, Vec<Vec<SummaryRow>>), Failure> {
     let (mut out, mut summaries) = (Vec::new(), Vec::new());
     let verified = store.verifications()?;
     for run in runs {
         let durability = crate::report::advise::verdict_lines(run.id, &run.manifest, &run.trials, &verified);
-        let report = stored_report(run, results, noise);
+        let report = stored_report_in(run, results, noise, metric);
         out.push(html::run_page(&report, &durability).map_err(|e| Failure(e.to_string()))?);
         summaries.push(report.summary);
     }
@@ -114,6 +125,7 @@ pub fn write(
     flag: &str,
     plots: Option<&Path>,
     noise: Option<f64>,
+    metric: Option<crate::report::Metric>,
 ) -> Result<usize, Failure> {
     let (mut store, path) = open_store(results)?;
     let mut loaded = load(&mut store, runs)?;
@@ -124,7 +136,7 @@ pub fn write(
         seen.push(r.id);
         first
     });
-    let (pages, summaries) = pages(&mut store, &path, &loaded, noise)?;
+    let (pages, summaries) = pages(&mut store, &path, &loaded, noise, metric)?;
     let refs: Vec<&StoredRun> = loaded.iter().collect();
     let lead = html::lead::stored_presets(&refs, &summaries);
     let mut first = String::new();
@@ -198,7 +210,7 @@ pub fn write_after(
         if let Some(c) = comparison(&loaded, noise, false) {
             sections[0].2 += &format!("<section id=\"runs-compared\">\n{c}</section>\n");
         }
-        for p in pages(&mut store, &path, &loaded, noise)?.0 {
+        for p in pages(&mut store, &path, &loaded, noise, None)?.0 {
             // A label (the reproduction's experiment) tells apart runs of the same workload.
             let title = match labels.iter().find(|(id, _)| *id == p.id) {
                 Some((_, label)) => format!("{} — {label}", p.title),

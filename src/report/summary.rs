@@ -6,15 +6,17 @@
 
 use super::stats::{samples, values, Metric, Statistics};
 use crate::engines::registry;
+use crate::model::metric::LATENCY_METRICS;
 use crate::model::op::{decode, new_histogram, Latency, OpResult};
 use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
 use crate::sys::iocount::IoSnapshot;
 use hdrhistogram::Histogram;
-use litebench_stats::{summarize, Ratio, Verdict, NOISY_CV};
+use litebench_stats::{summarize, Change, Difference, Interval, Ratio, Verdict, NOISY_CV};
 use serde::{Deserialize, Serialize};
 
 /// One row of a summary: one configuration and one operation type (or `all`).
-/// JSON and CSV both serialise exactly this type.
+/// JSON and CSV both serialise exactly this type: its groups are flattened, so each group's
+/// fields are columns of their own (`tps_median`, `latency_p99_ms_median`, `busy`, ...).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SummaryRow {
     pub config: usize,
@@ -29,30 +31,35 @@ pub struct SummaryRow {
     pub operation_label: String,
     /// Measured (non-warm-up) trials.
     pub trials: usize,
+    #[serde(flatten)]
+    pub throughput: Throughput,
+    #[serde(flatten)]
+    pub latency: Latencies,
+    #[serde(flatten)]
+    pub failures: Failures,
+    #[serde(flatten)]
+    pub io: Io,
+    #[serde(flatten)]
+    pub load: Load,
+    /// The stored `verify-durability` verdicts for this configuration's SQLite build and
+    /// settings, `power: VERDICT IN WORDS; process: ...` (`consistent; lost the last commit in 5,349 of 16,484 states`) (set by `show`; null
+    /// when there are none).
+    #[serde(default)]
+    pub durability: Option<String>,
+}
+
+/// How fast: transactions per trial and per second, time per trial, and the speed against the
+/// baseline configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Throughput {
     /// Transactions per trial (mean): completed ones, successful or not.
     pub ops_per_trial: f64,
-    /// Successful transactions over completed ones, all measured trials pooled (1.0 for
-    /// workloads where every completed transaction succeeds; null when none completed).
-    pub success_rate: Option<f64>,
-    /// Transactions rolled back on lock contention (SQLITE_BUSY) per trial (mean); not in
-    /// `ops_per_trial`.
-    pub busy: f64,
-    /// Of `busy`, per trial (mean), by the cause of the last try (docs/load.md): the busy
-    /// handler waited or could have (`busy_timeout`), a read transaction's upgrade to a writer
-    /// refused (`busy_upgrade`), a WAL snapshot too old to write (`busy_snapshot`). A server's
-    /// serialization failures and deadlocks are in none. Null for runs stored before causes
-    /// were counted.
-    #[serde(default)]
-    pub busy_timeout: Option<f64>,
-    #[serde(default)]
-    pub busy_upgrade: Option<f64>,
-    #[serde(default)]
-    pub busy_snapshot: Option<f64>,
     /// Measured time per trial, milliseconds: median and mean across trials (what the speed
     /// comparison suites report per test).
     pub time_ms_median: f64,
     pub time_ms_mean: f64,
-    /// Throughput in transactions per second across trials.
+    /// Throughput in transactions per second across trials (in an open loop: the achieved
+    /// rate, to read against `target_tps`).
     pub tps_mean: f64,
     pub tps_median: f64,
     pub tps_stddev: Option<f64>,
@@ -71,6 +78,13 @@ pub struct SummaryRow {
     pub ratio_ci95_low: Option<f64>,
     pub ratio_ci95_high: Option<f64>,
     pub verdict: Option<Verdict>,
+    /// CV above 5%.
+    pub noisy: bool,
+}
+
+/// How long transactions took, from their (intended, in an open loop) start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Latencies {
     /// Latency percentiles over all measured trials (merged histograms), microseconds; null
     /// when no operation was timed.
     pub latency_mean_us: Option<f64>,
@@ -79,6 +93,106 @@ pub struct SummaryRow {
     pub latency_p99_us: Option<f64>,
     pub latency_p999_us: Option<f64>,
     pub latency_max_us: Option<f64>,
+    /// Each trial's own p50, milliseconds: the median across trials with its 95% interval
+    /// (order statistics; null below 6 trials), and the speed against the baseline's (#0)
+    /// (baseline p50 over this one's: above 1 is faster), with its bootstrap interval and
+    /// verdict. Null for runs without histograms (and fields absent in runs stored before).
+    #[serde(default)]
+    pub latency_p50_ms_median: Option<f64>,
+    #[serde(default)]
+    pub latency_p50_ms_ci95_low: Option<f64>,
+    #[serde(default)]
+    pub latency_p50_ms_ci95_high: Option<f64>,
+    #[serde(default)]
+    pub latency_p50_ratio: Option<f64>,
+    #[serde(default)]
+    pub latency_p50_ratio_ci95_low: Option<f64>,
+    #[serde(default)]
+    pub latency_p50_ratio_ci95_high: Option<f64>,
+    #[serde(default)]
+    pub latency_p50_verdict: Option<Verdict>,
+    /// The same of each trial's p99.
+    #[serde(default)]
+    pub latency_p99_ms_median: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_ms_ci95_low: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_ms_ci95_high: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_ratio: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_ratio_ci95_low: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_ratio_ci95_high: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_verdict: Option<Verdict>,
+    /// The same of each trial's p99.9.
+    #[serde(default)]
+    pub latency_p999_ms_median: Option<f64>,
+    #[serde(default)]
+    pub latency_p999_ms_ci95_low: Option<f64>,
+    #[serde(default)]
+    pub latency_p999_ms_ci95_high: Option<f64>,
+    #[serde(default)]
+    pub latency_p999_ratio: Option<f64>,
+    #[serde(default)]
+    pub latency_p999_ratio_ci95_low: Option<f64>,
+    #[serde(default)]
+    pub latency_p999_ratio_ci95_high: Option<f64>,
+    #[serde(default)]
+    pub latency_p999_verdict: Option<Verdict>,
+}
+
+/// What did not succeed: transactions that gave up, failed, were skipped or came late.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failures {
+    /// Successful transactions over completed ones, all measured trials pooled (1.0 for
+    /// workloads where every completed transaction succeeds; null when none completed).
+    pub success_rate: Option<f64>,
+    /// Transactions rolled back on lock contention (SQLITE_BUSY) per trial (mean); not in
+    /// `ops_per_trial`.
+    pub busy: f64,
+    /// Of `busy`, per trial (mean), by the cause of the last try (docs/load.md): the busy
+    /// handler waited or could have (`busy_timeout`), a read transaction's upgrade to a writer
+    /// refused (`busy_upgrade`), a WAL snapshot too old to write (`busy_snapshot`). A server's
+    /// serialization failures and deadlocks are in none. Null for runs stored before causes
+    /// were counted.
+    #[serde(default)]
+    pub busy_timeout: Option<f64>,
+    #[serde(default)]
+    pub busy_upgrade: Option<f64>,
+    #[serde(default)]
+    pub busy_snapshot: Option<f64>,
+    /// Runs with a load shape other than one closed-loop client (absent otherwise), per trial
+    /// (mean): tries beyond the first of transactions that met a lock, transactions skipped by
+    /// `--latency-limit`, and completed ones slower than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<f64>,
+    /// Failed transactions (gave up on a lock, other tolerated errors, skipped) over attempted
+    /// ones, per trial, in percent: the mean across trials (`late` ones completed and are not
+    /// in it); null when nothing was attempted.
+    #[serde(default)]
+    pub failure_pct: Option<f64>,
+    /// This configuration's `failure_pct` minus the baseline's (#0), in percentage points, with
+    /// its bootstrap interval over trials and what it concludes (`lower`, `higher`,
+    /// `no_significant_difference`, `none_in_either`: 0 in every trial of both).
+    #[serde(default)]
+    pub failure_diff_pp: Option<f64>,
+    #[serde(default)]
+    pub failure_diff_ci95_low_pp: Option<f64>,
+    #[serde(default)]
+    pub failure_diff_ci95_high_pp: Option<f64>,
+    #[serde(default)]
+    pub failure_change: Option<Change>,
+}
+
+/// What the engine made the storage do, per transaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Io {
     /// Whether litebench counts this engine's I/O through its VFS shim (SQLite builds). When
     /// false, the VFS fields below are null: nothing was counted.
     pub io_counted: bool,
@@ -104,25 +218,13 @@ pub struct SummaryRow {
     /// Upper bound on transactions per second set by sync latency: 1 / (syncs per transaction
     /// x median sync latency measured in the scratch directory). Null without syncs.
     pub sync_bound_tps: Option<f64>,
-    /// CV above 5%.
-    pub noisy: bool,
-    /// The stored `verify-durability` verdicts for this configuration's SQLite build and
-    /// settings, `power: VERDICT IN WORDS; process: ...` (`consistent; lost the last commit in 5,349 of 16,484 states`) (set by `show`; null
-    /// when there are none).
-    #[serde(default)]
-    pub durability: Option<String>,
-    /// Runs with a load shape other than one closed-loop client (absent otherwise), per trial
-    /// (mean): tries beyond the first of transactions that met a lock, transactions skipped by
-    /// `--latency-limit`, and completed ones slower than it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retries: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub late: Option<f64>,
-    /// Open loop (`--rate`) only: the target rate over all clients, and the schedule lag (actual
-    /// minus intended start) over all measured trials, microseconds. Latency above is from the
-    /// intended start.
+}
+
+/// The load's schedule: open loop (`--rate`) only, absent otherwise.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Load {
+    /// The target rate over all clients, and the schedule lag (actual minus intended start)
+    /// over all measured trials, microseconds. Latency above is from the intended start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_tps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +233,29 @@ pub struct SummaryRow {
     pub lag_p99_us: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_max_us: Option<f64>,
+}
+
+/// A row's figure in one metric, as every table picks it: the value across trials (the median;
+/// for failures the mean), its interval, and how it stands against the baseline configuration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figure {
+    pub metric: Metric,
+    pub value: Option<f64>,
+    pub ci95: Option<Interval>,
+    pub against: Against,
+}
+
+/// How a figure stands against the baseline's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Against {
+    /// This row is the baseline's (or nothing could be compared).
+    Nothing,
+    /// A speed ratio (higher = faster: a throughput's B/A, a latency's A/B), with its interval
+    /// and verdict.
+    Ratio(Ratio),
+    /// A difference in the metric's unit (failures: percentage points), with its interval and
+    /// what it concludes.
+    Difference(Difference),
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
@@ -274,6 +399,33 @@ fn row(
                 verdict: None,
             })
         });
+    // Each trial's own latency percentiles, and its failure rate, across trials.
+    let baseline = |m: Metric| values(all, 0, operation, m);
+    let per_trial_latency = |m: Metric| -> (Option<litebench_stats::Summary>, Option<Ratio>) {
+        let own = values(all, config, operation, m);
+        let r = if config == 0 {
+            (!own.is_empty()).then_some(Ratio {
+                ratio: 1.0,
+                ci95: None,
+                verdict: None,
+            })
+        } else {
+            stats.compare(&baseline(m), &own, m)
+        };
+        (summarize(&own), r)
+    };
+    let [(p50, p50_r), (p99, p99_r), (p999, p999_r)] = LATENCY_METRICS.map(per_trial_latency);
+    let failure_pcts = values(all, config, operation, Metric::Failures);
+    let failure_diff = if config == 0 {
+        None
+    } else {
+        stats.difference(&baseline(Metric::Failures), &failure_pcts)
+    };
+    let med = |s: &Option<litebench_stats::Summary>| s.as_ref().map(|s| s.median);
+    let low = |s: &Option<litebench_stats::Summary>| s.as_ref().and_then(|s| s.median_ci95).map(|c| c.low);
+    let high = |s: &Option<litebench_stats::Summary>| s.as_ref().and_then(|s| s.median_ci95).map(|c| c.high);
+    let rlow = |r: &Option<Ratio>| r.and_then(|r| r.ci95).map(|c| c.low);
+    let rhigh = |r: &Option<Ratio>| r.and_then(|r| r.ci95).map(|c| c.high);
     Some(SummaryRow {
         config,
         label: cfg.label.clone(),
@@ -284,52 +436,88 @@ fn row(
             |w| w.operation_label(operation, &manifest.params),
         ),
         trials: trials.len(),
-        ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)).unwrap_or(0.0),
-        success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),
-        busy: mean(outcomes.iter().map(|o| o.1 as f64)).unwrap_or(0.0),
-        busy_timeout: per_trial_cause(&|o| o.busy_timeout),
-        busy_upgrade: per_trial_cause(&|o| o.busy_upgrade),
-        busy_snapshot: per_trial_cause(&|o| o.busy_snapshot),
-        time_ms_median: summarize(&times_ms).map_or(0.0, |t| t.median),
-        time_ms_mean: mean(times_ms.iter().copied()).unwrap_or(0.0),
-        tps_mean: s.mean,
-        tps_median: s.median,
-        tps_stddev: s.stddev,
-        tps_cv: s.cv,
-        tps_median_ci95_low: s.median_ci95.map(|c| c.low),
-        tps_median_ci95_high: s.median_ci95.map(|c| c.high),
-        tps_min: s.min,
-        tps_max: s.max,
-        tps_success_median: summarize(&tps_success).map(|t| t.median),
-        ratio: ratio.map(|r| r.ratio),
-        ratio_ci95_low: ratio.and_then(|r| r.ci95).map(|c| c.low),
-        ratio_ci95_high: ratio.and_then(|r| r.ci95).map(|c| c.high),
-        verdict: ratio.and_then(|r| r.verdict),
-        latency_mean_us: lat.as_ref().map(|l| us(l.mean_ns)),
-        latency_p50_us: lat.as_ref().map(|l| us(l.p50_ns as f64)),
-        latency_p95_us: lat.as_ref().map(|l| us(l.p95_ns as f64)),
-        latency_p99_us: lat.as_ref().map(|l| us(l.p99_ns as f64)),
-        latency_p999_us: lat.as_ref().map(|l| us(l.p999_ns as f64)),
-        latency_max_us: lat.as_ref().map(|l| us(l.max_ns as f64)),
-        io_counted: counted,
-        syncs_per_tx,
-        file_syncs_per_tx: per_tx(&|io| io.total().syncs),
-        write_bytes_per_tx: per_tx(&|io| io.total().write_bytes),
-        read_bytes_per_tx: per_tx(&|io| io.total().read_bytes),
-        writes_per_tx: per_tx(&|io| io.total().writes),
-        device_write_bytes_per_tx: device_per_tx(&|d| d.write_bytes),
-        device_read_bytes_per_tx: device_per_tx(&|d| d.read_bytes),
-        device_io_source,
-        sync_bound_tps,
-        noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
+        throughput: Throughput {
+            ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)).unwrap_or(0.0),
+            time_ms_median: summarize(&times_ms).map_or(0.0, |t| t.median),
+            time_ms_mean: mean(times_ms.iter().copied()).unwrap_or(0.0),
+            tps_mean: s.mean,
+            tps_median: s.median,
+            tps_stddev: s.stddev,
+            tps_cv: s.cv,
+            tps_median_ci95_low: s.median_ci95.map(|c| c.low),
+            tps_median_ci95_high: s.median_ci95.map(|c| c.high),
+            tps_min: s.min,
+            tps_max: s.max,
+            tps_success_median: summarize(&tps_success).map(|t| t.median),
+            ratio: ratio.map(|r| r.ratio),
+            ratio_ci95_low: ratio.and_then(|r| r.ci95).map(|c| c.low),
+            ratio_ci95_high: ratio.and_then(|r| r.ci95).map(|c| c.high),
+            verdict: ratio.and_then(|r| r.verdict),
+            noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
+        },
+        latency: Latencies {
+            latency_mean_us: lat.as_ref().map(|l| us(l.mean_ns)),
+            latency_p50_us: lat.as_ref().map(|l| us(l.p50_ns as f64)),
+            latency_p95_us: lat.as_ref().map(|l| us(l.p95_ns as f64)),
+            latency_p99_us: lat.as_ref().map(|l| us(l.p99_ns as f64)),
+            latency_p999_us: lat.as_ref().map(|l| us(l.p999_ns as f64)),
+            latency_max_us: lat.as_ref().map(|l| us(l.max_ns as f64)),
+            latency_p50_ms_median: med(&p50),
+            latency_p50_ms_ci95_low: low(&p50),
+            latency_p50_ms_ci95_high: high(&p50),
+            latency_p50_ratio: p50_r.map(|r| r.ratio),
+            latency_p50_ratio_ci95_low: rlow(&p50_r),
+            latency_p50_ratio_ci95_high: rhigh(&p50_r),
+            latency_p50_verdict: p50_r.and_then(|r| r.verdict),
+            latency_p99_ms_median: med(&p99),
+            latency_p99_ms_ci95_low: low(&p99),
+            latency_p99_ms_ci95_high: high(&p99),
+            latency_p99_ratio: p99_r.map(|r| r.ratio),
+            latency_p99_ratio_ci95_low: rlow(&p99_r),
+            latency_p99_ratio_ci95_high: rhigh(&p99_r),
+            latency_p99_verdict: p99_r.and_then(|r| r.verdict),
+            latency_p999_ms_median: med(&p999),
+            latency_p999_ms_ci95_low: low(&p999),
+            latency_p999_ms_ci95_high: high(&p999),
+            latency_p999_ratio: p999_r.map(|r| r.ratio),
+            latency_p999_ratio_ci95_low: rlow(&p999_r),
+            latency_p999_ratio_ci95_high: rhigh(&p999_r),
+            latency_p999_verdict: p999_r.and_then(|r| r.verdict),
+        },
+        failures: Failures {
+            success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),
+            busy: mean(outcomes.iter().map(|o| o.1 as f64)).unwrap_or(0.0),
+            busy_timeout: per_trial_cause(&|o| o.busy_timeout),
+            busy_upgrade: per_trial_cause(&|o| o.busy_upgrade),
+            busy_snapshot: per_trial_cause(&|o| o.busy_snapshot),
+            retries: shaped.then(|| per_trial(&|o| o.retries)),
+            skipped: shaped.then(|| per_trial(&|o| o.skipped)),
+            late: shaped.then(|| per_trial(&|o| o.late)),
+            failure_pct: mean(failure_pcts.iter().copied()),
+            failure_diff_pp: failure_diff.map(|d| d.diff),
+            failure_diff_ci95_low_pp: failure_diff.and_then(|d| d.ci95).map(|c| c.low),
+            failure_diff_ci95_high_pp: failure_diff.and_then(|d| d.ci95).map(|c| c.high),
+            failure_change: failure_diff.and_then(|d| d.change),
+        },
+        io: Io {
+            io_counted: counted,
+            syncs_per_tx,
+            file_syncs_per_tx: per_tx(&|io| io.total().syncs),
+            write_bytes_per_tx: per_tx(&|io| io.total().write_bytes),
+            read_bytes_per_tx: per_tx(&|io| io.total().read_bytes),
+            writes_per_tx: per_tx(&|io| io.total().writes),
+            device_write_bytes_per_tx: device_per_tx(&|d| d.write_bytes),
+            device_read_bytes_per_tx: device_per_tx(&|d| d.read_bytes),
+            device_io_source,
+            sync_bound_tps,
+        },
+        load: Load {
+            target_tps: manifest.load.rate,
+            lag_p50_us: lag.as_ref().map(|l| us(l.p50_ns as f64)),
+            lag_p99_us: lag.as_ref().map(|l| us(l.p99_ns as f64)),
+            lag_max_us: lag.as_ref().map(|l| us(l.max_ns as f64)),
+        },
         durability: None,
-        retries: shaped.then(|| per_trial(&|o| o.retries)),
-        skipped: shaped.then(|| per_trial(&|o| o.skipped)),
-        late: shaped.then(|| per_trial(&|o| o.late)),
-        target_tps: manifest.load.rate,
-        lag_p50_us: lag.as_ref().map(|l| us(l.p50_ns as f64)),
-        lag_p99_us: lag.as_ref().map(|l| us(l.p99_ns as f64)),
-        lag_max_us: lag.as_ref().map(|l| us(l.max_ns as f64)),
     })
 }
 
@@ -359,17 +547,85 @@ fn merged(trials: &[&TrialRecord], operation: &str, pick: impl Fn(&OpResult) -> 
 }
 
 impl SummaryRow {
-    /// The ratio to the baseline with its interval and verdict, as the stats crate gives it.
+    /// The throughput ratio to the baseline with its interval and verdict, as the stats crate
+    /// gives it.
     pub fn ratio(&self) -> Option<Ratio> {
-        Some(Ratio {
-            ratio: self.ratio?,
-            ci95: self
-                .ratio_ci95_low
-                .zip(self.ratio_ci95_high)
-                .map(|(low, high)| litebench_stats::Interval { low, high }),
-            verdict: self.verdict,
-        })
+        let t = &self.throughput;
+        ratio_of(t.ratio, t.ratio_ci95_low, t.ratio_ci95_high, t.verdict)
     }
+
+    /// The row's figure in `metric`: what every table, chart and `advise` picks for it.
+    pub fn figure(&self, metric: Metric) -> Figure {
+        let interval = |low: Option<f64>, high: Option<f64>| low.zip(high).map(|(low, high)| Interval { low, high });
+        let t = &self.throughput;
+        let l = &self.latency;
+        let (value, ci95, against) = match metric {
+            Metric::Tps => (
+                Some(t.tps_median),
+                interval(t.tps_median_ci95_low, t.tps_median_ci95_high),
+                self.ratio(),
+            ),
+            Metric::Time => (Some(t.time_ms_median), None, None),
+            Metric::P50 => (
+                l.latency_p50_ms_median,
+                interval(l.latency_p50_ms_ci95_low, l.latency_p50_ms_ci95_high),
+                ratio_of(
+                    l.latency_p50_ratio,
+                    l.latency_p50_ratio_ci95_low,
+                    l.latency_p50_ratio_ci95_high,
+                    l.latency_p50_verdict,
+                ),
+            ),
+            Metric::P99 => (
+                l.latency_p99_ms_median,
+                interval(l.latency_p99_ms_ci95_low, l.latency_p99_ms_ci95_high),
+                ratio_of(
+                    l.latency_p99_ratio,
+                    l.latency_p99_ratio_ci95_low,
+                    l.latency_p99_ratio_ci95_high,
+                    l.latency_p99_verdict,
+                ),
+            ),
+            Metric::P999 => (
+                l.latency_p999_ms_median,
+                interval(l.latency_p999_ms_ci95_low, l.latency_p999_ms_ci95_high),
+                ratio_of(
+                    l.latency_p999_ratio,
+                    l.latency_p999_ratio_ci95_low,
+                    l.latency_p999_ratio_ci95_high,
+                    l.latency_p999_verdict,
+                ),
+            ),
+            Metric::Failures => {
+                let f = &self.failures;
+                let against = f.failure_diff_pp.map(|diff| Difference {
+                    diff,
+                    ci95: interval(f.failure_diff_ci95_low_pp, f.failure_diff_ci95_high_pp),
+                    change: f.failure_change,
+                });
+                return Figure {
+                    metric,
+                    value: f.failure_pct,
+                    ci95: None,
+                    against: against.map_or(Against::Nothing, Against::Difference),
+                };
+            }
+        };
+        Figure {
+            metric,
+            value,
+            ci95,
+            against: against.map_or(Against::Nothing, Against::Ratio),
+        }
+    }
+}
+
+fn ratio_of(ratio: Option<f64>, low: Option<f64>, high: Option<f64>, verdict: Option<Verdict>) -> Option<Ratio> {
+    Some(Ratio {
+        ratio: ratio?,
+        ci95: low.zip(high).map(|(low, high)| Interval { low, high }),
+        verdict,
+    })
 }
 
 /// Summary rows of a run: per configuration, `all` first, then each operation type.
@@ -391,8 +647,9 @@ pub fn summarize_run(
     rows
 }
 
-/// Fastest over slowest median throughput (whole trials) across configurations, with the
-/// interval of that ratio and whether the difference is real.
+/// Fastest over slowest configuration (whole trials) in a metric: the median throughput, or
+/// in a latency metric the median of the trials' percentile (fastest = lowest), with the
+/// interval of that speed ratio and whether the difference is real.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub ratio: f64,
@@ -401,31 +658,51 @@ pub struct Spread {
     pub verdict: Option<Verdict>,
     pub fastest: String,
     pub slowest: String,
+    /// What was compared (`tps`, or `p99` in an open loop); absent in reports written before.
+    #[serde(default = "tps")]
+    pub metric: Metric,
 }
 
-/// The max/min spread of the `all` rows, when there are at least two configurations.
-pub fn spread(rows: &[SummaryRow], stats: &Statistics, trials: &[TrialRecord]) -> Option<Spread> {
-    let all: Vec<&SummaryRow> = rows
+fn tps() -> Metric {
+    Metric::Tps
+}
+
+/// The max/min spread of the `all` rows in `metric` (throughput for `time` and `failures`,
+/// which have no speed of their own to spread), when there are at least two configurations.
+pub fn spread(rows: &[SummaryRow], stats: &Statistics, trials: &[TrialRecord], metric: Metric) -> Option<Spread> {
+    let metric = match metric {
+        Metric::P50 | Metric::P99 | Metric::P999 => metric,
+        _ => Metric::Tps,
+    };
+    let all: Vec<(&SummaryRow, f64)> = rows
         .iter()
-        .filter(|r| r.operation == "all" && r.tps_median > 0.0)
+        .filter(|r| r.operation == "all")
+        .filter_map(|r| r.figure(metric).value.map(|v| (r, v)))
+        .filter(|(_, v)| *v > 0.0)
         .collect();
     if all.len() < 2 {
         return None;
     }
-    let max = all.iter().max_by(|a, b| a.tps_median.total_cmp(&b.tps_median))?;
-    let min = all.iter().min_by(|a, b| a.tps_median.total_cmp(&b.tps_median))?;
+    let high = all.iter().max_by(|a, b| a.1.total_cmp(&b.1))?.0;
+    let low = all.iter().min_by(|a, b| a.1.total_cmp(&b.1))?.0;
+    let (fast, slow) = if metric == Metric::Tps {
+        (high, low)
+    } else {
+        (low, high)
+    };
     let r = stats.compare(
-        &values(trials, min.config, "all", Metric::Tps),
-        &values(trials, max.config, "all", Metric::Tps),
-        Metric::Tps,
+        &values(trials, slow.config, "all", metric),
+        &values(trials, fast.config, "all", metric),
+        metric,
     )?;
     Some(Spread {
         ratio: r.ratio,
         ci95_low: r.ci95.map(|c| c.low),
         ci95_high: r.ci95.map(|c| c.high),
         verdict: r.verdict,
-        fastest: max.label.clone(),
-        slowest: min.label.clone(),
+        fastest: fast.label.clone(),
+        slowest: slow.label.clone(),
+        metric,
     })
 }
 

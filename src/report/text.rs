@@ -3,35 +3,55 @@
 //! the reporting checklist.
 
 use super::layout::{heading, table, warning};
-use super::number::{count, interval_of, num, opt, opt_count, pct, ratio};
+use super::number::{against, count, interval, interval_of, num, opt, opt_count, pct, ratio};
 use super::summary::SummaryRow;
-use super::Report;
+use super::{Metric, Report};
 
 /// The summary table's header and cells (the HTML report shows the same). `unit` is what the
-/// workload counts ([`crate::workload::Workload::unit`]): `tx`, or `statements`.
-pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<String>>) {
-    let shaped = rows.iter().any(|r| r.retries.is_some());
-    let open = rows.iter().any(|r| r.lag_p99_us.is_some());
+/// workload counts ([`crate::workload::Workload::unit`]): `tx`, or `statements`. `metric` is
+/// the headline ([`super::headline_metric`]): in an open loop (`--rate`) the schedule sets the
+/// rate, so the rate reads as achieved against target and the latency metric (p99 unless
+/// chosen) and the failures carry the verdicts; in a closed loop the rate's verdict comes
+/// first and p99's stands beside it.
+pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<String>, Vec<Vec<String>>) {
+    let shaped = rows.iter().any(|r| r.failures.retries.is_some());
+    let open = rows.iter().any(|r| r.load.lag_p99_us.is_some());
     // Transactions that gave up busy are outside the rate: shown where there are any.
-    let gave_up = rows.iter().any(|r| r.busy > 0.0);
+    let gave_up = rows.iter().any(|r| r.failures.busy > 0.0);
+    // The latency whose verdict the table gives: the chosen one, else p99.
+    let latency = if metric.quantile().is_some() {
+        metric
+    } else {
+        Metric::P99
+    };
+    let lat_head = format!("{} [95% CI]", latency.heading());
+    let lat_against = format!("{} against #0 [95% CI] verdict", latency.name());
     let (per_trial, median) = (format!("{unit}/trial"), format!("{unit}/s median"));
-    let mut headers = vec![
-        "#",
-        "configuration",
-        "op",
-        &per_trial,
-        "ms/trial",
-        &median,
-        "95% CI",
-        "CV",
-        "speed against #0 [95% CI] verdict",
-        "p50 us",
-        "p99 us",
-        "syncs/tx",
-        "KiB w/tx",
-        "device KiB w/tx",
-        "sync-bound tx/s",
-    ];
+    let achieved = format!("{unit}/s achieved / target");
+    let mut headers: Vec<&str> = vec!["#", "configuration", "op", &per_trial];
+    if open {
+        headers.extend([
+            achieved.as_str(),
+            "p50 ms",
+            &lat_head,
+            "p99.9 ms",
+            &lat_against,
+            "failed %",
+            "failed against #0 [95% CI]",
+        ]);
+    } else {
+        headers.extend([
+            "ms/trial",
+            &median,
+            "95% CI",
+            "CV",
+            "speed against #0 [95% CI] verdict",
+            "p50 ms",
+            &lat_head,
+            &lat_against,
+        ]);
+    }
+    headers.extend(["syncs/tx", "KiB w/tx", "device KiB w/tx", "sync-bound tx/s"]);
     if open {
         headers.extend(["lag p99 us", "lag max us"]);
     }
@@ -46,40 +66,64 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<S
     let body = rows
         .iter()
         .map(|r| {
+            let (t, io) = (&r.throughput, &r.io);
+            let lat = r.figure(latency);
+            let fig = |m: Metric| opt(r.figure(m).value);
             let mut cells = vec![
                 r.config.to_string(),
                 r.label.clone(),
                 r.operation_label.clone(),
-                count(r.ops_per_trial),
-                num(r.time_ms_median),
-                num(r.tps_median),
-                interval_of(r.tps_median_ci95_low, r.tps_median_ci95_high),
-                r.tps_cv
-                    .map_or("-".into(), |c| format!("{}{}", pct(c), if r.noisy { "!" } else { "" })),
-                if r.config == 0 {
-                    "baseline".into()
-                } else {
-                    ratio(r.ratio().as_ref())
-                },
-                opt(r.latency_p50_us),
-                opt(r.latency_p99_us),
-                opt(r.syncs_per_tx),
-                opt(r.write_bytes_per_tx.map(|b| b / 1024.0)),
-                opt(r.device_write_bytes_per_tx.map(|b| b / 1024.0)),
-                opt(r.sync_bound_tps),
+                count(t.ops_per_trial),
             ];
+            let lat_cell = format!("{} [{}]", opt(lat.value), interval(lat.ci95));
+            let base = r.config == 0;
             if open {
-                cells.extend([opt(r.lag_p99_us), opt(r.lag_max_us)]);
+                let failed = r.figure(Metric::Failures);
+                cells.extend([
+                    format!("{} / {}", num(t.tps_median), opt(r.load.target_tps)),
+                    fig(Metric::P50),
+                    lat_cell,
+                    fig(Metric::P999),
+                    against(&lat.against, base),
+                    opt(failed.value),
+                    against(&failed.against, base),
+                ]);
+            } else {
+                cells.extend([
+                    num(t.time_ms_median),
+                    num(t.tps_median),
+                    interval_of(t.tps_median_ci95_low, t.tps_median_ci95_high),
+                    t.tps_cv
+                        .map_or("-".into(), |c| format!("{}{}", pct(c), if t.noisy { "!" } else { "" })),
+                    if base {
+                        "baseline".into()
+                    } else {
+                        ratio(r.ratio().as_ref())
+                    },
+                    fig(Metric::P50),
+                    lat_cell,
+                    against(&lat.against, base),
+                ]);
+            }
+            cells.extend([
+                opt(io.syncs_per_tx),
+                opt(io.write_bytes_per_tx.map(|b| b / 1024.0)),
+                opt(io.device_write_bytes_per_tx.map(|b| b / 1024.0)),
+                opt(io.sync_bound_tps),
+            ]);
+            if open {
+                cells.extend([opt(r.load.lag_p99_us), opt(r.load.lag_max_us)]);
             }
             if shaped {
-                cells.extend([opt_count(r.retries), opt_count(r.skipped), opt_count(r.late)]);
+                let f = &r.failures;
+                cells.extend([opt_count(f.retries), opt_count(f.skipped), opt_count(f.late)]);
             }
             if gave_up {
                 cells.extend([
-                    num(r.busy),
-                    opt(r.busy_timeout),
-                    opt(r.busy_upgrade),
-                    opt(r.busy_snapshot),
+                    num(r.failures.busy),
+                    opt(r.failures.busy_timeout),
+                    opt(r.failures.busy_upgrade),
+                    opt(r.failures.busy_snapshot),
                 ]);
             }
             cells
@@ -91,8 +135,12 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str) -> (Vec<String>, Vec<Vec<S
 /// The spread across configurations, as one line.
 pub fn spread_line(report: &Report<'_>) -> Option<String> {
     let s = report.spread.as_ref()?;
+    let what = match s.metric {
+        Metric::Tps => String::new(),
+        m => format!(" by {} (slowest's over fastest's)", m.name()),
+    };
     Some(format!(
-        "spread: fastest / slowest = {} [95% CI {}] {} ({} vs {})",
+        "spread: fastest / slowest{what} = {} [95% CI {}] {} ({} vs {})",
         super::number::times(s.ratio),
         interval_of(s.ci95_low, s.ci95_high),
         s.verdict.map_or("(too few trials for a verdict)", |v| v.as_str()),
@@ -194,7 +242,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         out += &format!("{l}\n");
     }
     out += "\n";
-    let (headers, body) = summary_table(&report.summary, &report.unit());
+    let (headers, body) = summary_table(&report.summary, &report.unit(), report.metric);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     out += &table(&headers, &body, md);
     if let Some(p) = &report.side_by_side {

@@ -34,7 +34,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             w.push("the guest's disks were not verified to be open O_SYNC on the host: its syncs may not have reached the host's storage".into());
         }
     }
-    let noisy: Vec<&SummaryRow> = rows.iter().filter(|r| r.noisy && r.operation == "all").collect();
+    let noisy: Vec<&SummaryRow> = rows.iter().filter(|r| r.throughput.noisy && r.operation == "all").collect();
     // An open loop's schedule moves every configuration's rate alike: named where it is the
     // cause, instead of the machine.
     let schedule = super::schedule::cv_warning(manifest, trials, &noisy);
@@ -45,7 +45,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             "#{} {}: throughput CV {} exceeds 5%: the machine was too noisy for small differences; add trials or quiet the machine",
             r.config,
             r.label,
-            r.tps_cv.map_or_else(|| "-".into(), pct)
+            r.throughput.tps_cv.map_or_else(|| "-".into(), pct)
         ));
     }
     // Transactions that gave up busy are not in the rate, which counts completed ones: a rate

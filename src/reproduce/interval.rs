@@ -91,7 +91,7 @@ pub fn noise_note(m: &Measure, runs: &[&RunData]) -> Option<String> {
         run.summary
             .iter()
             .find(|s| s.config == config && s.operation == op)
-            .and_then(|s| s.tps_cv)
+            .and_then(|s| s.throughput.tps_cv)
     };
     let (a, b) = (cv(&num)?, cv(&den)?);
     let limit = litebench_stats::NOISY_CV;

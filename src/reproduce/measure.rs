@@ -160,7 +160,7 @@ pub fn value(m: &Measure, runs: &[&RunData]) -> Result<Value, String> {
     let missing = |p: &Pick, op: &str| format!("no measured configuration {} ({op})", p.describe());
     let tps_in = |runs: &[&RunData], p: &Pick, op: Option<&str>| -> Result<f64, String> {
         row(runs, p, op)
-            .map(|r| r.tps_median)
+            .map(|r| r.throughput.tps_median)
             .filter(|v| *v > 0.0)
             .ok_or_else(|| missing(p, op.unwrap_or("headline")))
     };
@@ -191,7 +191,7 @@ pub fn value(m: &Measure, runs: &[&RunData]) -> Result<Value, String> {
         Measure::TimeRatio { op, num, den } => {
             let ms = |(exp, p): &(&str, Pick)| -> Result<f64, String> {
                 row(&of_experiment(runs, exp), p, Some(op))
-                    .map(|r| r.time_ms_median)
+                    .map(|r| r.throughput.time_ms_median)
                     .filter(|v| *v > 0.0)
                     .ok_or_else(|| missing(p, op))
             };
@@ -233,9 +233,9 @@ pub fn value(m: &Measure, runs: &[&RunData]) -> Result<Value, String> {
         }
         Measure::SyncsPer1000 { op, pick, .. } => {
             let r = row(runs, pick, Some(op)).ok_or_else(|| missing(pick, op))?;
-            let s = r
-                .syncs_per_tx
-                .ok_or_else(|| format!("syncs not counted for {}", pick.describe()))?;
+            let s =
+                r.io.syncs_per_tx
+                    .ok_or_else(|| format!("syncs not counted for {}", pick.describe()))?;
             Ok(Value {
                 value: s * 1000.0,
                 detail: format!("{} syncs per transaction", super::claim::num(s)),

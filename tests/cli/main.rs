@@ -25,6 +25,7 @@ mod labels;
 mod list_env;
 mod load;
 mod merge;
+mod metrics;
 mod names;
 mod odd_input;
 mod outputs;

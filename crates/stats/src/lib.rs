@@ -27,6 +27,7 @@
 
 mod bootstrap;
 mod compare;
+mod difference;
 mod median_ci;
 mod outliers;
 mod quantile;
@@ -38,6 +39,7 @@ pub use bootstrap::{
     RATIO_INTERVAL_METHOD, RESAMPLES,
 };
 pub use compare::{welch, Comparison};
+pub use difference::{difference_of_means, Change, Difference, DIFFERENCE_INTERVAL_METHOD};
 pub use median_ci::{median_ci, median_ci_rank, MEDIAN_INTERVAL_METHOD, MIN_SAMPLES_95};
 pub use outliers::{tukey, tukey_outliers, OutlierKind, Outliers};
 pub use quantile::{median, percentile};

@@ -222,12 +222,26 @@ pub fn per_operation(report: &Report<'_>, metric: Metric) -> Option<Figure> {
         return None;
     }
     let (id, title) = match metric {
-        Metric::Tps => ("throughput", "Throughput per operation and configuration"),
-        Metric::Time => ("time", "Time per trial for each operation and configuration"),
+        Metric::Tps => ("throughput".into(), "Throughput per operation and configuration".into()),
+        Metric::Time => (
+            "time".into(),
+            "Time per trial for each operation and configuration".into(),
+        ),
+        Metric::Failures => (
+            "failures".into(),
+            "Failed transactions per operation and configuration (mean of trials)".into(),
+        ),
+        m => (
+            format!("per-operation-{}", m.name().replace('.', "")),
+            format!(
+                "{} latency per operation and configuration (median of trials)",
+                m.name()
+            ),
+        ),
     };
     Some(Figure {
-        id: id.into(),
-        title: title.into(),
+        id,
+        title,
         note: WHISKERS.into(),
         chart: Chart::Bars(chart),
         compact: false,
@@ -238,6 +252,8 @@ fn metric_label(report: &Report<'_>, metric: Metric) -> String {
     match metric {
         Metric::Tps => report.rate_words(),
         Metric::Time => "milliseconds per trial".into(),
+        Metric::Failures => "% of attempted transactions that failed".into(),
+        m => format!("{} latency, milliseconds", m.name()),
     }
 }
 
@@ -337,11 +353,9 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                 .filter(|n| **n != knob)
                 .all(|n| c.knobs.get(n) == base.knobs.get(n))
     };
-    let metric = crate::report::workload_metric(&report.manifest.workload);
-    let metric_of = |r: &SummaryRow| match metric {
-        Metric::Tps => r.tps_median,
-        Metric::Time => r.time_ms_median,
-    };
+    // The report's headline: the workload's metric, or in an open loop the latency metric.
+    let metric = report.metric;
+    let metric_of = |r: &SummaryRow| r.figure(metric).value;
     let mut figures = Vec::new();
     for knob in names.clone() {
         let members: Vec<&ConfigInfo> = configs.iter().filter(|c| others_equal(c, knob)).collect();
@@ -366,7 +380,7 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                             .summary
                             .iter()
                             .find(|r| r.config == c.index && r.operation == op)
-                            .map(|r| (x as f64, metric_of(r)))
+                            .and_then(|r| Some((x as f64, metric_of(r)?)))
                     })
                     .collect();
                 (!points.is_empty()).then_some(Line { name: op, points })
@@ -386,21 +400,10 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
         }
         figures.push(Figure {
             id: format!("knob-{}", knob.replace(|c: char| !c.is_ascii_alphanumeric(), "-")),
-            title: format!(
-                "{} along {knob}",
-                if metric == Metric::Tps {
-                    "Throughput"
-                } else {
-                    "Time per trial"
-                }
-            ),
+            title: format!("{} along {knob}", figure_words(metric, true)),
             note: format!(
-                "Median {} of each operation at each value of {knob}.{held}",
-                if metric == Metric::Tps {
-                    "throughput"
-                } else {
-                    "time per trial"
-                }
+                "{} of each operation at each value of {knob}.{held}",
+                figure_words(metric, false)
             ),
             chart: Chart::Lines(
                 LineChart {
@@ -419,6 +422,26 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
     figures
 }
 
+/// What a knob chart's lines are, in words: `Throughput`, `p99 latency`, ...
+fn figure_words(metric: Metric, title: bool) -> String {
+    let w = match metric {
+        Metric::Tps => "median throughput".to_string(),
+        Metric::Time => "median time per trial".to_string(),
+        Metric::Failures => "failed transactions, % of attempted (mean of trials)".to_string(),
+        m => format!("{} latency (median of trials)", m.name()),
+    };
+    if title {
+        let w = w.trim_start_matches("median ");
+        let mut c = w.chars();
+        c.next()
+            .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+    } else {
+        let mut c = w.chars();
+        c.next()
+            .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+    }
+}
+
 /// More lines than this along a knob (SSB's 13 queries along `bloom_filter`) cannot be told
 /// apart; the knob's chart is then a speed-up bar per operation instead.
 pub const MAX_LINES: usize = 8;
@@ -428,7 +451,12 @@ pub const MAX_LINES: usize = 8;
 /// have to be read for. With configuration #0 as the first value the bars are the summary's own
 /// ratios with their 95% intervals; otherwise the ratio of the medians, without one.
 fn speedup_bars(report: &Report<'_>, knob: &str, members: &[&ConfigInfo], values: &[String], held: &str) -> Figure {
-    let metric = crate::report::workload_metric(&report.manifest.workload);
+    // A speed in the headline metric: a failure rate has none (a ratio to 0 means nothing), so
+    // its knob bars are of the p99 latency.
+    let metric = match report.metric {
+        Metric::Failures => Metric::P99,
+        m => m,
+    };
     let ops: Vec<String> = chart_operations(report).into_iter().filter(|o| o != "all").collect();
     let row = |c: &ConfigInfo, op: &str| report.summary.iter().find(|r| r.config == c.index && r.operation == op);
     let mut bars = Vec::new();
@@ -436,15 +464,25 @@ fn speedup_bars(report: &Report<'_>, knob: &str, members: &[&ConfigInfo], values
         let Some(first) = row(members[0], op) else { continue };
         for (s, c) in members.iter().enumerate().skip(1) {
             let Some(r) = row(c, op) else { continue };
-            let (value, interval) = match r.ratio() {
-                Some(q) if members[0].index == 0 => (q.ratio, q.ci95.map(|i| (i.low, i.high))),
-                _ => (
-                    match metric {
-                        Metric::Tps => r.tps_median / first.tps_median,
-                        Metric::Time => first.time_ms_median / r.time_ms_median,
-                    },
-                    None,
-                ),
+            let fig = r.figure(metric);
+            let (value, interval) = match fig.against {
+                crate::report::summary::Against::Ratio(q) if members[0].index == 0 => {
+                    (q.ratio, q.ci95.map(|i| (i.low, i.high)))
+                }
+                _ => {
+                    let (mine, theirs) = (
+                        fig.value.unwrap_or(f64::NAN),
+                        first.figure(metric).value.unwrap_or(f64::NAN),
+                    );
+                    (
+                        if metric.better() == litebench_stats::Better::Higher {
+                            mine / theirs
+                        } else {
+                            theirs / mine
+                        },
+                        None,
+                    )
+                }
             };
             if value.is_finite() {
                 bars.push(Bar {
@@ -458,9 +496,20 @@ fn speedup_bars(report: &Report<'_>, knob: &str, members: &[&ConfigInfo], values
     }
     Figure {
         id: format!("knob-{}", knob.replace(|c: char| !c.is_ascii_alphanumeric(), "-")),
-        title: format!("Speed-up along {knob}, per operation"),
+        title: format!(
+            "Speed-up along {knob}, per operation{}",
+            if metric == Metric::Tps || metric == Metric::Time {
+                String::new()
+            } else {
+                format!(", by {}", metric.name())
+            }
+        ),
         note: format!(
-            "Each operation's median speed at each value of {knob} against {knob}={} (1 = as fast, higher = faster); whiskers are the ratio's 95% interval where there is one.{held}",
+            "Each operation's median speed{} at each value of {knob} against {knob}={} (1 = as fast, higher = faster); whiskers are the ratio's 95% interval where there is one.{held}",
+            match metric {
+                Metric::Tps | Metric::Time => String::new(),
+                m => format!(" by {} latency ({knob}={}'s over this one's)", m.name(), values[0]),
+            },
             values[0]
         ),
         chart: Chart::Bars(
@@ -508,13 +557,16 @@ pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
     };
     let mut out = Vec::new();
     let tps = chart(&report.rate_words(), &|r| {
-        Some((r.tps_median, r.tps_median_ci95_low.zip(r.tps_median_ci95_high)))
+        Some((
+            r.throughput.tps_median,
+            r.throughput.tps_median_ci95_low.zip(r.throughput.tps_median_ci95_high),
+        ))
     });
     let syncs = chart("fsync/fdatasync calls per transaction", &|r| {
-        r.syncs_per_tx.map(|v| (v, None))
+        r.io.syncs_per_tx.map(|v| (v, None))
     });
     let bytes = chart("KiB written per transaction", &|r| {
-        r.write_bytes_per_tx.map(|v| (v / 1024.0, None))
+        r.io.write_bytes_per_tx.map(|v| (v / 1024.0, None))
     });
     // A workload that never writes has no syncs or bytes written to chart.
     let read_only = crate::workload::find(&report.manifest.workload).is_some_and(|w| w.read_only());
@@ -715,12 +767,10 @@ fn interval_covered_ms(t_ms: u64, interval_ms: u64, trial_ms: f64) -> f64 {
 /// Every figure of a run's report, in page order.
 pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     let mut out = Vec::new();
-    // In the workload's own metric: time per query or test for SSB and the suites (their
-    // throughput per operation would only be its reciprocal), throughput for the rest.
-    out.extend(per_operation(
-        report,
-        crate::report::workload_metric(&report.manifest.workload),
-    ));
+    // In the report's headline metric: the workload's own (time per query or test for SSB and
+    // the suites, whose throughput per operation would only be its reciprocal; throughput for the
+    // rest), or in an open loop the p99 latency (`--metric` chooses).
+    out.extend(per_operation(report, report.metric));
     out.extend(io_beside(report));
     out.extend(knob_lines(report));
     out.extend(latency(report));

@@ -251,10 +251,11 @@ fn profiles(p: &[QueryProfile]) -> String {
 /// fast the one configuration ran, in the workload's metric.
 pub fn question(report: &Report<'_>) -> String {
     let m = report.manifest;
-    let metric = crate::report::workload_metric(&m.workload);
-    let what = match metric {
+    let what = match report.metric {
         crate::report::stats::Metric::Tps => format!("{}/s", report.unit()),
         crate::report::stats::Metric::Time => "time per trial".to_string(),
+        crate::report::stats::Metric::Failures => "% of transactions failed".to_string(),
+        m => format!("{} latency", m.name()),
     };
     let trials = format!(
         "median of {} measured trial{}",
@@ -281,7 +282,7 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>) -> String {
     );
     let (h, rows) = match &report.side_by_side {
         Some(p) => p.cells(),
-        None => text::summary_table(&report.summary, &report.unit()),
+        None => text::summary_table(&report.summary, &report.unit(), report.metric),
     };
     o += &table_of_class("answer", &h, &rows);
     if let Some(s) = text::spread_line(report) {
@@ -297,7 +298,7 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>) -> String {
 /// Whether a figure is the chart of the answer's own numbers (each operation's median in the
 /// workload's metric, per configuration).
 fn answers(fig: &Figure) -> bool {
-    fig.id == "throughput" || fig.id == "time"
+    fig.id == "throughput" || fig.id == "time" || fig.id == "failures" || fig.id.starts_with("per-operation-")
 }
 
 /// Content folded under a summary line: there for whoever wants it, off the first screen.
@@ -358,7 +359,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         o += "</ul>\n";
     }
     o += &format!("<h3 id=\"run{id}-summary\">Summary</h3>\n");
-    let (h, rows) = text::summary_table(&report.summary, &report.unit());
+    let (h, rows) = text::summary_table(&report.summary, &report.unit(), report.metric);
     o += &table(&h, &rows);
     o += "<p class=\"meta\">";
     o += &esc(&text::statistics_line(&report.statistics));
