@@ -759,6 +759,7 @@ pub(crate) mod tests {
             guest: None,
             fleet: None,
             presets: None,
+            workload_files: Vec::new(),
         }
     }
 
