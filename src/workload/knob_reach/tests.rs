@@ -113,11 +113,15 @@ fn a_knob_has_one_reader_on_every_engine_that_has_it() {
     }
 }
 
-/// A connection of the bundled SQLite (in memory) that records the SQL it is given, whose
+/// A connection of the bundled SQLite (in memory) that records the SQL it runs (a prepared
+/// statement when it runs, not when it is prepared), whose
 /// `begin` knob is set to `BEGIN EXCLUSIVE`, and that notes whether it was asked for its blob
 /// API (what `blob_api` decides).
 struct Recording {
     inner: SqliteConn,
+    /// The text of every prepared statement, by id.
+    prepared: std::collections::HashMap<usize, String>,
+    /// What ran, in order.
     sql: RefCell<Vec<String>>,
     asked_blob_api: std::cell::Cell<bool>,
 }
@@ -128,9 +132,15 @@ impl Recording {
     fn new() -> Recording {
         Recording {
             inner: SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap(),
+            prepared: std::collections::HashMap::new(),
             sql: RefCell::new(Vec::new()),
             asked_blob_api: std::cell::Cell::new(false),
         }
+    }
+
+    fn ran(&self, stmt: StmtId) {
+        let sql = self.prepared.get(&stmt.0).cloned().unwrap_or_default();
+        self.sql.borrow_mut().push(sql);
     }
 
     fn issued_knob_begin(&self) -> bool {
@@ -156,13 +166,16 @@ impl Connection for Recording {
         self.inner.execute_batch(sql)
     }
     fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
-        self.sql.borrow_mut().push(sql.to_string());
-        self.inner.prepare(sql)
+        let id = self.inner.prepare(sql)?;
+        self.prepared.insert(id.0, sql.to_string());
+        Ok(id)
     }
     fn run(&mut self, stmt: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
+        self.ran(stmt);
         self.inner.run(stmt, params)
     }
     fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut values::Values) -> Result<u64, EngineError> {
+        self.ran(stmt);
         self.inner.run_values(stmt, params, out)
     }
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
