@@ -129,7 +129,7 @@ pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
     // Each file by its name and content: runs of files of the same names that differ say which.
     for f in &m.workload_files {
         put(
-            &format!("{} file {}", f.param, f.path),
+            &format!("{} {}", f.param, f.path),
             format!("sha256 {}", short_hash(&f.sha256)),
         );
     }
