@@ -498,6 +498,19 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
             "--vary-one needs at least one --knob with several values".into(),
         ));
     }
+    let kinds: Vec<&crate::engines::kind::EngineKind> = choices.iter().map(|c| c.kind).collect();
+    for job in &jobs {
+        let given = job.sets.iter().flat_map(|(pick, ks)| {
+            ks.0.iter().map(move |k| {
+                let given = match pick {
+                    Some(p) if !job.user_knobs.contains(&k.name) => format!("--preset {}: its knob", p.preset.name),
+                    _ => "--knob".to_string(),
+                };
+                (k.name.as_str(), given)
+            })
+        });
+        crate::workload::knob_reach::check(job.workload, &job.params, &kinds, given)?;
+    }
     if args.cold {
         runner::can_drop_caches()?;
     }
@@ -660,4 +673,20 @@ pub fn knob_origins(
             (k.name.clone(), origin)
         })
         .collect()
+}
+
+/// The `begin` knob's origin where a workload runs the user's SQL (script, replay) on an engine
+/// that has the knob and the configuration leaves it unset: `as written`, since its default is
+/// for litebench's own transactions and rewrites none of the user's `BEGIN`s (the trials'
+/// read-back says the same).
+pub fn begin_as_written(
+    wl: &dyn Workload,
+    params: &crate::model::params::Params,
+    specs: &'static [crate::model::knob::KnobSpec],
+    set: &KnobSet,
+) -> Option<(String, String)> {
+    let begin = crate::engines::sqlite::knobs::BEGIN_KNOB;
+    let unset = set.get(begin).is_none() && crate::model::knob::find_spec(specs, begin).is_some();
+    (unset && wl.bare_begins(params).is_some())
+        .then(|| (begin.to_string(), crate::model::knob::BEGIN_AS_WRITTEN.to_string()))
 }

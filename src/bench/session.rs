@@ -197,7 +197,10 @@ fn run_job(
                     ConfigInfo {
                         index: configs.len(),
                         engine: e.label().to_string(),
-                        knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs, wl.name(), &defaults),
+                        knob_origins: plan::knob_origins(&ks, pick.as_ref(), &job.user_knobs, wl.name(), &defaults)
+                            .into_iter()
+                            .chain(plan::begin_as_written(wl, &job.params, e.knob_specs(), &ks))
+                            .collect(),
                         knobs: ks.clone(),
                         label: l,
                         fs: fs.clone(),
@@ -210,6 +213,19 @@ fn run_job(
             }
         }
     }
+    let workload_files = wl
+        .files(&job.params)
+        .into_iter()
+        .map(|(param, path)| {
+            let sha256 = crate::sys::regular::sha256_hex(std::path::Path::new(&path))
+                .map_err(|e| Failure(format!("--param {param}={path}: {e}")))?;
+            Ok(crate::model::record::WorkloadFile {
+                param: param.to_string(),
+                path,
+                sha256,
+            })
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
     let mut manifest = Manifest {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         command: crate::engines::server::redact_command(&args.command_line()),
@@ -243,6 +259,7 @@ fn run_job(
             f.plan_job = plan_job;
             f
         }),
+        workload_files,
         presets: (ctx.compared || named).then(|| crate::model::record::PresetInfo {
             compared: ctx.compared,
             groups: ctx.groups.iter().map(|g| g.name.to_string()).collect(),

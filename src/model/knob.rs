@@ -39,12 +39,27 @@ pub enum Stage {
     Connect,
 }
 
+/// Who reads a knob's value, which decides on which workloads it can act (docs/knobs.md's
+/// knob x workload table). A knob accepted for a workload that never reads it would run the same
+/// statements under two labels, so each kind says how it reaches what runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadBy {
+    /// The engine applies it to the database file or the connection, and reads it back: it
+    /// acts on whatever runs there, whichever workload that is.
+    Engine,
+    /// Only a workload's own statements read it (`begin`: the statement its transactions start
+    /// with; `blob_api`: how blobs are reached). Each workload says whether it does
+    /// (`Workload::reads_knob`); one that does not refuses it.
+    Workload,
+}
+
 /// One knob litebench knows by name.
 #[derive(Debug, Clone, Copy)]
 pub struct KnobSpec {
     pub name: &'static str,
     pub kind: KnobKind,
     pub stage: Stage,
+    pub read_by: ReadBy,
     /// Stock SQLite's default, for `litebench list` (the run itself records the value read back).
     pub default: &'static str,
     pub help: &'static str,

@@ -29,8 +29,9 @@ pub struct ConfigInfo {
     pub knobs: KnobSet,
     /// `engine knob=value ...`, as shown in tables.
     pub label: String,
-    /// Where each knob's value came from (`user`, `preset NAME`); knobs not listed are at the
-    /// engine's default.
+    /// Where each knob's value came from (`user`, `preset NAME`, `workload NAME default`, or
+    /// `as written` for an unset `begin` on a workload that runs the user's SQL: its `BEGIN`s
+    /// run as the user wrote them); knobs not listed are at the engine's default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knob_origins: Vec<(String, String)>,
     /// The filesystem litebench built for this configuration (`--fs`); `None` when it ran in
@@ -175,6 +176,22 @@ pub struct Manifest {
     /// chose it; absent for other workloads and runs stored before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<crate::model::stop_rule::StopRule>,
+    /// The files the workload read (scripts, init file, replayed log, database file), each by
+    /// name and content, so that two runs of files of the same names are told apart file by
+    /// file; absent for workloads that read none and runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workload_files: Vec<WorkloadFile>,
+}
+
+/// A file a workload read, as `compare` names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkloadFile {
+    /// The parameter that named it (`file`, `init`, `log`, `db`).
+    pub param: String,
+    /// Its path as given.
+    pub path: String,
+    /// SHA-256 of its content when the run started, hex.
+    pub sha256: String,
 }
 
 /// The presets of a run (`--preset`), by name (`workload::preset` holds the presets).

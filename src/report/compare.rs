@@ -149,6 +149,13 @@ pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
                 .to_string(),
         );
     }
+    // Each file by its name and content: runs of files of the same names that differ say which.
+    for f in &m.workload_files {
+        put(
+            &format!("{} {}", f.param, f.path),
+            format!("sha256 {}", short_hash(&f.sha256)),
+        );
+    }
     put("trials", format!("{} (+{} warm-up)", m.trials, m.warmup));
     put(
         "page cache",
@@ -160,6 +167,9 @@ pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
         .into(),
     );
     put("in memory", m.in_memory.to_string());
+    for (what, value) in load_facts(&m.load) {
+        put(what, value);
+    }
     put("seed", m.seed.to_string());
     put("litebench version", m.tool_version.clone());
     let one = configs.len() == 1;
@@ -179,9 +189,59 @@ pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
                 }
             }
         }
-        put(&format!("{prefix}knobs"), c.knobs.label());
+        // Every knob on its own line, so that "what differs" names the knob that does; an
+        // unset knob whose value the run states all the same (`begin`: as written) with it.
+        for k in &c.knobs.0 {
+            put(&format!("{prefix}knob {}", k.name), k.value.clone());
+        }
+        for (name, origin) in &c.knob_origins {
+            if c.knobs.get(name).is_none() {
+                put(&format!("{prefix}knob {name}"), origin.clone());
+            }
+        }
     }
     f
+}
+
+/// The first 16 hex digits of a SHA-256: enough to tell files apart in a table.
+fn short_hash(hex: &str) -> &str {
+    hex.get(..16).unwrap_or(hex)
+}
+
+/// The load shape's facts: clients and where they run, the loop (closed, or the rate and its
+/// arrivals), the tries and the latency limit. Two runs that differ only here measure
+/// different things, so "what differs" must say so.
+fn load_facts(l: &crate::model::load::LoadShape) -> Vec<(&'static str, String)> {
+    use crate::model::load::{Arrival, ClientMode};
+    vec![
+        ("load: clients", l.clients.to_string()),
+        (
+            "load: clients as",
+            match l.client_mode {
+                ClientMode::Threads => "threads",
+                ClientMode::Processes => "processes",
+            }
+            .into(),
+        ),
+        (
+            "load: rate",
+            l.rate.map_or("closed loop".into(), |r| format!("{r} tx/s")),
+        ),
+        (
+            "load: arrival",
+            match (l.rate, l.arrival) {
+                (None, _) => "-".into(),
+                (Some(_), Arrival::Poisson) => "poisson".into(),
+                (Some(_), Arrival::Uniform) => "uniform".into(),
+            },
+        ),
+        ("load: tries", l.max_tries.to_string()),
+        (
+            "load: latency limit",
+            l.latency_limit_ns
+                .map_or("none".into(), |ns| format!("{} ms", ns as f64 / 1e6)),
+        ),
+    ]
 }
 
 /// Every fact whose value differs (or exists on one side only).
@@ -330,7 +390,9 @@ impl Comparison<'_> {
         ));
         doc = doc.text("\n");
         if self.differences.is_empty() {
-            doc = doc.text("the two manifests agree on machine, filesystem, device, engines, knobs and parameters\n\n");
+            doc = doc.text(
+                "the two manifests agree on machine, filesystem, device, engines, knobs, load and parameters\n\n",
+            );
         } else {
             let body: Vec<Vec<String>> = self
                 .differences

@@ -206,6 +206,12 @@ pub struct Io {
     pub read_bytes_per_tx: Option<f64>,
     /// Write calls per transaction.
     pub writes_per_tx: Option<f64>,
+    /// Whether the VFS figures above are approximate: a per-operation row of a run with
+    /// several clients as threads, whose I/O client 0 attributes to its own current operation
+    /// (the counters are the process's, docs/load.md). `all` rows, one client and client
+    /// processes (each counts its own) are exact.
+    #[serde(default)]
+    pub io_per_op_approximate: bool,
     /// Device bytes per transaction from `/proc/PID/io` (`read_bytes`, `write_bytes`) of the
     /// processes in `device_io_source`, whole trials only (`all` rows): what reached the block
     /// layer, never mixed with the VFS counts above. Null when not counted (a server litebench did
@@ -506,6 +512,10 @@ fn row(
             write_bytes_per_tx: per_tx(&|io| io.total().write_bytes),
             read_bytes_per_tx: per_tx(&|io| io.total().read_bytes),
             writes_per_tx: per_tx(&|io| io.total().writes),
+            io_per_op_approximate: counted
+                && operation != "all"
+                && manifest.load.clients > 1
+                && manifest.load.client_mode == crate::model::load::ClientMode::Threads,
             device_write_bytes_per_tx: device_per_tx(&|d| d.write_bytes),
             device_read_bytes_per_tx: device_per_tx(&|d| d.read_bytes),
             device_io_source,

@@ -106,8 +106,8 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
                 ]);
             }
             cells.extend([
-                opt(io.syncs_per_tx),
-                opt(io.write_bytes_per_tx.map(|b| b / 1024.0)),
+                io_cell(r, io.syncs_per_tx),
+                io_cell(r, io.write_bytes_per_tx.map(|b| b / 1024.0)),
                 opt(io.device_write_bytes_per_tx.map(|b| b / 1024.0)),
                 opt(io.sync_bound_tps),
             ]);
@@ -130,6 +130,26 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
         })
         .collect();
     (headers, body)
+}
+
+/// What marks an approximate per-operation I/O figure ([`SummaryRow::io_per_op_approximate`]).
+pub const APPROXIMATE: &str = "~";
+
+/// A VFS figure of `r`, marked [`APPROXIMATE`] where it is.
+fn io_cell(r: &SummaryRow, v: Option<f64>) -> String {
+    match v {
+        Some(_) if r.io.io_per_op_approximate => format!("{APPROXIMATE}{}", opt(v)),
+        _ => opt(v),
+    }
+}
+
+/// What the [`APPROXIMATE`] marker means, where a row of `rows` carries it.
+pub fn approximate_note(rows: &[SummaryRow]) -> Option<String> {
+    rows.iter().any(|r| r.io.io_per_op_approximate).then(|| {
+        format!(
+            "{APPROXIMATE}: per-operation syncs and bytes are approximate: with clients as threads, client 0 attributes every client's I/O to its own current operation; the `all` rows are exact, and --client-mode processes counts each client's own (docs/load.md)"
+        )
+    })
 }
 
 /// The spread across configurations, as one line.
@@ -245,6 +265,9 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     let (headers, body) = summary_table(&report.summary, &report.unit(), report.metric);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     out += &table(&headers, &body, md);
+    if let Some(n) = approximate_note(&report.summary) {
+        out += &format!("{n}\n");
+    }
     if let Some(p) = &report.side_by_side {
         out += "\n";
         out += &heading("side by side", md);

@@ -59,6 +59,26 @@ pub fn open(path: &Path) -> Result<File, RegularFileError> {
     Ok(file)
 }
 
+/// The SHA-256 of regular file `path`, in hex, read in blocks (a database may be large).
+pub fn sha256_hex(path: &Path) -> Result<String, RegularFileError> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut file = open(path)?;
+    let mut hash = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf).map_err(|source| RegularFileError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if n == 0 {
+            break;
+        }
+        hash.update(&buf[..n]);
+    }
+    Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

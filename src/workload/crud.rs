@@ -178,6 +178,15 @@ fn rng_for(seed: u64, stream: u64) -> ChaCha8Rng {
 }
 
 impl Workload for Crud {
+    fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
+        match knob {
+            crate::engines::sqlite::knobs::BEGIN_KNOB => {
+                Err("crud runs every statement in autocommit, in no transaction it starts".into())
+            }
+            _ => Err(format!("no statement of crud reads {knob}")),
+        }
+    }
+
     fn name(&self) -> &'static str {
         "crud"
     }

@@ -9,6 +9,7 @@ pub mod blob;
 pub mod crud;
 pub mod expect;
 pub mod file_reach;
+pub mod knob_reach;
 pub mod load;
 pub mod mobibench;
 pub mod numbers;
@@ -192,6 +193,22 @@ pub trait Workload: Sync {
     /// workload runs no user SQL, and its transactions start as the knob says, set or not.
     fn bare_begins(&self, _p: &Params) -> Option<usize> {
         None
+    }
+    /// Whether this workload, run with `p`, reads `knob`, one that only a workload's own
+    /// statements read ([`crate::model::knob::ReadBy::Workload`]: `begin`, `blob_api`).
+    /// `Err(why not)`, a phrase that names the workload, refuses the knob for it
+    /// ([`knob_reach`]): accepted, it would label configurations that run the same statements.
+    fn reads_knob(&self, _knob: &str, _p: &Params) -> Result<(), String> {
+        Err(format!(
+            "no statement of {} reads it (what {0} runs is written as its source wrote it)",
+            self.name()
+        ))
+    }
+    /// The files the parameters name for this workload to read, as `(parameter, path as
+    /// given)`: recorded in the manifest with their SHA-256 ([`crate::model::record::WorkloadFile`]).
+    /// None by default.
+    fn files(&self, _p: &Params) -> Vec<(&'static str, String)> {
+        Vec::new()
     }
     /// Operation types, in report order.
     fn operations(&self) -> &'static [&'static str];

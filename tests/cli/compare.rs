@@ -83,7 +83,10 @@ fn a_large_slowdown_is_a_regression_and_exits_1() {
         .iter()
         .map(|d| d["what"].as_str().unwrap())
         .collect();
-    assert!(what.contains(&"in memory") && what.contains(&"knobs"), "{what:?}");
+    assert!(
+        what.contains(&"in memory") && what.contains(&"knob synchronous"),
+        "{what:?}"
+    );
     // The other way round B is faster: no regression.
     let back = compare(&sb, &["2", "1", "--format", "csv"]);
     assert_success(&back);
@@ -228,4 +231,73 @@ fn an_unverifiable_pragma_stops_the_run_unless_allowed() {
     let text = stdout(&out);
     assert!(text.contains("--allow-unverified"), "{text}");
     assert!(text.contains("pragma.no_such_pragma reads back nothing"), "{text}");
+}
+
+/// Issue 32, item 7: two runs that differ in where their clients run and in a knob; "what
+/// differs" names both (before, it listed the sync latency only: no load shape, and the knobs as
+/// one label), in the terminal, in JSON and in the HTML comparison.
+#[test]
+fn what_differs_names_the_load_shape_and_each_knob() {
+    let sb = Sandbox::new();
+    tiny_run(&sb, "2", &["--clients", "2", "--knob", "journal_mode=delete"]);
+    tiny_run(
+        &sb,
+        "2",
+        &[
+            "--clients",
+            "2",
+            "--client-mode",
+            "processes",
+            "--knob",
+            "journal_mode=wal",
+        ],
+    );
+    let out = compare(&sb, &["1", "2", "--format", "json"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));
+    let v = json(&out);
+    let diff = |what: &str| {
+        v["differences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["what"] == what)
+            .map(|d| {
+                (
+                    d["a"].as_str().unwrap().to_string(),
+                    d["b"].as_str().unwrap().to_string(),
+                )
+            })
+    };
+    assert_eq!(
+        diff("load: clients as"),
+        Some(("threads".into(), "processes".into())),
+        "{v:#}"
+    );
+    assert_eq!(
+        diff("knob journal_mode"),
+        Some(("delete".into(), "wal".into())),
+        "{v:#}"
+    );
+    assert_eq!(diff("load: clients"), None, "both ran 2 clients: {v:#}");
+    let text = stdout(&compare(&sb, &["1", "2"]));
+    let line = |what: &str| text.lines().find(|l| l.contains(what)).map(str::to_string);
+    let clients_as = line("load: clients as").unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        clients_as.contains("threads") && clients_as.contains("processes"),
+        "{text}"
+    );
+    let knob = line("knob journal_mode").unwrap_or_else(|| panic!("{text}"));
+    assert!(knob.contains("delete") && knob.contains("wal"), "{text}");
+    let page = sb.root().join("c.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "1", "2", "-o"])
+        .arg(&page)
+        .arg("--results")
+        .arg(sb.results());
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("load: clients as") && html.contains("knob journal_mode"),
+        "the HTML comparison names them too"
+    );
 }

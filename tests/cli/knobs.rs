@@ -117,3 +117,34 @@ fn an_unknown_optimization_is_refused_with_the_valid_names() {
         ],
     );
 }
+
+/// Issue 32, item 1: a knob only a workload's own statements read is refused, in one line and
+/// before anything runs, on a workload that never reads it; before, `--knob begin=immediate` on
+/// crud was read back and printed as the configuration's label while both configurations ran
+/// the same autocommit statements.
+#[test]
+fn a_knob_the_workload_never_reads_is_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let out = output(&mut sb.run_tiny(&["crud", "--knob", "begin=deferred,immediate"]));
+    assert_error_line(
+        &out,
+        &["error: --knob begin: crud runs every statement in autocommit, in no transaction it starts, so it would change nothing crud runs; leave it out (docs/knobs.md lists which knob acts on which workload)"],
+    );
+    let out = output(&mut sb.run_tiny(&["crud", "--knob", "blob_api=incremental"]));
+    assert_error_line(
+        &out,
+        &[
+            "error: --knob blob_api: no statement of crud reads blob_api",
+            "leave it out",
+        ],
+    );
+    let out = output(&mut sb.run(&["ycsb", "--param", "workload=a", "--knob", "begin=immediate"]));
+    assert_error_line(
+        &out,
+        &[
+            "error: --knob begin: ycsb workload a has no read-modify-write",
+            "give --param workload=f",
+        ],
+    );
+    assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "nothing was made");
+}

@@ -489,3 +489,55 @@ fn tatp_runs_on_a_rate_through_the_driver_and_keeps_its_clients_parameter() {
     let v = tatp(&["--param", "clients=3"]);
     assert_eq!(v["manifest"]["load"]["clients"], 3, "{}", v["manifest"]);
 }
+
+/// Runs tiny crud on two clients in `mode` (threads, processes) and returns its summary as CSV
+/// (header, the summary's rows) and its terminal report.
+fn two_clients(mode: &str) -> (Vec<String>, Vec<Vec<String>>, String) {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run_tiny(&["crud", "--clients", "2", "--client-mode", mode, "--format", "csv"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    // One CSV for every table, the table's name first: the summary's rows.
+    let rows = r
+        .records()
+        .map(|x| x.unwrap().iter().map(str::to_string).collect::<Vec<String>>())
+        .filter(|r| r[0] == "summary")
+        .collect();
+    let out = output(sb.litebench().args(["show", "--wide", "--results"]).arg(sb.results()));
+    assert_success(&out);
+    (header, rows, stdout(&out))
+}
+
+/// Issue 32, item 8: with clients as threads, client 0 attributes every client's I/O to its
+/// own current operation, so per-operation syncs and bytes are approximate: the CSV says so per
+/// row and the terminal marks the cells `~` with a line saying why; the `all` rows, and every
+/// row with clients as processes, are exact and unmarked. Before, nothing told them apart.
+#[test]
+fn per_operation_io_with_client_threads_is_marked_approximate() {
+    for (mode, approximate) in [("threads", true), ("processes", false)] {
+        let (header, rows, text) = two_clients(mode);
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .unwrap_or_else(|| panic!("{header:?}"))
+        };
+        let (op, approx) = (col("operation"), col("io_per_op_approximate"));
+        assert!(rows.iter().any(|r| r[op] != "all"), "{rows:?}");
+        for r in &rows {
+            let expected = approximate && r[op] != "all";
+            assert_eq!(r[approx], expected.to_string(), "{mode}: {r:?}");
+        }
+        let marked = text.lines().filter(|l| l.contains(" ~")).count();
+        let note = text
+            .lines()
+            .any(|l| l.starts_with("~: per-operation syncs and bytes are approximate"));
+        if approximate {
+            assert!(marked > 0 && note, "{mode}: no ~ marker or no note\n{text}");
+        } else {
+            assert!(marked == 0 && !note, "{mode}: marked\n{text}");
+        }
+    }
+}

@@ -589,26 +589,64 @@ fn the_begin_knob_starts_a_scripts_bare_begin_in_its_mode() {
 }
 
 /// Issue 32, item 1. A `BEGIN IMMEDIATE` the user wrote stays as written under
-/// `begin=deferred` (no upgrade fails), and with the knob unset a script's BEGINs read back
-/// "as written", not the connection's default for litebench's own transactions.
+/// `begin=deferred` (no upgrade fails) while the script's bare `BEGIN` starts deferred; with the
+/// knob unset a script's BEGINs read back "as written", not the connection's default for
+/// litebench's own transactions, and the manifest records the knob's origin as "as written" too;
+/// a script with no bare `BEGIN` refuses the knob, which would start nothing.
 #[test]
 fn an_explicit_begin_mode_stays_and_an_unset_knob_reads_as_written() {
     let sb = Sandbox::new();
     write(
         &sb,
         "bump.sql",
-        "BEGIN IMMEDIATE;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
+        "BEGIN IMMEDIATE;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\nBEGIN;\nSELECT v FROM c WHERE k = 1;\nCOMMIT;\n",
     );
     let v = contended(&sb, "bump.sql", Some("deferred"));
     assert_eq!(busy_by_config(&v, "bump.sql"), vec![(0, 0)]);
     let readings = begin_readings(&v);
     assert_eq!(
         readings[0].2,
-        "0 bare BEGINs of the workload's SQL start as BEGIN DEFERRED"
+        "1 bare BEGIN of the workload's SQL starts as BEGIN DEFERRED"
     );
     let v = contended(&sb, "bump.sql", None);
     let readings = begin_readings(&v);
     assert_eq!(readings[0].1, "as written", "{readings:?}");
+    let origins = &v["manifest"]["configs"][0]["knob_origins"];
+    assert!(
+        origins
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o[0] == "begin" && o[1] == "as written"),
+        "the manifest says the unset begin runs the BEGINs as written: {origins}"
+    );
+    // Issue 32, item 7: each file the workload read, by name and content.
+    let files = v["manifest"]["workload_files"].as_array().expect("workload_files");
+    let names: Vec<(&str, &str)> = files
+        .iter()
+        .map(|f| (f["param"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("file", "bump.sql"), ("init", "init.sql")], "{files:?}");
+    assert!(
+        files.iter().all(|f| f["sha256"].as_str().unwrap().len() == 64),
+        "{files:?}"
+    );
+    write(
+        &sb,
+        "explicit.sql",
+        "BEGIN IMMEDIATE;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
+    );
+    let mut cmd = sb.run(&[
+        "script",
+        "--param",
+        "file=explicit.sql",
+        "--knob",
+        "begin=deferred,immediate",
+    ]);
+    assert_error_line(
+        &output(&mut cmd),
+        &["error: --knob begin: the scripts have no bare BEGIN (BEGIN, BEGIN TRANSACTION or BEGIN DEFERRED) for it to start, so it would change nothing script runs; leave it out (docs/knobs.md lists which knob acts on which workload)"],
+    );
 }
 
 /// Issue 32, item 6: an open loop given neither `transactions=` nor `duration=` stops on time

@@ -16,7 +16,7 @@ pub use engine::DuckEngine;
 use super::kind::{EngineKind, Runs, TargetSpec};
 use super::{Dialect, Engine};
 use crate::base::Failure;
-use crate::model::knob::{KnobKind, KnobSpec, Stage};
+use crate::model::knob::{KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
 use crate::sys::trusted::Checked;
 use std::path::PathBuf;
@@ -31,6 +31,7 @@ pub const DUCKDB_KNOBS: &[KnobSpec] = &[
         name: "threads",
         kind: KnobKind::Int { min: 1, max: 1024 },
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "1 (litebench; DuckDB's own default is one per core)",
         help: "worker threads",
     },
@@ -38,6 +39,7 @@ pub const DUCKDB_KNOBS: &[KnobSpec] = &[
         name: "memory_limit",
         kind: KnobKind::Bytes { min: 1 << 20 },
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "80% of RAM",
         help: "memory DuckDB may use (the VLDB'22 paper gave both engines 1 GB)",
     },

@@ -25,7 +25,7 @@ pub use engine::FilesEngine;
 use super::kind::{EngineKind, Runs};
 use super::Engine;
 use crate::base::Failure;
-use crate::model::knob::{KnobKind, KnobSpec, Stage};
+use crate::model::knob::{KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
 
 /// Prefix of pass-through settings: `files` has none, and refuses any so prefixed.
@@ -39,6 +39,7 @@ pub const FILES_KNOBS: &[KnobSpec] = &[KnobSpec {
     name: DURABILITY_KNOB,
     kind: KnobKind::Choice(Durability::NAMES),
     stage: Stage::Connect,
+    read_by: ReadBy::Engine,
     default: "data",
     help: "none: pwrite, no sync; data: pwrite + fdatasync (the VLDB'22 baseline, not atomic); atomic: temporary file + fsync + rename + directory fsync",
 }];

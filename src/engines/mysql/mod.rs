@@ -36,7 +36,7 @@ use crate::engines::server::{
 };
 use crate::engines::values::{parse_decimal, Values};
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
-use crate::model::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
+use crate::model::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, ReadBy, Stage};
 use crate::sys::deviceio::DeviceIo;
 use crate::sys::iocount::IoCounters;
 use crate::sys::scratch::Scratch;
@@ -58,6 +58,7 @@ pub const MYSQL_KNOBS: &[KnobSpec] = &[
         name: "innodb_flush_log_at_trx_commit",
         kind: KnobKind::Choice(&["0", "1", "2"]),
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "1",
         help: "MariaDB: 1 writes and syncs the redo log at every commit; 2 writes at commit and syncs about once a second; 0 does both about once a second",
     },
@@ -68,6 +69,7 @@ pub const MYSQL_KNOBS: &[KnobSpec] = &[
             max: u32::MAX as i64,
         },
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "0",
         help: "MariaDB: sync the binary log every N commits (0: leave it to the OS); the binary log is off unless the server runs with log_bin",
     },

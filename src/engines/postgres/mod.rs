@@ -34,7 +34,7 @@ use crate::engines::server::{
 };
 use crate::engines::values::Values;
 use crate::engines::{Connection, DbRef, Dialect, Engine, EngineError, ErrorKind, StmtId, Value};
-use crate::model::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, Stage};
+use crate::model::knob::{find_spec, KnobKind, KnobReading, KnobSet, KnobSpec, ReadBy, Stage};
 use crate::sys::deviceio::DeviceIo;
 use crate::sys::iocount::IoCounters;
 use crate::sys::scratch::Scratch;
@@ -54,6 +54,7 @@ pub const POSTGRES_KNOBS: &[KnobSpec] = &[
         name: "fsync",
         kind: KnobKind::Bool,
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "on",
         help: "PostgreSQL: whether the server syncs WAL and data files at all (off: a crash can corrupt the cluster)",
     },
@@ -61,6 +62,7 @@ pub const POSTGRES_KNOBS: &[KnobSpec] = &[
         name: "synchronous_commit",
         kind: KnobKind::Choice(&["off", "on", "local", "remote_write", "remote_apply"]),
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "on",
         help: "PostgreSQL: whether COMMIT waits for its WAL to reach the disk (off: the last commits can be lost after a crash)",
     },
@@ -68,6 +70,7 @@ pub const POSTGRES_KNOBS: &[KnobSpec] = &[
         name: "full_page_writes",
         kind: KnobKind::Bool,
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "on",
         help: "PostgreSQL: whole pages written to WAL after each checkpoint (off: a crash can leave torn pages)",
     },

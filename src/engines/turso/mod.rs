@@ -17,7 +17,7 @@ pub use engine::TursoEngine;
 use super::kind::{EngineKind, Runs};
 use super::{Dialect, Engine};
 use crate::base::Failure;
-use crate::model::knob::{KnobKind, KnobSpec, Stage};
+use crate::model::knob::{KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
 
 /// The release of `turso_core` compiled in: the one Cargo.lock pins (a unit test checks).
@@ -41,6 +41,7 @@ pub const TURSO_KNOBS: &[KnobSpec] = &[
         name: "journal_mode",
         kind: KnobKind::Choice(&["wal", "mvcc"]),
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "wal",
         help: "write-ahead log, or Turso's experimental multi-version concurrency control (a logical log, .db-log)",
     },
@@ -48,6 +49,7 @@ pub const TURSO_KNOBS: &[KnobSpec] = &[
         name: "synchronous",
         kind: KnobKind::Choice(&["off", "normal", "full"]),
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "full",
         help: "how often Turso waits for the storage (fsync)",
     },
@@ -58,6 +60,7 @@ pub const TURSO_KNOBS: &[KnobSpec] = &[
             max: i32::MAX as i64,
         },
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "-2000",
         help: "page cache: pages if positive, KiB if negative",
     },
@@ -68,6 +71,7 @@ pub const TURSO_KNOBS: &[KnobSpec] = &[
             max: i32::MAX as i64,
         },
         stage: Stage::Connect,
+        read_by: ReadBy::Engine,
         default: "0",
         help: "milliseconds to wait for a lock before failing busy",
     },
@@ -75,6 +79,7 @@ pub const TURSO_KNOBS: &[KnobSpec] = &[
         name: "begin",
         kind: KnobKind::Choice(&["deferred", "immediate", "concurrent"]),
         stage: Stage::Connect,
+        read_by: ReadBy::Workload,
         default: "immediate",
         help: "how workloads start a transaction that writes; concurrent (BEGIN CONCURRENT) needs journal_mode=mvcc",
     },

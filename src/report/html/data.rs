@@ -839,6 +839,7 @@ pub(crate) mod tests {
             fleet: None,
             presets: None,
             stop: None,
+            workload_files: Vec::new(),
         }
     }
 

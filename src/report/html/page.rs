@@ -285,6 +285,11 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>) -> String {
         None => text::summary_table(&report.summary, &report.unit(), report.metric),
     };
     o += &table_of_class("answer", &h, &rows);
+    if report.side_by_side.is_none() {
+        if let Some(n) = text::approximate_note(&report.summary) {
+            o += &format!("<p class=\"meta approximate\">{}</p>\n", esc(&n));
+        }
+    }
     if let Some(s) = text::spread_line(report) {
         o += &format!("<p class=\"meta\">{}</p>\n", esc(&s));
     }
@@ -361,6 +366,9 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
     o += &format!("<h3 id=\"run{id}-summary\">Summary</h3>\n");
     let (h, rows) = text::summary_table(&report.summary, &report.unit(), report.metric);
     o += &table(&h, &rows);
+    if let Some(n) = text::approximate_note(&report.summary) {
+        o += &format!("<p class=\"meta approximate\">{}</p>\n", esc(&n));
+    }
     o += "<p class=\"meta\">";
     o += &esc(&text::statistics_line(&report.statistics));
     o += "</p>\n";

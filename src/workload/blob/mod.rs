@@ -153,6 +153,18 @@ impl Settings {
 }
 
 impl Workload for Blob {
+    /// `blob_api`: how its reads and writes reach the blobs. Not `begin`: each measured read or
+    /// write is one autocommit statement, and the load that starts transactions is the
+    /// template's, before any configuration's connection knobs are set.
+    fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
+        match knob {
+            crate::engines::sqlite::knobs::BLOB_API_KNOB => Ok(()),
+            _ => Err(format!(
+                "blob reads or replaces each blob in one autocommit statement, and no statement of it reads {knob}"
+            )),
+        }
+    }
+
     fn name(&self) -> &'static str {
         "blob"
     }

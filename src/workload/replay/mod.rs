@@ -196,6 +196,28 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
 }
 
 impl Workload for Replay {
+    /// `begin`: where the user or a preset sets it, the bare `BEGIN`s of the log start in its
+    /// mode ([`crate::workload::bare_begin`]); without one there is nothing for it to start.
+    fn files(&self, p: &Params) -> Vec<(&'static str, String)> {
+        ["log", "db"]
+            .into_iter()
+            .filter(|k| !p.text(k).is_empty())
+            .map(|k| (k, p.text(k).to_string()))
+            .collect()
+    }
+
+    fn reads_knob(&self, knob: &str, p: &Params) -> Result<(), String> {
+        if knob != crate::engines::sqlite::knobs::BEGIN_KNOB {
+            return Err(format!("no statement of {} reads {knob}", self.name()));
+        }
+        match self.bare_begins(p) {
+            Some(0) => {
+                Err("the log has no bare BEGIN (BEGIN, BEGIN TRANSACTION or BEGIN DEFERRED) for it to start".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn name(&self) -> &'static str {
         "replay"
     }

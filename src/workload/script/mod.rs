@@ -372,6 +372,32 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
 }
 
 impl Workload for ScriptWorkload {
+    /// `begin`: where the user or a preset sets it, the bare `BEGIN`s of the scripts start in its
+    /// mode ([`crate::workload::bare_begin`]); without one there is nothing for it to start.
+    fn files(&self, p: &Params) -> Vec<(&'static str, String)> {
+        let scripts = items(p, "file")
+            .into_iter()
+            .map(|f| weighted(&f, "file").map_or(f, |(name, _)| name))
+            .map(|f| ("file", f));
+        let others = ["init", "db"]
+            .into_iter()
+            .filter(|k| !p.text(k).is_empty())
+            .map(|k| (k, p.text(k).to_string()));
+        scripts.chain(others).collect()
+    }
+
+    fn reads_knob(&self, knob: &str, p: &Params) -> Result<(), String> {
+        if knob != crate::engines::sqlite::knobs::BEGIN_KNOB {
+            return Err(format!("no statement of {} reads {knob}", self.name()));
+        }
+        match self.bare_begins(p) {
+            Some(0) => Err(
+                "the scripts have no bare BEGIN (BEGIN, BEGIN TRANSACTION or BEGIN DEFERRED) for it to start".into(),
+            ),
+            _ => Ok(()),
+        }
+    }
+
     fn name(&self) -> &'static str {
         "script"
     }

@@ -372,6 +372,14 @@ fn count(conn: &mut dyn Connection, sql: &str) -> Result<u64, EngineError> {
 }
 
 impl Workload for Tatp {
+    /// `begin`: the statement its writing transactions start with.
+    fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
+        match knob {
+            crate::engines::sqlite::knobs::BEGIN_KNOB => Ok(()),
+            _ => Err(format!("no statement of tatp reads {knob}")),
+        }
+    }
+
     fn name(&self) -> &'static str {
         "tatp"
     }

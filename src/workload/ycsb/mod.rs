@@ -139,6 +139,21 @@ fn count(conn: &mut dyn Connection, sql: &str) -> Result<u64, EngineError> {
 }
 
 impl Workload for Ycsb {
+    /// `begin`: the statement a read-modify-write starts with, the one operation in a
+    /// transaction of its own (workload f; the others run each statement in autocommit).
+    fn reads_knob(&self, knob: &str, p: &Params) -> Result<(), String> {
+        if knob != crate::engines::sqlite::knobs::BEGIN_KNOB {
+            return Err(format!("no statement of ycsb reads {knob}"));
+        }
+        let name = p.choice("workload");
+        match mix::core(name) {
+            Some(core) if core.proportions[mix::Op::ReadModifyWrite.index()] == 0.0 => Err(format!(
+                "ycsb workload {name} has no read-modify-write, its only operation that starts a transaction (workload f has; give --param workload=f)"
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn name(&self) -> &'static str {
         "ycsb"
     }
