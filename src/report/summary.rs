@@ -575,7 +575,8 @@ impl SummaryRow {
                 interval(t.tps_median_ci95_low, t.tps_median_ci95_high),
                 self.ratio(),
             ),
-            Metric::Time => (Some(t.time_ms_median), None, None),
+            // A trial's time and its rate are one speed: the throughput's ratio is the time's.
+            Metric::Time => (Some(t.time_ms_median), None, self.ratio()),
             Metric::P50 => (
                 l.latency_p50_ms_median,
                 interval(l.latency_p50_ms_ci95_low, l.latency_p50_ms_ci95_high),
