@@ -330,6 +330,12 @@ pub struct ShowArgs {
     /// machine and status, and the shards missing or failed.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["list", "side_by_side", "profile"])]
     pub sweep: Option<String>,
+    /// Print the run's whole summary (every column, every statement with its rate and verdict,
+    /// the side-by-side table, the reporting checklist) instead of the compact answer a terminal
+    /// gets by default. Into a pipe or a file without COLUMNS, and with --wide, the whole
+    /// summary is always printed.
+    #[arg(long, conflicts_with_all = ["list", "profile", "sweep"])]
+    pub all: bool,
     #[command(flatten)]
     pub stored: StoredReport,
 }

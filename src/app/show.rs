@@ -17,6 +17,7 @@ fn emit(args: &ShowArgs, render: &dyn Fn(Format) -> String) -> Result<i32, Failu
 
 /// Runs the `show` subcommand.
 pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
+    crate::base::terminal::set_all(args.all);
     let (mut store, path) = open_store(&args.stored.results)?;
     exports::check(&args.stored.exports, &path, &[])?;
     if args.list {

@@ -14,12 +14,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set by `--wide`: never fit, whatever the terminal.
 static WIDE: AtomicBool = AtomicBool::new(false);
 
+/// Set by `--all`: every column of a run's summary, not the compact answer.
+static ALL: AtomicBool = AtomicBool::new(false);
+
 /// Narrower than this, fitting helps nobody (a `COLUMNS` of 5 is a mistake, not a terminal).
 pub const MIN_COLUMNS: usize = 20;
 
 /// `--wide`: print full-width tables even on a terminal.
 pub fn set_wide(wide: bool) {
     WIDE.store(wide, Ordering::Relaxed);
+}
+
+/// `--all`: print every column of a run's summary where the compact answer would be printed.
+pub fn set_all(all: bool) {
+    ALL.store(all, Ordering::Relaxed);
+}
+
+/// Whether a run's summary is printed whole: with `--all`, and wherever tables are not fitted
+/// ([`width`] is `None`: `--wide`, a pipe without `COLUMNS`), so scripts that parse the full
+/// table keep reading it.
+pub fn all_columns() -> bool {
+    ALL.load(Ordering::Relaxed) || width().is_none()
 }
 
 /// The width to fit text to, or `None` for full width: with `--wide`, and when standard output

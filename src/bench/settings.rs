@@ -153,6 +153,11 @@ pub struct RunArgs {
     /// (rate, mean latency and lag, retries, failures, skips), like pgbench -P
     #[arg(long)]
     pub progress: bool,
+    /// Print the run's whole summary at its end (every column, every statement with its rate
+    /// and verdict, the side-by-side table, the reporting checklist) instead of the compact
+    /// answer a terminal gets by default (`litebench show --all` prints it later).
+    #[arg(long)]
+    pub all: bool,
     /// The whole command line when the run is started by another command in this process
     /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
     /// this process's own arguments.

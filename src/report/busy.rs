@@ -47,7 +47,10 @@ const EPSILON: f64 = 1e-9;
 /// The warnings about give-ups: per configuration with any (`all` rows), its per-trial mean by
 /// cause; then, per cause present, what it means and what helps, naming the configurations.
 pub fn warnings(rows: &[SummaryRow]) -> Vec<String> {
-    let gave_up: Vec<&SummaryRow> = rows.iter().filter(|r| r.failures.busy > 0.0 && r.operation == "all").collect();
+    let gave_up: Vec<&SummaryRow> = rows
+        .iter()
+        .filter(|r| r.failures.busy > 0.0 && r.operation == "all")
+        .collect();
     let mut w = Vec::new();
     // Per cause (the three, then "another kind"): the configurations that had it.
     let mut had: Vec<Vec<usize>> = vec![Vec::new(); CAUSES.len() + 1];
@@ -129,7 +132,12 @@ mod tests {
             .find(|s| s.config == 1 && s.operation == "all")
             .unwrap();
         assert_eq!(
-            (all1.failures.busy, all1.failures.busy_timeout, all1.failures.busy_upgrade, all1.failures.busy_snapshot),
+            (
+                all1.failures.busy,
+                all1.failures.busy_timeout,
+                all1.failures.busy_upgrade,
+                all1.failures.busy_snapshot
+            ),
             (6.0, Some(0.0), Some(4.0), Some(2.0))
         );
         let w = warnings(&r.summary);
@@ -173,7 +181,11 @@ mod tests {
         let r = report(&m, &t);
         for row in &r.summary {
             assert_eq!(
-                (row.failures.busy_timeout, row.failures.busy_upgrade, row.failures.busy_snapshot),
+                (
+                    row.failures.busy_timeout,
+                    row.failures.busy_upgrade,
+                    row.failures.busy_snapshot
+                ),
                 (None, None, None),
                 "{}",
                 row.operation
@@ -187,7 +199,7 @@ mod tests {
             "{}",
             w[0]
         );
-        let (headers, body) = crate::report::text::summary_table(&r.summary, "tx");
+        let (headers, body) = crate::report::text::summary_table(&r.summary, "tx", r.metric);
         let col = headers
             .iter()
             .position(|h| h == "busy upgrade")

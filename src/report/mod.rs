@@ -8,8 +8,10 @@
 //! model. Numbers are formatted by one formatter ([`number`]).
 
 pub mod advise;
+pub mod answer;
 pub mod busy;
 pub mod checklist;
+pub mod compact;
 pub mod compare;
 pub mod csv;
 pub mod exports;

@@ -262,6 +262,13 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         out += &format!("{l}\n");
     }
     out += "\n";
+    if !md && !crate::base::terminal::all_columns() {
+        return out + &compact_body(report);
+    }
+    let answer = super::answer::sentences(report);
+    if !answer.is_empty() {
+        out += &format!("answer: {}\n\n", answer.join(" "));
+    }
     let (headers, body) = summary_table(&report.summary, &report.unit(), report.metric);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     out += &table(&headers, &body, md);
@@ -298,6 +305,77 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         for l in &report.durability {
             out += &format!("  {l}\n");
         }
+    }
+    out
+}
+
+/// A laid-out table from owned cells.
+fn table_of(t: &super::compact::Table) -> String {
+    let headers: Vec<&str> = t.0.iter().map(String::as_str).collect();
+    table(&headers, &t.1, false)
+}
+
+/// The body of the compact view ([`super::compact`]) after the run's heading: the answer in
+/// words, the configurations, each script's (operation type's) latency and failures, the
+/// warnings, the statements' latencies, the population, and the checklist in one line.
+fn compact_body(report: &Report<'_>) -> String {
+    let c = super::compact::compact(report);
+    let mut out = String::new();
+    let answer = super::answer::sentences(report);
+    if !answer.is_empty() {
+        out += &format!("answer: {}\n\n", answer.join(" "));
+    }
+    out += &match &c.common {
+        Some(common) => format!("configurations (every one: {common})\n"),
+        None => "configurations\n".to_string(),
+    };
+    out += &table_of(&c.configs);
+    if let Some(ops) = &c.operations {
+        out += "\n";
+        out += &table_of(ops);
+    }
+    out += &format!("{}\n", c.caption);
+    if let Some(n) = approximate_note(&report.summary) {
+        out += &format!("{n}\n");
+    }
+    if let Some(n) = &c.note {
+        out += &format!("note: {n}\n");
+    }
+    if !report.warnings.is_empty() {
+        out += "\n";
+    }
+    for w in &report.warnings {
+        out += &warning(w, false);
+    }
+    if let Some(st) = &c.statements {
+        out += "\nstatements (latency from the start of each statement)\n";
+        out += &table_of(st);
+    }
+    if !report.footprint.is_empty() {
+        out += "\n";
+        out += &heading("population (template databases)", false);
+        let (headers, rows) = footprint_table(report);
+        out += &table(&headers, &rows, false);
+    }
+    let unknown: Vec<&str> = report
+        .checklist
+        .iter()
+        .filter(|i| !i.known)
+        .map(|i| i.item.as_str())
+        .collect();
+    out += &if unknown.is_empty() {
+        format!(
+            "\nreporting checklist (APSys'17): all {} items recorded; --all prints them\n",
+            report.checklist.len()
+        )
+    } else {
+        format!(
+            "\nreporting checklist (APSys'17): UNKNOWN: {}; --all prints every item\n",
+            unknown.join(", ")
+        )
+    };
+    for l in &report.durability {
+        out += &format!("durability: {l}\n");
     }
     out
 }

@@ -34,7 +34,10 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
             w.push("the guest's disks were not verified to be open O_SYNC on the host: its syncs may not have reached the host's storage".into());
         }
     }
-    let noisy: Vec<&SummaryRow> = rows.iter().filter(|r| r.throughput.noisy && r.operation == "all").collect();
+    let noisy: Vec<&SummaryRow> = rows
+        .iter()
+        .filter(|r| r.throughput.noisy && r.operation == "all")
+        .collect();
     // An open loop's schedule moves every configuration's rate alike: named where it is the
     // cause, instead of the machine.
     let schedule = super::schedule::cv_warning(manifest, trials, &noisy);

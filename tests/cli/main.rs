@@ -14,6 +14,7 @@ mod browser;
 mod cleanup;
 mod closed_pipe;
 mod common;
+mod compact;
 mod compare;
 mod disk_full;
 mod durability;

@@ -342,7 +342,7 @@ fn transactions_that_gave_up_busy_are_shown_and_warned_about() {
         "transactions=400",
     ]);
     cmd.args(["--trials", "1", "--warmup", "0", "--clients", "4", "--max-tries", "1"])
-        .args(["--knob", "journal_mode=wal", "--knob", "begin=deferred"])
+        .args(["--knob", "journal_mode=wal", "--knob", "begin=deferred", "--all"])
         .env("COLUMNS", "400");
     let out = output(&mut cmd);
     assert_success(&out);

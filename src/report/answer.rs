@@ -1,0 +1,206 @@
+//! The run's answer in plain words: which configuration did best by the headline metric, which
+//! others cannot be told apart from it, and which failed transactions, and why.
+//!
+//! A table of eight configurations with verdicts against #0 still leaves the reader to find the
+//! best one and to compare the others with it, not with #0. These one to three sentences do
+//! that from the same stored trials: the best is ranked first among the configurations that
+//! failed no transaction (a configuration that lost transactions to "database is locked" is
+//! never the answer silently), the others are compared with it by the same bootstrap ratio and
+//! verdict rule as every table, and the failures are named with their causes. `advise` answers
+//! the same question with the stored durability verdicts beside it.
+
+use super::compact::split_labels;
+use super::number::{interval, num, pct};
+use super::stats::values;
+use super::summary::SummaryRow;
+use super::{Metric, Report};
+use litebench_stats::{Better, Verdict};
+
+/// A configuration as the sentences name it: `#3 (journal_mode=wal busy_timeout=5000)`, with
+/// only the words of its label that differ from the other configurations'.
+fn named(i: usize, own: &[String]) -> String {
+    format!("#{i} ({})", own[i])
+}
+
+/// Whether a configuration's whole-run row failed any transaction.
+fn failed(r: &SummaryRow) -> bool {
+    r.failures.busy > 0.0 || r.failures.failure_pct.is_some_and(|p| p > 0.0)
+}
+
+/// The figure a configuration is ranked by, best first whatever the metric's direction.
+fn rank_key(r: &SummaryRow, metric: Metric) -> f64 {
+    let v = r.figure(metric).value.unwrap_or(f64::NAN);
+    let v = if v.is_nan() { f64::INFINITY } else { v };
+    match metric.better() {
+        Better::Higher => -v,
+        Better::Lower => v,
+    }
+}
+
+/// `p99 2.31 ms [1.90..2.80]`, `247 tx/s [219..271]`, `1.2% failed`.
+fn figure_words(r: &SummaryRow, metric: Metric, unit: &str) -> String {
+    let f = r.figure(metric);
+    let value = f.value.map_or("-".into(), num);
+    let ci = f.ci95.map(|_| format!(" [{}]", interval(f.ci95))).unwrap_or_default();
+    match metric {
+        Metric::Tps => format!("{value} {unit}/s{ci}"),
+        Metric::Time => format!("{value} ms per trial{ci}"),
+        Metric::Failures => format!("{value}% failed"),
+        _ => format!("{} {value} ms{ci}", metric.name()),
+    }
+}
+
+/// Why a configuration's transactions gave up, by the causes' names (docs/load.md): ` (37.8 per
+/// trial gave up: busy_timeout)`, ` (30.5 per trial gave up: 30.3 busy_timeout, 0.17
+/// busy_upgrade)`.
+fn causes_words(r: &SummaryRow) -> String {
+    let f = &r.failures;
+    let causes = [
+        (f.busy_timeout, "busy_timeout"),
+        (f.busy_upgrade, "busy_upgrade"),
+        (f.busy_snapshot, "busy_snapshot"),
+    ];
+    if f.busy == 0.0 {
+        return String::new();
+    }
+    let said: Vec<String> = causes
+        .iter()
+        .filter_map(|(n, w)| n.filter(|x| *x > 0.0).map(|x| format!("{} {w}", num(x))))
+        .collect();
+    if said.is_empty() {
+        format!(" ({} per trial gave up busy)", num(f.busy))
+    } else if said.len() == 1 && causes.iter().filter_map(|c| c.0).sum::<f64>() >= f.busy - 1e-9 {
+        format!(
+            " ({} per trial gave up: {})",
+            num(f.busy),
+            said[0].split_once(' ').map_or("", |x| x.1)
+        )
+    } else {
+        format!(" ({} per trial gave up: {})", num(f.busy), said.join(", "))
+    }
+}
+
+/// The answer in one to three sentences; empty for a run with no measured trial.
+pub fn sentences(report: &Report<'_>) -> Vec<String> {
+    let m = report.manifest;
+    let metric = report.metric;
+    let unit = report.unit();
+    let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
+    let (_, own) = split_labels(&labels);
+    let mut whole: Vec<&SummaryRow> = report.summary.iter().filter(|r| r.operation == "all").collect();
+    if whole.is_empty() {
+        return Vec::new();
+    }
+    whole.sort_by(|a, b| {
+        (failed(a), rank_key(a, metric))
+            .partial_cmp(&(failed(b), rank_key(b, metric)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let best = whole[0];
+    let mut out = Vec::new();
+    let rate = match m.load.rate {
+        Some(target) => format!(
+            "{} {unit}/s achieved at a {} {unit}/s target",
+            num(best.throughput.tps_median),
+            num(target)
+        ),
+        None => format!("p99 {} ms", best.figure(Metric::P99).value.map_or("-".into(), num)),
+    };
+    // p99 beside the ranked figure, where neither says it already.
+    let side = if metric == Metric::P99 || m.load.rate.is_none() {
+        String::new()
+    } else {
+        format!(", {}", figure_words(best, Metric::P99, &unit))
+    };
+    let how = match metric.better() {
+        Better::Lower if metric.quantile().is_some() => format!("Lowest {}", metric.name()),
+        Better::Lower => format!("Best by {}", metric.name()),
+        Better::Higher => "Fastest".to_string(),
+    };
+    if m.configs.len() == 1 {
+        out.push(format!(
+            "{}: {}{side}, {rate}.",
+            named(best.config, &own),
+            figure_words(best, metric, &unit)
+        ));
+    } else if failed(best) {
+        out.push(format!(
+            "Every configuration failed transactions; {} is {}: {}{side}, {rate}, {} failed{}.",
+            how.to_lowercase(),
+            named(best.config, &own),
+            figure_words(best, metric, &unit),
+            best.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0)),
+            causes_words(best)
+        ));
+    } else {
+        out.push(format!(
+            "{how} without failed transactions: {}, {}{side}, {rate}.",
+            named(best.config, &own),
+            figure_words(best, metric, &unit)
+        ));
+    }
+    // The others against the best, by the same ratio and verdict rule as every table.
+    if m.configs.len() > 1 && metric != Metric::Failures {
+        let stats = &report.statistics;
+        let of = |c: usize| values(report.trials, c, "all", metric);
+        let best_values = of(best.config);
+        let mut tied = Vec::new();
+        let mut unknown = 0;
+        for r in whole.iter().skip(1).filter(|r| !failed(r)) {
+            match stats
+                .compare(&best_values, &of(r.config), metric)
+                .and_then(|q| q.verdict)
+            {
+                Some(Verdict::NoSignificantDifference) | Some(Verdict::Inconclusive) => {
+                    tied.push(format!("#{}", r.config))
+                }
+                Some(_) => {}
+                None => unknown += 1,
+            }
+        }
+        if unknown > 0 {
+            out.push(format!(
+                "Too few trials to tell it apart from {unknown} other{} (6 a side give intervals).",
+                if unknown == 1 { "" } else { "s" }
+            ));
+        } else if tied.is_empty() {
+            out.push(format!(
+                "Every other configuration without failures is worse at {} by its 95% interval.",
+                metric.name()
+            ));
+        } else {
+            out.push(format!(
+                "Not significantly different from it at {}: {}.",
+                metric.name(),
+                tied.join(", ")
+            ));
+        }
+    }
+    let mut failing: Vec<&&SummaryRow> = whole.iter().filter(|r| failed(r) && r.config != best.config).collect();
+    if !failing.is_empty() {
+        failing.sort_by(|a, b| {
+            b.failures
+                .failure_pct
+                .partial_cmp(&a.failures.failure_pct)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        const NAMED: usize = 3;
+        let mut said: Vec<String> = failing
+            .iter()
+            .take(NAMED)
+            .map(|r| {
+                format!(
+                    "#{} {}{}",
+                    r.config,
+                    r.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0)),
+                    causes_words(r)
+                )
+            })
+            .collect();
+        if failing.len() > NAMED {
+            said.push(format!("{} more", failing.len() - NAMED));
+        }
+        out.push(format!("Failed transactions: {}.", said.join("; ")));
+    }
+    out
+}
