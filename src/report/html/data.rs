@@ -274,7 +274,12 @@ pub const MIN_PERCENTILE_LATENCIES: u64 = 50;
 /// from the merged HDR histograms of its measured trials.
 pub fn latency(report: &Report<'_>) -> Vec<Figure> {
     let mut figures = Vec::new();
-    for op in chart_operations(report) {
+    let mut ops = chart_operations(report);
+    // An open loop's answer is the whole run's latency (the page's first screen shows it).
+    if report.manifest.load.open() && !ops.iter().any(|o| o == "all") {
+        ops.insert(0, "all".to_string());
+    }
+    for op in ops {
         let mut lines = Vec::new();
         for cfg in &report.manifest.configs {
             let measured: Vec<&TrialRecord> = report
@@ -312,7 +317,11 @@ pub fn latency(report: &Report<'_>) -> Vec<Figure> {
             .collect();
         figures.push(Figure {
             id: format!("latency-{slug}"),
-            title: format!("Latency percentiles: {op}"),
+            title: if op == "all" {
+                "Latency percentiles: every transaction".to_string()
+            } else {
+                format!("Latency percentiles: {op}")
+            },
             note: "Each line is one configuration's latencies over all its measured trials (merged HDR histograms); the last point of a line is the maximum.".into(),
             chart: Chart::Lines(LineChart {
                 x: XAxis::Nines,

@@ -60,7 +60,7 @@ pub fn table_of_class<H: AsRef<str>>(class: &str, headers: &[H], rows: &[Vec<Str
 const STYLE: &str = r#"
 body { font-family: "DejaVu Sans", system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 1em 2em; color: #1b1b1b; line-height: 1.4; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
-h2 { border-bottom: 2px solid #4e79a7; padding-bottom: 0.2em; margin-top: 2em; }
+h2 { border-bottom: 2px solid #4e79a7; padding-bottom: 0.2em; margin-top: 1.2em; }
 h3 { margin-top: 1.6em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 th, td { border: 1px solid #d0d0d0; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
@@ -86,6 +86,13 @@ pre { background: #f6f8fa; padding: 0.6em; overflow-x: auto; font-size: 0.8em; }
 nav li { margin: 0.2em 0; }
 .question { font-size: 1.1em; font-weight: 600; margin: 0.6em 0 0.2em; }
 .answer figure.chart { margin: 0.5em 0; }
+.answer-words { font-size: 1.05em; margin: 0.2em 0 0.6em; max-width: 1100px; }
+.answer-row { flex-wrap: nowrap; align-items: flex-start; }
+.answer-row .scroll { flex: 0 1 auto; }
+.answer-row figure.chart { flex: 1 1 420px; margin: 0; }
+.answer-row figure.chart svg { max-width: 560px; }
+.answer-row figure.chart figcaption { display: none; }
+.answer-row figure.chart h4 { margin: 0 0 0.2em; font-size: 0.95em; }
 details { margin: 0.8em 0; }
 details > summary { cursor: pointer; font-weight: 600; font-size: 1.05em; }
 "#;
@@ -272,38 +279,62 @@ pub fn question(report: &Report<'_>) -> String {
     }
 }
 
-/// The answer to [`question`]: the side-by-side table with its verdicts (the summary table
-/// when there is one configuration), the spread, and the chart of the same numbers.
+/// The answer to [`question`], on the first screen: the answer in words ([`crate::report::answer`]),
+/// the compact table of the configurations (what differs between them as columns, their
+/// whole-run figures and verdicts), beside it in an open loop the latency percentiles of the
+/// whole run (the chart that answers a latency question), then one row per configuration and
+/// operation type ([`crate::report::compact`]), the spread, and in a closed loop the chart of
+/// the answer's numbers.
 fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>) -> String {
     let id = report.run.id;
     let mut o = format!(
         "<div class=\"answer\" id=\"run{id}-answer\">\n<p class=\"question\">{}</p>\n",
         esc(&question(report))
     );
-    let (h, rows) = match &report.side_by_side {
-        Some(p) => p.cells(),
-        None => text::summary_table(&report.summary, &report.unit(), report.metric),
-    };
-    o += &table_of_class("answer", &h, &rows);
-    if report.side_by_side.is_none() {
-        if let Some(n) = text::approximate_note(&report.summary) {
-            o += &format!("<p class=\"meta approximate\">{}</p>\n", esc(&n));
+    let words = crate::report::answer::sentences(report);
+    if !words.is_empty() {
+        o += &format!("<p class=\"answer-words\">{}</p>\n", esc(&words.join(" ")));
+    }
+    let c = crate::report::compact::compact(report);
+    if let Some(common) = &c.common {
+        o += &format!("<p class=\"meta\">Every configuration: {}</p>\n", esc(common));
+    }
+    let configs = table_of_class("answer", &c.configs.0, &c.configs.1);
+    let open = report.manifest.load.open();
+    match chart {
+        Some((fig, svg)) if open => {
+            o += "<div class=\"row answer-row\">\n";
+            o += &configs;
+            o += &figure(fig, svg, id);
+            o += "</div>\n";
         }
+        _ => o += &configs,
+    }
+    if let Some((h, rows)) = &c.operations {
+        o += &table_of_class("answer-ops", h, rows);
+    }
+    o += &format!("<p class=\"meta\">{}</p>\n", esc(&c.caption));
+    if let Some(n) = &c.note {
+        o += &format!("<p class=\"meta\">{}</p>\n", esc(n));
     }
     if let Some(s) = text::spread_line(report) {
         o += &format!("<p class=\"meta\">{}</p>\n", esc(&s));
     }
-    if let Some((fig, svg)) = chart {
+    if let Some((fig, svg)) = chart.filter(|_| !open) {
         o += &figure(fig, svg, id);
     }
     o += "</div>\n";
     o
 }
 
-/// Whether a figure is the chart of the answer's own numbers (each operation's median in the
-/// workload's metric, per configuration).
-fn answers(fig: &Figure) -> bool {
-    fig.id == "throughput" || fig.id == "time" || fig.id == "failures" || fig.id.starts_with("per-operation-")
+/// Whether a figure is the answer's chart: in an open loop the whole run's latency
+/// percentiles, else the chart of each operation's median in the headline metric.
+fn answers(report: &Report<'_>, fig: &Figure) -> bool {
+    if report.manifest.load.open() {
+        fig.id == "latency-all"
+    } else {
+        fig.id == "throughput" || fig.id == "time"
+    }
 }
 
 /// Content folded under a summary line: there for whoever wants it, off the first screen.
@@ -352,7 +383,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         o += &format!("<a href=\"#run{id}-{anchor}\">{name}</a>");
     }
     o += "</p>\n";
-    o += &answer(report, charts.iter().find(|(f, _)| answers(f)));
+    o += &answer(report, charts.iter().find(|(f, _)| answers(report, f)));
     o += &format!("<h3 id=\"run{id}-warnings\">Warnings</h3>\n");
     if report.warnings.is_empty() {
         o += "<p class=\"ok\">none</p>\n";
@@ -386,7 +417,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         o += "<p>No measured trials: nothing to chart.</p>\n";
     }
     let mut in_row = false;
-    for (fig, svg) in charts.iter().filter(|(f, _)| !answers(f)) {
+    for (fig, svg) in charts.iter().filter(|(f, _)| !answers(report, f)) {
         let beside = fig.id.starts_with("beside-");
         if beside && !in_row {
             o += "<div class=\"row\">\n";
