@@ -84,20 +84,31 @@ fn causes_words(r: &SummaryRow) -> String {
 pub fn sentences(report: &Report<'_>) -> Vec<String> {
     let m = report.manifest;
     let metric = report.metric;
-    let unit = report.unit();
-    let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
-    let (_, own) = split_labels(&labels);
     let mut whole: Vec<&SummaryRow> = report.summary.iter().filter(|r| r.operation == "all").collect();
     if whole.is_empty() {
         return Vec::new();
     }
+    // Those that failed no transaction first, each group best first.
     whole.sort_by(|a, b| {
         (failed(a), rank_key(a, metric))
             .partial_cmp(&(failed(b), rank_key(b, metric)))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    let best = whole[0];
-    let mut out = Vec::new();
+    let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
+    let (_, own) = split_labels(&labels);
+    let mut out = vec![best_sentence(report, whole[0], &own)];
+    if m.configs.len() > 1 && metric != Metric::Failures {
+        out.push(ties_sentence(report, &whole));
+    }
+    out.extend(failures_sentence(&whole));
+    out
+}
+
+/// The best configuration, its figure with its interval, and its rate.
+fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> String {
+    let m = report.manifest;
+    let metric = report.metric;
+    let unit = report.unit();
     let rate = match m.load.rate {
         Some(target) => format!(
             "{} {unit}/s achieved at a {} {unit}/s target",
@@ -117,90 +128,140 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
         Better::Lower => format!("Best by {}", metric.name()),
         Better::Higher => "Fastest".to_string(),
     };
+    let figure = figure_words(best, metric, &unit);
+    let name = named(best.config, own);
     if m.configs.len() == 1 {
-        out.push(format!(
-            "{}: {}{side}, {rate}.",
-            named(best.config, &own),
-            figure_words(best, metric, &unit)
-        ));
+        format!("{name}: {figure}{side}, {rate}.")
     } else if failed(best) {
-        out.push(format!(
-            "Every configuration failed transactions; {} is {}: {}{side}, {rate}, {} failed{}.",
+        format!(
+            "Every configuration failed transactions; {} is {name}: {figure}{side}, {rate}, {} failed{}.",
             how.to_lowercase(),
-            named(best.config, &own),
-            figure_words(best, metric, &unit),
             best.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0)),
             causes_words(best)
-        ));
+        )
     } else {
-        out.push(format!(
-            "{how} without failed transactions: {}, {}{side}, {rate}.",
-            named(best.config, &own),
-            figure_words(best, metric, &unit)
-        ));
+        format!("{how} without failed transactions: {name}, {figure}{side}, {rate}.")
     }
-    // The others against the best, by the same ratio and verdict rule as every table.
-    if m.configs.len() > 1 && metric != Metric::Failures {
-        let stats = &report.statistics;
-        let of = |c: usize| values(report.trials, c, "all", metric);
-        let best_values = of(best.config);
-        let mut tied = Vec::new();
-        let mut unknown = 0;
-        for r in whole.iter().skip(1).filter(|r| !failed(r)) {
-            match stats
-                .compare(&best_values, &of(r.config), metric)
-                .and_then(|q| q.verdict)
-            {
-                Some(Verdict::NoSignificantDifference) | Some(Verdict::Inconclusive) => {
-                    tied.push(format!("#{}", r.config))
-                }
-                Some(_) => {}
-                None => unknown += 1,
-            }
-        }
-        if unknown > 0 {
-            out.push(format!(
-                "Too few trials to tell it apart from {unknown} other{} (6 a side give intervals).",
-                if unknown == 1 { "" } else { "s" }
-            ));
-        } else if tied.is_empty() {
-            out.push(format!(
-                "Every other configuration without failures is worse at {} by its 95% interval.",
-                metric.name()
-            ));
-        } else {
-            out.push(format!(
-                "Not significantly different from it at {}: {}.",
-                metric.name(),
-                tied.join(", ")
-            ));
+}
+
+/// What a metric compares, as a sentence says it: `throughput`, `p99`.
+fn in_words(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Tps => "throughput",
+        Metric::Time => "time",
+        Metric::Failures => "failures",
+        m => m.name(),
+    }
+}
+
+/// The configurations without failures that cannot be told apart from the best (`whole[0]`),
+/// by the same ratio and verdict rule as every table.
+fn ties_sentence(report: &Report<'_>, whole: &[&SummaryRow]) -> String {
+    let metric = report.metric;
+    let of = |c: usize| values(report.trials, c, "all", metric);
+    let best = of(whole[0].config);
+    let mut tied = Vec::new();
+    let mut unknown = 0;
+    for r in whole.iter().skip(1).filter(|r| !failed(r)) {
+        match report
+            .statistics
+            .compare(&best, &of(r.config), metric)
+            .and_then(|q| q.verdict)
+        {
+            Some(Verdict::NoSignificantDifference) | Some(Verdict::Inconclusive) => tied.push(r.config),
+            Some(_) => {}
+            None => unknown += 1,
         }
     }
-    let mut failing: Vec<&&SummaryRow> = whole.iter().filter(|r| failed(r) && r.config != best.config).collect();
-    if !failing.is_empty() {
-        failing.sort_by(|a, b| {
-            b.failures
-                .failure_pct
-                .partial_cmp(&a.failures.failure_pct)
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        const NAMED: usize = 3;
-        let mut said: Vec<String> = failing
-            .iter()
-            .take(NAMED)
-            .map(|r| {
-                format!(
-                    "#{} {}{}",
-                    r.config,
-                    r.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0)),
-                    causes_words(r)
-                )
-            })
-            .collect();
-        if failing.len() > NAMED {
-            said.push(format!("{} more", failing.len() - NAMED));
-        }
-        out.push(format!("Failed transactions: {}.", said.join("; ")));
+    tied.sort_unstable();
+    let tied: Vec<String> = tied.iter().map(|c| format!("#{c}")).collect();
+    if unknown > 0 {
+        format!(
+            "Too few trials to tell it apart from {unknown} other{} (6 a side give intervals).",
+            if unknown == 1 { "" } else { "s" }
+        )
+    } else if tied.is_empty() {
+        format!(
+            "Every other configuration without failures is worse in {} by its 95% interval.",
+            in_words(metric)
+        )
+    } else {
+        format!(
+            "Not significantly different from it in {}: {}.",
+            in_words(metric),
+            tied.join(", ")
+        )
     }
-    out
+}
+
+/// The other configurations that failed transactions, most failures first, with their causes.
+fn failures_sentence(whole: &[&SummaryRow]) -> Option<String> {
+    let mut failing: Vec<&SummaryRow> = whole.iter().skip(1).copied().filter(|r| failed(r)).collect();
+    if failing.is_empty() {
+        return None;
+    }
+    failing.sort_by(|a, b| {
+        b.failures
+            .failure_pct
+            .partial_cmp(&a.failures.failure_pct)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    const NAMED: usize = 3;
+    let mut said: Vec<String> = failing
+        .iter()
+        .take(NAMED)
+        .map(|r| {
+            format!(
+                "#{} {}{}",
+                r.config,
+                r.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0)),
+                causes_words(r)
+            )
+        })
+        .collect();
+    if failing.len() > NAMED {
+        said.push(format!("{} more", failing.len() - NAMED));
+    }
+    Some(format!("Failed transactions: {}.", said.join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::html::data::tests::{manifest, report, trials};
+
+    /// The fastest configuration lost transactions to locks: the answer is the fastest of those
+    /// that lost none, and the one that failed is named with its rate and cause, never picked
+    /// silently (issue 32: `advise --need durable` recommended `busy_timeout=0`).
+    #[test]
+    fn the_answer_is_the_best_configuration_without_failures_and_names_the_failing_ones() {
+        let m = manifest(&[
+            &[("journal_mode", "wal"), ("busy_timeout", "0")],
+            &[("journal_mode", "wal"), ("busy_timeout", "5000")],
+            &[("journal_mode", "delete"), ("busy_timeout", "5000")],
+        ]);
+        let mut t = trials(3, 8, &["write"]);
+        for tr in t.iter_mut().filter(|tr| tr.config == 0) {
+            let o = &mut tr.ops[0];
+            (o.busy, o.failed, o.busy_timeout, o.busy_upgrade, o.busy_snapshot) = (4, 4, Some(0), Some(4), Some(0));
+        }
+        let r = report(&m, &t);
+        let words = sentences(&r);
+        assert!(
+            words[0].starts_with("Fastest without failed transactions: #1 (busy_timeout=5000 journal_mode=wal)")
+                || words[0].starts_with("Fastest without failed transactions: #1 (journal_mode=wal busy_timeout=5000)"),
+            "{words:#?}"
+        );
+        assert!(
+            words.iter().any(
+                |w| w.starts_with("Failed transactions: #0 ") && w.contains("4.00 per trial gave up: busy_upgrade")
+            ),
+            "{words:#?}"
+        );
+        // #2's trials overlap #1's (11-13 ms against 12-14 ms per trial): a tie, said as one.
+        assert!(
+            words.contains(&"Not significantly different from it in throughput: #2.".to_string()),
+            "{words:#?}"
+        );
+    }
 }

@@ -182,152 +182,177 @@ pub fn part_names<'a>(report: &'a Report<'_>) -> BTreeSet<&'a str> {
         .collect()
 }
 
+/// What every table of the view is laid out by.
+struct View<'a, 'r> {
+    report: &'a Report<'r>,
+    metric: Metric,
+    open: bool,
+    any_failed: bool,
+    unit: String,
+    /// The verdict column's header: `p99 vs #0`.
+    vs: String,
+}
+
 /// The compact view of `report`, comparing by its headline metric ([`Report::metric`]).
 pub fn compact(report: &Report<'_>) -> Compact {
     let m = report.manifest;
-    let metric = report.metric;
-    let open = m.load.open();
     let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
     let (common, own) = split_labels(&labels);
     let parts = part_names(report);
-    let whole = |c: usize| report.summary.iter().find(|r| r.config == c && r.operation == "all");
+    let view = View {
+        report,
+        metric: report.metric,
+        open: m.load.open(),
+        any_failed: report
+            .summary
+            .iter()
+            .any(|r| r.failures.busy > 0.0 || r.failures.failure_pct.is_some_and(|p| p > 0.0)),
+        unit: report.unit(),
+        vs: format!("{} vs #0", report.metric.name()),
+    };
     let ops: Vec<&SummaryRow> = report
         .summary
         .iter()
         .filter(|r| r.operation != "all" && !parts.contains(r.operation.as_str()))
         .collect();
-    let any_failed = report
-        .summary
-        .iter()
-        .any(|r| r.failures.busy > 0.0 || r.failures.failure_pct.is_some_and(|p| p > 0.0));
-    let unit = report.unit();
-    let vs = format!("{} vs #0", metric.name());
-    let knobs = knob_columns(&own);
-
-    // The configurations, with their whole-run figures.
-    let mut headers: Vec<String> = vec!["#".into()];
-    if open {
-        headers.extend([format!("{unit}/s"), "p99 ms".into(), vs.clone(), "failed".into()]);
-    } else {
-        headers.extend([format!("{unit}/s"), "95% CI".into(), vs.clone(), "p99 ms".into()]);
-        if any_failed {
-            headers.push("failed".into());
-        }
+    Compact {
+        common: (!common.is_empty()).then(|| common.join(" ")),
+        configs: view.configs(&own),
+        operations: (!ops.is_empty()).then(|| view.operations(&ops)),
+        statements: (!parts.is_empty()).then(|| view.statements(&parts)),
+        caption: view.caption(),
+        note: (m.configs.len() > SCREEN_CONFIGS).then(|| {
+            format!(
+                "{} configurations do not fit one screen: the rows above are every configuration's; `--metric` chooses what is compared, `litebench compare {}:I {}:J` compares two of them",
+                m.configs.len(),
+                report.run.id,
+                report.run.id
+            )
+        }),
     }
-    let figures = headers.len();
-    match &knobs {
-        Some((keys, _)) => headers.extend(keys.iter().cloned()),
-        None => headers.push("configuration".into()),
-    }
-    let label = |i: usize| -> Vec<String> {
-        match &knobs {
-            Some((_, values)) => values[i].clone(),
-            None => vec![own[i].clone()],
-        }
-    };
-    let rows = m
-        .configs
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
-            let mut cells = vec![i.to_string()];
-            let Some(r) = whole(i) else {
-                cells.extend(std::iter::repeat_n("-".to_string(), figures - 1));
-                cells.extend(label(i));
-                return cells;
-            };
-            let base = i == 0;
-            if open {
-                cells.extend([
-                    num(r.throughput.tps_median),
-                    ms(r.figure(Metric::P99).value),
-                    short_against(&r.figure(metric).against, base),
-                    failed(r),
-                ]);
-            } else {
-                cells.extend([
-                    num(r.throughput.tps_median),
-                    interval(r.figure(Metric::Tps).ci95),
-                    short_against(&r.figure(metric).against, base),
-                    ms(r.figure(Metric::P99).value),
-                ]);
-                if any_failed {
-                    cells.push(failed(r));
-                }
-            }
-            cells.extend(label(i));
-            cells
-        })
-        .collect();
-    let configs = (headers, rows);
+}
 
-    // Each configuration's operation types (a script mix's scripts).
-    let operations = (!ops.is_empty()).then(|| {
-        let mut headers: Vec<String> = vec!["#".into(), "op".into()];
-        if open {
-            headers.extend([
-                "p50 ms".into(),
-                "p99 ms".into(),
-                vs.clone(),
-                "p99.9 ms".into(),
-                "failed".into(),
-                "busy t/u/s".into(),
-            ]);
+impl View<'_, '_> {
+    /// The configurations: their whole-run figures, then the knobs that differ (as columns
+    /// where [`knob_columns`] can) or their own words.
+    fn configs(&self, own: &[String]) -> Table {
+        let knobs = knob_columns(own);
+        let mut headers: Vec<String> = vec!["#".into(), format!("{}/s", self.unit)];
+        if self.open {
+            headers.extend(["p99 ms".into(), self.vs.clone(), "failed".into()]);
         } else {
-            headers.extend([
-                format!("{unit}/s"),
-                "95% CI".into(),
-                vs.clone(),
-                "p99 ms".into(),
-                "p99 vs #0".into(),
-                "syncs/tx".into(),
-            ]);
-            if any_failed {
-                headers.extend(["failed".into(), "busy t/u/s".into()]);
+            headers.extend(["95% CI".into(), self.vs.clone(), "p99 ms".into()]);
+            if self.any_failed {
+                headers.push("failed".into());
             }
         }
-        let rows = ops
-            .iter()
-            .map(|r| {
-                let base = r.config == 0;
-                let mut cells = vec![r.config.to_string(), r.operation_label.clone()];
-                if open {
-                    cells.extend([
-                        ms(r.figure(Metric::P50).value),
-                        ms(r.figure(Metric::P99).value),
-                        short_against(&r.figure(metric).against, base),
-                        ms(r.figure(Metric::P999).value),
-                        failed(r),
-                        causes(r),
-                    ]);
-                } else {
-                    cells.extend([
-                        num(r.throughput.tps_median),
-                        interval(r.figure(Metric::Tps).ci95),
-                        short_against(&r.figure(metric).against, base),
-                        ms(r.figure(Metric::P99).value),
-                        short_against(&r.figure(Metric::P99).against, base),
-                        r.io.syncs_per_tx.map_or("-".into(), |s| {
-                            let approximate = if r.io.io_per_op_approximate { "~" } else { "" };
-                            format!("{approximate}{}", num(s))
-                        }),
-                    ]);
-                    if any_failed {
-                        cells.extend([failed(r), causes(r)]);
-                    }
+        let figures = headers.len();
+        match &knobs {
+            Some((keys, _)) => headers.extend(keys.iter().cloned()),
+            None => headers.push("configuration".into()),
+        }
+        let label = |i: usize| -> Vec<String> {
+            match &knobs {
+                Some((_, values)) => values[i].clone(),
+                None => vec![own[i].clone()],
+            }
+        };
+        let rows = (0..own.len())
+            .map(|i| {
+                let mut cells = vec![i.to_string()];
+                match self
+                    .report
+                    .summary
+                    .iter()
+                    .find(|r| r.config == i && r.operation == "all")
+                {
+                    Some(r) => cells.extend(self.whole_figures(r)),
+                    None => cells.extend(std::iter::repeat_n("-".to_string(), figures - 1)),
                 }
+                cells.extend(label(i));
                 cells
             })
             .collect();
         (headers, rows)
-    });
+    }
 
-    // The statements of scripts: latency only (their rate and verdict are their script's).
-    let statements = (!parts.is_empty()).then(|| {
+    /// A configuration's whole-run cells, after its `#`.
+    fn whole_figures(&self, r: &SummaryRow) -> Vec<String> {
+        let base = r.config == 0;
+        let mut cells = vec![num(r.throughput.tps_median)];
+        if self.open {
+            cells.extend([
+                ms(r.figure(Metric::P99).value),
+                short_against(&r.figure(self.metric).against, base),
+                failed(r),
+            ]);
+        } else {
+            cells.extend([
+                interval(r.figure(Metric::Tps).ci95),
+                short_against(&r.figure(self.metric).against, base),
+                ms(r.figure(Metric::P99).value),
+            ]);
+            if self.any_failed {
+                cells.push(failed(r));
+            }
+        }
+        cells
+    }
+
+    /// Each configuration's operation types (a script mix's scripts).
+    fn operations(&self, ops: &[&SummaryRow]) -> Table {
+        let mut headers: Vec<String> = vec!["#".into(), "op".into()];
+        if self.open {
+            headers.extend(["p50 ms", "p99 ms", &self.vs, "p99.9 ms", "failed", "busy t/u/s"].map(String::from));
+        } else {
+            let rate = format!("{}/s", self.unit);
+            headers.extend([&rate, "95% CI", &self.vs, "p99 ms", "p99 vs #0", "syncs/tx"].map(String::from));
+            if self.any_failed {
+                headers.extend(["failed".into(), "busy t/u/s".into()]);
+            }
+        }
+        let rows = ops.iter().map(|r| self.operation_row(r)).collect();
+        (headers, rows)
+    }
+
+    fn operation_row(&self, r: &SummaryRow) -> Vec<String> {
+        let base = r.config == 0;
+        let mut cells = vec![r.config.to_string(), r.operation_label.clone()];
+        if self.open {
+            cells.extend([
+                ms(r.figure(Metric::P50).value),
+                ms(r.figure(Metric::P99).value),
+                short_against(&r.figure(self.metric).against, base),
+                ms(r.figure(Metric::P999).value),
+                failed(r),
+                causes(r),
+            ]);
+            return cells;
+        }
+        cells.extend([
+            num(r.throughput.tps_median),
+            interval(r.figure(Metric::Tps).ci95),
+            short_against(&r.figure(self.metric).against, base),
+            ms(r.figure(Metric::P99).value),
+            short_against(&r.figure(Metric::P99).against, base),
+            r.io.syncs_per_tx.map_or("-".into(), |s| {
+                let approximate = if r.io.io_per_op_approximate { "~" } else { "" };
+                format!("{approximate}{}", num(s))
+            }),
+        ]);
+        if self.any_failed {
+            cells.extend([failed(r), causes(r)]);
+        }
+        cells
+    }
+
+    /// The statements of scripts: latency only (their rate and verdict are their script's).
+    fn statements(&self, parts: &BTreeSet<&str>) -> Table {
         let headers = ["#", "statement", "p50 ms", "p99 ms", "p99.9 ms"]
             .map(String::from)
             .to_vec();
-        let rows = report
+        let rows = self
+            .report
             .summary
             .iter()
             .filter(|r| parts.contains(r.operation.as_str()))
@@ -342,41 +367,27 @@ pub fn compact(report: &Report<'_>) -> Compact {
             })
             .collect();
         (headers, rows)
-    });
-
-    let trials = m.trials;
-    let verdicts = "n.s.: no significant difference, ?: inconclusive";
-    let mut caption = if open {
-        format!(
-            "Open loop at {} {unit}/s: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles; {} against #0 by its 95% bootstrap interval ({verdicts}); failed: transactions that did not complete, % of attempted per trial",
-            m.load.rate.map_or("-".into(), num),
-            metric.name()
-        )
-    } else {
-        format!(
-            "{unit}/s: the median of {trials} trials with its 95% interval; {} against #0 by its 95% bootstrap interval ({verdicts}); p99: the median of the trials' own p99",
-            metric.name()
-        )
-    };
-    if any_failed {
-        caption += "; busy t/u/s: transactions per trial that gave up because busy_timeout ran out / a deferred transaction's upgrade to writing was refused / its WAL snapshot was stale (docs/load.md)";
     }
-    caption += ". Every column: --all.";
-    let note = (m.configs.len() > SCREEN_CONFIGS).then(|| {
-        format!(
-            "{} configurations do not fit one screen: the rows above are every configuration's; `--metric` chooses what is compared, `litebench compare {}:I {}:J` compares two of them",
-            m.configs.len(),
-            report.run.id,
-            report.run.id
-        )
-    });
-    Compact {
-        common: (!common.is_empty()).then(|| common.join(" ")),
-        configs,
-        operations,
-        statements,
-        caption,
-        note,
+
+    /// What the tables' figures are.
+    fn caption(&self) -> String {
+        let (m, unit, metric) = (self.report.manifest, &self.unit, self.metric.name());
+        let trials = m.trials;
+        let verdicts = "n.s.: no significant difference, ?: inconclusive";
+        let mut caption = if self.open {
+            format!(
+                "Open loop at {} {unit}/s: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles; {metric} against #0 by its 95% bootstrap interval ({verdicts}); failed: transactions that did not complete, % of attempted per trial",
+                m.load.rate.map_or("-".into(), num),
+            )
+        } else {
+            format!(
+                "{unit}/s: the median of {trials} trials with its 95% interval; {metric} against #0 by its 95% bootstrap interval ({verdicts}); p99: the median of the trials' own p99"
+            )
+        };
+        if self.any_failed {
+            caption += "; busy t/u/s: transactions per trial that gave up because busy_timeout ran out / a deferred transaction's upgrade to writing was refused / its WAL snapshot was stale (docs/load.md)";
+        }
+        caption + ". Every column: --all."
     }
 }
 
