@@ -315,6 +315,30 @@ fn a_db_that_is_not_a_regular_file_is_refused() {
     }
 }
 
+/// A one-row counter read and then written in a bare (deferred) transaction, `bump.sql`, over
+/// `init.sql`: `run script` of `transactions` of it, for the tests of lock give-ups.
+fn read_then_write(sb: &Sandbox, transactions: &str) -> assert_cmd::Command {
+    write(
+        sb,
+        "init.sql",
+        "CREATE TABLE c(k INTEGER PRIMARY KEY, v INTEGER);\nINSERT INTO c VALUES (1, 0);\n",
+    );
+    write(
+        sb,
+        "bump.sql",
+        "BEGIN;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
+    );
+    sb.run(&[
+        "script",
+        "--param",
+        "file=bump.sql",
+        "--param",
+        "init=init.sql",
+        "--param",
+        &format!("transactions={transactions}"),
+    ])
+}
+
 /// Transactions that give up busy are not in the rate: the table shows how many per trial and a
 /// warning says so. Four clients read and then write in deferred transactions with one try and
 /// no busy timeout: a reader that finds another's commit in between cannot write, by SQLite's
@@ -322,25 +346,7 @@ fn a_db_that_is_not_a_regular_file_is_refused() {
 #[test]
 fn transactions_that_gave_up_busy_are_shown_and_warned_about() {
     let sb = Sandbox::new();
-    write(
-        &sb,
-        "init.sql",
-        "CREATE TABLE c(k INTEGER PRIMARY KEY, v INTEGER);\nINSERT INTO c VALUES (1, 0);\n",
-    );
-    write(
-        &sb,
-        "bump.sql",
-        "BEGIN;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
-    );
-    let mut cmd = sb.run(&[
-        "script",
-        "--param",
-        "file=bump.sql",
-        "--param",
-        "init=init.sql",
-        "--param",
-        "transactions=400",
-    ]);
+    let mut cmd = read_then_write(&sb, "400");
     cmd.args(["--trials", "1", "--warmup", "0", "--clients", "4", "--max-tries", "1"])
         .args(["--knob", "journal_mode=wal", "--knob", "begin=deferred", "--all"])
         .env("COLUMNS", "400");
@@ -451,25 +457,7 @@ fn busy_give_ups_are_counted_by_cause_with_advice_for_each() {
 #[test]
 fn a_stale_snapshot_on_turso_is_counted_busy_not_fatal() {
     let sb = Sandbox::new();
-    write(
-        &sb,
-        "init.sql",
-        "CREATE TABLE c(k INTEGER PRIMARY KEY, v INTEGER);\nINSERT INTO c VALUES (1, 0);\n",
-    );
-    write(
-        &sb,
-        "bump.sql",
-        "BEGIN;\nSELECT v FROM c WHERE k = 1;\nUPDATE c SET v = v + 1 WHERE k = 1;\nCOMMIT;\n",
-    );
-    let mut cmd = sb.run(&[
-        "script",
-        "--param",
-        "file=bump.sql",
-        "--param",
-        "init=init.sql",
-        "--param",
-        "transactions=1000",
-    ]);
+    let mut cmd = read_then_write(&sb, "1000");
     cmd.args([
         "--engine",
         "turso",
