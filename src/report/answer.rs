@@ -97,11 +97,25 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
     let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
     let (_, own) = split_labels(&labels);
     let mut out = vec![best_sentence(report, whole[0], &own)];
-    if m.configs.len() > 1 && metric != Metric::Failures {
+    let others_without_failures = whole.iter().skip(1).any(|r| !failed(r));
+    if !failed(whole[0]) && others_without_failures && metric != Metric::Failures {
         out.push(ties_sentence(report, &whole));
+    } else if !failed(whole[0]) && m.configs.len() > 1 {
+        out.push("It is the only configuration that failed no transaction.".to_string());
     }
     out.extend(failures_sentence(&whole));
     out
+}
+
+/// A failure rate as a share: `9.5%`, `<0.1%` for a few in thousands (never `0.0%`, which
+/// reads as none), `0` for none.
+pub fn failed_share(r: &SummaryRow) -> String {
+    match r.failures.failure_pct {
+        None => "-".into(),
+        Some(p) if p == 0.0 => "0".into(),
+        Some(p) if p < 0.05 => "<0.1%".into(),
+        Some(p) => pct(p / 100.0),
+    }
 }
 
 /// The best configuration, its figure with its interval, and its rate.
@@ -136,7 +150,7 @@ fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> Stri
         format!(
             "Every configuration failed transactions; {} is {name}: {figure}{side}, {rate}, {} failed{}.",
             how.to_lowercase(),
-            best.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0)),
+            failed_share(best),
             causes_words(best)
         )
     } else {
@@ -210,14 +224,7 @@ fn failures_sentence(whole: &[&SummaryRow]) -> Option<String> {
     let mut said: Vec<String> = failing
         .iter()
         .take(NAMED)
-        .map(|r| {
-            format!(
-                "#{} {}{}",
-                r.config,
-                r.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0)),
-                causes_words(r)
-            )
-        })
+        .map(|r| format!("#{} {}{}", r.config, failed_share(r), causes_words(r)))
         .collect();
     if failing.len() > NAMED {
         said.push(format!("{} more", failing.len() - NAMED));

@@ -12,7 +12,7 @@
 //! verdict and syncs per transaction; a script's statements in a latency table of their own.
 //! Everything else is behind `--all`.
 
-use super::number::{interval, num, pct};
+use super::number::{interval, num};
 use super::summary::{Against, SummaryRow};
 use super::{Metric, Report};
 use litebench_stats::{Change, Verdict};
@@ -168,7 +168,7 @@ fn ms(x: Option<f64>) -> String {
 }
 
 fn failed(r: &SummaryRow) -> String {
-    r.failures.failure_pct.map_or("-".into(), |p| pct(p / 100.0))
+    super::answer::failed_share(r)
 }
 
 /// The names of a run's statement parts (a script's statements, recorded as parts of it).
