@@ -112,7 +112,7 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
 pub fn failed_share(r: &SummaryRow) -> String {
     match r.failures.failure_pct {
         None => "-".into(),
-        Some(p) if p == 0.0 => "0".into(),
+        Some(0.0) => "0".into(),
         Some(p) if p < 0.05 => "<0.1%".into(),
         Some(p) => pct(p / 100.0),
     }
