@@ -182,6 +182,20 @@ pub fn part_names<'a>(report: &'a Report<'_>) -> BTreeSet<&'a str> {
         .collect()
 }
 
+/// `t` without its columns against #0 (`p99 vs #0`).
+fn without_verdicts((headers, rows): Table) -> Table {
+    let keep: Vec<bool> = headers.iter().map(|h| !h.ends_with("vs #0")).collect();
+    let pick = |cells: Vec<String>| -> Vec<String> {
+        cells
+            .into_iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    (pick(headers), rows.into_iter().map(pick).collect())
+}
+
 /// What every table of the view is laid out by.
 struct View<'a, 'r> {
     report: &'a Report<'r>,
@@ -208,17 +222,22 @@ pub fn compact(report: &Report<'_>) -> Compact {
             .iter()
             .any(|r| r.failures.busy > 0.0 || r.failures.failure_pct.is_some_and(|p| p > 0.0)),
         unit: report.unit(),
-        vs: format!("{} vs #0", report.metric.name()),
+        vs: match report.metric {
+            Metric::Tps => "vs #0".to_string(),
+            m => format!("{} vs #0", m.name()),
+        },
     };
     let ops: Vec<&SummaryRow> = report
         .summary
         .iter()
         .filter(|r| r.operation != "all" && !parts.contains(r.operation.as_str()))
         .collect();
+    // One configuration has nothing to be compared with: no verdict columns.
+    let alone = |t: Table| if m.configs.len() == 1 { without_verdicts(t) } else { t };
     Compact {
         common: (!common.is_empty()).then(|| common.join(" ")),
-        configs: view.configs(&own),
-        operations: (!ops.is_empty()).then(|| view.operations(&ops)),
+        configs: alone(view.configs(&own)),
+        operations: (!ops.is_empty()).then(|| alone(view.operations(&ops))),
         statements: (!parts.is_empty()).then(|| view.statements(&parts)),
         caption: view.caption(),
         note: (m.configs.len() > SCREEN_CONFIGS).then(|| {
@@ -374,14 +393,19 @@ impl View<'_, '_> {
         let (m, unit, metric) = (self.report.manifest, &self.unit, self.metric.name());
         let trials = m.trials;
         let verdicts = "n.s.: no significant difference, ?: inconclusive";
+        let against = if m.configs.len() > 1 {
+            format!("; {metric} against #0 by its 95% bootstrap interval ({verdicts})")
+        } else {
+            String::new()
+        };
         let mut caption = if self.open {
             format!(
-                "Open loop at {} {unit}/s: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles; {metric} against #0 by its 95% bootstrap interval ({verdicts}); failed: transactions that did not complete, % of attempted per trial",
+                "Open loop at {} {unit}/s: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles{against}; failed: transactions that did not complete, % of attempted per trial",
                 m.load.rate.map_or("-".into(), num),
             )
         } else {
             format!(
-                "{unit}/s: the median of {trials} trials with its 95% interval; {metric} against #0 by its 95% bootstrap interval ({verdicts}); p99: the median of the trials' own p99"
+                "{unit}/s: the median of {trials} trials with its 95% interval{against}; p99: the median of the trials' own p99"
             )
         };
         if self.any_failed {

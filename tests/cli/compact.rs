@@ -92,3 +92,18 @@ fn show_at_80_columns_answers_on_the_first_screen_and_all_prints_every_column() 
     let piped = stdout(&output(&mut sb.show(&[])));
     assert!(piped.contains("side by side"), "{piped}");
 }
+
+/// One configuration has nothing to compare with: the compact answer has no `vs #0` column (it
+/// would read `baseline` on every row) and still answers in words.
+#[test]
+fn one_configuration_gets_no_verdict_columns() {
+    let sb = Sandbox::new();
+    let mut run = sb.run_tiny(&["crud"]);
+    run.env("COLUMNS", "80");
+    let o = output(&mut run);
+    assert_success(&o);
+    let text = stdout(&o);
+    assert!(text.contains("\nanswer: #0 (defaults): "), "{text}");
+    assert!(text.contains("\n#  op "), "{text}");
+    assert!(!text.contains("vs #0") && !text.contains("baseline"), "{text}");
+}
