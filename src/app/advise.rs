@@ -256,100 +256,11 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
 /// table, fitted to its width; Markdown and CSV the answer as a list and every candidate as a
 /// table row.
 fn document(a: &Advice<'_>) -> Document {
-    let metric = a.metric;
-    let mut lines = vec![a.sentence()];
-    if let Some(i) = a.answer {
-        let best = &a.ranked[i];
-        lines.push(format!("  evidence: {}", evidence(best)));
-        if let Some(next) = i.checked_sub(1).map(|j| &a.ranked[j]) {
-            lines.push(format!("{}: {}", above_words(best), describe(next, metric)));
-            lines.push(format!("  gives up: {}", evidence(next)));
-        }
-    }
-    let mark = |c: &Candidate<'_>| match (c.meets(a.need), c.measured.failed()) {
-        (Some(true), false) => "meets".to_string(),
-        (Some(true), true) => format!("meets, {} failed/trial", count(c.measured.failed_per_trial)),
-        (Some(false), _) => "fails".to_string(),
-        (None, _) => "unverified".to_string(),
-    };
-    let mut text = format!("Need: {}\n", a.need.name());
-    for l in &lines {
-        text += &format!("{l}\n");
-    }
-    if !a.unverified_faster.is_empty() {
-        text += "Faster but not verified (not assumed safe):\n";
-        for &i in &a.unverified_faster {
-            text += &format!(
-                "  {}  ->  {}\n",
-                describe(&a.ranked[i], metric),
-                verify_command(a.ranked[i].measured)
-            );
-        }
-    }
-    let order = if metric == Metric::Tps {
-        "fastest first".to_string()
-    } else {
-        format!(
-            "by {} ({} first)",
-            metric.name(),
-            if metric == Metric::Failures { "fewest" } else { "lowest" }
-        )
-    };
-    text += &format!(
-        "All candidates, those without failed transactions first, each {order} (the one above against it: its speed over this one's, as compare gives it):\n"
-    );
-    let text = layout::fit_prose(text);
-    let unit = a
-        .ranked
-        .first()
-        .map_or("tx", |c| crate::workload::unit_of(&c.measured.workload));
-    let open = a.ranked.iter().any(|c| c.measured.target_tps.is_some());
-    let rate_head = if open {
-        format!("{unit}/s achieved / target")
-    } else {
-        format!("{unit}/s median")
-    };
-    let failed_head = format!("failed {unit}/trial");
-    let rows: Vec<Vec<String>> = a
-        .ranked
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let m = c.measured;
-            vec![
-                (i + 1).to_string(),
-                mark(c),
-                m.run.to_string(),
-                m.config.to_string(),
-                m.label.clone(),
-                m.workload.clone(),
-                rate(m),
-                opt(m.p99_ms_median),
-                count(m.failed_per_trial),
-                if i == 0 { String::new() } else { ratio(c.above.as_ref()) },
-                evidence(c),
-                if c.verdicts.iter().any(|(_, v)| v.is_none()) {
-                    verify_command(m)
-                } else {
-                    String::new()
-                },
-            ]
-        })
-        .collect();
-    let headers = [
-        "rank",
-        "need",
-        "run",
-        "config",
-        "configuration",
-        "workload",
-        rate_head.as_str(),
-        "p99 ms",
-        failed_head.as_str(),
-        "the one above against it",
-        "evidence",
-        "to verify",
-    ];
+    let lines = answer_lines(a);
+    let order = ranking_order(a.metric);
+    let text = layout::fit_prose(terminal_text(a, &lines, &order));
+    let (headers, rows) = candidates(a);
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     // The terminal leaves out what every row shares (one workload is ranked) and an empty
     // column of commands.
     let verify_any = rows.iter().any(|r| !r[11].is_empty());
@@ -377,4 +288,113 @@ fn document(a: &Advice<'_>) -> Document {
         .text(md + "\n")
         .heading(format!("All candidates, {order}"))
         .table("candidates", &headers, rows)
+}
+
+/// The answer's sentence, its evidence, and what the one above it gives up.
+fn answer_lines(a: &Advice<'_>) -> Vec<String> {
+    let mut lines = vec![a.sentence()];
+    if let Some(i) = a.answer {
+        let best = &a.ranked[i];
+        lines.push(format!("  evidence: {}", evidence(best)));
+        if let Some(next) = i.checked_sub(1).map(|j| &a.ranked[j]) {
+            lines.push(format!("{}: {}", above_words(best), describe(next, a.metric)));
+            lines.push(format!("  gives up: {}", evidence(next)));
+        }
+    }
+    lines
+}
+
+/// How candidates are ranked, in words: `fastest first`, `by p99 (lowest first)`.
+fn ranking_order(metric: Metric) -> String {
+    if metric == Metric::Tps {
+        "fastest first".to_string()
+    } else {
+        format!(
+            "by {} ({} first)",
+            metric.name(),
+            if metric == Metric::Failures { "fewest" } else { "lowest" }
+        )
+    }
+}
+
+/// The terminal's text before the candidates' table.
+fn terminal_text(a: &Advice<'_>, lines: &[String], order: &str) -> String {
+    let mut text = format!("Need: {}\n", a.need.name());
+    for l in lines {
+        text += &format!("{l}\n");
+    }
+    if !a.unverified_faster.is_empty() {
+        text += "Faster but not verified (not assumed safe):\n";
+        for &i in &a.unverified_faster {
+            text += &format!(
+                "  {}  ->  {}\n",
+                describe(&a.ranked[i], a.metric),
+                verify_command(a.ranked[i].measured)
+            );
+        }
+    }
+    text + &format!(
+        "All candidates, those without failed transactions first, each {order} (the one above against it: its speed over this one's, as compare gives it):\n"
+    )
+}
+
+/// Every candidate as a row, in rank order, under its headers.
+fn candidates(a: &Advice<'_>) -> (Vec<String>, Vec<Vec<String>>) {
+    let mark = |c: &Candidate<'_>| match (c.meets(a.need), c.measured.failed()) {
+        (Some(true), false) => "meets".to_string(),
+        (Some(true), true) => format!("meets, {} failed/trial", count(c.measured.failed_per_trial)),
+        (Some(false), _) => "fails".to_string(),
+        (None, _) => "unverified".to_string(),
+    };
+    let unit = a
+        .ranked
+        .first()
+        .map_or("tx", |c| crate::workload::unit_of(&c.measured.workload));
+    let open = a.ranked.iter().any(|c| c.measured.target_tps.is_some());
+    let rate_head = if open {
+        format!("{unit}/s achieved / target")
+    } else {
+        format!("{unit}/s median")
+    };
+    let rows = a
+        .ranked
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let m = c.measured;
+            vec![
+                (i + 1).to_string(),
+                mark(c),
+                m.run.to_string(),
+                m.config.to_string(),
+                m.label.clone(),
+                m.workload.clone(),
+                rate(m),
+                opt(m.p99_ms_median),
+                count(m.failed_per_trial),
+                if i == 0 { String::new() } else { ratio(c.above.as_ref()) },
+                evidence(c),
+                if c.verdicts.iter().any(|(_, v)| v.is_none()) {
+                    verify_command(m)
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    let headers = vec![
+        "rank".to_string(),
+        "need".into(),
+        "run".into(),
+        "config".into(),
+        "configuration".into(),
+        "workload".into(),
+        rate_head,
+        "p99 ms".into(),
+        format!("failed {unit}/trial"),
+        "the one above against it".into(),
+        "evidence".into(),
+        "to verify".into(),
+    ];
+    (headers, rows)
 }

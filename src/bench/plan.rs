@@ -418,46 +418,8 @@ fn preset_knob_unknown(p: &Pick, knob: &str, engine: &str) -> Failure {
 pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
     let (picks, groups) = preset::resolve(&args.presets).map_err(Failure)?;
     let (mut jobs, warnings) = plan_jobs(args, &picks)?;
-    let choices = if args.engines.is_empty() {
-        vec![EngineChoice::default_engine()]
-    } else {
-        args.engines
-            .iter()
-            .map(|e| EngineChoice::parse(e))
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    for (i, c) in choices.iter().enumerate() {
-        if choices[..i].contains(c) {
-            return Err(Failure(format!("--engine {} is given twice", args.engines[i])));
-        }
-        if args.memory && !c.supports_memory() {
-            return Err(Failure(format!(
-                "--memory: engine {} has no in-memory mode; leave out --memory",
-                args.engines[i]
-            )));
-        }
-    }
-    // A preset's knob that one engine of the run does not know would be dropped for that
-    // engine, which would then run its defaults under the preset's name.
-    // A preset for several engines (its knobs belong to different engines) is refused only on
-    // an engine that has none of them.
-    let has = |kind: &crate::engines::kind::EngineKind, name: &str| {
-        crate::model::knob::find_spec(kind.knobs, name).is_some() || name.starts_with(kind.passthrough)
-    };
-    for pick in &picks {
-        let knobs = pick.preset.knobs;
-        let several = !crate::engines::registry::kinds()
-            .iter()
-            .any(|kind| knobs.iter().all(|k| has(kind, k.name)));
-        for k in knobs {
-            if let Some(c) = choices
-                .iter()
-                .find(|c| !has(c.kind, k.name) && (!several || !knobs.iter().any(|o| has(c.kind, o.name))))
-            {
-                return Err(preset_knob_unknown(pick, k.name, c.kind.name));
-            }
-        }
-    }
+    let choices = engine_choices(args)?;
+    check_preset_knobs(&picks, &choices)?;
     let tables: Vec<_> = choices.iter().map(EngineChoice::knob_table).collect();
     let catalog = KnobCatalog {
         tables: &tables,
@@ -498,19 +460,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
             "--vary-one needs at least one --knob with several values".into(),
         ));
     }
-    let kinds: Vec<&crate::engines::kind::EngineKind> = choices.iter().map(|c| c.kind).collect();
-    for job in &jobs {
-        let given = job.sets.iter().flat_map(|(pick, ks)| {
-            ks.0.iter().map(move |k| {
-                let given = match pick {
-                    Some(p) if !job.user_knobs.contains(&k.name) => format!("--preset {}: its knob", p.preset.name),
-                    _ => "--knob".to_string(),
-                };
-                (k.name.as_str(), given)
-            })
-        });
-        crate::workload::knob_reach::check(job.workload, &job.params, &kinds, given)?;
-    }
+    check_knob_reach(&jobs, &choices)?;
     if args.cold {
         runner::can_drop_caches()?;
     }
@@ -519,44 +469,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
             "--cold and --memory together make no sense: an in-memory database has no page cache to drop".into(),
         ));
     }
-    for c in &choices {
-        for job in &jobs {
-            if !c.kind.runs(job.workload.name()) {
-                return Err(Failure(format!(
-                    "--engine {}: cannot run workload {}; see litebench list",
-                    c.kind.name,
-                    job.workload.name()
-                )));
-            }
-        }
-    }
-    for job in &jobs {
-        let Some(file) = job.workload.template_file(&job.params) else {
-            continue;
-        };
-        if let Some(c) = choices
-            .iter()
-            .find(|c| !std::ptr::eq(c.kind, &crate::engines::sqlite::KIND))
-        {
-            // Only workloads with an `init` parameter can populate another engine instead.
-            let instead = if job.workload.params().iter().any(|p| p.name == "init") {
-                ", or populate with --param init=SCHEMA.sql"
-            } else {
-                ", or leave out --param db to start from an empty database"
-            };
-            return Err(Failure(format!(
-                "--param db={}: a database file is SQLite's, and engine {} cannot start from it; run --engine sqlite{instead}",
-                file.display(),
-                c.kind.name
-            )));
-        }
-        if args.memory {
-            return Err(Failure(format!(
-                "--param db={}: an in-memory database cannot start from a file; leave out --memory",
-                file.display()
-            )));
-        }
-    }
+    check_engines_run(args, &choices, &jobs)?;
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
     let load = load_shape(args, &mut jobs)?;
@@ -586,6 +499,119 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
         load,
         warnings,
     })
+}
+
+/// The engines of `--engine` (the bundled SQLite without one), each once, each able to run
+/// in memory where `--memory` asks.
+fn engine_choices(args: &RunArgs) -> Result<Vec<EngineChoice>, Failure> {
+    let choices: Vec<EngineChoice> = if args.engines.is_empty() {
+        vec![EngineChoice::default_engine()]
+    } else {
+        args.engines
+            .iter()
+            .map(|e| EngineChoice::parse(e))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    for (i, c) in choices.iter().enumerate() {
+        if choices[..i].contains(c) {
+            return Err(Failure(format!("--engine {} is given twice", args.engines[i])));
+        }
+        if args.memory && !c.supports_memory() {
+            return Err(Failure(format!(
+                "--memory: engine {} has no in-memory mode; leave out --memory",
+                args.engines[i]
+            )));
+        }
+    }
+    Ok(choices)
+}
+
+/// Every knob of every preset is known to each engine of the run that it applies to.
+fn check_preset_knobs(picks: &[preset::Pick], choices: &[EngineChoice]) -> Result<(), Failure> {
+    // A preset's knob that one engine of the run does not know would be dropped for that
+    // engine, which would then run its defaults under the preset's name.
+    // A preset for several engines (its knobs belong to different engines) is refused only on
+    // an engine that has none of them.
+    let has = |kind: &crate::engines::kind::EngineKind, name: &str| {
+        crate::model::knob::find_spec(kind.knobs, name).is_some() || name.starts_with(kind.passthrough)
+    };
+    for pick in picks {
+        let knobs = pick.preset.knobs;
+        let several = !crate::engines::registry::kinds()
+            .iter()
+            .any(|kind| knobs.iter().all(|k| has(kind, k.name)));
+        for k in knobs {
+            if let Some(c) = choices
+                .iter()
+                .find(|c| !has(c.kind, k.name) && (!several || !knobs.iter().any(|o| has(c.kind, o.name))))
+            {
+                return Err(preset_knob_unknown(pick, k.name, c.kind.name));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every knob set on a job reaches what its workload runs ([`crate::workload::knob_reach`]).
+fn check_knob_reach(jobs: &[Job], choices: &[EngineChoice]) -> Result<(), Failure> {
+    let kinds: Vec<&crate::engines::kind::EngineKind> = choices.iter().map(|c| c.kind).collect();
+    for job in jobs {
+        let given = job.sets.iter().flat_map(|(pick, ks)| {
+            ks.0.iter().map(move |k| {
+                let given = match pick {
+                    Some(p) if !job.user_knobs.contains(&k.name) => format!("--preset {}: its knob", p.preset.name),
+                    _ => "--knob".to_string(),
+                };
+                (k.name.as_str(), given)
+            })
+        });
+        crate::workload::knob_reach::check(job.workload, &job.params, &kinds, given)?;
+    }
+    Ok(())
+}
+
+/// Every engine runs every job's workload, and a job that starts from a SQLite file runs on
+/// SQLite, on disk.
+fn check_engines_run(args: &RunArgs, choices: &[EngineChoice], jobs: &[Job]) -> Result<(), Failure> {
+    for c in choices {
+        for job in jobs {
+            if !c.kind.runs(job.workload.name()) {
+                return Err(Failure(format!(
+                    "--engine {}: cannot run workload {}; see litebench list",
+                    c.kind.name,
+                    job.workload.name()
+                )));
+            }
+        }
+    }
+    for job in jobs {
+        let Some(file) = job.workload.template_file(&job.params) else {
+            continue;
+        };
+        if let Some(c) = choices
+            .iter()
+            .find(|c| !std::ptr::eq(c.kind, &crate::engines::sqlite::KIND))
+        {
+            // Only workloads with an `init` parameter can populate another engine instead.
+            let instead = if job.workload.params().iter().any(|p| p.name == "init") {
+                ", or populate with --param init=SCHEMA.sql"
+            } else {
+                ", or leave out --param db to start from an empty database"
+            };
+            return Err(Failure(format!(
+                "--param db={}: a database file is SQLite's, and engine {} cannot start from it; run --engine sqlite{instead}",
+                file.display(),
+                c.kind.name
+            )));
+        }
+        if args.memory {
+            return Err(Failure(format!(
+                "--param db={}: an in-memory database cannot start from a file; leave out --memory",
+                file.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Validates `--fs` and `--fs-size`: values first, then what they need of this host (root,

@@ -12,7 +12,7 @@
 //! verdict and syncs per transaction; a script's statements in a latency table of their own.
 //! Everything else is behind `--all`.
 
-use super::number::{interval, num};
+use super::number::{count, interval, num};
 use super::summary::{Against, SummaryRow};
 use super::{Metric, Report};
 use litebench_stats::{Change, Verdict};
@@ -152,15 +152,6 @@ fn causes(r: &SummaryRow) -> String {
         s += &format!(" +{}", count(other));
     }
     s
-}
-
-/// A per-trial mean: `0` for none, else three significant digits.
-fn count(x: f64) -> String {
-    if x == 0.0 {
-        "0".into()
-    } else {
-        num(x)
-    }
 }
 
 fn ms(x: Option<f64>) -> String {

@@ -291,147 +291,15 @@ fn row(
     all: &[TrialRecord],
 ) -> Option<SummaryRow> {
     let cfg = manifest.configs.get(config)?;
-    let pick = |t: &TrialRecord| -> (u64, u64, IoSnapshot) {
-        if operation == "all" {
-            (t.total_ops, t.measured_ns, t.io)
-        } else {
-            t.ops
-                .iter()
-                .find(|o| o.name == operation)
-                .map_or((0, 0, Default::default()), |o| (o.ops, o.elapsed_ns, o.io))
-        }
+    let scope = Scope {
+        manifest,
+        stats,
+        config,
+        operation,
+        trials,
+        all,
     };
-    let parts: Vec<(u64, u64, IoSnapshot)> = trials.iter().map(|t| pick(t)).collect();
-    // Per trial: (successful, busy) over the selected operation types.
-    let outcomes: Vec<(u64, u64)> = trials
-        .iter()
-        .map(|t| {
-            t.ops
-                .iter()
-                .filter(|o| o.counts_in(operation))
-                .fold((0, 0), |(s, b), o| (s + o.succeeded(), b + o.busy))
-        })
-        .collect();
-    let completed: u64 = parts.iter().map(|p| p.0).sum();
-    let succeeded: u64 = outcomes.iter().map(|o| o.0).sum();
-    let tps_success: Vec<f64> = parts
-        .iter()
-        .zip(&outcomes)
-        .filter(|(p, _)| p.1 > 0)
-        .map(|(p, o)| o.0 as f64 / (p.1 as f64 / 1e9))
-        .collect();
-    let tps = values(all, config, operation, Metric::Tps);
-    let s = summarize(&tps)?;
-    let times_ms: Vec<f64> = parts.iter().map(|p| p.1 as f64 / 1e6).collect();
-    let hist = merged_latency(trials, operation);
-    let lat = (!hist.is_empty()).then(|| Latency::of(&hist));
-    let counted = io_counted(manifest, &cfg.engine);
-    let per_tx = |f: &dyn Fn(&IoSnapshot) -> u64| -> Option<f64> {
-        if !counted {
-            return None;
-        }
-        mean(parts.iter().filter(|p| p.0 > 0).map(|p| f(&p.2) as f64 / p.0 as f64))
-    };
-    let syncs_per_tx = per_tx(&|io| io.sync_syscalls());
-    // On a `--fs` filesystem, the latency measured there.
-    let sync_bound_tps = match &cfg.fs {
-        Some(f) => f.sync_latency.as_ref(),
-        None => manifest.sync_latency.as_ref(),
-    }
-    .zip(syncs_per_tx)
-    .filter(|(l, s)| *s > 0.0 && l.median_us > 0.0 && !manifest.in_memory)
-    .map(|(l, s)| 1e6 / (s * l.median_us));
-    let us = |ns: f64| ns / 1000.0;
-    let device: Vec<(&crate::sys::deviceio::DeviceIoDelta, u64)> = if operation == "all" {
-        trials
-            .iter()
-            .filter(|t| t.total_ops > 0)
-            .filter_map(|t| t.device_io.as_ref().map(|d| (d, t.total_ops)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let device_per_tx = |f: &dyn Fn(&crate::sys::deviceio::DeviceIoDelta) -> u64| {
-        mean(device.iter().map(|(d, ops)| f(d) as f64 / *ops as f64))
-    };
-    let device_io_source = device.first().map(|(d, _)| {
-        let exited: u32 = device.iter().map(|(d, _)| d.processes_exited).sum();
-        let name = serde_json::to_value(d.source)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        if exited > 0 {
-            format!("{name} (lower bound: {exited} process exits during trials took their counts)")
-        } else {
-            name
-        }
-    });
-    // Load-shaped runs: every row carries the counts (so CSV columns agree), open loops the lag.
-    let shaped = !manifest.load.is_default();
-    let per_trial = |f: &dyn Fn(&OpResult) -> u64| -> f64 {
-        let per: Vec<f64> = trials
-            .iter()
-            .map(|t| t.ops.iter().filter(|o| o.counts_in(operation)).map(f).sum::<u64>() as f64)
-            .collect();
-        mean(per.into_iter()).unwrap_or(0.0)
-    };
-    // Per trial, by cause: unknown (None) when any counted result was stored without causes.
-    let per_trial_cause = |f: &dyn Fn(&OpResult) -> Option<u64>| -> Option<f64> {
-        let per: Option<Vec<f64>> = trials
-            .iter()
-            .map(|t| {
-                t.ops
-                    .iter()
-                    .filter(|o| o.counts_in(operation))
-                    .map(f)
-                    .sum::<Option<u64>>()
-                    .map(|n| n as f64)
-            })
-            .collect();
-        mean(per?.into_iter())
-    };
-    let lag = manifest
-        .load
-        .open()
-        .then(|| Latency::of(&merged_lag(trials, operation)));
-    let ratio: Option<Ratio> = (config != 0)
-        .then(|| stats.compare(&values(all, 0, operation, Metric::Tps), &tps, Metric::Tps))
-        .flatten()
-        .or_else(|| {
-            // The baseline against itself: exactly 1, nothing to conclude.
-            (config == 0).then_some(Ratio {
-                ratio: 1.0,
-                ci95: None,
-                verdict: None,
-            })
-        });
-    // Each trial's own latency percentiles, and its failure rate, across trials.
-    let baseline = |m: Metric| values(all, 0, operation, m);
-    let per_trial_latency = |m: Metric| -> (Option<litebench_stats::Summary>, Option<Ratio>) {
-        let own = values(all, config, operation, m);
-        let r = if config == 0 {
-            (!own.is_empty()).then_some(Ratio {
-                ratio: 1.0,
-                ci95: None,
-                verdict: None,
-            })
-        } else {
-            stats.compare(&baseline(m), &own, m)
-        };
-        (summarize(&own), r)
-    };
-    let [(p50, p50_r), (p99, p99_r), (p999, p999_r)] = LATENCY_METRICS.map(per_trial_latency);
-    let failure_pcts = values(all, config, operation, Metric::Failures);
-    let failure_diff = if config == 0 {
-        None
-    } else {
-        stats.difference(&baseline(Metric::Failures), &failure_pcts)
-    };
-    let med = |s: &Option<litebench_stats::Summary>| s.as_ref().map(|s| s.median);
-    let low = |s: &Option<litebench_stats::Summary>| s.as_ref().and_then(|s| s.median_ci95).map(|c| c.low);
-    let high = |s: &Option<litebench_stats::Summary>| s.as_ref().and_then(|s| s.median_ci95).map(|c| c.high);
-    let rlow = |r: &Option<Ratio>| r.and_then(|r| r.ci95).map(|c| c.low);
-    let rhigh = |r: &Option<Ratio>| r.and_then(|r| r.ci95).map(|c| c.high);
+    let parts = scope.parts();
     Some(SummaryRow {
         config,
         label: cfg.label.clone(),
@@ -442,7 +310,106 @@ fn row(
             |w| w.operation_label(operation, &manifest.params),
         ),
         trials: trials.len(),
-        throughput: Throughput {
+        throughput: scope.throughput(&parts)?,
+        latency: scope.latencies(),
+        failures: scope.failures(&parts),
+        io: scope.io(cfg, &parts),
+        load: scope.load(),
+        durability: None,
+    })
+}
+
+/// One summary row's inputs: a configuration's measured trials of one operation (`all`: the
+/// whole trial), and every trial of the run for the baseline's figures.
+struct Scope<'a> {
+    manifest: &'a Manifest,
+    stats: &'a Statistics,
+    config: usize,
+    operation: &'a str,
+    trials: &'a [&'a TrialRecord],
+    all: &'a [TrialRecord],
+}
+
+/// Per trial: completed transactions, measured time (ns) and I/O of the row's operation.
+type Part = (u64, u64, IoSnapshot);
+
+/// A figure across trials: the median with its interval, and the ratio against the baseline.
+struct AcrossTrials {
+    median: Option<f64>,
+    low: Option<f64>,
+    high: Option<f64>,
+    ratio: Option<f64>,
+    ratio_low: Option<f64>,
+    ratio_high: Option<f64>,
+    verdict: Option<Verdict>,
+}
+
+fn us(ns: f64) -> f64 {
+    ns / 1000.0
+}
+
+impl Scope<'_> {
+    fn parts(&self) -> Vec<Part> {
+        self.trials
+            .iter()
+            .map(|t| {
+                if self.operation == "all" {
+                    (t.total_ops, t.measured_ns, t.io)
+                } else {
+                    t.ops
+                        .iter()
+                        .find(|o| o.name == self.operation)
+                        .map_or((0, 0, Default::default()), |o| (o.ops, o.elapsed_ns, o.io))
+                }
+            })
+            .collect()
+    }
+
+    /// This configuration's per-trial figures in `metric`.
+    fn own(&self, metric: Metric) -> Vec<f64> {
+        values(self.all, self.config, self.operation, metric)
+    }
+
+    /// `own` against the baseline configuration's (#0) in `metric`; the baseline against itself
+    /// is exactly 1, with nothing to conclude.
+    fn against_baseline(&self, metric: Metric, own: &[f64]) -> Option<Ratio> {
+        if self.config == 0 {
+            return (!own.is_empty()).then_some(Ratio {
+                ratio: 1.0,
+                ci95: None,
+                verdict: None,
+            });
+        }
+        self.stats
+            .compare(&values(self.all, 0, self.operation, metric), own, metric)
+    }
+
+    /// Per trial, over the operation types the row counts: the sum of `f`.
+    fn per_trial(&self, f: &dyn Fn(&OpResult) -> u64) -> Vec<u64> {
+        self.trials
+            .iter()
+            .map(|t| t.ops.iter().filter(|o| o.counts_in(self.operation)).map(f).sum())
+            .collect()
+    }
+
+    /// The per-trial mean of `f`.
+    fn mean_per_trial(&self, f: &dyn Fn(&OpResult) -> u64) -> f64 {
+        mean(self.per_trial(f).into_iter().map(|n| n as f64)).unwrap_or(0.0)
+    }
+
+    fn throughput(&self, parts: &[Part]) -> Option<Throughput> {
+        let tps = self.own(Metric::Tps);
+        let s = summarize(&tps)?;
+        let succeeded = self.per_trial(&|o| o.succeeded());
+        let tps_success: Vec<f64> = parts
+            .iter()
+            .zip(&succeeded)
+            .filter(|(p, _)| p.1 > 0)
+            .map(|(p, ok)| *ok as f64 / (p.1 as f64 / 1e9))
+            .collect();
+        let times_ms: Vec<f64> = parts.iter().map(|p| p.1 as f64 / 1e6).collect();
+        let ratio = self.against_baseline(Metric::Tps, &tps);
+        Some(Throughput {
             ops_per_trial: mean(parts.iter().map(|p| p.0 as f64)).unwrap_or(0.0),
             time_ms_median: summarize(&times_ms).map_or(0.0, |t| t.median),
             time_ms_mean: mean(times_ms.iter().copied()).unwrap_or(0.0),
@@ -460,52 +427,149 @@ fn row(
             ratio_ci95_high: ratio.and_then(|r| r.ci95).map(|c| c.high),
             verdict: ratio.and_then(|r| r.verdict),
             noisy: s.cv.is_some_and(|cv| cv > NOISY_CV),
-        },
-        latency: Latencies {
+        })
+    }
+
+    /// Each trial's own `metric` (a latency percentile) across trials.
+    fn across_trials(&self, metric: Metric) -> AcrossTrials {
+        let own = self.own(metric);
+        let s = summarize(&own);
+        let r = self.against_baseline(metric, &own);
+        AcrossTrials {
+            median: s.as_ref().map(|s| s.median),
+            low: s.as_ref().and_then(|s| s.median_ci95).map(|c| c.low),
+            high: s.as_ref().and_then(|s| s.median_ci95).map(|c| c.high),
+            ratio: r.map(|r| r.ratio),
+            ratio_low: r.and_then(|r| r.ci95).map(|c| c.low),
+            ratio_high: r.and_then(|r| r.ci95).map(|c| c.high),
+            verdict: r.and_then(|r| r.verdict),
+        }
+    }
+
+    fn latencies(&self) -> Latencies {
+        let hist = merged_latency(self.trials, self.operation);
+        let lat = (!hist.is_empty()).then(|| Latency::of(&hist));
+        let [p50, p99, p999] = LATENCY_METRICS.map(|m| self.across_trials(m));
+        Latencies {
             latency_mean_us: lat.as_ref().map(|l| us(l.mean_ns)),
             latency_p50_us: lat.as_ref().map(|l| us(l.p50_ns as f64)),
             latency_p95_us: lat.as_ref().map(|l| us(l.p95_ns as f64)),
             latency_p99_us: lat.as_ref().map(|l| us(l.p99_ns as f64)),
             latency_p999_us: lat.as_ref().map(|l| us(l.p999_ns as f64)),
             latency_max_us: lat.as_ref().map(|l| us(l.max_ns as f64)),
-            latency_p50_ms_median: med(&p50),
-            latency_p50_ms_ci95_low: low(&p50),
-            latency_p50_ms_ci95_high: high(&p50),
-            latency_p50_ratio: p50_r.map(|r| r.ratio),
-            latency_p50_ratio_ci95_low: rlow(&p50_r),
-            latency_p50_ratio_ci95_high: rhigh(&p50_r),
-            latency_p50_verdict: p50_r.and_then(|r| r.verdict),
-            latency_p99_ms_median: med(&p99),
-            latency_p99_ms_ci95_low: low(&p99),
-            latency_p99_ms_ci95_high: high(&p99),
-            latency_p99_ratio: p99_r.map(|r| r.ratio),
-            latency_p99_ratio_ci95_low: rlow(&p99_r),
-            latency_p99_ratio_ci95_high: rhigh(&p99_r),
-            latency_p99_verdict: p99_r.and_then(|r| r.verdict),
-            latency_p999_ms_median: med(&p999),
-            latency_p999_ms_ci95_low: low(&p999),
-            latency_p999_ms_ci95_high: high(&p999),
-            latency_p999_ratio: p999_r.map(|r| r.ratio),
-            latency_p999_ratio_ci95_low: rlow(&p999_r),
-            latency_p999_ratio_ci95_high: rhigh(&p999_r),
-            latency_p999_verdict: p999_r.and_then(|r| r.verdict),
-        },
-        failures: Failures {
+            latency_p50_ms_median: p50.median,
+            latency_p50_ms_ci95_low: p50.low,
+            latency_p50_ms_ci95_high: p50.high,
+            latency_p50_ratio: p50.ratio,
+            latency_p50_ratio_ci95_low: p50.ratio_low,
+            latency_p50_ratio_ci95_high: p50.ratio_high,
+            latency_p50_verdict: p50.verdict,
+            latency_p99_ms_median: p99.median,
+            latency_p99_ms_ci95_low: p99.low,
+            latency_p99_ms_ci95_high: p99.high,
+            latency_p99_ratio: p99.ratio,
+            latency_p99_ratio_ci95_low: p99.ratio_low,
+            latency_p99_ratio_ci95_high: p99.ratio_high,
+            latency_p99_verdict: p99.verdict,
+            latency_p999_ms_median: p999.median,
+            latency_p999_ms_ci95_low: p999.low,
+            latency_p999_ms_ci95_high: p999.high,
+            latency_p999_ratio: p999.ratio,
+            latency_p999_ratio_ci95_low: p999.ratio_low,
+            latency_p999_ratio_ci95_high: p999.ratio_high,
+            latency_p999_verdict: p999.verdict,
+        }
+    }
+
+    /// Per trial, by cause: unknown (None) when any counted result was stored without causes.
+    fn mean_per_trial_cause(&self, f: &dyn Fn(&OpResult) -> Option<u64>) -> Option<f64> {
+        let per: Option<Vec<f64>> = self
+            .trials
+            .iter()
+            .map(|t| {
+                t.ops
+                    .iter()
+                    .filter(|o| o.counts_in(self.operation))
+                    .map(f)
+                    .sum::<Option<u64>>()
+                    .map(|n| n as f64)
+            })
+            .collect();
+        mean(per?.into_iter())
+    }
+
+    fn failures(&self, parts: &[Part]) -> Failures {
+        let completed: u64 = parts.iter().map(|p| p.0).sum();
+        let succeeded: u64 = self.per_trial(&|o| o.succeeded()).iter().sum();
+        // Load-shaped runs: every row carries the counts (so CSV columns agree).
+        let shaped = !self.manifest.load.is_default();
+        let failure_pcts = self.own(Metric::Failures);
+        let failure_diff = if self.config == 0 {
+            None
+        } else {
+            self.stats
+                .difference(&values(self.all, 0, self.operation, Metric::Failures), &failure_pcts)
+        };
+        Failures {
             success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),
-            busy: mean(outcomes.iter().map(|o| o.1 as f64)).unwrap_or(0.0),
-            busy_timeout: per_trial_cause(&|o| o.busy_timeout),
-            busy_upgrade: per_trial_cause(&|o| o.busy_upgrade),
-            busy_snapshot: per_trial_cause(&|o| o.busy_snapshot),
-            retries: shaped.then(|| per_trial(&|o| o.retries)),
-            skipped: shaped.then(|| per_trial(&|o| o.skipped)),
-            late: shaped.then(|| per_trial(&|o| o.late)),
+            busy: self.mean_per_trial(&|o| o.busy),
+            busy_timeout: self.mean_per_trial_cause(&|o| o.busy_timeout),
+            busy_upgrade: self.mean_per_trial_cause(&|o| o.busy_upgrade),
+            busy_snapshot: self.mean_per_trial_cause(&|o| o.busy_snapshot),
+            retries: shaped.then(|| self.mean_per_trial(&|o| o.retries)),
+            skipped: shaped.then(|| self.mean_per_trial(&|o| o.skipped)),
+            late: shaped.then(|| self.mean_per_trial(&|o| o.late)),
             failure_pct: mean(failure_pcts.iter().copied()),
             failure_diff_pp: failure_diff.map(|d| d.diff),
             failure_diff_ci95_low_pp: failure_diff.and_then(|d| d.ci95).map(|c| c.low),
             failure_diff_ci95_high_pp: failure_diff.and_then(|d| d.ci95).map(|c| c.high),
             failure_change: failure_diff.and_then(|d| d.change),
-        },
-        io: Io {
+        }
+    }
+
+    fn io(&self, cfg: &ConfigInfo, parts: &[Part]) -> Io {
+        let manifest = self.manifest;
+        let counted = io_counted(manifest, &cfg.engine);
+        let per_tx = |f: &dyn Fn(&IoSnapshot) -> u64| -> Option<f64> {
+            if !counted {
+                return None;
+            }
+            mean(parts.iter().filter(|p| p.0 > 0).map(|p| f(&p.2) as f64 / p.0 as f64))
+        };
+        let syncs_per_tx = per_tx(&|io| io.sync_syscalls());
+        // On a `--fs` filesystem, the latency measured there.
+        let sync_bound_tps = match &cfg.fs {
+            Some(f) => f.sync_latency.as_ref(),
+            None => manifest.sync_latency.as_ref(),
+        }
+        .zip(syncs_per_tx)
+        .filter(|(l, s)| *s > 0.0 && l.median_us > 0.0 && !manifest.in_memory)
+        .map(|(l, s)| 1e6 / (s * l.median_us));
+        let device: Vec<(&crate::sys::deviceio::DeviceIoDelta, u64)> = if self.operation == "all" {
+            self.trials
+                .iter()
+                .filter(|t| t.total_ops > 0)
+                .filter_map(|t| t.device_io.as_ref().map(|d| (d, t.total_ops)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let device_per_tx = |f: &dyn Fn(&crate::sys::deviceio::DeviceIoDelta) -> u64| {
+            mean(device.iter().map(|(d, ops)| f(d) as f64 / *ops as f64))
+        };
+        let device_io_source = device.first().map(|(d, _)| {
+            let exited: u32 = device.iter().map(|(d, _)| d.processes_exited).sum();
+            let name = serde_json::to_value(d.source)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            if exited > 0 {
+                format!("{name} (lower bound: {exited} process exits during trials took their counts)")
+            } else {
+                name
+            }
+        });
+        Io {
             io_counted: counted,
             syncs_per_tx,
             file_syncs_per_tx: per_tx(&|io| io.total().syncs),
@@ -513,22 +577,30 @@ fn row(
             read_bytes_per_tx: per_tx(&|io| io.total().read_bytes),
             writes_per_tx: per_tx(&|io| io.total().writes),
             io_per_op_approximate: counted
-                && operation != "all"
+                && self.operation != "all"
                 && manifest.load.clients > 1
                 && manifest.load.client_mode == crate::model::load::ClientMode::Threads,
             device_write_bytes_per_tx: device_per_tx(&|d| d.write_bytes),
             device_read_bytes_per_tx: device_per_tx(&|d| d.read_bytes),
             device_io_source,
             sync_bound_tps,
-        },
-        load: Load {
-            target_tps: manifest.load.rate,
+        }
+    }
+
+    /// Open loops: the schedule's lag.
+    fn load(&self) -> Load {
+        let lag = self
+            .manifest
+            .load
+            .open()
+            .then(|| Latency::of(&merged_lag(self.trials, self.operation)));
+        Load {
+            target_tps: self.manifest.load.rate,
             lag_p50_us: lag.as_ref().map(|l| us(l.p50_ns as f64)),
             lag_p99_us: lag.as_ref().map(|l| us(l.p99_ns as f64)),
             lag_max_us: lag.as_ref().map(|l| us(l.max_ns as f64)),
-        },
-        durability: None,
-    })
+        }
+    }
 }
 
 /// The schedule-lag histograms of `operation` (`all`: every type) in `trials`, merged; empty
