@@ -521,6 +521,21 @@ fn trial(
     outcome
 }
 
+/// How `--progress` lines name a trial: `#1 journal_mode=wal, trial 2/3` (or `warm-up 1/1`).
+fn trial_name(plan: &Plan, cfg: &ConfigInfo, round: u32) -> String {
+    if round < plan.warmup {
+        format!("#{} {}, warm-up {}/{}", cfg.index, cfg.label, round + 1, plan.warmup)
+    } else {
+        format!(
+            "#{} {}, trial {}/{}",
+            cfg.index,
+            cfg.label,
+            round - plan.warmup + 1,
+            plan.trials
+        )
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn measure(
     plan: &Plan,
@@ -603,20 +618,10 @@ fn measure(
         cfg,
         allow_unverified: plan.allow_unverified,
     };
+    let name = trial_name(plan, cfg, round);
     // A stop request interrupts the statements running (this connection's, and each further
     // client's, which the load driver registers): one long statement would otherwise hold the
     // stop up until it ends.
-    let name = if round < plan.warmup {
-        format!("#{} {}, warm-up {}/{}", cfg.index, cfg.label, round + 1, plan.warmup)
-    } else {
-        format!(
-            "#{} {}, trial {}/{}",
-            cfg.index,
-            cfg.label,
-            round - plan.warmup + 1,
-            plan.trials
-        )
-    };
     let ran = watching(stop, |watch| {
         let _interrupted_on_stop = watch.register(conn.as_ref());
         let trial = Trial {

@@ -125,6 +125,26 @@ struct JobEnd {
     exported: Vec<(Format, String)>,
 }
 
+/// The files a job's workload reads (scripts, init file, log, database), each by name and
+/// SHA-256 as the run starts: what `compare` tells two runs' files apart by.
+fn workload_files(
+    wl: &dyn crate::workload::Workload,
+    params: &crate::model::params::Params,
+) -> Result<Vec<crate::model::record::WorkloadFile>, Failure> {
+    wl.files(params)
+        .into_iter()
+        .map(|(param, path)| {
+            let sha256 = crate::sys::regular::sha256_hex(std::path::Path::new(&path))
+                .map_err(|e| Failure(format!("--param {param}={path}: {e}")))?;
+            Ok(crate::model::record::WorkloadFile {
+                param: param.to_string(),
+                path,
+                sha256,
+            })
+        })
+        .collect()
+}
+
 fn run_job(
     ctx: &Context<'_>,
     store: &mut Store,
@@ -213,19 +233,7 @@ fn run_job(
             }
         }
     }
-    let workload_files = wl
-        .files(&job.params)
-        .into_iter()
-        .map(|(param, path)| {
-            let sha256 = crate::sys::regular::sha256_hex(std::path::Path::new(&path))
-                .map_err(|e| Failure(format!("--param {param}={path}: {e}")))?;
-            Ok(crate::model::record::WorkloadFile {
-                param: param.to_string(),
-                path,
-                sha256,
-            })
-        })
-        .collect::<Result<Vec<_>, Failure>>()?;
+    let workload_files = workload_files(wl, &job.params)?;
     let mut manifest = Manifest {
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         command: crate::engines::server::redact_command(&args.command_line()),

@@ -381,13 +381,12 @@ fn transactions_that_gave_up_busy_are_shown_and_warned_about() {
     assert!(!text.contains("use fewer clients"), "{text}");
 }
 
-/// Each trial's give-ups of `script`, by cause: `(busy, busy_timeout, busy_upgrade,
-/// busy_snapshot)`, the causes `None` where not counted.
 /// A trial's give-ups of one operation: `busy`, then `busy_timeout`, `busy_upgrade`,
 /// `busy_snapshot` (`None`: not counted).
 type ByCause = (u64, Option<u64>, Option<u64>, Option<u64>);
 
-fn busy_causes(v: &serde_json::Value, script: &str) -> Vec<ByCause> {
+/// Each trial's configuration and its result of `script` (its row in the trial's `ops`).
+fn script_rows<'a>(v: &'a serde_json::Value, script: &str) -> Vec<(u64, &'a serde_json::Value)> {
     v["trials"]
         .as_array()
         .expect("trials")
@@ -399,6 +398,16 @@ fn busy_causes(v: &serde_json::Value, script: &str) -> Vec<ByCause> {
                 .iter()
                 .find(|o| o["name"] == script)
                 .expect("the script's row");
+            (t["config"].as_u64().unwrap(), op)
+        })
+        .collect()
+}
+
+/// Each trial's give-ups of `script`, by cause.
+fn busy_causes(v: &serde_json::Value, script: &str) -> Vec<ByCause> {
+    script_rows(v, script)
+        .into_iter()
+        .map(|(_, op)| {
             let n = |k: &str| op[k].as_u64();
             (
                 n("busy").unwrap(),
@@ -505,19 +514,9 @@ fn begin_readings(v: &serde_json::Value) -> Vec<(u64, String, String)> {
 
 /// Each trial's transactions of `script` that gave up busy, by configuration.
 fn busy_by_config(v: &serde_json::Value, script: &str) -> Vec<(u64, u64)> {
-    v["trials"]
-        .as_array()
-        .expect("trials")
-        .iter()
-        .map(|t| {
-            let op = t["ops"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|o| o["name"] == script)
-                .expect("the script's row");
-            (t["config"].as_u64().unwrap(), op["busy"].as_u64().unwrap())
-        })
+    script_rows(v, script)
+        .into_iter()
+        .map(|(config, op)| (config, op["busy"].as_u64().unwrap()))
         .collect()
 }
 
