@@ -15,6 +15,9 @@ use std::path::PathBuf;
 /// Runs the `run` subcommand.
 pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     crate::base::terminal::set_all(args.all);
+    if args.dry_run {
+        return crate::app::dry_run::print(args);
+    }
     crate::bench::session::run(args, &mut Reports::default()).result
 }
 
