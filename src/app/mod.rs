@@ -5,6 +5,7 @@ pub mod advise;
 pub mod build_sqlite;
 pub mod cleanup;
 pub mod compare;
+pub mod dry_run;
 pub mod env;
 pub mod list;
 pub mod merge;

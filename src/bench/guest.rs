@@ -9,13 +9,13 @@
 //! finished trial.
 
 use crate::base::Failure;
-use crate::bench::settings::RunArgs;
+use crate::bench::observer::RunObserver;
+use crate::bench::plan::Plan;
 use crate::model::record::GuestInfo;
-use crate::report;
 use crate::store::{self, Store};
 use crate::sys::scratch::Scratch;
 use crate::testbed::fsmount::{self, Entry, Record, RECORD};
-use crate::testbed::fsspec::{FsKind, FsSpec};
+use crate::testbed::fsspec::FsKind;
 use crate::testbed::guest::kernel::Kernel;
 use crate::testbed::guest::{
     GuestDisk, GuestError, GuestExit, GuestJob, CONSOLE_FILE, EXIT_FILE, JOB_FILE, STOP_FILE, STORE_FILE,
@@ -24,7 +24,7 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -225,31 +225,23 @@ fn start(kernel: &Kernel, cmdline: &[String], console: &File) -> Result<Guest, G
     })
 }
 
-/// Runs `litebench run` (already validated) inside a guest kernel and stores its runs here.
+/// Runs the plan's `litebench run` inside a guest kernel with `memory` bytes and stores its
+/// runs here, each handed to `observer` as it comes in.
 pub fn run(
-    args: &RunArgs,
-    specs: &[FsSpec],
-    fs_size_bytes: u64,
-    schedulers: &[String],
+    plan: &Plan,
+    memory: u64,
     stop: &Arc<AtomicBool>,
+    observer: &mut dyn RunObserver,
     run_ids: &mut Vec<i64>,
 ) -> Result<i32, Failure> {
+    let specs = &plan.filesystems;
     let kernel = Kernel::find()?;
-    let modules = kernel.modules_for(specs, schedulers)?;
-    let memory = crate::base::bytesize::whole(&args.guest_memory)
-        .filter(|b| *b >= 128 << 20)
-        .ok_or_else(|| {
-            Failure(format!(
-                "--guest-memory {}: give a size of at least 128M, e.g. 2G",
-                args.guest_memory
-            ))
-        })?;
-    let results_path = args.results.clone().unwrap_or_else(store::default_path);
-    store::check_path(&results_path, args.results.is_some())?;
+    let modules = kernel.modules_for(specs, &plan.schedulers)?;
+    store::check_path(&plan.places.results, plan.places.results_given)?;
     let exe = std::env::current_exe().map_err(|e| Failure(format!("--guest: cannot find litebench itself: {e}")))?;
     plain("--guest: litebench's own path", &exe)?;
-    crate::testbed::leftovers::undo_dead_runs(args.dir.as_deref());
-    let scratch = Scratch::create(args.dir.as_deref())?;
+    crate::testbed::leftovers::undo_dead_runs(plan.places.dir.as_deref());
+    let scratch = Scratch::create(plan.places.dir.as_deref())?;
     let dir = scratch.dir().canonicalize().map_err(GuestError::io(scratch.dir()))?;
     plain("--dir", &dir)?;
 
@@ -266,7 +258,7 @@ pub fn run(
             .entries
             .push(Entry::new(Some(image.clone()), dir.join(format!("fs{i}")), None));
         fsmount::write_record(&record_path, &record)?;
-        let made = zero_image(&image, fs_size_bytes)?;
+        let made = zero_image(&image, plan.fs_size_bytes)?;
         record.entries.last_mut().expect("just pushed").image_id = Some(made);
         fsmount::write_record(&record_path, &record)?;
         disks.push(GuestDisk {
@@ -276,15 +268,18 @@ pub fn run(
         });
     }
     let result = boot_and_import(
-        args,
-        &kernel,
-        modules,
-        memory,
-        &exe,
-        &dir,
-        disks,
+        plan,
+        &Boot {
+            kernel: &kernel,
+            modules,
+            memory,
+            exe: &exe,
+            dir: &dir,
+            disks,
+        },
         &mut record,
         stop,
+        observer,
         run_ids,
     );
     // Undo the images (the guest has stopped; its kernel held them) and what the guest wrote.
@@ -320,28 +315,40 @@ pub fn run(
     result
 }
 
-#[allow(clippy::too_many_arguments)]
-fn boot_and_import(
-    args: &RunArgs,
-    kernel: &Kernel,
+/// The guest kernel to boot and what it gets: its modules, memory, litebench itself, the job's
+/// directory and the disks made for it.
+struct Boot<'a> {
+    kernel: &'a Kernel,
     modules: Vec<String>,
     memory: u64,
-    exe: &Path,
-    dir: &Path,
+    exe: &'a Path,
+    dir: &'a Path,
     disks: Vec<GuestDisk>,
+}
+
+fn boot_and_import(
+    plan: &Plan,
+    boot: &Boot<'_>,
     record: &mut Record,
     stop: &Arc<AtomicBool>,
+    observer: &mut dyn RunObserver,
     run_ids: &mut Vec<i64>,
 ) -> Result<i32, Failure> {
+    let Boot {
+        kernel,
+        memory,
+        exe,
+        dir,
+        ..
+    } = *boot;
+    let (modules, disks) = (boot.modules.clone(), &boot.disks);
     let job_path = dir.join(JOB_FILE);
-    let argv: Vec<String> = args.command_line().into_iter().skip(2).collect();
+    let argv: Vec<String> = plan.command.iter().skip(2).cloned().collect();
     // The guest's root is the host's, read-only and without the network: DuckDB releases are
     // fetched here first, and the guest finds them in the host's cache.
-    for e in &args.engines {
-        if let Ok(c) = crate::engines::registry::EngineChoice::parse(e) {
-            if std::ptr::eq(c.kind, &crate::engines::duckdb::KIND) {
-                crate::engines::duckdb::resolve(c.target.as_deref(), &|line| crate::errln!("{line}"))?;
-            }
+    for c in &plan.choices {
+        if std::ptr::eq(c.kind, &crate::engines::duckdb::KIND) {
+            crate::engines::duckdb::resolve(c.target.as_deref(), &|line| crate::errln!("{line}"))?;
         }
     }
     let memory_mib = memory >> 20;
@@ -378,7 +385,7 @@ fn boot_and_import(
     // The guest's consoles are terminals whatever the host's are: no progress bar unless the
     // host's stderr is one.
     use std::io::IsTerminal;
-    if !args.quiet && !std::io::stderr().is_terminal() {
+    if !plan.output.quiet && !std::io::stderr().is_terminal() {
         run_args.push("--quiet".into());
     }
     let job = GuestJob {
@@ -438,7 +445,7 @@ fn boot_and_import(
         if let Some(s) = guest.child.try_wait().map_err(|e| Failure(format!("--guest: {e}")))? {
             break s;
         }
-        for (v, d) in verified.iter_mut().zip(&disks).filter(|(v, _)| v.is_none()) {
+        for (v, d) in verified.iter_mut().zip(disks).filter(|(v, _)| v.is_none()) {
             *v = image_o_sync(guest.child.id(), &d.image);
         }
         if verified.contains(&Some(false)) {
@@ -474,12 +481,11 @@ fn boot_and_import(
     } else {
         Some(verified.iter().all(|v| *v == Some(true)))
     };
-    let imported = import(args, dir, o_sync)?;
+    let imported = import(plan, dir, o_sync, observer)?;
     run_ids.extend(&imported);
-    // `--report`: written here, from the host's store, once the runs are in it.
-    if let (Some(file), false) = (&args.report, imported.is_empty()) {
-        let ids: Vec<Option<i64>> = imported.iter().map(|&i| Some(i)).collect();
-        crate::report::stored::write(&args.results, &ids, file, "--report", None, args.noise, None)?;
+    // `--report`: written from the host's store, once the runs are in it.
+    if let Some(f) = observer.ended(&imported).into_iter().next() {
+        return Err(f);
     }
     guest_ended(exit, status, &imported, &console_path, kernel)
 }
@@ -520,22 +526,22 @@ fn guest_ended(
     }
 }
 
-/// Copies every run of the guest's store into the host's and prints each; returns the new ids.
-fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, Failure> {
+/// Copies every run of the guest's store into the host's and hands each to `observer`; returns
+/// the new ids.
+fn import(plan: &Plan, dir: &Path, o_sync: Option<bool>, observer: &mut dyn RunObserver) -> Result<Vec<i64>, Failure> {
     let from_path = dir.join(STORE_FILE);
     if !from_path.is_file() {
         return Ok(Vec::new());
     }
-    let results_path: PathBuf = args.results.clone().unwrap_or_else(store::default_path);
     let mut from = Store::open_read(&from_path)?;
-    let mut to = Store::open(&results_path, args.results.is_some())?;
+    let mut to = Store::open(&plan.places.results, plan.places.results_given)?;
     let mut ids = Vec::new();
     for listing in from.list()? {
         let mut run = from.load(Some(listing.id))?;
         if let Some(g) = run.manifest.guest.as_mut() {
             g.o_sync_verified = o_sync;
         }
-        run.manifest.command = crate::engines::server::redact_command(&args.command_line());
+        run.manifest.command = crate::engines::server::redact_command(&plan.command);
         let id = to.begin_named(&run.manifest, run.name.as_deref())?.id;
         for t in &run.templates {
             to.add_template(id, t)?;
@@ -555,8 +561,7 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
         to.finish_run(id, &status, &finished, error.as_deref())?;
         run.id = id;
         run.status = status;
-        let report = crate::report::stored::stored_report(&run, &results_path, args.noise);
-        crate::out!("{}", report::export(&report, args.format));
+        observer.imported(&run);
         ids.push(id);
     }
     Ok(ids)

@@ -1,11 +1,13 @@
 //! Running a benchmark: the plan of configurations ([`plan`]), the session that runs a plan and
 //! stores every trial ([`session`]), the trial loop itself ([`runner`]), sharding a plan over
-//! machines ([`shard`]), comparing query answers between engines ([`answers`]), and a whole run
-//! inside the guest kernel ([`guest`]).
+//! machines ([`shard`]), comparing query answers between engines ([`answers`]), a whole run
+//! inside the guest kernel ([`guest`]), and what the command that starts a run is told of it to
+//! report ([`observer`]).
 
 pub mod answers;
 pub mod client_process;
 pub mod guest;
+pub mod observer;
 pub mod plan;
 pub mod runner;
 pub mod session;

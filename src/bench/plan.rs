@@ -1,11 +1,15 @@
-//! The run plan: the command line turned into validated jobs, configurations and engines
-//! before anything runs.
+//! The run plan: the command line turned into everything the run will do, validated, before
+//! anything runs.
 //!
 //! A run is one or more jobs (one workload with one set of parameters each), each with knob
 //! sets to interleave, run on every engine named. Presets (`--preset`) add knob sets labelled
-//! with their name; presets of another workload or other parameters become further jobs.
+//! with their name; presets of another workload or other parameters become further jobs. Each
+//! job's configurations (engine x knob set x filesystem x scheduler) are expanded here, so the
+//! plan says what will run before an engine is opened (`--dry-run` prints it).
+//!
 //! Everything a user can get wrong is checked here, so a bad flag costs nothing: no scratch
-//! directory, no server, no results row.
+//! directory, no server, no results row. After [`plan`] nothing reads [`RunArgs`] (ripgrep's
+//! low-to-high rule): the session, the guest and the shards work from the [`Plan`].
 
 use crate::base::Failure;
 use crate::bench::runner;
@@ -15,27 +19,175 @@ use crate::model::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, Knob
 use crate::model::load::LoadShape;
 use crate::model::params;
 use crate::model::params::Params;
+use crate::model::record::FleetInfo;
 use crate::model::stop_rule::{ChosenBy, StopOn, StopRule};
+use crate::report::exports::{self, Export};
+use crate::report::Format;
+use crate::store::{self, Store};
+use crate::testbed::fsspec::{FsKind, FsSpec};
+use crate::testbed::guest::GuestJob;
 use crate::workload::preset::{self, Group, Pick};
 use crate::workload::{self, Workload};
+use std::path::{Path, PathBuf};
 
-/// Everything `run` needs, validated.
-pub struct RunPlan {
+/// Everything one `litebench run` will do, validated.
+pub struct Plan {
     pub picks: Vec<Pick>,
     pub groups: Vec<&'static Group>,
     pub jobs: Vec<Job>,
     pub choices: Vec<EngineChoice>,
+    /// Each engine as `--engine` named it, in `choices`' order (`sqlite` when none was named).
+    pub engine_names: Vec<String>,
     /// `--fs`: the filesystems every configuration runs on (empty: the scratch directory).
-    pub filesystems: Vec<crate::testbed::fsspec::FsSpec>,
+    pub filesystems: Vec<FsSpec>,
     /// `--fs-size` in bytes.
     pub fs_size_bytes: u64,
     /// `--scheduler`: I/O schedulers for the loop devices of `filesystems`.
     pub schedulers: Vec<String>,
+    /// `--scheduler-device`: a real block device that also gets each scheduler.
+    pub scheduler_device: Option<String>,
     /// `--clients`, `--rate`, `--arrival`, `--latency-limit`, `--max-tries`.
     pub load: LoadShape,
     /// Said before anything runs: each `--param` that some of the run's presets do not take
     /// (their workload has no such parameter), naming them.
     pub warnings: Vec<String>,
+    /// Trials, warm-ups and how each trial starts.
+    pub trials: Trials,
+    /// Where the run keeps its files and its results.
+    pub places: Places,
+    /// What is printed and written when the run ends.
+    pub output: Output,
+    /// The command line that asked for this run, as the manifest records it.
+    pub command: Vec<String>,
+    /// `--guest` on the host, or the run inside a guest kernel.
+    pub guest: Guest,
+    /// `--shard`: the sweep this process's part belongs to (`plan_job` is set per job).
+    pub fleet: Option<FleetInfo>,
+    /// The positions in `jobs` this process runs (all of them without `--shard`).
+    pub mine: Vec<usize>,
+}
+
+/// How many trials each configuration gets, and how each starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trials {
+    /// `--trials`: measured trials per configuration.
+    pub trials: u32,
+    /// `--warmup`: warm-up trials per configuration, run first.
+    pub warmup: u32,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--cold`: the page cache dropped before each trial.
+    pub cold: bool,
+    /// `--memory`: in-memory databases.
+    pub memory: bool,
+    /// `--allow-unverified`: pass-through knobs that read back nothing do not stop the run.
+    pub allow_unverified: bool,
+}
+
+/// Where a run keeps its scratch files and its results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Places {
+    /// `--dir`: where the scratch directory is made (`None`: the default).
+    pub dir: Option<PathBuf>,
+    /// The results store: `--results`, `$LITEBENCH_RESULTS` or the default.
+    pub results: PathBuf,
+    /// Whether `--results` named it.
+    pub results_given: bool,
+}
+
+impl Places {
+    /// The directory the scratch directory is made in.
+    pub fn base(&self) -> &Path {
+        self.dir
+            .as_deref()
+            .unwrap_or(Path::new(crate::sys::scratch::DEFAULT_DIR))
+    }
+}
+
+/// What a run prints and writes besides its store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    /// `--format`.
+    pub format: Format,
+    /// `--export FILE`s.
+    pub exports: Vec<Export>,
+    /// `--report FILE`: the HTML page.
+    pub report: Option<PathBuf>,
+    /// `--noise` (`None`: the default threshold).
+    pub noise: Option<f64>,
+    /// `--name`.
+    pub name: Option<String>,
+    /// `--quiet`: no progress bar.
+    pub quiet: bool,
+}
+
+/// Where the run goes with respect to a `--guest` kernel.
+pub enum Guest {
+    /// Runs here.
+    Off,
+    /// `--guest`: the whole run again inside a user-mode Linux kernel with this much memory.
+    Host { memory_bytes: u64 },
+    /// Inside the guest kernel: the host's job names the disks and what the manifest says.
+    Inside(Box<GuestJob>),
+}
+
+impl Plan {
+    /// Whether the run compares presets (several, or a group).
+    pub fn compares_presets(&self) -> bool {
+        self.picks.len() > 1 || !self.groups.is_empty()
+    }
+
+    /// Whether this is the run inside a guest kernel (the host prints and reports).
+    pub fn in_guest(&self) -> bool {
+        matches!(self.guest, Guest::Inside(_))
+    }
+
+    /// Whether this process runs several jobs (stores several runs).
+    pub fn several(&self) -> bool {
+        self.mine.len() > 1
+    }
+}
+
+/// One configuration of a job: an engine, a knob set, a filesystem and a scheduler. The plan
+/// has all of it; what only the opened engine and the built filesystem know (the engine's
+/// label, the loop device) is added when the run binds it ([`crate::bench::session`]).
+#[derive(Debug, Clone)]
+pub struct Configuration {
+    /// Its number in the job, from 0.
+    pub index: usize,
+    /// Its engine's position in [`Plan::choices`].
+    pub engine: usize,
+    pub knobs: KnobSet,
+    /// Where each knob came from (`user`, `preset NAME`, `workload NAME default`, ...).
+    pub knob_origins: Vec<(String, String)>,
+    /// Every preset it stands for (several when their knobs coincide on its engine).
+    pub presets: Vec<&'static str>,
+    /// The preset it measures (the first of `presets`).
+    pub pick: Option<Pick>,
+    /// Its `--fs` filesystem's position in [`Plan::filesystems`].
+    pub fs: Option<usize>,
+    /// Its `--scheduler`.
+    pub scheduler: Option<String>,
+}
+
+impl Configuration {
+    /// Its label: `[fs ][scheduler ][engine ][presets ]knobs`, the engine named only where the
+    /// run has several (`engine`: `None`).
+    pub fn label(&self, engine: Option<&str>, fs: Option<&str>) -> String {
+        let mut label = self.knobs.label();
+        if !self.presets.is_empty() {
+            label = format!("{} {label}", self.presets.join("+"));
+        }
+        for part in [engine, self.scheduler.as_deref(), fs].into_iter().flatten() {
+            label = format!("{part} {label}");
+        }
+        label
+    }
+
+    /// The presets it stands for, as the manifest names them (`a+b`; empty without).
+    pub fn preset_names(&self) -> String {
+        self.presets.join("+")
+    }
 }
 
 /// One stored run: a workload, its parameters and the knob sets to interleave.
@@ -53,6 +205,15 @@ pub struct Job {
     pub given: Vec<(String, ChosenBy)>,
     /// What ends its trials, for workloads that stop on a count or a time ([`stop_rule`]).
     pub stop: Option<StopRule>,
+    /// Its configurations in run order (every round runs each once, in this order).
+    pub configs: Vec<Configuration>,
+}
+
+impl Job {
+    /// Whether its knob sets belong to presets.
+    pub fn named(&self) -> bool {
+        self.sets.iter().any(|(p, _)| p.is_some())
+    }
 }
 
 /// The load shape of `--clients`, `--rate`, `--arrival`, `--latency-limit` and `--max-tries`,
@@ -290,6 +451,7 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<(Vec<Job>, Vec<String>), 
                 warnings: Vec::new(),
                 given,
                 stop: None,
+                configs: Vec::new(),
             }],
             Vec::new(),
         ));
@@ -376,6 +538,7 @@ fn plan_jobs(args: &RunArgs, picks: &[Pick]) -> Result<(Vec<Job>, Vec<String>), 
                     .collect(),
                 given,
                 stop: None,
+                configs: Vec::new(),
             }),
         }
     }
@@ -415,11 +578,90 @@ fn preset_knob_unknown(p: &Pick, knob: &str, engine: &str) -> Failure {
 }
 
 /// Validates the whole command line into a plan.
-pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
+pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     let (picks, groups) = preset::resolve(&args.presets).map_err(Failure)?;
     let (mut jobs, warnings) = plan_jobs(args, &picks)?;
     let choices = engine_choices(args)?;
     check_preset_knobs(&picks, &choices)?;
+    knob_sets(args, &mut jobs, &choices)?;
+    check_knob_reach(&jobs, &choices)?;
+    if args.cold {
+        runner::can_drop_caches()?;
+    }
+    if args.cold && args.memory {
+        return Err(Failure(
+            "--cold and --memory together make no sense: an in-memory database has no page cache to drop".into(),
+        ));
+    }
+    check_engines_run(args, &choices, &jobs)?;
+    let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
+    let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
+    let load = load_shape(args, &mut jobs)?;
+    for job in &mut jobs {
+        job.stop = stop_rule(job, &load);
+    }
+    if load.processes() {
+        client_processes_engines(&choices, args)?;
+    }
+    if let Some(dev) = &args.scheduler_device {
+        crate::testbed::scheduler_device::check(dev, &schedulers, args.guest)?;
+    } else if !schedulers.is_empty() && filesystems.iter().all(|f| f.kind == FsKind::Tmpfs) {
+        return Err(crate::testbed::scheduler::SchedulerError::NoDevice.into());
+    }
+    for job in &mut jobs {
+        job.configs = expand(
+            job,
+            &choices,
+            &filesystems,
+            &schedulers,
+            args.scheduler_device.is_some(),
+        );
+    }
+    let places = Places {
+        dir: args.dir.clone(),
+        results: args.results.clone().unwrap_or_else(store::default_path),
+        results_given: args.results.is_some(),
+    };
+    store::check_path(&places.results, places.results_given)?;
+    // `--shard`: this machine's jobs of the plan, by their position in it.
+    let (fleet, mine) = fleet_part(args, &jobs)?;
+    let output = plan_output(args, mine.len(), &places.results)?;
+    let guest = plan_guest(args)?;
+    Ok(Plan {
+        picks,
+        groups,
+        jobs,
+        engine_names: match args.engines.is_empty() {
+            true => choices.iter().map(|c| c.kind.name.to_string()).collect(),
+            false => args.engines.clone(),
+        },
+        choices,
+        filesystems,
+        fs_size_bytes,
+        schedulers,
+        scheduler_device: args.scheduler_device.clone(),
+        load,
+        warnings,
+        trials: Trials {
+            trials: args.trials,
+            warmup: args.warmup,
+            seed: args.seed,
+            cold: args.cold,
+            memory: args.memory,
+            allow_unverified: args.allow_unverified,
+        },
+        places,
+        output,
+        command: args.command_line(),
+        guest,
+        fleet,
+        mine,
+    })
+}
+
+/// Fills in each job's knob sets: the `--knob` axes' configurations, or each preset's knobs
+/// with the `--knob` axes merged in.
+fn knob_sets(args: &RunArgs, jobs: &mut [Job], choices: &[EngineChoice]) -> Result<(), Failure> {
     let tables: Vec<_> = choices.iter().map(EngineChoice::knob_table).collect();
     let catalog = KnobCatalog {
         tables: &tables,
@@ -437,7 +679,7 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     // Duplicate --knob flags are refused before presets are merged in.
     configurations(&user_axes, false)?;
-    for job in &mut jobs {
+    for job in jobs.iter_mut() {
         job.user_knobs = user_axes.iter().map(|a| a.name.clone()).collect();
         if job.sets.is_empty() {
             job.sets = configurations(&user_axes, args.vary_one)?
@@ -460,45 +702,182 @@ pub fn plan(args: &RunArgs) -> Result<RunPlan, Failure> {
             "--vary-one needs at least one --knob with several values".into(),
         ));
     }
-    check_knob_reach(&jobs, &choices)?;
-    if args.cold {
-        runner::can_drop_caches()?;
+    Ok(())
+}
+
+/// A job's configurations in run order: each engine's knob sets (each with the knobs that
+/// engine has, so sets that become identical for it run once, named after every preset they
+/// stand for), each on every filesystem, each under every scheduler that applies there.
+fn expand(
+    job: &Job,
+    choices: &[EngineChoice],
+    filesystems: &[FsSpec],
+    schedulers: &[String],
+    scheduler_device: bool,
+) -> Vec<Configuration> {
+    let wl = job.workload;
+    // The knob sets per engine, before filesystems and schedulers multiply them.
+    let mut sets: Vec<Configuration> = Vec::new();
+    for (engine, c) in choices.iter().enumerate() {
+        let (specs, prefix) = c.knob_table();
+        for (pick, ks) in &job.sets {
+            let ks = ks.for_engine(specs, prefix);
+            let (knobs, defaults) = with_workload_defaults(wl, specs, prefix, ks);
+            if let Some(same) = sets.iter_mut().find(|s| s.engine == engine && s.knobs == knobs) {
+                if let Some(p) = pick.filter(|p| !same.presets.contains(&p.preset.name)) {
+                    same.presets.push(p.preset.name);
+                }
+                continue;
+            }
+            sets.push(Configuration {
+                index: 0,
+                engine,
+                knob_origins: knob_origins(&knobs, pick.as_ref(), &job.user_knobs, wl.name(), &defaults)
+                    .into_iter()
+                    .chain(begin_as_written(wl, &job.params, specs, &knobs))
+                    .collect(),
+                knobs,
+                presets: pick.iter().map(|p| p.preset.name).collect(),
+                pick: *pick,
+                fs: None,
+                scheduler: None,
+            });
+        }
     }
-    if args.cold && args.memory {
-        return Err(Failure(
-            "--cold and --memory together make no sense: an in-memory database has no page cache to drop".into(),
-        ));
+    let places: Vec<Option<usize>> = match filesystems.len() {
+        0 => vec![None],
+        n => (0..n).map(Some).collect(),
+    };
+    let mut configs = Vec::new();
+    for set in sets {
+        for &fs in &places {
+            // Schedulers apply where litebench makes a block device (every filesystem but
+            // tmpfs), and on `--scheduler-device` wherever the configuration runs.
+            let on_device = fs.is_some_and(|i| filesystems[i].kind != FsKind::Tmpfs);
+            let scheds: Vec<Option<&String>> = if scheduler_device || (on_device && !schedulers.is_empty()) {
+                schedulers.iter().map(Some).collect()
+            } else {
+                vec![None]
+            };
+            for scheduler in scheds {
+                configs.push(Configuration {
+                    index: configs.len(),
+                    fs,
+                    scheduler: scheduler.cloned(),
+                    ..set.clone()
+                });
+            }
+        }
     }
-    check_engines_run(args, &choices, &jobs)?;
-    let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
-    let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
-    let load = load_shape(args, &mut jobs)?;
-    for job in &mut jobs {
-        job.stop = stop_rule(job, &load);
+    configs
+}
+
+/// `--name`, `--report`, `--export` and the rest of what is printed, each checked.
+fn plan_output(args: &RunArgs, runs: usize, results: &Path) -> Result<Output, Failure> {
+    if let Some(name) = &args.name {
+        name_is_free(name, runs, results)?;
     }
-    if load.processes() {
-        client_processes_engines(&choices, args)?;
+    if let Some(file) = &args.report {
+        crate::report::stored::check_output(file, true, "--report", results)?;
     }
-    if let Some(dev) = &args.scheduler_device {
-        crate::testbed::scheduler_device::check(dev, &schedulers, args.guest)?;
-    } else if !schedulers.is_empty()
-        && filesystems
-            .iter()
-            .all(|f| f.kind == crate::testbed::fsspec::FsKind::Tmpfs)
-    {
-        return Err(crate::testbed::scheduler::SchedulerError::NoDevice.into());
+    if !args.exports.is_empty() {
+        if args.guest {
+            return Err(Failure(
+                "--export: not with --guest (the runs come back from the guest after it stops); write the files afterwards with `litebench show RUN --export FILE`".into(),
+            ));
+        }
+        let others: Vec<(&str, &Path)> = args.report.iter().map(|r| ("--report", r.as_path())).collect();
+        exports::check(&args.exports, results, &others)?;
     }
-    Ok(RunPlan {
-        picks,
-        groups,
-        jobs,
-        choices,
-        filesystems,
-        fs_size_bytes,
-        schedulers,
-        load,
-        warnings,
+    Ok(Output {
+        format: args.format,
+        exports: args.exports.clone(),
+        report: args.report.clone(),
+        noise: args.noise,
+        name: args.name.clone(),
+        quiet: args.quiet,
     })
+}
+
+/// `--guest` (its memory checked) or `--guest-job` (the host's job read).
+fn plan_guest(args: &RunArgs) -> Result<Guest, Failure> {
+    if args.guest {
+        let memory_bytes = crate::base::bytesize::whole(&args.guest_memory)
+            .filter(|b| *b >= 128 << 20)
+            .ok_or_else(|| {
+                Failure(format!(
+                    "--guest-memory {}: give a size of at least 128M, e.g. 2G",
+                    args.guest_memory
+                ))
+            })?;
+        return Ok(Guest::Host { memory_bytes });
+    }
+    let Some(p) = &args.guest_job else {
+        return Ok(Guest::Off);
+    };
+    std::fs::read(p)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .map(|job| Guest::Inside(Box::new(job)))
+        .ok_or_else(|| Failure(format!("--guest-job {}: not a guest job", p.display())))
+}
+
+/// Refuses `--name NAME` before anything runs when another stored run has it, or when the run
+/// would store several runs (a name names one). An existing store is read, never written.
+fn name_is_free(name: &str, runs: usize, results: &Path) -> Result<(), Failure> {
+    if runs > 1 {
+        return Err(Failure(format!(
+            "--name {name}: this run stores {runs} runs (one per workload and parameters), and a name names one run; run them one at a time to name each, or leave out --name"
+        )));
+    }
+    if results.is_file() {
+        if let Some(id) = Store::open_read(results)?.find_name(name)? {
+            return Err(Failure(format!(
+                "--name {name}: run {id} in results store {} already has that name; names are unique per store, so choose another",
+                results.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--shard` / `--replicate`: what the manifest records, and the positions of the plan's jobs
+/// this process runs (all of them without `--shard`).
+fn fleet_part(args: &RunArgs, jobs: &[Job]) -> Result<(Option<FleetInfo>, Vec<usize>), Failure> {
+    let Some(value) = &args.shard else {
+        return Ok((None, (0..jobs.len()).collect()));
+    };
+    let shard = crate::bench::shard::parse(value, args.shard_count, &|k| std::env::var(k).ok())?;
+    let mine = crate::bench::shard::select(jobs.len(), &shard, args.replicate)?;
+    // The plan as every shard computes it: workloads, parameters and knob sets in order.
+    let mut h = sha2::Sha256::new();
+    use sha2::Digest;
+    for job in jobs {
+        h.update(job.workload.name().as_bytes());
+        h.update(serde_json::to_vec(&job.params).unwrap_or_default());
+        for (_, set) in &job.sets {
+            h.update(set.label().as_bytes());
+            h.update([0u8]);
+        }
+        h.update([1u8]);
+    }
+    for e in &args.engines {
+        h.update(e.as_bytes());
+        h.update([0u8]);
+    }
+    let plan_hash: String = h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let fleet = FleetInfo {
+        sweep: crate::bench::shard::sweep_id(args.sweep.as_deref(), &shard, &plan_hash),
+        shard: shard.index,
+        shards: shard.count,
+        replicate: args.replicate,
+        scheduler: shard.scheduler.to_string(),
+        job_ids: shard.job_ids,
+        plan_hash,
+        plan_jobs: jobs.len(),
+        plan_job: 0,
+    };
+    Ok((Some(fleet), mine))
 }
 
 /// The engines of `--engine` (the bundled SQLite without one), each once, each able to run

@@ -5,6 +5,7 @@
 //! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
 //! and every finished trial is handed to the caller at once to be stored.
 
+use crate::bench::plan::Trials;
 use crate::engines::interrupt::watching;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{self, KnobError, KnobSet, Stage};
@@ -19,30 +20,63 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-/// Everything a run needs, validated.
-pub struct Plan {
+/// One job bound to the opened engines and the places it runs in: what [`execute`] runs.
+pub struct JobPlan<'a> {
     pub workload: &'static dyn Workload,
-    pub params: Params,
-    pub engines: Vec<Box<dyn Engine>>,
-    /// Configurations and the index of their engine in `engines`.
-    pub configs: Vec<(ConfigInfo, usize)>,
-    pub trials: u32,
-    pub warmup: u32,
-    pub seed: u64,
-    pub cold: bool,
-    pub memory: bool,
-    /// `--allow-unverified`: pass-through knobs that read back nothing do not stop the run.
-    pub allow_unverified: bool,
+    pub params: &'a Params,
+    /// The run's engines, borrowed for the job.
+    pub engines: &'a [Box<dyn Engine>],
+    /// Configurations in run order.
+    pub configs: &'a [Bound],
+    pub trials: &'a Trials,
     /// `--clients`, `--rate`, `--latency-limit`, `--max-tries`.
-    pub load: crate::model::load::LoadShape,
+    pub load: &'a crate::model::load::LoadShape,
 }
 
-/// How a run ended without an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunEnd {
+/// A configuration as the manifest records it, with its engine's position in
+/// [`JobPlan::engines`].
+#[derive(Debug, Clone)]
+pub struct Bound {
+    pub info: ConfigInfo,
+    pub engine: usize,
+}
+
+/// How a run or a job ended: complete, interrupted (finished trials kept), or failed with its
+/// one-line error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum End {
     Complete,
     /// Ctrl-C (or SIGTERM): finished trials are kept, the one in progress is discarded.
     Interrupted,
+    Failed(String),
+}
+
+impl End {
+    /// The status the store records.
+    pub fn status(&self) -> &'static str {
+        match self {
+            End::Complete => "complete",
+            End::Interrupted => "interrupted",
+            End::Failed(_) => "failed",
+        }
+    }
+
+    /// The exit code it gives.
+    pub fn code(&self) -> i32 {
+        match self {
+            End::Complete => 0,
+            End::Interrupted => crate::sys::signals::EXIT_INTERRUPTED,
+            End::Failed(_) => 2,
+        }
+    }
+
+    /// The error line of a failed end.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            End::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// Why a run stopped. Trials finished before the error have already been stored.
@@ -200,7 +234,11 @@ fn create_stage(engine: &dyn Engine, knobs: &KnobSet) -> String {
 /// stop request into an interrupt of the statement running (where the engine has one): row
 /// loops check the flag themselves, but one long statement (an index build, `ANALYZE`) would
 /// otherwise hold a stop up until it ends. An error after a stop request is the interruption.
-fn populate_interruptibly(plan: &Plan, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
+fn populate_interruptibly(
+    plan: &JobPlan<'_>,
+    conn: &mut dyn Connection,
+    pop: &Population<'_>,
+) -> Result<u64, PopulateError> {
     let result = watching(pop.stop, |watch| {
         let _interrupted_on_stop = watch.register(&*conn);
         plan.workload.populate(conn, pop)
@@ -217,19 +255,19 @@ fn populate_interruptibly(plan: &Plan, conn: &mut dyn Connection, pop: &Populati
 /// dropped: [`PopulateError::Interrupted`], also for an engine error that follows the request
 /// (what stopping a statement looks like to the engine).
 fn populate(
-    plan: &Plan,
+    plan: &JobPlan<'_>,
     engine: &dyn Engine,
     scratch: &Scratch,
     stop: &AtomicBool,
     name: &str,
     cfg: &ConfigInfo,
 ) -> Result<(DbRef, TemplateRecord), PopulateError> {
-    let pop = Population::new(&plan.params, plan.seed, stop);
+    let pop = Population::new(plan.params, plan.trials.seed, stop);
     pop.check()?;
     let db = engine.create_database(scratch, name)?;
     let start = Instant::now();
     let filled = (|| -> Result<u64, PopulateError> {
-        if let Some(source) = plan.workload.template_file(&plan.params) {
+        if let Some(source) = plan.workload.template_file(plan.params) {
             copy_template(engine, &source, &db)?;
             return Ok(0);
         }
@@ -317,14 +355,14 @@ pub trait Sink {
 
 /// Checks that every engine can start trials cold and reads the settings the run will change,
 /// before anything is changed.
-fn prepare_engines(plan: &Plan) -> Result<(), RunError> {
-    if plan.cold {
-        for engine in &plan.engines {
+fn prepare_engines(plan: &JobPlan<'_>) -> Result<(), RunError> {
+    if plan.trials.cold {
+        for engine in plan.engines {
             engine.cold_trial().map_err(RunError::Cold)?;
         }
     }
-    for (cfg, i) in &plan.configs {
-        plan.engines[*i]
+    for Bound { info: cfg, engine } in plan.configs {
+        plan.engines[*engine]
             .prepare_settings(&[&cfg.knobs])
             .map_err(|source| RunError::Engine {
                 config: cfg.label.clone(),
@@ -359,18 +397,22 @@ impl<'a> Places<'a> {
 /// Runs the plan, handing every template and finished trial to `sink` before going on;
 /// `progress` is ticked once per trial.
 pub fn execute(
-    plan: &Plan,
+    plan: &JobPlan<'_>,
     places: &Places<'_>,
     stop: &AtomicBool,
     progress: &indicatif::ProgressBar,
     sink: &mut dyn Sink,
-) -> Result<RunEnd, RunError> {
+) -> Result<End, RunError> {
     prepare_engines(plan)?;
     // Templates, one per engine, create-time knob set and filesystem.
     let mut templates: Templates = HashMap::new();
-    let mut result = Ok(RunEnd::Complete);
-    if !plan.memory {
-        for (cfg, engine_idx) in &plan.configs {
+    let mut result = Ok(End::Complete);
+    if !plan.trials.memory {
+        for Bound {
+            info: cfg,
+            engine: engine_idx,
+        } in plan.configs
+        {
             let engine = plan.engines[*engine_idx].as_ref();
             let key = template_key(engine, *engine_idx, cfg);
             if templates.contains_key(&key) {
@@ -394,7 +436,7 @@ pub fn execute(
                     }
                 }
                 Err(PopulateError::Interrupted) => {
-                    result = Ok(RunEnd::Interrupted);
+                    result = Ok(End::Interrupted);
                     break;
                 }
                 Err(PopulateError::Engine(e)) => {
@@ -404,14 +446,14 @@ pub fn execute(
             }
         }
     }
-    if matches!(result, Ok(RunEnd::Complete)) {
+    if matches!(result, Ok(End::Complete)) {
         result = run_rounds(plan, places, stop, progress, sink, &templates);
     }
     for ((engine_idx, _, fs), db) in &templates {
         plan.engines[*engine_idx].drop_database(places.at(*fs), db);
     }
     // However the run ended: a server is left with the settings it had.
-    for engine in &plan.engines {
+    for engine in plan.engines {
         for w in engine.restore_settings() {
             sink.warning(&w);
         }
@@ -443,21 +485,25 @@ fn template_key(engine: &dyn Engine, engine_idx: usize, cfg: &ConfigInfo) -> (us
 }
 
 fn run_rounds(
-    plan: &Plan,
+    plan: &JobPlan<'_>,
     places: &Places<'_>,
     stop: &AtomicBool,
     progress: &indicatif::ProgressBar,
     sink: &mut dyn Sink,
     templates: &Templates,
-) -> Result<RunEnd, RunError> {
+) -> Result<End, RunError> {
     let mut seq = 0u64;
     let mut answers = crate::bench::answers::AnswerBook::default();
-    for round in 0..plan.warmup + plan.trials {
-        for (cfg, engine_idx) in &plan.configs {
+    for round in 0..plan.trials.warmup + plan.trials.trials {
+        for Bound {
+            info: cfg,
+            engine: engine_idx,
+        } in plan.configs
+        {
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                return Ok(RunEnd::Interrupted);
+                return Ok(End::Interrupted);
             }
-            let warmup = round < plan.warmup;
+            let warmup = round < plan.trials.warmup;
             progress.set_message(format!(
                 "configuration {}/{}: {}{}",
                 cfg.index + 1,
@@ -475,18 +521,18 @@ fn run_rounds(
                     // Stored first: a wrong answer fails the run, but the trial stays on record.
                     answers.check(&cfg.label, &record.queries)?;
                 }
-                None => return Ok(RunEnd::Interrupted),
+                None => return Ok(End::Interrupted),
             }
             progress.inc(1);
             seq += 1;
         }
     }
-    Ok(RunEnd::Complete)
+    Ok(End::Complete)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn trial(
-    plan: &Plan,
+    plan: &JobPlan<'_>,
     scratch: &Scratch,
     stop: &AtomicBool,
     cfg: &ConfigInfo,
@@ -496,7 +542,7 @@ fn trial(
     seq: u64,
 ) -> Result<Option<TrialRecord>, RunError> {
     let engine = plan.engines[engine_idx].as_ref();
-    let seed = trial_seed(plan.seed, round);
+    let seed = trial_seed(plan.trials.seed, round);
     let name = format!("trial-{seq}");
     // A workload that never writes runs on the template itself (no copy of a database of
     // hundreds of megabytes per trial), except for cold trials, which start from a copy no
@@ -507,7 +553,7 @@ fn trial(
         .0
         .iter()
         .any(|k| engine.kind().file_knobs.contains(&k.name.as_str()));
-    if let (Some(t), true) = (template, plan.workload.read_only() && !plan.cold && !file_knob) {
+    if let (Some(t), true) = (template, plan.workload.read_only() && !plan.trials.cold && !file_knob) {
         return measure(plan, scratch, stop, cfg, engine, t, round, seq, seed);
     }
     // Without a template (in-memory databases) the trial's own connection populates.
@@ -522,23 +568,29 @@ fn trial(
 }
 
 /// How `--progress` lines name a trial: `#1 journal_mode=wal, trial 2/3` (or `warm-up 1/1`).
-fn trial_name(plan: &Plan, cfg: &ConfigInfo, round: u32) -> String {
-    if round < plan.warmup {
-        format!("#{} {}, warm-up {}/{}", cfg.index, cfg.label, round + 1, plan.warmup)
+fn trial_name(plan: &JobPlan<'_>, cfg: &ConfigInfo, round: u32) -> String {
+    if round < plan.trials.warmup {
+        format!(
+            "#{} {}, warm-up {}/{}",
+            cfg.index,
+            cfg.label,
+            round + 1,
+            plan.trials.warmup
+        )
     } else {
         format!(
             "#{} {}, trial {}/{}",
             cfg.index,
             cfg.label,
-            round - plan.warmup + 1,
-            plan.trials
+            round - plan.trials.warmup + 1,
+            plan.trials.trials
         )
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn measure(
-    plan: &Plan,
+    plan: &JobPlan<'_>,
     scratch: &Scratch,
     stop: &AtomicBool,
     cfg: &ConfigInfo,
@@ -549,7 +601,7 @@ fn measure(
     seed: u64,
 ) -> Result<Option<TrialRecord>, RunError> {
     let fail = |e: EngineError| engine_error(scratch, &cfg.label, e);
-    if plan.cold {
+    if plan.trials.cold {
         // The engine empties its own cache too (a server restarts around the drop).
         let mut os_error = None;
         let cold = engine.make_cold(&mut || {
@@ -581,11 +633,11 @@ fn measure(
     let device0 = engine.device_io();
     let io0 = io_now();
     let mut conn = engine.connect(db).map_err(fail)?;
-    if plan.memory {
+    if plan.trials.memory {
         engine
             .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)
             .map_err(fail)?;
-        let pop = Population::new(&plan.params, plan.seed, stop);
+        let pop = Population::new(plan.params, plan.trials.seed, stop);
         match populate_interruptibly(plan, conn.as_mut(), &pop) {
             Ok(_) => {}
             Err(PopulateError::Interrupted) => return Ok(None),
@@ -600,23 +652,23 @@ fn measure(
         &knobs,
         engine.label(),
         engine.passthrough_prefix(),
-        plan.allow_unverified,
+        plan.trials.allow_unverified,
         &|k| engine.knob_hint(k),
     )?;
-    if let Some(bare) = plan.workload.bare_begins(&plan.params) {
+    if let Some(bare) = plan.workload.bare_begins(plan.params) {
         knob::begin_of_user_sql(&mut knobs, bare);
     }
     let mut rec = Recorder::of_types(
-        &plan.workload.operation_types(&plan.params, engine.kind().dialect),
+        &plan.workload.operation_types(plan.params, engine.kind().dialect),
         counters.clone(),
     );
     let connector = MoreConnections {
         workload: plan.workload.name(),
-        params: &plan.params,
+        params: plan.params,
         engine,
         db,
         cfg,
-        allow_unverified: plan.allow_unverified,
+        allow_unverified: plan.trials.allow_unverified,
     };
     let name = trial_name(plan, cfg, round);
     // A stop request interrupts the statements running (this connection's, and each further
@@ -625,13 +677,13 @@ fn measure(
     let ran = watching(stop, |watch| {
         let _interrupted_on_stop = watch.register(conn.as_ref());
         let trial = Trial {
-            params: &plan.params,
+            params: plan.params,
             seed,
             stop,
             connector: &connector,
-            profile: round == plan.warmup,
+            profile: round == plan.trials.warmup,
             knobs: &knobs,
-            load: &plan.load,
+            load: plan.load,
             watch: Some(watch),
             name: &name,
         };
@@ -652,7 +704,7 @@ fn measure(
     let queries = rec.take_queries();
     let series = rec.take_series();
     let (ops, measured) = rec.finish();
-    if let Err(e) = plan.workload.verify_after(conn.as_mut(), &plan.params, &plan.load) {
+    if let Err(e) = plan.workload.verify_after(conn.as_mut(), plan.params, plan.load) {
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
             None => Ok(None),
@@ -679,7 +731,7 @@ fn measure(
         seq,
         round,
         config: cfg.index,
-        warmup: round < plan.warmup,
+        warmup: round < plan.trials.warmup,
         seed,
         started_unix_ms,
         ops,

@@ -158,6 +158,11 @@ pub struct RunArgs {
     /// answer a terminal gets by default (`litebench show --all` prints it later).
     #[arg(long)]
     pub all: bool,
+    /// Print the plan (configurations, trials and their order, and the time they take where a
+    /// duration or a rate fixes it) after every check, and exit 0 without opening a store, an
+    /// engine, a filesystem or a guest, and without creating any file
+    #[arg(long)]
+    pub dry_run: bool,
     /// The whole command line when the run is started by another command in this process
     /// (`reproduce`): recorded in the manifest and handed to a `--guest` kernel in place of
     /// this process's own arguments.

@@ -8,6 +8,7 @@
 //! and the exit code is 2.
 
 use crate::base::Failure;
+use crate::bench::observer::RunObserver;
 use crate::bench::{session, settings};
 use crate::report::DEFAULT_NOISE;
 use crate::reproduce::measure::{Outcome, RunData};
@@ -155,8 +156,14 @@ fn run_argv(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Vec<String>
     argv
 }
 
-/// Runs one experiment; the second value is true when it was interrupted.
-fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(Outcome, bool), Failure> {
+/// Runs one experiment, its run reported through `observer`; the second value is true when it
+/// was interrupted.
+fn experiment(
+    e: &Experiment,
+    args: &ReproduceArgs,
+    results: &Path,
+    observer: &mut dyn RunObserver,
+) -> Result<(Outcome, bool), Failure> {
     if e.needs == Needs::Root && !is_root() {
         return Ok((
             Outcome::Skipped("needs root (loop devices and mounts for --fs); run litebench reproduce as root".into()),
@@ -192,7 +199,7 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
     settings.dir.clone_from(&args.dir);
     settings.command_line = Some(run_argv(e, args, results));
     crate::errln!("reproduce: {} — {}", e.id, e.title);
-    let ended = session::run(&settings);
+    let ended = session::run(&settings, observer);
     let (runs, _) = runs_of(results, e.id, &ended.run_ids, args.noise)?;
     Ok(match ended.result {
         Ok(EXIT_INTERRUPTED) => (
@@ -221,8 +228,8 @@ fn experiment(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Result<(O
     })
 }
 
-/// Reproduces the target `args` names.
-pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
+/// Reproduces the target `args` names, each experiment's run reported through `observer`.
+pub fn run(args: &ReproduceArgs, observer: &mut dyn RunObserver) -> Result<i32, Failure> {
     check_target(&args.target)?;
     let scale = match (args.full, args.tiny) {
         (true, _) => Scale::Full,
@@ -259,7 +266,7 @@ pub fn run(args: &ReproduceArgs) -> Result<i32, Failure> {
     let mut machine = None;
     let mut interrupted = false;
     for e in &target.experiments {
-        let (o, stop) = experiment(e, args, &results)?;
+        let (o, stop) = experiment(e, args, &results, observer)?;
         if machine.is_none() {
             if let Outcome::Ran { runs, .. } = &o {
                 let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();

@@ -17,6 +17,7 @@ mod common;
 mod compact;
 mod compare;
 mod disk_full;
+mod dry_run;
 mod durability;
 mod exports;
 mod formats;

@@ -1,0 +1,249 @@
+//! `litebench run --dry-run`: the plan, printed instead of run.
+//!
+//! Users of big sweeps want to see what a command line will do before they spend an afternoon
+//! on it: which configurations, how many trials, in what order, and for how long. The plan
+//! ([`crate::bench::plan`]) holds all of it once every check has passed, so a dry run is the
+//! plan's checks and this page: no store, engine, filesystem or guest is opened and no file is
+//! made. Time is estimated only where a duration or a rate fixes a trial's length; elsewhere
+//! the trial counts are the answer.
+
+use crate::base::Failure;
+use crate::bench::plan::{self, Configuration, Job, Plan};
+use crate::bench::settings::RunArgs;
+use crate::model::load::duration_text;
+use crate::model::stop_rule::StopOn;
+use crate::report::Format;
+use serde::Serialize;
+use std::time::Duration;
+
+/// The width the page is written to.
+const COLUMNS: usize = 80;
+
+/// The plan of one job as data (`--format json`) and as the text printed.
+#[derive(Serialize)]
+struct JobView {
+    /// Its position in the plan (what `--shard` splits).
+    job: usize,
+    workload: String,
+    params: crate::model::params::Params,
+    configurations: Vec<ConfigView>,
+    warmup: u32,
+    trials: u32,
+    /// Trials it runs in all, warm-ups included.
+    total_trials: u64,
+    /// What ends each trial, where the workload stops on a count or a time.
+    stop: Option<String>,
+    /// One trial's length where a duration or a rate fixes it.
+    trial_ms: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct ConfigView {
+    index: usize,
+    label: String,
+    engine: String,
+    knobs: Vec<(String, String)>,
+    presets: Vec<&'static str>,
+    fs: Option<String>,
+    scheduler: Option<String>,
+}
+
+#[derive(Serialize)]
+struct PlanView {
+    jobs: Vec<JobView>,
+    /// Shard `I/N` of the plan, when `--shard` splits it.
+    shard: Option<String>,
+    /// The time the trials take in all, where every job's trial length is fixed.
+    estimate_ms: Option<u64>,
+    results: String,
+}
+
+/// Makes the plan (every check a run makes before it starts) and prints it; exit code 0.
+pub fn print(args: &RunArgs) -> Result<i32, Failure> {
+    let plan = plan::plan(args)?;
+    for w in &plan.warnings {
+        crate::errln!("warning: {w}");
+    }
+    let view = view(&plan);
+    if plan.output.format == Format::Json {
+        let text = serde_json::to_string_pretty(&view).map_err(|e| Failure(format!("--dry-run: {e}")))?;
+        crate::out!("{text}");
+    } else {
+        crate::out!("{}", text(&view));
+    }
+    Ok(0)
+}
+
+fn view(plan: &Plan) -> PlanView {
+    let jobs: Vec<JobView> = plan.mine.iter().map(|&j| job_view(plan, j, &plan.jobs[j])).collect();
+    let estimate_ms = jobs
+        .iter()
+        .map(|j| j.trial_ms.map(|ms| ms * j.total_trials))
+        .sum::<Option<u64>>();
+    PlanView {
+        shard: plan.fleet.as_ref().map(|f| format!("{}/{}", f.shard, f.shards)),
+        estimate_ms,
+        results: plan.places.results.display().to_string(),
+        jobs,
+    }
+}
+
+fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
+    let trial_ms = job.stop.as_ref().and_then(|s| match &s.on {
+        StopOn::Duration { ms, .. } => Some(*ms),
+        StopOn::Count { count, .. } => plan
+            .load
+            .rate
+            .map(|r| crate::model::stop_rule::StopRule::time_of(*count, r).as_millis() as u64),
+    });
+    let per_config = u64::from(plan.trials.trials + plan.trials.warmup);
+    JobView {
+        job: index,
+        workload: job.workload.name().to_string(),
+        params: job.params.clone(),
+        configurations: job.configs.iter().map(|c| config_view(plan, c)).collect(),
+        warmup: plan.trials.warmup,
+        trials: plan.trials.trials,
+        total_trials: per_config * job.configs.len() as u64,
+        stop: job.stop.as_ref().map(|s| s.describe()),
+        trial_ms,
+    }
+}
+
+fn config_view(plan: &Plan, c: &Configuration) -> ConfigView {
+    let engine = plan.engine_names[c.engine].clone();
+    let fs = c.fs.map(|i| plan.filesystems[i].label());
+    ConfigView {
+        index: c.index,
+        label: c.label((plan.choices.len() > 1).then_some(engine.as_str()), fs.as_deref()),
+        knobs: c.knobs.0.iter().map(|k| (k.name.clone(), k.value.clone())).collect(),
+        presets: c.presets.clone(),
+        engine,
+        fs,
+        scheduler: c.scheduler.clone(),
+    }
+}
+
+/// The page: each job's configurations, its trials and their order, and the time they take.
+fn text(view: &PlanView) -> String {
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out += &s;
+        out.push('\n');
+    };
+    let shard = view.shard.as_ref().map_or(String::new(), |s| format!(", shard {s}"));
+    let runs = match view.jobs.len() {
+        1 => "1 run".to_string(),
+        n => format!("{n} runs"),
+    };
+    line(format!(
+        "dry run: {runs}{shard}; nothing was opened, created or measured"
+    ));
+    for j in &view.jobs {
+        line(String::new());
+        line(format!(
+            "job {}: workload {}, {} configuration{}",
+            j.job,
+            j.workload,
+            j.configurations.len(),
+            if j.configurations.len() == 1 { "" } else { "s" }
+        ));
+        for c in &j.configurations {
+            let mut parts = vec![format!("engine {}", c.engine)];
+            if !c.presets.is_empty() {
+                parts.push(format!("preset {}", c.presets.join("+")));
+            }
+            let knobs: Vec<String> = c.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            parts.push(match knobs.is_empty() {
+                true => "knobs at their defaults".to_string(),
+                false => format!("knobs {}", knobs.join(" ")),
+            });
+            if let Some(fs) = &c.fs {
+                parts.push(format!("fs {fs}"));
+            }
+            if let Some(s) = &c.scheduler {
+                parts.push(format!("scheduler {s}"));
+            }
+            for l in wrap(&format!("#{} {}", c.index, parts.join(", ")), "    ") {
+                line(format!("  {l}"));
+            }
+        }
+        let last = j.configurations.len().saturating_sub(1);
+        line(format!(
+            "  trials: {} measured and {} warm-up per configuration, {} in all",
+            j.trials, j.warmup, j.total_trials
+        ));
+        line(match last {
+            0 => "  order: warm-ups first, then the measured trials".to_string(),
+            n => format!("  order: round by round, warm-ups first; each round runs #0 to #{n}"),
+        });
+        if let Some(stop) = &j.stop {
+            for l in wrap(&format!("each trial {stop}"), "    ") {
+                line(format!("  {l}"));
+            }
+        }
+        line(format!(
+            "  time: {}",
+            match j.trial_ms {
+                Some(ms) => format!(
+                    "{} trials x {} = {} of trials, plus population and setup",
+                    j.total_trials,
+                    human(ms),
+                    human(ms * j.total_trials)
+                ),
+                None => "not fixed by a duration or a rate, so the trial counts are the plan".to_string(),
+            }
+        ));
+    }
+    if view.jobs.len() > 1 {
+        line(String::new());
+        line(match view.estimate_ms {
+            Some(ms) => format!("in all: {} of trials, the runs one after the other", human(ms)),
+            None => "in all: the runs one after the other".to_string(),
+        });
+    }
+    line(format!("results would go to {}", view.results));
+    out
+}
+
+fn human(ms: u64) -> String {
+    duration_text(Duration::from_millis(ms).as_nanos().min(u128::from(u64::MAX)) as u64)
+}
+
+/// `text` in lines of at most [`COLUMNS`] (less the two leading spaces), broken between words;
+/// lines after the first start with `indent`. A word longer than a line is left whole.
+fn wrap(text: &str, indent: &str) -> Vec<String> {
+    let width = COLUMNS - 2;
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split(' ') {
+        let lead = if lines.is_empty() { "" } else { indent };
+        if !current.is_empty() && lead.len() + current.len() + 1 + word.len() > width {
+            lines.push(format!("{lead}{current}"));
+            current.clear();
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current += word;
+    }
+    let lead = if lines.is_empty() { "" } else { indent };
+    lines.push(format!("{lead}{current}"));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapped_lines_fit_and_keep_every_word() {
+        let text = "#3 engine sqlite, knobs journal_mode=wal synchronous=normal busy_timeout=5000 begin=immediate cache_size=-2000, fs ext4:data=journal, scheduler mq-deadline";
+        let lines = wrap(text, "    ");
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(lines.iter().all(|l| l.len() <= COLUMNS - 2), "{lines:?}");
+        assert!(lines[1..].iter().all(|l| l.starts_with("    ")), "{lines:?}");
+        let words: Vec<&str> = lines.iter().flat_map(|l| l.split_whitespace()).collect();
+        assert_eq!(words, text.split(' ').collect::<Vec<_>>());
+    }
+}

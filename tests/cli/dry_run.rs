@@ -1,0 +1,90 @@
+//! `run --dry-run`: the plan printed after every check, with nothing opened or created.
+
+use crate::common::*;
+
+/// `litebench run ARGS --dry-run` in a fresh sandbox, which must succeed; with its output.
+fn dry_run(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    let out = sb.run(args).arg("--dry-run").output().expect("run litebench");
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    out
+}
+
+#[test]
+fn dry_run_prints_every_configuration_and_creates_nothing() {
+    let sb = Sandbox::new();
+    let out = dry_run(
+        &sb,
+        &[
+            "crud",
+            "--trials",
+            "3",
+            "--knob",
+            "journal_mode=wal,delete",
+            "--knob",
+            "synchronous=normal,full",
+        ],
+    );
+    let text = stdout(&out);
+    for want in [
+        "job 0: workload crud, 4 configurations",
+        "#0 engine sqlite, knobs journal_mode=wal synchronous=normal",
+        "#3 engine sqlite, knobs journal_mode=delete synchronous=full",
+        "trials: 3 measured and 1 warm-up per configuration, 16 in all",
+        "order: round by round, warm-ups first; each round runs #0 to #3",
+        "time: not fixed by a duration or a rate",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(
+        text.lines().all(|l| l.chars().count() <= 80),
+        "wider than 80 columns:\n{text}"
+    );
+    assert!(!sb.results().exists(), "a dry run created the results store");
+    assert_eq!(listing(&sb.results_dir()), Vec::<String>::new());
+    assert_eq!(
+        listing(&sb.scratch()),
+        Vec::<String>::new(),
+        "a dry run wrote into --dir"
+    );
+    sb.assert_cwd_untouched();
+}
+
+#[test]
+fn dry_run_estimates_the_time_a_duration_fixes() {
+    let sb = Sandbox::new();
+    let args = [
+        "script",
+        "--param",
+        "builtin=select-only",
+        "--param",
+        "duration=2s",
+        "--knob",
+        "journal_mode=wal,delete",
+        "--trials",
+        "4",
+        "--warmup",
+        "1",
+    ];
+    let text = stdout(&dry_run(&sb, &args));
+    assert!(text.contains("time: 10 trials x 2 s = 20 s of trials"), "{text}");
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let plan = json(&dry_run(&sb, &json_args));
+    assert_eq!(plan["estimate_ms"], 20_000, "{plan}");
+    let configs = plan["jobs"][0]["configurations"].as_array().expect("configurations");
+    let labels: Vec<&str> = configs.iter().filter_map(|c| c["label"].as_str()).collect();
+    assert_eq!(labels, ["journal_mode=wal", "journal_mode=delete"]);
+    assert!(!sb.results().exists(), "a dry run created the results store");
+}
+
+#[test]
+fn dry_run_refuses_bad_input_as_a_run_does() {
+    let sb = Sandbox::new();
+    let bad = ["crud", "--knob", "journal_mode=sideways"];
+    let run = sb.run(&bad).output().expect("run litebench");
+    let dry = sb.run(&bad).arg("--dry-run").output().expect("run litebench");
+    assert_eq!(dry.status.code(), Some(2), "{}", describe(&dry));
+    assert_eq!(stderr(&dry), stderr(&run));
+    assert_eq!(stderr(&dry).lines().count(), 1, "{}", describe(&dry));
+    assert!(!sb.results().exists());
+}
