@@ -49,7 +49,7 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64, driver: bool) -> 
         format!("deletes={ops}"),
     ]
     .into();
-    let p = params::resolve("crud", Crud.params(), &args).unwrap();
+    let p = params::resolve("crud", Crud.kind().params, &args).unwrap();
     let mut conn = engine
         .connect(&DbRef {
             name: "bench".into(),
@@ -58,7 +58,7 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64, driver: bool) -> 
         .unwrap();
     Crud.populate(conn.as_mut(), &litebench::workload::Population::plain(&p, 7))
         .unwrap();
-    let mut rec = Recorder::new(Crud.operations(), Some(engine.counters.clone()));
+    let mut rec = Recorder::new(Crud.kind().operations, Some(engine.counters.clone()));
     let stop = AtomicBool::new(false);
     let mut trial = Trial::plain(&p, round, &stop, &NoMore);
     // A second try on a lock makes the load shape other than the default, so crud's trial goes

@@ -28,10 +28,10 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
     // The cache is optional for `list`: without one (no HOME), there are simply no builds.
     let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
     let v = serde_json::json!({
-        "workloads": workload::all().iter().map(|w| serde_json::json!({
-            "name": w.name(), "about": w.about(), "source": w.source(),
-            "params": w.params().iter().map(|p| serde_json::json!({"name": p.name, "default": p.default, "valid": params::describe(p), "help": p.help})).collect::<Vec<_>>(),
-            "operations": w.operations(),
+        "workloads": workload::kinds().map(|w| serde_json::json!({
+            "name": w.name, "about": w.about, "source": w.source,
+            "params": w.params.iter().map(|p| serde_json::json!({"name": p.name, "default": p.default, "valid": params::describe(p), "help": p.help})).collect::<Vec<_>>(),
+            "operations": w.operations,
         })).collect::<Vec<_>>(),
         "engines": spellings().iter().map(|(n, h)| serde_json::json!({"name": n, "about": h})).collect::<Vec<_>>(),
         "knobs": knob_tables().iter().flat_map(|(engine, specs, _)| specs.iter().map(move |k| serde_json::json!({"engine": engine, "name": k.name, "valid": k.kind.describe(), "default": k.default, "stage": k.stage, "help": k.help}))).collect::<Vec<_>>(),
@@ -67,9 +67,9 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
 
 fn workloads(mut doc: Document) -> Document {
     doc = doc.text("workloads\n\n");
-    for w in workload::all() {
+    for w in workload::kinds() {
         let rows: Vec<Vec<String>> = w
-            .params()
+            .params
             .iter()
             .map(|p| {
                 vec![
@@ -81,9 +81,9 @@ fn workloads(mut doc: Document) -> Document {
             })
             .collect();
         doc = doc
-            .text(format!("{} — {}\n  source: {}\n", w.name(), w.about(), w.source()))
+            .text(format!("{} — {}\n  source: {}\n", w.name, w.about, w.source))
             .table(
-                &format!("workload {}", w.name()),
+                &format!("workload {}", w.name),
                 &["param", "default", "valid", "meaning"],
                 rows,
             )

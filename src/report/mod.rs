@@ -118,7 +118,7 @@ pub struct Input<'a> {
 
 /// The metric a workload's comparisons use (stored runs of unknown workloads: throughput).
 pub fn workload_metric(workload: &str) -> Metric {
-    crate::workload::find(workload).map_or(Metric::Tps, |w| w.metric())
+    crate::workload::find(workload).map_or(Metric::Tps, |w| w.kind().metric)
 }
 
 /// What a run's reports rank by: `--metric` where given; in an open loop (`--rate`), where the
@@ -179,7 +179,7 @@ impl Report<'_> {
 /// The operation types to report, in the workload's order (then any other stored ones).
 pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
     let mut ops: Vec<String> = crate::workload::find(&manifest.workload)
-        .map(|w| w.operations().iter().map(|s| s.to_string()).collect())
+        .map(|w| w.kind().operations.iter().map(|s| s.to_string()).collect())
         .unwrap_or_default();
     for o in trials.iter().flat_map(|t| &t.ops) {
         if !ops.contains(&o.name) {

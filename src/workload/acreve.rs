@@ -9,7 +9,8 @@
 
 use super::rlbench::create_schema_with_t3;
 use super::speedtest::{Gen, On, T};
-use super::suite::{End, Scale, Script, ScriptSuite};
+use super::suite::{self, End, Scale, Script, ScriptSuite};
+use super::WorkloadKind;
 
 /// The tests, numbered and titled as in Linaro's table ("wih" in test 13 corrected).
 pub const OPS: &[&str] = &[
@@ -90,12 +91,18 @@ pub fn script(scale: Scale, seed: u64) -> Script {
     g.finish()
 }
 
-/// The workload.
-pub static ACREVE: ScriptSuite = ScriptSuite {
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
     name: "acreve",
     about: "ACREVE benchmark (Android): 20 tests, the speed comparison's plus three INNER JOINs and a subquery test",
     source: "ACREVE SQLite benchmark, tests as listed by Linaro's SQLite Optimization page (2014); statements from SQLite's speed comparison, joins and subqueries derived",
     operations: OPS,
+    ..suite::SUITE
+};
+
+/// The workload.
+pub static ACREVE: ScriptSuite = ScriptSuite {
+    kind: &KIND,
     script,
     schema: create_schema_with_t3,
     end: End::Dropped(&["t1", "t2", "t3"]),

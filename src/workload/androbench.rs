@@ -13,7 +13,8 @@
 //! empty.
 
 use super::speedtest::{create_table, Gen, T};
-use super::suite::{End, Scale, Script, ScriptSuite};
+use super::suite::{self, End, Scale, Script, ScriptSuite};
+use super::WorkloadKind;
 use crate::engines::{Connection, EngineError};
 
 /// The tests, numbered and titled as in Linaro's table.
@@ -38,12 +39,18 @@ fn schema(conn: &mut dyn Connection) -> Result<(), EngineError> {
     conn.execute_batch(&create_table(T::T1))
 }
 
-/// The workload.
-pub static ANDROBENCH: ScriptSuite = ScriptSuite {
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
     name: "androbench",
     about: "AndroBench's SQLite test: 1000 INSERTs, 1000 UPDATEs, 1000 DELETEs, each its own transaction, on an empty table",
     source: "AndroBench (Kim and Kim, 2012), tests as listed by Linaro (2014) and APSys'17 Table 1; statements derived from SQLite's speed comparison",
     operations: OPS,
+    ..suite::SUITE
+};
+
+/// The workload.
+pub static ANDROBENCH: ScriptSuite = ScriptSuite {
+    kind: &KIND,
     script,
     schema,
     end: End::Empty("t1"),

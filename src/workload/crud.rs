@@ -22,7 +22,7 @@
 //!   rows (an update or a delete with no row left to pick), so the generator never has to.
 
 use super::load::{self, Budget, Client, Transactions};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, Value};
 use crate::engines::{EngineError, StmtId};
 use crate::model::params::{ParamKind, ParamSpec, Params};
@@ -177,7 +177,22 @@ fn rng_for(seed: u64, stream: u64) -> ChaCha8Rng {
     r
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "crud",
+    about:
+        "APSys'17: 1,000 inserts, 1,000 updates, 1,000 deletes, each its own transaction, on 100,000 pre-populated rows",
+    source: "Purohith et al., The Dangers and Complexities of SQLite Benchmarking, APSys'17, section 3",
+    params: PARAMS,
+    operations: OPS,
+    ..WorkloadKind::BASE
+};
+
 impl Workload for Crud {
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
+    }
+
     fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
         match knob {
             crate::engines::sqlite::knobs::BEGIN_KNOB => {
@@ -187,28 +202,8 @@ impl Workload for Crud {
         }
     }
 
-    fn name(&self) -> &'static str {
-        "crud"
-    }
-
-    fn about(&self) -> &'static str {
-        "APSys'17: 1,000 inserts, 1,000 updates, 1,000 deletes, each its own transaction, on 100,000 pre-populated rows"
-    }
-
-    fn source(&self) -> &'static str {
-        "Purohith et al., The Dangers and Complexities of SQLite Benchmarking, APSys'17, section 3"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-
     fn check(&self, p: &Params) -> Result<(), String> {
         check_rounds(p)
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        OPS
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {

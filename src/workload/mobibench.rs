@@ -34,7 +34,7 @@
 
 use super::load::{Budget, Client, Transactions};
 use super::suite::{self, Args, Check, Script, Slot, Step, Test};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::dialect::Sql;
 use crate::engines::{Connection, EngineError, StmtId, Value};
 use crate::model::params::{ParamKind, ParamSpec, Params};
@@ -143,25 +143,19 @@ pub fn script(mode: &str, count: u64, seed: u64) -> Script {
     s
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "mobibench",
+    about: "Mobibench's SQLite test: insert, update or delete transactions of one 100-byte row each on tblMyList",
+    source: "Mobibench (ESOS Lab, Hanyang University), MobiBench/jni/mobibench.c thread_main_db and the app's defaults; APSys'17 Table 1",
+    params: PARAMS,
+    operations: OPS,
+    ..WorkloadKind::BASE
+};
+
 impl Workload for Mobibench {
-    fn name(&self) -> &'static str {
-        "mobibench"
-    }
-
-    fn about(&self) -> &'static str {
-        "Mobibench's SQLite test: insert, update or delete transactions of one 100-byte row each on tblMyList"
-    }
-
-    fn source(&self) -> &'static str {
-        "Mobibench (ESOS Lab, Hanyang University), MobiBench/jni/mobibench.c thread_main_db and the app's defaults; APSys'17 Table 1"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        OPS
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
@@ -186,7 +180,7 @@ impl Workload for Mobibench {
         }
         let p = trial.params;
         let s = script(p.choice("mode"), p.count("count"), trial.seed);
-        suite::execute(self.name(), OPS, conn, &s, trial, rec)
+        suite::execute(KIND.name, OPS, conn, &s, trial, rec)
     }
 
     fn transactions(&self) -> Option<&dyn Transactions> {
@@ -211,7 +205,7 @@ impl Workload for Mobibench {
             "update" => (count, count),
             _ => (1, count),
         };
-        suite::verify_rows_between(conn, self.name(), "tblMyList", lo, hi)
+        suite::verify_rows_between(conn, KIND.name, "tblMyList", lo, hi)
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
@@ -221,7 +215,7 @@ impl Workload for Mobibench {
             // Ids 1 .. count-1 deleted; `count` survives.
             _ => 1,
         };
-        suite::verify_count(conn, self.name(), "tblMyList", expect)
+        suite::verify_count(conn, KIND.name, "tblMyList", expect)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Workloads: named, parameterised jobs, each documented against its source.
 //!
-//! Adding a workload means one module here and one line in [`all`].
+//! Adding a workload means one module here (its descriptor [`kind::WorkloadKind`] as `KIND`,
+//! beside its [`Workload`] implementation) and one line in [`all`].
 
 pub mod acreve;
 pub mod androbench;
@@ -9,6 +10,7 @@ pub mod blob;
 pub mod crud;
 pub mod expect;
 pub mod file_reach;
+pub mod kind;
 pub mod knob_reach;
 pub mod load;
 pub mod mobibench;
@@ -34,6 +36,7 @@ pub mod ycsb;
 use crate::engines::{Connection, EngineError};
 use crate::model::params::{ParamSpec, Params};
 use crate::workload::recorder::Recorder;
+pub use kind::WorkloadKind;
 pub use population::{PopulateError, Population};
 use std::sync::atomic::AtomicBool;
 
@@ -125,7 +128,6 @@ impl<'a> Trial<'a> {
     }
 }
 
-/// A benchmark workload.
 /// A table a workload adds to the reports of its runs ([`Workload::report_sections`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReportSection {
@@ -134,23 +136,14 @@ pub struct ReportSection {
     pub rows: Vec<Vec<String>>,
 }
 
+/// A benchmark workload: what it does. What it is, its [`WorkloadKind`], is data.
 pub trait Workload: Sync {
-    /// Name used on the command line.
-    fn name(&self) -> &'static str;
-    /// One line: what it measures.
-    fn about(&self) -> &'static str;
-    /// Where it comes from (paper, tool, specification).
-    fn source(&self) -> &'static str;
-    /// Parameters with defaults and valid ranges.
-    fn params(&self) -> &'static [ParamSpec];
+    /// What the workload is: name, about, source, parameters, operations, unit, metric,
+    /// whether it writes, its default knobs ([`WorkloadKind`]).
+    fn kind(&self) -> &'static WorkloadKind;
     /// Checks relations between parameters (each is already in range).
     fn check(&self, _p: &Params) -> Result<(), String> {
         Ok(())
-    }
-    /// What the side-by-side table compares: transactions per second by default, time per
-    /// test for the speed-comparison suites.
-    fn metric(&self) -> crate::model::metric::Metric {
-        crate::model::metric::Metric::Tps
     }
     /// Warnings about a stored run that only this workload knows to give (TATP's success
     /// rates against its specification, ...).
@@ -177,17 +170,6 @@ pub trait Workload: Sync {
     fn transactions(&self) -> Option<&dyn load::Transactions> {
         None
     }
-    /// True when a trial never writes: the runner may then give trials the template itself
-    /// instead of a fresh copy (SSB at scale 1 is a database of hundreds of megabytes).
-    fn read_only(&self) -> bool {
-        false
-    }
-    /// Knob values this workload runs with unless the user or a preset sets the knob (SSB: the
-    /// VLDB'22 artifact's cache sizes), as `(knob, value)`; each engine takes those it has.
-    /// Recorded in a configuration's knob origins as `workload NAME default`.
-    fn default_knobs(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
-    }
     /// How many of the user's statements this workload runs are bare `BEGIN`s
     /// ([`bare_begin`]): those the `begin` knob, where set, starts in its mode. `None`: the
     /// workload runs no user SQL, and its transactions start as the knob says, set or not.
@@ -201,7 +183,7 @@ pub trait Workload: Sync {
     fn reads_knob(&self, _knob: &str, _p: &Params) -> Result<(), String> {
         Err(format!(
             "no statement of {} reads it (what {0} runs is written as its source wrote it)",
-            self.name()
+            self.kind().name
         ))
     }
     /// The files the parameters name for this workload to read, as `(parameter, path as
@@ -210,14 +192,12 @@ pub trait Workload: Sync {
     fn files(&self, _p: &Params) -> Vec<(&'static str, String)> {
         Vec::new()
     }
-    /// Operation types, in report order.
-    fn operations(&self) -> &'static [&'static str];
     /// The operation types of a trial with these parameters on an engine of `dialect`, in
-    /// report order: [`Workload::operations`] unless they depend on the parameters (the script
+    /// report order: the descriptor's [`WorkloadKind::operations`] unless they depend on the parameters (the script
     /// workload: one per script and one per statement of each, the statements as parts of
     /// their script's type).
     fn operation_types(&self, _p: &Params, _dialect: Option<crate::engines::Dialect>) -> Vec<crate::model::op::OpType> {
-        crate::model::op::OpType::whole(self.operations())
+        crate::model::op::OpType::whole(self.kind().operations)
     }
     /// Reads what the parameters name (script files) once, before anything runs, refuses what
     /// does not parse (one line naming the file, line and column), and adds to the parameters
@@ -237,12 +217,6 @@ pub trait Workload: Sync {
     /// `scale_percent` or `size` changes. The name itself is what is stored and matched.
     fn operation_label(&self, op: &str, _p: &Params) -> String {
         op.to_string()
-    }
-    /// What one counted operation of a report is: `tx` (a transaction) by default,
-    /// `statements` for the suites that time and count each statement of a test, `queries` for
-    /// SSB.
-    fn unit(&self) -> &'static str {
-        "tx"
     }
     /// Creates the schema and pre-populates: run once into the template database. Returns the
     /// number of rows inserted (for the population rate in the footprint report). Checks
@@ -287,13 +261,43 @@ pub fn all() -> &'static [&'static dyn Workload] {
     &ALL
 }
 
-/// Finds a workload by name.
-/// What workload `name` counts in its reports ([`Workload::unit`]); `tx` for a name no
-/// workload has (a run stored by another litebench).
-pub fn unit_of(name: &str) -> &'static str {
-    find(name).map_or("tx", |w| w.unit())
+/// Every workload's descriptor, in [`all`]'s order (`litebench list`'s).
+pub fn kinds() -> impl Iterator<Item = &'static WorkloadKind> {
+    all().iter().map(|w| w.kind())
 }
 
+/// What workload `name` counts in its reports ([`WorkloadKind::unit`]); `tx` for a name no
+/// workload has (a run stored by another litebench).
+pub fn unit_of(name: &str) -> &'static str {
+    find(name).map_or("tx", |w| w.kind().unit)
+}
+
+/// Finds a workload by name.
 pub fn find(name: &str) -> Option<&'static dyn Workload> {
-    all().iter().copied().find(|w| w.name() == name)
+    all().iter().copied().find(|w| w.kind().name == name)
+}
+
+/// The descriptor's fields the plan, the session and the runner read, through the workload:
+/// the answer is always the [`WorkloadKind`]'s, since no implementation can override these.
+impl dyn Workload + '_ {
+    /// [`WorkloadKind::name`].
+    pub fn name(&self) -> &'static str {
+        self.kind().name
+    }
+    /// [`WorkloadKind::source`].
+    pub fn source(&self) -> &'static str {
+        self.kind().source
+    }
+    /// [`WorkloadKind::params`].
+    pub fn params(&self) -> &'static [ParamSpec] {
+        self.kind().params
+    }
+    /// [`WorkloadKind::read_only`].
+    pub fn read_only(&self) -> bool {
+        self.kind().read_only
+    }
+    /// [`WorkloadKind::default_knobs`].
+    pub fn default_knobs(&self) -> &'static [(&'static str, &'static str)] {
+        self.kind().default_knobs
+    }
 }

@@ -505,7 +505,7 @@ mod tests {
                 assert!(!k.source.is_empty());
             }
             assert!(
-                p.headline == "all" || w.operations().contains(&p.headline),
+                p.headline == "all" || w.kind().operations.contains(&p.headline),
                 "{}: headline {} is not an operation",
                 p.name,
                 p.headline

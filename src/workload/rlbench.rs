@@ -10,7 +10,8 @@
 //! mapping.
 
 use super::speedtest::{create_table, Gen, T};
-use super::suite::{End, Scale, Script, ScriptSuite};
+use super::suite::{self, End, Scale, Script, ScriptSuite};
+use super::WorkloadKind;
 use crate::engines::{Connection, EngineError};
 
 /// The tests, numbered and titled as in Linaro's table.
@@ -71,12 +72,18 @@ pub fn create_schema_with_t3(conn: &mut dyn Connection) -> Result<(), EngineErro
     conn.execute_batch("CREATE INDEX i3 ON t3(c)")
 }
 
-/// The workload.
-pub static RLBENCH: ScriptSuite = ScriptSuite {
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
     name: "rlbench",
     about: "RL Benchmark (Android): 13 tests taken from SQLite's speed comparison, plus inserts into an indexed table",
     source: "RL Benchmark: SQLite (com.redlicense.benchmark.sqlite), tests as listed by Linaro's SQLite Optimization page (2014); statements from SQLite's speed comparison",
     operations: OPS,
+    ..suite::SUITE
+};
+
+/// The workload.
+pub static RLBENCH: ScriptSuite = ScriptSuite {
+    kind: &KIND,
     script,
     schema: create_schema_with_t3,
     end: End::Dropped(&["t1", "t2", "t3"]),

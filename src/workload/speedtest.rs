@@ -13,7 +13,8 @@
 
 use super::expect::Want;
 use super::numbers::number_name;
-use super::suite::{Args, Check, End, Scale, Script, ScriptSuite, Slot, Step, Test, SCALE_PARAMS};
+use super::suite::{self, Args, Check, End, Scale, Script, ScriptSuite, Slot, Step, Test, SCALE_PARAMS};
+use super::WorkloadKind;
 use crate::engines::{Connection, EngineError};
 use crate::model::params::ParamSpec;
 use aho_corasick::AhoCorasick;
@@ -689,12 +690,18 @@ fn schema(conn: &mut dyn Connection) -> Result<(), EngineError> {
     conn.execute_batch(&create_table(T::T2))
 }
 
-/// The workload.
-pub static SPEEDTEST: ScriptSuite = ScriptSuite {
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
     name: "speedtest",
     about: "SQLite's speed comparison (2002): 15 timed tests on t1/t2 with number-name text, as tool/speedtest.tcl runs them",
     source: "SQLite, Database Speed Comparison (speed.html from speed.tcl v1.8, 2002; tool/speedtest.tcl)",
     operations: OPS,
+    ..suite::SUITE
+};
+
+/// The workload.
+pub static SPEEDTEST: ScriptSuite = ScriptSuite {
+    kind: &KIND,
     script,
     schema,
     end: End::Dropped(&["t1", "t2"]),

@@ -9,7 +9,8 @@
 //! single-row DELETEs as its test 12, each addressed by the indexed column a.
 
 use super::speedtest::{create_table, Gen, T};
-use super::suite::{End, Scale, Script, ScriptSuite};
+use super::suite::{self, End, Scale, Script, ScriptSuite};
+use super::WorkloadKind;
 use crate::engines::{Connection, EngineError};
 
 /// The tests, numbered and titled as in Linaro's table.
@@ -52,12 +53,18 @@ fn schema(conn: &mut dyn Connection) -> Result<(), EngineError> {
     conn.execute_batch("CREATE INDEX i1a ON t1(a)")
 }
 
-/// The workload.
-pub static SQLITE_BENCHMARK: ScriptSuite = ScriptSuite {
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
     name: "sqlite-benchmark",
     about: "the SQLite Benchmark app (Android): 200/15000 inserts, 500/15000 updates, 15000 selects, 200/15000 deletes",
     source: "SQLite Benchmark (Android app), tests as listed by Linaro's SQLite Optimization page (2014); statements derived from SQLite's speed comparison",
     operations: OPS,
+    ..suite::SUITE
+};
+
+/// The workload.
+pub static SQLITE_BENCHMARK: ScriptSuite = ScriptSuite {
+    kind: &KIND,
     script,
     schema,
     end: End::Empty("t1"),

@@ -19,8 +19,9 @@
 
 use super::expect::{self, Want};
 use super::result_hash::{has_order_by, ResultHash, ResultLog};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, EngineError, StmtId, Value};
+use crate::model::metric::Metric;
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
 use std::sync::atomic::Ordering;
@@ -431,7 +432,7 @@ mod tests {
             ] {
                 let script = (suite.script)(scale, 3);
                 for t in &script.tests {
-                    let op = suite.operations[t.op];
+                    let op = suite.kind.operations[t.op];
                     let label = scaled_label(op, scale);
                     let Some(count) = label.split(' ').nth(1).and_then(|c| c.parse::<u64>().ok()) else {
                         continue;
@@ -440,7 +441,7 @@ mod tests {
                         count,
                         t.statements(),
                         "{}: `{op}` at {scale:?} runs {}",
-                        suite.name,
+                        suite.kind.name,
                         t.statements()
                     );
                 }
@@ -632,14 +633,21 @@ pub enum End {
     Empty(&'static str),
 }
 
+/// What every suite is besides its own name, about, source and tests: scaled by
+/// [`SCALE_PARAMS`], counting statements, compared by time per test.
+pub const SUITE: WorkloadKind = WorkloadKind {
+    params: &SCALE_PARAMS,
+    unit: "statements",
+    metric: Metric::Time,
+    ..WorkloadKind::BASE
+};
+
 /// A suite of numbered, scaled tests generated as a [`Script`]: the speed comparison and the
 /// mobile tools derived from it. Each suite differs only in these fields, so they share one
 /// [`Workload`] implementation.
 pub struct ScriptSuite {
-    pub name: &'static str,
-    pub about: &'static str,
-    pub source: &'static str,
-    pub operations: &'static [&'static str],
+    /// Its name, about, source and tests, after [`SUITE`] (`..suite::SUITE`).
+    pub kind: &'static WorkloadKind,
     /// The statements of a trial, from its scale and seed.
     pub script: fn(Scale, u64) -> Script,
     /// Creates the (empty) schema of the template.
@@ -648,36 +656,12 @@ pub struct ScriptSuite {
 }
 
 impl Workload for ScriptSuite {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn about(&self) -> &'static str {
-        self.about
-    }
-
-    fn source(&self) -> &'static str {
-        self.source
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        &SCALE_PARAMS
-    }
-
-    fn metric(&self) -> crate::model::metric::Metric {
-        crate::model::metric::Metric::Time
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        self.operations
+    fn kind(&self) -> &'static WorkloadKind {
+        self.kind
     }
 
     fn operation_label(&self, op: &str, p: &Params) -> String {
         scaled_label(op, Scale::of(p))
-    }
-
-    fn unit(&self) -> &'static str {
-        "statements"
     }
 
     fn populate(&self, conn: &mut dyn Connection, _pop: &Population<'_>) -> Result<u64, PopulateError> {
@@ -687,13 +671,13 @@ impl Workload for ScriptSuite {
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
         let s = (self.script)(Scale::of(trial.params), trial.seed);
-        execute(self.name, self.operations, conn, &s, trial, rec)
+        execute(self.kind.name, self.kind.operations, conn, &s, trial, rec)
     }
 
     fn verify(&self, conn: &mut dyn Connection, _p: &Params) -> Result<(), WorkloadError> {
         match self.end {
-            End::Dropped(tables) => verify_dropped(conn, self.name, tables),
-            End::Empty(table) => verify_count(conn, self.name, table, 0),
+            End::Dropped(tables) => verify_dropped(conn, self.kind.name, tables),
+            End::Empty(table) => verify_count(conn, self.kind.name, table, 0),
         }
     }
 }

@@ -76,7 +76,7 @@ fn suite_on_the_cli(name: &str, script: Script, extra: &[&str]) {
     });
     let hash = &report["trials"][0]["result_hash"];
     assert_eq!(hash.as_str().map(str::len), queries.then_some(64), "{name}: {hash}");
-    let ops = workload::find(name).unwrap().operations();
+    let ops = workload::find(name).unwrap().kind().operations;
     let got = rows(&report);
     let mut want: Vec<(String, f64)> = vec![("all".into(), script.statements() as f64)];
     for t in &script.tests {

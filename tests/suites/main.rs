@@ -48,7 +48,7 @@ fn drive(name: &str, args: &[&str], seed: u64) -> (Vec<counting::Event>, Vec<u64
     w.populate(&mut conn, &workload::Population::plain(&p, seed))
         .expect("populate");
     conn.log.clear();
-    let mut rec = Recorder::new(w.operations(), None);
+    let mut rec = Recorder::new(w.kind().operations, None);
     let stop = AtomicBool::new(false);
     let trial = Trial::plain(&p, seed, &stop, &NoMore);
     w.run(&mut conn, &trial, &mut rec)
@@ -62,11 +62,11 @@ fn drive(name: &str, args: &[&str], seed: u64) -> (Vec<counting::Event>, Vec<u64
 /// Drives a suite and checks every test against the source's figures.
 fn check(name: &str, args: &[&str], expected: &[Expected]) {
     let w = workload::find(name).unwrap();
-    assert_eq!(w.operations().len(), expected.len(), "{name}: number of tests");
+    assert_eq!(w.kind().operations.len(), expected.len(), "{name}: number of tests");
     let (log, recorded) = drive(name, args, 42);
-    let counted = count(name, w.operations(), &log, expected);
+    let counted = count(name, w.kind().operations, &log, expected);
     for (i, ((exp, got), rec)) in expected.iter().zip(&counted).zip(&recorded).enumerate() {
-        let title = w.operations()[i];
+        let title = w.kind().operations[i];
         assert_eq!(got.statements, exp.statements, "{name} {title}: statements");
         assert_eq!(got.commits, exp.commits, "{name} {title}: commits");
         assert_eq!(*rec, exp.statements, "{name} {title}: operations the recorder counted");
@@ -236,7 +236,7 @@ fn scaled_runs_keep_the_transaction_structure() {
     assert_eq!(recorded[..2], [10, 250]);
     let w = workload::find("speedtest").unwrap();
     let any: Vec<Expected> = recorded.iter().map(|n| e(*n, 0, &[""])).collect();
-    let counted = count("speedtest", w.operations(), &log, &any);
+    let counted = count("speedtest", w.kind().operations, &log, &any);
     assert_eq!(counted[0].commits, 10);
     assert_eq!((counted[1].commits, counted[1].explicit_transactions), (1, 1));
     assert_eq!(counted[14].commits, 2);

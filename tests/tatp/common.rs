@@ -17,7 +17,7 @@ pub const SUBSCRIBERS: u64 = 1000;
 /// Parameters of the tatp workload with `args` (`NAME=VALUE`).
 pub fn params(args: &[&str]) -> Params {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    resolve("tatp", Tatp.params(), &args).expect("valid parameters")
+    resolve("tatp", litebench::workload::tatp::KIND.params, &args).expect("valid parameters")
 }
 
 /// Opens (creating) a SQLite database file with the bundled SQLite.

@@ -26,7 +26,7 @@ pub mod clients;
 pub mod content;
 
 use super::load::{Budget, Client, Transactions};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::blob::store_of;
 use crate::engines::Connection;
 use crate::model::params::{ParamKind, ParamSpec, Params};
@@ -152,7 +152,21 @@ impl Settings {
     }
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "blob",
+    about: "BLOB: whole blobs read or replaced by key with a read probability; operations per second (VLDB'22 Figure 7; kvtest with many blobs)",
+    source: "Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.3 (its artifact's blob benchmark); SQLite's \"35% Faster Than The Filesystem\" (test/kvtest.c)",
+    params: PARAMS,
+    operations: &OPS,
+    ..WorkloadKind::BASE
+};
+
 impl Workload for Blob {
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
+    }
+
     /// `blob_api`: how its reads and writes reach the blobs. Not `begin`: each measured read or
     /// write is one autocommit statement, and the load that starts transactions is the
     /// template's, before any configuration's connection knobs are set.
@@ -165,28 +179,8 @@ impl Workload for Blob {
         }
     }
 
-    fn name(&self) -> &'static str {
-        "blob"
-    }
-
-    fn about(&self) -> &'static str {
-        "BLOB: whole blobs read or replaced by key with a read probability; operations per second (VLDB'22 Figure 7; kvtest with many blobs)"
-    }
-
-    fn source(&self) -> &'static str {
-        "Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.3 (its artifact's blob benchmark); SQLite's \"35% Faster Than The Filesystem\" (test/kvtest.c)"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-
     fn check(&self, p: &Params) -> Result<(), String> {
         Settings::from_params(p).map(|_| ())
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        &OPS
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {

@@ -16,7 +16,7 @@ pub mod client;
 pub mod log;
 
 use super::load::{self, Budget, Client, Transactions};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, Dialect};
 use crate::model::op::OpType;
 use crate::model::params::{ParamKind, ParamSpec, ParamValue, Params};
@@ -195,7 +195,21 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
     LOGS.get(key, || read_log(p))
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "replay",
+    about: "a recorded statement log (sqlite3 .trace, ';'-separated, one per line, or timestamped) replayed in order on a copy of your database, as fast as possible or at its recorded pace, with statistics per statement shape",
+    source: "your own application's statements, as the sqlite3 shell's .trace or your own logging recorded them",
+    params: PARAMS,
+    operations: &[],
+    ..WorkloadKind::BASE
+};
+
 impl Workload for Replay {
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
+    }
+
     /// `begin`: where the user or a preset sets it, the bare `BEGIN`s of the log start in its
     /// mode ([`crate::workload::bare_begin`]); without one there is nothing for it to start.
     fn files(&self, p: &Params) -> Vec<(&'static str, String)> {
@@ -208,7 +222,7 @@ impl Workload for Replay {
 
     fn reads_knob(&self, knob: &str, p: &Params) -> Result<(), String> {
         if knob != crate::engines::sqlite::knobs::BEGIN_KNOB {
-            return Err(format!("no statement of {} reads {knob}", self.name()));
+            return Err(format!("no statement of {} reads {knob}", KIND.name));
         }
         match self.bare_begins(p) {
             Some(0) => {
@@ -216,22 +230,6 @@ impl Workload for Replay {
             }
             _ => Ok(()),
         }
-    }
-
-    fn name(&self) -> &'static str {
-        "replay"
-    }
-
-    fn about(&self) -> &'static str {
-        "a recorded statement log (sqlite3 .trace, ';'-separated, one per line, or timestamped) replayed in order on a copy of your database, as fast as possible or at its recorded pace, with statistics per statement shape"
-    }
-
-    fn source(&self) -> &'static str {
-        "your own application's statements, as the sqlite3 shell's .trace or your own logging recorded them"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
     }
 
     fn settle(&self, p: &mut Params) -> Result<(), String> {
@@ -266,10 +264,6 @@ impl Workload for Replay {
         // The detected format is now a parameter: the same log, read as that.
         let _ = load(p)?;
         Ok(())
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        &[]
     }
 
     fn bare_begins(&self, p: &Params) -> Option<usize> {

@@ -27,7 +27,7 @@ pub mod random;
 pub mod sql;
 
 use super::load::{self, Budget, Client, Transactions};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, Dialect, EngineError};
 use crate::model::op::OpType;
 use crate::model::params::{ParamKind, ParamSpec, ParamValue, Params};
@@ -371,7 +371,21 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
     SCRIPTS.get(key, || read_all(p))
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "script",
+    about: "your own transactions as pgbench scripts (\\set, \\sleep, :variables bound as parameters), weighted, with per-statement latencies; or pgbench's built-in tpcb-like, simple-update and select-only",
+    source: "pgbench (PostgreSQL): its script language, built-in scripts and initialisation, as its documentation gives them",
+    params: PARAMS,
+    operations: &[],
+    ..WorkloadKind::BASE
+};
+
 impl Workload for ScriptWorkload {
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
+    }
+
     /// `begin`: where the user or a preset sets it, the bare `BEGIN`s of the scripts start in its
     /// mode ([`crate::workload::bare_begin`]); without one there is nothing for it to start.
     fn files(&self, p: &Params) -> Vec<(&'static str, String)> {
@@ -388,7 +402,7 @@ impl Workload for ScriptWorkload {
 
     fn reads_knob(&self, knob: &str, p: &Params) -> Result<(), String> {
         if knob != crate::engines::sqlite::knobs::BEGIN_KNOB {
-            return Err(format!("no statement of {} reads {knob}", self.name()));
+            return Err(format!("no statement of {} reads {knob}", KIND.name));
         }
         match self.bare_begins(p) {
             Some(0) => Err(
@@ -396,22 +410,6 @@ impl Workload for ScriptWorkload {
             ),
             _ => Ok(()),
         }
-    }
-
-    fn name(&self) -> &'static str {
-        "script"
-    }
-
-    fn about(&self) -> &'static str {
-        "your own transactions as pgbench scripts (\\set, \\sleep, :variables bound as parameters), weighted, with per-statement latencies; or pgbench's built-in tpcb-like, simple-update and select-only"
-    }
-
-    fn source(&self) -> &'static str {
-        "pgbench (PostgreSQL): its script language, built-in scripts and initialisation, as its documentation gives them"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
     }
 
     fn check(&self, p: &Params) -> Result<(), String> {
@@ -438,10 +436,6 @@ impl Workload for ScriptWorkload {
         }
         p.0.insert("sha256".into(), ParamValue::Choice(loaded.sha256.clone()));
         Ok(())
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        &[]
     }
 
     fn bare_begins(&self, p: &Params) -> Option<usize> {

@@ -21,9 +21,10 @@ pub mod load;
 pub mod queries;
 pub mod schema;
 
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::values::Values;
 use crate::engines::Connection;
+use crate::model::metric::Metric;
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::model::record::QueryRecord;
 use crate::workload::recorder::Recorder;
@@ -148,21 +149,24 @@ fn settings(p: &Params) -> Result<Settings, WorkloadError> {
     })
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "ssb",
+    about: "Star Schema Benchmark: 13 analytical queries (joins of lineorder with four dimensions, aggregates) at a scale factor; time per query",
+    source: "O'Neil et al., Star Schema Benchmark rev. 3 (2009); as run in Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.2",
+    params: PARAMS,
+    operations: &queries::NAMES,
+    unit: "queries",
+    metric: Metric::Time,
+    read_only: true,
+    // The artifact's settings (src/benchmarks/ssb/ssb_{sqlite3,duckdb}.cpp defaults and
+    // the paper's text): SQLite a 1 GB page cache, DuckDB one thread and 1 GB.
+    default_knobs: &[("cache_size", "-1000000"), ("threads", "1"), ("memory_limit", "1GB")],
+};
+
 impl Workload for Ssb {
-    fn name(&self) -> &'static str {
-        "ssb"
-    }
-
-    fn about(&self) -> &'static str {
-        "Star Schema Benchmark: 13 analytical queries (joins of lineorder with four dimensions, aggregates) at a scale factor; time per query"
-    }
-
-    fn source(&self) -> &'static str {
-        "O'Neil et al., Star Schema Benchmark rev. 3 (2009); as run in Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.2"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
     }
 
     fn check(&self, p: &Params) -> Result<(), String> {
@@ -175,29 +179,6 @@ impl Workload for Ssb {
         trials: &[crate::model::record::TrialRecord],
     ) -> Vec<String> {
         empty::warning(&manifest.params, trials).into_iter().collect()
-    }
-
-    fn metric(&self) -> crate::model::metric::Metric {
-        crate::model::metric::Metric::Time
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        &queries::NAMES
-    }
-
-    fn read_only(&self) -> bool {
-        true
-    }
-
-    /// Each counted operation is one of the 13 queries.
-    fn unit(&self) -> &'static str {
-        "queries"
-    }
-
-    fn default_knobs(&self) -> &'static [(&'static str, &'static str)] {
-        // The artifact's settings (src/benchmarks/ssb/ssb_{sqlite3,duckdb}.cpp defaults and
-        // the paper's text): SQLite a 1 GB page cache, DuckDB one thread and 1 GB.
-        &[("cache_size", "-1000000"), ("threads", "1"), ("memory_limit", "1GB")]
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {

@@ -32,7 +32,7 @@ pub mod schema;
 pub mod txns;
 
 use super::result_hash::{ResultHash, ResultLog};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, EngineError};
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
@@ -371,17 +371,27 @@ fn count(conn: &mut dyn Connection, sql: &str) -> Result<u64, EngineError> {
         .unwrap_or(u64::MAX))
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "tatp",
+    about: "TATP: seven telecom transactions (80% reads) on subscriber, access_info, special_facility, call_forwarding; transactions per second over a timed interval",
+    source: "Neuvonen, Wolski, Manner, Raatikka, Telecommunication Application Transaction Processing (TATP) Benchmark Description 1.0; as run in Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.1",
+    params: PARAMS,
+    operations: &TXNS,
+    ..WorkloadKind::BASE
+};
+
 impl Workload for Tatp {
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
+    }
+
     /// `begin`: the statement its writing transactions start with.
     fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
         match knob {
             crate::engines::sqlite::knobs::BEGIN_KNOB => Ok(()),
             _ => Err(format!("no statement of tatp reads {knob}")),
         }
-    }
-
-    fn name(&self) -> &'static str {
-        "tatp"
     }
 
     fn warnings(
@@ -400,24 +410,8 @@ impl Workload for Tatp {
         vec![rates::section(manifest, trials)]
     }
 
-    fn about(&self) -> &'static str {
-        "TATP: seven telecom transactions (80% reads) on subscriber, access_info, special_facility, call_forwarding; transactions per second over a timed interval"
-    }
-
-    fn source(&self) -> &'static str {
-        "Neuvonen, Wolski, Manner, Raatikka, Telecommunication Application Transaction Processing (TATP) Benchmark Description 1.0; as run in Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.1"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-
     fn check(&self, p: &Params) -> Result<(), String> {
         Settings::from_params(p).map(|_| ())
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        &TXNS
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {

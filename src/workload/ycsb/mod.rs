@@ -21,7 +21,7 @@ pub mod mix;
 pub mod schema;
 
 use super::load::{self, Budget, Client, Transactions};
-use super::{PopulateError, Population, Trial, Workload, WorkloadError};
+use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, EngineError, Value};
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
@@ -138,7 +138,21 @@ fn count(conn: &mut dyn Connection, sql: &str) -> Result<u64, EngineError> {
     Ok(conn.query_value(sql)?.and_then(|s| s.parse().ok()).unwrap_or(u64::MAX))
 }
 
+/// What the workload is (`litebench list` prints it).
+pub static KIND: WorkloadKind = WorkloadKind {
+    name: "ycsb",
+    about: "YCSB core workloads A-F: reads, updates, inserts, scans and read-modify-writes of 1 KB records under a Zipfian or latest key distribution",
+    source: "Cooper et al., Benchmarking Cloud Serving Systems with YCSB, SoCC 2010; the core workloads and CoreWorkload of github.com/brianfrankcooper/YCSB",
+    params: PARAMS,
+    operations: &OPS,
+    ..WorkloadKind::BASE
+};
+
 impl Workload for Ycsb {
+    fn kind(&self) -> &'static WorkloadKind {
+        &KIND
+    }
+
     /// `begin`: the statement a read-modify-write starts with, the one operation in a
     /// transaction of its own (workload f; the others run each statement in autocommit).
     fn reads_knob(&self, knob: &str, p: &Params) -> Result<(), String> {
@@ -154,28 +168,8 @@ impl Workload for Ycsb {
         }
     }
 
-    fn name(&self) -> &'static str {
-        "ycsb"
-    }
-
-    fn about(&self) -> &'static str {
-        "YCSB core workloads A-F: reads, updates, inserts, scans and read-modify-writes of 1 KB records under a Zipfian or latest key distribution"
-    }
-
-    fn source(&self) -> &'static str {
-        "Cooper et al., Benchmarking Cloud Serving Systems with YCSB, SoCC 2010; the core workloads and CoreWorkload of github.com/brianfrankcooper/YCSB"
-    }
-
-    fn params(&self) -> &'static [ParamSpec] {
-        PARAMS
-    }
-
     fn check(&self, p: &Params) -> Result<(), String> {
         check_key_space(p)
-    }
-
-    fn operations(&self) -> &'static [&'static str] {
-        &OPS
     }
 
     fn transactions(&self) -> Option<&dyn load::Transactions> {
