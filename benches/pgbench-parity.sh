@@ -8,8 +8,11 @@
 #
 # PostgreSQL refuses root: as root the server runs as the system user `postgres` (runuser) in a
 # directory it owns; otherwise as the invoking user.
+# Then, since a shared machine's throughput wanders, the client side's CPU time per transaction
+# (user + system, from /usr/bin/time) over CPU_TX transactions per client: pgbench's, and
+# litebench's less a run of one transaction per client (its population and start).
 # Usage: benches/pgbench-parity.sh [LITEBENCH] [SECONDS] [ROUNDS] [SCALE] [CLIENTS]
-#        (defaults: the release build, 20 s, 5 rounds, scale 5, 2 clients)
+#        (defaults: the release build, 20 s, 5 rounds, scale 5, 2 clients; CPU_TX=5000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lb=$(realpath "${1:-${CARGO_TARGET_DIR:-target}/release/litebench}")
@@ -63,4 +66,21 @@ pg = statistics.median(p for p, _ in pairs)
 lb = statistics.median(l for _, l in pairs)
 ratios = sorted(l / p for p, l in pairs)
 print(f"median  {pg:11.1f}  {lb:13.1f}  {lb / pg:5.3f}   (rounds {ratios[0]:.3f}-{ratios[-1]:.3f})")
+PY
+cpu_tx=${CPU_TX:-5000}
+cpu() { /usr/bin/time -f '%U %S' -o "$work/time" "$@" >/dev/null 2>&1; awk '{print $1 + $2}' "$work/time"; }
+sql "CREATE DATABASE parity_round TEMPLATE parity_template STRATEGY FILE_COPY"
+pg_cpu=$(cpu "$bin/pgbench" "${conn[@]}" -n -M prepared -c "$clients" -j "$clients" -t "$cpu_tx" parity_round)
+sql "DROP DATABASE parity_round WITH (FORCE)"
+lb_run() {
+  cpu "$lb" run script --param builtin=tpcb-like --param scale="$scale" --param transactions="$1" \
+    --engine "postgres=$url" --clients "$clients" --trials 1 --warmup 0 --quiet --dir "$work" --results "$work/results.db"
+}
+lb_base=$(lb_run "$clients")
+lb_cpu=$(lb_run $((cpu_tx * clients)))
+python3 - "$pg_cpu" "$lb_base" "$lb_cpu" "$((cpu_tx * clients))" <<'PY'
+import sys
+pg, base, lb, n = (float(x) for x in sys.argv[1:])
+pg_us, lb_us = pg / n * 1e6, (lb - base) / n * 1e6
+print(f"client CPU per transaction: pgbench {pg_us:.1f} us, litebench {lb_us:.1f} us ({lb_us / pg_us:.2f}x; {int(n)} transactions)")
 PY
