@@ -1,9 +1,10 @@
 //! A SQL lexer for what reads SQL as written (`script`'s statements, `replay`'s logs, and
-//! PostgreSQL's `?` placeholders turned into `$n`): it tells apart the few lexical forms that can hide a `;`, a `:name` or a
-//! literal (string literals with doubled quotes, `E'...'` and MySQL's backslash escapes, blob
-//! literals, quoted identifiers, dollar quotes, both comment kinds) and marks numbers,
-//! placeholders and statement ends, each token with its byte span in the file, so that errors
-//! name a line and column and callers keep the text exactly as written.
+//! PostgreSQL's `?` placeholders turned into `$n`): it tells apart the few lexical forms that
+//! can hide a `;`, a `:name` or a literal (string literals with doubled quotes, `E'...'` and
+//! MySQL's backslash escapes, blob literals, quoted identifiers, dollar quotes, both comment
+//! kinds) and marks numbers, placeholders and statement ends, each token with its byte span in
+//! the file, so that errors name a line and column and callers keep the text exactly as
+//! written.
 //!
 //! It sits in `engines` (it imports nothing) so that an engine can read SQL with it too.
 //!
