@@ -18,6 +18,7 @@ pub mod mysql;
 pub mod postgres;
 pub mod registry;
 pub mod server;
+pub mod sql_lex;
 pub mod sqlite;
 pub mod turso;
 pub mod values;

@@ -8,10 +8,10 @@
 //! `CONCURRENT`) or a transaction name stays as written: the user chose it. The knob's default
 //! is for litebench's own transactions and rewrites nothing.
 //!
-//! The statement is read with [`crate::workload::sql_lex`], so a `BEGIN` in a comment or a
+//! The statement is read with [`crate::engines::sql_lex`], so a `BEGIN` in a comment or a
 //! string literal is never taken for one.
 
-use crate::workload::sql_lex::{Kind, Lexer};
+use crate::engines::sql_lex::{Kind, Lexer};
 
 /// True when `sql` is one `BEGIN`, `BEGIN TRANSACTION`, `BEGIN DEFERRED` or `BEGIN DEFERRED
 /// TRANSACTION` (any case, around comments, blanks and one trailing `;`).

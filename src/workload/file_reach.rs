@@ -13,7 +13,7 @@
 //! through an I/O layer of its own: for it this check is the confinement, so every `VACUUM INTO`
 //! but one of no file is refused here, whatever its target.
 
-use crate::workload::sql_lex::{Kind, Lexer, Token};
+use crate::engines::sql_lex::{Kind, Lexer, Token};
 
 /// Names that open no file: an in-memory database and a temporary one (deleted on close).
 const NO_FILE: [&str; 2] = ["", ":memory:"];

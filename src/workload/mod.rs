@@ -25,7 +25,6 @@ pub mod result_hash;
 pub mod rlbench;
 pub mod script;
 pub mod speedtest;
-pub mod sql_lex;
 pub mod sqlite_benchmark;
 pub mod ssb;
 pub mod suite;

@@ -7,11 +7,15 @@
 //! binaries) and removes it when the run ends, however it ends; `postgres=URL` / `mysql=URL`
 //! connects to a server the user runs instead.
 //!
-//! This module holds what both servers share: who the server runs as, which port it gets, how
-//! a URL is shown without its password, how litebench names its databases, and the bookkeeping
-//! of server-level settings it changed (so the next configuration starts from the server's own
-//! values, and a user's server is left as it was found).
+//! It is one engine, [`engine::ServerEngine`], in flavours ([`flavour::Flavour`]: PostgreSQL in
+//! `engines/postgres`, MariaDB in `engines/mysql`). This module holds the helpers they share:
+//! who the server runs as, which port it gets, how a URL is shown without its password, how
+//! litebench names its databases, and the bookkeeping of server-level settings it changed (so
+//! the next configuration starts from the server's own values, and a user's server is left as
+//! it was found).
 
+pub mod engine;
+pub mod flavour;
 pub mod process;
 
 use crate::engines::{EngineError, ErrorKind};

@@ -10,12 +10,12 @@
 //!   statement running on until the next line that starts with a time.
 //!
 //! Statements are kept as recorded, literals and all, and split by the shared SQL lexer
-//! ([`crate::workload::sql_lex`]), so a `;` inside a string or a comment never ends one. A
+//! ([`crate::engines::sql_lex`]), so a `;` inside a string or a comment never ends one. A
 //! statement with a parameter whose value the log does not hold (`?`, `?1`, `:name`, `$1`) is
 //! refused: replay never guesses values. Every error is one line, `FILE:LINE:COLUMN: what`.
 
+use crate::engines::sql_lex::{Kind, Lexer, LineIndex, Token, NUL_BYTE};
 use crate::workload::file_reach;
-use crate::workload::sql_lex::{Kind, Lexer, LineIndex, Token, NUL_BYTE};
 
 /// How a log is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -446,7 +446,7 @@ mod tests {
 
     #[test]
     fn reading_is_linear_in_the_size_of_the_log() {
-        use crate::workload::sql_lex::position_work;
+        use crate::engines::sql_lex::position_work;
         let read_n = |n: usize, format: Option<Format>| {
             let line = if format == Some(Format::Timestamped) {
                 "12.5 INSERT INTO kv VALUES (1, 'a');\n"

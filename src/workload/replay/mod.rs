@@ -133,7 +133,7 @@ fn read_log(p: &Params) -> Result<Loaded, String> {
     }
     let bytes = std::fs::read(file).map_err(|e| format!("--param log={file}: cannot read it: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        let (l, c) = crate::workload::sql_lex::line_col(
+        let (l, c) = crate::engines::sql_lex::line_col(
             &String::from_utf8_lossy(&e.as_bytes()[..e.utf8_error().valid_up_to()]),
             usize::MAX,
         );

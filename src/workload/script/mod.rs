@@ -332,10 +332,10 @@ fn read_all(p: &Params) -> Result<Loaded, String> {
     if let Some(text) = &init {
         let refused = text
             .find('\0')
-            .map(|nul| (nul, crate::workload::sql_lex::NUL_BYTE.to_string()))
+            .map(|nul| (nul, crate::engines::sql_lex::NUL_BYTE.to_string()))
             .or_else(|| super::file_reach::first_refusal(text, 0, text.len(), false));
         if let Some((at, what)) = refused {
-            let (line, column) = crate::workload::sql_lex::line_col(text, at);
+            let (line, column) = crate::engines::sql_lex::line_col(text, at);
             return Err(format!("{}:{line}:{column}: {what}", p.text("init")));
         }
     }

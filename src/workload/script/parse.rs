@@ -5,8 +5,8 @@
 
 use super::expr::{self, Expr};
 use super::sql;
+use crate::engines::sql_lex::{LineIndex, NUL_BYTE};
 use crate::workload::file_reach;
-use crate::workload::sql_lex::{LineIndex, NUL_BYTE};
 
 /// A script error: `file:line:column: message`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn reading_is_linear_in_the_size_of_the_script() {
-        use crate::workload::sql_lex::position_work;
+        use crate::engines::sql_lex::position_work;
         let parse_n = |n: usize| {
             let src = "\\set k random(1, 100)\nUPDATE t SET v = v + 1 WHERE k = :k;\n".repeat(n);
             let before = position_work();

@@ -4,10 +4,10 @@
 //! statement runs, never text pasted into the SQL; inside string literals, quoted identifiers,
 //! dollar-quoted strings and comments it is left alone, and so is a `::cast`.
 //!
-//! The tokens come from [`crate::workload::sql_lex`], shared with the `replay` workload (why it
+//! The tokens come from [`crate::engines::sql_lex`], shared with the `replay` workload (why it
 //! is not `sqlparser`'s tokenizer is said there).
 
-use crate::workload::sql_lex::{Kind, Lexer};
+use crate::engines::sql_lex::{Kind, Lexer};
 
 /// One statement of a script, as read.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +32,7 @@ fn at_line_start(src: &[u8], at: usize) -> bool {
         .all(|c| *c == b' ' || *c == b'\t' || *c == b'\r')
 }
 
-/// Scans the statement starting at `start` (tokens from [`crate::workload::sql_lex`]).
+/// Scans the statement starting at `start` (tokens from [`crate::engines::sql_lex`]).
 /// `backslash_escapes`: a backslash escapes the next character in a `'...'` literal (MySQL's
 /// default; elsewhere only in PostgreSQL's `E'...'`).
 pub fn statement(src: &str, start: usize, backslash_escapes: bool) -> Result<Scanned, ScanError> {

@@ -1,11 +1,14 @@
-//! A SQL lexer for the workloads that read a user's SQL as written (`script`'s statements,
-//! `replay`'s logs): it tells apart the few lexical forms that can hide a `;`, a `:name` or a
-//! literal (string literals with doubled quotes, `E'...'` and MySQL's backslash escapes, blob
-//! literals, quoted identifiers, dollar quotes, both comment kinds) and marks numbers,
-//! placeholders and statement ends, each token with its byte span in the file, so that errors
-//! name a line and column and callers keep the text exactly as written.
+//! A SQL lexer for what reads SQL as written (`script`'s statements, `replay`'s logs, and
+//! PostgreSQL's `?` placeholders turned into `$n`): it tells apart the few lexical forms that
+//! can hide a `;`, a `:name` or a literal (string literals with doubled quotes, `E'...'` and
+//! MySQL's backslash escapes, blob literals, quoted identifiers, dollar quotes, both comment
+//! kinds) and marks numbers, placeholders and statement ends, each token with its byte span in
+//! the file, so that errors name a line and column and callers keep the text exactly as
+//! written.
 //!
-//! Hand-written rather than `sqlparser`'s tokenizer: both callers must keep each dialect's text
+//! It sits in `engines` (it imports nothing) so that an engine can read SQL with it too.
+//!
+//! Hand-written rather than `sqlparser`'s tokenizer: the callers must keep each dialect's text
 //! byte for byte (only a `:name` replaced, or literals masked for grouping), and need positions
 //! in the user's file; a full tokenizer per dialect would do more and keep less.
 

@@ -1,0 +1,388 @@
+//! The one server engine: a throwaway server litebench starts, or a server the user runs, as
+//! an [`Engine`], whatever the [`Flavour`].
+//!
+//! It holds what every server engine does the same way: the start (spawn, wait until the
+//! server takes a connection, another port if someone took the first), the maintenance
+//! connection behind a lock, the databases, the settings a configuration changed with the
+//! originals to put back (read before the first trial, so a user's server is left as it was
+//! found), cold trials by restarting the server, and putting back on drop.
+
+use super::flavour::Flavour;
+use super::process::{run_tool, ServerDir, ServerProcess};
+use super::{
+    choose_port, cold_refused, cold_restart, db_name, run_as, wanted_settings, Override, Overrides, RunAs,
+    PASSTHROUGH_PREFIX,
+};
+use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
+use crate::model::knob::{KnobReading, KnobSet, Stage};
+use crate::sys::deviceio::DeviceIo;
+use crate::sys::iocount::IoCounters;
+use crate::sys::scratch::Scratch;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// How long `init` may take.
+const INIT_TIMEOUT: Duration = Duration::from_secs(180);
+/// How long a started server may take to accept a connection.
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// Starts on another port when the first was taken between the check and the bind.
+const START_ATTEMPTS: u32 = 3;
+
+/// A database server as an engine.
+pub struct ServerEngine<F: Flavour> {
+    label: String,
+    /// Connected to the maintenance database; creates, copies and drops databases.
+    admin: Mutex<F::Conn>,
+    /// How to connect, and what the flavour keeps of the server.
+    flavour: F,
+    /// The throwaway server (`None` for a URL). Dropped after `admin`.
+    server: Option<Arc<ServerProcess>>,
+    /// The URL, password redacted (`None` for the throwaway server).
+    url: Option<String>,
+    port: u16,
+    run_as: Option<RunAs>,
+    version: String,
+    overrides: Mutex<Overrides>,
+    /// How each setting a configuration of the run changes was before the run, read before
+    /// the first trial (the flavour's `None`: no entry, or no global value).
+    originals: Mutex<BTreeMap<String, Option<String>>>,
+    /// The server binary of the throwaway server, to start it again for cold trials.
+    server_bin: Option<PathBuf>,
+}
+
+impl<F: Flavour> ServerEngine<F> {
+    /// Starts a throwaway server in the scratch directory.
+    pub fn start(scratch: &Scratch) -> Result<ServerEngine<F>, String> {
+        let l = &F::LAUNCH;
+        let bins = F::binaries()?;
+        let run_as = run_as(l.flag, l.system_user, l.package)?;
+        let (mut port, fixed) = choose_port(l.port_env)?;
+        let fail = |e: String| format!("--engine {}: {e}", l.flag);
+        let mut dir = ServerDir::create(scratch, l.dir_name, run_as.as_ref()).map_err(fail)?;
+        let init = F::init_command(&bins.init, dir.path(), run_as.as_ref()).map_err(fail)?;
+        run_tool(init, dir.path(), run_as.as_ref(), l.init_log, INIT_TIMEOUT).map_err(fail)?;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let cmd = F::server_command(&bins.server, dir.path(), port);
+            let server = ServerProcess::spawn(
+                l.process,
+                cmd,
+                dir,
+                run_as.as_ref(),
+                l.stop_signal,
+                l.death_signal,
+                "server.log",
+            )
+            .map_err(|(e, _dir)| fail(e))?;
+            let flavour = F::local(port);
+            let mut client = None;
+            let ready = server.wait_ready(READY_TIMEOUT, &mut || match flavour.dial(None) {
+                Ok(c) => {
+                    client = Some(c);
+                    Ok(true)
+                }
+                Err(_) => Ok(false),
+            });
+            let retry = !fixed && attempt < START_ATTEMPTS && server.log_contains("Address already in use");
+            match (ready, client) {
+                (Ok(()), Some(client)) => {
+                    let server = Some(Arc::new(server));
+                    let mut engine =
+                        ServerEngine::finish(l.flag.to_string(), flavour, client, server, None, port, run_as)
+                            .map_err(fail)?;
+                    engine.server_bin = Some(bins.server);
+                    return Ok(engine);
+                }
+                _ if retry => {
+                    // Someone took the free port between our check and the server's bind.
+                    dir = server.stop_keeping_dir();
+                    port = choose_port(l.port_env)?.0;
+                }
+                (Err(e), _) => return Err(fail(e)),
+                (Ok(()), None) => return Err(fail("the server did not accept a connection".into())),
+            }
+        }
+    }
+
+    /// Connects to a server the user runs.
+    pub fn connect_url(url: &str) -> Result<ServerEngine<F>, String> {
+        let flag = F::LAUNCH.flag;
+        let shown = super::redact_url(url);
+        let (flavour, client, port) =
+            F::connect_url(url, &shown).map_err(|e| format!("--engine {flag}={shown}: {e}"))?;
+        let label = format!("{flag}={shown}");
+        ServerEngine::finish(label, flavour, client, None, Some(shown.clone()), port, None)
+            .map_err(|e| format!("--engine {flag}={shown}: {e}"))
+    }
+
+    fn finish(
+        label: String,
+        mut flavour: F,
+        client: F::Client,
+        server: Option<Arc<ServerProcess>>,
+        url: Option<String>,
+        port: u16,
+        run_as: Option<RunAs>,
+    ) -> Result<ServerEngine<F>, String> {
+        let mut admin = flavour.wrap(client, &label, server.clone());
+        let version = flavour.read_version(&mut admin).map_err(|e| e.message)?;
+        Ok(ServerEngine {
+            label,
+            admin: Mutex::new(admin),
+            flavour,
+            server,
+            url,
+            port,
+            run_as,
+            version,
+            overrides: Mutex::new(Overrides::new()),
+            originals: Mutex::new(BTreeMap::new()),
+            server_bin: None,
+        })
+    }
+
+    /// The maintenance connection.
+    pub fn admin(&self) -> MutexGuard<'_, F::Conn> {
+        self.admin.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The settings litebench changed on the server.
+    pub fn overrides(&self) -> MutexGuard<'_, Overrides> {
+        self.overrides.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether litebench started this server (and so may expect nobody else on it).
+    pub fn is_throwaway(&self) -> bool {
+        self.server.is_some()
+    }
+
+    /// The data directory of the throwaway server.
+    pub fn data_dir(&self) -> Option<PathBuf> {
+        self.server.as_ref().map(|s| s.dir().join("data"))
+    }
+
+    /// The value to put back for `name`: read before the first trial, or now.
+    fn original(&self, conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
+        let mut originals = self.originals.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = originals.get(name) {
+            return Ok(o.clone());
+        }
+        let o = F::read_original(conn, name)?;
+        originals.insert(name.to_string(), o.clone());
+        Ok(o)
+    }
+
+    /// Puts back every setting litebench changed (forgetting them either way); one line per
+    /// failure.
+    fn put_back(&self) -> Vec<String> {
+        let ov = std::mem::take(&mut *self.overrides());
+        if ov.is_empty() {
+            return Vec::new();
+        }
+        F::put_back(&mut self.admin(), &self.label, &ov)
+    }
+}
+
+impl<F: Flavour> Drop for ServerEngine<F> {
+    fn drop(&mut self) {
+        // Normally the runner has put everything back already (`restore_settings`). A server
+        // the user runs gets its settings back; the throwaway one is deleted anyway.
+        if self.server.is_some() {
+            return;
+        }
+        for w in self.put_back() {
+            crate::errln!("warning: {w}");
+        }
+    }
+}
+
+impl<F: Flavour> Engine for ServerEngine<F> {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    fn details(&self) -> Option<serde_json::Value> {
+        Some(super::describe(
+            &mut *self.admin(),
+            F::SETTINGS_OF_NOTE,
+            F::show_sql,
+            self.data_dir().as_deref(),
+            self.port,
+            self.url.as_deref(),
+            F::launch_details(),
+            self.run_as.as_ref(),
+        ))
+    }
+
+    fn kind(&self) -> &'static crate::engines::kind::EngineKind {
+        F::kind()
+    }
+
+    fn io_counters(&self) -> Option<Arc<IoCounters>> {
+        None
+    }
+
+    fn create_database(&self, _scratch: &Scratch, name: &str) -> Result<DbRef, EngineError> {
+        let db = db_name(name);
+        self.admin().execute_batch(&self.flavour.create_sql(&db))?;
+        Ok(DbRef { name: db, path: None })
+    }
+
+    fn clone_database(&self, scratch: &Scratch, from: &DbRef, name: &str) -> Result<DbRef, EngineError> {
+        let to = DbRef {
+            name: db_name(name),
+            path: None,
+        };
+        let mut admin = self.admin();
+        self.flavour.create_copy(&mut admin, from, &to.name)?;
+        if let Err(e) = F::settle_copy(self, &mut admin, from, &to) {
+            drop(admin);
+            self.drop_database(scratch, &to);
+            return Err(e);
+        }
+        Ok(to)
+    }
+
+    fn drop_database(&self, _scratch: &Scratch, db: &DbRef) {
+        let _ = self.admin().execute_batch(&self.flavour.drop_sql(&db.name));
+    }
+
+    fn database_size(&self, db: &DbRef) -> Option<u64> {
+        F::database_size(&mut self.admin(), &db.name)
+    }
+
+    fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError> {
+        let client = self.flavour.dial(Some(&db.name)).map_err(|e| {
+            F::error(
+                &self.label,
+                self.server.as_deref(),
+                e,
+                &format!("connecting to database {}", db.name),
+            )
+        })?;
+        Ok(Box::new(self.flavour.wrap(client, &self.label, self.server.clone())))
+    }
+
+    fn bulk_load_mode(&self, conn: &mut dyn Connection) -> Result<(), EngineError> {
+        conn.execute_batch(F::BULK_LOAD_MODE)
+    }
+
+    fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
+        if stage != Stage::Connect {
+            return Ok(());
+        }
+        let wanted = wanted_settings(knobs, F::kind().knobs);
+        let mut ov = self.overrides();
+        let mut changed = false;
+        let stale: Vec<String> = ov
+            .keys()
+            .filter(|k| !wanted.iter().any(|(n, _, _)| n == *k))
+            .cloned()
+            .collect();
+        for name in stale {
+            if let Some(o) = ov.remove(&name) {
+                F::restore(conn, &name, &o).map_err(|mut e| {
+                    e.context = format!("putting {name} back to the server's own value");
+                    e
+                })?;
+                changed = true;
+            }
+        }
+        for (name, value, knob) in &wanted {
+            if !F::SET_EVERY_TIME && ov.get(name).is_some_and(|o| &o.current == value) {
+                continue;
+            }
+            let original = match ov.get(name) {
+                Some(o) => o.original.clone(),
+                None => {
+                    F::check_settable(conn, name, knob, value)?;
+                    self.original(conn, name)?
+                }
+            };
+            F::set(conn, name, value).map_err(|mut e| {
+                e.context = format!("setting --knob {knob}={value} with {}", F::SET_WITH);
+                e
+            })?;
+            ov.insert(
+                name.clone(),
+                Override {
+                    original,
+                    current: value.clone(),
+                },
+            );
+            changed = true;
+        }
+        if changed {
+            F::settings_changed(conn)?;
+        }
+        Ok(())
+    }
+
+    fn read_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet) -> Result<Vec<KnobReading>, EngineError> {
+        crate::model::knob::read_back(F::kind().knobs, PASSTHROUGH_PREFIX, knobs, |name, requested| {
+            F::read_setting(conn, name, requested)
+        })
+    }
+
+    fn knob_hint(&self, knob: &str) -> String {
+        let [passthrough, user_server, throwaway] = F::HINTS;
+        if knob.starts_with(PASSTHROUGH_PREFIX) {
+            passthrough.into()
+        } else if self.url.is_some() {
+            user_server.into()
+        } else {
+            throwaway.into()
+        }
+    }
+
+    fn device_io(&self) -> Option<DeviceIo> {
+        // The server and every process it forked (PostgreSQL's backends and workers).
+        DeviceIo::process_tree(self.server.as_ref()?.pid())
+    }
+
+    fn cold_trial(&self) -> Result<String, String> {
+        match &self.server {
+            Some(_) => Ok(F::COLD_TRIAL.into()),
+            None => Err(cold_refused(&self.label, F::LAUNCH.flag)),
+        }
+    }
+
+    fn make_cold(&self, drop_os_cache: &mut dyn FnMut() -> Result<(), EngineError>) -> Result<(), EngineError> {
+        let (Some(server), Some(bin)) = (&self.server, &self.server_bin) else {
+            return Err(super::error(
+                &self.label,
+                ErrorKind::Other,
+                cold_refused(&self.label, F::LAUNCH.flag),
+                "starting a cold trial",
+            ));
+        };
+        let mut admin = self.admin();
+        let cmd = F::server_command(bin, server.dir(), self.port);
+        let client = cold_restart(&self.label, server, cmd, drop_os_cache, || self.flavour.dial(None).ok())?;
+        // The old connection died with the old process.
+        *admin = self.flavour.wrap(client, &self.label, self.server.clone());
+        Ok(())
+    }
+
+    fn prepare_settings(&self, knob_sets: &[&KnobSet]) -> Result<(), EngineError> {
+        let mut admin = self.admin();
+        for ks in knob_sets {
+            for (name, value, knob) in wanted_settings(ks, F::kind().knobs) {
+                F::check_settable(&mut *admin, &name, &knob, &value)?;
+                self.original(&mut *admin, &name)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn restore_settings(&self) -> Vec<String> {
+        self.put_back()
+    }
+}
