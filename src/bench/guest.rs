@@ -244,12 +244,12 @@ pub fn run(
                 args.guest_memory
             ))
         })?;
-    let results_path = args.results.clone().unwrap_or_else(store::default_path);
-    store::check_path(&results_path, args.results.is_some())?;
+    let results_path = args.results.value.clone().unwrap_or_else(store::default_path);
+    store::check_path(&results_path, args.results.value.is_some())?;
     let exe = std::env::current_exe().map_err(|e| Failure(format!("--guest: cannot find litebench itself: {e}")))?;
     plain("--guest: litebench's own path", &exe)?;
-    crate::testbed::leftovers::undo_dead_runs(args.dir.as_deref());
-    let scratch = Scratch::create(args.dir.as_deref())?;
+    crate::testbed::leftovers::undo_dead_runs(args.dir.value.as_deref());
+    let scratch = Scratch::create(args.dir.value.as_deref())?;
     let dir = scratch.dir().canonicalize().map_err(GuestError::io(scratch.dir()))?;
     plain("--dir", &dir)?;
 
@@ -479,7 +479,15 @@ fn boot_and_import(
     // `--report`: written here, from the host's store, once the runs are in it.
     if let (Some(file), false) = (&args.report, imported.is_empty()) {
         let ids: Vec<Option<i64>> = imported.iter().map(|&i| Some(i)).collect();
-        crate::report::stored::write(&args.results, &ids, file, "--report", None, args.noise, None)?;
+        crate::report::stored::write(
+            &args.results.value,
+            &ids,
+            file,
+            "--report",
+            None,
+            args.noise.value,
+            None,
+        )?;
     }
     guest_ended(exit, status, &imported, &console_path, kernel)
 }
@@ -526,9 +534,9 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
     if !from_path.is_file() {
         return Ok(Vec::new());
     }
-    let results_path: PathBuf = args.results.clone().unwrap_or_else(store::default_path);
+    let results_path: PathBuf = args.results.value.clone().unwrap_or_else(store::default_path);
     let mut from = Store::open_read(&from_path)?;
-    let mut to = Store::open(&results_path, args.results.is_some())?;
+    let mut to = Store::open(&results_path, args.results.value.is_some())?;
     let mut ids = Vec::new();
     for listing in from.list()? {
         let mut run = from.load(Some(listing.id))?;
@@ -555,8 +563,8 @@ fn import(args: &RunArgs, dir: &Path, o_sync: Option<bool>) -> Result<Vec<i64>, 
         to.finish_run(id, &status, &finished, error.as_deref())?;
         run.id = id;
         run.status = status;
-        let report = crate::report::stored::stored_report(&run, &results_path, args.noise);
-        crate::out!("{}", report::export(&report, args.format));
+        let report = crate::report::stored::stored_report(&run, &results_path, args.noise.value);
+        crate::out!("{}", report::export(&report, args.format.value));
         ids.push(id);
     }
     Ok(ids)

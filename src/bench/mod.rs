@@ -5,6 +5,7 @@
 
 pub mod answers;
 pub mod client_process;
+pub mod flags;
 pub mod guest;
 pub mod plan;
 pub mod runner;

@@ -252,7 +252,7 @@ fn run_job(
         sync_latency: ctx.sync_latency.clone(),
         sync_latency_not_measured: ctx.sync_latency_not_measured.clone(),
         scratch_dir: ctx.scratch.dir().display().to_string(),
-        statistics: Some(Statistics::new(args.seed, args.noise.unwrap_or(DEFAULT_NOISE))),
+        statistics: Some(Statistics::new(args.seed, args.noise.value.unwrap_or(DEFAULT_NOISE))),
         warnings: if args.allow_unverified {
             vec!["--allow-unverified: pass-through knobs that read back nothing were not verified".into()]
         } else {
@@ -423,7 +423,7 @@ fn run_job(
             manifest: &manifest,
             trials: &trials,
             templates: &templates,
-            noise: args.noise,
+            noise: args.noise.value,
             metric: None,
             baseline: 0,
             process_syncs: Some(process_syncs),
@@ -435,10 +435,10 @@ fn run_job(
             }
         }
         if ctx.print_each {
-            crate::out!("{}", report::export(&report, args.format));
+            crate::out!("{}", report::export(&report, args.format.value));
         }
         // The JSON of several runs is printed (or exported) as one document at the end.
-        let json_at_end = !ctx.print_each && args.format == Format::Json;
+        let json_at_end = !ctx.print_each && args.format.value == Format::Json;
         if json_at_end || args.exports.iter().any(|e| e.format == Format::Json) {
             json = Some(serde_json::to_value(&report).map_err(|e| Failure(format!("report: {e}")))?);
         }
@@ -496,8 +496,8 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         load,
         warnings: plan_warnings,
     } = plan::plan(args)?;
-    let results_path = args.results.clone().unwrap_or_else(store::default_path);
-    store::check_path(&results_path, args.results.is_some())?;
+    let results_path = args.results.value.clone().unwrap_or_else(store::default_path);
+    store::check_path(&results_path, args.results.value.is_some())?;
     // `--shard`: this machine's jobs of the plan, by their position in it.
     let (fleet, mine) = fleet_part(args, &jobs)?;
     if let Some(name) = &args.name {
@@ -537,8 +537,8 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         ),
         None => None,
     };
-    crate::testbed::leftovers::undo_dead_runs(args.dir.as_deref());
-    let scratch = Scratch::create(args.dir.as_deref())?;
+    crate::testbed::leftovers::undo_dead_runs(args.dir.value.as_deref());
+    let scratch = Scratch::create(args.dir.value.as_deref())?;
     // Recorded before anything changes; dropped (the original put back) after the last trial.
     let device_scheduler = match &args.scheduler_device {
         Some(d) => Some(
@@ -573,7 +573,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     }
     // Opened once everything else is accepted (a refused run creates no store) and before
     // anything is measured, so a store that cannot be used stops the run first.
-    let mut store = Store::open_until(&results_path, args.results.is_some(), Some(stop.clone()))?;
+    let mut store = Store::open_until(&results_path, args.results.value.is_some(), Some(stop.clone()))?;
     import_side_files(scratch.base(), &mut store)?;
 
     // 2. Describe the machine and the storage under the scratch directory.
@@ -614,7 +614,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
         guest: job.map(|j| j.info),
         fleet,
         // In a guest the host prints the runs once it has stored them under its own ids.
-        print_each: args.guest_job.is_none() && (!several || report::format::of(args.format).for_reading()),
+        print_each: args.guest_job.is_none() && (!several || report::format::of(args.format.value).for_reading()),
         load,
         compared: picks.len() > 1 || !groups.is_empty(),
         groups: &groups,
@@ -649,14 +649,14 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     // 4. Compare presets; for several runs in JSON or CSV, print everything together.
     let compared = picks.len() > 1 || !groups.is_empty();
     let in_guest = args.guest_job.is_some();
-    let reading = report::format::of(args.format).for_reading();
+    let reading = report::format::of(args.format.value).for_reading();
     if !in_guest && reading && compared {
         crate::out!(
             "{}",
-            presets::comparison_text(&preset_runs(&ends), &groups, args.format == Format::Markdown)
+            presets::comparison_text(&preset_runs(&ends), &groups, args.format.value == Format::Markdown)
         );
     } else if !in_guest && !reading && several {
-        crate::out!("{}", report::format::render(&several_runs(&ends), args.format));
+        crate::out!("{}", report::format::render(&several_runs(&ends), args.format.value));
     }
     // The HTML report and the exports of what was measured, however the run ended; each is
     // tried whatever became of the others, and each failure is said in its own line.
@@ -671,7 +671,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
             file,
             "--report",
             None,
-            args.noise,
+            args.noise.value,
             None,
         ) {
             output_failures.push(f);
@@ -697,6 +697,7 @@ fn session(args: &RunArgs, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     }
     let base = args
         .dir
+        .value
         .as_deref()
         .unwrap_or(Path::new(crate::sys::scratch::DEFAULT_DIR));
     if let Some(e) = &last.error {
