@@ -7,6 +7,7 @@
 
 use crate::app::cli::{AdviseArgs, CrashChoice, VerifyDurabilityArgs};
 use crate::base::Failure;
+use crate::bench::flags::{FormatArg, ResultsArg};
 use crate::durability::crash::CrashKind;
 use crate::errln;
 use crate::model::metric::Metric;
@@ -181,7 +182,7 @@ fn no_sqlite_run(path: &Path) -> Failure {
 }
 
 pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
-    let (mut store, path) = open_store(&args.results)?;
+    let (mut store, path) = open_store(&args.results.value)?;
     let mut all = Vec::new();
     for run in chosen(&mut store, &path, args)? {
         all.extend(measured(run.id, &run.manifest, &run.trials));
@@ -216,8 +217,10 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
                 kills: 0,
                 engine,
                 dir: args.dir.clone(),
-                results: Some(path.clone()),
-                format: Format::Table,
+                results: ResultsArg {
+                    value: Some(path.clone()),
+                },
+                format: FormatArg { value: Format::Table },
             })?;
             if code != 0 {
                 return Ok(code);
@@ -228,7 +231,7 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
     }
     let advice = advise(args.need, &kinds, &all, &stored, metric);
     let code = if advice.answer.is_some() { 0 } else { 2 };
-    crate::out!("{}", render(&document(&advice), args.format));
+    crate::out!("{}", render(&document(&advice), args.format.value));
     if advice.answer.is_none() {
         let commands: BTreeSet<String> = advice
             .ranked

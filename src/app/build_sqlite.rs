@@ -28,7 +28,7 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
         for line in &listing.skipped {
             crate::errln!("skipped {line}");
         }
-        print_list(&listing.builds, args.format);
+        print_list(&listing.builds, args.format.value);
         return Ok(0);
     }
     let Some(src) = args.src.as_deref() else {
@@ -51,7 +51,7 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     cache.check().map_err(|e| Failure(format!("build-sqlite: {e}")))?;
     let amalgamation = source::resolve(src, &cache.sources_dir())?;
     let announce = |flags: &[String]| {
-        if args.format != Format::Json {
+        if args.format.value != Format::Json {
             crate::errln!(
                 "compiling {} from {} with {} (a minute or so)",
                 match source::declared(&amalgamation.bytes, "LIBSQL_VERSION") {
@@ -99,7 +99,7 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
     .map(|(k, v)| vec![k.to_string(), v])
     .collect();
     let doc = Document::new(&v).table("build", &["", "build"], rows);
-    crate::out!("{}", render(&doc, args.format));
+    crate::out!("{}", render(&doc, args.format.value));
     Ok(0)
 }
 

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// Runs `cleanup`; exit 0 when everything listed was undone, 2 when something was refused or
 /// failed (each said on its own line).
 pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
-    let base = args.dir.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
+    let base = args.dir.value.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
     if !base.is_dir() {
         return Err(Failure(format!(
             "--dir {}: no such directory; give the --dir the run used",

@@ -1,6 +1,8 @@
-//! The command line: every flag, its help, and its validation in one place.
+//! The command line: every flag, its help, and its validation in one place; the flags several
+//! subcommands share (`--dir`, `--results`, `--format`, `--noise`) are declared once in
+//! [`crate::bench::flags`] and flattened in here.
 
-use crate::report::Format;
+use crate::bench::flags::{DirArg, FormatArg, NoiseArg, ResultsArg};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -80,9 +82,8 @@ pub struct MergeArgs {
     /// Stores to copy from.
     #[arg(value_name = "IN", required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 #[derive(Debug, Args)]
@@ -116,9 +117,8 @@ pub struct BuildSqliteArgs {
     /// List the cached builds with their footprint instead of building.
     #[arg(long, conflicts_with_all = ["cflags", "name"])]
     pub list: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 /// Which crashes `verify-durability` models.
@@ -130,6 +130,10 @@ pub enum CrashChoice {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("results", |a| a.help(
+    "Results store; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db"
+)))]
+#[command(mut_arg("format", |a| a.help("Output format: table, json, csv (the verdict table) or markdown")))]
 pub struct VerifyDurabilityArgs {
     /// Journal modes to verify, comma-separated: delete, truncate, persist, memory, wal, off
     /// (default: delete).
@@ -171,18 +175,17 @@ pub struct VerifyDurabilityArgs {
     /// SQLite build: `sqlite` (bundled), `sqlite@NAME` or `sqlite:<path to libsqlite3.so>`.
     #[arg(long, value_name = "ENGINE", default_value = "sqlite")]
     pub engine: String,
-    /// Directory under which litebench makes its scratch directory (default ./litebench-scratch).
-    #[arg(long, value_name = "PATH")]
-    pub dir: Option<PathBuf>,
-    /// Results store; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
-    /// Output format: table, json, csv (the verdict table) or markdown.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub dir: DirArg,
+    #[command(flatten)]
+    pub results: ResultsArg,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("dir", |a| a.help("Directory for `--verify`'s scratch directory (default ./litebench-scratch)")))]
+#[command(mut_arg("results", |a| a.help("Results store to read (and, with `--verify`, to add verdicts to)")))]
 pub struct AdviseArgs {
     /// What must survive a crash: durable (every acknowledged commit), consistent (never
     /// corrupt, recent commits may be lost) or none.
@@ -203,15 +206,12 @@ pub struct AdviseArgs {
     /// printing their commands.
     #[arg(long)]
     pub verify: bool,
-    /// Directory for `--verify`'s scratch directory (default ./litebench-scratch).
-    #[arg(long, value_name = "PATH")]
-    pub dir: Option<PathBuf>,
-    /// Results store to read (and, with `--verify`, to add verdicts to).
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub dir: DirArg,
+    #[command(flatten)]
+    pub results: ResultsArg,
+    #[command(flatten)]
+    pub format: FormatArg,
     /// What to rank by (default: p99 in an open loop, `--rate`, where the schedule fixes the
     /// rate; else tps). Configurations whose transactions failed rank after those that did not.
     #[arg(long, value_enum)]
@@ -235,10 +235,10 @@ pub struct DurabilityChildArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("dir", |a| a.help("The base directory the run used (`--dir`; default ./litebench-scratch)")))]
 pub struct CleanupArgs {
-    /// The base directory the run used (`--dir`; default ./litebench-scratch).
-    #[arg(long, value_name = "PATH")]
-    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub dir: DirArg,
 }
 
 #[derive(Debug, Args)]
@@ -282,19 +282,18 @@ pub struct ListArgs {
     /// Only this section (default: all of them).
     #[arg(value_enum)]
     pub section: Option<ListSection>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("dir", |a| a.help("Directory whose storage to describe (default: the current directory)")))]
 pub struct EnvArgs {
-    /// Directory whose storage to describe (default: the current directory).
-    #[arg(long, value_name = "PATH", default_value = ".", hide_default_value = true)]
-    pub dir: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    // Not given: the current directory.
+    #[command(flatten)]
+    pub dir: DirArg,
+    #[command(flatten)]
+    pub format: FormatArg,
     /// Same as `--format json` (kept for scripts written before `--format`).
     #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
@@ -349,17 +348,14 @@ pub struct ReportArgs {
     /// in the current directory.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Results store to read.
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
+    #[command(flatten)]
+    pub results: ResultsArg,
     /// Also write each chart as SVG and PNG into DIR (created if missing; existing files are
     /// never overwritten).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
-    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
-    /// even when its interval excludes 1.
-    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
-    pub noise: Option<f64>,
+    #[command(flatten)]
+    pub noise: NoiseArg,
     /// Every run of one sweep (`run --shard ... --sweep NAME`), in shard order, after a table
     /// of its shards (and, for --replicate, each configuration across machines).
     #[arg(long, value_name = "NAME", conflicts_with = "runs")]
@@ -392,22 +388,14 @@ pub struct CompareArgs {
 /// What the commands that read stored runs (`show`, `compare`) share.
 #[derive(Debug, Args)]
 pub struct StoredReport {
-    /// Results store to read.
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub results: ResultsArg,
+    #[command(flatten)]
+    pub format: FormatArg,
     /// Also write what is printed to FILE, in the format its extension names (.json, .csv, .md,
     /// .txt), a new file; repeat for several. The terminal keeps --format.
     #[arg(long = "export", value_name = "FILE", value_parser = crate::report::exports::parse)]
     pub exports: Vec<crate::report::exports::Export>,
-    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
-    /// even when its interval excludes 1.
-    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
-    pub noise: Option<f64>,
-}
-
-fn parse_noise(s: &str) -> Result<f64, String> {
-    crate::report::stats::parse_noise(s)
+    #[command(flatten)]
+    pub noise: NoiseArg,
 }

@@ -76,7 +76,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
             "compare: give both sides as runs (3 5) or both as configurations (3:0 5:1)".into(),
         ));
     }
-    let (mut store, path) = open_store(&args.stored.results)?;
+    let (mut store, path) = open_store(&args.stored.results.value)?;
     crate::report::exports::check(&args.stored.exports, &path, &[])?;
     let id_a = store.resolve_word(&ra.run)?;
     let id_b = store.resolve_word(&rb.run)?;
@@ -109,7 +109,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
         }
     }
     let metric = headline_metric(ma, args.metric);
-    let stats = Statistics::of(ma, args.stored.noise);
+    let stats = Statistics::of(ma, args.stored.noise.value);
     let mut ops = operations_of(ma, &run_a.trials);
     for o in operations_of(mb, &run_b.trials) {
         if !ops.contains(&o) {
@@ -129,7 +129,7 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
     let c = compare(side(&run_a, ca), side(&run_b, cb), metric, stats, &ops);
     let doc = c.document();
     crate::report::exports::write(&args.stored.exports, &|f| render(&doc, f))?;
-    crate::out!("{}", render(&doc, args.stored.format));
+    crate::out!("{}", render(&doc, args.stored.format.value));
     Ok(if c.regressions > 0 { 1 } else { 0 })
 }
 

@@ -4,35 +4,33 @@ use crate::app::cli::EnvArgs;
 use crate::base::Failure;
 use crate::report::format::{render, Document};
 use crate::report::Format;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Prints the environment report.
 pub fn run(args: &EnvArgs) -> Result<i32, Failure> {
-    if !args.dir.is_dir() {
-        let what = if args.dir.exists() {
+    let dir = args.dir.value.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !dir.is_dir() {
+        let what = if dir.exists() {
             "not a directory (a file)"
         } else {
             "no such directory"
         };
         return Err(Failure(format!(
             "--dir {}: {what}; give an existing directory",
-            args.dir.display()
+            dir.display()
         )));
     }
-    let env = litebench_env::capture(&args.dir).map_err(|e| Failure(format!("--dir {}: {e}", args.dir.display())))?;
+    let env = litebench_env::capture(&dir).map_err(|e| Failure(format!("--dir {}: {e}", dir.display())))?;
     let sync = if args.no_sync {
         None
     } else {
         Some(
-            litebench_env::measure_sync_latency(&args.dir, 1000, Duration::from_secs(2)).map_err(|e| {
-                Failure(format!(
-                    "--dir {}: cannot measure sync latency: {e}",
-                    args.dir.display()
-                ))
-            })?,
+            litebench_env::measure_sync_latency(&dir, 1000, Duration::from_secs(2))
+                .map_err(|e| Failure(format!("--dir {}: cannot measure sync latency: {e}", dir.display())))?,
         )
     };
-    let format = if args.json { Format::Json } else { args.format };
+    let format = if args.json { Format::Json } else { args.format.value };
     let v = serde_json::json!({ "environment": env, "sync_latency": sync });
     let mut text = litebench_env::render_text(&env, sync.as_ref());
     let ceiling = sync.as_ref().map(|s| (1e6 / s.median_us, 1e6 / (5.0 * s.median_us)));

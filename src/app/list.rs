@@ -61,7 +61,7 @@ pub fn run(args: &ListArgs) -> Result<i32, Failure> {
     if want(ListSection::Presets) {
         doc = presets(doc);
     }
-    crate::out!("{}", render(&doc, args.format));
+    crate::out!("{}", render(&doc, args.format.value));
     Ok(0)
 }
 

@@ -154,6 +154,6 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
             mapping,
         )
     };
-    crate::out!("{}", render(&doc, args.format));
+    crate::out!("{}", render(&doc, args.format.value));
     Ok(0)
 }

@@ -34,7 +34,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         Some(p) => (p.clone(), true),
         None => (free_default(), false),
     };
-    let results = args.results.clone().unwrap_or_else(crate::store::default_path);
+    let results = args.results.value.clone().unwrap_or_else(crate::store::default_path);
     check_output(&output, named, "-o", &results)?;
     if let Some(dir) = &args.plots {
         if dir.exists() && !dir.is_dir() {
@@ -42,7 +42,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         }
     }
     if let Some(name) = &args.sweep {
-        let (mut store, _) = open_store(&args.results)?;
+        let (mut store, _) = open_store(&args.results.value)?;
         let (doc, ids) = super::show::sweep(&mut store, name)?;
         let text = crate::report::format::render(&doc, crate::report::Format::Table);
         drop(store);
@@ -53,12 +53,12 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
             html::page::esc(&text)
         );
         write_after(
-            &args.results,
+            &args.results.value,
             &ids,
             &output,
             "-o",
             (&format!("Sweep {name}"), &body),
-            args.noise,
+            args.noise.value,
             &[],
         )?;
         crate::errln!("wrote {}{}", output.display(), taken_note(&output, named));
@@ -67,7 +67,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     // Each run once, in the order given, names read as the ids they stand for.
     let mut runs: Vec<Option<i64>> = Vec::new();
     if !args.runs.is_empty() {
-        let (mut store, _) = open_store(&args.results)?;
+        let (mut store, _) = open_store(&args.results.value)?;
         for word in &args.runs {
             let id = store.resolve_word(word)?;
             if !runs.contains(&Some(id)) {
@@ -79,12 +79,12 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         runs.push(None);
     }
     let charts = write(
-        &args.results,
+        &args.results.value,
         &runs,
         &output,
         "-o",
         args.plots.as_deref(),
-        args.noise,
+        args.noise.value,
         args.metric,
     )?;
     if let Some(dir) = &args.plots {

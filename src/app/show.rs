@@ -11,14 +11,14 @@ use crate::store::{RunListing, Store};
 /// `--format`'s.
 fn emit(args: &ShowArgs, render: &dyn Fn(Format) -> String) -> Result<i32, Failure> {
     exports::write(&args.stored.exports, render)?;
-    crate::out!("{}", render(args.stored.format));
+    crate::out!("{}", render(args.stored.format.value));
     Ok(0)
 }
 
 /// Runs the `show` subcommand.
 pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
     crate::base::terminal::set_all(args.all);
-    let (mut store, path) = open_store(&args.stored.results)?;
+    let (mut store, path) = open_store(&args.stored.results.value)?;
     exports::check(&args.stored.exports, &path, &[])?;
     if args.list {
         let runs = store.list()?;
@@ -51,7 +51,7 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
         manifest: &run.manifest,
         trials: &run.trials,
         templates: &run.templates,
-        noise: args.stored.noise,
+        noise: args.stored.noise.value,
         metric: args.metric,
         baseline: args.baseline,
         process_syncs: None,

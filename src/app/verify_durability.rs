@@ -110,11 +110,11 @@ pub fn run_quietly(args: &VerifyDurabilityArgs) -> Result<i32, Failure> {
 fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> {
     let configs = configurations(args)?;
     let choice = engine_choice(&args.engine)?;
-    let results_path = args.results.clone().unwrap_or_else(store::default_path);
-    store::check_path(&results_path, args.results.is_some())?;
+    let results_path = args.results.value.clone().unwrap_or_else(store::default_path);
+    store::check_path(&results_path, args.results.value.is_some())?;
     let engine = SqliteEngine::open(&choice, false)?;
-    let scratch = Scratch::create(args.dir.as_deref())?;
-    let mut store = Store::open(&results_path, args.results.is_some())?;
+    let scratch = Scratch::create(args.dir.value.as_deref())?;
+    let mut store = Store::open(&results_path, args.results.value.is_some())?;
     let exe = std::env::current_exe().map_err(|e| Failure(format!("cannot find the litebench binary: {e}")))?;
     let build = VerifiedBuild {
         engine: args.engine.clone(),
@@ -162,7 +162,7 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
                 r => r?,
             };
             store.add_verification(&build, &cell)?;
-            if args.format == Format::Table {
+            if args.format.value == Format::Table {
                 errln!("{config} {}: {} ({} states)", crash.name(), cell.verdict, cell.states);
             }
             cells.push(cell);
@@ -226,7 +226,7 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
         ))
         .table("verdicts", &CELL_HEADERS, rows.iter().map(cells_of).collect())
         .text(format!("\n{}", summary_line(total, wall, args.states)));
-    crate::out!("{}", render(&doc, args.format));
+    crate::out!("{}", render(&doc, args.format.value));
     Ok(0)
 }
 

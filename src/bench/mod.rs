@@ -6,6 +6,7 @@
 
 pub mod answers;
 pub mod client_process;
+pub mod flags;
 pub mod guest;
 pub mod observer;
 pub mod plan;

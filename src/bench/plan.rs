@@ -618,9 +618,9 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
         );
     }
     let places = Places {
-        dir: args.dir.clone(),
-        results: args.results.clone().unwrap_or_else(store::default_path),
-        results_given: args.results.is_some(),
+        dir: args.dir.value.clone(),
+        results: args.results.value.clone().unwrap_or_else(store::default_path),
+        results_given: args.results.value.is_some(),
     };
     store::check_path(&places.results, places.results_given)?;
     // `--shard`: this machine's jobs of the plan, by their position in it.
@@ -790,10 +790,10 @@ fn plan_output(args: &RunArgs, runs: usize, results: &Path) -> Result<Output, Fa
         exports::check(&args.exports, results, &others)?;
     }
     Ok(Output {
-        format: args.format,
+        format: args.format.value,
         exports: args.exports.clone(),
         report: args.report.clone(),
-        noise: args.noise,
+        noise: args.noise.value,
         name: args.name.clone(),
         quiet: args.quiet,
     })

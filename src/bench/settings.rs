@@ -3,11 +3,14 @@
 //! and calls the session directly. The clap attributes stay on the fields so that the flag, its
 //! help and its validation are written once.
 
-use crate::report::Format;
+use super::flags::{DirArg, FormatArg, NoiseArg, ResultsArg};
 use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
+#[command(mut_arg("results", |a| a.help(
+    "Results store (a SQLite database); default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db"
+)))]
 pub struct RunArgs {
     /// Workload to run (see `litebench list`); may be left out when `--preset` names it.
     pub workload: Option<String>,
@@ -39,15 +42,12 @@ pub struct RunArgs {
     /// Seed for all generated data (recorded with the run).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Directory under which litebench makes its scratch directory (default ./litebench-scratch).
-    #[arg(long, value_name = "PATH")]
-    pub dir: Option<PathBuf>,
-    /// Results store (a SQLite database); default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[command(flatten)]
+    pub dir: DirArg,
+    #[command(flatten)]
+    pub results: ResultsArg,
+    #[command(flatten)]
+    pub format: FormatArg,
     /// Also write what is printed to FILE, in the format its extension names (.json, .csv, .md,
     /// .txt), a new file; repeat for several. The terminal keeps --format.
     #[arg(long = "export", value_name = "FILE", value_parser = crate::report::exports::parse)]
@@ -114,10 +114,8 @@ pub struct RunArgs {
     /// litebench cannot verify it took effect; the report says so.
     #[arg(long)]
     pub allow_unverified: bool,
-    /// Noise threshold in percent: a ratio within this of 1 is "no significant difference"
-    /// even when its interval excludes 1.
-    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
-    pub noise: Option<f64>,
+    #[command(flatten)]
+    pub noise: NoiseArg,
     /// Concurrent clients, each with its own connection (configured and verified like the
     /// first) and thread, for workloads whose operations are independent transactions (see
     /// `litebench list`)
@@ -212,11 +210,6 @@ fn parse_latency_limit(s: &str) -> Result<std::time::Duration, String> {
 fn parse_name(s: &str) -> Result<String, String> {
     crate::store::run_name::check(s).map_err(|e| e.to_string())?;
     Ok(s.to_string())
-}
-
-/// Parses `--noise PCT`.
-fn parse_noise(s: &str) -> Result<f64, String> {
-    crate::report::stats::parse_noise(s)
 }
 
 /// The settings of a `litebench run` written as its words (what follows `litebench run`), as

@@ -11,19 +11,6 @@ use crate::model::record::TrialRecord;
 
 pub use crate::model::metric::{Metric, Statistics, DEFAULT_NOISE};
 
-/// Parses `--noise PCT` (a percentage, e.g. `2` or `0.5`) into a fraction.
-pub fn parse_noise(s: &str) -> Result<f64, String> {
-    let pct: f64 = s
-        .trim()
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("--noise {s}: not a number; give a percentage such as 2 or 0.5"))?;
-    if !(0.0..100.0).contains(&pct) {
-        return Err(format!("--noise {s}: must be at least 0 and below 100 (percent)"));
-    }
-    Ok(pct / 100.0)
-}
-
 /// One measured trial's figure for `operation` (`all`: the whole trial), with its position.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {
@@ -147,14 +134,5 @@ mod tests {
         assert_eq!(trial_value(&t, "none", Metric::P99), None);
         assert_eq!(Metric::P999.better(), Better::Lower);
         assert_eq!(Metric::Failures.better(), Better::Lower);
-    }
-
-    #[test]
-    fn noise_flag() {
-        assert_eq!(parse_noise("2"), Ok(0.02));
-        assert_eq!(parse_noise("0.5%"), Ok(0.005));
-        assert!(parse_noise("-1").unwrap_err().contains("--noise -1"));
-        assert!(parse_noise("abc").unwrap_err().contains("percentage"));
-        assert!(parse_noise("100").is_err());
     }
 }

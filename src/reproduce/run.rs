@@ -8,6 +8,7 @@
 //! and the exit code is 2.
 
 use crate::base::Failure;
+use crate::bench::flags::{DirArg, NoiseArg, ResultsArg};
 use crate::bench::observer::RunObserver;
 use crate::bench::{session, settings};
 use crate::report::DEFAULT_NOISE;
@@ -20,6 +21,11 @@ use std::path::{Path, PathBuf};
 
 /// What `litebench reproduce` takes: the target, its scale, and where runs and the report go.
 #[derive(Debug, Args)]
+#[command(mut_arg("results", |a| a.help(
+    "Results store for the runs; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db"
+)))]
+#[command(mut_arg("dir", |a| a.help("Directory under which each run makes its scratch directory (default ./litebench-scratch)")))]
+#[command(mut_arg("noise", |a| a.help("Noise threshold in percent for the verdicts (default 2)")))]
 pub struct ReproduceArgs {
     /// The paper: apsys17 (APSys'17: Figures 1-4, Table 1, fsync counts), speed2002 (SQLite's
     /// 2002 speed comparison: 15 tests on SQLite sync/nosync, PostgreSQL, MariaDB), vldb22
@@ -37,20 +43,17 @@ pub struct ReproduceArgs {
     /// reproduce-TARGET.html in the current directory.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Results store for the runs; default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db.
-    #[arg(long, value_name = "PATH")]
-    pub results: Option<PathBuf>,
-    /// Directory under which each run makes its scratch directory (default ./litebench-scratch).
-    #[arg(long, value_name = "PATH")]
-    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub results: ResultsArg,
+    #[command(flatten)]
+    pub dir: DirArg,
     /// Workload parameter for every experiment whose workloads have it, replacing the
     /// experiment's own value, e.g. `value_size=200`; a warning names the experiments it does
     /// not apply to, and one no experiment's workload has is an error.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Noise threshold in percent for the verdicts (default 2).
-    #[arg(long, value_name = "PCT", value_parser = crate::report::stats::parse_noise)]
-    pub noise: Option<f64>,
+    #[command(flatten)]
+    pub noise: NoiseArg,
 }
 
 /// Refuses a target that does not exist, in one line.
@@ -150,7 +153,7 @@ fn run_argv(e: &Experiment, args: &ReproduceArgs, results: &Path) -> Vec<String>
         argv.push(p.clone());
     }
     argv.extend(["--results".into(), results.display().to_string(), "--quiet".into()]);
-    if let Some(d) = &args.dir {
+    if let Some(d) = &args.dir.value {
         argv.extend(["--dir".into(), d.display().to_string()]);
     }
     argv
@@ -194,13 +197,13 @@ fn experiment(
         }
     };
     super::params::apply(&mut settings, &args.params);
-    settings.results = Some(results.to_path_buf());
+    settings.results.value = Some(results.to_path_buf());
     settings.quiet = true;
-    settings.dir.clone_from(&args.dir);
+    settings.dir.value.clone_from(&args.dir.value);
     settings.command_line = Some(run_argv(e, args, results));
     crate::errln!("reproduce: {} — {}", e.id, e.title);
     let ended = session::run(&settings, observer);
-    let (runs, _) = runs_of(results, e.id, &ended.run_ids, args.noise)?;
+    let (runs, _) = runs_of(results, e.id, &ended.run_ids, args.noise.value)?;
     Ok(match ended.result {
         Ok(EXIT_INTERRUPTED) => (
             Outcome::Ran {
@@ -242,10 +245,10 @@ pub fn run(args: &ReproduceArgs, observer: &mut dyn RunObserver) -> Result<i32, 
         Some(p) => (p.clone(), true),
         None => (PathBuf::from(format!("reproduce-{}.html", target.name)), false),
     };
-    let results = args.results.clone().unwrap_or_else(store::default_path);
+    let results = args.results.value.clone().unwrap_or_else(store::default_path);
     crate::report::stored::check_output(&output, named, "--report", &results)?;
-    store::check_path(&results, args.results.is_some())?;
-    if let Some(d) = &args.dir {
+    store::check_path(&results, args.results.value.is_some())?;
+    if let Some(d) = &args.dir.value {
         if !d.is_dir() {
             return Err(Failure(format!(
                 "--dir {}: no such directory; create it or give another",
@@ -270,7 +273,7 @@ pub fn run(args: &ReproduceArgs, observer: &mut dyn RunObserver) -> Result<i32, 
         if machine.is_none() {
             if let Outcome::Ran { runs, .. } = &o {
                 let ids: Vec<i64> = runs.iter().map(|r| r.id).collect();
-                machine = runs_of(&results, e.id, &ids, args.noise)?.1;
+                machine = runs_of(&results, e.id, &ids, args.noise.value)?.1;
             }
         }
         outcomes.push((e, o));
@@ -279,7 +282,7 @@ pub fn run(args: &ReproduceArgs, observer: &mut dyn RunObserver) -> Result<i32, 
             break;
         }
     }
-    let noise = args.noise.unwrap_or(DEFAULT_NOISE);
+    let noise = args.noise.value.unwrap_or(DEFAULT_NOISE);
     let rows = section::rows(&target, &outcomes, noise);
     let elapsed = started.elapsed().as_secs_f64();
     let in_guest: Vec<&str> = outcomes
@@ -308,7 +311,14 @@ pub fn run(args: &ReproduceArgs, observer: &mut dyn RunObserver) -> Result<i32, 
             _ => Vec::new(),
         })
         .collect();
-    crate::report::stored::write_with_first(&Some(results.clone()), &ids, &output, "--report", &first, args.noise)?;
+    crate::report::stored::write_with_first(
+        &Some(results.clone()),
+        &ids,
+        &output,
+        "--report",
+        &first,
+        args.noise.value,
+    )?;
     crate::out!("{}", section::text(&target, &outcomes, &rows));
     crate::errln!("wrote {} ({:.0} s)", output.display(), elapsed);
     if interrupted {
