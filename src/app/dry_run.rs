@@ -206,8 +206,15 @@ fn text(view: &PlanView) -> String {
     out
 }
 
+/// A time as a person plans with it: under a minute as the reports write durations, then whole
+/// minutes and seconds, then hours and minutes (a sweep's 293392 ms reads "4 min 54 s").
 fn human(ms: u64) -> String {
-    duration_text(Duration::from_millis(ms).as_nanos().min(u128::from(u64::MAX)) as u64)
+    let s = ms.div_ceil(1000);
+    match s {
+        _ if ms < 60_000 => duration_text(Duration::from_millis(ms).as_nanos().min(u128::from(u64::MAX)) as u64),
+        _ if s < 3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, (s % 3600).div_ceil(60)),
+    }
 }
 
 /// `text` in lines of at most [`COLUMNS`] (less the two leading spaces), broken between words;
@@ -235,6 +242,18 @@ fn wrap(text: &str, indent: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_time_reads_in_minutes_and_hours() {
+        assert_eq!(human(293_392), "4 min 54 s");
+        assert_eq!(human(3_600_000), "1 h 0 min");
+        assert_eq!(human(5_430_000), "1 h 31 min");
+        assert!(
+            human(3_334).contains("3.33") || human(3_334).contains("3334"),
+            "{}",
+            human(3_334)
+        );
+    }
 
     #[test]
     fn wrapped_lines_fit_and_keep_every_word() {
