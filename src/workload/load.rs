@@ -21,6 +21,12 @@
 //! tried again, the same transaction, up to `max_tries` tries; the time of failed tries is in
 //! its latency; retries, and transactions that never got through, are counted per operation,
 //! the latter also by the cause of their last try's failure ([`crate::engines::BusyCause`]).
+//!
+//! **One loop.** A workload's trials run here whatever the load: with one client in a closed
+//! loop, a workload that is timed per phase ([`Streams::phase_timed`]: crud's APSys'17 phases)
+//! gets its phases as events of this loop, not from a loop of its own. The loop is compiled per
+//! workload ([`Streams::Client`]) and per what a trial needs, so that the closed loop pays for no
+//! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
 use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};
