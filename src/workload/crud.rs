@@ -361,15 +361,26 @@ impl CrudClient<'_> {
     fn round_len(&self) -> usize {
         (self.counts.0 + self.counts.1 + self.counts.2) as usize
     }
+
+    /// The next round's data, once per round: out of the line of the per-transaction draw, which
+    /// the driver's loop inlines.
+    #[cold]
+    #[inline(never)]
+    fn next_round(&mut self) {
+        self.round = self.live.round_of(&mut self.rng, self.size, self.counts);
+        self.at = 0;
+        self.rounds += 1;
+    }
 }
 
+// `draw` and `execute` are inlined into the driver's loop (`load::run_phased`): as calls they
+// cost crud's phase-timed path instructions per transaction that its old loop did not spend
+// (see `benches/overhead-instructions.sh`).
 impl Client for CrudClient<'_> {
-    #[inline]
+    #[inline(always)]
     fn draw(&mut self) -> usize {
         if self.round.is_none() || self.at >= self.round_len() {
-            self.round = self.live.round_of(&mut self.rng, self.size, self.counts);
-            self.at = 0;
-            self.rounds += 1;
+            self.next_round();
         }
         let (ni, nu) = (self.counts.0 as usize, self.counts.1 as usize);
         let Some(round) = &self.round else {
@@ -389,7 +400,7 @@ impl Client for CrudClient<'_> {
         self.current.0
     }
 
-    #[inline]
+    #[inline(always)]
     fn execute(&mut self) -> Result<bool, EngineError> {
         let conn = &mut *self.conn;
         let (op, id, value) = self.current;
