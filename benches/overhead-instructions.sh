@@ -11,6 +11,7 @@
 # checks the series' interval per transaction. The series' per-interval work (`Buckets::close`: the recorder's totals and
 # histograms differenced once per interval and operation type) is a cost per interval, not per
 # transaction: it is counted apart and printed on its own line, as the data generation is.
+# Exits 1 when a ratio is over its bound (phase-timed 1.02x, interval-timed 1.03x).
 # Usage: benches/overhead-instructions.sh [OPS]   (OPS of each kind, default 5000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,4 +57,9 @@ print(f"series, per interval: {drv_close} instructions to close the trial's one 
 print(f"bare C API loop:      {bare_total} instructions = {bare:.0f} per operation")
 print(f"instructions per operation, phase-timed client / bare: {lb / bare:.4f}")
 print(f"instructions per operation, interval-timed client / bare: {drv / bare:.4f}")
+# The project's bounds (docs/load.md): the phase loop within 1.02x, the driver within 1.03x.
+over = [f"{name} {r:.4f} > {limit}" for name, r, limit in
+        (("phase-timed", lb / bare, 1.02), ("interval-timed", drv / bare, 1.03)) if r > limit]
+if over:
+    sys.exit("over the bound: " + "; ".join(over))
 PY
