@@ -3,12 +3,13 @@
 //! Both sides run the crud statements (autocommit INSERT, UPDATE, DELETE by integer key with a
 //! 100-byte text value) on an in-memory database of the same size with the bundled SQLite,
 //! interleaved A B A B so machine drift hits both alike. Side A is litebench's own trial code:
-//! the `crud` workload through the `Connection` trait, the function-pointer API table, per-op
-//! timing and HDR histograms. Side B is the minimum: prepared statements, bind, step, reset, one
+//! the `crud` workload through the load driver's client loop (one client in a closed loop,
+//! timed per phase, as a run executes it), the `Connection` trait, the function-pointer API
+//! table, per-op timing and HDR histograms. Side B is the minimum: prepared statements, bind, step, reset, one
 //! clock reading per phase. Run with `cargo bench --bench overhead` and read the ratio.
 //!
 //! Wall-clock ratios wander on shared machines (1.00 and 1.06 an hour apart on the same VM), so
-//! the bench can also run one side once (`LITEBENCH_OVERHEAD_SIDE=litebench|bare`,
+//! the bench can also run one side once (`LITEBENCH_OVERHEAD_SIDE=litebench|driver|bare`,
 //! `LITEBENCH_OVERHEAD_OPS=N`) for an instruction count under valgrind's cachegrind, as SQLite's
 //! own speed checks do: `benches/overhead-instructions.sh` runs each side at N and 2N operations
 //! and divides the difference, so population and start-up cancel out and what remains is the
@@ -38,9 +39,10 @@ impl Connector for NoMore {
     }
 }
 
-/// litebench's side: crud's trial as a run executes it. `driver`: through the load driver
-/// (`workload::load`, as a run with several clients or a rate runs it), one client in a closed
-/// loop, so what is counted is the client loop's own cost per transaction.
+/// litebench's side: crud's trial as a run executes it, through the load driver's client loop
+/// with one client in a closed loop, timed per phase. `driver`: the same loop timed as a run
+/// with several clients, a rate or lock retries times it (`max_tries=2`): every operation type
+/// over the trial's wall time, with a time series and lock retries armed.
 fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64, driver: bool) -> Duration {
     let args: Vec<String> = [
         format!("rows={ROWS}"),
@@ -61,8 +63,8 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64, driver: bool) -> 
     let mut rec = Recorder::new(Crud.kind().operations, Some(engine.counters.clone()));
     let stop = AtomicBool::new(false);
     let mut trial = Trial::plain(&p, round, &stop, &NoMore);
-    // A second try on a lock makes the load shape other than the default, so crud's trial goes
-    // through the load driver; an in-memory database never meets a lock.
+    // A second try on a lock makes the load shape other than the default, so crud's trial is
+    // not timed per phase; an in-memory database never meets a lock.
     let shaped = litebench::model::load::LoadShape {
         max_tries: 2,
         ..Default::default()

@@ -21,7 +21,7 @@
 //! - [`Workload::check`] refuses every parameter combination whose rounds would run out of live
 //!   rows (an update or a delete with no row left to pick), so the generator never has to.
 
-use super::load::{self, Budget, Client, Transactions};
+use super::load::{self, Budget, Client, Streams};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, Value};
 use crate::engines::{EngineError, StmtId};
@@ -29,7 +29,6 @@ use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::atomic::Ordering;
 
 /// The workload.
 pub struct Crud;
@@ -124,17 +123,10 @@ fn fill_value(rng: &mut ChaCha8Rng, out: &mut String, size: usize, tag: u8, seri
 }
 
 impl Live {
-    /// The next round's ids and values, drawn from `rng` and the live rows; `None` if an update
-    /// or a delete finds no live row, which [`check_rounds`] rules out. Never inlined, so an
-    /// instruction count of the trial can subtract it (`benches/overhead-instructions.sh`).
-    #[inline(never)]
-    fn round(&mut self, rng: &mut ChaCha8Rng, p: &Params) -> Option<Round> {
-        let size = p.count("value_size") as usize;
-        self.round_of(rng, size, (p.count("inserts"), p.count("updates"), p.count("deletes")))
-    }
-
-    /// A round of `ni` inserts, `nu` updates and `nd` deletes of values of `size` bytes. Never
-    /// inlined either: the load driver's clients call it directly.
+    /// A round of `ni` inserts, `nu` updates and `nd` deletes of values of `size` bytes, drawn
+    /// from `rng` and the live rows; `None` if an update or a delete finds no live row, which
+    /// [`check_rounds`] rules out for one client. Never inlined, so an instruction count of the
+    /// trial can subtract it (`benches/overhead-instructions.sh`).
     #[inline(never)]
     fn round_of(&mut self, rng: &mut ChaCha8Rng, size: usize, (ni, nu, nd): (u64, u64, u64)) -> Option<Round> {
         let mut values = String::with_capacity((ni + nu) as usize * size);
@@ -229,13 +221,9 @@ impl Workload for Crud {
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        // One client in a closed loop: the paper's phases, timed per phase (the numbers every
-        // earlier run has). Any other load shape: the load driver, one stream per client.
-        if trial.load.is_default() {
-            run_rounds(conn, trial, rec, |_, live, rng, p| live.round(rng, p))
-        } else {
-            load::drive(conn, self, trial, rec)
-        }
+        // One client in a closed loop is timed per phase, the paper's phases (the numbers
+        // every earlier run has): see `Streams::phase_timed`.
+        load::drive(conn, self, trial, rec)
     }
 
     fn transactions(&self) -> Option<&dyn load::Transactions> {
@@ -292,9 +280,17 @@ fn share(n: u64, index: u32, clients: u32) -> u64 {
 /// each its own transaction, round after round in duration mode. Disjoint shares keep every
 /// update and delete hitting a live row however the clients interleave, so a lock, not the
 /// data, is what clients contend on.
-impl Transactions for Crud {
+impl Streams for Crud {
+    type Client<'c> = CrudClient<'c>;
+
     fn budget(&self, p: &Params) -> Budget {
         Budget::timed_or(p.duration("duration"), Budget::Streams)
+    }
+
+    /// One client in a closed loop: each round's inserts, updates and deletes are three phases,
+    /// and each round is generated between phases, untimed.
+    fn phase_timed(&self, _p: &Params) -> bool {
+        true
     }
 
     fn client<'c>(
@@ -304,7 +300,7 @@ impl Transactions for Crud {
         clients: u32,
         seed: u64,
         p: &Params,
-    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+    ) -> Result<Self::Client<'c>, WorkloadError> {
         let stmts = [
             conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?,
             conn.prepare("UPDATE crud SET value = ? WHERE id = ?")?,
@@ -312,11 +308,11 @@ impl Transactions for Crud {
         ];
         let (n, i) = (i64::from(clients), i64::from(index));
         let rows = p.count("rows") as i64;
-        Ok(Box::new(CrudClient {
+        Ok(CrudClient {
             conn,
             stmts,
             live: Live {
-                ids: (1..=rows).filter(|id| (id - 1) % n == i).collect(),
+                ids: (0..(rows - i + n - 1).max(0) / n).map(|k| 1 + i + k * n).collect(),
                 next_id: rows + 1 + i,
                 step: n,
                 // Distinct per client, so every value written in a trial differs from the others.
@@ -334,12 +330,12 @@ impl Transactions for Crud {
             at: 0,
             rounds: 0,
             current: (INSERT, 0, None),
-        }))
+        })
     }
 }
 
 /// One client's stream: its rounds, flattened into transactions.
-struct CrudClient<'c> {
+pub struct CrudClient<'c> {
     conn: &'c mut dyn Connection,
     stmts: [StmtId; 3],
     live: Live,
@@ -360,14 +356,26 @@ impl CrudClient<'_> {
     fn round_len(&self) -> usize {
         (self.counts.0 + self.counts.1 + self.counts.2) as usize
     }
+
+    /// The next round's data, once per round: out of the line of the per-transaction draw, which
+    /// the driver's loop inlines.
+    #[cold]
+    #[inline(never)]
+    fn next_round(&mut self) {
+        self.round = self.live.round_of(&mut self.rng, self.size, self.counts);
+        self.at = 0;
+        self.rounds += 1;
+    }
 }
 
+// `draw` and `execute` are inlined into the driver's loop (`load::run_phased`): as calls they
+// cost crud's phase-timed path instructions per transaction that its old loop did not spend
+// (see `benches/overhead-instructions.sh`).
 impl Client for CrudClient<'_> {
+    #[inline(always)]
     fn draw(&mut self) -> usize {
         if self.round.is_none() || self.at >= self.round_len() {
-            self.round = self.live.round_of(&mut self.rng, self.size, self.counts);
-            self.at = 0;
-            self.rounds += 1;
+            self.next_round();
         }
         let (ni, nu) = (self.counts.0 as usize, self.counts.1 as usize);
         let Some(round) = &self.round else {
@@ -387,6 +395,7 @@ impl Client for CrudClient<'_> {
         self.current.0
     }
 
+    #[inline(always)]
     fn execute(&mut self) -> Result<bool, EngineError> {
         let conn = &mut *self.conn;
         let (op, id, value) = self.current;
@@ -415,9 +424,15 @@ busy_cause: None,
         Ok(changed == 1)
     }
 
+    #[inline]
     fn done(&self) -> bool {
         let len = self.round_len();
         len == 0 || (!self.repeat && self.rounds >= 1 && self.at >= len)
+    }
+
+    #[inline]
+    fn round_ends(&self) -> bool {
+        self.round.is_none() || self.at >= self.round_len()
     }
 }
 
@@ -472,80 +487,6 @@ fn check_rounds(p: &Params) -> Result<(), String> {
     Ok(())
 }
 
-/// The trial: rounds of inserts, updates and deletes. Each round's data is generated by
-/// `generate` while the recorder is paused (before the first phase, and after `rec.pause()`
-/// ends the previous round's delete phase), so only statements are timed. `generate` gets the
-/// recorder so a test can check that; the workload passes [`Live::round`].
-fn run_rounds(
-    conn: &mut dyn Connection,
-    trial: &Trial<'_>,
-    rec: &mut Recorder,
-    mut generate: impl FnMut(&Recorder, &mut Live, &mut ChaCha8Rng, &Params) -> Option<Round>,
-) -> Result<(), WorkloadError> {
-    let (p, seed, stop) = (trial.params, trial.seed, trial.stop);
-    let insert = conn.prepare("INSERT INTO crud(id, value) VALUES (?, ?)")?;
-    let update = conn.prepare("UPDATE crud SET value = ? WHERE id = ?")?;
-    let delete = conn.prepare("DELETE FROM crud WHERE id = ?")?;
-    let rows = p.count("rows") as i64;
-    let size = p.count("value_size") as usize;
-    let mut live = Live {
-        ids: (1..=rows).collect(),
-        next_id: rows + 1,
-        step: 1,
-        serial: 1 << 40,
-    };
-    let mut rng = rng_for(seed, 1);
-    let duration = p.duration("duration");
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Err(WorkloadError::Interrupted);
-        }
-        let round = generate(rec, &mut live, &mut rng, p).ok_or_else(|| WorkloadError::Verification {
-            workload: "crud".into(),
-            detail: "the table ran out of live rows to update or delete".into(),
-        })?;
-        let value = |i: usize| &round.values[i * size..(i + 1) * size];
-        let phases: [(usize, _, &[i64]); 3] = [
-            (INSERT, insert, &round.insert_ids),
-            (UPDATE, update, &round.update_ids),
-            (DELETE, delete, &round.delete_ids),
-        ];
-        let mut value_index = 0;
-        for (op, stmt, ids) in phases {
-            rec.phase(op);
-            rec.mark();
-            for id in ids {
-                if stop.load(Ordering::Relaxed) {
-                    return Err(WorkloadError::Interrupted);
-                }
-                let changed = if op == DELETE {
-                    conn.run(stmt, &[Value::Int(*id)])?
-                } else {
-                    let v = value(value_index);
-                    value_index += 1;
-                    if op == INSERT {
-                        conn.run(stmt, &[Value::Int(*id), Value::Text(v)])?
-                    } else {
-                        conn.run(stmt, &[Value::Text(v), Value::Int(*id)])?
-                    }
-                };
-                rec.lap(op);
-                if changed != 1 {
-                    return Err(WorkloadError::Verification {
-                        workload: "crud".into(),
-                        detail: format!("{} of id {id} changed {changed} rows, expected 1", OPS[op]),
-                    });
-                }
-            }
-        }
-        // The delete phase ends here, not when the next round's data is ready.
-        rec.pause();
-        if duration.is_zero() || rec.elapsed() >= duration {
-            return Ok(());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -568,38 +509,65 @@ mod tests {
         }
     }
 
-    /// What the instrumented generator saw.
-    #[derive(Default)]
-    struct Seen {
-        rounds: u64,
-        bytes: u64,
-        /// Rounds generated while a phase was open.
-        while_timing: u64,
-        /// Rounds during whose generation the measured time grew.
-        measured_grew: u64,
+    /// Crud's streams with a slow generator: every draw that starts a round sleeps [`SLOW`]
+    /// first, as a round of large values takes long to generate.
+    struct SlowRounds;
+
+    const SLOW: std::time::Duration = std::time::Duration::from_millis(5);
+
+    struct SlowClient<'c>(CrudClient<'c>);
+
+    impl Streams for SlowRounds {
+        type Client<'c> = SlowClient<'c>;
+        fn budget(&self, p: &Params) -> Budget {
+            Streams::budget(&Crud, p)
+        }
+        fn phase_timed(&self, p: &Params) -> bool {
+            Streams::phase_timed(&Crud, p)
+        }
+        fn client<'c>(
+            &self,
+            conn: &'c mut dyn Connection,
+            index: u32,
+            clients: u32,
+            seed: u64,
+            p: &Params,
+        ) -> Result<SlowClient<'c>, WorkloadError> {
+            Ok(SlowClient(Crud.client(conn, index, clients, seed, p)?))
+        }
     }
 
-    /// Runs one trial of crud on an in-memory database of the bundled SQLite, with the real
-    /// generator wrapped in a probe that reads the recorder before and after each round is made.
-    fn trial_with_probe(p: &Params) -> (Seen, Vec<crate::model::op::OpResult>) {
+    impl Client for SlowClient<'_> {
+        fn draw(&mut self) -> usize {
+            if self.0.round_ends() {
+                std::thread::sleep(SLOW);
+            }
+            self.0.draw()
+        }
+        fn execute(&mut self) -> Result<bool, EngineError> {
+            self.0.execute()
+        }
+        fn done(&self) -> bool {
+            self.0.done()
+        }
+        fn round_ends(&self) -> bool {
+            self.0.round_ends()
+        }
+    }
+
+    /// Runs one trial of crud, its rounds slow to generate, through the load driver as a run
+    /// does (one client, closed loop) on an in-memory database of the bundled SQLite: the
+    /// results and the measured time.
+    fn slow_trial(p: &Params) -> (Vec<crate::model::op::OpResult>, std::time::Duration) {
         let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").expect("in-memory SQLite");
         Crud.populate(&mut conn, &Population::plain(p, 7)).expect("populate");
         let stop = AtomicBool::new(false);
         let trial = Trial::plain(p, 7, &stop, &OneConnection);
         let mut rec = Recorder::new(OPS, None);
-        let mut seen = Seen::default();
-        run_rounds(&mut conn, &trial, &mut rec, |rec, live, rng, p| {
-            let (timing, measured) = (rec.timing(), rec.elapsed());
-            let round = live.round(rng, p)?;
-            seen.rounds += 1;
-            seen.bytes += round.values.len() as u64;
-            seen.while_timing += u64::from(timing || rec.timing());
-            seen.measured_grew += u64::from(rec.elapsed() != measured);
-            Some(round)
-        })
-        .expect("trial");
+        load::drive(&mut conn, &SlowRounds, &trial, &mut rec).expect("trial");
+        assert!(rec.take_series().is_none(), "a phase-timed trial keeps no series");
         Crud.verify(&mut conn, p).expect("verify");
-        (seen, rec.finish().0)
+        rec.finish()
     }
 
     #[test]
@@ -612,18 +580,31 @@ mod tests {
             "value_size=64",
             "duration=30ms",
         ]);
-        let (seen, ops) = trial_with_probe(&p);
-        assert!(seen.rounds >= 2, "duration mode ran {} round(s)", seen.rounds);
-        assert_eq!(seen.bytes, seen.rounds * 20 * 64, "every round generated its values");
-        assert_eq!(seen.while_timing, 0, "rounds generated inside a timed phase");
-        assert_eq!(seen.measured_grew, 0, "generation charged to the measured time");
+        let (ops, measured) = slow_trial(&p);
+        let rounds = ops[0].ops / 10;
+        assert!(rounds >= 2, "duration mode ran {rounds} round(s)");
         let counts: Vec<u64> = ops.iter().map(|o| o.ops).collect();
-        assert_eq!(counts, vec![seen.rounds * 10; 3]);
+        assert_eq!(counts, vec![rounds * 10; 3], "whole rounds only");
+        // The time budget is measured time: the rounds' generation is in none of it.
+        assert!(measured >= std::time::Duration::from_millis(30), "{measured:?}");
+        assert!(
+            measured < SLOW * rounds as u32,
+            "{rounds} rounds generated inside the timed phases: {measured:?}"
+        );
+        let phases: u64 = ops.iter().map(|o| o.elapsed_ns).sum();
+        assert_eq!(
+            phases,
+            measured.as_nanos() as u64,
+            "the measured time is the phases' time"
+        );
 
         // Count mode: one round, also generated untimed.
-        let (seen, ops) = trial_with_probe(&params(&["rows=50", "inserts=10", "updates=10", "deletes=10"]));
-        assert_eq!((seen.rounds, seen.while_timing, seen.measured_grew), (1, 0, 0));
+        let (ops, measured) = slow_trial(&params(&["rows=50", "inserts=10", "updates=10", "deletes=10"]));
         assert_eq!(ops.iter().map(|o| o.ops).collect::<Vec<_>>(), vec![10; 3]);
+        assert!(
+            measured < SLOW,
+            "the round was generated inside a timed phase: {measured:?}"
+        );
     }
 
     /// Plays `rounds` rounds of the real generator: false if one runs out of live rows.
@@ -636,7 +617,11 @@ mod tests {
             serial: 0,
         };
         let mut rng = rng_for(1, 1);
-        (0..rounds).all(|_| live.round(&mut rng, p).is_some())
+        let counts = (p.count("inserts"), p.count("updates"), p.count("deletes"));
+        (0..rounds).all(|_| {
+            live.round_of(&mut rng, p.count("value_size") as usize, counts)
+                .is_some()
+        })
     }
 
     #[test]

@@ -21,6 +21,12 @@
 //! tried again, the same transaction, up to `max_tries` tries; the time of failed tries is in
 //! its latency; retries, and transactions that never got through, are counted per operation,
 //! the latter also by the cause of their last try's failure ([`crate::engines::BusyCause`]).
+//!
+//! **One loop.** A workload's trials run here whatever the load: with one client in a closed
+//! loop, a workload that is timed per phase ([`Streams::phase_timed`]: crud's APSys'17 phases)
+//! gets its phases as events of this loop, not from a loop of its own. The loop is compiled per
+//! workload ([`Streams::Client`]) and per what a trial needs, so that the closed loop pays for no
+//! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
 use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};
@@ -60,8 +66,17 @@ impl Budget {
     }
 }
 
-/// A workload whose operations are independent transactions, offered to the load driver.
-pub trait Transactions: Sync {
+/// A workload whose operations are independent transactions, offered to the load driver: what
+/// a workload implements. The driver's client loop is compiled once per implementation, over
+/// its own [`Streams::Client`] type, so that a client's calls inline into it (the loop is the
+/// only timed loop of these workloads, and its cost per transaction is held to a bound by
+/// `benches/overhead-instructions.sh`); the runner, the plan and client processes hold the
+/// object-safe face every implementation gets, [`Transactions`].
+pub trait Streams: Sync {
+    /// One client's stream of transactions.
+    type Client<'c>: Client
+    where
+        Self: 'c;
     /// How much one trial runs, from the parameters.
     fn budget(&self, params: &Params) -> Budget;
     /// Why these parameters run only as one closed-loop client, if they do (an ordered script
@@ -79,6 +94,16 @@ pub trait Transactions: Sync {
     fn warmup(&self, _params: &Params) -> Duration {
         Duration::ZERO
     }
+    /// True when one client in a closed loop (the default load shape) is timed per phase with
+    /// these parameters: the client marks where its rounds end ([`Client::round_ends`]), each
+    /// run of one operation type is a phase whose wall time that type's throughput is over,
+    /// the time between rounds (generating the next round's data) is charged to no phase, and
+    /// a time budget is measured time, checked where a round ends (the APSys'17 crud phases,
+    /// the numbers every earlier run has). False by default: every operation type's
+    /// throughput is over the trial's wall time, and the trial has a time series.
+    fn phase_timed(&self, _params: &Params) -> bool {
+        false
+    }
     /// Client `index` of `clients`: prepares its statements on `conn`, which it keeps, and
     /// returns its stream of transactions, drawn from `seed` (the same seed, the same
     /// transactions).
@@ -89,7 +114,56 @@ pub trait Transactions: Sync {
         clients: u32,
         seed: u64,
         params: &Params,
-    ) -> Result<Box<dyn Client + 'c>, WorkloadError>;
+    ) -> Result<Self::Client<'c>, WorkloadError>;
+}
+
+/// The object-safe face of a workload's [`Streams`], which every implementation has: what the
+/// driver, the plan and client processes hold.
+pub trait Transactions: Sync {
+    /// [`Streams::budget`].
+    fn budget(&self, params: &Params) -> Budget;
+    /// [`Streams::one_client_only`].
+    fn one_client_only(&self, params: &Params) -> Option<String>;
+    /// [`Streams::stop_params`].
+    fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams>;
+    /// [`Streams::warmup`].
+    fn warmup(&self, params: &Params) -> Duration;
+    /// [`Streams::phase_timed`].
+    fn phase_timed(&self, params: &Params) -> bool;
+    /// Runs one client of a trial on `conn` to the end of its budget: the driver's client loop,
+    /// compiled for this workload's client type.
+    fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError>;
+}
+
+impl<S: Streams> Transactions for S {
+    fn budget(&self, params: &Params) -> Budget {
+        Streams::budget(self, params)
+    }
+    fn one_client_only(&self, params: &Params) -> Option<String> {
+        Streams::one_client_only(self, params)
+    }
+    fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
+        Streams::stop_params(self)
+    }
+    fn warmup(&self, params: &Params) -> Duration {
+        Streams::warmup(self, params)
+    }
+    fn phase_timed(&self, params: &Params) -> bool {
+        Streams::phase_timed(self, params)
+    }
+    fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError> {
+        client_loop(self, conn, seat)
+    }
+}
+
+/// What one client of a trial runs with, handed to [`Transactions::run_client`]: its index, the
+/// trial, what the trial's clients share, and where it records.
+pub struct Seat<'s, 'a> {
+    index: u32,
+    trial: &'s Trial<'a>,
+    shared: &'s Shared<'a>,
+    rec: &'s mut Recorder,
+    buckets: &'s mut Buckets,
 }
 
 /// One client's stream of transactions.
@@ -129,6 +203,41 @@ pub trait Client {
     /// [`crate::model::op::OpResult::part_of`]; only with [`Hooks::parts`]).
     fn parts(&self) -> &[(usize, u64)] {
         &[]
+    }
+    /// In a phase-timed trial ([`Streams::phase_timed`]), checked before each draw: true when
+    /// the next draw starts a new round, so that the phase still open ends here and the draw's
+    /// untimed work (generating the round's data) is charged to no phase. False by default.
+    fn round_ends(&self) -> bool {
+        false
+    }
+}
+
+/// A client chosen at run time among several types (a workload's modes): each call goes through
+/// the box.
+impl<C: Client + ?Sized> Client for Box<C> {
+    fn draw(&mut self) -> usize {
+        (**self).draw()
+    }
+    fn execute(&mut self) -> Result<bool, EngineError> {
+        (**self).execute()
+    }
+    fn done(&self) -> bool {
+        (**self).done()
+    }
+    fn hooks(&self) -> Hooks {
+        (**self).hooks()
+    }
+    fn due(&self) -> Option<Duration> {
+        (**self).due()
+    }
+    fn check(&mut self) -> Result<(), WorkloadError> {
+        (**self).check()
+    }
+    fn parts(&self) -> &[(usize, u64)] {
+        (**self).parts()
+    }
+    fn round_ends(&self) -> bool {
+        (**self).round_ends()
     }
 }
 
@@ -449,6 +558,9 @@ struct Shared<'a> {
     last_end_ns: AtomicU64,
     /// The workload's warm-up before the measured interval ([`Transactions::warmup`]).
     warmup: Duration,
+    /// Timed per phase, with no time series ([`Streams::phase_timed`]): one client in a closed
+    /// loop of a workload that is.
+    phased: bool,
     /// Running totals of every client, for `--progress`.
     progress: Progress,
     /// Called once every client of this process is ready, before the measured start: starts
@@ -575,17 +687,33 @@ impl Shared<'_> {
     }
 }
 
-/// Runs client `index` to the end of its budget.
-fn client_loop(
-    conn: &mut dyn Connection,
-    tx: &dyn Transactions,
-    index: u32,
-    trial: &Trial<'_>,
-    shared: &Shared<'_>,
-    rec: &mut Recorder,
-    buckets: &mut Buckets,
-) -> Result<(), WorkloadError> {
-    let clients = shared.shape.clients;
+/// How one client runs, fixed before its first transaction.
+struct Course {
+    /// The common start, and where the warm-up ends and the measured interval starts.
+    start: Instant,
+    warm_end: Instant,
+    /// This client's share of a count budget (`u64::MAX` for the others).
+    count: u64,
+    /// Where a time budget ends; in a phase-timed trial, the measured time it allows instead.
+    until: Option<Instant>,
+    measure: Option<Duration>,
+    limit: Option<Duration>,
+    max_tries: u32,
+    hooks: Hooks,
+}
+
+/// Runs the client of `seat` to the end of its budget: makes its stream, meets the other
+/// clients at the common start, and runs the loop compiled for what this trial needs.
+fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError> {
+    let Seat {
+        index,
+        trial,
+        shared,
+        rec,
+        buckets,
+    } = seat;
+    let shape = shared.shape;
+    let clients = shape.clients;
     let seed = client_seed(trial.seed, index);
     let made = tx.client(conn, index, clients, seed, trial.params);
     let Some(start) = shared.rendezvous(made.is_ok()) else {
@@ -595,61 +723,113 @@ fn client_loop(
         };
     };
     let mut client = made?;
-    let Hooks {
-        due,
-        check: checks,
-        parts: has_parts,
-    } = client.hooks();
-    let clock = crate::sys::clock::clock();
+    let hooks = client.hooks();
     // Warm-up: transactions run on the same schedule but are not recorded; the measured
     // interval, the series and the time budget start where it ends.
     let warm_end = start + shared.warmup;
-    let mut warming = warm_end > start;
-    let mut start_ticks = clock.now();
-    let (count, until) = match shared.budget {
+    let (count, until, measure) = match shared.budget {
         // Client i runs its share; the first `total % clients` run one more.
         Budget::Count(total) => {
             let share = total / u64::from(clients) + u64::from(u64::from(index) < total % u64::from(clients));
-            (share, None)
+            (share, None, None)
         }
-        Budget::Time(d) => (u64::MAX, Some(warm_end + d)),
-        Budget::Streams => (u64::MAX, None),
+        Budget::Time(d) if shared.phased => (u64::MAX, None, Some(d)),
+        Budget::Time(d) => (u64::MAX, Some(warm_end + d), None),
+        Budget::Streams => (u64::MAX, None, None),
     };
-    let mut schedule = shared
-        .shape
+    let course = Course {
+        start,
+        warm_end,
+        count,
+        until,
+        measure,
+        limit: shape.latency_limit(),
+        max_tries: shape.max_tries.max(1),
+        hooks,
+    };
+    let schedule = shape
         .rate
-        .map(|r| Schedule::new(start, r / f64::from(clients), shared.shape.arrival, seed));
-    let limit = shared.shape.latency_limit();
-    let max_tries = shared.shape.max_tries.max(1);
+        .map(|r| Schedule::new(start, r / f64::from(clients), shape.arrival, seed));
+    // The closed loop without a warm-up or optional calls (one client, or several in a closed
+    // loop) checks none of what only a schedule, a warm-up, progress lines or a client's
+    // optional calls need.
+    let full = schedule.is_some() || hooks != Hooks::default() || !shared.warmup.is_zero() || shape.progress;
+    let c = &mut client;
+    let last_end_ns = match (full, shared.phased) {
+        (false, false) => run_stream::<S::Client<'_>, false, false>(c, &course, schedule, shared, rec, buckets),
+        (false, true) => run_phased(c, &course, shared, rec).map(|()| 0),
+        (true, false) => run_stream::<S::Client<'_>, true, false>(c, &course, schedule, shared, rec, buckets),
+        (true, true) => run_stream::<S::Client<'_>, true, true>(c, &course, schedule, shared, rec, buckets),
+    }?;
+    shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
+    if trial.stop.load(Ordering::Relaxed) {
+        return Err(WorkloadError::Interrupted);
+    }
+    Ok(())
+}
+
+/// One client's loop; returns its last recorded end (nanoseconds after the measured start).
+/// `FULL`: with what only some trials need (a schedule or a client's start times, a warm-up,
+/// progress lines, checked results, timed parts); without it the loop is a closed loop that
+/// reads no wall clock for a count budget. `PHASED`: timed per phase ([`Streams::phase_timed`]),
+/// with no time series.
+fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
+    client: &mut C,
+    course: &Course,
+    mut schedule: Option<Schedule>,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+) -> Result<u64, WorkloadError> {
+    let clock = crate::sys::clock::clock();
+    let mut warming = FULL && course.warm_end > course.start;
+    let mut start_ticks = clock.now();
     let mut done = 0u64;
-    buckets.begin(rec);
     // This client's last recorded end, published once it stops.
     let mut last_end_ns = 0u64;
-    while done < count {
+    // The open phase's operation type.
+    let mut phase = None;
+    if !PHASED {
+        buckets.begin(rec);
+    }
+    while done < course.count {
         if shared.halted() || client.done() {
             break;
         }
-        let intended =
-            schedule
-                .as_mut()
-                .map(Schedule::take)
-                .or_else(|| if due { client.due().map(|d| warm_end + d) } else { None });
+        if PHASED && client.round_ends() {
+            rec.pause();
+            phase = None;
+            if course.measure.is_some_and(|d| rec.elapsed() >= d) {
+                break;
+            }
+        }
+        let intended = if FULL {
+            schedule.as_mut().map(Schedule::take).or_else(|| {
+                if course.hooks.due {
+                    client.due().map(|d| course.warm_end + d)
+                } else {
+                    None
+                }
+            })
+        } else {
+            None
+        };
         if let Some(t) = intended {
-            if until.is_some_and(|u| t >= u) {
+            if course.until.is_some_and(|u| t >= u) {
                 break;
             }
             wait_until(t, shared.stop);
             if shared.halted() {
                 break;
             }
-        } else if until.is_some_and(|u| Instant::now() >= u) {
+        } else if course.until.is_some_and(|u| Instant::now() >= u) {
             break;
         }
         let op = client.draw();
-        if warming {
-            if Instant::now() < warm_end {
+        if FULL && warming {
+            if Instant::now() < course.warm_end {
                 match client.execute() {
-                    Ok(true) if checks => client.check()?,
+                    Ok(true) if course.hooks.check => client.check()?,
                     Ok(_) => {}
                     Err(e) if e.kind == ErrorKind::Busy => {}
                     Err(e) => return Err(shared.failed(e)),
@@ -664,8 +844,10 @@ fn client_loop(
         // transaction is read from the calibrated cycle counter, as the recorder's laps are.
         let began = intended.map(|_| Instant::now());
         if let (Some(t), Some(b)) = (intended, began) {
-            if limit.is_some_and(|l| b.saturating_duration_since(t) > l) {
-                buckets.reach(b.saturating_duration_since(warm_end).as_nanos() as u64, rec);
+            if course.limit.is_some_and(|l| b.saturating_duration_since(t) > l) {
+                if !PHASED {
+                    buckets.reach(b.saturating_duration_since(course.warm_end).as_nanos() as u64, rec);
+                }
                 rec.record_skipped(op);
                 if shared.shape.progress {
                     shared.progress.skipped.fetch_add(1, Ordering::Relaxed);
@@ -673,21 +855,20 @@ fn client_loop(
                 continue;
             }
         }
-        rec.attribute_io(op);
-        let t0 = clock.now();
-        let mut tries = 1;
-        // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
-        let outcome = loop {
-            match client.execute() {
-                Ok(ok) => break Ok(ok),
-                // Not again once stopped: the stop is what failed it.
-                Err(_) if shared.stop.load(Ordering::Relaxed) => return Err(WorkloadError::Interrupted),
-                Err(e) => match e.lock_cause() {
-                    Some(_) if tries < max_tries => tries += 1,
-                    Some(cause) => break Err(cause),
-                    None => return Err(shared.failed(e)),
-                },
+        if PHASED {
+            // A phase starts with its type's first transaction; its time and I/O are its own.
+            if phase != Some(op) {
+                rec.phase(op);
+                phase = Some(op);
             }
+        } else {
+            rec.attribute_io(op);
+        }
+        let t0 = clock.now();
+        // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
+        let (outcome, tries) = match client.execute() {
+            Ok(ok) => (Ok(ok), 1),
+            Err(e) => retry(client, e, shared, course.max_tries)?,
         };
         let t1 = clock.now();
         let end_ns = clock.ns_between(start_ticks, t1);
@@ -698,11 +879,13 @@ fn client_loop(
         };
         let latency_ns = lag_ns.unwrap_or(0) + clock.ns_between(t0, t1);
         // The series counts a transaction in the interval it ended in.
-        buckets.reach(end_ns, rec);
+        if !PHASED {
+            buckets.reach(end_ns, rec);
+        }
         if tries > 1 {
             rec.record_retries(op, u64::from(tries - 1));
         }
-        if shared.shape.progress {
+        if FULL && shared.shape.progress {
             let p = &shared.progress;
             p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
             match outcome {
@@ -715,14 +898,14 @@ fn client_loop(
         match outcome {
             Ok(ok) => {
                 rec.record_outcome_ns(op, latency_ns, ok);
-                if has_parts {
+                if FULL && course.hooks.parts {
                     for &(part, ns) in client.parts() {
                         rec.record_outcome_ns(part, ns, true);
                     }
                 }
                 if let Some(lag) = lag_ns {
                     rec.record_lag(op, lag);
-                    if limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
+                    if course.limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
                         rec.record_late(op);
                     }
                 }
@@ -730,19 +913,124 @@ fn client_loop(
             Err(cause) => rec.record_busy(op, cause),
         }
         last_end_ns = end_ns;
-        if checks && outcome.is_ok() {
+        if FULL && course.hooks.check && outcome.is_ok() {
             if let Err(e) = client.check() {
                 shared.abort.store(true, Ordering::Relaxed);
                 return Err(e);
             }
         }
     }
-    buckets.close(rec);
-    shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
-    if trial.stop.load(Ordering::Relaxed) {
-        return Err(WorkloadError::Interrupted);
+    if PHASED {
+        rec.pause();
+    } else {
+        buckets.close(rec);
+    }
+    Ok(last_end_ns)
+}
+
+/// The phase-timed closed loop without optional calls (crud's one client, as a run executes
+/// it): per transaction it does no more than the phase loop it replaced, so that its cost
+/// stays within the project's bound against a bare loop over the C API
+/// (`benches/overhead-instructions.sh`). One reading of the calibrated clock per transaction
+/// (the recorder's lap: from the phase's start or the previous transaction's end, the client's
+/// draw within a round included, as the old loop timed its own indexing); the stop flag; the
+/// client's calls. What changes only where a round ends (the other client's failure, none
+/// here, one client only; the stream's end; the measured time against the budget) is checked
+/// there. No series, no schedule, hence no end to publish.
+fn run_phased<C: Client>(
+    client: &mut C,
+    course: &Course,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+) -> Result<(), WorkloadError> {
+    let mut done = 0u64;
+    // The open phase's operation type (none between rounds).
+    let mut phase = None;
+    while done < course.count {
+        if client.round_ends() {
+            rec.pause();
+            phase = None;
+            if shared.halted() || client.done() || course.measure.is_some_and(|d| rec.elapsed() >= d) {
+                break;
+            }
+        } else if shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let op = client.draw();
+        done += 1;
+        // A phase starts with its type's first transaction; its time and I/O are its own.
+        if phase != Some(op) {
+            rec.phase(op);
+            rec.mark();
+            phase = Some(op);
+        }
+        match client.execute() {
+            Ok(ok) => rec.lap_outcome(op, ok),
+            Err(e) => retried(client, e, op, shared, course.max_tries, rec)?,
+        }
+    }
+    rec.pause();
+    Ok(())
+}
+
+/// [`run_phased`]'s transaction whose first try failed with `first`: its retries, then its
+/// outcome recorded as a lap (a lock failure out of tries has no latency: the stopwatch
+/// restarts after it).
+#[cold]
+#[inline(never)]
+fn retried<C: Client>(
+    client: &mut C,
+    first: EngineError,
+    op: usize,
+    shared: &Shared<'_>,
+    max_tries: u32,
+    rec: &mut Recorder,
+) -> Result<(), WorkloadError> {
+    let (outcome, tries) = retry(client, first, shared, max_tries)?;
+    if tries > 1 {
+        rec.record_retries(op, u64::from(tries - 1));
+    }
+    match outcome {
+        Ok(ok) => rec.lap_outcome(op, ok),
+        Err(cause) => {
+            rec.record_busy(op, cause);
+            rec.mark();
+        }
     }
     Ok(())
+}
+
+/// A transaction's first try failed with `first`: tries it again while it meets a lock and has
+/// tries left. Returns its outcome (`Err`: the cause of the last try's lock failure, out of
+/// tries) and how many tries it took; an error that is not a lock fails the trial, and after a
+/// stop request every error is the stop's.
+#[cold]
+#[inline(never)]
+fn retry<C: Client>(
+    client: &mut C,
+    first: EngineError,
+    shared: &Shared<'_>,
+    max_tries: u32,
+) -> Result<(Result<bool, crate::engines::BusyCause>, u32), WorkloadError> {
+    let mut e = first;
+    let mut tries = 1;
+    loop {
+        // Not again once stopped: the stop is what failed it.
+        if shared.stop.load(Ordering::Relaxed) {
+            return Err(WorkloadError::Interrupted);
+        }
+        match e.lock_cause() {
+            Some(_) if tries < max_tries => {
+                tries += 1;
+                match client.execute() {
+                    Ok(ok) => return Ok((Ok(ok), tries)),
+                    Err(again) => e = again,
+                }
+            }
+            Some(cause) => return Ok((Err(cause), tries)),
+            None => return Err(shared.failed(e)),
+        }
+    }
 }
 
 /// The first error of the clients that is not just "stopped because another failed".
@@ -816,6 +1104,7 @@ impl<'a> Shared<'a> {
             start: OnceLock::new(),
             last_end_ns: AtomicU64::new(0),
             warmup: tx.warmup(trial.params),
+            phased: trial.load.is_default() && tx.phase_timed(trial.params),
             progress: Progress::default(),
             gate,
         }
@@ -865,7 +1154,8 @@ pub fn drive(
     let mut more_io = Vec::new();
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
-        let sampler = (counters.is_some() || shape.progress).then(|| {
+        // A phase-timed trial has no series, and no progress lines (as its phases never had).
+        let sampler = ((counters.is_some() || shape.progress) && !shared.phased).then(|| {
             let (shared, done, counters) = (&shared, &clients_done, counters.clone());
             scope.spawn(move || {
                 let tick = |i: u32| {
@@ -919,7 +1209,14 @@ pub fn drive(
                         // Dropped before the connection: its statements are interrupted on a
                         // stop request while it is open.
                         let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
-                        client_loop(c.as_mut(), tx, index, trial, shared, &mut own, &mut buckets)
+                        let seat = Seat {
+                            index,
+                            trial,
+                            shared,
+                            rec: &mut own,
+                            buckets: &mut buckets,
+                        };
+                        tx.run_client(c.as_mut(), seat)
                     }
                     Err(e) => {
                         shared.rendezvous(false);
@@ -929,7 +1226,14 @@ pub fn drive(
                 (result, own, buckets)
             }));
         }
-        let mut results = vec![client_loop(conn, tx, 0, trial, &shared, rec, &mut series)];
+        let seat = Seat {
+            index: 0,
+            trial,
+            shared: &shared,
+            rec,
+            buckets: &mut series,
+        };
+        let mut results = vec![tx.run_client(conn, seat)];
         if shared.halted() || results[0].is_err() {
             // Client processes stop too (or, if client 0 never started, never start).
             remotes.iter().for_each(|r| r.stop());
@@ -968,6 +1272,10 @@ pub fn drive(
         results
     });
     first_error(results)?;
+    if shared.phased {
+        // Each operation type's time is its phases' wall time, as the recorder summed it.
+        return Ok(());
+    }
     let end_io = rec.io_snapshot();
     rec.set_series(series.series(&names, end_io, more_io));
     let mut interval = Duration::from_nanos(shared.last_end_ns.load(Ordering::Relaxed));
@@ -1060,7 +1368,14 @@ pub fn serve(
                 sample(shared, interval, counters, done, &tick)
             })
         });
-        let result = client_loop(conn, tx, index, trial, &shared, &mut rec, &mut buckets);
+        let seat = Seat {
+            index,
+            trial,
+            shared: &shared,
+            rec: &mut rec,
+            buckets: &mut buckets,
+        };
+        let result = tx.run_client(conn, seat);
         done.store(true, Ordering::Relaxed);
         if let Some(Ok(marks)) = sampler.map(|s| s.join()) {
             buckets.io = marks;
@@ -1136,7 +1451,8 @@ mod tests {
 
     struct WriteTx;
 
-    impl Transactions for WriteTx {
+    impl Streams for WriteTx {
+        type Client<'c> = Writes<'c>;
         fn budget(&self, _: &Params) -> Budget {
             Budget::Time(Duration::from_millis(900))
         }
@@ -1147,15 +1463,15 @@ mod tests {
             _: u32,
             _: u64,
             _: &Params,
-        ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+        ) -> Result<Writes<'c>, WorkloadError> {
             let stmt = conn.prepare("INSERT INTO t(v) VALUES (?)")?;
-            Ok(Box::new(Writes {
+            Ok(Writes {
                 conn,
                 stmt,
                 n: 0,
                 made: Instant::now(),
                 stalled: false,
-            }))
+            })
         }
     }
 

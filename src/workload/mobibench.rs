@@ -32,7 +32,7 @@
 //! `count` survives). A transaction that changes no row (id 0, or a row another client's
 //! transaction already changed away) is completed and unsuccessful.
 
-use super::load::{Budget, Client, Transactions};
+use super::load::{Budget, Client, Streams, Transactions};
 use super::suite::{self, Args, Check, Script, Slot, Step, Test};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::dialect::Sql;
@@ -219,7 +219,9 @@ impl Workload for Mobibench {
     }
 }
 
-impl Transactions for Mobibench {
+impl Streams for Mobibench {
+    type Client<'c> = MobiClient<'c>;
+
     fn budget(&self, p: &Params) -> Budget {
         Budget::Count(p.count("count"))
     }
@@ -237,7 +239,7 @@ impl Transactions for Mobibench {
         clients: u32,
         seed: u64,
         p: &Params,
-    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+    ) -> Result<Self::Client<'c>, WorkloadError> {
         let op = match p.choice("mode") {
             "insert" => 0,
             "update" => 1,
@@ -246,7 +248,7 @@ impl Transactions for Mobibench {
         let stmt = conn.prepare([INSERT, UPDATE, DELETE][op])?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(11);
-        Ok(Box::new(MobiClient {
+        Ok(MobiClient {
             conn,
             op,
             stmt,
@@ -255,12 +257,12 @@ impl Transactions for Mobibench {
             next_delete: i64::from(index),
             step: i64::from(clients),
             id: 0,
-        }))
+        })
     }
 }
 
 /// One client's stream of Mobibench transactions under the load driver.
-struct MobiClient<'c> {
+pub struct MobiClient<'c> {
     conn: &'c mut dyn Connection,
     /// The mode's operation type, and its statement.
     op: usize,

@@ -254,17 +254,19 @@ impl Recorder {
     /// way to time a tight loop.
     #[inline]
     pub fn lap(&mut self, op: usize) {
+        self.lap_outcome(op, true);
+    }
+
+    /// [`Recorder::lap`] for an operation that either succeeded or was, by the workload's own
+    /// rules, unsuccessful (see [`Recorder::record_outcome`]).
+    #[inline]
+    pub fn lap_outcome(&mut self, op: usize, succeeded: bool) {
         let now = self.clock.now();
         let ns = self.clock.ns_between(self.lap_start, now);
         self.lap_start = now;
-        self.record_ns(op, ns);
-    }
-
-    #[inline]
-    fn record_ns(&mut self, op: usize, ns: u64) {
         let s = &mut self.ops[op];
         s.ops += 1;
-        s.succeeded += 1;
+        s.succeeded += succeeded as u64;
         s.hist.saturating_record(ns.clamp(1, MAX_NS));
     }
 

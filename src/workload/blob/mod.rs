@@ -25,7 +25,7 @@
 pub mod clients;
 pub mod content;
 
-use super::load::{Budget, Client, Transactions};
+use super::load::{Budget, Streams, Transactions};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::blob::store_of;
 use crate::engines::Connection;
@@ -315,7 +315,9 @@ impl Workload for Blob {
     }
 }
 
-impl Transactions for Blob {
+impl Streams for Blob {
+    type Client<'c> = clients::BlobClient<'c>;
+
     fn budget(&self, p: &Params) -> Budget {
         match p.count("operations") {
             0 => Budget::Time(p.duration("measure_time")),
@@ -334,8 +336,8 @@ impl Transactions for Blob {
         clients: u32,
         seed: u64,
         p: &Params,
-    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+    ) -> Result<Self::Client<'c>, WorkloadError> {
         let s = Settings::from_params(p).map_err(|d| WorkloadError::check_failed("blob", d))?;
-        Ok(Box::new(clients::BlobClient::new(conn, s, seed, index, clients)?))
+        clients::BlobClient::new(conn, s, seed, index, clients)
     }
 }

@@ -15,7 +15,7 @@
 pub mod client;
 pub mod log;
 
-use super::load::{self, Budget, Client, Transactions};
+use super::load::{self, Budget, Client, Streams};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, Dialect};
 use crate::model::op::OpType;
@@ -304,7 +304,9 @@ impl Workload for Replay {
     }
 }
 
-impl Transactions for Replay {
+impl Streams for Replay {
+    type Client<'c> = Box<dyn Client + 'c>;
+
     /// `duration=`: the log over and over until the time is up; else the client's stream of
     /// `repeat=` passes.
     fn budget(&self, params: &Params) -> Budget {
@@ -322,7 +324,7 @@ impl Transactions for Replay {
         _clients: u32,
         _seed: u64,
         params: &Params,
-    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+    ) -> Result<Self::Client<'c>, WorkloadError> {
         let loaded = load(params).map_err(|d| WorkloadError::check_failed("replay", d))?;
         let pinned = params.text("sha256");
         if !pinned.is_empty() && pinned != loaded.sha256 {

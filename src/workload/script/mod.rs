@@ -26,7 +26,7 @@ pub mod parse;
 pub mod random;
 pub mod sql;
 
-use super::load::{self, Budget, Client, Transactions};
+use super::load::{self, Budget, Client, Streams};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, Dialect, EngineError};
 use crate::model::op::OpType;
@@ -514,7 +514,9 @@ fn rows_left(conn: &mut dyn Connection) -> Result<u64, EngineError> {
     Ok(rows)
 }
 
-impl Transactions for ScriptWorkload {
+impl Streams for ScriptWorkload {
+    type Client<'c> = Box<dyn Client + 'c>;
+
     fn budget(&self, params: &Params) -> Budget {
         Budget::timed_or(params.duration("duration"), Budget::Count(params.count("transactions")))
     }
@@ -533,7 +535,7 @@ impl Transactions for ScriptWorkload {
         _clients: u32,
         seed: u64,
         params: &Params,
-    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+    ) -> Result<Self::Client<'c>, WorkloadError> {
         let loaded = load(params).map_err(|d| WorkloadError::check_failed("script", d))?;
         let pinned = params.text("sha256");
         if !pinned.is_empty() && pinned != loaded.sha256 {

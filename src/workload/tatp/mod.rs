@@ -257,7 +257,9 @@ fn client(
 /// Under the load driver (a rate, a latency limit or lock retries): every client draws TATP's
 /// mix from its own stream as TATP's own clients do, warms up for `warmup_time` and is measured
 /// for `measure_time`; a transaction rolled back on a lock is tried again, the same one.
-impl super::load::Transactions for Tatp {
+impl super::load::Streams for Tatp {
+    type Client<'c> = TatpClient<'c>;
+
     fn budget(&self, p: &Params) -> super::load::Budget {
         super::load::Budget::Time(p.duration("measure_time"))
     }
@@ -273,23 +275,23 @@ impl super::load::Transactions for Tatp {
         _clients: u32,
         seed: u64,
         p: &Params,
-    ) -> Result<Box<dyn super::load::Client + 'c>, WorkloadError> {
+    ) -> Result<Self::Client<'c>, WorkloadError> {
         let settings = Settings::from_params(p).map_err(|detail| WorkloadError::Verification {
             workload: "tatp".into(),
             detail,
         })?;
         let stmts = Statements::prepare(conn).map_err(|e| setup_error(u64::from(index), e))?;
-        Ok(Box::new(TatpClient {
+        Ok(TatpClient {
             conn,
             stmts,
             gen: TxGen::new(seed, u64::from(index), settings.mix, settings.subscribers),
             tx: None,
-        }))
+        })
     }
 }
 
 /// One client's stream under the load driver.
-struct TatpClient<'c> {
+pub struct TatpClient<'c> {
     conn: &'c mut dyn Connection,
     stmts: Statements,
     gen: TxGen,

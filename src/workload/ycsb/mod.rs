@@ -20,7 +20,7 @@ pub mod keys;
 pub mod mix;
 pub mod schema;
 
-use super::load::{self, Budget, Client, Transactions};
+use super::load::{self, Budget, Client, Streams};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, EngineError, Value};
 use crate::model::params::{ParamKind, ParamSpec, Params};
@@ -247,7 +247,9 @@ impl Workload for Ycsb {
     }
 }
 
-impl Transactions for Ycsb {
+impl Streams for Ycsb {
+    type Client<'c> = Box<dyn Client + 'c>;
+
     fn budget(&self, params: &Params) -> Budget {
         Budget::timed_or(params.duration("duration"), Budget::Count(params.count("operations")))
     }
@@ -266,7 +268,7 @@ impl Transactions for Ycsb {
         clients: u32,
         seed: u64,
         params: &Params,
-    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+    ) -> Result<Self::Client<'c>, WorkloadError> {
         let core = core_of(params)?;
         let statements = Statements::prepare(conn).map_err(|e| setup_error(index, e))?;
         let mut generator = Generator::new(
