@@ -147,7 +147,10 @@ impl CancelKey {
 pub struct WireConn {
     stream: Stream,
     out: BytesMut,
+    /// Bytes read and not yet parsed into messages.
     input: BytesMut,
+    /// What each `read` fills before it is appended to `input`.
+    chunk: Box<[u8]>,
     cancel: CancelKey,
     prepared: usize,
 }
@@ -171,6 +174,7 @@ impl WireConn {
             stream,
             out: BytesMut::with_capacity(1024),
             input: BytesMut::with_capacity(16 * 1024),
+            chunk: vec![0; 16 * 1024].into_boxed_slice(),
             cancel: CancelKey {
                 addr,
                 process_id: 0,
@@ -287,18 +291,8 @@ impl WireConn {
                     m => return Ok(m),
                 }
             }
-            self.input.reserve(16 * 1024);
-            let len = self.input.len();
-            let cap = self.input.capacity();
-            self.input.resize(cap, 0);
-            let n = match self.stream.read(&mut self.input[len..]) {
-                Ok(n) => n,
-                Err(e) => {
-                    self.input.truncate(len);
-                    return Err(e.into());
-                }
-            };
-            self.input.truncate(len + n);
+            let n = self.stream.read(&mut self.chunk)?;
+            self.input.extend_from_slice(&self.chunk[..n]);
             if n == 0 {
                 return Err(WireError::Io(std::io::Error::new(
                     std::io::ErrorKind::UnexpectedEof,
@@ -308,15 +302,14 @@ impl WireConn {
         }
     }
 
-    /// Reads up to `ReadyForQuery`, keeping the first error.
-    fn finish(&mut self, mut first: Option<WireError>) -> Result<(), WireError> {
+    /// Reads up to `ReadyForQuery` after `first` went wrong, and returns it (or the socket's
+    /// error, if reading fails).
+    fn finish(&mut self, first: WireError) -> WireError {
         loop {
-            match self.next()? {
-                Message::ReadyForQuery(_) => return first.map_or(Ok(()), Err),
-                Message::ErrorResponse(body) => {
-                    first.get_or_insert(db_error(body));
-                }
-                _ => {}
+            match self.next() {
+                Ok(Message::ReadyForQuery(_)) => return first,
+                Ok(_) => {}
+                Err(e) => return e,
             }
         }
     }
@@ -338,7 +331,7 @@ impl WireConn {
                 Message::RowDescription(body) => columns = body.fields().map(|f| Ok(f.type_oid())).collect()?,
                 Message::ErrorResponse(body) => {
                     let e = db_error(body);
-                    return self.finish(Some(e)).map(|_| unreachable!());
+                    return Err(self.finish(e));
                 }
                 Message::ReadyForQuery(_) => break,
                 _ => return Err(protocol("unexpected message while preparing")),
@@ -357,12 +350,14 @@ impl WireConn {
         mut bind: impl FnMut(T, &mut BytesMut) -> Result<bool, Box<dyn std::error::Error + Sync + Send>>,
         row: RowValues<'_>,
     ) -> Result<u64, WireError> {
+        let mut index = 0;
         let r = frontend::bind(
             "",
             &stmt.name,
             std::iter::once(1),
             values,
             |v, buf| {
+                index += 1;
                 Ok(if bind(v, buf)? {
                     postgres_protocol::IsNull::Yes
                 } else {
@@ -375,7 +370,9 @@ impl WireConn {
         if let Err(e) = r {
             self.out.clear();
             return Err(match e {
-                frontend::BindError::Conversion(e) => protocol(e.to_string()),
+                frontend::BindError::Conversion(e) => {
+                    protocol(format!("error serializing parameter {}: {e}", index - 1))
+                }
                 frontend::BindError::Serialization(e) => WireError::Io(e),
             });
         }
@@ -440,7 +437,7 @@ impl WireConn {
                 Message::CopyInResponse(_) => return Ok(()),
                 Message::ErrorResponse(body) => {
                     let e = db_error(body);
-                    return self.finish(Some(e)).map(|_| ());
+                    return Err(self.finish(e));
                 }
                 _ => {}
             }
