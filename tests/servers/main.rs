@@ -11,6 +11,7 @@
 //!   leave its settings as they were;
 //! - the `script` workload (pgbench's tpcb-like and dialect variants) on both servers.
 
+mod auth;
 mod common;
 mod device_io;
 mod population;

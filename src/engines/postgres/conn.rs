@@ -2,8 +2,9 @@
 //! numbered, values bound by the parameter types PostgreSQL inferred (rust-postgres will not
 //! convert an i64 for an int4 parameter by itself) and read back in the binary format without
 //! allocating, `COPY ... FROM STDIN` for bulk loads, the cancel request, and the client's
-//! errors as litebench's kinds.
+//! errors as litebench's kinds. The messages go over [`super::wire`]'s blocking client.
 
+use super::wire::{Prepared, WireConn, WireError};
 use crate::engines::server::error_chain;
 use crate::engines::server::one_line;
 use crate::engines::server::process::ServerProcess;
@@ -11,21 +12,20 @@ use crate::engines::values::Values;
 use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
 use bytes::BytesMut;
 use postgres::error::SqlState;
-use postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
-use postgres::{Client, NoTls, SimpleQueryMessage, Statement};
+use postgres::types::{to_sql_checked, FromSql, IsNull, Kind, ToSql, Type};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// One connection to a PostgreSQL database.
 pub struct PgConn {
-    pub(super) client: Client,
-    stmts: Vec<Statement>,
+    pub(super) client: WireConn,
+    stmts: Vec<(Prepared, Vec<Type>)>,
     label: String,
     server: Option<Arc<ServerProcess>>,
 }
 
 impl PgConn {
-    pub(super) fn new(client: Client, label: &str, server: Option<Arc<ServerProcess>>) -> PgConn {
+    pub(super) fn new(client: WireConn, label: &str, server: Option<Arc<ServerProcess>>) -> PgConn {
         PgConn {
             client,
             stmts: Vec::new(),
@@ -37,17 +37,17 @@ impl PgConn {
 
 /// Maps a client error to an [`EngineError`]; a lost connection to a server that has exited is
 /// reported as that.
-pub(super) fn pg_error(label: &str, server: Option<&ServerProcess>, e: postgres::Error, context: &str) -> EngineError {
+pub(super) fn pg_error(label: &str, server: Option<&ServerProcess>, e: WireError, context: &str) -> EngineError {
     // A lost connection, or a backend's farewell (SQLSTATE class 57: "terminating connection
     // due to unexpected postmaster exit", shutdowns): first see whether the server itself died.
-    let farewell = e.as_db_error().is_none_or(|db| db.code().code().starts_with("57"));
+    let farewell = e.as_db_error().is_none_or(|db| db.code.starts_with("57"));
     if let (true, Some(s)) = (farewell, server) {
         if let Some(died) = s.died(Duration::from_millis(500)) {
             return crate::engines::server::error(label, ErrorKind::Io, died, context);
         }
     }
     if let Some(db) = e.as_db_error() {
-        let code = db.code();
+        let code = &SqlState::from_code(&db.code);
         // Lock failures keep PostgreSQL's own kinds (never a SQLite cause).
         let busy_cause = if *code == SqlState::T_R_SERIALIZATION_FAILURE {
             Some(crate::engines::BusyCause::Serialization)
@@ -69,9 +69,9 @@ pub(super) fn pg_error(label: &str, server: Option<&ServerProcess>, e: postgres:
         } else {
             ErrorKind::Other
         };
-        let message = match db.detail() {
-            Some(d) => format!("{} ({d}; SQLSTATE {})", db.message(), code.code()),
-            None => format!("{} (SQLSTATE {})", db.message(), code.code()),
+        let message = match &db.detail {
+            Some(d) => format!("{} ({d}; SQLSTATE {})", db.message, code.code()),
+            None => format!("{} (SQLSTATE {})", db.message, code.code()),
         };
         return EngineError {
             busy_cause,
@@ -178,40 +178,10 @@ impl ToSql for PgParam<'_> {
     to_sql_checked!();
 }
 
-/// Most parameters a statement binds without allocating.
-const INLINE_PARAMS: usize = 16;
-
-/// Calls `f` with `params` as rust-postgres parameters (on the stack up to [`INLINE_PARAMS`]).
-fn with_params<R>(params: &[Value<'_>], f: impl FnOnce(&[&(dyn ToSql + Sync)]) -> R) -> R {
-    if params.len() <= INLINE_PARAMS {
-        let mut wrapped = [PgParam(Value::Null); INLINE_PARAMS];
-        for (w, p) in wrapped.iter_mut().zip(params) {
-            *w = PgParam(*p);
-        }
-        let refs: [&(dyn ToSql + Sync); INLINE_PARAMS] = std::array::from_fn(|i| &wrapped[i] as &(dyn ToSql + Sync));
-        f(&refs[..params.len()])
-    } else {
-        let wrapped: Vec<PgParam<'_>> = params.iter().map(|p| PgParam(*p)).collect();
-        let refs: Vec<&(dyn ToSql + Sync)> = wrapped.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-        f(&refs)
-    }
-}
-
-/// A result value as the server sent it (binary format), decoded by [`push_value`].
-struct Raw<'a>(Option<&'a [u8]>);
-
-impl<'a> FromSql<'a> for Raw<'a> {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
-        Ok(Raw(Some(raw)))
-    }
-
-    fn from_sql_null(_: &Type) -> Result<Self, BoxError> {
-        Ok(Raw(None))
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
+/// The type of a parameter or column by its OID; one PostgreSQL does not build in (an enum, a
+/// domain) gets a name of its own and is bound or read only if it is text-like.
+fn type_of(oid: u32) -> Type {
+    Type::from_oid(oid).unwrap_or_else(|| Type::new(format!("oid {oid}"), oid, Kind::Simple, "pg_catalog".into()))
 }
 
 /// Appends one binary-format value of type `ty` to `out`; `Err` names what could not be read.
@@ -313,7 +283,8 @@ fn numeric(raw: &[u8]) -> Option<(f64, u16)> {
 /// Rows of a `COPY ... FROM STDIN` in text format: tab-separated, `\N` for NULL, backslash
 /// escapes for the characters the format reserves.
 struct CopySink<'a> {
-    writer: postgres::CopyInWriter<'a>,
+    client: &'a mut WireConn,
+    pending: Vec<u8>,
     line: Vec<u8>,
     width: usize,
     label: &'a str,
@@ -365,14 +336,36 @@ impl crate::engines::bulk::RowSink for CopySink<'_> {
             }
         }
         self.line.push(b'\n');
-        self.writer
-            .write_all(&self.line)
+        self.client
+            .copy_data(&self.line, &mut self.pending)
             .map_err(|e| crate::engines::server::error(self.label, ErrorKind::Io, e.to_string(), "sending COPY data"))
     }
 }
 
+/// Binds `params` by the statement's parameter types and runs it; rows go to `row`.
+fn execute(
+    client: &mut WireConn,
+    (stmt, types): &(Prepared, Vec<Type>),
+    params: &[Value<'_>],
+    row: super::wire::RowValues<'_>,
+) -> Result<u64, WireError> {
+    if params.len() != stmt.params.len() {
+        return Err(WireError::Protocol(format!(
+            "expected {} parameters but got {}",
+            stmt.params.len(),
+            params.len()
+        )));
+    }
+    client.execute(
+        stmt,
+        params.iter().zip(types.iter()),
+        |(v, ty), buf| Ok(matches!(PgParam(*v).to_sql(ty, buf)?, IsNull::Yes)),
+        row,
+    )
+}
+
 impl PgConn {
-    fn err(&self, e: postgres::Error, context: &str) -> EngineError {
+    fn err(&self, e: WireError, context: &str) -> EngineError {
         pg_error(&self.label, self.server.as_deref(), e, context)
     }
 }
@@ -382,10 +375,10 @@ impl Connection for PgConn {
     /// backend's key, which cancels the statement the backend runs (one that is idle is left
     /// alone); the statement fails with `canceling statement due to user request`.
     fn interrupter(&self) -> Option<crate::engines::Interrupter> {
-        let token = self.client.cancel_token();
+        let key = self.client.cancel_key();
         Some(Box::new(move || {
             // Nothing to do about a cancel the server did not take: the watch sends another.
-            let _ = token.cancel_query(NoTls);
+            let _ = key.cancel();
         }))
     }
 
@@ -395,7 +388,7 @@ impl Connection for PgConn {
 
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
         self.client
-            .batch_execute(sql)
+            .simple(sql, &mut |_, _| Ok(()))
             .map_err(|e| self.err(e, &format!("running `{}`", one_line(sql))))
     }
 
@@ -405,31 +398,44 @@ impl Connection for PgConn {
             .client
             .prepare(&translated)
             .map_err(|e| self.err(e, &format!("preparing `{}`", one_line(&translated))))?;
-        self.stmts.push(stmt);
+        let types = stmt
+            .params
+            .iter()
+            .chain(&stmt.columns)
+            .map(|&oid| type_of(oid))
+            .collect();
+        self.stmts.push((stmt, types));
         Ok(StmtId(self.stmts.len() - 1))
     }
 
     fn run(&mut self, id: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
-        let stmt = &self.stmts[id.0];
-        let client = &mut self.client;
-        // `execute` returns the rows a statement changed, or the rows a query produced.
-        with_params(params, |p| client.execute(stmt, p)).map_err(|e| self.err(e, "running a prepared statement"))
+        // The rows a statement changed, or the rows a query produced.
+        execute(&mut self.client, &self.stmts[id.0], params, &mut |_, _| Ok(()))
+            .map_err(|e| self.err(e, "running a prepared statement"))
     }
 
     fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
-        let stmt = &self.stmts[id.0];
-        let client = &mut self.client;
-        let rows =
-            with_params(params, |p| client.query(stmt, p)).map_err(|e| self.err(e, "running a prepared query"))?;
-        for row in &rows {
-            for (i, column) in row.columns().iter().enumerate() {
-                let raw: Raw<'_> = row.try_get(i).map_err(|e| self.err(e, "reading a query result"))?;
-                push_value(out, column.type_(), raw.0).map_err(|message| {
-                    crate::engines::server::error(&self.label, ErrorKind::Other, message, "reading a query result")
-                })?;
+        let prepared = &self.stmts[id.0];
+        let columns = &prepared.1[prepared.0.params.len()..];
+        let mut bad = None;
+        let r = execute(&mut self.client, prepared, params, &mut |buf, cells| {
+            for (ty, cell) in columns.iter().zip(cells) {
+                if let Err(message) = push_value(out, ty, cell.clone().map(|r| &buf[r])) {
+                    bad.get_or_insert(message);
+                }
             }
+            Ok(())
+        });
+        let rows = r.map_err(|e| self.err(e, "running a prepared query"))?;
+        if let Some(message) = bad {
+            return Err(crate::engines::server::error(
+                &self.label,
+                ErrorKind::Other,
+                message,
+                "reading a query result",
+            ));
         }
-        Ok(rows.len() as u64)
+        Ok(rows)
     }
 
     fn query_plan(&mut self, sql: &str) -> Result<Option<Vec<String>>, EngineError> {
@@ -455,34 +461,41 @@ impl Connection for PgConn {
         let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
         let label = self.label.clone();
         let server = self.server.clone();
-        let err = |e: postgres::Error, what: &str| pg_error(&label, server.as_deref(), e, what);
-        let writer = self
-            .client
-            .copy_in(&sql)
+        let err = |e: WireError, what: &str| pg_error(&label, server.as_deref(), e, what);
+        self.client
+            .copy_start(&sql)
             .map_err(|e| err(e, &format!("starting `{sql}`")))?;
         let mut sink = CopySink {
-            writer,
+            client: &mut self.client,
+            pending: Vec::with_capacity(64 * 1024),
             line: Vec::with_capacity(256),
             width: columns.len(),
             label: &label,
         };
-        fill(&mut sink)?;
-        let CopySink { writer, .. } = sink;
-        writer.finish().map_err(|e| err(e, &format!("finishing `{sql}`")))
+        let filled = fill(&mut sink);
+        let CopySink { mut pending, .. } = sink;
+        if let Err(e) = filled {
+            // End the COPY so that the connection stays usable; the fill's error is the one reported.
+            let _ = self.client.copy_fail(&e.to_string());
+            return Err(e);
+        }
+        self.client
+            .copy_finish(&mut pending)
+            .map_err(|e| err(e, &format!("finishing `{sql}`")))
     }
 
     fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
-        let messages = self
-            .client
-            .simple_query(sql)
-            .map_err(|e| self.err(e, &format!("running `{}`", one_line(sql))))?;
-        Ok(messages
-            .into_iter()
-            .filter_map(|m| match m {
-                SimpleQueryMessage::Row(r) => Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect()),
-                _ => None,
+        let mut rows = Vec::new();
+        self.client
+            .simple(sql, &mut |buf, cells| {
+                let row = cells
+                    .iter()
+                    .map(|c| c.clone().map(|r| String::from_utf8_lossy(&buf[r]).into_owned()));
+                rows.push(row.collect());
+                Ok(())
             })
-            .collect())
+            .map_err(|e| self.err(e, &format!("running `{}`", one_line(sql))))?;
+        Ok(rows)
     }
 }
 

@@ -25,9 +25,12 @@
 //!   end is reported, never ignored.
 //! - It is the server engine ([`crate::engines::server::engine::ServerEngine`]) in PostgreSQL's
 //!   flavour: this file holds what PostgreSQL does its own way (its binaries, `initdb`, the SQL
-//!   of databases and settings); `conn.rs` holds the connection (placeholders, values, COPY).
+//!   of databases and settings); `conn.rs` holds the connection (placeholders, values, COPY),
+//!   `wire.rs` the blocking client under it (pgbench's client CPU per transaction, not the
+//!   `postgres` crate's tokio runtime under every call; URLs are still parsed by that crate).
 
 mod conn;
+mod wire;
 
 pub use conn::{copy_escape, translate_placeholders, PgConn};
 
@@ -39,11 +42,12 @@ use crate::engines::{Connection, DbRef, EngineError, ErrorKind};
 use crate::model::knob::{find_spec, KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
 use conn::pg_error;
-use postgres::{Client, Config, NoTls};
+use postgres::Config;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use wire::{WireConn, WireError};
 
 /// PostgreSQL's durability settings, in the order they are applied.
 pub const POSTGRES_KNOBS: &[KnobSpec] = &[
@@ -239,8 +243,8 @@ fn restore_sql(name: &str, o: &Override) -> String {
 
 impl Flavour for Postgres {
     type Conn = PgConn;
-    type Client = Client;
-    type Error = postgres::Error;
+    type Client = WireConn;
+    type Error = WireError;
 
     const LAUNCH: Launch = Launch {
         flag: FLAG,
@@ -299,7 +303,7 @@ impl Flavour for Postgres {
         serde_json::json!({ "initdb_args": INITDB_ARGS, "server_settings": SERVER_SETTINGS })
     }
 
-    fn connect_url(url: &str, _shown: &str) -> Result<(Postgres, Client, u16), String> {
+    fn connect_url(url: &str, _shown: &str) -> Result<(Postgres, WireConn, u16), String> {
         let mut config: Config = url.parse().map_err(|e: postgres::Error| {
             format!(
                 "not a PostgreSQL connection URL ({}); e.g. postgres=postgres://user@127.0.0.1:5432/postgres",
@@ -313,7 +317,7 @@ impl Flavour for Postgres {
             config.connect_timeout(Duration::from_secs(5));
         }
         config.application_name("litebench");
-        let client = config.connect(NoTls).map_err(|e| {
+        let client = WireConn::connect(&config).map_err(|e| {
             format!(
                 "cannot connect ({}); check that the server runs and the URL (user, password, database)",
                 error_chain(&e)
@@ -323,22 +327,22 @@ impl Flavour for Postgres {
         Ok((Postgres { config, version_num: 0 }, client, port))
     }
 
-    fn dial(&self, db: Option<&str>) -> Result<Client, postgres::Error> {
+    fn dial(&self, db: Option<&str>) -> Result<WireConn, WireError> {
         match db {
-            None => self.config.connect(NoTls),
+            None => WireConn::connect(&self.config),
             Some(db) => {
                 let mut config = self.config.clone();
                 config.dbname(db);
-                config.connect(NoTls)
+                WireConn::connect(&config)
             }
         }
     }
 
-    fn wrap(&self, client: Client, label: &str, server: Option<Arc<ServerProcess>>) -> PgConn {
+    fn wrap(&self, client: WireConn, label: &str, server: Option<Arc<ServerProcess>>) -> PgConn {
         PgConn::new(client, label, server)
     }
 
-    fn error(label: &str, server: Option<&ServerProcess>, e: postgres::Error, context: &str) -> EngineError {
+    fn error(label: &str, server: Option<&ServerProcess>, e: WireError, context: &str) -> EngineError {
         pg_error(label, server, e, context)
     }
 
