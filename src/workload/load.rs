@@ -806,9 +806,10 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     // optional calls need.
     let full = schedule.is_some() || hooks != Hooks::default() || !shared.warmup.is_zero() || shape.progress;
     let c = &mut client;
-    // A trial that keeps no series, on no schedule and with no optional calls (TATP's closed
-    // loop): the loop of one interval, two clock readings per transaction.
-    let plain = !shared.series && schedule.is_none() && hooks == Hooks::default();
+    // A trial that keeps no series and is not timed per phase, on no schedule and with no
+    // optional calls (TATP's closed loop): the loop of one interval, two clock readings per
+    // transaction.
+    let plain = !shared.series && !shared.phased && schedule.is_none() && hooks == Hooks::default();
     let last_end_ns = match (full, shared.phased) {
         _ if plain => run_interval(c, &course, shared, rec),
         (false, false) => run_stream::<S::Client<'_>, false, false>(c, &course, schedule, shared, rec, buckets),
