@@ -104,6 +104,13 @@ pub trait Streams: Sync {
     fn phase_timed(&self, _params: &Params) -> bool {
         false
     }
+    /// False when a trial with these parameters and this load keeps no time series (nor
+    /// `--progress` lines): its records are those of a workload measured over one interval
+    /// (TATP's closed loop, as VLDB'22 measured it and every earlier run recorded it). True by
+    /// default.
+    fn series(&self, _params: &Params, _load: &LoadShape) -> bool {
+        true
+    }
     /// Client `index` of `clients`: prepares its statements on `conn`, which it keeps, and
     /// returns its stream of transactions, drawn from `seed` (the same seed, the same
     /// transactions).
@@ -130,6 +137,8 @@ pub trait Transactions: Sync {
     fn warmup(&self, params: &Params) -> Duration;
     /// [`Streams::phase_timed`].
     fn phase_timed(&self, params: &Params) -> bool;
+    /// [`Streams::series`].
+    fn series(&self, params: &Params, load: &LoadShape) -> bool;
     /// Runs one client of a trial on `conn` to the end of its budget: the driver's client loop,
     /// compiled for this workload's client type.
     fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError>;
@@ -150,6 +159,9 @@ impl<S: Streams> Transactions for S {
     }
     fn phase_timed(&self, params: &Params) -> bool {
         Streams::phase_timed(self, params)
+    }
+    fn series(&self, params: &Params, load: &LoadShape) -> bool {
+        Streams::series(self, params, load)
     }
     fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError> {
         client_loop(self, conn, seat)
@@ -210,6 +222,13 @@ pub trait Client {
     fn round_ends(&self) -> bool {
         false
     }
+    /// The hash of the query results of the client's first transactions, when it kept one
+    /// ([`super::result_hash`]): asked once, of client 0, after its last transaction, in a
+    /// trial whose transactions' results depend only on the seed (one client in a closed loop,
+    /// one try each). None by default.
+    fn result_hash(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// A client chosen at run time among several types (a workload's modes): each call goes through
@@ -239,6 +258,9 @@ impl<C: Client + ?Sized> Client for Box<C> {
     fn round_ends(&self) -> bool {
         (**self).round_ends()
     }
+    fn result_hash(&mut self) -> Option<String> {
+        (**self).result_hash()
+    }
 }
 
 /// The optional calls a [`Client`] answers ([`Client::hooks`]).
@@ -255,6 +277,13 @@ pub struct Hooks {
 /// A per-client seed: the same for the same trial seed and client, different between clients.
 pub fn client_seed(seed: u64, index: u32) -> u64 {
     seed ^ (u64::from(index) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The trial's seed back from client `index`'s [`client_seed`] (the derivation is its own
+/// inverse): for a workload whose clients draw from the trial's seed and their index, as
+/// TATP's own clients always did.
+pub fn trial_seed(client_seed: u64, index: u32) -> u64 {
+    self::client_seed(client_seed, index)
 }
 
 /// The intended start times of one client's open loop.
@@ -336,6 +365,8 @@ struct Buckets {
     /// Per operation type, the recorder's totals and latency histogram when the current
     /// interval started (no histogram before the type's first transaction).
     at_start: Vec<(Totals, Option<Histogram<u64>>)>,
+    /// Counting nothing: the trial keeps no series ([`Streams::series`]).
+    off: bool,
 }
 
 #[derive(Default)]
@@ -360,7 +391,15 @@ impl Buckets {
             current: 0,
             ends_ns: interval.as_nanos().clamp(1, u128::from(u64::MAX)) as u64,
             at_start: (0..ops).map(|_| (Totals::default(), None)).collect(),
+            off: false,
         }
+    }
+
+    /// Counts nothing from now on: no interval ever ends, so a transaction costs the one
+    /// comparison and no interval's histograms are differenced.
+    fn switch_off(&mut self) {
+        self.off = true;
+        self.ends_ns = u64::MAX;
     }
 
     fn interval_ns(&self) -> u64 {
@@ -378,6 +417,9 @@ impl Buckets {
 
     /// Starts counting from `rec`'s totals now (the measured start).
     fn begin(&mut self, rec: &Recorder) {
+        if self.off {
+            return;
+        }
         for op in 0..self.ops {
             let (t, h) = rec.totals(op);
             self.at_start[op] = (t, (t.ops > 0).then(|| h.clone()));
@@ -399,6 +441,9 @@ impl Buckets {
     /// Ends the current interval: what `rec` counted since it started.
     #[cold]
     fn close(&mut self, rec: &Recorder) {
+        if self.off {
+            return;
+        }
         for op in 0..self.ops {
             let (now, hist) = rec.totals(op);
             let counts = now.since(&self.at_start[op].0);
@@ -561,6 +606,9 @@ struct Shared<'a> {
     /// Timed per phase, with no time series ([`Streams::phase_timed`]): one client in a closed
     /// loop of a workload that is.
     phased: bool,
+    /// Keeps a time series (and prints `--progress` lines): not when phase-timed, nor where the
+    /// workload keeps none ([`Streams::series`]).
+    series: bool,
     /// Running totals of every client, for `--progress`.
     progress: Progress,
     /// Called once every client of this process is ready, before the measured start: starts
@@ -724,6 +772,9 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     };
     let mut client = made?;
     let hooks = client.hooks();
+    if !shared.series {
+        buckets.switch_off();
+    }
     // Warm-up: transactions run on the same schedule but are not recorded; the measured
     // interval, the series and the time budget start where it ends.
     let warm_end = start + shared.warmup;
@@ -755,7 +806,12 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     // optional calls need.
     let full = schedule.is_some() || hooks != Hooks::default() || !shared.warmup.is_zero() || shape.progress;
     let c = &mut client;
+    // A trial that keeps no series and is not timed per phase, on no schedule and with no
+    // optional calls (TATP's closed loop): the loop of one interval, two clock readings per
+    // transaction.
+    let plain = !shared.series && !shared.phased && schedule.is_none() && hooks == Hooks::default();
     let last_end_ns = match (full, shared.phased) {
+        _ if plain => run_interval(c, &course, shared, rec),
         (false, false) => run_stream::<S::Client<'_>, false, false>(c, &course, schedule, shared, rec, buckets),
         (false, true) => run_phased(c, &course, shared, rec).map(|()| 0),
         (true, false) => run_stream::<S::Client<'_>, true, false>(c, &course, schedule, shared, rec, buckets),
@@ -764,6 +820,11 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
     if trial.stop.load(Ordering::Relaxed) {
         return Err(WorkloadError::Interrupted);
+    }
+    if index == 0 && shape.is_default() {
+        if let Some(h) = client.result_hash() {
+            rec.set_result_hash(h);
+        }
     }
     Ok(())
 }
@@ -924,6 +985,67 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         rec.pause();
     } else {
         buckets.close(rec);
+    }
+    Ok(last_end_ns)
+}
+
+/// The closed loop of a trial measured over one interval, without a series, a schedule or
+/// optional calls (TATP's, as VLDB'22 measured it): per transaction no more than the loop it
+/// replaced, so that its trials cost what they did. Two readings of the calibrated clock per
+/// transaction, around it; the previous transaction's end stands for the next one's start in
+/// the warm-up's and the budget's checks (the draw in between takes well under a microsecond).
+/// Returns the last recorded end, nanoseconds after the warm-up's end.
+fn run_interval<C: Client>(
+    client: &mut C,
+    course: &Course,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+) -> Result<u64, WorkloadError> {
+    let clock = crate::sys::clock::clock();
+    let origin = clock.now();
+    let at = Instant::now();
+    let since_origin = |t: Instant| t.saturating_duration_since(at).as_nanos() as u64;
+    let warm_ns = since_origin(course.warm_end);
+    let end_ns = course.until.map_or(u64::MAX, since_origin);
+    // The previous transaction's end, nanoseconds after `origin`.
+    let mut now_ns = 0u64;
+    while now_ns < warm_ns {
+        if shared.halted() || client.done() {
+            return Ok(0);
+        }
+        client.draw();
+        match client.execute() {
+            Ok(_) => {}
+            Err(e) if e.kind == ErrorKind::Busy => {}
+            Err(e) => return Err(shared.failed(e)),
+        }
+        now_ns = clock.ns_between(origin, clock.now());
+    }
+    let mut done = 0u64;
+    let mut last_end_ns = 0u64;
+    while done < course.count {
+        if shared.halted() || client.done() || now_ns >= end_ns {
+            break;
+        }
+        let op = client.draw();
+        done += 1;
+        rec.attribute_io(op);
+        let t0 = clock.now();
+        // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
+        let (outcome, tries) = match client.execute() {
+            Ok(ok) => (Ok(ok), 1),
+            Err(e) => retry(client, e, shared, course.max_tries)?,
+        };
+        let t1 = clock.now();
+        if tries > 1 {
+            rec.record_retries(op, u64::from(tries - 1));
+        }
+        match outcome {
+            Ok(ok) => rec.record_outcome_ns(op, clock.ns_between(t0, t1), ok),
+            Err(cause) => rec.record_busy(op, cause),
+        }
+        now_ns = clock.ns_between(origin, t1);
+        last_end_ns = now_ns.saturating_sub(warm_ns);
     }
     Ok(last_end_ns)
 }
@@ -1095,6 +1217,7 @@ impl<'a> Shared<'a> {
         in_process: u32,
         gate: Option<&'a (dyn Fn() -> bool + Sync)>,
     ) -> Shared<'a> {
+        let phased = trial.load.is_default() && tx.phase_timed(trial.params);
         Shared {
             shape: trial.load,
             budget: tx.budget(trial.params),
@@ -1104,7 +1227,8 @@ impl<'a> Shared<'a> {
             start: OnceLock::new(),
             last_end_ns: AtomicU64::new(0),
             warmup: tx.warmup(trial.params),
-            phased: trial.load.is_default() && tx.phase_timed(trial.params),
+            phased,
+            series: !phased && tx.series(trial.params, trial.load),
             progress: Progress::default(),
             gate,
         }
@@ -1155,7 +1279,7 @@ pub fn drive(
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
         // A phase-timed trial has no series, and no progress lines (as its phases never had).
-        let sampler = ((counters.is_some() || shape.progress) && !shared.phased).then(|| {
+        let sampler = ((counters.is_some() || shape.progress) && shared.series).then(|| {
             let (shared, done, counters) = (&shared, &clients_done, counters.clone());
             scope.spawn(move || {
                 let tick = |i: u32| {
@@ -1276,8 +1400,10 @@ pub fn drive(
         // Each operation type's time is its phases' wall time, as the recorder summed it.
         return Ok(());
     }
-    let end_io = rec.io_snapshot();
-    rec.set_series(series.series(&names, end_io, more_io));
+    if shared.series {
+        let end_io = rec.io_snapshot();
+        rec.set_series(series.series(&names, end_io, more_io));
+    }
     let mut interval = Duration::from_nanos(shared.last_end_ns.load(Ordering::Relaxed));
     if let Budget::Time(d) = shared.budget {
         interval = interval.max(d);
@@ -1395,6 +1521,15 @@ pub fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_client_seed_gives_back_its_trial_seed() {
+        for (seed, index) in [(0, 0), (7, 0), (7, 1), (u64::MAX, 1023)] {
+            let own = client_seed(seed, index);
+            assert_ne!(own, seed);
+            assert_eq!(trial_seed(own, index), seed);
+        }
+    }
 
     #[test]
     fn schedules_keep_their_rate_and_are_seeded() {

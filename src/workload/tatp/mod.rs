@@ -10,9 +10,10 @@
 //! - [`mix`]: weights by transaction name;
 //! - [`rates`]: the expected success rates and the check of observed ones.
 //!
-//! A trial opens `clients` connections (the first is the trial's own), runs every client on its
-//! own thread with its own RNG stream of the trial's seed, warms up for `warmup_time` (run, not
-//! recorded), then records every transaction that starts within `measure_time`. Per type it
+//! A trial runs on the load driver ([`super::load`]): `clients` connections (the first is the
+//! trial's own), every client on its own thread with its own RNG stream of the trial's seed,
+//! warms up for `warmup_time` (run, not recorded), then records every transaction that starts
+//! within `measure_time`. Per type it
 //! records completed transactions, successful ones, lock-contention rollbacks and latency;
 //! throughput is per second of the measured wall interval. Every deviation from the
 //! specification is listed in docs/workloads.md.
@@ -22,7 +23,8 @@
 //! come from the trial's seed and the database from the run's, so every engine gives the same
 //! results. Beyond them the number of transactions depends on the engine's speed, and with
 //! several clients their interleaving (which transaction sees which write) depends on timing,
-//! so no hash is kept then, nor for a trial that ran fewer transactions.
+//! so no hash is kept then, nor for a trial that ran fewer transactions. The client keeps the
+//! log and hands the hash to the driver when its trial ends ([`TatpClient`]).
 
 pub mod keys;
 pub mod mix;
@@ -34,12 +36,11 @@ pub mod txns;
 use super::result_hash::{ResultHash, ResultLog};
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::{Connection, EngineError};
+use crate::model::load::LoadShape;
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
 use mix::{Mix, TXNS, WEIGHT_MAX};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Barrier, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use txns::{Outcome, Statements, TxGen};
 
 /// The workload.
@@ -134,129 +135,10 @@ pub fn call_forwarding_balanced(p: &Params) -> bool {
     p.count(mix::WEIGHT_PARAMS[5]) == p.count(mix::WEIGHT_PARAMS[6])
 }
 
-/// What one client did.
-struct ClientResult {
-    /// End of its last recorded transaction.
-    last_end: Option<Instant>,
-    /// The hash of its first [`HASHED_TRANSACTIONS`] transactions' query results (a single
-    /// client that ran at least that many).
-    result_hash: Option<String>,
-}
-
-/// Shared by the clients of a trial.
-struct Shared<'a> {
-    settings: Settings,
-    seed: u64,
-    stop: &'a AtomicBool,
-    /// Set when a client failed: the others stop too.
-    abort: AtomicBool,
-    ready: Barrier,
-    /// The common start: the first client past the barrier sets it.
-    start: OnceLock<Instant>,
-}
-
-impl Shared<'_> {
-    /// Waits for every client; false when one of them failed to set up.
-    fn rendezvous(&self, ok: bool) -> Option<Instant> {
-        if !ok {
-            self.abort.store(true, Ordering::Relaxed);
-        }
-        self.ready.wait();
-        if self.abort.load(Ordering::Relaxed) {
-            return None;
-        }
-        Some(*self.start.get_or_init(Instant::now))
-    }
-}
-
-/// Client `index`: prepares, waits for the others, warms up, then measures.
-fn client(
-    conn: &mut dyn Connection,
-    index: u64,
-    shared: &Shared<'_>,
-    rec: &mut Recorder,
-) -> Result<ClientResult, WorkloadError> {
-    let stmts = Statements::prepare(conn).map_err(|e| setup_error(index, e));
-    let Some(start) = shared.rendezvous(stmts.is_ok()) else {
-        return match stmts {
-            Err(e) => Err(e),
-            Ok(_) => Err(WorkloadError::Interrupted),
-        };
-    };
-    let stmts = stmts?;
-    let s = &shared.settings;
-    let mut gen = TxGen::new(shared.seed, index, s.mix, s.subscribers);
-    // The first transactions of a single client keep their query results (about 2 queries of
-    // 8 values each per transaction), for the hash.
-    let mut log = (s.clients == 1).then(|| {
-        let n = HASHED_TRANSACTIONS as usize;
-        ResultLog::with_capacity(3 * n, 40 * n, 64 * n)
-    });
-    let mut done = 0u64;
-    let mut busy = false;
-    let warm_end = start + s.warmup;
-    let end = warm_end + s.measure;
-    let mut current: Option<usize> = None;
-    let mut last_end = None;
-    // The end of the previous transaction stands for the start of the next in the deadline
-    // checks (input generation in between takes well under a microsecond): one clock reading
-    // fewer per transaction.
-    let mut now = start;
-    let result = loop {
-        if shared.stop.load(Ordering::Relaxed) || shared.abort.load(Ordering::Relaxed) {
-            break Err(WorkloadError::Interrupted);
-        }
-        let tx = gen.next_tx();
-        if now >= end {
-            break Ok(());
-        }
-        let op = tx.kind.index();
-        let keep = if done < HASHED_TRANSACTIONS { log.as_mut() } else { None };
-        done += 1;
-        if now < warm_end {
-            match stmts.execute_into(conn, &tx, keep) {
-                Ok(o) => busy |= matches!(o, Outcome::Busy(_)),
-                Err(e) => break Err(e.into()),
-            }
-            now = Instant::now();
-            continue;
-        }
-        if current != Some(op) {
-            rec.attribute_io(op);
-            current = Some(op);
-        }
-        let t0 = Instant::now();
-        let outcome = match stmts.execute_into(conn, &tx, keep) {
-            Ok(o) => o,
-            Err(e) => break Err(e.into()),
-        };
-        now = Instant::now();
-        match outcome {
-            Outcome::Success => rec.record_outcome(op, now - t0, true),
-            Outcome::Unsuccessful => rec.record_outcome(op, now - t0, false),
-            Outcome::Busy(cause) => {
-                busy = true;
-                rec.record_busy(op, cause);
-            }
-        }
-        last_end = Some(now);
-    };
-    if result.is_err() {
-        shared.abort.store(true, Ordering::Relaxed);
-    }
-    // A transaction rolled back on lock contention did not run to its end: its successors saw
-    // another database than on an engine without contention.
-    let result_hash = log.filter(|_| done >= HASHED_TRANSACTIONS && !busy).map(|log| {
-        let mut h = ResultHash::new();
-        h.add(&log);
-        h.finish()
-    });
-    result.map(|()| ClientResult { last_end, result_hash })
-}
-
-/// Under the load driver (a rate, a latency limit or lock retries): every client draws TATP's
-/// mix from its own stream as TATP's own clients do, warms up for `warmup_time` and is measured
-/// for `measure_time`; a transaction rolled back on a lock is tried again, the same one.
+/// TATP's clients, on the load driver: every client draws TATP's mix from its own stream (the
+/// trial's seed and its index), warms up for `warmup_time` and is measured for `measure_time`;
+/// under a rate, a latency limit or lock retries a transaction rolled back on a lock is tried
+/// again, the same one.
 impl super::load::Streams for Tatp {
     type Client<'c> = TatpClient<'c>;
 
@@ -268,11 +150,17 @@ impl super::load::Streams for Tatp {
         p.duration("warmup_time")
     }
 
+    /// TATP's closed loop (threads, one try per transaction) keeps no series, as its records
+    /// never had one; a rate, a latency limit, lock retries or client processes do.
+    fn series(&self, _p: &Params, l: &LoadShape) -> bool {
+        l.open() || l.latency_limit_ns.is_some() || l.max_tries > 1 || l.processes()
+    }
+
     fn client<'c>(
         &self,
         conn: &'c mut dyn Connection,
         index: u32,
-        _clients: u32,
+        clients: u32,
         seed: u64,
         p: &Params,
     ) -> Result<Self::Client<'c>, WorkloadError> {
@@ -281,11 +169,21 @@ impl super::load::Streams for Tatp {
             detail,
         })?;
         let stmts = Statements::prepare(conn).map_err(|e| setup_error(u64::from(index), e))?;
+        // The first transactions of a single client keep their query results (about 2 queries
+        // of 8 values each per transaction), for the hash.
+        let log = (clients == 1).then(|| {
+            let n = HASHED_TRANSACTIONS as usize;
+            ResultLog::with_capacity(3 * n, 40 * n, 64 * n)
+        });
+        let trial_seed = super::load::trial_seed(seed, index);
         Ok(TatpClient {
             conn,
             stmts,
-            gen: TxGen::new(seed, u64::from(index), settings.mix, settings.subscribers),
+            gen: TxGen::new(trial_seed, u64::from(index), settings.mix, settings.subscribers),
             tx: None,
+            log,
+            executed: 0,
+            busy: false,
         })
     }
 }
@@ -296,6 +194,12 @@ pub struct TatpClient<'c> {
     stmts: Statements,
     gen: TxGen,
     tx: Option<txns::TxInput>,
+    /// The query results of the first [`HASHED_TRANSACTIONS`] transactions (a single client).
+    log: Option<ResultLog>,
+    /// Transactions run, warm-up included (each try of one counts).
+    executed: u64,
+    /// True once a transaction was rolled back on lock contention.
+    busy: bool,
 }
 
 impl super::load::Client for TatpClient<'_> {
@@ -310,19 +214,41 @@ impl super::load::Client for TatpClient<'_> {
         let Some(tx) = &self.tx else {
             return Ok(false);
         };
-        match self.stmts.execute_into(&mut *self.conn, tx, None)? {
+        let keep = if self.executed < HASHED_TRANSACTIONS {
+            self.log.as_mut()
+        } else {
+            None
+        };
+        self.executed += 1;
+        match self.stmts.execute_into(&mut *self.conn, tx, keep)? {
             Outcome::Success => Ok(true),
             Outcome::Unsuccessful => Ok(false),
             // Rolled back already: the driver may run it again.
-            Outcome::Busy(cause) => Err(EngineError {
-                busy_cause: Some(cause),
-                engine: "tatp".into(),
-                kind: crate::engines::ErrorKind::Busy,
-                code: None,
-                message: "rolled back on lock contention".into(),
-                context: format!("running {}", TXNS[tx.kind.index()]),
-            }),
+            Outcome::Busy(cause) => {
+                self.busy = true;
+                Err(EngineError {
+                    busy_cause: Some(cause),
+                    engine: "tatp".into(),
+                    kind: crate::engines::ErrorKind::Busy,
+                    code: None,
+                    message: "rolled back on lock contention".into(),
+                    context: format!("running {}", TXNS[tx.kind.index()]),
+                })
+            }
         }
+    }
+
+    /// A transaction rolled back on lock contention did not run to its end: its successors saw
+    /// another database than on an engine without contention, so no hash then, nor before
+    /// [`HASHED_TRANSACTIONS`] transactions ran.
+    fn result_hash(&mut self) -> Option<String> {
+        let log = self
+            .log
+            .take()
+            .filter(|_| self.executed >= HASHED_TRANSACTIONS && !self.busy)?;
+        let mut h = ResultHash::new();
+        h.add(&log);
+        Some(h.finish())
     }
 }
 
@@ -339,29 +265,6 @@ fn setup_error(index: u64, e: EngineError) -> WorkloadError {
         };
     }
     e.into()
-}
-
-/// The first error of the clients that is not just "stopped because another failed".
-fn first_error(results: Vec<Result<ClientResult, WorkloadError>>) -> Result<Vec<ClientResult>, WorkloadError> {
-    let mut interrupted = false;
-    let mut ok = Vec::new();
-    let mut err = None;
-    for r in results {
-        match r {
-            Ok(c) => ok.push(c),
-            Err(WorkloadError::Interrupted) => interrupted = true,
-            Err(e) => {
-                if err.is_none() {
-                    err = Some(e);
-                }
-            }
-        }
-    }
-    match (err, interrupted) {
-        (Some(e), _) => Err(e),
-        (None, true) => Err(WorkloadError::Interrupted),
-        (None, false) => Ok(ok),
-    }
 }
 
 fn count(conn: &mut dyn Connection, sql: &str) -> Result<u64, EngineError> {
@@ -421,75 +324,7 @@ impl Workload for Tatp {
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        // A rate, a latency limit, lock retries or client processes: the load driver runs the
-        // transactions.
-        // Otherwise TATP's own clients, as VLDB'22 measured (and with its result hash).
-        let l = trial.load;
-        if l.open() || l.latency_limit_ns.is_some() || l.max_tries > 1 || l.processes() {
-            return super::load::drive(conn, self, trial, rec);
-        }
-        let settings = Settings::from_params(trial.params).map_err(|detail| WorkloadError::Verification {
-            workload: "tatp".into(),
-            detail,
-        })?;
-        let shared = Shared {
-            settings,
-            seed: trial.seed,
-            stop: trial.stop,
-            abort: AtomicBool::new(false),
-            ready: Barrier::new(settings.clients as usize),
-            start: OnceLock::new(),
-        };
-        let results = std::thread::scope(|scope| {
-            let mut handles = Vec::new();
-            for index in 1..settings.clients {
-                // Only the first client attributes I/O: the VFS counters are process-wide, so
-                // its phases see every client's I/O and the per-trial total stays exact.
-                let mut own = rec.sibling(false);
-                let shared = &shared;
-                let connector = trial.connector;
-                handles.push(scope.spawn(move || {
-                    let result = match connector.open() {
-                        Ok(mut c) => client(c.as_mut(), index, shared, &mut own),
-                        Err(e) => {
-                            // Let the others past the barrier, then report.
-                            shared.rendezvous(false);
-                            Err(e)
-                        }
-                    };
-                    (result, own)
-                }));
-            }
-            let mut results = vec![client(conn, 0, &shared, rec)];
-            for h in handles {
-                match h.join() {
-                    Ok((result, own)) => {
-                        rec.absorb(own);
-                        results.push(result);
-                    }
-                    Err(_) => results.push(Err(WorkloadError::Verification {
-                        workload: "tatp".into(),
-                        detail: "a client thread panicked".into(),
-                    })),
-                }
-            }
-            results
-        });
-        let clients = first_error(results)?;
-        if let Some(h) = clients.first().and_then(|c| c.result_hash.clone()) {
-            rec.set_result_hash(h);
-        }
-        // Measured interval: from the end of the warm-up to the end of the last recorded
-        // transaction of any client (at least measure_time, as one may finish just after).
-        let start = shared.start.get().copied().unwrap_or_else(Instant::now);
-        let warm_end = start + settings.warmup;
-        let last = clients.iter().filter_map(|c| c.last_end).max();
-        let interval = match last {
-            Some(t) if t > warm_end => (t - warm_end).max(settings.measure),
-            _ => settings.measure,
-        };
-        rec.set_interval(interval);
-        Ok(())
+        super::load::drive(conn, self, trial, rec)
     }
 
     fn transactions(&self) -> Option<&dyn super::load::Transactions> {
