@@ -12,15 +12,7 @@ fn postgres_urls_with_scram_and_md5_passwords_run_and_a_wrong_one_is_one_line() 
         return;
     }
     let sb = Sandbox::new();
-    let outside = tempfile::Builder::new()
-        .prefix("litebench-outside-")
-        .tempdir()
-        .expect("tempdir");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(outside.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let scratch = litebench::sys::scratch::Scratch::create(Some(outside.path())).expect("scratch");
+    let (_outside, scratch) = outside_scratch();
     let server = litebench::engines::postgres::PostgresEngine::start(&scratch).expect("start a server");
     let port = server.info().details.unwrap()["port"].as_u64().unwrap();
     let mut conn = server

@@ -244,3 +244,17 @@ pub fn config_index(v: &serde_json::Value, label: &str) -> u64 {
         .as_u64()
         .expect("index")
 }
+
+/// A scratch directory outside the sandbox, readable by the server's system user, for a server
+/// a test starts through the library as "a server the user runs". Keep the directory (the
+/// first) alive as long as the scratch.
+pub fn outside_scratch() -> (tempfile::TempDir, litebench::sys::scratch::Scratch) {
+    use std::os::unix::fs::PermissionsExt;
+    let outside = tempfile::Builder::new()
+        .prefix("litebench-outside-")
+        .tempdir()
+        .expect("tempdir");
+    std::fs::set_permissions(outside.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let scratch = litebench::sys::scratch::Scratch::create(Some(outside.path())).expect("scratch");
+    (outside, scratch)
+}

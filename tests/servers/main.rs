@@ -434,15 +434,7 @@ fn postgres_url_runs_and_leaves_the_server_as_it_was() {
         return;
     }
     let sb = Sandbox::new();
-    let outside = tempfile::Builder::new()
-        .prefix("litebench-outside-")
-        .tempdir()
-        .expect("tempdir");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(outside.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let scratch = litebench::sys::scratch::Scratch::create(Some(outside.path())).expect("scratch");
+    let (outside, scratch) = outside_scratch();
     let server = litebench::engines::postgres::PostgresEngine::start(&scratch).expect("start a server");
     let port = server.info().details.unwrap()["port"].as_u64().unwrap();
     let url = format!("postgres://litebench:secret@127.0.0.1:{port}/postgres");
@@ -505,15 +497,7 @@ fn mysql_url_runs_and_leaves_the_server_as_it_was() {
         return;
     }
     let sb = Sandbox::new();
-    let outside = tempfile::Builder::new()
-        .prefix("litebench-outside-")
-        .tempdir()
-        .expect("tempdir");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(outside.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let scratch = litebench::sys::scratch::Scratch::create(Some(outside.path())).expect("scratch");
+    let (outside, scratch) = outside_scratch();
     let server = litebench::engines::mysql::MysqlEngine::start(&scratch).expect("start a server");
     let port = server.info().details.unwrap()["port"].as_u64().unwrap();
     let engine = format!("mariadb=mysql://root@127.0.0.1:{port}/");
