@@ -1250,18 +1250,7 @@ pub fn drive(
     let processes = shape.processes();
     // Client processes are started, and ready, before client 0 prepares; the gate sends them
     // off at the common start.
-    let mut remotes: Vec<Box<dyn RemoteClient>> = Vec::new();
-    if processes {
-        for index in 1..shape.clients {
-            match trial.connector.spawn(index, trial.seed, shape) {
-                Ok(r) => remotes.push(r),
-                Err(e) => {
-                    remotes.iter().for_each(|r| r.stop());
-                    return Err(e);
-                }
-            }
-        }
-    }
+    let remotes = if processes { spawn_remotes(trial)? } else { Vec::new() };
     let go = || remotes.iter().all(|r| r.go());
     let in_process = if processes { 1 } else { shape.clients };
     let shared = Shared::new(
@@ -1377,17 +1366,10 @@ pub fn drive(
         // after a stop request or a failed client, and after a deadline otherwise.
         supervise(&remotes, &readers, &shared);
         for h in readers {
-            match h.join() {
-                Ok(Ok(report)) => {
-                    rec.absorb_results(&report.ops);
-                    series.absorb_cells(report.cells);
-                    more_io.extend(report.io);
-                    shared.last_end_ns.fetch_max(report.last_end_ns, Ordering::Relaxed);
-                    results.push(Ok(()));
-                }
-                Ok(Err(e)) => results.push(Err(e)),
-                Err(_) => results.push(Err(panicked())),
-            }
+            results.push(match h.join() {
+                Ok(report) => report.map(|r| absorb_report(r, rec, &mut series, &mut more_io, &shared)),
+                Err(_) => Err(panicked()),
+            });
         }
         clients_done.store(true, Ordering::Relaxed);
         if let Some(Ok(marks)) = sampler.map(|s| s.join()) {
@@ -1396,20 +1378,63 @@ pub fn drive(
         results
     });
     first_error(results)?;
-    if shared.phased {
-        // Each operation type's time is its phases' wall time, as the recorder summed it.
-        return Ok(());
+    if !shared.phased {
+        // (A phased trial's time per operation type is its phases' wall time, as the recorder
+        // summed it.)
+        record_series_and_interval(rec, &shared, series, &names, more_io);
     }
+    Ok(())
+}
+
+/// Client processes 1.. started and ready before client 0 prepares (the gate sends them off at
+/// the common start); those already started are stopped if one cannot start.
+fn spawn_remotes(trial: &Trial<'_>) -> Result<Vec<Box<dyn RemoteClient>>, WorkloadError> {
+    let mut remotes: Vec<Box<dyn RemoteClient>> = Vec::new();
+    for index in 1..trial.load.clients {
+        match trial.connector.spawn(index, trial.seed, trial.load) {
+            Ok(r) => remotes.push(r),
+            Err(e) => {
+                remotes.iter().for_each(|r| r.stop());
+                return Err(e);
+            }
+        }
+    }
+    Ok(remotes)
+}
+
+/// A client process's report folded into the trial's: its operations, series cells and I/O,
+/// and the end of its last transaction.
+fn absorb_report(
+    report: ClientReport,
+    rec: &mut Recorder,
+    series: &mut Buckets,
+    more_io: &mut Vec<SeriesIo>,
+    shared: &Shared<'_>,
+) {
+    rec.absorb_results(&report.ops);
+    series.absorb_cells(report.cells);
+    more_io.extend(report.io);
+    shared.last_end_ns.fetch_max(report.last_end_ns, Ordering::Relaxed);
+}
+
+/// The trial's time series (where it keeps one) and its measured interval: the last
+/// transaction's end, at least a time budget's length.
+fn record_series_and_interval(
+    rec: &mut Recorder,
+    shared: &Shared<'_>,
+    series: Buckets,
+    names: &[&'static str],
+    more_io: Vec<SeriesIo>,
+) {
     if shared.series {
         let end_io = rec.io_snapshot();
-        rec.set_series(series.series(&names, end_io, more_io));
+        rec.set_series(series.series(names, end_io, more_io));
     }
     let mut interval = Duration::from_nanos(shared.last_end_ns.load(Ordering::Relaxed));
     if let Budget::Time(d) = shared.budget {
         interval = interval.max(d);
     }
     rec.set_interval(interval.max(Duration::from_nanos(1)));
-    Ok(())
 }
 
 /// How long client processes have to send their reports once the driver's own clients ended:
