@@ -10,6 +10,7 @@ pub mod confine;
 pub mod deviceio;
 pub mod elf;
 pub mod iocount;
+pub mod listener;
 pub mod own_file;
 pub mod owner;
 pub mod procstat;

@@ -293,3 +293,68 @@ fn cold_trials_restart_throwaway_servers() {
     );
     sb.assert_clean("cold trials");
 }
+
+/// A port taken while the throwaway server is stopped for a cold trial (here by a listener of
+/// this test, grabbed the moment the first server stops) ends the run with one line naming the
+/// port and the variable that fixes it: litebench neither talks to whatever holds the port nor
+/// hangs, and it leaves no server behind.
+#[test]
+fn a_port_taken_during_a_cold_restart_is_one_line() {
+    if !available(&[Server::Postgres]) {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs as root: --cold must be tested"
+        );
+        eprintln!("note: skipped: --cold needs root");
+        return;
+    }
+    let sb = Sandbox::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let mut cmd = sb.run_std(&[
+        "crud", "--engine", "postgres", "--cold", "--param", "rows=200", "--trials", "2", "--warmup", "0", "--quiet",
+    ]);
+    cmd.env("LITEBENCH_PG_PORT", port.to_string());
+    let r = Running::start(cmd);
+    let done = AtomicBool::new(false);
+    let (out, held) = std::thread::scope(|s| {
+        let grabber = s.spawn(|| {
+            // Wait until the server listens, then take its port the moment it lets go.
+            while !done.load(Ordering::Relaxed) && std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            while !done.load(Ordering::Relaxed) {
+                if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+                    while !done.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    return Some(l);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            None
+        });
+        let out = r.finish(TIMEOUT);
+        done.store(true, Ordering::Relaxed);
+        (out, grabber.join().expect("grabber"))
+    });
+    assert!(held.is_some(), "the test never got the port\n{}", out.describe());
+    assert_eq!(out.status.code(), Some(2), "{}", out.describe());
+    let errors: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "{}", out.describe());
+    let want =
+        format!("port {port} on 127.0.0.1 was taken by another program while the server was stopped for a cold trial");
+    assert!(
+        errors[0].contains(&want) && errors[0].contains("set LITEBENCH_PG_PORT to a port nothing else uses"),
+        "{}",
+        errors[0]
+    );
+    drop(held);
+    sb.assert_clean("a cold restart on a taken port");
+}

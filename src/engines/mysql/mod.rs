@@ -428,6 +428,11 @@ impl Flavour for Mysql {
         }
     }
 
+    fn data_directory(client: &mut Conn) -> Option<String> {
+        use mysql::prelude::Queryable;
+        client.query_first("SELECT @@datadir").ok().flatten()
+    }
+
     fn wrap(&self, conn: Conn, label: &str, server: Option<Arc<ServerProcess>>) -> MyConn {
         MyConn::new(conn, label, server, self.opts.clone())
     }

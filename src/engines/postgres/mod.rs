@@ -338,6 +338,19 @@ impl Flavour for Postgres {
         }
     }
 
+    fn data_directory(client: &mut WireConn) -> Option<String> {
+        let mut dir = None;
+        client
+            .simple("SHOW data_directory", &mut |buf, cells| {
+                if let Some(Some(r)) = cells.first() {
+                    dir = Some(String::from_utf8_lossy(&buf[r.clone()]).into_owned());
+                }
+                Ok(())
+            })
+            .ok()?;
+        dir
+    }
+
     fn wrap(&self, client: WireConn, label: &str, server: Option<Arc<ServerProcess>>) -> PgConn {
         PgConn::new(client, label, server)
     }

@@ -83,6 +83,13 @@ impl Stream {
             Stream::Unix(s) => s.write_all(buf),
         }
     }
+
+    fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.set_read_timeout(t),
+            Stream::Unix(s) => s.set_read_timeout(t),
+        }
+    }
 }
 
 /// Where a connection goes, kept for the cancel request.
@@ -169,7 +176,11 @@ impl WireConn {
             Some(Host::Tcp(h)) => Addr::Tcp(h.clone(), port),
             Some(Host::Unix(dir)) => Addr::Unix(dir.join(format!(".s.PGSQL.{port}"))),
         };
-        let stream = open(&addr, config.get_connect_timeout().copied())?;
+        let timeout = config.get_connect_timeout().copied();
+        let stream = open(&addr, timeout)?;
+        // As libpq's connect_timeout: the whole start, not only the TCP connect, so that a
+        // program that accepts on the port but never answers is given up on.
+        stream.set_read_timeout(timeout)?;
         let mut conn = WireConn {
             stream,
             out: BytesMut::with_capacity(1024),
@@ -183,6 +194,7 @@ impl WireConn {
             prepared: 0,
         };
         conn.startup(config)?;
+        conn.stream.set_read_timeout(None)?;
         Ok(conn)
     }
 

@@ -10,13 +10,14 @@
 use super::flavour::Flavour;
 use super::process::{run_tool, ServerDir, ServerProcess};
 use super::{
-    choose_port, cold_refused, cold_restart, db_name, run_as, wanted_settings, Override, Overrides, RunAs,
+    choose_port, cold_refused, cold_restart, db_name, run_as, same_dir, wanted_settings, Override, Overrides, RunAs,
     PASSTHROUGH_PREFIX,
 };
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{KnobReading, KnobSet, Stage};
 use crate::sys::deviceio::DeviceIo;
 use crate::sys::iocount::IoCounters;
+use crate::sys::listener;
 use crate::sys::scratch::Scratch;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -29,6 +30,26 @@ const INIT_TIMEOUT: Duration = Duration::from_secs(180);
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
 /// Starts on another port when the first was taken between the check and the bind.
 const START_ATTEMPTS: u32 = 3;
+
+/// Starts of a cold trial's restart while another program holds the port, and the pause
+/// between them.
+const RESTART_ATTEMPTS: u32 = 5;
+const RESTART_PAUSE: Duration = Duration::from_secs(2);
+/// What PostgreSQL and MariaDB log when their port is taken.
+const ADDRESS_IN_USE: &str = "Address already in use";
+
+/// Connects to the maintenance database of the throwaway `server` on `port`, once that server
+/// listens there and only if the server that answers reports its data directory: while it
+/// starts, another program may hold the port (another PostgreSQL accepts the same user; a
+/// program that never answers would hang the handshake), and a trial must never run there.
+fn dial_own<F: Flavour>(flavour: &F, server: &ServerProcess, port: u16) -> Option<F::Client> {
+    if !listener::listens(server.pid(), port) {
+        return None;
+    }
+    let mut client = flavour.dial(None).ok()?;
+    let reported = F::data_directory(&mut client)?;
+    same_dir(&reported, &server.dir().join("data")).then_some(client)
+}
 
 /// A database server as an engine.
 pub struct ServerEngine<F: Flavour> {
@@ -66,6 +87,7 @@ impl<F: Flavour> ServerEngine<F> {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            let log_at = std::fs::metadata(dir.path().join("server.log")).map_or(0, |m| m.len());
             let cmd = F::server_command(&bins.server, dir.path(), port);
             let server = ServerProcess::spawn(
                 l.process,
@@ -79,14 +101,11 @@ impl<F: Flavour> ServerEngine<F> {
             .map_err(|(e, _dir)| fail(e))?;
             let flavour = F::local(port);
             let mut client = None;
-            let ready = server.wait_ready(READY_TIMEOUT, &mut || match flavour.dial(None) {
-                Ok(c) => {
-                    client = Some(c);
-                    Ok(true)
-                }
-                Err(_) => Ok(false),
+            let ready = server.wait_ready(READY_TIMEOUT, &mut || {
+                client = dial_own(&flavour, &server, port);
+                Ok(client.is_some())
             });
-            let retry = !fixed && attempt < START_ATTEMPTS && server.log_contains("Address already in use");
+            let retry = !fixed && attempt < START_ATTEMPTS && server.log_since_contains(log_at, ADDRESS_IN_USE);
             match (ready, client) {
                 (Ok(()), Some(client)) => {
                     let server = Some(Arc::new(server));
@@ -364,8 +383,38 @@ impl<F: Flavour> Engine for ServerEngine<F> {
             ));
         };
         let mut admin = self.admin();
-        let cmd = F::server_command(bin, server.dir(), self.port);
-        let client = cold_restart(&self.label, server, cmd, drop_os_cache, || self.flavour.dial(None).ok())?;
+        let mut attempt = 0;
+        let client = loop {
+            attempt += 1;
+            let log_at = server.log_len();
+            let cmd = F::server_command(bin, server.dir(), self.port);
+            match cold_restart(&self.label, server, cmd, drop_os_cache, || {
+                dial_own(&self.flavour, server, self.port)
+            }) {
+                Ok(client) => break client,
+                // Something took the port while the server was stopped: wait for a passing
+                // holder to let go; the port cannot change mid-run (the manifest and the
+                // client processes name it).
+                Err(e) if server.log_since_contains(log_at, ADDRESS_IN_USE) => {
+                    if attempt >= RESTART_ATTEMPTS {
+                        return Err(super::error(
+                            &self.label,
+                            ErrorKind::Io,
+                            format!(
+                                "port {} on 127.0.0.1 was taken by another program while the server was stopped for a cold trial (still taken after {attempt} starts over {}s; {}); set {} to a port nothing else uses",
+                                self.port,
+                                RESTART_PAUSE.as_secs() * u64::from(attempt - 1),
+                                e.message,
+                                F::LAUNCH.port_env
+                            ),
+                            "restarting the server for a cold trial (--cold)",
+                        ));
+                    }
+                    std::thread::sleep(RESTART_PAUSE);
+                }
+                Err(e) => return Err(e),
+            }
+        };
         // The old connection died with the old process.
         *admin = self.flavour.wrap(client, &self.label, self.server.clone());
         Ok(())

@@ -101,6 +101,10 @@ pub trait Flavour: Sized + Send + Sync + 'static {
 
     /// Connects to database `db` (`None`: the maintenance database).
     fn dial(&self, db: Option<&str>) -> Result<Self::Client, Self::Error>;
+    /// The data directory of the server `client` reached (PostgreSQL's `data_directory`,
+    /// MariaDB's `@@datadir`): how litebench knows it reached its own throwaway server and
+    /// not another program that took the port.
+    fn data_directory(client: &mut Self::Client) -> Option<String>;
     /// A connection of the engine `label` on `server`.
     fn wrap(&self, client: Self::Client, label: &str, server: Option<Arc<ServerProcess>>) -> Self::Conn;
     /// Maps a client error; a lost connection to a server that has exited is reported as that.

@@ -136,6 +136,9 @@ pub fn choose_port(env: &str) -> Result<(u16, bool), String> {
             Ok((port, true))
         }
         Err(_) => {
+            if let Some(port) = draw_free_port() {
+                return Ok((port, false));
+            }
             let l = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0))
                 .map_err(|e| format!("cannot find a free port on 127.0.0.1 ({e}); set {env} to a free port"))?;
             let port = l
@@ -145,6 +148,36 @@ pub fn choose_port(env: &str) -> Result<(u16, bool), String> {
             Ok((port, false))
         }
     }
+}
+
+/// The lowest port litebench draws a throwaway server's port from.
+const PORT_FLOOR: u16 = 20_000;
+
+/// A free port drawn at random below the kernel's ephemeral range (`ip_local_port_range`,
+/// 32768-60999 by default), or `None` when that range leaves no room below it. A port the
+/// kernel hands out for port 0 is also the local port of the next outgoing connections: while
+/// a throwaway server is stopped for a cold trial, any connection, or another server started
+/// meanwhile, may take it and the restarted server then cannot bind. Below the range only a
+/// program that asks for that very port can.
+fn draw_free_port() -> Option<u16> {
+    use rand::Rng;
+    let ceiling = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32_768);
+    if ceiling < PORT_FLOOR + 1_000 {
+        return None;
+    }
+    let mut rng = rand::rng();
+    (0..64)
+        .map(|_| rng.random_range(PORT_FLOOR..ceiling))
+        .find(|p| port_is_free(*p))
+}
+
+/// Whether a directory a server reports (`/x/data/`, `/x/data`) is `ours`.
+pub fn same_dir(reported: &str, ours: &Path) -> bool {
+    let reported = Path::new(reported.trim_end_matches('/'));
+    reported == ours || matches!((reported.canonicalize(), ours.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Whether nothing listens on 127.0.0.1:`port`.
@@ -381,6 +414,38 @@ pub fn describe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server is litebench's own only when it reports the data directory litebench made.
+    #[test]
+    fn a_server_is_ours_only_with_our_data_directory() {
+        let ours = Path::new("/tmp/lb-x/postgres/data");
+        assert!(same_dir("/tmp/lb-x/postgres/data", ours));
+        assert!(
+            same_dir("/tmp/lb-x/postgres/data/", ours),
+            "MariaDB ends @@datadir with a slash"
+        );
+        assert!(!same_dir("/var/lib/postgresql/15/main", ours));
+        assert!(!same_dir("/tmp/lb-y/postgres/data", ours));
+        assert!(!same_dir("", ours));
+    }
+
+    /// A throwaway server's port is drawn below the kernel's ephemeral range, where no
+    /// outgoing connection takes it while the server is stopped for a cold trial.
+    #[test]
+    fn a_drawn_port_is_free_and_below_the_ephemeral_range() {
+        let ceiling: u16 = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        for _ in 0..20 {
+            let port = draw_free_port().expect("room below the ephemeral range");
+            assert!((PORT_FLOOR..ceiling).contains(&port), "{port}");
+            assert!(port_is_free(port), "{port}");
+        }
+    }
 
     #[test]
     fn redacts_passwords_in_every_url_form() {

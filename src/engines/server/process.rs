@@ -127,15 +127,31 @@ fn prepare(
     Ok(())
 }
 
-/// The last non-empty line of a log file, shortened, or `None`.
+/// How many of a log's last lines [`log_tail`] looks through for the error that ended it.
+const TAIL_LINES: usize = 10;
+
+/// The line of a log file that says why the program ended, shortened, or `None`: the last
+/// `FATAL:` (PostgreSQL) or `[ERROR]` (MariaDB) line among its last [`TAIL_LINES`], else the
+/// last non-empty line.
 pub fn log_tail(log: &Path) -> Option<String> {
     let f = File::open(log).ok()?;
-    let last = BufReader::new(f)
-        .lines()
-        .map_while(Result::ok)
-        .filter(|l| !l.trim().is_empty())
-        .last()?;
-    let line = super::one_line(&last);
+    let mut tail = std::collections::VecDeque::with_capacity(TAIL_LINES + 1);
+    for l in BufReader::new(f).lines().map_while(Result::ok) {
+        if !l.trim().is_empty() {
+            tail.push_back(l);
+            if tail.len() > TAIL_LINES {
+                tail.pop_front();
+            }
+        }
+    }
+    // PostgreSQL ends a failed start with `database system is shut down` after the FATAL
+    // line that says why.
+    let last = tail
+        .iter()
+        .rev()
+        .find(|l| l.contains("FATAL:") || l.contains("[ERROR]"))
+        .or_else(|| tail.back())?;
+    let line = super::one_line(last);
     Some(if line.chars().count() > 300 {
         format!("{}...", line.chars().take(300).collect::<String>())
     } else {
@@ -275,7 +291,20 @@ impl ServerProcess {
 
     /// Whether the log contains `needle`.
     pub fn log_contains(&self, needle: &str) -> bool {
-        fs::read_to_string(&self.log).is_ok_and(|s| s.contains(needle))
+        self.log_since_contains(0, needle)
+    }
+
+    /// The log's length in bytes now, to read what a later start adds ([`ServerProcess::log_since_contains`]).
+    pub fn log_len(&self) -> u64 {
+        fs::metadata(&self.log).map_or(0, |m| m.len())
+    }
+
+    /// Whether what the log gained after byte `from` contains `needle`.
+    pub fn log_since_contains(&self, from: u64, needle: &str) -> bool {
+        fs::read(&self.log).is_ok_and(|b| {
+            let from = usize::try_from(from).unwrap_or(usize::MAX).min(b.len());
+            String::from_utf8_lossy(&b[from..]).contains(needle)
+        })
     }
 
     /// The exit status, if the server has exited.
