@@ -186,6 +186,21 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
         }
     }
     let wall = started.elapsed();
+    if print {
+        print_verdicts(args, &build, &cells, &kills, wall);
+    }
+    Ok(0)
+}
+
+/// The verdicts as the chosen format shows them: each cell with what SQLite's documentation
+/// says of its configuration and crash, and the real kills beside the process crashes.
+fn print_verdicts(
+    args: &VerifyDurabilityArgs,
+    build: &VerifiedBuild,
+    cells: &[Cell],
+    kills: &[(Config, KillReport)],
+    wall: std::time::Duration,
+) {
     let rows: Vec<Row<'_>> = cells
         .iter()
         .map(|c| {
@@ -201,9 +216,6 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
         })
         .collect();
     let total: u64 = cells.iter().map(|c| c.states).sum();
-    if !print {
-        return Ok(0);
-    }
     let value = serde_json::json!({
         "engine": args.engine,
         "sqlite_version": build.version,
@@ -219,7 +231,7 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
     // and Markdown: the verdict table with every column the terminal shows, and the real kills.
     let doc = Document::new(&value)
         .own(Format::Json, serde_json::to_string_pretty(&value).expect("json") + "\n")
-        .own(Format::Table, table_text(&rows, &build, args, total, wall))
+        .own(Format::Table, table_text(&rows, build, args, total, wall))
         .heading(format!(
             "Durability of SQLite {} ({}): ledger of {} transactions, seed {}",
             build.version, args.engine, args.transactions, args.seed
@@ -227,7 +239,6 @@ fn verify_all(args: &VerifyDurabilityArgs, print: bool) -> Result<i32, Failure> 
         .table("verdicts", &CELL_HEADERS, rows.iter().map(cells_of).collect())
         .text(format!("\n{}", summary_line(total, wall, args.states)));
     crate::out!("{}", render(&doc, args.format.value));
-    Ok(0)
 }
 
 /// The verdict table's columns in CSV and Markdown.

@@ -334,16 +334,8 @@ fn boot_and_import(
     observer: &mut dyn RunObserver,
     run_ids: &mut Vec<i64>,
 ) -> Result<i32, Failure> {
-    let Boot {
-        kernel,
-        memory,
-        exe,
-        dir,
-        ..
-    } = *boot;
-    let (modules, disks) = (boot.modules.clone(), &boot.disks);
+    let (kernel, dir) = (boot.kernel, boot.dir);
     let job_path = dir.join(JOB_FILE);
-    let argv: Vec<String> = plan.command.iter().skip(2).cloned().collect();
     // The guest's root is the host's, read-only and without the network: DuckDB releases are
     // fetched here first, and the guest finds them in the host's cache.
     for c in &plan.choices {
@@ -351,15 +343,50 @@ fn boot_and_import(
             crate::engines::duckdb::resolve(c.target.as_deref(), &|line| crate::errln!("{line}"))?;
         }
     }
-    let memory_mib = memory >> 20;
+    let cmdline = kernel_cmdline(boot, &job_path);
+    let job = guest_job(plan, boot, &cmdline);
+    fs::write(&job_path, serde_json::to_vec_pretty(&job).expect("jobs serialise"))
+        .map_err(GuestError::io(&job_path))?;
+    let console_path = dir.join(CONSOLE_FILE);
+    let console = File::create(&console_path).map_err(GuestError::io(&console_path))?;
+    let mut guest = start(kernel, &cmdline, &console)?;
+    record.guest_pid = Some(guest.child.id());
+    record.guest_start = crate::sys::owner::start_time(guest.child.id());
+    fsmount::write_record(&dir.join(RECORD), record)?;
+    let watched = watch(&mut guest, &boot.disks, stop, dir);
+    guest.finish();
+    let (status, verified) = watched?;
+    record.guest_pid = None;
+    record.guest_start = None;
+    let exit: Option<GuestExit> = fs::read(dir.join(EXIT_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let o_sync = if verified.is_empty() {
+        None
+    } else {
+        Some(verified.iter().all(|v| *v == Some(true)))
+    };
+    let imported = import(plan, dir, o_sync, observer)?;
+    run_ids.extend(&imported);
+    // `--report`: written from the host's store, once the runs are in it.
+    if let Some(f) = observer.ended(&imported).into_iter().next() {
+        return Err(f);
+    }
+    guest_ended(exit, status, &imported, &console_path, kernel)
+}
+
+/// The guest kernel's command line: its memory, the host's root read-only, a disk per image
+/// (written through, no TRIM), the consoles on litebench's descriptors, and litebench itself as
+/// init with the job file.
+fn kernel_cmdline(boot: &Boot<'_>, job_path: &Path) -> Vec<String> {
     let mut cmdline = vec![
-        format!("mem={memory_mib}M"),
+        format!("mem={}M", boot.memory >> 20),
         "root=/dev/root".into(),
         "rootfstype=hostfs".into(),
         "rootflags=/".into(),
         "ro".into(),
     ];
-    for (n, d) in disks.iter().enumerate() {
+    for (n, d) in boot.disks.iter().enumerate() {
         // s: the host opens the image O_SYNC; t: no TRIM (mkfs would punch holes in it).
         cmdline.push(format!("ubd{n}st={}", d.image.display()));
     }
@@ -372,11 +399,19 @@ fn boot_and_import(
         // Errors and worse reach the console log (where a failed boot is diagnosed); the
         // rest of the kernel's chatter does not.
         "loglevel=4".into(),
-        format!("init={}", exe.display()),
+        format!("init={}", boot.exe.display()),
         "--".into(),
         "guest-init".into(),
         job_path.display().to_string(),
     ]);
+    cmdline
+}
+
+/// What the guest is told to do: litebench's run arguments, its disks and modules, the
+/// environment it passes on, and what the manifest says of the guest.
+fn guest_job(plan: &Plan, boot: &Boot<'_>, cmdline: &[String]) -> GuestJob {
+    let (kernel, dir) = (boot.kernel, boot.dir);
+    let argv: Vec<String> = plan.command.iter().skip(2).cloned().collect();
     let host_release = litebench_env::capture(dir)
         .ok()
         .and_then(|e| e.machine.kernel)
@@ -388,12 +423,12 @@ fn boot_and_import(
     if !plan.output.quiet && !std::io::stderr().is_terminal() {
         run_args.push("--quiet".into());
     }
-    let job = GuestJob {
-        exe: exe.to_path_buf(),
+    GuestJob {
+        exe: boot.exe.to_path_buf(),
         run_args,
-        disks: disks.clone(),
+        disks: boot.disks.clone(),
         modules_dir: kernel.modules_dir.clone(),
-        modules,
+        modules: boot.modules.clone(),
         job_dir: dir.to_path_buf(),
         env: std::env::vars()
             // litebench's own settings, and what `--shard auto` reads from the scheduler.
@@ -417,7 +452,7 @@ fn boot_and_import(
             command: std::iter::once(kernel.binary.display().to_string())
                 .chain(cmdline.iter().cloned())
                 .collect(),
-            memory_mib,
+            memory_mib: boot.memory >> 20,
             disk_mode: "ubd, image opened O_SYNC on the host (write-through), TRIM off".into(),
             o_sync_verified: None,
             host_release,
@@ -425,25 +460,26 @@ fn boot_and_import(
             syscall_ns_guest: None,
             syscall_ns_host: Some(crate::testbed::guest::syscall_ns(200_000)),
         },
-    };
-    fs::write(&job_path, serde_json::to_vec_pretty(&job).expect("jobs serialise"))
-        .map_err(GuestError::io(&job_path))?;
-    let console_path = dir.join(CONSOLE_FILE);
-    let console = File::create(&console_path).map_err(GuestError::io(&console_path))?;
-    let mut guest = start(kernel, &cmdline, &console)?;
-    record.guest_pid = Some(guest.child.id());
-    record.guest_start = crate::sys::owner::start_time(guest.child.id());
-    fsmount::write_record(&dir.join(RECORD), record)?;
+    }
+}
 
-    // Watch: forward a stop request, and read the images' open flags from /proc until each
-    // image has been seen open for writing. UML opens a disk's image for writing with the flags
-    // of its `ubdN` option every time, so one sighting settles it, and the trials that follow
-    // run without litebench scanning /proc beside them.
+/// Waits for the guest to exit: forwards a stop request (killing the guest a minute after it
+/// if it is still running), and reads the images' open flags from /proc until each image has
+/// been seen open for writing. UML opens a disk's image for writing with the flags of its
+/// `ubdN` option every time, so one sighting settles it, and the trials that follow run
+/// without litebench scanning /proc beside them. Returns the guest's exit status and, per
+/// image, whether it was seen opened O_SYNC.
+fn watch(
+    guest: &mut Guest,
+    disks: &[GuestDisk],
+    stop: &AtomicBool,
+    dir: &Path,
+) -> Result<(std::process::ExitStatus, Vec<Option<bool>>), Failure> {
     let mut verified: Vec<Option<bool>> = vec![None; disks.len()];
     let mut stop_sent: Option<Instant> = None;
-    let status = loop {
+    loop {
         if let Some(s) = guest.child.try_wait().map_err(|e| Failure(format!("--guest: {e}")))? {
-            break s;
+            return Ok((s, verified));
         }
         for (v, d) in verified.iter_mut().zip(disks).filter(|(v, _)| v.is_none()) {
             *v = image_o_sync(guest.child.id(), &d.image);
@@ -451,7 +487,6 @@ fn boot_and_import(
         if verified.contains(&Some(false)) {
             let _ = guest.child.kill();
             let _ = guest.child.wait();
-            guest.finish();
             return Err(Failure(
                 "--guest: the guest kernel opened an image without O_SYNC, so syncs in the guest would not reach the host's storage; nothing was stored".into(),
             ));
@@ -469,25 +504,7 @@ fn boot_and_import(
             }
         }
         std::thread::sleep(Duration::from_millis(50));
-    };
-    guest.finish();
-    record.guest_pid = None;
-    record.guest_start = None;
-    let exit: Option<GuestExit> = fs::read(dir.join(EXIT_FILE))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok());
-    let o_sync = if verified.is_empty() {
-        None
-    } else {
-        Some(verified.iter().all(|v| *v == Some(true)))
-    };
-    let imported = import(plan, dir, o_sync, observer)?;
-    run_ids.extend(&imported);
-    // `--report`: written from the host's store, once the runs are in it.
-    if let Some(f) = observer.ended(&imported).into_iter().next() {
-        return Err(f);
     }
-    guest_ended(exit, status, &imported, &console_path, kernel)
 }
 
 /// How the guest ended, as the run's exit code or its one-line failure: the guest's own
