@@ -562,7 +562,11 @@ fn per_operation_io_with_client_threads_is_exact_and_older_runs_stay_marked() {
             .unwrap();
             drop(c);
             let text = shown(&sb);
-            assert_eq!(marked_approximate(&text), (true, true), "an older run: not marked\n{text}");
+            assert_eq!(
+                marked_approximate(&text),
+                (true, true),
+                "an older run: not marked\n{text}"
+            );
         }
     }
 }
@@ -576,7 +580,10 @@ fn reader_and_writer_scripts(sb: &Sandbox) {
          WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200) INSERT INTO t SELECT i, 0 FROM c;\n",
     );
     write("read.sql", "\\set id random(1, 200)\nSELECT v FROM t WHERE id = :id;\n");
-    write("write.sql", "\\set id random(1, 200)\nUPDATE t SET v = v + 1 WHERE id = :id;\n");
+    write(
+        "write.sql",
+        "\\set id random(1, 200)\nUPDATE t SET v = v + 1 WHERE id = :id;\n",
+    );
 }
 
 /// Issue 34: with two clients as threads in WAL mode, a read-only script is charged no syncs and
@@ -630,11 +637,19 @@ fn client_threads_charge_each_operation_its_own_syncs() {
         let (read, write) = (op("read.sql"), op("write.sql"));
         let done = |o: &serde_json::Value| o["ops"].as_u64().unwrap();
         assert!(done(read) > 0 && done(write) > 0, "{mode}: {}", trial["ops"]);
-        assert_eq!((syncs(&read["io"]), written(&read["io"])), (0, 0), "{mode}: reads charged: {read}");
+        assert_eq!(
+            (syncs(&read["io"]), written(&read["io"])),
+            (0, 0),
+            "{mode}: reads charged: {read}"
+        );
         // Every committed update syncs the WAL once (synchronous=full); a checkpoint adds more.
         assert!(io(&write["io"], "wal", "syncs") >= done(write), "{mode}: {write}");
         // Whole operations only: the statements are parts of their scripts.
-        let whole = trial["ops"].as_array().unwrap().iter().filter(|o| o["part_of"].is_null());
+        let whole = trial["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["part_of"].is_null());
         let by_ops: u64 = whole.map(|o| syncs(&o["io"])).sum();
         let process = syncs(&trial["io_trial"]);
         // Outside the clients' transactions: the switch to WAL (the rollback journal's two
