@@ -104,7 +104,7 @@ macro_rules! counters {
                 #[inline]
                 pub fn $name(&self, n: u64) {
                     self.live.$name.fetch_add(n, Relaxed);
-                    self.to_thread(|c| c.$name += n);
+                    self.add_on_thread(|c| c.$name += n);
                 }
             )*
         }
@@ -185,7 +185,7 @@ impl Bumps<'_> {
     /// Applies `add` to the calling thread's tally of this class, if the thread is enrolled
     /// with these counters.
     #[inline]
-    fn to_thread(&self, add: impl FnOnce(&mut ClassIo)) {
+    fn add_on_thread(&self, add: impl FnOnce(&mut ClassIo)) {
         THREAD.with(|t| {
             if t.owner.get() == self.id {
                 add(t.io.borrow_mut().class_mut(self.class));

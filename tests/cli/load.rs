@@ -587,9 +587,10 @@ fn reader_and_writer_scripts(sb: &Sandbox) {
 }
 
 /// Issue 34: with two clients as threads in WAL mode, a read-only script is charged no syncs and
-/// no bytes written, and the writing script all of them, exactly as with client processes; the
-/// operations' syncs add up to the trial's process-wide count less what no client did (setting
-/// the journal mode before the clients start, the checkpoint when the last connection closes).
+/// no bytes written, and the writing script all of them, exactly as with client processes; with
+/// threads the operations' syncs add up to the trial's process-wide count less what no client
+/// did (setting the journal mode before the clients start, the checkpoint when the last
+/// connection closes). (A client process's I/O is in no count of litebench's own process.)
 /// Before, client 0 charged every client's I/O to its own current operation, so the reads were
 /// charged the other client's commits.
 #[test]
@@ -655,10 +656,12 @@ fn client_threads_charge_each_operation_its_own_syncs() {
         // Outside the clients' transactions: the switch to WAL (the rollback journal's two
         // syncs, the database's one) and the last close's checkpoint (the WAL's and the
         // database's): five at most.
-        assert!(
-            by_ops <= process && process - by_ops <= 5,
-            "{mode}: operations {by_ops} syncs, the process {process}: {}",
-            trial["io_trial"]
-        );
+        if mode == "threads" {
+            assert!(
+                by_ops <= process && process - by_ops <= 5,
+                "operations {by_ops} syncs, the process {process}: {}",
+                trial["io_trial"]
+            );
+        }
     }
 }
