@@ -285,6 +285,7 @@ fn manifest(ctx: &Context<'_>, job: &Job, plan_job: usize, configs: &[Bound]) ->
         .chain(job.warnings.iter().cloned())
         .collect(),
         load: plan.load.clone(),
+        io_per_thread: plan.load.clients > 1 && !plan.load.processes(),
         guest,
         fleet: plan.fleet.clone().map(|mut f| {
             f.plan_job = plan_job;

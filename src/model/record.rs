@@ -162,6 +162,13 @@ pub struct Manifest {
     /// run stored before load shapes).
     #[serde(default, skip_serializing_if = "crate::model::load::LoadShape::is_default")]
     pub load: crate::model::load::LoadShape,
+    /// True where several clients ran as threads and each charged its own operations with its
+    /// own thread's I/O (the VFS shim counts per calling thread): per-operation I/O exact, as
+    /// with client processes. Absent where no client ran as a thread beside client 0, and in
+    /// runs stored before, whose client 0 charged every client thread's I/O to its own current
+    /// operation (their per-operation I/O is approximate).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub io_per_thread: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guest: Option<GuestInfo>,
     /// `--shard` / `--replicate`: this run is one part of a sweep over several machines.

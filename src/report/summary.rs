@@ -207,9 +207,10 @@ pub struct Io {
     /// Write calls per transaction.
     pub writes_per_tx: Option<f64>,
     /// Whether the VFS figures above are approximate: a per-operation row of a run with
-    /// several clients as threads, whose I/O client 0 attributes to its own current operation
-    /// (the counters are the process's, docs/load.md). `all` rows, one client and client
-    /// processes (each counts its own) are exact.
+    /// several clients as threads stored before I/O was counted per thread
+    /// ([`crate::model::record::Manifest::io_per_thread`]), whose client 0 attributed every
+    /// client's I/O to its own current operation (docs/load.md). `all` rows, one client, client
+    /// processes (each counts its own) and client threads counted per thread are exact.
     #[serde(default)]
     pub io_per_op_approximate: bool,
     /// Device bytes per transaction from `/proc/PID/io` (`read_bytes`, `write_bytes`) of the
@@ -579,7 +580,8 @@ impl Scope<'_> {
             io_per_op_approximate: counted
                 && self.operation != "all"
                 && manifest.load.clients > 1
-                && manifest.load.client_mode == crate::model::load::ClientMode::Threads,
+                && manifest.load.client_mode == crate::model::load::ClientMode::Threads
+                && !manifest.io_per_thread,
             device_write_bytes_per_tx: device_per_tx(&|d| d.write_bytes),
             device_read_bytes_per_tx: device_per_tx(&|d| d.read_bytes),
             device_io_source,

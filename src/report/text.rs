@@ -147,7 +147,7 @@ fn io_cell(r: &SummaryRow, v: Option<f64>) -> String {
 pub fn approximate_note(rows: &[SummaryRow]) -> Option<String> {
     rows.iter().any(|r| r.io.io_per_op_approximate).then(|| {
         format!(
-            "{APPROXIMATE}: per-operation syncs and bytes are approximate: with clients as threads, client 0 attributes every client's I/O to its own current operation; the `all` rows are exact, and --client-mode processes counts each client's own (docs/load.md)"
+            "{APPROXIMATE}: per-operation syncs and bytes are approximate: the run was stored before I/O was counted per client thread, and its client 0 charged every client's I/O to its own current operation; the `all` rows are exact, and runs made now count each client's own (docs/load.md)"
         )
     })
 }

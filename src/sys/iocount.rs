@@ -1,11 +1,20 @@
-//! What the storage saw, counted per file class.
+//! What the storage saw, counted per file class, for the process and for each thread.
 //!
 //! The APSys'17 paper explains SQLite's journal modes by counting `fsync()` calls (1,000 inserts:
 //! 1,000 syncs in WAL mode, 5,000 in DELETE mode). litebench counts them for every trial instead
 //! of assuming them: the VFS shim ([`crate::engines::sqlite::vfs`]) bumps these counters on every call it
 //! forwards, and the runner takes snapshots around each phase.
+//!
+//! Every bump lands twice: in the process-wide atomics ([`IoCounters::snapshot`]: the trial's
+//! totals, the time series, the strace cross-check), and in the calling thread's own tally when
+//! that thread is enrolled with these counters ([`IoCounters::thread_snapshot`]). The shim runs
+//! on the thread whose statement asked for the I/O, so a client thread's tally is exactly its
+//! own transactions' I/O: with several clients as threads each attributes its own I/O to its
+//! own operations, as a client process does with its process's counters. The thread's share
+//! costs one thread-local read and a comparison per call, and an add when enrolled.
 
 use serde::{Deserialize, Serialize};
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The kind of file SQLite opened, from the flags it passed to `xOpen`.
@@ -52,9 +61,9 @@ impl FileClass {
 
 macro_rules! counters {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
-        /// Live counters of one file class, shared with the VFS callbacks.
+        /// Live process-wide counters of one file class (bumped through [`Bumps`]).
         #[derive(Debug, Default)]
-        pub struct ClassCounters { $($(#[$doc])* pub $name: AtomicU64,)* }
+        pub struct ClassCounters { $($(#[$doc])* $name: AtomicU64,)* }
 
         /// A point-in-time copy of [`ClassCounters`]; subtract two to get a delta.
         #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,6 +76,9 @@ macro_rules! counters {
         }
 
         impl ClassIo {
+            /// Nothing counted.
+            pub const ZERO: ClassIo = ClassIo { $($name: 0,)* };
+
             /// Counts accumulated between `earlier` and `self`.
             pub fn since(&self, earlier: &ClassIo) -> ClassIo {
                 ClassIo { $($name: self.$name.saturating_sub(earlier.$name),)* }
@@ -81,6 +93,20 @@ macro_rules! counters {
             pub fn fields(&self) -> Vec<(&'static str, u64)> {
                 vec![$((stringify!($name), self.$name),)*]
             }
+        }
+
+        impl Bumps<'_> {
+            $(
+                $(#[$doc])*
+                ///
+                /// Adds `n` to the process's counter, and to the calling thread's where it is
+                /// enrolled with these counters.
+                #[inline]
+                pub fn $name(&self, n: u64) {
+                    self.live.$name.fetch_add(n, Relaxed);
+                    self.add_on_thread(|c| c.$name += n);
+                }
+            )*
         }
     };
 }
@@ -113,19 +139,72 @@ counters! {
     deletes,
 }
 
-/// Live counters for every file class of one SQLite library.
-#[derive(Debug, Default)]
+/// Live counters for every file class of one SQLite library (or one engine's I/O layer).
+#[derive(Debug)]
 pub struct IoCounters {
+    /// Which counters a thread's tally belongs to ([`IoCounters::thread_snapshot`]); never 0.
+    id: u64,
     classes: [ClassCounters; 5],
 }
 
+impl Default for IoCounters {
+    fn default() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        IoCounters {
+            id: NEXT.fetch_add(1, Relaxed),
+            classes: Default::default(),
+        }
+    }
+}
+
+/// The calling thread's tally: the counters it is enrolled with (0: none) and what the bump
+/// sites counted on it since.
+struct ThreadTally {
+    owner: Cell<u64>,
+    io: RefCell<IoSnapshot>,
+}
+
+thread_local! {
+    static THREAD: ThreadTally = const {
+        ThreadTally {
+            owner: Cell::new(0),
+            io: RefCell::new(IoSnapshot::ZERO),
+        }
+    };
+}
+
+/// The bump sites' handle on one file class of one [`IoCounters`] (see [`IoCounters::class`]).
+#[derive(Clone, Copy)]
+pub struct Bumps<'a> {
+    live: &'a ClassCounters,
+    id: u64,
+    class: FileClass,
+}
+
+impl Bumps<'_> {
+    /// Applies `add` to the calling thread's tally of this class, if the thread is enrolled
+    /// with these counters.
+    #[inline]
+    fn add_on_thread(&self, add: impl FnOnce(&mut ClassIo)) {
+        THREAD.with(|t| {
+            if t.owner.get() == self.id {
+                add(t.io.borrow_mut().class_mut(self.class));
+            }
+        });
+    }
+}
+
 impl IoCounters {
-    /// The counters of one class.
-    pub fn class(&self, class: FileClass) -> &ClassCounters {
-        &self.classes[class.index()]
+    /// The counters of one class, to bump.
+    pub fn class(&self, class: FileClass) -> Bumps<'_> {
+        Bumps {
+            live: &self.classes[class.index()],
+            id: self.id,
+            class,
+        }
     }
 
-    /// A copy of every counter.
+    /// A copy of every counter: the whole process's counts.
     pub fn snapshot(&self) -> IoSnapshot {
         IoSnapshot {
             main: self.classes[0].snapshot(),
@@ -134,6 +213,21 @@ impl IoCounters {
             temp: self.classes[3].snapshot(),
             other: self.classes[4].snapshot(),
         }
+    }
+
+    /// The calling thread's counts: what was bumped on this thread since it was enrolled with
+    /// these counters. The first call on a thread enrolls it, from zero; a thread is enrolled
+    /// with one `IoCounters` at a time, so calling this for other counters enrolls the thread
+    /// with those instead (and these start from zero again if it comes back). Take differences
+    /// of two readings on the same thread only: another thread's reading is another tally.
+    pub fn thread_snapshot(&self) -> IoSnapshot {
+        THREAD.with(|t| {
+            if t.owner.get() != self.id {
+                t.owner.set(self.id);
+                *t.io.borrow_mut() = IoSnapshot::ZERO;
+            }
+            *t.io.borrow()
+        })
     }
 }
 
@@ -148,6 +242,26 @@ pub struct IoSnapshot {
 }
 
 impl IoSnapshot {
+    /// Nothing counted.
+    pub const ZERO: IoSnapshot = IoSnapshot {
+        main: ClassIo::ZERO,
+        journal: ClassIo::ZERO,
+        wal: ClassIo::ZERO,
+        temp: ClassIo::ZERO,
+        other: ClassIo::ZERO,
+    };
+
+    /// The counts of one class, to add to.
+    fn class_mut(&mut self, class: FileClass) -> &mut ClassIo {
+        match class {
+            FileClass::Main => &mut self.main,
+            FileClass::Journal => &mut self.journal,
+            FileClass::Wal => &mut self.wal,
+            FileClass::Temp => &mut self.temp,
+            FileClass::Other => &mut self.other,
+        }
+    }
+
     /// The counts of one class.
     pub fn class(&self, class: FileClass) -> &ClassIo {
         match class {
@@ -203,14 +317,66 @@ mod tests {
     fn deltas_subtract_per_class() {
         let live = IoCounters::default();
         let before = live.snapshot();
-        live.class(FileClass::Wal).syncs.fetch_add(3, Relaxed);
-        live.class(FileClass::Main).write_bytes.fetch_add(4096, Relaxed);
-        live.class(FileClass::Journal).dir_syncs.fetch_add(1, Relaxed);
+        live.class(FileClass::Wal).syncs(3);
+        live.class(FileClass::Main).write_bytes(4096);
+        live.class(FileClass::Journal).dir_syncs(1);
         let delta = live.snapshot().since(&before);
         assert_eq!(delta.wal.syncs, 3);
         assert_eq!(delta.main.write_bytes, 4096);
         assert_eq!(delta.total().syncs, 3);
         assert_eq!(delta.sync_syscalls(), 4);
         assert_eq!(delta.since(&delta), IoSnapshot::default());
+    }
+
+    /// Two threads enrolled with the same counters each see only their own bumps; the
+    /// process-wide counts see both, and a thread not enrolled adds to those only.
+    #[test]
+    fn each_enrolled_thread_sees_only_its_own_bumps() {
+        let live = IoCounters::default();
+        let process_before = live.snapshot();
+        let bump = |syncs: u64, bytes: u64| {
+            let before = live.thread_snapshot();
+            for _ in 0..syncs {
+                live.class(FileClass::Wal).syncs(1);
+            }
+            live.class(FileClass::Main).write_bytes(bytes);
+            live.thread_snapshot().since(&before)
+        };
+        let barrier = std::sync::Barrier::new(2);
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(|| {
+                barrier.wait();
+                bump(3, 4096)
+            });
+            let b = s.spawn(|| {
+                barrier.wait();
+                bump(5, 100)
+            });
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!((a.wal.syncs, a.main.write_bytes), (3, 4096));
+        assert_eq!((b.wal.syncs, b.main.write_bytes), (5, 100));
+        // A thread that never asked for its own counts is not enrolled: the process sees it.
+        std::thread::scope(|s| {
+            s.spawn(|| live.class(FileClass::Wal).syncs(10));
+        });
+        let process = live.snapshot().since(&process_before);
+        assert_eq!((process.wal.syncs, process.main.write_bytes), (18, 4196));
+        // This thread did none of it.
+        let here = live.thread_snapshot();
+        live.class(FileClass::Temp).reads(1);
+        assert_eq!(live.thread_snapshot().since(&here).total().reads, 1);
+        assert_eq!(live.thread_snapshot().total().syncs, 0);
+    }
+
+    /// A thread counts for the counters it is enrolled with, not for others it bumps.
+    #[test]
+    fn a_thread_counts_for_the_counters_it_is_enrolled_with() {
+        let (one, two) = (IoCounters::default(), IoCounters::default());
+        let before = one.thread_snapshot();
+        two.class(FileClass::Main).syncs(2);
+        one.class(FileClass::Main).syncs(1);
+        assert_eq!(one.thread_snapshot().since(&before).main.syncs, 1);
+        assert_eq!(two.snapshot().main.syncs, 2);
     }
 }

@@ -1310,9 +1310,8 @@ pub fn drive(
             .collect();
         let mut handles = Vec::new();
         for index in (1..shape.clients).filter(|_| !processes) {
-            // Only the first client attributes I/O: the VFS counters are process-wide, so its
-            // operations see every client's I/O and the trial's total stays exact.
-            let mut own = rec.sibling(false);
+            // Every client attributes its own thread's I/O to its own operations.
+            let mut own = rec.sibling();
             let mut buckets = Buckets::new(interval, names.len());
             let shared = &shared;
             let connector = trial.connector;
@@ -1329,7 +1328,9 @@ pub fn drive(
                             rec: &mut own,
                             buckets: &mut buckets,
                         };
-                        tx.run_client(c.as_mut(), seat)
+                        let ran = tx.run_client(c.as_mut(), seat);
+                        own.leave_thread();
+                        ran
                     }
                     Err(e) => {
                         shared.rendezvous(false);

@@ -4,6 +4,14 @@
 //! digits, no allocation when recording), and the VFS counters are snapshotted whenever the
 //! operation type changes, so syncs and bytes can be reported per operation type. The recorder
 //! does nothing else in the timed loop.
+//!
+//! The snapshots it attributes are the calling thread's own counts
+//! ([`IoCounters::thread_snapshot`]), not the process's: a recorder charges its operations with
+//! the I/O of the thread that runs them, so each client thread's recorder attributes exactly its
+//! own client's I/O however many clients share the process. Its baselines are therefore taken on
+//! the thread that uses it (the first [`Recorder::phase`] or [`Recorder::attribute_io`] there),
+//! and a recorder that ran on a client thread closes its attribution there
+//! ([`Recorder::leave_thread`]) before it is handed back.
 
 use crate::engines::BusyCause;
 use crate::model::op::{encode, new_histogram, Latency, OpResult, OpType, MAX_NS};
@@ -158,8 +166,9 @@ impl Recorder {
         }
     }
 
+    /// This thread's counts now: what its operations are charged from.
     fn io_now(&self) -> IoSnapshot {
-        self.counters.as_ref().map(|c| c.snapshot()).unwrap_or_default()
+        self.counters.as_ref().map(|c| c.thread_snapshot()).unwrap_or_default()
     }
 
     /// Starts a phase of operation type `op`: time and I/O until the next `phase` or `finish`
@@ -230,7 +239,7 @@ impl Recorder {
         if self.io_owner.as_ref().is_some_and(|(prev, _)| *prev == op) {
             return;
         }
-        let now = c.snapshot();
+        let now = c.thread_snapshot();
         if let Some((prev, since)) = self.io_owner.replace((op, now)) {
             let s = &mut self.ops[prev];
             s.io = s.io.plus(&now.since(&since));
@@ -322,7 +331,7 @@ impl Recorder {
         self.counters.clone()
     }
 
-    /// The VFS counters now, when this recorder has them.
+    /// The VFS counters now, the whole process's, when this recorder has them.
     pub fn io_snapshot(&self) -> Option<IoSnapshot> {
         self.counters.as_ref().map(|c| c.snapshot())
     }
@@ -366,10 +375,10 @@ impl Recorder {
             .saturating_record(lag_ns.min(MAX_NS));
     }
 
-    /// An empty recorder for the same operation types, for another client thread; `with_io`
-    /// shares this recorder's VFS counters (give them to one client only: the counters are
-    /// process-wide, so two clients attributing them would count the same I/O twice).
-    pub fn sibling(&self, with_io: bool) -> Recorder {
+    /// An empty recorder for the same operation types, for another client thread: it shares
+    /// this recorder's VFS counters and attributes the I/O of the thread it runs on (made here,
+    /// it takes its first reading there).
+    pub fn sibling(&self) -> Recorder {
         let types: Vec<OpType> = self
             .ops
             .iter()
@@ -378,7 +387,14 @@ impl Recorder {
                 part_of: o.part_of,
             })
             .collect();
-        Recorder::of_types(&types, if with_io { self.counters.clone() } else { None })
+        Recorder::of_types(&types, self.counters.clone())
+    }
+
+    /// Closes the open phase and I/O attribution on the thread that ran them, before the
+    /// recorder goes back to another thread ([`Recorder::absorb`] there would otherwise read
+    /// that thread's counts against this one's).
+    pub fn leave_thread(&mut self) {
+        self.close_phase();
     }
 
     /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
@@ -535,7 +551,7 @@ mod tests {
         a.record_outcome(0, Duration::from_micros(3), true);
         a.record_outcome(0, Duration::from_micros(4), false);
         a.record_busy(1, BusyCause::Upgrade);
-        let mut b = a.sibling(false);
+        let mut b = a.sibling();
         b.record_outcome(1, Duration::from_micros(9), true);
         b.record_busy(1, BusyCause::Snapshot);
         b.record_busy(1, BusyCause::Deadlock);
@@ -577,22 +593,57 @@ mod tests {
     #[test]
     fn attribute_io_splits_io_by_type_without_timing() {
         use crate::sys::iocount::FileClass;
-        use std::sync::atomic::Ordering::Relaxed;
         let counters = Arc::new(IoCounters::default());
         let mut r = Recorder::new(&["read", "write"], Some(counters.clone()));
-        counters.class(FileClass::Main).syncs.fetch_add(7, Relaxed); // before: nobody's
+        counters.class(FileClass::Main).syncs(7); // before: nobody's
         r.attribute_io(1);
-        counters.class(FileClass::Main).syncs.fetch_add(2, Relaxed);
+        counters.class(FileClass::Main).syncs(2);
         r.attribute_io(0);
-        counters.class(FileClass::Wal).writes.fetch_add(3, Relaxed);
+        counters.class(FileClass::Wal).writes(3);
         r.attribute_io(1);
-        counters.class(FileClass::Main).syncs.fetch_add(1, Relaxed);
+        counters.class(FileClass::Main).syncs(1);
         r.set_interval(Duration::from_secs(1));
-        counters.class(FileClass::Main).syncs.fetch_add(5, Relaxed); // after: nobody's
+        counters.class(FileClass::Main).syncs(5); // after: nobody's
         let (out, measured) = r.finish();
         assert_eq!(measured, Duration::from_secs(1));
         assert_eq!((out[0].io.total().syncs, out[0].io.total().writes), (0, 3));
         assert_eq!((out[1].io.total().syncs, out[1].io.total().writes), (3, 0));
+    }
+
+    /// A sibling made on this thread and run on another charges its operations with that
+    /// thread's I/O only, while this thread's I/O goes to this recorder's: neither sees the
+    /// other's, as two clients as threads run.
+    #[test]
+    fn a_sibling_on_another_thread_attributes_that_threads_io_only() {
+        use crate::sys::iocount::FileClass;
+        let counters = Arc::new(IoCounters::default());
+        let mut reader = Recorder::new(&["read", "write"], Some(counters.clone()));
+        let mut writer = reader.sibling();
+        let both = std::sync::Barrier::new(2);
+        std::thread::scope(|s| {
+            let (counters, both) = (&counters, &both);
+            let w = s.spawn(move || {
+                writer.attribute_io(1);
+                both.wait();
+                counters.class(FileClass::Wal).syncs(4);
+                counters.class(FileClass::Wal).write_bytes(8192);
+                both.wait();
+                writer.leave_thread();
+                writer
+            });
+            reader.attribute_io(0);
+            both.wait();
+            counters.class(FileClass::Main).reads(6);
+            both.wait();
+            let writer = w.join().unwrap();
+            reader.absorb(writer);
+        });
+        reader.set_interval(Duration::from_secs(1));
+        let (out, _) = reader.finish();
+        let (read, write) = (out[0].io.total(), out[1].io.total());
+        assert_eq!((read.reads, read.syncs, read.write_bytes), (6, 0, 0));
+        assert_eq!((write.reads, write.syncs, write.write_bytes), (0, 4, 8192));
+        assert_eq!(counters.snapshot().total().syncs, 4);
     }
 
     #[test]

@@ -490,10 +490,9 @@ fn tatp_runs_on_a_rate_through_the_driver_and_keeps_its_clients_parameter() {
     assert_eq!(v["manifest"]["load"]["clients"], 3, "{}", v["manifest"]);
 }
 
-/// Runs tiny crud on two clients in `mode` (threads, processes) and returns its summary as CSV
-/// (header, the summary's rows) and its terminal report.
-fn two_clients(mode: &str) -> (Vec<String>, Vec<Vec<String>>, String) {
-    let sb = Sandbox::new();
+/// Runs tiny crud on two clients in `mode` (threads, processes) in `sb` and returns its summary
+/// as CSV (header, the summary's rows).
+fn two_clients(sb: &Sandbox, mode: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let mut cmd = sb.run_tiny(&["crud", "--clients", "2", "--client-mode", mode, "--format", "csv"]);
     let out = output(&mut cmd);
     assert_success(&out);
@@ -505,19 +504,35 @@ fn two_clients(mode: &str) -> (Vec<String>, Vec<Vec<String>>, String) {
         .map(|x| x.unwrap().iter().map(str::to_string).collect::<Vec<String>>())
         .filter(|r| r[0] == "summary")
         .collect();
-    let out = output(sb.litebench().args(["show", "--wide", "--results"]).arg(sb.results()));
-    assert_success(&out);
-    (header, rows, stdout(&out))
+    (header, rows)
 }
 
-/// Issue 32, item 8: with clients as threads, client 0 attributes every client's I/O to its
-/// own current operation, so per-operation syncs and bytes are approximate: the CSV says so per
-/// row and the terminal marks the cells `~` with a line saying why; the `all` rows, and every
-/// row with clients as processes, are exact and unmarked. Before, nothing told them apart.
+/// The sandbox's newest run as the terminal shows it, `--wide`.
+fn shown(sb: &Sandbox) -> String {
+    let out = output(sb.litebench().args(["show", "--wide", "--results"]).arg(sb.results()));
+    assert_success(&out);
+    stdout(&out)
+}
+
+/// Whether the terminal report marks per-operation I/O approximate: `~` cells, and the note.
+fn marked_approximate(text: &str) -> (bool, bool) {
+    let marked = text.lines().any(|l| l.contains(" ~"));
+    let note = text
+        .lines()
+        .any(|l| l.starts_with("~: per-operation syncs and bytes are approximate"));
+    (marked, note)
+}
+
+/// Issue 34: every client thread charges its own operations with its own thread's I/O, so
+/// per-operation syncs and bytes are exact with clients as threads, as with processes: no CSV
+/// row says approximate and the terminal marks nothing (before, issue 32's item 8 marked every
+/// per-operation row of a run with client threads). A run stored before per-thread counting
+/// (its manifest without `io_per_thread`) keeps the marker and the line saying why.
 #[test]
-fn per_operation_io_with_client_threads_is_marked_approximate() {
-    for (mode, approximate) in [("threads", true), ("processes", false)] {
-        let (header, rows, text) = two_clients(mode);
+fn per_operation_io_with_client_threads_is_exact_and_older_runs_stay_marked() {
+    for mode in ["threads", "processes"] {
+        let sb = Sandbox::new();
+        let (header, rows) = two_clients(&sb, mode);
         let col = |name: &str| {
             header
                 .iter()
@@ -527,17 +542,126 @@ fn per_operation_io_with_client_threads_is_marked_approximate() {
         let (op, approx) = (col("operation"), col("io_per_op_approximate"));
         assert!(rows.iter().any(|r| r[op] != "all"), "{rows:?}");
         for r in &rows {
-            let expected = approximate && r[op] != "all";
-            assert_eq!(r[approx], expected.to_string(), "{mode}: {r:?}");
+            assert_eq!(r[approx], "false", "{mode}: {r:?}");
         }
-        let marked = text.lines().filter(|l| l.contains(" ~")).count();
-        let note = text
-            .lines()
-            .any(|l| l.starts_with("~: per-operation syncs and bytes are approximate"));
-        if approximate {
-            assert!(marked > 0 && note, "{mode}: no ~ marker or no note\n{text}");
-        } else {
-            assert!(marked == 0 && !note, "{mode}: marked\n{text}");
+        let text = shown(&sb);
+        assert_eq!(marked_approximate(&text), (false, false), "{mode}: marked\n{text}");
+        if mode == "threads" {
+            let v = sb.show_json();
+            assert_eq!(v["manifest"]["io_per_thread"], true, "{}", v["manifest"]);
+            let mut c = litebench::engines::sqlite::conn::SqliteConn::open_existing(
+                litebench::engines::sqlite::api::Api::bundled(),
+                &sb.results(),
+                "test writer",
+            )
+            .unwrap();
+            litebench::engines::Connection::execute_batch(
+                &mut c,
+                "UPDATE runs SET manifest = json_remove(manifest, '$.io_per_thread')",
+            )
+            .unwrap();
+            drop(c);
+            let text = shown(&sb);
+            assert_eq!(
+                marked_approximate(&text),
+                (true, true),
+                "an older run: not marked\n{text}"
+            );
+        }
+    }
+}
+
+/// Two scripts, one only reading and one only writing, each drawn by both clients.
+fn reader_and_writer_scripts(sb: &Sandbox) {
+    let write = |name: &str, text: &str| std::fs::write(sb.cwd().join(name), text).unwrap();
+    write(
+        "init.sql",
+        "CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER);\n\
+         WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200) INSERT INTO t SELECT i, 0 FROM c;\n",
+    );
+    write("read.sql", "\\set id random(1, 200)\nSELECT v FROM t WHERE id = :id;\n");
+    write(
+        "write.sql",
+        "\\set id random(1, 200)\nUPDATE t SET v = v + 1 WHERE id = :id;\n",
+    );
+}
+
+/// Issue 34: with two clients as threads in WAL mode, a read-only script is charged no syncs and
+/// no bytes written, and the writing script all of them, exactly as with client processes; with
+/// threads the operations' syncs add up to the trial's process-wide count less what no client
+/// did (setting the journal mode before the clients start, the checkpoint when the last
+/// connection closes). (A client process's I/O is in no count of litebench's own process.)
+/// Before, client 0 charged every client's I/O to its own current operation, so the reads were
+/// charged the other client's commits.
+#[test]
+fn client_threads_charge_each_operation_its_own_syncs() {
+    for mode in ["threads", "processes"] {
+        let sb = Sandbox::new();
+        reader_and_writer_scripts(&sb);
+        let mut cmd = sb.run(&[
+            "script",
+            "--param",
+            "file=read.sql@7,write.sql@3",
+            "--param",
+            "init=init.sql",
+            "--param",
+            "transactions=400",
+            "--clients",
+            "2",
+            "--client-mode",
+            mode,
+            "--knob",
+            "journal_mode=wal",
+            "--knob",
+            "synchronous=full",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ]);
+        assert_success(&output(&mut cmd));
+        let v = sb.show_json();
+        let trial = &v["trials"][0];
+        let io = |x: &serde_json::Value, class: &str, field: &str| x[class][field].as_u64().unwrap();
+        let classes = ["main", "journal", "wal", "temp", "other"];
+        let syncs = |x: &serde_json::Value| classes.iter().map(|c| io(x, c, "syncs")).sum::<u64>();
+        let written = |x: &serde_json::Value| classes.iter().map(|c| io(x, c, "write_bytes")).sum::<u64>();
+        let op = |name: &str| {
+            trial["ops"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == name)
+                .unwrap_or_else(|| panic!("no {name} in {}", trial["ops"]))
+        };
+        let (read, write) = (op("read.sql"), op("write.sql"));
+        let done = |o: &serde_json::Value| o["ops"].as_u64().unwrap();
+        assert!(done(read) > 0 && done(write) > 0, "{mode}: {}", trial["ops"]);
+        assert_eq!(
+            (syncs(&read["io"]), written(&read["io"])),
+            (0, 0),
+            "{mode}: reads charged: {read}"
+        );
+        // Every committed update syncs the WAL once (synchronous=full); a checkpoint adds more.
+        assert!(io(&write["io"], "wal", "syncs") >= done(write), "{mode}: {write}");
+        // Whole operations only: the statements are parts of their scripts.
+        let whole = trial["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["part_of"].is_null());
+        let by_ops: u64 = whole.map(|o| syncs(&o["io"])).sum();
+        let process = syncs(&trial["io_trial"]);
+        // Outside the clients' transactions: the switch to WAL (the rollback journal's two
+        // syncs, the database's one) and the last close's checkpoint (the WAL's and the
+        // database's): five at most.
+        if mode == "threads" {
+            assert!(
+                by_ops <= process && process - by_ops <= 5,
+                "operations {by_ops} syncs, the process {process}: {}",
+                trial["io_trial"]
+            );
         }
     }
 }

@@ -15,7 +15,6 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 /// Most blob files a connection keeps open between operations.
@@ -111,7 +110,7 @@ impl FilesConn {
         self.durability = d;
     }
 
-    fn io(&self) -> &crate::sys::iocount::ClassCounters {
+    fn io(&self) -> crate::sys::iocount::Bumps<'_> {
         self.counters.class(FileClass::Main)
     }
 
@@ -127,7 +126,7 @@ impl FilesConn {
             .write(true)
             .open(&path)
             .map_err(|e| self.err(e, &format!("opening {}", path.display())))?;
-        self.io().opens.fetch_add(1, Relaxed);
+        self.io().opens(1);
         let len = file
             .metadata()
             .map_err(|e| self.err(e, &format!("reading the size of {}", path.display())))?
@@ -154,8 +153,8 @@ impl FilesConn {
         f.sync_data()
             .map_err(|e| self.err(e, &format!("fdatasync of {}", blob_path(&self.dir, key).display())))?;
         let c = self.io();
-        c.syncs.fetch_add(1, Relaxed);
-        c.syncs_dataonly.fetch_add(1, Relaxed);
+        c.syncs(1);
+        c.syncs_dataonly(1);
         Ok(())
     }
 
@@ -167,13 +166,13 @@ impl FilesConn {
             .write_all_at(data, 0)
             .map_err(|e| self.err(e, &format!("writing {}", path().display())))?;
         let c = self.io();
-        c.writes.fetch_add(1, Relaxed);
-        c.write_bytes.fetch_add(data.len() as u64, Relaxed);
+        c.writes(1);
+        c.write_bytes(data.len() as u64);
         if blob.len != data.len() as u64 {
             blob.file
                 .set_len(data.len() as u64)
                 .map_err(|e| self.err(e, &format!("truncating {}", path().display())))?;
-            self.io().truncates.fetch_add(1, Relaxed);
+            self.io().truncates(1);
             blob.len = data.len() as u64;
         }
         if self.durability == Durability::Data {
@@ -191,7 +190,7 @@ impl FilesConn {
         let (tmp, path) = (temp_path(&self.dir, key), blob_path(&self.dir, key));
         let result = self.replace(&tmp, &path, data);
         if result.is_err() && std::fs::remove_file(&tmp).is_ok() {
-            self.io().deletes.fetch_add(1, Relaxed);
+            self.io().deletes(1);
         }
         result
     }
@@ -204,22 +203,22 @@ impl FilesConn {
             .truncate(true)
             .open(tmp)
             .map_err(|e| self.err(e, &format!("creating {}", tmp.display())))?;
-        c.opens.fetch_add(1, Relaxed);
+        c.opens(1);
         f.write_all_at(data, 0)
             .map_err(|e| self.err(e, &format!("writing {}", tmp.display())))?;
-        c.writes.fetch_add(1, Relaxed);
-        c.write_bytes.fetch_add(data.len() as u64, Relaxed);
+        c.writes(1);
+        c.write_bytes(data.len() as u64);
         f.sync_all()
             .map_err(|e| self.err(e, &format!("fsync of {}", tmp.display())))?;
-        c.syncs.fetch_add(1, Relaxed);
-        c.syncs_full.fetch_add(1, Relaxed);
+        c.syncs(1);
+        c.syncs_full(1);
         drop(f);
         std::fs::rename(tmp, path)
             .map_err(|e| self.err(e, &format!("renaming {} over {}", tmp.display(), path.display())))?;
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
             .map_err(|e| self.err(e, &format!("fsync of the directory {}", self.dir.display())))?;
-        c.dir_syncs.fetch_add(1, Relaxed);
+        c.dir_syncs(1);
         Ok(())
     }
 }
@@ -259,11 +258,11 @@ impl BlobStore for FilesConn {
             .open(&path)
             .map_err(|e| self.err(e, &format!("creating {}", path.display())))?;
         let c = self.io();
-        c.opens.fetch_add(1, Relaxed);
+        c.opens(1);
         f.write_all_at(data, 0)
             .map_err(|e| self.err(e, &format!("writing {}", path.display())))?;
-        c.writes.fetch_add(1, Relaxed);
-        c.write_bytes.fetch_add(data.len() as u64, Relaxed);
+        c.writes(1);
+        c.write_bytes(data.len() as u64);
         Ok(())
     }
 
@@ -284,8 +283,8 @@ impl BlobStore for FilesConn {
             return Err(self.err(e, &format!("reading {}", path.display())));
         }
         let c = self.io();
-        c.reads.fetch_add(1, Relaxed);
-        c.read_bytes.fetch_add(n as u64, Relaxed);
+        c.reads(1);
+        c.read_bytes(n as u64);
         self.put(key, blob);
         self.last_read = n;
         Ok(&self.buf[..n])

@@ -17,7 +17,7 @@
 
 use super::api::{sqlite3_file, sqlite3_vfs, Api};
 use super::guard::{self, Fault};
-use crate::sys::iocount::{ClassCounters, FileClass, IoCounters};
+use crate::sys::iocount::{Bumps, FileClass, IoCounters};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -289,7 +289,7 @@ unsafe extern "C" fn x_open(
             _ => None,
         };
         let counters: &IoCounters = &st.counters;
-        counters.class(class).opens.fetch_add(1, Relaxed);
+        counters.class(class).opens(1);
         let creates_journal =
             flags & ffi::SQLITE_OPEN_CREATE != 0 && matches!(class, FileClass::Journal | FileClass::Wal);
         // SAFETY: the wrapped file's pMethods is null or valid, as xOpen must leave it.
@@ -333,9 +333,9 @@ unsafe extern "C" fn x_delete(vfs: *mut sqlite3_vfs, name: *const c_char, sync_d
             o.deleted(&path, sync_dir & 1 != 0);
         }
         let c = st.counters.class(class);
-        c.deletes.fetch_add(1, Relaxed);
+        c.deletes(1);
         if rc == ffi::SQLITE_OK && sync_dir & 1 != 0 {
-            c.dir_syncs.fetch_add(1, Relaxed);
+            c.dir_syncs(1);
         }
         Ok(rc)
     })
@@ -400,7 +400,7 @@ unsafe fn parts<'a>(
 ) -> Result<
     (
         &'a mut ShimFile,
-        &'a ClassCounters,
+        Bumps<'a>,
         *mut sqlite3_file,
         &'a ffi::sqlite3_io_methods,
     ),
@@ -444,8 +444,8 @@ unsafe extern "C" fn f_read(file: *mut sqlite3_file, buf: *mut c_void, amt: c_in
         // SAFETY: see the function's contract.
         let (_, c, real, m) = unsafe { parts(file) }?;
         let read = m.xRead.ok_or_else(|| missing("xRead"))?;
-        c.reads.fetch_add(1, Relaxed);
-        c.read_bytes.fetch_add(amt.max(0) as u64, Relaxed);
+        c.reads(1);
+        c.read_bytes(amt.max(0) as u64);
         // SAFETY: SQLite's own arguments, passed on.
         Ok(unsafe { read(real, buf, amt, off) })
     })
@@ -465,8 +465,8 @@ unsafe extern "C" fn f_write(
         // SAFETY: see the function's contract.
         let (shim, c, real, m) = unsafe { parts(file) }?;
         let write = m.xWrite.ok_or_else(|| missing("xWrite"))?;
-        c.writes.fetch_add(1, Relaxed);
-        c.write_bytes.fetch_add(amt.max(0) as u64, Relaxed);
+        c.writes(1);
+        c.write_bytes(amt.max(0) as u64);
         // SAFETY: SQLite's own arguments, passed on.
         let rc = unsafe { write(real, buf, amt, off) };
         if let (Some((o, token)), ffi::SQLITE_OK) = (&shim.observer, rc) {
@@ -487,7 +487,7 @@ unsafe extern "C" fn f_truncate(file: *mut sqlite3_file, size: ffi::sqlite3_int6
         // SAFETY: see the function's contract.
         let (shim, c, real, m) = unsafe { parts(file) }?;
         let truncate = m.xTruncate.ok_or_else(|| missing("xTruncate"))?;
-        c.truncates.fetch_add(1, Relaxed);
+        c.truncates(1);
         // SAFETY: SQLite's own arguments, passed on.
         let rc = unsafe { truncate(real, size) };
         if let (Some((o, token)), ffi::SQLITE_OK) = (&shim.observer, rc) {
@@ -507,17 +507,17 @@ unsafe extern "C" fn f_sync(file: *mut sqlite3_file, flags: c_int) -> c_int {
         // SAFETY: see the function's contract.
         let (shim, c, real, m) = unsafe { parts(file) }?;
         let sync = m.xSync.ok_or_else(|| missing("xSync"))?;
-        c.syncs.fetch_add(1, Relaxed);
+        c.syncs(1);
         if flags & 0x0f == ffi::SQLITE_SYNC_FULL {
-            c.syncs_full.fetch_add(1, Relaxed);
+            c.syncs_full(1);
         }
         if flags & ffi::SQLITE_SYNC_DATAONLY != 0 {
-            c.syncs_dataonly.fetch_add(1, Relaxed);
+            c.syncs_dataonly(1);
         }
         let dir_synced = shim.pending_dir_sync;
         if shim.pending_dir_sync {
             shim.pending_dir_sync = false;
-            c.dir_syncs.fetch_add(1, Relaxed);
+            c.dir_syncs(1);
         }
         // SAFETY: SQLite's own arguments, passed on.
         let rc = unsafe { sync(real, flags) };
@@ -556,7 +556,7 @@ unsafe extern "C" fn f_fetch(
         };
         // SAFETY: `pp` is writable, hence readable.
         if rc == ffi::SQLITE_OK && !unsafe { *pp }.is_null() {
-            c.mmap_fetches.fetch_add(1, Relaxed);
+            c.mmap_fetches(1);
         }
         Ok(rc)
     })
@@ -726,7 +726,7 @@ mod tests {
             );
         }
         assert!(guard::faults().count >= before + 4);
-        assert_eq!(counters.class(FileClass::Main).reads.load(Relaxed), 0);
+        assert_eq!(counters.snapshot().main.reads, 0);
     }
 
     /// A VFS as SQLite 3.5/3.6 had it: version-1 VFS, version-1 file methods (no shared

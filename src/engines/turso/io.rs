@@ -24,9 +24,8 @@
 //! write of their total length.
 
 use crate::sys::confine::resolves_inside;
-use crate::sys::iocount::{ClassCounters, FileClass, IoCounters};
+use crate::sys::iocount::{Bumps, FileClass, IoCounters};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use turso_core::{Buffer, Clock, Completion, File, LimboError, MonotonicInstant, OpenFlags, WallClockInstant, IO};
 
@@ -118,7 +117,7 @@ impl IO for CountingIo {
         let file = self.inner.open_file(path, flags, direct)?;
         let counters = Arc::clone(&self.counters);
         let class = class_of(path);
-        counters.class(class).opens.fetch_add(1, Relaxed);
+        counters.class(class).opens(1);
         Ok(Arc::new(CountingFile {
             inner: file,
             counters,
@@ -127,7 +126,7 @@ impl IO for CountingIo {
     }
 
     fn remove_file(&self, path: &str) -> Result<(), LimboError> {
-        self.counters.class(class_of(path)).deletes.fetch_add(1, Relaxed);
+        self.counters.class(class_of(path)).deletes(1);
         self.inner.remove_file(path)
     }
 
@@ -144,7 +143,7 @@ struct CountingFile {
 }
 
 impl CountingFile {
-    fn count(&self) -> &ClassCounters {
+    fn count(&self) -> Bumps<'_> {
         self.counters.class(self.class)
     }
 }
@@ -160,31 +159,30 @@ impl File for CountingFile {
 
     fn pread(&self, pos: u64, c: Completion) -> Result<Completion, LimboError> {
         let c_ = self.count();
-        c_.reads.fetch_add(1, Relaxed);
-        c_.read_bytes.fetch_add(c.as_read().buf().len() as u64, Relaxed);
+        c_.reads(1);
+        c_.read_bytes(c.as_read().buf().len() as u64);
         self.inner.pread(pos, c)
     }
 
     fn pwrite(&self, pos: u64, buffer: Arc<Buffer>, c: Completion) -> Result<Completion, LimboError> {
         let c_ = self.count();
-        c_.writes.fetch_add(1, Relaxed);
-        c_.write_bytes.fetch_add(buffer.len() as u64, Relaxed);
+        c_.writes(1);
+        c_.write_bytes(buffer.len() as u64);
         self.inner.pwrite(pos, buffer, c)
     }
 
     fn pwritev(&self, pos: u64, buffers: Vec<Arc<Buffer>>, c: Completion) -> Result<Completion, LimboError> {
         let c_ = self.count();
-        c_.writes.fetch_add(1, Relaxed);
-        c_.write_bytes
-            .fetch_add(buffers.iter().map(|b| b.len() as u64).sum(), Relaxed);
+        c_.writes(1);
+        c_.write_bytes(buffers.iter().map(|b| b.len() as u64).sum());
         self.inner.pwritev(pos, buffers, c)
     }
 
     fn sync(&self, c: Completion, sync_type: turso_core::io::FileSyncType) -> Result<Completion, LimboError> {
         let c_ = self.count();
-        c_.syncs.fetch_add(1, Relaxed);
+        c_.syncs(1);
         // Every sync of Turso's Unix backend is a whole-file fsync(2), never data-only.
-        c_.syncs_full.fetch_add(1, Relaxed);
+        c_.syncs_full(1);
         self.inner.sync(c, sync_type)
     }
 
@@ -193,7 +191,7 @@ impl File for CountingFile {
     }
 
     fn truncate(&self, len: u64, c: Completion) -> Result<Completion, LimboError> {
-        self.count().truncates.fetch_add(1, Relaxed);
+        self.count().truncates(1);
         self.inner.truncate(len, c)
     }
 }
