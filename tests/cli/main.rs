@@ -43,4 +43,5 @@ mod store;
 mod store_locks;
 mod store_schema;
 mod width;
+mod wal_files;
 mod ycsb;
