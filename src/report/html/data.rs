@@ -776,7 +776,16 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
                 "The write-ahead log's size on disk at each interval's start and at the trial's end, in each configuration's first measured trial, read from the file system (no connection); beside the main database syncs above, a checkpoint that restarts the WAL stops its growth, and a WAL that keeps growing was not restarted. Over every measured trial: {}.",
                 verdicts.join("; ")
             ),
-            chart: chart("WAL size (MiB)", false, wal),
+            // Linear, never log: a WAL that grows without bound is a line that keeps
+            // climbing, a bounded one a flat line, and a log axis would bend both.
+            chart: Chart::Lines(LineChart {
+                x: XAxis::Linear("seconds into the trial".into()),
+                y_label: "WAL size (MiB)".into(),
+                y_log: false,
+                markers: false,
+                color_offset: 0,
+                lines: wal,
+            }),
             compact: false,
         });
     }
