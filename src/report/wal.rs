@@ -211,7 +211,11 @@ pub fn size(bytes: f64) -> String {
 /// One configuration's WAL in one line: `#1 WAL grows without bound (+812 KiB/s): peak 9.6
 /// MiB, final 9.6 MiB`, and what the record shows about why.
 pub fn line(w: &WalGrowth) -> String {
-    let sizes = format!("peak {}, final {}", size(w.peak_bytes as f64), size(w.final_bytes as f64));
+    let sizes = format!(
+        "peak {}, final {}",
+        size(w.peak_bytes as f64),
+        size(w.final_bytes as f64)
+    );
     match w.verdict {
         WalVerdict::NoVerdict => format!(
             "#{} WAL: {sizes}; {} (a shorter --interval or a longer trial)",

@@ -1226,7 +1226,9 @@ fn sample(
         while Instant::now() < at {
             if done.load(Ordering::Relaxed) {
                 if let Some(f) = files {
-                    marks.files.push(files_at(f, Instant::now().saturating_duration_since(measured)));
+                    marks
+                        .files
+                        .push(files_at(f, Instant::now().saturating_duration_since(measured)));
                 }
                 return marks;
             }

@@ -42,6 +42,6 @@ mod ssb_gen;
 mod store;
 mod store_locks;
 mod store_schema;
-mod width;
 mod wal_files;
+mod width;
 mod ycsb;

@@ -93,7 +93,10 @@ fn the_verdict_flips_when_automatic_checkpoints_are_off() {
     assert_eq!(bounded["verdict"], "bounded", "{bounded}");
     let grows = wal_of(&v, 1).expect("#1's WAL");
     assert_eq!(grows["verdict"], "grows", "{grows}");
-    assert!(grows["why"].as_str().unwrap().contains("wal_autocheckpoint=0"), "{grows}");
+    assert!(
+        grows["why"].as_str().unwrap().contains("wal_autocheckpoint=0"),
+        "{grows}"
+    );
     assert!(
         grows["peak_bytes"].as_u64().unwrap() > 4 * bounded["peak_bytes"].as_u64().unwrap(),
         "{bounded} {grows}"

@@ -1076,7 +1076,12 @@ pub(crate) mod tests {
         let ids: Vec<&str> = figs.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(
             ids,
-            ["over-time-throughput", "over-time-p99", "over-time-checkpoints", "over-time-wal"]
+            [
+                "over-time-throughput",
+                "over-time-p99",
+                "over-time-checkpoints",
+                "over-time-wal"
+            ]
         );
         let Chart::Lines(wal) = &figs[3].chart else {
             panic!("a line chart")
