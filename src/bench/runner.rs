@@ -11,6 +11,7 @@ use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{self, KnobError, KnobSet, Stage};
 use crate::model::params::Params;
 use crate::model::record::{ConfigInfo, TemplateRecord, TrialRecord};
+use crate::sys::dbfiles::{DbFiles, Layout};
 use crate::sys::procstat::KernelSnapshot;
 use crate::sys::scratch::{Scratch, ScratchError};
 use crate::workload::recorder::Recorder;
@@ -632,6 +633,9 @@ fn measure(
     let kernel0 = KernelSnapshot::take();
     let device0 = engine.device_io();
     let io0 = io_now();
+    // Opened before the connection and dropped after it (declared first, dropped last): see
+    // `sys::dbfiles` on why its descriptor must outlive every connection.
+    let files = db_files(engine, db).filter(|_| !plan.trials.memory);
     let mut conn = engine.connect(db).map_err(fail)?;
     if plan.trials.memory {
         engine
@@ -686,6 +690,7 @@ fn measure(
             load: plan.load,
             watch: Some(watch),
             name: &name,
+            files: files.as_ref(),
         };
         plan.workload.run(conn.as_mut(), &trial, &mut rec)
     });
@@ -747,6 +752,18 @@ fn measure(
         queries,
         series,
     }))
+}
+
+/// The trial database's files, watched for the series, for an engine whose database is a file
+/// in the scratch directory (or on a `--fs` filesystem); `None` for a server.
+fn db_files(engine: &dyn Engine, db: &DbRef) -> Option<DbFiles> {
+    let layout = match engine.kind().name {
+        "sqlite" => Layout::Sqlite,
+        "turso" => Layout::Turso,
+        "duckdb" => Layout::DuckDb,
+        _ => return None,
+    };
+    Some(DbFiles::open(db.path.as_deref()?, layout))
 }
 
 #[cfg(test)]

@@ -41,6 +41,29 @@ pub struct SeriesIo {
     pub main_write_bytes: u64,
 }
 
+/// The trial database's files at one instant (the start of an interval, and once more when the
+/// last transaction ended), read from the file system, not through a connection. Only for
+/// engines whose database is a file litebench made (SQLite, libSQL, Turso, DuckDB); a server's
+/// trials have none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesFiles {
+    /// Milliseconds after the trial's measured start.
+    pub t_ms: u64,
+    /// The main database file's size, bytes.
+    pub db_bytes: u64,
+    /// The write-ahead log's size, bytes (`-wal`; DuckDB's `.wal`); 0 when there is none.
+    pub wal_bytes: u64,
+    /// The `-shm` file's size, bytes (0 when absent); absent for engines without one (Turso,
+    /// DuckDB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shm_bytes: Option<u64>,
+    /// Free pages, from the main file's header (4 bytes at offset 36). In WAL mode the main
+    /// file is only written by a checkpoint, so this is the count as of the last checkpoint,
+    /// not as of the last commit. Absent where the file is not SQLite's format (DuckDB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_pages: Option<u64>,
+}
+
 /// A trial's time series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {
@@ -49,6 +72,10 @@ pub struct Series {
     /// Empty for engines whose I/O litebench does not count.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub io: Vec<SeriesIo>,
+    /// The database's files over the trial; empty for a server, and in runs stored before
+    /// litebench read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<SeriesFiles>,
 }
 
 impl Series {

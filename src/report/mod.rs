@@ -30,6 +30,7 @@ pub mod stored;
 pub mod summary;
 pub mod table;
 pub mod text;
+pub mod wal;
 pub mod warnings;
 
 use crate::model::record::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
@@ -98,6 +99,10 @@ pub struct Report<'a> {
     /// per configuration (set by `show` from the store); absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub durability: Vec<String>,
+    /// Each configuration's WAL over its trials: peak, final, and whether it grows without
+    /// bound ([`wal`]); empty when no configuration had a WAL on disk.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wal: Vec<wal::WalGrowth>,
 }
 
 /// What a report is built from.
@@ -156,6 +161,7 @@ impl<'a> Report<'a> {
             process_syncs: input.process_syncs,
             trials: input.trials,
             durability: Vec::new(),
+            wal: wal::wal_growth(m, input.trials),
         }
     }
 }

@@ -275,6 +275,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     if let Some(n) = approximate_note(&report.summary) {
         out += &format!("{n}\n");
     }
+    out += &wal_lines(report);
     if let Some(p) = &report.side_by_side {
         out += "\n";
         out += &heading("side by side", md);
@@ -305,6 +306,20 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         for l in &report.durability {
             out += &format!("  {l}\n");
         }
+    }
+    out
+}
+
+/// Each configuration's WAL in a line (peak, final, verdict), after a blank line; nothing when
+/// no configuration had a WAL.
+fn wal_lines(report: &Report<'_>) -> String {
+    if report.wal.is_empty() {
+        return String::new();
+    }
+    let mut out = "\n".to_string();
+    for w in &report.wal {
+        out += &super::wal::line(w);
+        out += "\n";
     }
     out
 }
@@ -341,6 +356,7 @@ fn compact_body(report: &Report<'_>) -> String {
     if let Some(n) = &c.note {
         out += &format!("note: {n}\n");
     }
+    out += &wal_lines(report);
     if !report.warnings.is_empty() {
         out += "\n";
     }

@@ -32,7 +32,8 @@ use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};
 use crate::model::load::{Arrival, LoadShape};
 use crate::model::params::Params;
-use crate::model::series::{Series, SeriesIo, SeriesPoint};
+use crate::model::series::{Series, SeriesFiles, SeriesIo, SeriesPoint};
+use crate::sys::dbfiles::DbFiles;
 use crate::sys::iocount::IoSnapshot;
 use crate::workload::recorder::{Recorder, Totals};
 use crate::workload::remote::{CellReport, ClientReport, Kill, ProgressTotals, RemoteClient};
@@ -359,6 +360,8 @@ struct Buckets {
     cells: Vec<Vec<Cell>>,
     /// `(interval, counters)` at that interval's start.
     io: Vec<(usize, IoSnapshot)>,
+    /// The database's files, as the sampler read them.
+    files: Vec<SeriesFiles>,
     /// The interval being counted, and where it ends (nanoseconds after the measured start).
     current: usize,
     ends_ns: u64,
@@ -388,6 +391,7 @@ impl Buckets {
             ops,
             cells: Vec::new(),
             io: Vec::new(),
+            files: Vec::new(),
             current: 0,
             ends_ns: interval.as_nanos().clamp(1, u128::from(u64::MAX)) as u64,
             at_start: (0..ops).map(|_| (Totals::default(), None)).collect(),
@@ -586,6 +590,7 @@ impl Buckets {
             interval_ms: ms,
             points,
             io,
+            files: self.files,
         }
     }
 }
@@ -1172,16 +1177,39 @@ fn first_error(results: Vec<Result<(), WorkloadError>>) -> Result<(), WorkloadEr
     }
 }
 
-/// Reads the VFS counters at every interval's start, on the clock, and calls `tick` with each
-/// interval's index from the second on (for `--progress`), until `done`; returns the readings.
+/// What the sampler read: the VFS counters at each interval's start, and the database's files
+/// at each interval's start and once more when the clients were done.
+#[derive(Default)]
+struct Marks {
+    io: Vec<(usize, IoSnapshot)>,
+    files: Vec<SeriesFiles>,
+}
+
+/// One reading of the database's files, `at` after the measured start.
+fn files_at(files: &DbFiles, at: Duration) -> SeriesFiles {
+    let f = files.read();
+    SeriesFiles {
+        t_ms: at.as_millis() as u64,
+        db_bytes: f.db_bytes,
+        wal_bytes: f.wal_bytes,
+        shm_bytes: f.shm_bytes,
+        free_pages: f.free_pages,
+    }
+}
+
+/// Reads the VFS counters and the database's files (where `files` has them) at every
+/// interval's start, on the clock, and calls `tick` with each interval's index from the second
+/// on (for `--progress`), until `done`; returns the readings, the files read once more at the
+/// end.
 fn sample(
     shared: &Shared<'_>,
     interval: Duration,
     counters: Option<std::sync::Arc<crate::sys::iocount::IoCounters>>,
+    files: Option<&DbFiles>,
     done: &AtomicBool,
     tick: &dyn Fn(u32),
-) -> Vec<(usize, IoSnapshot)> {
-    let mut marks = Vec::new();
+) -> Marks {
+    let mut marks = Marks::default();
     let start = loop {
         if let Some(s) = shared.start.get() {
             break *s;
@@ -1191,17 +1219,26 @@ fn sample(
         }
         std::thread::sleep(Duration::from_micros(200));
     };
+    let measured = start + shared.warmup;
     let mut i = 0usize;
     loop {
-        let at = start + shared.warmup + interval * i as u32;
+        let at = measured + interval * i as u32;
         while Instant::now() < at {
             if done.load(Ordering::Relaxed) {
+                if let Some(f) = files {
+                    marks
+                        .files
+                        .push(files_at(f, Instant::now().saturating_duration_since(measured)));
+                }
                 return marks;
             }
             std::thread::sleep((at - Instant::now()).min(Duration::from_millis(5)));
         }
         if let Some(c) = &counters {
-            marks.push((i, c.snapshot()));
+            marks.io.push((i, c.snapshot()));
+        }
+        if let Some(f) = files {
+            marks.files.push(files_at(f, interval * i as u32));
         }
         if i > 0 {
             tick(i as u32);
@@ -1268,7 +1305,8 @@ pub fn drive(
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
         // A phase-timed trial has no series, and no progress lines (as its phases never had).
-        let sampler = ((counters.is_some() || shape.progress) && shared.series).then(|| {
+        let files = trial.files;
+        let sampler = ((counters.is_some() || shape.progress || files.is_some()) && shared.series).then(|| {
             let (shared, done, counters) = (&shared, &clients_done, counters.clone());
             scope.spawn(move || {
                 let tick = |i: u32| {
@@ -1284,7 +1322,7 @@ pub fn drive(
                         );
                     }
                 };
-                sample(shared, interval, counters, done, &tick)
+                sample(shared, interval, counters, files, done, &tick)
             })
         });
         // Each client process's lines: progress as they come, then its report.
@@ -1374,7 +1412,8 @@ pub fn drive(
         }
         clients_done.store(true, Ordering::Relaxed);
         if let Some(Ok(marks)) = sampler.map(|s| s.join()) {
-            series.io = marks;
+            series.io = marks.io;
+            series.files = marks.files;
         }
         results
     });
@@ -1517,7 +1556,7 @@ pub fn serve(
                         progress(&shared.progress.totals());
                     }
                 };
-                sample(shared, interval, counters, done, &tick)
+                sample(shared, interval, counters, None, done, &tick)
             })
         });
         let seat = Seat {
@@ -1530,7 +1569,7 @@ pub fn serve(
         let result = tx.run_client(conn, seat);
         done.store(true, Ordering::Relaxed);
         if let Some(Ok(marks)) = sampler.map(|s| s.join()) {
-            buckets.io = marks;
+            buckets.io = marks.io;
         }
         result
     });

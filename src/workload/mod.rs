@@ -107,6 +107,9 @@ pub struct Trial<'a> {
     /// How `--progress` lines name this trial (`#1 journal_mode=wal, trial 2/3`), so that the
     /// interleaved trials of several configurations read apart; empty outside the runner.
     pub name: &'a str,
+    /// The trial database's files, read at every interval of the series (`None`: a server's
+    /// database, or a client process, whose driver reads them).
+    pub files: Option<&'a crate::sys::dbfiles::DbFiles>,
 }
 
 impl<'a> Trial<'a> {
@@ -123,6 +126,7 @@ impl<'a> Trial<'a> {
             load: &crate::model::load::ONE_CLIENT,
             watch: None,
             name: "",
+            files: None,
         }
     }
 }

@@ -31,6 +31,7 @@ mod difference;
 mod median_ci;
 mod outliers;
 mod quantile;
+mod slope;
 mod student;
 mod summary;
 
@@ -43,6 +44,7 @@ pub use difference::{difference_of_means, Change, Difference, DIFFERENCE_INTERVA
 pub use median_ci::{median_ci, median_ci_rank, MEDIAN_INTERVAL_METHOD, MIN_SAMPLES_95};
 pub use outliers::{tukey, tukey_outliers, OutlierKind, Outliers};
 pub use quantile::{median, percentile};
+pub use slope::{slope_95, Slope, MIN_SLOPE_POINTS};
 pub use student::t_critical_95;
 pub use summary::{summarize, Interval, Summary};
 

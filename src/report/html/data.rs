@@ -670,6 +670,7 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
     let mut tps = Vec::new();
     let mut p99 = Vec::new();
     let mut main = Vec::new();
+    let mut wal = Vec::new();
     for (c, t) in &firsts {
         let s = t.series.as_ref().expect("filtered on a series");
         let mut times: Vec<u64> = s.points.iter().map(|p| p.t_ms).collect();
@@ -716,6 +717,16 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
                     .collect(),
             });
         }
+        if s.files.iter().any(|f| f.wal_bytes > 0) {
+            wal.push(Line {
+                name: config_name(c),
+                points: s
+                    .files
+                    .iter()
+                    .map(|f| (f.t_ms as f64 / 1000.0, f.wal_bytes as f64 / MIB))
+                    .collect(),
+            });
+        }
     }
     let chart = |y_label: &str, y_log: bool, lines: Vec<Line>| {
         Chart::Lines(
@@ -756,8 +767,33 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
             compact: false,
         });
     }
+    if !wal.is_empty() {
+        let verdicts: Vec<String> = report.wal.iter().map(crate::report::wal::line).collect();
+        out.push(Figure {
+            id: "over-time-wal".into(),
+            title: "WAL size over time".into(),
+            note: format!(
+                "The write-ahead log's size on disk at each interval's start and at the trial's end, in each configuration's first measured trial, read from the file system (no connection); beside the main database syncs above, a checkpoint that restarts the WAL stops its growth, and a WAL that keeps growing was not restarted. Over every measured trial: {}.",
+                verdicts.join("; ")
+            ),
+            // Linear, never log: a WAL that grows without bound is a line that keeps
+            // climbing, a bounded one a flat line, and a log axis would bend both.
+            chart: Chart::Lines(LineChart {
+                x: XAxis::Linear("seconds into the trial".into()),
+                y_label: "WAL size (MiB)".into(),
+                y_log: false,
+                markers: false,
+                color_offset: 0,
+                lines: wal,
+            }),
+            compact: false,
+        });
+    }
     out
 }
+
+/// Bytes in a mebibyte, for the WAL's size.
+const MIB: f64 = 1024.0 * 1024.0;
 
 /// How much of the series' last interval, starting at `t_ms`, the trial covered, milliseconds:
 /// up to the trial's end (`trial_ms` after its measured start) where that falls inside it; the
@@ -1002,7 +1038,7 @@ pub(crate) mod tests {
 
     #[test]
     fn trials_with_a_series_get_charts_over_time_and_others_none() {
-        use crate::model::series::{Series, SeriesIo, SeriesPoint};
+        use crate::model::series::{Series, SeriesFiles, SeriesIo, SeriesPoint};
         let m = manifest(&[&[], &[("journal_mode", "wal")]]);
         let mut t = trials(2, 2, &["read"]);
         assert!(over_time(&report(&m, &t)).is_empty(), "no series, no charts over time");
@@ -1026,11 +1062,33 @@ pub(crate) mod tests {
                         ..SeriesIo::default()
                     })
                     .collect(),
+                // Only the WAL configuration's WAL has a size: 1 MiB more each interval.
+                files: (0..4)
+                    .map(|i| SeriesFiles {
+                        t_ms: i * 500,
+                        db_bytes: 4096,
+                        wal_bytes: if tr.config == 1 { i * 1_048_576 } else { 0 },
+                        ..SeriesFiles::default()
+                    })
+                    .collect(),
             });
         }
         let figs = over_time(&report(&m, &t));
         let ids: Vec<&str> = figs.iter().map(|f| f.id.as_str()).collect();
-        assert_eq!(ids, ["over-time-throughput", "over-time-p99", "over-time-checkpoints"]);
+        assert_eq!(
+            ids,
+            [
+                "over-time-throughput",
+                "over-time-p99",
+                "over-time-checkpoints",
+                "over-time-wal"
+            ]
+        );
+        let Chart::Lines(wal) = &figs[3].chart else {
+            panic!("a line chart")
+        };
+        assert_eq!(wal.lines.len(), 1, "a line for the configuration that had a WAL");
+        assert_eq!(wal.lines[0].points[3], (1.5, 3.0), "3 MiB at 1.5 s");
         let Chart::Lines(tps) = &figs[0].chart else {
             panic!("a line chart")
         };
@@ -1075,6 +1133,7 @@ pub(crate) mod tests {
                     point(2000, "read.sql:2 SELECT", 30),
                 ],
                 io: Vec::new(),
+                files: Vec::new(),
             });
         }
         let figs = over_time(&report(&m, &t));

@@ -1,0 +1,311 @@
+//! Whether a configuration's write-ahead log grows without bound: the starvation verdict.
+//!
+//! A WAL that checkpoints keep up with stops growing on disk once it reaches the size at which
+//! checkpoints restart it (SQLite writes it again from the start; the file does not shrink
+//! without `journal_size_limit` or a `TRUNCATE` checkpoint). A WAL that no checkpoint can
+//! restart (none runs, or a reader holds an old snapshot) keeps growing until the disk is full.
+//! So each measured trial's WAL size is fitted against time over the trial's second half, after
+//! the first fill: a least-squares slope with its 95% interval ([`litebench_stats::slope_95`]).
+//! The configuration's WAL grows without bound when every trial's interval lies above zero and
+//! every trial's WAL ended at least [`GROWTH`] above its size at the half; else it is bounded;
+//! with a trial too short for a fit, there is no verdict. What the record can show about why
+//! (the `wal_autocheckpoint` read back, whether any checkpoint wrote the database file) is
+//! said; a reader holding a snapshot is not in the record, and is named only as a possibility.
+
+use crate::model::record::{Manifest, TrialRecord};
+use crate::model::series::Series;
+use litebench_stats::slope_95;
+use serde::Serialize;
+
+/// How much larger than at the trial's half the WAL must end for growth to count: a quarter.
+pub const GROWTH: f64 = 0.25;
+
+/// The verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WalVerdict {
+    Grows,
+    Bounded,
+    /// A trial had too few readings in its second half for a fit.
+    NoVerdict,
+}
+
+impl WalVerdict {
+    pub fn words(self) -> &'static str {
+        match self {
+            WalVerdict::Grows => "WAL grows without bound",
+            WalVerdict::Bounded => "WAL bounded",
+            WalVerdict::NoVerdict => "too few readings for a verdict",
+        }
+    }
+}
+
+/// One measured trial's WAL.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrialWal {
+    pub seq: u64,
+    pub peak_bytes: u64,
+    pub final_bytes: u64,
+    /// The WAL's size at the start of the fitted half.
+    pub half_bytes: u64,
+    /// The fitted slope and its 95% interval, bytes per second; absent with too few readings.
+    pub slope_bytes_per_s: Option<f64>,
+    pub slope_low: Option<f64>,
+    pub slope_high: Option<f64>,
+    /// Intervals in which the shim saw the database file written or synced (in WAL mode, a
+    /// checkpoint); absent where litebench does not count the engine's I/O.
+    pub checkpoint_intervals: Option<u64>,
+}
+
+/// A configuration's WAL over its measured trials.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WalGrowth {
+    pub config: usize,
+    pub label: String,
+    /// The largest size any trial's WAL reached, bytes.
+    pub peak_bytes: u64,
+    /// The trials' median final size, bytes.
+    pub final_bytes: u64,
+    pub verdict: WalVerdict,
+    /// The trials' median slope, bytes per second.
+    pub slope_bytes_per_s: Option<f64>,
+    /// What the record shows about why it grew; absent when it did not, or the record shows
+    /// nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    pub trials: Vec<TrialWal>,
+}
+
+/// One trial's WAL from its series; `None` when it kept no file readings.
+pub fn trial_wal(seq: u64, series: &Series) -> Option<TrialWal> {
+    let files = &series.files;
+    let last = files.last()?;
+    let half_ms = last.t_ms / 2;
+    let half: Vec<(f64, f64)> = files
+        .iter()
+        .filter(|f| f.t_ms >= half_ms)
+        .map(|f| (f.t_ms as f64 / 1000.0, f.wal_bytes as f64))
+        .collect();
+    let fit = slope_95(&half);
+    Some(TrialWal {
+        seq,
+        peak_bytes: files.iter().map(|f| f.wal_bytes).max().unwrap_or(0),
+        final_bytes: last.wal_bytes,
+        half_bytes: half.first().map_or(0, |p| p.1 as u64),
+        slope_bytes_per_s: fit.map(|s| s.slope),
+        slope_low: fit.map(|s| s.low),
+        slope_high: fit.map(|s| s.high),
+        checkpoint_intervals: (!series.io.is_empty()).then(|| {
+            series
+                .io
+                .iter()
+                .filter(|i| i.main_syncs > 0 || i.main_write_bytes > 0)
+                .count() as u64
+        }),
+    })
+}
+
+/// Whether a trial's WAL grew: its slope's interval above zero and its end above its half.
+fn grew(t: &TrialWal) -> bool {
+    t.slope_low.is_some_and(|l| l > 0.0) && t.final_bytes as f64 > t.half_bytes as f64 * (1.0 + GROWTH)
+}
+
+/// The verdict over a configuration's trials.
+pub fn verdict(trials: &[TrialWal]) -> WalVerdict {
+    if trials.is_empty() || trials.iter().any(|t| t.slope_bytes_per_s.is_none()) {
+        WalVerdict::NoVerdict
+    } else if trials.iter().all(grew) {
+        WalVerdict::Grows
+    } else {
+        WalVerdict::Bounded
+    }
+}
+
+fn median_u64(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    match v.len() {
+        0 => 0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2,
+    }
+}
+
+/// The knob `name`'s value as read back in `t`.
+fn reading<'t>(t: &'t TrialRecord, name: &str) -> Option<&'t str> {
+    t.knobs
+        .iter()
+        .find(|k| k.name == name)
+        .and_then(|k| k.effective.as_deref().or(k.requested.as_deref()))
+}
+
+/// What the record shows about why a configuration's WAL grew.
+fn why(trials: &[&TrialRecord], wal: &[TrialWal]) -> Option<String> {
+    if trials.iter().any(|t| reading(t, "wal_autocheckpoint") == Some("0")) {
+        return Some("wal_autocheckpoint=0: no automatic checkpoint".into());
+    }
+    let counted: Vec<u64> = wal.iter().filter_map(|w| w.checkpoint_intervals).collect();
+    if counted.len() < wal.len() {
+        return None;
+    }
+    Some(if counted.iter().all(|&c| c == 0) {
+        "no checkpoint wrote the database file during the trials".into()
+    } else {
+        "checkpoints wrote the database file yet the WAL kept growing: a checkpoint cannot restart \
+         the WAL while a reader holds an older snapshot (the record does not show readers)"
+            .into()
+    })
+}
+
+/// Each configuration's WAL, for the configurations whose WAL existed in a measured trial (and
+/// whose `journal_mode`, where read back, is `wal`).
+pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth> {
+    let mut out = Vec::new();
+    for cfg in &manifest.configs {
+        let measured: Vec<&TrialRecord> = trials
+            .iter()
+            .filter(|t| t.config == cfg.index && !t.warmup)
+            .filter(|t| reading(t, "journal_mode").is_none_or(|m| m.eq_ignore_ascii_case("wal")))
+            .collect();
+        let with: Vec<(&TrialRecord, TrialWal)> = measured
+            .iter()
+            .filter_map(|t| Some((*t, trial_wal(t.seq, t.series.as_ref()?)?)))
+            .collect();
+        if with.iter().all(|(_, w)| w.peak_bytes == 0) {
+            continue;
+        }
+        let (records, wal): (Vec<&TrialRecord>, Vec<TrialWal>) = with.into_iter().unzip();
+        let verdict = verdict(&wal);
+        let mut slopes: Vec<f64> = wal.iter().filter_map(|w| w.slope_bytes_per_s).collect();
+        slopes.sort_by(f64::total_cmp);
+        out.push(WalGrowth {
+            config: cfg.index,
+            label: cfg.label.clone(),
+            peak_bytes: wal.iter().map(|w| w.peak_bytes).max().unwrap_or(0),
+            final_bytes: median_u64(wal.iter().map(|w| w.final_bytes).collect()),
+            verdict,
+            slope_bytes_per_s: (!slopes.is_empty()).then(|| litebench_stats::median(&slopes)),
+            why: (verdict == WalVerdict::Grows).then(|| why(&records, &wal)).flatten(),
+            trials: wal,
+        });
+    }
+    out
+}
+
+/// A size in bytes as people read it: `812 KiB`, `4.1 MiB`, `1.2 GiB`.
+pub fn size(bytes: f64) -> String {
+    let b = bytes.abs();
+    let (v, unit) = if b >= 1024.0 * 1024.0 * 1024.0 {
+        (bytes / (1024.0 * 1024.0 * 1024.0), "GiB")
+    } else if b >= 1024.0 * 1024.0 {
+        (bytes / (1024.0 * 1024.0), "MiB")
+    } else {
+        (bytes / 1024.0, "KiB")
+    };
+    if v.abs() >= 100.0 {
+        format!("{v:.0} {unit}")
+    } else {
+        format!("{v:.1} {unit}")
+    }
+}
+
+/// One configuration's WAL in one line: `#1 WAL grows without bound (+812 KiB/s): peak 9.6
+/// MiB, final 9.6 MiB`, and what the record shows about why.
+pub fn line(w: &WalGrowth) -> String {
+    let sizes = format!(
+        "peak {}, final {}",
+        size(w.peak_bytes as f64),
+        size(w.final_bytes as f64)
+    );
+    match w.verdict {
+        WalVerdict::NoVerdict => format!(
+            "#{} WAL: {sizes}; {} (a shorter --interval or a longer trial)",
+            w.config,
+            w.verdict.words()
+        ),
+        v => {
+            let slope = match (v, w.slope_bytes_per_s) {
+                (WalVerdict::Grows, Some(s)) => format!(" (+{}/s)", size(s)),
+                _ => String::new(),
+            };
+            let why = w.why.as_deref().map_or(String::new(), |y| format!("; {y}"));
+            format!("#{} {}{slope}: {sizes}{why}", w.config, v.words())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::series::{SeriesFiles, SeriesIo};
+
+    fn series(wal: &[u64], checkpoints: &[usize]) -> Series {
+        Series {
+            interval_ms: 1000,
+            points: Vec::new(),
+            io: (0..wal.len())
+                .map(|i| SeriesIo {
+                    t_ms: i as u64 * 1000,
+                    main_syncs: u64::from(checkpoints.contains(&i)),
+                    ..SeriesIo::default()
+                })
+                .collect(),
+            files: wal
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| SeriesFiles {
+                    t_ms: i as u64 * 1000,
+                    wal_bytes: w,
+                    ..SeriesFiles::default()
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_growing_wal_grows() {
+        let wal: Vec<u64> = (0..20).map(|i| 1_000_000 * i + (i % 3) * 10_000).collect();
+        let trials: Vec<TrialWal> = (0..3).map(|s| trial_wal(s, &series(&wal, &[])).unwrap()).collect();
+        assert_eq!(verdict(&trials), WalVerdict::Grows);
+        let s = trials[0].slope_bytes_per_s.unwrap();
+        assert!((s - 1_000_000.0).abs() < 20_000.0, "{s}");
+    }
+
+    /// A WAL that checkpoints restart: on disk it fills to the checkpoint's size and stays
+    /// there; truncated by each checkpoint (journal_size_limit), it is a sawtooth.
+    #[test]
+    fn a_wal_bounded_by_checkpoints_is_bounded() {
+        let plateau: Vec<u64> = (0..20).map(|i| (i * 1_000_000).min(4_000_000)).collect();
+        let saw: Vec<u64> = (0..20).map(|i| (i % 4) * 1_000_000).collect();
+        for wal in [plateau, saw] {
+            let t = trial_wal(0, &series(&wal, &[4, 8, 12, 16])).unwrap();
+            assert_eq!(verdict(&[t.clone(), t]), WalVerdict::Bounded, "{wal:?}");
+        }
+    }
+
+    #[test]
+    fn one_trial_that_did_not_grow_makes_the_configuration_bounded() {
+        let grows: Vec<u64> = (0..20).map(|i| 1_000_000 * i).collect();
+        let flat = vec![4_000_000; 20];
+        let trials = [
+            trial_wal(0, &series(&grows, &[])).unwrap(),
+            trial_wal(1, &series(&flat, &[])).unwrap(),
+        ];
+        assert_eq!(verdict(&trials), WalVerdict::Bounded);
+    }
+
+    #[test]
+    fn too_few_readings_give_no_verdict() {
+        let t = trial_wal(0, &series(&[0, 1_000_000, 2_000_000], &[])).unwrap();
+        assert_eq!(t.slope_bytes_per_s, None);
+        assert_eq!(verdict(&[t]), WalVerdict::NoVerdict);
+        assert_eq!(verdict(&[]), WalVerdict::NoVerdict);
+        assert_eq!(trial_wal(0, &Series::default()), None);
+    }
+
+    #[test]
+    fn sizes_read_as_people_read_them() {
+        assert_eq!(size(812.0 * 1024.0), "812 KiB");
+        assert_eq!(size(4.1 * 1048576.0), "4.1 MiB");
+        assert_eq!(size(2.0 * 1073741824.0), "2.0 GiB");
+    }
+}
