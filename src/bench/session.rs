@@ -239,6 +239,7 @@ fn bind(plan: &Plan, job: &Job, bed: &Testbed) -> Vec<Bound> {
                     fs,
                     scheduler: c.scheduler.clone(),
                     scheduler_device: c.scheduler.as_ref().and(plan.scheduler_device.clone()),
+                    load: c.load.clone(),
                 },
                 engine: c.engine,
             }

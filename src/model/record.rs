@@ -46,6 +46,31 @@ pub struct ConfigInfo {
     /// before each trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_device: Option<String>,
+    /// Its own load shape, where the run sweeps one (`--clients 1,2,4`, `--rate`,
+    /// `--client-mode` with several values); absent where every configuration has the run's
+    /// ([`Manifest::load`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<crate::model::load::LoadShape>,
+}
+
+impl Manifest {
+    /// The load shape configuration `config` ran under: its own in a sweep, else the run's.
+    pub fn load_of(&self, config: usize) -> &crate::model::load::LoadShape {
+        self.configs
+            .get(config)
+            .and_then(|c| c.load.as_ref())
+            .unwrap_or(&self.load)
+    }
+
+    /// Whether any configuration ran a load other than one client in a closed loop.
+    pub fn shaped(&self) -> bool {
+        !self.load.is_default() || self.configs.iter().any(|c| c.load.as_ref().is_some_and(|l| !l.is_default()))
+    }
+
+    /// Whether the run sweeps the load: configurations with load shapes of their own.
+    pub fn sweeps(&self) -> bool {
+        self.configs.iter().any(|c| c.load.is_some())
+    }
 }
 
 /// A filesystem built for a run (`--fs`): what was made, how, where, and what the kernel

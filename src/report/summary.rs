@@ -855,6 +855,7 @@ mod tests {
             fs: None,
             scheduler: None,
             scheduler_device: None,
+            load: None,
         };
         // Eight trials at ~1000 tx/s and one (seq 5) at 100 tx/s; a warm-up outlier is ignored.
         let mut trials: Vec<TrialRecord> = (0..9)

@@ -834,6 +834,7 @@ pub(crate) mod tests {
                         fs: None,
                         scheduler: None,
                         scheduler_device: None,
+                        load: None,
                     }
                 })
                 .collect(),
