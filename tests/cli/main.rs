@@ -42,5 +42,6 @@ mod ssb_gen;
 mod store;
 mod store_locks;
 mod store_schema;
+mod sweeps;
 mod width;
 mod ycsb;
