@@ -463,10 +463,7 @@ fn client_processes_engines(
         if with_processes.len() == points.len() {
             return Err(Failure(why));
         }
-        warnings.push(format!(
-            "engine {label}: {} skipped: {why}",
-            with_processes.join(", ")
-        ));
+        warnings.push(format!("engine {label}: {} skipped: {why}", with_processes.join(", ")));
         refused.push(i);
     }
     Ok(refused)

@@ -210,7 +210,9 @@ fn parse_list<T: PartialEq>(
     for part in s.split(',') {
         let part = part.trim();
         if part.is_empty() {
-            return Err(format!("an empty value in the list; give values separated by single commas, e.g. {flag} {example}"));
+            return Err(format!(
+                "an empty value in the list; give values separated by single commas, e.g. {flag} {example}"
+            ));
         }
         let v = one(part).map_err(|e| if s.contains(',') { format!("{part}: {e}") } else { e })?;
         if values.contains(&v) {

@@ -64,7 +64,11 @@ impl Manifest {
 
     /// Whether any configuration ran a load other than one client in a closed loop.
     pub fn shaped(&self) -> bool {
-        !self.load.is_default() || self.configs.iter().any(|c| c.load.as_ref().is_some_and(|l| !l.is_default()))
+        !self.load.is_default()
+            || self
+                .configs
+                .iter()
+                .any(|c| c.load.as_ref().is_some_and(|l| !l.is_default()))
     }
 
     /// Whether the run sweeps the load: configurations with load shapes of their own.

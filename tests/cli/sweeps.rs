@@ -52,7 +52,11 @@ fn bad_sweeps_are_refused_in_one_line() {
         let mut cmd = sb.run(SMALLEST_CRUD);
         cmd.args(extra);
         assert_eq!(assert_error_line(&output(&mut cmd), &[]), line, "{extra:?}");
-        assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "{extra:?}: --dir is not empty");
+        assert_eq!(
+            listing(&sb.scratch()),
+            Vec::<String>::new(),
+            "{extra:?}: --dir is not empty"
+        );
     }
     // A workload that runs one ordered script, and TATP's clients given twice.
     let sb = Sandbox::new();
@@ -108,7 +112,10 @@ fn a_clients_sweep_runs_interleaved_configurations_and_draws_the_curve() {
     let labels: Vec<&str> = configs.iter().map(|c| c["label"].as_str().unwrap()).collect();
     assert_eq!(
         labels,
-        ["journal_mode=wal busy_timeout=10000 clients=1", "journal_mode=wal busy_timeout=10000 clients=2"]
+        [
+            "journal_mode=wal busy_timeout=10000 clients=1",
+            "journal_mode=wal busy_timeout=10000 clients=2"
+        ]
     );
     for (i, c) in configs.iter().enumerate() {
         assert_eq!(c["load"]["clients"], i + 1, "{c}");
@@ -126,16 +133,32 @@ fn a_clients_sweep_runs_interleaved_configurations_and_draws_the_curve() {
     assert_eq!(curve["axis"], "clients", "{curve}");
     let points = curve["points"].as_array().unwrap();
     assert_eq!(points.len(), 2, "{curve}");
-    assert_eq!((points[0]["value"].as_f64(), points[1]["value"].as_f64()), (Some(1.0), Some(2.0)));
-    assert!(points[0]["step"].is_null() && points[1]["step"]["ratio"].as_f64().unwrap() > 0.0, "{curve}");
-    assert!(points.iter().all(|p| p["tps_median"].as_f64().unwrap() > 0.0), "{curve}");
+    assert_eq!(
+        (points[0]["value"].as_f64(), points[1]["value"].as_f64()),
+        (Some(1.0), Some(2.0))
+    );
+    assert!(
+        points[0]["step"].is_null() && points[1]["step"]["ratio"].as_f64().unwrap() > 0.0,
+        "{curve}"
+    );
+    assert!(
+        points.iter().all(|p| p["tps_median"].as_f64().unwrap() > 0.0),
+        "{curve}"
+    );
     let line = curve["line"].as_str().unwrap();
-    assert!(line.starts_with("scaling stops at 2 clients") || line.starts_with("throughput rises at every step"), "{line}");
+    assert!(
+        line.starts_with("scaling stops at 2 clients") || line.starts_with("throughput rises at every step"),
+        "{line}"
+    );
     // The terminal: the line, then the table, within 80 columns.
     let text = stdout(&output(sb.show(&[]).env("COLUMNS", "80")));
     // The line comes first (wrapped at the width), then the table.
-    let at = text.find("scaling: ").unwrap_or_else(|| panic!("no curve line\n{text}"));
-    let head = text[at..].find("\nclients  tx/s").unwrap_or_else(|| panic!("no curve table\n{text}"));
+    let at = text
+        .find("scaling: ")
+        .unwrap_or_else(|| panic!("no curve line\n{text}"));
+    let head = text[at..]
+        .find("\nclients  tx/s")
+        .unwrap_or_else(|| panic!("no curve table\n{text}"));
     let words: Vec<&str> = text[at..at + head].split_whitespace().collect();
     assert_eq!(words.join(" "), format!("scaling: {line}"), "{text}");
     let table: Vec<&str> = text[at + head + 1..].lines().take(4).collect();
@@ -145,8 +168,15 @@ fn a_clients_sweep_runs_interleaved_configurations_and_draws_the_curve() {
     let mut cmd = sb.run(SMALLEST_CRUD);
     cmd.args(["--clients", "2", "--format", "json"]);
     let v = json(&output(&mut cmd));
-    assert!(v.get("curves").is_none() && v["manifest"]["configs"][0].get("load").is_none(), "{v}");
-    assert!(v["manifest"]["load"].get("sweep").is_none(), "{}", v["manifest"]["load"]);
+    assert!(
+        v.get("curves").is_none() && v["manifest"]["configs"][0].get("load").is_none(),
+        "{v}"
+    );
+    assert!(
+        v["manifest"]["load"].get("sweep").is_none(),
+        "{}",
+        v["manifest"]["load"]
+    );
 }
 
 /// A value the run cannot take (several clients on in-memory databases) skips its
@@ -158,13 +188,22 @@ fn a_refused_axis_value_is_skipped_with_one_warning() {
     cmd.args(["--clients", "1,2,4", "--memory", "--format", "json"]);
     let out = output(&mut cmd);
     assert_success(&out);
-    let warnings: Vec<String> = stderr(&out).lines().filter(|l| l.starts_with("warning: clients=")).map(String::from).collect();
+    let warnings: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.starts_with("warning: clients="))
+        .map(String::from)
+        .collect();
     assert_eq!(
         warnings,
         ["warning: clients=2, clients=4 skipped: --clients 2: with --memory each connection would have a database of its own; leave out --memory or use --clients 1"]
     );
     let v = json(&out);
-    assert_eq!(v["manifest"]["configs"].as_array().unwrap().len(), 1, "{}", v["manifest"]["configs"]);
+    assert_eq!(
+        v["manifest"]["configs"].as_array().unwrap().len(),
+        1,
+        "{}",
+        v["manifest"]["configs"]
+    );
     if !crate::support::require_duckdb(crate::support::DUCKDB) {
         return;
     }
@@ -197,5 +236,11 @@ fn a_refused_axis_value_is_skipped_with_one_warning() {
         .map(|c| c["label"].as_str().unwrap())
         .collect();
     assert_eq!(labels.len(), 3, "{labels:?}");
-    assert!(labels.iter().filter(|l| l.contains("client_mode=processes")).all(|l| l.starts_with("sqlite")), "{labels:?}");
+    assert!(
+        labels
+            .iter()
+            .filter(|l| l.contains("client_mode=processes"))
+            .all(|l| l.starts_with("sqlite")),
+        "{labels:?}"
+    );
 }

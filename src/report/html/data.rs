@@ -452,54 +452,58 @@ pub fn scaling(report: &Report<'_>) -> Vec<Figure> {
         } else {
             format!(" ({})", c.of)
         };
-        let stop_at = c.stop.as_ref().and_then(|s| c.points.iter().position(|p| p.config == s.config));
+        let stop_at = c
+            .stop
+            .as_ref()
+            .and_then(|s| c.points.iter().position(|p| p.config == s.config));
         let unit = report.unit();
-        let mut chart = |id: &str, what: &str, y_label: String, value: &dyn Fn(&crate::report::curve::Point) -> Option<f64>| {
-            let points: Vec<(f64, f64)> = c
-                .points
-                .iter()
-                .enumerate()
-                .filter_map(|(x, p)| Some((x as f64, value(p)?)))
-                .collect();
-            if points.is_empty() {
-                return;
-            }
-            let mut lines = vec![Line {
-                name: what.to_string(),
-                points,
-            }];
-            if let Some(x) = stop_at {
-                if let Some(y) = value(&c.points[x]) {
-                    lines.push(Line {
-                        name: format!("scaling stops: {} {words}", ticks[x]),
-                        points: vec![(x as f64, y)],
-                    });
+        let mut chart =
+            |id: &str, what: &str, y_label: String, value: &dyn Fn(&crate::report::curve::Point) -> Option<f64>| {
+                let points: Vec<(f64, f64)> = c
+                    .points
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(x, p)| Some((x as f64, value(p)?)))
+                    .collect();
+                if points.is_empty() {
+                    return;
                 }
-            }
-            out.push(Figure {
-                id: format!("scaling-{id}-{n}"),
-                title: format!("{what} against {words}{of}"),
-                note: format!("{} Each point is the median of its configuration's measured trials.", c.line),
-                chart: Chart::Lines(
-                    LineChart {
-                        x: XAxis::Categories(axis.to_string(), ticks.clone()),
-                        y_label,
-                        y_log: false,
-                        markers: true,
-                        color_offset: 0,
-                        lines,
+                let mut lines = vec![Line {
+                    name: what.to_string(),
+                    points,
+                }];
+                if let Some(x) = stop_at {
+                    if let Some(y) = value(&c.points[x]) {
+                        lines.push(Line {
+                            name: format!("scaling stops: {} {words}", ticks[x]),
+                            points: vec![(x as f64, y)],
+                        });
                     }
-                    .scaled(),
-                ),
-                compact: true,
-            });
-        };
-        chart(
-            "throughput",
-            "Achieved throughput",
-            format!("{unit}/s"),
-            &|p| p.tps_median,
-        );
+                }
+                out.push(Figure {
+                    id: format!("scaling-{id}-{n}"),
+                    title: format!("{what} against {words}{of}"),
+                    note: format!(
+                        "{} Each point is the median of its configuration's measured trials.",
+                        c.line
+                    ),
+                    chart: Chart::Lines(
+                        LineChart {
+                            x: XAxis::Categories(axis.to_string(), ticks.clone()),
+                            y_label,
+                            y_log: false,
+                            markers: true,
+                            color_offset: 0,
+                            lines,
+                        }
+                        .scaled(),
+                    ),
+                    compact: true,
+                });
+            };
+        chart("throughput", "Achieved throughput", format!("{unit}/s"), &|p| {
+            p.tps_median
+        });
         chart("p99", "p99 latency", "ms".to_string(), &|p| p.p99_ms_median);
     }
     out
