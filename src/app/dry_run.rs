@@ -46,6 +46,9 @@ struct ConfigView {
     presets: Vec<&'static str>,
     fs: Option<String>,
     scheduler: Option<String>,
+    /// A sweep's point: its load in words (absent without a sweep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -121,6 +124,7 @@ fn config_view(plan: &Plan, c: &Configuration) -> ConfigView {
         engine,
         fs,
         scheduler: c.scheduler.clone(),
+        load: c.load.as_ref().map(|l| l.describe()),
     }
 }
 
@@ -163,6 +167,9 @@ fn text(view: &PlanView) -> String {
             }
             if let Some(s) = &c.scheduler {
                 parts.push(format!("scheduler {s}"));
+            }
+            if let Some(l) = &c.load {
+                parts.push(l.clone());
             }
             for l in wrap(&format!("#{} {}", c.index, parts.join(", ")), "    ") {
                 line(format!("  {l}"));

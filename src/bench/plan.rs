@@ -46,7 +46,8 @@ pub struct Plan {
     pub schedulers: Vec<String>,
     /// `--scheduler-device`: a real block device that also gets each scheduler.
     pub scheduler_device: Option<String>,
-    /// `--clients`, `--rate`, `--arrival`, `--latency-limit`, `--max-tries`.
+    /// `--clients`, `--rate`, `--arrival`, `--latency-limit`, `--max-tries`: the load shape, or
+    /// in a sweep the first point's (each configuration has its own).
     pub load: LoadShape,
     /// Said before anything runs: each `--param` that some of the run's presets do not take
     /// (their workload has no such parameter), naming them.
@@ -168,13 +169,21 @@ pub struct Configuration {
     pub fs: Option<usize>,
     /// Its `--scheduler`.
     pub scheduler: Option<String>,
+    /// Its own load shape in a sweep (`--clients 1,2,4`...); `None`: the run's ([`Plan::load`]).
+    pub load: Option<LoadShape>,
+    /// The sweep's values that name it (`clients=4`); empty without a sweep.
+    pub axis: String,
 }
 
 impl Configuration {
-    /// Its label: `[fs ][scheduler ][engine ][presets ]knobs`, the engine named only where the
+    /// Its label: `[fs ][scheduler ][engine ][presets ]knobs[ sweep]`, the engine named only where the
     /// run has several (`engine`: `None`).
     pub fn label(&self, engine: Option<&str>, fs: Option<&str>) -> String {
-        let mut label = self.knobs.label();
+        let mut label = match (self.knobs.0.is_empty(), self.axis.is_empty()) {
+            (_, true) => self.knobs.label(),
+            (true, false) => self.axis.clone(),
+            (false, false) => format!("{} {}", self.knobs.label(), self.axis),
+        };
         if !self.presets.is_empty() {
             label = format!("{} {label}", self.presets.join("+"));
         }
@@ -216,73 +225,136 @@ impl Job {
     }
 }
 
-/// The load shape of `--clients`, `--rate`, `--arrival`, `--latency-limit` and `--max-tries`,
-/// refused in one line where a job's workload or the run cannot take it. A workload without
-/// transactions of its own for the load driver but with a `clients` parameter (TATP) takes
-/// `--clients` as that parameter.
-fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
-    let shape = LoadShape {
-        clients: args.clients,
-        rate: args.rate,
-        arrival: args.arrival,
-        latency_limit_ns: args
-            .latency_limit
-            .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
-        max_tries: args.max_tries,
-        interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
-        client_mode: args.client_mode,
-        progress: args.progress,
+/// One point of the load axes (`--clients`, `--rate`, `--client-mode`): its load shape and the
+/// words that name it in a configuration's label (`clients=4`; empty without a sweep).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadPoint {
+    pub shape: LoadShape,
+    pub label: String,
+}
+
+/// The load points of the run in order (clients outermost, then rate, then client mode): one
+/// without a sweep, each refused in one line where a job's workload or the run cannot take it.
+/// In a sweep a point the run cannot take (several clients on `--memory`, processes with one
+/// client) is left out with one warning, and refused as without a sweep when none is left.
+fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> Result<Vec<LoadPoint>, Failure> {
+    let rates: Vec<Option<f64>> = match &args.rate {
+        None => vec![None],
+        Some(r) => r.0.iter().copied().map(Some).collect(),
     };
-    if shape.latency_limit_ns.is_some() && shape.rate.is_none() {
+    let sweep = args.clients.sweeps() || args.client_mode.sweeps() || rates.len() > 1;
+    let mut points = Vec::new();
+    for &clients in &args.clients.0 {
+        for &rate in &rates {
+            for &client_mode in &args.client_mode.0 {
+                let mut label = Vec::new();
+                if args.clients.sweeps() {
+                    label.push(format!("clients={clients}"));
+                }
+                if let (true, Some(r)) = (rates.len() > 1, rate) {
+                    label.push(format!("rate={}", crate::model::load::rate_text(r)));
+                }
+                if args.client_mode.sweeps() {
+                    label.push(format!("client_mode={}", client_mode_name(client_mode)));
+                }
+                points.push(LoadPoint {
+                    shape: LoadShape {
+                        clients,
+                        rate,
+                        arrival: args.arrival,
+                        latency_limit_ns: args
+                            .latency_limit
+                            .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
+                        max_tries: args.max_tries,
+                        interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
+                        client_mode,
+                        sweep,
+                        progress: args.progress,
+                    },
+                    label: label.join(" "),
+                });
+            }
+        }
+    }
+    if args.latency_limit.is_some() && args.rate.is_none() {
         return Err(Failure(
             "--latency-limit: only an open loop has intended start times to be late against; give --rate TPS too"
                 .into(),
         ));
     }
-    if shape.clients > 1 && args.memory {
-        return Err(Failure(format!(
-            "--clients {}: with --memory each connection would have a database of its own; leave out --memory or use --clients 1",
-            shape.clients
-        )));
-    }
     // A workload's own `clients` parameter (TATP's) is the flag's alias: the flag sets it, and
-    // a parameter given alone sets the run's clients.
-    let mut shape = shape;
+    // a parameter given alone sets the run's clients. A sweep of clients leaves it alone (the
+    // parameters are the job's, the clients each configuration's).
+    let named = args.params.iter().any(|p| p.trim_start().starts_with("clients="));
     for job in jobs.iter_mut() {
         if !job.workload.params().iter().any(|p| p.name == "clients") {
             continue;
         }
         let given = job.params.count("clients");
-        let named = args.params.iter().any(|p| p.trim_start().starts_with("clients="));
-        if shape.clients > 1 {
-            if named && given != u64::from(shape.clients) {
+        if args.clients.sweeps() {
+            if named {
                 return Err(Failure(format!(
-                    "--clients {} and --param clients={given} disagree; give one of them",
-                    shape.clients
+                    "--clients {} and --param clients={given}: give the clients once, as the sweep --clients {}",
+                    clients_text(args),
+                    clients_text(args)
+                )));
+            }
+            continue;
+        }
+        let clients = args.clients.0[0];
+        if clients > 1 {
+            if named && given != u64::from(clients) {
+                return Err(Failure(format!(
+                    "--clients {clients} and --param clients={given} disagree; give one of them"
                 )));
             }
             job.params
                 .0
-                .insert("clients".into(), params::ParamValue::Count(u64::from(shape.clients)));
+                .insert("clients".into(), params::ParamValue::Count(u64::from(clients)));
         } else if given > 1 {
-            shape.clients = u32::try_from(given).unwrap_or(crate::model::load::MAX_CLIENTS);
+            for p in &mut points {
+                p.shape.clients = u32::try_from(given).unwrap_or(crate::model::load::MAX_CLIENTS);
+            }
         }
     }
-    // Client 0 always runs on the trial's own thread: with one client no process would start,
-    // and a run that asked for processes would silently measure threads.
-    if shape.client_mode == crate::model::load::ClientMode::Processes && shape.clients < 2 {
-        return Err(Failure(format!(
-            "--client-mode processes with --clients {}: client 0 runs in litebench's own process, so no client process would start; give --clients 2 or more, or leave out --client-mode",
-            shape.clients
-        )));
+    // What the run cannot take at a point: several connections to an in-memory database, and
+    // processes with one client (client 0 always runs on the trial's own thread: no process
+    // would start, and a run that asked for processes would silently measure threads).
+    let refusal = |shape: &LoadShape| -> Option<String> {
+        if shape.clients > 1 && args.memory {
+            return Some(format!(
+                "--clients {}: with --memory each connection would have a database of its own; leave out --memory or use --clients 1",
+                shape.clients
+            ));
+        }
+        if shape.client_mode == crate::model::load::ClientMode::Processes && shape.clients < 2 {
+            return Some(format!(
+                "--client-mode processes with --clients {}: client 0 runs in litebench's own process, so no client process would start; give --clients 2 or more, or leave out --client-mode",
+                shape.clients
+            ));
+        }
+        None
+    };
+    let refused: Vec<(String, String)> = points
+        .iter()
+        .filter_map(|p| refusal(&p.shape).map(|why| (p.label.clone(), why)))
+        .collect();
+    if let Some((_, why)) = refused.first() {
+        if refused.len() == points.len() {
+            return Err(Failure(why.clone()));
+        }
+        let names: Vec<&str> = refused.iter().map(|(l, _)| l.as_str()).collect();
+        warnings.push(format!("{} skipped: {why}", names.join(", ")));
+        points.retain(|p| refusal(&p.shape).is_none());
     }
+    let shape = &points[0].shape;
     if shape.is_default() {
         if shape.progress {
             return Err(Failure(
                 "--progress: the lines per interval come from the load driver, which runs with several clients or a rate; give --clients N or --rate TPS too".into(),
             ));
         }
-        return Ok(shape);
+        return Ok(points);
     }
     let takers = || {
         workload::all()
@@ -292,20 +364,17 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let flag = if sweep {
+        sweep_flags(args)
+    } else if shape.clients > 1 && shape.rate.is_none() && shape.max_tries == 1 && shape.latency_limit_ns.is_none() {
+        format!("--clients {}", shape.clients)
+    } else if let Some(r) = shape.rate {
+        format!("--rate {}", crate::model::load::rate_text(r))
+    } else {
+        format!("--max-tries {}", shape.max_tries)
+    };
     for job in jobs.iter() {
         let w = job.workload;
-        let only_clients = LoadShape {
-            clients: 1,
-            ..shape.clone()
-        }
-        .is_default();
-        let flag = if shape.clients > 1 && only_clients {
-            format!("--clients {}", shape.clients)
-        } else if let Some(r) = shape.rate {
-            format!("--rate {}", crate::model::load::rate_text(r))
-        } else {
-            format!("--max-tries {}", shape.max_tries)
-        };
         if let Some(tx) = w.transactions() {
             if let Some(why) = tx.one_client_only(&job.params) {
                 return Err(Failure(format!("{flag}: workload {}: {why}", w.name())));
@@ -318,30 +387,86 @@ fn load_shape(args: &RunArgs, jobs: &mut [Job]) -> Result<LoadShape, Failure> {
             takers()
         )));
     }
-    Ok(shape)
+    Ok(points)
+}
+
+/// `--client-mode`'s word for a mode (`threads`, `processes`).
+fn client_mode_name(m: crate::model::load::ClientMode) -> &'static str {
+    match m {
+        crate::model::load::ClientMode::Threads => "threads",
+        crate::model::load::ClientMode::Processes => "processes",
+    }
+}
+
+/// `--clients` as given (`1,2,4`).
+fn clients_text(args: &RunArgs) -> String {
+    args.clients.0.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The flags that sweep, as given (`--clients 1,2,4 --rate 100,300`), for refusals of a sweep.
+fn sweep_flags(args: &RunArgs) -> String {
+    let mut flags = Vec::new();
+    if args.clients.sweeps() {
+        flags.push(format!("--clients {}", clients_text(args)));
+    }
+    if let Some(r) = args.rate.as_ref().filter(|r| r.sweeps()) {
+        let rates: Vec<String> = r.0.iter().map(|&x| crate::model::load::rate_text(x)).collect();
+        flags.push(format!("--rate {}", rates.join(",")));
+    }
+    if args.client_mode.sweeps() {
+        let modes: Vec<&str> = args.client_mode.0.iter().map(|&m| client_mode_name(m)).collect();
+        flags.push(format!("--client-mode {}", modes.join(",")));
+    }
+    flags.join(" ")
 }
 
 /// `--client-mode processes` runs SQLite only: a client process opens the trial's database file
 /// itself. DuckDB cannot share a file between writer processes, and a server's connections are
 /// server processes whatever litebench's clients are.
-fn client_processes_engines(choices: &[EngineChoice], args: &RunArgs) -> Result<(), Failure> {
-    for (i, c) in choices.iter().enumerate() {
-        if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
-            continue;
-        }
-        let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
-        let why = match c.kind.name {
-            "duckdb" => "DuckDB cannot share a database file between writer processes",
-            _ if !c.kind.files_in_scratch => {
-                "a server's connections are server processes whatever litebench's clients are"
-            }
-            _ => "only SQLite engines run clients in processes of their own",
-        };
-        return Err(Failure(format!(
-            "--client-mode processes: engine {label}: {why}; use --client-mode threads for it"
-        )));
+fn processes_refusal(c: &EngineChoice, label: &str) -> Option<String> {
+    if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
+        return None;
     }
-    Ok(())
+    let why = match c.kind.name {
+        "duckdb" => "DuckDB cannot share a database file between writer processes",
+        _ if !c.kind.files_in_scratch => "a server's connections are server processes whatever litebench's clients are",
+        _ => "only SQLite engines run clients in processes of their own",
+    };
+    Some(format!(
+        "--client-mode processes: engine {label}: {why}; use --client-mode threads for it"
+    ))
+}
+
+/// The engines that cannot run the points with client processes (by position in `choices`):
+/// refused in one line where an engine has no other point, else its configurations with
+/// processes are left out with one warning each.
+fn client_processes_engines(
+    choices: &[EngineChoice],
+    args: &RunArgs,
+    points: &[LoadPoint],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<usize>, Failure> {
+    let with_processes: Vec<&str> = points
+        .iter()
+        .filter(|p| p.shape.processes())
+        .map(|p| p.label.as_str())
+        .collect();
+    if with_processes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut refused = Vec::new();
+    for (i, c) in choices.iter().enumerate() {
+        let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
+        let Some(why) = processes_refusal(c, label) else {
+            continue;
+        };
+        if with_processes.len() == points.len() {
+            return Err(Failure(why));
+        }
+        warnings.push(format!("engine {label}: {} skipped: {why}", with_processes.join(", ")));
+        refused.push(i);
+    }
+    Ok(refused)
 }
 
 /// The workload a run names, or the one-line error listing the valid ones.
@@ -580,7 +705,7 @@ fn preset_knob_unknown(p: &Pick, knob: &str, engine: &str) -> Failure {
 /// Validates the whole command line into a plan.
 pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     let (picks, groups) = preset::resolve(&args.presets).map_err(Failure)?;
-    let (mut jobs, warnings) = plan_jobs(args, &picks)?;
+    let (mut jobs, mut warnings) = plan_jobs(args, &picks)?;
     let choices = engine_choices(args)?;
     check_preset_knobs(&picks, &choices)?;
     knob_sets(args, &mut jobs, &choices)?;
@@ -596,13 +721,19 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     check_engines_run(args, &choices, &jobs)?;
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
-    let load = load_shape(args, &mut jobs)?;
+    let mut skipped = Vec::new();
+    let points = load_points(args, &mut jobs, &mut skipped)?;
+    // A sweep's trials stop alike (the first point's rule, so an open loop's default duration
+    // is the first rate's).
+    let load = points[0].shape.clone();
     for job in &mut jobs {
         job.stop = stop_rule(job, &load);
     }
-    if load.processes() {
-        client_processes_engines(&choices, args)?;
+    let no_processes = client_processes_engines(&choices, args, &points, &mut skipped)?;
+    for job in &mut jobs {
+        job.warnings.extend(skipped.iter().cloned());
     }
+    warnings.extend(skipped);
     if let Some(dev) = &args.scheduler_device {
         crate::testbed::scheduler_device::check(dev, &schedulers, args.guest)?;
     } else if !schedulers.is_empty() && filesystems.iter().all(|f| f.kind == FsKind::Tmpfs) {
@@ -612,6 +743,8 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
         job.configs = expand(
             job,
             &choices,
+            &points,
+            &|engine, shape| shape.processes() && no_processes.contains(&engine),
             &filesystems,
             &schedulers,
             args.scheduler_device.is_some(),
@@ -708,9 +841,12 @@ fn knob_sets(args: &RunArgs, jobs: &mut [Job], choices: &[EngineChoice]) -> Resu
 /// A job's configurations in run order: each engine's knob sets (each with the knobs that
 /// engine has, so sets that become identical for it run once, named after every preset they
 /// stand for), each on every filesystem, each under every scheduler that applies there.
+#[allow(clippy::too_many_arguments)]
 fn expand(
     job: &Job,
     choices: &[EngineChoice],
+    points: &[LoadPoint],
+    skip: &dyn Fn(usize, &LoadShape) -> bool,
     filesystems: &[FsSpec],
     schedulers: &[String],
     scheduler_device: bool,
@@ -741,9 +877,27 @@ fn expand(
                 pick: *pick,
                 fs: None,
                 scheduler: None,
+                load: None,
+                axis: String::new(),
             });
         }
     }
+    // Each knob set at every load point (a sweep's axes vary fastest after knobs).
+    let sweep = points.len() > 1;
+    let sets: Vec<Configuration> = sets
+        .into_iter()
+        .flat_map(|set| {
+            points
+                .iter()
+                .filter(|p| !skip(set.engine, &p.shape))
+                .map(|p| Configuration {
+                    load: sweep.then(|| p.shape.clone()),
+                    axis: p.label.clone(),
+                    ..set.clone()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let places: Vec<Option<usize>> = match filesystems.len() {
         0 => vec![None],
         n => (0..n).map(Some).collect(),

@@ -30,7 +30,8 @@ pub struct JobPlan<'a> {
     /// Configurations in run order.
     pub configs: &'a [Bound],
     pub trials: &'a Trials,
-    /// `--clients`, `--rate`, `--latency-limit`, `--max-tries`.
+    /// `--clients`, `--rate`, `--latency-limit`, `--max-tries` (a sweep's configuration has
+    /// its own, [`ConfigInfo::load`]).
     pub load: &'a crate::model::load::LoadShape,
 }
 
@@ -687,7 +688,7 @@ fn measure(
             connector: &connector,
             profile: round == plan.trials.warmup,
             knobs: &knobs,
-            load: plan.load,
+            load: cfg.load.as_ref().unwrap_or(plan.load),
             watch: Some(watch),
             name: &name,
             files: files.as_ref(),
@@ -709,7 +710,10 @@ fn measure(
     let queries = rec.take_queries();
     let series = rec.take_series();
     let (ops, measured) = rec.finish();
-    if let Err(e) = plan.workload.verify_after(conn.as_mut(), plan.params, plan.load) {
+    if let Err(e) = plan
+        .workload
+        .verify_after(conn.as_mut(), plan.params, cfg.load.as_ref().unwrap_or(plan.load))
+    {
         return match workload_error(scratch, &cfg.label, e) {
             Some(err) => Err(err),
             None => Ok(None),

@@ -239,6 +239,7 @@ fn bind(plan: &Plan, job: &Job, bed: &Testbed) -> Vec<Bound> {
                     fs,
                     scheduler: c.scheduler.clone(),
                     scheduler_device: c.scheduler.as_ref().and(plan.scheduler_device.clone()),
+                    load: c.load.clone(),
                 },
                 engine: c.engine,
             }
@@ -285,7 +286,9 @@ fn manifest(ctx: &Context<'_>, job: &Job, plan_job: usize, configs: &[Bound]) ->
         .chain(job.warnings.iter().cloned())
         .collect(),
         load: plan.load.clone(),
-        io_per_thread: plan.load.clients > 1 && !plan.load.processes(),
+        io_per_thread: std::iter::once(&plan.load)
+            .chain(configs.iter().filter_map(|c| c.info.load.as_ref()))
+            .any(|l| l.clients > 1 && !l.processes()),
         guest,
         fleet: plan.fleet.clone().map(|mut f| {
             f.plan_job = plan_job;

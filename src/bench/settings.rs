@@ -118,22 +118,24 @@ pub struct RunArgs {
     pub noise: NoiseArg,
     /// Concurrent clients, each with its own connection (configured and verified like the
     /// first) and thread, for workloads whose operations are independent transactions (see
-    /// `litebench list`)
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::model::load::MAX_CLIENTS)))]
-    pub clients: u32,
+    /// `litebench list`); several values (`1,2,4,8`) sweep them: a configuration per value,
+    /// interleaved trial by trial, and the report draws the scaling curve
+    #[arg(long, value_name = "N[,N...]", default_value = "1", value_parser = parse_clients)]
+    pub clients: Axis<u32>,
     /// With several clients: `threads` (default) or `processes`, every client but the first a
     /// process of its own, as web workers are (SQLite engines only: its locks, WAL index and
-    /// page cache then behave as between processes)
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::model::load::ClientMode::Threads)]
-    pub client_mode: crate::model::load::ClientMode,
+    /// page cache then behave as between processes); `threads,processes` compares both
+    #[arg(long, value_name = "MODE[,MODE...]", default_value = "threads", value_parser = parse_client_modes)]
+    pub client_mode: Axis<crate::model::load::ClientMode>,
     /// Open loop: start transactions on a schedule at TPS per second over all clients, and
     /// measure each one's latency from its intended start (so a stall counts against every
-    /// transaction queued behind it). Default: closed loop, each client as fast as it can
-    #[arg(long, value_name = "TPS", value_parser = parse_rate)]
-    pub rate: Option<f64>,
+    /// transaction queued behind it); several values (`100,300,1000`) sweep the offered rate.
+    /// Default: closed loop, each client as fast as it can
+    #[arg(long, value_name = "TPS[,TPS...]", value_parser = parse_rates)]
+    pub rate: Option<Axis<f64>>,
     /// How `--rate`'s intended start times are spaced: poisson (seeded exponential gaps) or
     /// uniform
-    #[arg(long, value_enum, default_value_t = crate::model::load::Arrival::Poisson)]
+    #[arg(long, value_name = "ARRIVAL", default_value = "poisson", value_parser = parse_arrival)]
     pub arrival: crate::model::load::Arrival,
     /// With `--rate`: skip a transaction already later than this when its turn comes, and count
     /// completed ones slower than this as late (pgbench -L), e.g. `5ms`
@@ -141,7 +143,7 @@ pub struct RunArgs {
     pub latency_limit: Option<std::time::Duration>,
     /// Tries of a transaction that meets a lock (SQLITE_BUSY, a serialization failure, a
     /// deadlock) before it counts as failed; 1: no retry
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_max_tries)]
     pub max_tries: u32,
     /// With several clients or a rate: the length of each interval of the trial's time series
     /// (counts, latency percentiles and I/O per interval), e.g. `500ms`
@@ -178,6 +180,95 @@ impl RunArgs {
     }
 }
 
+/// The values of a flag that sweeps (`--clients 1,2,4`): each a configuration of its own, in
+/// the order given; one value is the run without a sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis<T>(pub Vec<T>);
+
+impl<T: Clone> Axis<T> {
+    /// An axis of one value.
+    pub fn one(v: T) -> Axis<T> {
+        Axis(vec![v])
+    }
+
+    /// Whether it has several values (a sweep).
+    pub fn sweeps(&self) -> bool {
+        self.0.len() > 1
+    }
+}
+
+/// Parses a comma-separated list of values for `flag`, each with `one`, refusing an empty
+/// value and a value given twice (two identical configurations would be compared as if they
+/// were different).
+fn parse_list<T: PartialEq>(
+    s: &str,
+    flag: &str,
+    example: &str,
+    one: impl Fn(&str) -> Result<T, String>,
+) -> Result<Axis<T>, String> {
+    let mut values: Vec<T> = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(format!(
+                "an empty value in the list; give values separated by single commas, e.g. {flag} {example}"
+            ));
+        }
+        let v = one(part).map_err(|e| if s.contains(',') { format!("{part}: {e}") } else { e })?;
+        if values.contains(&v) {
+            return Err(format!(
+                "{part} is given twice; give each value once, e.g. {flag} {example}"
+            ));
+        }
+        values.push(v);
+    }
+    Ok(Axis(values))
+}
+
+/// Parses `--clients N[,N...]`.
+fn parse_clients(s: &str) -> Result<Axis<u32>, String> {
+    let max = crate::model::load::MAX_CLIENTS;
+    parse_list(s, "--clients", "1,2,4,8", |p| match p.parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("give a number of clients from 1 to {max}")),
+    })
+}
+
+/// Parses `--client-mode MODE[,MODE...]`.
+fn parse_client_modes(s: &str) -> Result<Axis<crate::model::load::ClientMode>, String> {
+    use clap::ValueEnum;
+    parse_list(s, "--client-mode", "threads,processes", |p| {
+        crate::model::load::ClientMode::from_str(p, true).map_err(|_| "give threads or processes".to_string())
+    })
+}
+
+/// Parses `--rate TPS[,TPS...]`.
+fn parse_rates(s: &str) -> Result<Axis<f64>, String> {
+    parse_list(s, "--rate", "100,300,1000", parse_rate)
+}
+
+/// A flag that takes one value: a list is refused with the flags that do sweep.
+fn one_value(s: &str) -> Result<&str, String> {
+    match s.contains(',') {
+        true => Err("takes one value, not a list (only --clients, --rate and --client-mode sweep); give one value, or run once per value".into()),
+        false => Ok(s),
+    }
+}
+
+/// Parses `--arrival poisson|uniform`.
+fn parse_arrival(s: &str) -> Result<crate::model::load::Arrival, String> {
+    use clap::ValueEnum;
+    crate::model::load::Arrival::from_str(one_value(s)?, true).map_err(|_| "give poisson or uniform".to_string())
+}
+
+/// Parses `--max-tries N` (1 to 1000).
+fn parse_max_tries(s: &str) -> Result<u32, String> {
+    match one_value(s)?.parse::<u32>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err("give a number of tries from 1 to 1000 (1: no retry)".into()),
+    }
+}
+
 /// Parses `--rate TPS`: a positive, finite rate a clock can keep to.
 fn parse_rate(s: &str) -> Result<f64, String> {
     let max = crate::model::load::MAX_RATE;
@@ -192,7 +283,7 @@ fn parse_rate(s: &str) -> Result<f64, String> {
 
 /// Parses `--interval DURATION` (10 ms or more).
 fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
-    match crate::model::params::parse_duration(s) {
+    match crate::model::params::parse_duration(one_value(s)?) {
         Some(d) if d >= std::time::Duration::from_millis(10) => Ok(d),
         _ => Err("give a duration of 10ms or more, e.g. 500ms or 1s".into()),
     }
@@ -200,7 +291,7 @@ fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
 
 /// Parses `--latency-limit DURATION` (`5ms`, `0.5s`, above zero).
 fn parse_latency_limit(s: &str) -> Result<std::time::Duration, String> {
-    match crate::model::params::parse_duration(s) {
+    match crate::model::params::parse_duration(one_value(s)?) {
         Some(d) if !d.is_zero() => Ok(d),
         _ => Err("give a duration above zero, e.g. 5ms or 1s".into()),
     }

@@ -136,7 +136,6 @@ pub fn check(manifest: &Manifest, templates: &[TemplateRecord], trials: &[TrialR
             });
         }
     }
-    let clients = manifest.load.clients;
     let mut seen = HashSet::new();
     for t in trials {
         let seq = t.seq;
@@ -172,6 +171,8 @@ pub fn check(manifest: &Manifest, templates: &[TemplateRecord], trials: &[TrialR
                 follows: expected,
             });
         }
+        // A sweep's configurations each have their clients.
+        let clients = manifest.load_of(t.config).clients;
         if !possible(t.total_ops, t.measured_ns, clients) {
             return Err(Inconsistent::TooFast {
                 seq,
@@ -232,6 +233,7 @@ pub(crate) mod tests {
             fs: None,
             scheduler: None,
             scheduler_device: None,
+            load: None,
         }
     }
 

@@ -69,6 +69,11 @@ pub struct LoadShape {
     /// Threads or processes; absent from manifests of runs with threads.
     #[serde(default, skip_serializing_if = "ClientMode::is_threads")]
     pub client_mode: ClientMode,
+    /// A point of a sweep (`--clients 1,2,4`, `--rate`, `--client-mode` with several values):
+    /// the load driver runs it even with one client in a closed loop, so that every point of
+    /// the curve is measured the same way. Absent from manifests of runs without a sweep.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sweep: bool,
     /// `--progress`: a line per interval on stderr while a trial runs (not a property of the
     /// load; not stored).
     #[serde(skip)]
@@ -88,6 +93,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     max_tries: 1,
     interval_ms: 1000,
     client_mode: ClientMode::Threads,
+    sweep: false,
     progress: false,
 };
 
@@ -101,7 +107,11 @@ impl LoadShape {
     /// One client, closed loop, no retries: what every run before load shapes did (the time
     /// series interval aside: only the load driver keeps a series).
     pub fn is_default(&self) -> bool {
-        self.clients == 1 && self.rate.is_none() && self.latency_limit_ns.is_none() && self.max_tries == 1
+        self.clients == 1
+            && self.rate.is_none()
+            && self.latency_limit_ns.is_none()
+            && self.max_tries == 1
+            && !self.sweep
     }
 
     /// Clients beyond the first run in processes of their own.

@@ -46,6 +46,67 @@ pub struct ConfigInfo {
     /// before each trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_device: Option<String>,
+    /// Its own load shape, where the run sweeps one (`--clients 1,2,4`, `--rate`,
+    /// `--client-mode` with several values); absent where every configuration has the run's
+    /// ([`Manifest::load`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<crate::model::load::LoadShape>,
+}
+
+impl Manifest {
+    /// The load shape configuration `config` ran under: its own in a sweep, else the run's.
+    pub fn load_of(&self, config: usize) -> &crate::model::load::LoadShape {
+        self.configs
+            .get(config)
+            .and_then(|c| c.load.as_ref())
+            .unwrap_or(&self.load)
+    }
+
+    /// Whether any configuration ran a load other than one client in a closed loop.
+    pub fn shaped(&self) -> bool {
+        !self.load.is_default()
+            || self
+                .configs
+                .iter()
+                .any(|c| c.load.as_ref().is_some_and(|l| !l.is_default()))
+    }
+
+    /// Whether the run sweeps the load: configurations with load shapes of their own.
+    pub fn sweeps(&self) -> bool {
+        self.configs.iter().any(|c| c.load.is_some())
+    }
+
+    /// The load in words: [`crate::model::load::LoadShape::describe`] of the run's, and in a
+    /// sweep what it swept: `closed loop, 1 client; swept: clients 1,2,4`.
+    pub fn load_words(&self) -> String {
+        use crate::model::load::{rate_text, ClientMode};
+        let base = self.load.describe();
+        if !self.sweeps() {
+            return base;
+        }
+        let loads: Vec<_> = (0..self.configs.len()).map(|i| self.load_of(i)).collect();
+        let mut clients: Vec<u32> = loads.iter().map(|l| l.clients).collect();
+        clients.sort_unstable();
+        clients.dedup();
+        let mut rates: Vec<f64> = loads.iter().filter_map(|l| l.rate).collect();
+        rates.sort_by(f64::total_cmp);
+        rates.dedup();
+        let processes = loads.iter().any(|l| l.client_mode == ClientMode::Processes);
+        let threads = loads.iter().any(|l| l.client_mode == ClientMode::Threads);
+        let mut swept = Vec::new();
+        if clients.len() > 1 {
+            let c: Vec<String> = clients.iter().map(u32::to_string).collect();
+            swept.push(format!("clients {}", c.join(",")));
+        }
+        if rates.len() > 1 {
+            let r: Vec<String> = rates.iter().map(|&r| rate_text(r)).collect();
+            swept.push(format!("rate {}", r.join(",")));
+        }
+        if processes && threads {
+            swept.push("client mode threads,processes".into());
+        }
+        format!("{base}; swept: {}", swept.join(", "))
+    }
 }
 
 /// A filesystem built for a run (`--fs`): what was made, how, where, and what the kernel

@@ -152,7 +152,10 @@ fn load(manifest: &Manifest) -> String {
             load.clients = (*n).clamp(1, u64::from(u32::MAX)) as u32;
         }
     }
-    load.describe()
+    match manifest.sweeps() {
+        true => manifest.load_words(),
+        false => load.describe(),
+    }
 }
 
 /// Fills the checklist.

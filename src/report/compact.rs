@@ -389,7 +389,11 @@ impl View<'_, '_> {
         } else {
             String::new()
         };
-        let mut caption = if self.open {
+        let mut caption = if self.open && m.sweeps() {
+            format!(
+                "Open loop at each configuration's rate: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles{against}; failed: transactions that did not complete, % of attempted per trial"
+            )
+        } else if self.open {
             format!(
                 "Open loop at {} {unit}/s: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles{against}; failed: transactions that did not complete, % of attempted per trial",
                 m.load.rate.map_or("-".into(), num),

@@ -14,6 +14,7 @@ pub mod checklist;
 pub mod compact;
 pub mod compare;
 pub mod csv;
+pub mod curve;
 pub mod exports;
 pub mod format;
 pub mod html;
@@ -91,6 +92,9 @@ pub struct Report<'a> {
     /// Operations down, configurations across; present with two or more configurations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub side_by_side: Option<SideBySide>,
+    /// A sweep's scaling curves (`--clients 1,2,4`, `--rate 100,300`); absent without one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<curve::Curve>,
     /// Only for a run that just finished in this process (used by the strace cross-check).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process_syncs: Option<ProcessSyncs>,
@@ -153,6 +157,7 @@ impl<'a> Report<'a> {
             warnings: warnings::warnings(m, input.trials, &summary, &input.run.status),
             side_by_side: (m.configs.len() > 1)
                 .then(|| pivot::side_by_side(m, &stats, input.trials, &ops, metric, input.baseline)),
+            curves: curve::curves(m, &stats, input.trials),
             summary,
             statistics: stats,
             run: input.run,

@@ -503,7 +503,7 @@ impl Scope<'_> {
         let completed: u64 = parts.iter().map(|p| p.0).sum();
         let succeeded: u64 = self.per_trial(&|o| o.succeeded()).iter().sum();
         // Load-shaped runs: every row carries the counts (so CSV columns agree).
-        let shaped = !self.manifest.load.is_default();
+        let shaped = self.manifest.shaped();
         let failure_pcts = self.own(Metric::Failures);
         let failure_diff = if self.config == 0 {
             None
@@ -579,8 +579,8 @@ impl Scope<'_> {
             writes_per_tx: per_tx(&|io| io.total().writes),
             io_per_op_approximate: counted
                 && self.operation != "all"
-                && manifest.load.clients > 1
-                && manifest.load.client_mode == crate::model::load::ClientMode::Threads
+                && manifest.load_of(self.config).clients > 1
+                && manifest.load_of(self.config).client_mode == crate::model::load::ClientMode::Threads
                 && !manifest.io_per_thread,
             device_write_bytes_per_tx: device_per_tx(&|d| d.write_bytes),
             device_read_bytes_per_tx: device_per_tx(&|d| d.read_bytes),
@@ -591,13 +591,12 @@ impl Scope<'_> {
 
     /// Open loops: the schedule's lag.
     fn load(&self) -> Load {
-        let lag = self
-            .manifest
-            .load
+        let load = self.manifest.load_of(self.config);
+        let lag = load
             .open()
             .then(|| Latency::of(&merged_lag(self.trials, self.operation)));
         Load {
-            target_tps: self.manifest.load.rate,
+            target_tps: load.rate,
             lag_p50_us: lag.as_ref().map(|l| us(l.p50_ns as f64)),
             lag_p99_us: lag.as_ref().map(|l| us(l.p99_ns as f64)),
             lag_max_us: lag.as_ref().map(|l| us(l.max_ns as f64)),
@@ -857,6 +856,7 @@ mod tests {
             fs: None,
             scheduler: None,
             scheduler_device: None,
+            load: None,
         };
         // Eight trials at ~1000 tx/s and one (seq 5) at 100 tx/s; a warm-up outlier is ignored.
         let mut trials: Vec<TrialRecord> = (0..9)

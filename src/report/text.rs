@@ -249,7 +249,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
             if m.load.is_default() {
                 String::new()
             } else {
-                format!(", {}", m.load.describe())
+                format!(", {}", m.load_words())
             },
             report.run.results
         ),
@@ -269,6 +269,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     if !answer.is_empty() {
         out += &format!("answer: {}\n\n", answer.join(" "));
     }
+    out += &super::curve::section(&report.curves, &report.unit(), md);
     let (headers, body) = summary_table(&report.summary, &report.unit(), report.metric);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     out += &table(&headers, &body, md);
@@ -340,6 +341,7 @@ fn compact_body(report: &Report<'_>) -> String {
     if !answer.is_empty() {
         out += &format!("answer: {}\n\n", answer.join(" "));
     }
+    out += &super::curve::section(&report.curves, &report.unit(), false);
     out += &match &c.common {
         Some(common) => format!("configurations (every one: {common})\n"),
         None => "configurations\n".to_string(),

@@ -467,6 +467,7 @@ mod tests {
             fs: None,
             scheduler: None,
             scheduler_device: None,
+            load: None,
         }
     }
 

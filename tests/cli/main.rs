@@ -43,5 +43,6 @@ mod store;
 mod store_locks;
 mod store_schema;
 mod wal_files;
+mod sweeps;
 mod width;
 mod ycsb;

@@ -431,6 +431,84 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
     figures
 }
 
+/// A sweep's scaling curves ([`crate::report::curve`]): per curve, the achieved throughput and
+/// the p99 latency at each point, side by side, each with the point where scaling stops
+/// marked as a line of one point of its own (so the legend names it).
+pub fn scaling(report: &Report<'_>) -> Vec<Figure> {
+    use crate::report::curve::Axis;
+    let mut out = Vec::new();
+    for (n, c) in report.curves.iter().enumerate() {
+        let (axis, words) = match c.axis {
+            Axis::Clients => ("clients", "clients"),
+            Axis::Rate => ("offered tx/s", "offered rate"),
+        };
+        let ticks: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| crate::model::load::rate_text(p.value))
+            .collect();
+        let of = if c.of.is_empty() || report.curves.len() == 1 {
+            String::new()
+        } else {
+            format!(" ({})", c.of)
+        };
+        let stop_at = c
+            .stop
+            .as_ref()
+            .and_then(|s| c.points.iter().position(|p| p.config == s.config));
+        let unit = report.unit();
+        let mut chart =
+            |id: &str, what: &str, y_label: String, value: &dyn Fn(&crate::report::curve::Point) -> Option<f64>| {
+                let points: Vec<(f64, f64)> = c
+                    .points
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(x, p)| Some((x as f64, value(p)?)))
+                    .collect();
+                if points.is_empty() {
+                    return;
+                }
+                let mut lines = vec![Line {
+                    name: what.to_string(),
+                    points,
+                }];
+                if let Some(x) = stop_at {
+                    if let Some(y) = value(&c.points[x]) {
+                        lines.push(Line {
+                            name: format!("scaling stops: {} {words}", ticks[x]),
+                            points: vec![(x as f64, y)],
+                        });
+                    }
+                }
+                out.push(Figure {
+                    id: format!("scaling-{id}-{n}"),
+                    title: format!("{what} against {words}{of}"),
+                    note: format!(
+                        "{} Each point is the median of its configuration's measured trials.",
+                        c.line
+                    ),
+                    chart: Chart::Lines(
+                        LineChart {
+                            x: XAxis::Categories(axis.to_string(), ticks.clone()),
+                            y_label,
+                            y_log: false,
+                            markers: true,
+                            color_offset: 0,
+                            lines,
+                        }
+                        .scaled(),
+                    ),
+                    compact: true,
+                });
+            };
+        chart("throughput", "Achieved throughput", format!("{unit}/s"), &|p| {
+            p.tps_median
+        });
+        chart("p99", "p99 latency", "ms".to_string(), &|p| p.p99_ms_median);
+    }
+    out
+}
+
 /// What a knob chart's lines are, in words: `Throughput`, `p99 latency`, ...
 fn figure_words(metric: Metric, title: bool) -> String {
     let w = match metric {
@@ -816,6 +894,7 @@ pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     // the suites, whose throughput per operation would only be its reciprocal; throughput for the
     // rest), or in an open loop the p99 latency (`--metric` chooses).
     out.extend(per_operation(report, report.metric));
+    out.extend(scaling(report));
     out.extend(io_beside(report));
     out.extend(knob_lines(report));
     out.extend(latency(report));
@@ -870,6 +949,7 @@ pub(crate) mod tests {
                         fs: None,
                         scheduler: None,
                         scheduler_device: None,
+                        load: None,
                     }
                 })
                 .collect(),

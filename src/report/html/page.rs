@@ -285,7 +285,7 @@ pub fn question(report: &Report<'_>) -> String {
 /// whole run (the chart that answers a latency question), then one row per configuration and
 /// operation type ([`crate::report::compact`]), the spread, and in a closed loop the chart of
 /// the answer's numbers.
-fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>) -> String {
+fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Figure, String)]) -> String {
     let id = report.run.id;
     let mut o = format!(
         "<div class=\"answer\" id=\"run{id}-answer\">\n<p class=\"question\">{}</p>\n",
@@ -294,6 +294,17 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>) -> String {
     let words = crate::report::answer::sentences(report);
     if !words.is_empty() {
         o += &format!("<p class=\"answer-words\">{}</p>\n", esc(&words.join(" ")));
+    }
+    // A sweep's curve, where scaling stops first: what the sweep was run to find.
+    for c in &report.curves {
+        o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&upper_first(&c.line)));
+    }
+    if !scaling.is_empty() {
+        o += "<div class=\"row\">\n";
+        for (fig, svg) in scaling {
+            o += &figure(fig, svg, id);
+        }
+        o += "</div>\n";
     }
     let c = crate::report::compact::compact(report);
     if let Some(common) = &c.common {
@@ -335,6 +346,18 @@ fn answers(report: &Report<'_>, fig: &Figure) -> bool {
     } else {
         fig.id == "throughput" || fig.id == "time"
     }
+}
+
+/// `text` with its first letter a capital, as a sentence starts.
+fn upper_first(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// Whether a figure is a sweep's scaling curve ([`super::data::scaling`]), drawn in the answer.
+fn is_scaling(fig: &Figure) -> bool {
+    fig.id.starts_with("scaling-")
 }
 
 /// Content folded under a summary line: there for whoever wants it, off the first screen.
@@ -383,7 +406,8 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         o += &format!("<a href=\"#run{id}-{anchor}\">{name}</a>");
     }
     o += "</p>\n";
-    o += &answer(report, charts.iter().find(|(f, _)| answers(report, f)));
+    let scaling: Vec<&(Figure, String)> = charts.iter().filter(|(f, _)| is_scaling(f)).collect();
+    o += &answer(report, charts.iter().find(|(f, _)| answers(report, f)), &scaling);
     o += &format!("<h3 id=\"run{id}-warnings\">Warnings</h3>\n");
     if report.warnings.is_empty() {
         o += "<p class=\"ok\">none</p>\n";
@@ -417,7 +441,7 @@ pub fn run_section(report: &Report<'_>, charts: &[(Figure, String)], durability:
         o += "<p>No measured trials: nothing to chart.</p>\n";
     }
     let mut in_row = false;
-    for (fig, svg) in charts.iter().filter(|(f, _)| !answers(report, f)) {
+    for (fig, svg) in charts.iter().filter(|(f, _)| !answers(report, f) && !is_scaling(f)) {
         let beside = fig.id.starts_with("beside-");
         if beside && !in_row {
             o += "<div class=\"row\">\n";
