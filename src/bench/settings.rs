@@ -121,6 +121,13 @@ pub struct RunArgs {
     /// `litebench list`)
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::model::load::MAX_CLIENTS)))]
     pub clients: u32,
+    /// The load as a cast of named roles, from a TOML file (docs/load.md): each role its own
+    /// clients, rate, per-connection knobs and schedule, and besides the workload's roles,
+    /// `hold` (a read transaction that keeps its snapshot) and `checkpoint` (`PRAGMA
+    /// wal_checkpoint`); every operation is recorded under its role's name. Replaces
+    /// `--clients`, `--rate` and `--client-mode`
+    #[arg(long, value_name = "FILE")]
+    pub cast: Option<PathBuf>,
     /// With several clients: `threads` (default) or `processes`, every client but the first a
     /// process of its own, as web workers are (SQLite engines only: its locks, WAL index and
     /// page cache then behave as between processes)
