@@ -10,6 +10,7 @@
 mod support;
 
 mod bad_input;
+mod cast;
 mod browser;
 mod cleanup;
 mod closed_pipe;
