@@ -17,15 +17,14 @@
 //! ```
 //!
 //! The keys are checked against the kind's own list first (so that an unknown or misplaced key
-//! is named with the valid ones, which a derived deserializer cannot say per kind), then the
-//! values are read with serde.
+//! is named with the valid ones, which a derived deserializer cannot say per kind), then each
+//! value is read with serde on its own, so that a value of the wrong type is named by its key.
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
 use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule};
 use crate::model::knob::find_spec;
 use crate::model::load::{Arrival, ClientMode, MAX_CLIENTS, MAX_RATE};
 use crate::model::params::{parse_duration, Params, MAX_DURATION};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -87,9 +86,8 @@ pub enum CastFileError {
     Duplicate { file: String, role: String },
 }
 
-/// One `[[role]]` as written; keys are checked before this is read.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One `[[role]]` as written; its keys are checked before it is read, and each value is read
+/// on its own ([`typed`]), so that a wrong type is named by its key.
 struct RoleFile {
     name: String,
     kind: String,
@@ -97,7 +95,6 @@ struct RoleFile {
     mode: Option<ClientMode>,
     rate: Option<f64>,
     arrival: Option<Arrival>,
-    #[serde(default)]
     params: BTreeMap<String, toml::Value>,
     busy_timeout: Option<toml::Value>,
     cache_size: Option<toml::Value>,
@@ -105,9 +102,52 @@ struct RoleFile {
     query_only: Option<toml::Value>,
     at: Option<String>,
     every: Option<String>,
-    #[serde(rename = "for")]
     hold_for: Option<String>,
     checkpoint: Option<String>,
+}
+
+/// The value of `key` in `t` as a `T`, if given: a wrong type is that key's error.
+fn typed<T: serde::de::DeserializeOwned>(
+    t: &toml::Table,
+    key: &str,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<Option<T>, CastFileError> {
+    let Some(v) = t.get(key) else { return Ok(None) };
+    // An integer rate reads as a number too.
+    let v = match v {
+        toml::Value::Integer(i) if key == "rate" => toml::Value::Float(*i as f64),
+        v => v.clone(),
+    };
+    v.try_into()
+        .map(Some)
+        .map_err(|e: toml::de::Error| invalid(key, one_line(e.message())))
+}
+
+impl RoleFile {
+    fn read(
+        t: &toml::Table,
+        name: String,
+        kind: String,
+        invalid: &dyn Fn(&str, String) -> CastFileError,
+    ) -> Result<RoleFile, CastFileError> {
+        Ok(RoleFile {
+            name,
+            kind,
+            clients: typed(t, "clients", invalid)?,
+            mode: typed(t, "mode", invalid)?,
+            rate: typed(t, "rate", invalid)?,
+            arrival: typed(t, "arrival", invalid)?,
+            params: typed(t, "params", invalid)?.unwrap_or_default(),
+            busy_timeout: t.get("busy_timeout").cloned(),
+            cache_size: t.get("cache_size").cloned(),
+            begin: t.get("begin").cloned(),
+            query_only: t.get("query_only").cloned(),
+            at: typed(t, "at", invalid)?,
+            every: typed(t, "every", invalid)?,
+            hold_for: typed(t, "for", invalid)?,
+            checkpoint: typed(t, "checkpoint", invalid)?,
+        })
+    }
 }
 
 /// Reads the cast in `path`; `resolve` turns a workload role's `params` (as `NAME=VALUE`) into
@@ -217,25 +257,13 @@ pub fn parse(
                 format!("\"{name}\" has a colon or a space; give a name of letters, digits, - and _"),
             ));
         }
-        let raw: RoleFile = value
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| invalid(key_of(e.message()), one_line(e.message())))?;
+        let raw = RoleFile::read(t, name.clone(), kind, &invalid)?;
         out.push(role(raw, &invalid, resolve)?);
     }
     Ok(Cast {
         file: file.into(),
         roles: out,
     })
-}
-
-/// The key a serde message names (`invalid type: ..., expected u32 for key `clients``), or the
-/// role as a whole.
-fn key_of(message: &str) -> &str {
-    message
-        .rsplit_once("for key `")
-        .and_then(|(_, k)| k.split('`').next())
-        .unwrap_or("role")
 }
 
 fn one_line(s: &str) -> String {

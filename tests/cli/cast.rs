@@ -87,11 +87,23 @@ fn a_cast_records_each_roles_operations_under_its_name_and_its_holds_and_checkpo
     assert!((50..=150).contains(&writer), "writer ran {writer} at 50 tx/s for 2 s");
     assert!(n("writer:update") > 0);
     // The readers: workload C (reads only), closed loop, far more than the writer.
-    assert!(n("readers:read") > writer, "readers {} against writer {writer}", n("readers:read"));
-    assert_eq!(n("readers:update"), 0, "workload C on the readers' connections never writes");
+    assert!(
+        n("readers:read") > writer,
+        "readers {} against writer {writer}",
+        n("readers:read")
+    );
+    assert_eq!(
+        n("readers:update"),
+        0,
+        "workload C on the readers' connections never writes"
+    );
     assert_eq!(op("readers:read")["failed"], 0);
     // No operation outside a role.
-    assert!(trial["ops"].as_array().unwrap().iter().all(|o| o["name"].as_str().unwrap().contains(':')));
+    assert!(trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["name"].as_str().unwrap().contains(':')));
     // Holds: at 0 s and 1 s, each about 0.5 s.
     let holds = trial["cast"]["holds"].as_array().expect("holds recorded");
     assert_eq!(holds.len(), 2, "{holds:?}");
@@ -106,7 +118,10 @@ fn a_cast_records_each_roles_operations_under_its_name_and_its_holds_and_checkpo
     for c in ckpts {
         assert_eq!(c["role"], "ckpt");
         assert!(c["busy"].is_boolean() && c["duration_us"].is_u64(), "{c}");
-        assert!(c["checkpointed_frames"].as_i64().unwrap() <= c["log_frames"].as_i64().unwrap(), "{c}");
+        assert!(
+            c["checkpointed_frames"].as_i64().unwrap() <= c["log_frames"].as_i64().unwrap(),
+            "{c}"
+        );
     }
     // The manifest keeps the cast, its roles' knobs and parameters.
     let roles = &v["manifest"]["load"]["cast"]["roles"];
@@ -119,10 +134,14 @@ fn a_cast_records_each_roles_operations_under_its_name_and_its_holds_and_checkpo
     let text = stdout(&out);
     assert!(text.contains("roles beside the workload"), "{text}");
     assert!(
-        text.lines().any(|l| l.contains("ckpt") && l.contains("checkpoint") && l.contains(" 4 ")),
+        text.lines()
+            .any(|l| l.contains("ckpt") && l.contains("checkpoint") && l.contains(" 4 ")),
         "{text}"
     );
-    assert!(text.lines().any(|l| l.contains("holder") && l.contains("hold")), "{text}");
+    assert!(
+        text.lines().any(|l| l.contains("holder") && l.contains("hold")),
+        "{text}"
+    );
 }
 
 /// A cast file with one role table (and `extra` keys) after the workload role.

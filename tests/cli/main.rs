@@ -10,8 +10,8 @@
 mod support;
 
 mod bad_input;
-mod cast;
 mod browser;
+mod cast;
 mod cleanup;
 mod closed_pipe;
 mod common;
