@@ -118,9 +118,12 @@ fn typed<T: serde::de::DeserializeOwned>(
         toml::Value::Integer(i) if key == "rate" => toml::Value::Float(*i as f64),
         v => v.clone(),
     };
-    v.try_into()
-        .map(Some)
-        .map_err(|e: toml::de::Error| invalid(key, one_line(e.message())))
+    v.try_into().map(Some).map_err(|e: toml::de::Error| {
+        invalid(
+            key,
+            format!("{}; give it as docs/load.md's cast example does", one_line(e.message())),
+        )
+    })
 }
 
 impl RoleFile {

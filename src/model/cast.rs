@@ -202,7 +202,7 @@ mod opt_millis {
 pub enum CastError {
     #[error("--cast {file}: role \"{role}\": clients = 0; give each role 1 client or more")]
     NoClients { file: String, role: String },
-    #[error("--cast {file}: role \"{role}\": {key} = \"{value}\" is not within the trial ({trial}); give a {key} shorter than the trial, or a longer trial")]
+    #[error("--cast {file}: role \"{role}\": {key} = \"{value}\" is not within the trial ({trial}); give {key} a duration shorter than the trial, or a longer trial")]
     ScheduleTooLong {
         file: String,
         role: String,
