@@ -243,6 +243,27 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
         Some(r) => r.0.iter().copied().map(Some).collect(),
     };
     let sweep = args.clients.sweeps() || args.client_mode.sweeps() || rates.len() > 1;
+    if let Some(path) = &args.cast {
+        let shape = LoadShape {
+            clients: args.clients.0[0],
+            rate: rates[0],
+            arrival: args.arrival,
+            latency_limit_ns: args
+                .latency_limit
+                .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
+            max_tries: args.max_tries,
+            interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
+            client_mode: args.client_mode.0[0],
+            sweep,
+            progress: args.progress,
+            cast: None,
+        };
+        let shape = cast_shape(args, path, shape, jobs)?;
+        return Ok(vec![LoadPoint {
+            shape,
+            label: String::new(),
+        }]);
+    }
     let mut points = Vec::new();
     for &clients in &args.clients.0 {
         for &rate in &rates {
@@ -270,6 +291,7 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
                         client_mode,
                         sweep,
                         progress: args.progress,
+                        cast: None,
                     },
                     label: label.join(" "),
                 });
@@ -418,6 +440,133 @@ fn sweep_flags(args: &RunArgs) -> String {
         flags.push(format!("--client-mode {}", modes.join(",")));
     }
     flags.join(" ")
+}
+
+/// The load shape of `--cast FILE`: its roles read and checked against the run's workload and
+/// flags (the trial-length checks come with the stop rule, [`check_cast_length`]).
+fn cast_shape(
+    args: &RunArgs,
+    path: &std::path::Path,
+    mut shape: LoadShape,
+    jobs: &[Job],
+) -> Result<LoadShape, Failure> {
+    let file = path.display();
+    let conflicts = [
+        (args.clients.0 != [1], format!("--clients {}", clients_text(args))),
+        (args.rate.is_some(), "--rate".to_string()),
+        (
+            args.client_mode.0 != [crate::model::load::ClientMode::Threads],
+            "--client-mode".to_string(),
+        ),
+    ];
+    if let Some((_, flag)) = conflicts.iter().find(|(c, _)| *c) {
+        return Err(Failure(format!(
+            "--cast {file} with {flag}: a cast gives each role its own clients and rate; leave out {flag}, or give the load on the command line without --cast"
+        )));
+    }
+    if args.memory {
+        return Err(Failure(format!(
+            "--cast {file}: with --memory each connection would have a database of its own; leave out --memory"
+        )));
+    }
+    let Some(job) = jobs.first() else {
+        return Err(Failure(format!("--cast {file}: no workload to run; name one")));
+    };
+    let w = job.workload;
+    let Some(tx) = w.transactions() else {
+        let takers: Vec<&str> = workload::all()
+            .iter()
+            .filter(|w| w.transactions().is_some())
+            .map(|w| w.name())
+            .collect();
+        return Err(Failure(format!(
+            "--cast {file}: workload {} runs its operations as one ordered script, with one client in a closed loop; workloads that take a cast: {}",
+            w.name(),
+            takers.join(", ")
+        )));
+    };
+    if let Some(why) = tx.one_client_only(&job.params) {
+        return Err(Failure(format!("--cast {file}: workload {}: {why}", w.name())));
+    }
+    if w.params().iter().any(|p| p.name == "clients") {
+        return Err(Failure(format!(
+            "--cast {file}: workload {} splits its own work between its clients (its clients parameter); run it without --cast",
+            w.name()
+        )));
+    }
+    // A role's parameters are the run's with its own over them: resolved as `--param`s are,
+    // against the workload, keeping only the role's.
+    let resolve = |role_args: &[String]| -> Result<params::Params, String> {
+        let mut all: Vec<String> = args.params.clone();
+        all.retain(|a| !role_args.iter().any(|r| param_name(r) == param_name(a)));
+        all.extend(role_args.iter().cloned());
+        let mut p = params::resolve(w.name(), w.params(), &all).map_err(|e| e.to_string())?;
+        w.check(&p)?;
+        w.settle(&mut p)?;
+        p.0.retain(|k, _| role_args.iter().any(|r| param_name(r) == k));
+        Ok(p)
+    };
+    let cast = crate::bench::cast_file::read(path, &resolve).map_err(|e| Failure(e.to_string()))?;
+    cast.check(None).map_err(|e| Failure(e.to_string()))?;
+    if cast.workload_clients() == 0 {
+        return Err(Failure(format!(
+            "--cast {file}: no role of kind workload; give at least one, which the holds and checkpoints run beside"
+        )));
+    }
+    shape.clients = cast.workload_clients().min(crate::model::load::MAX_CLIENTS);
+    shape.cast = Some(cast);
+    Ok(shape)
+}
+
+/// A cast's schedules and holds against a job's trial length, where its trials stop on a time;
+/// and its holds, checkpoints and per-role knobs need a SQLite engine.
+fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &RunArgs) -> Result<(), Failure> {
+    let Some(cast) = &load.cast else { return Ok(()) };
+    for job in jobs {
+        let Some(tx) = job.workload.transactions() else {
+            continue;
+        };
+        match tx.budget(&job.params) {
+            crate::workload::load::Budget::Time(d) => cast.check(Some(d)).map_err(|e| Failure(e.to_string()))?,
+            // Roles at different rates end together only on a time.
+            _ => {
+                let how = tx.stop_params().map_or_else(
+                    || "a workload whose trials run for a time".to_string(),
+                    |s| format!("--param {}=10s", s.duration),
+                );
+                return Err(Failure(format!(
+                    "--cast {}: workload {}'s trials stop on a count, which roles at different rates would reach at different times; give {how}",
+                    cast.file,
+                    job.workload.name()
+                )));
+            }
+        }
+    }
+    let needs = cast
+        .roles
+        .iter()
+        .find(|r| r.kind != crate::model::cast::RoleKind::Workload || !r.knobs.is_empty());
+    if let Some(role) = needs {
+        for (i, c) in choices.iter().enumerate() {
+            if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
+                continue;
+            }
+            let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
+            let what = if role.kind == crate::model::cast::RoleKind::Workload {
+                format!(
+                    "per-connection knobs ({})",
+                    role.knobs.iter().map(|k| k.0.as_str()).collect::<Vec<_>>().join(", ")
+                )
+            } else {
+                format!("kind {}", role.kind.name())
+            };
+            return Err(Failure(format!(
+                "--cast {}: role \"{}\": {what} needs a SQLite engine, and engine {label} is not one; run the cast on sqlite, or leave the role out",
+                cast.file, role.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `--client-mode processes` runs SQLite only: a client process opens the trial's database file
@@ -729,6 +878,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     for job in &mut jobs {
         job.stop = stop_rule(job, &load);
     }
+    check_cast(&load, &jobs, &choices, args)?;
     let no_processes = client_processes_engines(&choices, args, &points, &mut skipped)?;
     for job in &mut jobs {
         job.warnings.extend(skipped.iter().cloned());

@@ -128,6 +128,19 @@ impl Connector for MoreConnections<'_> {
         connect_configured(self.engine, self.db, &self.cfg.knobs, self.allow_unverified)
     }
 
+    fn open_with(&self, knobs: &[(String, String)]) -> Result<Box<dyn crate::engines::Connection>, WorkloadError> {
+        let mut set = self.cfg.knobs.clone();
+        for (name, value) in knobs {
+            set.0.retain(|k| &k.name != name);
+            set.0.push(knob::KnobSetting {
+                name: name.clone(),
+                value: value.clone(),
+            });
+        }
+        let set = set.for_engine(self.engine.knob_specs(), self.engine.passthrough_prefix());
+        connect_configured(self.engine, self.db, &set, self.allow_unverified)
+    }
+
     fn spawn(
         &self,
         index: u32,
@@ -663,10 +676,13 @@ fn measure(
     if let Some(bare) = plan.workload.bare_begins(plan.params) {
         knob::begin_of_user_sql(&mut knobs, bare);
     }
-    let mut rec = Recorder::of_types(
-        &plan.workload.operation_types(plan.params, engine.kind().dialect),
-        counters.clone(),
-    );
+    let types = plan.workload.operation_types(plan.params, engine.kind().dialect);
+    // A cast records each workload role's operations under its name (`ROLE:OP`).
+    let types = match &plan.load.cast {
+        Some(cast) => cast.op_types(&types),
+        None => types,
+    };
+    let mut rec = Recorder::of_types(&types, counters.clone());
     let connector = MoreConnections {
         workload: plan.workload.name(),
         params: plan.params,
@@ -709,6 +725,7 @@ fn measure(
     let result_hash = rec.take_result_hash();
     let queries = rec.take_queries();
     let series = rec.take_series();
+    let cast = rec.take_cast_events();
     let (ops, measured) = rec.finish();
     if let Err(e) = plan
         .workload
@@ -755,6 +772,7 @@ fn measure(
         result_hash,
         queries,
         series,
+        cast,
     }))
 }
 

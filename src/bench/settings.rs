@@ -122,6 +122,13 @@ pub struct RunArgs {
     /// interleaved trial by trial, and the report draws the scaling curve
     #[arg(long, value_name = "N[,N...]", default_value = "1", value_parser = parse_clients)]
     pub clients: Axis<u32>,
+    /// The load as a cast of named roles, from a TOML file (docs/load.md): each role its own
+    /// clients, rate, per-connection knobs and schedule, and besides the workload's roles,
+    /// `hold` (a read transaction that keeps its snapshot) and `checkpoint` (`PRAGMA
+    /// wal_checkpoint`); every operation is recorded under its role's name. Replaces
+    /// `--clients`, `--rate` and `--client-mode`
+    #[arg(long, value_name = "FILE")]
+    pub cast: Option<PathBuf>,
     /// With several clients: `threads` (default) or `processes`, every client but the first a
     /// process of its own, as web workers are (SQLite engines only: its locks, WAL index and
     /// page cache then behave as between processes); `threads,processes` compares both

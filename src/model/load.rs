@@ -78,6 +78,10 @@ pub struct LoadShape {
     /// load; not stored).
     #[serde(skip)]
     pub progress: bool,
+    /// `--cast FILE`: the load as named roles ([`crate::model::cast`]); absent: `clients`
+    /// identical clients, as every run before casts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cast: Option<super::cast::Cast>,
 }
 
 fn one_second() -> u64 {
@@ -95,6 +99,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     client_mode: ClientMode::Threads,
     sweep: false,
     progress: false,
+    cast: None,
 };
 
 impl Default for LoadShape {
@@ -112,6 +117,7 @@ impl LoadShape {
             && self.latency_limit_ns.is_none()
             && self.max_tries == 1
             && !self.sweep
+            && self.cast.is_none()
     }
 
     /// Clients beyond the first run in processes of their own.
@@ -131,6 +137,13 @@ impl LoadShape {
     /// One line for tables and the checklist: `closed loop, 1 client` or
     /// `open loop at 2000 tx/s (poisson arrivals), 4 clients, latency limit 5 ms, up to 3 tries`.
     pub fn describe(&self) -> String {
+        if let Some(cast) = &self.cast {
+            let mut s = cast.describe();
+            if self.max_tries > 1 {
+                s += &format!(", up to {} tries", self.max_tries);
+            }
+            return s;
+        }
         let clients = if self.clients == 1 {
             "1 client".to_string()
         } else if self.processes() {

@@ -327,6 +327,9 @@ pub struct TrialRecord {
     /// otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<crate::model::series::Series>,
+    /// What a cast's hold and checkpoint roles did (`--cast`); absent without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cast: Option<crate::model::cast::CastEvents>,
 }
 
 /// One query of a trial: what it answered, and how the engine ran it.

@@ -10,6 +10,7 @@
 pub mod advise;
 pub mod answer;
 pub mod busy;
+pub mod cast;
 pub mod checklist;
 pub mod compact;
 pub mod compare;

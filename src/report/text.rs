@@ -292,6 +292,11 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     for w in &report.warnings {
         out += &warning(w, md);
     }
+    if let Some(c) = super::cast::section(report.trials) {
+        out += "\n";
+        out += &heading(&c.title, md);
+        out += &table(&c.headers, &c.rows, md);
+    }
     if !report.footprint.is_empty() {
         out += "\n";
         out += &heading("population (template databases)", md);
@@ -368,6 +373,10 @@ fn compact_body(report: &Report<'_>) -> String {
     if let Some(st) = &c.statements {
         out += "\nstatements (latency from the start of each statement)\n";
         out += &table_of(st);
+    }
+    if let Some(c) = super::cast::section(report.trials) {
+        out += &format!("\n{}\n", c.title);
+        out += &table(&c.headers, &c.rows, false);
     }
     if !report.footprint.is_empty() {
         out += "\n";

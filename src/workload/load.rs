@@ -28,6 +28,8 @@
 //! workload ([`Streams::Client`]) and per what a trial needs, so that the closed loop pays for no
 //! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
+mod roles;
+
 use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};
 use crate::model::load::{Arrival, LoadShape};
@@ -177,6 +179,18 @@ pub struct Seat<'s, 'a> {
     shared: &'s Shared<'a>,
     rec: &'s mut Recorder,
     buckets: &'s mut Buckets,
+    /// A cast's workload role this client plays ([`roles`]); none: one of the trial's
+    /// identical clients.
+    role: Option<RoleSeat<'s>>,
+}
+
+/// What a client of a cast's workload role runs with instead of the trial's: the role's load
+/// shape and parameters, and its seed (from its index over the whole cast, so that no two
+/// clients draw the same stream).
+struct RoleSeat<'s> {
+    shape: &'s LoadShape,
+    params: &'s Params,
+    seed: u64,
 }
 
 /// One client's stream of transactions.
@@ -475,9 +489,15 @@ impl Buckets {
 
     /// Adds another client's cells.
     fn absorb(&mut self, other: Buckets) {
+        self.absorb_at(other, 0);
+    }
+
+    /// Adds another client's cells, its operation types at `offset` in this one's (a cast's
+    /// role, into the trial's `ROLE:OP` types).
+    fn absorb_at(&mut self, other: Buckets, offset: usize) {
         for (i, row) in other.cells.into_iter().enumerate() {
             for (op, c) in row.into_iter().enumerate() {
-                let mine = self.cell(i, op);
+                let mine = self.cell(i, offset + op);
                 let (m, t) = (&mut mine.counts, c.counts);
                 m.ops += t.ops;
                 m.succeeded += t.succeeded;
@@ -764,11 +784,14 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
         shared,
         rec,
         buckets,
+        role,
     } = seat;
-    let shape = shared.shape;
+    let (shape, params, seed) = match role {
+        Some(r) => (r.shape, r.params, r.seed),
+        None => (shared.shape, trial.params, client_seed(trial.seed, index)),
+    };
     let clients = shape.clients;
-    let seed = client_seed(trial.seed, index);
-    let made = tx.client(conn, index, clients, seed, trial.params);
+    let made = tx.client(conn, index, clients, seed, params);
     let Some(start) = shared.rendezvous(made.is_ok()) else {
         return match made {
             Err(e) => Err(e),
@@ -826,7 +849,7 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     if trial.stop.load(Ordering::Relaxed) {
         return Err(WorkloadError::Interrupted);
     }
-    if index == 0 && shape.is_default() {
+    if index == 0 && shared.shape.is_default() {
         if let Some(h) = client.result_hash() {
             rec.set_result_hash(h);
         }
@@ -1283,6 +1306,9 @@ pub fn drive(
     trial: &Trial<'_>,
     rec: &mut Recorder,
 ) -> Result<(), WorkloadError> {
+    if let Some(cast) = &trial.load.cast {
+        return roles::drive(conn, tx, trial, rec, cast);
+    }
     let shape = trial.load;
     let processes = shape.processes();
     // Client processes are started, and ready, before client 0 prepares; the gate sends them
@@ -1365,6 +1391,7 @@ pub fn drive(
                             shared,
                             rec: &mut own,
                             buckets: &mut buckets,
+                            role: None,
                         };
                         let ran = tx.run_client(c.as_mut(), seat);
                         own.leave_thread();
@@ -1384,6 +1411,7 @@ pub fn drive(
             shared: &shared,
             rec,
             buckets: &mut series,
+            role: None,
         };
         let mut results = vec![tx.run_client(conn, seat)];
         if shared.halted() || results[0].is_err() {
@@ -1565,6 +1593,7 @@ pub fn serve(
             shared: &shared,
             rec: &mut rec,
             buckets: &mut buckets,
+            role: None,
         };
         let result = tx.run_client(conn, seat);
         done.store(true, Ordering::Relaxed);

@@ -66,6 +66,17 @@ impl WorkloadError {
 /// the first one: for workloads with several clients.
 pub trait Connector: Sync {
     fn open(&self) -> Result<Box<dyn Connection>, WorkloadError>;
+    /// A further connection with `knobs` (canonical `NAME`, `VALUE`) set over the
+    /// configuration's and read back like them: a cast role's own per-connection knobs.
+    fn open_with(&self, knobs: &[(String, String)]) -> Result<Box<dyn Connection>, WorkloadError> {
+        if let Some((name, _)) = knobs.first() {
+            return Err(WorkloadError::Verification {
+                workload: "load driver".into(),
+                detail: format!("knob {name}: this trial cannot set a role's own knobs"),
+            });
+        }
+        self.open()
+    }
     /// Starts client `index` of a trial with `seed` in a process of its own (`--client-mode
     /// processes`): its connection open and verified and its statements prepared, waiting for
     /// [`remote::RemoteClient::go`].

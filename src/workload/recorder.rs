@@ -120,6 +120,8 @@ pub struct Recorder {
     queries: Vec<crate::model::record::QueryRecord>,
     /// The trial over time, set by the load driver.
     series: Option<crate::model::series::Series>,
+    /// What a cast's hold and checkpoint roles did, set by the load driver.
+    cast: Option<crate::model::cast::CastEvents>,
 }
 
 impl Recorder {
@@ -163,6 +165,7 @@ impl Recorder {
             result_hash: None,
             queries: Vec::new(),
             series: None,
+            cast: None,
         }
     }
 
@@ -326,6 +329,25 @@ impl Recorder {
         self.series.take()
     }
 
+    /// Sets what a cast's hold and checkpoint roles did (the load driver's).
+    pub fn set_cast_events(&mut self, events: crate::model::cast::CastEvents) {
+        self.cast = Some(events);
+    }
+
+    /// Takes what a cast's hold and checkpoint roles did.
+    pub fn take_cast_events(&mut self) -> Option<crate::model::cast::CastEvents> {
+        self.cast.take()
+    }
+
+    /// Adds another recorder's operations at `offset` in this one's (a cast's role, whose
+    /// clients record the workload's types, into the trial's `ROLE:OP` types): what
+    /// [`Recorder::absorb`] adds.
+    pub fn absorb_at(&mut self, other: Recorder, offset: usize) {
+        let mut other = other;
+        other.close_phase();
+        add_ops(&mut self.ops[offset..], other.ops);
+    }
+
     /// The VFS counters this recorder attributes, if any.
     pub fn counters(&self) -> Option<Arc<IoCounters>> {
         self.counters.clone()
@@ -397,26 +419,25 @@ impl Recorder {
         self.close_phase();
     }
 
+    /// An empty recorder for `len` of this one's operation types from `offset` on (a cast's
+    /// role: its clients record the workload's types by index, [`Recorder::absorb_at`] puts
+    /// them back in place), attributing its own thread's I/O as [`Recorder::sibling`] does.
+    pub fn part(&self, offset: usize, len: usize) -> Recorder {
+        let types: Vec<OpType> = self.ops[offset..offset + len]
+            .iter()
+            .map(|o| OpType {
+                name: o.name,
+                part_of: o.part_of,
+            })
+            .collect();
+        Recorder::of_types(&types, self.counters.clone())
+    }
+
     /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
     /// workloads whose clients each record on their own thread).
     pub fn absorb(&mut self, mut other: Recorder) {
         other.close_phase();
-        for (mine, theirs) in self.ops.iter_mut().zip(other.ops) {
-            mine.ops += theirs.ops;
-            mine.succeeded += theirs.succeeded;
-            mine.failed += theirs.failed;
-            mine.busy += theirs.busy;
-            mine.busy_causes = mine.busy_causes.plus(theirs.busy_causes);
-            mine.elapsed += theirs.elapsed;
-            mine.io = mine.io.plus(&theirs.io);
-            let _ = mine.hist.add(&theirs.hist);
-            mine.retries += theirs.retries;
-            mine.skipped += theirs.skipped;
-            mine.late += theirs.late;
-            if let Some(lag) = theirs.lag {
-                let _ = mine.lag.get_or_insert_with(new_histogram).add(&lag);
-            }
-        }
+        add_ops(&mut self.ops, other.ops);
     }
 
     /// Adds the results of a client that ran in a process of its own (see
@@ -462,6 +483,26 @@ impl Recorder {
     pub fn elapsed(&self) -> Duration {
         let open = self.current.as_ref().map_or(Duration::ZERO, |(_, t, _)| t.elapsed());
         self.ops.iter().map(|o| o.elapsed).sum::<Duration>() + open
+    }
+}
+
+/// Adds `theirs`' operations, failures, histograms, I/O and phase times to `mine`, type by type.
+fn add_ops(mine: &mut [OpState], theirs: Vec<OpState>) {
+    for (mine, theirs) in mine.iter_mut().zip(theirs) {
+        mine.ops += theirs.ops;
+        mine.succeeded += theirs.succeeded;
+        mine.failed += theirs.failed;
+        mine.busy += theirs.busy;
+        mine.busy_causes = mine.busy_causes.plus(theirs.busy_causes);
+        mine.elapsed += theirs.elapsed;
+        mine.io = mine.io.plus(&theirs.io);
+        let _ = mine.hist.add(&theirs.hist);
+        mine.retries += theirs.retries;
+        mine.skipped += theirs.skipped;
+        mine.late += theirs.late;
+        if let Some(lag) = theirs.lag {
+            let _ = mine.lag.get_or_insert_with(new_histogram).add(&lag);
+        }
     }
 }
 

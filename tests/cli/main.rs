@@ -11,6 +11,7 @@ mod support;
 
 mod bad_input;
 mod browser;
+mod cast;
 mod cleanup;
 mod closed_pipe;
 mod common;
@@ -42,7 +43,7 @@ mod ssb_gen;
 mod store;
 mod store_locks;
 mod store_schema;
-mod wal_files;
 mod sweeps;
+mod wal_files;
 mod width;
 mod ycsb;

@@ -21,6 +21,7 @@ use std::sync::Arc;
 const PRAGMA_SINCE: &[(&str, &str, i32)] = &[
     ("busy_timeout", "3.7.15", 3_007_015),
     ("mmap_size", "3.7.17", 3_007_017),
+    ("query_only", "3.8.0", 3_008_000),
 ];
 
 /// How long a connection's set-up (its knobs, the schema's first read) waits for a lock

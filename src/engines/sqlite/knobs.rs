@@ -131,6 +131,14 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         help: "milliseconds to wait for a lock before SQLITE_BUSY",
     },
     KnobSpec {
+        name: "query_only",
+        kind: KnobKind::Bool,
+        stage: Stage::Connect,
+        read_by: ReadBy::Engine,
+        default: "off",
+        help: "refuse every write on this connection (a reader's connection in a cast; 3.8.0+)",
+    },
+    KnobSpec {
         name: "bloom_filter",
         kind: KnobKind::Bool,
         stage: Stage::Connect,

@@ -235,12 +235,13 @@ fn manifest(report: &Report<'_>) -> String {
     )
 }
 
-/// The tables the run's workload adds ([`crate::workload::Workload::report_sections`]), each
-/// under its title.
+/// The tables the run's workload adds ([`crate::workload::Workload::report_sections`]) and a
+/// cast's holds and checkpoints ([`crate::report::cast`]), each under its title.
 fn workload_sections(report: &Report<'_>) -> String {
-    let sections = crate::workload::find(&report.manifest.workload)
+    let mut sections = crate::workload::find(&report.manifest.workload)
         .map(|w| w.report_sections(report.manifest, report.trials))
         .unwrap_or_default();
+    sections.extend(crate::report::cast::section(report.trials));
     let mut o = String::new();
     for s in sections {
         o += &format!("<h3>{}</h3>\n", esc(&s.title));

@@ -1,0 +1,533 @@
+//! `--cast FILE`: a cast ([`crate::model::cast`]) written as TOML, one `[[role]]` table per role.
+//! Read and checked before anything runs; every mistake is one line naming the file, the role
+//! and the key, and how to fix it.
+//!
+//! ```toml
+//! [[role]]
+//! name = "writer"
+//! kind = "workload"
+//! rate = 50
+//! params = { workload = "a" }
+//!
+//! [[role]]
+//! name = "holder"
+//! kind = "hold"
+//! every = "6s"
+//! for = "3s"
+//! ```
+//!
+//! The keys are checked against the kind's own list first (so that an unknown or misplaced key
+//! is named with the valid ones, which a derived deserializer cannot say per kind), then each
+//! value is read with serde on its own, so that a value of the wrong type is named by its key.
+
+use crate::engines::sqlite::knobs::SQLITE_KNOBS;
+use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule};
+use crate::model::knob::find_spec;
+use crate::model::load::{Arrival, ClientMode, MAX_CLIENTS, MAX_RATE};
+use crate::model::params::{parse_duration, Params, MAX_DURATION};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Keys every role has.
+const COMMON: &[&str] = &["name", "kind"];
+/// The keys of each kind, beyond [`COMMON`].
+const WORKLOAD_KEYS: &[&str] = &[
+    "clients",
+    "mode",
+    "rate",
+    "arrival",
+    "params",
+    "busy_timeout",
+    "cache_size",
+    "begin",
+    "query_only",
+];
+const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"];
+const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
+/// The per-connection knobs a role may set.
+const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only"];
+const KINDS: &[&str] = &["workload", "hold", "checkpoint"];
+
+/// A cast file that cannot be read or does not describe a cast.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CastFileError {
+    #[error("--cast {file}: cannot read it: {why}; give a readable TOML file")]
+    Unreadable { file: String, why: String },
+    #[error("--cast {file}: not TOML: {why}")]
+    NotToml { file: String, why: String },
+    #[error("--cast {file}: unknown key `{key}` at the top; valid keys: role (one [[role]] table per role)")]
+    UnknownTop { file: String, key: String },
+    #[error(
+        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint)"
+    )]
+    NoRoles { file: String },
+    #[error("--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint)")]
+    Missing {
+        file: String,
+        index: usize,
+        key: &'static str,
+    },
+    #[error("--cast {file}: role \"{role}\": unknown key `{key}` for kind {kind}; valid keys: {valid}")]
+    UnknownKey {
+        file: String,
+        role: String,
+        key: String,
+        kind: String,
+        valid: String,
+    },
+    #[error("--cast {file}: role \"{role}\": {key}: {why}")]
+    Invalid {
+        file: String,
+        role: String,
+        key: String,
+        why: String,
+    },
+    #[error("--cast {file}: role name \"{role}\" is given twice; give each role a name of its own")]
+    Duplicate { file: String, role: String },
+}
+
+/// One `[[role]]` as written; its keys are checked before it is read, and each value is read
+/// on its own ([`typed`]), so that a wrong type is named by its key.
+struct RoleFile {
+    name: String,
+    kind: String,
+    clients: Option<u32>,
+    mode: Option<ClientMode>,
+    rate: Option<f64>,
+    arrival: Option<Arrival>,
+    params: BTreeMap<String, toml::Value>,
+    busy_timeout: Option<toml::Value>,
+    cache_size: Option<toml::Value>,
+    begin: Option<toml::Value>,
+    query_only: Option<toml::Value>,
+    at: Option<String>,
+    every: Option<String>,
+    hold_for: Option<String>,
+    checkpoint: Option<String>,
+}
+
+/// The value of `key` in `t` as a `T`, if given: a wrong type is that key's error.
+fn typed<T: serde::de::DeserializeOwned>(
+    t: &toml::Table,
+    key: &str,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<Option<T>, CastFileError> {
+    let Some(v) = t.get(key) else { return Ok(None) };
+    // An integer rate reads as a number too.
+    let v = match v {
+        toml::Value::Integer(i) if key == "rate" => toml::Value::Float(*i as f64),
+        v => v.clone(),
+    };
+    v.try_into().map(Some).map_err(|e: toml::de::Error| {
+        invalid(
+            key,
+            format!("{}; give it as docs/load.md's cast example does", one_line(e.message())),
+        )
+    })
+}
+
+impl RoleFile {
+    fn read(
+        t: &toml::Table,
+        name: String,
+        kind: String,
+        invalid: &dyn Fn(&str, String) -> CastFileError,
+    ) -> Result<RoleFile, CastFileError> {
+        Ok(RoleFile {
+            name,
+            kind,
+            clients: typed(t, "clients", invalid)?,
+            mode: typed(t, "mode", invalid)?,
+            rate: typed(t, "rate", invalid)?,
+            arrival: typed(t, "arrival", invalid)?,
+            params: typed(t, "params", invalid)?.unwrap_or_default(),
+            busy_timeout: t.get("busy_timeout").cloned(),
+            cache_size: t.get("cache_size").cloned(),
+            begin: t.get("begin").cloned(),
+            query_only: t.get("query_only").cloned(),
+            at: typed(t, "at", invalid)?,
+            every: typed(t, "every", invalid)?,
+            hold_for: typed(t, "for", invalid)?,
+            checkpoint: typed(t, "checkpoint", invalid)?,
+        })
+    }
+}
+
+/// Reads the cast in `path`; `resolve` turns a workload role's `params` (as `NAME=VALUE`) into
+/// the parameters it overrides, or says why not.
+pub fn read(
+    path: &std::path::Path,
+    resolve: &dyn Fn(&[String]) -> Result<Params, String>,
+) -> Result<Cast, CastFileError> {
+    let file = path.display().to_string();
+    let unreadable = |why: String| CastFileError::Unreadable {
+        file: file.clone(),
+        why,
+    };
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut crate::sys::regular::open(path).map_err(|e| unreadable(e.to_string()))?,
+        &mut text,
+    )
+    .map_err(|e| unreadable(e.to_string()))?;
+    parse(&file, &text, resolve)
+}
+
+/// Parses a cast file's text (`file`: how errors name it).
+pub fn parse(
+    file: &str,
+    text: &str,
+    resolve: &dyn Fn(&[String]) -> Result<Params, String>,
+) -> Result<Cast, CastFileError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| CastFileError::NotToml {
+        file: file.into(),
+        why: one_line(e.message()),
+    })?;
+    if let Some(key) = table.keys().find(|k| *k != "role") {
+        return Err(CastFileError::UnknownTop {
+            file: file.into(),
+            key: key.clone(),
+        });
+    }
+    let roles = match table.get("role") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a,
+        _ => return Err(CastFileError::NoRoles { file: file.into() }),
+    };
+    let mut out: Vec<Role> = Vec::new();
+    for (index, value) in roles.iter().enumerate() {
+        let t = value
+            .as_table()
+            .ok_or_else(|| CastFileError::NoRoles { file: file.into() })?;
+        let name = match t.get("name") {
+            Some(toml::Value::String(s)) if !s.trim().is_empty() => s.clone(),
+            _ => {
+                return Err(CastFileError::Missing {
+                    file: file.into(),
+                    index: index + 1,
+                    key: "name",
+                })
+            }
+        };
+        let invalid = |key: &str, why: String| CastFileError::Invalid {
+            file: file.into(),
+            role: name.clone(),
+            key: key.into(),
+            why,
+        };
+        let kind = match t.get("kind").and_then(toml::Value::as_str) {
+            Some(k) if KINDS.contains(&k) => k.to_string(),
+            Some(k) => {
+                return Err(invalid(
+                    "kind",
+                    format!("\"{k}\" is not a kind; valid kinds: {}", KINDS.join(", ")),
+                ))
+            }
+            None => {
+                return Err(CastFileError::Missing {
+                    file: file.into(),
+                    index: index + 1,
+                    key: "kind",
+                })
+            }
+        };
+        let own = match kind.as_str() {
+            "workload" => WORKLOAD_KEYS,
+            "hold" => HOLD_KEYS,
+            _ => CHECKPOINT_KEYS,
+        };
+        if let Some(key) = t
+            .keys()
+            .find(|k| !COMMON.contains(&k.as_str()) && !own.contains(&k.as_str()))
+        {
+            let valid: Vec<&str> = COMMON.iter().chain(own).copied().collect();
+            return Err(CastFileError::UnknownKey {
+                file: file.into(),
+                role: name.clone(),
+                key: key.clone(),
+                kind,
+                valid: valid.join(", "),
+            });
+        }
+        if out.iter().any(|r| r.name == name) {
+            return Err(CastFileError::Duplicate {
+                file: file.into(),
+                role: name,
+            });
+        }
+        if name.contains(':') || name.chars().any(char::is_whitespace) {
+            return Err(invalid(
+                "name",
+                format!("\"{name}\" has a colon or a space; give a name of letters, digits, - and _"),
+            ));
+        }
+        let raw = RoleFile::read(t, name.clone(), kind, &invalid)?;
+        out.push(role(raw, &invalid, resolve)?);
+    }
+    Ok(Cast {
+        file: file.into(),
+        roles: out,
+    })
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn role(
+    raw: RoleFile,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+    resolve: &dyn Fn(&[String]) -> Result<Params, String>,
+) -> Result<Role, CastFileError> {
+    let duration = |key: &str, v: &Option<String>, zero: bool| -> Result<Option<Duration>, CastFileError> {
+        let Some(s) = v else { return Ok(None) };
+        match parse_duration(s) {
+            Some(d) if d <= MAX_DURATION && (zero || !d.is_zero()) => Ok(Some(d)),
+            _ => Err(invalid(
+                key,
+                format!(
+                    "\"{s}\" is not a duration; give one such as 500ms, 20s or 1m{}",
+                    if zero { "" } else { ", above zero" }
+                ),
+            )),
+        }
+    };
+    let schedule = Schedule {
+        at: duration("at", &raw.at, true)?.unwrap_or_default(),
+        every: duration("every", &raw.every, false)?,
+        hold_for: duration("for", &raw.hold_for, false)?,
+    };
+    let kind = match raw.kind.as_str() {
+        "workload" => RoleKind::Workload,
+        "hold" => {
+            if schedule.hold_for.is_none() {
+                return Err(invalid(
+                    "for",
+                    "a hold needs how long it keeps its snapshot; give for = \"3s\"".into(),
+                ));
+            }
+            if let (Some(e), Some(f)) = (schedule.every, schedule.hold_for) {
+                if f >= e {
+                    return Err(invalid(
+                        "for",
+                        format!(
+                            "a hold of {} every {} never ends before the next; give for shorter than every",
+                            show(f),
+                            show(e)
+                        ),
+                    ));
+                }
+            }
+            RoleKind::Hold
+        }
+        _ => {
+            let Some(m) = &raw.checkpoint else {
+                return Err(invalid(
+                    "checkpoint",
+                    format!(
+                        "a checkpoint role needs its mode; give checkpoint = one of {}",
+                        CheckpointMode::NAMES.join(", ")
+                    ),
+                ));
+            };
+            let mode = CheckpointMode::parse(m).ok_or_else(|| {
+                invalid(
+                    "checkpoint",
+                    format!(
+                        "\"{m}\" is not a mode of PRAGMA wal_checkpoint; valid modes: {}",
+                        CheckpointMode::NAMES.join(", ")
+                    ),
+                )
+            })?;
+            if schedule.every.is_none() && schedule.at.is_zero() {
+                return Err(invalid(
+                    "every",
+                    "a checkpoint role needs a schedule; give every = \"1s\" (or at = \"20s\" for one)".into(),
+                ));
+            }
+            RoleKind::Checkpoint(mode)
+        }
+    };
+    let clients = raw.clients.unwrap_or(1);
+    if clients > MAX_CLIENTS {
+        return Err(invalid(
+            "clients",
+            format!("{clients} is above {MAX_CLIENTS}; give fewer clients"),
+        ));
+    }
+    if raw.mode == Some(ClientMode::Processes) {
+        return Err(invalid(
+            "mode",
+            "\"processes\": a role's clients run as threads (client processes take the run's workload and knobs, not a role's); leave out mode".into(),
+        ));
+    }
+    if let Some(r) = raw.rate {
+        if !(r.is_finite() && r > 0.0 && r <= MAX_RATE) {
+            return Err(invalid(
+                "rate",
+                format!("{r}: give transactions per second above 0 and at most {MAX_RATE}"),
+            ));
+        }
+    }
+    let mut knobs = Vec::new();
+    for (key, value) in [
+        ("busy_timeout", &raw.busy_timeout),
+        ("cache_size", &raw.cache_size),
+        ("begin", &raw.begin),
+        ("query_only", &raw.query_only),
+    ] {
+        let Some(v) = value else { continue };
+        let text = scalar(v).ok_or_else(|| invalid(key, "give a number, a word or true/false".into()))?;
+        debug_assert!(ROLE_KNOBS.contains(&key));
+        let spec = find_spec(SQLITE_KNOBS, key).expect("role knobs are SQLite knobs");
+        let canonical = spec.kind.canonical(&text).ok_or_else(|| {
+            invalid(
+                key,
+                format!("\"{text}\" is not valid; valid values: {}", spec.kind.describe()),
+            )
+        })?;
+        knobs.push((key.to_string(), canonical));
+    }
+    let mut args = Vec::new();
+    for (k, v) in &raw.params {
+        let v =
+            scalar(v).ok_or_else(|| invalid("params", format!("{k}: give a number or a word, e.g. {k} = \"a\"")))?;
+        args.push(format!("{k}={v}"));
+    }
+    let params = if args.is_empty() {
+        Params::default()
+    } else {
+        resolve(&args).map_err(|why| invalid("params", why))?
+    };
+    Ok(Role {
+        name: raw.name,
+        kind,
+        clients,
+        mode: ClientMode::Threads,
+        rate: raw.rate,
+        arrival: raw.arrival.unwrap_or_default(),
+        params,
+        knobs,
+        schedule,
+    })
+}
+
+/// A TOML scalar as a command line would give it (`true`: `on`).
+fn scalar(v: &toml::Value) -> Option<String> {
+    Some(match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => if *b { "on" } else { "off" }.to_string(),
+        _ => return None,
+    })
+}
+
+fn show(d: Duration) -> String {
+    crate::model::load::duration_text(d.as_nanos().min(u128::from(u64::MAX)) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_params(_: &[String]) -> Result<Params, String> {
+        Err("no parameters here".into())
+    }
+
+    fn err(text: &str) -> String {
+        parse("c.toml", text, &no_params).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_cast_of_every_kind_reads_with_its_knobs_and_schedules() {
+        let text = r#"
+[[role]]
+name = "writer"
+kind = "workload"
+rate = 50
+busy_timeout = 5000
+begin = "immediate"
+
+[[role]]
+name = "readers"
+kind = "workload"
+clients = 2
+query_only = true
+
+[[role]]
+name = "holder"
+kind = "hold"
+every = "1s"
+for = "500ms"
+
+[[role]]
+name = "ckpt"
+kind = "checkpoint"
+checkpoint = "truncate"
+every = "500ms"
+"#;
+        let c = parse("c.toml", text, &no_params).unwrap();
+        assert_eq!(c.roles.len(), 4);
+        assert_eq!(c.roles[0].rate, Some(50.0));
+        assert_eq!(
+            c.roles[0].knobs,
+            vec![
+                ("busy_timeout".into(), "5000".into()),
+                ("begin".into(), "immediate".into())
+            ]
+        );
+        assert_eq!(c.roles[1].clients, 2);
+        assert_eq!(c.roles[1].knobs, vec![("query_only".into(), "on".into())]);
+        assert_eq!(c.roles[2].kind, RoleKind::Hold);
+        assert_eq!(c.roles[2].schedule.hold_for, Some(Duration::from_millis(500)));
+        assert_eq!(c.roles[3].kind, RoleKind::Checkpoint(CheckpointMode::Truncate));
+        assert_eq!(c.workload_clients(), 3);
+        assert_eq!(
+            c.describe(),
+            "cast writer: 1 client at 50 tx/s; readers: 2 clients; holder: hold every 1 s for 500 ms; ckpt: checkpoint TRUNCATE every 500 ms"
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_the_valid_ones_of_its_kind() {
+        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nrat = 5\n");
+        assert_eq!(
+            e,
+            "--cast c.toml: role \"w\": unknown key `rat` for kind workload; valid keys: name, kind, clients, mode, rate, arrival, params, busy_timeout, cache_size, begin, query_only"
+        );
+        let e = err("[[role]]\nname = \"h\"\nkind = \"hold\"\nfor = \"1s\"\nrate = 5\n");
+        assert!(
+            e.contains("unknown key `rate` for kind hold; valid keys: name, kind, at, every, for"),
+            "{e}"
+        );
+        let e = err("[[roles]]\nname = \"h\"\n");
+        assert!(e.contains("unknown key `roles` at the top"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_one_line_naming_role_and_key() {
+        let e = err("[[role]]\nname = \"c\"\nkind = \"checkpoint\"\ncheckpoint = \"LAZY\"\nevery = \"1s\"\n");
+        assert_eq!(
+            e,
+            "--cast c.toml: role \"c\": checkpoint: \"LAZY\" is not a mode of PRAGMA wal_checkpoint; valid modes: PASSIVE, FULL, RESTART, TRUNCATE"
+        );
+        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nclients = \"two\"\n");
+        assert!(
+            e.starts_with("--cast c.toml: role \"w\": clients: ") && !e.contains('\n'),
+            "{e}"
+        );
+        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nbegin = \"sometimes\"\n");
+        assert!(
+            e.contains("role \"w\": begin: \"sometimes\" is not valid; valid values: deferred"),
+            "{e}"
+        );
+        let e = err("[[role]]\nname = \"h\"\nkind = \"hold\"\n");
+        assert!(e.contains("role \"h\": for: a hold needs"), "{e}");
+        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nmode = \"processes\"\n");
+        assert!(e.contains("role \"w\": mode: \"processes\""), "{e}");
+        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\n[[role]]\nname = \"w\"\nkind = \"workload\"\n");
+        assert!(e.contains("role name \"w\" is given twice"), "{e}");
+        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nparams = { workload = \"a\" }\n");
+        assert_eq!(e, "--cast c.toml: role \"w\": params: no parameters here");
+    }
+}

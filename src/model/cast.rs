@@ -1,0 +1,492 @@
+//! A cast: a trial's load as named roles, each with its own clients, load shape, per-connection
+//! knobs and schedule, instead of N identical clients. What SQLite users fight in production
+//! happens between *different* parts of an application (one writer and a pool of readers, a
+//! reader that keeps its snapshot, a checkpoint thread), so a run says which part did what.
+//!
+//! Three kinds of role: `workload` (the run's workload's transactions, with parameters of its
+//! own), `hold` (a read transaction that keeps its snapshot for a while, the cause of WAL
+//! starvation) and `checkpoint` (`PRAGMA wal_checkpoint(MODE)` from its own connection). A
+//! workload role's operations are recorded as `ROLE:OP`, so every per-operation statistic is
+//! per role; holds and checkpoints are recorded as [`CastEvents`] in the trial record. This is
+//! the data and its checks; the file it is read from is `bench::cast_file`'s, the driver that
+//! runs it `workload::load`'s.
+
+use super::load::{Arrival, ClientMode};
+use super::op::OpType;
+use super::params::Params;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// A trial's roles, in the order the cast file gives them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cast {
+    /// The file the cast was read from, as given (for the one-line errors and the manifest).
+    pub file: String,
+    pub roles: Vec<Role>,
+}
+
+/// One named part of the load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Role {
+    pub name: String,
+    pub kind: RoleKind,
+    /// Clients (threads), each with its own connection; hold and checkpoint roles have one.
+    pub clients: u32,
+    #[serde(default, skip_serializing_if = "is_threads")]
+    pub mode: ClientMode,
+    /// Open loop: this role's transactions per second over its clients; none: closed loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    #[serde(default)]
+    pub arrival: Arrival,
+    /// The run's workload parameters this role overrides (a read-only mix for readers).
+    #[serde(default, skip_serializing_if = "is_empty_params")]
+    pub params: Params,
+    /// Per-connection knobs of this role's connections (`busy_timeout`, `cache_size`, `begin`,
+    /// `query_only`), set over the configuration's and read back like them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knobs: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "Schedule::is_always")]
+    pub schedule: Schedule,
+}
+
+fn is_threads(m: &ClientMode) -> bool {
+    *m == ClientMode::Threads
+}
+
+fn is_empty_params(p: &Params) -> bool {
+    p.0.is_empty()
+}
+
+/// What a role does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleKind {
+    /// The run's workload's transactions.
+    Workload,
+    /// A read transaction kept open (its snapshot held) for the schedule's `for`.
+    Hold,
+    /// `PRAGMA wal_checkpoint(MODE)` on the schedule.
+    Checkpoint(CheckpointMode),
+}
+
+impl RoleKind {
+    /// The kind as the cast file names it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RoleKind::Workload => "workload",
+            RoleKind::Hold => "hold",
+            RoleKind::Checkpoint(_) => "checkpoint",
+        }
+    }
+}
+
+/// The modes of `PRAGMA wal_checkpoint` (SQLite's `SQLITE_CHECKPOINT_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum CheckpointMode {
+    Passive,
+    Full,
+    Restart,
+    Truncate,
+}
+
+impl CheckpointMode {
+    pub const NAMES: &'static [&'static str] = &["PASSIVE", "FULL", "RESTART", "TRUNCATE"];
+
+    /// The mode a cast file names, in any case.
+    pub fn parse(s: &str) -> Option<CheckpointMode> {
+        Some(match s.trim().to_ascii_uppercase().as_str() {
+            "PASSIVE" => CheckpointMode::Passive,
+            "FULL" => CheckpointMode::Full,
+            "RESTART" => CheckpointMode::Restart,
+            "TRUNCATE" => CheckpointMode::Truncate,
+            _ => return None,
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            CheckpointMode::Passive => "PASSIVE",
+            CheckpointMode::Full => "FULL",
+            CheckpointMode::Restart => "RESTART",
+            CheckpointMode::Truncate => "TRUNCATE",
+        }
+    }
+}
+
+/// When a hold or checkpoint role acts: first `at` after the measured start, then every
+/// `every` (once without it); a hold keeps its snapshot `for` each time. All zero: always (a
+/// workload role's only schedule).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    #[serde(default, with = "millis", skip_serializing_if = "Duration::is_zero")]
+    pub at: Duration,
+    #[serde(default, with = "opt_millis", skip_serializing_if = "Option::is_none")]
+    pub every: Option<Duration>,
+    #[serde(
+        default,
+        rename = "for",
+        with = "opt_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub hold_for: Option<Duration>,
+}
+
+impl Schedule {
+    pub fn is_always(&self) -> bool {
+        *self == Schedule::default()
+    }
+
+    /// The starts of this schedule before `end` (after the measured start).
+    pub fn starts(&self, end: Duration) -> impl Iterator<Item = Duration> + '_ {
+        let mut next = Some(self.at);
+        std::iter::from_fn(move || {
+            let t = next.filter(|t| *t < end)?;
+            next = self.every.map(|e| t + e.max(Duration::from_millis(1)));
+            Some(t)
+        })
+    }
+
+    /// `every 6 s for 3 s`, `at 20 s`, `always`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.at.is_zero() {
+            parts.push(format!("at {}", secs(self.at)));
+        }
+        if let Some(e) = self.every {
+            parts.push(format!("every {}", secs(e)));
+        }
+        if let Some(f) = self.hold_for {
+            parts.push(format!("for {}", secs(f)));
+        }
+        if parts.is_empty() {
+            "always".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+}
+
+fn secs(d: Duration) -> String {
+    super::load::duration_text(d.as_nanos().min(u128::from(u64::MAX)) as u64)
+}
+
+mod millis {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+mod opt_millis {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&(d.as_millis() as u64)),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_millis))
+    }
+}
+
+/// A cast that cannot run as given: each names the file, the role and the key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CastError {
+    #[error("--cast {file}: role \"{role}\": clients = 0; give each role 1 client or more")]
+    NoClients { file: String, role: String },
+    #[error("--cast {file}: role \"{role}\": {key} = \"{value}\" is not within the trial ({trial}); give {key} a duration shorter than the trial, or a longer trial")]
+    ScheduleTooLong {
+        file: String,
+        role: String,
+        key: &'static str,
+        value: String,
+        trial: String,
+    },
+    #[error("--cast {file}: role \"{role}\": for = \"{value}\" holds longer than the trial ({trial}); give a hold shorter than the trial, or a longer trial")]
+    HoldTooLong {
+        file: String,
+        role: String,
+        value: String,
+        trial: String,
+    },
+}
+
+impl Cast {
+    /// Roles of kind `workload`.
+    pub fn workload_roles(&self) -> impl Iterator<Item = &Role> {
+        self.roles.iter().filter(|r| r.kind == RoleKind::Workload)
+    }
+
+    /// True when a role needs a SQLite engine (a hold or a checkpoint).
+    pub fn needs_sqlite(&self) -> Option<&Role> {
+        self.roles.iter().find(|r| r.kind != RoleKind::Workload)
+    }
+
+    /// Clients over every workload role.
+    pub fn workload_clients(&self) -> u32 {
+        self.workload_roles().map(|r| r.clients).sum()
+    }
+
+    /// Checks the roles against each other's and the trial's length (`trial`: a time budget,
+    /// where the trial has one).
+    pub fn check(&self, trial: Option<Duration>) -> Result<(), CastError> {
+        for r in &self.roles {
+            if r.clients == 0 {
+                return Err(CastError::NoClients {
+                    file: self.file.clone(),
+                    role: r.name.clone(),
+                });
+            }
+            let Some(t) = trial else { continue };
+            let s = &r.schedule;
+            let long = |key: &'static str, d: Duration| CastError::ScheduleTooLong {
+                file: self.file.clone(),
+                role: r.name.clone(),
+                key,
+                value: secs(d),
+                trial: secs(t),
+            };
+            if !s.at.is_zero() && s.at >= t {
+                return Err(long("at", s.at));
+            }
+            if let Some(e) = s.every.filter(|e| *e > t) {
+                return Err(long("every", e));
+            }
+            if let Some(f) = s.hold_for.filter(|f| *f > t) {
+                return Err(CastError::HoldTooLong {
+                    file: self.file.clone(),
+                    role: r.name.clone(),
+                    value: secs(f),
+                    trial: secs(t),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The operation types of a trial with this cast: each workload role's copy of the
+    /// workload's types, named `ROLE:OP` (parts of a type stay parts of the role's).
+    pub fn op_types(&self, types: &[OpType]) -> Vec<OpType> {
+        self.workload_roles()
+            .flat_map(|r| {
+                types.iter().map(move |t| OpType {
+                    name: role_op(&r.name, t.name),
+                    part_of: t.part_of.map(|p| role_op(&r.name, p)),
+                })
+            })
+            .collect()
+    }
+
+    /// `writer: 1 client at 50 tx/s; readers: 4 clients; holder: hold every 6 s for 3 s; ...`
+    pub fn describe(&self) -> String {
+        let role = |r: &Role| {
+            let what = match r.kind {
+                RoleKind::Workload => {
+                    let clients = if r.clients == 1 {
+                        "1 client".to_string()
+                    } else {
+                        format!("{} clients", r.clients)
+                    };
+                    match r.rate {
+                        Some(rate) => format!("{clients} at {} tx/s", super::load::rate_text(rate)),
+                        None => clients,
+                    }
+                }
+                RoleKind::Hold => format!("hold {}", r.schedule.describe()),
+                RoleKind::Checkpoint(m) => format!("checkpoint {} {}", m.name(), r.schedule.describe()),
+            };
+            format!("{}: {what}", r.name)
+        };
+        format!("cast {}", self.roles.iter().map(role).collect::<Vec<_>>().join("; "))
+    }
+}
+
+/// `ROLE:OP`, one `&'static str` per distinct name for the life of the process (a recorder's
+/// operation types are static names; a run has a handful of roles).
+pub fn role_op(role: &str, op: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let name = format!("{role}:{op}");
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name.as_str()) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(name.into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+/// What a trial's hold and checkpoint roles did, in the trial record (absent without them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CastEvents {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holds: Vec<Hold>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+impl CastEvents {
+    pub fn is_empty(&self) -> bool {
+        self.holds.is_empty() && self.checkpoints.is_empty()
+    }
+
+    pub fn absorb(&mut self, other: CastEvents) {
+        self.holds.extend(other.holds);
+        self.checkpoints.extend(other.checkpoints);
+        self.holds.sort_by_key(|h| h.start_ms);
+        self.checkpoints.sort_by_key(|c| c.t_ms);
+    }
+}
+
+/// One held snapshot: from its first read to its end, milliseconds after the measured start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hold {
+    pub role: String,
+    pub start_ms: u64,
+    pub end_ms: u64,
+}
+
+/// One `PRAGMA wal_checkpoint(MODE)`: when it started (milliseconds after the measured start),
+/// what it returned and how long it took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub role: String,
+    pub t_ms: u64,
+    /// SQLite's first column: 1 when the checkpoint could not finish (a reader or writer in
+    /// the way; RESTART and TRUNCATE then also could not reset the WAL).
+    pub busy: bool,
+    /// Frames in the WAL, and frames checkpointed into the database (-1: not in WAL mode).
+    pub log_frames: i64,
+    pub checkpointed_frames: i64,
+    pub duration_us: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn role(name: &str, kind: RoleKind, schedule: Schedule) -> Role {
+        Role {
+            name: name.into(),
+            kind,
+            clients: 1,
+            mode: ClientMode::Threads,
+            rate: None,
+            arrival: Arrival::Poisson,
+            params: Params::default(),
+            knobs: Vec::new(),
+            schedule,
+        }
+    }
+
+    fn cast(roles: Vec<Role>) -> Cast {
+        Cast {
+            file: "c.toml".into(),
+            roles,
+        }
+    }
+
+    #[test]
+    fn a_schedule_starts_at_its_at_and_repeats_every_every_until_the_end() {
+        let s = Schedule {
+            at: Duration::from_secs(1),
+            every: Some(Duration::from_secs(2)),
+            hold_for: None,
+        };
+        let starts: Vec<u64> = s.starts(Duration::from_secs(6)).map(|d| d.as_secs()).collect();
+        assert_eq!(starts, vec![1, 3, 5]);
+        let once = Schedule {
+            at: Duration::from_secs(1),
+            ..Schedule::default()
+        };
+        assert_eq!(once.starts(Duration::from_secs(6)).count(), 1);
+        assert_eq!(s.describe(), "at 1 s every 2 s");
+        assert_eq!(Schedule::default().describe(), "always");
+    }
+
+    #[test]
+    fn zero_clients_and_schedules_or_holds_past_the_trial_are_refused_naming_file_role_and_key() {
+        let mut w = role("writer", RoleKind::Workload, Schedule::default());
+        w.clients = 0;
+        let e = cast(vec![w]).check(None).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--cast c.toml: role \"writer\": clients = 0; give each role 1 client or more"
+        );
+        let every = Schedule {
+            every: Some(Duration::from_secs(20)),
+            ..Schedule::default()
+        };
+        let c = cast(vec![role(
+            "ckpt",
+            RoleKind::Checkpoint(CheckpointMode::Truncate),
+            every,
+        )]);
+        assert!(c.check(None).is_ok(), "no time budget: nothing to be longer than");
+        let e = c.check(Some(Duration::from_secs(10))).unwrap_err().to_string();
+        assert!(
+            e.contains("role \"ckpt\": every = \"20 s\"") && e.contains("(10 s)"),
+            "{e}"
+        );
+        let hold = Schedule {
+            hold_for: Some(Duration::from_secs(30)),
+            ..Schedule::default()
+        };
+        let e = cast(vec![role("holder", RoleKind::Hold, hold)])
+            .check(Some(Duration::from_secs(10)))
+            .unwrap_err();
+        assert!(matches!(e, CastError::HoldTooLong { .. }), "{e}");
+        let fits = Schedule {
+            every: Some(Duration::from_secs(6)),
+            hold_for: Some(Duration::from_secs(3)),
+            ..Schedule::default()
+        };
+        assert!(cast(vec![role("holder", RoleKind::Hold, fits)])
+            .check(Some(Duration::from_secs(12)))
+            .is_ok());
+    }
+
+    #[test]
+    fn each_workload_role_gets_the_workloads_types_under_its_name() {
+        let c = cast(vec![
+            role("writer", RoleKind::Workload, Schedule::default()),
+            role("holder", RoleKind::Hold, Schedule::default()),
+            role("readers", RoleKind::Workload, Schedule::default()),
+        ]);
+        let types = [
+            OpType {
+                name: "tx",
+                part_of: None,
+            },
+            OpType {
+                name: "stmt",
+                part_of: Some("tx"),
+            },
+        ];
+        let got: Vec<(&str, Option<&str>)> = c.op_types(&types).iter().map(|t| (t.name, t.part_of)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("writer:tx", None),
+                ("writer:stmt", Some("writer:tx")),
+                ("readers:tx", None),
+                ("readers:stmt", Some("readers:tx")),
+            ]
+        );
+        assert!(std::ptr::eq(role_op("writer", "tx"), role_op("writer", "tx")));
+        assert_eq!(CheckpointMode::parse("truncate"), Some(CheckpointMode::Truncate));
+        assert_eq!(CheckpointMode::parse("LAZY"), None);
+    }
+}

@@ -1,0 +1,133 @@
+//! What a cast's hold and checkpoint roles did, per configuration and role, over the measured
+//! trials: the table the terminal, the Markdown and the HTML page show below the operations
+//! (a workload role's own numbers are its `ROLE:OP` operations, in every other table).
+
+use crate::model::cast::CastEvents;
+use crate::model::record::TrialRecord;
+use crate::workload::ReportSection;
+use std::collections::BTreeMap;
+
+/// The section, or none for a run without holds or checkpoints.
+pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
+    // (configuration, role) -> what that role did in the measured trials.
+    let mut by: BTreeMap<(usize, String), Acts> = BTreeMap::new();
+    let mut measured: BTreeMap<usize, u64> = BTreeMap::new();
+    for t in trials.iter().filter(|t| !t.warmup) {
+        *measured.entry(t.config).or_default() += 1;
+        let Some(CastEvents { holds, checkpoints }) = &t.cast else {
+            continue;
+        };
+        for h in holds {
+            let a = by.entry((t.config, h.role.clone())).or_default();
+            a.holds += 1;
+            a.held_ms += h.end_ms.saturating_sub(h.start_ms);
+        }
+        for c in checkpoints {
+            let a = by.entry((t.config, c.role.clone())).or_default();
+            a.checkpoints.push(c.duration_us);
+            a.busy += u64::from(c.busy);
+            a.log_frames += c.log_frames.max(0) as u64;
+            a.checkpointed += c.checkpointed_frames.max(0) as u64;
+        }
+    }
+    if by.is_empty() {
+        return None;
+    }
+    let rows = by
+        .into_iter()
+        .map(|((config, role), mut a)| {
+            let trials = measured.get(&config).copied().unwrap_or(1).max(1);
+            let mut row = vec![config.to_string(), role];
+            if a.checkpoints.is_empty() {
+                row.extend([
+                    "hold".into(),
+                    a.holds.to_string(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    format!("{:.1}", a.held_ms as f64 / 1000.0 / trials as f64),
+                ]);
+            } else {
+                a.checkpoints.sort_unstable();
+                let ms = |us: u64| format!("{:.2}", us as f64 / 1000.0);
+                let p50 = a.checkpoints[(a.checkpoints.len() - 1) / 2];
+                let max = *a.checkpoints.last().unwrap_or(&0);
+                row.extend([
+                    "checkpoint".into(),
+                    a.checkpoints.len().to_string(),
+                    a.busy.to_string(),
+                    format!("{}/{}", a.checkpointed, a.log_frames),
+                    ms(p50),
+                    ms(max),
+                    "-".into(),
+                ]);
+            }
+            row
+        })
+        .collect();
+    Some(ReportSection {
+        title: "roles beside the workload (measured trials; held s: per trial)".into(),
+        headers: vec![
+            "#",
+            "role",
+            "kind",
+            "count",
+            "busy",
+            "frames ckpt/log",
+            "p50 ms",
+            "max ms",
+            "held s",
+        ],
+        rows,
+    })
+}
+
+#[derive(Default)]
+struct Acts {
+    holds: u64,
+    held_ms: u64,
+    /// Each checkpoint's duration, microseconds.
+    checkpoints: Vec<u64>,
+    busy: u64,
+    log_frames: u64,
+    checkpointed: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cast::{Checkpoint, Hold};
+
+    #[test]
+    fn holds_and_checkpoints_are_counted_per_configuration_and_role_over_measured_trials() {
+        let ckpt = |busy, us| Checkpoint {
+            role: "ckpt".into(),
+            t_ms: 0,
+            busy,
+            log_frames: 10,
+            checkpointed_frames: if busy { 4 } else { 10 },
+            duration_us: us,
+        };
+        let trial = |warmup: bool| TrialRecord {
+            warmup,
+            cast: Some(CastEvents {
+                holds: vec![Hold {
+                    role: "holder".into(),
+                    start_ms: 0,
+                    end_ms: 500,
+                }],
+                checkpoints: vec![ckpt(false, 1000), ckpt(true, 3000), ckpt(false, 2000)],
+            }),
+            ..Default::default()
+        };
+        assert!(section(&[TrialRecord::default()]).is_none());
+        let s = section(&[trial(true), trial(false), trial(false)]).unwrap();
+        assert_eq!(s.rows.len(), 2);
+        assert_eq!(
+            s.rows[0],
+            ["0", "ckpt", "checkpoint", "6", "2", "48/60", "2.00", "3.00", "-"]
+        );
+        assert_eq!(s.rows[1], ["0", "holder", "hold", "2", "-", "-", "-", "-", "0.5"]);
+    }
+}

@@ -1,0 +1,280 @@
+//! A trial driven as a cast ([`crate::model::cast`]): every role's clients on threads of their
+//! own, each on a connection with the role's knobs, all sent off at the common start; holds and
+//! checkpoints beside them on their schedules until the workload roles end.
+//!
+//! A workload role's clients run the driver's own client loop with the role's load shape and
+//! parameters, recording the workload's operation types in a recorder of their own; the role's
+//! recorders and series cells go back into the trial's at the role's `ROLE:OP` types, so every
+//! per-operation statistic is per role. The trial's own connection runs nothing: every role's
+//! connection is configured like it, with the role's knobs over the configuration's.
+//!
+//! A hold begins a transaction and reads the schema, which takes its snapshot (in WAL mode, a
+//! read mark that keeps a checkpoint from resetting the WAL past it), keeps it for the
+//! schedule's `for`, then commits. A checkpoint runs `PRAGMA wal_checkpoint(MODE)` and keeps
+//! its row and its duration.
+
+use super::{
+    first_error, panicked, record_series_and_interval, sample, wait_until, Buckets, RoleSeat, Seat, Shared,
+    Transactions,
+};
+use crate::engines::{Connection, ErrorKind};
+use crate::model::cast::{Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind};
+use crate::model::load::LoadShape;
+use crate::model::params::Params;
+use crate::workload::recorder::Recorder;
+use crate::workload::{Trial, WorkloadError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Runs one trial of `tx` as `cast` (see the module's documentation).
+pub(super) fn drive(
+    _conn: &mut dyn Connection,
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    rec: &mut Recorder,
+    cast: &Cast,
+) -> Result<(), WorkloadError> {
+    let shape = trial.load;
+    let shared = Shared::new(trial, tx, cast.workload_clients(), None);
+    let interval = Duration::from_millis(shape.interval_ms.max(1));
+    let names = rec.op_names();
+    let roles: Vec<&Role> = cast.workload_roles().collect();
+    let per_role = names.len() / roles.len().max(1);
+    // Each workload role's load shape and parameters: the trial's with the role's own over them.
+    let shapes: Vec<LoadShape> = roles
+        .iter()
+        .map(|r| LoadShape {
+            clients: r.clients,
+            rate: r.rate,
+            arrival: r.arrival,
+            cast: None,
+            ..shape.clone()
+        })
+        .collect();
+    let params: Vec<Params> = roles
+        .iter()
+        .map(|r| {
+            let mut p = trial.params.clone();
+            p.0.extend(r.params.0.clone());
+            p
+        })
+        .collect();
+    let mut series = Buckets::new(interval, names.len());
+    let counters = rec.counters();
+    let clients_done = AtomicBool::new(false);
+    let mut events = CastEvents::default();
+    let results = std::thread::scope(|scope| {
+        let files = trial.files;
+        let sampler = ((counters.is_some() || shape.progress || files.is_some()) && shared.series).then(|| {
+            let (shared, done, counters) = (&shared, &clients_done, counters.clone());
+            scope.spawn(move || {
+                let tick = |i: u32| {
+                    if shape.progress {
+                        crate::errln!(
+                            "{}",
+                            shared.progress.line(interval * i, interval, shape.open(), trial.name)
+                        );
+                    }
+                };
+                sample(shared, interval, counters, files, done, &tick)
+            })
+        });
+        let beside: Vec<_> = cast
+            .roles
+            .iter()
+            .filter(|r| r.kind != RoleKind::Workload)
+            .map(|role| {
+                let (shared, done) = (&shared, &clients_done);
+                scope.spawn(move || act(role, trial, shared, done))
+            })
+            .collect();
+        let mut handles = Vec::new();
+        let mut global = 0u32;
+        for (r, role) in roles.iter().enumerate() {
+            for index in 0..role.clients {
+                // Each client attributes its own thread's I/O (counted per thread at the VFS
+                // shim) to its role's operations.
+                let mut own = rec.part(r * per_role, per_role);
+                let mut buckets = Buckets::new(interval, per_role);
+                let seed = super::client_seed(trial.seed, global);
+                global += 1;
+                let (shared, shape, params) = (&shared, &shapes[r], &params[r]);
+                handles.push(scope.spawn(move || {
+                    let result = match trial.connector.open_with(&role.knobs) {
+                        Ok(mut c) => {
+                            let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
+                            let seat = Seat {
+                                index,
+                                trial,
+                                shared,
+                                rec: &mut own,
+                                buckets: &mut buckets,
+                                role: Some(RoleSeat { shape, params, seed }),
+                            };
+                            let result = tx.run_client(c.as_mut(), seat);
+                            own.leave_thread();
+                            result
+                        }
+                        Err(e) => {
+                            shared.rendezvous(false);
+                            Err(e)
+                        }
+                    };
+                    (r * per_role, result, own, buckets)
+                }));
+            }
+        }
+        let mut results = Vec::new();
+        for h in handles {
+            match h.join() {
+                Ok((offset, result, own, buckets)) => {
+                    rec.absorb_at(own, offset);
+                    series.absorb_at(buckets, offset);
+                    results.push(result);
+                }
+                Err(_) => results.push(Err(panicked())),
+            }
+        }
+        clients_done.store(true, Ordering::Relaxed);
+        for h in beside {
+            match h.join() {
+                Ok(Ok(e)) => events.absorb(e),
+                Ok(Err(e)) => results.push(Err(e)),
+                Err(_) => results.push(Err(panicked())),
+            }
+        }
+        if let Some(Ok(marks)) = sampler.map(|s| s.join()) {
+            series.io = marks.io;
+            series.files = marks.files;
+        }
+        results
+    });
+    first_error(results)?;
+    if !events.is_empty() {
+        rec.set_cast_events(events);
+    }
+    record_series_and_interval(rec, &shared, series, &names, Vec::new());
+    Ok(())
+}
+
+/// A hold or checkpoint role, on its own connection, from the common start until the workload
+/// roles end (or the trial's time, or a stop): what it did, milliseconds after the measured
+/// start.
+fn act(role: &Role, trial: &Trial<'_>, shared: &Shared<'_>, done: &AtomicBool) -> Result<CastEvents, WorkloadError> {
+    let mut conn = trial.connector.open_with(&role.knobs)?;
+    let _interrupted_on_stop = trial.watch.map(|w| w.register(conn.as_ref()));
+    let mut events = CastEvents::default();
+    let start = loop {
+        if let Some(s) = shared.start.get() {
+            break *s + shared.warmup;
+        }
+        if done.load(Ordering::Relaxed) || shared.halted() {
+            return Ok(events);
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let end = match shared.budget {
+        super::Budget::Time(d) => d,
+        _ => crate::model::params::MAX_DURATION,
+    };
+    let ms = |t: Instant| t.saturating_duration_since(start).as_millis() as u64;
+    let over = || done.load(Ordering::Relaxed) || shared.halted();
+    for at in role.schedule.starts(end) {
+        wait_while(start + at, shared, done);
+        if over() {
+            break;
+        }
+        match role.kind {
+            RoleKind::Hold => {
+                let hold_for = role.schedule.hold_for.unwrap_or_default();
+                if let Some((began, ended)) = hold(conn.as_mut(), start + at + hold_for, shared, done)? {
+                    events.holds.push(Hold {
+                        role: role.name.clone(),
+                        start_ms: ms(began),
+                        end_ms: ms(ended),
+                    });
+                }
+            }
+            RoleKind::Checkpoint(mode) => {
+                let c = checkpoint(conn.as_mut(), mode, shared)?;
+                events.checkpoints.push(Checkpoint {
+                    role: role.name.clone(),
+                    t_ms: ms(c.0),
+                    ..c.1
+                });
+            }
+            RoleKind::Workload => unreachable!("workload roles run the client loop"),
+        }
+    }
+    Ok(events)
+}
+
+/// Waits until `t`, or until the workload roles end or the trial stops.
+fn wait_while(t: Instant, shared: &Shared<'_>, done: &AtomicBool) {
+    while Instant::now() < t && !done.load(Ordering::Relaxed) && !shared.halted() {
+        wait_until(t.min(Instant::now() + Duration::from_millis(20)), shared.stop);
+    }
+}
+
+/// One hold: BEGIN, a read that takes the snapshot, kept until `until` (or the trial's end),
+/// then COMMIT. Its start (the snapshot taken) and end; none when a lock kept it from starting.
+fn hold(
+    conn: &mut dyn Connection,
+    until: Instant,
+    shared: &Shared<'_>,
+    done: &AtomicBool,
+) -> Result<Option<(Instant, Instant)>, WorkloadError> {
+    let began = conn
+        .execute_batch("BEGIN")
+        .and_then(|()| conn.query("SELECT count(*) FROM sqlite_schema"));
+    match began {
+        Ok(_) => {}
+        Err(e) if e.kind == ErrorKind::Busy => {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Ok(None);
+        }
+        Err(e) => return Err(shared.failed(e)),
+    }
+    let began = Instant::now();
+    wait_while(until, shared, done);
+    let ended = Instant::now();
+    conn.execute_batch("COMMIT").map_err(|e| shared.failed(e))?;
+    Ok(Some((began, ended)))
+}
+
+/// One `PRAGMA wal_checkpoint(MODE)`: when it started, and its row and duration (a checkpoint
+/// refused with SQLITE_BUSY counts as busy, with no frames).
+fn checkpoint(
+    conn: &mut dyn Connection,
+    mode: CheckpointMode,
+    shared: &Shared<'_>,
+) -> Result<(Instant, Checkpoint), WorkloadError> {
+    let t0 = Instant::now();
+    let rows = conn.query(&format!("PRAGMA wal_checkpoint({})", mode.name()));
+    let duration_us = t0.elapsed().as_micros() as u64;
+    let number = |row: &[Option<String>], i: usize| {
+        row.get(i)
+            .and_then(|v| v.as_deref())
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(-1)
+    };
+    let (busy, log_frames, checkpointed_frames) = match rows {
+        Ok(rows) => {
+            let row = rows.first().map(Vec::as_slice).unwrap_or(&[]);
+            (number(row, 0) != 0, number(row, 1), number(row, 2))
+        }
+        Err(e) if e.kind == ErrorKind::Busy => (true, -1, -1),
+        Err(e) => return Err(shared.failed(e)),
+    };
+    Ok((
+        t0,
+        Checkpoint {
+            role: String::new(),
+            t_ms: 0,
+            busy,
+            log_frames,
+            checkpointed_frames,
+            duration_us,
+        },
+    ))
+}

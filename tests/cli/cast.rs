@@ -1,0 +1,205 @@
+//! `litebench run --cast FILE`: a load of named roles (a writer at a rate, readers on
+//! query-only connections, a reader holding its snapshot, a TRUNCATE checkpointer), each
+//! workload role's operations recorded under its name and the holds and checkpoints in the
+//! trial record; and every bad cast refused in one line before anything runs.
+
+use crate::common::*;
+
+/// The cast of the issue, shortened: a writer at 50 tx/s, 2 readers, a hold of 0.5 s every
+/// 1 s, a TRUNCATE checkpoint every 0.5 s.
+const CAST: &str = r#"
+[[role]]
+name = "writer"
+kind = "workload"
+rate = 50
+params = { workload = "a" }
+busy_timeout = 5000
+
+[[role]]
+name = "readers"
+kind = "workload"
+clients = 2
+params = { workload = "c" }
+query_only = true
+
+[[role]]
+name = "holder"
+kind = "hold"
+every = "1s"
+for = "500ms"
+
+[[role]]
+name = "ckpt"
+kind = "checkpoint"
+checkpoint = "TRUNCATE"
+every = "500ms"
+"#;
+
+/// Writes `text` as the sandbox's cast file and returns its path.
+fn cast_file(sb: &Sandbox, text: &str) -> String {
+    let path = sb.root().join("cast.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// `run ycsb --cast FILE` of a 2 s trial on 200 records, with `extra` flags.
+fn run_cast(sb: &Sandbox, file: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "ycsb",
+        "--cast",
+        file,
+        "--param",
+        "records=200",
+        "--param",
+        "duration=2s",
+        "--knob",
+        "journal_mode=wal",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    output(&mut sb.run(&args))
+}
+
+#[test]
+fn a_cast_records_each_roles_operations_under_its_name_and_its_holds_and_checkpoints() {
+    let sb = Sandbox::new();
+    let file = cast_file(&sb, CAST);
+    let out = run_cast(&sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let trial = &v["trials"][0];
+    let op = |name: &str| {
+        trial["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+            .unwrap_or_else(|| panic!("no operation {name} in {:#}", trial["ops"]))
+            .clone()
+    };
+    let n = |name: &str| op(name)["ops"].as_u64().unwrap();
+    // The writer: workload A (reads and updates) at 50 tx/s for 2 s, about 100 in all.
+    let writer = n("writer:read") + n("writer:update");
+    assert!((50..=150).contains(&writer), "writer ran {writer} at 50 tx/s for 2 s");
+    assert!(n("writer:update") > 0);
+    // The readers: workload C (reads only), closed loop, far more than the writer.
+    assert!(
+        n("readers:read") > writer,
+        "readers {} against writer {writer}",
+        n("readers:read")
+    );
+    assert_eq!(
+        n("readers:update"),
+        0,
+        "workload C on the readers' connections never writes"
+    );
+    assert_eq!(op("readers:read")["failed"], 0);
+    // No operation outside a role.
+    assert!(trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["name"].as_str().unwrap().contains(':')));
+    // Holds: at 0 s and 1 s, each about 0.5 s.
+    let holds = trial["cast"]["holds"].as_array().expect("holds recorded");
+    assert_eq!(holds.len(), 2, "{holds:?}");
+    for h in holds {
+        assert_eq!(h["role"], "holder");
+        let held = h["end_ms"].as_u64().unwrap() - h["start_ms"].as_u64().unwrap();
+        assert!((400..=700).contains(&held), "held {held} ms: {h}");
+    }
+    // Checkpoints: at 0, 0.5, 1 and 1.5 s, each with SQLite's row and a duration.
+    let ckpts = trial["cast"]["checkpoints"].as_array().expect("checkpoints recorded");
+    assert_eq!(ckpts.len(), 4, "{ckpts:?}");
+    for c in ckpts {
+        assert_eq!(c["role"], "ckpt");
+        assert!(c["busy"].is_boolean() && c["duration_us"].is_u64(), "{c}");
+        assert!(
+            c["checkpointed_frames"].as_i64().unwrap() <= c["log_frames"].as_i64().unwrap(),
+            "{c}"
+        );
+    }
+    // The manifest keeps the cast, its roles' knobs and parameters.
+    let roles = &v["manifest"]["load"]["cast"]["roles"];
+    assert_eq!(roles[0]["params"]["workload"], "a");
+    assert_eq!(roles[1]["knobs"][0][0], "query_only");
+    assert_eq!(roles[3]["kind"]["checkpoint"], "TRUNCATE");
+    // The terminal lists the holds and checkpoints per role.
+    let out = output(&mut sb.show(&[]));
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(text.contains("roles beside the workload"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("ckpt") && l.contains("checkpoint") && l.contains(" 4 ")),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.contains("holder") && l.contains("hold")),
+        "{text}"
+    );
+}
+
+/// A cast file with one role table (and `extra` keys) after the workload role.
+fn with_role(extra: &str) -> String {
+    format!("[[role]]\nname = \"w\"\nkind = \"workload\"\n\n[[role]]\n{extra}\n")
+}
+
+#[test]
+fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
+    let sb = Sandbox::new();
+    let cases: &[(String, &[&str], &[&str])] = &[
+        (
+            "[[role]]\nname = \"w\"\nkind = \"workload\"\nclients = 0\n".into(),
+            &[],
+            &["--cast ", "role \"w\": clients = 0; give each role 1 client or more"],
+        ),
+        (
+            with_role("name = \"c\"\nkind = \"checkpoint\"\ncheckpoint = \"LAZY\"\nevery = \"1s\""),
+            &[],
+            &[
+                "role \"c\": checkpoint: \"LAZY\" is not a mode of PRAGMA wal_checkpoint",
+                "PASSIVE, FULL, RESTART, TRUNCATE",
+            ],
+        ),
+        (
+            with_role("name = \"c\"\nkind = \"checkpoint\"\ncheckpoint = \"FULL\"\nevery = \"5s\""),
+            &[],
+            &["role \"c\": every = \"5 s\" is not within the trial (2 s)"],
+        ),
+        (
+            with_role("name = \"h\"\nkind = \"hold\"\nfor = \"3s\""),
+            &[],
+            &["role \"h\": for = \"3 s\" holds longer than the trial (2 s)"],
+        ),
+        (
+            with_role("name = \"h\"\nkind = \"hold\"\nfor = \"1s\"\nrate = 5"),
+            &[],
+            &["role \"h\": unknown key `rate` for kind hold; valid keys: name, kind, at, every, for"],
+        ),
+        (
+            with_role("name = \"h\"\nkind = \"hold\"\nfor = \"1s\""),
+            &["--engine", "turso"],
+            &["role \"h\": kind hold needs a SQLite engine, and engine turso is not one"],
+        ),
+        (
+            CAST.into(),
+            &["--clients", "2"],
+            &["with --clients 2: a cast gives each role its own clients and rate; leave out --clients 2"],
+        ),
+    ];
+    for (text, extra, parts) in cases {
+        let file = cast_file(&sb, text);
+        let out = run_cast(&sb, &file, extra);
+        assert_error_line(&out, parts);
+        assert!(!sb.results().exists(), "refused before anything ran: {parts:?}");
+    }
+    // A count budget: roles at different rates would end at different times.
+    let file = cast_file(&sb, CAST);
+    let out = output(&mut sb.run(&["ycsb", "--cast", &file, "--quiet"]));
+    assert_error_line(&out, &["trials stop on a count", "give --param duration=10s"]);
+}
