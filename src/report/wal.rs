@@ -10,7 +10,9 @@
 //! every trial's WAL ended at least [`GROWTH`] above its size at the half; else it is bounded;
 //! with a trial too short for a fit, there is no verdict. What the record can show about why
 //! (the `wal_autocheckpoint` read back, whether any checkpoint wrote the database file) is
-//! said; a reader holding a snapshot is not in the record, and is named only as a possibility.
+//! said; a reader holding a snapshot is not in the record unless a cast's hold role held it
+//! (then the role is named, with its busy checkpoints), and is otherwise named only as a
+//! possibility.
 
 use crate::model::record::{Manifest, TrialRecord};
 use crate::model::series::Series;
@@ -143,6 +145,11 @@ fn why(trials: &[&TrialRecord], wal: &[TrialWal]) -> Option<String> {
     if trials.iter().any(|t| reading(t, "wal_autocheckpoint") == Some("0")) {
         return Some("wal_autocheckpoint=0: no automatic checkpoint".into());
     }
+    if let Some(roles) = cast_why(trials) {
+        return Some(format!(
+            "{roles}: a checkpoint cannot restart the WAL while a reader holds an older snapshot"
+        ));
+    }
     let counted: Vec<u64> = wal.iter().filter_map(|w| w.checkpoint_intervals).collect();
     if counted.len() < wal.len() {
         return None;
@@ -154,6 +161,45 @@ fn why(trials: &[&TrialRecord], wal: &[TrialWal]) -> Option<String> {
          the WAL while a reader holds an older snapshot (the record does not show readers)"
             .into()
     })
+}
+
+/// What a cast's roles did that keeps a WAL from restarting, per trial: each hold role's
+/// snapshots (how many, how long in all) and each checkpoint role's busy checkpoints; `None`
+/// without a cast or when its roles did neither.
+fn cast_why(trials: &[&TrialRecord]) -> Option<String> {
+    use std::collections::BTreeMap;
+    let n = trials.len().max(1) as f64;
+    let mut holds: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
+    let mut checkpoints: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for e in trials.iter().filter_map(|t| t.cast.as_ref()) {
+        for h in &e.holds {
+            let v = holds.entry(h.role.as_str()).or_default();
+            v.0 += 1;
+            v.1 += h.end_ms.saturating_sub(h.start_ms);
+        }
+        for c in &e.checkpoints {
+            let v = checkpoints.entry(c.role.as_str()).or_default();
+            v.0 += usize::from(c.busy);
+            v.1 += 1;
+        }
+    }
+    let mut parts: Vec<String> = holds
+        .iter()
+        .map(|(role, (count, ms))| {
+            format!(
+                "role {role} held a snapshot {:.1} times for {:.1} s per trial",
+                *count as f64 / n,
+                *ms as f64 / 1000.0 / n
+            )
+        })
+        .collect();
+    parts.extend(
+        checkpoints
+            .iter()
+            .filter(|(_, (busy, _))| *busy > 0)
+            .map(|(role, (busy, all))| format!("{busy} of role {role}'s {all} checkpoints were busy")),
+    );
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// Each configuration's WAL, for the configurations whose WAL existed in a measured trial (and
@@ -259,6 +305,42 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    /// A cast's hold role and its busy checkpoints are named, per trial; without a cast, or
+    /// with checkpoints that were never busy and no holds, nothing is.
+    #[test]
+    fn a_hold_role_and_busy_checkpoints_are_named() {
+        use crate::model::cast::{CastEvents, Checkpoint, Hold};
+        let checkpoint = |busy: bool| Checkpoint {
+            role: "ckpt".into(),
+            t_ms: 0,
+            busy,
+            log_frames: 10,
+            checkpointed_frames: 5,
+            duration_us: 100,
+        };
+        let trial = |holds: Vec<Hold>, busy: bool| TrialRecord {
+            cast: Some(CastEvents {
+                holds,
+                checkpoints: vec![checkpoint(busy), checkpoint(false)],
+            }),
+            ..TrialRecord::default()
+        };
+        let hold = |start_ms: u64, end_ms: u64| Hold {
+            role: "holder".into(),
+            start_ms,
+            end_ms,
+        };
+        let a = trial(vec![hold(0, 3000), hold(6000, 9000)], true);
+        let b = trial(vec![hold(0, 3000)], true);
+        assert_eq!(
+            cast_why(&[&a, &b]).as_deref(),
+            Some("role holder held a snapshot 1.5 times for 4.5 s per trial; 2 of role ckpt's 4 checkpoints were busy")
+        );
+        let quiet = trial(Vec::new(), false);
+        assert_eq!(cast_why(&[&quiet]), None);
+        assert_eq!(cast_why(&[&TrialRecord::default()]), None);
     }
 
     #[test]
