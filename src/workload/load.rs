@@ -42,7 +42,7 @@ use crate::workload::remote::{CellReport, ClientReport, Kill, ProgressTotals, Re
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -640,6 +640,13 @@ struct Shared<'a> {
     /// the client processes (in the driver) or waits for the driver's word (in a client
     /// process); false stops the trial.
     gate: Option<&'a (dyn Fn() -> bool + Sync)>,
+    /// This process's clients whose loops have not ended yet; at zero the sampler reads the
+    /// database's files a last time.
+    loops_left: AtomicU32,
+    /// Set once the sampler's last reading of the files is taken (or none will be): until then
+    /// a client that ended keeps its connection open, because the last connection to close
+    /// checkpoints and deletes the WAL, and the trial's last reading would see none.
+    files_final: AtomicBool,
 }
 
 /// Running totals over every client, read once per interval for `--progress` (pgbench -P):
@@ -758,7 +765,31 @@ impl Shared<'_> {
     fn halted(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.abort.load(Ordering::Relaxed)
     }
+
+    /// A client's loop ended (or never started).
+    fn loop_ended(&self) {
+        self.loops_left.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Says that the files have been read a last time (or will not be), letting the clients
+    /// close their connections.
+    fn files_read(&self) {
+        self.files_final.store(true, Ordering::Release);
+    }
+
+    /// Called by a client whose loop ended, before it closes its connection: waits until the
+    /// sampler has read the files a last time, at most [`FILES_FINAL_WAIT`].
+    fn before_close(&self) {
+        let deadline = Instant::now() + FILES_FINAL_WAIT;
+        while !self.files_final.load(Ordering::Acquire) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
 }
+
+/// How long a client whose loop ended waits for the sampler's last reading of the files before
+/// it closes its connection anyway.
+const FILES_FINAL_WAIT: Duration = Duration::from_secs(5);
 
 /// How one client runs, fixed before its first transaction.
 struct Course {
@@ -1238,6 +1269,7 @@ fn sample(
             break *s;
         }
         if done.load(Ordering::Relaxed) || shared.halted() {
+            shared.files_read();
             return marks;
         }
         std::thread::sleep(Duration::from_micros(200));
@@ -1247,12 +1279,15 @@ fn sample(
     loop {
         let at = measured + interval * i as u32;
         while Instant::now() < at {
-            if done.load(Ordering::Relaxed) {
+            // The last reading: when every client's loop has ended, before any closes its
+            // connection (see `Shared::files_final`).
+            if done.load(Ordering::Relaxed) || shared.loops_left.load(Ordering::Acquire) == 0 {
                 if let Some(f) = files {
                     marks
                         .files
                         .push(files_at(f, Instant::now().saturating_duration_since(measured)));
                 }
+                shared.files_read();
                 return marks;
             }
             std::thread::sleep((at - Instant::now()).min(Duration::from_millis(5)));
@@ -1278,6 +1313,7 @@ impl<'a> Shared<'a> {
         gate: Option<&'a (dyn Fn() -> bool + Sync)>,
     ) -> Shared<'a> {
         let phased = trial.load.is_default() && tx.phase_timed(trial.params);
+        let series = !phased && tx.series(trial.params, trial.load);
         Shared {
             shape: trial.load,
             budget: tx.budget(trial.params),
@@ -1288,9 +1324,12 @@ impl<'a> Shared<'a> {
             last_end_ns: AtomicU64::new(0),
             warmup: tx.warmup(trial.params),
             phased,
-            series: !phased && tx.series(trial.params, trial.load),
+            series,
             progress: Progress::default(),
             gate,
+            loops_left: AtomicU32::new(in_process),
+            // No sampler reads the files where the trial keeps no series.
+            files_final: AtomicBool::new(trial.files.is_none() || !series),
         }
     }
 }
@@ -1395,9 +1434,12 @@ pub fn drive(
                         };
                         let ran = tx.run_client(c.as_mut(), seat);
                         own.leave_thread();
+                        shared.loop_ended();
+                        shared.before_close();
                         ran
                     }
                     Err(e) => {
+                        shared.loop_ended();
                         shared.rendezvous(false);
                         Err(e)
                     }
@@ -1414,6 +1456,7 @@ pub fn drive(
             role: None,
         };
         let mut results = vec![tx.run_client(conn, seat)];
+        shared.loop_ended();
         if shared.halted() || results[0].is_err() {
             // Client processes stop too (or, if client 0 never started, never start).
             remotes.iter().for_each(|r| r.stop());

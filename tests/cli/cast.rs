@@ -203,3 +203,27 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
     let out = output(&mut sb.run(&["ycsb", "--cast", &file, "--quiet"]));
     assert_error_line(&out, &["trials stop on a count", "give --param duration=10s"]);
 }
+
+/// The trial's last reading of the database's files is taken before the roles close their
+/// connections: the last connection to close checkpoints and deletes the WAL, and a last
+/// reading after it would say the WAL ended empty.
+#[test]
+fn the_last_files_reading_comes_before_the_roles_close_their_connections() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 100\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"readers\"\nkind = \"workload\"\nclients = 2\nparams = { workload = \"c\" }\n",
+    );
+    let out = run_cast(&sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let files = v["trials"][0]["series"]["files"]
+        .as_array()
+        .expect("files read every interval");
+    let last = files.last().expect("a last reading");
+    assert!(
+        last["wal_bytes"].as_u64().is_some_and(|b| b > 0),
+        "the WAL was gone at the last reading: {last}"
+    );
+}

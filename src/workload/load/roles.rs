@@ -113,9 +113,12 @@ pub(super) fn drive(
                             };
                             let result = tx.run_client(c.as_mut(), seat);
                             own.leave_thread();
+                            shared.loop_ended();
+                            shared.before_close();
                             result
                         }
                         Err(e) => {
+                            shared.loop_ended();
                             shared.rendezvous(false);
                             Err(e)
                         }
