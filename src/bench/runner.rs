@@ -575,8 +575,13 @@ fn trial(
     let db = match template {
         Some(t) => engine.clone_database(scratch, t, &name),
         None => engine.create_database(scratch, &name),
-    }
-    .map_err(|e| engine_error(scratch, &cfg.label, e))?;
+    };
+    let db = match db {
+        Ok(db) => db,
+        // A stop request that ended the copy: the trial never started.
+        Err(_) if stop.load(std::sync::atomic::Ordering::Relaxed) => return Ok(None),
+        Err(e) => return Err(engine_error(scratch, &cfg.label, e)),
+    };
     let outcome = measure(plan, scratch, stop, cfg, engine, &db, round, seq, seed);
     engine.drop_database(scratch, &db);
     outcome

@@ -163,9 +163,29 @@ impl Running {
                 break s;
             }
             if Instant::now() >= deadline {
+                // What litebench and its children were doing, for the diagnosis.
+                let tree = std::process::Command::new("ps")
+                    .args([
+                        "-o",
+                        "pid,ppid,stat,wchan:32,etime,args",
+                        "--ppid",
+                        &child.id().to_string(),
+                        "-p",
+                        &child.id().to_string(),
+                    ])
+                    .output()
+                    .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                    .unwrap_or_default();
+                let stacks = std::process::Command::new("gdb")
+                    .args(["-batch", "-p", &child.id().to_string(), "-ex", "thread apply all bt 25"])
+                    .output()
+                    .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                    .unwrap_or_default();
+                eprintln!("{stacks}");
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("litebench did not exit within {limit:?}");
+                let stderr = err.join().unwrap_or_default();
+                panic!("litebench did not exit within {limit:?}\n{tree}\n--- stderr ---\n{stderr}");
             }
             std::thread::sleep(Duration::from_millis(50));
         };

@@ -282,6 +282,16 @@ fn flush_copy(engine: &MysqlEngine, admin: &mut MyConn, tables: &[String]) -> Re
         if checkpoint && (dirty == 0 || !engine.is_throwaway()) {
             return Ok(());
         }
+        // A stop request ends the wait (the runner then drops the copy and stores the run as
+        // interrupted) rather than holding the run up until InnoDB is done.
+        if crate::sys::signals::stop_requested() {
+            return Err(crate::engines::server::error(
+                engine.label(),
+                ErrorKind::Other,
+                "a stop was requested".into(),
+                context,
+            ));
+        }
         if Instant::now() >= deadline {
             return Err(crate::engines::server::error(
                 engine.label(),

@@ -300,6 +300,15 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
     for c in &report.curves {
         o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&upper_first(&c.line)));
     }
+    // A WAL that grows without bound is a disk that fills: said in the answer, with the role
+    // or setting the record shows behind it (the chart is under the over-time figures).
+    for w in report
+        .wal
+        .iter()
+        .filter(|w| w.verdict == crate::report::wal::WalVerdict::Grows)
+    {
+        o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&crate::report::wal::line(w)));
+    }
     if !scaling.is_empty() {
         o += "<div class=\"row\">\n";
         for (fig, svg) in scaling {
