@@ -185,6 +185,21 @@ fn server_pids(sb: &Sandbox) -> Vec<(String, u32)> {
         .collect()
 }
 
+/// Whether `--cold` can be tested here: it needs root, which CI has (a failure there, a note
+/// elsewhere).
+fn cold_possible() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs as root: --cold must be tested"
+        );
+        eprintln!("note: skipped: --cold needs root");
+        return false;
+    }
+    true
+}
+
 /// `--cold` on throwaway servers: each trial runs on a freshly started server (a new server
 /// process per trial, watched from outside), the knobs are applied again after each restart,
 /// and the manifest and checklist say what was done.
@@ -193,13 +208,7 @@ fn cold_trials_restart_throwaway_servers() {
     if !available(&[Server::Postgres, Server::Mysql]) {
         return;
     }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs as root: --cold must be tested"
-        );
-        eprintln!("note: skipped: --cold needs root");
+    if !cold_possible() {
         return;
     }
     let sb = Sandbox::new();
@@ -303,13 +312,7 @@ fn a_port_taken_during_a_cold_restart_is_one_line() {
     if !available(&[Server::Postgres]) {
         return;
     }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs as root: --cold must be tested"
-        );
-        eprintln!("note: skipped: --cold needs root");
+    if !cold_possible() {
         return;
     }
     let sb = Sandbox::new();
