@@ -236,6 +236,49 @@ pub struct LoadPoint {
 /// The load points of the run in order (clients outermost, then rate, then client mode): one
 /// without a sweep, each refused in one line where a job's workload or the run cannot take it.
 /// In a sweep a point the run cannot take (several clients on `--memory`, processes with one
+/// The load shape of one point of the load axes, the other load flags as given.
+fn shape_at(
+    args: &RunArgs,
+    clients: u32,
+    rate: Option<f64>,
+    client_mode: crate::model::load::ClientMode,
+    sweep: bool,
+) -> LoadShape {
+    LoadShape {
+        clients,
+        rate,
+        arrival: args.arrival,
+        latency_limit_ns: args
+            .latency_limit
+            .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
+        max_tries: args.max_tries,
+        interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
+        client_mode,
+        sweep,
+        progress: args.progress,
+        cast: None,
+    }
+}
+
+/// What the run cannot take at a load point: several connections to an in-memory database, and
+/// processes with one client (client 0 always runs on the trial's own thread: no process would
+/// start, and a run that asked for processes would silently measure threads).
+fn point_refusal(args: &RunArgs, shape: &LoadShape) -> Option<String> {
+    if shape.clients > 1 && args.memory {
+        return Some(format!(
+            "--clients {}: with --memory each connection would have a database of its own; leave out --memory or use --clients 1",
+            shape.clients
+        ));
+    }
+    if shape.client_mode == crate::model::load::ClientMode::Processes && shape.clients < 2 {
+        return Some(format!(
+            "--client-mode processes with --clients {}: client 0 runs in litebench's own process, so no client process would start; give --clients 2 or more, or leave out --client-mode",
+            shape.clients
+        ));
+    }
+    None
+}
+
 /// client) is left out with one warning, and refused as without a sweep when none is left.
 fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> Result<Vec<LoadPoint>, Failure> {
     let rates: Vec<Option<f64>> = match &args.rate {
@@ -244,20 +287,7 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
     };
     let sweep = args.clients.sweeps() || args.client_mode.sweeps() || rates.len() > 1;
     if let Some(path) = &args.cast {
-        let shape = LoadShape {
-            clients: args.clients.0[0],
-            rate: rates[0],
-            arrival: args.arrival,
-            latency_limit_ns: args
-                .latency_limit
-                .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
-            max_tries: args.max_tries,
-            interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
-            client_mode: args.client_mode.0[0],
-            sweep,
-            progress: args.progress,
-            cast: None,
-        };
+        let shape = shape_at(args, args.clients.0[0], rates[0], args.client_mode.0[0], sweep);
         let shape = cast_shape(args, path, shape, jobs)?;
         return Ok(vec![LoadPoint {
             shape,
@@ -279,20 +309,7 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
                     label.push(format!("client_mode={}", client_mode_name(client_mode)));
                 }
                 points.push(LoadPoint {
-                    shape: LoadShape {
-                        clients,
-                        rate,
-                        arrival: args.arrival,
-                        latency_limit_ns: args
-                            .latency_limit
-                            .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
-                        max_tries: args.max_tries,
-                        interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
-                        client_mode,
-                        sweep,
-                        progress: args.progress,
-                        cast: None,
-                    },
+                    shape: shape_at(args, clients, rate, client_mode, sweep),
                     label: label.join(" "),
                 });
             }
@@ -339,24 +356,7 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
             }
         }
     }
-    // What the run cannot take at a point: several connections to an in-memory database, and
-    // processes with one client (client 0 always runs on the trial's own thread: no process
-    // would start, and a run that asked for processes would silently measure threads).
-    let refusal = |shape: &LoadShape| -> Option<String> {
-        if shape.clients > 1 && args.memory {
-            return Some(format!(
-                "--clients {}: with --memory each connection would have a database of its own; leave out --memory or use --clients 1",
-                shape.clients
-            ));
-        }
-        if shape.client_mode == crate::model::load::ClientMode::Processes && shape.clients < 2 {
-            return Some(format!(
-                "--client-mode processes with --clients {}: client 0 runs in litebench's own process, so no client process would start; give --clients 2 or more, or leave out --client-mode",
-                shape.clients
-            ));
-        }
-        None
-    };
+    let refusal = |shape: &LoadShape| point_refusal(args, shape);
     let refused: Vec<(String, String)> = points
         .iter()
         .filter_map(|p| refusal(&p.shape).map(|why| (p.label.clone(), why)))
