@@ -509,13 +509,17 @@ mod tests {
         }
     }
 
-    /// Crud's streams with a slow generator: every draw that starts a round sleeps [`SLOW`]
-    /// first, as a round of large values takes long to generate.
-    struct SlowRounds;
+    /// Crud's streams with a slow generator: every draw that starts a round sleeps the given
+    /// time first, as a round of large values takes long to generate.
+    struct SlowRounds(std::time::Duration);
 
+    /// A round's generation time in duration mode, where a trial has many rounds.
     const SLOW: std::time::Duration = std::time::Duration::from_millis(5);
+    /// A round's generation time in count mode (one round): far above what the round's 30
+    /// statements take on a loaded machine (12 ms seen in CI with 5 ms here).
+    const SLOWER: std::time::Duration = std::time::Duration::from_millis(250);
 
-    struct SlowClient<'c>(CrudClient<'c>);
+    struct SlowClient<'c>(CrudClient<'c>, std::time::Duration);
 
     impl Streams for SlowRounds {
         type Client<'c> = SlowClient<'c>;
@@ -533,14 +537,14 @@ mod tests {
             seed: u64,
             p: &Params,
         ) -> Result<SlowClient<'c>, WorkloadError> {
-            Ok(SlowClient(Crud.client(conn, index, clients, seed, p)?))
+            Ok(SlowClient(Crud.client(conn, index, clients, seed, p)?, self.0))
         }
     }
 
     impl Client for SlowClient<'_> {
         fn draw(&mut self) -> usize {
             if self.0.round_ends() {
-                std::thread::sleep(SLOW);
+                std::thread::sleep(self.1);
             }
             self.0.draw()
         }
@@ -558,13 +562,13 @@ mod tests {
     /// Runs one trial of crud, its rounds slow to generate, through the load driver as a run
     /// does (one client, closed loop) on an in-memory database of the bundled SQLite: the
     /// results and the measured time.
-    fn slow_trial(p: &Params) -> (Vec<crate::model::op::OpResult>, std::time::Duration) {
+    fn slow_trial(p: &Params, slow: std::time::Duration) -> (Vec<crate::model::op::OpResult>, std::time::Duration) {
         let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").expect("in-memory SQLite");
         Crud.populate(&mut conn, &Population::plain(p, 7)).expect("populate");
         let stop = AtomicBool::new(false);
         let trial = Trial::plain(p, 7, &stop, &OneConnection);
         let mut rec = Recorder::new(OPS, None);
-        load::drive(&mut conn, &SlowRounds, &trial, &mut rec).expect("trial");
+        load::drive(&mut conn, &SlowRounds(slow), &trial, &mut rec).expect("trial");
         assert!(rec.take_series().is_none(), "a phase-timed trial keeps no series");
         Crud.verify(&mut conn, p).expect("verify");
         rec.finish()
@@ -580,7 +584,7 @@ mod tests {
             "value_size=64",
             "duration=30ms",
         ]);
-        let (ops, measured) = slow_trial(&p);
+        let (ops, measured) = slow_trial(&p, SLOW);
         let rounds = ops[0].ops / 10;
         assert!(rounds >= 2, "duration mode ran {rounds} round(s)");
         let counts: Vec<u64> = ops.iter().map(|o| o.ops).collect();
@@ -599,10 +603,10 @@ mod tests {
         );
 
         // Count mode: one round, also generated untimed.
-        let (ops, measured) = slow_trial(&params(&["rows=50", "inserts=10", "updates=10", "deletes=10"]));
+        let (ops, measured) = slow_trial(&params(&["rows=50", "inserts=10", "updates=10", "deletes=10"]), SLOWER);
         assert_eq!(ops.iter().map(|o| o.ops).collect::<Vec<_>>(), vec![10; 3]);
         assert!(
-            measured < SLOW,
+            measured < SLOWER,
             "the round was generated inside a timed phase: {measured:?}"
         );
     }
