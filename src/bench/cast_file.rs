@@ -354,12 +354,6 @@ fn role(
             format!("{clients} is above {MAX_CLIENTS}; give fewer clients"),
         ));
     }
-    if raw.mode == Some(ClientMode::Processes) {
-        return Err(invalid(
-            "mode",
-            "\"processes\": a role's clients run as threads (client processes take the run's workload and knobs, not a role's); leave out mode".into(),
-        ));
-    }
     if let Some(r) = raw.rate {
         if !(r.is_finite() && r > 0.0 && r <= MAX_RATE) {
             return Err(invalid(
@@ -402,7 +396,7 @@ fn role(
         name: raw.name,
         kind,
         clients,
-        mode: ClientMode::Threads,
+        mode: raw.mode.unwrap_or_default(),
         rate: raw.rate,
         arrival: raw.arrival.unwrap_or_default(),
         params,
@@ -523,8 +517,8 @@ every = "500ms"
         );
         let e = err("[[role]]\nname = \"h\"\nkind = \"hold\"\n");
         assert!(e.contains("role \"h\": for: a hold needs"), "{e}");
-        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nmode = \"processes\"\n");
-        assert!(e.contains("role \"w\": mode: \"processes\""), "{e}");
+        let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nmode = \"forks\"\n");
+        assert!(e.contains("role \"w\": mode:"), "{e}");
         let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\n[[role]]\nname = \"w\"\nkind = \"workload\"\n");
         assert!(e.contains("role name \"w\" is given twice"), "{e}");
         let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nparams = { workload = \"a\" }\n");

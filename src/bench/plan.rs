@@ -542,23 +542,26 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
             }
         }
     }
-    let needs = cast
-        .roles
-        .iter()
-        .find(|r| r.kind != crate::model::cast::RoleKind::Workload || !r.knobs.is_empty());
+    let needs = cast.roles.iter().find(|r| {
+        r.kind != crate::model::cast::RoleKind::Workload
+            || !r.knobs.is_empty()
+            || r.mode == crate::model::load::ClientMode::Processes
+    });
     if let Some(role) = needs {
         for (i, c) in choices.iter().enumerate() {
             if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
                 continue;
             }
             let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
-            let what = if role.kind == crate::model::cast::RoleKind::Workload {
+            let what = if role.kind != crate::model::cast::RoleKind::Workload {
+                format!("kind {}", role.kind.name())
+            } else if role.knobs.is_empty() {
+                "mode \"processes\" (a client process opens the database file itself)".to_string()
+            } else {
                 format!(
                     "per-connection knobs ({})",
                     role.knobs.iter().map(|k| k.0.as_str()).collect::<Vec<_>>().join(", ")
                 )
-            } else {
-                format!("kind {}", role.kind.name())
             };
             return Err(Failure(format!(
                 "--cast {}: role \"{}\": {what} needs a SQLite engine, and engine {label} is not one; run the cast on sqlite, or leave the role out",

@@ -129,16 +129,7 @@ impl Connector for MoreConnections<'_> {
     }
 
     fn open_with(&self, knobs: &[(String, String)]) -> Result<Box<dyn crate::engines::Connection>, WorkloadError> {
-        let mut set = self.cfg.knobs.clone();
-        for (name, value) in knobs {
-            set.0.retain(|k| &k.name != name);
-            set.0.push(knob::KnobSetting {
-                name: name.clone(),
-                value: value.clone(),
-            });
-        }
-        let set = set.for_engine(self.engine.knob_specs(), self.engine.passthrough_prefix());
-        connect_configured(self.engine, self.db, &set, self.allow_unverified)
+        connect_configured(self.engine, self.db, &self.knobs_with(knobs), self.allow_unverified)
     }
 
     fn spawn(
@@ -146,12 +137,21 @@ impl Connector for MoreConnections<'_> {
         index: u32,
         seed: u64,
         load: &crate::model::load::LoadShape,
+        role: Option<&crate::model::cast::Role>,
     ) -> Result<Box<dyn crate::workload::remote::RemoteClient>, WorkloadError> {
+        let (knobs, params) = match role {
+            None => (self.cfg.knobs.clone(), self.params.clone()),
+            Some(r) => {
+                let mut params = self.params.clone();
+                params.0.extend(r.params.0.clone());
+                (self.knobs_with(&r.knobs), params)
+            }
+        };
         crate::bench::client_process::spawn(&crate::bench::client_process::ClientSpec {
             workload: self.workload.to_string(),
-            params: self.params.clone(),
+            params,
             engine: self.cfg.engine.clone(),
-            knobs: self.cfg.knobs.clone(),
+            knobs,
             allow_unverified: self.allow_unverified,
             db_name: self.db.name.clone(),
             db: self.db.path.clone(),
@@ -160,6 +160,21 @@ impl Connector for MoreConnections<'_> {
             load: load.clone(),
             progress: load.progress,
         })
+    }
+}
+
+impl MoreConnections<'_> {
+    /// The configuration's knobs with `knobs` (a cast role's own) set over them, for this engine.
+    fn knobs_with(&self, knobs: &[(String, String)]) -> KnobSet {
+        let mut set = self.cfg.knobs.clone();
+        for (name, value) in knobs {
+            set.0.retain(|k| &k.name != name);
+            set.0.push(knob::KnobSetting {
+                name: name.clone(),
+                value: value.clone(),
+            });
+        }
+        set.for_engine(self.engine.knob_specs(), self.engine.passthrough_prefix())
     }
 }
 

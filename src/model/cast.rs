@@ -30,7 +30,8 @@ pub struct Cast {
 pub struct Role {
     pub name: String,
     pub kind: RoleKind,
-    /// Clients (threads), each with its own connection; hold and checkpoint roles have one.
+    /// Clients, each with its own connection (threads, or processes as `mode` says); hold and
+    /// checkpoint roles have one.
     pub clients: u32,
     #[serde(default, skip_serializing_if = "is_threads")]
     pub mode: ClientMode,
@@ -290,10 +291,12 @@ impl Cast {
         let role = |r: &Role| {
             let what = match r.kind {
                 RoleKind::Workload => {
-                    let clients = if r.clients == 1 {
-                        "1 client".to_string()
-                    } else {
-                        format!("{} clients", r.clients)
+                    let processes = r.mode == ClientMode::Processes;
+                    let clients = match (r.clients, processes) {
+                        (1, false) => "1 client".to_string(),
+                        (1, true) => "1 client process".to_string(),
+                        (n, false) => format!("{n} clients"),
+                        (n, true) => format!("{n} client processes"),
                     };
                     match r.rate {
                         Some(rate) => format!("{clients} at {} tx/s", super::load::rate_text(rate)),
@@ -307,6 +310,24 @@ impl Cast {
         };
         format!("cast {}", self.roles.iter().map(role).collect::<Vec<_>>().join("; "))
     }
+}
+
+/// The operation that stands for a whole role, `ROLE:all`: every one of its operation types
+/// (a role's row in the tables, and its figures in the answer).
+pub fn role_all(role: &str) -> String {
+    format!("{role}:all")
+}
+
+/// The role of a `ROLE:all` operation.
+pub fn role_total(operation: &str) -> Option<&str> {
+    operation
+        .strip_suffix(":all")
+        .filter(|r| !r.is_empty() && !r.contains(':'))
+}
+
+/// The role of a `ROLE:OP` operation type.
+pub fn role_of(operation: &str) -> Option<&str> {
+    operation.split_once(':').map(|(r, _)| r)
 }
 
 /// `ROLE:OP`, one `&'static str` per distinct name for the life of the process (a recorder's

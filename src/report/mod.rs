@@ -135,7 +135,12 @@ pub fn workload_metric(workload: &str) -> Metric {
 /// schedule fixes the rate, the 99th-percentile latency; else the workload's own metric.
 pub fn headline_metric(manifest: &Manifest, chosen: Option<Metric>) -> Metric {
     chosen.unwrap_or_else(|| {
-        if manifest.load.open() {
+        let cast_open = manifest
+            .load
+            .cast
+            .as_ref()
+            .is_some_and(|c| c.workload_roles().any(|r| r.rate.is_some()));
+        if manifest.load.open() || cast_open {
             Metric::P99
         } else {
             workload_metric(&manifest.workload)
@@ -190,12 +195,32 @@ impl Report<'_> {
 
 /// The operation types to report, in the workload's order (then any other stored ones).
 pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
+    if let Some(cast) = &manifest.load.cast {
+        return cast_operations(cast, trials);
+    }
     let mut ops: Vec<String> = crate::workload::find(&manifest.workload)
         .map(|w| w.kind().operations.iter().map(|s| s.to_string()).collect())
         .unwrap_or_default();
     for o in trials.iter().flat_map(|t| &t.ops) {
         if !ops.contains(&o.name) {
             ops.push(o.name.clone());
+        }
+    }
+    ops
+}
+
+/// A cast's operations: per workload role, `ROLE:all` and then the role's operation types that
+/// ran in some trial (a role running a read-only mix has no rows of the writes it never drew).
+fn cast_operations(cast: &crate::model::cast::Cast, trials: &[TrialRecord]) -> Vec<String> {
+    use crate::model::cast::{role_all, role_of};
+    let mut ops = Vec::new();
+    for role in cast.workload_roles() {
+        ops.push(role_all(&role.name));
+        for o in trials.iter().flat_map(|t| &t.ops) {
+            let ran = o.ops + o.failed + o.skipped > 0;
+            if ran && role_of(&o.name) == Some(role.name.as_str()) && !ops.contains(&o.name) {
+                ops.push(o.name.clone());
+            }
         }
     }
     ops

@@ -41,6 +41,10 @@ pub fn trial_value(t: &TrialRecord, operation: &str, metric: Metric) -> Option<f
     }
     if operation == "all" {
         metric.value(t.total_ops, t.measured_ns)
+    } else if crate::model::cast::role_total(operation).is_some() {
+        // A cast's roles run over the whole measured interval.
+        let ops = t.ops.iter().filter(|o| o.counts_in(operation)).map(|o| o.ops).sum();
+        metric.value(ops, t.measured_ns)
     } else {
         let o = t.ops.iter().find(|o| o.name == operation)?;
         metric.value(o.ops, o.elapsed_ns)

@@ -356,6 +356,13 @@ impl Scope<'_> {
             .map(|t| {
                 if self.operation == "all" {
                     (t.total_ops, t.measured_ns, t.io)
+                } else if crate::model::cast::role_total(self.operation).is_some() {
+                    t.ops
+                        .iter()
+                        .filter(|o| o.counts_in(self.operation))
+                        .fold((0, t.measured_ns, IoSnapshot::ZERO), |(n, ns, io), o| {
+                            (n + o.ops, ns, io.plus(&o.io))
+                        })
                 } else {
                     t.ops
                         .iter()

@@ -531,15 +531,16 @@ impl Buckets {
     }
 
     /// Adds a client process's cells.
-    fn absorb_cells(&mut self, cells: Vec<CellReport>) {
-        let mut other = Buckets::new(self.interval, self.ops);
-        for c in cells.into_iter().filter(|c| c.op < self.ops) {
+    fn absorb_cells(&mut self, cells: Vec<CellReport>, offset: usize) {
+        let width = self.ops.saturating_sub(offset);
+        let mut other = Buckets::new(self.interval, width);
+        for c in cells.into_iter().filter(|c| c.op < width) {
             *other.cell(c.interval, c.op) = Cell {
                 counts: c.counts,
                 hist: c.histogram.as_deref().and_then(crate::model::op::decode),
             };
         }
-        self.absorb(other);
+        self.absorb_at(other, offset);
     }
 
     /// Each interval's I/O: the counters' differences between interval starts (and `end`,
@@ -1390,27 +1391,7 @@ pub fn drive(
                 sample(shared, interval, counters, files, done, &tick)
             })
         });
-        // Each client process's lines: progress as they come, then its report.
-        let readers: Vec<_> = remotes
-            .iter()
-            .map(|r| {
-                let shared = &shared;
-                scope.spawn(move || {
-                    let last = std::sync::Mutex::new([0u64; 6]);
-                    let progress = |now: &ProgressTotals| {
-                        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-                        let d: Vec<u64> = now.iter().zip(last.iter()).map(|(n, l)| n.saturating_sub(*l)).collect();
-                        shared.progress.add_totals(&[d[0], d[1], d[2], d[3], d[4], d[5]]);
-                        *last = *now;
-                    };
-                    let report = r.wait(&progress);
-                    if report.is_err() {
-                        shared.abort.store(true, Ordering::Relaxed);
-                    }
-                    report
-                })
-            })
-            .collect();
+        let readers = read_reports(scope, &remotes, &shared);
         let mut handles = Vec::new();
         for index in (1..shape.clients).filter(|_| !processes) {
             // Every client attributes its own thread's I/O to its own operations.
@@ -1477,7 +1458,7 @@ pub fn drive(
         supervise(&remotes, &readers, &shared);
         for h in readers {
             results.push(match h.join() {
-                Ok(report) => report.map(|r| absorb_report(r, rec, &mut series, &mut more_io, &shared)),
+                Ok(report) => report.map(|r| absorb_report(r, 0, rec, &mut series, &mut more_io, &shared)),
                 Err(_) => Err(panicked()),
             });
         }
@@ -1502,7 +1483,7 @@ pub fn drive(
 fn spawn_remotes(trial: &Trial<'_>) -> Result<Vec<Box<dyn RemoteClient>>, WorkloadError> {
     let mut remotes: Vec<Box<dyn RemoteClient>> = Vec::new();
     for index in 1..trial.load.clients {
-        match trial.connector.spawn(index, trial.seed, trial.load) {
+        match trial.connector.spawn(index, trial.seed, trial.load, None) {
             Ok(r) => remotes.push(r),
             Err(e) => {
                 remotes.iter().for_each(|r| r.stop());
@@ -1513,17 +1494,47 @@ fn spawn_remotes(trial: &Trial<'_>) -> Result<Vec<Box<dyn RemoteClient>>, Worklo
     Ok(remotes)
 }
 
-/// A client process's report folded into the trial's: its operations, series cells and I/O,
+/// One thread per client process reading its lines: progress as they come (added to the
+/// trial's), then its report (a failed one halts the trial).
+fn read_reports<'s, 'e>(
+    scope: &'s std::thread::Scope<'s, 'e>,
+    remotes: &'e [Box<dyn RemoteClient>],
+    shared: &'e Shared<'e>,
+) -> Vec<std::thread::ScopedJoinHandle<'s, Result<ClientReport, WorkloadError>>> {
+    remotes
+        .iter()
+        .map(|r| {
+            scope.spawn(move || {
+                let last = std::sync::Mutex::new([0u64; 6]);
+                let progress = |now: &ProgressTotals| {
+                    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+                    let d: Vec<u64> = now.iter().zip(last.iter()).map(|(n, l)| n.saturating_sub(*l)).collect();
+                    shared.progress.add_totals(&[d[0], d[1], d[2], d[3], d[4], d[5]]);
+                    *last = *now;
+                };
+                let report = r.wait(&progress);
+                if report.is_err() {
+                    shared.abort.store(true, Ordering::Relaxed);
+                }
+                report
+            })
+        })
+        .collect()
+}
+
+/// A client process's report folded into the trial's, its operation types at `offset` in the
+/// trial's (a cast role's `ROLE:OP` types; 0 otherwise): its operations, series cells and I/O,
 /// and the end of its last transaction.
 fn absorb_report(
     report: ClientReport,
+    offset: usize,
     rec: &mut Recorder,
     series: &mut Buckets,
     more_io: &mut Vec<SeriesIo>,
     shared: &Shared<'_>,
 ) {
-    rec.absorb_results(&report.ops);
-    series.absorb_cells(report.cells);
+    rec.absorb_results_at(&report.ops, offset);
+    series.absorb_cells(report.cells, offset);
     more_io.extend(report.io);
     shared.last_end_ns.fetch_max(report.last_end_ns, Ordering::Relaxed);
 }

@@ -78,13 +78,15 @@ pub trait Connector: Sync {
         self.open()
     }
     /// Starts client `index` of a trial with `seed` in a process of its own (`--client-mode
-    /// processes`): its connection open and verified and its statements prepared, waiting for
-    /// [`remote::RemoteClient::go`].
+    /// processes`, or a cast role's `mode = "processes"`): its connection open and verified and
+    /// its statements prepared, waiting for [`remote::RemoteClient::go`]. A role's client runs
+    /// with the role's knobs over the configuration's and its parameters over the run's.
     fn spawn(
         &self,
         index: u32,
         _seed: u64,
         _load: &crate::model::load::LoadShape,
+        _role: Option<&crate::model::cast::Role>,
     ) -> Result<Box<dyn remote::RemoteClient>, WorkloadError> {
         Err(WorkloadError::Verification {
             workload: "load driver".into(),

@@ -443,7 +443,13 @@ impl Recorder {
     /// Adds the results of a client that ran in a process of its own (see
     /// [`crate::workload::remote`]): what [`Recorder::absorb`] adds from a client thread.
     pub fn absorb_results(&mut self, results: &[OpResult]) {
-        for (mine, theirs) in self.ops.iter_mut().zip(results) {
+        self.absorb_results_at(results, 0);
+    }
+
+    /// [`Recorder::absorb_results`] with the client's operation types at `offset` in this
+    /// recorder's (a cast role's `ROLE:OP` types).
+    pub fn absorb_results_at(&mut self, results: &[OpResult], offset: usize) {
+        for (mine, theirs) in self.ops.iter_mut().skip(offset).zip(results) {
             mine.ops += theirs.ops;
             mine.succeeded += theirs.succeeded();
             mine.failed += theirs.failed;

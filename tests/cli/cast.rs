@@ -187,6 +187,11 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
             &["role \"h\": kind hold needs a SQLite engine, and engine turso is not one"],
         ),
         (
+            "[[role]]\nname = \"r\"\nkind = \"workload\"\nmode = \"processes\"\n".into(),
+            &["--engine", "turso"],
+            &["role \"r\": mode \"processes\" (a client process opens the database file itself) needs a SQLite engine, and engine turso is not one"],
+        ),
+        (
             CAST.into(),
             &["--clients", "2"],
             &["with --clients 2: a cast gives each role its own clients and rate; leave out --clients 2"],
@@ -226,4 +231,57 @@ fn the_last_files_reading_comes_before_the_roles_close_their_connections() {
         last["wal_bytes"].as_u64().is_some_and(|b| b > 0),
         "the WAL was gone at the last reading: {last}"
     );
+}
+
+/// A role's clients in processes of their own: each opens the database with the role's knobs
+/// and runs the role's parameters, and its report comes back under the role's name with the
+/// I/O its own process counted.
+#[test]
+fn a_roles_clients_run_as_processes_with_the_roles_knobs_and_parameters() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        &CAST.replace("clients = 2\n", "clients = 2\nmode = \"processes\"\n"),
+    );
+    let out = run_cast(&sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let ops = v["trials"][0]["ops"].as_array().unwrap().clone();
+    let op = |name: &str| {
+        ops.iter()
+            .find(|o| o["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .clone()
+    };
+    let reads = op("readers:read")["ops"].as_u64().unwrap();
+    let writer = op("writer:read")["ops"].as_u64().unwrap() + op("writer:update")["ops"].as_u64().unwrap();
+    assert!(
+        reads > writer,
+        "the reader processes ran {reads} against the writer's {writer}"
+    );
+    assert_eq!(op("readers:read")["failed"], 0);
+    assert_eq!(op("readers:update")["ops"], 0, "workload C in the processes too");
+    // Each process read through its own VFS shim, counted in its report.
+    let io = &op("readers:read")["io"];
+    let reads = io["main"]["reads"].as_u64().unwrap_or(0) + io["wal"]["reads"].as_u64().unwrap_or(0);
+    assert!(reads > 0, "{io:#}");
+    assert_eq!(v["manifest"]["load"]["cast"]["roles"][1]["mode"], "processes");
+    let text = stdout(&output(&mut sb.show(&[])));
+    assert!(text.contains("readers: 2 client processes"), "{text}");
+    // The answer is per role, and each role has a row of its own; an operation a role never
+    // drew (the readers' updates) has none.
+    assert!(text.contains("By role: writer ") && text.contains("; readers "), "{text}");
+    assert!(text.lines().any(|l| l.contains(" readers:all ")), "{text}");
+    assert!(!text.contains("readers:update"), "{text}");
+
+    // The role's knobs reach its processes: query_only refuses workload A's updates there.
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"readers\"\nkind = \"workload\"\nclients = 2\nmode = \"processes\"\n\
+         params = { workload = \"a\" }\nquery_only = true\n",
+    );
+    let out = run_cast(&sb, &file, &[]);
+    assert!(!out.status.success(), "updates on query_only connections succeeded");
+    assert!(stderr(&out).contains("readonly"), "{}", stderr(&out));
 }

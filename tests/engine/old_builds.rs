@@ -44,7 +44,10 @@ pub(crate) fn amalgamation(version: &str) -> PathBuf {
     if source.is_file() {
         return source;
     }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engine/fetch-old-sqlite.sh");
+    let script = &format!(
+        "{}/tests/engine/fetch-old-sqlite.sh",
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
+    );
     let by_hand = format!("bash {script} {}", cache.display());
     assert!(
         !in_ci(),
@@ -65,7 +68,11 @@ pub(crate) fn amalgamation(version: &str) -> PathBuf {
 /// The amalgamation litebench bundles: the `sqlite3.c` libsqlite3-sys' build script compiled
 /// for this very binary (its `cargo:include=` line names the directory, in the cargo registry).
 pub(crate) fn bundled_amalgamation() -> PathBuf {
-    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+    let lock = std::fs::read_to_string(format!(
+        "{}/Cargo.lock",
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
+    ))
+    .unwrap();
     let version = lock
         .split("[[package]]")
         .find(|p| p.contains("name = \"libsqlite3-sys\""))

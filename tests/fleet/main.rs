@@ -171,7 +171,10 @@ fn a_sweep_runs_as_a_slurm_array_and_merges_with_the_failed_shard_missing() {
     let out = d.join("out");
     // Shard 2 fails: its store's path is a directory, which litebench refuses.
     std::fs::create_dir(out.join("shard-2.db")).unwrap();
-    let submit = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/slurm/submit.sh");
+    let submit = &format!(
+        "{}/deploy/slurm/submit.sh",
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
+    );
     let submitted = ok(cluster
         .command("bash")
         .arg(submit)
@@ -234,7 +237,9 @@ fn field<'a>(yaml: &'a str, key: &str) -> &'a str {
 /// is checked by litebench's own parser.
 #[test]
 fn the_kubernetes_recipe_is_an_indexed_job_whose_fields_agree() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes");
+    let dir =
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+            .join("deploy/kubernetes");
     let sweep = std::fs::read_to_string(dir.join("litebench-sweep.yaml")).unwrap();
     let merge = std::fs::read_to_string(dir.join("litebench-merge.yaml")).unwrap();
     assert_eq!(field(&sweep, "kind:"), "Job");

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use support::{describe, json, stderr, Sandbox};
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ssb/fixture")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+        .join("tests/ssb/fixture")
 }
 
 /// Each trial's answers, by operation name.

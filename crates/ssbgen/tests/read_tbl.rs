@@ -5,7 +5,9 @@ use litebench_ssbgen::{generate, parse_line, read_tbl, Chunk, Dates, Field, Scal
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 /// Every line of `path` parsed as `table`; the first error as the loader would report it.

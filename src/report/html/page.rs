@@ -270,6 +270,21 @@ pub fn question(report: &Report<'_>) -> String {
         m.trials,
         if m.trials == 1 { "" } else { "s" }
     );
+    if let Some(cast) = &m.load.cast {
+        let roles: Vec<&str> = cast.workload_roles().map(|r| r.name.as_str()).collect();
+        let roles = roles.join(", ");
+        return match m.configs.as_slice() {
+            [one] => format!(
+                "What does each role ({roles}) get when {} runs as {} ({what} and failures per role, {trials})?",
+                m.workload, one.label
+            ),
+            configs => format!(
+                "How do the roles ({roles}) fare in the {} configurations of {} ({what} and failures per role, {trials}; each against #0)?",
+                configs.len(),
+                m.workload
+            ),
+        };
+    }
     match m.configs.as_slice() {
         [one] => format!("How fast does {} run as {} ({what}, {trials})?", m.workload, one.label),
         configs => format!(

@@ -48,7 +48,11 @@ fn knob_names() -> Vec<&'static str> {
 /// docs/knobs.md's table under "## Which knob acts on which workload": header and rows, each
 /// cell's first word (a footnote may follow it).
 fn docs_table() -> (Vec<String>, Vec<(String, Vec<String>)>) {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/knobs.md")).unwrap();
+    let text = std::fs::read_to_string(format!(
+        "{}/docs/knobs.md",
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string())
+    ))
+    .unwrap();
     let section = text
         .split("## Which knob acts on which workload")
         .nth(1)

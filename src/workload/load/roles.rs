@@ -1,10 +1,12 @@
 //! A trial driven as a cast ([`crate::model::cast`]): every role's clients on threads of their
-//! own, each on a connection with the role's knobs, all sent off at the common start; holds and
-//! checkpoints beside them on their schedules until the workload roles end.
+//! own, or in processes of their own (a role's `mode = "processes"`: started through the
+//! trial's connector, as `--client-mode processes` starts them), each on a connection with the
+//! role's knobs, all sent off at the common start; holds and checkpoints beside them on their
+//! schedules until the workload roles end.
 //!
 //! A workload role's clients run the driver's own client loop with the role's load shape and
-//! parameters, recording the workload's operation types in a recorder of their own; the role's
-//! recorders and series cells go back into the trial's at the role's `ROLE:OP` types, so every
+//! parameters, recording the workload's operation types in a recorder of their own (a client
+//! process sends the same in its report); the role's recorders and series cells go back into the trial's at the role's `ROLE:OP` types, so every
 //! per-operation statistic is per role. The trial's own connection runs nothing: every role's
 //! connection is configured like it, with the role's knobs over the configuration's.
 //!
@@ -19,12 +21,91 @@ use super::{
 };
 use crate::engines::{Connection, ErrorKind};
 use crate::model::cast::{Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind};
-use crate::model::load::LoadShape;
+use crate::model::load::{ClientMode, LoadShape};
 use crate::model::params::Params;
 use crate::workload::recorder::Recorder;
+use crate::workload::remote::RemoteClient;
 use crate::workload::{Trial, WorkloadError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// One workload role as the driver plays it: its load shape and parameters (the trial's with
+/// the role's own over them), where its `ROLE:OP` types start in the trial's recorder, and the
+/// index over all roles' clients of its first client (each client's seed comes from it).
+struct Play<'r> {
+    role: &'r Role,
+    shape: LoadShape,
+    params: Params,
+    offset: usize,
+    first: u32,
+}
+
+fn plays<'r>(cast: &'r Cast, trial: &Trial<'_>, per_role: usize) -> Vec<Play<'r>> {
+    let mut first = 0;
+    cast.workload_roles()
+        .enumerate()
+        .map(|(r, role)| {
+            let mut params = trial.params.clone();
+            params.0.extend(role.params.0.clone());
+            let play = Play {
+                role,
+                shape: LoadShape {
+                    clients: role.clients,
+                    rate: role.rate,
+                    arrival: role.arrival,
+                    client_mode: role.mode,
+                    cast: None,
+                    ..trial.load.clone()
+                },
+                params,
+                offset: r * per_role,
+                first,
+            };
+            first += role.clients;
+            play
+        })
+        .collect()
+}
+
+impl Play<'_> {
+    fn processes(&self) -> bool {
+        self.role.mode == ClientMode::Processes
+    }
+
+    /// Client `index`'s own seed: the same as it would have on a thread or in a process.
+    fn seed(&self, trial: &Trial<'_>, index: u32) -> u64 {
+        super::client_seed(trial.seed, self.first + index)
+    }
+}
+
+type Remotes = Vec<Box<dyn RemoteClient>>;
+
+/// Every client of the roles that run as processes, started and ready (their operation types'
+/// offsets beside them); those already started are stopped if one cannot start.
+fn spawn_processes(
+    trial: &Trial<'_>,
+    plays: &[Play<'_>],
+) -> Result<(Vec<usize>, Remotes), WorkloadError> {
+    let (mut offsets, mut remotes) = (Vec::new(), Vec::<Box<dyn RemoteClient>>::new());
+    for play in plays.iter().filter(|p| p.processes()) {
+        for index in 0..play.role.clients {
+            // The process derives its seed from the trial's and its index, as a client of a
+            // plain run does; it is given the trial seed that derives to its own.
+            let seed = super::trial_seed(play.seed(trial, index), index);
+            match trial.connector.spawn(index, seed, &play.shape, Some(play.role)) {
+                Ok(r) => {
+                    offsets.push(play.offset);
+                    remotes.push(r);
+                }
+                Err(e) => {
+                    remotes.iter().for_each(|r| r.stop());
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok((offsets, remotes))
+}
 
 /// Runs one trial of `tx` as `cast` (see the module's documentation).
 pub(super) fn drive(
@@ -35,34 +116,27 @@ pub(super) fn drive(
     cast: &Cast,
 ) -> Result<(), WorkloadError> {
     let shape = trial.load;
-    let shared = Shared::new(trial, tx, cast.workload_clients(), None);
-    let interval = Duration::from_millis(shape.interval_ms.max(1));
     let names = rec.op_names();
-    let roles: Vec<&Role> = cast.workload_roles().collect();
-    let per_role = names.len() / roles.len().max(1);
-    // Each workload role's load shape and parameters: the trial's with the role's own over them.
-    let shapes: Vec<LoadShape> = roles
-        .iter()
-        .map(|r| LoadShape {
-            clients: r.clients,
-            rate: r.rate,
-            arrival: r.arrival,
-            cast: None,
-            ..shape.clone()
-        })
-        .collect();
-    let params: Vec<Params> = roles
-        .iter()
-        .map(|r| {
-            let mut p = trial.params.clone();
-            p.0.extend(r.params.0.clone());
-            p
-        })
-        .collect();
+    let per_role = names.len() / cast.workload_roles().count().max(1);
+    let plays = plays(cast, trial, per_role);
+    // Client processes are started, and ready, before the threads' clients prepare; the gate
+    // sends them off at the common start, which this thread then also waits for.
+    let (offsets, remotes) = spawn_processes(trial, &plays)?;
+    let go = || remotes.iter().all(|r| r.go());
+    let threads: u32 = plays.iter().filter(|p| !p.processes()).map(|p| p.role.clients).sum();
+    let meets = threads + u32::from(!remotes.is_empty());
+    let shared = Shared::new(
+        trial,
+        tx,
+        meets,
+        (!remotes.is_empty()).then_some(&go as &(dyn Fn() -> bool + Sync)),
+    );
+    let interval = Duration::from_millis(shape.interval_ms.max(1));
     let mut series = Buckets::new(interval, names.len());
     let counters = rec.counters();
     let clients_done = AtomicBool::new(false);
     let mut events = CastEvents::default();
+    let mut more_io = Vec::new();
     let results = std::thread::scope(|scope| {
         let files = trial.files;
         let sampler = ((counters.is_some() || shape.progress || files.is_some()) && shared.series).then(|| {
@@ -88,44 +162,21 @@ pub(super) fn drive(
                 scope.spawn(move || act(role, trial, shared, done))
             })
             .collect();
+        let readers = super::read_reports(scope, &remotes, &shared);
         let mut handles = Vec::new();
-        let mut global = 0u32;
-        for (r, role) in roles.iter().enumerate() {
-            for index in 0..role.clients {
+        for play in plays.iter().filter(|p| !p.processes()) {
+            for index in 0..play.role.clients {
                 // Each client attributes its own thread's I/O (counted per thread at the VFS
                 // shim) to its role's operations.
-                let mut own = rec.part(r * per_role, per_role);
-                let mut buckets = Buckets::new(interval, per_role);
-                let seed = super::client_seed(trial.seed, global);
-                global += 1;
-                let (shared, shape, params) = (&shared, &shapes[r], &params[r]);
-                handles.push(scope.spawn(move || {
-                    let result = match trial.connector.open_with(&role.knobs) {
-                        Ok(mut c) => {
-                            let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
-                            let seat = Seat {
-                                index,
-                                trial,
-                                shared,
-                                rec: &mut own,
-                                buckets: &mut buckets,
-                                role: Some(RoleSeat { shape, params, seed }),
-                            };
-                            let result = tx.run_client(c.as_mut(), seat);
-                            own.leave_thread();
-                            shared.loop_ended();
-                            shared.before_close();
-                            result
-                        }
-                        Err(e) => {
-                            shared.loop_ended();
-                            shared.rendezvous(false);
-                            Err(e)
-                        }
-                    };
-                    (r * per_role, result, own, buckets)
-                }));
+                let own = rec.part(play.offset, per_role);
+                let buckets = Buckets::new(interval, per_role);
+                let shared = &shared;
+                handles.push(scope.spawn(move || client(tx, trial, shared, play, index, own, buckets)));
             }
+        }
+        if !remotes.is_empty() {
+            shared.rendezvous(true);
+            shared.loop_ended();
         }
         let mut results = Vec::new();
         for h in handles {
@@ -137,6 +188,16 @@ pub(super) fn drive(
                 }
                 Err(_) => results.push(Err(panicked())),
             }
+        }
+        if shared.halted() {
+            remotes.iter().for_each(|r| r.stop());
+        }
+        super::supervise(&remotes, &readers, &shared);
+        for (h, offset) in readers.into_iter().zip(&offsets) {
+            results.push(match h.join() {
+                Ok(report) => report.map(|r| super::absorb_report(r, *offset, rec, &mut series, &mut more_io, &shared)),
+                Err(_) => Err(panicked()),
+            });
         }
         clients_done.store(true, Ordering::Relaxed);
         for h in beside {
@@ -156,8 +217,49 @@ pub(super) fn drive(
     if !events.is_empty() {
         rec.set_cast_events(events);
     }
-    record_series_and_interval(rec, &shared, series, &names, Vec::new());
+    record_series_and_interval(rec, &shared, series, &names, more_io);
     Ok(())
+}
+
+/// Client `index` of a role that runs on threads: on a connection with the role's knobs, its
+/// loop with the role's shape, parameters and seed; what it recorded, at its role's offset.
+fn client(
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    shared: &Shared<'_>,
+    play: &Play<'_>,
+    index: u32,
+    mut own: Recorder,
+    mut buckets: Buckets,
+) -> (usize, Result<(), WorkloadError>, Recorder, Buckets) {
+    let result = match trial.connector.open_with(&play.role.knobs) {
+        Ok(mut c) => {
+            let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
+            let seat = Seat {
+                index,
+                trial,
+                shared,
+                rec: &mut own,
+                buckets: &mut buckets,
+                role: Some(RoleSeat {
+                    shape: &play.shape,
+                    params: &play.params,
+                    seed: play.seed(trial, index),
+                }),
+            };
+            let result = tx.run_client(c.as_mut(), seat);
+            own.leave_thread();
+            shared.loop_ended();
+            shared.before_close();
+            result
+        }
+        Err(e) => {
+            shared.loop_ended();
+            shared.rendezvous(false);
+            Err(e)
+        }
+    };
+    (play.offset, result, own, buckets)
 }
 
 /// A hold or checkpoint role, on its own connection, from the common start until the workload
