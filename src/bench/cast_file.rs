@@ -41,6 +41,9 @@ const WORKLOAD_KEYS: &[&str] = &[
     "cache_size",
     "begin",
     "query_only",
+    "at",
+    "every",
+    "for",
 ];
 const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"];
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
@@ -297,7 +300,31 @@ fn role(
         hold_for: duration("for", &raw.hold_for, false)?,
     };
     let kind = match raw.kind.as_str() {
-        "workload" => RoleKind::Workload,
+        "workload" => {
+            if let Some(e) = schedule.every {
+                let Some(f) = schedule.hold_for else {
+                    return Err(invalid(
+                        "every",
+                        format!(
+                            "a workload role that starts every {} needs how long it runs each time; give for = \"{}\"",
+                            show(e),
+                            show(e / 2)
+                        ),
+                    ));
+                };
+                if f >= e {
+                    return Err(invalid(
+                        "for",
+                        format!(
+                            "a role that runs {} every {} never pauses; give for shorter than every, or leave out every and for",
+                            show(f),
+                            show(e)
+                        ),
+                    ));
+                }
+            }
+            RoleKind::Workload
+        }
         "hold" => {
             if schedule.hold_for.is_none() {
                 return Err(invalid(
@@ -487,7 +514,7 @@ every = "500ms"
         let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nrat = 5\n");
         assert_eq!(
             e,
-            "--cast c.toml: role \"w\": unknown key `rat` for kind workload; valid keys: name, kind, clients, mode, rate, arrival, params, busy_timeout, cache_size, begin, query_only"
+            "--cast c.toml: role \"w\": unknown key `rat` for kind workload; valid keys: name, kind, clients, mode, rate, arrival, params, busy_timeout, cache_size, begin, query_only, at, every, for"
         );
         let e = err("[[role]]\nname = \"h\"\nkind = \"hold\"\nfor = \"1s\"\nrate = 5\n");
         assert!(

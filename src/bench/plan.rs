@@ -257,6 +257,7 @@ fn shape_at(
         sweep,
         progress: args.progress,
         cast: None,
+        windows: None,
     }
 }
 

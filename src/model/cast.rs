@@ -116,9 +116,9 @@ impl CheckpointMode {
     }
 }
 
-/// When a hold or checkpoint role acts: first `at` after the measured start, then every
-/// `every` (once without it); a hold keeps its snapshot `for` each time. All zero: always (a
-/// workload role's only schedule).
+/// When a role acts: first `at` after the measured start, then every `every` (once without
+/// it); a hold keeps its snapshot `for` each time, a workload role runs `for` each time (to the
+/// trial's end without it). All zero: always.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Schedule {
     #[serde(default, with = "millis", skip_serializing_if = "Duration::is_zero")]
@@ -147,6 +147,45 @@ impl Schedule {
             next = self.every.map(|e| t + e.max(Duration::from_millis(1)));
             Some(t)
         })
+    }
+
+    /// When a workload role on this schedule is next running, at or after `t` after the measured
+    /// start: `t` itself while it runs, the next window's start while it pauses, none once its
+    /// last window has ended. A workload role runs from `at` for `for` (to the end without
+    /// it), again every `every`.
+    pub fn running_from(&self, t: Duration) -> Option<Duration> {
+        if t < self.at {
+            return Some(self.at);
+        }
+        let since = t - self.at;
+        match (self.every, self.hold_for) {
+            (_, None) => Some(t),
+            (None, Some(length)) => (since < length).then_some(t),
+            (Some(every), Some(length)) => {
+                let every_ns = every.as_nanos().max(1);
+                let k = since.as_nanos() / every_ns;
+                let into = since.as_nanos() - k * every_ns;
+                if into < length.as_nanos() {
+                    Some(t)
+                } else {
+                    let next = (k + 1) * every_ns;
+                    Some(self.at + Duration::from_nanos(next.min(u128::from(u64::MAX)) as u64))
+                }
+            }
+        }
+    }
+
+    /// The share of a trial of length `trial` a workload role on this schedule runs.
+    pub fn running_share(&self, trial: Duration) -> f64 {
+        if trial.is_zero() {
+            return 1.0;
+        }
+        let on: Duration = match (self.every, self.hold_for) {
+            (_, None) => trial.saturating_sub(self.at),
+            (None, Some(length)) => length.min(trial.saturating_sub(self.at)),
+            (Some(_), Some(length)) => self.starts(trial).map(|s| length.min(trial - s)).sum(),
+        };
+        on.as_secs_f64() / trial.as_secs_f64()
     }
 
     /// `every 6 s for 3 s`, `at 20 s`, `always`.
@@ -262,6 +301,9 @@ impl Cast {
                 return Err(long("every", e));
             }
             if let Some(f) = s.hold_for.filter(|f| *f > t) {
+                if r.kind == RoleKind::Workload {
+                    return Err(long("for", f));
+                }
                 return Err(CastError::HoldTooLong {
                     file: self.file.clone(),
                     role: r.name.clone(),
@@ -298,10 +340,14 @@ impl Cast {
                         (n, false) => format!("{n} clients"),
                         (n, true) => format!("{n} client processes"),
                     };
-                    match r.rate {
+                    let mut what = match r.rate {
                         Some(rate) => format!("{clients} at {} tx/s", super::load::rate_text(rate)),
                         None => clients,
+                    };
+                    if !r.schedule.is_always() {
+                        what += &format!(" {}", r.schedule.describe());
                     }
+                    what
                 }
                 RoleKind::Hold => format!("hold {}", r.schedule.describe()),
                 RoleKind::Checkpoint(m) => format!("checkpoint {} {}", m.name(), r.schedule.describe()),
@@ -397,6 +443,40 @@ pub struct Checkpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// A workload role runs from `at` for `for`, again every `every`; outside its windows the
+    /// next start is the next window's, and after the last one there is none.
+    #[test]
+    fn a_scheduled_workload_role_runs_in_its_windows_and_their_share() {
+        let s = Schedule {
+            at: ms(1000),
+            every: Some(ms(4000)),
+            hold_for: Some(ms(2000)),
+        };
+        assert_eq!(s.running_from(ms(0)), Some(ms(1000)));
+        assert_eq!(s.running_from(ms(1500)), Some(ms(1500)));
+        assert_eq!(s.running_from(ms(3000)), Some(ms(5000)), "the window ends at 3 s");
+        assert_eq!(s.running_from(ms(5999)), Some(ms(5999)));
+        assert!((s.running_share(ms(8000)) - 0.5).abs() < 1e-9);
+        let once = Schedule {
+            at: ms(500),
+            every: None,
+            hold_for: Some(ms(1000)),
+        };
+        assert_eq!(once.running_from(ms(1600)), None, "one window, over");
+        assert!((once.running_share(ms(2000)) - 0.5).abs() < 1e-9);
+        let late = Schedule {
+            at: ms(2000),
+            ..Schedule::default()
+        };
+        assert_eq!(late.running_from(ms(7000)), Some(ms(7000)), "to the end");
+        assert!((late.running_share(ms(8000)) - 0.75).abs() < 1e-9);
+        assert_eq!(Schedule::default().running_share(ms(8000)), 1.0);
+    }
 
     fn role(name: &str, kind: RoleKind, schedule: Schedule) -> Role {
         Role {

@@ -82,6 +82,10 @@ pub struct LoadShape {
     /// identical clients, as every run before casts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cast: Option<super::cast::Cast>,
+    /// A cast workload role's schedule, in the shape its clients run with: they run only in its
+    /// windows ([`super::cast::Schedule::running_from`]); absent: from the start to the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<super::cast::Schedule>,
 }
 
 fn one_second() -> u64 {
@@ -100,6 +104,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     sweep: false,
     progress: false,
     cast: None,
+    windows: None,
 };
 
 impl Default for LoadShape {

@@ -123,7 +123,16 @@ fn roles_sentence(report: &Report<'_>, config: usize) -> Option<String> {
                 .summary
                 .iter()
                 .find(|r| r.config == config && r.operation == op)?;
-            let offered = role.rate.map(|t| format!(" of {} offered", num(t))).unwrap_or_default();
+            // A scheduled role offers its rate only while it runs; its rate is over the trial.
+            let share = role.schedule.running_share(report.manifest.params.duration("duration"));
+            let offered = match role.rate {
+                Some(t) if share < 1.0 => {
+                    format!(" of {} offered (it runs {} of the trial)", num(t * share), pct(share))
+                }
+                Some(t) => format!(" of {} offered", num(t)),
+                None if share < 1.0 => format!(" (it runs {} of the trial)", pct(share)),
+                None => String::new(),
+            };
             let p99 = r.figure(Metric::P99).value.map_or("-".into(), num);
             let failures = if failed(r) {
                 format!(", {} failed{}", failed_share(r), causes_words(r))

@@ -331,12 +331,25 @@ impl Schedule {
         Duration::from_nanos(ns.min(1e15) as u64)
     }
 
+    /// Starts again at `t` (a scheduled role's next window), with no backlog from its pause.
+    fn restart(&mut self, t: Instant) {
+        self.next = t;
+    }
+
     /// The next intended start, and moves the schedule past it.
     fn take(&mut self) -> Instant {
         let t = self.next;
         let g = self.gap();
         self.next += g;
         t
+    }
+}
+
+/// Waits until `t` in steps, ending early when the trial halts (a stop request, or another
+/// client's failure): a scheduled role's pause can last most of a trial.
+fn pause_until(t: Instant, shared: &Shared<'_>) {
+    while Instant::now() < t && !shared.halted() {
+        wait_until(t.min(Instant::now() + Duration::from_millis(20)), shared.stop);
     }
 }
 
@@ -797,6 +810,8 @@ struct Course {
     /// The common start, and where the warm-up ends and the measured interval starts.
     start: Instant,
     warm_end: Instant,
+    /// A scheduled cast role's windows, after `warm_end`.
+    windows: Option<crate::model::cast::Schedule>,
     /// This client's share of a count budget (`u64::MAX` for the others).
     count: u64,
     /// Where a time budget ends; in a phase-timed trial, the measured time it allows instead.
@@ -851,6 +866,7 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     let course = Course {
         start,
         warm_end,
+        windows: shape.windows,
         count,
         until,
         measure,
@@ -864,12 +880,17 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     // The closed loop without a warm-up or optional calls (one client, or several in a closed
     // loop) checks none of what only a schedule, a warm-up, progress lines or a client's
     // optional calls need.
-    let full = schedule.is_some() || hooks != Hooks::default() || !shared.warmup.is_zero() || shape.progress;
+    let full = schedule.is_some()
+        || hooks != Hooks::default()
+        || !shared.warmup.is_zero()
+        || shape.progress
+        || shape.windows.is_some();
     let c = &mut client;
     // A trial that keeps no series and is not timed per phase, on no schedule and with no
     // optional calls (TATP's closed loop): the loop of one interval, two clock readings per
     // transaction.
-    let plain = !shared.series && !shared.phased && schedule.is_none() && hooks == Hooks::default();
+    let plain =
+        !shared.series && !shared.phased && schedule.is_none() && hooks == Hooks::default() && shape.windows.is_none();
     let last_end_ns = match (full, shared.phased) {
         _ if plain => run_interval(c, &course, shared, rec),
         (false, false) => run_stream::<S::Client<'_>, false, false>(c, &course, schedule, shared, rec, buckets),
@@ -935,6 +956,27 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         } else {
             None
         };
+        if FULL {
+            if let Some(windows) = &course.windows {
+                // A scheduled role outside its windows waits for the next one; an open loop's
+                // starts resume there, with no backlog from the pause.
+                let at = intended.unwrap_or_else(Instant::now);
+                let Some(from) = windows.running_from(at.saturating_duration_since(course.warm_end)) else {
+                    break;
+                };
+                let from = course.warm_end + from;
+                if from > at {
+                    if course.until.is_some_and(|u| from >= u) {
+                        break;
+                    }
+                    pause_until(from, shared);
+                    if let Some(s) = schedule.as_mut() {
+                        s.restart(from);
+                    }
+                    continue;
+                }
+            }
+        }
         if let Some(t) = intended {
             if course.until.is_some_and(|u| t >= u) {
                 break;

@@ -192,6 +192,21 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
             &["role \"r\": mode \"processes\" (a client process opens the database file itself) needs a SQLite engine, and engine turso is not one"],
         ),
         (
+            with_role("name = \"b\"\nkind = \"workload\"\nevery = \"1s\""),
+            &[],
+            &["role \"b\": every: a workload role that starts every 1 s needs how long it runs each time; give for = \"500 ms\""],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"workload\"\nevery = \"1s\"\nfor = \"1s\""),
+            &[],
+            &["role \"b\": for: a role that runs 1 s every 1 s never pauses"],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"workload\"\nfor = \"3s\""),
+            &[],
+            &["role \"b\": for = \"3 s\" is not within the trial (2 s)"],
+        ),
+        (
             CAST.into(),
             &["--clients", "2"],
             &["with --clients 2: a cast gives each role its own clients and rate; leave out --clients 2"],
@@ -270,7 +285,10 @@ fn a_roles_clients_run_as_processes_with_the_roles_knobs_and_parameters() {
     assert!(text.contains("readers: 2 client processes"), "{text}");
     // The answer is per role, and each role has a row of its own; an operation a role never
     // drew (the readers' updates) has none.
-    assert!(text.contains("By role: writer ") && text.contains("; readers "), "{text}");
+    assert!(
+        text.contains("By role: writer ") && text.contains("; readers "),
+        "{text}"
+    );
     assert!(text.lines().any(|l| l.contains(" readers:all ")), "{text}");
     assert!(!text.contains("readers:update"), "{text}");
 
@@ -284,4 +302,40 @@ fn a_roles_clients_run_as_processes_with_the_roles_knobs_and_parameters() {
     let out = run_cast(&sb, &file, &[]);
     assert!(!out.status.success(), "updates on query_only connections succeeded");
     assert!(stderr(&out).contains("readonly"), "{}", stderr(&out));
+}
+
+/// A workload role on a schedule runs only in its windows: a batch role at 400 tx/s from 0.5 s
+/// for 1 s runs about 400 transactions of a 2 s trial, all in that second, and the answer says
+/// it ran half of the trial.
+#[test]
+fn a_scheduled_workload_role_runs_only_in_its_windows() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"readers\"\nkind = \"workload\"\nrate = 100\nparams = { workload = \"c\" }\n\n\
+         [[role]]\nname = \"batch\"\nkind = \"workload\"\nrate = 400\nat = \"500ms\"\nfor = \"1s\"\n\
+         params = { workload = \"c\" }\n",
+    );
+    let out = run_cast(&sb, &file, &["--format", "json", "--interval", "250ms"]);
+    assert_success(&out);
+    let v = json(&out);
+    let trial = &v["trials"][0];
+    let batch: u64 = trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["name"].as_str().unwrap().starts_with("batch:"))
+        .map(|o| o["ops"].as_u64().unwrap())
+        .sum();
+    assert!((300..=500).contains(&batch), "batch ran {batch} at 400 tx/s for 1 s");
+    // Every batch transaction ended within its window (the series' 250 ms intervals).
+    for p in trial["series"]["points"].as_array().unwrap() {
+        let t = p["t_ms"].as_u64().unwrap();
+        if p["op"].as_str().unwrap().starts_with("batch:") && p["ops"].as_u64().unwrap() > 0 {
+            assert!((500..1500).contains(&t), "batch ran in the interval at {t} ms: {p}");
+        }
+    }
+    let text = stdout(&output(&mut sb.show(&[])));
+    assert!(text.contains("batch: 1 client at 400 tx/s at 500 ms for 1 s"), "{text}");
+    assert!(text.contains("of 200 offered (it runs 50.0% of the trial)"), "{text}");
 }

@@ -55,6 +55,7 @@ fn plays<'r>(cast: &'r Cast, trial: &Trial<'_>, per_role: usize) -> Vec<Play<'r>
                     arrival: role.arrival,
                     client_mode: role.mode,
                     cast: None,
+                    windows: (!role.schedule.is_always()).then_some(role.schedule),
                     ..trial.load.clone()
                 },
                 params,
@@ -82,10 +83,7 @@ type Remotes = Vec<Box<dyn RemoteClient>>;
 
 /// Every client of the roles that run as processes, started and ready (their operation types'
 /// offsets beside them); those already started are stopped if one cannot start.
-fn spawn_processes(
-    trial: &Trial<'_>,
-    plays: &[Play<'_>],
-) -> Result<(Vec<usize>, Remotes), WorkloadError> {
+fn spawn_processes(trial: &Trial<'_>, plays: &[Play<'_>]) -> Result<(Vec<usize>, Remotes), WorkloadError> {
     let (mut offsets, mut remotes) = (Vec::new(), Vec::<Box<dyn RemoteClient>>::new());
     for play in plays.iter().filter(|p| p.processes()) {
         for index in 0..play.role.clients {
