@@ -33,8 +33,13 @@ struct JobView {
     total_trials: u64,
     /// What ends each trial, where the workload stops on a count or a time.
     stop: Option<String>,
-    /// One trial's length where a duration or a rate fixes it.
+    /// One trial's length where a duration or a rate fixes it, the same in every configuration.
     trial_ms: Option<u64>,
+    /// Every trial's length summed, where a duration or each configuration's rate fixes it (a
+    /// sweep of rates on a count: each rate's trials take their own time).
+    trials_ms: Option<u64>,
+    /// The shortest and longest trial, where they differ.
+    trial_range_ms: Option<(u64, u64)>,
 }
 
 #[derive(Serialize)]
@@ -79,10 +84,7 @@ pub fn print(args: &RunArgs) -> Result<i32, Failure> {
 
 fn view(plan: &Plan) -> PlanView {
     let jobs: Vec<JobView> = plan.mine.iter().map(|&j| job_view(plan, j, &plan.jobs[j])).collect();
-    let estimate_ms = jobs
-        .iter()
-        .map(|j| j.trial_ms.map(|ms| ms * j.total_trials))
-        .sum::<Option<u64>>();
+    let estimate_ms = jobs.iter().map(|j| j.trials_ms).sum::<Option<u64>>();
     PlanView {
         shard: plan.fleet.as_ref().map(|f| format!("{}/{}", f.shard, f.shards)),
         estimate_ms,
@@ -92,14 +94,26 @@ fn view(plan: &Plan) -> PlanView {
 }
 
 fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
-    let trial_ms = job.stop.as_ref().and_then(|s| match &s.on {
-        StopOn::Duration { ms, .. } => Some(*ms),
-        StopOn::Count { count, .. } => plan
-            .load
-            .rate
-            .map(|r| crate::model::stop_rule::StopRule::time_of(*count, r).as_millis() as u64),
-    });
+    // Each configuration's trial length: its duration, or its count at its own rate.
+    let of = |c: &Configuration| {
+        job.stop.as_ref().and_then(|s| match &s.on {
+            StopOn::Duration { ms, .. } => Some(*ms),
+            StopOn::Count { count, .. } => c
+                .load
+                .as_ref()
+                .unwrap_or(&plan.load)
+                .rate
+                .map(|r| crate::model::stop_rule::StopRule::time_of(*count, r).as_millis() as u64),
+        })
+    };
+    let lengths: Option<Vec<u64>> = job.configs.iter().map(of).collect();
     let per_config = u64::from(plan.trials.trials + plan.trials.warmup);
+    let (min, max) = lengths
+        .as_ref()
+        .map_or((None, None), |l| (l.iter().min().copied(), l.iter().max().copied()));
+    let trial_ms = min.filter(|m| Some(*m) == max);
+    let trials_ms = lengths.map(|l| l.iter().sum::<u64>() * per_config);
+    let trial_range_ms = min.zip(max).filter(|(a, b)| a != b);
     JobView {
         job: index,
         workload: job.workload.name().to_string(),
@@ -110,6 +124,8 @@ fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
         total_trials: per_config * job.configs.len() as u64,
         stop: job.stop.as_ref().map(|s| s.describe()),
         trial_ms,
+        trials_ms,
+        trial_range_ms,
     }
 }
 
@@ -189,18 +205,28 @@ fn text(view: &PlanView) -> String {
                 line(format!("  {l}"));
             }
         }
-        line(format!(
-            "  time: {}",
-            match j.trial_ms {
-                Some(ms) => format!(
+        let time = format!(
+            "time: {}",
+            match (j.trial_ms, j.trials_ms, j.trial_range_ms) {
+                (Some(ms), _, _) => format!(
                     "{} trials x {} = {} of trials, plus population and setup",
                     j.total_trials,
                     human(ms),
                     human(ms * j.total_trials)
                 ),
-                None => "not fixed by a duration or a rate, so the trial counts are the plan".to_string(),
+                (None, Some(all), Some((min, max))) => format!(
+                    "{} trials of {} to {} (each rate's count) = {} of trials, plus population and setup",
+                    j.total_trials,
+                    human(min),
+                    human(max),
+                    human(all)
+                ),
+                _ => "not fixed by a duration or a rate, so the trial counts are the plan".to_string(),
             }
-        ));
+        );
+        for l in wrap(&time, "    ") {
+            line(format!("  {l}"));
+        }
     }
     if view.jobs.len() > 1 {
         line(String::new());

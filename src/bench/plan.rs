@@ -876,11 +876,17 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
     let mut skipped = Vec::new();
     let points = load_points(args, &mut jobs, &mut skipped)?;
-    // A sweep's trials stop alike (the first point's rule, so an open loop's default duration
-    // is the first rate's).
+    // A sweep's trials stop alike: on the same count or the same time. An open loop's default
+    // duration is the time the count takes at the sweep's lowest rate, so that every rate runs
+    // the count at least, whatever order the rates were given in.
     let load = points[0].shape.clone();
+    let lowest = points.iter().filter_map(|p| p.shape.rate).min_by(f64::total_cmp);
+    let stop_load = LoadShape {
+        rate: lowest,
+        ..load.clone()
+    };
     for job in &mut jobs {
-        job.stop = stop_rule(job, &load);
+        job.stop = stop_rule(job, &stop_load);
     }
     check_cast(&load, &jobs, &choices, args)?;
     let no_processes = client_processes_engines(&choices, args, &points, &mut skipped)?;

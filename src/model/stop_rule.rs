@@ -60,7 +60,7 @@ impl ChosenBy {
             ChosenBy::Preset => "the preset's",
             ChosenBy::Default => "the default",
             ChosenBy::OpenLoopDefault => {
-                "an open loop's default: on time, as long as the default count takes at the rate"
+                "an open loop's default: on time, as long as the default count takes at the rate (a sweep's lowest)"
             }
         }
     }

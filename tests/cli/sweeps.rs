@@ -244,3 +244,26 @@ fn a_refused_axis_value_is_skipped_with_one_warning() {
         "{labels:?}"
     );
 }
+
+/// A rate sweep's trials stop alike: on time, as long as the count takes at the lowest rate
+/// whatever the order of the rates; on a count, each rate's trials take their own time, which
+/// the plan adds up.
+#[test]
+fn a_rate_sweeps_default_duration_is_the_lowest_rates_and_the_plan_times_each_rate() {
+    let sb = Sandbox::new();
+    let out = output(&mut sb.run(&["ycsb", "--rate", "400,200", "--dry-run"]));
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains("each trial stops after 50 s (--param duration=50000ms"),
+        "10000 operations at 200 tx/s: {text}"
+    );
+    let out = output(&mut sb.run(&["ycsb", "--rate", "400,200", "--param", "operations=100", "--dry-run"]));
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains("22 trials of 250 ms to 500 ms (each rate's count) = 8250 ms of trials"),
+        "{text}"
+    );
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+}
