@@ -75,7 +75,94 @@ pub struct WalGrowth {
     /// nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// The WAL while a cast's holds kept their snapshots; absent without holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub during_holds: Option<DuringHolds>,
     pub trials: Vec<TrialWal>,
+}
+
+/// The WAL while a cast's hold roles kept their snapshots, over a configuration's measured
+/// trials: how fast it grew then, and from what size to what. A WAL
+/// can end bounded over a trial (a checkpoint restarts it once the hold ends) and still have
+/// grown all through each hold: this says so.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DuringHolds {
+    pub roles: Vec<String>,
+    pub holds: usize,
+    /// Seconds held, over all trials.
+    pub held_s: f64,
+    /// The WAL's growth from each hold's first reading to its last, over the time between them.
+    pub growth_bytes_per_s: f64,
+    /// The smallest WAL at a hold's first reading, and the largest during a hold.
+    pub start_bytes: u64,
+    pub peak_inside_bytes: u64,
+}
+
+/// [`DuringHolds`] of `trials` (their series' file readings and their cast's holds, on the same
+/// clock: milliseconds after the measured start).
+fn during_holds(trials: &[&TrialRecord]) -> Option<DuringHolds> {
+    let mut d = DuringHolds {
+        roles: Vec::new(),
+        holds: 0,
+        held_s: 0.0,
+        growth_bytes_per_s: 0.0,
+        start_bytes: u64::MAX,
+        peak_inside_bytes: 0,
+    };
+    let (mut grown, mut secs) = (0.0, 0.0);
+    for t in trials {
+        let (Some(cast), Some(series)) = (t.cast.as_ref(), t.series.as_ref()) else {
+            continue;
+        };
+        for h in &cast.holds {
+            d.holds += 1;
+            d.held_s += h.end_ms.saturating_sub(h.start_ms) as f64 / 1000.0;
+            if !d.roles.contains(&h.role) {
+                d.roles.push(h.role.clone());
+            }
+            let within: Vec<_> = series
+                .files
+                .iter()
+                .filter(|f| (h.start_ms..=h.end_ms).contains(&f.t_ms))
+                .collect();
+            if let (Some(a), Some(b)) = (within.first(), within.last()) {
+                d.start_bytes = d.start_bytes.min(a.wal_bytes);
+                d.peak_inside_bytes = d
+                    .peak_inside_bytes
+                    .max(within.iter().map(|f| f.wal_bytes).max().unwrap_or(0));
+                grown += b.wal_bytes as f64 - a.wal_bytes as f64;
+                secs += b.t_ms.saturating_sub(a.t_ms) as f64 / 1000.0;
+            }
+        }
+    }
+    if d.holds == 0 {
+        return None;
+    }
+    d.start_bytes = d.start_bytes.min(d.peak_inside_bytes);
+    d.growth_bytes_per_s = if secs > 0.0 { grown / secs } else { 0.0 };
+    Some(d)
+}
+
+impl DuringHolds {
+    /// `during role holder's 2 holds (35.1 s in all) the WAL grew +406 KiB/s, from 3.9 MiB to
+    /// 13.7 MiB`.
+    pub fn words(&self) -> String {
+        let roles: Vec<String> = self.roles.iter().map(|r| format!("role {r}'s")).collect();
+        let holds = if self.holds == 1 { "hold" } else { "holds" };
+        let growth = if self.growth_bytes_per_s > 0.0 {
+            format!("grew +{}/s", size(self.growth_bytes_per_s))
+        } else {
+            "did not grow".to_string()
+        };
+        format!(
+            "during {} {} {holds} ({:.1} s in all) the WAL {growth}, from {} to {}",
+            roles.join(" and "),
+            self.holds,
+            self.held_s,
+            size(self.start_bytes as f64),
+            size(self.peak_inside_bytes as f64)
+        )
+    }
 }
 
 /// One trial's WAL from its series; `None` when it kept no file readings.
@@ -231,6 +318,7 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
             verdict,
             slope_bytes_per_s: (!slopes.is_empty()).then(|| litebench_stats::median(&slopes)),
             why: (verdict == WalVerdict::Grows).then(|| why(&records, &wal)).flatten(),
+            during_holds: during_holds(&records),
             trials: wal,
         });
     }
@@ -274,7 +362,12 @@ pub fn line(w: &WalGrowth) -> String {
                 _ => String::new(),
             };
             let why = w.why.as_deref().map_or(String::new(), |y| format!("; {y}"));
-            format!("#{} {}{slope}: {sizes}{why}", w.config, v.words())
+            // Bounded over the trial, the WAL may still have grown all through each hold.
+            let holds = match (&w.during_holds, v) {
+                (Some(d), WalVerdict::Bounded) => format!("; {}", d.words()),
+                _ => String::new(),
+            };
+            format!("#{} {}{slope}: {sizes}{why}{holds}", w.config, v.words())
         }
     }
 }
@@ -341,6 +434,42 @@ mod tests {
         let quiet = trial(Vec::new(), false);
         assert_eq!(cast_why(&[&quiet]), None);
         assert_eq!(cast_why(&[&TrialRecord::default()]), None);
+    }
+
+    /// A WAL that grew through a hold and was restarted after it: bounded over the trial, and
+    /// the growth during the hold said, from its size at the hold's start to its peak.
+    #[test]
+    fn the_wal_during_holds_is_measured_apart() {
+        use crate::model::cast::{CastEvents, Hold};
+        // 1 MiB/s from 2 s to 6 s while held, then back to 1 MiB after a checkpoint.
+        let mib = 1024 * 1024;
+        let wal: Vec<u64> = (0..10u64)
+            .map(|i| if (2..=6).contains(&i) { (i - 1) * mib } else { mib })
+            .collect();
+        let t = TrialRecord {
+            series: Some(series(&wal, &[])),
+            cast: Some(CastEvents {
+                holds: vec![Hold {
+                    role: "holder".into(),
+                    start_ms: 2000,
+                    end_ms: 6000,
+                }],
+                checkpoints: Vec::new(),
+            }),
+            ..TrialRecord::default()
+        };
+        let d = during_holds(&[&t]).expect("a hold");
+        assert_eq!((d.holds, d.start_bytes, d.peak_inside_bytes), (1, mib, 5 * mib));
+        assert!(
+            (d.growth_bytes_per_s - mib as f64).abs() < 1.0,
+            "{}",
+            d.growth_bytes_per_s
+        );
+        assert_eq!(
+            d.words(),
+            "during role holder's 1 hold (4.0 s in all) the WAL grew +1.0 MiB/s, from 1.0 MiB to 5.0 MiB"
+        );
+        assert_eq!(during_holds(&[&TrialRecord::default()]), None);
     }
 
     #[test]

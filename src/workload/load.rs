@@ -345,6 +345,46 @@ impl Schedule {
     }
 }
 
+/// Where a scheduled cast role's transaction falls against its windows.
+enum Window {
+    /// In a window: it runs.
+    Open,
+    /// It was outside: the client paused until the next window (an open loop's starts resume
+    /// there, with no backlog from the pause); draw again.
+    Paused,
+    /// After the last window, or the next one starts past the trial's end.
+    Over,
+}
+
+/// Checks a transaction intended at `intended` (now, in a closed loop) against the course's
+/// windows, and pauses until the next one where it falls outside.
+fn outside_window(
+    course: &Course,
+    intended: Option<Instant>,
+    schedule: Option<&mut Schedule>,
+    shared: &Shared<'_>,
+) -> Window {
+    let Some(windows) = &course.windows else {
+        return Window::Open;
+    };
+    let at = intended.unwrap_or_else(Instant::now);
+    let Some(from) = windows.running_from(at.saturating_duration_since(course.warm_end)) else {
+        return Window::Over;
+    };
+    let from = course.warm_end + from;
+    if from <= at {
+        return Window::Open;
+    }
+    if course.until.is_some_and(|u| from >= u) {
+        return Window::Over;
+    }
+    pause_until(from, shared);
+    if let Some(s) = schedule {
+        s.restart(from);
+    }
+    Window::Paused
+}
+
 /// Waits until `t` in steps, ending early when the trial halts (a stop request, or another
 /// client's failure): a scheduled role's pause can last most of a trial.
 fn pause_until(t: Instant, shared: &Shared<'_>) {
@@ -956,25 +996,11 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         } else {
             None
         };
-        if FULL {
-            if let Some(windows) = &course.windows {
-                // A scheduled role outside its windows waits for the next one; an open loop's
-                // starts resume there, with no backlog from the pause.
-                let at = intended.unwrap_or_else(Instant::now);
-                let Some(from) = windows.running_from(at.saturating_duration_since(course.warm_end)) else {
-                    break;
-                };
-                let from = course.warm_end + from;
-                if from > at {
-                    if course.until.is_some_and(|u| from >= u) {
-                        break;
-                    }
-                    pause_until(from, shared);
-                    if let Some(s) = schedule.as_mut() {
-                        s.restart(from);
-                    }
-                    continue;
-                }
+        if FULL && course.windows.is_some() {
+            match outside_window(course, intended, schedule.as_mut(), shared) {
+                Window::Open => {}
+                Window::Paused => continue,
+                Window::Over => break,
             }
         }
         if let Some(t) = intended {
