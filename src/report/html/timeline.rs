@@ -1,0 +1,313 @@
+//! A cast's roles on one timeline: what the holds and checkpoints did to the WAL, the workload
+//! roles' rates and the main file's syncs, over one trial, on a shared time axis.
+//!
+//! The table of a cast's roles ([`crate::report::cast`]) says how often a holder held and how
+//! many checkpoints were busy, but not *when*: that the writer's rate dipped and the WAL grew
+//! while the holder held is a question of time. So for a run with a cast, each configuration's
+//! first measured trial (the one the other charts over time draw) gets one figure of stacked
+//! panels: the WAL's size with each hold as a shaded band and each checkpoint as a marker
+//! (filled when it finished, hollow when busy), the completed transactions per second of each
+//! workload role, and the main database file's syncs per interval. The caption says in words
+//! what the picture shows, computed from the same trial ([`facts`]). A run without a cast has
+//! no such figure.
+
+use super::data::{config_name, spans_decades, Line, LOG_LABEL};
+use crate::model::cast::{role_of, role_total, CastEvents};
+use crate::model::record::{ConfigInfo, TrialRecord};
+
+/// One held snapshot, seconds after the measured start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    pub role: String,
+    pub start_s: f64,
+    pub end_s: f64,
+}
+
+/// One checkpoint a role ran, with what its tooltip says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub role: String,
+    pub t_s: f64,
+    pub busy: bool,
+    /// The marker's tooltip: role, time, result, frames and duration.
+    pub title: String,
+}
+
+/// One configuration's trial on one time axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    /// The WAL's size, MiB, at each reading (empty: no WAL was read).
+    pub wal: Vec<(f64, f64)>,
+    /// Completed transactions per second of each workload role, per interval.
+    pub roles: Vec<Line>,
+    /// Whether the roles' panel is on a log axis (rates spanning more than ten times).
+    pub roles_log: bool,
+    /// The main database file's syncs per interval (empty: I/O not counted).
+    pub syncs: Vec<(f64, f64)>,
+    pub holds: Vec<Band>,
+    pub checkpoints: Vec<Mark>,
+    /// The trial's measured length, seconds: the x axis' end.
+    pub end_s: f64,
+}
+
+impl Timeline {
+    /// The lines drawn (each stroked as every chart's data lines are).
+    pub fn lines(&self) -> usize {
+        usize::from(!self.wal.is_empty()) + self.roles.len() + usize::from(!self.syncs.is_empty())
+    }
+
+    /// The roles' panel's axis label.
+    pub fn roles_label(&self) -> String {
+        let l = "transactions per second".to_string();
+        if self.roles_log {
+            l + LOG_LABEL
+        } else {
+            l
+        }
+    }
+
+    /// The names of the roles that held, in order of first hold.
+    pub fn hold_roles(&self) -> Vec<&str> {
+        let mut roles: Vec<&str> = Vec::new();
+        for h in &self.holds {
+            if !roles.contains(&h.role.as_str()) {
+                roles.push(&h.role);
+            }
+        }
+        roles
+    }
+
+    /// Whether time `t_s` falls inside a hold.
+    fn held_at(&self, t_s: f64) -> bool {
+        self.holds.iter().any(|h| h.start_s <= t_s && t_s <= h.end_s)
+    }
+
+    /// The WAL's size at `t_s`, MiB, between the readings around it (for a checkpoint's marker).
+    pub fn wal_at(&self, t_s: f64) -> Option<f64> {
+        let after = self.wal.iter().position(|p| p.0 >= t_s);
+        match after {
+            Some(0) => self.wal.first().map(|p| p.1),
+            Some(i) => {
+                let (a, b) = (self.wal[i - 1], self.wal[i]);
+                let span = b.0 - a.0;
+                Some(if span > 0.0 {
+                    a.1 + (b.1 - a.1) * (t_s - a.0) / span
+                } else {
+                    b.1
+                })
+            }
+            None => self.wal.last().map(|p| p.1),
+        }
+    }
+}
+
+/// The timeline of `trial`, or none when the trial has no series.
+pub fn build(trial: &TrialRecord) -> Option<Timeline> {
+    let s = trial.series.as_ref()?;
+    let secs = |ms: u64| ms as f64 / 1000.0;
+    let end_s = trial.measured_ns as f64 / 1e9;
+    let interval_ms = s.interval_ms.max(1);
+    let mut times: Vec<u64> = s.points.iter().map(|p| p.t_ms).collect();
+    times.sort_unstable();
+    times.dedup();
+    // Transactions, not their parts (a script's statements) nor a role's `ROLE:all` total.
+    let whole = |op: &str| !trial.ops.iter().any(|o| o.name == op && o.part_of.is_some());
+    let mut names: Vec<&str> = Vec::new();
+    for p in &s.points {
+        if let Some(r) = role_of(&p.op).filter(|_| role_total(&p.op).is_none() && whole(&p.op)) {
+            if !names.contains(&r) {
+                names.push(r);
+            }
+        }
+    }
+    let last = times.last().copied();
+    let roles: Vec<Line> = names
+        .iter()
+        .map(|role| Line {
+            name: role.to_string(),
+            points: times
+                .iter()
+                .map(|&t| {
+                    let ms = if Some(t) == last && end_s * 1000.0 > t as f64 {
+                        (end_s * 1000.0 - t as f64).min(interval_ms as f64)
+                    } else {
+                        interval_ms as f64
+                    };
+                    let n: u64 = s
+                        .points
+                        .iter()
+                        .filter(|p| {
+                            p.t_ms == t && role_total(&p.op).is_none() && whole(&p.op) && role_of(&p.op) == Some(role)
+                        })
+                        .map(|p| p.ops)
+                        .sum();
+                    (secs(t), n as f64 / (ms / 1000.0))
+                })
+                .collect(),
+        })
+        .collect();
+    let roles_log = spans_decades(roles.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    let wal = if s.files.iter().any(|f| f.wal_bytes > 0) {
+        s.files
+            .iter()
+            .map(|f| (secs(f.t_ms), f.wal_bytes as f64 / (1024.0 * 1024.0)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let syncs = s.io.iter().map(|i| (secs(i.t_ms), i.main_syncs as f64)).collect();
+    let events = trial.cast.clone().unwrap_or_default();
+    let CastEvents { holds, checkpoints } = events;
+    Some(Timeline {
+        wal,
+        roles,
+        roles_log,
+        syncs,
+        holds: holds
+            .into_iter()
+            .map(|h| Band {
+                role: h.role,
+                start_s: secs(h.start_ms),
+                end_s: secs(h.end_ms),
+            })
+            .collect(),
+        checkpoints: checkpoints
+            .into_iter()
+            .map(|k| Mark {
+                title: format!(
+                    "{}: checkpoint at {:.2} s, {}, {}/{} frames checkpointed, {:.2} ms",
+                    k.role,
+                    secs(k.t_ms),
+                    if k.busy { "busy" } else { "done" },
+                    k.checkpointed_frames,
+                    k.log_frames,
+                    k.duration_us as f64 / 1000.0
+                ),
+                role: k.role,
+                t_s: secs(k.t_ms),
+                busy: k.busy,
+            })
+            .collect(),
+        end_s,
+    })
+}
+
+/// What the timeline shows, in sentences computed from it: per holding role, in how many of
+/// its holds the WAL grew; how many checkpoints were busy while a hold was open and otherwise;
+/// per workload role, its rate during holds against its rate otherwise; where the main file's
+/// syncs fell. Empty when there is nothing to say (no holds, no checkpoints).
+pub fn facts(t: &Timeline) -> Vec<String> {
+    let mut out = Vec::new();
+    for role in t.hold_roles() {
+        let holds: Vec<&Band> = t.holds.iter().filter(|h| h.role == role).collect();
+        if t.wal.is_empty() {
+            continue;
+        }
+        let grew = holds.iter().filter(|h| wal_grew(t, h)).count();
+        out.push(format!("WAL grows during {role}'s holds ({grew} of {})", holds.len()));
+    }
+    if !t.checkpoints.is_empty() {
+        let (open, closed): (Vec<&Mark>, Vec<&Mark>) = t.checkpoints.iter().partition(|k| t.held_at(k.t_s));
+        let busy = |ks: &[&Mark]| ks.iter().filter(|k| k.busy).count();
+        if t.holds.is_empty() {
+            out.push(format!("checkpoints busy: {} of {}", busy(&closed), closed.len()));
+        } else {
+            out.push(format!(
+                "checkpoints busy while a hold is open: {} of {}; otherwise: {} of {}",
+                busy(&open),
+                open.len(),
+                busy(&closed),
+                closed.len()
+            ));
+        }
+    }
+    if !t.holds.is_empty() {
+        // An interval is during a hold when its middle is.
+        let half = t
+            .roles
+            .first()
+            .and_then(|l| l.points.get(1).zip(l.points.first()).map(|(b, a)| (b.0 - a.0) / 2.0))
+            .unwrap_or(0.5);
+        for l in &t.roles {
+            let (during, other): (Vec<f64>, Vec<f64>) = {
+                let (d, o): (Vec<&(f64, f64)>, Vec<&(f64, f64)>) = l.points.iter().partition(|p| t.held_at(p.0 + half));
+                (d.iter().map(|p| p.1).collect(), o.iter().map(|p| p.1).collect())
+            };
+            if during.is_empty() || other.is_empty() {
+                continue;
+            }
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            out.push(format!(
+                "{} {} tx/s per interval during holds, {} otherwise",
+                l.name,
+                rate(mean(&during)),
+                rate(mean(&other))
+            ));
+        }
+    }
+    let total: f64 = t.syncs.iter().map(|p| p.1).sum();
+    if total > 0.0 && !t.holds.is_empty() {
+        let step = t.syncs.get(1).map_or(1.0, |b| b.0 - t.syncs[0].0) / 2.0;
+        let held: f64 = t.syncs.iter().filter(|p| t.held_at(p.0 + step)).map(|p| p.1).sum();
+        out.push(format!(
+            "main-file syncs: {total:.0}, {held:.0} of them in intervals during holds"
+        ));
+    }
+    out
+}
+
+/// A rate with as many digits as it needs.
+fn rate(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Whether the WAL grew over hold `h`: the largest reading inside it (or, with none inside,
+/// the first after it) above the last reading at or before its start.
+fn wal_grew(t: &Timeline, h: &Band) -> bool {
+    let before = t.wal.iter().rev().find(|p| p.0 <= h.start_s).map(|p| p.1);
+    let inside = t
+        .wal
+        .iter()
+        .filter(|p| p.0 > h.start_s && p.0 <= h.end_s)
+        .map(|p| p.1)
+        .reduce(f64::max)
+        .or_else(|| t.wal.iter().find(|p| p.0 > h.end_s).map(|p| p.1));
+    matches!((before, inside), (Some(b), Some(i)) if i > b)
+}
+
+/// The figure's caption: what the panels are, then the facts, then the WAL verdicts.
+pub fn caption(c: &ConfigInfo, t: &Timeline, verdicts: &[String]) -> String {
+    let mut o = format!(
+        "The roles of {} on one time axis, in its first measured trial: ",
+        config_name(c)
+    );
+    let mut panels = Vec::new();
+    if !t.wal.is_empty() {
+        panels.push("the WAL's size on disk");
+    }
+    if !t.roles.is_empty() {
+        panels.push("each workload role's completed transactions per second");
+    }
+    if !t.syncs.is_empty() {
+        panels.push("the main database file's syncs per interval");
+    }
+    o += &panels.join("; ");
+    o += ". Shaded bands are holds (a role keeping its snapshot open), circles checkpoints (filled: finished; hollow: busy; hover for frames and duration).";
+    let f = facts(t);
+    if !f.is_empty() {
+        o += " ";
+        let f = f.join("; ");
+        let mut chars = f.chars();
+        o.extend(chars.next().into_iter().flat_map(char::to_uppercase));
+        o.extend(chars);
+        o += ".";
+    }
+    if !verdicts.is_empty() {
+        o += &format!(" Over every measured trial: {}.", verdicts.join("; "));
+    }
+    o
+}
