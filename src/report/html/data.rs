@@ -1310,8 +1310,9 @@ pub(crate) mod tests {
         ] {
             assert!(f.y_log(), "{}", f.id);
             let label = match &f.chart {
-                Chart::Bars(b) => &b.y_label,
-                Chart::Lines(l) => &l.y_label,
+                Chart::Bars(b) => b.y_label.clone(),
+                Chart::Lines(l) => l.y_label.clone(),
+                Chart::Timeline(t) => t.roles_label(),
             };
             assert!(label.ends_with(LOG_LABEL), "{}: {label}", f.id);
         }

@@ -238,7 +238,7 @@ pub fn facts(t: &Timeline) -> Vec<String> {
             }
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
             out.push(format!(
-                "{} {} tx/s per interval during holds, {} otherwise",
+                "{}: {} tx/s during holds, {} otherwise (mean of the intervals)",
                 l.name,
                 rate(mean(&during)),
                 rate(mean(&other))
@@ -310,4 +310,193 @@ pub fn caption(c: &ConfigInfo, t: &Timeline, verdicts: &[String]) -> String {
         o += &format!(" Over every measured trial: {}.", verdicts.join("; "));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cast::{Cast, Checkpoint, Hold};
+    use crate::model::series::{Series, SeriesFiles, SeriesIo, SeriesPoint};
+    use crate::report::html::data::tests::{manifest, report};
+    use crate::report::html::data::{over_time, Chart, Figure};
+    use crate::report::html::draw::{self, BAND_OPACITY, LINE_OPACITY};
+
+    const MIB: u64 = 1024 * 1024;
+
+    /// An 8 s trial in 1 s intervals: a writer at 100 tx/s that drops to 50 while the holder
+    /// holds (2-4 s and 5-6 s), readers at 1000 tx/s throughout, a WAL that grows during each
+    /// hold, three checkpoints (the two inside holds busy), main-file syncs at 1 s and 5 s.
+    fn trial() -> TrialRecord {
+        let held = |t: u64| [2, 3, 5].contains(&t);
+        let mut points = Vec::new();
+        for t in 0..8u64 {
+            let point = |op: &str, ops: u64| SeriesPoint {
+                t_ms: t * 1000,
+                op: op.into(),
+                ops,
+                ..Default::default()
+            };
+            let writer = if held(t) { 50 } else { 100 };
+            points.push(point("writer:read", writer / 2));
+            points.push(point("writer:update", writer / 2));
+            // A role's total is not its transactions a second time.
+            points.push(point("writer:all", writer));
+            points.push(point("readers:read", 1000));
+        }
+        let wal = [0, 1, 1, 2, 3, 3, 4, 4, 4];
+        let ckpt = |t_ms, busy| Checkpoint {
+            role: "ckpt".into(),
+            t_ms,
+            busy,
+            log_frames: 10,
+            checkpointed_frames: if busy { 4 } else { 10 },
+            duration_us: 2000,
+        };
+        TrialRecord {
+            measured_ns: 8_000_000_000,
+            series: Some(Series {
+                interval_ms: 1000,
+                points,
+                io: (0..8)
+                    .map(|t| SeriesIo {
+                        t_ms: t * 1000,
+                        main_syncs: match t {
+                            1 => 1,
+                            5 => 2,
+                            _ => 0,
+                        },
+                        ..Default::default()
+                    })
+                    .collect(),
+                files: wal
+                    .iter()
+                    .enumerate()
+                    .map(|(t, mib)| SeriesFiles {
+                        t_ms: t as u64 * 1000,
+                        wal_bytes: mib * MIB,
+                        db_bytes: MIB,
+                        ..Default::default()
+                    })
+                    .collect(),
+            }),
+            cast: Some(CastEvents {
+                holds: vec![
+                    Hold {
+                        role: "holder".into(),
+                        start_ms: 2000,
+                        end_ms: 4000,
+                    },
+                    Hold {
+                        role: "holder".into(),
+                        start_ms: 5000,
+                        end_ms: 6000,
+                    },
+                ],
+                checkpoints: vec![ckpt(1000, false), ckpt(3000, true), ckpt(5500, true)],
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_facts_under_the_timeline_are_computed_from_the_trial() {
+        let t = build(&trial()).unwrap();
+        assert_eq!(t.roles.len(), 2, "{:?}", t.roles);
+        assert_eq!(t.roles[0].name, "writer");
+        assert_eq!(
+            t.roles[0].points[2],
+            (2.0, 50.0),
+            "the writer's read and update, not its total"
+        );
+        assert_eq!(
+            facts(&t),
+            [
+                "WAL grows during holder's holds (2 of 2)",
+                "checkpoints busy while a hold is open: 2 of 2; otherwise: 0 of 1",
+                "writer: 50.0 tx/s during holds, 100 otherwise (mean of the intervals)",
+                "readers: 1000 tx/s during holds, 1000 otherwise (mean of the intervals)",
+                "main-file syncs: 3, 2 of them in intervals during holds",
+            ]
+        );
+        // A WAL flat over a hold did not grow during it.
+        let mut flat = t.clone();
+        flat.wal = vec![(0.0, 1.0), (8.0, 1.0)];
+        assert!(facts(&flat)[0].ends_with("(0 of 2)"), "{:?}", facts(&flat));
+    }
+
+    /// The run's figures for `trial` with and without a cast in the manifest.
+    fn figures(cast: bool) -> Vec<Figure> {
+        let mut m = manifest(&[&[("journal_mode", "wal")]]);
+        if cast {
+            m.load.cast = Some(Cast {
+                file: "cast.toml".into(),
+                roles: Vec::new(),
+            });
+        }
+        let t = vec![trial()];
+        over_time(&report(&m, &t))
+    }
+
+    #[test]
+    fn a_cast_run_draws_holds_as_bands_and_checkpoints_as_markers_with_tooltips() {
+        let plain = figures(false);
+        assert!(plain.iter().any(|f| f.id == "over-time-wal"));
+        assert!(
+            plain.iter().all(|f| !matches!(f.chart, Chart::Timeline(_))),
+            "a run without a cast has no timeline"
+        );
+        let figs = figures(true);
+        let fig = figs.iter().find(|f| f.id == "timeline-0").expect("the timeline");
+        assert!(
+            figs.iter().all(|f| f.id != "over-time-wal"),
+            "the WAL is on the timeline"
+        );
+        assert!(
+            fig.note.contains("WAL grows during holder's holds (2 of 2)"),
+            "{}",
+            fig.note
+        );
+        assert_eq!(fig.lines(), 4, "the WAL, two roles, the main file's syncs");
+        let svg = draw::svg(fig).unwrap();
+        let count = |needle: &str| svg.matches(needle).count();
+        let bands = svg
+            .split("<rect ")
+            .skip(1)
+            .filter(|r| r[..r.find('>').unwrap()].contains(&format!("opacity=\"{BAND_OPACITY}\"")))
+            .count();
+        assert_eq!(bands, 2, "a band per hold");
+        assert_eq!(
+            count(&format!("polyline fill=\"none\" opacity=\"{LINE_OPACITY}\"")),
+            4,
+            "{svg}"
+        );
+        assert_eq!(count("<g class=\"checkpoint busy\">"), 2);
+        assert_eq!(count("<g class=\"checkpoint done\">"), 1);
+        assert!(
+            svg.contains("<title>ckpt: checkpoint at 3.00 s, busy, 4/10 frames checkpointed, 2.00 ms</title>"),
+            "{svg}"
+        );
+        // Each band is labelled with its role; the legend names the hold and both markers.
+        assert_eq!(count(">holder</text>") + count(">\nholder\n</text>"), 2, "{svg}");
+        for entry in ["holder holds its snapshot", "checkpoint finished", "checkpoint busy"] {
+            assert!(svg.contains(entry), "{entry} in the legend");
+        }
+        // The markers sit on the WAL line: the busy one at 3 s higher than the one at 1 s.
+        let cy = |class: &str| -> Vec<i32> {
+            svg.split(&format!("<g class=\"checkpoint {class}\"><circle "))
+                .skip(1)
+                .map(|c| {
+                    c.split("cy=\"")
+                        .nth(1)
+                        .unwrap()
+                        .split('"')
+                        .next()
+                        .unwrap()
+                        .parse()
+                        .unwrap()
+                })
+                .collect()
+        };
+        assert!(cy("busy")[0] < cy("done")[0], "{:?} {:?}", cy("busy"), cy("done"));
+    }
 }
