@@ -48,6 +48,8 @@ pub struct Timeline {
     pub checkpoints: Vec<Mark>,
     /// The trial's measured length, seconds: the x axis' end.
     pub end_s: f64,
+    /// The series' interval, seconds (`--interval`).
+    pub interval_s: f64,
 }
 
 impl Timeline {
@@ -189,6 +191,7 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
             })
             .collect(),
         end_s,
+        interval_s: secs(interval_ms),
     })
 }
 
@@ -223,16 +226,16 @@ pub fn facts(t: &Timeline) -> Vec<String> {
     }
     if !t.holds.is_empty() {
         // An interval is during a hold when its middle is.
-        let half = t
-            .roles
-            .first()
-            .and_then(|l| l.points.get(1).zip(l.points.first()).map(|(b, a)| (b.0 - a.0) / 2.0))
-            .unwrap_or(0.5);
+        let half = t.interval_s / 2.0;
         for l in &t.roles {
-            let (during, other): (Vec<f64>, Vec<f64>) = {
-                let (d, o): (Vec<&(f64, f64)>, Vec<&(f64, f64)>) = l.points.iter().partition(|p| t.held_at(p.0 + half));
-                (d.iter().map(|p| p.1).collect(), o.iter().map(|p| p.1).collect())
+            let rates = |held: bool| -> Vec<f64> {
+                l.points
+                    .iter()
+                    .filter(|p| t.held_at(p.0 + half) == held)
+                    .map(|p| p.1)
+                    .collect()
             };
+            let (during, other) = (rates(true), rates(false));
             if during.is_empty() || other.is_empty() {
                 continue;
             }
@@ -247,8 +250,8 @@ pub fn facts(t: &Timeline) -> Vec<String> {
     }
     let total: f64 = t.syncs.iter().map(|p| p.1).sum();
     if total > 0.0 && !t.holds.is_empty() {
-        let step = t.syncs.get(1).map_or(1.0, |b| b.0 - t.syncs[0].0) / 2.0;
-        let held: f64 = t.syncs.iter().filter(|p| t.held_at(p.0 + step)).map(|p| p.1).sum();
+        let half = t.interval_s / 2.0;
+        let held: f64 = t.syncs.iter().filter(|p| t.held_at(p.0 + half)).map(|p| p.1).sum();
         out.push(format!(
             "main-file syncs: {total:.0}, {held:.0} of them in intervals during holds"
         ));
