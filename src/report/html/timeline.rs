@@ -197,7 +197,7 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
 
 /// What the timeline shows, in sentences computed from it: per holding role, in how many of
 /// its holds the WAL grew; how many checkpoints were busy while a hold was open and otherwise;
-/// per workload role, its rate during holds against its rate otherwise; where the main file's
+/// per workload role, its mean rate over the whole intervals during holds against the others; where the main file's
 /// syncs fell. Empty when there is nothing to say (no holds, no checkpoints).
 pub fn facts(t: &Timeline) -> Vec<String> {
     let mut out = Vec::new();
@@ -231,7 +231,9 @@ pub fn facts(t: &Timeline) -> Vec<String> {
             let rates = |held: bool| -> Vec<f64> {
                 l.points
                     .iter()
-                    .filter(|p| t.held_at(p.0 + half) == held)
+                    // Whole intervals only: the trial's last, partial one has a rate over
+                    // a sliver (a few milliseconds of wind-down) that is not the role's.
+                    .filter(|p| p.0 + t.interval_s <= t.end_s + 1e-9 && t.held_at(p.0 + half) == held)
                     .map(|p| p.1)
                     .collect()
             };
@@ -241,7 +243,7 @@ pub fn facts(t: &Timeline) -> Vec<String> {
             }
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
             out.push(format!(
-                "{}: {} tx/s during holds, {} otherwise (mean of the intervals)",
+                "{}: {} tx/s during holds, {} otherwise (mean of the whole intervals)",
                 l.name,
                 rate(mean(&during)),
                 rate(mean(&other))
@@ -416,11 +418,18 @@ mod tests {
             [
                 "WAL grows during holder's holds (2 of 2)",
                 "checkpoints busy while a hold is open: 2 of 2; otherwise: 0 of 1",
-                "writer: 50.0 tx/s during holds, 100 otherwise (mean of the intervals)",
-                "readers: 1000 tx/s during holds, 1000 otherwise (mean of the intervals)",
+                "writer: 50.0 tx/s during holds, 100 otherwise (mean of the whole intervals)",
+                "readers: 1000 tx/s during holds, 1000 otherwise (mean of the whole intervals)",
                 "main-file syncs: 3, 2 of them in intervals during holds",
             ]
         );
+        // The trial's last, partial interval (a millisecond of wind-down) is no rate of a role.
+        let mut partial = t.clone();
+        partial.end_s = 8.001;
+        for l in &mut partial.roles {
+            l.points.push((8.0, 1.0));
+        }
+        assert_eq!(facts(&partial), facts(&t));
         // A WAL flat over a hold did not grow during it.
         let mut flat = t.clone();
         flat.wal = vec![(0.0, 1.0), (8.0, 1.0)];
