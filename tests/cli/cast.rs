@@ -142,6 +142,28 @@ fn a_cast_records_each_roles_operations_under_its_name_and_its_holds_and_checkpo
         text.lines().any(|l| l.contains("holder") && l.contains("hold")),
         "{text}"
     );
+    // The HTML report draws the roles on one timeline: a band per hold, a marker per
+    // checkpoint, and its caption in words.
+    let page = sb.root().join("report.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let start = html
+        .find("data-chart=\"timeline-0\"")
+        .expect("the timeline in the page");
+    let fig = &html[start..start + html[start..].find("</figure>").unwrap()];
+    assert_eq!(
+        fig.matches("<g class=\"checkpoint ").count(),
+        4,
+        "a marker per checkpoint"
+    );
+    assert!(fig.contains("<title>ckpt: checkpoint at "), "markers have tooltips");
+    assert!(fig.contains("WAL grows during holder&#39;s holds ("), "the caption");
+    assert!(
+        !html.contains("data-chart=\"over-time-wal\""),
+        "the WAL is on the timeline"
+    );
 }
 
 /// A cast file with one role table (and `extra` keys) after the workload role.

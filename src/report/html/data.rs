@@ -109,6 +109,8 @@ pub struct LineChart {
 pub enum Chart {
     Bars(BarChart),
     Lines(LineChart),
+    /// A cast's roles over one trial, in stacked panels ([`super::timeline`]).
+    Timeline(super::timeline::Timeline),
 }
 
 /// A chart with its name (file names, element ids) and caption.
@@ -129,7 +131,7 @@ impl Figure {
     pub fn bars(&self) -> usize {
         match &self.chart {
             Chart::Bars(b) => b.bars.len(),
-            Chart::Lines(_) => 0,
+            Chart::Lines(_) | Chart::Timeline(_) => 0,
         }
     }
 
@@ -137,7 +139,7 @@ impl Figure {
     pub fn whiskers(&self) -> usize {
         match &self.chart {
             Chart::Bars(b) => b.bars.iter().filter(|b| b.interval.is_some()).count(),
-            Chart::Lines(_) => 0,
+            Chart::Lines(_) | Chart::Timeline(_) => 0,
         }
     }
 
@@ -146,6 +148,7 @@ impl Figure {
         match &self.chart {
             Chart::Bars(b) => b.y_log,
             Chart::Lines(l) => l.y_log,
+            Chart::Timeline(t) => t.roles_log,
         }
     }
 
@@ -153,6 +156,7 @@ impl Figure {
     pub fn lines(&self) -> usize {
         match &self.chart {
             Chart::Lines(l) => l.lines.len(),
+            Chart::Timeline(t) => t.lines(),
             Chart::Bars(_) => 0,
         }
     }
@@ -845,6 +849,36 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
             compact: false,
         });
     }
+    // With a cast, the WAL is drawn on each configuration's timeline of its roles, beside
+    // the holds and checkpoints that explain it.
+    if report.manifest.load.cast.is_some() {
+        for (c, t) in &firsts {
+            let Some(tl) = super::timeline::build(t) else {
+                continue;
+            };
+            if tl.lines() == 0 {
+                continue;
+            }
+            let mine: Vec<String> = report
+                .wal
+                .iter()
+                .filter(|w| w.config == c.index)
+                .map(crate::report::wal::line)
+                .collect();
+            out.push(Figure {
+                id: format!("timeline-{}", c.index),
+                title: if firsts.len() == 1 {
+                    "The roles on one timeline".into()
+                } else {
+                    format!("The roles on one timeline: {}", config_name(c))
+                },
+                note: super::timeline::caption(c, &tl, &mine),
+                chart: Chart::Timeline(tl),
+                compact: false,
+            });
+        }
+        return out;
+    }
     if !wal.is_empty() {
         let verdicts: Vec<String> = report.wal.iter().map(crate::report::wal::line).collect();
         out.push(Figure {
@@ -1276,8 +1310,9 @@ pub(crate) mod tests {
         ] {
             assert!(f.y_log(), "{}", f.id);
             let label = match &f.chart {
-                Chart::Bars(b) => &b.y_label,
-                Chart::Lines(l) => &l.y_label,
+                Chart::Bars(b) => b.y_label.clone(),
+                Chart::Lines(l) => l.y_label.clone(),
+                Chart::Timeline(t) => t.roles_label(),
             };
             assert!(label.ends_with(LOG_LABEL), "{}: {label}", f.id);
         }

@@ -7,8 +7,9 @@
 //! never hide data. Bars are filled at opacity 0.85 and lines stroked at 0.9, values nothing
 //! else in a chart uses, so a rendered page's bars and lines can be counted (the Chromium test).
 
-use super::data::{BarChart, Chart, Figure, LineChart, XAxis};
+use super::data::{BarChart, Chart, Figure, LineChart, XAxis, OPERATION_COLORS};
 use super::font::FAMILY;
+use super::timeline::Timeline;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -70,12 +71,14 @@ fn legend(fig: &Figure) -> Vec<String> {
     match &fig.chart {
         Chart::Bars(b) => b.series.clone(),
         Chart::Lines(l) => l.lines.iter().map(|l| l.name.clone()).collect(),
+        Chart::Timeline(t) => timeline_legend(t).into_iter().map(|(_, name)| name).collect(),
     }
 }
 
 fn plot_height(fig: &Figure) -> u32 {
     match &fig.chart {
         _ if fig.compact => COMPACT_PLOT_HEIGHT,
+        Chart::Timeline(t) => panels(t).iter().map(|p| p.height()).sum(),
         Chart::Bars(b) if horizontal(b) => {
             let per_group = BAR_PX * b.series.len().max(1) as u32 + GROUP_GAP_PX;
             (per_group * b.groups.len() as u32 + 90).max(PLOT_HEIGHT)
@@ -209,18 +212,59 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> 
 where
     DB::ErrorType: 'static,
 {
+    draw_with(root, fig, true).map(|_| ())
+}
+
+/// Draws `fig`; a timeline's checkpoint markers too when `markers` (else they are returned
+/// for the caller to draw: the SVG gives each a tooltip, which plotters cannot).
+fn draw_with<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    fig: &Figure,
+    markers: bool,
+) -> Result<Vec<Marker>, DrawError>
+where
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE).map_err(err(fig))?;
     let (plot, legend_area) = root.split_vertically(plot_height(fig));
+    let mut placed = Vec::new();
     match &fig.chart {
         Chart::Bars(b) => bars(&plot, fig, b)?,
         Chart::Lines(l) => lines(&plot, fig, l)?,
+        Chart::Timeline(t) => placed = timeline(&plot, fig, t)?,
+    }
+    if markers {
+        let screen = root.use_screen_coord();
+        for m in &placed {
+            screen.draw(&marker_circle(m)).map_err(err(fig))?;
+        }
+    }
+    let style = TextStyle::from((FAMILY, 14).into_font()).color(&BLACK);
+    if let Chart::Timeline(t) = &fig.chart {
+        // The legend: lines' and bands' swatches at full opacity (never counted as data),
+        // the two kinds of checkpoint as the markers are drawn.
+        for (i, (swatch, name)) in timeline_legend(t).into_iter().enumerate() {
+            let y = 6 + (i as u32 * LEGEND_LINE) as i32;
+            match swatch {
+                Swatch::Fill(c) => legend_area
+                    .draw(&Rectangle::new([(80, y + 3), (96, y + 15)], c.filled()))
+                    .map_err(err(fig))?,
+                Swatch::Checkpoint(busy) => legend_area
+                    .draw(&Circle::new((88, y + 9), MARKER_RADIUS, checkpoint_style(busy)))
+                    .map_err(err(fig))?,
+            }
+            legend_area
+                .draw(&Text::new(name, (104, y + 2), style.clone()))
+                .map_err(err(fig))?;
+        }
+        root.present().map_err(err(fig))?;
+        return Ok(placed);
     }
     // The legend: a swatch (full opacity, so it is never counted as data) and the name.
     let offset = match &fig.chart {
         Chart::Lines(l) => l.color_offset,
-        Chart::Bars(_) => 0,
+        Chart::Bars(_) | Chart::Timeline(_) => 0,
     };
-    let style = TextStyle::from((FAMILY, 14).into_font()).color(&BLACK);
     for (i, name) in legend(fig).iter().enumerate() {
         let y = 6 + (i as u32 * LEGEND_LINE) as i32;
         legend_area
@@ -241,7 +285,287 @@ where
             .map_err(err(fig))?;
     }
     root.present().map_err(err(fig))?;
-    Ok(())
+    Ok(placed)
+}
+
+/// Opacity of a hold's band: light enough that the lines under it read through, and a value no
+/// other chart element uses, so bands can be counted.
+pub const BAND_OPACITY: f64 = 0.16;
+/// A checkpoint marker's radius, pixels.
+const MARKER_RADIUS: i32 = 5;
+/// Colours of the timeline's own elements: the holds' bands (per holding role, from the
+/// palette's greys and browns), the checkpoints, the WAL and the main file's syncs.
+const BAND_COLORS: [usize; 3] = [9, 8, 6];
+const CHECKPOINT_COLOR: RGBColor = RGBColor(176, 122, 161);
+const WAL_COLOR: usize = 0;
+const SYNC_COLOR: usize = 2;
+
+/// A checkpoint marker placed on the picture, in the backend's pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    pub x: i32,
+    pub y: i32,
+    pub busy: bool,
+    pub title: String,
+}
+
+/// Busy checkpoints hollow, finished ones filled.
+fn checkpoint_style(busy: bool) -> ShapeStyle {
+    if busy {
+        CHECKPOINT_COLOR.stroke_width(2)
+    } else {
+        CHECKPOINT_COLOR.filled()
+    }
+}
+
+fn marker_circle(m: &Marker) -> Circle<(i32, i32), i32> {
+    Circle::new((m.x, m.y), MARKER_RADIUS, checkpoint_style(m.busy))
+}
+
+/// A marker as an SVG element with its tooltip (`class` says which kind, for tests).
+fn marker_svg(m: &Marker) -> String {
+    let RGBColor(r, g, b) = CHECKPOINT_COLOR;
+    let c = format!("#{r:02X}{g:02X}{b:02X}");
+    format!(
+        "<g class=\"checkpoint {}\"><circle cx=\"{}\" cy=\"{}\" r=\"{MARKER_RADIUS}\" fill=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/><title>{}</title></g>\n",
+        if m.busy { "busy" } else { "done" },
+        m.x,
+        m.y,
+        if m.busy { "white" } else { c.as_str() },
+        super::page::esc(&m.title)
+    )
+}
+
+/// A hold's band colour, and its colour on white at [`BAND_OPACITY`] (the legend's swatch).
+fn band_color(i: usize) -> RGBColor {
+    color(BAND_COLORS[i % BAND_COLORS.len()])
+}
+
+fn on_white(c: RGBColor, a: f64) -> RGBColor {
+    let mix = |v: u8| (f64::from(v) * a + 255.0 * (1.0 - a)).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
+}
+
+/// What a legend entry's swatch is.
+enum Swatch {
+    Fill(RGBColor),
+    Checkpoint(bool),
+}
+
+fn timeline_legend(t: &Timeline) -> Vec<(Swatch, String)> {
+    let mut o = Vec::new();
+    if !t.wal.is_empty() {
+        o.push((Swatch::Fill(color(WAL_COLOR)), "WAL size (MiB)".to_string()));
+    }
+    for (i, l) in t.roles.iter().enumerate() {
+        o.push((
+            Swatch::Fill(color(OPERATION_COLORS + i)),
+            format!("{}: transactions per second", l.name),
+        ));
+    }
+    if !t.syncs.is_empty() {
+        o.push((Swatch::Fill(color(SYNC_COLOR)), "main database file syncs".to_string()));
+    }
+    for (i, role) in t.hold_roles().iter().enumerate() {
+        o.push((
+            Swatch::Fill(on_white(band_color(i), BAND_OPACITY * 2.0)),
+            format!("{role} holds its snapshot"),
+        ));
+    }
+    if t.checkpoints.iter().any(|k| !k.busy) {
+        o.push((Swatch::Checkpoint(false), "checkpoint finished".to_string()));
+    }
+    if t.checkpoints.iter().any(|k| k.busy) {
+        o.push((Swatch::Checkpoint(true), "checkpoint busy".to_string()));
+    }
+    o
+}
+
+/// The timeline's panels, top to bottom, each with the data it has.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Panel {
+    Wal,
+    Roles,
+    Syncs,
+}
+
+impl Panel {
+    fn height(self) -> u32 {
+        30 + match self {
+            Panel::Wal => 240,
+            Panel::Roles => 200,
+            Panel::Syncs => 150,
+        }
+    }
+}
+
+fn panels(t: &Timeline) -> Vec<Panel> {
+    let mut p = Vec::new();
+    if !t.wal.is_empty() {
+        p.push(Panel::Wal);
+    }
+    if !t.roles.is_empty() {
+        p.push(Panel::Roles);
+    }
+    if !t.syncs.is_empty() {
+        p.push(Panel::Syncs);
+    }
+    p
+}
+
+/// Stacked panels over one time axis: meshes first, then the holds' bands across every panel,
+/// then the lines, then the bands' labels; returns where the checkpoint markers go (on the WAL
+/// line, or along the top panel's floor without one).
+fn timeline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    fig: &Figure,
+    t: &Timeline,
+) -> Result<Vec<Marker>, DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let kinds = panels(t);
+    let x_max = t
+        .end_s
+        .max(t.wal.iter().chain(&t.syncs).map(|p| p.0).fold(0.0, f64::max))
+        .max(t.holds.iter().map(|h| h.end_s).fold(0.0, f64::max))
+        .max(1.0);
+    let x_ticks = nice_ticks(0.0, x_max);
+    let mut areas = Vec::new();
+    let mut rest = area.clone();
+    for k in &kinds {
+        let (top, bottom) = rest.split_vertically(k.height());
+        areas.push(top);
+        rest = bottom;
+    }
+    let mut charts = Vec::new();
+    for (i, (k, a)) in kinds.iter().zip(&areas).enumerate() {
+        let last = i + 1 == kinds.len();
+        let values: Vec<f64> = match k {
+            Panel::Wal => t.wal.iter().map(|p| p.1).collect(),
+            Panel::Roles => t.roles.iter().flat_map(|l| l.points.iter().map(|p| p.1)).collect(),
+            Panel::Syncs => t.syncs.iter().map(|p| p.1).collect(),
+        };
+        let hi = values.iter().copied().fold(0.0, f64::max);
+        let log = *k == Panel::Roles && t.roles_log;
+        let (y_range, y_ticks) = if log {
+            log_axis(
+                values
+                    .iter()
+                    .copied()
+                    .filter(|v| *v > 0.0)
+                    .fold(f64::INFINITY, f64::min),
+                hi,
+            )
+        } else {
+            let ticks = nice_ticks(0.0, if hi > 0.0 { hi * 1.05 } else { 1.0 });
+            (0.0..*ticks.last().unwrap_or(&1.0), ticks)
+        };
+        let y_label = match k {
+            Panel::Wal => "WAL size (MiB)".to_string(),
+            Panel::Roles => t.roles_label(),
+            Panel::Syncs => "main file syncs".to_string(),
+        };
+        let mut chart = ChartBuilder::on(a)
+            .margin(8)
+            .x_label_area_size(if last { 50 } else { 24 })
+            .y_label_area_size(80)
+            .build_cartesian_2d(Axis::new(0.0..x_max, x_ticks.clone()), Axis::new(y_range, y_ticks))
+            .map_err(err(fig))?;
+        let y_fmt = |v: &f64| if log { tick(10f64.powf(*v)) } else { tick(*v) };
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(WHITE)
+            .bold_line_style(BLACK.mix(0.12))
+            .x_label_style((FAMILY, 13))
+            .y_label_style((FAMILY, 13))
+            .axis_desc_style((FAMILY, 14))
+            .x_label_formatter(&|v: &f64| tick(*v))
+            .y_label_formatter(&y_fmt)
+            .y_desc(y_label);
+        if last {
+            mesh.x_desc("seconds since the measured start");
+        }
+        mesh.draw().map_err(err(fig))?;
+        charts.push((*k, log, chart));
+    }
+    let screen = area.use_screen_coord();
+    let (Some((_, _, first)), Some((_, _, bottom))) = (charts.first(), charts.last()) else {
+        return Ok(Vec::new());
+    };
+    let top_px = first.plotting_area().get_pixel_range().1.start;
+    let bottom_px = bottom.plotting_area().get_pixel_range().1.end;
+    let roles = t.hold_roles();
+    let band_index = |role: &str| roles.iter().position(|r| *r == role).unwrap_or(0);
+    let x_px = |x: f64| first.backend_coord(&(x, first.y_range().start)).0;
+    let bands: Vec<(i32, i32, &str)> = t
+        .holds
+        .iter()
+        .map(|h| (x_px(h.start_s), x_px(h.end_s).max(x_px(h.start_s) + 1), h.role.as_str()))
+        .collect();
+    for (x0, x1, role) in &bands {
+        let c = band_color(band_index(role));
+        screen
+            .draw(&Rectangle::new(
+                [(*x0, top_px), (*x1, bottom_px)],
+                c.mix(BAND_OPACITY).filled(),
+            ))
+            .map_err(err(fig))?;
+    }
+    let mut placed = Vec::new();
+    for (k, log, chart) in &mut charts {
+        let (lines, offset): (Vec<Vec<(f64, f64)>>, Vec<usize>) = match k {
+            Panel::Wal => (vec![t.wal.clone()], vec![WAL_COLOR]),
+            Panel::Syncs => (vec![t.syncs.clone()], vec![SYNC_COLOR]),
+            Panel::Roles => (
+                t.roles.iter().map(|l| l.points.clone()).collect(),
+                (0..t.roles.len()).map(|i| OPERATION_COLORS + i).collect(),
+            ),
+        };
+        for (pts, c) in lines.into_iter().zip(offset) {
+            let pts: Vec<(f64, f64)> = pts
+                .into_iter()
+                .map(|(x, y)| {
+                    (
+                        x,
+                        if *log {
+                            y.max(1e-9).log10().max(chart.y_range().start)
+                        } else {
+                            y
+                        },
+                    )
+                })
+                .collect();
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    pts,
+                    color(c).mix(LINE_OPACITY).stroke_width(2),
+                )))
+                .map_err(err(fig))?;
+        }
+        if *k == Panel::Wal || (placed.is_empty() && !kinds.contains(&Panel::Wal)) {
+            for m in &t.checkpoints {
+                let at = if *k == Panel::Wal {
+                    chart.backend_coord(&(m.t_s, t.wal_at(m.t_s).unwrap_or(0.0)))
+                } else {
+                    let (x, y) = chart.backend_coord(&(m.t_s, chart.y_range().start));
+                    (x, y - MARKER_RADIUS - 2)
+                };
+                placed.push(Marker {
+                    x: at.0,
+                    y: at.1,
+                    busy: m.busy,
+                    title: m.title.clone(),
+                });
+            }
+        }
+    }
+    let label = TextStyle::from((FAMILY, 12).into_font()).color(&RGBColor(64, 64, 64));
+    for (x0, _, role) in &bands {
+        screen
+            .draw(&Text::new(role.to_string(), (x0 + 3, top_px + 2), label.clone()))
+            .map_err(err(fig))?;
+    }
+    Ok(placed)
 }
 
 /// Whether a bar chart is drawn with horizontal bars: many or long group names (a suite's
@@ -489,9 +813,16 @@ where
 /// `fig` as an SVG document.
 pub fn svg(fig: &Figure) -> Result<String, DrawError> {
     let mut out = String::new();
+    let markers;
     {
         let root = SVGBackend::with_string(&mut out, (width(fig), height(fig))).into_drawing_area();
-        draw(&root, fig)?;
+        markers = draw_with(&root, fig, false)?;
+    }
+    // A timeline's checkpoints on top, each with its tooltip.
+    if !markers.is_empty() {
+        let end = out.rfind("</svg>").unwrap_or(out.len());
+        let drawn: String = markers.iter().map(marker_svg).collect();
+        out.insert_str(end, &drawn);
     }
     Ok(out)
 }
