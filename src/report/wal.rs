@@ -324,6 +324,7 @@ mod tests {
             cast: Some(CastEvents {
                 holds,
                 checkpoints: vec![checkpoint(busy), checkpoint(false)],
+                ..CastEvents::default()
             }),
             ..TrialRecord::default()
         };
