@@ -341,6 +341,23 @@ impl Sidecar {
     }
 }
 
+/// What is left of a recorded sidecar: its process (same pid and start time) or, its leader
+/// gone, the members of its process group (a pid is not handed out again while a group of
+/// that id has members); none when a process with its pid but another start time leads the
+/// group (another process's, never signalled).
+fn left_behind(sidecar: &Owner) -> Option<String> {
+    let pid = sidecar.pid;
+    let leader = crate::sys::owner::start_time(pid);
+    if leader.is_some() && sidecar.start_time.is_some() && leader != sidecar.start_time {
+        return None;
+    }
+    if leader.is_some() {
+        return Some("still running".into());
+    }
+    let group = proctree::members(pid).len().saturating_sub(1);
+    (group > 0).then(|| format!("{group} process(es) of its group still running"))
+}
+
 /// Stops the sidecars that killed runs left, from the records in `base`'s [`RECORDS`]: each
 /// whose litebench is dead, and only while the pid still has the recorded start time. One line
 /// per sidecar stopped or record removed.
@@ -375,21 +392,19 @@ pub fn stop_leftovers(base: &Path) -> Vec<String> {
         if rec.owner.liveness() != Liveness::Dead {
             continue;
         }
-        if rec.sidecar.start_time.is_some() && rec.sidecar.liveness() == Liveness::Alive {
-            let pid = rec.sidecar.pid;
+        let pid = rec.sidecar.pid;
+        if let Some(left) = left_behind(&rec.sidecar) {
             signal_group(pid, libc::SIGTERM);
             let t0 = Instant::now();
-            while rec.sidecar.liveness() == Liveness::Alive && t0.elapsed() < Duration::from_secs(2) {
+            while left_behind(&rec.sidecar).is_some() && t0.elapsed() < Duration::from_secs(2) {
                 std::thread::sleep(Duration::from_millis(20));
             }
-            let killed = rec.sidecar.liveness() == Liveness::Alive;
+            let killed = left_behind(&rec.sidecar).is_some();
             if killed {
                 signal_group(pid, libc::SIGKILL);
-                // SAFETY: as above; the start time matched just now.
-                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
             }
             lines.push(format!(
-                "stopped: sidecar of role \"{}\" (pid {pid}, {}) a killed run left running{}",
+                "stopped: sidecar of role \"{}\" (pid {pid}, {}: {left}) a killed run left running{}",
                 rec.role,
                 rec.command.join(" "),
                 if killed { ", killed after SIGTERM" } else { "" }
