@@ -74,7 +74,9 @@ pub enum CastFileError {
         "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar)"
     )]
     NoRoles { file: String },
-    #[error("--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar)")]
+    #[error(
+        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar)"
+    )]
     Missing {
         file: String,
         index: usize,
@@ -610,10 +612,16 @@ every = "500ms"
             )
         );
         let e = err("[[role]]\nname = \"ls\"\nkind = \"sidecar\"\ncommand = [\"litestream-nowhere\"]\n");
-        assert!(e.contains("command: \"litestream-nowhere\" is not found on PATH"), "{e}");
+        assert!(
+            e.contains("command: \"litestream-nowhere\" is not found on PATH"),
+            "{e}"
+        );
         let e = err("[[role]]\nname = \"ls\"\nkind = \"sidecar\"\n");
         assert!(e.contains("role \"ls\": command: a sidecar needs its command"), "{e}");
         let e = err("[[role]]\nname = \"ls\"\nkind = \"sidecar\"\ncommand = [\"sleep\"]\nevery = \"1s\"\n");
-        assert!(e.contains("unknown key `every` for kind sidecar; valid keys: name, kind, command, grace, at"), "{e}");
+        assert!(
+            e.contains("unknown key `every` for kind sidecar; valid keys: name, kind, command, grace, at"),
+            "{e}"
+        );
     }
 }

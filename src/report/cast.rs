@@ -118,7 +118,8 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
     let mut title = "roles beside the workload (measured trials; held s: per trial)".to_string();
     if with_sidecars {
         headers.extend(["cpu s", "read/write MB"]);
-        title = "roles beside the workload (measured trials; held s, a sidecar's tree's cpu s and MB: per trial)".into();
+        title =
+            "roles beside the workload (measured trials; held s, a sidecar's tree's cpu s and MB: per trial)".into();
     }
     Some(ReportSection { title, headers, rows })
 }
@@ -208,7 +209,19 @@ mod tests {
         assert_eq!(s.headers.len(), 11);
         assert_eq!(
             s.rows[1],
-            ["0", "litestream", "sidecar, 1 killed", "2", "-", "-", "-", "-", "-", "0.20", "1.00/3.00"]
+            [
+                "0",
+                "litestream",
+                "sidecar, 1 killed",
+                "2",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                "0.20",
+                "1.00/3.00"
+            ]
         );
         assert_eq!(s.rows[0][9..], ["-", "-"], "a hold has no cpu column of its own");
     }

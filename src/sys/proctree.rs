@@ -130,7 +130,10 @@ mod tests {
         use std::os::unix::process::CommandExt;
         let mut sh = std::process::Command::new("sh")
             .process_group(0)
-            .args(["-c", "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 5' & wait"])
+            .args([
+                "-c",
+                "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 5' & wait",
+            ])
             .spawn()
             .unwrap();
         let root = sh.id();

@@ -118,10 +118,7 @@ pub struct Sidecar {
 
 fn records_dir(base: &Path) -> Result<PathBuf, SidecarError> {
     let dir = base.join(RECORDS);
-    let fail = |why: String| SidecarError::Record {
-        dir: dir.clone(),
-        why,
-    };
+    let fail = |why: String| SidecarError::Record { dir: dir.clone(), why };
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -175,7 +172,10 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
     };
     let bytes = serde_json::to_vec(&rec).unwrap_or_default();
     let mut written = crate::base::outfile::write_new(&record, &bytes);
-    if written.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+    if written
+        .as_ref()
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
         // Another run's cleanup removed the folder while it was empty: made again, once.
         written = records_dir(base)
             .map_err(|e| std::io::Error::other(e.to_string()))
@@ -323,7 +323,8 @@ impl Sidecar {
         }
         // The reader ends once the last holder of the pipe has gone; a moment for its last line.
         let t0 = Instant::now();
-        while !self.reader_done.load(std::sync::atomic::Ordering::Acquire) && t0.elapsed() < Duration::from_millis(200) {
+        while !self.reader_done.load(std::sync::atomic::Ordering::Acquire) && t0.elapsed() < Duration::from_millis(200)
+        {
             std::thread::sleep(Duration::from_millis(5));
         }
         let last_line = self.last_line.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -448,7 +449,12 @@ mod tests {
         let e = s.stop(Duration::from_secs(5));
         assert_eq!((e.stopped, e.status.as_str()), (Stopped::Term, "signal 15 (SIGTERM)"));
         assert!(!record.exists(), "its record goes with it");
-        let s = spawn(&argv(&["sh", "-c", "trap '' TERM; echo ready; sleep 1000"]), "t", base.path()).unwrap();
+        let s = spawn(
+            &argv(&["sh", "-c", "trap '' TERM; echo ready; sleep 1000"]),
+            "t",
+            base.path(),
+        )
+        .unwrap();
         let s = s.exited_within(Duration::from_millis(200)).unwrap_err();
         let t0 = Instant::now();
         let e = s.stop(Duration::from_millis(300));
@@ -467,7 +473,12 @@ mod tests {
     #[test]
     fn one_that_exits_at_once_gives_its_status_and_last_line() {
         let base = tempfile::tempdir().unwrap();
-        let s = spawn(&argv(&["sh", "-c", "echo first; echo 'no such database' >&2; exit 3"]), "s", base.path()).unwrap();
+        let s = spawn(
+            &argv(&["sh", "-c", "echo first; echo 'no such database' >&2; exit 3"]),
+            "s",
+            base.path(),
+        )
+        .unwrap();
         let e = s.exited_within(Duration::from_millis(200)).unwrap();
         assert_eq!((e.stopped, e.status.as_str()), (Stopped::Exited, "exit 3"));
         assert_eq!(e.last_line, "no such database");

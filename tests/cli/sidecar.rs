@@ -119,7 +119,10 @@ fn a_sidecar_stops_on_sigterm_and_one_that_ignores_it_is_killed_after_its_grace_
     let out = run(&sb, &file, "1s");
     assert_success(&out);
     let s = sidecar(&out);
-    assert_eq!((s["stopped"].as_str(), s["exit"].as_str()), (Some("term"), Some("signal 15 (SIGTERM)")));
+    assert_eq!(
+        (s["stopped"].as_str(), s["exit"].as_str()),
+        (Some("term"), Some("signal 15 (SIGTERM)"))
+    );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("SIGKILL"));
 
     let sb = Sandbox::new();
@@ -146,7 +149,11 @@ fn a_sidecar_stops_on_sigterm_and_one_that_ignores_it_is_killed_after_its_grace_
 #[test]
 fn a_sidecar_that_exits_at_once_fails_the_trial_in_one_line_with_its_status_and_last_line() {
     let sb = Sandbox::new();
-    let file = cast(&sb, &["sh", "-c", "echo starting; echo 'cannot open replica' >&2; exit 3"], "");
+    let file = cast(
+        &sb,
+        &["sh", "-c", "echo starting; echo 'cannot open replica' >&2; exit 3"],
+        "",
+    );
     let out = run(&sb, &file, "1s");
     let line = assert_run_error_line(
         &out,

@@ -92,7 +92,12 @@ pub(super) fn run(
             crate::model::load::duration_text(cmd.grace.as_nanos().min(u128::from(u64::MAX)) as u64)
         );
     }
-    events.sidecars.push(record(role, &ended, began.saturating_duration_since(start), began.elapsed()));
+    events.sidecars.push(record(
+        role,
+        &ended,
+        began.saturating_duration_since(start),
+        began.elapsed(),
+    ));
     Ok(events)
 }
 
