@@ -1,8 +1,8 @@
 //! `litebench cleanup`: undo what a killed run left in its scratch directory.
 //!
-//! A run killed with `kill -9` cannot remove its files or unmount what it mounted; the records it
-//! wrote before making anything say exactly what it made, and this command undoes that and
-//! nothing else, once that run is dead on this host. One line per thing undone, refused or kept.
+//! A run killed with `kill -9` cannot remove its files, unmount what it mounted or stop the
+//! sidecars it started; the records it wrote before making anything say exactly what it made,
+//! and this command undoes that and nothing else, once that run is dead on this host. One line per thing undone, refused or kept.
 
 use crate::app::cli::CleanupArgs;
 use crate::base::Failure;
@@ -32,6 +32,11 @@ pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
             base.display()
         )));
     }
+    // A sidecar a killed run left running is stopped first: it may hold the files below open.
+    let sidecars = crate::sys::sidecar::stop_leftovers(&base);
+    for line in &sidecars {
+        crate::outln!("{line}");
+    }
     let c = fsmount::cleanup_dir(&base, root);
     report(&c, "");
     for r in &c.unrecorded {
@@ -40,7 +45,7 @@ pub fn run(args: &CleanupArgs) -> Result<i32, Failure> {
             r.display()
         );
     }
-    if c.is_empty() {
+    if c.is_empty() && sidecars.is_empty() {
         crate::outln!("nothing to clean up in {}", base.display());
     }
     Ok(if c.refused.is_empty() && c.problems.is_empty() {

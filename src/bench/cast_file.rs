@@ -14,14 +14,23 @@
 //! kind = "hold"
 //! every = "6s"
 //! for = "3s"
+//!
+//! [[role]]
+//! name = "litestream"
+//! kind = "sidecar"
+//! command = ["litestream", "replicate", "{db}", "file://{scratch}/replica"]
+//! grace = "5s"
 //! ```
+//!
+//! A sidecar's program must be found and executable when the file is read: a run never starts
+//! to fail at its first trial on a typing mistake.
 //!
 //! The keys are checked against the kind's own list first (so that an unknown or misplaced key
 //! is named with the valid ones, which a derived deserializer cannot say per kind), then each
 //! value is read with serde on its own, so that a value of the wrong type is named by its key.
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
-use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule};
+use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand};
 use crate::model::knob::find_spec;
 use crate::model::load::{Arrival, ClientMode, MAX_CLIENTS, MAX_RATE};
 use crate::model::params::{parse_duration, Params, MAX_DURATION};
@@ -47,9 +56,10 @@ const WORKLOAD_KEYS: &[&str] = &[
 ];
 const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"];
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
+const SIDECAR_KEYS: &[&str] = &["command", "grace", "at"];
 /// The per-connection knobs a role may set.
 const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only"];
-const KINDS: &[&str] = &["workload", "hold", "checkpoint"];
+const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar"];
 
 /// A cast file that cannot be read or does not describe a cast.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -61,10 +71,12 @@ pub enum CastFileError {
     #[error("--cast {file}: unknown key `{key}` at the top; valid keys: role (one [[role]] table per role)")]
     UnknownTop { file: String, key: String },
     #[error(
-        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint)"
+        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar)"
     )]
     NoRoles { file: String },
-    #[error("--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint)")]
+    #[error(
+        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar)"
+    )]
     Missing {
         file: String,
         index: usize,
@@ -107,6 +119,8 @@ struct RoleFile {
     every: Option<String>,
     hold_for: Option<String>,
     checkpoint: Option<String>,
+    command: Option<Vec<String>>,
+    grace: Option<String>,
 }
 
 /// The value of `key` in `t` as a `T`, if given: a wrong type is that key's error.
@@ -152,6 +166,8 @@ impl RoleFile {
             every: typed(t, "every", invalid)?,
             hold_for: typed(t, "for", invalid)?,
             checkpoint: typed(t, "checkpoint", invalid)?,
+            command: typed(t, "command", invalid)?,
+            grace: typed(t, "grace", invalid)?,
         })
     }
 }
@@ -236,6 +252,7 @@ pub fn parse(
         let own = match kind.as_str() {
             "workload" => WORKLOAD_KEYS,
             "hold" => HOLD_KEYS,
+            "sidecar" => SIDECAR_KEYS,
             _ => CHECKPOINT_KEYS,
         };
         if let Some(key) = t
@@ -299,7 +316,21 @@ fn role(
         every: duration("every", &raw.every, false)?,
         hold_for: duration("for", &raw.hold_for, false)?,
     };
+    let mut sidecar = None;
     let kind = match raw.kind.as_str() {
+        "sidecar" => {
+            let command = raw.command.clone().unwrap_or_default();
+            let Some(program) = command.first() else {
+                return Err(invalid(
+                    "command",
+                    "a sidecar needs its command as a list; give command = [\"litestream\", \"replicate\", \"{db}\", \"file://{scratch}/replica\"]".into(),
+                ));
+            };
+            crate::sys::sidecar::resolve(program).map_err(|why| invalid("command", why))?;
+            let grace = duration("grace", &raw.grace, true)?.unwrap_or(SidecarCommand::GRACE);
+            sidecar = Some(SidecarCommand { command, grace });
+            RoleKind::Sidecar
+        }
         "workload" => {
             if let Some(e) = schedule.every {
                 let Some(f) = schedule.hold_for else {
@@ -429,6 +460,7 @@ fn role(
         params,
         knobs,
         schedule,
+        sidecar,
     })
 }
 
@@ -550,5 +582,46 @@ every = "500ms"
         assert!(e.contains("role name \"w\" is given twice"), "{e}");
         let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nparams = { workload = \"a\" }\n");
         assert_eq!(e, "--cast c.toml: role \"w\": params: no parameters here");
+    }
+
+    #[test]
+    fn a_sidecar_reads_with_its_command_and_grace_and_an_unrunnable_one_is_refused() {
+        let c = parse(
+            "c.toml",
+            "[[role]]\nname = \"ls\"\nkind = \"sidecar\"\ncommand = [\"sleep\", \"{db}\"]\ngrace = \"1s\"\n",
+            &no_params,
+        )
+        .unwrap();
+        assert_eq!(c.roles[0].kind, RoleKind::Sidecar);
+        let s = c.roles[0].sidecar.as_ref().unwrap();
+        assert_eq!(s.grace, Duration::from_secs(1));
+        assert_eq!(s.argv("/d/t.db", "/d"), ["sleep", "/d/t.db"]);
+        assert_eq!(c.describe(), "cast ls: sidecar `sleep {db}`");
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("replicate.sh");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        let e = err(&format!(
+            "[[role]]\nname = \"ls\"\nkind = \"sidecar\"\ncommand = [\"{}\"]\n",
+            script.display()
+        ));
+        assert_eq!(
+            e,
+            format!(
+                "--cast c.toml: role \"ls\": command: \"{}\" is not executable; chmod +x it, or give an executable program",
+                script.display()
+            )
+        );
+        let e = err("[[role]]\nname = \"ls\"\nkind = \"sidecar\"\ncommand = [\"litestream-nowhere\"]\n");
+        assert!(
+            e.contains("command: \"litestream-nowhere\" is not found on PATH"),
+            "{e}"
+        );
+        let e = err("[[role]]\nname = \"ls\"\nkind = \"sidecar\"\n");
+        assert!(e.contains("role \"ls\": command: a sidecar needs its command"), "{e}");
+        let e = err("[[role]]\nname = \"ls\"\nkind = \"sidecar\"\ncommand = [\"sleep\"]\nevery = \"1s\"\n");
+        assert!(
+            e.contains("unknown key `every` for kind sidecar; valid keys: name, kind, command, grace, at"),
+            "{e}"
+        );
     }
 }

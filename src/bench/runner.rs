@@ -728,6 +728,11 @@ fn measure(
             watch: Some(watch),
             name: &name,
             files: files.as_ref(),
+            place: db.path.as_deref().map(|path| crate::workload::Place {
+                db: path,
+                scratch: scratch.dir(),
+                base: scratch.base(),
+            }),
         };
         plan.workload.run(conn.as_mut(), &trial, &mut rec)
     });

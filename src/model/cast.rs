@@ -3,11 +3,12 @@
 //! happens between *different* parts of an application (one writer and a pool of readers, a
 //! reader that keeps its snapshot, a checkpoint thread), so a run says which part did what.
 //!
-//! Three kinds of role: `workload` (the run's workload's transactions, with parameters of its
+//! Four kinds of role: `workload` (the run's workload's transactions, with parameters of its
 //! own), `hold` (a read transaction that keeps its snapshot for a while, the cause of WAL
-//! starvation) and `checkpoint` (`PRAGMA wal_checkpoint(MODE)` from its own connection). A
+//! starvation), `checkpoint` (`PRAGMA wal_checkpoint(MODE)` from its own connection) and
+//! `sidecar` (an external command beside the trial, such as Litestream replicating it). A
 //! workload role's operations are recorded as `ROLE:OP`, so every per-operation statistic is
-//! per role; holds and checkpoints are recorded as [`CastEvents`] in the trial record. This is
+//! per role; holds, checkpoints and sidecars are recorded as [`CastEvents`] in the trial record. This is
 //! the data and its checks; the file it is read from is `bench::cast_file`'s, the driver that
 //! runs it `workload::load`'s.
 
@@ -49,6 +50,32 @@ pub struct Role {
     pub knobs: Vec<(String, String)>,
     #[serde(default, skip_serializing_if = "Schedule::is_always")]
     pub schedule: Schedule,
+    /// A sidecar role's command and grace period (none for every other kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sidecar: Option<SidecarCommand>,
+}
+
+/// What a sidecar role runs: an argument list (`{db}`: the trial database's path, `{scratch}`:
+/// the trial's scratch directory; nothing else substituted) started at the common start (or
+/// its `at`), and how long it has after SIGTERM before it is killed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SidecarCommand {
+    pub command: Vec<String>,
+    #[serde(with = "millis")]
+    pub grace: Duration,
+}
+
+impl SidecarCommand {
+    /// The default grace period after SIGTERM.
+    pub const GRACE: Duration = Duration::from_secs(5);
+
+    /// The command with `{db}` and `{scratch}` put in.
+    pub fn argv(&self, db: &str, scratch: &str) -> Vec<String> {
+        self.command
+            .iter()
+            .map(|a| a.replace("{db}", db).replace("{scratch}", scratch))
+            .collect()
+    }
 }
 
 fn is_threads(m: &ClientMode) -> bool {
@@ -69,6 +96,8 @@ pub enum RoleKind {
     Hold,
     /// `PRAGMA wal_checkpoint(MODE)` on the schedule.
     Checkpoint(CheckpointMode),
+    /// An external command beside the trial ([`SidecarCommand`]).
+    Sidecar,
 }
 
 impl RoleKind {
@@ -78,6 +107,7 @@ impl RoleKind {
             RoleKind::Workload => "workload",
             RoleKind::Hold => "hold",
             RoleKind::Checkpoint(_) => "checkpoint",
+            RoleKind::Sidecar => "sidecar",
         }
     }
 }
@@ -351,6 +381,15 @@ impl Cast {
                 }
                 RoleKind::Hold => format!("hold {}", r.schedule.describe()),
                 RoleKind::Checkpoint(m) => format!("checkpoint {} {}", m.name(), r.schedule.describe()),
+                RoleKind::Sidecar => {
+                    let command = r.sidecar.as_ref().map(|s| s.command.join(" ")).unwrap_or_default();
+                    let at = if r.schedule.at.is_zero() {
+                        String::new()
+                    } else {
+                        format!(" {}", r.schedule.describe())
+                    };
+                    format!("sidecar `{command}`{at}")
+                }
             };
             format!("{}: {what}", r.name)
         };
@@ -402,16 +441,19 @@ pub struct CastEvents {
     pub holds: Vec<Hold>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checkpoints: Vec<Checkpoint>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sidecars: Vec<SidecarRun>,
 }
 
 impl CastEvents {
     pub fn is_empty(&self) -> bool {
-        self.holds.is_empty() && self.checkpoints.is_empty()
+        self.holds.is_empty() && self.checkpoints.is_empty() && self.sidecars.is_empty()
     }
 
     pub fn absorb(&mut self, other: CastEvents) {
         self.holds.extend(other.holds);
         self.checkpoints.extend(other.checkpoints);
+        self.sidecars.extend(other.sidecars);
         self.holds.sort_by_key(|h| h.start_ms);
         self.checkpoints.sort_by_key(|c| c.t_ms);
     }
@@ -438,6 +480,24 @@ pub struct Checkpoint {
     pub log_frames: i64,
     pub checkpointed_frames: i64,
     pub duration_us: u64,
+}
+
+/// One sidecar's run beside a trial: its whole process tree's CPU and storage I/O from /proc,
+/// its exit status and how it was stopped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SidecarRun {
+    pub role: String,
+    pub pid: u32,
+    /// When it started, milliseconds after the measured start, and how long it ran.
+    pub start_ms: u64,
+    pub ran_ms: u64,
+    /// User and system CPU of its tree.
+    pub cpu_ms: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// `exit 0`, `signal 15 (SIGTERM)`.
+    pub exit: String,
+    pub stopped: crate::sys::sidecar::Stopped,
 }
 
 #[cfg(test)]
@@ -489,6 +549,7 @@ mod tests {
             params: Params::default(),
             knobs: Vec::new(),
             schedule,
+            sidecar: None,
         }
     }
 

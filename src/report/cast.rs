@@ -1,6 +1,8 @@
-//! What a cast's hold and checkpoint roles did, per configuration and role, over the measured
-//! trials: the table the terminal, the Markdown and the HTML page show below the operations
-//! (a workload role's own numbers are its `ROLE:OP` operations, in every other table).
+//! What a cast's hold, checkpoint and sidecar roles did, per configuration and role, over the
+//! measured trials: the table the terminal, the Markdown and the HTML page show below the
+//! operations (a workload role's own numbers are its `ROLE:OP` operations, in every other
+//! table). A sidecar's CPU and storage I/O (its whole process tree's) are two more columns,
+//! there only when a sidecar ran, so a table without one reads as before.
 
 use crate::model::cast::CastEvents;
 use crate::model::record::TrialRecord;
@@ -14,9 +16,22 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
     let mut measured: BTreeMap<usize, u64> = BTreeMap::new();
     for t in trials.iter().filter(|t| !t.warmup) {
         *measured.entry(t.config).or_default() += 1;
-        let Some(CastEvents { holds, checkpoints }) = &t.cast else {
+        let Some(CastEvents {
+            holds,
+            checkpoints,
+            sidecars,
+        }) = &t.cast
+        else {
             continue;
         };
+        for s in sidecars {
+            let a = by.entry((t.config, s.role.clone())).or_default();
+            a.sidecars += 1;
+            a.killed += u64::from(s.stopped == crate::sys::sidecar::Stopped::Kill);
+            a.cpu_ms += s.cpu_ms;
+            a.read_bytes += s.read_bytes;
+            a.write_bytes += s.write_bytes;
+        }
         for h in holds {
             let a = by.entry((t.config, h.role.clone())).or_default();
             a.holds += 1;
@@ -33,11 +48,31 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
     if by.is_empty() {
         return None;
     }
+    let with_sidecars = by.values().any(|a| a.sidecars > 0);
     let rows = by
         .into_iter()
         .map(|((config, role), mut a)| {
             let trials = measured.get(&config).copied().unwrap_or(1).max(1);
             let mut row = vec![config.to_string(), role];
+            if a.sidecars > 0 {
+                let per = |v: u64, unit: f64| format!("{:.2}", v as f64 / unit / trials as f64);
+                row.extend([
+                    if a.killed > 0 {
+                        format!("sidecar, {} killed", a.killed)
+                    } else {
+                        "sidecar".into()
+                    },
+                    a.sidecars.to_string(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    per(a.cpu_ms, 1000.0),
+                    format!("{}/{}", per(a.read_bytes, 1e6), per(a.write_bytes, 1e6)),
+                ]);
+                return row;
+            }
             if a.checkpoints.is_empty() {
                 row.extend([
                     "hold".into(),
@@ -63,24 +98,30 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
                     "-".into(),
                 ]);
             }
+            if with_sidecars {
+                row.extend(["-".into(), "-".into()]);
+            }
             row
         })
         .collect();
-    Some(ReportSection {
-        title: "roles beside the workload (measured trials; held s: per trial)".into(),
-        headers: vec![
-            "#",
-            "role",
-            "kind",
-            "count",
-            "busy",
-            "frames ckpt/log",
-            "p50 ms",
-            "max ms",
-            "held s",
-        ],
-        rows,
-    })
+    let mut headers = vec![
+        "#",
+        "role",
+        "kind",
+        "count",
+        "busy",
+        "frames ckpt/log",
+        "p50 ms",
+        "max ms",
+        "held s",
+    ];
+    let mut title = "roles beside the workload (measured trials; held s: per trial)".to_string();
+    if with_sidecars {
+        headers.extend(["cpu s", "read/write MB"]);
+        title =
+            "roles beside the workload (measured trials; held s, a sidecar's tree's cpu s and MB: per trial)".into();
+    }
+    Some(ReportSection { title, headers, rows })
 }
 
 #[derive(Default)]
@@ -92,6 +133,11 @@ struct Acts {
     busy: u64,
     log_frames: u64,
     checkpointed: u64,
+    sidecars: u64,
+    killed: u64,
+    cpu_ms: u64,
+    read_bytes: u64,
+    write_bytes: u64,
 }
 
 #[cfg(test)]
@@ -118,6 +164,7 @@ mod tests {
                     end_ms: 500,
                 }],
                 checkpoints: vec![ckpt(false, 1000), ckpt(true, 3000), ckpt(false, 2000)],
+                ..Default::default()
             }),
             ..Default::default()
         };
@@ -129,5 +176,53 @@ mod tests {
             ["0", "ckpt", "checkpoint", "6", "2", "48/60", "2.00", "3.00", "-"]
         );
         assert_eq!(s.rows[1], ["0", "holder", "hold", "2", "-", "-", "-", "-", "0.5"]);
+        assert_eq!(s.headers.len(), 9, "no sidecar, no sidecar columns");
+    }
+
+    #[test]
+    fn a_sidecars_cpu_and_io_are_given_per_trial_and_a_kill_is_said() {
+        let run = |stopped, cpu_ms| crate::model::cast::SidecarRun {
+            role: "litestream".into(),
+            pid: 7,
+            start_ms: 0,
+            ran_ms: 2000,
+            cpu_ms,
+            read_bytes: 1_000_000,
+            write_bytes: 3_000_000,
+            exit: "exit 0".into(),
+            stopped,
+        };
+        let trial = |stopped, cpu_ms| TrialRecord {
+            cast: Some(CastEvents {
+                holds: vec![Hold {
+                    role: "holder".into(),
+                    start_ms: 0,
+                    end_ms: 500,
+                }],
+                sidecars: vec![run(stopped, cpu_ms)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        use crate::sys::sidecar::Stopped;
+        let s = section(&[trial(Stopped::Term, 100), trial(Stopped::Kill, 300)]).unwrap();
+        assert_eq!(s.headers.len(), 11);
+        assert_eq!(
+            s.rows[1],
+            [
+                "0",
+                "litestream",
+                "sidecar, 1 killed",
+                "2",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                "0.20",
+                "1.00/3.00"
+            ]
+        );
+        assert_eq!(s.rows[0][9..], ["-", "-"], "a hold has no cpu column of its own");
     }
 }

@@ -417,6 +417,7 @@ mod tests {
             cast: Some(CastEvents {
                 holds,
                 checkpoints: vec![checkpoint(busy), checkpoint(false)],
+                ..CastEvents::default()
             }),
             ..TrialRecord::default()
         };

@@ -9,6 +9,10 @@ use std::path::Path;
 /// record lists), as `litebench cleanup` would.
 pub fn undo_dead_runs(dir: Option<&Path>) {
     let base = dir.unwrap_or(Path::new(crate::sys::scratch::DEFAULT_DIR));
+    // A sidecar a killed run left running is stopped first: it may hold the files below open.
+    for line in crate::sys::sidecar::stop_leftovers(base) {
+        crate::errln!("cleaned up after a killed run: {line}");
+    }
     if !fsmount::has_run_dirs(base) {
         return;
     }

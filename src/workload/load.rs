@@ -29,6 +29,7 @@
 //! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
 mod roles;
+mod sidecar;
 
 use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};

@@ -123,6 +123,21 @@ pub struct Trial<'a> {
     /// The trial database's files, read at every interval of the series (`None`: a server's
     /// database, or a client process, whose driver reads them).
     pub files: Option<&'a crate::sys::dbfiles::DbFiles>,
+    /// Where the trial's database lives, for what a cast runs beside it (a sidecar's `{db}`
+    /// and `{scratch}`); `None` outside the runner and for a server's database.
+    pub place: Option<Place<'a>>,
+}
+
+/// A trial database's place on disk.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    /// The database file.
+    pub db: &'a std::path::Path,
+    /// The trial's scratch directory (the run's directory the database is in).
+    pub scratch: &'a std::path::Path,
+    /// The scratch base directory (`--dir`), where records of what must not outlive litebench
+    /// are kept for the next run and `cleanup`.
+    pub base: &'a std::path::Path,
 }
 
 impl<'a> Trial<'a> {
@@ -140,6 +155,7 @@ impl<'a> Trial<'a> {
             watch: None,
             name: "",
             files: None,
+            place: None,
         }
     }
 }

@@ -39,6 +39,7 @@ mod report;
 mod reproduce;
 mod script;
 mod side_files;
+mod sidecar;
 mod ssb_gen;
 mod store;
 mod store_locks;

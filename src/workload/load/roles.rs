@@ -13,7 +13,7 @@
 //! A hold begins a transaction and reads the schema, which takes its snapshot (in WAL mode, a
 //! read mark that keeps a checkpoint from resetting the WAL past it), keeps it for the
 //! schedule's `for`, then commits. A checkpoint runs `PRAGMA wal_checkpoint(MODE)` and keeps
-//! its row and its duration.
+//! its row and its duration. A sidecar runs its command beside them (`load::sidecar`).
 
 use super::{
     first_error, panicked, record_series_and_interval, sample, wait_until, Buckets, RoleSeat, Seat, Shared,
@@ -157,6 +157,10 @@ pub(super) fn drive(
             .filter(|r| r.kind != RoleKind::Workload)
             .map(|role| {
                 let (shared, done) = (&shared, &clients_done);
+                if role.kind == RoleKind::Sidecar {
+                    let file = cast.file.as_str();
+                    return scope.spawn(move || super::sidecar::run(role, file, trial, shared, done));
+                }
                 scope.spawn(move || act(role, trial, shared, done))
             })
             .collect();
@@ -307,13 +311,14 @@ fn act(role: &Role, trial: &Trial<'_>, shared: &Shared<'_>, done: &AtomicBool) -
                 });
             }
             RoleKind::Workload => unreachable!("workload roles run the client loop"),
+            RoleKind::Sidecar => unreachable!("a sidecar runs in load::sidecar"),
         }
     }
     Ok(events)
 }
 
 /// Waits until `t`, or until the workload roles end or the trial stops.
-fn wait_while(t: Instant, shared: &Shared<'_>, done: &AtomicBool) {
+pub(super) fn wait_while(t: Instant, shared: &Shared<'_>, done: &AtomicBool) {
     while Instant::now() < t && !done.load(Ordering::Relaxed) && !shared.halted() {
         wait_until(t.min(Instant::now() + Duration::from_millis(20)), shared.stop);
     }

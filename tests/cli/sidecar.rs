@@ -1,0 +1,253 @@
+//! A cast's sidecar role: Litestream (built by tests/sidecar/fetch-litestream.sh) replicating
+//! the trial database beside a writer, its process tree's CPU recorded and nothing of it left
+//! running; a sidecar stopped by SIGTERM, one that ignores it killed after its grace (said), one
+//! that exits at once failing the trial in one line, a program that cannot run refused before
+//! anything runs, and one a `kill -9`ed litebench left stopped by `cleanup`.
+
+use crate::common::*;
+use crate::support::in_ci;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Litestream as CI builds it: `LITEBENCH_LITESTREAM`, or the pinned version in litebench's
+/// cache. Skipped locally where missing; a failure in CI.
+fn litestream() -> Option<PathBuf> {
+    let path = std::env::var_os("LITEBENCH_LITESTREAM")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let root = litebench::sys::cachedir::root().ok()?;
+            Some(root.join("litestream/v0.5.17/bin/litestream"))
+        })
+        .filter(|p| p.is_file());
+    if path.is_none() {
+        assert!(
+            !in_ci(),
+            "Litestream is missing: .ci/run must run tests/sidecar/fetch-litestream.sh \"$LITEBENCH_CACHE\" before the tests"
+        );
+        eprintln!("skipping: no Litestream (bash tests/sidecar/fetch-litestream.sh \"$LITEBENCH_CACHE\")");
+    }
+    path
+}
+
+/// A cast of a writer at 100 tx/s and a sidecar role running `command` with `extra` keys.
+fn cast(sb: &Sandbox, command: &[&str], extra: &str) -> String {
+    let words: Vec<String> = command.iter().map(|w| format!("{w:?}")).collect();
+    let text = format!(
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 100\nparams = {{ workload = \"a\" }}\n\n\
+         [[role]]\nname = \"side\"\nkind = \"sidecar\"\ncommand = [{}]\n{extra}",
+        words.join(", ")
+    );
+    let path = sb.root().join("cast.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn run(sb: &Sandbox, file: &str, duration: &str) -> std::process::Output {
+    output(&mut sb.run(&[
+        "ycsb",
+        "--cast",
+        file,
+        "--param",
+        "records=200",
+        "--param",
+        &format!("duration={duration}"),
+        "--knob",
+        "journal_mode=wal",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+}
+
+/// The trial's sidecar record.
+fn sidecar(out: &std::process::Output) -> serde_json::Value {
+    json(out)["trials"][0]["cast"]["sidecars"][0].clone()
+}
+
+/// Processes whose executable is `exe`.
+fn running(exe: &Path) -> Vec<u32> {
+    let exe = exe.canonicalize().unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe))
+        .collect()
+}
+
+fn files_under(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .map(|e| if e.path().is_dir() { files_under(&e.path()) } else { 1 })
+            .sum()
+    })
+}
+
+#[test]
+fn litestream_replicates_beside_a_writer_with_its_cpu_recorded_and_none_left_running() {
+    let Some(ls) = litestream() else { return };
+    let sb = Sandbox::new();
+    let ls_text = ls.display().to_string();
+    let file = cast(&sb, &[&ls_text, "replicate", "{db}", "file://{scratch}/replica"], "");
+    let out = run(&sb, &file, "2s");
+    assert_success(&out);
+    let s = sidecar(&out);
+    assert_eq!(s["role"], "side");
+    assert_eq!(s["stopped"], "term", "{s}");
+    assert!(s["cpu_ms"].as_u64().unwrap() > 0, "its CPU: {s}");
+    assert!(s["ran_ms"].as_u64().unwrap() >= 1500, "{s}");
+    let replicas: Vec<PathBuf> = std::fs::read_dir(sb.scratch())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("replica"))
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(replicas.len(), 1, "the trial's scratch directory holds the replica");
+    assert!(files_under(&replicas[0]) > 0, "Litestream replicated into it");
+    assert_eq!(running(&ls), Vec::<u32>::new(), "no Litestream left running");
+}
+
+#[test]
+fn a_sidecar_stops_on_sigterm_and_one_that_ignores_it_is_killed_after_its_grace_and_said() {
+    let sb = Sandbox::new();
+    let file = cast(&sb, &["sleep", "1000"], "");
+    let out = run(&sb, &file, "1s");
+    assert_success(&out);
+    let s = sidecar(&out);
+    assert_eq!(
+        (s["stopped"].as_str(), s["exit"].as_str()),
+        (Some("term"), Some("signal 15 (SIGTERM)"))
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("SIGKILL"));
+
+    let sb = Sandbox::new();
+    let file = cast(&sb, &["sh", "-c", "trap '' TERM; sleep 1000"], "grace = \"300ms\"\n");
+    let t0 = Instant::now();
+    let out = run(&sb, &file, "1s");
+    assert_success(&out);
+    let s = sidecar(&out);
+    assert_eq!(s["stopped"], "kill", "{s}");
+    assert!(s["exit"].as_str().unwrap().contains("SIGKILL"), "{s}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = stderr.lines().filter(|l| l.contains("was killed")).collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(
+        said[0].starts_with("warning: --cast ")
+            && said[0].contains("role \"side\": the sidecar (pid ")
+            && said[0].contains("was still running 300 ms after SIGTERM and was killed (SIGKILL)"),
+        "{}",
+        said[0]
+    );
+    assert!(t0.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn a_sidecar_that_exits_at_once_fails_the_trial_in_one_line_with_its_status_and_last_line() {
+    let sb = Sandbox::new();
+    let file = cast(
+        &sb,
+        &["sh", "-c", "echo starting; echo 'cannot open replica' >&2; exit 3"],
+        "",
+    );
+    let out = run(&sb, &file, "1s");
+    let line = assert_run_error_line(
+        &out,
+        &[
+            "role \"side\": the sidecar `sh -c",
+            "exited at once (exit 3, within 200 ms of its start); its last line: cannot open replica",
+        ],
+    );
+    assert!(line.starts_with(&format!("error: --cast {file}: role")), "{line}");
+}
+
+#[test]
+fn a_sidecar_program_that_is_not_executable_is_refused_before_anything_runs() {
+    let sb = Sandbox::new();
+    let script = sb.root().join("replicate.sh");
+    std::fs::write(&script, "#!/bin/sh\nsleep 1000\n").unwrap();
+    let script = script.display().to_string();
+    let file = cast(&sb, &[&script, "{db}"], "");
+    let out = run(&sb, &file, "1s");
+    assert_eq!(out.status.code(), Some(2));
+    assert_error_line(
+        &out,
+        &[&format!(
+            "--cast {file}: role \"side\": command: \"{script}\" is not executable; chmod +x it, or give an executable program"
+        )],
+    );
+    assert!(!sb.results().exists(), "nothing ran, nothing stored");
+}
+
+/// The sidecar's own `sh` dies with litebench (its death signal); the `sleep` it started stays
+/// in its process group until `cleanup` finds the record and stops it.
+#[test]
+fn what_a_kill_9ed_run_left_of_a_sidecar_is_stopped_by_cleanup() {
+    let sb = Sandbox::new();
+    let file = cast(&sb, &["sh", "-c", "sleep 1000 & wait"], "");
+    let mut child = sb
+        .run_std(&[
+            "ycsb",
+            "--cast",
+            &file,
+            "--param",
+            "records=200",
+            "--param",
+            "duration=60s",
+            "--knob",
+            "journal_mode=wal",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start litebench");
+    let records = sb.scratch().join("litebench-sidecars");
+    let t0 = Instant::now();
+    let record = loop {
+        let found = std::fs::read_dir(&records)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map(|e| e.path());
+        if let Some(r) = found.filter(|r| std::fs::read_to_string(r).is_ok_and(|t| t.ends_with('}'))) {
+            break r;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "no sidecar record appeared");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let rec: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let pgid = rec["sidecar"]["pid"].as_u64().unwrap() as i32;
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let group = || litebench::sys::proctree::members(pgid as u32).len() - 1;
+    let t0 = Instant::now();
+    while litebench::sys::owner::start_time(pgid as u32).is_some() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(group(), 1, "its sleep outlived litebench and the sidecar's sh");
+    let out = output(
+        sb.litebench()
+            .args(["cleanup", "--dir", &sb.scratch().display().to_string()]),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("stopped: sidecar of role \"side\" (pid {pgid}, sh -c sleep 1000 & wait: 1 process(es) of its group still running) a killed run left running")),
+        "{stdout}"
+    );
+    let t0 = Instant::now();
+    while group() > 0 && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(group(), 0, "nothing of the sidecar is left");
+    assert!(!record.exists());
+}
