@@ -134,6 +134,12 @@ pub struct RunArgs {
     /// page cache then behave as between processes); `threads,processes` compares both
     #[arg(long, value_name = "MODE[,MODE...]", default_value = "threads", value_parser = parse_client_modes)]
     pub client_mode: Axis<crate::model::load::ClientMode>,
+    /// With several clients: `per-client` (default), each client its own connection, or
+    /// `shared`, every client on one connection behind a mutex, held for each whole
+    /// transaction, as an application with one connection runs (SQLite engines, client threads
+    /// only); `per-client,shared` compares both
+    #[arg(long, value_name = "HOW[,HOW...]", default_value = "per-client", value_parser = parse_connections)]
+    pub connections: Axis<crate::model::load::Connections>,
     /// Open loop: start transactions on a schedule at TPS per second over all clients, and
     /// measure each one's latency from its intended start (so a stall counts against every
     /// transaction queued behind it); several values (`100,300,1000`) sweep the offered rate.
@@ -249,6 +255,14 @@ fn parse_client_modes(s: &str) -> Result<Axis<crate::model::load::ClientMode>, S
     })
 }
 
+/// Parses `--connections HOW[,HOW...]`.
+fn parse_connections(s: &str) -> Result<Axis<crate::model::load::Connections>, String> {
+    use clap::ValueEnum;
+    parse_list(s, "--connections", "per-client,shared", |p| {
+        crate::model::load::Connections::from_str(p, true).map_err(|_| "give per-client or shared".to_string())
+    })
+}
+
 /// Parses `--rate TPS[,TPS...]`.
 fn parse_rates(s: &str) -> Result<Axis<f64>, String> {
     parse_list(s, "--rate", "100,300,1000", parse_rate)
@@ -257,7 +271,7 @@ fn parse_rates(s: &str) -> Result<Axis<f64>, String> {
 /// A flag that takes one value: a list is refused with the flags that do sweep.
 fn one_value(s: &str) -> Result<&str, String> {
     match s.contains(',') {
-        true => Err("takes one value, not a list (only --clients, --rate and --client-mode sweep); give one value, or run once per value".into()),
+        true => Err("takes one value, not a list (only --clients, --rate, --client-mode and --connections sweep); give one value, or run once per value".into()),
         false => Ok(s),
     }
 }

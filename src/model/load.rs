@@ -45,6 +45,33 @@ impl ClientMode {
     }
 }
 
+/// Whose connection a trial's clients run on (`--connections`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Connections {
+    /// Every client its own connection.
+    #[default]
+    PerClient,
+    /// Every client on one connection behind a mutex, each holding it for a whole transaction,
+    /// as an application with one connection runs (several Rust and Node wrappers do so
+    /// without saying it): the clients' transactions run one at a time.
+    Shared,
+}
+
+impl Connections {
+    pub fn is_per_client(&self) -> bool {
+        *self == Connections::PerClient
+    }
+
+    /// `--connections`' word for it (`per-client`, `shared`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Connections::PerClient => "per-client",
+            Connections::Shared => "shared",
+        }
+    }
+}
+
 /// How the clients of a trial generate load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadShape {
@@ -69,6 +96,10 @@ pub struct LoadShape {
     /// Threads or processes; absent from manifests of runs with threads.
     #[serde(default, skip_serializing_if = "ClientMode::is_threads")]
     pub client_mode: ClientMode,
+    /// A connection per client, or one shared by all; absent from manifests of runs with a
+    /// connection per client (every run before `--connections`).
+    #[serde(default, skip_serializing_if = "Connections::is_per_client")]
+    pub connections: Connections,
     /// A point of a sweep (`--clients 1,2,4`, `--rate`, `--client-mode` with several values):
     /// the load driver runs it even with one client in a closed loop, so that every point of
     /// the curve is measured the same way. Absent from manifests of runs without a sweep.
@@ -101,6 +132,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     max_tries: 1,
     interval_ms: 1000,
     client_mode: ClientMode::Threads,
+    connections: Connections::PerClient,
     sweep: false,
     progress: false,
     cast: None,
@@ -130,6 +162,11 @@ impl LoadShape {
         self.client_mode == ClientMode::Processes && self.clients > 1
     }
 
+    /// Several clients on one connection (`--connections shared`).
+    pub fn shares_connection(&self) -> bool {
+        self.connections == Connections::Shared && self.clients > 1
+    }
+
     /// Open loop (a target rate).
     pub fn open(&self) -> bool {
         self.rate.is_some()
@@ -153,6 +190,8 @@ impl LoadShape {
             "1 client".to_string()
         } else if self.processes() {
             format!("{} client processes", self.clients)
+        } else if self.shares_connection() {
+            format!("{} clients on one shared connection", self.clients)
         } else {
             format!("{} clients", self.clients)
         };
@@ -222,6 +261,13 @@ mod tests {
             ..LoadShape::default()
         };
         assert_eq!(processes.describe(), "closed loop, 3 client processes");
+        let shared = LoadShape {
+            clients: 4,
+            connections: Connections::Shared,
+            ..LoadShape::default()
+        };
+        assert_eq!(shared.describe(), "closed loop, 4 clients on one shared connection");
+        assert!(shared.shares_connection() && !open.shares_connection());
         assert!(processes.processes() && !open.processes());
         assert_eq!(duration_text(250_000), "250 us");
         assert_eq!(duration_text(1_500), "1500 ns");

@@ -29,6 +29,7 @@
 //! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
 mod roles;
+mod shared_connection;
 
 use super::{Trial, WorkloadError};
 use crate::engines::{Connection, EngineError, ErrorKind};
@@ -182,6 +183,9 @@ pub struct Seat<'s, 'a> {
     /// A cast's workload role this client plays ([`roles`]); none: one of the trial's
     /// identical clients.
     role: Option<RoleSeat<'s>>,
+    /// The lock held for each whole transaction where the clients share one connection
+    /// ([`shared_connection`]); none: a connection of its own.
+    serial: Option<&'s std::sync::Mutex<()>>,
 }
 
 /// What a client of a cast's workload role runs with instead of the trial's: the role's load
@@ -832,6 +836,7 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
         rec,
         buckets,
         role,
+        serial,
     } = seat;
     let (shape, params, seed) = match role {
         Some(r) => (r.shape, r.params, r.seed),
@@ -845,7 +850,46 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
             Ok(_) => Err(WorkloadError::Interrupted),
         };
     };
-    let mut client = made?;
+    let client = made?;
+    let ran = Ran {
+        index,
+        trial,
+        shared,
+        shape,
+        clients,
+        seed,
+        start,
+    };
+    match serial {
+        None => run_made(client, &ran, rec, buckets),
+        Some(lock) => run_made(shared_connection::Serialized { inner: client, lock }, &ran, rec, buckets),
+    }
+}
+
+/// What [`run_made`] runs a client with, fixed when the clients meet at the common start.
+struct Ran<'r, 'a> {
+    index: u32,
+    trial: &'r Trial<'a>,
+    shared: &'r Shared<'a>,
+    shape: &'r LoadShape,
+    clients: u32,
+    seed: u64,
+    start: Instant,
+}
+
+/// Runs a client made and started (see [`client_loop`]) in the loop compiled for what this
+/// trial needs: its stream type `C` is the workload's, or the workload's held to one
+/// transaction at a time on a shared connection.
+fn run_made<C: Client>(mut client: C, ran: &Ran<'_, '_>, rec: &mut Recorder, buckets: &mut Buckets) -> Result<(), WorkloadError> {
+    let Ran {
+        index,
+        trial,
+        shared,
+        shape,
+        clients,
+        seed,
+        start,
+    } = *ran;
     let hooks = client.hooks();
     if !shared.series {
         buckets.switch_off();
@@ -893,10 +937,10 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
         !shared.series && !shared.phased && schedule.is_none() && hooks == Hooks::default() && shape.windows.is_none();
     let last_end_ns = match (full, shared.phased) {
         _ if plain => run_interval(c, &course, shared, rec),
-        (false, false) => run_stream::<S::Client<'_>, false, false>(c, &course, schedule, shared, rec, buckets),
+        (false, false) => run_stream::<C, false, false>(c, &course, schedule, shared, rec, buckets),
         (false, true) => run_phased(c, &course, shared, rec).map(|()| 0),
-        (true, false) => run_stream::<S::Client<'_>, true, false>(c, &course, schedule, shared, rec, buckets),
-        (true, true) => run_stream::<S::Client<'_>, true, true>(c, &course, schedule, shared, rec, buckets),
+        (true, false) => run_stream::<C, true, false>(c, &course, schedule, shared, rec, buckets),
+        (true, true) => run_stream::<C, true, true>(c, &course, schedule, shared, rec, buckets),
     }?;
     shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
     if trial.stop.load(Ordering::Relaxed) {
@@ -1410,6 +1454,13 @@ pub fn drive(
     let counters = rec.counters();
     let clients_done = AtomicBool::new(false);
     let mut more_io = Vec::new();
+    // `--connections shared`: every client, client 0 included, on the trial's connection.
+    let (one, alone) = match shape.shares_connection() {
+        true => (Some(shared_connection::SharedConnection::new(conn)?), None),
+        false => (None, Some(conn)),
+    };
+    let one = one.as_ref();
+    let serial = one.map(shared_connection::SharedConnection::transaction_lock);
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
         // A phase-timed trial has no series, and no progress lines (as its phases never had).
@@ -1442,6 +1493,21 @@ pub fn drive(
             let shared = &shared;
             let connector = trial.connector;
             handles.push(scope.spawn(move || {
+                if let Some(one) = one {
+                    let seat = Seat {
+                        index,
+                        trial,
+                        shared,
+                        rec: &mut own,
+                        buckets: &mut buckets,
+                        role: None,
+                        serial,
+                    };
+                    let ran = tx.run_client(&mut one.lend(), seat);
+                    own.leave_thread();
+                    shared.loop_ended();
+                    return (ran, own, buckets);
+                }
                 let result = match connector.open() {
                     Ok(mut c) => {
                         // Dropped before the connection: its statements are interrupted on a
@@ -1454,6 +1520,7 @@ pub fn drive(
                             rec: &mut own,
                             buckets: &mut buckets,
                             role: None,
+                            serial: None,
                         };
                         let ran = tx.run_client(c.as_mut(), seat);
                         own.leave_thread();
@@ -1477,6 +1544,13 @@ pub fn drive(
             rec,
             buckets: &mut series,
             role: None,
+            serial,
+        };
+        let mut lent = one.map(shared_connection::SharedConnection::lend);
+        let conn: &mut dyn Connection = match (lent.as_mut(), alone) {
+            (Some(l), _) => l,
+            (None, Some(c)) => c,
+            (None, None) => unreachable!("the trial's connection is client 0's or the shared one"),
         };
         let mut results = vec![tx.run_client(conn, seat)];
         shared.loop_ended();
@@ -1690,6 +1764,7 @@ pub fn serve(
             rec: &mut rec,
             buckets: &mut buckets,
             role: None,
+            serial: None,
         };
         let result = tx.run_client(conn, seat);
         done.store(true, Ordering::Relaxed);

@@ -244,6 +244,7 @@ fn client(
                     params: &play.params,
                     seed: play.seed(trial, index),
                 }),
+                serial: None,
             };
             let result = tx.run_client(c.as_mut(), seat);
             own.leave_thread();
