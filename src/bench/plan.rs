@@ -253,6 +253,7 @@ fn shape_at(
             .latency_limit
             .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
         max_tries: args.max_tries,
+        retry_backoff: args.retry_backoff,
         interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
         client_mode,
         connections,
@@ -301,6 +302,12 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
         None => vec![None],
         Some(r) => r.0.iter().copied().map(Some).collect(),
     };
+    if !args.retry_backoff.is_none() && args.max_tries < 2 {
+        return Err(Failure(format!(
+            "--retry-backoff: with --max-tries {} no transaction is tried again, so nothing would wait; give --max-tries 2 or more, or leave out --retry-backoff",
+            args.max_tries
+        )));
+    }
     let sweep = args.clients.sweeps() || args.client_mode.sweeps() || args.connections.sweeps() || rates.len() > 1;
     if let Some(path) = &args.cast {
         let shape = shape_at(

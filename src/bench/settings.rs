@@ -158,6 +158,12 @@ pub struct RunArgs {
     /// deadlock) before it counts as failed; 1: no retry
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_max_tries)]
     pub max_tries: u32,
+    /// With `--max-tries` 2 or more: the wait before each retry of a transaction that met a
+    /// lock: `none` (default, at once), `fixed:DURATION` (`fixed:5ms`), or `exp:MIN..MAX`
+    /// doubling from MIN up to MAX, `exp:MIN..MAX,jitter` each wait drawn between zero and that
+    /// (seeded)
+    #[arg(long, value_name = "BACKOFF", default_value = "none", value_parser = parse_retry_backoff)]
+    pub retry_backoff: crate::model::backoff::Backoff,
     /// With several clients or a rate: the length of each interval of the trial's time series
     /// (counts, latency percentiles and I/O per interval), e.g. `500ms`
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]
@@ -288,6 +294,11 @@ fn parse_max_tries(s: &str) -> Result<u32, String> {
         Ok(n) if (1..=1000).contains(&n) => Ok(n),
         _ => Err("give a number of tries from 1 to 1000 (1: no retry)".into()),
     }
+}
+
+/// Parses `--retry-backoff none|fixed:DUR|exp:MIN..MAX[,jitter]`.
+fn parse_retry_backoff(s: &str) -> Result<crate::model::backoff::Backoff, String> {
+    crate::model::backoff::Backoff::parse(s).map_err(|e| e.to_string())
 }
 
 /// Parses `--rate TPS`: a positive, finite rate a clock can keep to.

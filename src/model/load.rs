@@ -90,6 +90,10 @@ pub struct LoadShape {
     /// Tries of a transaction that met a lock (SQLITE_BUSY and its kin) before it counts as
     /// failed: 1 is no retry.
     pub max_tries: u32,
+    /// The wait before each retry (`--retry-backoff`); absent from manifests of runs without
+    /// one (every run before it: retries at once).
+    #[serde(default, skip_serializing_if = "super::backoff::Backoff::is_none")]
+    pub retry_backoff: super::backoff::Backoff,
     /// Length of one interval of the trial's time series, milliseconds.
     #[serde(default = "one_second")]
     pub interval_ms: u64,
@@ -130,6 +134,7 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     arrival: Arrival::Poisson,
     latency_limit_ns: None,
     max_tries: 1,
+    retry_backoff: super::backoff::Backoff::None,
     interval_ms: 1000,
     client_mode: ClientMode::Threads,
     connections: Connections::PerClient,
@@ -181,9 +186,7 @@ impl LoadShape {
     pub fn describe(&self) -> String {
         if let Some(cast) = &self.cast {
             let mut s = cast.describe();
-            if self.max_tries > 1 {
-                s += &format!(", up to {} tries", self.max_tries);
-            }
+            s += &self.tries_text();
             return s;
         }
         let clients = if self.clients == 1 {
@@ -209,8 +212,19 @@ impl LoadShape {
         if let Some(l) = self.latency_limit_ns {
             s += &format!(", latency limit {}", duration_text(l));
         }
-        if self.max_tries > 1 {
-            s += &format!(", up to {} tries", self.max_tries);
+        s += &self.tries_text();
+        s
+    }
+
+    /// `, up to 3 tries` and the wait before each retry where there is one (`, up to 3 tries,
+    /// backoff exponential 1 ms..100 ms with jitter`); nothing with one try.
+    fn tries_text(&self) -> String {
+        if self.max_tries < 2 {
+            return String::new();
+        }
+        let mut s = format!(", up to {} tries", self.max_tries);
+        if !self.retry_backoff.is_none() {
+            s += &format!(", backoff {}", self.retry_backoff.describe());
         }
         s
     }
@@ -261,6 +275,13 @@ mod tests {
             ..LoadShape::default()
         };
         assert_eq!(processes.describe(), "closed loop, 3 client processes");
+        let backoff = LoadShape {
+            clients: 2,
+            max_tries: 5,
+            retry_backoff: crate::model::backoff::Backoff::Fixed { wait_ns: 2_000_000 },
+            ..LoadShape::default()
+        };
+        assert_eq!(backoff.describe(), "closed loop, 2 clients, up to 5 tries, backoff fixed 2 ms");
         let shared = LoadShape {
             clients: 4,
             connections: Connections::Shared,
