@@ -589,6 +589,7 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
         r.kind != crate::model::cast::RoleKind::Workload
             || !r.knobs.is_empty()
             || r.mode == crate::model::load::ClientMode::Processes
+            || r.connections == crate::model::load::Connections::Shared
     });
     if let Some(role) = needs {
         for (i, c) in choices.iter().enumerate() {
@@ -598,6 +599,8 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
             let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
             let what = if role.kind != crate::model::cast::RoleKind::Workload {
                 format!("kind {}", role.kind.name())
+            } else if role.connections == crate::model::load::Connections::Shared {
+                "connections \"shared\" (one connection used by several threads)".to_string()
             } else if role.knobs.is_empty() {
                 "mode \"processes\" (a client process opens the database file itself)".to_string()
             } else {
