@@ -118,10 +118,7 @@ mod tests {
     #[test]
     fn backoffs_parse_and_say_what_they_are() {
         assert_eq!(Backoff::parse("none"), Ok(Backoff::None));
-        assert_eq!(
-            Backoff::parse("fixed:5ms"),
-            Ok(Backoff::Fixed { wait_ns: 5_000_000 })
-        );
+        assert_eq!(Backoff::parse("fixed:5ms"), Ok(Backoff::Fixed { wait_ns: 5_000_000 }));
         let exp = Backoff::parse("exp:1ms..100ms,jitter").unwrap();
         assert_eq!(
             exp,

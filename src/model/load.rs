@@ -281,7 +281,10 @@ mod tests {
             retry_backoff: crate::model::backoff::Backoff::Fixed { wait_ns: 2_000_000 },
             ..LoadShape::default()
         };
-        assert_eq!(backoff.describe(), "closed loop, 2 clients, up to 5 tries, backoff fixed 2 ms");
+        assert_eq!(
+            backoff.describe(),
+            "closed loop, 2 clients, up to 5 tries, backoff fixed 2 ms"
+        );
         let shared = LoadShape {
             clients: 4,
             connections: Connections::Shared,

@@ -891,7 +891,12 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
     };
     match serial {
         None => run_made(client, &ran, rec, buckets),
-        Some(lock) => run_made(shared_connection::Serialized { inner: client, lock }, &ran, rec, buckets),
+        Some(lock) => run_made(
+            shared_connection::Serialized { inner: client, lock },
+            &ran,
+            rec,
+            buckets,
+        ),
     }
 }
 
@@ -909,7 +914,12 @@ struct Ran<'r, 'a> {
 /// Runs a client made and started (see [`client_loop`]) in the loop compiled for what this
 /// trial needs: its stream type `C` is the workload's, or the workload's held to one
 /// transaction at a time on a shared connection.
-fn run_made<C: Client>(mut client: C, ran: &Ran<'_, '_>, rec: &mut Recorder, buckets: &mut Buckets) -> Result<(), WorkloadError> {
+fn run_made<C: Client>(
+    mut client: C,
+    ran: &Ran<'_, '_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+) -> Result<(), WorkloadError> {
     let Ran {
         index,
         trial,
@@ -2015,7 +2025,7 @@ mod tests {
         fn budget(&self, _: &Params) -> Budget {
             Budget::Count(1)
         }
-        fn client<'c>(&self, _: &'c mut dyn Connection, _: u32, _: u32, _: u64, _: &Params) -> Result<Busy, WorkloadError> {
+        fn client(&self, _: &mut dyn Connection, _: u32, _: u32, _: u64, _: &Params) -> Result<Busy, WorkloadError> {
             Ok(Busy { tries: 0 })
         }
     }

@@ -329,7 +329,10 @@ fn shared_connections_run_the_clients_one_transaction_at_a_time_on_one_connectio
     };
     let (per_client_busy, _) = busy(0);
     let (shared_busy, shared_ok) = busy(1);
-    assert!(per_client_busy > 0, "four writers on their own connections never met a lock");
+    assert!(
+        per_client_busy > 0,
+        "four writers on their own connections never met a lock"
+    );
     assert_eq!((shared_busy, shared_ok), (0, 2000), "one shared connection met a lock");
     let text = stdout(&output(&mut sb.show(&["--all"])));
     assert!(text.contains("swept: connections per-client,shared"), "{text}");

@@ -15,11 +15,11 @@
 //! schedule's `for`, then commits. A checkpoint runs `PRAGMA wal_checkpoint(MODE)` and keeps
 //! its row and its duration.
 
+use super::shared_connection::SharedConnection;
 use super::{
     first_error, panicked, record_series_and_interval, sample, wait_until, Buckets, RoleSeat, Seat, Shared,
     Transactions,
 };
-use super::shared_connection::SharedConnection;
 use crate::engines::{Connection, ErrorKind};
 use crate::model::cast::{Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind};
 use crate::model::load::{ClientMode, Connections, LoadShape};
