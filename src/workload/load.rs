@@ -824,8 +824,9 @@ struct Course {
     limit: Option<Duration>,
     max_tries: u32,
     hooks: Hooks,
-    /// The waits before retries ([`Waits`]).
-    waits: std::cell::RefCell<Waits>,
+    /// The waits before retries ([`Waits`]): boxed, so that the loop's own state stays as
+    /// small as before `--retry-backoff`.
+    waits: Box<std::cell::RefCell<Waits>>,
 }
 
 /// The waits before one client's retries: its load shape's backoff, and where it has jitter,
@@ -956,7 +957,7 @@ fn run_made<C: Client>(
         limit: shape.latency_limit(),
         max_tries: shape.max_tries.max(1),
         hooks,
-        waits: std::cell::RefCell::new(Waits::new(shape.retry_backoff, seed)),
+        waits: Box::new(std::cell::RefCell::new(Waits::new(shape.retry_backoff, seed))),
     };
     let schedule = shape
         .rate
