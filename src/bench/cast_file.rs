@@ -32,7 +32,7 @@
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
 use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand};
 use crate::model::knob::find_spec;
-use crate::model::load::{Arrival, ClientMode, MAX_CLIENTS, MAX_RATE};
+use crate::model::load::{Arrival, ClientMode, Connections, MAX_CLIENTS, MAX_RATE};
 use crate::model::params::{parse_duration, Params, MAX_DURATION};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -43,6 +43,7 @@ const COMMON: &[&str] = &["name", "kind"];
 const WORKLOAD_KEYS: &[&str] = &[
     "clients",
     "mode",
+    "connections",
     "rate",
     "arrival",
     "params",
@@ -108,6 +109,7 @@ struct RoleFile {
     kind: String,
     clients: Option<u32>,
     mode: Option<ClientMode>,
+    connections: Option<Connections>,
     rate: Option<f64>,
     arrival: Option<Arrival>,
     params: BTreeMap<String, toml::Value>,
@@ -155,6 +157,7 @@ impl RoleFile {
             kind,
             clients: typed(t, "clients", invalid)?,
             mode: typed(t, "mode", invalid)?,
+            connections: typed(t, "connections", invalid)?,
             rate: typed(t, "rate", invalid)?,
             arrival: typed(t, "arrival", invalid)?,
             params: typed(t, "params", invalid)?.unwrap_or_default(),
@@ -412,6 +415,20 @@ fn role(
             format!("{clients} is above {MAX_CLIENTS}; give fewer clients"),
         ));
     }
+    if raw.connections == Some(Connections::Shared) {
+        if raw.mode == Some(ClientMode::Processes) {
+            return Err(invalid(
+                "connections",
+                "\"shared\" with mode = \"processes\": a connection cannot be shared between processes; give mode = \"threads\", or leave out connections".into(),
+            ));
+        }
+        if clients < 2 {
+            return Err(invalid(
+                "connections",
+                format!("\"shared\" with clients = {clients}: one client has one connection either way; give clients = 2 or more, or leave out connections"),
+            ));
+        }
+    }
     if let Some(r) = raw.rate {
         if !(r.is_finite() && r > 0.0 && r <= MAX_RATE) {
             return Err(invalid(
@@ -455,6 +472,7 @@ fn role(
         kind,
         clients,
         mode: raw.mode.unwrap_or_default(),
+        connections: raw.connections.unwrap_or_default(),
         rate: raw.rate,
         arrival: raw.arrival.unwrap_or_default(),
         params,
@@ -546,7 +564,7 @@ every = "500ms"
         let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nrat = 5\n");
         assert_eq!(
             e,
-            "--cast c.toml: role \"w\": unknown key `rat` for kind workload; valid keys: name, kind, clients, mode, rate, arrival, params, busy_timeout, cache_size, begin, query_only, at, every, for"
+            "--cast c.toml: role \"w\": unknown key `rat` for kind workload; valid keys: name, kind, clients, mode, connections, rate, arrival, params, busy_timeout, cache_size, begin, query_only, at, every, for"
         );
         let e = err("[[role]]\nname = \"h\"\nkind = \"hold\"\nfor = \"1s\"\nrate = 5\n");
         assert!(

@@ -242,6 +242,7 @@ fn shape_at(
     clients: u32,
     rate: Option<f64>,
     client_mode: crate::model::load::ClientMode,
+    connections: crate::model::load::Connections,
     sweep: bool,
 ) -> LoadShape {
     LoadShape {
@@ -252,8 +253,10 @@ fn shape_at(
             .latency_limit
             .map(|d| d.as_nanos().min(u128::from(u64::MAX)) as u64),
         max_tries: args.max_tries,
+        retry_backoff: args.retry_backoff,
         interval_ms: args.interval.as_millis().min(u128::from(u64::MAX)) as u64,
         client_mode,
+        connections,
         sweep,
         progress: args.progress,
         cast: None,
@@ -277,6 +280,19 @@ fn point_refusal(args: &RunArgs, shape: &LoadShape) -> Option<String> {
             shape.clients
         ));
     }
+    if shape.connections == crate::model::load::Connections::Shared {
+        if shape.client_mode == crate::model::load::ClientMode::Processes {
+            return Some(
+                "--connections shared with --client-mode processes: a connection cannot be shared between processes; use --client-mode threads, or --connections per-client".into(),
+            );
+        }
+        if shape.clients < 2 {
+            return Some(format!(
+                "--connections shared with --clients {}: one client has one connection either way; give --clients 2 or more, or leave out --connections",
+                shape.clients
+            ));
+        }
+    }
     None
 }
 
@@ -286,9 +302,22 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
         None => vec![None],
         Some(r) => r.0.iter().copied().map(Some).collect(),
     };
-    let sweep = args.clients.sweeps() || args.client_mode.sweeps() || rates.len() > 1;
+    if !args.retry_backoff.is_none() && args.max_tries < 2 {
+        return Err(Failure(format!(
+            "--retry-backoff: with --max-tries {} no transaction is tried again, so nothing would wait; give --max-tries 2 or more, or leave out --retry-backoff",
+            args.max_tries
+        )));
+    }
+    let sweep = args.clients.sweeps() || args.client_mode.sweeps() || args.connections.sweeps() || rates.len() > 1;
     if let Some(path) = &args.cast {
-        let shape = shape_at(args, args.clients.0[0], rates[0], args.client_mode.0[0], sweep);
+        let shape = shape_at(
+            args,
+            args.clients.0[0],
+            rates[0],
+            args.client_mode.0[0],
+            args.connections.0[0],
+            sweep,
+        );
         let shape = cast_shape(args, path, shape, jobs)?;
         return Ok(vec![LoadPoint {
             shape,
@@ -299,20 +328,25 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
     for &clients in &args.clients.0 {
         for &rate in &rates {
             for &client_mode in &args.client_mode.0 {
-                let mut label = Vec::new();
-                if args.clients.sweeps() {
-                    label.push(format!("clients={clients}"));
+                for &connections in &args.connections.0 {
+                    let mut label = Vec::new();
+                    if args.clients.sweeps() {
+                        label.push(format!("clients={clients}"));
+                    }
+                    if let (true, Some(r)) = (rates.len() > 1, rate) {
+                        label.push(format!("rate={}", crate::model::load::rate_text(r)));
+                    }
+                    if args.client_mode.sweeps() {
+                        label.push(format!("client_mode={}", client_mode_name(client_mode)));
+                    }
+                    if args.connections.sweeps() {
+                        label.push(format!("connections={}", connections.name()));
+                    }
+                    points.push(LoadPoint {
+                        shape: shape_at(args, clients, rate, client_mode, connections, sweep),
+                        label: label.join(" "),
+                    });
                 }
-                if let (true, Some(r)) = (rates.len() > 1, rate) {
-                    label.push(format!("rate={}", crate::model::load::rate_text(r)));
-                }
-                if args.client_mode.sweeps() {
-                    label.push(format!("client_mode={}", client_mode_name(client_mode)));
-                }
-                points.push(LoadPoint {
-                    shape: shape_at(args, clients, rate, client_mode, sweep),
-                    label: label.join(" "),
-                });
             }
         }
     }
@@ -440,6 +474,10 @@ fn sweep_flags(args: &RunArgs) -> String {
         let modes: Vec<&str> = args.client_mode.0.iter().map(|&m| client_mode_name(m)).collect();
         flags.push(format!("--client-mode {}", modes.join(",")));
     }
+    if args.connections.sweeps() {
+        let how: Vec<&str> = args.connections.0.iter().map(|c| c.name()).collect();
+        flags.push(format!("--connections {}", how.join(",")));
+    }
     flags.join(" ")
 }
 
@@ -458,6 +496,10 @@ fn cast_shape(
         (
             args.client_mode.0 != [crate::model::load::ClientMode::Threads],
             "--client-mode".to_string(),
+        ),
+        (
+            args.connections.0 != [crate::model::load::Connections::PerClient],
+            "--connections".to_string(),
         ),
     ];
     if let Some((_, flag)) = conflicts.iter().find(|(c, _)| *c) {
@@ -547,6 +589,7 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
         r.kind != crate::model::cast::RoleKind::Workload
             || !r.knobs.is_empty()
             || r.mode == crate::model::load::ClientMode::Processes
+            || r.connections == crate::model::load::Connections::Shared
     });
     if let Some(role) = needs {
         for (i, c) in choices.iter().enumerate() {
@@ -556,6 +599,8 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
             let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
             let what = if role.kind != crate::model::cast::RoleKind::Workload {
                 format!("kind {}", role.kind.name())
+            } else if role.connections == crate::model::load::Connections::Shared {
+                "connections \"shared\" (one connection used by several threads)".to_string()
             } else if role.knobs.is_empty() {
                 "mode \"processes\" (a client process opens the database file itself)".to_string()
             } else {
@@ -620,6 +665,25 @@ fn client_processes_engines(
         refused.push(i);
     }
     Ok(refused)
+}
+
+/// `--connections shared` runs SQLite only: one connection used by several threads, one at a
+/// time, is what SQLite's multi-thread mode allows; the other engines' connections are not
+/// known to be movable between threads.
+fn shared_connection_engines(choices: &[EngineChoice], args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
+    if !points.iter().any(|p| p.shape.shares_connection()) {
+        return Ok(());
+    }
+    for (i, c) in choices.iter().enumerate() {
+        if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
+            continue;
+        }
+        let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
+        return Err(Failure(format!(
+            "--connections shared: engine {label}: only SQLite engines share one connection between client threads; use --connections per-client for it"
+        )));
+    }
+    Ok(())
 }
 
 /// The workload a run names, or the one-line error listing the valid ones.
@@ -890,6 +954,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     }
     check_cast(&load, &jobs, &choices, args)?;
     let no_processes = client_processes_engines(&choices, args, &points, &mut skipped)?;
+    shared_connection_engines(&choices, args, &points)?;
     for job in &mut jobs {
         job.warnings.extend(skipped.iter().cloned());
     }

@@ -134,6 +134,12 @@ pub struct RunArgs {
     /// page cache then behave as between processes); `threads,processes` compares both
     #[arg(long, value_name = "MODE[,MODE...]", default_value = "threads", value_parser = parse_client_modes)]
     pub client_mode: Axis<crate::model::load::ClientMode>,
+    /// With several clients: `per-client` (default), each client its own connection, or
+    /// `shared`, every client on one connection behind a mutex, held for each whole
+    /// transaction, as an application with one connection runs (SQLite engines, client threads
+    /// only); `per-client,shared` compares both
+    #[arg(long, value_name = "HOW[,HOW...]", default_value = "per-client", value_parser = parse_connections)]
+    pub connections: Axis<crate::model::load::Connections>,
     /// Open loop: start transactions on a schedule at TPS per second over all clients, and
     /// measure each one's latency from its intended start (so a stall counts against every
     /// transaction queued behind it); several values (`100,300,1000`) sweep the offered rate.
@@ -152,6 +158,12 @@ pub struct RunArgs {
     /// deadlock) before it counts as failed; 1: no retry
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_max_tries)]
     pub max_tries: u32,
+    /// With `--max-tries` 2 or more: the wait before each retry of a transaction that met a
+    /// lock: `none` (default, at once), `fixed:DURATION` (`fixed:5ms`), or `exp:MIN..MAX`
+    /// doubling from MIN up to MAX, `exp:MIN..MAX,jitter` each wait drawn between zero and that
+    /// (seeded)
+    #[arg(long, value_name = "BACKOFF", default_value = "none", value_parser = parse_retry_backoff)]
+    pub retry_backoff: crate::model::backoff::Backoff,
     /// With several clients or a rate: the length of each interval of the trial's time series
     /// (counts, latency percentiles and I/O per interval), e.g. `500ms`
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]
@@ -249,6 +261,14 @@ fn parse_client_modes(s: &str) -> Result<Axis<crate::model::load::ClientMode>, S
     })
 }
 
+/// Parses `--connections HOW[,HOW...]`.
+fn parse_connections(s: &str) -> Result<Axis<crate::model::load::Connections>, String> {
+    use clap::ValueEnum;
+    parse_list(s, "--connections", "per-client,shared", |p| {
+        crate::model::load::Connections::from_str(p, true).map_err(|_| "give per-client or shared".to_string())
+    })
+}
+
 /// Parses `--rate TPS[,TPS...]`.
 fn parse_rates(s: &str) -> Result<Axis<f64>, String> {
     parse_list(s, "--rate", "100,300,1000", parse_rate)
@@ -257,7 +277,7 @@ fn parse_rates(s: &str) -> Result<Axis<f64>, String> {
 /// A flag that takes one value: a list is refused with the flags that do sweep.
 fn one_value(s: &str) -> Result<&str, String> {
     match s.contains(',') {
-        true => Err("takes one value, not a list (only --clients, --rate and --client-mode sweep); give one value, or run once per value".into()),
+        true => Err("takes one value, not a list (only --clients, --rate, --client-mode and --connections sweep); give one value, or run once per value".into()),
         false => Ok(s),
     }
 }
@@ -274,6 +294,11 @@ fn parse_max_tries(s: &str) -> Result<u32, String> {
         Ok(n) if (1..=1000).contains(&n) => Ok(n),
         _ => Err("give a number of tries from 1 to 1000 (1: no retry)".into()),
     }
+}
+
+/// Parses `--retry-backoff none|fixed:DUR|exp:MIN..MAX[,jitter]`.
+fn parse_retry_backoff(s: &str) -> Result<crate::model::backoff::Backoff, String> {
+    crate::model::backoff::Backoff::parse(s).map_err(|e| e.to_string())
 }
 
 /// Parses `--rate TPS`: a positive, finite rate a clock can keep to.

@@ -217,6 +217,12 @@ pub trait Connection {
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
     }
+    /// Whether several threads may use this connection, one at a time (`--connections shared`
+    /// moves it between its clients' threads behind a mutex): SQLite's connections, opened in
+    /// its multi-thread mode, may; false by default.
+    fn threads_may_share(&self) -> bool {
+        false
+    }
     /// Whether this connection stores blobs its own way (the filesystem, SQLite's incremental
     /// blob I/O when `blob_api=incremental`) rather than through SQL statements.
     fn stores_blobs_natively(&self) -> bool {

@@ -12,7 +12,7 @@
 //! the data and its checks; the file it is read from is `bench::cast_file`'s, the driver that
 //! runs it `workload::load`'s.
 
-use super::load::{Arrival, ClientMode};
+use super::load::{Arrival, ClientMode, Connections};
 use super::op::OpType;
 use super::params::Params;
 use serde::{Deserialize, Serialize};
@@ -36,6 +36,10 @@ pub struct Role {
     pub clients: u32,
     #[serde(default, skip_serializing_if = "is_threads")]
     pub mode: ClientMode,
+    /// `connections = "shared"`: the role's clients (threads) on one connection behind a
+    /// mutex, as `--connections shared` runs a trial's; absent: a connection per client.
+    #[serde(default, skip_serializing_if = "Connections::is_per_client")]
+    pub connections: Connections,
     /// Open loop: this role's transactions per second over its clients; none: closed loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
@@ -367,6 +371,9 @@ impl Cast {
                     let clients = match (r.clients, processes) {
                         (1, false) => "1 client".to_string(),
                         (1, true) => "1 client process".to_string(),
+                        (n, false) if r.connections == Connections::Shared => {
+                            format!("{n} clients on one shared connection")
+                        }
                         (n, false) => format!("{n} clients"),
                         (n, true) => format!("{n} client processes"),
                     };
@@ -544,6 +551,7 @@ mod tests {
             kind,
             clients: 1,
             mode: ClientMode::Threads,
+            connections: Connections::PerClient,
             rate: None,
             arrival: Arrival::Poisson,
             params: Params::default(),

@@ -45,6 +45,33 @@ impl ClientMode {
     }
 }
 
+/// Whose connection a trial's clients run on (`--connections`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Connections {
+    /// Every client its own connection.
+    #[default]
+    PerClient,
+    /// Every client on one connection behind a mutex, each holding it for a whole transaction,
+    /// as an application with one connection runs (several Rust and Node wrappers do so
+    /// without saying it): the clients' transactions run one at a time.
+    Shared,
+}
+
+impl Connections {
+    pub fn is_per_client(&self) -> bool {
+        *self == Connections::PerClient
+    }
+
+    /// `--connections`' word for it (`per-client`, `shared`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Connections::PerClient => "per-client",
+            Connections::Shared => "shared",
+        }
+    }
+}
+
 /// How the clients of a trial generate load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadShape {
@@ -63,12 +90,20 @@ pub struct LoadShape {
     /// Tries of a transaction that met a lock (SQLITE_BUSY and its kin) before it counts as
     /// failed: 1 is no retry.
     pub max_tries: u32,
+    /// The wait before each retry (`--retry-backoff`); absent from manifests of runs without
+    /// one (every run before it: retries at once).
+    #[serde(default, skip_serializing_if = "super::backoff::Backoff::is_none")]
+    pub retry_backoff: super::backoff::Backoff,
     /// Length of one interval of the trial's time series, milliseconds.
     #[serde(default = "one_second")]
     pub interval_ms: u64,
     /// Threads or processes; absent from manifests of runs with threads.
     #[serde(default, skip_serializing_if = "ClientMode::is_threads")]
     pub client_mode: ClientMode,
+    /// A connection per client, or one shared by all; absent from manifests of runs with a
+    /// connection per client (every run before `--connections`).
+    #[serde(default, skip_serializing_if = "Connections::is_per_client")]
+    pub connections: Connections,
     /// A point of a sweep (`--clients 1,2,4`, `--rate`, `--client-mode` with several values):
     /// the load driver runs it even with one client in a closed loop, so that every point of
     /// the curve is measured the same way. Absent from manifests of runs without a sweep.
@@ -99,8 +134,10 @@ pub const ONE_CLIENT: LoadShape = LoadShape {
     arrival: Arrival::Poisson,
     latency_limit_ns: None,
     max_tries: 1,
+    retry_backoff: super::backoff::Backoff::None,
     interval_ms: 1000,
     client_mode: ClientMode::Threads,
+    connections: Connections::PerClient,
     sweep: false,
     progress: false,
     cast: None,
@@ -130,6 +167,11 @@ impl LoadShape {
         self.client_mode == ClientMode::Processes && self.clients > 1
     }
 
+    /// Several clients on one connection (`--connections shared`).
+    pub fn shares_connection(&self) -> bool {
+        self.connections == Connections::Shared && self.clients > 1
+    }
+
     /// Open loop (a target rate).
     pub fn open(&self) -> bool {
         self.rate.is_some()
@@ -144,15 +186,15 @@ impl LoadShape {
     pub fn describe(&self) -> String {
         if let Some(cast) = &self.cast {
             let mut s = cast.describe();
-            if self.max_tries > 1 {
-                s += &format!(", up to {} tries", self.max_tries);
-            }
+            s += &self.tries_text();
             return s;
         }
         let clients = if self.clients == 1 {
             "1 client".to_string()
         } else if self.processes() {
             format!("{} client processes", self.clients)
+        } else if self.shares_connection() {
+            format!("{} clients on one shared connection", self.clients)
         } else {
             format!("{} clients", self.clients)
         };
@@ -170,8 +212,19 @@ impl LoadShape {
         if let Some(l) = self.latency_limit_ns {
             s += &format!(", latency limit {}", duration_text(l));
         }
-        if self.max_tries > 1 {
-            s += &format!(", up to {} tries", self.max_tries);
+        s += &self.tries_text();
+        s
+    }
+
+    /// `, up to 3 tries` and the wait before each retry where there is one (`, up to 3 tries,
+    /// backoff exponential 1 ms..100 ms with jitter`); nothing with one try.
+    fn tries_text(&self) -> String {
+        if self.max_tries < 2 {
+            return String::new();
+        }
+        let mut s = format!(", up to {} tries", self.max_tries);
+        if !self.retry_backoff.is_none() {
+            s += &format!(", backoff {}", self.retry_backoff.describe());
         }
         s
     }
@@ -222,6 +275,23 @@ mod tests {
             ..LoadShape::default()
         };
         assert_eq!(processes.describe(), "closed loop, 3 client processes");
+        let backoff = LoadShape {
+            clients: 2,
+            max_tries: 5,
+            retry_backoff: crate::model::backoff::Backoff::Fixed { wait_ns: 2_000_000 },
+            ..LoadShape::default()
+        };
+        assert_eq!(
+            backoff.describe(),
+            "closed loop, 2 clients, up to 5 tries, backoff fixed 2 ms"
+        );
+        let shared = LoadShape {
+            clients: 4,
+            connections: Connections::Shared,
+            ..LoadShape::default()
+        };
+        assert_eq!(shared.describe(), "closed loop, 4 clients on one shared connection");
+        assert!(shared.shares_connection() && !open.shares_connection());
         assert!(processes.processes() && !open.processes());
         assert_eq!(duration_text(250_000), "250 us");
         assert_eq!(duration_text(1_500), "1500 ns");

@@ -5,6 +5,7 @@
 //! ([`consistency`]). These types are what the store keeps and what
 //! `--format json` prints, so they import no engine, workload, report or command.
 
+pub mod backoff;
 pub mod cast;
 pub mod consistency;
 pub mod engine_info;

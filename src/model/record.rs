@@ -79,7 +79,7 @@ impl Manifest {
     /// The load in words: [`crate::model::load::LoadShape::describe`] of the run's, and in a
     /// sweep what it swept: `closed loop, 1 client; swept: clients 1,2,4`.
     pub fn load_words(&self) -> String {
-        use crate::model::load::{rate_text, ClientMode};
+        use crate::model::load::{rate_text, ClientMode, Connections};
         let base = self.load.describe();
         if !self.sweeps() {
             return base;
@@ -93,6 +93,8 @@ impl Manifest {
         rates.dedup();
         let processes = loads.iter().any(|l| l.client_mode == ClientMode::Processes);
         let threads = loads.iter().any(|l| l.client_mode == ClientMode::Threads);
+        let shared = loads.iter().any(|l| l.connections == Connections::Shared);
+        let per_client = loads.iter().any(|l| l.connections == Connections::PerClient);
         let mut swept = Vec::new();
         if clients.len() > 1 {
             let c: Vec<String> = clients.iter().map(u32::to_string).collect();
@@ -104,6 +106,9 @@ impl Manifest {
         }
         if processes && threads {
             swept.push("client mode threads,processes".into());
+        }
+        if shared && per_client {
+            swept.push("connections per-client,shared".into());
         }
         format!("{base}; swept: {}", swept.join(", "))
     }

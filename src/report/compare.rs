@@ -223,6 +223,7 @@ fn load_facts(l: &crate::model::load::LoadShape) -> Vec<(&'static str, String)> 
             }
             .into(),
         ),
+        ("load: connections", l.connections.name().into()),
         (
             "load: rate",
             l.rate.map_or("closed loop".into(), |r| format!("{r} tx/s")),

@@ -456,6 +456,7 @@ mod tests {
                     end_ms: 6000,
                 }],
                 checkpoints: Vec::new(),
+                sidecars: Vec::new(),
             }),
             ..TrialRecord::default()
         };

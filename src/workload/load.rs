@@ -29,6 +29,7 @@
 //! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
 mod roles;
+mod shared_connection;
 mod sidecar;
 
 use super::{Trial, WorkloadError};
@@ -183,6 +184,9 @@ pub struct Seat<'s, 'a> {
     /// A cast's workload role this client plays ([`roles`]); none: one of the trial's
     /// identical clients.
     role: Option<RoleSeat<'s>>,
+    /// The lock held for each whole transaction where the clients share one connection
+    /// ([`shared_connection`]); none: a connection of its own.
+    serial: Option<&'s std::sync::Mutex<()>>,
 }
 
 /// What a client of a cast's workload role runs with instead of the trial's: the role's load
@@ -861,6 +865,36 @@ struct Course {
     limit: Option<Duration>,
     max_tries: u32,
     hooks: Hooks,
+    /// The waits before retries ([`Waits`]): boxed, so that the loop's own state stays as
+    /// small as before `--retry-backoff`.
+    waits: Box<std::cell::RefCell<Waits>>,
+}
+
+/// The waits before one client's retries: its load shape's backoff, and where it has jitter,
+/// the draws from a generator seeded from the client's seed (the same seed, the same waits).
+struct Waits {
+    backoff: crate::model::backoff::Backoff,
+    draws: ChaCha8Rng,
+}
+
+impl Waits {
+    fn new(backoff: crate::model::backoff::Backoff, seed: u64) -> Waits {
+        Waits {
+            backoff,
+            // Apart from the seed's other streams (the transactions', the schedule's).
+            draws: ChaCha8Rng::seed_from_u64(seed ^ 0xBAC0_FF00_0000_0001),
+        }
+    }
+
+    /// The wait before retry `retry` (1: the first).
+    fn before(&mut self, retry: u32) -> Duration {
+        let step = self.backoff.step(retry);
+        if self.backoff.jitter() && !step.is_zero() {
+            Duration::from_nanos(self.draws.random_range(0..=step.as_nanos() as u64))
+        } else {
+            step
+        }
+    }
 }
 
 /// Runs the client of `seat` to the end of its budget: makes its stream, meets the other
@@ -873,6 +907,7 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
         rec,
         buckets,
         role,
+        serial,
     } = seat;
     let (shape, params, seed) = match role {
         Some(r) => (r.shape, r.params, r.seed),
@@ -886,7 +921,56 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
             Ok(_) => Err(WorkloadError::Interrupted),
         };
     };
-    let mut client = made?;
+    let client = made?;
+    let ran = Ran {
+        index,
+        trial,
+        shared,
+        shape,
+        clients,
+        seed,
+        start,
+    };
+    match serial {
+        None => run_made(client, &ran, rec, buckets),
+        Some(lock) => run_made(
+            shared_connection::Serialized { inner: client, lock },
+            &ran,
+            rec,
+            buckets,
+        ),
+    }
+}
+
+/// What [`run_made`] runs a client with, fixed when the clients meet at the common start.
+struct Ran<'r, 'a> {
+    index: u32,
+    trial: &'r Trial<'a>,
+    shared: &'r Shared<'a>,
+    shape: &'r LoadShape,
+    clients: u32,
+    seed: u64,
+    start: Instant,
+}
+
+/// Runs a client made and started (see [`client_loop`]) in the loop compiled for what this
+/// trial needs: its stream type `C` is the workload's, or the workload's held to one
+/// transaction at a time on a shared connection.
+fn run_made<C: Client>(
+    mut client: C,
+    ran: &Ran<'_, '_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+) -> Result<(), WorkloadError> {
+    let Ran {
+        index,
+        trial,
+        shared,
+        shape,
+        clients,
+        seed,
+        start,
+    } = *ran;
     let hooks = client.hooks();
     if !shared.series {
         buckets.switch_off();
@@ -914,6 +998,7 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
         limit: shape.latency_limit(),
         max_tries: shape.max_tries.max(1),
         hooks,
+        waits: Box::new(std::cell::RefCell::new(Waits::new(shape.retry_backoff, seed))),
     };
     let schedule = shape
         .rate
@@ -934,10 +1019,10 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
         !shared.series && !shared.phased && schedule.is_none() && hooks == Hooks::default() && shape.windows.is_none();
     let last_end_ns = match (full, shared.phased) {
         _ if plain => run_interval(c, &course, shared, rec),
-        (false, false) => run_stream::<S::Client<'_>, false, false>(c, &course, schedule, shared, rec, buckets),
+        (false, false) => run_stream::<C, false, false>(c, &course, schedule, shared, rec, buckets),
         (false, true) => run_phased(c, &course, shared, rec).map(|()| 0),
-        (true, false) => run_stream::<S::Client<'_>, true, false>(c, &course, schedule, shared, rec, buckets),
-        (true, true) => run_stream::<S::Client<'_>, true, true>(c, &course, schedule, shared, rec, buckets),
+        (true, false) => run_stream::<C, true, false>(c, &course, schedule, shared, rec, buckets),
+        (true, true) => run_stream::<C, true, true>(c, &course, schedule, shared, rec, buckets),
     }?;
     shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
     if trial.stop.load(Ordering::Relaxed) {
@@ -1058,7 +1143,7 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
         let (outcome, tries) = match client.execute() {
             Ok(ok) => (Ok(ok), 1),
-            Err(e) => retry(client, e, shared, course.max_tries)?,
+            Err(e) => retry(client, e, shared, course)?,
         };
         let t1 = clock.now();
         let end_ns = clock.ns_between(start_ticks, t1);
@@ -1163,7 +1248,7 @@ fn run_interval<C: Client>(
         // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
         let (outcome, tries) = match client.execute() {
             Ok(ok) => (Ok(ok), 1),
-            Err(e) => retry(client, e, shared, course.max_tries)?,
+            Err(e) => retry(client, e, shared, course)?,
         };
         let t1 = clock.now();
         if tries > 1 {
@@ -1217,7 +1302,7 @@ fn run_phased<C: Client>(
         }
         match client.execute() {
             Ok(ok) => rec.lap_outcome(op, ok),
-            Err(e) => retried(client, e, op, shared, course.max_tries, rec)?,
+            Err(e) => retried(client, e, op, shared, course, rec)?,
         }
     }
     rec.pause();
@@ -1234,10 +1319,10 @@ fn retried<C: Client>(
     first: EngineError,
     op: usize,
     shared: &Shared<'_>,
-    max_tries: u32,
+    course: &Course,
     rec: &mut Recorder,
 ) -> Result<(), WorkloadError> {
-    let (outcome, tries) = retry(client, first, shared, max_tries)?;
+    let (outcome, tries) = retry(client, first, shared, course)?;
     if tries > 1 {
         rec.record_retries(op, u64::from(tries - 1));
     }
@@ -1254,14 +1339,15 @@ fn retried<C: Client>(
 /// A transaction's first try failed with `first`: tries it again while it meets a lock and has
 /// tries left. Returns its outcome (`Err`: the cause of the last try's lock failure, out of
 /// tries) and how many tries it took; an error that is not a lock fails the trial, and after a
-/// stop request every error is the stop's.
+/// stop request every error is the stop's. Before each retry it waits as the load shape's
+/// `--retry-backoff` says (a stop request cuts the wait short).
 #[cold]
 #[inline(never)]
 fn retry<C: Client>(
     client: &mut C,
     first: EngineError,
     shared: &Shared<'_>,
-    max_tries: u32,
+    course: &Course,
 ) -> Result<(Result<bool, crate::engines::BusyCause>, u32), WorkloadError> {
     let mut e = first;
     let mut tries = 1;
@@ -1271,7 +1357,14 @@ fn retry<C: Client>(
             return Err(WorkloadError::Interrupted);
         }
         match e.lock_cause() {
-            Some(_) if tries < max_tries => {
+            Some(_) if tries < course.max_tries => {
+                let wait = course.waits.borrow_mut().before(tries);
+                if !wait.is_zero() {
+                    wait_until(Instant::now() + wait, shared.stop);
+                    if shared.stop.load(Ordering::Relaxed) {
+                        return Err(WorkloadError::Interrupted);
+                    }
+                }
                 tries += 1;
                 match client.execute() {
                     Ok(ok) => return Ok((Ok(ok), tries)),
@@ -1437,6 +1530,13 @@ pub fn drive(
     let counters = rec.counters();
     let clients_done = AtomicBool::new(false);
     let mut more_io = Vec::new();
+    // `--connections shared`: every client, client 0 included, on the trial's connection.
+    let (one, alone) = match shape.shares_connection() {
+        true => (Some(shared_connection::SharedConnection::new(conn)?), None),
+        false => (None, Some(conn)),
+    };
+    let one = one.as_ref();
+    let serial = one.map(shared_connection::SharedConnection::transaction_lock);
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
         // A phase-timed trial has no series, and no progress lines (as its phases never had).
@@ -1469,6 +1569,21 @@ pub fn drive(
             let shared = &shared;
             let connector = trial.connector;
             handles.push(scope.spawn(move || {
+                if let Some(one) = one {
+                    let seat = Seat {
+                        index,
+                        trial,
+                        shared,
+                        rec: &mut own,
+                        buckets: &mut buckets,
+                        role: None,
+                        serial,
+                    };
+                    let ran = tx.run_client(&mut one.lend(), seat);
+                    own.leave_thread();
+                    shared.loop_ended();
+                    return (ran, own, buckets);
+                }
                 let result = match connector.open() {
                     Ok(mut c) => {
                         // Dropped before the connection: its statements are interrupted on a
@@ -1481,6 +1596,7 @@ pub fn drive(
                             rec: &mut own,
                             buckets: &mut buckets,
                             role: None,
+                            serial: None,
                         };
                         let ran = tx.run_client(c.as_mut(), seat);
                         own.leave_thread();
@@ -1504,6 +1620,13 @@ pub fn drive(
             rec,
             buckets: &mut series,
             role: None,
+            serial,
+        };
+        let mut lent = one.map(shared_connection::SharedConnection::lend);
+        let conn: &mut dyn Connection = match (lent.as_mut(), alone) {
+            (Some(l), _) => l,
+            (None, Some(c)) => c,
+            (None, None) => unreachable!("the trial's connection is client 0's or the shared one"),
         };
         let mut results = vec![tx.run_client(conn, seat)];
         shared.loop_ended();
@@ -1717,6 +1840,7 @@ pub fn serve(
             rec: &mut rec,
             buckets: &mut buckets,
             role: None,
+            serial: None,
         };
         let result = tx.run_client(conn, seat);
         done.store(true, Ordering::Relaxed);
@@ -1890,5 +2014,103 @@ mod tests {
             "closed loop: {slow} of {all} transactions took 50 ms or more"
         );
         assert!(all > 100, "closed loop ran {all}");
+    }
+
+    /// Each try of [`Busy`]'s one transaction, when it started.
+    static TRIES: std::sync::Mutex<Vec<Instant>> = std::sync::Mutex::new(Vec::new());
+
+    /// A client whose one transaction meets a lock on its first three tries and gets through on
+    /// the fourth.
+    struct Busy {
+        tries: u32,
+    }
+
+    impl Client for Busy {
+        fn draw(&mut self) -> usize {
+            0
+        }
+        fn execute(&mut self) -> Result<bool, EngineError> {
+            TRIES.lock().unwrap().push(Instant::now());
+            self.tries += 1;
+            if self.tries < 4 {
+                return Err(EngineError {
+                    engine: "test".into(),
+                    kind: ErrorKind::Busy,
+                    code: Some(5),
+                    message: "database is locked".into(),
+                    context: "a test".into(),
+                    busy_cause: Some(crate::engines::BusyCause::Timeout),
+                });
+            }
+            Ok(true)
+        }
+    }
+
+    struct BusyTx;
+
+    impl Streams for BusyTx {
+        type Client<'c> = Busy;
+        fn budget(&self, _: &Params) -> Budget {
+            Budget::Count(1)
+        }
+        fn client(&self, _: &mut dyn Connection, _: u32, _: u32, _: u64, _: &Params) -> Result<Busy, WorkloadError> {
+            Ok(Busy { tries: 0 })
+        }
+    }
+
+    /// The gaps between the tries of one transaction under `backoff`, and the waits the
+    /// client's seeded schedule gives.
+    fn gaps(backoff: &str) -> (Vec<Duration>, Vec<Duration>) {
+        use crate::engines::sqlite::api::Api;
+        use crate::engines::sqlite::conn::SqliteConn;
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+        let backoff = crate::model::backoff::Backoff::parse(backoff).unwrap();
+        let shape = LoadShape {
+            max_tries: 4,
+            retry_backoff: backoff,
+            ..LoadShape::default()
+        };
+        let params = Params::default();
+        let stop = AtomicBool::new(false);
+        let mut trial = Trial::plain(&params, 7, &stop, &NoMore);
+        trial.load = &shape;
+        let mut rec = Recorder::new(&["write"], None);
+        TRIES.lock().unwrap().clear();
+        drive(&mut conn, &BusyTx, &trial, &mut rec).unwrap();
+        let tries = std::mem::take(&mut *TRIES.lock().unwrap());
+        let (ops, _) = rec.finish();
+        assert_eq!(ops[0].retries, 3, "{:?}", ops[0]);
+        let gaps = tries.windows(2).map(|w| w[1] - w[0]).collect();
+        let mut waits = Waits::new(backoff, client_seed(7, 0));
+        (gaps, (1..4).map(|r| waits.before(r)).collect())
+    }
+
+    /// `--retry-backoff`: the driver waits its schedule before each retry, no less and not
+    /// much more (a sleep overshoots by a scheduler tick or so, on a loaded two-core machine by
+    /// more); with jitter the waits are the client's seeded draws below each step.
+    #[test]
+    fn retries_wait_as_the_backoff_says() {
+        let ms = Duration::from_millis;
+        for backoff in ["exp:20ms..50ms", "exp:20ms..80ms,jitter", "fixed:15ms", "none"] {
+            let (seen, waits) = gaps(backoff);
+            match backoff {
+                "exp:20ms..50ms" => assert_eq!(waits, [ms(20), ms(40), ms(50)]),
+                "fixed:15ms" => assert_eq!(waits, [ms(15); 3]),
+                "none" => assert_eq!(waits, [Duration::ZERO; 3]),
+                _ => {
+                    let steps = [ms(20), ms(40), ms(80)];
+                    assert!(waits.iter().zip(&steps).all(|(w, s)| w <= s), "{waits:?}");
+                    assert_ne!(waits, steps, "jitter drew every wait at its step");
+                    let again = gaps(backoff).1;
+                    assert_eq!(waits, again, "the same seed, the same waits");
+                }
+            }
+            for (gap, wait) in seen.iter().zip(&waits) {
+                assert!(
+                    gap >= wait && *gap < *wait + ms(40),
+                    "{backoff}: gaps {seen:?} against waits {waits:?}"
+                );
+            }
+        }
     }
 }

@@ -229,6 +229,21 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
             &["role \"b\": for = \"3 s\" is not within the trial (2 s)"],
         ),
         (
+            "[[role]]\nname = \"w\"\nkind = \"workload\"\nclients = 2\nmode = \"processes\"\nconnections = \"shared\"\n".into(),
+            &[],
+            &["role \"w\": connections: \"shared\" with mode = \"processes\": a connection cannot be shared between processes; give mode = \"threads\", or leave out connections"],
+        ),
+        (
+            "[[role]]\nname = \"w\"\nkind = \"workload\"\nconnections = \"shared\"\n".into(),
+            &[],
+            &["role \"w\": connections: \"shared\" with clients = 1: one client has one connection either way; give clients = 2 or more, or leave out connections"],
+        ),
+        (
+            "[[role]]\nname = \"w\"\nkind = \"workload\"\nclients = 2\nconnections = \"shared\"\n".into(),
+            &["--engine", "turso"],
+            &["role \"w\": connections \"shared\" (one connection used by several threads) needs a SQLite engine, and engine turso is not one"],
+        ),
+        (
             CAST.into(),
             &["--clients", "2"],
             &["with --clients 2: a cast gives each role its own clients and rate; leave out --clients 2"],
@@ -360,4 +375,32 @@ fn a_scheduled_workload_role_runs_only_in_its_windows() {
     let text = stdout(&output(&mut sb.show(&[])));
     assert!(text.contains("batch: 1 client at 400 tx/s at 500 ms for 1 s"), "{text}");
     assert!(text.contains("of 200 offered (it runs 50.0% of the trial)"), "{text}");
+}
+
+/// A workload role's `connections = "shared"` (issue 35): its clients run on one connection,
+/// one transaction at a time. Four writers with busy_timeout = 0 on connections of their own
+/// give up on each other's locks; on one shared connection none does.
+#[test]
+fn a_roles_clients_share_one_connection() {
+    let role = |connections: &str| {
+        format!(
+            "[[role]]\nname = \"writers\"\nkind = \"workload\"\nclients = 4\n{connections}\
+             params = {{ workload = \"a\" }}\nbusy_timeout = 0\n"
+        )
+    };
+    let failed = |text: &str| -> (u64, String) {
+        let sb = Sandbox::new();
+        let file = cast_file(&sb, text);
+        let out = run_cast(&sb, &file, &["--format", "json"]);
+        assert_success(&out);
+        let v = json(&out);
+        let ops = v["trials"][0]["ops"].as_array().unwrap();
+        let busy: u64 = ops.iter().map(|o| o["busy"].as_u64().unwrap_or(0)).sum();
+        (busy, stdout(&output(&mut sb.show(&[]))))
+    };
+    let (own, _) = failed(&role(""));
+    let (shared, text) = failed(&role("connections = \"shared\"\n"));
+    assert!(own > 0, "four writers on their own connections never met a lock");
+    assert_eq!(shared, 0, "one shared connection met a lock");
+    assert!(text.contains("writers: 4 clients on one shared connection"), "{text}");
 }

@@ -665,3 +665,62 @@ fn client_threads_charge_each_operation_its_own_syncs() {
         }
     }
 }
+
+/// `--retry-backoff` (issue 35): recorded in the load shape and said in the load's line; a
+/// malformed value, a minimum above the maximum and a backoff with nothing to retry are each
+/// refused in one line before anything is created.
+#[test]
+fn a_retry_backoff_is_recorded_and_bad_ones_are_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(CRUD);
+    cmd.args([
+        "--knob",
+        "journal_mode=wal",
+        "--clients",
+        "2",
+        "--max-tries",
+        "3",
+        "--retry-backoff",
+        "exp:1ms..20ms,jitter",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let load = &json(&out)["manifest"]["load"];
+    assert_eq!(
+        load["retry_backoff"],
+        serde_json::json!({"kind": "exponential", "min_ns": 1_000_000, "max_ns": 20_000_000, "jitter": true}),
+        "{load}"
+    );
+    let text = stdout(&output(&mut sb.show(&["--all"])));
+    assert!(
+        text.contains("closed loop, 2 clients, up to 3 tries, backoff exponential 1 ms..20 ms with jitter"),
+        "{text}"
+    );
+    let flag = "error: invalid value";
+    for (extra, line) in [
+        (
+            &["--max-tries", "3", "--retry-backoff", "exp:100ms..10ms"][..],
+            format!("{flag} 'exp:100ms..10ms' for '--retry-backoff <BACKOFF>': the minimum 100ms is above the maximum 10ms; give MIN no larger than MAX, e.g. exp:1ms..100ms; `litebench run --help` lists the valid arguments"),
+        ),
+        (
+            &["--max-tries", "3", "--retry-backoff", "exp:1ms"][..],
+            format!("{flag} 'exp:1ms' for '--retry-backoff <BACKOFF>': give none, fixed:DURATION or exp:MIN..MAX[,jitter], e.g. fixed:5ms or exp:1ms..100ms,jitter; `litebench run --help` lists the valid arguments"),
+        ),
+        (
+            &["--max-tries", "3", "--retry-backoff", "fixed:0s"][..],
+            format!("{flag} 'fixed:0s' for '--retry-backoff <BACKOFF>': 0s: give a duration above zero, e.g. 5ms or 1s; `litebench run --help` lists the valid arguments"),
+        ),
+        (
+            &["--retry-backoff", "fixed:5ms"][..],
+            "error: --retry-backoff: with --max-tries 1 no transaction is tried again, so nothing would wait; give --max-tries 2 or more, or leave out --retry-backoff".to_string(),
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let mut cmd = sb.run(CRUD);
+        cmd.args(extra);
+        assert_eq!(assert_error_line(&output(&mut cmd), &[]), line, "{extra:?}");
+        assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "{extra:?}");
+    }
+}

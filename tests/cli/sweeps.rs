@@ -8,7 +8,7 @@ use crate::common::*;
 /// The one-line refusals of a bad sweep, each before anything is created.
 #[test]
 fn bad_sweeps_are_refused_in_one_line() {
-    let once = "takes one value, not a list (only --clients, --rate and --client-mode sweep); give one value, or run once per value; `litebench run --help` lists the valid arguments";
+    let once = "takes one value, not a list (only --clients, --rate, --client-mode and --connections sweep); give one value, or run once per value; `litebench run --help` lists the valid arguments";
     let cases: Vec<(&[&str], String)> = vec![
         (
             &["--clients", "1,2,2"],
@@ -266,4 +266,99 @@ fn a_rate_sweeps_default_duration_is_the_lowest_rates_and_the_plan_times_each_ra
         "{text}"
     );
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+}
+
+/// `--connections per-client,shared` (issue 35): two configurations, interleaved, the shared
+/// one's clients on one connection, one transaction at a time. With busy_timeout=0 four writers
+/// on connections of their own meet each other's locks and give up; on one shared connection no
+/// transaction can meet another client's lock, so none gives up and every one is counted.
+#[test]
+fn shared_connections_run_the_clients_one_transaction_at_a_time_on_one_connection() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(&[
+        "crud",
+        "--param",
+        "rows=100",
+        "--param",
+        "inserts=1000",
+        "--param",
+        "updates=1000",
+        "--param",
+        "deletes=0",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "busy_timeout=0",
+        "--clients",
+        "4",
+        "--connections",
+        "per-client,shared",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let configs = v["manifest"]["configs"].as_array().unwrap();
+    let labels: Vec<&str> = configs.iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "journal_mode=wal busy_timeout=0 connections=per-client",
+            "journal_mode=wal busy_timeout=0 connections=shared"
+        ]
+    );
+    // Per-client is the default and stays out of the record; shared is said.
+    assert!(configs[0]["load"].get("connections").is_none(), "{}", configs[0]);
+    assert_eq!(configs[1]["load"]["connections"], "shared", "{}", configs[1]);
+    let busy = |config: u64| -> (u64, u64) {
+        let t = v["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["config"] == config)
+            .unwrap();
+        let ops = t["ops"].as_array().unwrap();
+        let sum = |k: &str| ops.iter().map(|o| o[k].as_u64().unwrap_or(0)).sum::<u64>();
+        (sum("busy"), sum("succeeded"))
+    };
+    let (per_client_busy, _) = busy(0);
+    let (shared_busy, shared_ok) = busy(1);
+    assert!(
+        per_client_busy > 0,
+        "four writers on their own connections never met a lock"
+    );
+    assert_eq!((shared_busy, shared_ok), (0, 2000), "one shared connection met a lock");
+    let text = stdout(&output(&mut sb.show(&["--all"])));
+    assert!(text.contains("swept: connections per-client,shared"), "{text}");
+    // A shared connection with client processes, or with one client, or on another engine.
+    for (extra, line) in [
+        (
+            &["--clients", "4", "--connections", "shared", "--client-mode", "processes"][..],
+            "error: --connections shared with --client-mode processes: a connection cannot be shared between processes; use --client-mode threads, or --connections per-client",
+        ),
+        (
+            &["--connections", "shared"][..],
+            "error: --connections shared with --clients 1: one client has one connection either way; give --clients 2 or more, or leave out --connections",
+        ),
+        (
+            &["--clients", "2", "--connections", "shared", "--engine", "duckdb"][..],
+            "error: --connections shared: engine duckdb: only SQLite engines share one connection between client threads; use --connections per-client for it",
+        ),
+        (
+            &["--connections", "one"][..],
+            "error: invalid value 'one' for '--connections <HOW[,HOW...]>': give per-client or shared; `litebench run --help` lists the valid arguments",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let mut cmd = sb.run(SMALLEST_CRUD);
+        cmd.args(extra);
+        assert_eq!(assert_error_line(&output(&mut cmd), &[]), line, "{extra:?}");
+        assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "{extra:?}");
+    }
 }

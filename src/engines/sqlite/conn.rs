@@ -339,6 +339,12 @@ impl Connection for SqliteConn {
         Dialect::Sqlite
     }
 
+    /// Opened with `SQLITE_OPEN_NOMUTEX` (multi-thread mode): any thread may use it while no
+    /// other thread uses it or its statements.
+    fn threads_may_share(&self) -> bool {
+        true
+    }
+
     fn begin_knob(&self) -> Option<&'static str> {
         self.begin_set.then_some(self.begin)
     }

@@ -159,7 +159,7 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
     };
     let syncs = s.io.iter().map(|i| (secs(i.t_ms), i.main_syncs as f64)).collect();
     let events = trial.cast.clone().unwrap_or_default();
-    let CastEvents { holds, checkpoints } = events;
+    let CastEvents { holds, checkpoints, .. } = events;
     Some(Timeline {
         wal,
         roles,
@@ -398,6 +398,7 @@ mod tests {
                     },
                 ],
                 checkpoints: vec![ckpt(1000, false), ckpt(3000, true), ckpt(5500, true)],
+                sidecars: Vec::new(),
             }),
             ..Default::default()
         }

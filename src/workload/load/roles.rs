@@ -15,13 +15,14 @@
 //! schedule's `for`, then commits. A checkpoint runs `PRAGMA wal_checkpoint(MODE)` and keeps
 //! its row and its duration. A sidecar runs its command beside them (`load::sidecar`).
 
+use super::shared_connection::SharedConnection;
 use super::{
     first_error, panicked, record_series_and_interval, sample, wait_until, Buckets, RoleSeat, Seat, Shared,
     Transactions,
 };
 use crate::engines::{Connection, ErrorKind};
 use crate::model::cast::{Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind};
-use crate::model::load::{ClientMode, LoadShape};
+use crate::model::load::{ClientMode, Connections, LoadShape};
 use crate::model::params::Params;
 use crate::workload::recorder::Recorder;
 use crate::workload::remote::RemoteClient;
@@ -117,6 +118,27 @@ pub(super) fn drive(
     let names = rec.op_names();
     let per_role = names.len() / cast.workload_roles().count().max(1);
     let plays = plays(cast, trial, per_role);
+    // A role with `connections = "shared"`: its one connection, opened here with the role's
+    // knobs, then lent to each of its clients ([`super::shared_connection`]).
+    let mut opened: Vec<Option<Box<dyn Connection>>> = Vec::new();
+    for play in &plays {
+        opened.push(match play.role.connections {
+            Connections::Shared => Some(trial.connector.open_with(&play.role.knobs)?),
+            Connections::PerClient => None,
+        });
+    }
+    let _interrupted_on_stop: Vec<_> = opened
+        .iter()
+        .flatten()
+        .filter_map(|c| trial.watch.map(|w| w.register(c.as_ref())))
+        .collect();
+    let mut ones = Vec::new();
+    for c in opened.iter_mut() {
+        ones.push(match c {
+            Some(c) => Some(SharedConnection::new(c.as_mut())?),
+            None => None,
+        });
+    }
     // Client processes are started, and ready, before the threads' clients prepare; the gate
     // sends them off at the common start, which this thread then also waits for.
     let (offsets, remotes) = spawn_processes(trial, &plays)?;
@@ -166,14 +188,15 @@ pub(super) fn drive(
             .collect();
         let readers = super::read_reports(scope, &remotes, &shared);
         let mut handles = Vec::new();
-        for play in plays.iter().filter(|p| !p.processes()) {
+        for (play, one) in plays.iter().zip(&ones).filter(|(p, _)| !p.processes()) {
             for index in 0..play.role.clients {
                 // Each client attributes its own thread's I/O (counted per thread at the VFS
                 // shim) to its role's operations.
                 let own = rec.part(play.offset, per_role);
                 let buckets = Buckets::new(interval, per_role);
                 let shared = &shared;
-                handles.push(scope.spawn(move || client(tx, trial, shared, play, index, own, buckets)));
+                let one = one.as_ref();
+                handles.push(scope.spawn(move || client(tx, trial, shared, (play, one), index, own, buckets)));
             }
         }
         if !remotes.is_empty() {
@@ -229,11 +252,31 @@ fn client(
     tx: &dyn Transactions,
     trial: &Trial<'_>,
     shared: &Shared<'_>,
-    play: &Play<'_>,
+    (play, one): (&Play<'_>, Option<&SharedConnection<'_>>),
     index: u32,
     mut own: Recorder,
     mut buckets: Buckets,
 ) -> (usize, Result<(), WorkloadError>, Recorder, Buckets) {
+    let role = || RoleSeat {
+        shape: &play.shape,
+        params: &play.params,
+        seed: play.seed(trial, index),
+    };
+    if let Some(one) = one {
+        let seat = Seat {
+            index,
+            trial,
+            shared,
+            rec: &mut own,
+            buckets: &mut buckets,
+            role: Some(role()),
+            serial: Some(one.transaction_lock()),
+        };
+        let result = tx.run_client(&mut one.lend(), seat);
+        own.leave_thread();
+        shared.loop_ended();
+        return (play.offset, result, own, buckets);
+    }
     let result = match trial.connector.open_with(&play.role.knobs) {
         Ok(mut c) => {
             let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
@@ -243,11 +286,8 @@ fn client(
                 shared,
                 rec: &mut own,
                 buckets: &mut buckets,
-                role: Some(RoleSeat {
-                    shape: &play.shape,
-                    params: &play.params,
-                    seed: play.seed(trial, index),
-                }),
+                role: Some(role()),
+                serial: None,
             };
             let result = tx.run_client(c.as_mut(), seat);
             own.leave_thread();
