@@ -301,113 +301,172 @@ fn role(
     invalid: &dyn Fn(&str, String) -> CastFileError,
     resolve: &dyn Fn(&[String]) -> Result<Params, String>,
 ) -> Result<Role, CastFileError> {
-    let duration = |key: &str, v: &Option<String>, zero: bool| -> Result<Option<Duration>, CastFileError> {
-        let Some(s) = v else { return Ok(None) };
-        match parse_duration(s) {
-            Some(d) if d <= MAX_DURATION && (zero || !d.is_zero()) => Ok(Some(d)),
-            _ => Err(invalid(
-                key,
-                format!(
-                    "\"{s}\" is not a duration; give one such as 500ms, 20s or 1m{}",
-                    if zero { "" } else { ", above zero" }
-                ),
-            )),
-        }
-    };
     let schedule = Schedule {
-        at: duration("at", &raw.at, true)?.unwrap_or_default(),
-        every: duration("every", &raw.every, false)?,
-        hold_for: duration("for", &raw.hold_for, false)?,
+        at: duration("at", &raw.at, true, invalid)?.unwrap_or_default(),
+        every: duration("every", &raw.every, false, invalid)?,
+        hold_for: duration("for", &raw.hold_for, false, invalid)?,
     };
-    let mut sidecar = None;
-    let kind = match raw.kind.as_str() {
-        "sidecar" => {
-            let command = raw.command.clone().unwrap_or_default();
-            let Some(program) = command.first() else {
-                return Err(invalid(
-                    "command",
-                    "a sidecar needs its command as a list; give command = [\"litestream\", \"replicate\", \"{db}\", \"file://{scratch}/replica\"]".into(),
-                ));
-            };
-            crate::sys::sidecar::resolve(program).map_err(|why| invalid("command", why))?;
-            let grace = duration("grace", &raw.grace, true)?.unwrap_or(SidecarCommand::GRACE);
-            sidecar = Some(SidecarCommand { command, grace });
-            RoleKind::Sidecar
-        }
+    let (kind, sidecar) = kind_of(&raw, &schedule, invalid)?;
+    let clients = clients_of(&raw, invalid)?;
+    let knobs = knobs_of(&raw, invalid)?;
+    let params = params_of(&raw, invalid, resolve)?;
+    Ok(Role {
+        name: raw.name,
+        kind,
+        clients,
+        mode: raw.mode.unwrap_or_default(),
+        connections: raw.connections.unwrap_or_default(),
+        rate: raw.rate,
+        arrival: raw.arrival.unwrap_or_default(),
+        params,
+        knobs,
+        schedule,
+        sidecar,
+    })
+}
+
+/// The duration under `key`, if given (zero allowed only where `zero`).
+fn duration(
+    key: &str,
+    v: &Option<String>,
+    zero: bool,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<Option<Duration>, CastFileError> {
+    let Some(s) = v else { return Ok(None) };
+    match parse_duration(s) {
+        Some(d) if d <= MAX_DURATION && (zero || !d.is_zero()) => Ok(Some(d)),
+        _ => Err(invalid(
+            key,
+            format!(
+                "\"{s}\" is not a duration; give one such as 500ms, 20s or 1m{}",
+                if zero { "" } else { ", above zero" }
+            ),
+        )),
+    }
+}
+
+/// The role's kind, checked against its schedule, and a sidecar's command.
+fn kind_of(
+    raw: &RoleFile,
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<(RoleKind, Option<SidecarCommand>), CastFileError> {
+    Ok(match raw.kind.as_str() {
+        "sidecar" => (RoleKind::Sidecar, Some(sidecar_of(raw, invalid)?)),
         "workload" => {
-            if let Some(e) = schedule.every {
-                let Some(f) = schedule.hold_for else {
-                    return Err(invalid(
-                        "every",
-                        format!(
-                            "a workload role that starts every {} needs how long it runs each time; give for = \"{}\"",
-                            show(e),
-                            show(e / 2)
-                        ),
-                    ));
-                };
-                if f >= e {
-                    return Err(invalid(
-                        "for",
-                        format!(
-                            "a role that runs {} every {} never pauses; give for shorter than every, or leave out every and for",
-                            show(f),
-                            show(e)
-                        ),
-                    ));
-                }
-            }
-            RoleKind::Workload
+            workload_schedule(schedule, invalid)?;
+            (RoleKind::Workload, None)
         }
         "hold" => {
-            if schedule.hold_for.is_none() {
-                return Err(invalid(
-                    "for",
-                    "a hold needs how long it keeps its snapshot; give for = \"3s\"".into(),
-                ));
-            }
-            if let (Some(e), Some(f)) = (schedule.every, schedule.hold_for) {
-                if f >= e {
-                    return Err(invalid(
-                        "for",
-                        format!(
-                            "a hold of {} every {} never ends before the next; give for shorter than every",
-                            show(f),
-                            show(e)
-                        ),
-                    ));
-                }
-            }
-            RoleKind::Hold
+            hold_schedule(schedule, invalid)?;
+            (RoleKind::Hold, None)
         }
-        _ => {
-            let Some(m) = &raw.checkpoint else {
-                return Err(invalid(
-                    "checkpoint",
-                    format!(
-                        "a checkpoint role needs its mode; give checkpoint = one of {}",
-                        CheckpointMode::NAMES.join(", ")
-                    ),
-                ));
-            };
-            let mode = CheckpointMode::parse(m).ok_or_else(|| {
-                invalid(
-                    "checkpoint",
-                    format!(
-                        "\"{m}\" is not a mode of PRAGMA wal_checkpoint; valid modes: {}",
-                        CheckpointMode::NAMES.join(", ")
-                    ),
-                )
-            })?;
-            if schedule.every.is_none() && schedule.at.is_zero() {
-                return Err(invalid(
-                    "every",
-                    "a checkpoint role needs a schedule; give every = \"1s\" (or at = \"20s\" for one)".into(),
-                ));
-            }
-            RoleKind::Checkpoint(mode)
-        }
+        _ => (RoleKind::Checkpoint(checkpoint_of(raw, schedule, invalid)?), None),
+    })
+}
+
+/// A sidecar's command (its program found and executable) and grace.
+fn sidecar_of(
+    raw: &RoleFile,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<SidecarCommand, CastFileError> {
+    let command = raw.command.clone().unwrap_or_default();
+    let Some(program) = command.first() else {
+        return Err(invalid(
+            "command",
+            "a sidecar needs its command as a list; give command = [\"litestream\", \"replicate\", \"{db}\", \"file://{scratch}/replica\"]".into(),
+        ));
     };
+    crate::sys::sidecar::resolve(program).map_err(|why| invalid("command", why))?;
+    let grace = duration("grace", &raw.grace, true, invalid)?.unwrap_or(SidecarCommand::GRACE);
+    Ok(SidecarCommand { command, grace })
+}
+
+/// A workload role's schedule: `every` needs `for`, shorter than it.
+fn workload_schedule(
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<(), CastFileError> {
+    let Some(e) = schedule.every else { return Ok(()) };
+    let Some(f) = schedule.hold_for else {
+        return Err(invalid(
+            "every",
+            format!(
+                "a workload role that starts every {} needs how long it runs each time; give for = \"{}\"",
+                show(e),
+                show(e / 2)
+            ),
+        ));
+    };
+    if f >= e {
+        return Err(invalid(
+            "for",
+            format!(
+                "a role that runs {} every {} never pauses; give for shorter than every, or leave out every and for",
+                show(f),
+                show(e)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A hold's schedule: it needs `for`, shorter than its `every`.
+fn hold_schedule(schedule: &Schedule, invalid: &dyn Fn(&str, String) -> CastFileError) -> Result<(), CastFileError> {
+    let Some(f) = schedule.hold_for else {
+        return Err(invalid(
+            "for",
+            "a hold needs how long it keeps its snapshot; give for = \"3s\"".into(),
+        ));
+    };
+    if let Some(e) = schedule.every.filter(|e| f >= *e) {
+        return Err(invalid(
+            "for",
+            format!(
+                "a hold of {} every {} never ends before the next; give for shorter than every",
+                show(f),
+                show(e)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A checkpoint role's mode; it needs a schedule.
+fn checkpoint_of(
+    raw: &RoleFile,
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<CheckpointMode, CastFileError> {
+    let Some(m) = &raw.checkpoint else {
+        return Err(invalid(
+            "checkpoint",
+            format!(
+                "a checkpoint role needs its mode; give checkpoint = one of {}",
+                CheckpointMode::NAMES.join(", ")
+            ),
+        ));
+    };
+    let mode = CheckpointMode::parse(m).ok_or_else(|| {
+        invalid(
+            "checkpoint",
+            format!(
+                "\"{m}\" is not a mode of PRAGMA wal_checkpoint; valid modes: {}",
+                CheckpointMode::NAMES.join(", ")
+            ),
+        )
+    })?;
+    if schedule.every.is_none() && schedule.at.is_zero() {
+        return Err(invalid(
+            "every",
+            "a checkpoint role needs a schedule; give every = \"1s\" (or at = \"20s\" for one)".into(),
+        ));
+    }
+    Ok(mode)
+}
+
+/// The role's clients, checked with its connections and rate.
+fn clients_of(raw: &RoleFile, invalid: &dyn Fn(&str, String) -> CastFileError) -> Result<u32, CastFileError> {
     let clients = raw.clients.unwrap_or(1);
     if clients > MAX_CLIENTS {
         return Err(invalid(
@@ -437,6 +496,14 @@ fn role(
             ));
         }
     }
+    Ok(clients)
+}
+
+/// The role's per-connection knobs, canonical as SQLite's knob table reads them.
+fn knobs_of(
+    raw: &RoleFile,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<Vec<(String, String)>, CastFileError> {
     let mut knobs = Vec::new();
     for (key, value) in [
         ("busy_timeout", &raw.busy_timeout),
@@ -456,30 +523,26 @@ fn role(
         })?;
         knobs.push((key.to_string(), canonical));
     }
+    Ok(knobs)
+}
+
+/// The role's workload parameters, resolved as `--param` would be.
+fn params_of(
+    raw: &RoleFile,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+    resolve: &dyn Fn(&[String]) -> Result<Params, String>,
+) -> Result<Params, CastFileError> {
     let mut args = Vec::new();
     for (k, v) in &raw.params {
         let v =
             scalar(v).ok_or_else(|| invalid("params", format!("{k}: give a number or a word, e.g. {k} = \"a\"")))?;
         args.push(format!("{k}={v}"));
     }
-    let params = if args.is_empty() {
-        Params::default()
+    if args.is_empty() {
+        Ok(Params::default())
     } else {
-        resolve(&args).map_err(|why| invalid("params", why))?
-    };
-    Ok(Role {
-        name: raw.name,
-        kind,
-        clients,
-        mode: raw.mode.unwrap_or_default(),
-        connections: raw.connections.unwrap_or_default(),
-        rate: raw.rate,
-        arrival: raw.arrival.unwrap_or_default(),
-        params,
-        knobs,
-        schedule,
-        sidecar,
-    })
+        resolve(&args).map_err(|why| invalid("params", why))
+    }
 }
 
 /// A TOML scalar as a command line would give it (`true`: `on`).
