@@ -1567,49 +1567,12 @@ pub fn drive(
             let mut own = rec.sibling();
             let mut buckets = Buckets::new(interval, names.len());
             let shared = &shared;
-            let connector = trial.connector;
             handles.push(scope.spawn(move || {
-                if let Some(one) = one {
-                    let seat = Seat {
-                        index,
-                        trial,
-                        shared,
-                        rec: &mut own,
-                        buckets: &mut buckets,
-                        role: None,
-                        serial,
-                    };
-                    let ran = tx.run_client(&mut one.lend(), seat);
-                    own.leave_thread();
-                    shared.loop_ended();
-                    return (ran, own, buckets);
-                }
-                let result = match connector.open() {
-                    Ok(mut c) => {
-                        // Dropped before the connection: its statements are interrupted on a
-                        // stop request while it is open.
-                        let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
-                        let seat = Seat {
-                            index,
-                            trial,
-                            shared,
-                            rec: &mut own,
-                            buckets: &mut buckets,
-                            role: None,
-                            serial: None,
-                        };
-                        let ran = tx.run_client(c.as_mut(), seat);
-                        own.leave_thread();
-                        shared.loop_ended();
-                        shared.before_close();
-                        ran
-                    }
-                    Err(e) => {
-                        shared.loop_ended();
-                        shared.rendezvous(false);
-                        Err(e)
-                    }
+                let conn = match one {
+                    Some(one) => ThreadConnection::Lent(one),
+                    None => ThreadConnection::Own(None),
                 };
+                let result = thread_client(tx, trial, shared, (index, None), conn, &mut own, &mut buckets);
                 (result, own, buckets)
             }));
         }
@@ -1668,6 +1631,74 @@ pub fn drive(
         record_series_and_interval(rec, &shared, series, &names, more_io);
     }
     Ok(())
+}
+
+/// Where a client thread's connection comes from: its own, opened with a cast role's knobs
+/// over the configuration's (none: the configuration's), or the one shared connection, lent
+/// for each transaction (`--connections shared`).
+enum ThreadConnection<'c, 'a> {
+    Own(Option<&'c [(String, String)]>),
+    Lent(&'c shared_connection::SharedConnection<'a>),
+}
+
+/// Runs client `index` (of `role`, in a cast) on a thread of its own, as [`drive`] and a cast's
+/// roles do for every client but the trial's own: its loop on its connection, its thread's I/O
+/// left to its own recorder. A connection of its own is kept until the sampler's last reading
+/// of the files, and a client that cannot open one stops the others at the common start.
+fn thread_client(
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    shared: &Shared<'_>,
+    (index, role): (u32, Option<RoleSeat<'_>>),
+    conn: ThreadConnection<'_, '_>,
+    own: &mut Recorder,
+    buckets: &mut Buckets,
+) -> Result<(), WorkloadError> {
+    let opened = match conn {
+        ThreadConnection::Lent(one) => {
+            let seat = Seat {
+                index,
+                trial,
+                shared,
+                rec: own,
+                buckets,
+                role,
+                serial: Some(one.transaction_lock()),
+            };
+            let ran = tx.run_client(&mut one.lend(), seat);
+            own.leave_thread();
+            shared.loop_ended();
+            return ran;
+        }
+        ThreadConnection::Own(None) => trial.connector.open(),
+        ThreadConnection::Own(Some(knobs)) => trial.connector.open_with(knobs),
+    };
+    match opened {
+        Ok(mut c) => {
+            // Dropped before the connection: its statements are interrupted on a stop request
+            // while it is open.
+            let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
+            let seat = Seat {
+                index,
+                trial,
+                shared,
+                rec: own,
+                buckets,
+                role,
+                serial: None,
+            };
+            let ran = tx.run_client(c.as_mut(), seat);
+            own.leave_thread();
+            shared.loop_ended();
+            shared.before_close();
+            ran
+        }
+        Err(e) => {
+            shared.loop_ended();
+            shared.rendezvous(false);
+            Err(e)
+        }
+    }
 }
 
 /// Client processes 1.. started and ready before client 0 prepares (the gate sends them off at

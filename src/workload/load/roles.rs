@@ -17,8 +17,8 @@
 
 use super::shared_connection::SharedConnection;
 use super::{
-    first_error, panicked, record_series_and_interval, sample, wait_until, Buckets, RoleSeat, Seat, Shared,
-    Transactions,
+    first_error, panicked, record_series_and_interval, sample, thread_client, wait_until, Buckets, RoleSeat, Shared,
+    ThreadConnection, Transactions,
 };
 use crate::engines::{Connection, ErrorKind};
 use crate::model::cast::{Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind};
@@ -257,50 +257,16 @@ fn client(
     mut own: Recorder,
     mut buckets: Buckets,
 ) -> (usize, Result<(), WorkloadError>, Recorder, Buckets) {
-    let role = || RoleSeat {
+    let role = RoleSeat {
         shape: &play.shape,
         params: &play.params,
         seed: play.seed(trial, index),
     };
-    if let Some(one) = one {
-        let seat = Seat {
-            index,
-            trial,
-            shared,
-            rec: &mut own,
-            buckets: &mut buckets,
-            role: Some(role()),
-            serial: Some(one.transaction_lock()),
-        };
-        let result = tx.run_client(&mut one.lend(), seat);
-        own.leave_thread();
-        shared.loop_ended();
-        return (play.offset, result, own, buckets);
-    }
-    let result = match trial.connector.open_with(&play.role.knobs) {
-        Ok(mut c) => {
-            let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
-            let seat = Seat {
-                index,
-                trial,
-                shared,
-                rec: &mut own,
-                buckets: &mut buckets,
-                role: Some(role()),
-                serial: None,
-            };
-            let result = tx.run_client(c.as_mut(), seat);
-            own.leave_thread();
-            shared.loop_ended();
-            shared.before_close();
-            result
-        }
-        Err(e) => {
-            shared.loop_ended();
-            shared.rendezvous(false);
-            Err(e)
-        }
+    let conn = match one {
+        Some(one) => ThreadConnection::Lent(one),
+        None => ThreadConnection::Own(Some(&play.role.knobs)),
     };
+    let result = thread_client(tx, trial, shared, (index, Some(role)), conn, &mut own, &mut buckets);
     (play.offset, result, own, buckets)
 }
 
