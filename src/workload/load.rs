@@ -1418,6 +1418,40 @@ fn files_at(files: &DbFiles, at: Duration) -> SeriesFiles {
 /// interval's start, on the clock, and calls `tick` with each interval's index from the second
 /// on (for `--progress`), until `done`; returns the readings, the files read once more at the
 /// end.
+/// The sampler's thread, where the trial keeps a series and there is something to sample (the
+/// VFS counters, progress lines, the database's files): the counters and files at every
+/// interval's start, and a progress line per interval. With client `processes`, a line waits
+/// a moment for their totals, sent at the same instant.
+fn spawn_sampler<'s, 'e>(
+    scope: &'s std::thread::Scope<'s, 'e>,
+    shared: &'e Shared<'e>,
+    trial: &'e Trial<'e>,
+    counters: Option<std::sync::Arc<crate::sys::iocount::IoCounters>>,
+    done: &'e AtomicBool,
+    processes: bool,
+) -> Option<std::thread::ScopedJoinHandle<'s, Marks>> {
+    let shape = trial.load;
+    let interval = Duration::from_millis(shape.interval_ms.max(1));
+    let files = trial.files;
+    if !((counters.is_some() || shape.progress || files.is_some()) && shared.series) {
+        return None;
+    }
+    Some(scope.spawn(move || {
+        let tick = |i: u32| {
+            if shape.progress {
+                if processes {
+                    std::thread::sleep((interval / 10).min(Duration::from_millis(50)));
+                }
+                crate::errln!(
+                    "{}",
+                    shared.progress.line(interval * i, interval, shape.open(), trial.name)
+                );
+            }
+        };
+        sample(shared, interval, counters, files, done, &tick)
+    }))
+}
+
 fn sample(
     shared: &Shared<'_>,
     interval: Duration,
@@ -1540,26 +1574,7 @@ pub fn drive(
     let results = std::thread::scope(|scope| {
         // The counters at every interval's start, on the clock.
         // A phase-timed trial has no series, and no progress lines (as its phases never had).
-        let files = trial.files;
-        let sampler = ((counters.is_some() || shape.progress || files.is_some()) && shared.series).then(|| {
-            let (shared, done, counters) = (&shared, &clients_done, counters.clone());
-            scope.spawn(move || {
-                let tick = |i: u32| {
-                    if shape.progress {
-                        if processes {
-                            // Client processes send their totals at the same instant; give
-                            // their lines a moment to arrive.
-                            std::thread::sleep((interval / 10).min(Duration::from_millis(50)));
-                        }
-                        crate::errln!(
-                            "{}",
-                            shared.progress.line(interval * i, interval, shape.open(), trial.name)
-                        );
-                    }
-                };
-                sample(shared, interval, counters, files, done, &tick)
-            })
-        });
+        let sampler = spawn_sampler(scope, &shared, trial, counters.clone(), &clients_done, processes);
         let readers = read_reports(scope, &remotes, &shared);
         let mut handles = Vec::new();
         for index in (1..shape.clients).filter(|_| !processes) {

@@ -17,7 +17,7 @@
 
 use super::shared_connection::SharedConnection;
 use super::{
-    first_error, panicked, record_series_and_interval, sample, thread_client, wait_until, Buckets, RoleSeat, Shared,
+    first_error, panicked, record_series_and_interval, thread_client, wait_until, Buckets, RoleSeat, Shared,
     ThreadConnection, Transactions,
 };
 use crate::engines::{Connection, ErrorKind};
@@ -158,34 +158,15 @@ pub(super) fn drive(
     let mut events = CastEvents::default();
     let mut more_io = Vec::new();
     let results = std::thread::scope(|scope| {
-        let files = trial.files;
-        let sampler = ((counters.is_some() || shape.progress || files.is_some()) && shared.series).then(|| {
-            let (shared, done, counters) = (&shared, &clients_done, counters.clone());
-            scope.spawn(move || {
-                let tick = |i: u32| {
-                    if shape.progress {
-                        crate::errln!(
-                            "{}",
-                            shared.progress.line(interval * i, interval, shape.open(), trial.name)
-                        );
-                    }
-                };
-                sample(shared, interval, counters, files, done, &tick)
-            })
-        });
-        let beside: Vec<_> = cast
-            .roles
-            .iter()
-            .filter(|r| r.kind != RoleKind::Workload)
-            .map(|role| {
-                let (shared, done) = (&shared, &clients_done);
-                if role.kind == RoleKind::Sidecar {
-                    let file = cast.file.as_str();
-                    return scope.spawn(move || super::sidecar::run(role, file, trial, shared, done));
-                }
-                scope.spawn(move || act(role, trial, shared, done))
-            })
-            .collect();
+        let sampler = super::spawn_sampler(
+            scope,
+            &shared,
+            trial,
+            counters.clone(),
+            &clients_done,
+            !remotes.is_empty(),
+        );
+        let beside = spawn_beside(scope, cast, trial, &shared, &clients_done);
         let readers = super::read_reports(scope, &remotes, &shared);
         let mut handles = Vec::new();
         for (play, one) in plays.iter().zip(&ones).filter(|(p, _)| !p.processes()) {
@@ -244,6 +225,28 @@ pub(super) fn drive(
     }
     record_series_and_interval(rec, &shared, series, &names, more_io);
     Ok(())
+}
+
+/// The roles beside the workload's, each on a thread of its own from the common start until
+/// the workload roles end: holds and checkpoints ([`act`]) and sidecars.
+fn spawn_beside<'s, 'e>(
+    scope: &'s std::thread::Scope<'s, 'e>,
+    cast: &'e Cast,
+    trial: &'e Trial<'e>,
+    shared: &'e Shared<'e>,
+    done: &'e AtomicBool,
+) -> Vec<std::thread::ScopedJoinHandle<'s, Result<CastEvents, WorkloadError>>> {
+    cast.roles
+        .iter()
+        .filter(|r| r.kind != RoleKind::Workload)
+        .map(|role| {
+            if role.kind == RoleKind::Sidecar {
+                let file = cast.file.as_str();
+                return scope.spawn(move || super::sidecar::run(role, file, trial, shared, done));
+            }
+            scope.spawn(move || act(role, trial, shared, done))
+        })
+        .collect()
 }
 
 /// Client `index` of a role that runs on threads: on a connection with the role's knobs, its
