@@ -413,6 +413,77 @@ fn panels(t: &Timeline) -> Vec<Panel> {
     p
 }
 
+/// A panel's y axis: its range and ticks (log for the roles' rates when they span more than
+/// 10x), whether it is log, and its label.
+fn panel_axis(k: Panel, t: &Timeline) -> (std::ops::Range<f64>, Vec<f64>, bool, String) {
+    let values: Vec<f64> = match k {
+        Panel::Wal => t.wal.iter().map(|p| p.1).collect(),
+        Panel::Roles => t.roles.iter().flat_map(|l| l.points.iter().map(|p| p.1)).collect(),
+        Panel::Syncs => t.syncs.iter().map(|p| p.1).collect(),
+    };
+    let hi = values.iter().copied().fold(0.0, f64::max);
+    let log = k == Panel::Roles && t.roles_log;
+    let (y_range, y_ticks) = if log {
+        log_axis(
+            values
+                .iter()
+                .copied()
+                .filter(|v| *v > 0.0)
+                .fold(f64::INFINITY, f64::min),
+            hi,
+        )
+    } else {
+        let ticks = nice_ticks(0.0, if hi > 0.0 { hi * 1.05 } else { 1.0 });
+        (0.0..*ticks.last().unwrap_or(&1.0), ticks)
+    };
+    let y_label = match k {
+        Panel::Wal => "WAL size (MiB)".to_string(),
+        Panel::Roles => t.roles_label(),
+        Panel::Syncs => "main file syncs".to_string(),
+    };
+    (y_range, y_ticks, log, y_label)
+}
+
+/// A panel's lines: the WAL's size, each role's rate, or the main-file syncs.
+fn draw_lines<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Axis, Axis>>,
+    k: Panel,
+    log: bool,
+    t: &Timeline,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB::ErrorType: 'static,
+{
+    let (lines, offset): (Vec<Vec<(f64, f64)>>, Vec<usize>) = match k {
+        Panel::Wal => (vec![t.wal.clone()], vec![WAL_COLOR]),
+        Panel::Syncs => (vec![t.syncs.clone()], vec![SYNC_COLOR]),
+        Panel::Roles => (
+            t.roles.iter().map(|l| l.points.clone()).collect(),
+            (0..t.roles.len()).map(|i| OPERATION_COLORS + i).collect(),
+        ),
+    };
+    for (pts, c) in lines.into_iter().zip(offset) {
+        let pts: Vec<(f64, f64)> = pts
+            .into_iter()
+            .map(|(x, y)| {
+                (
+                    x,
+                    if log {
+                        y.max(1e-9).log10().max(chart.y_range().start)
+                    } else {
+                        y
+                    },
+                )
+            })
+            .collect();
+        chart.draw_series(std::iter::once(PathElement::new(
+            pts,
+            color(c).mix(LINE_OPACITY).stroke_width(2),
+        )))?;
+    }
+    Ok(())
+}
+
 /// Stacked panels over one time axis: meshes first, then the holds' bands across every panel,
 /// then the lines, then the bands' labels; returns where the checkpoint markers go (on the WAL
 /// line, or along the top panel's floor without one).
@@ -441,31 +512,7 @@ where
     let mut charts = Vec::new();
     for (i, (k, a)) in kinds.iter().zip(&areas).enumerate() {
         let last = i + 1 == kinds.len();
-        let values: Vec<f64> = match k {
-            Panel::Wal => t.wal.iter().map(|p| p.1).collect(),
-            Panel::Roles => t.roles.iter().flat_map(|l| l.points.iter().map(|p| p.1)).collect(),
-            Panel::Syncs => t.syncs.iter().map(|p| p.1).collect(),
-        };
-        let hi = values.iter().copied().fold(0.0, f64::max);
-        let log = *k == Panel::Roles && t.roles_log;
-        let (y_range, y_ticks) = if log {
-            log_axis(
-                values
-                    .iter()
-                    .copied()
-                    .filter(|v| *v > 0.0)
-                    .fold(f64::INFINITY, f64::min),
-                hi,
-            )
-        } else {
-            let ticks = nice_ticks(0.0, if hi > 0.0 { hi * 1.05 } else { 1.0 });
-            (0.0..*ticks.last().unwrap_or(&1.0), ticks)
-        };
-        let y_label = match k {
-            Panel::Wal => "WAL size (MiB)".to_string(),
-            Panel::Roles => t.roles_label(),
-            Panel::Syncs => "main file syncs".to_string(),
-        };
+        let (y_range, y_ticks, log, y_label) = panel_axis(*k, t);
         let mut chart = ChartBuilder::on(a)
             .margin(8)
             .x_label_area_size(if last { 50 } else { 24 })
@@ -513,35 +560,7 @@ where
     }
     let mut placed = Vec::new();
     for (k, log, chart) in &mut charts {
-        let (lines, offset): (Vec<Vec<(f64, f64)>>, Vec<usize>) = match k {
-            Panel::Wal => (vec![t.wal.clone()], vec![WAL_COLOR]),
-            Panel::Syncs => (vec![t.syncs.clone()], vec![SYNC_COLOR]),
-            Panel::Roles => (
-                t.roles.iter().map(|l| l.points.clone()).collect(),
-                (0..t.roles.len()).map(|i| OPERATION_COLORS + i).collect(),
-            ),
-        };
-        for (pts, c) in lines.into_iter().zip(offset) {
-            let pts: Vec<(f64, f64)> = pts
-                .into_iter()
-                .map(|(x, y)| {
-                    (
-                        x,
-                        if *log {
-                            y.max(1e-9).log10().max(chart.y_range().start)
-                        } else {
-                            y
-                        },
-                    )
-                })
-                .collect();
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    pts,
-                    color(c).mix(LINE_OPACITY).stroke_width(2),
-                )))
-                .map_err(err(fig))?;
-        }
+        draw_lines(chart, *k, *log, t).map_err(err(fig))?;
         if *k == Panel::Wal || (placed.is_empty() && !kinds.contains(&Panel::Wal)) {
             for m in &t.checkpoints {
                 let at = if *k == Panel::Wal {
