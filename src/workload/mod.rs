@@ -4,6 +4,7 @@
 //! beside its [`Workload`] implementation) and one line in [`all`].
 
 pub mod acreve;
+pub mod aging;
 pub mod androbench;
 pub mod bare_begin;
 pub mod blob;
@@ -275,7 +276,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 13] = [
+    static ALL: [&dyn Workload; 14] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -289,6 +290,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &ycsb::Ycsb,
         &script::ScriptWorkload,
         &replay::Replay,
+        &aging::Aging,
     ];
     &ALL
 }
