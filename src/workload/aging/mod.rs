@@ -157,6 +157,13 @@ impl Workload for Aging {
         Some(self)
     }
 
+    /// The newest `retention` events, or every event where fewer were ever inserted (an expire
+    /// may be up to `expire_every` inserts behind, so this is the floor of what is kept).
+    fn live_rows(&self, p: &Params, inserted: u64) -> Option<(u64, u64)> {
+        let rows = p.count("retention").min(p.count("pre_age") + inserted);
+        Some((rows, p.count("payload")))
+    }
+
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
         conn.execute_batch(&schema::create(conn.dialect()))?;
         let p = pop.params;
