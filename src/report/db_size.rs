@@ -63,41 +63,57 @@ pub fn db_sizes(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<DbSize> {
     }
     let mut out = Vec::new();
     for cfg in &manifest.configs {
-        let measured: Vec<&TrialRecord> = trials.iter().filter(|t| t.config == cfg.index && !t.warmup).collect();
-        let mut per = Vec::new();
-        for t in &measured {
-            let Some(files) = t.series.as_ref().map(|s| &s.files) else {
-                continue;
-            };
-            let (Some(first), Some(last)) = (files.first(), files.last()) else {
-                continue;
-            };
-            let (Some(free), Some(page)) = (last.free_pages, page_size(t)) else {
-                continue;
-            };
-            let peak = files.iter().filter_map(|f| f.free_pages).max().unwrap_or(free);
-            per.push((first.db_bytes, last.db_bytes, free, page, peak, inserted(t)));
-        }
+        let per: Vec<TrialFile> = trials
+            .iter()
+            .filter(|t| t.config == cfg.index && !t.warmup)
+            .filter_map(trial_file)
+            .collect();
         if per.is_empty() {
             continue;
         }
-        let col = |f: fn(&(u64, u64, u64, u64, u64, u64)) -> u64| median(per.iter().map(f).collect());
-        let (free_pages, page) = (col(|p| p.2), col(|p| p.3));
-        let live = workload.live_rows(&manifest.params, col(|p| p.5));
+        let col = |f: fn(&TrialFile) -> u64| median(per.iter().map(f).collect());
+        let (free_pages, page) = (col(|t| t.free_pages), col(|t| t.page_size));
+        let live = workload.live_rows(&manifest.params, col(|t| t.inserted));
         out.push(DbSize {
             config: cfg.index,
             label: cfg.label.clone(),
-            start_bytes: col(|p| p.0),
-            final_bytes: col(|p| p.1),
+            start_bytes: col(|t| t.start_bytes),
+            final_bytes: col(|t| t.final_bytes),
             free_pages,
             page_size: page,
             free_bytes: free_pages * page,
-            peak_free_pages: col(|p| p.4),
+            peak_free_pages: col(|t| t.peak_free_pages),
             live_rows: live.map(|l| l.0),
             live_payload_bytes: live.map(|l| l.0 * l.1),
         });
     }
     out
+}
+
+/// One measured trial's file: its first and last readings, and what it inserted.
+struct TrialFile {
+    start_bytes: u64,
+    final_bytes: u64,
+    free_pages: u64,
+    page_size: u64,
+    peak_free_pages: u64,
+    inserted: u64,
+}
+
+/// [`TrialFile`] of `t`; none where its series read no SQLite header or no page size was read
+/// back.
+fn trial_file(t: &TrialRecord) -> Option<TrialFile> {
+    let files = &t.series.as_ref()?.files;
+    let (first, last) = (files.first()?, files.last()?);
+    let free_pages = last.free_pages?;
+    Some(TrialFile {
+        start_bytes: first.db_bytes,
+        final_bytes: last.db_bytes,
+        free_pages,
+        page_size: page_size(t)?,
+        peak_free_pages: files.iter().filter_map(|f| f.free_pages).max().unwrap_or(free_pages),
+        inserted: inserted(t),
+    })
 }
 
 /// The page size a trial read back (`page_size`'s effective value).

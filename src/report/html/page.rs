@@ -326,7 +326,10 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
     }
     // How big an aged database got: its file, its free pages and its live payload.
     for d in &report.db_size {
-        o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&crate::report::db_size::line(d)));
+        o += &format!(
+            "<p class=\"answer-words\">{}.</p>\n",
+            esc(&crate::report::db_size::line(d))
+        );
     }
     if !scaling.is_empty() {
         o += "<div class=\"row\">\n";

@@ -294,7 +294,8 @@ impl Client for AgingClient<'_> {
             }
             Op::Read => {
                 self.out.clear();
-                self.conn.run_values(stmt, &[Value::Int(self.read_span)], &mut self.out)?;
+                self.conn
+                    .run_values(stmt, &[Value::Int(self.read_span)], &mut self.out)?;
                 Ok(true)
             }
         }

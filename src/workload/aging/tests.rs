@@ -27,7 +27,11 @@ fn events(conn: &mut dyn Connection) -> Vec<i64> {
 }
 
 fn free_pages(conn: &mut dyn Connection) -> u64 {
-    conn.query_value("PRAGMA freelist_count").unwrap().unwrap().parse().unwrap()
+    conn.query_value("PRAGMA freelist_count")
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 /// A trial of `operations` transactions on a template of `pre_age` events: the events the
@@ -48,7 +52,13 @@ fn trial(args: &[&str]) -> (Vec<i64>, Vec<u64>) {
 #[test]
 fn after_k_inserts_and_their_expires_the_last_retention_events_are_left() {
     // 10 rounds of 9 inserts and an expire: 90 events after 40 pre-aged, 25 kept.
-    let (left, ops) = trial(&["retention=25", "pre_age=40", "expire_every=9", "operations=100", "payload=20"]);
+    let (left, ops) = trial(&[
+        "retention=25",
+        "pre_age=40",
+        "expire_every=9",
+        "operations=100",
+        "payload=20",
+    ]);
     assert_eq!(ops, [90, 10, 0]);
     assert_eq!(left, (106..=130).collect::<Vec<i64>>(), "the newest 25 of 130");
 }
