@@ -153,3 +153,98 @@ pub fn line(d: &DbSize) -> String {
         d.peak_free_pages,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::knob::KnobReading;
+    use crate::model::op::OpResult;
+    use crate::model::series::{Series, SeriesFiles};
+
+    fn trial(files: &[(u64, Option<u64>)], page_size: Option<&str>) -> TrialRecord {
+        TrialRecord {
+            series: Some(Series {
+                files: files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(db_bytes, free_pages))| SeriesFiles {
+                        t_ms: i as u64 * 1000,
+                        db_bytes,
+                        free_pages,
+                        ..SeriesFiles::default()
+                    })
+                    .collect(),
+                ..Series::default()
+            }),
+            knobs: page_size
+                .map(|v| KnobReading {
+                    name: "page_size".into(),
+                    requested: None,
+                    effective: Some(v.into()),
+                    note: None,
+                })
+                .into_iter()
+                .collect(),
+            ops: vec![
+                OpResult {
+                    name: "app:insert".into(),
+                    ops: 70,
+                    ..OpResult::default()
+                },
+                OpResult {
+                    name: "app:expire".into(),
+                    ops: 5,
+                    ..OpResult::default()
+                },
+            ],
+            ..TrialRecord::default()
+        }
+    }
+
+    /// The first and last readings, the peak of the free pages, their bytes at the page size
+    /// read back, and a cast role's inserts counted as the workload's.
+    #[test]
+    fn a_trial_file_is_its_first_and_last_reading_at_the_page_size_read_back() {
+        let t = trial(&[(8192, Some(0)), (16384, Some(5)), (12288, Some(3))], Some("1024"));
+        let f = trial_file(&t).expect("a reading");
+        assert_eq!(
+            (
+                f.start_bytes,
+                f.final_bytes,
+                f.free_pages,
+                f.peak_free_pages,
+                f.page_size,
+                f.inserted
+            ),
+            (8192, 12288, 3, 5, 1024, 70)
+        );
+        assert!(
+            trial_file(&trial(&[(8192, Some(1))], None)).is_none(),
+            "no page size read back"
+        );
+        assert!(
+            trial_file(&trial(&[(8192, None)], Some("4096"))).is_none(),
+            "no SQLite header"
+        );
+    }
+
+    #[test]
+    fn the_line_says_size_free_pages_and_live_payload() {
+        let d = DbSize {
+            config: 2,
+            label: "auto_vacuum=none".into(),
+            start_bytes: 1 << 20,
+            final_bytes: 2 << 20,
+            free_pages: 64,
+            page_size: 4096,
+            free_bytes: 64 * 4096,
+            peak_free_pages: 100,
+            live_rows: Some(1000),
+            live_payload_bytes: Some(300_000),
+        };
+        assert_eq!(
+            line(&d),
+            "#2 database file: 2.0 MiB at the end (1.0 MiB at the start), 64 free pages of 4096 B = 256 KiB (12.5%, at most 100 during the trial); live payload about 1000 rows x 300 B = 293 KiB"
+        );
+    }
+}

@@ -142,6 +142,15 @@ impl Workload for Aging {
         &KIND
     }
 
+    fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
+        match knob {
+            crate::engines::sqlite::knobs::BEGIN_KNOB => {
+                Err("aging runs every statement in autocommit, in no transaction it starts".into())
+            }
+            _ => Err(format!("no statement of aging reads {knob}")),
+        }
+    }
+
     fn check(&self, p: &Params) -> Result<(), String> {
         let m = mix_of(p);
         if m.insert_weight + m.expire_weight + m.read_weight == 0 {
