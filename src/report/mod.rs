@@ -16,6 +16,7 @@ pub mod compact;
 pub mod compare;
 pub mod csv;
 pub mod curve;
+pub mod db_size;
 pub mod exports;
 pub mod format;
 pub mod html;
@@ -108,6 +109,10 @@ pub struct Report<'a> {
     /// bound ([`wal`]); empty when no configuration had a WAL on disk.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wal: Vec<wal::WalGrowth>,
+    /// How big the database file got, per configuration, for a workload that asks
+    /// ([`db_size`]: `aging`); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub db_size: Vec<db_size::DbSize>,
 }
 
 /// What a report is built from.
@@ -173,6 +178,7 @@ impl<'a> Report<'a> {
             trials: input.trials,
             durability: Vec::new(),
             wal: wal::wal_growth(m, input.trials),
+            db_size: db_size::db_sizes(m, input.trials),
         }
     }
 }

@@ -277,6 +277,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         out += &format!("{n}\n");
     }
     out += &wal_lines(report);
+    out += &db_size_lines(report);
     if let Some(p) = &report.side_by_side {
         out += "\n";
         out += &heading("side by side", md);
@@ -330,6 +331,20 @@ fn wal_lines(report: &Report<'_>) -> String {
     out
 }
 
+/// Each configuration's database file in a line (size, free pages, live payload), after a
+/// blank line; nothing for a workload that does not ask for it.
+fn db_size_lines(report: &Report<'_>) -> String {
+    if report.db_size.is_empty() {
+        return String::new();
+    }
+    let mut out = "\n".to_string();
+    for d in &report.db_size {
+        out += &super::db_size::line(d);
+        out += "\n";
+    }
+    out
+}
+
 /// A laid-out table from owned cells.
 fn table_of(t: &super::compact::Table) -> String {
     let headers: Vec<&str> = t.0.iter().map(String::as_str).collect();
@@ -364,6 +379,7 @@ fn compact_body(report: &Report<'_>) -> String {
         out += &format!("note: {n}\n");
     }
     out += &wal_lines(report);
+    out += &db_size_lines(report);
     if !report.warnings.is_empty() {
         out += "\n";
     }

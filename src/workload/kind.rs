@@ -38,6 +38,9 @@ pub struct WorkloadKind {
     /// VLDB'22 artifact's cache sizes), as `(knob, value)`; each engine takes those it has.
     /// Recorded in a configuration's knob origins as `workload NAME default`.
     pub default_knobs: &'static [(&'static str, &'static str)],
+    /// True when the reports end with how big the database file got: its final size, its free
+    /// pages and the live payload (`aging`; the report's `db_size` reads it).
+    pub reports_db_size: bool,
 }
 
 impl WorkloadKind {
@@ -54,6 +57,7 @@ impl WorkloadKind {
         metric: Metric::Tps,
         read_only: false,
         default_knobs: &[],
+        reports_db_size: false,
     };
 }
 

@@ -4,6 +4,7 @@
 //! beside its [`Workload`] implementation) and one line in [`all`].
 
 pub mod acreve;
+pub mod aging;
 pub mod androbench;
 pub mod bare_begin;
 pub mod blob;
@@ -186,6 +187,13 @@ pub trait Workload: Sync {
     ) -> Vec<String> {
         Vec::new()
     }
+    /// The rows this workload keeps at the end of a trial with parameters `p` in which
+    /// `inserted` rows were inserted, and the payload bytes of each, as `(rows, bytes)`: the
+    /// live data a report of a workload with [`WorkloadKind::reports_db_size`] sets beside the
+    /// file's size. None by default.
+    fn live_rows(&self, _p: &Params, _inserted: u64) -> Option<(u64, u64)> {
+        None
+    }
     /// Tables only this workload knows to add to reports of its runs (TATP: each transaction's
     /// success rate beside the specification's), format-neutral: the HTML report draws each
     /// under its title. None by default.
@@ -275,7 +283,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 13] = [
+    static ALL: [&dyn Workload; 14] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -289,6 +297,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &ycsb::Ycsb,
         &script::ScriptWorkload,
         &replay::Replay,
+        &aging::Aging,
     ];
     &ALL
 }

@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod aging;
 mod bad_input;
 mod browser;
 mod cast;

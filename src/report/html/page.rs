@@ -324,6 +324,13 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
     {
         o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&crate::report::wal::line(w)));
     }
+    // How big an aged database got: its file, its free pages and its live payload.
+    for d in &report.db_size {
+        o += &format!(
+            "<p class=\"answer-words\">{}.</p>\n",
+            esc(&crate::report::db_size::line(d))
+        );
+    }
     if !scaling.is_empty() {
         o += "<div class=\"row\">\n";
         for (fig, svg) in scaling {

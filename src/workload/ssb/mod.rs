@@ -162,6 +162,7 @@ pub static KIND: WorkloadKind = WorkloadKind {
     // The artifact's settings (src/benchmarks/ssb/ssb_{sqlite3,duckdb}.cpp defaults and
     // the paper's text): SQLite a 1 GB page cache, DuckDB one thread and 1 GB.
     default_knobs: &[("cache_size", "-1000000"), ("threads", "1"), ("memory_limit", "1GB")],
+    ..WorkloadKind::BASE
 };
 
 impl Workload for Ssb {
