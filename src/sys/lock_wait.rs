@@ -1,11 +1,10 @@
 //! The time the calling thread slept waiting for a database lock, in microseconds.
 //!
-//! SQLite waits for a lock another connection holds by sleeping through its VFS's `xSleep`:
-//! its busy handler (`busy_timeout`'s schedule, 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms
-//! ... up to the timeout) and the WAL read lock's short retries. The counting VFS times each of
-//! those sleeps with the monotonic clock and adds it here, on the thread that slept, which is the
-//! thread running the connection's statement; the load driver takes the count after each
-//! transaction ([`take`]). Measuring the sleeps where SQLite makes them, instead of installing a
+//! SQLite's busy handler waits for a lock another connection holds by sleeping through the
+//! connection's VFS (`xSleep`), on `busy_timeout`'s schedule (1, 2, 5, 10, 15, 20, 25, 25, 25,
+//! 50, 50, 100 ms ... up to the timeout). The counting VFS times each of those sleeps with the
+//! monotonic clock and adds it here, on the thread that slept, which is the thread running the
+//! connection's statement; the load driver takes the count after each transaction ([`take`]). Measuring the sleeps where SQLite makes them, instead of installing a
 //! busy handler of litebench's own, keeps every build's own handler and schedule (and `PRAGMA
 //! busy_timeout` as the user's SQL sets and reads it) exactly as they are: the measurement
 //! cannot change the answer.

@@ -2,8 +2,8 @@
 //!
 //! It wraps the library's default VFS (the unix VFS on Linux) and forwards every call
 //! unchanged, bumping [`IoCounters`] on the way: syncs (with their flags), writes, reads,
-//! truncates, deletes and opens, per file class; and it times SQLite's sleeps, which are its
-//! waits for locks ([`crate::sys::lock_wait`]). Counting at this layer — rather than with
+//! truncates, deletes and opens, per file class; and it times the busy handler's sleeps, the
+//! connection's waits for locks ([`crate::sys::lock_wait`]). Counting at this layer — rather than with
 //! strace — works for every SQLite build litebench loads, costs a few atomic adds, and can be
 //! attributed to a phase of a trial. The CLI test suite cross-checks it against strace.
 //!
@@ -376,9 +376,12 @@ forward_vfs!(x_dl_sym, "xDlSym", xDlSym, (h: *mut c_void, sym: *const c_char) ->
     missing: None, fault: None);
 forward_vfs!(x_dl_close, "xDlClose", xDlClose, (h: *mut c_void) -> (), missing: (), fault: ());
 forward_vfs!(x_randomness, "xRandomness", xRandomness, (n: c_int, out: *mut c_char) -> c_int, missing: 0, fault: 0);
-/// `xSleep`: forwarded unchanged to the wrapped VFS, and timed: SQLite sleeps only to wait for
-/// a lock (its busy handler, the WAL read lock's retries), so the time it took is this thread's
-/// lock wait ([`crate::sys::lock_wait`]).
+/// `xSleep`: forwarded unchanged to the wrapped VFS, and the busy handler's sleeps timed as
+/// this thread's lock wait ([`crate::sys::lock_wait`]). SQLite's default busy handler asks for
+/// whole milliseconds (`delay*1000` microseconds, or whole seconds in builds without
+/// `usleep`/`nanosleep`); its only other sleeps, the WAL read lock's retries, ask for 1 or
+/// `(n-9)^2*39` microseconds (n <= 100), never a whole millisecond: those are forwarded
+/// untimed.
 ///
 /// # Safety
 /// `vfs` is the registered shim.
@@ -386,12 +389,16 @@ unsafe extern "C" fn x_sleep(vfs: *mut sqlite3_vfs, us: c_int) -> c_int {
     guard::callback("xSleep", 0, || {
         // SAFETY: see the function's contract.
         let real = unsafe { state(vfs) }?.real;
-        let start = std::time::Instant::now();
         // SAFETY: every VFS version has xSleep; SQLite's own argument, passed on.
-        let slept = match unsafe { (*real).xSleep } {
+        let sleep = |us| match unsafe { (*real).xSleep } {
             Some(f) => unsafe { f(real, us) },
             None => 0,
         };
+        if us <= 0 || us % 1000 != 0 {
+            return Ok(sleep(us));
+        }
+        let start = std::time::Instant::now();
+        let slept = sleep(us);
         crate::sys::lock_wait::add(start.elapsed());
         Ok(slept)
     })
