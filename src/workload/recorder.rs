@@ -583,7 +583,10 @@ mod tests {
         thread.record_busy_wait(1, 3_000);
         r.absorb(thread);
         let (out, _) = r.finish();
-        assert_eq!((out[0].busy_wait.as_ref(), out[0].busy_wait_histogram.as_ref()), (None, None));
+        assert_eq!(
+            (out[0].busy_wait.as_ref(), out[0].busy_wait_histogram.as_ref()),
+            (None, None)
+        );
         let w = out[1].busy_wait.as_ref().expect("the writes waited");
         assert!(w.max_ns >= 77_900_000 && w.max_ns <= 78_100_000, "{w:?}");
         assert!(w.min_ns >= 2_990_000 && w.min_ns <= 3_010_000, "{w:?}");

@@ -757,12 +757,20 @@ fn busy_waits_are_measured_per_operation_where_transactions_waited() {
     for o in &waited {
         let (w, lat) = (&o["busy_wait"], &o["latency"]);
         assert!(w["min_ns"].as_u64().unwrap() >= 990_000, "{o}");
-        assert!(w["max_ns"].as_u64().unwrap() <= lat["max_ns"].as_u64().unwrap() + 1_000_000, "{o}");
+        assert!(
+            w["max_ns"].as_u64().unwrap() <= lat["max_ns"].as_u64().unwrap() + 1_000_000,
+            "{o}"
+        );
         assert!(o["busy_wait_histogram"].as_str().is_some_and(|h| !h.is_empty()), "{o}");
     }
     let rows = v["summary"].as_array().unwrap();
     for r in rows {
-        for k in ["busy_wait_p50_us", "busy_wait_p99_us", "busy_wait_max_us", "busy_waited_pct"] {
+        for k in [
+            "busy_wait_p50_us",
+            "busy_wait_p99_us",
+            "busy_wait_max_us",
+            "busy_waited_pct",
+        ] {
             assert!(r.get(k).is_some(), "{k} missing: {r}");
         }
     }

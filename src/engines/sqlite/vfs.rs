@@ -777,16 +777,29 @@ mod tests {
         let gave_up_at = |d: Duration| d >= ms(195) && d <= ms(320);
         for (vfs, counted) in [(None, false), (Some(SHIM_NAME), true)] {
             let (took, got, waited) = wait_out_a_lock(vfs, Some(ms(60)));
-            assert!(got && got_at(took), "{vfs:?}: released at 60 ms, got it: {got} after {took:?}");
+            assert!(
+                got && got_at(took),
+                "{vfs:?}: released at 60 ms, got it: {got} after {took:?}"
+            );
             if counted {
-                assert!(waited >= ms(75) && waited <= took, "{vfs:?}: slept {waited:?} of {took:?}");
+                assert!(
+                    waited >= ms(75) && waited <= took,
+                    "{vfs:?}: slept {waited:?} of {took:?}"
+                );
             } else {
                 assert_eq!(waited, Duration::ZERO);
             }
             let (took, got, waited) = wait_out_a_lock(vfs, None);
-            assert!(!got && gave_up_at(took), "{vfs:?}: never released, gave up: {} after {took:?}", !got);
+            assert!(
+                !got && gave_up_at(took),
+                "{vfs:?}: never released, gave up: {} after {took:?}",
+                !got
+            );
             if counted {
-                assert!(waited >= ms(195) && waited <= took, "{vfs:?}: slept {waited:?} of {took:?}");
+                assert!(
+                    waited >= ms(195) && waited <= took,
+                    "{vfs:?}: slept {waited:?} of {took:?}"
+                );
             } else {
                 assert_eq!(waited, Duration::ZERO);
             }
