@@ -730,7 +730,7 @@ fn a_retry_backoff_is_recorded_and_bad_ones_are_refused_in_one_line() {
 /// (`busy_timeout=10000`): the waits come back from the processes into the trial's operations
 /// (every one at least the schedule's first 1 ms sleep, none longer than its transaction),
 /// the summary gives their p50/p99/max and share on every row (null where none waited, so the
-/// CSV's columns agree), and the table and `show` give them as columns. One client meets no
+/// CSV's columns agree), and the table, `show` and its CSV give them as columns. One client meets no
 /// lock: its records and report have no busy-wait field at all, as before.
 #[test]
 fn busy_waits_are_measured_per_operation_where_transactions_waited() {
@@ -780,6 +780,14 @@ fn busy_waits_are_measured_per_operation_where_transactions_waited() {
     assert!(all["busy_wait_p50_us"].as_f64().unwrap() >= 990.0, "{all}");
     let text = stdout(&output(&mut sb.show(&["--wide"])));
     assert!(text.contains("busy wait p99 ms") && text.contains("waited %"), "{text}");
+    // The CSV reads its own rows back: a row without the columns would fail it.
+    let csv = output(&mut sb.show(&["--format", "csv"]));
+    assert_success(&csv);
+    assert!(
+        stdout(&csv).contains("busy_wait_p99_us,busy_wait_max_us,busy_waited_pct"),
+        "{}",
+        stdout(&csv)
+    );
 
     let one = Sandbox::new();
     let mut cmd = one.run(CRUD);
