@@ -103,6 +103,17 @@ pub struct OpResult {
     /// The schedule lag's histogram, in the form of [`OpResult::histogram`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_histogram: Option<String>,
+    /// SQLite's lock waits: how long each transaction that waited slept in SQLite's busy
+    /// handler before it got its locks or gave up, summed
+    /// over its tries (the `--retry-backoff` waits between tries are not in it); see
+    /// docs/load.md "Locks and retries". Only the transactions that waited, completed or given
+    /// up busy, are in it; absent when none waited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_wait: Option<Latency>,
+    /// The busy waits' histogram (nanoseconds), in the form of [`OpResult::histogram`]: its
+    /// count is the transactions that waited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_wait_histogram: Option<String>,
     /// The operation type this one is a part of (a script's statement, timed inside its
     /// script's transaction, as pgbench `-r` reports it): its operations are already counted in
     /// that type's, so the trial's totals ("all") leave it out. Absent for whole operations.

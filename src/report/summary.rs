@@ -41,6 +41,10 @@ pub struct SummaryRow {
     pub io: Io,
     #[serde(flatten)]
     pub load: Load,
+    /// Absent in runs where no transaction waited for a lock; where any did, every row has
+    /// the fields (null in a row whose transactions did not wait), so CSV columns agree.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub busy_waits: Option<BusyWaits>,
     /// The stored `verify-durability` verdicts for this configuration's SQLite build and
     /// settings, `power: VERDICT IN WORDS; process: ...` (`consistent; lost the last commit in 5,349 of 16,484 states`) (set by `show`; null
     /// when there are none).
@@ -242,6 +246,17 @@ pub struct Load {
     pub lag_max_us: Option<f64>,
 }
 
+/// SQLite's lock waits (docs/load.md "Locks and retries"): how long the transactions that waited
+/// slept in its busy handler, over all measured trials, microseconds, and their share of the
+/// transactions attempted (completed or given up busy), percent. Absent where none waited.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BusyWaits {
+    pub busy_wait_p50_us: Option<f64>,
+    pub busy_wait_p99_us: Option<f64>,
+    pub busy_wait_max_us: Option<f64>,
+    pub busy_waited_pct: Option<f64>,
+}
+
 /// A row's figure in one metric, as every table picks it: the value across trials (the median;
 /// for failures the mean), its interval, and how it stands against the baseline configuration.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -316,6 +331,7 @@ fn row(
         failures: scope.failures(&parts),
         io: scope.io(cfg, &parts),
         load: scope.load(),
+        busy_waits: scope.busy_waits(),
         durability: None,
     })
 }
@@ -611,6 +627,30 @@ impl Scope<'_> {
     }
 }
 
+impl Scope<'_> {
+    /// The lock waits of the transactions that waited, where any did.
+    fn busy_waits(&self) -> Option<BusyWaits> {
+        let hist = merged(self.trials, self.operation, |o| o.busy_wait_histogram.as_ref());
+        if hist.is_empty() {
+            return None;
+        }
+        let attempted: u64 = self
+            .trials
+            .iter()
+            .flat_map(|t| &t.ops)
+            .filter(|o| o.counts_in(self.operation))
+            .map(|o| o.ops + o.busy)
+            .sum();
+        let w = Latency::of(&hist);
+        Some(BusyWaits {
+            busy_wait_p50_us: Some(us(w.p50_ns as f64)),
+            busy_wait_p99_us: Some(us(w.p99_ns as f64)),
+            busy_wait_max_us: Some(us(w.max_ns as f64)),
+            busy_waited_pct: (attempted > 0).then(|| 100.0 * hist.len() as f64 / attempted as f64),
+        })
+    }
+}
+
 /// The schedule-lag histograms of `operation` (`all`: every type) in `trials`, merged; empty
 /// for closed loops.
 pub fn merged_lag(trials: &[&TrialRecord], operation: &str) -> Histogram<u64> {
@@ -733,6 +773,13 @@ pub fn summarize_run(
             if let Some(r) = row(manifest, stats, cfg.index, op, &measured, trials) {
                 rows.push(r);
             }
+        }
+    }
+    // Where any transaction waited, every row has the busy-wait fields (null where none
+    // waited), so that a table's rows have the same columns.
+    if rows.iter().any(|r| r.busy_waits.is_some()) {
+        for r in &mut rows {
+            r.busy_waits.get_or_insert_with(BusyWaits::default);
         }
     }
     rows

@@ -18,6 +18,8 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
     let open = rows.iter().any(|r| r.load.lag_p99_us.is_some());
     // Transactions that gave up busy are outside the rate: shown where there are any.
     let gave_up = rows.iter().any(|r| r.failures.busy > 0.0);
+    // SQLite's lock waits: shown where any transaction waited.
+    let waited = rows.iter().any(|r| r.busy_waits.is_some());
     // The latency whose verdict the table gives: the chosen one, else p99.
     let latency = if metric.quantile().is_some() {
         metric
@@ -61,6 +63,9 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
     if gave_up {
         // By the cause of the last try (`-`: not counted when the run was stored).
         headers.extend(["busy/trial", "busy timeout", "busy upgrade", "busy snapshot"]);
+    }
+    if waited {
+        headers.extend(["busy wait p50 ms", "busy wait p99 ms", "busy wait max ms", "waited %"]);
     }
     let headers = headers.into_iter().map(String::from).collect();
     let body = rows
@@ -124,6 +129,16 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
                     opt(r.failures.busy_timeout),
                     opt(r.failures.busy_upgrade),
                     opt(r.failures.busy_snapshot),
+                ]);
+            }
+            if waited {
+                let w = r.busy_waits.clone().unwrap_or_default();
+                let ms = |us: Option<f64>| opt(us.map(|u| u / 1000.0));
+                cells.extend([
+                    ms(w.busy_wait_p50_us),
+                    ms(w.busy_wait_p99_us),
+                    ms(w.busy_wait_max_us),
+                    opt(w.busy_waited_pct),
                 ]);
             }
             cells

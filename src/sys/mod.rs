@@ -12,6 +12,7 @@ pub mod deviceio;
 pub mod elf;
 pub mod iocount;
 pub mod listener;
+pub mod lock_wait;
 pub mod own_file;
 pub mod owner;
 pub mod procstat;

@@ -21,6 +21,8 @@
 //! tried again, the same transaction, up to `max_tries` tries; the time of failed tries is in
 //! its latency; retries, and transactions that never got through, are counted per operation,
 //! the latter also by the cause of their last try's failure ([`crate::engines::BusyCause`]).
+//! How long each transaction slept in SQLite's busy handler, over all its tries, is taken from
+//! [`crate::sys::lock_wait`] after it and kept per operation where it waited.
 //!
 //! **One loop.** A workload's trials run here whatever the load: with one client in a closed
 //! loop, a workload that is timed per phase ([`Streams::phase_timed`]: crud's APSys'17 phases)
@@ -39,6 +41,7 @@ use crate::model::params::Params;
 use crate::model::series::{Series, SeriesFiles, SeriesIo, SeriesPoint};
 use crate::sys::dbfiles::DbFiles;
 use crate::sys::iocount::IoSnapshot;
+use crate::sys::lock_wait;
 use crate::workload::recorder::{Recorder, Totals};
 use crate::workload::remote::{CellReport, ClientReport, Kill, ProgressTotals, RemoteClient};
 use hdrhistogram::Histogram;
@@ -1060,6 +1063,8 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
     if !PHASED {
         buckets.begin(rec);
     }
+    // The lock waits of the connection's set-up are no transaction's.
+    lock_wait::take();
     while done < course.count {
         if shared.halted() || client.done() {
             break;
@@ -1113,6 +1118,7 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
             }
             warming = false;
             start_ticks = clock.now();
+            lock_wait::take();
         }
         done += 1;
         // An open loop needs the wall clock for its schedule; the service time of every
@@ -1146,6 +1152,7 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
             Err(e) => retry(client, e, shared, course)?,
         };
         let t1 = clock.now();
+        rec.record_busy_wait(op, lock_wait::take());
         let end_ns = clock.ns_between(start_ticks, t1);
         // From the intended start in an open loop: the wait for a late start, then the service.
         let lag_ns = match (intended, began) {
@@ -1237,6 +1244,8 @@ fn run_interval<C: Client>(
     }
     let mut done = 0u64;
     let mut last_end_ns = 0u64;
+    // The warm-up's and the set-up's lock waits are no measured transaction's.
+    lock_wait::take();
     while done < course.count {
         if shared.halted() || client.done() || now_ns >= end_ns {
             break;
@@ -1251,6 +1260,7 @@ fn run_interval<C: Client>(
             Err(e) => retry(client, e, shared, course)?,
         };
         let t1 = clock.now();
+        rec.record_busy_wait(op, lock_wait::take());
         if tries > 1 {
             rec.record_retries(op, u64::from(tries - 1));
         }
@@ -1282,6 +1292,7 @@ fn run_phased<C: Client>(
     let mut done = 0u64;
     // The open phase's operation type (none between rounds).
     let mut phase = None;
+    lock_wait::take();
     while done < course.count {
         if client.round_ends() {
             rec.pause();
@@ -1304,6 +1315,7 @@ fn run_phased<C: Client>(
             Ok(ok) => rec.lap_outcome(op, ok),
             Err(e) => retried(client, e, op, shared, course, rec)?,
         }
+        rec.record_busy_wait(op, lock_wait::take());
     }
     rec.pause();
     Ok(())

@@ -37,6 +37,9 @@ struct OpState {
     late: u64,
     /// Schedule lag of an open loop; `None` until the first is recorded.
     lag: Option<Histogram<u64>>,
+    /// Lock waits of the transactions that waited ([`OpResult::busy_wait`]); `None` until the
+    /// first.
+    busy_wait: Option<Histogram<u64>>,
 }
 
 /// Transactions given up busy, by the SQLite causes ([`BusyCause`]); the others count in
@@ -156,6 +159,7 @@ impl Recorder {
                     skipped: 0,
                     late: 0,
                     lag: None,
+                    busy_wait: None,
                 })
                 .collect(),
             counters,
@@ -397,6 +401,25 @@ impl Recorder {
             .saturating_record(lag_ns.min(MAX_NS));
     }
 
+    /// Records how long, in microseconds, a transaction of type `op` slept waiting for locks
+    /// ([`crate::sys::lock_wait`]), completed or given up: nothing when it did not wait, so a
+    /// transaction without contention pays one comparison.
+    #[inline]
+    pub fn record_busy_wait(&mut self, op: usize, waited_us: u64) {
+        if waited_us != 0 {
+            self.add_busy_wait(op, waited_us);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn add_busy_wait(&mut self, op: usize, waited_us: u64) {
+        self.ops[op]
+            .busy_wait
+            .get_or_insert_with(new_histogram)
+            .saturating_record(waited_us.saturating_mul(1000).min(MAX_NS));
+    }
+
     /// An empty recorder for the same operation types, for another client thread: it shares
     /// this recorder's VFS counters and attributes the I/O of the thread it runs on (made here,
     /// it takes its first reading there).
@@ -465,6 +488,9 @@ impl Recorder {
             if let Some(lag) = theirs.lag_histogram.as_deref().and_then(crate::model::op::decode) {
                 let _ = mine.lag.get_or_insert_with(new_histogram).add(&lag);
             }
+            if let Some(w) = theirs.busy_wait_histogram.as_deref().and_then(crate::model::op::decode) {
+                let _ = mine.busy_wait.get_or_insert_with(new_histogram).add(&w);
+            }
         }
     }
 
@@ -509,6 +535,9 @@ fn add_ops(mine: &mut [OpState], theirs: Vec<OpState>) {
         if let Some(lag) = theirs.lag {
             let _ = mine.lag.get_or_insert_with(new_histogram).add(&lag);
         }
+        if let Some(w) = theirs.busy_wait {
+            let _ = mine.busy_wait.get_or_insert_with(new_histogram).add(&w);
+        }
     }
 }
 
@@ -532,6 +561,8 @@ fn result_of(s: OpState) -> OpResult {
         late: s.late,
         lag: s.lag.as_ref().map(Latency::of),
         lag_histogram: s.lag.as_ref().map(encode),
+        busy_wait: s.busy_wait.as_ref().map(Latency::of),
+        busy_wait_histogram: s.busy_wait.as_ref().map(encode),
         part_of: s.part_of.map(str::to_string),
     }
 }
@@ -540,6 +571,37 @@ fn result_of(s: OpState) -> OpResult {
 mod tests {
     use super::*;
     use crate::model::op::decode;
+
+    /// Issue 35: a transaction's lock wait is kept only where it waited; the waits merge across
+    /// client threads and client processes as the latencies do.
+    #[test]
+    fn busy_waits_are_kept_only_where_a_transaction_waited_and_merge() {
+        let mut r = Recorder::new(&["read", "write"], None);
+        r.record_busy_wait(0, 0);
+        r.record_busy_wait(1, 78_000);
+        let mut thread = r.sibling();
+        thread.record_busy_wait(1, 3_000);
+        r.absorb(thread);
+        let (out, _) = r.finish();
+        assert_eq!(
+            (out[0].busy_wait.as_ref(), out[0].busy_wait_histogram.as_ref()),
+            (None, None)
+        );
+        let w = out[1].busy_wait.as_ref().expect("the writes waited");
+        assert!(w.max_ns >= 77_900_000 && w.max_ns <= 78_100_000, "{w:?}");
+        assert!(w.min_ns >= 2_990_000 && w.min_ns <= 3_010_000, "{w:?}");
+        // A client process's results add the same way.
+        let mut parent = Recorder::new(&["read", "write"], None);
+        parent.absorb_results(&out);
+        parent.absorb_results(&out);
+        let (merged, _) = parent.finish();
+        let h = decode(merged[1].busy_wait_histogram.as_deref().unwrap()).unwrap();
+        assert_eq!(h.len(), 4);
+        assert_eq!(merged[0].busy_wait, None);
+        // A record without waits serialises as before: no busy-wait fields.
+        let json = serde_json::to_string(&out[0]).unwrap();
+        assert!(!json.contains("busy_wait"), "{json}");
+    }
 
     #[test]
     fn records_per_type_and_round_trips_histograms() {

@@ -724,3 +724,76 @@ fn a_retry_backoff_is_recorded_and_bad_ones_are_refused_in_one_line() {
         assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "{extra:?}");
     }
 }
+
+/// Issue 35: how long transactions slept in SQLite's busy handler, per operation. Three client
+/// processes writing in DELETE mode meet each other's locks and wait for them
+/// (`busy_timeout=10000`): the waits come back from the processes into the trial's operations
+/// (every one at least the schedule's first 1 ms sleep, none longer than its transaction),
+/// the summary gives their p50/p99/max and share on every row (null where none waited, so the
+/// CSV's columns agree), and the table, `show` and its CSV give them as columns. One client meets no
+/// lock: its records and report have no busy-wait field at all, as before.
+#[test]
+fn busy_waits_are_measured_per_operation_where_transactions_waited() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.run(CRUD);
+    cmd.args([
+        "--clients",
+        "3",
+        "--client-mode",
+        "processes",
+        "--knob",
+        "journal_mode=delete",
+        "--knob",
+        "busy_timeout=10000",
+        "--format",
+        "json",
+    ]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let ops = v["trials"][0]["ops"].as_array().unwrap();
+    let waited: Vec<&serde_json::Value> = ops.iter().filter(|o| o.get("busy_wait").is_some()).collect();
+    assert!(!waited.is_empty(), "no transaction waited for a lock: {ops:?}");
+    for o in &waited {
+        let (w, lat) = (&o["busy_wait"], &o["latency"]);
+        assert!(w["min_ns"].as_u64().unwrap() >= 990_000, "{o}");
+        assert!(
+            w["max_ns"].as_u64().unwrap() <= lat["max_ns"].as_u64().unwrap() + 1_000_000,
+            "{o}"
+        );
+        assert!(o["busy_wait_histogram"].as_str().is_some_and(|h| !h.is_empty()), "{o}");
+    }
+    let rows = v["summary"].as_array().unwrap();
+    for r in rows {
+        for k in [
+            "busy_wait_p50_us",
+            "busy_wait_p99_us",
+            "busy_wait_max_us",
+            "busy_waited_pct",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing: {r}");
+        }
+    }
+    let all = rows.iter().find(|r| r["operation"] == "all").unwrap();
+    let pct = all["busy_waited_pct"].as_f64().unwrap();
+    assert!(pct > 0.0 && pct <= 100.0, "{all}");
+    assert!(all["busy_wait_p50_us"].as_f64().unwrap() >= 990.0, "{all}");
+    let text = stdout(&output(&mut sb.show(&["--wide"])));
+    assert!(text.contains("busy wait p99 ms") && text.contains("waited %"), "{text}");
+    // The CSV reads its own rows back: a row without the columns would fail it.
+    let csv = output(&mut sb.show(&["--format", "csv"]));
+    assert_success(&csv);
+    assert!(
+        stdout(&csv).contains("busy_wait_p99_us,busy_wait_max_us,busy_waited_pct"),
+        "{}",
+        stdout(&csv)
+    );
+
+    let one = Sandbox::new();
+    let mut cmd = one.run(CRUD);
+    cmd.args(["--knob", "busy_timeout=10000", "--format", "json"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(!text.contains("busy_wait"), "{text}");
+}

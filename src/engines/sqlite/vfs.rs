@@ -2,7 +2,8 @@
 //!
 //! It wraps the library's default VFS (the unix VFS on Linux) and forwards every call
 //! unchanged, bumping [`IoCounters`] on the way: syncs (with their flags), writes, reads,
-//! truncates, deletes and opens, per file class. Counting at this layer — rather than with
+//! truncates, deletes and opens, per file class; and it times the busy handler's sleeps, the
+//! connection's waits for locks ([`crate::sys::lock_wait`]). Counting at this layer — rather than with
 //! strace — works for every SQLite build litebench loads, costs a few atomic adds, and can be
 //! attributed to a phase of a trial. The CLI test suite cross-checks it against strace.
 //!
@@ -375,7 +376,33 @@ forward_vfs!(x_dl_sym, "xDlSym", xDlSym, (h: *mut c_void, sym: *const c_char) ->
     missing: None, fault: None);
 forward_vfs!(x_dl_close, "xDlClose", xDlClose, (h: *mut c_void) -> (), missing: (), fault: ());
 forward_vfs!(x_randomness, "xRandomness", xRandomness, (n: c_int, out: *mut c_char) -> c_int, missing: 0, fault: 0);
-forward_vfs!(x_sleep, "xSleep", xSleep, (us: c_int) -> c_int, missing: 0, fault: 0);
+/// `xSleep`: forwarded unchanged to the wrapped VFS, and the busy handler's sleeps timed as
+/// this thread's lock wait ([`crate::sys::lock_wait`]). SQLite's default busy handler asks for
+/// whole milliseconds (`delay*1000` microseconds, or whole seconds in builds without
+/// `usleep`/`nanosleep`); its only other sleeps, the WAL read lock's retries, ask for 1 or
+/// `(n-9)^2*39` microseconds (n <= 100), never a whole millisecond: those are forwarded
+/// untimed.
+///
+/// # Safety
+/// `vfs` is the registered shim.
+unsafe extern "C" fn x_sleep(vfs: *mut sqlite3_vfs, us: c_int) -> c_int {
+    guard::callback("xSleep", 0, || {
+        // SAFETY: see the function's contract.
+        let real = unsafe { state(vfs) }?.real;
+        // SAFETY: every VFS version has xSleep; SQLite's own argument, passed on.
+        let sleep = |us| match unsafe { (*real).xSleep } {
+            Some(f) => unsafe { f(real, us) },
+            None => 0,
+        };
+        if us <= 0 || us % 1000 != 0 {
+            return Ok(sleep(us));
+        }
+        let start = std::time::Instant::now();
+        let slept = sleep(us);
+        crate::sys::lock_wait::add(start.elapsed());
+        Ok(slept)
+    })
+}
 forward_vfs!(x_current_time, "xCurrentTime", xCurrentTime, (out: *mut f64) -> c_int,
     missing: ffi::SQLITE_ERROR, fault: ffi::SQLITE_ERROR);
 forward_vfs!(x_get_last_error, "xGetLastError", xGetLastError, (n: c_int, out: *mut c_char) -> c_int, missing: 0, fault: 0);
@@ -650,6 +677,7 @@ mod tests {
     use super::*;
     use crate::engines::Connection;
     use std::sync::OnceLock;
+    use std::time::{Duration, Instant};
 
     #[test]
     fn names_classify_like_sqlite_names_them() {
@@ -692,6 +720,90 @@ mod tests {
             conn.query_value("SELECT group_concat(x) FROM t").unwrap().as_deref(),
             Some("2")
         );
+    }
+
+    /// How long `BEGIN IMMEDIATE` took on a connection through `vfs` (`None`: SQLite's own
+    /// default VFS) with `busy_timeout=200` while another connection held the write lock,
+    /// released `release` after the attempt began (`None`: never), whether it got the lock, and
+    /// the lock wait this thread was charged meanwhile.
+    fn wait_out_a_lock(vfs: Option<&str>, release: Option<Duration>) -> (Duration, bool, Duration) {
+        let api = Api::bundled();
+        install(api).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        SqliteConn::open(api, &path, None, "setup")
+            .unwrap()
+            .execute_batch("CREATE TABLE t(x)")
+            .unwrap();
+        let (locked, go) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+        let holder_path = path.clone();
+        let holder = std::thread::spawn(move || {
+            let mut h = SqliteConn::open(api, &holder_path, None, "holder").unwrap();
+            h.execute_batch("BEGIN IMMEDIATE").unwrap();
+            locked.0.send(()).unwrap();
+            match release {
+                Some(after) => std::thread::sleep(after),
+                None => go.1.recv().unwrap(),
+            }
+            h.execute_batch("COMMIT").unwrap();
+        });
+        let mut w = SqliteConn::open(api, &path, vfs, "waiter").unwrap();
+        w.execute_batch("PRAGMA busy_timeout=200").unwrap();
+        locked.1.recv().unwrap();
+        crate::sys::lock_wait::take();
+        let start = Instant::now();
+        let got = w.execute_batch("BEGIN IMMEDIATE");
+        let took = start.elapsed();
+        let waited = Duration::from_micros(crate::sys::lock_wait::take());
+        if let Err(e) = &got {
+            assert_eq!(e.kind, crate::engines::ErrorKind::Busy, "{e}");
+        }
+        go.0.send(()).ok();
+        holder.join().unwrap();
+        (took, got.is_ok(), waited)
+    }
+
+    /// Issue 35: the busy waits are measured without changing SQLite's busy handler. Through
+    /// the counting VFS and through SQLite's own default VFS, with `busy_timeout=200`, a lock
+    /// released at 60 ms is got at the same step of SQLite's schedule (1, 2, 5, 10, 15, 20, 25
+    /// ms: the sleep from 53 ms ends at 78 ms), and a lock never released is given up after the
+    /// whole 200 ms (the last sleep cut to 22 ms). A handler that slept 1 ms at a time would get
+    /// the lock at about 61 ms, and one that gave up at once would not get it: both fail here.
+    /// The counting VFS charges the thread the time slept; the default VFS charges nothing.
+    #[test]
+    fn busy_waits_keep_sqlites_schedule_and_are_measured() {
+        let ms = Duration::from_millis;
+        let got_at = |d: Duration| d >= ms(75) && d <= ms(160);
+        let gave_up_at = |d: Duration| d >= ms(195) && d <= ms(320);
+        for (vfs, counted) in [(None, false), (Some(SHIM_NAME), true)] {
+            let (took, got, waited) = wait_out_a_lock(vfs, Some(ms(60)));
+            assert!(
+                got && got_at(took),
+                "{vfs:?}: released at 60 ms, got it: {got} after {took:?}"
+            );
+            if counted {
+                assert!(
+                    waited >= ms(75) && waited <= took,
+                    "{vfs:?}: slept {waited:?} of {took:?}"
+                );
+            } else {
+                assert_eq!(waited, Duration::ZERO);
+            }
+            let (took, got, waited) = wait_out_a_lock(vfs, None);
+            assert!(
+                !got && gave_up_at(took),
+                "{vfs:?}: never released, gave up: {} after {took:?}",
+                !got
+            );
+            if counted {
+                assert!(
+                    waited >= ms(195) && waited <= took,
+                    "{vfs:?}: slept {waited:?} of {took:?}"
+                );
+            } else {
+                assert_eq!(waited, Duration::ZERO);
+            }
+        }
     }
 
     #[test]
