@@ -491,10 +491,22 @@ impl Comparison<'_> {
                 self.regressions,
                 if self.regressions == 1 { "" } else { "s" }
             )
+        } else if let Some(fewest) = self.too_few_trials() {
+            // Not one row could be judged: "no regression" would read as a finding.
+            format!(
+                "no verdict: a row needs {} trials on each side for an interval, and the fewest here were {fewest}; run both with --trials 10\n",
+                litebench_stats::MIN_TRIALS
+            )
         } else {
             "no significant regression of B against A\n".to_string()
         };
         doc.text(out)
+    }
+
+    /// The fewest trials of a side, where no row has a verdict because of them.
+    fn too_few_trials(&self) -> Option<usize> {
+        let fewest = self.rows.iter().map(|r| r.trials_a.min(r.trials_b)).min()?;
+        (fewest < litebench_stats::MIN_TRIALS && self.rows.iter().all(|r| r.verdict.is_none())).then_some(fewest)
     }
 
     /// CSV: the rows.

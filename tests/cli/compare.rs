@@ -301,3 +301,17 @@ fn what_differs_names_the_load_shape_and_each_knob() {
         "the HTML comparison names them too"
     );
 }
+
+#[test]
+fn too_few_trials_for_any_verdict_says_so_rather_than_no_regression() {
+    let sb = Sandbox::new();
+    tiny_run(&sb, "3", &["--knob", "journal_mode=delete,wal"]);
+    let out = compare(&sb, &["1:0", "1:1"]);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains("no verdict: a row needs 6 trials on each side for an interval, and the fewest here were 3; run both with --trials 10"),
+        "{text}"
+    );
+    assert!(!text.contains("no significant regression"), "{text}");
+}
