@@ -218,11 +218,36 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        // Only a directory holding nothing but the record is removed: anything else left is not
-        // ours to delete (or is kept on purpose), and the record stays to say what is ours.
-        if only_records(&self.dir) {
+        // The record goes once no file it lists (nor a companion) is left; anything else still
+        // there is not ours to delete (or is kept on purpose) and keeps the directory.
+        let ours_gone = self.record.lock().is_ok_and(|r| {
+            r.files.iter().all(|f| {
+                COMPANIONS
+                    .iter()
+                    .all(|c| fs::symlink_metadata(self.dir.join(format!("{f}{c}"))).is_err())
+            })
+        });
+        let left = others(&self.dir);
+        if left.is_empty() || ours_gone {
             let _ = fs::remove_file(self.dir.join(RECORD));
             let _ = fs::remove_file(self.dir.join(RECORD_TMP));
+        }
+        // What others made here (a sidecar's replica) keeps the directory. Said once, now: with
+        // every file of litebench's gone its record went too, so the next run in `--dir` does
+        // not take the directory for a killed run's and say so again.
+        if !left.is_empty() && ours_gone {
+            let shown: Vec<&str> = left.iter().take(4).map(String::as_str).collect();
+            let more = left.len().saturating_sub(shown.len());
+            crate::errln!(
+                "kept {}: it holds what litebench did not make ({}{}); remove it when you are done with them",
+                self.dir.display(),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            );
         }
         if fs::remove_dir(&self.dir).is_ok() && self.created_base {
             let _ = fs::remove_dir(&self.base);
@@ -237,13 +262,19 @@ fn private_dir(path: &Path) -> std::io::Result<()> {
     fs::DirBuilder::new().mode(0o755).create(path)
 }
 
-/// Whether `dir` holds nothing but this module's record.
-fn only_records(dir: &Path) -> bool {
-    fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .flatten()
-            .all(|e| e.file_name() == RECORD || e.file_name() == RECORD_TMP)
-    })
+/// The names in `dir` other than this module's record, sorted.
+fn others(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n != RECORD && n != RECORD_TMP)
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// Replaces the record in `dir` atomically; never through a symbolic link.
@@ -401,10 +432,27 @@ mod tests {
     fn keeps_files_it_did_not_create() {
         let t = tempfile::tempdir().unwrap();
         let s = Scratch::create(Some(t.path())).unwrap();
-        let foreign = s.path("someone-elses");
+        let foreign = s.dir().join("someone-elses");
         fs::write(&foreign, b"keep").unwrap();
+        let dir = s.dir().to_path_buf();
         drop(s);
         assert_eq!(fs::read(&foreign).unwrap(), b"keep");
+        // With nothing of litebench's left, the record goes: the directory is not a killed
+        // run's for the next run's cleanup to report again.
+        assert!(!dir.join(RECORD).exists());
+    }
+
+    #[test]
+    fn a_record_stays_while_a_file_it_lists_is_there() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Scratch::create(Some(t.path())).unwrap();
+        let ours = s.path("trial.db");
+        fs::write(&ours, b"ours").unwrap();
+        fs::write(s.dir().join("someone-elses"), b"keep").unwrap();
+        let dir = s.dir().to_path_buf();
+        drop(s);
+        assert!(dir.join(RECORD).exists());
+        assert!(ours.exists());
     }
 
     #[test]

@@ -251,3 +251,22 @@ fn what_a_kill_9ed_run_left_of_a_sidecar_is_stopped_by_cleanup() {
     assert_eq!(group(), 0, "nothing of the sidecar is left");
     assert!(!record.exists());
 }
+
+#[test]
+fn what_a_sidecar_leaves_keeps_the_run_directory_said_once_not_as_a_killed_runs() {
+    let sb = Sandbox::new();
+    let file = cast(&sb, &["sh", "-c", "echo x > '{scratch}/its-own'; exec sleep 1000"], "");
+    let first = run(&sb, &file, "1s");
+    assert_success(&first);
+    let said = String::from_utf8_lossy(&first.stderr).into_owned();
+    assert!(
+        said.lines().any(|l| l.starts_with("kept ")
+            && l.ends_with("it holds what litebench did not make (its-own); remove it when you are done with them")),
+        "{said}"
+    );
+    // The next run in the same --dir finds a finished run's directory, not a killed one's.
+    let second = run(&sb, &file, "1s");
+    assert_success(&second);
+    let said = String::from_utf8_lossy(&second.stderr).into_owned();
+    assert!(!said.contains("killed run"), "{said}");
+}
