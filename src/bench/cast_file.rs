@@ -30,7 +30,7 @@
 //! value is read with serde on its own, so that a value of the wrong type is named by its key.
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
-use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand};
+use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand, VacuumMode};
 use crate::model::knob::find_spec;
 use crate::model::load::{Arrival, ClientMode, Connections, MAX_CLIENTS, MAX_RATE};
 use crate::model::params::{parse_duration, Params, MAX_DURATION};
@@ -58,9 +58,10 @@ const WORKLOAD_KEYS: &[&str] = &[
 const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"];
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
 const SIDECAR_KEYS: &[&str] = &["command", "grace", "at"];
+const VACUUM_KEYS: &[&str] = &["vacuum", "pages", "at", "every", "busy_timeout", "query_only"];
 /// The per-connection knobs a role may set.
 const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only"];
-const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar"];
+const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar", "vacuum"];
 
 /// A cast file that cannot be read or does not describe a cast.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -72,11 +73,11 @@ pub enum CastFileError {
     #[error("--cast {file}: unknown key `{key}` at the top; valid keys: role (one [[role]] table per role)")]
     UnknownTop { file: String, key: String },
     #[error(
-        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar)"
+        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar, vacuum)"
     )]
     NoRoles { file: String },
     #[error(
-        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar)"
+        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar, vacuum)"
     )]
     Missing {
         file: String,
@@ -123,6 +124,8 @@ struct RoleFile {
     checkpoint: Option<String>,
     command: Option<Vec<String>>,
     grace: Option<String>,
+    vacuum: Option<String>,
+    pages: Option<i64>,
 }
 
 /// The value of `key` in `t` as a `T`, if given: a wrong type is that key's error.
@@ -171,6 +174,8 @@ impl RoleFile {
             checkpoint: typed(t, "checkpoint", invalid)?,
             command: typed(t, "command", invalid)?,
             grace: typed(t, "grace", invalid)?,
+            vacuum: typed(t, "vacuum", invalid)?,
+            pages: typed(t, "pages", invalid)?,
         })
     }
 }
@@ -256,6 +261,7 @@ pub fn parse(
             "workload" => WORKLOAD_KEYS,
             "hold" => HOLD_KEYS,
             "sidecar" => SIDECAR_KEYS,
+            "vacuum" => VACUUM_KEYS,
             _ => CHECKPOINT_KEYS,
         };
         if let Some(key) = t
@@ -361,8 +367,72 @@ fn kind_of(
             hold_schedule(schedule, invalid)?;
             (RoleKind::Hold, None)
         }
+        "vacuum" => (RoleKind::Vacuum(vacuum_of(raw, schedule, invalid)?), None),
         _ => (RoleKind::Checkpoint(checkpoint_of(raw, schedule, invalid)?), None),
     })
+}
+
+/// A vacuum role's mode and pages; it needs a schedule, and a connection that may write.
+fn vacuum_of(
+    raw: &RoleFile,
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<VacuumMode, CastFileError> {
+    let valid = VacuumMode::NAMES.join(", ");
+    let mode = match raw.vacuum.as_deref().map(str::trim) {
+        None => {
+            return Err(invalid(
+                "vacuum",
+                format!("a vacuum role needs its statement; give vacuum = one of {valid}"),
+            ))
+        }
+        Some("full") => {
+            if raw.pages.is_some() {
+                return Err(invalid(
+                    "pages",
+                    "VACUUM rewrites the whole database; give pages only with vacuum = \"incremental\"".into(),
+                ));
+            }
+            VacuumMode::Full
+        }
+        Some("incremental") => {
+            let pages = match raw.pages {
+                None => None,
+                Some(n) if n > 0 && n <= i64::from(u32::MAX) => Some(n as u32),
+                Some(n) => return Err(invalid(
+                    "pages",
+                    format!(
+                        "{n}: give the free pages to vacuum each time, 1 or more, or leave out pages for all of them"
+                    ),
+                )),
+            };
+            VacuumMode::Incremental { pages }
+        }
+        Some(other) => {
+            return Err(invalid(
+                "vacuum",
+                format!("\"{other}\" is not a vacuum; valid values: {valid}"),
+            ))
+        }
+    };
+    if raw
+        .query_only
+        .as_ref()
+        .and_then(scalar)
+        .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "1" | "true" | "yes"))
+    {
+        return Err(invalid(
+            "query_only",
+            "a vacuum writes the database, and query_only = true forbids it; leave out query_only".into(),
+        ));
+    }
+    if schedule.every.is_none() && schedule.at.is_zero() {
+        return Err(invalid(
+            "every",
+            "a vacuum role needs a schedule; give at = \"2s\" for one (or every = \"10s\")".into(),
+        ));
+    }
+    Ok(mode)
 }
 
 /// A sidecar's command (its program found and executable) and grace.
@@ -620,6 +690,45 @@ every = "500ms"
             c.describe(),
             "cast writer: 1 client at 50 tx/s; readers: 2 clients; holder: hold every 1 s for 500 ms; ckpt: checkpoint TRUNCATE every 500 ms"
         );
+    }
+
+    #[test]
+    fn a_vacuum_role_reads_its_statement_and_pages() {
+        let c = parse(
+            "c.toml",
+            "[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"incremental\"\npages = 50\nat = \"1s\"\n\n[[role]]\nname = \"f\"\nkind = \"vacuum\"\nvacuum = \"full\"\nevery = \"2s\"\n",
+            &no_params,
+        )
+        .unwrap();
+        assert_eq!(
+            c.roles[0].kind,
+            RoleKind::Vacuum(VacuumMode::Incremental { pages: Some(50) })
+        );
+        assert_eq!(c.roles[1].kind, RoleKind::Vacuum(VacuumMode::Full));
+        assert_eq!(
+            c.describe(),
+            "cast v: vacuum incremental 50 pages at 1 s; f: vacuum full every 2 s"
+        );
+    }
+
+    #[test]
+    fn a_vacuum_on_a_query_only_role_or_without_a_schedule_is_refused_in_one_line() {
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\nquery_only = true\n");
+        assert_eq!(
+            e,
+            "--cast c.toml: role \"v\": query_only: a vacuum writes the database, and query_only = true forbids it; leave out query_only"
+        );
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\n");
+        assert!(e.contains("role \"v\": every: a vacuum role needs a schedule"), "{e}");
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"quick\"\nat = \"1s\"\n");
+        assert!(
+            e.contains("\"quick\" is not a vacuum; valid values: full, incremental"),
+            "{e}"
+        );
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"incremental\"\npages = 0\nat = \"1s\"\n");
+        assert!(e.contains("role \"v\": pages: 0: give the free pages"), "{e}");
+        let ok = "[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\nquery_only = false\n";
+        assert!(parse("c.toml", ok, &no_params).is_ok());
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! A hold begins a transaction and reads the schema, which takes its snapshot (in WAL mode, a
 //! read mark that keeps a checkpoint from resetting the WAL past it), keeps it for the
 //! schedule's `for`, then commits. A checkpoint runs `PRAGMA wal_checkpoint(MODE)` and keeps
-//! its row and its duration. A sidecar runs its command beside them (`load::sidecar`).
+//! its row and its duration. A vacuum runs `VACUUM` or `PRAGMA incremental_vacuum(N)` and keeps
+//! its duration and the database's pages, free pages and file size before and after it. A sidecar runs its command beside them (`load::sidecar`).
 
 use super::shared_connection::SharedConnection;
 use super::{
@@ -21,7 +22,9 @@ use super::{
     ThreadConnection, Transactions,
 };
 use crate::engines::{Connection, ErrorKind};
-use crate::model::cast::{Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind};
+use crate::model::cast::{
+    BeforeAfter, Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind, Vacuum, VacuumMode,
+};
 use crate::model::load::{ClientMode, Connections, LoadShape};
 use crate::model::params::Params;
 use crate::workload::recorder::Recorder;
@@ -319,6 +322,15 @@ fn act(role: &Role, trial: &Trial<'_>, shared: &Shared<'_>, done: &AtomicBool) -
                     ..c.1
                 });
             }
+            RoleKind::Vacuum(mode) => {
+                let db = trial.place.map(|p| p.db);
+                let v = vacuum(conn.as_mut(), mode, db, shared)?;
+                events.vacuums.push(Vacuum {
+                    role: role.name.clone(),
+                    t_ms: ms(v.0),
+                    ..v.1
+                });
+            }
             RoleKind::Workload => unreachable!("workload roles run the client loop"),
             RoleKind::Sidecar => unreachable!("a sidecar runs in load::sidecar"),
         }
@@ -394,4 +406,58 @@ fn checkpoint(
             duration_us,
         },
     ))
+}
+
+/// One vacuum: when it started, its duration, and the database's pages, free pages and main
+/// file's bytes before and after it (`db`: the file, where the trial has one); a vacuum refused
+/// with SQLITE_BUSY counts as busy.
+fn vacuum(
+    conn: &mut dyn Connection,
+    mode: VacuumMode,
+    db: Option<&std::path::Path>,
+    shared: &Shared<'_>,
+) -> Result<(Instant, Vacuum), WorkloadError> {
+    let bytes = || db.and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
+    let (pages, free, file) = (pragma(conn, "page_count"), pragma(conn, "freelist_count"), bytes());
+    let t0 = Instant::now();
+    // `query` steps the statement to its end: an incremental vacuum frees its pages as it is
+    // stepped.
+    let ran = conn.query(&mode.sql());
+    let duration_us = t0.elapsed().as_micros() as u64;
+    let busy = match ran {
+        Ok(_) => false,
+        Err(e) if matches!(e.kind, ErrorKind::Busy) => true,
+        Err(e) => return Err(shared.failed(e)),
+    };
+    let after = (pragma(conn, "page_count"), pragma(conn, "freelist_count"), bytes());
+    Ok((
+        t0,
+        Vacuum {
+            role: String::new(),
+            t_ms: 0,
+            duration_us,
+            busy,
+            page_count: BeforeAfter {
+                before: pages,
+                after: after.0,
+            },
+            freelist_count: BeforeAfter {
+                before: free,
+                after: after.1,
+            },
+            file_bytes: BeforeAfter {
+                before: file,
+                after: after.2,
+            },
+        },
+    ))
+}
+
+/// A number `PRAGMA name` returns (-1 where it returns none).
+fn pragma(conn: &mut dyn Connection, name: &str) -> i64 {
+    conn.query_value(&format!("PRAGMA {name}"))
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(-1)
 }
