@@ -30,7 +30,9 @@
 //! value is read with serde on its own, so that a value of the wrong type is named by its key.
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
-use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand, VacuumMode};
+use crate::model::cast::{
+    BackupMethod, BackupTarget, Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand, VacuumMode,
+};
 use crate::model::knob::find_spec;
 use crate::model::load::{Arrival, ClientMode, Connections, MAX_CLIENTS, MAX_RATE};
 use crate::model::params::{parse_duration, Params, MAX_DURATION};
@@ -59,9 +61,10 @@ const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"]
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
 const SIDECAR_KEYS: &[&str] = &["command", "grace", "at"];
 const VACUUM_KEYS: &[&str] = &["vacuum", "pages", "at", "every", "busy_timeout", "query_only"];
+const BACKUP_KEYS: &[&str] = &["method", "to", "at", "every", "busy_timeout"];
 /// The per-connection knobs a role may set.
 const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only"];
-const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar", "vacuum"];
+const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar", "vacuum", "backup"];
 
 /// A cast file that cannot be read or does not describe a cast.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -73,11 +76,11 @@ pub enum CastFileError {
     #[error("--cast {file}: unknown key `{key}` at the top; valid keys: role (one [[role]] table per role)")]
     UnknownTop { file: String, key: String },
     #[error(
-        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar, vacuum)"
+        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar, vacuum, backup)"
     )]
     NoRoles { file: String },
     #[error(
-        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar, vacuum)"
+        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar, vacuum, backup)"
     )]
     Missing {
         file: String,
@@ -126,6 +129,8 @@ struct RoleFile {
     grace: Option<String>,
     vacuum: Option<String>,
     pages: Option<i64>,
+    method: Option<String>,
+    to: Option<String>,
 }
 
 /// The value of `key` in `t` as a `T`, if given: a wrong type is that key's error.
@@ -176,6 +181,8 @@ impl RoleFile {
             grace: typed(t, "grace", invalid)?,
             vacuum: typed(t, "vacuum", invalid)?,
             pages: typed(t, "pages", invalid)?,
+            method: typed(t, "method", invalid)?,
+            to: typed(t, "to", invalid)?,
         })
     }
 }
@@ -262,6 +269,7 @@ pub fn parse(
             "hold" => HOLD_KEYS,
             "sidecar" => SIDECAR_KEYS,
             "vacuum" => VACUUM_KEYS,
+            "backup" => BACKUP_KEYS,
             _ => CHECKPOINT_KEYS,
         };
         if let Some(key) = t
@@ -313,6 +321,9 @@ fn role(
         hold_for: duration("for", &raw.hold_for, false, invalid)?,
     };
     let (kind, sidecar) = kind_of(&raw, &schedule, invalid)?;
+    let backup = (kind == RoleKind::Backup)
+        .then(|| backup_of(&raw, &schedule, invalid))
+        .transpose()?;
     let clients = clients_of(&raw, invalid)?;
     let knobs = knobs_of(&raw, invalid)?;
     let params = params_of(&raw, invalid, resolve)?;
@@ -328,6 +339,7 @@ fn role(
         knobs,
         schedule,
         sidecar,
+        backup,
     })
 }
 
@@ -368,8 +380,51 @@ fn kind_of(
             (RoleKind::Hold, None)
         }
         "vacuum" => (RoleKind::Vacuum(vacuum_of(raw, schedule, invalid)?), None),
+        "backup" => (RoleKind::Backup, None),
         _ => (RoleKind::Checkpoint(checkpoint_of(raw, schedule, invalid)?), None),
     })
+}
+
+/// A backup role's method and target file: a plain file name, made in the trial's scratch
+/// directory (the default `ROLE.backup.db`); it needs a schedule.
+fn backup_of(
+    raw: &RoleFile,
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<BackupTarget, CastFileError> {
+    let method = match raw.method.as_deref().map(str::trim) {
+        None | Some("vacuum-into") => BackupMethod::VacuumInto,
+        Some("api") => {
+            return Err(invalid(
+                "method",
+                "\"api\" (SQLite's online backup API) is not in this build yet; give method = \"vacuum-into\"".into(),
+            ))
+        }
+        Some(other) => {
+            return Err(invalid(
+                "method",
+                format!("\"{other}\" is not a backup method; valid methods: vacuum-into"),
+            ))
+        }
+    };
+    let to = raw.to.clone().unwrap_or_else(|| format!("{}.backup.db", raw.name));
+    // One component, a name (not `.`, `..`, a root or a prefix), no separator.
+    let plain = std::path::Path::new(&to)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if to.is_empty() || to.contains('/') || to.contains('\\') || !plain {
+        return Err(invalid(
+            "to",
+            format!("\"{to}\" is not a plain file name; `to` takes a file name in the trial's scratch directory, e.g. to = \"{}.backup.db\"", raw.name),
+        ));
+    }
+    if schedule.every.is_none() && schedule.at.is_zero() {
+        return Err(invalid(
+            "every",
+            "a backup role needs a schedule; give at = \"2s\" for one (or every = \"10s\")".into(),
+        ));
+    }
+    Ok(BackupTarget { method, to })
 }
 
 /// A vacuum role's mode and pages; it needs a schedule, and a connection that may write.
@@ -399,12 +454,14 @@ fn vacuum_of(
             let pages = match raw.pages {
                 None => None,
                 Some(n) if n > 0 && n <= i64::from(u32::MAX) => Some(n as u32),
-                Some(n) => return Err(invalid(
-                    "pages",
-                    format!(
+                Some(n) => {
+                    return Err(invalid(
+                        "pages",
+                        format!(
                         "{n}: give the free pages to vacuum each time, 1 or more, or leave out pages for all of them"
                     ),
-                )),
+                    ))
+                }
             };
             VacuumMode::Incremental { pages }
         }
@@ -729,6 +786,37 @@ every = "500ms"
         assert!(e.contains("role \"v\": pages: 0: give the free pages"), "{e}");
         let ok = "[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\nquery_only = false\n";
         assert!(parse("c.toml", ok, &no_params).is_ok());
+    }
+
+    #[test]
+    fn a_backup_role_reads_its_method_and_a_plain_target_and_refuses_a_path() {
+        let c = parse(
+            "c.toml",
+            "[[role]]\nname = \"b\"\nkind = \"backup\"\nmethod = \"vacuum-into\"\nat = \"1s\"\n",
+            &no_params,
+        )
+        .unwrap();
+        assert_eq!(c.roles[0].kind, RoleKind::Backup);
+        assert_eq!(
+            c.roles[0].backup,
+            Some(BackupTarget {
+                method: BackupMethod::VacuumInto,
+                to: "b.backup.db".into()
+            })
+        );
+        for to in ["../x.db", "/tmp/x.db", "a/b.db", "..", ""] {
+            let e = err(&format!(
+                "[[role]]\nname = \"b\"\nkind = \"backup\"\nto = \"{to}\"\nat = \"1s\"\n"
+            ));
+            assert_eq!(
+                e,
+                format!("--cast c.toml: role \"b\": to: \"{to}\" is not a plain file name; `to` takes a file name in the trial's scratch directory, e.g. to = \"b.backup.db\"")
+            );
+        }
+        let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\nmethod = \"api\"\nat = \"1s\"\n");
+        assert!(e.contains("role \"b\": method: \"api\""), "{e}");
+        let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\n");
+        assert!(e.contains("role \"b\": every: a backup role needs a schedule"), "{e}");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             checkpoints,
             sidecars,
             vacuums,
+            backups,
         }) = &t.cast
         else {
             continue;
@@ -39,6 +40,12 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             a.busy += u64::from(v.busy);
             a.freed += (v.freelist_count.before - v.freelist_count.after).max(0) as u64;
         }
+        for b in backups {
+            let a = by.entry((t.config, b.role.clone())).or_default();
+            a.backup = Some(b.method.name());
+            a.vacuums.push(b.duration_us);
+            a.busy += u64::from(b.busy);
+        }
         for h in holds {
             let a = by.entry((t.config, h.role.clone())).or_default();
             a.holds += 1;
@@ -56,7 +63,7 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
         return None;
     }
     let with_sidecars = by.values().any(|a| a.sidecars > 0);
-    let with_vacuums = by.values().any(|a| !a.vacuums.is_empty());
+    let with_vacuums = by.values().any(|a| !a.vacuums.is_empty() && a.backup.is_none());
     let rows = by
         .into_iter()
         .map(|((config, role), mut a)| {
@@ -90,7 +97,7 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
                 let p50 = a.vacuums[(a.vacuums.len() - 1) / 2];
                 let max = *a.vacuums.last().unwrap_or(&0);
                 row.extend([
-                    "vacuum".into(),
+                    a.backup.map_or("vacuum".into(), |m| format!("backup {m}")),
                     a.vacuums.len().to_string(),
                     a.busy.to_string(),
                     "-".into(),
@@ -126,7 +133,7 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
                 row.extend(["-".into(), "-".into()]);
             }
             if with_vacuums {
-                row.push(if a.vacuums.is_empty() {
+                row.push(if a.vacuums.is_empty() || a.backup.is_some() {
                     "-".into()
                 } else {
                     a.freed.to_string()
@@ -172,8 +179,10 @@ struct Acts {
     cpu_ms: u64,
     read_bytes: u64,
     write_bytes: u64,
-    /// Each vacuum's duration, microseconds, and the free pages they freed in all.
+    /// Each vacuum's (or backup's) duration, microseconds, and the free pages they freed in all.
     vacuums: Vec<u64>,
+    /// A backup role's method (its durations are in `vacuums`).
+    backup: Option<&'static str>,
     freed: u64,
 }
 

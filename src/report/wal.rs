@@ -457,7 +457,7 @@ mod tests {
                 }],
                 checkpoints: Vec::new(),
                 sidecars: Vec::new(),
-                vacuums: Vec::new(),
+                ..Default::default()
             }),
             ..TrialRecord::default()
         };

@@ -254,6 +254,21 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
             &["role \"v\": kind vacuum needs a SQLite engine, and engine turso is not one"],
         ),
         (
+            with_role("name = \"b\"\nkind = \"backup\"\nto = \"../x.db\"\nat = \"1s\""),
+            &[],
+            &["role \"b\": to: \"../x.db\" is not a plain file name; `to` takes a file name in the trial's scratch directory, e.g. to = \"b.backup.db\""],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"backup\"\nto = \"/tmp/x.db\"\nat = \"1s\""),
+            &[],
+            &["role \"b\": to: \"/tmp/x.db\" is not a plain file name; `to` takes a file name in the trial's scratch directory"],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"backup\"\nat = \"1s\""),
+            &["--engine", "turso"],
+            &["role \"b\": kind backup needs a SQLite engine, and engine turso is not one"],
+        ),
+        (
             CAST.into(),
             &["--clients", "2"],
             &["with --clients 2: a cast gives each role its own clients and rate; leave out --clients 2"],
@@ -512,4 +527,62 @@ fn vacuum_roles_free_the_pages_they_say_and_record_them() {
             .any(|l| l.contains("inc") && l.contains("vacuum") && l.trim_end().ends_with(" 5")),
         "{text}"
     );
+}
+
+#[test]
+fn a_backup_role_copies_every_page_into_the_scratch_directory_and_removes_its_copy() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"copy\"\nkind = \"backup\"\nmethod = \"vacuum-into\"\nat = \"500ms\"\nevery = \"1s\"\n",
+    );
+    let out = run_cast(&sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let backups = v["trials"][0]["cast"]["backups"]
+        .as_array()
+        .expect("backups recorded")
+        .clone();
+    assert_eq!(backups.len(), 2, "at 0.5 s and 1.5 s: {backups:?}");
+    for b in &backups {
+        assert_eq!(
+            (b["role"].as_str(), b["method"].as_str()),
+            (Some("copy"), Some("vacuum-into")),
+            "{b}"
+        );
+        assert_eq!(b["busy"], false, "{b}");
+        assert!(b["source_pages"].as_i64().unwrap() > 1, "{b}");
+        assert_eq!(
+            b["pages"].as_i64(),
+            b["source_pages"].as_i64(),
+            "a freshly loaded table has no free page: the copy has every page: {b}"
+        );
+        assert_eq!(b["bytes"].as_u64().unwrap(), b["pages"].as_u64().unwrap() * 4096, "{b}");
+    }
+    let left: Vec<_> = walk(sb.root())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".backup.db"))
+        .collect();
+    assert!(left.is_empty(), "every copy removed: {left:?}");
+    let text = stdout(&output(&mut sb.show(&[])));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("copy") && l.contains("backup vacuum-into") && l.contains(" 2 ")),
+        "{text}"
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
