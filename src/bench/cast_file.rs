@@ -30,7 +30,9 @@
 //! value is read with serde on its own, so that a value of the wrong type is named by its key.
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
-use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand};
+use crate::model::cast::{
+    BackupMethod, BackupTarget, Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand, VacuumMode,
+};
 use crate::model::knob::find_spec;
 use crate::model::load::{Arrival, ClientMode, Connections, MAX_CLIENTS, MAX_RATE};
 use crate::model::params::{parse_duration, Params, MAX_DURATION};
@@ -58,9 +60,11 @@ const WORKLOAD_KEYS: &[&str] = &[
 const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"];
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
 const SIDECAR_KEYS: &[&str] = &["command", "grace", "at"];
+const VACUUM_KEYS: &[&str] = &["vacuum", "pages", "at", "every", "busy_timeout", "query_only"];
+const BACKUP_KEYS: &[&str] = &["method", "to", "at", "every", "busy_timeout"];
 /// The per-connection knobs a role may set.
 const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only"];
-const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar"];
+const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar", "vacuum", "backup"];
 
 /// A cast file that cannot be read or does not describe a cast.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -72,11 +76,11 @@ pub enum CastFileError {
     #[error("--cast {file}: unknown key `{key}` at the top; valid keys: role (one [[role]] table per role)")]
     UnknownTop { file: String, key: String },
     #[error(
-        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar)"
+        "--cast {file}: no roles; give one [[role]] table per role, with name and kind (workload, hold, checkpoint, sidecar, vacuum, backup)"
     )]
     NoRoles { file: String },
     #[error(
-        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar)"
+        "--cast {file}: role {index}: {key} is missing; give it (valid kinds: workload, hold, checkpoint, sidecar, vacuum, backup)"
     )]
     Missing {
         file: String,
@@ -123,6 +127,10 @@ struct RoleFile {
     checkpoint: Option<String>,
     command: Option<Vec<String>>,
     grace: Option<String>,
+    vacuum: Option<String>,
+    pages: Option<i64>,
+    method: Option<String>,
+    to: Option<String>,
 }
 
 /// The value of `key` in `t` as a `T`, if given: a wrong type is that key's error.
@@ -171,6 +179,10 @@ impl RoleFile {
             checkpoint: typed(t, "checkpoint", invalid)?,
             command: typed(t, "command", invalid)?,
             grace: typed(t, "grace", invalid)?,
+            vacuum: typed(t, "vacuum", invalid)?,
+            pages: typed(t, "pages", invalid)?,
+            method: typed(t, "method", invalid)?,
+            to: typed(t, "to", invalid)?,
         })
     }
 }
@@ -256,6 +268,8 @@ pub fn parse(
             "workload" => WORKLOAD_KEYS,
             "hold" => HOLD_KEYS,
             "sidecar" => SIDECAR_KEYS,
+            "vacuum" => VACUUM_KEYS,
+            "backup" => BACKUP_KEYS,
             _ => CHECKPOINT_KEYS,
         };
         if let Some(key) = t
@@ -307,6 +321,9 @@ fn role(
         hold_for: duration("for", &raw.hold_for, false, invalid)?,
     };
     let (kind, sidecar) = kind_of(&raw, &schedule, invalid)?;
+    let backup = (kind == RoleKind::Backup)
+        .then(|| backup_of(&raw, &schedule, invalid))
+        .transpose()?;
     let clients = clients_of(&raw, invalid)?;
     let knobs = knobs_of(&raw, invalid)?;
     let params = params_of(&raw, invalid, resolve)?;
@@ -322,6 +339,7 @@ fn role(
         knobs,
         schedule,
         sidecar,
+        backup,
     })
 }
 
@@ -361,8 +379,117 @@ fn kind_of(
             hold_schedule(schedule, invalid)?;
             (RoleKind::Hold, None)
         }
+        "vacuum" => (RoleKind::Vacuum(vacuum_of(raw, schedule, invalid)?), None),
+        "backup" => (RoleKind::Backup, None),
         _ => (RoleKind::Checkpoint(checkpoint_of(raw, schedule, invalid)?), None),
     })
+}
+
+/// A backup role's method and target file: a plain file name, made in the trial's scratch
+/// directory (the default `ROLE.backup.db`); it needs a schedule.
+fn backup_of(
+    raw: &RoleFile,
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<BackupTarget, CastFileError> {
+    let method = match raw.method.as_deref().map(str::trim) {
+        None | Some("vacuum-into") => BackupMethod::VacuumInto,
+        Some("api") => {
+            return Err(invalid(
+                "method",
+                "\"api\" (SQLite's online backup API) is not in this build yet; give method = \"vacuum-into\"".into(),
+            ))
+        }
+        Some(other) => {
+            return Err(invalid(
+                "method",
+                format!("\"{other}\" is not a backup method; valid methods: vacuum-into"),
+            ))
+        }
+    };
+    let to = raw.to.clone().unwrap_or_else(|| format!("{}.backup.db", raw.name));
+    // One component, a name (not `.`, `..`, a root or a prefix), no separator.
+    let plain = std::path::Path::new(&to)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if to.is_empty() || to.contains('/') || to.contains('\\') || !plain {
+        return Err(invalid(
+            "to",
+            format!("\"{to}\" is not a plain file name; `to` takes a file name in the trial's scratch directory, e.g. to = \"{}.backup.db\"", raw.name),
+        ));
+    }
+    if schedule.every.is_none() && schedule.at.is_zero() {
+        return Err(invalid(
+            "every",
+            "a backup role needs a schedule; give at = \"2s\" for one (or every = \"10s\")".into(),
+        ));
+    }
+    Ok(BackupTarget { method, to })
+}
+
+/// A vacuum role's mode and pages; it needs a schedule, and a connection that may write.
+fn vacuum_of(
+    raw: &RoleFile,
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<VacuumMode, CastFileError> {
+    let valid = VacuumMode::NAMES.join(", ");
+    let mode = match raw.vacuum.as_deref().map(str::trim) {
+        None => {
+            return Err(invalid(
+                "vacuum",
+                format!("a vacuum role needs its statement; give vacuum = one of {valid}"),
+            ))
+        }
+        Some("full") => {
+            if raw.pages.is_some() {
+                return Err(invalid(
+                    "pages",
+                    "VACUUM rewrites the whole database; give pages only with vacuum = \"incremental\"".into(),
+                ));
+            }
+            VacuumMode::Full
+        }
+        Some("incremental") => {
+            let pages = match raw.pages {
+                None => None,
+                Some(n) if n > 0 && n <= i64::from(u32::MAX) => Some(n as u32),
+                Some(n) => {
+                    return Err(invalid(
+                        "pages",
+                        format!(
+                        "{n}: give the free pages to vacuum each time, 1 or more, or leave out pages for all of them"
+                    ),
+                    ))
+                }
+            };
+            VacuumMode::Incremental { pages }
+        }
+        Some(other) => {
+            return Err(invalid(
+                "vacuum",
+                format!("\"{other}\" is not a vacuum; valid values: {valid}"),
+            ))
+        }
+    };
+    if raw
+        .query_only
+        .as_ref()
+        .and_then(scalar)
+        .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "1" | "true" | "yes"))
+    {
+        return Err(invalid(
+            "query_only",
+            "a vacuum writes the database, and query_only = true forbids it; leave out query_only".into(),
+        ));
+    }
+    if schedule.every.is_none() && schedule.at.is_zero() {
+        return Err(invalid(
+            "every",
+            "a vacuum role needs a schedule; give at = \"2s\" for one (or every = \"10s\")".into(),
+        ));
+    }
+    Ok(mode)
 }
 
 /// A sidecar's command (its program found and executable) and grace.
@@ -620,6 +747,76 @@ every = "500ms"
             c.describe(),
             "cast writer: 1 client at 50 tx/s; readers: 2 clients; holder: hold every 1 s for 500 ms; ckpt: checkpoint TRUNCATE every 500 ms"
         );
+    }
+
+    #[test]
+    fn a_vacuum_role_reads_its_statement_and_pages() {
+        let c = parse(
+            "c.toml",
+            "[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"incremental\"\npages = 50\nat = \"1s\"\n\n[[role]]\nname = \"f\"\nkind = \"vacuum\"\nvacuum = \"full\"\nevery = \"2s\"\n",
+            &no_params,
+        )
+        .unwrap();
+        assert_eq!(
+            c.roles[0].kind,
+            RoleKind::Vacuum(VacuumMode::Incremental { pages: Some(50) })
+        );
+        assert_eq!(c.roles[1].kind, RoleKind::Vacuum(VacuumMode::Full));
+        assert_eq!(
+            c.describe(),
+            "cast v: vacuum incremental 50 pages at 1 s; f: vacuum full every 2 s"
+        );
+    }
+
+    #[test]
+    fn a_vacuum_on_a_query_only_role_or_without_a_schedule_is_refused_in_one_line() {
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\nquery_only = true\n");
+        assert_eq!(
+            e,
+            "--cast c.toml: role \"v\": query_only: a vacuum writes the database, and query_only = true forbids it; leave out query_only"
+        );
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\n");
+        assert!(e.contains("role \"v\": every: a vacuum role needs a schedule"), "{e}");
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"quick\"\nat = \"1s\"\n");
+        assert!(
+            e.contains("\"quick\" is not a vacuum; valid values: full, incremental"),
+            "{e}"
+        );
+        let e = err("[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"incremental\"\npages = 0\nat = \"1s\"\n");
+        assert!(e.contains("role \"v\": pages: 0: give the free pages"), "{e}");
+        let ok = "[[role]]\nname = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\nquery_only = false\n";
+        assert!(parse("c.toml", ok, &no_params).is_ok());
+    }
+
+    #[test]
+    fn a_backup_role_reads_its_method_and_a_plain_target_and_refuses_a_path() {
+        let c = parse(
+            "c.toml",
+            "[[role]]\nname = \"b\"\nkind = \"backup\"\nmethod = \"vacuum-into\"\nat = \"1s\"\n",
+            &no_params,
+        )
+        .unwrap();
+        assert_eq!(c.roles[0].kind, RoleKind::Backup);
+        assert_eq!(
+            c.roles[0].backup,
+            Some(BackupTarget {
+                method: BackupMethod::VacuumInto,
+                to: "b.backup.db".into()
+            })
+        );
+        for to in ["../x.db", "/tmp/x.db", "a/b.db", "..", ""] {
+            let e = err(&format!(
+                "[[role]]\nname = \"b\"\nkind = \"backup\"\nto = \"{to}\"\nat = \"1s\"\n"
+            ));
+            assert_eq!(
+                e,
+                format!("--cast c.toml: role \"b\": to: \"{to}\" is not a plain file name; `to` takes a file name in the trial's scratch directory, e.g. to = \"b.backup.db\"")
+            );
+        }
+        let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\nmethod = \"api\"\nat = \"1s\"\n");
+        assert!(e.contains("role \"b\": method: \"api\""), "{e}");
+        let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\n");
+        assert!(e.contains("role \"b\": every: a backup role needs a schedule"), "{e}");
     }
 
     #[test]

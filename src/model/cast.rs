@@ -57,6 +57,34 @@ pub struct Role {
     /// A sidecar role's command and grace period (none for every other kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sidecar: Option<SidecarCommand>,
+    /// A backup role's method and target (none for every other kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup: Option<BackupTarget>,
+}
+
+/// How a backup role copies the database, and the file it copies it into: a plain file name,
+/// resolved in the trial's scratch directory (never a path: a backup writes only where
+/// litebench made the directory, and only a file it then makes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupTarget {
+    pub method: BackupMethod,
+    pub to: String,
+}
+
+/// A backup's method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackupMethod {
+    /// `VACUUM INTO 'file'`: one statement, a compacted copy.
+    VacuumInto,
+}
+
+impl BackupMethod {
+    pub fn name(&self) -> &'static str {
+        match self {
+            BackupMethod::VacuumInto => "vacuum-into",
+        }
+    }
 }
 
 /// What a sidecar role runs: an argument list (`{db}`: the trial database's path, `{scratch}`:
@@ -102,6 +130,11 @@ pub enum RoleKind {
     Checkpoint(CheckpointMode),
     /// An external command beside the trial ([`SidecarCommand`]).
     Sidecar,
+    /// `VACUUM` or `PRAGMA incremental_vacuum(N)` on the schedule.
+    Vacuum(VacuumMode),
+    /// A copy of the database into the trial's scratch directory on the schedule
+    /// ([`BackupTarget`]), removed once measured.
+    Backup,
 }
 
 impl RoleKind {
@@ -112,6 +145,43 @@ impl RoleKind {
             RoleKind::Hold => "hold",
             RoleKind::Checkpoint(_) => "checkpoint",
             RoleKind::Sidecar => "sidecar",
+            RoleKind::Vacuum(_) => "vacuum",
+            RoleKind::Backup => "backup",
+        }
+    }
+}
+
+/// What a vacuum role runs: `VACUUM` (the whole database rewritten, free pages dropped) or
+/// `PRAGMA incremental_vacuum(N)` (up to N free pages moved to the end and truncated; all of
+/// them without N), which needs `auto_vacuum=incremental` to free anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VacuumMode {
+    Full,
+    Incremental {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pages: Option<u32>,
+    },
+}
+
+impl VacuumMode {
+    pub const NAMES: &'static [&'static str] = &["full", "incremental"];
+
+    /// The statement it runs.
+    pub fn sql(&self) -> String {
+        match self {
+            VacuumMode::Full => "VACUUM".into(),
+            VacuumMode::Incremental { pages: None } => "PRAGMA incremental_vacuum".into(),
+            VacuumMode::Incremental { pages: Some(n) } => format!("PRAGMA incremental_vacuum({n})"),
+        }
+    }
+
+    /// `full`, `incremental`, `incremental 100 pages`.
+    pub fn describe(&self) -> String {
+        match self {
+            VacuumMode::Full => "full".into(),
+            VacuumMode::Incremental { pages: None } => "incremental".into(),
+            VacuumMode::Incremental { pages: Some(n) } => format!("incremental {n} pages"),
         }
     }
 }
@@ -388,6 +458,11 @@ impl Cast {
                 }
                 RoleKind::Hold => format!("hold {}", r.schedule.describe()),
                 RoleKind::Checkpoint(m) => format!("checkpoint {} {}", m.name(), r.schedule.describe()),
+                RoleKind::Vacuum(m) => format!("vacuum {} {}", m.describe(), r.schedule.describe()),
+                RoleKind::Backup => {
+                    let method = r.backup.as_ref().map_or("", |b| b.method.name());
+                    format!("backup {method} {}", r.schedule.describe())
+                }
                 RoleKind::Sidecar => {
                     let command = r.sidecar.as_ref().map(|s| s.command.join(" ")).unwrap_or_default();
                     let at = if r.schedule.at.is_zero() {
@@ -450,20 +525,71 @@ pub struct CastEvents {
     pub checkpoints: Vec<Checkpoint>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sidecars: Vec<SidecarRun>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vacuums: Vec<Vacuum>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backups: Vec<Backup>,
 }
 
 impl CastEvents {
     pub fn is_empty(&self) -> bool {
-        self.holds.is_empty() && self.checkpoints.is_empty() && self.sidecars.is_empty()
+        self.holds.is_empty()
+            && self.checkpoints.is_empty()
+            && self.sidecars.is_empty()
+            && self.vacuums.is_empty()
+            && self.backups.is_empty()
     }
 
     pub fn absorb(&mut self, other: CastEvents) {
         self.holds.extend(other.holds);
         self.checkpoints.extend(other.checkpoints);
         self.sidecars.extend(other.sidecars);
+        self.vacuums.extend(other.vacuums);
+        self.backups.extend(other.backups);
+        self.backups.sort_by_key(|b| b.t_ms);
         self.holds.sort_by_key(|h| h.start_ms);
         self.checkpoints.sort_by_key(|c| c.t_ms);
+        self.vacuums.sort_by_key(|v| v.t_ms);
     }
+}
+
+/// One vacuum: when it started (milliseconds after the measured start), how long it took,
+/// and the database before and after it (`PRAGMA page_count` and `freelist_count`, the main
+/// file's bytes; in WAL mode the file shrinks only once a checkpoint has copied the pages back).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Vacuum {
+    pub role: String,
+    pub t_ms: u64,
+    pub duration_us: u64,
+    /// SQLITE_BUSY: another connection's lock kept it from running.
+    pub busy: bool,
+    pub page_count: BeforeAfter<i64>,
+    pub freelist_count: BeforeAfter<i64>,
+    pub file_bytes: BeforeAfter<u64>,
+}
+
+/// One backup: when it started (milliseconds after the measured start), how long it took, the
+/// source's pages then and the pages and bytes of the copy it wrote (then removed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Backup {
+    pub role: String,
+    pub method: BackupMethod,
+    pub t_ms: u64,
+    pub duration_us: u64,
+    /// SQLITE_BUSY: another connection's lock kept it from running.
+    pub busy: bool,
+    /// `PRAGMA page_count` of the source when it started.
+    pub source_pages: i64,
+    /// The copy's pages (its bytes over the page size) and bytes.
+    pub pages: u64,
+    pub bytes: u64,
+}
+
+/// A figure before and after an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BeforeAfter<T> {
+    pub before: T,
+    pub after: T,
 }
 
 /// One held snapshot: from its first read to its end, milliseconds after the measured start.
@@ -558,6 +684,7 @@ mod tests {
             knobs: Vec::new(),
             schedule,
             sidecar: None,
+            backup: None,
         }
     }
 

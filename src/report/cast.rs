@@ -20,6 +20,8 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             holds,
             checkpoints,
             sidecars,
+            vacuums,
+            backups,
         }) = &t.cast
         else {
             continue;
@@ -31,6 +33,18 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             a.cpu_ms += s.cpu_ms;
             a.read_bytes += s.read_bytes;
             a.write_bytes += s.write_bytes;
+        }
+        for v in vacuums {
+            let a = by.entry((t.config, v.role.clone())).or_default();
+            a.vacuums.push(v.duration_us);
+            a.busy += u64::from(v.busy);
+            a.freed += (v.freelist_count.before - v.freelist_count.after).max(0) as u64;
+        }
+        for b in backups {
+            let a = by.entry((t.config, b.role.clone())).or_default();
+            a.backup = Some(b.method.name());
+            a.vacuums.push(b.duration_us);
+            a.busy += u64::from(b.busy);
         }
         for h in holds {
             let a = by.entry((t.config, h.role.clone())).or_default();
@@ -49,6 +63,7 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
         return None;
     }
     let with_sidecars = by.values().any(|a| a.sidecars > 0);
+    let with_vacuums = by.values().any(|a| !a.vacuums.is_empty() && a.backup.is_none());
     let rows = by
         .into_iter()
         .map(|((config, role), mut a)| {
@@ -71,9 +86,26 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
                     per(a.cpu_ms, 1000.0),
                     format!("{}/{}", per(a.read_bytes, 1e6), per(a.write_bytes, 1e6)),
                 ]);
+                if with_vacuums {
+                    row.push("-".into());
+                }
                 return row;
             }
-            if a.checkpoints.is_empty() {
+            let ms = |us: u64| format!("{:.2}", us as f64 / 1000.0);
+            if !a.vacuums.is_empty() {
+                a.vacuums.sort_unstable();
+                let p50 = a.vacuums[(a.vacuums.len() - 1) / 2];
+                let max = *a.vacuums.last().unwrap_or(&0);
+                row.extend([
+                    a.backup.map_or("vacuum".into(), |m| format!("backup {m}")),
+                    a.vacuums.len().to_string(),
+                    a.busy.to_string(),
+                    "-".into(),
+                    ms(p50),
+                    ms(max),
+                    "-".into(),
+                ]);
+            } else if a.checkpoints.is_empty() {
                 row.extend([
                     "hold".into(),
                     a.holds.to_string(),
@@ -85,7 +117,6 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
                 ]);
             } else {
                 a.checkpoints.sort_unstable();
-                let ms = |us: u64| format!("{:.2}", us as f64 / 1000.0);
                 let p50 = a.checkpoints[(a.checkpoints.len() - 1) / 2];
                 let max = *a.checkpoints.last().unwrap_or(&0);
                 row.extend([
@@ -100,6 +131,13 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             }
             if with_sidecars {
                 row.extend(["-".into(), "-".into()]);
+            }
+            if with_vacuums {
+                row.push(if a.vacuums.is_empty() || a.backup.is_some() {
+                    "-".into()
+                } else {
+                    a.freed.to_string()
+                });
             }
             row
         })
@@ -121,6 +159,9 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
         title =
             "roles beside the workload (measured trials; held s, a sidecar's tree's cpu s and MB: per trial)".into();
     }
+    if with_vacuums {
+        headers.push("pages freed");
+    }
     Some(ReportSection { title, headers, rows })
 }
 
@@ -138,6 +179,11 @@ struct Acts {
     cpu_ms: u64,
     read_bytes: u64,
     write_bytes: u64,
+    /// Each vacuum's (or backup's) duration, microseconds, and the free pages they freed in all.
+    vacuums: Vec<u64>,
+    /// A backup role's method (its durations are in `vacuums`).
+    backup: Option<&'static str>,
+    freed: u64,
 }
 
 #[cfg(test)]
@@ -224,5 +270,44 @@ mod tests {
             ]
         );
         assert_eq!(s.rows[0][9..], ["-", "-"], "a hold has no cpu column of its own");
+    }
+
+    #[test]
+    fn vacuums_are_counted_with_their_durations_and_the_pages_they_freed() {
+        use crate::model::cast::{BeforeAfter, Vacuum};
+        let vacuum = |busy, us, freed| Vacuum {
+            role: "vac".into(),
+            t_ms: 0,
+            duration_us: us,
+            busy,
+            page_count: BeforeAfter {
+                before: 100,
+                after: 100 - freed,
+            },
+            freelist_count: BeforeAfter {
+                before: freed,
+                after: 0,
+            },
+            file_bytes: BeforeAfter { before: 0, after: 0 },
+        };
+        let trial = TrialRecord {
+            cast: Some(CastEvents {
+                vacuums: vec![vacuum(false, 4000, 30), vacuum(true, 1000, 0), vacuum(false, 2000, 10)],
+                holds: vec![Hold {
+                    role: "holder".into(),
+                    start_ms: 0,
+                    end_ms: 500,
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let s = section(&[trial]).unwrap();
+        assert_eq!(s.headers.last(), Some(&"pages freed"));
+        assert_eq!(
+            s.rows[1],
+            ["0", "vac", "vacuum", "3", "1", "-", "2.00", "4.00", "-", "40"]
+        );
+        assert_eq!(s.rows[0][9], "-", "a hold frees no pages");
     }
 }

@@ -457,6 +457,7 @@ mod tests {
                 }],
                 checkpoints: Vec::new(),
                 sidecars: Vec::new(),
+                ..Default::default()
             }),
             ..TrialRecord::default()
         };

@@ -244,6 +244,31 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
             &["role \"w\": connections \"shared\" (one connection used by several threads) needs a SQLite engine, and engine turso is not one"],
         ),
         (
+            with_role("name = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\nquery_only = true"),
+            &[],
+            &["role \"v\": query_only: a vacuum writes the database, and query_only = true forbids it; leave out query_only"],
+        ),
+        (
+            with_role("name = \"v\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\""),
+            &["--engine", "turso"],
+            &["role \"v\": kind vacuum needs a SQLite engine, and engine turso is not one"],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"backup\"\nto = \"../x.db\"\nat = \"1s\""),
+            &[],
+            &["role \"b\": to: \"../x.db\" is not a plain file name; `to` takes a file name in the trial's scratch directory, e.g. to = \"b.backup.db\""],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"backup\"\nto = \"/tmp/x.db\"\nat = \"1s\""),
+            &[],
+            &["role \"b\": to: \"/tmp/x.db\" is not a plain file name; `to` takes a file name in the trial's scratch directory"],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"backup\"\nat = \"1s\""),
+            &["--engine", "turso"],
+            &["role \"b\": kind backup needs a SQLite engine, and engine turso is not one"],
+        ),
+        (
             CAST.into(),
             &["--clients", "2"],
             &["with --clients 2: a cast gives each role its own clients and rate; leave out --clients 2"],
@@ -405,4 +430,159 @@ fn a_roles_clients_share_one_connection() {
     assert!(own > 0, "four writers on their own connections never met a lock");
     assert_eq!(shared, 0, "one shared connection met a lock");
     assert!(text.contains("writers: 4 clients on one shared connection"), "{text}");
+}
+
+/// A table of 20,000 rows whose first 10,000 are deleted in the template (auto_vacuum =
+/// incremental: half its pages free), and a writer that overwrites rows in place, so the free
+/// pages change only by what the vacuum roles do.
+const AGED: &str = "CREATE TABLE t(id INTEGER PRIMARY KEY, v BLOB NOT NULL);
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19999) INSERT INTO t SELECT i, randomblob(200) FROM n;
+DELETE FROM t WHERE id < 10000;
+";
+const OVERWRITE: &str = "\\set id random(10000, 19999)\nUPDATE t SET v = randomblob(200) WHERE id = :id;\n";
+
+#[test]
+fn vacuum_roles_free_the_pages_they_say_and_record_them() {
+    let sb = Sandbox::new();
+    let init = sb.root().join("aged.sql");
+    std::fs::write(&init, AGED).unwrap();
+    let script = sb.root().join("overwrite.sql");
+    std::fs::write(&script, OVERWRITE).unwrap();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\n\n\
+         [[role]]\nname = \"inc\"\nkind = \"vacuum\"\nvacuum = \"incremental\"\npages = 5\nat = \"500ms\"\n\n\
+         [[role]]\nname = \"full\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\n",
+    );
+    let (init, script) = (format!("init={}", init.display()), format!("file={}", script.display()));
+    let out = output(&mut sb.run(&[
+        "script",
+        "--param",
+        &script,
+        "--param",
+        &init,
+        "--cast",
+        &file,
+        "--param",
+        "duration=2s",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "auto_vacuum=incremental",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]));
+    assert_success(&out);
+    let v = json(&out);
+    let vacuums = v["trials"][0]["cast"]["vacuums"]
+        .as_array()
+        .expect("vacuums recorded")
+        .clone();
+    assert_eq!(vacuums.len(), 2, "{vacuums:?}");
+    let n = |v: &serde_json::Value, key: &str, when: &str| v[key][when].as_i64().unwrap();
+    let (inc, full) = (&vacuums[0], &vacuums[1]);
+    assert_eq!(
+        (inc["role"].as_str(), full["role"].as_str()),
+        (Some("inc"), Some("full"))
+    );
+    assert!(
+        n(inc, "freelist_count", "before") > 100,
+        "the template's deletes freed pages: {inc}"
+    );
+    assert_eq!(
+        n(inc, "freelist_count", "before") - n(inc, "freelist_count", "after"),
+        5,
+        "incremental_vacuum(5) frees 5 pages: {inc}"
+    );
+    assert_eq!(
+        n(inc, "page_count", "before") - n(inc, "page_count", "after"),
+        5,
+        "{inc}"
+    );
+    assert_eq!(
+        n(full, "freelist_count", "after"),
+        0,
+        "VACUUM leaves no free page: {full}"
+    );
+    assert!(
+        n(full, "page_count", "after") < n(full, "page_count", "before"),
+        "{full}"
+    );
+    for v in [inc, full] {
+        assert_eq!(v["busy"], false, "{v}");
+        assert!(
+            v["duration_us"].as_u64().unwrap() > 0 && v["file_bytes"]["before"].as_u64().unwrap() > 0,
+            "{v}"
+        );
+    }
+    let out = output(&mut sb.show(&[]));
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("inc") && l.contains("vacuum") && l.trim_end().ends_with(" 5")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_backup_role_copies_every_page_into_the_scratch_directory_and_removes_its_copy() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"copy\"\nkind = \"backup\"\nmethod = \"vacuum-into\"\nat = \"500ms\"\nevery = \"1s\"\n",
+    );
+    let out = run_cast(&sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let backups = v["trials"][0]["cast"]["backups"]
+        .as_array()
+        .expect("backups recorded")
+        .clone();
+    assert_eq!(backups.len(), 2, "at 0.5 s and 1.5 s: {backups:?}");
+    for b in &backups {
+        assert_eq!(
+            (b["role"].as_str(), b["method"].as_str()),
+            (Some("copy"), Some("vacuum-into")),
+            "{b}"
+        );
+        assert_eq!(b["busy"], false, "{b}");
+        assert!(b["source_pages"].as_i64().unwrap() > 1, "{b}");
+        assert_eq!(
+            b["pages"].as_i64(),
+            b["source_pages"].as_i64(),
+            "a freshly loaded table has no free page: the copy has every page: {b}"
+        );
+        assert_eq!(b["bytes"].as_u64().unwrap(), b["pages"].as_u64().unwrap() * 4096, "{b}");
+    }
+    let left: Vec<_> = walk(sb.root())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".backup.db"))
+        .collect();
+    assert!(left.is_empty(), "every copy removed: {left:?}");
+    let text = stdout(&output(&mut sb.show(&[])));
+    assert!(
+        text.lines()
+            .any(|l| l.contains("copy") && l.contains("backup vacuum-into") && l.contains(" 2 ")),
+        "{text}"
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

@@ -399,6 +399,7 @@ mod tests {
                 ],
                 checkpoints: vec![ckpt(1000, false), ckpt(3000, true), ckpt(5500, true)],
                 sidecars: Vec::new(),
+                ..Default::default()
             }),
             ..Default::default()
         }

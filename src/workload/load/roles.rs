@@ -13,7 +13,11 @@
 //! A hold begins a transaction and reads the schema, which takes its snapshot (in WAL mode, a
 //! read mark that keeps a checkpoint from resetting the WAL past it), keeps it for the
 //! schedule's `for`, then commits. A checkpoint runs `PRAGMA wal_checkpoint(MODE)` and keeps
-//! its row and its duration. A sidecar runs its command beside them (`load::sidecar`).
+//! its row and its duration. A vacuum runs `VACUUM` or `PRAGMA incremental_vacuum(N)` and keeps
+//! its duration and the database's pages, free pages and file size before and after it. A backup
+//! runs `VACUUM INTO` a file it makes in the trial's scratch directory, measures it and removes
+//! it (only a file that did not exist before it ran: litebench never overwrites one it did not
+//! make, nor writes through a symbolic link). A sidecar runs its command beside them (`load::sidecar`).
 
 use super::shared_connection::SharedConnection;
 use super::{
@@ -21,7 +25,9 @@ use super::{
     ThreadConnection, Transactions,
 };
 use crate::engines::{Connection, ErrorKind};
-use crate::model::cast::{Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind};
+use crate::model::cast::{
+    Backup, BeforeAfter, Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind, Vacuum, VacuumMode,
+};
 use crate::model::load::{ClientMode, Connections, LoadShape};
 use crate::model::params::Params;
 use crate::workload::recorder::Recorder;
@@ -319,6 +325,19 @@ fn act(role: &Role, trial: &Trial<'_>, shared: &Shared<'_>, done: &AtomicBool) -
                     ..c.1
                 });
             }
+            RoleKind::Vacuum(mode) => {
+                let db = trial.place.map(|p| p.db);
+                let v = vacuum(conn.as_mut(), mode, db, shared)?;
+                events.vacuums.push(Vacuum {
+                    role: role.name.clone(),
+                    t_ms: ms(v.0),
+                    ..v.1
+                });
+            }
+            RoleKind::Backup => {
+                let b = backup(conn.as_mut(), role, trial.place.map(|p| p.scratch), shared)?;
+                events.backups.push(Backup { t_ms: ms(b.0), ..b.1 });
+            }
             RoleKind::Workload => unreachable!("workload roles run the client loop"),
             RoleKind::Sidecar => unreachable!("a sidecar runs in load::sidecar"),
         }
@@ -392,6 +411,118 @@ fn checkpoint(
             log_frames,
             checkpointed_frames,
             duration_us,
+        },
+    ))
+}
+
+/// One vacuum: when it started, its duration, and the database's pages, free pages and main
+/// file's bytes before and after it (`db`: the file, where the trial has one); a vacuum refused
+/// with SQLITE_BUSY counts as busy.
+fn vacuum(
+    conn: &mut dyn Connection,
+    mode: VacuumMode,
+    db: Option<&std::path::Path>,
+    shared: &Shared<'_>,
+) -> Result<(Instant, Vacuum), WorkloadError> {
+    let bytes = || db.and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
+    let (pages, free, file) = (pragma(conn, "page_count"), pragma(conn, "freelist_count"), bytes());
+    let t0 = Instant::now();
+    // `query` steps the statement to its end: an incremental vacuum frees its pages as it is
+    // stepped.
+    let ran = conn.query(&mode.sql());
+    let duration_us = t0.elapsed().as_micros() as u64;
+    let busy = match ran {
+        Ok(_) => false,
+        Err(e) if matches!(e.kind, ErrorKind::Busy) => true,
+        Err(e) => return Err(shared.failed(e)),
+    };
+    let after = (pragma(conn, "page_count"), pragma(conn, "freelist_count"), bytes());
+    Ok((
+        t0,
+        Vacuum {
+            role: String::new(),
+            t_ms: 0,
+            duration_us,
+            busy,
+            page_count: BeforeAfter {
+                before: pages,
+                after: after.0,
+            },
+            freelist_count: BeforeAfter {
+                before: free,
+                after: after.1,
+            },
+            file_bytes: BeforeAfter {
+                before: file,
+                after: after.2,
+            },
+        },
+    ))
+}
+
+/// A number `PRAGMA name` returns (-1 where it returns none).
+fn pragma(conn: &mut dyn Connection, name: &str) -> i64 {
+    conn.query_value(&format!("PRAGMA {name}"))
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(-1)
+}
+
+/// One backup by `VACUUM INTO` the role's target in `scratch`: when it started, its duration,
+/// and the copy's pages and bytes; the copy is removed once measured. A target that exists
+/// (litebench removes its own, so it is someone else's, or a symbolic link) stops the trial.
+fn backup(
+    conn: &mut dyn Connection,
+    role: &Role,
+    scratch: Option<&std::path::Path>,
+    shared: &Shared<'_>,
+) -> Result<(Instant, Backup), WorkloadError> {
+    let refused = |detail: String| WorkloadError::Verification {
+        workload: format!("cast role \"{}\"", role.name),
+        detail,
+    };
+    let (Some(target), Some(scratch)) = (role.backup.as_ref(), scratch) else {
+        return Err(refused(
+            "a backup needs the trial's scratch directory, and this trial has none".into(),
+        ));
+    };
+    let path = scratch.join(&target.to);
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(refused(format!(
+            "{} exists and litebench did not make it; remove it, or give `to` another file name",
+            path.display()
+        )));
+    }
+    let source_pages = pragma(conn, "page_count");
+    let page_size = pragma(conn, "page_size").max(1) as u64;
+    let t0 = Instant::now();
+    let ran = conn.execute_batch(&format!("VACUUM INTO '{}'", path.to_string_lossy().replace('\'', "''")));
+    let duration_us = t0.elapsed().as_micros() as u64;
+    // Made by this statement (it was not there before): measured, then removed.
+    let made = std::fs::symlink_metadata(&path)
+        .ok()
+        .filter(|m| m.file_type().is_file());
+    let bytes = made.as_ref().map_or(0, |m| m.len());
+    if made.is_some() {
+        std::fs::remove_file(&path).map_err(|e| refused(format!("cannot remove its copy {}: {e}", path.display())))?;
+    }
+    let busy = match ran {
+        Ok(()) => false,
+        Err(e) if matches!(e.kind, ErrorKind::Busy) => true,
+        Err(e) => return Err(shared.failed(e)),
+    };
+    Ok((
+        t0,
+        Backup {
+            role: role.name.clone(),
+            method: target.method,
+            t_ms: 0,
+            duration_us,
+            busy,
+            source_pages,
+            pages: bytes / page_size,
+            bytes,
         },
     ))
 }
