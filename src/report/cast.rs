@@ -9,6 +9,15 @@ use crate::model::record::TrialRecord;
 use crate::workload::ReportSection;
 use std::collections::BTreeMap;
 
+/// The roles beside the workload ([`section`]) and what the workload did while backups and
+/// vacuums ran ([`crate::report::beside`]), those there are.
+pub fn sections(trials: &[TrialRecord]) -> Vec<ReportSection> {
+    section(trials)
+        .into_iter()
+        .chain(crate::report::beside::section(trials))
+        .collect()
+}
+
 /// The section, or none for a run without holds or checkpoints.
 pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
     // (configuration, role) -> what that role did in the measured trials.

@@ -9,6 +9,7 @@
 
 pub mod advise;
 pub mod answer;
+pub mod beside;
 pub mod busy;
 pub mod cast;
 pub mod checklist;

@@ -308,7 +308,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     for w in &report.warnings {
         out += &warning(w, md);
     }
-    if let Some(c) = super::cast::section(report.trials) {
+    for c in super::cast::sections(report.trials) {
         out += "\n";
         out += &heading(&c.title, md);
         out += &table(&c.headers, &c.rows, md);
@@ -405,7 +405,7 @@ fn compact_body(report: &Report<'_>) -> String {
         out += "\nstatements (latency from the start of each statement)\n";
         out += &table_of(st);
     }
-    if let Some(c) = super::cast::section(report.trials) {
+    for c in super::cast::sections(report.trials) {
         out += &format!("\n{}\n", c.title);
         out += &table(&c.headers, &c.rows, false);
     }

@@ -241,7 +241,7 @@ fn workload_sections(report: &Report<'_>) -> String {
     let mut sections = crate::workload::find(&report.manifest.workload)
         .map(|w| w.report_sections(report.manifest, report.trials))
         .unwrap_or_default();
-    sections.extend(crate::report::cast::section(report.trials));
+    sections.extend(crate::report::cast::sections(report.trials));
     let mut o = String::new();
     for s in sections {
         o += &format!("<h3>{}</h3>\n", esc(&s.title));

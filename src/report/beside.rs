@@ -1,0 +1,247 @@
+//! What the workload's roles did while a backup or a vacuum ran beside them: each workload
+//! operation's rate and interval p99 in the intervals a run overlapped, against the others.
+//!
+//! The question users ask of a backup or a `VACUUM` is whom it blocked and for how long ("does
+//! effectively block writers", SiaFoundation/s3d#215; "how long VACUUM blocks others",
+//! buildbot/buildbot#5443). A run's own duration says how long it took, not what the
+//! application felt; the series does. An interval is *during* when any run of the role
+//! overlapped it (a 120 ms backup marks its whole 1 s interval: give `--interval 100ms` for
+//! short runs), *outside* otherwise; only whole intervals count (the trial's last, partial one
+//! has a rate over a sliver). The p99 is the series' own per interval, so the table gives the
+//! median over the intervals and the worst one, not a p99 over the merged transactions.
+
+use crate::model::cast::{role_of, CastEvents};
+use crate::model::record::TrialRecord;
+use crate::workload::ReportSection;
+use std::collections::BTreeMap;
+
+/// A window a backup or vacuum role ran in, milliseconds after the measured start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Window {
+    start_ms: u64,
+    end_ms: u64,
+}
+
+/// The windows of each backup and vacuum role in one trial, by role (with its kind).
+fn windows(cast: &CastEvents) -> BTreeMap<(String, &'static str), Vec<Window>> {
+    let mut by: BTreeMap<(String, &'static str), Vec<Window>> = BTreeMap::new();
+    let ran = |t_ms: u64, us: u64| Window {
+        start_ms: t_ms,
+        end_ms: t_ms + us.div_ceil(1000).max(1),
+    };
+    for v in cast.vacuums.iter().filter(|v| !v.busy) {
+        by.entry((v.role.clone(), "vacuum"))
+            .or_default()
+            .push(ran(v.t_ms, v.duration_us));
+    }
+    for b in cast.backups.iter().filter(|b| !b.busy) {
+        by.entry((b.role.clone(), "backup"))
+            .or_default()
+            .push(ran(b.t_ms, b.duration_us));
+    }
+    by
+}
+
+/// One operation's whole intervals, during a role's runs or outside them.
+#[derive(Default)]
+struct Side {
+    intervals: u64,
+    ops: u64,
+    p99_us: Vec<f64>,
+}
+
+impl Side {
+    fn rate(&self, interval_ms: u64) -> String {
+        if self.intervals == 0 {
+            return "-".into();
+        }
+        let tps = self.ops as f64 / (self.intervals as f64 * interval_ms as f64 / 1000.0);
+        format!("{tps:.0}")
+    }
+
+    /// `median / worst` of the intervals' p99s, ms.
+    fn p99(&mut self) -> String {
+        if self.p99_us.is_empty() {
+            return "-".into();
+        }
+        self.p99_us.sort_by(f64::total_cmp);
+        let median = self.p99_us[(self.p99_us.len() - 1) / 2];
+        let worst = self.p99_us[self.p99_us.len() - 1];
+        format!("{} / {}", ms(median), ms(worst))
+    }
+}
+
+fn ms(us: f64) -> String {
+    let v = us / 1000.0;
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// (configuration, beside role, its kind, operation) -> (runs, during, outside, interval ms).
+type Acc = BTreeMap<(usize, String, &'static str, String), (u64, Side, Side, u64)>;
+
+/// The section, or none for a run whose casts had no backup or vacuum that ran.
+pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
+    let mut acc: Acc = BTreeMap::new();
+    for t in trials.iter().filter(|t| !t.warmup) {
+        let (Some(cast), Some(series)) = (t.cast.as_ref(), t.series.as_ref()) else {
+            continue;
+        };
+        let iv = series.interval_ms.max(1);
+        let end = series.points.iter().map(|p| p.t_ms).max().unwrap_or(0);
+        for ((role, kind), ws) in windows(cast) {
+            for p in series
+                .points
+                .iter()
+                .filter(|p| p.t_ms < end && role_of(&p.op).is_some())
+            {
+                let e = acc
+                    .entry((t.config, role.clone(), kind, p.op.clone()))
+                    .or_insert_with(|| (0, Side::default(), Side::default(), iv));
+                let during = ws.iter().any(|w| p.t_ms < w.end_ms && p.t_ms + iv > w.start_ms);
+                let side = if during { &mut e.1 } else { &mut e.2 };
+                side.intervals += 1;
+                side.ops += p.ops;
+                side.p99_us.extend(p.p99_us);
+            }
+            runs_seen(&mut acc, t.config, &role, kind, ws.len() as u64);
+        }
+    }
+    let rows: Vec<Vec<String>> = acc
+        .into_iter()
+        .filter(|(_, (_, during, outside, _))| during.ops + outside.ops > 0)
+        .map(|((config, role, kind, op), (runs, mut during, mut outside, iv))| {
+            vec![
+                config.to_string(),
+                format!("{role} ({kind}, {runs} run{})", if runs == 1 { "" } else { "s" }),
+                op,
+                format!("{}/{}", during.intervals, outside.intervals),
+                during.rate(iv),
+                outside.rate(iv),
+                during.p99(),
+                outside.p99(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(ReportSection {
+        title: "the workload while backups and vacuums ran (measured trials; an interval is during when a run overlapped it; p99: median / worst interval)".into(),
+        headers: vec![
+            "#",
+            "beside",
+            "op",
+            "intervals during/outside",
+            "tx/s during",
+            "tx/s outside",
+            "p99 ms during",
+            "p99 ms outside",
+        ],
+        rows,
+    })
+}
+
+/// Adds a trial's `runs` of a role to every operation row of that role and configuration.
+fn runs_seen(acc: &mut Acc, config: usize, role: &str, kind: &'static str, runs: u64) {
+    for ((c, r, k, _), e) in acc.iter_mut() {
+        if *c == config && r == role && *k == kind {
+            e.0 += runs;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cast::{BeforeAfter, Vacuum};
+    use crate::model::series::{Series, SeriesPoint};
+
+    fn point(t_ms: u64, op: &str, ops: u64, p99_us: f64) -> SeriesPoint {
+        SeriesPoint {
+            t_ms,
+            op: op.into(),
+            ops,
+            succeeded: ops,
+            p99_us: Some(p99_us),
+            ..Default::default()
+        }
+    }
+
+    fn vacuum(t_ms: u64, duration_us: u64, busy: bool) -> Vacuum {
+        let same = BeforeAfter { before: 0, after: 0 };
+        Vacuum {
+            role: "vac".into(),
+            t_ms,
+            duration_us,
+            busy,
+            page_count: same,
+            freelist_count: same,
+            file_bytes: BeforeAfter { before: 0, after: 0 },
+        }
+    }
+
+    /// A vacuum from 1000 to 1150 ms over 500 ms intervals: the interval at 1000 is during it,
+    /// those at 0, 500 and 1500 outside (the one at 500 ends where the vacuum starts), the last
+    /// (2000, partial) counts for neither; a busy vacuum, which did not run, marks nothing.
+    #[test]
+    fn intervals_a_run_overlapped_are_during_it_and_the_rest_outside() {
+        let points = [
+            (0, 100, 1000.0),
+            (500, 100, 2000.0),
+            (1000, 20, 90_000.0),
+            (1500, 100, 3000.0),
+            (2000, 5, 1.0),
+        ]
+        .into_iter()
+        .map(|(t, ops, p99)| point(t, "writer:update", ops, p99))
+        .chain([point(0, "other", 7, 1.0)])
+        .collect();
+        let trial = TrialRecord {
+            cast: Some(CastEvents {
+                vacuums: vec![vacuum(1000, 150_000, false), vacuum(0, 10, true)],
+                ..Default::default()
+            }),
+            series: Some(Series {
+                interval_ms: 500,
+                points,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let s = section(&[trial.clone(), TrialRecord { warmup: true, ..trial }]).unwrap();
+        assert_eq!(
+            s.rows,
+            vec![vec![
+                "0".to_string(),
+                "vac (vacuum, 1 run)".into(),
+                "writer:update".into(),
+                "1/3".into(),
+                "40".into(),
+                "200".into(),
+                "90.00 / 90.00".into(),
+                "2.00 / 3.00".into(),
+            ]]
+        );
+    }
+
+    #[test]
+    fn no_section_without_a_backup_or_vacuum_that_ran() {
+        let trial = TrialRecord {
+            cast: Some(CastEvents {
+                vacuums: vec![vacuum(0, 10, true)],
+                ..Default::default()
+            }),
+            series: Some(Series {
+                interval_ms: 500,
+                points: vec![point(0, "writer:update", 1, 1.0), point(500, "writer:update", 1, 1.0)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(section(&[trial]).is_none());
+    }
+}
