@@ -124,9 +124,10 @@ pub struct RunArgs {
     pub clients: Axis<u32>,
     /// The load as a cast of named roles, from a TOML file (docs/load.md): each role its own
     /// clients, rate, per-connection knobs and schedule, and besides the workload's roles,
-    /// `hold` (a read transaction that keeps its snapshot) and `checkpoint` (`PRAGMA
-    /// wal_checkpoint`); every operation is recorded under its role's name. Replaces
-    /// `--clients`, `--rate` and `--client-mode`
+    /// `hold` (a read transaction that keeps its snapshot), `checkpoint` (`PRAGMA
+    /// wal_checkpoint`), `backup` (the online backup API or `VACUUM INTO`), `vacuum` and
+    /// `sidecar` (a command beside each trial, such as Litestream); every operation is recorded
+    /// under its role's name. Replaces `--clients`, `--rate` and `--client-mode`
     #[arg(long, value_name = "FILE")]
     pub cast: Option<PathBuf>,
     /// With several clients: `threads` (default) or `processes`, every client but the first a

@@ -3,12 +3,14 @@
 //! happens between *different* parts of an application (one writer and a pool of readers, a
 //! reader that keeps its snapshot, a checkpoint thread), so a run says which part did what.
 //!
-//! Four kinds of role: `workload` (the run's workload's transactions, with parameters of its
+//! Six kinds of role: `workload` (the run's workload's transactions, with parameters of its
 //! own), `hold` (a read transaction that keeps its snapshot for a while, the cause of WAL
-//! starvation), `checkpoint` (`PRAGMA wal_checkpoint(MODE)` from its own connection) and
-//! `sidecar` (an external command beside the trial, such as Litestream replicating it). A
-//! workload role's operations are recorded as `ROLE:OP`, so every per-operation statistic is
-//! per role; holds, checkpoints and sidecars are recorded as [`CastEvents`] in the trial record. This is
+//! starvation), `checkpoint` (`PRAGMA wal_checkpoint(MODE)` from its own connection),
+//! `vacuum` (`VACUUM` or `PRAGMA incremental_vacuum`), `backup` (a copy into the trial's
+//! scratch directory) and `sidecar` (an external command beside the trial, such as Litestream
+//! replicating it). A workload role's operations are recorded as `ROLE:OP`, so every
+//! per-operation statistic is per role; what the other kinds did is recorded as [`CastEvents`]
+//! in the trial record. This is
 //! the data and its checks; the file it is read from is `bench::cast_file`'s, the driver that
 //! runs it `workload::load`'s.
 
