@@ -12,6 +12,7 @@
 
 use crate::model::cast::{role_of, CastEvents};
 use crate::model::record::TrialRecord;
+use crate::model::series::SeriesPoint;
 use crate::workload::ReportSection;
 use std::collections::BTreeMap;
 
@@ -56,7 +57,11 @@ impl Side {
             return "-".into();
         }
         let tps = self.ops as f64 / (self.intervals as f64 * interval_ms as f64 / 1000.0);
-        format!("{tps:.0}")
+        if tps < 10.0 {
+            format!("{tps:.2}")
+        } else {
+            format!("{tps:.0}")
+        }
     }
 
     /// `median / worst` of the intervals' p99s, ms.
@@ -92,20 +97,27 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
         };
         let iv = series.interval_ms.max(1);
         let end = series.points.iter().map(|p| p.t_ms).max().unwrap_or(0);
+        // A workload operation's points by interval: an interval in which none of its
+        // transactions ended has no point, and counts as an interval with none (a vacuum that
+        // blocked everyone must not drop out of its own intervals).
+        let mut by_op: BTreeMap<&str, BTreeMap<u64, &SeriesPoint>> = BTreeMap::new();
+        for p in series.points.iter().filter(|p| role_of(&p.op).is_some()) {
+            by_op.entry(p.op.as_str()).or_default().insert(p.t_ms, p);
+        }
         for ((role, kind), ws) in windows(cast) {
-            for p in series
-                .points
-                .iter()
-                .filter(|p| p.t_ms < end && role_of(&p.op).is_some())
-            {
+            for (op, points) in &by_op {
                 let e = acc
-                    .entry((t.config, role.clone(), kind, p.op.clone()))
+                    .entry((t.config, role.clone(), kind, op.to_string()))
                     .or_insert_with(|| (0, Side::default(), Side::default(), iv));
-                let during = ws.iter().any(|w| p.t_ms < w.end_ms && p.t_ms + iv > w.start_ms);
-                let side = if during { &mut e.1 } else { &mut e.2 };
-                side.intervals += 1;
-                side.ops += p.ops;
-                side.p99_us.extend(p.p99_us);
+                for start in (0..end).step_by(iv as usize) {
+                    let during = ws.iter().any(|w| start < w.end_ms && start + iv > w.start_ms);
+                    let side = if during { &mut e.1 } else { &mut e.2 };
+                    side.intervals += 1;
+                    if let Some(p) = points.get(&start) {
+                        side.ops += p.ops;
+                        side.p99_us.extend(p.p99_us);
+                    }
+                }
             }
             runs_seen(&mut acc, t.config, &role, kind, ws.len() as u64);
         }
@@ -186,7 +198,9 @@ mod tests {
 
     /// A vacuum from 1000 to 1150 ms over 500 ms intervals: the interval at 1000 is during it,
     /// those at 0, 500 and 1500 outside (the one at 500 ends where the vacuum starts), the last
-    /// (2000, partial) counts for neither; a busy vacuum, which did not run, marks nothing.
+    /// (2000, partial) counts for neither; a busy vacuum, which did not run, marks nothing. In
+    /// a second trial the interval at 1000 has no point (nothing ended in it): it still
+    /// counts, with no transactions.
     #[test]
     fn intervals_a_run_overlapped_are_during_it_and_the_rest_outside() {
         let points = [
@@ -212,7 +226,14 @@ mod tests {
             }),
             ..Default::default()
         };
-        let s = section(&[trial.clone(), TrialRecord { warmup: true, ..trial }]).unwrap();
+        let s = section(&[
+            trial.clone(),
+            TrialRecord {
+                warmup: true,
+                ..trial.clone()
+            },
+        ])
+        .unwrap();
         assert_eq!(
             s.rows,
             vec![vec![
@@ -225,6 +246,16 @@ mod tests {
                 "90.00 / 90.00".into(),
                 "2.00 / 3.00".into(),
             ]]
+        );
+        let mut blocked = trial.clone();
+        if let Some(series) = blocked.series.as_mut() {
+            series.points.retain(|p| p.t_ms != 1000);
+        }
+        let s = section(&[trial, blocked]).unwrap();
+        // Two trials: 2 intervals during (one with 20 transactions, one with none), 6 outside.
+        assert_eq!(
+            s.rows[0][1..6],
+            ["vac (vacuum, 2 runs)", "writer:update", "2/6", "20", "200"]
         );
     }
 
