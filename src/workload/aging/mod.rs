@@ -31,6 +31,14 @@ use stream::{Mix, Op, Stream};
 /// The workload.
 pub struct Aging;
 
+/// The retention the template is aged with: `pre_retention`, or the trial's.
+fn template_retention(p: &Params) -> u64 {
+    match p.count("pre_retention") {
+        0 => p.count("retention"),
+        n => n,
+    }
+}
+
 /// The operation types, in [`Op`]'s order.
 pub const OPS: [&str; 3] = ["insert", "expire", "read"];
 
@@ -61,6 +69,15 @@ const PARAMS: &[ParamSpec] = &[
         },
         default: "0",
         help: "events inserted into the template and expired past the retention as they go, before anything is measured (a long-running database's free pages and fragmentation)",
+    },
+    ParamSpec {
+        name: "pre_retention",
+        kind: ParamKind::Count {
+            min: 0,
+            max: MAX_EVENTS,
+        },
+        default: "0",
+        help: "the retention the template was aged with (0: the trial's); above `retention` it is a retention cut: the trial's first expire deletes the excess and leaves its pages free, as when an application shortens its history",
     },
     ParamSpec {
         name: "expire_every",
@@ -169,6 +186,7 @@ impl Workload for Aging {
     /// The newest `retention` events, or every event where fewer were ever inserted (an expire
     /// may be up to `expire_every` inserts behind, so this is the floor of what is kept).
     fn live_rows(&self, p: &Params, inserted: u64) -> Option<(u64, u64)> {
+        // After a retention cut, as without one: the trial's expires keep its retention.
         let rows = p.count("retention").min(p.count("pre_age") + inserted);
         Some((rows, p.count("payload")))
     }
@@ -196,7 +214,7 @@ impl Workload for Aging {
         let mut stream = Stream::new(mix, 0, 0, 1, pop.seed);
         let insert = conn.prepare(schema::INSERT)?;
         let expire = conn.prepare(schema::EXPIRE)?;
-        let retention = Value::Int(p.count("retention") as i64);
+        let retention = Value::Int(template_retention(p) as i64);
         conn.execute_batch("BEGIN")?;
         let mut inserted = 0;
         while inserted < events {

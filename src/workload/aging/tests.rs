@@ -114,3 +114,32 @@ fn bad_parameters_are_refused_naming_them() {
     assert!(e.starts_with("--param insert_weight=0"), "{e}");
     assert!(Aging.check(&params(&[]).unwrap()).is_ok());
 }
+
+#[test]
+fn a_retention_cut_leaves_the_excess_pages_free_until_a_vacuum() {
+    // Aged with 2000 kept, run with 200: the first expire deletes 1800 events' pages.
+    let args = [
+        "retention=200",
+        "pre_retention=2000",
+        "pre_age=3000",
+        "payload=300",
+        "expire_every=10",
+        "operations=11",
+    ];
+    let p = params(&args).unwrap();
+    let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+    Aging.populate(&mut conn, &Population::plain(&p, 3)).unwrap();
+    assert_eq!(events(&mut conn).len(), 2000, "the template keeps its own retention");
+    let before = free_pages(&mut conn);
+    let stop = AtomicBool::new(false);
+    let t = Trial::plain(&p, 5, &stop, &OneConnection);
+    let mut rec = Recorder::new(&OPS, None);
+    Aging.run(&mut conn, &t, &mut rec).unwrap();
+    assert_eq!(
+        events(&mut conn).len(),
+        200,
+        "the trial's expire cut it to its retention"
+    );
+    let after = free_pages(&mut conn);
+    assert!(after > before + 100, "the cut freed pages: {before} -> {after}");
+}
