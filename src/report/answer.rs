@@ -105,6 +105,7 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
     }
     out.extend(failures_sentence(&whole));
     out.extend(roles_sentence(report, whole[0].config));
+    out.extend(crate::report::beside::sentences(report.trials, whole[0].config));
     out
 }
 

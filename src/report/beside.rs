@@ -64,6 +64,15 @@ impl Side {
         }
     }
 
+    /// The median of the intervals' p99s, ms.
+    fn p99_median(&mut self) -> String {
+        if self.p99_us.is_empty() {
+            return "-".into();
+        }
+        self.p99_us.sort_by(f64::total_cmp);
+        ms(self.p99_us[(self.p99_us.len() - 1) / 2])
+    }
+
     /// `median / worst` of the intervals' p99s, ms.
     fn p99(&mut self) -> String {
         if self.p99_us.is_empty() {
@@ -90,6 +99,85 @@ type Acc = BTreeMap<(usize, String, &'static str, String), (u64, Side, Side, u64
 
 /// The section, or none for a run whose casts had no backup or vacuum that ran.
 pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
+    let rows: Vec<Vec<String>> = accumulate(trials)
+        .into_iter()
+        .map(|((config, role, kind, op), (runs, mut during, mut outside, iv))| {
+            vec![
+                config.to_string(),
+                format!("{role} ({kind}, {runs} run{})", if runs == 1 { "" } else { "s" }),
+                op,
+                format!("{}/{}", during.intervals, outside.intervals),
+                during.rate(iv),
+                outside.rate(iv),
+                during.p99(),
+                outside.p99(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(ReportSection {
+        title: "the workload while backups and vacuums ran (measured trials; an interval is during when a run overlapped it; p99: median / worst interval)".into(),
+        headers: vec![
+            "#",
+            "beside",
+            "op",
+            "intervals during/outside",
+            "tx/s during",
+            "tx/s outside",
+            "p99 ms during",
+            "p99 ms outside",
+        ],
+        rows,
+    })
+}
+
+/// For the answer: what configuration `config`'s workload operations did while each backup or
+/// vacuum role ran, against otherwise (at most three operations per role, the busiest):
+/// `While vacuum ran (2 runs): app:insert 170 tx/s, interval p99 20.19 ms (otherwise 201 tx/s,
+/// 0.23 ms).`
+pub fn sentences(trials: &[TrialRecord], config: usize) -> Vec<String> {
+    let mut by_role: BTreeMap<(String, u64), Vec<(u64, String)>> = BTreeMap::new();
+    for ((c, role, _, op), (runs, mut during, mut outside, iv)) in accumulate(trials) {
+        // An operation too rare to be expected in the runs' intervals says nothing by its
+        // absence; one that ran in every interval otherwise and stopped is the finding.
+        let rare = outside.ops < outside.intervals;
+        if c != config || during.intervals == 0 || (during.ops == 0 && rare) {
+            continue;
+        }
+        let otherwise = format!("otherwise {} tx/s, {} ms", outside.rate(iv), outside.p99_median());
+        let said = if during.ops == 0 {
+            format!("{op} 0 tx/s, none ended ({otherwise})")
+        } else {
+            format!(
+                "{op} {} tx/s, interval p99 {} ms ({otherwise})",
+                during.rate(iv),
+                during.p99_median()
+            )
+        };
+        by_role
+            .entry((role, runs))
+            .or_default()
+            .push((during.ops + outside.ops, said));
+    }
+    by_role
+        .into_iter()
+        .map(|((role, runs), mut ops)| {
+            ops.sort_by(|a, b| b.0.cmp(&a.0));
+            let said: Vec<String> = ops.into_iter().take(3).map(|o| o.1).collect();
+            format!(
+                "While {role} ran ({runs} run{}): {}.",
+                if runs == 1 { "" } else { "s" },
+                said.join("; ")
+            )
+        })
+        .collect()
+}
+
+/// Every (configuration, role, kind, operation) with what its operation did during and outside
+/// the role's runs, over the measured trials; operations with no transaction left out.
+fn accumulate(trials: &[TrialRecord]) -> Acc {
     let mut acc: Acc = BTreeMap::new();
     for t in trials.iter().filter(|t| !t.warmup) {
         let (Some(cast), Some(series)) = (t.cast.as_ref(), t.series.as_ref()) else {
@@ -122,39 +210,8 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             runs_seen(&mut acc, t.config, &role, kind, ws.len() as u64);
         }
     }
-    let rows: Vec<Vec<String>> = acc
-        .into_iter()
-        .filter(|(_, (_, during, outside, _))| during.ops + outside.ops > 0)
-        .map(|((config, role, kind, op), (runs, mut during, mut outside, iv))| {
-            vec![
-                config.to_string(),
-                format!("{role} ({kind}, {runs} run{})", if runs == 1 { "" } else { "s" }),
-                op,
-                format!("{}/{}", during.intervals, outside.intervals),
-                during.rate(iv),
-                outside.rate(iv),
-                during.p99(),
-                outside.p99(),
-            ]
-        })
-        .collect();
-    if rows.is_empty() {
-        return None;
-    }
-    Some(ReportSection {
-        title: "the workload while backups and vacuums ran (measured trials; an interval is during when a run overlapped it; p99: median / worst interval)".into(),
-        headers: vec![
-            "#",
-            "beside",
-            "op",
-            "intervals during/outside",
-            "tx/s during",
-            "tx/s outside",
-            "p99 ms during",
-            "p99 ms outside",
-        ],
-        rows,
-    })
+    acc.retain(|_, (_, during, outside, _)| during.ops + outside.ops > 0);
+    acc
 }
 
 /// Adds a trial's `runs` of a role to every operation row of that role and configuration.
@@ -256,6 +313,36 @@ mod tests {
         assert_eq!(
             s.rows[0][1..6],
             ["vac (vacuum, 2 runs)", "writer:update", "2/6", "20", "200"]
+        );
+    }
+
+    #[test]
+    fn the_answer_says_what_the_workload_did_while_a_run_went_on() {
+        let points = [
+            (0, 100, 1000.0),
+            (500, 100, 2000.0),
+            (1500, 100, 3000.0),
+            (2000, 5, 1.0),
+        ]
+        .into_iter()
+        .map(|(t, ops, p99)| point(t, "writer:update", ops, p99))
+        .chain([point(0, "writer:rare", 1, 5.0)])
+        .collect();
+        let trial = TrialRecord {
+            cast: Some(CastEvents {
+                vacuums: vec![vacuum(1000, 150_000, false)],
+                ..Default::default()
+            }),
+            series: Some(Series {
+                interval_ms: 500,
+                points,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert_eq!(
+            sentences(&[trial], 0),
+            ["While vac ran (1 run): writer:update 0 tx/s, none ended (otherwise 200 tx/s, 2.00 ms)."]
         );
     }
 
