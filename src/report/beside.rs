@@ -164,7 +164,7 @@ pub fn sentences(trials: &[TrialRecord], config: usize) -> Vec<String> {
     by_role
         .into_iter()
         .map(|((role, runs), mut ops)| {
-            ops.sort_by(|a, b| b.0.cmp(&a.0));
+            ops.sort_by_key(|o| std::cmp::Reverse(o.0));
             let said: Vec<String> = ops.into_iter().take(3).map(|o| o.1).collect();
             format!(
                 "While {role} ran ({runs} run{}): {}.",
