@@ -253,27 +253,17 @@ mod tests {
         }
     }
 
-    /// A vacuum from 1000 to 1150 ms over 500 ms intervals: the interval at 1000 is during it,
-    /// those at 0, 500 and 1500 outside (the one at 500 ends where the vacuum starts), the last
-    /// (2000, partial) counts for neither; a busy vacuum, which did not run, marks nothing. In
-    /// a second trial the interval at 1000 has no point (nothing ended in it): it still
-    /// counts, with no transactions.
-    #[test]
-    fn intervals_a_run_overlapped_are_during_it_and_the_rest_outside() {
-        let points = [
-            (0, 100, 1000.0),
-            (500, 100, 2000.0),
-            (1000, 20, 90_000.0),
-            (1500, 100, 3000.0),
-            (2000, 5, 1.0),
-        ]
-        .into_iter()
-        .map(|(t, ops, p99)| point(t, "writer:update", ops, p99))
-        .chain([point(0, "other", 7, 1.0)])
-        .collect();
-        let trial = TrialRecord {
+    /// A trial of 500 ms intervals: `writer:update`'s points (start, transactions, p99 us),
+    /// one more `extra` point, and `vacuums`.
+    fn trial(updates: &[(u64, u64, f64)], extra: SeriesPoint, vacuums: Vec<Vacuum>) -> TrialRecord {
+        let points = updates
+            .iter()
+            .map(|&(t, ops, p99)| point(t, "writer:update", ops, p99))
+            .chain([extra])
+            .collect();
+        TrialRecord {
             cast: Some(CastEvents {
-                vacuums: vec![vacuum(1000, 150_000, false), vacuum(0, 10, true)],
+                vacuums,
                 ..Default::default()
             }),
             series: Some(Series {
@@ -282,7 +272,27 @@ mod tests {
                 ..Default::default()
             }),
             ..Default::default()
-        };
+        }
+    }
+
+    /// A vacuum from 1000 to 1150 ms over 500 ms intervals: the interval at 1000 is during it,
+    /// those at 0, 500 and 1500 outside (the one at 500 ends where the vacuum starts), the last
+    /// (2000, partial) counts for neither; a busy vacuum, which did not run, marks nothing. In
+    /// a second trial the interval at 1000 has no point (nothing ended in it): it still
+    /// counts, with no transactions.
+    #[test]
+    fn intervals_a_run_overlapped_are_during_it_and_the_rest_outside() {
+        let trial = trial(
+            &[
+                (0, 100, 1000.0),
+                (500, 100, 2000.0),
+                (1000, 20, 90_000.0),
+                (1500, 100, 3000.0),
+                (2000, 5, 1.0),
+            ],
+            point(0, "other", 7, 1.0),
+            vec![vacuum(1000, 150_000, false), vacuum(0, 10, true)],
+        );
         let s = section(&[
             trial.clone(),
             TrialRecord {
@@ -318,28 +328,16 @@ mod tests {
 
     #[test]
     fn the_answer_says_what_the_workload_did_while_a_run_went_on() {
-        let points = [
-            (0, 100, 1000.0),
-            (500, 100, 2000.0),
-            (1500, 100, 3000.0),
-            (2000, 5, 1.0),
-        ]
-        .into_iter()
-        .map(|(t, ops, p99)| point(t, "writer:update", ops, p99))
-        .chain([point(0, "writer:rare", 1, 5.0)])
-        .collect();
-        let trial = TrialRecord {
-            cast: Some(CastEvents {
-                vacuums: vec![vacuum(1000, 150_000, false)],
-                ..Default::default()
-            }),
-            series: Some(Series {
-                interval_ms: 500,
-                points,
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let trial = trial(
+            &[
+                (0, 100, 1000.0),
+                (500, 100, 2000.0),
+                (1500, 100, 3000.0),
+                (2000, 5, 1.0),
+            ],
+            point(0, "writer:rare", 1, 5.0),
+            vec![vacuum(1000, 150_000, false)],
+        );
         assert_eq!(
             sentences(&[trial], 0),
             ["While vac ran (1 run): writer:update 0 tx/s, none ended (otherwise 200 tx/s, 2.00 ms)."]
@@ -348,18 +346,11 @@ mod tests {
 
     #[test]
     fn no_section_without_a_backup_or_vacuum_that_ran() {
-        let trial = TrialRecord {
-            cast: Some(CastEvents {
-                vacuums: vec![vacuum(0, 10, true)],
-                ..Default::default()
-            }),
-            series: Some(Series {
-                interval_ms: 500,
-                points: vec![point(0, "writer:update", 1, 1.0), point(500, "writer:update", 1, 1.0)],
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let trial = trial(
+            &[(0, 1, 1.0), (500, 1, 1.0)],
+            point(0, "other", 1, 1.0),
+            vec![vacuum(0, 10, true)],
+        );
         assert!(section(&[trial]).is_none());
     }
 }
