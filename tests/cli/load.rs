@@ -97,13 +97,8 @@ fn several_clients_on_a_rate_run_and_report_their_load() {
 }
 
 /// `--client-mode processes`: every client but the first is a litebench process of its own.
-/// Their counts, histograms, series and the I/O their own VFS shims counted come back to the
-/// trial: in DELETE mode with `synchronous=full` every committed transaction syncs at least its
-/// journal and the database, so the trial's syncs are at least twice its transactions only if
-/// the client processes' syncs are in it (the first client ran a third of them).
-#[test]
-fn client_processes_send_back_their_transactions_and_their_io() {
-    let sb = Sandbox::new();
+/// crud with three client processes writing in DELETE mode (`busy_timeout=10000`): its JSON.
+fn three_writer_processes(sb: &Sandbox) -> serde_json::Value {
     let mut cmd = sb.run(CRUD);
     cmd.args([
         "--clients",
@@ -119,7 +114,17 @@ fn client_processes_send_back_their_transactions_and_their_io() {
     ]);
     let out = output(&mut cmd);
     assert_success(&out);
-    let v = json(&out);
+    json(&out)
+}
+
+/// Their counts, histograms, series and the I/O their own VFS shims counted come back to the
+/// trial: in DELETE mode with `synchronous=full` every committed transaction syncs at least its
+/// journal and the database, so the trial's syncs are at least twice its transactions only if
+/// the client processes' syncs are in it (the first client ran a third of them).
+#[test]
+fn client_processes_send_back_their_transactions_and_their_io() {
+    let sb = Sandbox::new();
+    let v = three_writer_processes(&sb);
     let load = &v["manifest"]["load"];
     assert_eq!(load["clients"], 3, "{load}");
     assert_eq!(load["client_mode"], "processes", "{load}");
@@ -735,22 +740,7 @@ fn a_retry_backoff_is_recorded_and_bad_ones_are_refused_in_one_line() {
 #[test]
 fn busy_waits_are_measured_per_operation_where_transactions_waited() {
     let sb = Sandbox::new();
-    let mut cmd = sb.run(CRUD);
-    cmd.args([
-        "--clients",
-        "3",
-        "--client-mode",
-        "processes",
-        "--knob",
-        "journal_mode=delete",
-        "--knob",
-        "busy_timeout=10000",
-        "--format",
-        "json",
-    ]);
-    let out = output(&mut cmd);
-    assert_success(&out);
-    let v = json(&out);
+    let v = three_writer_processes(&sb);
     let ops = v["trials"][0]["ops"].as_array().unwrap();
     let waited: Vec<&serde_json::Value> = ops.iter().filter(|o| o.get("busy_wait").is_some()).collect();
     assert!(!waited.is_empty(), "no transaction waited for a lock: {ops:?}");
