@@ -451,8 +451,8 @@ fn vacuum_roles_free_the_pages_they_say_and_record_them() {
     let file = cast_file(
         &sb,
         "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\n\n\
-         [[role]]\nname = \"inc\"\nkind = \"vacuum\"\nvacuum = \"incremental\"\npages = 5\nat = \"500ms\"\n\n\
-         [[role]]\nname = \"full\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\n",
+         [[role]]\nname = \"inc\"\nkind = \"vacuum\"\nvacuum = \"incremental\"\npages = 5\nat = \"500ms\"\nbusy_timeout = 10000\n\n\
+         [[role]]\nname = \"full\"\nkind = \"vacuum\"\nvacuum = \"full\"\nat = \"1s\"\nbusy_timeout = 10000\n",
     );
     let (init, script) = (format!("init={}", init.display()), format!("file={}", script.display()));
     let out = output(&mut sb.run(&[
