@@ -31,7 +31,7 @@
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
 use crate::model::cast::{
-    BackupMethod, BackupTarget, Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand, VacuumMode,
+    BackupMethod, BackupSteps, BackupTarget, Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand, VacuumMode,
 };
 use crate::model::knob::find_spec;
 use crate::model::load::{Arrival, ClientMode, Connections, MAX_CLIENTS, MAX_RATE};
@@ -61,7 +61,7 @@ const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"]
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
 const SIDECAR_KEYS: &[&str] = &["command", "grace", "at"];
 const VACUUM_KEYS: &[&str] = &["vacuum", "pages", "at", "every", "busy_timeout", "query_only"];
-const BACKUP_KEYS: &[&str] = &["method", "to", "at", "every", "busy_timeout"];
+const BACKUP_KEYS: &[&str] = &["method", "to", "pages", "pause", "at", "every", "busy_timeout"];
 /// The per-connection knobs a role may set.
 const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only"];
 const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar", "vacuum", "backup"];
@@ -131,6 +131,7 @@ struct RoleFile {
     pages: Option<i64>,
     method: Option<String>,
     to: Option<String>,
+    pause: Option<String>,
 }
 
 /// The value of `key` in `t` as a `T`, if given: a wrong type is that key's error.
@@ -183,6 +184,7 @@ impl RoleFile {
             pages: typed(t, "pages", invalid)?,
             method: typed(t, "method", invalid)?,
             to: typed(t, "to", invalid)?,
+            pause: typed(t, "pause", invalid)?,
         })
     }
 }
@@ -393,18 +395,28 @@ fn backup_of(
     invalid: &dyn Fn(&str, String) -> CastFileError,
 ) -> Result<BackupTarget, CastFileError> {
     let method = match raw.method.as_deref().map(str::trim) {
-        None | Some("vacuum-into") => BackupMethod::VacuumInto,
-        Some("api") => {
-            return Err(invalid(
-                "method",
-                "\"api\" (SQLite's online backup API) is not in this build yet; give method = \"vacuum-into\"".into(),
-            ))
-        }
+        None | Some("api") => BackupMethod::Api,
+        Some("vacuum-into") => BackupMethod::VacuumInto,
         Some(other) => {
             return Err(invalid(
                 "method",
-                format!("\"{other}\" is not a backup method; valid methods: vacuum-into"),
+                format!("\"{other}\" is not a backup method; valid methods: api, vacuum-into"),
             ))
+        }
+    };
+    let steps = match method {
+        BackupMethod::Api => Some(steps_of(raw, invalid)?),
+        BackupMethod::VacuumInto => {
+            if let Some(key) = [("pages", raw.pages.is_some()), ("pause", raw.pause.is_some())]
+                .into_iter()
+                .find_map(|(k, given)| given.then_some(k))
+            {
+                return Err(invalid(
+                    key,
+                    "VACUUM INTO copies in one statement; give pages and pause only with method = \"api\"".into(),
+                ));
+            }
+            None
         }
     };
     let to = raw.to.clone().unwrap_or_else(|| format!("{}.backup.db", raw.name));
@@ -424,7 +436,24 @@ fn backup_of(
             "a backup role needs a schedule; give at = \"2s\" for one (or every = \"10s\")".into(),
         ));
     }
-    Ok(BackupTarget { method, to })
+    Ok(BackupTarget { method, to, steps })
+}
+
+/// An online backup's pages per step (default [`BackupSteps::DEFAULT_PAGES`]; -1: all at once)
+/// and pause between steps (default none).
+fn steps_of(raw: &RoleFile, invalid: &dyn Fn(&str, String) -> CastFileError) -> Result<BackupSteps, CastFileError> {
+    let pages = match raw.pages {
+        None => BackupSteps::DEFAULT_PAGES,
+        Some(n) if n == -1 || (n > 0 && n <= i64::from(i32::MAX)) => n as i32,
+        Some(n) => {
+            return Err(invalid(
+                "pages",
+                format!("{n}: give the pages to copy each step, 1 or more, or -1 for all at once"),
+            ))
+        }
+    };
+    let pause = duration("pause", &raw.pause, true, invalid)?.unwrap_or_default();
+    Ok(BackupSteps { pages, pause })
 }
 
 /// A vacuum role's mode and pages; it needs a schedule, and a connection that may write.
@@ -789,6 +818,52 @@ every = "500ms"
     }
 
     #[test]
+    fn a_backup_role_steps_through_the_online_backup_api_by_default_and_refuses_bad_steps_in_one_line() {
+        let backup = |keys: &str| format!("[[role]]\nname = \"b\"\nkind = \"backup\"\nat = \"1s\"\n{keys}");
+        let steps = |keys: &str| {
+            parse("c.toml", &backup(keys), &no_params).unwrap().roles[0]
+                .backup
+                .clone()
+                .unwrap()
+        };
+        let d = steps("");
+        assert_eq!(d.method, BackupMethod::Api);
+        assert_eq!(
+            d.steps,
+            Some(BackupSteps {
+                pages: 100,
+                pause: Duration::ZERO
+            })
+        );
+        assert_eq!(
+            steps("method = \"api\"\npages = -1\npause = \"10ms\"\n").steps,
+            Some(BackupSteps {
+                pages: -1,
+                pause: Duration::from_millis(10)
+            })
+        );
+        for n in ["0", "-2"] {
+            assert_eq!(
+                err(&backup(&format!("pages = {n}\n"))),
+                format!("--cast c.toml: role \"b\": pages: {n}: give the pages to copy each step, 1 or more, or -1 for all at once")
+            );
+        }
+        assert_eq!(
+            err(&backup("pause = \"soon\"\n")),
+            "--cast c.toml: role \"b\": pause: \"soon\" is not a duration; give one such as 500ms, 20s or 1m"
+        );
+        for key in ["pages = 10", "pause = \"1ms\""] {
+            let name = &key[..5];
+            assert_eq!(
+                err(&backup(&format!("method = \"vacuum-into\"\n{key}\n"))),
+                format!("--cast c.toml: role \"b\": {name}: VACUUM INTO copies in one statement; give pages and pause only with method = \"api\"")
+            );
+        }
+        assert!(err(&backup("method = \"tar\"\n"))
+            .contains("\"tar\" is not a backup method; valid methods: api, vacuum-into"));
+    }
+
+    #[test]
     fn a_backup_role_reads_its_method_and_a_plain_target_and_refuses_a_path() {
         let c = parse(
             "c.toml",
@@ -801,7 +876,8 @@ every = "500ms"
             c.roles[0].backup,
             Some(BackupTarget {
                 method: BackupMethod::VacuumInto,
-                to: "b.backup.db".into()
+                to: "b.backup.db".into(),
+                steps: None,
             })
         );
         for to in ["../x.db", "/tmp/x.db", "a/b.db", "..", ""] {
@@ -813,8 +889,6 @@ every = "500ms"
                 format!("--cast c.toml: role \"b\": to: \"{to}\" is not a plain file name; `to` takes a file name in the trial's scratch directory, e.g. to = \"b.backup.db\"")
             );
         }
-        let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\nmethod = \"api\"\nat = \"1s\"\n");
-        assert!(e.contains("role \"b\": method: \"api\""), "{e}");
         let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\n");
         assert!(e.contains("role \"b\": every: a backup role needs a schedule"), "{e}");
     }

@@ -211,6 +211,25 @@ pub trait Connection {
     fn loop_profile(&mut self, _sql: &str) -> Result<Option<Vec<LoopProfile>>, EngineError> {
         Ok(None)
     }
+    /// Copies this connection's main database into `to`, an empty file the caller made, with
+    /// the engine's online backup (SQLite's `sqlite3_backup_*`): `steps.pages` per step, the
+    /// pause between steps; `stop` says when to give up (the trial ended), leaving the copy
+    /// unfinished. The default refuses: the engine has no online backup.
+    fn online_backup(
+        &mut self,
+        _to: &std::path::Path,
+        _steps: crate::model::cast::BackupSteps,
+        _stop: &dyn Fn() -> bool,
+    ) -> Result<crate::model::cast::BackupProgress, EngineError> {
+        Err(EngineError {
+            busy_cause: None,
+            engine: format!("{:?}", self.dialect()).to_lowercase(),
+            kind: ErrorKind::Other,
+            code: None,
+            message: "this engine has no online backup API; give method = \"vacuum-into\"".into(),
+            context: "an online backup".into(),
+        })
+    }
     /// The connection as its concrete type, for an engine that needs more of its own connection
     /// than this trait offers (SQLite's optimizer switches take the raw handle). `None`: not
     /// offered.

@@ -71,6 +71,9 @@ pub struct Role {
 pub struct BackupTarget {
     pub method: BackupMethod,
     pub to: String,
+    /// How the online backup API steps (`method = "api"` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<BackupSteps>,
 }
 
 /// A backup's method.
@@ -79,14 +82,41 @@ pub struct BackupTarget {
 pub enum BackupMethod {
     /// `VACUUM INTO 'file'`: one statement, a compacted copy.
     VacuumInto,
+    /// SQLite's online backup API (`sqlite3_backup_step`): page by page, in steps
+    /// ([`BackupSteps`]); the source stays open to writers between steps.
+    Api,
 }
 
 impl BackupMethod {
     pub fn name(&self) -> &'static str {
         match self {
             BackupMethod::VacuumInto => "vacuum-into",
+            BackupMethod::Api => "api",
         }
     }
+}
+
+/// How an online backup steps: `pages` per `sqlite3_backup_step` (-1: all at once, one step),
+/// and the pause between steps, when other connections may write (and so make SQLite start the
+/// copy again from its first page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupSteps {
+    pub pages: i32,
+    #[serde(default, with = "millis", skip_serializing_if = "Duration::is_zero")]
+    pub pause: Duration,
+}
+
+impl BackupSteps {
+    /// SQLite's pages per step when the role gives none.
+    pub const DEFAULT_PAGES: i32 = 100;
+}
+
+/// What an online backup did: the pages SQLite counted in the source at its last step
+/// (`sqlite3_backup_pagecount`), and its steps ([`BackupApiRun`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackupProgress {
+    pub pages: u64,
+    pub run: BackupApiRun,
 }
 
 /// What a sidecar role runs: an argument list (`{db}`: the trial database's path, `{scratch}`:
@@ -585,6 +615,29 @@ pub struct Backup {
     /// The copy's pages (its bytes over the page size) and bytes.
     pub pages: u64,
     pub bytes: u64,
+    /// The online backup API's steps, busy or locked steps retried and restarts (method api;
+    /// none in a record of vacuum-into, or from before the api method).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<BackupApiRun>,
+}
+
+/// What one online backup (method api) did, step by step: see [`BackupProgress`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupApiRun {
+    pub steps: u64,
+    /// Steps SQLite answered SQLITE_BUSY or SQLITE_LOCKED, retried.
+    #[serde(default)]
+    pub retried: u64,
+    /// Times SQLite started the copy again from the first page (another connection wrote).
+    #[serde(default)]
+    pub restarts: u64,
+    /// False when the trial ended (or the pages never settled) before the copy was whole.
+    #[serde(default = "yes")]
+    pub finished: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A figure before and after an action.

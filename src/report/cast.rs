@@ -53,6 +53,12 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             let a = by.entry((t.config, b.role.clone())).or_default();
             a.backup = Some(b.method.name());
             a.vacuums.push(b.duration_us);
+            if let Some(run) = b.api {
+                a.api_steps += run.steps;
+                a.api_retried += run.retried;
+                a.api_restarts += run.restarts;
+                a.api_unfinished += u64::from(!run.finished);
+            }
             a.busy += u64::from(b.busy);
         }
         for h in holds {
@@ -106,7 +112,21 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
                 let p50 = a.vacuums[(a.vacuums.len() - 1) / 2];
                 let max = *a.vacuums.last().unwrap_or(&0);
                 row.extend([
-                    a.backup.map_or("vacuum".into(), |m| format!("backup {m}")),
+                    match a.backup {
+                        None => "vacuum".into(),
+                        Some(m) if a.api_steps > 0 => {
+                            let unfinished = if a.api_unfinished > 0 {
+                                format!(", {} unfinished", a.api_unfinished)
+                            } else {
+                                String::new()
+                            };
+                            format!(
+                                "backup {m}: {} steps, {} retried, {} restarts{unfinished}",
+                                a.api_steps, a.api_retried, a.api_restarts
+                            )
+                        }
+                        Some(m) => format!("backup {m}"),
+                    },
                     a.vacuums.len().to_string(),
                     a.busy.to_string(),
                     "-".into(),
@@ -193,6 +213,12 @@ struct Acts {
     /// A backup role's method (its durations are in `vacuums`).
     backup: Option<&'static str>,
     freed: u64,
+    /// An online backup's (method api) steps, busy or locked steps retried, restarts from the
+    /// first page and copies the trial's end cut short, over its runs.
+    api_steps: u64,
+    api_retried: u64,
+    api_restarts: u64,
+    api_unfinished: u64,
 }
 
 #[cfg(test)]

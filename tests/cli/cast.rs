@@ -269,6 +269,21 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
             &["role \"b\": kind backup needs a SQLite engine, and engine turso is not one"],
         ),
         (
+            with_role("name = \"b\"\nkind = \"backup\"\npages = 0\nat = \"1s\""),
+            &[],
+            &["role \"b\": pages: 0: give the pages to copy each step, 1 or more, or -1 for all at once"],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"backup\"\nmethod = \"vacuum-into\"\npause = \"10ms\"\nat = \"1s\""),
+            &[],
+            &["role \"b\": pause: VACUUM INTO copies in one statement; give pages and pause only with method = \"api\""],
+        ),
+        (
+            with_role("name = \"b\"\nkind = \"backup\"\npause = \"soon\"\nat = \"1s\""),
+            &[],
+            &["role \"b\": pause: \"soon\" is not a duration; give one such as 500ms, 20s or 1m"],
+        ),
+        (
             CAST.into(),
             &["--clients", "2"],
             &["with --clients 2: a cast gives each role its own clients and rate; leave out --clients 2"],
@@ -571,6 +586,86 @@ fn a_backup_role_copies_every_page_into_the_scratch_directory_and_removes_its_co
             .any(|l| l.contains("copy") && l.contains("backup vacuum-into") && l.contains(" 2 ")),
         "{text}"
     );
+}
+
+#[test]
+fn a_backup_role_copies_every_page_with_the_online_backup_api_beside_a_writer_and_removes_its_copy() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"copy\"\nkind = \"backup\"\nmethod = \"api\"\npages = 10\npause = \"1ms\"\nat = \"500ms\"\n",
+    );
+    let out = run_cast(&sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let backups = v["trials"][0]["cast"]["backups"]
+        .as_array()
+        .expect("backups recorded")
+        .clone();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    let b = &backups[0];
+    assert_eq!(
+        (b["role"].as_str(), b["method"].as_str()),
+        (Some("copy"), Some("api")),
+        "{b}"
+    );
+    assert_eq!(b["busy"], false, "{b}");
+    assert_eq!(b["api"]["finished"], true, "{b}");
+    let source = b["source_pages"].as_u64().unwrap();
+    assert!(source > 10, "more pages than one step copies: {b}");
+    assert_eq!(b["pages"].as_u64(), Some(source), "the copy has every page: {b}");
+    assert_eq!(b["bytes"].as_u64(), Some(source * 4096), "{b}");
+    let steps = b["api"]["steps"].as_u64().unwrap();
+    assert!(steps >= source.div_ceil(10), "10 pages a step: {b}");
+    let left: Vec<_> = walk(sb.root())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".backup.db"))
+        .collect();
+    assert!(left.is_empty(), "the copy removed: {left:?}");
+    let text = stdout(&output(&mut sb.show(&[])));
+    assert!(
+        text.lines().any(|l| l.contains("copy")
+            && l.contains(&format!("backup api: {steps} steps, 0 retried, "))
+            && l.contains(" restarts")),
+        "{text}"
+    );
+}
+
+/// In WAL mode a write on another connection between two steps makes SQLite start the copy
+/// again from its first page: a page a step under a writer that never pauses restarts (and so
+/// does not finish before the trial's end), while all pages in one step finishes in one step.
+#[test]
+fn an_online_backup_under_a_steady_writer_restarts_unless_it_copies_all_pages_in_one_step() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"slow\"\nkind = \"backup\"\npages = 1\npause = \"5ms\"\nat = \"300ms\"\n\n\
+         [[role]]\nname = \"whole\"\nkind = \"backup\"\npages = -1\nat = \"300ms\"\n",
+    );
+    let out = run_cast(&sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let backups = v["trials"][0]["cast"]["backups"]
+        .as_array()
+        .expect("backups recorded")
+        .clone();
+    let of = |role: &str| {
+        backups
+            .iter()
+            .find(|b| b["role"] == role)
+            .unwrap_or_else(|| panic!("{role}: {backups:?}"))
+    };
+    let slow = &of("slow")["api"];
+    assert!(slow["restarts"].as_u64().unwrap() > 0, "{slow}");
+    let whole = of("whole");
+    assert_eq!(
+        (whole["api"]["steps"].as_u64(), whole["api"]["finished"].as_bool()),
+        (Some(1), Some(true)),
+        "{whole}"
+    );
+    assert_eq!(whole["pages"], whole["source_pages"], "{whole}");
 }
 
 /// Every file under `dir`.

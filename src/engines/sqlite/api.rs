@@ -25,7 +25,9 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::Path;
 use std::sync::OnceLock;
 
-pub use libsqlite3_sys::{sqlite3, sqlite3_blob, sqlite3_file, sqlite3_int64, sqlite3_stmt, sqlite3_vfs};
+pub use libsqlite3_sys::{
+    sqlite3, sqlite3_backup, sqlite3_blob, sqlite3_file, sqlite3_int64, sqlite3_stmt, sqlite3_vfs,
+};
 
 /// The oldest SQLite litebench loads: 3.7.0 added WAL, the version-2 VFS and everything else
 /// in the required part of the table.
@@ -186,6 +188,11 @@ api_table! {
         blob_write: fn(*mut sqlite3_blob, *const c_void, c_int, c_int) -> c_int = sqlite3_blob_write, "3.4.0";
         set_authorizer: fn(*mut sqlite3, Option<Authorizer>, *mut c_void) -> c_int = sqlite3_set_authorizer, "3.0.0";
         get_autocommit: fn(*mut sqlite3) -> c_int = sqlite3_get_autocommit, "3.2.2";
+        backup_init: fn(*mut sqlite3, *const c_char, *mut sqlite3, *const c_char) -> *mut sqlite3_backup = sqlite3_backup_init, "3.6.11";
+        backup_step: fn(*mut sqlite3_backup, c_int) -> c_int = sqlite3_backup_step, "3.6.11";
+        backup_remaining: fn(*mut sqlite3_backup) -> c_int = sqlite3_backup_remaining, "3.6.11";
+        backup_pagecount: fn(*mut sqlite3_backup) -> c_int = sqlite3_backup_pagecount, "3.6.11";
+        backup_finish: fn(*mut sqlite3_backup) -> c_int = sqlite3_backup_finish, "3.6.11";
     }
     optional {
         errstr: fn(c_int) -> *const c_char = sqlite3_errstr, "3.7.15";

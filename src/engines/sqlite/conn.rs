@@ -542,6 +542,15 @@ impl Connection for SqliteConn {
         Some(self)
     }
 
+    fn online_backup(
+        &mut self,
+        to: &Path,
+        steps: crate::model::cast::BackupSteps,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<crate::model::cast::BackupProgress, EngineError> {
+        super::backup::online_backup(self, to, steps, stop)
+    }
+
     fn stores_blobs_natively(&self) -> bool {
         self.blob_api == super::blob::BlobApi::Incremental
     }

@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod authorizer;
+mod backup;
 pub mod blob;
 pub mod build;
 pub mod busy;

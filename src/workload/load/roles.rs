@@ -335,7 +335,7 @@ fn act(role: &Role, trial: &Trial<'_>, shared: &Shared<'_>, done: &AtomicBool) -
                 });
             }
             RoleKind::Backup => {
-                let b = backup(conn.as_mut(), role, trial.place.map(|p| p.scratch), shared)?;
+                let b = backup(conn.as_mut(), role, trial.place.map(|p| p.scratch), shared, &over)?;
                 events.backups.push(Backup { t_ms: ms(b.0), ..b.1 });
             }
             RoleKind::Workload => unreachable!("workload roles run the client loop"),
@@ -477,6 +477,7 @@ fn backup(
     role: &Role,
     scratch: Option<&std::path::Path>,
     shared: &Shared<'_>,
+    over: &dyn Fn() -> bool,
 ) -> Result<(Instant, Backup), WorkloadError> {
     let refused = |detail: String| WorkloadError::Verification {
         workload: format!("cast role \"{}\"", role.name),
@@ -488,24 +489,44 @@ fn backup(
         ));
     };
     let path = scratch.join(&target.to);
-    if std::fs::symlink_metadata(&path).is_ok() {
+    // The copy and the journal files SQLite may make beside it: none may be there before.
+    let beside = |suffix: &str| {
+        let mut p = path.clone().into_os_string();
+        p.push(suffix);
+        std::path::PathBuf::from(p)
+    };
+    let files = [path.clone(), beside("-journal"), beside("-wal"), beside("-shm")];
+    if let Some(there) = files.iter().find(|f| std::fs::symlink_metadata(f).is_ok()) {
         return Err(refused(format!(
             "{} exists and litebench did not make it; remove it, or give `to` another file name",
-            path.display()
+            there.display()
         )));
     }
     let source_pages = pragma(conn, "page_count");
     let page_size = pragma(conn, "page_size").max(1) as u64;
     let t0 = Instant::now();
-    let ran = conn.execute_batch(&format!("VACUUM INTO '{}'", path.to_string_lossy().replace('\'', "''")));
+    let mut api = None;
+    let ran = match target.steps {
+        None => conn.execute_batch(&format!("VACUUM INTO '{}'", path.to_string_lossy().replace('\'', "''"))),
+        // The online backup writes into a file it opens: made here, new (never one that was
+        // there, nor through a link), so that what is removed below is only litebench's.
+        Some(steps) => match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Err(e) => return Err(refused(format!("cannot make its copy {}: {e}", path.display()))),
+            Ok(_) => conn.online_backup(&path, steps, over).map(|p| {
+                api = Some(p.run);
+            }),
+        },
+    };
     let duration_us = t0.elapsed().as_micros() as u64;
-    // Made by this statement (it was not there before): measured, then removed.
+    // Made by this backup (none was there before): measured, then removed.
     let made = std::fs::symlink_metadata(&path)
         .ok()
         .filter(|m| m.file_type().is_file());
     let bytes = made.as_ref().map_or(0, |m| m.len());
-    if made.is_some() {
-        std::fs::remove_file(&path).map_err(|e| refused(format!("cannot remove its copy {}: {e}", path.display())))?;
+    for f in &files {
+        if std::fs::symlink_metadata(f).is_ok_and(|m| m.file_type().is_file()) {
+            std::fs::remove_file(f).map_err(|e| refused(format!("cannot remove its copy {}: {e}", f.display())))?;
+        }
     }
     let busy = match ran {
         Ok(()) => false,
@@ -523,6 +544,7 @@ fn backup(
             source_pages,
             pages: bytes / page_size,
             bytes,
+            api,
         },
     ))
 }

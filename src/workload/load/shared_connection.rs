@@ -110,6 +110,14 @@ impl Connection for Lent<'_, '_> {
     fn stores_blobs_natively(&self) -> bool {
         self.conn().0.stores_blobs_natively()
     }
+    fn online_backup(
+        &mut self,
+        to: &std::path::Path,
+        steps: crate::model::cast::BackupSteps,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<crate::model::cast::BackupProgress, EngineError> {
+        self.conn().0.online_backup(to, steps, stop)
+    }
     fn threads_may_share(&self) -> bool {
         true
     }
