@@ -366,10 +366,15 @@ fn timeline_legend(t: &Timeline) -> Vec<(Swatch, String)> {
     if !t.syncs.is_empty() {
         o.push((Swatch::Fill(color(SYNC_COLOR)), "main database file syncs".to_string()));
     }
-    for (i, role) in t.hold_roles().iter().enumerate() {
+    for (i, (role, kind)) in t.band_roles().into_iter().enumerate() {
+        let what = if kind == "hold" {
+            "holds its snapshot".to_string()
+        } else {
+            format!("runs its {kind}")
+        };
         o.push((
             Swatch::Fill(on_white(band_color(i), BAND_OPACITY * 2.0)),
-            format!("{role} holds its snapshot"),
+            format!("{role} {what}"),
         ));
     }
     if t.checkpoints.iter().any(|k| !k.busy) {
@@ -499,7 +504,7 @@ where
     let x_max = t
         .end_s
         .max(t.wal.iter().chain(&t.syncs).map(|p| p.0).fold(0.0, f64::max))
-        .max(t.holds.iter().map(|h| h.end_s).fold(0.0, f64::max))
+        .max(t.holds.iter().chain(&t.runs).map(|h| h.end_s).fold(0.0, f64::max))
         .max(1.0);
     let x_ticks = nice_ticks(0.0, x_max);
     let mut areas = Vec::new();
@@ -541,12 +546,13 @@ where
     };
     let top_px = first.plotting_area().get_pixel_range().1.start;
     let bottom_px = bottom.plotting_area().get_pixel_range().1.end;
-    let roles = t.hold_roles();
-    let band_index = |role: &str| roles.iter().position(|r| *r == role).unwrap_or(0);
+    let roles = t.band_roles();
+    let band_index = |role: &str| roles.iter().position(|r| r.0 == role).unwrap_or(0);
     let x_px = |x: f64| first.backend_coord(&(x, first.y_range().start)).0;
     let bands: Vec<(i32, i32, &str)> = t
         .holds
         .iter()
+        .chain(&t.runs)
         .map(|h| (x_px(h.start_s), x_px(h.end_s).max(x_px(h.start_s) + 1), h.role.as_str()))
         .collect();
     for (x0, x1, role) in &bands {

@@ -15,10 +15,12 @@ use super::data::{config_name, spans_decades, Line, LOG_LABEL};
 use crate::model::cast::{role_of, role_total, CastEvents};
 use crate::model::record::{ConfigInfo, TrialRecord};
 
-/// One held snapshot, seconds after the measured start.
+/// One held snapshot, or a backup or vacuum while it ran, seconds after the measured start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Band {
     pub role: String,
+    /// What the role did: `hold`, `backup` or `vacuum`.
+    pub kind: &'static str,
     pub start_s: f64,
     pub end_s: f64,
 }
@@ -45,6 +47,8 @@ pub struct Timeline {
     /// The main database file's syncs per interval (empty: I/O not counted).
     pub syncs: Vec<(f64, f64)>,
     pub holds: Vec<Band>,
+    /// The backups and vacuums that ran (not those refused busy), each a band of its role.
+    pub runs: Vec<Band>,
     pub checkpoints: Vec<Mark>,
     /// The trial's measured length, seconds: the x axis' end.
     pub end_s: f64,
@@ -74,6 +78,18 @@ impl Timeline {
         for h in &self.holds {
             if !roles.contains(&h.role.as_str()) {
                 roles.push(&h.role);
+            }
+        }
+        roles
+    }
+
+    /// Every band's role and what it did, holds' first, in order of first band: the bands'
+    /// colours and legend.
+    pub fn band_roles(&self) -> Vec<(&str, &'static str)> {
+        let mut roles: Vec<(&str, &'static str)> = Vec::new();
+        for b in self.holds.iter().chain(&self.runs) {
+            if !roles.iter().any(|r| r.0 == b.role) {
+                roles.push((&b.role, b.kind));
             }
         }
         roles
@@ -159,7 +175,32 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
     };
     let syncs = s.io.iter().map(|i| (secs(i.t_ms), i.main_syncs as f64)).collect();
     let events = trial.cast.clone().unwrap_or_default();
-    let CastEvents { holds, checkpoints, .. } = events;
+    let CastEvents {
+        holds,
+        checkpoints,
+        vacuums,
+        backups,
+        ..
+    } = events;
+    // A backup or vacuum as a band from its start for its duration (at least a millisecond).
+    let ran = |role: String, kind: &'static str, t_ms: u64, us: u64| Band {
+        role,
+        kind,
+        start_s: secs(t_ms),
+        end_s: secs(t_ms + us.div_ceil(1000).max(1)),
+    };
+    let mut runs: Vec<Band> = vacuums
+        .into_iter()
+        .filter(|v| !v.busy)
+        .map(|v| ran(v.role, "vacuum", v.t_ms, v.duration_us))
+        .chain(
+            backups
+                .into_iter()
+                .filter(|b| !b.busy)
+                .map(|b| ran(b.role, "backup", b.t_ms, b.duration_us)),
+        )
+        .collect();
+    runs.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
     Some(Timeline {
         wal,
         roles,
@@ -169,10 +210,12 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
             .into_iter()
             .map(|h| Band {
                 role: h.role,
+                kind: "hold",
                 start_s: secs(h.start_ms),
                 end_s: secs(h.end_ms),
             })
             .collect(),
+        runs,
         checkpoints: checkpoints
             .into_iter()
             .map(|k| Mark {
@@ -301,7 +344,11 @@ pub fn caption(c: &ConfigInfo, t: &Timeline, verdicts: &[String]) -> String {
         panels.push("the main database file's syncs per interval");
     }
     o += &panels.join("; ");
-    o += ". Shaded bands are holds (a role keeping its snapshot open), circles checkpoints (filled: finished; hollow: busy; hover for frames and duration).";
+    o += if t.runs.is_empty() {
+        ". Shaded bands are holds (a role keeping its snapshot open), circles checkpoints (filled: finished; hollow: busy; hover for frames and duration)."
+    } else {
+        ". Shaded bands are holds (a role keeping its snapshot open) and backups or vacuums while they ran, circles checkpoints (filled: finished; hollow: busy; hover for frames and duration)."
+    };
     let f = facts(t);
     if !f.is_empty() {
         o += " ";
@@ -331,7 +378,7 @@ mod tests {
     /// An 8 s trial in 1 s intervals: a writer at 100 tx/s that drops to 50 while the holder
     /// holds (2-4 s and 5-6 s), readers at 1000 tx/s throughout, a WAL that grows during each
     /// hold, three checkpoints (the two inside holds busy), main-file syncs at 1 s and 5 s.
-    fn trial() -> TrialRecord {
+    pub(super) fn trial() -> TrialRecord {
         let held = |t: u64| [2, 3, 5].contains(&t);
         let mut points = Vec::new();
         for t in 0..8u64 {
@@ -512,5 +559,55 @@ mod tests {
                 .collect()
         };
         assert!(cy("busy")[0] < cy("done")[0], "{:?} {:?}", cy("busy"), cy("done"));
+    }
+}
+
+#[cfg(test)]
+mod runs_tests {
+    use super::*;
+    use crate::model::cast::{BeforeAfter, Vacuum};
+
+    /// A vacuum that ran, one refused busy and a backup: two bands after the holds, each
+    /// labelled with its role and in the legend as running its kind; the facts about holds are
+    /// what they were.
+    #[test]
+    fn backups_and_vacuums_that_ran_are_bands_of_their_own() {
+        let mut trial = tests::trial();
+        let vacuum = |t_ms, busy| Vacuum {
+            role: "vac".into(),
+            t_ms,
+            duration_us: 300_000,
+            busy,
+            page_count: BeforeAfter { before: 1, after: 1 },
+            freelist_count: BeforeAfter { before: 0, after: 0 },
+            file_bytes: BeforeAfter { before: 0, after: 0 },
+        };
+        let before = facts(&build(&trial).unwrap());
+        if let Some(cast) = trial.cast.as_mut() {
+            cast.vacuums = vec![vacuum(6500, false), vacuum(7000, true)];
+            cast.backups = vec![crate::model::cast::Backup {
+                role: "copy".into(),
+                method: crate::model::cast::BackupMethod::VacuumInto,
+                t_ms: 1200,
+                duration_us: 90_000,
+                busy: false,
+                source_pages: 10,
+                pages: 10,
+                bytes: 40960,
+                api: None,
+            }];
+        }
+        let t = build(&trial).unwrap();
+        let runs: Vec<(&str, &str, f64, f64)> = t
+            .runs
+            .iter()
+            .map(|b| (b.role.as_str(), b.kind, b.start_s, b.end_s))
+            .collect();
+        assert_eq!(runs, [("copy", "backup", 1.2, 1.29), ("vac", "vacuum", 6.5, 6.8)]);
+        assert_eq!(
+            t.band_roles(),
+            [("holder", "hold"), ("copy", "backup"), ("vac", "vacuum")]
+        );
+        assert_eq!(facts(&t), before, "the holds' facts do not count the runs");
     }
 }
