@@ -20,6 +20,77 @@ pub fn sections(trials: &[TrialRecord]) -> Vec<ReportSection> {
 
 /// The section, or none for a run without holds or checkpoints.
 pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
+    let (by, measured) = acts(trials);
+    if by.is_empty() {
+        return None;
+    }
+    let with_sidecars = by.values().any(|a| a.sidecars > 0);
+    let with_vacuums = by.values().any(|a| !a.vacuums.is_empty() && a.backup.is_none());
+    let rows = by
+        .into_iter()
+        .map(|((config, role), mut a)| {
+            let trials = measured.get(&config).copied().unwrap_or(1).max(1);
+            let mut row = vec![config.to_string(), role];
+            if a.sidecars > 0 {
+                row.extend(a.sidecar_cells(trials));
+                if with_vacuums {
+                    row.push("-".into());
+                }
+                return row;
+            }
+            row.extend(if !a.vacuums.is_empty() {
+                a.run_cells()
+            } else if a.checkpoints.is_empty() {
+                a.hold_cells(trials)
+            } else {
+                a.checkpoint_cells()
+            });
+            if with_sidecars {
+                row.extend(["-".into(), "-".into()]);
+            }
+            if with_vacuums {
+                row.push(if a.vacuums.is_empty() || a.backup.is_some() {
+                    "-".into()
+                } else {
+                    a.freed.to_string()
+                });
+            }
+            row
+        })
+        .collect();
+    let (title, headers) = title_and_headers(with_sidecars, with_vacuums);
+    Some(ReportSection { title, headers, rows })
+}
+
+/// The table's title and headers: the sidecars' two columns and the vacuums' one only where
+/// such a role ran.
+fn title_and_headers(with_sidecars: bool, with_vacuums: bool) -> (String, Vec<&'static str>) {
+    let mut headers = vec![
+        "#",
+        "role",
+        "kind",
+        "count",
+        "busy",
+        "frames ckpt/log",
+        "p50 ms",
+        "max ms",
+        "held s",
+    ];
+    let mut title = "roles beside the workload (measured trials; held s: per trial)".to_string();
+    if with_sidecars {
+        headers.extend(["cpu s", "read/write MB"]);
+        title =
+            "roles beside the workload (measured trials; held s, a sidecar's tree's cpu s and MB: per trial)".into();
+    }
+    if with_vacuums {
+        headers.push("pages freed");
+    }
+    (title, headers)
+}
+
+/// What each (configuration, role) did over the measured trials, and how many measured trials
+/// each configuration had.
+fn acts(trials: &[TrialRecord]) -> (BTreeMap<(usize, String), Acts>, BTreeMap<usize, u64>) {
     // (configuration, role) -> what that role did in the measured trials.
     let mut by: BTreeMap<(usize, String), Acts> = BTreeMap::new();
     let mut measured: BTreeMap<usize, u64> = BTreeMap::new();
@@ -74,124 +145,7 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
             a.checkpointed += c.checkpointed_frames.max(0) as u64;
         }
     }
-    if by.is_empty() {
-        return None;
-    }
-    let with_sidecars = by.values().any(|a| a.sidecars > 0);
-    let with_vacuums = by.values().any(|a| !a.vacuums.is_empty() && a.backup.is_none());
-    let rows = by
-        .into_iter()
-        .map(|((config, role), mut a)| {
-            let trials = measured.get(&config).copied().unwrap_or(1).max(1);
-            let mut row = vec![config.to_string(), role];
-            if a.sidecars > 0 {
-                let per = |v: u64, unit: f64| format!("{:.2}", v as f64 / unit / trials as f64);
-                row.extend([
-                    if a.killed > 0 {
-                        format!("sidecar, {} killed", a.killed)
-                    } else {
-                        "sidecar".into()
-                    },
-                    a.sidecars.to_string(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    per(a.cpu_ms, 1000.0),
-                    format!("{}/{}", per(a.read_bytes, 1e6), per(a.write_bytes, 1e6)),
-                ]);
-                if with_vacuums {
-                    row.push("-".into());
-                }
-                return row;
-            }
-            let ms = |us: u64| format!("{:.2}", us as f64 / 1000.0);
-            if !a.vacuums.is_empty() {
-                a.vacuums.sort_unstable();
-                let p50 = a.vacuums[(a.vacuums.len() - 1) / 2];
-                let max = *a.vacuums.last().unwrap_or(&0);
-                row.extend([
-                    match a.backup {
-                        None => "vacuum".into(),
-                        Some(m) if a.api_steps > 0 => {
-                            let unfinished = if a.api_unfinished > 0 {
-                                format!(", {} unfinished", a.api_unfinished)
-                            } else {
-                                String::new()
-                            };
-                            format!(
-                                "backup {m}: {} steps, {} retried, {} restarts{unfinished}",
-                                a.api_steps, a.api_retried, a.api_restarts
-                            )
-                        }
-                        Some(m) => format!("backup {m}"),
-                    },
-                    a.vacuums.len().to_string(),
-                    a.busy.to_string(),
-                    "-".into(),
-                    ms(p50),
-                    ms(max),
-                    "-".into(),
-                ]);
-            } else if a.checkpoints.is_empty() {
-                row.extend([
-                    "hold".into(),
-                    a.holds.to_string(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    format!("{:.1}", a.held_ms as f64 / 1000.0 / trials as f64),
-                ]);
-            } else {
-                a.checkpoints.sort_unstable();
-                let p50 = a.checkpoints[(a.checkpoints.len() - 1) / 2];
-                let max = *a.checkpoints.last().unwrap_or(&0);
-                row.extend([
-                    "checkpoint".into(),
-                    a.checkpoints.len().to_string(),
-                    a.busy.to_string(),
-                    format!("{}/{}", a.checkpointed, a.log_frames),
-                    ms(p50),
-                    ms(max),
-                    "-".into(),
-                ]);
-            }
-            if with_sidecars {
-                row.extend(["-".into(), "-".into()]);
-            }
-            if with_vacuums {
-                row.push(if a.vacuums.is_empty() || a.backup.is_some() {
-                    "-".into()
-                } else {
-                    a.freed.to_string()
-                });
-            }
-            row
-        })
-        .collect();
-    let mut headers = vec![
-        "#",
-        "role",
-        "kind",
-        "count",
-        "busy",
-        "frames ckpt/log",
-        "p50 ms",
-        "max ms",
-        "held s",
-    ];
-    let mut title = "roles beside the workload (measured trials; held s: per trial)".to_string();
-    if with_sidecars {
-        headers.extend(["cpu s", "read/write MB"]);
-        title =
-            "roles beside the workload (measured trials; held s, a sidecar's tree's cpu s and MB: per trial)".into();
-    }
-    if with_vacuums {
-        headers.push("pages freed");
-    }
-    Some(ReportSection { title, headers, rows })
+    (by, measured)
 }
 
 #[derive(Default)]
@@ -219,6 +173,95 @@ struct Acts {
     api_retried: u64,
     api_restarts: u64,
     api_unfinished: u64,
+}
+
+/// A sorted list's median and largest, microseconds.
+fn p50_max(us: &mut [u64]) -> (u64, u64) {
+    us.sort_unstable();
+    (us[(us.len() - 1) / 2], us.last().copied().unwrap_or(0))
+}
+
+fn ms(us: u64) -> String {
+    format!("{:.2}", us as f64 / 1000.0)
+}
+
+impl Acts {
+    /// kind, count, five dashes, cpu s, read/write MB: per trial.
+    fn sidecar_cells(&self, trials: u64) -> Vec<String> {
+        let per = |v: u64, unit: f64| format!("{:.2}", v as f64 / unit / trials as f64);
+        vec![
+            if self.killed > 0 {
+                format!("sidecar, {} killed", self.killed)
+            } else {
+                "sidecar".into()
+            },
+            self.sidecars.to_string(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            per(self.cpu_ms, 1000.0),
+            format!("{}/{}", per(self.read_bytes, 1e6), per(self.write_bytes, 1e6)),
+        ]
+    }
+
+    /// A vacuum or backup role: its kind (a backup's method and, with the api, its steps),
+    /// count, busy, durations.
+    fn run_cells(&mut self) -> Vec<String> {
+        let (p50, max) = p50_max(&mut self.vacuums);
+        let kind = match self.backup {
+            None => "vacuum".into(),
+            Some(m) if self.api_steps > 0 => {
+                let unfinished = if self.api_unfinished > 0 {
+                    format!(", {} unfinished", self.api_unfinished)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "backup {m}: {} steps, {} retried, {} restarts{unfinished}",
+                    self.api_steps, self.api_retried, self.api_restarts
+                )
+            }
+            Some(m) => format!("backup {m}"),
+        };
+        vec![
+            kind,
+            self.vacuums.len().to_string(),
+            self.busy.to_string(),
+            "-".into(),
+            ms(p50),
+            ms(max),
+            "-".into(),
+        ]
+    }
+
+    /// A hold role: its count and seconds held per trial.
+    fn hold_cells(&self, trials: u64) -> Vec<String> {
+        vec![
+            "hold".into(),
+            self.holds.to_string(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            format!("{:.1}", self.held_ms as f64 / 1000.0 / trials as f64),
+        ]
+    }
+
+    /// A checkpoint role: count, busy, frames checkpointed of frames in the WAL, durations.
+    fn checkpoint_cells(&mut self) -> Vec<String> {
+        let (p50, max) = p50_max(&mut self.checkpoints);
+        vec![
+            "checkpoint".into(),
+            self.checkpoints.len().to_string(),
+            self.busy.to_string(),
+            format!("{}/{}", self.checkpointed, self.log_frames),
+            ms(p50),
+            ms(max),
+            "-".into(),
+        ]
+    }
 }
 
 #[cfg(test)]

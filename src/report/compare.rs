@@ -485,7 +485,13 @@ impl Comparison<'_> {
                 super::number::verdict_rule(self.statistics.noise)
             )
         };
-        out += &if self.regressions > 0 {
+        out += &self.verdict_line();
+        doc.text(out)
+    }
+
+    /// The last line: the regressions, none, or no verdict at all for too few trials.
+    fn verdict_line(&self) -> String {
+        if self.regressions > 0 {
             format!(
                 "{} significant regression{} of B against A\n",
                 self.regressions,
@@ -499,8 +505,7 @@ impl Comparison<'_> {
             )
         } else {
             "no significant regression of B against A\n".to_string()
-        };
-        doc.text(out)
+        }
     }
 
     /// The fewest trials of a side, where no row has a verdict because of them.
