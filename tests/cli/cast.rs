@@ -544,21 +544,37 @@ fn vacuum_roles_free_the_pages_they_say_and_record_them() {
     );
 }
 
+/// A cast of a writer at 50 tx/s and a backup role `copy` with `keys`, run: its trial's
+/// backups.
+fn backups_beside_a_writer(sb: &Sandbox, keys: &str) -> Vec<serde_json::Value> {
+    let file = cast_file(
+        sb,
+        &format!(
+            "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = {{ workload = \"a\" }}\n\n\
+             [[role]]\nname = \"copy\"\nkind = \"backup\"\n{keys}\n"
+        ),
+    );
+    let out = run_cast(sb, &file, &["--format", "json"]);
+    assert_success(&out);
+    json(&out)["trials"][0]["cast"]["backups"]
+        .as_array()
+        .expect("backups recorded")
+        .clone()
+}
+
+/// No backup copy (nor its `-journal`, `-wal`, `-shm`) is left anywhere under the sandbox.
+fn assert_no_copy_left(sb: &Sandbox) {
+    let left: Vec<_> = walk(sb.root())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".backup.db"))
+        .collect();
+    assert!(left.is_empty(), "every copy removed: {left:?}");
+}
+
 #[test]
 fn a_backup_role_copies_every_page_into_the_scratch_directory_and_removes_its_copy() {
     let sb = Sandbox::new();
-    let file = cast_file(
-        &sb,
-        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { workload = \"a\" }\n\n\
-         [[role]]\nname = \"copy\"\nkind = \"backup\"\nmethod = \"vacuum-into\"\nat = \"500ms\"\nevery = \"1s\"\n",
-    );
-    let out = run_cast(&sb, &file, &["--format", "json"]);
-    assert_success(&out);
-    let v = json(&out);
-    let backups = v["trials"][0]["cast"]["backups"]
-        .as_array()
-        .expect("backups recorded")
-        .clone();
+    let backups = backups_beside_a_writer(&sb, "method = \"vacuum-into\"\nat = \"500ms\"\nevery = \"1s\"");
     assert_eq!(backups.len(), 2, "at 0.5 s and 1.5 s: {backups:?}");
     for b in &backups {
         assert_eq!(
@@ -575,11 +591,7 @@ fn a_backup_role_copies_every_page_into_the_scratch_directory_and_removes_its_co
         );
         assert_eq!(b["bytes"].as_u64().unwrap(), b["pages"].as_u64().unwrap() * 4096, "{b}");
     }
-    let left: Vec<_> = walk(sb.root())
-        .into_iter()
-        .filter(|p| p.to_string_lossy().ends_with(".backup.db"))
-        .collect();
-    assert!(left.is_empty(), "every copy removed: {left:?}");
+    assert_no_copy_left(&sb);
     let text = stdout(&output(&mut sb.show(&[])));
     assert!(
         text.lines()
@@ -591,18 +603,7 @@ fn a_backup_role_copies_every_page_into_the_scratch_directory_and_removes_its_co
 #[test]
 fn a_backup_role_copies_every_page_with_the_online_backup_api_beside_a_writer_and_removes_its_copy() {
     let sb = Sandbox::new();
-    let file = cast_file(
-        &sb,
-        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { workload = \"a\" }\n\n\
-         [[role]]\nname = \"copy\"\nkind = \"backup\"\nmethod = \"api\"\npages = 10\npause = \"1ms\"\nat = \"500ms\"\n",
-    );
-    let out = run_cast(&sb, &file, &["--format", "json"]);
-    assert_success(&out);
-    let v = json(&out);
-    let backups = v["trials"][0]["cast"]["backups"]
-        .as_array()
-        .expect("backups recorded")
-        .clone();
+    let backups = backups_beside_a_writer(&sb, "method = \"api\"\npages = 10\npause = \"1ms\"\nat = \"500ms\"");
     assert_eq!(backups.len(), 1, "{backups:?}");
     let b = &backups[0];
     assert_eq!(
@@ -618,11 +619,7 @@ fn a_backup_role_copies_every_page_with_the_online_backup_api_beside_a_writer_an
     assert_eq!(b["bytes"].as_u64(), Some(source * 4096), "{b}");
     let steps = b["api"]["steps"].as_u64().unwrap();
     assert!(steps >= source.div_ceil(10), "10 pages a step: {b}");
-    let left: Vec<_> = walk(sb.root())
-        .into_iter()
-        .filter(|p| p.to_string_lossy().contains(".backup.db"))
-        .collect();
-    assert!(left.is_empty(), "the copy removed: {left:?}");
+    assert_no_copy_left(&sb);
     let text = stdout(&output(&mut sb.show(&[])));
     assert!(
         text.lines().any(|l| l.contains("copy")
