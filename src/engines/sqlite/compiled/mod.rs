@@ -12,6 +12,8 @@
 //! - [`npm`]: old releases fetched from the npm registry, pinned by SHA-256;
 //! - [`crates`]: forks of SQLite (libSQL) fetched from the Rust crate registry, pinned by
 //!   SHA-256 (`build-sqlite libsql@0.10.0`);
+//! - [`releases`]: SQLite's releases, their dates and published checksums, and the registry
+//!   archives that carry each;
 //! - [`compiler`]: running `cc` and measuring it;
 //! - [`cache`]: where builds live, their records, and finding one by name.
 
@@ -19,6 +21,7 @@ pub mod cache;
 pub mod compiler;
 pub mod crates;
 pub mod npm;
+pub mod releases;
 pub mod source;
 
 pub use crate::model::engine_info::CompiledBuild;
