@@ -563,7 +563,7 @@ fn cast_shape(
 
 /// A cast's schedules and holds against a job's trial length, where its trials stop on a time;
 /// and its holds, checkpoints and per-role knobs need a SQLite engine.
-fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &RunArgs) -> Result<(), Failure> {
+fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], labels: &[String]) -> Result<(), Failure> {
     let Some(cast) = &load.cast else { return Ok(()) };
     for job in jobs {
         let Some(tx) = job.workload.transactions() else {
@@ -596,7 +596,7 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
             if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
                 continue;
             }
-            let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
+            let label = labels.get(i).map_or(c.kind.name, String::as_str);
             let what = if role.kind != crate::model::cast::RoleKind::Workload {
                 format!("kind {}", role.kind.name())
             } else if role.connections == crate::model::load::Connections::Shared {
@@ -640,7 +640,7 @@ fn processes_refusal(c: &EngineChoice, label: &str) -> Option<String> {
 /// processes are left out with one warning each.
 fn client_processes_engines(
     choices: &[EngineChoice],
-    args: &RunArgs,
+    labels: &[String],
     points: &[LoadPoint],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<usize>, Failure> {
@@ -654,7 +654,7 @@ fn client_processes_engines(
     }
     let mut refused = Vec::new();
     for (i, c) in choices.iter().enumerate() {
-        let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
+        let label = labels.get(i).map_or(c.kind.name, String::as_str);
         let Some(why) = processes_refusal(c, label) else {
             continue;
         };
@@ -670,7 +670,7 @@ fn client_processes_engines(
 /// `--connections shared` runs SQLite only: one connection used by several threads, one at a
 /// time, is what SQLite's multi-thread mode allows; the other engines' connections are not
 /// known to be movable between threads.
-fn shared_connection_engines(choices: &[EngineChoice], args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
+fn shared_connection_engines(choices: &[EngineChoice], labels: &[String], points: &[LoadPoint]) -> Result<(), Failure> {
     if !points.iter().any(|p| p.shape.shares_connection()) {
         return Ok(());
     }
@@ -678,7 +678,7 @@ fn shared_connection_engines(choices: &[EngineChoice], args: &RunArgs, points: &
         if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
             continue;
         }
-        let label = args.engines.get(i).map_or(c.kind.name, String::as_str);
+        let label = labels.get(i).map_or(c.kind.name, String::as_str);
         return Err(Failure(format!(
             "--connections shared: engine {label}: only SQLite engines share one connection between client threads; use --connections per-client for it"
         )));
@@ -923,7 +923,8 @@ fn preset_knob_unknown(p: &Pick, knob: &str, engine: &str) -> Failure {
 pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     let (picks, groups) = preset::resolve(&args.presets).map_err(Failure)?;
     let (mut jobs, mut warnings) = plan_jobs(args, &picks)?;
-    let choices = engine_choices(args)?;
+    let (engine_specs, engine_notes) = crate::engines::registry::expand(&args.engines)?;
+    let choices = engine_choices(&engine_specs, args)?;
     check_preset_knobs(&picks, &choices)?;
     knob_sets(args, &mut jobs, &choices)?;
     check_knob_reach(&jobs, &choices)?;
@@ -952,9 +953,10 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     for job in &mut jobs {
         job.stop = stop_rule(job, &stop_load);
     }
-    check_cast(&load, &jobs, &choices, args)?;
-    let no_processes = client_processes_engines(&choices, args, &points, &mut skipped)?;
-    shared_connection_engines(&choices, args, &points)?;
+    check_cast(&load, &jobs, &choices, &engine_specs)?;
+    let no_processes = client_processes_engines(&choices, &engine_specs, &points, &mut skipped)?;
+    shared_connection_engines(&choices, &engine_specs, &points)?;
+    skipped.extend(engine_notes);
     for job in &mut jobs {
         job.warnings.extend(skipped.iter().cloned());
     }
@@ -989,9 +991,9 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
         picks,
         groups,
         jobs,
-        engine_names: match args.engines.is_empty() {
+        engine_names: match engine_specs.is_empty() {
             true => choices.iter().map(|c| c.kind.name.to_string()).collect(),
-            false => args.engines.clone(),
+            false => engine_specs,
         },
         choices,
         filesystems,
@@ -1261,23 +1263,23 @@ fn fleet_part(args: &RunArgs, jobs: &[Job]) -> Result<(Option<FleetInfo>, Vec<us
 
 /// The engines of `--engine` (the bundled SQLite without one), each once, each able to run
 /// in memory where `--memory` asks.
-fn engine_choices(args: &RunArgs) -> Result<Vec<EngineChoice>, Failure> {
-    let choices: Vec<EngineChoice> = if args.engines.is_empty() {
+fn engine_choices(specs: &[String], args: &RunArgs) -> Result<Vec<EngineChoice>, Failure> {
+    let choices: Vec<EngineChoice> = if specs.is_empty() {
         vec![EngineChoice::default_engine()]
     } else {
-        args.engines
+        specs
             .iter()
             .map(|e| EngineChoice::parse(e))
             .collect::<Result<Vec<_>, _>>()?
     };
     for (i, c) in choices.iter().enumerate() {
         if choices[..i].contains(c) {
-            return Err(Failure(format!("--engine {} is given twice", args.engines[i])));
+            return Err(Failure(format!("--engine {} is given twice", specs[i])));
         }
         if args.memory && !c.supports_memory() {
             return Err(Failure(format!(
                 "--memory: engine {} has no in-memory mode; leave out --memory",
-                args.engines[i]
+                specs[i]
             )));
         }
     }

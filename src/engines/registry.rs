@@ -76,6 +76,43 @@ fn valid() -> String {
     format!("valid engines: {}", names.join(", "))
 }
 
+/// The `--engine` values with each range of SQLite releases (`sqlite@3.20..3.54`,
+/// `sqlite@3.8.x`, `sqlite@all`, each with an optional `-Os`/`-O3`) written out as one
+/// `sqlite@RELEASE` per release a registry holds, oldest first; with one line per range naming
+/// the releases it leaves out because no registry holds them.
+pub fn expand(specs: &[String]) -> Result<(Vec<String>, Vec<String>), Failure> {
+    use super::sqlite::compiled::{selection, BuildCache};
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    for spec in specs {
+        let Some(text) = spec.strip_prefix("sqlite@") else {
+            out.push(spec.clone());
+            continue;
+        };
+        if !selection::is_several(text) {
+            out.push(spec.clone());
+            continue;
+        }
+        let cache = BuildCache::from_env()?;
+        let Some(sel) = selection::parse(text, Some(&cache)) else {
+            out.push(spec.clone());
+            continue;
+        };
+        let sel = sel?;
+        out.extend(sel.specs.iter().map(|r| format!("sqlite@{}", r.name())));
+        if !sel.missing.is_empty() {
+            let names: Vec<&str> = sel.missing.iter().map(|r| r.version).collect();
+            notes.push(format!(
+                "--engine {spec}: {} releases; no package registry holds {} more, left out: {}",
+                sel.specs.len(),
+                names.len(),
+                names.join(", ")
+            ));
+        }
+    }
+    Ok((out, notes))
+}
+
 /// An `--engine` value, parsed: the kind and what followed its separator.
 #[derive(Debug, Clone)]
 pub struct EngineChoice {
@@ -105,6 +142,18 @@ impl EngineChoice {
         // name is refused before anything runs.
         if let Some(name) = s.strip_prefix("sqlite@") {
             let cache = super::sqlite::compiled::BuildCache::from_env()?;
+            // A release from the catalogue: its build is found or made when the engine opens.
+            if let Some(selection) = super::sqlite::compiled::selection::parse(name, Some(&cache)) {
+                let [one] = selection?.specs[..] else {
+                    return Err(Failure(format!(
+                        "--engine {s}: several releases; name one release here (`run` and `history` take ranges)"
+                    )));
+                };
+                return Ok(EngineChoice {
+                    kind: &super::sqlite::KIND,
+                    target: Some(format!("{}{}", super::sqlite::COMPILED_PREFIX, one.name())),
+                });
+            }
             let build = cache.find(name.trim())?;
             return Ok(EngineChoice {
                 kind: &super::sqlite::KIND,

@@ -59,9 +59,24 @@ pub fn open_target(target: Option<&str>, memory: bool) -> Result<Box<dyn Engine>
     let choice = match target {
         None => SqliteChoice::Bundled,
         Some(t) => match t.strip_prefix(COMPILED_PREFIX) {
-            Some(name) => SqliteChoice::Compiled(Box::new(compiled::BuildCache::from_env()?.find(name)?)),
+            Some(name) => SqliteChoice::Compiled(Box::new(compiled_build(name)?)),
             None => SqliteChoice::Library(t.into()),
         },
     };
     Ok(Box::new(SqliteEngine::open(&choice, memory)?))
+}
+
+/// The build `sqlite@NAME` means: a release selection's build (made when missing, saying so),
+/// else the cached build of that name.
+fn compiled_build(name: &str) -> Result<compiled::CompiledBuild, Failure> {
+    let cache = compiled::BuildCache::from_env()?;
+    match compiled::selection::parse(name, Some(&cache)) {
+        Some(selection) => match selection?.specs.as_slice() {
+            [one] => Ok(one.ensure(&cache, &|line| crate::errln!("{line}"))?),
+            _ => Err(Failure(format!(
+                "--engine sqlite@{name}: several releases; a range is expanded by `run` and `history`, so name one release here"
+            ))),
+        },
+        None => Ok(cache.find(name)?),
+    }
 }

@@ -14,6 +14,8 @@
 //!   SHA-256 (`build-sqlite libsql@0.10.0`);
 //! - [`releases`]: SQLite's releases, their dates and published checksums, and the registry
 //!   archives that carry each;
+//! - [`selection`]: `sqlite@3.20..3.54`, `sqlite@all`, `sqlite@3.45.1-Os`: releases chosen from
+//!   the catalogue, their builds found by release and flags or made;
 //! - [`compiler`]: running `cc` and measuring it;
 //! - [`cache`]: where builds live, their records, and finding one by name.
 
@@ -22,6 +24,7 @@ pub mod compiler;
 pub mod crates;
 pub mod npm;
 pub mod releases;
+pub mod selection;
 pub mod source;
 
 pub use crate::model::engine_info::CompiledBuild;
