@@ -39,6 +39,15 @@ pub enum Command {
     /// beside this machine's.
     /// Exit code 2 when an experiment failed or could not run here (the report says which).
     Reproduce(ReproduceArgs),
+    /// SQLite's history: `run` with one configuration per release of `--engine sqlite@3.20..3.54`
+    /// (or `sqlite@all`, `sqlite@3.8.x`), compiled at -Os unless the range names a level, with
+    /// the pragmas whose defaults changed across releases set (page_size=4096, cache_size=500
+    /// unless --knob sets them); the report leads with each release against the one before.
+    History(Box<RunArgs>),
+    /// Find where, among the SQLite releases the registries hold from A to B, the workload's
+    /// speed changed significantly: A against B, then halving with verdicts (`run`'s flags
+    /// apply to every step; each step is a stored run).
+    Bisect(Box<crate::app::bisect::BisectArgs>),
     /// Compare two stored runs, or two configurations (`RUN:CONFIG`), against a baseline A.
     /// Exit code 1 when B is significantly slower than A beyond the noise threshold.
     Compare(CompareArgs),

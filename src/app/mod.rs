@@ -2,11 +2,13 @@
 //! module per subcommand, each turning its typed arguments into calls to the layers below.
 
 pub mod advise;
+pub mod bisect;
 pub mod build_sqlite;
 pub mod cleanup;
 pub mod compare;
 pub mod dry_run;
 pub mod env;
+pub mod history;
 pub mod list;
 pub mod merge;
 pub mod report;
@@ -47,6 +49,8 @@ pub fn main() -> i32 {
         Command::Report(a) => report::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::History(a) => history::run(a),
+        Command::Bisect(a) => bisect::run(a),
         Command::SsbGen(a) => ssb_gen::run(a),
         Command::BuildSqlite(a) => build_sqlite::run(a),
         Command::Cleanup(a) => cleanup::run(a),

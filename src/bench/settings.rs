@@ -7,7 +7,7 @@ use super::flags::{DirArg, FormatArg, NoiseArg, ResultsArg};
 use clap::Args;
 use std::path::PathBuf;
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(mut_arg("results", |a| a.help(
     "Results store (a SQLite database); default $LITEBENCH_RESULTS or ~/.local/share/litebench/results.db"
 )))]
@@ -19,8 +19,10 @@ pub struct RunArgs {
     /// override its values. See `litebench list`.
     #[arg(long = "preset", value_name = "NAME")]
     pub presets: Vec<String>,
-    /// Engine: `sqlite` (bundled), `sqlite:<path to libsqlite3.so>` or `sqlite@NAME` (a
-    /// `build-sqlite` build); repeat to compare builds.
+    /// Engine: `sqlite` (bundled), `sqlite:<path to libsqlite3.so>`, `sqlite@NAME` (a
+    /// `build-sqlite` build), or SQLite releases from the package registries, fetched and
+    /// compiled once: `sqlite@3.45.1`, `sqlite@3.20..3.54`, `sqlite@3.8.x`, `sqlite@all`, each
+    /// with an optional `-Os`/`-O3` (see `litebench list sqlite-releases`); repeat to compare.
     #[arg(long = "engine", value_name = "ENGINE")]
     pub engines: Vec<String>,
     /// Knob and the values to try, e.g. `journal_mode=delete,wal`; repeat for a matrix.

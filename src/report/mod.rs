@@ -20,6 +20,7 @@ pub mod curve;
 pub mod db_size;
 pub mod exports;
 pub mod format;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod layout;
@@ -114,6 +115,10 @@ pub struct Report<'a> {
     /// ([`db_size`]: `aging`); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub db_size: Vec<db_size::DbSize>,
+    /// The run read as SQLite's history, where each configuration is another SQLite release
+    /// ([`history`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<history::History>,
 }
 
 /// What a report is built from.
@@ -180,6 +185,7 @@ impl<'a> Report<'a> {
             durability: Vec::new(),
             wal: wal::wal_growth(m, input.trials),
             db_size: db_size::db_sizes(m, input.trials),
+            history: history::History::of(m, input.trials, metric, input.noise),
         }
     }
 }

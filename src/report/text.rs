@@ -285,6 +285,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         out += &format!("answer: {}\n\n", answer.join(" "));
     }
     out += &super::curve::section(&report.curves, &report.unit(), md);
+    out += &history_section(report, md);
     let (headers, body) = summary_table(&report.summary, &report.unit(), report.metric);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     out += &table(&headers, &body, md);
@@ -332,6 +333,12 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     out
 }
 
+/// SQLite's history, release by release ([`super::history`]), then a blank line; nothing
+/// unless the configurations are SQLite releases.
+fn history_section(report: &Report<'_>, md: bool) -> String {
+    report.history.as_ref().map_or_else(String::new, |h| h.text(md) + "\n")
+}
+
 /// Each configuration's WAL in a line (peak, final, verdict), after a blank line; nothing when
 /// no configuration had a WAL.
 fn wal_lines(report: &Report<'_>) -> String {
@@ -377,6 +384,7 @@ fn compact_body(report: &Report<'_>) -> String {
         out += &format!("answer: {}\n\n", answer.join(" "));
     }
     out += &super::curve::section(&report.curves, &report.unit(), false);
+    out += &history_section(report, false);
     out += &match &c.common {
         Some(common) => format!("configurations (every one: {common})\n"),
         None => "configurations\n".to_string(),

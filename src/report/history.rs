@@ -1,0 +1,241 @@
+//! SQLite's history as one figure: a run's configurations, one per SQLite release, in release
+//! order, each with its median and interval, the step from the release before with its verdict,
+//! syncs per transaction and the library's size, and the largest steps named.
+//!
+//! SQLite's own developers follow their performance across releases by counting speedtest1's
+//! instructions; users meet the question as "which update made this slower". A row per release
+//! with a verdict between each pair of neighbours answers both: where the significant steps
+//! are, and how large, with the run's own statistics (the same ratios every report prints). The
+//! dates come from the release catalogue, so the chart's axis is time.
+
+use super::layout;
+use super::number::{num, ratio as ratio_text};
+use super::stats::{values, Metric, Statistics};
+use crate::engines::sqlite::compiled::releases::{self, version_key};
+use crate::model::record::{Manifest, TrialRecord};
+use litebench_stats::{median, median_ci, Interval, Ratio, Verdict};
+
+/// One release of the history.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Point {
+    pub config: usize,
+    /// The configuration's engine label (`sqlite@3.45.1-Os`).
+    pub engine: String,
+    /// The SQLite release it ran.
+    pub version: String,
+    /// Its release date from the catalogue, where known.
+    pub date: Option<&'static str>,
+    pub trials: usize,
+    pub median: Option<f64>,
+    pub ci95: Option<Interval>,
+    /// Against the release before it (speed: above 1 is faster).
+    pub step: Option<Ratio>,
+    pub syncs_per_tx: Option<f64>,
+    /// The compiled library's size on disk (builds litebench compiled).
+    pub library_bytes: Option<u64>,
+}
+
+/// A run read as a history.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct History {
+    pub workload: String,
+    pub metric: Metric,
+    pub noise: f64,
+    /// Oldest release first.
+    pub points: Vec<Point>,
+}
+
+impl History {
+    /// The run as a history: `None` unless it has at least two configurations, each a
+    /// different SQLite release, and nothing else varies (one knob set, filesystem and load).
+    pub fn of(m: &Manifest, trials: &[TrialRecord], metric: Metric, noise: Option<f64>) -> Option<History> {
+        let stats = Statistics::of(m, noise);
+        let mut points: Vec<Point> = Vec::new();
+        for c in &m.configs {
+            let engine = m.engines.iter().find(|e| e.label == c.engine)?;
+            let build = engine.sqlite.as_ref()?;
+            if points.iter().any(|p| p.version == build.version) {
+                return None;
+            }
+            let mut v = values(trials, c.index, "all", metric);
+            v.sort_by(f64::total_cmp);
+            points.push(Point {
+                config: c.index,
+                engine: c.engine.clone(),
+                version: build.version.clone(),
+                date: releases::find(&build.version).map(|r| r.date),
+                trials: v.len(),
+                median: (!v.is_empty()).then(|| median(&v)),
+                ci95: median_ci(&v, 0.95),
+                step: None,
+                syncs_per_tx: syncs_per_tx(trials, c.index),
+                library_bytes: build.compiled.as_ref().map(|b| b.library_bytes),
+            });
+        }
+        if points.len() < 2 {
+            return None;
+        }
+        points.sort_by_key(|p| version_key(&p.version).unwrap_or([0; 4]));
+        for i in 1..points.len() {
+            let a = values(trials, points[i - 1].config, "all", metric);
+            let b = values(trials, points[i].config, "all", metric);
+            points[i].step = stats.compare(&a, &b, metric);
+        }
+        Some(History {
+            workload: m.workload.clone(),
+            metric,
+            noise: stats.noise,
+            points,
+        })
+    }
+
+    /// The steps with a verdict of faster or slower, largest first (by how far the ratio is
+    /// from 1, either way), at most `n`.
+    pub fn largest_steps(&self, n: usize) -> Vec<&Point> {
+        let mut s: Vec<&Point> = self
+            .points
+            .iter()
+            .filter(|p| {
+                p.step
+                    .is_some_and(|r| matches!(r.verdict, Some(Verdict::Faster | Verdict::Slower)))
+            })
+            .collect();
+        s.sort_by(|a, b| {
+            let size = |p: &Point| p.step.map_or(0.0, |r| r.ratio.ln().abs());
+            size(b).total_cmp(&size(a))
+        });
+        s.truncate(n);
+        s
+    }
+
+    /// The release before `p`.
+    pub fn before(&self, p: &Point) -> Option<&Point> {
+        let i = self.points.iter().position(|q| q.config == p.config)?;
+        i.checked_sub(1).map(|j| &self.points[j])
+    }
+
+    /// The steps in words: `3.8.2 -> 3.8.4.3: 1.21x [1.15..1.26] faster`.
+    pub fn steps_sentence(&self) -> String {
+        let largest = self.largest_steps(3);
+        if largest.is_empty() {
+            return format!(
+                "No step between neighbouring releases is significant (noise threshold {}%).",
+                num(self.noise * 100.0)
+            );
+        }
+        let words: Vec<String> = largest
+            .iter()
+            .map(|p| {
+                let from = self.before(p).map_or("?", |q| q.version.as_str());
+                format!("{from} -> {}: {}", p.version, ratio_text(p.step.as_ref()))
+            })
+            .collect();
+        format!(
+            "Largest significant steps ({} of {} neighbouring pairs): {}.",
+            self.largest_steps(usize::MAX).len(),
+            self.points.len() - 1,
+            words.join("; ")
+        )
+    }
+
+    /// The table and the steps, for the terminal.
+    pub fn text(&self, markdown: bool) -> String {
+        let unit = self.metric.heading();
+        let headers = [
+            "release",
+            "date",
+            unit.as_str(),
+            "95% CI",
+            "vs release before",
+            "syncs/tx",
+            "library KiB",
+        ];
+        let rows: Vec<Vec<String>> = self
+            .points
+            .iter()
+            .map(|p| {
+                vec![
+                    p.version.clone(),
+                    p.date.unwrap_or("-").to_string(),
+                    p.median.map_or("-".into(), num),
+                    super::number::interval(p.ci95),
+                    ratio_text(p.step.as_ref()),
+                    p.syncs_per_tx.map_or("-".into(), num),
+                    p.library_bytes.map_or("-".into(), |b| format!("{}", b / 1024)),
+                ]
+            })
+            .collect();
+        let mut out = layout::heading(
+            &format!("SQLite's history: {} by release ({})", self.workload, unit),
+            markdown,
+        );
+        out += &layout::table(&headers, &rows, markdown);
+        out += "\n";
+        out += &layout::fit_prose(self.steps_sentence());
+        out += "\n";
+        out
+    }
+}
+
+/// Median syncs per transaction over the configuration's measured trials (file and directory
+/// syncs the counting VFS saw).
+fn syncs_per_tx(trials: &[TrialRecord], config: usize) -> Option<f64> {
+    let mut v: Vec<f64> = trials
+        .iter()
+        .filter(|t| t.config == config && !t.warmup && t.total_ops > 0)
+        .map(|t| (t.io_trial.total().syncs + t.io_trial.total().dir_syncs) as f64 / t.total_ops as f64)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then(|| median(&v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use litebench_stats::Interval;
+
+    fn point(config: usize, version: &str, step: Option<(f64, Verdict)>) -> Point {
+        Point {
+            config,
+            engine: format!("sqlite@{version}"),
+            version: version.into(),
+            date: None,
+            trials: 6,
+            median: Some(1.0),
+            ci95: None,
+            step: step.map(|(ratio, v)| Ratio {
+                ratio,
+                ci95: Some(Interval {
+                    low: ratio * 0.99,
+                    high: ratio * 1.01,
+                }),
+                verdict: Some(v),
+            }),
+            syncs_per_tx: None,
+            library_bytes: None,
+        }
+    }
+
+    #[test]
+    fn the_largest_significant_steps_come_first_either_way() {
+        let h = History {
+            workload: "speedtest1".into(),
+            metric: Metric::Time,
+            noise: 0.02,
+            points: vec![
+                point(0, "3.7.8", None),
+                point(1, "3.8.2", Some((1.10, Verdict::Faster))),
+                point(2, "3.8.4.3", Some((0.5, Verdict::Slower))),
+                point(3, "3.9.0", Some((1.5, Verdict::NoSignificantDifference))),
+            ],
+        };
+        let s: Vec<&str> = h.largest_steps(5).iter().map(|p| p.version.as_str()).collect();
+        assert_eq!(s, ["3.8.4.3", "3.8.2"]);
+        let words = h.steps_sentence();
+        assert!(
+            words.starts_with("Largest significant steps (2 of 3 neighbouring pairs): 3.8.2 -> 3.8.4.3: 0.50x"),
+            "{words}"
+        );
+        assert!(words.contains("3.7.8 -> 3.8.2: 1.10x"), "{words}");
+    }
+}
