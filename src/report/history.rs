@@ -118,9 +118,17 @@ impl History {
     pub fn steps_sentence(&self) -> String {
         let largest = self.largest_steps(3);
         if largest.is_empty() {
+            if self
+                .points
+                .iter()
+                .skip(1)
+                .all(|p| p.step.and_then(|r| r.verdict).is_none())
+            {
+                return "Too few trials for a verdict between neighbouring releases (6 a side give intervals).".into();
+            }
             return format!(
-                "No step between neighbouring releases is significant (noise threshold {}%).",
-                num(self.noise * 100.0)
+                "No step between neighbouring releases is significant (noise threshold {}).",
+                super::number::pct(self.noise)
             );
         }
         let words: Vec<String> = largest
@@ -138,19 +146,20 @@ impl History {
         )
     }
 
-    /// The table and the steps, for the terminal.
-    pub fn text(&self, markdown: bool) -> String {
-        let unit = self.metric.heading();
+    /// The table's headers and rows: a row per release, oldest first.
+    pub fn cells(&self) -> (Vec<String>, Vec<Vec<String>>) {
         let headers = [
             "release",
             "date",
-            unit.as_str(),
+            &self.metric.heading(),
             "95% CI",
-            "vs release before",
+            "vs before",
             "syncs/tx",
-            "library KiB",
-        ];
-        let rows: Vec<Vec<String>> = self
+            "lib KiB",
+        ]
+        .map(String::from)
+        .to_vec();
+        let rows = self
             .points
             .iter()
             .map(|p| {
@@ -159,12 +168,20 @@ impl History {
                     p.date.unwrap_or("-").to_string(),
                     p.median.map_or("-".into(), num),
                     super::number::interval(p.ci95),
-                    ratio_text(p.step.as_ref()),
+                    step_cell(p.step.as_ref()),
                     p.syncs_per_tx.map_or("-".into(), num),
                     p.library_bytes.map_or("-".into(), |b| format!("{}", b / 1024)),
                 ]
             })
             .collect();
+        (headers, rows)
+    }
+
+    /// The table and the steps, for the terminal.
+    pub fn text(&self, markdown: bool) -> String {
+        let unit = self.metric.heading();
+        let (headers, rows) = self.cells();
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         let mut out = layout::heading(
             &format!("SQLite's history: {} by release ({})", self.workload, unit),
             markdown,
@@ -174,6 +191,26 @@ impl History {
         out += &layout::fit_prose(self.steps_sentence());
         out += "\n";
         out
+    }
+}
+
+/// A step in a cell: `1.21x [1.15..1.26] faster`, `0.99x [0.97..1.02] n.s.`, `1.30x [0.59..21.8] ?`.
+fn step_cell(r: Option<&Ratio>) -> String {
+    let Some(r) = r else { return "-".into() };
+    let short = match r.verdict {
+        Some(Verdict::NoSignificantDifference) => "n.s.",
+        Some(Verdict::Inconclusive) => "?",
+        Some(v) => v.as_str(),
+        None => "-",
+    };
+    match r.ci95 {
+        Some(ci) => format!(
+            "{} [{}..{}] {short}",
+            super::number::times(r.ratio),
+            super::number::factor(ci.low),
+            super::number::factor(ci.high)
+        ),
+        None => format!("{} {short}", super::number::times(r.ratio)),
     }
 }
 

@@ -315,6 +315,12 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
     for c in &report.curves {
         o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&upper_first(&c.line)));
     }
+    // SQLite's history: its largest steps between neighbouring releases.
+    if let Some(h) = &report.history {
+        o += &format!("<p class=\"answer-words\">{}</p>\n", esc(&h.steps_sentence()));
+        let (headers, rows) = h.cells();
+        o += &table_of_class("history", &headers, &rows);
+    }
     // A WAL that grows without bound is a disk that fills: said in the answer, with the role
     // or setting the record shows behind it (the chart is under the over-time figures).
     for w in report
@@ -387,9 +393,10 @@ fn upper_first(text: &str) -> String {
         .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
 
-/// Whether a figure is a sweep's scaling curve ([`super::data::scaling`]), drawn in the answer.
+/// Whether a figure is a sweep's scaling curve ([`super::data::scaling`]) or SQLite's history
+/// ([`super::releases`]), drawn in the answer.
 fn is_scaling(fig: &Figure) -> bool {
-    fig.id.starts_with("scaling-")
+    fig.id.starts_with("scaling-") || fig.id.starts_with("history-")
 }
 
 /// Content folded under a summary line: there for whoever wants it, off the first screen.
