@@ -86,19 +86,13 @@ pub fn run(a: &BisectArgs) -> Result<i32, Failure> {
     };
     say(&first, 0);
     steps.push(first);
-    let (mut lo, mut hi) = (0usize, held.len() - 1);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
+    let (lo, hi) = search(held.len(), direction, &mut |lo, mid| {
         let step = compare(a, held[lo], held[mid])?;
         say(&step, steps.len());
-        let same = step.ratio.and_then(|r| r.verdict) == Some(direction);
+        let verdict = step.ratio.and_then(|r| r.verdict);
         steps.push(step);
-        if same {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
+        Ok(verdict)
+    })?;
     let last = steps.last().expect("the first step");
     let confirmed = if std::ptr::eq(last.older, held[lo]) && std::ptr::eq(last.newer, held[hi]) {
         steps.len() - 1
@@ -133,6 +127,26 @@ pub fn run(a: &BisectArgs) -> Result<i32, Failure> {
         }
     );
     Ok(0)
+}
+
+/// The binary search over `n` releases (oldest first) whose ends differ by `direction`:
+/// `compare(lo, mid)` runs release `lo` against `mid` and gives its verdict; the same verdict
+/// as the ends' puts the change at or before `mid`. Returns the neighbours it lies between.
+fn search(
+    n: usize,
+    direction: Verdict,
+    compare: &mut dyn FnMut(usize, usize) -> Result<Option<Verdict>, Failure>,
+) -> Result<(usize, usize), Failure> {
+    let (mut lo, mut hi) = (0usize, n - 1);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if compare(lo, mid)? == Some(direction) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok((lo, hi))
 }
 
 /// The catalogued release `text` names, held by a registry.
@@ -223,5 +237,36 @@ impl RunObserver for Kept {
 
     fn ended(&mut self, _run_ids: &[i64]) -> Vec<Failure> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Releases 0..n with one step (slower) at `at`: every comparison spanning it is slower.
+    fn find(n: usize, at: usize) -> ((usize, usize), usize) {
+        let mut runs = 0;
+        let found = search(n, Verdict::Slower, &mut |lo, mid| {
+            runs += 1;
+            Ok(Some(if lo < at && at <= mid {
+                Verdict::Slower
+            } else {
+                Verdict::NoSignificantDifference
+            }))
+        })
+        .unwrap();
+        (found, runs)
+    }
+
+    #[test]
+    fn the_search_finds_the_one_step_in_log2_runs() {
+        for n in [2, 3, 5, 8, 40, 97] {
+            for at in 1..n {
+                let ((lo, hi), runs) = find(n, at);
+                assert_eq!((lo, hi), (at - 1, at), "n {n} at {at}");
+                assert!(runs <= (n as f64).log2().ceil() as usize, "n {n}: {runs} runs");
+            }
+        }
     }
 }
