@@ -20,7 +20,53 @@ pub const PINNED: [(&str, &str); 2] = [("page_size", "4096"), ("cache_size", "50
 /// Runs `history`.
 pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     let args = history_args(args)?;
+    if !args.dry_run {
+        prebuild(&args.engines)?;
+    }
     crate::app::run::run(&args)
+}
+
+/// Fetches and compiles the releases' missing builds before the run, as many at once as the
+/// machine has cores (each compile is one compiler process: a whole history's first run is
+/// dominated by them), so that opening the engines finds every build cached.
+fn prebuild(engines: &[String]) -> Result<(), Failure> {
+    use crate::engines::sqlite::compiled::BuildCache;
+    let (specs, _) = crate::engines::registry::expand(engines)?;
+    let cache = BuildCache::from_env()?;
+    let missing: Vec<selection::ReleaseSpec> = specs
+        .iter()
+        .filter_map(|e| e.strip_prefix("sqlite@"))
+        .filter_map(|t| selection::parse(t, Some(&cache))?.ok())
+        .flat_map(|s| s.specs)
+        .filter(|s| s.cached(&cache).is_none())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(missing.len());
+    crate::errln!(
+        "history: {} of the releases have no build here yet; fetching and compiling them, {workers} at a time",
+        missing.len()
+    );
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(spec) = missing.get(i) else { break };
+                if let Err(e) = spec.ensure(&cache, &|line| crate::errln!("{line}")) {
+                    failures.lock().expect("no panics").push(e.to_string());
+                }
+            });
+        }
+    });
+    match failures.into_inner().expect("no panics").into_iter().next() {
+        Some(first) => Err(Failure(first)),
+        None => Ok(()),
+    }
 }
 
 /// `run`'s settings for a history of `args`.
