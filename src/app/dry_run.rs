@@ -63,6 +63,10 @@ struct PlanView {
     shard: Option<String>,
     /// The time the trials take in all, where every job's trial length is fixed.
     estimate_ms: Option<u64>,
+    /// SQLite releases (`sqlite@3.45.1`) with no build in the cache yet: the run would fetch
+    /// and compile each first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    to_build: Vec<String>,
     results: String,
 }
 
@@ -89,8 +93,27 @@ fn view(plan: &Plan) -> PlanView {
         shard: plan.fleet.as_ref().map(|f| format!("{}/{}", f.shard, f.shards)),
         estimate_ms,
         results: plan.places.results.display().to_string(),
+        to_build: to_build(&plan.engine_names),
         jobs,
     }
+}
+
+/// The engines that are SQLite releases without a build in the cache.
+fn to_build(engines: &[String]) -> Vec<String> {
+    use crate::engines::sqlite::compiled::{selection, BuildCache};
+    let Ok(cache) = BuildCache::from_env() else {
+        return Vec::new();
+    };
+    engines
+        .iter()
+        .filter(|e| {
+            e.strip_prefix("sqlite@")
+                .and_then(|t| selection::parse(t, Some(&cache)))
+                .and_then(Result::ok)
+                .is_some_and(|s| s.specs.iter().any(|r| r.cached(&cache).is_none()))
+        })
+        .cloned()
+        .collect()
 }
 
 fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
@@ -234,6 +257,16 @@ fn text(view: &PlanView) -> String {
             Some(ms) => format!("in all: {} of trials, the runs one after the other", human(ms)),
             None => "in all: the runs one after the other".to_string(),
         });
+    }
+    if !view.to_build.is_empty() {
+        let what = format!(
+            "builds: {} of the engines have no build here yet and would be fetched and compiled first (under a minute each): {}",
+            view.to_build.len(),
+            view.to_build.join(", ")
+        );
+        for l in wrap(&what, "  ") {
+            line(l);
+        }
     }
     line(format!("results would go to {}", view.results));
     out
