@@ -51,7 +51,7 @@ pub fn spellings() -> Vec<(String, String)> {
         if std::ptr::eq(*k, &super::sqlite::KIND) {
             v.push((
                 "sqlite@<name>".to_string(),
-                "a library compiled by `litebench build-sqlite` (its name or release; see `litebench build-sqlite --list`)".to_string(),
+                "a library compiled by `litebench build-sqlite` (its name; see `litebench build-sqlite --list`), or SQLite releases from the package registries, fetched and compiled once: 3.45.1, 3.20..3.54, 3.8.x, all, each with an optional -Os/-O3 (see `litebench list sqlite-releases`, docs/history.md)".to_string(),
             ));
         }
         if std::ptr::eq(*k, &super::duckdb::KIND) {
