@@ -8,7 +8,9 @@ use super::{Arg, Step, TestDef};
 /// `n` rows of two floating-point texts, from the restarted generator.
 fn fp_pairs(n: u32) -> Vec<Vec<Arg>> {
     let mut r = Rng::at_test_start();
-    (0..n).map(|_| vec![Arg::Text(r.ascii_fp()), Arg::Text(r.ascii_fp())]).collect()
+    (0..n)
+        .map(|_| vec![Arg::Text(r.ascii_fp()), Arg::Text(r.ascii_fp())])
+        .collect()
 }
 
 fn range_queries(n: u32) -> Vec<Step> {

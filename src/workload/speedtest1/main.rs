@@ -152,7 +152,8 @@ pub static TESTS: &[TestDef] = &[
         title: |_| "10 SELECTS, LIKE, unindexed".into(),
         steps: |_| {
             in_tx(
-                "SELECT count(*), avg(b), sum(length(c)), group_concat(c) FROM z1\n WHERE c LIKE ?1; -- 10 times".into(),
+                "SELECT count(*), avg(b), sum(length(c)), group_concat(c) FROM z1\n WHERE c LIKE ?1; -- 10 times"
+                    .into(),
                 like_patterns(10),
             )
         },
@@ -457,7 +458,10 @@ mod tests {
 
     #[test]
     fn titles_carry_speedtest1s_counts() {
-        let titles: Vec<String> = TESTS.iter().map(|t| format!("{} {}", t.number, (t.title)(100))).collect();
+        let titles: Vec<String> = TESTS
+            .iter()
+            .map(|t| format!("{} {}", t.number, (t.title)(100)))
+            .collect();
         assert_eq!(titles[0], "100 50000 INSERTs into table with no index");
         assert!(titles.contains(&"250 One big UPDATE of the whole 50000-row table".to_string()));
         assert!(titles.contains(&"400 70000 REPLACE ops on an IPK".to_string()));
@@ -472,9 +476,15 @@ mod tests {
         assert_eq!(sql, "INSERT INTO z1 VALUES(?1,?2,?3); --  500 times");
         assert_eq!(rows.len(), 500);
         // maxb = 511 at size 1: i = 1 goes to 256.
-        assert_eq!(rows[0], vec![Arg::Int(256), Arg::Int(1), Arg::Text("two hundred fifty six".into())]);
+        assert_eq!(
+            rows[0],
+            vec![Arg::Int(256), Arg::Int(1), Arg::Text("two hundred fifty six".into())]
+        );
         let s = steps(110, 1);
-        assert_eq!(run_rows(&s).1[0], vec![Arg::Int(1), Arg::Int(256), Arg::Text("two hundred fifty six".into())]);
+        assert_eq!(
+            run_rows(&s).1[0],
+            vec![Arg::Int(1), Arg::Int(256), Arg::Text("two hundred fifty six".into())]
+        );
     }
 
     #[test]
@@ -484,7 +494,10 @@ mod tests {
         let first = &run_rows(&s).1[0];
         let (a, b) = (1_680_579_045u32 % 511, 3_681_383_876u32 % 10);
         assert_eq!(first, &vec![Arg::Int(a.into()), Arg::Int((b + a).into())]);
-        assert_eq!(run_rows(&steps(270, 1)).1[0], vec![Arg::Int((a + 1).into()), Arg::Int((b + a + 1).into())]);
+        assert_eq!(
+            run_rows(&steps(270, 1)).1[0],
+            vec![Arg::Int((a + 1).into()), Arg::Int((b + a + 1).into())]
+        );
     }
 
     #[test]
@@ -502,7 +515,10 @@ mod tests {
             Step::Exec(sql) => sql.clone(),
             _ => unreachable!(),
         };
-        assert_eq!(create((3, 8, 2)), "CREATE TABLE t6(a TEXT PRIMARY KEY, b )WITHOUT ROWID;");
+        assert_eq!(
+            create((3, 8, 2)),
+            "CREATE TABLE t6(a TEXT PRIMARY KEY, b )WITHOUT ROWID;"
+        );
         assert_eq!(create((3, 8, 1)), "CREATE TABLE t6(a TEXT PRIMARY KEY, b );");
     }
 }

@@ -1,7 +1,7 @@
 //! `speedtest1`: the benchmark SQLite's developers time every change with
 //! (`test/speedtest1.c`), its `main`, `cte` and `fp` test sets.
 //!
-//! Source: `test/speedtest1.c` at SQLite commit 138951dc (trunk, 2025); docs/workloads.md
+//! Source: `test/speedtest1.c` at SQLite commit 138951dc (trunk); docs/workloads.md
 //! lists what is and is not the same. Each test is numbered and titled as speedtest1 prints it
 //! ("100 - 50000 INSERTs into table with no index" at its default `--size 100`), binds the
 //! values speedtest1 binds (its own generator, restarted at every test, and its number names:
@@ -210,7 +210,7 @@ fn operations(set: &TestSet) -> &'static [&'static str] {
 pub static KIND: WorkloadKind = WorkloadKind {
     name: "speedtest1",
     about: "SQLite's own speedtest1 (test/speedtest1.c): numbered tests scaled by size, as SQLite's developers time each change; set=main|cte|fp",
-    source: "SQLite, test/speedtest1.c (commit 138951dc, 2025): testset_main, testset_cte, testset_fp",
+    source: "SQLite, test/speedtest1.c (trunk commit 138951dc): testset_main, testset_cte, testset_fp",
     params: PARAMS,
     operations: OPS,
     ..suite::SUITE
@@ -242,7 +242,11 @@ fn version_of(conn: &mut dyn Connection) -> Result<String, crate::engines::Engin
 
 /// Whether a statement returns rows (its results are hashed).
 fn is_query(sql: &str) -> bool {
-    let word = sql.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("");
+    let word = sql
+        .trim_start()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
     word.eq_ignore_ascii_case("SELECT") || word.eq_ignore_ascii_case("WITH")
 }
 

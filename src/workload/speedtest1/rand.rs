@@ -164,7 +164,10 @@ mod tests {
     fn random_numbers_are_speedtest1s() {
         let mut r = Rng::at_test_start();
         let first: Vec<u32> = (0..5).map(|_| r.next_u32()).collect();
-        assert_eq!(first, [1_680_579_045, 3_681_383_876, 3_060_294_886, 402_119_333, 3_077_525_620]);
+        assert_eq!(
+            first,
+            [1_680_579_045, 3_681_383_876, 3_060_294_886, 402_119_333, 3_077_525_620]
+        );
         for _ in 5..1000 {
             r.next_u32();
         }
@@ -215,10 +218,7 @@ mod tests {
 
     #[test]
     fn swizzle_roundup_and_square_root_are_speedtest1s() {
-        assert_eq!(
-            [500, 50_000, 233, 1].map(roundup_allones),
-            [511, 65_535, 255, 1]
-        );
+        assert_eq!([500, 50_000, 233, 1].map(roundup_allones), [511, 65_535, 255, 1]);
         assert_eq!(
             [(1, 511), (2, 511), (3, 511), (500, 511), (12_345, 65_535)].map(|(i, l)| swizzle(i, l)),
             [256, 128, 384, 95, 39_948]
