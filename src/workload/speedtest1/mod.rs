@@ -1,5 +1,5 @@
 //! `speedtest1`: the benchmark SQLite's developers time every change with
-//! (`test/speedtest1.c`), its `main`, `cte` and `fp` test sets.
+//! (`test/speedtest1.c`), its `main`, `cte`, `fp` and `orm` test sets.
 //!
 //! Source: `test/speedtest1.c` at SQLite commit 138951dc (trunk); docs/workloads.md
 //! lists what is and is not the same. Each test is numbered and titled as speedtest1 prints it
@@ -22,6 +22,7 @@
 pub mod cte;
 pub mod fp;
 pub mod main;
+pub mod orm;
 pub mod rand;
 
 use super::result_hash::{has_order_by, ResultHash, ResultLog};
@@ -64,6 +65,13 @@ pub enum Step {
     /// A statement speedtest1 prepares in the test (`speedtest1_prepare`), then runs once per
     /// row of arguments (`speedtest1_run`): one operation per row.
     Run { sql: String, rows: Vec<Vec<Arg>> },
+    /// [`Step::Run`] of a statement with many parameters that take a few values of each row:
+    /// parameter `i` is bound with `row[spread[i]]` (the orm set's 120).
+    RunSpread {
+        sql: String,
+        rows: Vec<Vec<Arg>>,
+        spread: Vec<usize>,
+    },
 }
 
 /// What a test's statements depend on.
@@ -120,6 +128,11 @@ pub static SETS: &[TestSet] = &[
         tests: fp::TESTS,
         needs: Some(((3, 8, 3), "no WITH or printf() (both arrived in 3.8.3)")),
     },
+    TestSet {
+        name: "orm",
+        tests: orm::TESTS,
+        needs: None,
+    },
 ];
 
 fn set_of(p: &Params) -> &'static TestSet {
@@ -146,9 +159,9 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "set",
-        kind: ParamKind::Choice(&["main", "cte", "fp"]),
+        kind: ParamKind::Choice(&["main", "cte", "fp", "orm"]),
         default: "main",
-        help: "speedtest1's --testset: main (any release), cte and fp (3.8.3 and later)",
+        help: "speedtest1's --testset: main and orm (any release), cte and fp (3.8.3 and later)",
     },
 ];
 
@@ -209,8 +222,8 @@ fn operations(set: &TestSet) -> &'static [&'static str] {
 /// What the workload is (`litebench list` prints it).
 pub static KIND: WorkloadKind = WorkloadKind {
     name: "speedtest1",
-    about: "SQLite's own speedtest1 (test/speedtest1.c): numbered tests scaled by size, as SQLite's developers time each change; set=main|cte|fp",
-    source: "SQLite, test/speedtest1.c (trunk commit 138951dc): testset_main, testset_cte, testset_fp",
+    about: "SQLite's own speedtest1 (test/speedtest1.c): numbered tests scaled by size, as SQLite's developers time each change; set=main|cte|fp|orm",
+    source: "SQLite, test/speedtest1.c (trunk commit 138951dc): testset_main, testset_cte, testset_fp, testset_orm",
     params: PARAMS,
     operations: OPS,
     ..suite::SUITE
@@ -310,8 +323,14 @@ impl Workload for Speedtest1 {
             log.clear();
             rec.phase(op);
             rec.mark();
+            let mut timed = Timed {
+                op,
+                trial,
+                rec: &mut *rec,
+                log: &mut log,
+            };
             for step in &steps {
-                run_step(conn, step, op, trial, rec, &mut log)?;
+                run_step(conn, step, &mut timed)?;
             }
             rec.pause();
             hash.add(&log);
@@ -329,54 +348,74 @@ impl Workload for Speedtest1 {
         match set_of(p).name {
             "main" => suite::verify_count(conn, KIND.name, "z1", 500 * size),
             "fp" => suite::verify_count(conn, KIND.name, "z1", 5000 * size),
+            "orm" => suite::verify_count(conn, KIND.name, "ZLOOKSLIKECOREDATA", 250 * size),
             _ => Ok(()),
         }
     }
 }
 
-/// Runs one step inside test `op`'s phase.
-fn run_step(
-    conn: &mut dyn Connection,
-    step: &Step,
+/// What the statements of test `op` report to while its phase is open.
+struct Timed<'r, 't> {
     op: usize,
-    trial: &Trial<'_>,
-    rec: &mut Recorder,
-    log: &mut ResultLog,
-) -> Result<(), WorkloadError> {
-    let stopped = || trial.stop.load(Ordering::Relaxed);
+    trial: &'r Trial<'t>,
+    rec: &'r mut Recorder,
+    log: &'r mut ResultLog,
+}
+
+impl Timed<'_, '_> {
+    fn check_stop(&self) -> Result<(), WorkloadError> {
+        if self.trial.stop.load(Ordering::Relaxed) {
+            return Err(WorkloadError::Interrupted);
+        }
+        Ok(())
+    }
+}
+
+/// Runs one step inside its test's phase.
+fn run_step(conn: &mut dyn Connection, step: &Step, t: &mut Timed<'_, '_>) -> Result<(), WorkloadError> {
     match step {
         Step::Tx(sql) => {
             conn.execute_batch(sql)?;
-            rec.mark();
+            t.rec.mark();
         }
         Step::Exec(sql) => {
-            if stopped() {
-                return Err(WorkloadError::Interrupted);
-            }
+            t.check_stop()?;
             conn.execute_batch(sql)?;
-            rec.lap(op);
+            t.rec.lap(t.op);
         }
-        Step::Run { sql, rows } => {
-            let stmt = conn.prepare(sql)?;
-            let (query, ordered) = (is_query(sql), has_order_by(sql));
-            rec.mark();
-            let mut vals = [Value::Null, Value::Null, Value::Null];
-            for row in rows {
-                if stopped() {
-                    return Err(WorkloadError::Interrupted);
-                }
-                for (v, a) in vals.iter_mut().zip(row) {
-                    *v = a.value();
-                }
-                let params = &vals[..row.len()];
-                if query {
-                    log.run(conn, stmt, params, ordered)?;
-                } else {
-                    conn.run(stmt, params)?;
-                }
-                rec.lap(op);
-            }
+        Step::Run { sql, rows } => run_rows(conn, sql, rows, None, t)?,
+        Step::RunSpread { sql, rows, spread } => run_rows(conn, sql, rows, Some(spread), t)?,
+    }
+    Ok(())
+}
+
+/// Prepares `sql` and runs it once per row, each run one operation; a query's rows go to the
+/// log. With `spread`, parameter `i` is bound with `row[spread[i]]`.
+fn run_rows(
+    conn: &mut dyn Connection,
+    sql: &str,
+    rows: &[Vec<Arg>],
+    spread: Option<&[usize]>,
+    t: &mut Timed<'_, '_>,
+) -> Result<(), WorkloadError> {
+    let stmt = conn.prepare(sql)?;
+    let (query, ordered) = (is_query(sql), has_order_by(sql));
+    let width = spread.map_or_else(|| rows.first().map_or(0, Vec::len), <[usize]>::len);
+    let mut vals: Vec<Value<'_>> = Vec::with_capacity(width);
+    t.rec.mark();
+    for row in rows {
+        t.check_stop()?;
+        vals.clear();
+        match spread {
+            Some(spread) => vals.extend(spread.iter().map(|&k| row[k].value())),
+            None => vals.extend(row.iter().map(Arg::value)),
         }
+        if query {
+            t.log.run(conn, stmt, &vals, ordered)?;
+        } else {
+            conn.run(stmt, &vals)?;
+        }
+        t.rec.lap(t.op);
     }
     Ok(())
 }
@@ -405,7 +444,7 @@ mod tests {
 
     #[test]
     fn sets_are_refused_on_releases_without_their_sql() {
-        let (main, cte, fp) = (&SETS[0], &SETS[1], &SETS[2]);
+        let (main, cte, fp, orm) = (&SETS[0], &SETS[1], &SETS[2], &SETS[3]);
         assert_eq!(
             set_refusal(cte, "3.7.8").as_deref(),
             Some("--param set=cte: SQLite 3.7.8 has no WITH (common table expressions arrived in 3.8.3); run it on sqlite@3.8.3 or later")
@@ -414,6 +453,7 @@ mod tests {
         assert_eq!(set_refusal(fp, "3.8.3"), None);
         assert_eq!(set_refusal(cte, "3.54.1"), None);
         assert_eq!(set_refusal(main, "3.7.8"), None);
+        assert_eq!(set_refusal(orm, "3.7.8"), None, "orm's SQL is in every release");
         assert_eq!(parse_version("3.8"), Some((3, 8, 0)));
         assert_eq!(parse_version("turso"), None);
     }
