@@ -26,6 +26,7 @@ pub mod result_hash;
 pub mod rlbench;
 pub mod script;
 pub mod speedtest;
+pub mod speedtest1;
 pub mod sqlite_benchmark;
 pub mod ssb;
 pub mod suite;
@@ -283,10 +284,11 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 14] = [
+    static ALL: [&dyn Workload; 15] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
+        &speedtest1::Speedtest1,
         &rlbench::RLBENCH,
         &acreve::ACREVE,
         &sqlite_benchmark::SQLITE_BENCHMARK,

@@ -42,6 +42,7 @@ mod reproduce;
 mod script;
 mod side_files;
 mod sidecar;
+mod speedtest1;
 mod ssb_gen;
 mod store;
 mod store_locks;

@@ -306,3 +306,87 @@ fn sqlite_3_26_has_no_bloom_filters_to_switch() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// Runs speedtest1 at size 1 with `args` (engines, parameters) in a fresh directory.
+fn speedtest1(args: &[&str]) -> std::process::Output {
+    let t = tempfile::tempdir().unwrap();
+    litebench()
+        .args(["run", "speedtest1", "--quiet", "--format", "json", "--dir"])
+        .arg(t.path())
+        .arg("--results")
+        .arg(t.path().join("r.db"))
+        .args(["--trials", "1", "--warmup", "0", "--param", "size=1"])
+        .args(args)
+        .output()
+        .expect("litebench runs")
+}
+
+/// speedtest1's main set runs on SQLite 3.7.8 (2011) and answers every query as the bundled
+/// release does: the two configurations' result hashes are equal.
+#[test]
+fn speedtest1_main_answers_alike_on_3_7_8_and_the_bundled_release() {
+    let lib = shared_library(&amalgamation("3.7.8"), "3.7.8", &[]);
+    let engine = format!("sqlite:{}", lib.display());
+    let out = speedtest1(&["--engine", "sqlite", "--engine", &engine]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["manifest"]["engines"][1]["sqlite"]["version"], "3.7.8");
+    let hashes: Vec<(u64, String)> = r["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["config"].as_u64().unwrap(),
+                t["result_hash"].as_str().expect("a result hash").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(hashes.len(), 2, "{hashes:?}");
+    assert_ne!(hashes[0].0, hashes[1].0);
+    assert_eq!(hashes[0].1, hashes[1].1, "3.7.8 answered differently");
+    for config in [0, 1] {
+        assert_eq!(row(&r, config, "990 - ANALYZE")["ops_per_trial"], 1.0);
+    }
+}
+
+/// speedtest1 needs 3.8.7 for its `orm` set only for the C API it binds text with
+/// (`sqlite3_bind_text64`); the set's SQL runs on 3.7.8 and answers as the bundled release does.
+#[test]
+fn speedtest1_orm_runs_on_3_7_8_and_answers_as_the_bundled_release() {
+    let lib = shared_library(&amalgamation("3.7.8"), "3.7.8", &[]);
+    let engine = format!("sqlite:{}", lib.display());
+    let out = speedtest1(&["--engine", "sqlite", "--engine", &engine, "--param", "set=orm"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hashes: Vec<&str> = r["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["result_hash"].as_str().expect("a result hash"))
+        .collect();
+    assert_eq!(hashes.len(), 2);
+    assert_eq!(hashes[0], hashes[1], "3.7.8 answered differently");
+    assert_eq!(row(&r, 1, "110 - Query 25000 rows by rowid")["ops_per_trial"], 250.0);
+}
+
+/// A test set whose SQL a release lacks is refused in one line before anything is measured.
+#[test]
+fn speedtest1_refuses_the_cte_set_on_3_7_8() {
+    let lib = shared_library(&amalgamation("3.7.8"), "3.7.8", &[]);
+    let engine = format!("sqlite:{}", lib.display());
+    let out = speedtest1(&["--engine", &engine, "--param", "set=cte"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains("RAM filesystem")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with(
+            "error: --param set=cte: SQLite 3.7.8 has no WITH (common table expressions arrived in 3.8.3); run it on sqlite@3.8.3 or later"
+        ),
+        "{stderr}"
+    );
+    assert!(lines[0].contains("0 finished trials"), "{stderr}");
+}
