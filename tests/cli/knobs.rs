@@ -148,3 +148,34 @@ fn a_knob_the_workload_never_reads_is_refused_in_one_line() {
     );
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "nothing was made");
 }
+
+/// A create-stage knob on a workload that starts from an empty database (speedtest1 creates no
+/// table in its template): the template's empty file keeps no page size, so the trial's
+/// connection sets it again where it still acts. Before, `page_size=8192` was read back as the
+/// default 4096 and the run stopped ("did not take effect"), and a history on releases before
+/// 3.12.0 (default 1024) stopped at its pinned page_size=4096.
+#[test]
+fn a_page_size_acts_on_a_workload_that_starts_from_an_empty_file() {
+    let sb = Sandbox::new();
+    let out = output(&mut sb.run(&[
+        "speedtest1",
+        "--param",
+        "size=1",
+        "--knob",
+        "page_size=8192",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--format",
+        "json",
+    ]));
+    assert_success(&out);
+    let j = json(&out);
+    let knobs = j["trials"][0]["knobs"].as_array().expect("the trial's knob readings");
+    let page = knobs
+        .iter()
+        .find(|k| k["name"] == "page_size")
+        .expect("page_size read back");
+    assert_eq!(page["effective"], "8192", "{page}");
+}

@@ -234,6 +234,15 @@ impl Engine for SqliteEngine {
         // The schema (and, in WAL mode, the WAL index) is read now, under the wait, so the
         // read-back that follows takes no lock.
         conn.query("SELECT 1 FROM sqlite_master LIMIT 1")?;
+        // A database without a page yet (a workload that starts from an empty file, as
+        // speedtest1 does) kept nothing of its template's create-stage settings (page_size,
+        // auto_vacuum): they are set again here, where they still act, so that what is read back
+        // is what was asked, on every release (3.12.0 changed the default page size).
+        if conn.query_value("PRAGMA page_count")?.as_deref() == Some("0") {
+            for k in knobs.0.iter().filter(|k| k.stage_in(SQLITE_KNOBS) == Stage::Create) {
+                conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
+            }
+        }
         for k in rest {
             // A journal mode the database already has needs no write lock: not set again.
             if k.name == "journal_mode"
