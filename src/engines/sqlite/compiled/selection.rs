@@ -141,9 +141,7 @@ pub fn parse(text: &str, cache: Option<&BuildCache>) -> Option<Result<Selection,
         }
         picked
     } else if let Some(prefix) = body.strip_suffix(".x") {
-        if version_key(prefix).is_none() {
-            return None;
-        }
+        version_key(prefix)?;
         let picked: Vec<&'static Release> = all.iter().filter(|r| within(r.version, prefix)).collect();
         if picked.is_empty() {
             return Some(Err(BuildError::Input(format!(
