@@ -83,6 +83,8 @@ pub struct Trials {
     pub memory: bool,
     /// `--allow-unverified`: pass-through knobs that read back nothing do not stop the run.
     pub allow_unverified: bool,
+    /// `--measure instructions`: each trial's measured region is counted under callgrind.
+    pub instructions: bool,
 }
 
 /// Where a run keeps its scratch files and its results.
@@ -618,6 +620,28 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
     Ok(())
 }
 
+/// `--measure instructions` counts what callgrind sees of litebench's own process, phase by
+/// phase: a client process would run outside it, and the load driver times several clients,
+/// a rate or a cast as one interval that no phase brackets.
+fn check_measure(args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
+    if args.measure.is_none() {
+        return Ok(());
+    }
+    let refuse = |why: &str| Err(Failure(format!("--measure instructions {why}")));
+    if points.iter().any(|p| p.shape.processes()) {
+        return refuse("with --client-mode processes: callgrind counts litebench's own process only, and valgrind runs client threads one at a time anyway; leave out --client-mode");
+    }
+    if points.iter().any(|p| p.shape.clients > 1 || p.shape.rate.is_some()) || args.cast.is_some() {
+        return refuse(
+            "counts one client in a closed loop, whose phases it brackets; leave out --clients, --rate and --cast",
+        );
+    }
+    if args.guest {
+        return refuse("with --guest: valgrind would run outside the guest kernel; leave out --guest");
+    }
+    Ok(())
+}
+
 /// `--client-mode processes` runs SQLite only: a client process opens the trial's database file
 /// itself. DuckDB cannot share a file between writer processes, and a server's connections are
 /// server processes whatever litebench's clients are.
@@ -953,6 +977,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
         job.stop = stop_rule(job, &stop_load);
     }
     check_cast(&load, &jobs, &choices, args)?;
+    check_measure(args, &points)?;
     let no_processes = client_processes_engines(&choices, args, &points, &mut skipped)?;
     shared_connection_engines(&choices, args, &points)?;
     for job in &mut jobs {
@@ -1007,6 +1032,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
             cold: args.cold,
             memory: args.memory,
             allow_unverified: args.allow_unverified,
+            instructions: args.measure == Some(crate::model::measure::Measure::Instructions),
         },
         places,
         output,

@@ -178,6 +178,12 @@ pub struct RunArgs {
     /// answer a terminal gets by default (`litebench show --all` prints it later).
     #[arg(long)]
     pub all: bool,
+    /// Also count each trial's instructions: litebench runs itself again under valgrind's
+    /// callgrind, instrumenting exactly each trial's measured region, and records instructions
+    /// per operation, the run's default metric (`--metric instructions`); its wall times are
+    /// then under valgrind, not native. Needs valgrind; one client in a closed loop
+    #[arg(long, value_name = "WHAT", value_enum)]
+    pub measure: Option<crate::model::measure::Measure>,
     /// Print the plan (configurations, trials and their order, and the time they take where a
     /// duration or a rate fixes it) after every check, and exit 0 without opening a store, an
     /// engine, a filesystem or a guest, and without creating any file

@@ -40,6 +40,8 @@ struct OpState {
     /// Lock waits of the transactions that waited ([`OpResult::busy_wait`]); `None` until the
     /// first.
     busy_wait: Option<Histogram<u64>>,
+    /// Instructions of this type's phases under callgrind (`--measure instructions`).
+    instructions: Option<u64>,
 }
 
 /// Transactions given up busy, by the SQLite causes ([`BusyCause`]); the others count in
@@ -125,6 +127,16 @@ pub struct Recorder {
     series: Option<crate::model::series::Series>,
     /// What a cast's hold and checkpoint roles did, set by the load driver.
     cast: Option<crate::model::cast::CastEvents>,
+    /// `--measure instructions` under callgrind: each phase is instrumented, dumped and read
+    /// back into its operation type's count.
+    instructions: Option<Instructions>,
+}
+
+/// A recorder's instruction counting: where the dumps go, and the first dump that could not
+/// be read (the trial then fails: a count missing one phase would be too low).
+struct Instructions {
+    dumps: crate::sys::valgrind::Dumps,
+    error: Option<crate::sys::valgrind::DumpError>,
 }
 
 impl Recorder {
@@ -160,6 +172,7 @@ impl Recorder {
                     late: 0,
                     lag: None,
                     busy_wait: None,
+                    instructions: None,
                 })
                 .collect(),
             counters,
@@ -170,7 +183,20 @@ impl Recorder {
             queries: Vec::new(),
             series: None,
             cast: None,
+            instructions: None,
         }
+    }
+
+    /// Counts each phase's instructions from now on through callgrind's `dumps` (`--measure
+    /// instructions`, in the process valgrind runs): instrumentation starts with each phase's
+    /// clock and stops with it.
+    pub fn count_instructions(&mut self, dumps: crate::sys::valgrind::Dumps) {
+        self.instructions = Some(Instructions { dumps, error: None });
+    }
+
+    /// The first callgrind dump of this trial that could not be read, if any.
+    pub fn take_instruction_error(&mut self) -> Option<crate::sys::valgrind::DumpError> {
+        self.instructions.as_mut().and_then(|i| i.error.take())
     }
 
     /// This thread's counts now: what its operations are charged from.
@@ -182,6 +208,9 @@ impl Recorder {
     /// are attributed to it.
     pub fn phase(&mut self, op: usize) {
         self.close_phase();
+        if self.instructions.is_some() {
+            crate::sys::valgrind::start_instrumentation();
+        }
         self.current = Some((op, Instant::now(), self.io_now()));
     }
 
@@ -230,6 +259,15 @@ impl Recorder {
             s.elapsed += d;
             self.measured += d;
             s.io = s.io.plus(&now_io.since(&io));
+            if let Some(i) = &mut self.instructions {
+                crate::sys::valgrind::stop_instrumentation();
+                match i.dumps.take(s.name) {
+                    Ok(n) => s.instructions = Some(s.instructions.unwrap_or(0) + n),
+                    Err(e) => {
+                        i.error.get_or_insert(e);
+                    }
+                }
+            }
         }
     }
 
@@ -538,6 +576,9 @@ fn add_ops(mine: &mut [OpState], theirs: Vec<OpState>) {
         if let Some(w) = theirs.busy_wait {
             let _ = mine.busy_wait.get_or_insert_with(new_histogram).add(&w);
         }
+        if let Some(n) = theirs.instructions {
+            mine.instructions = Some(mine.instructions.unwrap_or(0) + n);
+        }
     }
 }
 
@@ -562,6 +603,7 @@ fn result_of(s: OpState) -> OpResult {
         lag: s.lag.as_ref().map(Latency::of),
         lag_histogram: s.lag.as_ref().map(encode),
         busy_wait: s.busy_wait.as_ref().map(Latency::of),
+        instructions: s.instructions,
         busy_wait_histogram: s.busy_wait.as_ref().map(encode),
         part_of: s.part_of.map(str::to_string),
     }
