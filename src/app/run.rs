@@ -18,10 +18,8 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     if args.dry_run {
         return crate::app::dry_run::print(args);
     }
-    if args.measure.is_some() && !crate::bench::instructions::inner() {
-        // Every check before valgrind starts: a refusal is this process's, in one line.
-        crate::bench::plan::plan(args)?;
-        return crate::bench::instructions::run_under_callgrind(args.dir.value.as_deref());
+    if let Some(under_callgrind) = crate::bench::instructions::run_again_if_asked(args) {
+        return under_callgrind;
     }
     crate::bench::session::run(args, &mut Reports::default()).result
 }

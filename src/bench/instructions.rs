@@ -48,6 +48,18 @@ pub fn counting() -> InstructionCounting {
     }
 }
 
+/// `--measure instructions` in the process the user started: the plan checked (every refusal
+/// is this process's, in one line, before valgrind starts) and the command run again under
+/// callgrind, whose exit status is returned. `None` where `args` counts no instructions or
+/// this is already the process under callgrind: the caller runs the session itself. A command
+/// that runs a session from `RunArgs` (`run`, and `history`) calls this first.
+pub fn run_again_if_asked(args: &crate::bench::settings::RunArgs) -> Option<Result<i32, Failure>> {
+    if args.measure.is_none() || inner() {
+        return None;
+    }
+    Some(crate::bench::plan::plan(args).and_then(|_| run_under_callgrind(args.dir.value.as_deref())))
+}
+
 /// valgrind's version (`valgrind-3.19.0`), or the one line that refuses the run without it.
 fn valgrind_version() -> Result<String, Failure> {
     let missing = |why: String| {

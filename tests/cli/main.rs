@@ -23,6 +23,7 @@ mod dry_run;
 mod durability;
 mod exports;
 mod formats;
+mod instructions;
 mod interrupt;
 mod knobs;
 mod labels;
