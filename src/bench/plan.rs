@@ -122,6 +122,8 @@ pub struct Output {
     pub name: Option<String>,
     /// `--quiet`: no progress bar.
     pub quiet: bool,
+    /// `--metric` (`None`: the run's headline metric).
+    pub metric: Option<crate::model::metric::Metric>,
 }
 
 /// Where the run goes with respect to a `--guest` kernel.
@@ -625,7 +627,12 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
 /// a rate or a cast as one interval that no phase brackets.
 fn check_measure(args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
     if args.measure.is_none() {
-        return Ok(());
+        return match args.metric {
+            Some(crate::model::metric::Metric::Instructions) => Err(Failure(
+                "--metric instructions: this run counts no instructions; add --measure instructions, or choose another --metric".into(),
+            )),
+            _ => Ok(()),
+        };
     }
     let refuse = |why: &str| Err(Failure(format!("--measure instructions {why}")));
     if points.iter().any(|p| p.shape.processes()) {
@@ -1201,6 +1208,7 @@ fn plan_output(args: &RunArgs, runs: usize, results: &Path) -> Result<Output, Fa
         noise: args.noise.value,
         name: args.name.clone(),
         quiet: args.quiet,
+        metric: args.metric,
     })
 }
 

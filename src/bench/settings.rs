@@ -184,6 +184,10 @@ pub struct RunArgs {
     /// then under valgrind, not native. Needs valgrind; one client in a closed loop
     #[arg(long, value_name = "WHAT", value_enum)]
     pub measure: Option<crate::model::measure::Measure>,
+    /// What the report ranks by and gives verdicts in (default: `instructions` with `--measure
+    /// instructions`, p99 in an open loop, else the workload's own metric)
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::model::metric::Metric>,
     /// Print the plan (configurations, trials and their order, and the time they take where a
     /// duration or a rate fixes it) after every check, and exit 0 without opening a store, an
     /// engine, a filesystem or a guest, and without creating any file

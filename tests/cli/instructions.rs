@@ -180,6 +180,12 @@ fn what_callgrind_cannot_count_is_refused_in_one_line() {
         let out = output(&mut cmd);
         assert_eq!(assert_error_line(&out, &[]), line);
     }
+    // Instructions as the metric of a run that counts none.
+    let out = output(&mut sb.run_tiny(&["crud", "--metric", "instructions"]));
+    assert_eq!(
+        assert_error_line(&out, &[]),
+        "error: --metric instructions: this run counts no instructions; add --measure instructions, or choose another --metric"
+    );
     // Without valgrind on PATH.
     let mut cmd = sb.run_tiny(&["crud", "--measure", "instructions"]);
     cmd.env("PATH", sb.root());
