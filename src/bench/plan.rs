@@ -623,8 +623,9 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], args: &R
 }
 
 /// `--measure instructions` counts what callgrind sees of litebench's own process, phase by
-/// phase: a client process would run outside it, and the load driver times several clients,
-/// a rate or a cast as one interval that no phase brackets.
+/// phase or, where the load driver times a trial as one interval, from its common start to
+/// its last client's end: a client process would run outside it, an open loop's waits for its
+/// schedule would be counted as work, and a cast's roles are not bracketed.
 fn check_measure(args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
     if args.measure.is_none() {
         return match args.metric {
@@ -638,9 +639,9 @@ fn check_measure(args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
     if points.iter().any(|p| p.shape.processes()) {
         return refuse("with --client-mode processes: callgrind counts litebench's own process only, and valgrind runs client threads one at a time anyway; leave out --client-mode");
     }
-    if points.iter().any(|p| p.shape.clients > 1 || p.shape.rate.is_some()) || args.cast.is_some() {
+    if points.iter().any(|p| p.shape.rate.is_some()) || args.cast.is_some() {
         return refuse(
-            "counts one client in a closed loop, whose phases it brackets; leave out --clients, --rate and --cast",
+            "counts a closed loop, whose measured region it brackets: an open loop's waits for its schedule would count as work, and a cast's roles are not bracketed; leave out --rate and --cast",
         );
     }
     if args.guest {

@@ -759,6 +759,7 @@ fn measure(
     let series = rec.take_series();
     let cast = rec.take_cast_events();
     let instruction_error = rec.take_instruction_error();
+    let interval_instructions = rec.interval_instructions();
     let (ops, measured) = rec.finish();
     let instructions = match (counting, instruction_error) {
         (false, _) => None,
@@ -768,11 +769,16 @@ fn measure(
                 cfg.label
             )))
         }
-        (true, None) => match ops.iter().filter_map(|o| o.instructions).reduce(|a, b| a + b) {
+        (true, None) => match ops
+            .iter()
+            .filter_map(|o| o.instructions)
+            .reduce(|a, b| a + b)
+            .or(interval_instructions)
+        {
             Some(n) => Some(n),
             None => {
                 return Err(RunError::Instructions(format!(
-                    "--measure instructions: workload {} timed this trial as one interval, not in phases, so callgrind counted nothing; count instructions with a workload timed in phases (speedtest, crud with one client), or leave out --measure",
+                    "--measure instructions: workload {} times its trials by itself, outside litebench's phases and load driver, so callgrind counted nothing; count instructions with another workload (speedtest, crud, script, ycsb, tatp), or leave out --measure",
                     plan.workload.name()
                 )))
             }

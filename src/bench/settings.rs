@@ -181,7 +181,7 @@ pub struct RunArgs {
     /// Also count each trial's instructions: litebench runs itself again under valgrind's
     /// callgrind, instrumenting exactly each trial's measured region, and records instructions
     /// per operation, the run's default metric (`--metric instructions`); its wall times are
-    /// then under valgrind, not native. Needs valgrind; one client in a closed loop
+    /// then under valgrind, not native. Needs valgrind; a closed loop, clients as threads
     #[arg(long, value_name = "WHAT", value_enum)]
     pub measure: Option<crate::model::measure::Measure>,
     /// What the report ranks by and gives verdicts in (default: `instructions` with `--measure

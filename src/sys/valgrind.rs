@@ -92,8 +92,8 @@ pub fn dump_stats_at(label: &str) {
 pub enum DumpError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{0}: callgrind wrote no such dump; is litebench running under valgrind --tool=callgrind?")]
-    Missing(PathBuf),
+    #[error("{0}: callgrind wrote no dump labelled {1:?}; is litebench running under valgrind --tool=callgrind?")]
+    Missing(PathBuf, String),
     #[error("{0}: no `totals:` or `summary:` line with a count of instructions (Ir); is it a callgrind dump?")]
     NoTotals(PathBuf),
 }
@@ -109,7 +109,7 @@ pub fn parse_totals(text: &str) -> Option<u64> {
     first("totals:").or_else(|| first("summary:"))
 }
 
-/// The number of the process's next dump: callgrind numbers them from 1, process-wide.
+/// What makes each dump's label unique in the process.
 static NEXT_DUMP: AtomicU32 = AtomicU32::new(1);
 
 /// Callgrind's dumps beside `out` (its `--callgrind-out-file`): `out.1`, `out.2`, ... in the
@@ -132,38 +132,35 @@ impl Dumps {
         (running_on_valgrind() > 0).then(|| Dumps::new(Path::new(&out)))
     }
 
-    /// Dumps what the calling thread executed since the last dump under `label`, reads its
+    /// Dumps what the calling thread executed since its last dump under `label`, reads its
     /// instructions and removes the dump file (which this process asked for; nothing else
-    /// writes it). Under `--separate-threads=yes` callgrind writes the calling thread's counts
-    /// alone, to `out.N-TT` (TT its thread); otherwise to `out.N`.
+    /// writes it). Callgrind numbers its dumps process-wide and, under `--separate-threads=yes`,
+    /// writes the calling thread's counts alone to `out.N-TT` (TT the thread); a dump is found
+    /// by its label, made unique here, since another client thread may dump between this
+    /// request and the look for its file.
     pub fn take(&self, label: &str) -> Result<u64, DumpError> {
-        dump_stats_at(label);
-        let n = NEXT_DUMP.fetch_add(1, Ordering::Relaxed);
+        let label = format!("{label} #{}", NEXT_DUMP.fetch_add(1, Ordering::Relaxed));
+        dump_stats_at(&label);
         let dir = self.out.parent().unwrap_or(Path::new("."));
         let base = self.out.file_name().and_then(|b| b.to_str()).unwrap_or_default();
-        let whole = format!("{base}.{n}");
-        let of_thread = format!("{whole}-");
+        let prefix = format!("{base}.");
+        let trigger = format!("desc: Trigger: Client Request: {label}");
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| DumpError::Io { path, source }
         };
-        let mut found = Vec::new();
         for e in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
-            let name = e.file_name();
-            if name.to_str().is_some_and(|f| f == whole || f.starts_with(&of_thread)) {
-                found.push(e.path());
+            if !e.file_name().to_str().is_some_and(|f| f.starts_with(&prefix)) {
+                continue;
+            }
+            let path = e.path();
+            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+            if text.lines().any(|l| l == trigger) {
+                let _ = std::fs::remove_file(&path);
+                return parse_totals(&text).ok_or(DumpError::NoTotals(path));
             }
         }
-        if found.is_empty() {
-            return Err(DumpError::Missing(dir.join(whole)));
-        }
-        let mut total = 0;
-        for path in found {
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-            let _ = std::fs::remove_file(&path);
-            total += parse_totals(&text).ok_or(DumpError::NoTotals(path))?;
-        }
-        Ok(total)
+        Err(DumpError::Missing(self.out.clone(), label))
     }
 }
 
@@ -198,7 +195,7 @@ fn=(1) 0x0000000000012345\n0 12\n\ntotals: 1234567\n";
         let dumps = Dumps::new(&t.path().join("out"));
         start_instrumentation();
         stop_instrumentation();
-        assert!(matches!(dumps.take("x"), Err(DumpError::Missing(_))));
+        assert!(matches!(dumps.take("x"), Err(DumpError::Missing(..))));
         assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
         // The marker alone (no valgrind under this process) is not taken for valgrind.
         std::env::set_var(OUT_FILE_ENV, t.path().join("out"));

@@ -137,6 +137,29 @@ pub struct Recorder {
 struct Instructions {
     dumps: crate::sys::valgrind::Dumps,
     error: Option<crate::sys::valgrind::DumpError>,
+    /// Instructions of a trial timed as one interval, which no operation type owns.
+    interval: Option<u64>,
+}
+
+impl Instructions {
+    /// Counting as `self` does, from nothing (a client thread's recorder).
+    fn fresh(&self) -> Instructions {
+        Instructions {
+            dumps: self.dumps.clone(),
+            error: None,
+            interval: None,
+        }
+    }
+
+    /// Adds another client thread's counts and first error.
+    fn absorb(&mut self, other: Instructions) {
+        if let Some(n) = other.interval {
+            self.interval = Some(self.interval.unwrap_or(0) + n);
+        }
+        if let Some(e) = other.error {
+            self.error.get_or_insert(e);
+        }
+    }
 }
 
 impl Recorder {
@@ -191,7 +214,38 @@ impl Recorder {
     /// instructions`, in the process valgrind runs): instrumentation starts with each phase's
     /// clock and stops with it.
     pub fn count_instructions(&mut self, dumps: crate::sys::valgrind::Dumps) {
-        self.instructions = Some(Instructions { dumps, error: None });
+        self.instructions = Some(Instructions {
+            dumps,
+            error: None,
+            interval: None,
+        });
+    }
+
+    /// Whether this recorder counts instructions (`--measure instructions` under callgrind).
+    pub fn counts_instructions(&self) -> bool {
+        self.instructions.is_some()
+    }
+
+    /// For a trial timed as one interval (the load driver's, not in phases): dumps what the
+    /// calling thread executed since its instrumentation started and adds it to the trial's
+    /// count, which no operation type owns. Called on each client's thread at the end of its
+    /// loop.
+    pub fn take_thread_instructions(&mut self) {
+        let Some(i) = &mut self.instructions else {
+            return;
+        };
+        match i.dumps.take("client") {
+            Ok(n) => i.interval = Some(i.interval.unwrap_or(0) + n),
+            Err(e) => {
+                i.error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// The instructions of a trial timed as one interval ([`Recorder::take_thread_instructions`]
+    /// of every client), where it was so timed.
+    pub fn interval_instructions(&self) -> Option<u64> {
+        self.instructions.as_ref().and_then(|i| i.interval)
     }
 
     /// The first callgrind dump of this trial that could not be read, if any.
@@ -470,7 +524,9 @@ impl Recorder {
                 part_of: o.part_of,
             })
             .collect();
-        Recorder::of_types(&types, self.counters.clone())
+        let mut r = Recorder::of_types(&types, self.counters.clone());
+        r.instructions = self.instructions.as_ref().map(Instructions::fresh);
+        r
     }
 
     /// Closes the open phase and I/O attribution on the thread that ran them, before the
@@ -491,13 +547,18 @@ impl Recorder {
                 part_of: o.part_of,
             })
             .collect();
-        Recorder::of_types(&types, self.counters.clone())
+        let mut r = Recorder::of_types(&types, self.counters.clone());
+        r.instructions = self.instructions.as_ref().map(Instructions::fresh);
+        r
     }
 
     /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
     /// workloads whose clients each record on their own thread).
     pub fn absorb(&mut self, mut other: Recorder) {
         other.close_phase();
+        if let (Some(mine), Some(theirs)) = (&mut self.instructions, other.instructions.take()) {
+            mine.absorb(theirs);
+        }
         add_ops(&mut self.ops, other.ops);
     }
 
