@@ -6,8 +6,8 @@
 //! --tool=callgrind --instr-atstart=no`, its dump file in a scratch directory of its own, and
 //! [`OUT_FILE_ENV`] naming that file (the marker of the inner process). The inner process runs
 //! the run: callgrind instruments nothing until a trial's measured region starts
-//! ([`crate::workload::recorder::Recorder`] starts and stops it with the clock, and reads each
-//! dump back). The outer process passes on the inner one's exit status and removes the dump
+//! ([`crate::workload::recorder::Recorder`] starts and stops it with each phase's clock, the
+//! load driver at its common start and last loop's end, and each reads its dumps back). The outer process passes on the inner one's exit status and removes the dump
 //! files valgrind left.
 
 use crate::base::Failure;
@@ -43,7 +43,7 @@ pub fn counting() -> InstructionCounting {
             .chain(OPTIONS.iter().map(|o| o.to_string()))
             .chain(std::iter::once(format!("--callgrind-out-file={out}")))
             .collect(),
-        region: "each trial's measured region: instrumentation started where its clock starts and stopped where it stops, one callgrind dump per phase".into(),
+        region: "each trial's measured region: instrumentation started where its clock starts and stopped where it stops, one callgrind dump per phase, or per client thread of a trial timed as one interval".into(),
         native_times: false,
     }
 }
