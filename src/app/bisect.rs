@@ -46,6 +46,10 @@ struct Step {
 /// Runs `bisect`.
 pub fn run(a: &BisectArgs) -> Result<i32, Failure> {
     let (from, to) = (release(&a.from, "bisect A")?, release(&a.to, "bisect B")?);
+    // `--measure instructions`: the whole search again under callgrind, each step counted.
+    if let Some(under_callgrind) = crate::bench::instructions::run_again_if_asked(&a.run) {
+        return under_callgrind;
+    }
     if from.key() >= to.key() {
         return Err(Failure(format!(
             "bisect {} {}: A must be the older release",

@@ -89,6 +89,10 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
             "library size",
             format!("{:.0} KiB ({} bytes)", b.library_bytes as f64 / 1024.0, b.library_bytes),
         ),
+        (
+            ".text",
+            text_kib(b.text_bytes).map_or("-".into(), |k| format!("{k} KiB")),
+        ),
         ("compiler", format!("{} ({})", b.compiler, b.compiler_version)),
         ("flags", b.flags.join(" ")),
         ("source", b.source.clone()),
@@ -131,6 +135,7 @@ pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
                 format!("{:.1}", b.compile_ms as f64 / 1000.0),
                 format!("{:.0}", b.peak_compile_kib as f64 / 1024.0),
                 format!("{:.0}", b.library_bytes as f64 / 1024.0),
+                text_kib(b.text_bytes).unwrap_or_else(|| "-".into()),
                 b.compiler_version.clone(),
             ]
         })
@@ -139,16 +144,18 @@ pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
     let mut duck = vec![format!("duckdb@{release}"), release.to_string(), "-".into(), "-".into()];
     let nothing = "not measured (nothing compiled)".to_string();
     match crate::engines::duckdb::default_library() {
-        Some((_, bytes)) => duck.extend([
+        Some((lib, bytes)) => duck.extend([
             nothing.clone(),
             nothing,
             format!("{:.0} (libduckdb.so)", bytes as f64 / 1024.0),
+            text_kib(crate::sys::elf::text_size(&lib).ok()).unwrap_or_else(|| "-".into()),
             "DuckDB's release build (npm)".into(),
         ]),
         None => duck.extend([
             nothing.clone(),
             nothing,
             "not fetched (run --engine duckdb once)".into(),
+            "-".into(),
             "DuckDB's release build (npm)".into(),
         ]),
     }
@@ -164,6 +171,7 @@ pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
         "part of litebench's build (docs/turso.md)".into(),
         "part of litebench's build".into(),
         "part of litebench's binary".into(),
+        "part of litebench's binary".into(),
         format!("rustc, crate turso_core {turso} (crates.io)"),
     ]);
     rows
@@ -177,8 +185,14 @@ pub const FOOTPRINT_HEADERS: &[&str] = &[
     "compile s",
     "peak compile MiB",
     "size KiB",
+    ".text KiB",
     "compiler",
 ];
+
+/// A `.text` size in KiB as the footprint table prints it (`None`: not known).
+fn text_kib(bytes: Option<u64>) -> Option<String> {
+    bytes.map(|b| format!("{:.0}", b as f64 / 1024.0))
+}
 
 fn print_list(builds: &[CompiledBuild], format: Format) {
     let mut doc = Document::new(builds);
@@ -212,6 +226,6 @@ mod duckdb_footprint_tests {
         assert_eq!(row[0], "turso");
         assert_eq!(row[1], crate::engines::turso::VERSION);
         assert!(row[4].starts_with("part of litebench"), "{row:?}");
-        assert!(row[7].contains("turso_core"), "{row:?}");
+        assert!(row[8].contains("turso_core"), "{row:?}");
     }
 }

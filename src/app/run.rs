@@ -18,6 +18,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     if args.dry_run {
         return crate::app::dry_run::print(args);
     }
+    if let Some(under_callgrind) = crate::bench::instructions::run_again_if_asked(args) {
+        return under_callgrind;
+    }
     crate::bench::session::run(args, &mut Reports::default()).result
 }
 
@@ -41,6 +44,8 @@ struct Settings {
     exports: Vec<exports::Export>,
     report: Option<PathBuf>,
     noise: Option<f64>,
+    /// `--metric`.
+    metric: Option<crate::model::metric::Metric>,
     name: Option<String>,
     results: PathBuf,
     /// Render each job's report as it ends (one job, or a text format).
@@ -78,6 +83,7 @@ impl RunObserver for Reports {
             exports: plan.output.exports.clone(),
             report: plan.output.report.clone(),
             noise: plan.output.noise,
+            metric: plan.output.metric,
             name: plan.output.name.clone(),
             results: plan.places.results.clone(),
             // In a guest the host prints the runs once it has stored them under its own ids.
@@ -116,7 +122,7 @@ impl RunObserver for Reports {
                 trials: run.trials,
                 templates: run.templates,
                 noise: s.noise,
-                metric: None,
+                metric: s.metric,
                 baseline: 0,
                 process_syncs: Some(run.process_syncs),
             });

@@ -9,6 +9,7 @@ pub mod cast_file;
 pub mod client_process;
 pub mod flags;
 pub mod guest;
+pub mod instructions;
 pub mod observer;
 pub mod plan;
 pub mod runner;

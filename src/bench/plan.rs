@@ -83,6 +83,8 @@ pub struct Trials {
     pub memory: bool,
     /// `--allow-unverified`: pass-through knobs that read back nothing do not stop the run.
     pub allow_unverified: bool,
+    /// `--measure instructions`: each trial's measured region is counted under callgrind.
+    pub instructions: bool,
 }
 
 /// Where a run keeps its scratch files and its results.
@@ -120,6 +122,8 @@ pub struct Output {
     pub name: Option<String>,
     /// `--quiet`: no progress bar.
     pub quiet: bool,
+    /// `--metric` (`None`: the run's headline metric).
+    pub metric: Option<crate::model::metric::Metric>,
 }
 
 /// Where the run goes with respect to a `--guest` kernel.
@@ -618,6 +622,34 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], labels: 
     Ok(())
 }
 
+/// `--measure instructions` counts what callgrind sees of litebench's own process, phase by
+/// phase or, where the load driver times a trial as one interval, from its common start to
+/// its last client's end: a client process would run outside it, an open loop's waits for its
+/// schedule would be counted as work, and a cast's roles are not bracketed.
+fn check_measure(args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
+    if args.measure.is_none() {
+        return match args.metric {
+            Some(crate::model::metric::Metric::Instructions) => Err(Failure(
+                "--metric instructions: this run counts no instructions; add --measure instructions, or choose another --metric".into(),
+            )),
+            _ => Ok(()),
+        };
+    }
+    let refuse = |why: &str| Err(Failure(format!("--measure instructions {why}")));
+    if points.iter().any(|p| p.shape.processes()) {
+        return refuse("with --client-mode processes: callgrind counts litebench's own process only, and valgrind runs client threads one at a time anyway; leave out --client-mode");
+    }
+    if points.iter().any(|p| p.shape.rate.is_some()) || args.cast.is_some() {
+        return refuse(
+            "counts a closed loop, whose measured region it brackets: an open loop's waits for its schedule would count as work, and a cast's roles are not bracketed; leave out --rate and --cast",
+        );
+    }
+    if args.guest {
+        return refuse("with --guest: valgrind would run outside the guest kernel; leave out --guest");
+    }
+    Ok(())
+}
+
 /// `--client-mode processes` runs SQLite only: a client process opens the trial's database file
 /// itself. DuckDB cannot share a file between writer processes, and a server's connections are
 /// server processes whatever litebench's clients are.
@@ -954,6 +986,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
         job.stop = stop_rule(job, &stop_load);
     }
     check_cast(&load, &jobs, &choices, &engine_specs)?;
+    check_measure(args, &points)?;
     let no_processes = client_processes_engines(&choices, &engine_specs, &points, &mut skipped)?;
     shared_connection_engines(&choices, &engine_specs, &points)?;
     skipped.extend(engine_notes);
@@ -1009,6 +1042,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
             cold: args.cold,
             memory: args.memory,
             allow_unverified: args.allow_unverified,
+            instructions: args.measure == Some(crate::model::measure::Measure::Instructions),
         },
         places,
         output,
@@ -1177,6 +1211,7 @@ fn plan_output(args: &RunArgs, runs: usize, results: &Path) -> Result<Output, Fa
         noise: args.noise.value,
         name: args.name.clone(),
         quiet: args.quiet,
+        metric: args.metric,
     })
 }
 

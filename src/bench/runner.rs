@@ -110,6 +110,9 @@ pub enum RunError {
     Input(String),
     #[error(transparent)]
     Scheduler(#[from] crate::testbed::scheduler::SchedulerError),
+    /// `--measure instructions` could not count a trial (the message says why and what to do).
+    #[error("{0}")]
+    Instructions(String),
 }
 
 /// Further connections for multi-client workloads, set up like the trial's first.
@@ -703,6 +706,10 @@ fn measure(
         None => types,
     };
     let mut rec = Recorder::of_types(&types, counters.clone());
+    let counting = plan.trials.instructions && crate::bench::instructions::inner();
+    if let Some(dumps) = crate::sys::valgrind::Dumps::of_this_process().filter(|_| counting) {
+        rec.count_instructions(dumps);
+    }
     let connector = MoreConnections {
         workload: plan.workload.name(),
         params: plan.params,
@@ -751,7 +758,32 @@ fn measure(
     let queries = rec.take_queries();
     let series = rec.take_series();
     let cast = rec.take_cast_events();
+    let instruction_error = rec.take_instruction_error();
+    let interval_instructions = rec.interval_instructions();
     let (ops, measured) = rec.finish();
+    let instructions = match (counting, instruction_error) {
+        (false, _) => None,
+        (true, Some(e)) => {
+            return Err(RunError::Instructions(format!(
+                "{}: --measure instructions: reading callgrind's count: {e}",
+                cfg.label
+            )))
+        }
+        (true, None) => match ops
+            .iter()
+            .filter_map(|o| o.instructions)
+            .reduce(|a, b| a + b)
+            .or(interval_instructions)
+        {
+            Some(n) => Some(n),
+            None => {
+                return Err(RunError::Instructions(format!(
+                    "--measure instructions: workload {} times its trials by itself, outside litebench's phases and load driver, so callgrind counted nothing; count instructions with another workload (speedtest, crud, script, ycsb, tatp), or leave out --measure",
+                    plan.workload.name()
+                )))
+            }
+        },
+    };
     if let Err(e) = plan
         .workload
         .verify_after(conn.as_mut(), plan.params, cfg.load.as_ref().unwrap_or(plan.load))
@@ -789,6 +821,7 @@ fn measure(
         total_ops,
         measured_ns,
         throughput,
+        instructions,
         io,
         io_trial,
         kernel,

@@ -273,10 +273,14 @@ fn manifest(ctx: &Context<'_>, job: &Job, plan_job: usize, configs: &[Bound]) ->
         sync_latency: machine.sync_latency.clone(),
         sync_latency_not_measured: machine.sync_latency_not_measured.clone(),
         scratch_dir: ctx.bed.scratch.dir().display().to_string(),
-        statistics: Some(Statistics::new(
-            plan.trials.seed,
-            plan.output.noise.unwrap_or(DEFAULT_NOISE),
-        )),
+        statistics: Some(Statistics {
+            instruction_noise: plan.trials.instructions.then(|| {
+                plan.output
+                    .noise
+                    .unwrap_or(crate::model::metric::DEFAULT_INSTRUCTION_NOISE)
+            }),
+            ..Statistics::new(plan.trials.seed, plan.output.noise.unwrap_or(DEFAULT_NOISE))
+        }),
         warnings: if plan.trials.allow_unverified {
             vec!["--allow-unverified: pass-through knobs that read back nothing were not verified".into()]
         } else {
@@ -306,6 +310,7 @@ fn manifest(ctx: &Context<'_>, job: &Job, plan_job: usize, configs: &[Bound]) ->
             names: job.configs.iter().map(|c| c.preset_names()).collect(),
         }),
         stop: job.stop.clone(),
+        instructions: plan.trials.instructions.then(crate::bench::instructions::counting),
     })
 }
 

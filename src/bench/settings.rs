@@ -180,6 +180,16 @@ pub struct RunArgs {
     /// answer a terminal gets by default (`litebench show --all` prints it later).
     #[arg(long)]
     pub all: bool,
+    /// Also count each trial's instructions: litebench runs itself again under valgrind's
+    /// callgrind, instrumenting exactly each trial's measured region, and records instructions
+    /// per operation, the run's default metric (`--metric instructions`); its wall times are
+    /// then under valgrind, not native. Needs valgrind; a closed loop, clients as threads
+    #[arg(long, value_name = "WHAT", value_enum)]
+    pub measure: Option<crate::model::measure::Measure>,
+    /// What the report ranks by and gives verdicts in (default: `instructions` with `--measure
+    /// instructions`, p99 in an open loop, else the workload's own metric)
+    #[arg(long, value_enum)]
+    pub metric: Option<crate::model::metric::Metric>,
     /// Print the plan (configurations, trials and their order, and the time they take where a
     /// duration or a rate fixes it) after every check, and exit 0 without opening a store, an
     /// engine, a filesystem or a guest, and without creating any file

@@ -78,6 +78,12 @@ pub struct CompiledBuild {
     /// Peak resident memory of the largest compiler process.
     pub peak_compile_kib: u64,
     pub library_bytes: u64,
+    /// Size of the library's `.text` section (its machine code), bytes: what the code of one
+    /// release or set of flags costs against another's, without symbols and data. Absent in
+    /// the records of older litebench versions (read from the library when they are listed or
+    /// loaded) and where the library has no section headers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_bytes: Option<u64>,
     /// Where the library is: always `<cache>/sqlite/<key prefix>/libsqlite3.so`, the place the
     /// cache reads it from (a record naming another place is not believed).
     pub library: PathBuf,

@@ -12,6 +12,12 @@ use serde::{Deserialize, Serialize};
 /// Default noise threshold: a ratio within 2% of 1 is never called a difference.
 pub const DEFAULT_NOISE: f64 = 0.02;
 
+/// Default noise threshold of instruction counts (`--measure instructions`): a ratio within
+/// 0.5% of 1 is never called a difference. Counts under callgrind repeat far better than wall
+/// clocks (docs/statistics.md gives what was measured), so a 1% change between two SQLite
+/// releases can read as a verdict.
+pub const DEFAULT_INSTRUCTION_NOISE: f64 = 0.005;
+
 /// What a figure measures, and so which direction is better.
 ///
 /// A workload's own metric ([`crate::workload`]'s `metric()`) is `time` or `tps`; the latency
@@ -34,6 +40,9 @@ pub enum Metric {
     /// those attempted, per trial, in percent (lower is better); compared by the difference in
     /// percentage points, never by a ratio (it is 0 in most healthy trials).
     Failures,
+    /// Instructions per operation, counted under callgrind for the measured region only
+    /// (`--measure instructions`; lower is better).
+    Instructions,
 }
 
 /// The latency metrics, in the order tables show them.
@@ -53,6 +62,7 @@ impl Metric {
             Metric::Tps => "tx/s",
             Metric::P50 | Metric::P99 | Metric::P999 => "ms",
             Metric::Failures => "% failed",
+            Metric::Instructions => "instr/op",
         }
     }
 
@@ -65,6 +75,7 @@ impl Metric {
             Metric::P99 => "p99",
             Metric::P999 => "p99.9",
             Metric::Failures => "failures",
+            Metric::Instructions => "instructions",
         }
     }
 
@@ -107,6 +118,10 @@ pub struct Statistics {
     pub bootstrap_seed: u64,
     /// A ratio within this fraction of 1 is "no significant difference" (0.02 = 2%).
     pub noise: f64,
+    /// The same for instructions per operation (`--measure instructions`), which repeat far
+    /// better than times; absent in runs that did not count instructions (and before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction_noise: Option<f64>,
 }
 
 impl Statistics {
@@ -119,11 +134,22 @@ impl Statistics {
             bootstrap_resamples: RESAMPLES,
             bootstrap_seed: seed,
             noise,
+            instruction_noise: None,
+        }
+    }
+
+    /// The threshold a ratio in `metric` is held to: instructions' own where the run recorded
+    /// one, else the run's.
+    pub fn noise_of(&self, metric: Metric) -> f64 {
+        match (metric, self.instruction_noise) {
+            (Metric::Instructions, Some(n)) => n,
+            _ => self.noise,
         }
     }
 
     /// A stored run's settings (runs stored before they were recorded: their seed, 2% noise),
-    /// with the noise threshold replaced when the user gave `--noise`.
+    /// with the noise thresholds (time's and instructions') replaced when the user gave
+    /// `--noise`.
     pub fn of(manifest: &Manifest, noise: Option<f64>) -> Statistics {
         let mut s = manifest
             .statistics
@@ -131,6 +157,9 @@ impl Statistics {
             .unwrap_or_else(|| Statistics::new(manifest.seed, DEFAULT_NOISE));
         if let Some(n) = noise {
             s.noise = n;
+            if s.instruction_noise.is_some() {
+                s.instruction_noise = Some(n);
+            }
         }
         s
     }
@@ -139,7 +168,7 @@ impl Statistics {
     /// throughput's B/A, a time's A/B), its interval and the verdict. Every report prints this
     /// ratio, so a ratio never points one way in one table and the other way in the next.
     pub fn compare(&self, a: &[f64], b: &[f64], metric: Metric) -> Option<Ratio> {
-        speed_ratio(a, b, metric.better(), self.noise, self.bootstrap_seed)
+        speed_ratio(a, b, metric.better(), self.noise_of(metric), self.bootstrap_seed)
     }
 
     /// B against the baseline A by the difference of their means (`mean(b) - mean(a)`), with

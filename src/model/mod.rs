@@ -11,6 +11,7 @@ pub mod consistency;
 pub mod engine_info;
 pub mod knob;
 pub mod load;
+pub mod measure;
 pub mod metric;
 pub mod op;
 pub mod params;

@@ -84,6 +84,11 @@ pub struct OpResult {
     pub io: IoSnapshot,
     /// The latency histogram, HDR V2 + deflate, base64: lets runs merge percentiles exactly.
     pub histogram: String,
+    /// Instructions this type's phases executed, counted under callgrind (`--measure
+    /// instructions`), for workloads that run each type as a phase of its own (suites such as
+    /// `speedtest`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
     /// Tries beyond the first of transactions that met a lock (`--max-tries`); the time of
     /// failed tries is inside the transaction's latency. Absent when zero.
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -254,6 +254,10 @@ pub struct Manifest {
     /// file; absent for workloads that read none and runs stored before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workload_files: Vec<WorkloadFile>,
+    /// `--measure instructions`: each trial's instructions were counted, and how; its wall
+    /// times are under valgrind. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<crate::model::measure::InstructionCounting>,
 }
 
 /// A file a workload read, as `compare` names it.
@@ -302,6 +306,10 @@ pub struct TrialRecord {
     pub measured_ns: u64,
     /// `total_ops` per second of measured time.
     pub throughput: f64,
+    /// Instructions of the measured region, counted under callgrind (`--measure
+    /// instructions`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
     /// VFS counts during the measured phases.
     pub io: IoSnapshot,
     /// VFS counts from opening to closing the connection (includes knob setting and close,

@@ -79,8 +79,9 @@ pub struct Measured {
     /// Each measured trial's throughput, for the verdicts between neighbours.
     #[serde(skip)]
     pub tps: Vec<f64>,
-    /// Each measured trial's p50, p99 and p99.9 latency (ms) and failure rate (%), in that
-    /// order ([`Measured::per_trial`]).
+    /// Each measured trial's p50, p99 and p99.9 latency (ms), failure rate (%) and
+    /// instructions per operation (none where not counted), in that order
+    /// ([`Measured::per_trial`]).
     #[serde(skip)]
     pub per_trial: Vec<(Metric, Vec<f64>)>,
     /// The run's statistics settings (seed, noise), as `compare` uses them.
@@ -148,10 +149,16 @@ pub fn measured(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Me
             busy_per_trial: per_trial(&mine, |o| o.busy),
             failure_pct: litebench_stats::summarize(&values(trials, c.index, "all", Metric::Failures)).map(|s| s.mean),
             tps: values(trials, c.index, "all", Metric::Tps),
-            per_trial: [Metric::P50, Metric::P99, Metric::P999, Metric::Failures]
-                .into_iter()
-                .map(|m| (m, values(trials, c.index, "all", m)))
-                .collect(),
+            per_trial: [
+                Metric::P50,
+                Metric::P99,
+                Metric::P999,
+                Metric::Failures,
+                Metric::Instructions,
+            ]
+            .into_iter()
+            .map(|m| (m, values(trials, c.index, "all", m)))
+            .collect(),
             statistics: Statistics::of(manifest, None),
         });
     }
@@ -373,6 +380,7 @@ pub fn figure_words(m: &Measured, metric: Metric) -> String {
         (_, None) => format!("{} unknown", metric.name()),
         (Metric::Tps | Metric::Time, Some(v)) => format!("{} {unit}/s", num(v)),
         (Metric::Failures, Some(v)) => format!("{}% failed", num(v)),
+        (Metric::Instructions, Some(v)) => format!("{} instr/op", super::number::instructions(v)),
         (m, Some(v)) => format!("{} {} ms", m.name(), num(v)),
     }
 }

@@ -46,6 +46,13 @@ fn figure_words(r: &SummaryRow, metric: Metric, unit: &str) -> String {
         Metric::Tps => format!("{value} {unit}/s{ci}"),
         Metric::Time => format!("{value} ms per trial{ci}"),
         Metric::Failures => format!("{value}% failed"),
+        Metric::Instructions => {
+            let i = crate::report::number::instructions;
+            let ci = f
+                .ci95
+                .map_or(String::new(), |c| format!(" [{}..{}]", i(c.low), i(c.high)));
+            format!("{} instr/op{ci}", f.value.map_or("-".into(), i))
+        }
         _ => format!("{} {value} ms{ci}", metric.name()),
     }
 }

@@ -196,6 +196,9 @@ struct View<'a, 'r> {
     unit: String,
     /// The verdict column's header: `p99 vs #0`.
     vs: String,
+    /// The run counted instructions (`--measure instructions`): an `instr/op` column leads,
+    /// and every time is said to be under valgrind.
+    counted: bool,
 }
 
 /// The compact view of `report`, comparing by its headline metric ([`Report::metric`]).
@@ -213,6 +216,7 @@ pub fn compact(report: &Report<'_>) -> Compact {
             .iter()
             .any(|r| r.failures.busy > 0.0 || r.failures.failure_pct.is_some_and(|p| p > 0.0)),
         unit: report.unit(),
+        counted: m.instructions.is_some(),
         vs: match report.metric {
             Metric::Tps => "vs #0".to_string(),
             m => format!("{} vs #0", m.name()),
@@ -247,11 +251,15 @@ impl View<'_, '_> {
     /// where [`knob_columns`] can) or their own words.
     fn configs(&self, own: &[String]) -> Table {
         let knobs = knob_columns(own);
-        let mut headers: Vec<String> = vec!["#".into(), format!("{}/s", self.unit)];
+        let mut headers: Vec<String> = vec!["#".into()];
+        if self.counted {
+            headers.push("instr/op".into());
+        }
+        headers.push(self.timed(&format!("{}/s", self.unit)));
         if self.open {
             headers.extend(["p99 ms".into(), self.vs.clone(), "failed".into()]);
         } else {
-            headers.extend(["95% CI".into(), self.vs.clone(), "p99 ms".into()]);
+            headers.extend(["95% CI".into(), self.vs.clone(), self.timed("p99 ms")]);
             if self.any_failed {
                 headers.push("failed".into());
             }
@@ -289,7 +297,8 @@ impl View<'_, '_> {
     /// A configuration's whole-run cells, after its `#`.
     fn whole_figures(&self, r: &SummaryRow) -> Vec<String> {
         let base = r.config == 0;
-        let mut cells = vec![num(r.throughput.tps_median)];
+        let mut cells = self.instruction_cell(r);
+        cells.push(num(r.throughput.tps_median));
         if self.open {
             cells.extend([
                 ms(r.figure(Metric::P99).value),
@@ -315,8 +324,12 @@ impl View<'_, '_> {
         if self.open {
             headers.extend(["p50 ms", "p99 ms", &self.vs, "p99.9 ms", "failed", "busy t/u/s"].map(String::from));
         } else {
-            let rate = format!("{}/s", self.unit);
-            headers.extend([&rate, "95% CI", &self.vs, "p99 ms", "p99 vs #0", "syncs/tx"].map(String::from));
+            if self.counted {
+                headers.push("instr/op".into());
+            }
+            let rate = self.timed(&format!("{}/s", self.unit));
+            let p99 = self.timed("p99 ms");
+            headers.extend([&rate, "95% CI", &self.vs, &p99, "p99 vs #0", "syncs/tx"].map(String::from));
             if self.any_failed {
                 headers.extend(["failed".into(), "busy t/u/s".into()]);
             }
@@ -339,6 +352,7 @@ impl View<'_, '_> {
             ]);
             return cells;
         }
+        cells.extend(self.instruction_cell(r));
         cells.extend([
             num(r.throughput.tps_median),
             interval(r.figure(Metric::Tps).ci95),
@@ -379,6 +393,25 @@ impl View<'_, '_> {
         (headers, rows)
     }
 
+    /// A time's header, `under valgrind` where the run counted instructions.
+    fn timed(&self, header: &str) -> String {
+        match self.counted {
+            true => format!("{header} under valgrind"),
+            false => header.to_string(),
+        }
+    }
+
+    /// The `instr/op` cell where the run counted instructions (none otherwise).
+    fn instruction_cell(&self, r: &SummaryRow) -> Vec<String> {
+        match self.counted {
+            true => vec![r
+                .figure(Metric::Instructions)
+                .value
+                .map_or("-".into(), super::number::instructions)],
+            false => Vec::new(),
+        }
+    }
+
     /// What the tables' figures are.
     fn caption(&self) -> String {
         let (m, unit, metric) = (self.report.manifest, &self.unit, self.metric.name());
@@ -403,6 +436,11 @@ impl View<'_, '_> {
                 "{unit}/s: the median of {trials} trials with its 95% interval{against}; p99: the median of the trials' own p99"
             )
         };
+        if self.counted {
+            caption += &format!(
+                "; instr/op: instructions per operation counted by callgrind in the measured region, the median of {trials} trials; every time is under valgrind, not native"
+            );
+        }
         if self.any_failed {
             caption += "; busy t/u/s: transactions per trial that gave up because busy_timeout ran out / a deferred transaction's upgrade to writing was refused / its WAL snapshot was stale (docs/load.md)";
         }

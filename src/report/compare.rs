@@ -482,7 +482,7 @@ impl Comparison<'_> {
                 "\nstatistics: ratio of medians, {}, seed {}; {}\n",
                 self.statistics.ratio_interval,
                 self.statistics.bootstrap_seed,
-                super::number::verdict_rule(self.statistics.noise)
+                super::number::verdict_rule(self.statistics.noise, self.statistics.instruction_noise)
             )
         };
         out += &self.verdict_line();

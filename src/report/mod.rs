@@ -142,10 +142,14 @@ pub fn workload_metric(workload: &str) -> Metric {
     crate::workload::find(workload).map_or(Metric::Tps, |w| w.kind().metric)
 }
 
-/// What a run's reports rank by: `--metric` where given; in an open loop (`--rate`), where the
-/// schedule fixes the rate, the 99th-percentile latency; else the workload's own metric.
+/// What a run's reports rank by: `--metric` where given; in a run that counted instructions
+/// (`--measure instructions`), instructions per operation; in an open loop (`--rate`), where
+/// the schedule fixes the rate, the 99th-percentile latency; else the workload's own metric.
 pub fn headline_metric(manifest: &Manifest, chosen: Option<Metric>) -> Metric {
     chosen.unwrap_or_else(|| {
+        if manifest.instructions.is_some() {
+            return Metric::Instructions;
+        }
         let cast_open = manifest
             .load
             .cast

@@ -18,6 +18,24 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// Instructions (per operation) with four significant digits and a prefix of thousands:
+/// `812`, `12.35 k`, `1.234 M`, `2.000 G`: a count that repeats to many digits, so a 1% change
+/// shows.
+pub fn instructions(x: f64) -> String {
+    let (v, prefix) = match x.abs() {
+        a if a >= 1e9 => (x / 1e9, " G"),
+        a if a >= 1e6 => (x / 1e6, " M"),
+        a if a >= 1e3 => (x / 1e3, " k"),
+        _ => return num(x),
+    };
+    let digits = match v.abs() {
+        a if a >= 100.0 => 1,
+        a if a >= 10.0 => 2,
+        _ => 3,
+    };
+    format!("{v:.digits$}{prefix}")
+}
+
 /// A count per trial: a whole number as one (`50`, not `50.0`), a mean that is not whole as
 /// [`num`] gives it.
 pub fn count(x: f64) -> String {
@@ -143,11 +161,13 @@ pub fn against(a: &Against, baseline: bool) -> String {
 }
 
 /// The verdict rule in one clause, the same wherever verdicts are printed: `noise` is the
-/// threshold as a fraction.
-pub fn verdict_rule(noise: f64) -> String {
+/// threshold as a fraction, `instruction_noise` instructions' own where the run counted them.
+pub fn verdict_rule(noise: f64, instruction_noise: Option<f64>) -> String {
     let f = litebench_stats::INCONCLUSIVE_BEYOND;
+    let instructions =
+        instruction_noise.map_or(String::new(), |n| format!(" (instructions per operation: {})", pct(n)));
     format!(
-        "faster or slower when the 95% interval excludes 1 and the ratio is beyond {} of 1 (--noise); otherwise no significant difference, or inconclusive when the interval reaches beyond {f}x or 1/{f}x",
+        "faster or slower when the 95% interval excludes 1 and the ratio is beyond {}{instructions} of 1 (--noise); otherwise no significant difference, or inconclusive when the interval reaches beyond {f}x or 1/{f}x",
         pct(noise)
     )
 }
@@ -160,6 +180,15 @@ pub fn pct(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instructions_keep_four_digits() {
+        assert_eq!(instructions(812.0), "812");
+        assert_eq!(instructions(12_346.0), "12.35 k");
+        assert_eq!(instructions(123_456.0), "123.5 k");
+        assert_eq!(instructions(1_234_567.0), "1.235 M");
+        assert_eq!(instructions(2e9), "2.000 G");
+    }
     use litebench_stats::Verdict;
 
     #[test]

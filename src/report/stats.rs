@@ -39,6 +39,9 @@ pub fn trial_value(t: &TrialRecord, operation: &str, metric: Metric) -> Option<f
     if metric == Metric::Failures {
         return failure_pct(t.ops.iter().filter(|o| o.counts_in(operation)));
     }
+    if metric == Metric::Instructions {
+        return instructions_per_op(t, operation);
+    }
     if operation == "all" {
         metric.value(t.total_ops, t.measured_ns)
     } else if crate::model::cast::role_total(operation).is_some() {
@@ -49,6 +52,20 @@ pub fn trial_value(t: &TrialRecord, operation: &str, metric: Metric) -> Option<f
         let o = t.ops.iter().find(|o| o.name == operation)?;
         metric.value(o.ops, o.elapsed_ns)
     }
+}
+
+/// Instructions per operation of `operation` in one trial (`all`: the trial's over its
+/// operations); `None` where instructions were not counted or nothing ran.
+fn instructions_per_op(t: &TrialRecord, operation: &str) -> Option<f64> {
+    let (instructions, ops) = if operation == "all" {
+        (t.instructions?, t.total_ops)
+    } else {
+        t.ops
+            .iter()
+            .filter(|o| o.counts_in(operation) && o.part_of.is_none())
+            .try_fold((0u64, 0u64), |(n, ops), o| Some((n + o.instructions?, ops + o.ops)))?
+    };
+    (ops > 0).then(|| instructions as f64 / ops as f64)
 }
 
 /// Transactions that failed (gave up on a lock or another tolerated error, or skipped by

@@ -45,6 +45,10 @@ pub struct SummaryRow {
     /// the fields (null in a row whose transactions did not wait), so CSV columns agree.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub busy_waits: Option<BusyWaits>,
+    /// Instructions per operation (`--measure instructions`); absent in runs that did not count
+    /// them.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Instructions>,
     /// The stored `verify-durability` verdicts for this configuration's SQLite build and
     /// settings, `power: VERDICT IN WORDS; process: ...` (`consistent; lost the last commit in 5,349 of 16,484 states`) (set by `show`; null
     /// when there are none).
@@ -246,6 +250,22 @@ pub struct Load {
     pub lag_max_us: Option<f64>,
 }
 
+/// Instructions per operation across trials (`--measure instructions`): the median with its
+/// interval and coefficient of variation, and the speed ratio against the baseline (its
+/// instructions over this one's: higher = fewer) with its interval and verdict, held to the
+/// run's instruction noise threshold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instructions {
+    pub instr_per_op_median: Option<f64>,
+    pub instr_per_op_ci95_low: Option<f64>,
+    pub instr_per_op_ci95_high: Option<f64>,
+    pub instr_per_op_cv: Option<f64>,
+    pub instr_ratio: Option<f64>,
+    pub instr_ratio_ci95_low: Option<f64>,
+    pub instr_ratio_ci95_high: Option<f64>,
+    pub instr_verdict: Option<Verdict>,
+}
+
 /// SQLite's lock waits (docs/load.md "Locks and retries"): how long the transactions that waited
 /// slept in its busy handler, over all measured trials, microseconds, and their share of the
 /// transactions attempted (completed or given up busy), percent. Absent where none waited.
@@ -332,6 +352,7 @@ fn row(
         io: scope.io(cfg, &parts),
         load: scope.load(),
         busy_waits: scope.busy_waits(),
+        instructions: scope.instructions(),
         durability: None,
     })
 }
@@ -629,6 +650,24 @@ impl Scope<'_> {
 
 impl Scope<'_> {
     /// The lock waits of the transactions that waited, where any did.
+    /// Instructions per operation, where the run counted them.
+    fn instructions(&self) -> Option<Instructions> {
+        self.manifest.instructions.as_ref()?;
+        let own = self.own(Metric::Instructions);
+        let s = summarize(&own);
+        let a = self.across_trials(Metric::Instructions);
+        Some(Instructions {
+            instr_per_op_median: a.median,
+            instr_per_op_ci95_low: a.low,
+            instr_per_op_ci95_high: a.high,
+            instr_per_op_cv: s.and_then(|s| s.cv),
+            instr_ratio: a.ratio,
+            instr_ratio_ci95_low: a.ratio_low,
+            instr_ratio_ci95_high: a.ratio_high,
+            instr_verdict: a.verdict,
+        })
+    }
+
     fn busy_waits(&self) -> Option<BusyWaits> {
         let hist = merged(self.trials, self.operation, |o| o.busy_wait_histogram.as_ref());
         if hist.is_empty() {
@@ -727,6 +766,19 @@ impl SummaryRow {
                     l.latency_p999_verdict,
                 ),
             ),
+            Metric::Instructions => match &self.instructions {
+                Some(i) => (
+                    i.instr_per_op_median,
+                    interval(i.instr_per_op_ci95_low, i.instr_per_op_ci95_high),
+                    ratio_of(
+                        i.instr_ratio,
+                        i.instr_ratio_ci95_low,
+                        i.instr_ratio_ci95_high,
+                        i.instr_verdict,
+                    ),
+                ),
+                None => (None, None, None),
+            },
             Metric::Failures => {
                 let f = &self.failures;
                 let against = f.failure_diff_pp.map(|diff| Difference {

@@ -30,7 +30,13 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
     let lat_against = format!("{} against #0 [95% CI] verdict", latency.name());
     let (per_trial, median) = (format!("{unit}/trial"), format!("{unit}/s median"));
     let achieved = format!("{unit}/s achieved / target");
+    // `--measure instructions`: instructions per operation and their verdict come first, and
+    // every time is said to be under valgrind.
+    let counted = rows.iter().any(|r| r.instructions.is_some());
     let mut headers: Vec<&str> = vec!["#", "configuration", "op", &per_trial];
+    if counted {
+        headers.extend(["instr/op [95% CI]", "instr/op against #0 [95% CI] verdict"]);
+    }
     if open {
         headers.extend([
             achieved.as_str(),
@@ -43,7 +49,7 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
         ]);
     } else {
         headers.extend([
-            "ms/trial",
+            if counted { "ms/trial under valgrind" } else { "ms/trial" },
             &median,
             "95% CI",
             "CV",
@@ -82,6 +88,10 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
             ];
             let lat_cell = format!("{} [{}]", opt(lat.value), interval(lat.ci95));
             let base = r.config == 0;
+            if counted {
+                let i = r.figure(Metric::Instructions);
+                cells.extend([instructions_cell(i.value, i.ci95), against(&i.against, base)]);
+            }
             if open {
                 let failed = r.figure(Metric::Failures);
                 cells.extend([
@@ -147,6 +157,18 @@ pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<St
     (headers, body)
 }
 
+/// `12.35 k [12.30 k..12.41 k]`: instructions per operation with their interval, or `-`.
+pub fn instructions_cell(value: Option<f64>, ci95: Option<litebench_stats::Interval>) -> String {
+    let Some(v) = value else {
+        return "-".into();
+    };
+    let i = super::number::instructions;
+    match ci95 {
+        Some(c) => format!("{} [{}..{}]", i(v), i(c.low), i(c.high)),
+        None => format!("{} [-]", i(v)),
+    }
+}
+
 /// What marks an approximate per-operation I/O figure ([`SummaryRow::io_per_op_approximate`]).
 pub const APPROXIMATE: &str = "~";
 
@@ -192,7 +214,7 @@ pub fn statistics_line(st: &super::Statistics) -> String {
         st.median_interval,
         st.ratio_interval,
         st.bootstrap_seed,
-        super::number::verdict_rule(st.noise)
+        super::number::verdict_rule(st.noise, st.instruction_noise)
     )
 }
 

@@ -374,6 +374,7 @@ mod tests {
             compile_ms: 15_500,
             peak_compile_kib: 348_160,
             library_bytes,
+            text_bytes: None,
             library: "/nonexistent/libsqlite3.so".into(),
             library_sha256: None,
             built_at: built_at.into(),

@@ -794,6 +794,7 @@ pub(crate) mod tests {
             presets: None,
             stop: None,
             workload_files: Vec::new(),
+            instructions: None,
             io_per_thread: false,
         }
     }

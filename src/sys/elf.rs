@@ -84,6 +84,46 @@ pub fn check_shared_object(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The size in bytes of the `.text` section of the 64-bit little-endian ELF file `path`; `Err`
+/// says in a few words why it has none (not ELF, cut short, no section headers, no `.text`).
+pub fn text_size(path: &Path) -> Result<u64, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    text_size_of(&bytes)
+}
+
+/// [`text_size`] of an ELF file's bytes.
+pub fn text_size_of(b: &[u8]) -> Result<u64, String> {
+    if b.len() < 64 || b[..4] != *b"\x7fELF" {
+        return Err("not an ELF file".into());
+    }
+    if b[4] != 2 || b[5] != 1 {
+        return Err("not a 64-bit little-endian ELF file".into());
+    }
+    let (shoff, shentsize, shnum, shstrndx) = (
+        u64_at(b, 0x28),
+        usize::from(u16_at(b, 0x3a)),
+        usize::from(u16_at(b, 0x3c)),
+        usize::from(u16_at(b, 0x3e)),
+    );
+    let header = |i: usize| -> Option<&[u8]> {
+        let at = usize::try_from(shoff).ok()?.checked_add(i.checked_mul(shentsize)?)?;
+        b.get(at..at.checked_add(64)?)
+    };
+    if shnum == 0 || shentsize < 64 || header(shnum - 1).is_none() {
+        return Err("no section headers (stripped of them, or cut short)".into());
+    }
+    let strtab = header(shstrndx).ok_or("no section names")?;
+    let names = usize::try_from(u64_at(strtab, 24)).map_err(|e| e.to_string())?;
+    for i in 0..shnum {
+        let h = header(i).expect("checked above");
+        let name = names.checked_add(u32_at(h, 0) as usize).and_then(|at| b.get(at..));
+        if name.is_some_and(|n| n.starts_with(b".text\0")) {
+            return Ok(u64_at(h, 32));
+        }
+    }
+    Err("no .text section".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +149,40 @@ mod tests {
         assert_eq!(check_shared_object(&cut).unwrap_err(), "not an ELF shared library");
         // An executable is not a shared library... unless it is position-independent (ET_DYN
         // too), which the loader refuses by itself.
+    }
+
+    /// `.text`'s size as `readelf -S` prints it (hex), where binutils is installed.
+    fn readelf_text(path: &Path) -> Option<u64> {
+        let out = std::process::Command::new("readelf")
+            .args(["-S", "-W"])
+            .arg(path)
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().find(|l| l.contains(" .text "))?;
+        // `[14] .text PROGBITS 0000000000002010 002010 00b8a2 00 AX 0 0 16`: the size follows
+        // the address and offset.
+        let after = line.split(" .text ").nth(1)?;
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        u64::from_str_radix(fields.get(3)?, 16).ok()
+    }
+
+    #[test]
+    fn text_size_is_readelfs() {
+        let libc = Path::new("/usr/lib/x86_64-linux-gnu/libc.so.6");
+        if !libc.exists() || MACHINE != Some(62) {
+            return;
+        }
+        let expected = readelf_text(libc).expect("readelf -S (binutils) reads libc's .text");
+        assert!(expected > 0);
+        assert_eq!(text_size(libc), Ok(expected));
+        // What has no .text says so in words.
+        let t = tempfile::tempdir().unwrap();
+        let cut = t.path().join("cut.so");
+        let bytes = std::fs::read(libc).unwrap();
+        std::fs::write(&cut, &bytes[..4096]).unwrap();
+        assert!(text_size(&cut).unwrap_err().starts_with("no section headers"));
+        std::fs::write(&cut, "text\n").unwrap();
+        assert_eq!(text_size(&cut).unwrap_err(), "not an ELF file");
     }
 }

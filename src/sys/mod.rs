@@ -22,3 +22,4 @@ pub mod scratch;
 pub mod sidecar;
 pub mod signals;
 pub mod trusted;
+pub mod valgrind;

@@ -693,6 +693,10 @@ struct Shared<'a> {
     /// Timed per phase, with no time series ([`Streams::phase_timed`]): one client in a closed
     /// loop of a workload that is.
     phased: bool,
+    /// `--measure instructions` of a trial timed as one interval (not in phases): callgrind
+    /// instruments from the common start to the end of the last client's loop, and each client
+    /// thread reads its own count at the end of its loop.
+    counting: bool,
     /// Keeps a time series (and prints `--progress` lines): not when phase-timed, nor where the
     /// workload keeps none ([`Streams::series`]).
     series: bool,
@@ -808,6 +812,9 @@ impl Shared<'_> {
             if self.gate.is_some_and(|go| !go()) {
                 self.abort.store(true, Ordering::Relaxed);
             }
+            if self.counting {
+                crate::sys::valgrind::start_instrumentation();
+            }
             Instant::now()
         });
         (!self.abort.load(Ordering::Relaxed)).then_some(start)
@@ -830,7 +837,10 @@ impl Shared<'_> {
 
     /// A client's loop ended (or never started).
     fn loop_ended(&self) {
-        self.loops_left.fetch_sub(1, Ordering::AcqRel);
+        // The last loop's end is the measured interval's: callgrind instruments no further.
+        if self.loops_left.fetch_sub(1, Ordering::AcqRel) == 1 && self.counting {
+            crate::sys::valgrind::stop_instrumentation();
+        }
     }
 
     /// Says that the files have been read a last time (or will not be), letting the clients
@@ -934,7 +944,7 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
         seed,
         start,
     };
-    match serial {
+    let ran = match serial {
         None => run_made(client, &ran, rec, buckets),
         Some(lock) => run_made(
             shared_connection::Serialized { inner: client, lock },
@@ -942,7 +952,13 @@ fn client_loop<S: Streams>(tx: &S, conn: &mut dyn Connection, seat: Seat<'_, '_>
             rec,
             buckets,
         ),
+    };
+    // `--measure instructions` of a trial timed as one interval: this client's thread's count
+    // from the common start to the end of its loop.
+    if shared.counting {
+        rec.take_thread_instructions();
     }
+    ran
 }
 
 /// What [`run_made`] runs a client with, fixed when the clients meet at the common start.
@@ -1533,6 +1549,7 @@ impl<'a> Shared<'a> {
             last_end_ns: AtomicU64::new(0),
             warmup: tx.warmup(trial.params),
             phased,
+            counting: false,
             series,
             progress: Progress::default(),
             gate,
@@ -1564,12 +1581,13 @@ pub fn drive(
     let remotes = if processes { spawn_remotes(trial)? } else { Vec::new() };
     let go = || remotes.iter().all(|r| r.go());
     let in_process = if processes { 1 } else { shape.clients };
-    let shared = Shared::new(
+    let mut shared = Shared::new(
         trial,
         tx,
         in_process,
         processes.then_some(&go as &(dyn Fn() -> bool + Sync)),
     );
+    shared.counting = rec.counts_instructions() && !shared.phased;
     let interval = Duration::from_millis(shape.interval_ms.max(1));
     let names = rec.op_names();
     let mut series = Buckets::new(interval, names.len());

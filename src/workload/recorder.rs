@@ -40,6 +40,8 @@ struct OpState {
     /// Lock waits of the transactions that waited ([`OpResult::busy_wait`]); `None` until the
     /// first.
     busy_wait: Option<Histogram<u64>>,
+    /// Instructions of this type's phases under callgrind (`--measure instructions`).
+    instructions: Option<u64>,
 }
 
 /// Transactions given up busy, by the SQLite causes ([`BusyCause`]); the others count in
@@ -125,6 +127,39 @@ pub struct Recorder {
     series: Option<crate::model::series::Series>,
     /// What a cast's hold and checkpoint roles did, set by the load driver.
     cast: Option<crate::model::cast::CastEvents>,
+    /// `--measure instructions` under callgrind: each phase is instrumented, dumped and read
+    /// back into its operation type's count.
+    instructions: Option<Instructions>,
+}
+
+/// A recorder's instruction counting: where the dumps go, and the first dump that could not
+/// be read (the trial then fails: a count missing one phase would be too low).
+struct Instructions {
+    dumps: crate::sys::valgrind::Dumps,
+    error: Option<crate::sys::valgrind::DumpError>,
+    /// Instructions of a trial timed as one interval, which no operation type owns.
+    interval: Option<u64>,
+}
+
+impl Instructions {
+    /// Counting as `self` does, from nothing (a client thread's recorder).
+    fn fresh(&self) -> Instructions {
+        Instructions {
+            dumps: self.dumps.clone(),
+            error: None,
+            interval: None,
+        }
+    }
+
+    /// Adds another client thread's counts and first error.
+    fn absorb(&mut self, other: Instructions) {
+        if let Some(n) = other.interval {
+            self.interval = Some(self.interval.unwrap_or(0) + n);
+        }
+        if let Some(e) = other.error {
+            self.error.get_or_insert(e);
+        }
+    }
 }
 
 impl Recorder {
@@ -160,6 +195,7 @@ impl Recorder {
                     late: 0,
                     lag: None,
                     busy_wait: None,
+                    instructions: None,
                 })
                 .collect(),
             counters,
@@ -170,7 +206,51 @@ impl Recorder {
             queries: Vec::new(),
             series: None,
             cast: None,
+            instructions: None,
         }
+    }
+
+    /// Counts each phase's instructions from now on through callgrind's `dumps` (`--measure
+    /// instructions`, in the process valgrind runs): instrumentation starts with each phase's
+    /// clock and stops with it.
+    pub fn count_instructions(&mut self, dumps: crate::sys::valgrind::Dumps) {
+        self.instructions = Some(Instructions {
+            dumps,
+            error: None,
+            interval: None,
+        });
+    }
+
+    /// Whether this recorder counts instructions (`--measure instructions` under callgrind).
+    pub fn counts_instructions(&self) -> bool {
+        self.instructions.is_some()
+    }
+
+    /// For a trial timed as one interval (the load driver's, not in phases): dumps what the
+    /// calling thread executed since its instrumentation started and adds it to the trial's
+    /// count, which no operation type owns. Called on each client's thread at the end of its
+    /// loop.
+    pub fn take_thread_instructions(&mut self) {
+        let Some(i) = &mut self.instructions else {
+            return;
+        };
+        match i.dumps.take("client") {
+            Ok(n) => i.interval = Some(i.interval.unwrap_or(0) + n),
+            Err(e) => {
+                i.error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// The instructions of a trial timed as one interval ([`Recorder::take_thread_instructions`]
+    /// of every client), where it was so timed.
+    pub fn interval_instructions(&self) -> Option<u64> {
+        self.instructions.as_ref().and_then(|i| i.interval)
+    }
+
+    /// The first callgrind dump of this trial that could not be read, if any.
+    pub fn take_instruction_error(&mut self) -> Option<crate::sys::valgrind::DumpError> {
+        self.instructions.as_mut().and_then(|i| i.error.take())
     }
 
     /// This thread's counts now: what its operations are charged from.
@@ -182,6 +262,9 @@ impl Recorder {
     /// are attributed to it.
     pub fn phase(&mut self, op: usize) {
         self.close_phase();
+        if self.instructions.is_some() {
+            crate::sys::valgrind::start_instrumentation();
+        }
         self.current = Some((op, Instant::now(), self.io_now()));
     }
 
@@ -230,6 +313,15 @@ impl Recorder {
             s.elapsed += d;
             self.measured += d;
             s.io = s.io.plus(&now_io.since(&io));
+            if let Some(i) = &mut self.instructions {
+                crate::sys::valgrind::stop_instrumentation();
+                match i.dumps.take(s.name) {
+                    Ok(n) => s.instructions = Some(s.instructions.unwrap_or(0) + n),
+                    Err(e) => {
+                        i.error.get_or_insert(e);
+                    }
+                }
+            }
         }
     }
 
@@ -432,7 +524,9 @@ impl Recorder {
                 part_of: o.part_of,
             })
             .collect();
-        Recorder::of_types(&types, self.counters.clone())
+        let mut r = Recorder::of_types(&types, self.counters.clone());
+        r.instructions = self.instructions.as_ref().map(Instructions::fresh);
+        r
     }
 
     /// Closes the open phase and I/O attribution on the thread that ran them, before the
@@ -453,13 +547,18 @@ impl Recorder {
                 part_of: o.part_of,
             })
             .collect();
-        Recorder::of_types(&types, self.counters.clone())
+        let mut r = Recorder::of_types(&types, self.counters.clone());
+        r.instructions = self.instructions.as_ref().map(Instructions::fresh);
+        r
     }
 
     /// Adds another recorder's operations, failures, histograms, I/O and phase times (for
     /// workloads whose clients each record on their own thread).
     pub fn absorb(&mut self, mut other: Recorder) {
         other.close_phase();
+        if let (Some(mine), Some(theirs)) = (&mut self.instructions, other.instructions.take()) {
+            mine.absorb(theirs);
+        }
         add_ops(&mut self.ops, other.ops);
     }
 
@@ -538,6 +637,9 @@ fn add_ops(mine: &mut [OpState], theirs: Vec<OpState>) {
         if let Some(w) = theirs.busy_wait {
             let _ = mine.busy_wait.get_or_insert_with(new_histogram).add(&w);
         }
+        if let Some(n) = theirs.instructions {
+            mine.instructions = Some(mine.instructions.unwrap_or(0) + n);
+        }
     }
 }
 
@@ -562,6 +664,7 @@ fn result_of(s: OpState) -> OpResult {
         lag: s.lag.as_ref().map(Latency::of),
         lag_histogram: s.lag.as_ref().map(encode),
         busy_wait: s.busy_wait.as_ref().map(Latency::of),
+        instructions: s.instructions,
         busy_wait_histogram: s.busy_wait.as_ref().map(encode),
         part_of: s.part_of.map(str::to_string),
     }

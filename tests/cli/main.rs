@@ -24,6 +24,7 @@ mod durability;
 mod exports;
 mod formats;
 mod history;
+mod instructions;
 mod interrupt;
 mod knobs;
 mod labels;

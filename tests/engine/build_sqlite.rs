@@ -37,6 +37,20 @@ fn build(src: &Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON build record")
 }
 
+/// `.text`'s size as `readelf -S` (binutils) prints it.
+fn readelf_text(lib: &str) -> Option<u64> {
+    let out = std::process::Command::new("readelf")
+        .args(["-S", "-W", lib])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let after = text
+        .lines()
+        .find_map(|l| l.split(" .text ").nth(1).map(str::to_string))?;
+    // `PROGBITS <address> <offset> <size> ...`
+    u64::from_str_radix(after.split_whitespace().nth(3)?, 16).ok()
+}
+
 fn modified(p: &str) -> std::time::SystemTime {
     std::fs::metadata(p).unwrap().modified().unwrap()
 }
@@ -64,6 +78,8 @@ fn the_bundled_release_at_os_and_o3_is_measured_once() {
             std::fs::metadata(lib).unwrap().len(),
             b["library_bytes"].as_u64().unwrap()
         );
+        // `.text` as binutils reads it.
+        assert_eq!(b["text_bytes"].as_u64(), readelf_text(lib), "{b}");
         // A real compile of sqlite3.c: seconds of work, and cc1 holds well over 50 MiB.
         assert!(b["compile_ms"].as_u64().unwrap() > 1000, "{b}");
         assert!(b["peak_compile_kib"].as_u64().unwrap() > 50 * 1024, "{b}");
@@ -78,6 +94,7 @@ fn the_bundled_release_at_os_and_o3_is_measured_once() {
         small["library_bytes"],
         fast["library_bytes"]
     );
+    assert!(small["text_bytes"].as_u64() < fast["text_bytes"].as_u64());
 
     // The same source and flags again: the cached build, nothing compiled.
     let lib = small["library"].as_str().unwrap();
@@ -95,6 +112,7 @@ fn the_bundled_release_at_os_and_o3_is_measured_once() {
         let row = format!("sqlite@{}", b["name"].as_str().unwrap());
         assert!(table.contains(&row), "{row} missing:\n{table}");
     }
+    assert!(table.contains(".text KiB"), "{table}");
     // DuckDB's row: nothing of it is compiled, so no compile figures.
     assert!(
         table
@@ -171,6 +189,11 @@ fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
     assert_eq!(compiled["key"], b["key"], "{compiled}");
     assert_eq!(compiled["flags"], b["flags"]);
     assert_eq!(compiled["library_bytes"], b["library_bytes"]);
+    assert!(
+        compiled["text_bytes"].as_u64().is_some_and(|t| t > 100_000),
+        "{compiled}"
+    );
+    assert_eq!(compiled["text_bytes"], b["text_bytes"]);
     assert_ne!(engines[1]["sqlite"]["version"], "3.37.2");
     assert!(engines[1]["sqlite"].get("compiled").is_none());
     for config in [0, 1] {

@@ -235,6 +235,10 @@ pub fn per_operation(report: &Report<'_>, metric: Metric) -> Option<Figure> {
             "failures".into(),
             "Failed transactions per operation and configuration (mean of trials)".into(),
         ),
+        Metric::Instructions => (
+            "instructions".into(),
+            "Instructions per operation and configuration, under callgrind (median of trials)".into(),
+        ),
         m => (
             format!("per-operation-{}", m.name().replace('.', "")),
             format!(
@@ -257,6 +261,7 @@ fn metric_label(report: &Report<'_>, metric: Metric) -> String {
         Metric::Tps => report.rate_words(),
         Metric::Time => "milliseconds per trial".into(),
         Metric::Failures => "% of attempted transactions that failed".into(),
+        Metric::Instructions => "instructions per operation".into(),
         m => format!("{} latency, milliseconds", m.name()),
     }
 }
@@ -519,6 +524,7 @@ fn figure_words(metric: Metric, title: bool) -> String {
         Metric::Tps => "median throughput".to_string(),
         Metric::Time => "median time per trial".to_string(),
         Metric::Failures => "failed transactions, % of attempted (mean of trials)".to_string(),
+        Metric::Instructions => "median instructions per operation".to_string(),
         m => format!("{} latency (median of trials)", m.name()),
     };
     if title {
@@ -1000,6 +1006,7 @@ pub(crate) mod tests {
             presets: None,
             stop: None,
             workload_files: Vec::new(),
+            instructions: None,
             io_per_thread: false,
         }
     }

@@ -263,6 +263,7 @@ pub fn question(report: &Report<'_>) -> String {
         crate::report::stats::Metric::Tps => format!("{}/s", report.unit()),
         crate::report::stats::Metric::Time => "time per trial".to_string(),
         crate::report::stats::Metric::Failures => "% of transactions failed".to_string(),
+        crate::report::stats::Metric::Instructions => "instructions per operation".to_string(),
         m => format!("{} latency", m.name()),
     };
     let trials = format!(

@@ -151,6 +151,10 @@ impl BuildCache {
         if library.symlink_metadata().is_err() {
             return Ok(None);
         }
+        // A record of an older litebench lacks the size of `.text`: read from its library.
+        if build.text_bytes.is_none() {
+            build.text_bytes = crate::sys::elf::text_size(&library).ok();
+        }
         build.library = library;
         Ok(Some(build))
     }
@@ -369,6 +373,7 @@ impl BuildCache {
             compile_ms: u64::try_from(footprint.wall.as_millis()).unwrap_or(u64::MAX),
             peak_compile_kib: footprint.peak_rss_kib,
             library_bytes,
+            text_bytes: crate::sys::elf::text_size_of(&bytes).ok(),
             library,
             library_sha256: Some(sha256_hex(&bytes)),
             built_at: crate::base::time::now_rfc3339(),

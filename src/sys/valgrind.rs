@@ -1,0 +1,205 @@
+//! Valgrind's client requests, and callgrind's dumps read back: how `--measure instructions`
+//! counts the instructions of exactly a trial's measured region.
+//!
+//! Hardware counters (`perf_event_open`) are refused on the machines litebench is tested on, so
+//! instructions are counted by running litebench under `valgrind --tool=callgrind
+//! --instr-atstart=no`: the process asks callgrind to start instrumenting where a measured
+//! region starts, to stop where it ends, and to dump what it counted, whose totals it reads back
+//! from the dump file. A client request is a fixed sequence of instructions that does nothing on
+//! a real CPU (the rotations of `rdi` add up to 128 bits) and that valgrind's JIT recognises, so
+//! every request here is a no-op outside valgrind and costs a handful of cycles.
+//!
+//! Written here rather than taken from a crate: `crabgrind` and the client requests of
+//! `iai-callgrind` compile a C shim against valgrind's headers in a build script (a C compiler
+//! and `valgrind-dev`'s headers at build time); the five requests litebench needs are the
+//! documented amd64 sequence below (valgrind.h, `VALGRIND_DO_CLIENT_REQUEST_EXPR`).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// `VG_USERREQ__RUNNING_ON_VALGRIND` (valgrind.h).
+const RUNNING_ON_VALGRIND: u64 = 0x1001;
+/// `VG_USERREQ_TOOL_BASE('C','T')`: callgrind's first request (callgrind.h's enum).
+const CALLGRIND_BASE: u64 = ((b'C' as u64) << 24) | ((b'T' as u64) << 16);
+/// `VG_USERREQ__DUMP_STATS_AT`: dump the counts so far with a label, and zero them.
+const DUMP_STATS_AT: u64 = CALLGRIND_BASE + 3;
+/// `VG_USERREQ__ZERO_STATS`.
+const ZERO_STATS: u64 = CALLGRIND_BASE + 1;
+/// `VG_USERREQ__START_INSTRUMENTATION`.
+const START_INSTRUMENTATION: u64 = CALLGRIND_BASE + 4;
+/// `VG_USERREQ__STOP_INSTRUMENTATION`.
+const STOP_INSTRUMENTATION: u64 = CALLGRIND_BASE + 5;
+
+/// The environment variable a process started by `--measure instructions` finds its callgrind
+/// output file in (the marker that it is the inner process).
+pub const OUT_FILE_ENV: &str = "LITEBENCH_CALLGRIND_OUT";
+
+/// One client request: `request` with `args`, answering `default` outside valgrind.
+#[cfg(target_arch = "x86_64")]
+fn client_request(default: u64, request: u64, args: [u64; 5]) -> u64 {
+    let block: [u64; 6] = [request, args[0], args[1], args[2], args[3], args[4]];
+    let result: u64;
+    // SAFETY: valgrind.h's amd64 sequence: four rotations of rdi that leave it as it was, and
+    // an exchange of rbx with itself; outside valgrind none changes a register or memory. Under
+    // valgrind, rdx receives the answer to the request whose block rax points at.
+    unsafe {
+        std::arch::asm!(
+            "rol rdi, 3",
+            "rol rdi, 13",
+            "rol rdi, 61",
+            "rol rdi, 51",
+            "xchg rbx, rbx",
+            in("rax") block.as_ptr(),
+            inout("rdx") default => result,
+            options(nostack),
+        );
+    }
+    result
+}
+
+/// Elsewhere no request is made: every request answers its default.
+#[cfg(not(target_arch = "x86_64"))]
+fn client_request(default: u64, _request: u64, _args: [u64; 5]) -> u64 {
+    default
+}
+
+/// How many valgrinds this process runs under (0: none), as `RUNNING_ON_VALGRIND` says.
+pub fn running_on_valgrind() -> u64 {
+    client_request(0, RUNNING_ON_VALGRIND, [0; 5])
+}
+
+/// Starts callgrind's instrumentation (and zeroes its counts, so that what is dumped next is
+/// what ran from here on). A no-op outside valgrind.
+pub fn start_instrumentation() {
+    client_request(0, ZERO_STATS, [0; 5]);
+    client_request(0, START_INSTRUMENTATION, [0; 5]);
+}
+
+/// Stops callgrind's instrumentation. A no-op outside valgrind.
+pub fn stop_instrumentation() {
+    client_request(0, STOP_INSTRUMENTATION, [0; 5]);
+}
+
+/// Asks callgrind to write what it counted since the last dump, labelled `label`, to a dump
+/// file of its own, and to zero its counts. A no-op outside valgrind.
+pub fn dump_stats_at(label: &str) {
+    let c = std::ffi::CString::new(label.replace('\0', " ")).expect("no NUL left");
+    client_request(0, DUMP_STATS_AT, [c.as_ptr() as u64, 0, 0, 0, 0]);
+}
+
+/// Why a dump's instruction count could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DumpError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}: callgrind wrote no dump labelled {1:?}; is litebench running under valgrind --tool=callgrind?")]
+    Missing(PathBuf, String),
+    #[error("{0}: no `totals:` or `summary:` line with a count of instructions (Ir); is it a callgrind dump?")]
+    NoTotals(PathBuf),
+}
+
+/// The instructions (`Ir`, the first event) a callgrind dump's `totals:` line gives, else its
+/// `summary:` line's; `None` when it has neither.
+pub fn parse_totals(text: &str) -> Option<u64> {
+    let first = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
+    };
+    first("totals:").or_else(|| first("summary:"))
+}
+
+/// What makes each dump's label unique in the process.
+static NEXT_DUMP: AtomicU32 = AtomicU32::new(1);
+
+/// Callgrind's dumps beside `out` (its `--callgrind-out-file`): `out.1`, `out.2`, ... in the
+/// order the process wrote them.
+#[derive(Debug, Clone)]
+pub struct Dumps {
+    out: PathBuf,
+}
+
+impl Dumps {
+    /// The dumps of this process, whose `--callgrind-out-file` is `out`.
+    pub fn new(out: &Path) -> Dumps {
+        Dumps { out: out.to_path_buf() }
+    }
+
+    /// The process's output file, from [`OUT_FILE_ENV`], where this process runs under
+    /// callgrind (`None` elsewhere, and where the variable is set but no valgrind runs it).
+    pub fn of_this_process() -> Option<Dumps> {
+        let out = std::env::var_os(OUT_FILE_ENV)?;
+        (running_on_valgrind() > 0).then(|| Dumps::new(Path::new(&out)))
+    }
+
+    /// Dumps what the calling thread executed since its last dump under `label`, reads its
+    /// instructions and removes the dump file (which this process asked for; nothing else
+    /// writes it). Callgrind numbers its dumps process-wide and, under `--separate-threads=yes`,
+    /// writes the calling thread's counts alone to `out.N-TT` (TT the thread); a dump is found
+    /// by its label, made unique here, since another client thread may dump between this
+    /// request and the look for its file.
+    pub fn take(&self, label: &str) -> Result<u64, DumpError> {
+        let label = format!("{label} #{}", NEXT_DUMP.fetch_add(1, Ordering::Relaxed));
+        dump_stats_at(&label);
+        let dir = self.out.parent().unwrap_or(Path::new("."));
+        let base = self.out.file_name().and_then(|b| b.to_str()).unwrap_or_default();
+        let prefix = format!("{base}.");
+        let trigger = format!("desc: Trigger: Client Request: {label}");
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| DumpError::Io { path, source }
+        };
+        for e in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
+            if !e.file_name().to_str().is_some_and(|f| f.starts_with(&prefix)) {
+                continue;
+            }
+            let path = e.path();
+            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+            if text.lines().any(|l| l == trigger) {
+                let _ = std::fs::remove_file(&path);
+                return parse_totals(&text).ok_or(DumpError::NoTotals(path));
+            }
+        }
+        Err(DumpError::Missing(self.out.clone(), label))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The head and tail of a dump callgrind 3.19 wrote with `CALLGRIND_DUMP_STATS_AT`.
+    const DUMP: &str = "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 4242\n\
+cmd:  litebench run speedtest\npart: 2\n\n\ndesc: I1 cache: \ndesc: Timerange: Basic block 1 - 2\n\
+desc: Trigger: Client Request: 110\n\npositions: line\nevents: Ir\nsummary: 1234567\n\n\nfl=(1) ???\n\
+fn=(1) 0x0000000000012345\n0 12\n\ntotals: 1234567\n";
+
+    #[test]
+    fn a_dumps_totals_are_its_instructions() {
+        assert_eq!(parse_totals(DUMP), Some(1_234_567));
+        assert_eq!(parse_totals("events: Ir\nsummary: 99\n"), Some(99));
+        // Several events: Ir comes first.
+        assert_eq!(parse_totals("events: Ir Dr Dw\ntotals: 10 3 2\n"), Some(10));
+        assert_eq!(parse_totals("events: Ir\nfn=(1) main\n0 5\n"), None);
+        assert_eq!(parse_totals("totals: many\n"), None);
+    }
+
+    #[test]
+    fn requests_are_no_ops_outside_valgrind() {
+        if running_on_valgrind() > 0 {
+            return; // the suite itself run under valgrind
+        }
+        assert_eq!(running_on_valgrind(), 0);
+        // Nothing happens, and no dump appears.
+        let t = tempfile::tempdir().unwrap();
+        let dumps = Dumps::new(&t.path().join("out"));
+        start_instrumentation();
+        stop_instrumentation();
+        assert!(matches!(dumps.take("x"), Err(DumpError::Missing(..))));
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+        // The marker alone (no valgrind under this process) is not taken for valgrind.
+        std::env::set_var(OUT_FILE_ENV, t.path().join("out"));
+        assert!(Dumps::of_this_process().is_none());
+        std::env::remove_var(OUT_FILE_ENV);
+    }
+}
