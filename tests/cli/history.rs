@@ -177,5 +177,9 @@ fn a_history_of_two_releases_leads_its_report() {
     assert_eq!(points.len(), 2, "{j}");
     assert_eq!(points[0]["version"], "3.7.8");
     assert!(points[0]["library_bytes"].as_u64().unwrap() > 100_000, "{j}");
+    assert!(
+        points[0]["text_bytes"].as_u64().unwrap() < points[0]["library_bytes"].as_u64().unwrap(),
+        "{j}"
+    );
     assert!(points[1]["step"]["verdict"].is_string(), "{j}");
 }

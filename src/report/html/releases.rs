@@ -64,14 +64,15 @@ pub fn figures(report: &Report<'_>) -> Vec<Figure> {
             true,
         ));
     }
-    let lib = series(h, "library size", &|p| p.library_bytes.map(|b| b as f64 / 1024.0));
+    let text = series(h, "code (.text)", &|p| p.text_bytes.map(|b| b as f64 / 1024.0));
+    let lib = series(h, "library file", &|p| p.library_bytes.map(|b| b as f64 / 1024.0));
     if !lib.points.is_empty() {
         out.push(figure(
             "history-library",
             "Library size by release",
-            "The compiled library's size on disk (each build's flags are in the manifest).",
+            "The compiled library's code (its .text section) and its whole file on disk (each build's flags are in the manifest).",
             "KiB".into(),
-            vec![lib],
+            vec![text, lib],
             true,
         ));
     }
