@@ -5,7 +5,8 @@
 //! 1,234,567 is "one thousand two hundred thirty four thousand five hundred sixty seven"), has no
 //! "and" and no hyphens, and names 0 "zero". This is a transcription of it.
 
-const ONES: [&str; 20] = [
+/// The words below twenty (also speedtest1's number names).
+pub(crate) const ONES: [&str; 20] = [
     "zero",
     "one",
     "two",
@@ -28,7 +29,8 @@ const ONES: [&str; 20] = [
     "nineteen",
 ];
 
-const TENS: [&str; 10] = [
+/// The words of the tens.
+pub(crate) const TENS: [&str; 10] = [
     "", "ten", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
 ];
 

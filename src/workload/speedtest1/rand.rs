@@ -79,32 +79,7 @@ pub fn est_square_root(x: i32) -> i32 {
     y0
 }
 
-const ONES: [&str; 20] = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-];
-
-const TENS: [&str; 10] = [
-    "", "ten", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-];
+use crate::workload::numbers::{ONES, TENS};
 
 /// The English words for `n` as `speedtest1_numbername` writes them: billions, millions and
 /// thousands named, no "and", no hyphens, 0 is "zero".
