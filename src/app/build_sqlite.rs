@@ -93,6 +93,14 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
         ("flags", b.flags.join(" ")),
         ("source", b.source.clone()),
         ("source SHA-256", b.source_sha256.clone()),
+        (
+            "from",
+            match (&b.origin, b.pristine) {
+                (Some(o), Some(true)) => format!("{o} (pristine)"),
+                (Some(o), _) => format!("{o} (modified: the package's own amalgamation)"),
+                _ => "- (the file given)".into(),
+            },
+        ),
         ("library", b.library.display().to_string()),
     ]
     .into_iter()

@@ -364,6 +364,10 @@ impl BuildCache {
             libsql_version: super::source::declared(&source.bytes, "LIBSQL_VERSION"),
             source: source.given.clone(),
             source_sha256: sha256_hex(&source.bytes),
+            origin: source
+                .origin
+                .map(|o| format!("{} {}@{}", o.registry.name(), o.package, o.version)),
+            pristine: source.origin.map(|o| o.pristine != super::releases::Pristine::Modified),
             flags: all_flags,
             compiler: compiler.program.clone(),
             compiler_version: compiler.version.clone(),
@@ -543,6 +547,7 @@ mod tests {
             version: "3.37.2".into(),
             name: "3.37.2".into(),
             bytes: b"#define SQLITE_VERSION \"3.37.2\"\n".to_vec(),
+            origin: None,
         };
         std::fs::write(&source.path, &source.bytes).unwrap();
         let built = cache
@@ -573,6 +578,7 @@ mod tests {
             version: "3.99.9".into(),
             name: "3.99.9".into(),
             bytes: b"#define SQLITE_VERSION \"3.99.9\"\n".to_vec(),
+            origin: None,
         };
         std::fs::write(&source.path, &source.bytes).unwrap();
         let compiles = std::cell::Cell::new(0);
