@@ -179,7 +179,9 @@ mod tests {
     #[test]
     fn a_wrong_archive_checksum_is_refused_before_extraction() {
         let r = find("3.45.1").unwrap();
-        let e = extract(r, r.best().unwrap(), b"not the archive")
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("a"), b"not the archive").unwrap();
+        let e = extract(r, r.best().unwrap(), &t.path().join("a"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("not the pinned") && e.starts_with("SRC 3.45.1: "), "{e}");
