@@ -8,7 +8,7 @@
 use crate::app::cli::BuildSqliteArgs;
 use crate::base::Failure;
 use crate::engines::sqlite::compiled::cache::valid_name;
-use crate::engines::sqlite::compiled::compiler::OptLevel;
+use crate::engines::sqlite::compiled::compiler::{self, OptLevel};
 use crate::engines::sqlite::compiled::{source, BuildCache, CompiledBuild};
 use crate::report::format::{render, Document};
 use crate::report::Format;
@@ -97,6 +97,14 @@ pub fn run(args: &BuildSqliteArgs) -> Result<i32, Failure> {
         ("flags", b.flags.join(" ")),
         ("source", b.source.clone()),
         ("source SHA-256", b.source_sha256.clone()),
+        (
+            "from",
+            match (&b.origin, b.pristine) {
+                (Some(o), Some(true)) => format!("{o} (pristine)"),
+                (Some(o), _) => format!("{o} (modified: the package's own amalgamation)"),
+                _ => "- (the file given)".into(),
+            },
+        ),
         ("library", b.library.display().to_string()),
     ]
     .into_iter()
@@ -125,7 +133,11 @@ pub fn footprint_rows(builds: &[CompiledBuild]) -> Vec<Vec<String>> {
                 .flags
                 .iter()
                 .map(String::as_str)
-                .filter(|f| !["-shared", "-fPIC", "-lpthread", "-ldl", "-lm"].contains(f) && !f.starts_with("-O"))
+                .filter(|f| {
+                    !["-shared", "-fPIC", "-lpthread", "-ldl", "-lm"].contains(f)
+                        && !compiler::PLATFORM_DEFINES.contains(f)
+                        && !f.starts_with("-O")
+                })
                 .collect();
             vec![
                 format!("sqlite@{}", b.name),

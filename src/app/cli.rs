@@ -284,6 +284,9 @@ pub enum ListSection {
     Knobs,
     /// Tools' presets and their groups.
     Presets,
+    /// Every SQLite release since 3.7.7.1: where a registry holds it, pristine or not, cached or
+    /// not (only when asked for by name).
+    SqliteReleases,
 }
 
 #[derive(Debug, Args)]

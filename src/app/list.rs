@@ -18,12 +18,18 @@ fn keys(section: ListSection) -> &'static [&'static str] {
         ListSection::Engines => &["engines", "sqlite_builds"],
         ListSection::Knobs => &["knobs"],
         ListSection::Presets => &["presets", "preset_groups"],
+        ListSection::SqliteReleases => &["sqlite_releases"],
     }
 }
 
 /// Prints the lists: all of them, or the one section asked for (the whole list is hundreds of
 /// lines; `list knobs` is what one looks up while writing `--knob`).
 pub fn run(args: &ListArgs) -> Result<i32, Failure> {
+    if args.section == Some(ListSection::SqliteReleases) {
+        let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
+        crate::out!("{}", render(&sqlite_releases(&builds), args.format.value));
+        return Ok(0);
+    }
     let want = |s: ListSection| args.section.is_none_or(|a| a == s);
     // The cache is optional for `list`: without one (no HOME), there are simply no builds.
     let builds = BuildCache::from_env().map(|c| c.list()).unwrap_or_default();
@@ -181,4 +187,62 @@ fn preset_json(p: &Preset) -> serde_json::Value {
         "name": p.name, "workload": p.workload, "about": p.about, "headline": p.headline,
         "params": settings_json(p.params), "knobs": settings_json(p.knobs),
     })
+}
+
+/// `list sqlite-releases`: one row per release, then the counts. Narrow enough for 80 columns.
+fn sqlite_releases(builds: &[CompiledBuild]) -> Document {
+    use crate::engines::sqlite::compiled::releases::{all, Pristine};
+    let all = all();
+    let cached = |v: &str| builds.iter().any(|b| b.version == v && b.libsql_version.is_none());
+    let mut json = Vec::new();
+    let mut rows = Vec::new();
+    for r in all {
+        let best = r.best();
+        let state = best.map_or("none", |s| {
+            if s.pristine == Pristine::Modified {
+                "modified"
+            } else {
+                "pristine"
+            }
+        });
+        let checked = match best {
+            Some(s) if s.pristine != Pristine::Modified && r.sha3_256.is_some() => "sha3",
+            Some(s) if s.pristine != Pristine::Modified && r.sha1.is_some() => "sha1",
+            _ => "-",
+        };
+        let source = best.map_or_else(
+            || "-".to_string(),
+            |s| format!("{}@{}", s.package.rsplit('/').next().unwrap_or(s.package), s.version),
+        );
+        json.push(serde_json::json!({
+            "version": r.version, "date": r.date, "registry": best.map(|s| s.registry.name()),
+            "package": best.map(|s| s.package), "package_version": best.map(|s| s.version),
+            "state": state, "published_checksum": r.published(), "checked": checked != "-",
+            "sources": r.sources.len(), "cached": cached(r.version),
+        }));
+        rows.push(vec![
+            r.version.to_string(),
+            r.date.to_string(),
+            source,
+            state.to_string(),
+            checked.to_string(),
+            if cached(r.version) { "yes" } else { "-" }.to_string(),
+        ]);
+    }
+    let held = all.iter().filter(|r| r.best().is_some()).count();
+    let pristine = all
+        .iter()
+        .filter(|r| r.best().is_some_and(|s| s.pristine != Pristine::Modified))
+        .count();
+    let checked = all
+        .iter()
+        .filter(|r| r.published() && r.best().is_some_and(|s| s.pristine != Pristine::Modified))
+        .count();
+    let v = serde_json::json!({ "sqlite_releases": json });
+    Document::new(&v)
+        .table("sqlite releases", &["release", "date", "source", "state", "sum", "cached"], rows)
+        .text(format!(
+            "{} releases, {held} from the registries, {pristine} pristine ({checked} checked against SQLite's published checksum)\n",
+            all.len()
+        ))
 }

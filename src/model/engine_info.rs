@@ -69,6 +69,14 @@ pub struct CompiledBuild {
     /// `SRC` as given to `build-sqlite`.
     pub source: String,
     pub source_sha256: String,
+    /// The registry archive a catalogued release came from (`npm sqlite3@2.0.18`); absent for a
+    /// file the user gave and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// Whether that archive's `sqlite3.c` is SQLite's own, byte for byte (false: a package's
+    /// regenerated amalgamation, labelled modified); absent where `origin` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pristine: Option<bool>,
     /// Every compiler flag, in order (`-shared -fPIC -Os ...user flags`).
     pub flags: Vec<String>,
     pub compiler: String,

@@ -368,6 +368,8 @@ mod tests {
             libsql_version: None,
             source: "3.37.2".into(),
             source_sha256: "s".into(),
+            origin: None,
+            pristine: None,
             flags: ["-shared", "-fPIC", opt].map(String::from).to_vec(),
             compiler: "cc".into(),
             compiler_version: "gcc 12".into(),

@@ -425,3 +425,31 @@ fn libsql_verifies_durability_as_sqlites_documentation_says() {
         ]
     );
 }
+
+/// A release only the Go module proxy gives whole (3.15.1, go-sqlite3 v1.2.0): fetched from the
+/// proxy, checked (archive SHA-256, file SHA3-256), stripped of go-sqlite3's wrapper, compiled
+/// with `HAVE_USLEEP`, and its record says where it came from. Once per machine: the source and
+/// the build stay in the persistent cache.
+#[test]
+fn a_release_from_the_go_proxy_is_fetched_checked_and_built_with_its_origin() {
+    let out = litebench_in(&cache(), &["build-sqlite", "3.15.1", "-O", "s", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let b: Value = serde_json::from_slice(&out.stdout).expect("JSON build record");
+    assert_eq!(b["version"], "3.15.1", "{b}");
+    assert_eq!(b["origin"], "Go proxy github.com/mattn/go-sqlite3@v1.2.0", "{b}");
+    assert_eq!(b["pristine"], true, "{b}");
+    assert!(
+        b["flags"].as_array().unwrap().iter().any(|f| f == "-DHAVE_USLEEP=1"),
+        "{b}"
+    );
+    let src = cache().join("sqlite-sources/3.15.1/sqlite3.c");
+    let text = std::fs::read(&src).unwrap();
+    assert!(!text.starts_with(b"#ifndef USE_LIBSQLITE3"), "the wrapper was stripped");
+    let listed = litebench_in(&cache(), &["list", "sqlite-releases"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let row = listed.lines().find(|l| l.starts_with("3.15.1 ")).expect("a 3.15.1 row");
+    assert!(
+        row.contains("go-sqlite3@v1.2.0") && row.contains("pristine") && row.ends_with("yes"),
+        "{row}"
+    );
+}

@@ -256,7 +256,8 @@ impl BuildCache {
         name: Option<&str>,
         compiling: &dyn Fn(&[String]),
     ) -> Result<Built, BuildError> {
-        let mut flags = vec![level.flag().to_string()];
+        let mut flags: Vec<String> = compiler::PLATFORM_DEFINES.iter().map(|s| s.to_string()).collect();
+        flags.push(level.flag().to_string());
         flags.extend(cflags.iter().cloned());
         let key = cache_key(&source.bytes, &flags, compiler);
         let dir = self.builds_dir().join(&key[..16]);
@@ -367,6 +368,10 @@ impl BuildCache {
             libsql_version: super::source::declared(&source.bytes, "LIBSQL_VERSION"),
             source: source.given.clone(),
             source_sha256: sha256_hex(&source.bytes),
+            origin: source
+                .origin
+                .map(|o| format!("{} {}@{}", o.registry.name(), o.package, o.version)),
+            pristine: source.origin.map(|o| o.pristine != super::releases::Pristine::Modified),
             flags: all_flags,
             compiler: compiler.program.clone(),
             compiler_version: compiler.version.clone(),
@@ -517,6 +522,55 @@ mod tests {
         }
     }
 
+    /// SQLite's busy handler sleeps whole seconds unless `HAVE_USLEEP` is defined: every build
+    /// is compiled with it, and its record and cache key say so.
+    #[test]
+    fn every_build_is_compiled_with_usleep_and_records_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let cache = BuildCache {
+            root: t.path().join("cache"),
+        };
+        let args = t.path().join("args");
+        let script = t.path().join("argscc");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$@\" > {}\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then shift; printf lib > \"$1\"; fi; shift; done\n",
+                args.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let cc = Compiler {
+            program: script.display().to_string(),
+            version: "argscc 1".into(),
+        };
+        let source = Amalgamation {
+            path: t.path().join("sqlite3.c"),
+            given: "sqlite3.c".into(),
+            version: "3.37.2".into(),
+            name: "3.37.2".into(),
+            bytes: b"#define SQLITE_VERSION \"3.37.2\"\n".to_vec(),
+            origin: None,
+        };
+        std::fs::write(&source.path, &source.bytes).unwrap();
+        let built = cache
+            .build_with(&cc, &source, OptLevel::Size, &[], None, &|_: &[String]| {})
+            .unwrap();
+        let given = std::fs::read_to_string(&args).unwrap();
+        assert!(given.split_whitespace().any(|a| a == "-DHAVE_USLEEP=1"), "{given}");
+        assert_eq!(
+            built.build.flags[..4],
+            ["-shared", "-fPIC", "-DHAVE_USLEEP=1", "-Os"].map(String::from),
+            "{:?}",
+            built.build.flags
+        );
+        assert_eq!(built.build.name, "3.37.2-Os");
+        let without = cache_key(&source.bytes, &["-Os".into()], &cc);
+        assert_ne!(built.build.key, without, "the define is part of the key");
+    }
+
     #[test]
     fn builds_are_cached_and_a_default_name_passes_to_the_newest_build() {
         let t = tempfile::tempdir().unwrap();
@@ -529,6 +583,7 @@ mod tests {
             version: "3.99.9".into(),
             name: "3.99.9".into(),
             bytes: b"#define SQLITE_VERSION \"3.99.9\"\n".to_vec(),
+            origin: None,
         };
         std::fs::write(&source.path, &source.bytes).unwrap();
         let compiles = std::cell::Cell::new(0);

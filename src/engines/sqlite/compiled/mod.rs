@@ -12,6 +12,8 @@
 //! - [`npm`]: old releases fetched from the npm registry, pinned by SHA-256;
 //! - [`crates`]: forks of SQLite (libSQL) fetched from the Rust crate registry, pinned by
 //!   SHA-256 (`build-sqlite libsql@0.10.0`);
+//! - [`fetch`]: a catalogued release's `sqlite3.c` from its best registry archive, checked by
+//!   SHA-256 (archive) and SHA3-256 (file);
 //! - [`releases`]: SQLite's releases, their dates and published checksums, and the registry
 //!   archives that carry each;
 //! - [`selection`]: `sqlite@3.20..3.54`, `sqlite@all`, `sqlite@3.45.1-Os`: releases chosen from
@@ -22,6 +24,7 @@
 pub mod cache;
 pub mod compiler;
 pub mod crates;
+pub mod fetch;
 pub mod npm;
 pub mod releases;
 pub mod selection;

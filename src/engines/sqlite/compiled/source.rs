@@ -4,8 +4,9 @@
 //! which is what makes "compile SQLite" one compiler call and its footprint one measurement.
 //! `SRC` may be that file, a directory or a `.zip` holding it (sqlite.org's
 //! `sqlite-amalgamation-NNNNNNN.zip` unpacked or not), or a release number, downloaded from
-//! sqlite.org into the cache when the machine is online (a few old releases come from the npm
-//! registry instead, pinned by checksum: [`super::npm`]). Whatever it is, the file must declare
+//! sqlite.org into the cache when the machine is online (a release the package registries hold
+//! comes from the best archive the catalogue names instead, pinned by checksum:
+//! [`super::releases`], [`super::fetch`]). Whatever it is, the file must declare
 //! its release (`#define SQLITE_VERSION "3.37.2"`), which is how litebench tells an
 //! amalgamation from any other C file and names the build.
 
@@ -26,11 +27,14 @@ pub struct Amalgamation {
     /// `libsql-0.10.0` ([`super::crates`]).
     pub name: String,
     pub bytes: Vec<u8>,
+    /// The registry archive it came from, for a catalogued release ([`super::releases`]).
+    pub origin: Option<&'static super::releases::Source>,
 }
 
 /// Resolves `src`; `sources` is the cache's directory for extracted and downloaded sources.
 pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
     let path = Path::new(src);
+    let mut origin = None;
     let fork = if path.exists() {
         None
     } else {
@@ -48,10 +52,12 @@ pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
         }
     } else if is_version(src) {
         let cached = sources.join(src).join("sqlite3.c");
-        if cached.is_file() {
+        if let Some(r) = super::releases::find(src).filter(|r| r.best().is_some()) {
+            let got = super::fetch::fetch(r, sources)?;
+            origin = Some(got.source);
+            got.path
+        } else if cached.is_file() {
             cached
-        } else if let Some(p) = super::npm::pinned(src) {
-            super::npm::fetch(p, sources)?
         } else {
             download(src, sources)?
         }
@@ -73,6 +79,7 @@ pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
         name: fork.map_or_else(|| version.clone(), |p| p.name.to_string()),
         version,
         bytes,
+        origin,
     })
 }
 
