@@ -33,6 +33,7 @@ impl ReleaseSpec {
     fn recorded_flags(&self) -> Vec<String> {
         compiler::BASE_FLAGS
             .iter()
+            .chain(compiler::PLATFORM_DEFINES)
             .copied()
             .chain([self.level.flag()])
             .chain(compiler::LINK_LIBS.iter().copied())
