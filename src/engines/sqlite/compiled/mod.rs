@@ -9,7 +9,6 @@
 //!
 //! - [`source`]: from what the user named (an amalgamation, a directory or zip holding one, a
 //!   version number) to one `sqlite3.c` on disk and its SQLite version;
-//! - [`npm`]: old releases fetched from the npm registry, pinned by SHA-256;
 //! - [`crates`]: forks of SQLite (libSQL) fetched from the Rust crate registry, pinned by
 //!   SHA-256 (`build-sqlite libsql@0.10.0`);
 //! - [`fetch`]: a catalogued release's `sqlite3.c` from its best registry archive, checked by
@@ -25,7 +24,6 @@ pub mod cache;
 pub mod compiler;
 pub mod crates;
 pub mod fetch;
-pub mod npm;
 pub mod releases;
 pub mod selection;
 pub mod source;
