@@ -78,6 +78,8 @@ pub enum XAxis {
     Linear(String),
     /// Named positions 0, 1, 2, ... (a knob's values).
     Categories(String, Vec<String>),
+    /// Calendar years with their fractions (release dates), from the first year to the last.
+    Years(String),
     /// Percentiles on a "nines" scale: x = -log10(1 - q), so 90%, 99%, 99.9% are evenly spaced.
     Nines,
 }

@@ -784,6 +784,14 @@ where
             let t = nice_ticks(x_min.min(0.0), x_max.max(1.0));
             (t[0]..x_max.max(1.0) + 0.5, t)
         }
+        XAxis::Years(_) => {
+            let (lo, hi) = (x_min.floor(), x_max.ceil().max(x_min.floor() + 1.0));
+            let t: Vec<f64> = nice_ticks(lo, hi)
+                .into_iter()
+                .filter(|v| *v >= lo && *v <= hi)
+                .collect();
+            (lo..hi, t)
+        }
     };
     let x = Axis::new(x_range, x_ticks);
     let y = Axis::new(y_range, y_ticks);
@@ -796,12 +804,13 @@ where
     let x_desc = match &l.x {
         XAxis::Categories(name, _) => name.clone(),
         XAxis::Nines => "percentile".into(),
-        XAxis::Linear(name) => name.clone(),
+        XAxis::Linear(name) | XAxis::Years(name) => name.clone(),
     };
     let x_fmt = |v: &f64| match &l.x {
         XAxis::Categories(_, values) => values.get(v.round() as usize).cloned().unwrap_or_default(),
         XAxis::Nines => nines_label(*v),
         XAxis::Linear(_) => tick(*v),
+        XAxis::Years(_) => format!("{v:.0}"),
     };
     let y_fmt = |v: &f64| if l.y_log { tick(10f64.powf(*v)) } else { tick(*v) };
     chart

@@ -51,7 +51,7 @@ pub fn figures(report: &Report<'_>) -> Vec<Figure> {
         ),
         unit.clone(),
         lines,
-        false,
+        true,
     ));
     let syncs = series(h, "syncs per transaction", &|p| p.syncs_per_tx);
     if !syncs.points.is_empty() {
@@ -97,7 +97,7 @@ fn figure(id: &str, title: &str, note: &str, y_label: String, lines: Vec<Line>, 
         note: note.to_string(),
         chart: Chart::Lines(
             LineChart {
-                x: XAxis::Linear("release date (year)".into()),
+                x: XAxis::Years("release date".into()),
                 y_label,
                 y_log: false,
                 markers: true,
