@@ -279,13 +279,17 @@ impl BuildCache {
                 let _ = std::fs::remove_dir_all(&retired);
             }
         }
-        let chosen = name.is_some();
+        let default = default_name(&source.name, level, cflags, &key);
+        // A `--name` that is the build's default name (`3.37.2-Os` for 3.37.2 at -Os, as
+        // `reproduce` names its builds) chooses nothing: it is treated as the default.
+        let chosen = name.is_some_and(|n| n != default);
         let name = match name {
             Some(n) => valid_name(n)?.to_string(),
-            None => default_name(&source.name, level, cflags, &key),
+            None => default,
         };
-        // A default name held by a build from another compiler (or source) passes to this newer
-        // build, the older one keeping its key's prefix as a suffix; a chosen name is never taken.
+        // A default name held by a build from another compiler, source or litebench (whose
+        // flags differ) passes to this newer build, the older one keeping its key's prefix as a
+        // suffix; a chosen name is never taken.
         let holder = self.list().into_iter().find(|b| b.name == name);
         if let Some(other) = holder.as_ref().filter(|_| chosen) {
             return Err(BuildError::Input(format!(
@@ -620,6 +624,17 @@ mod tests {
             "{e}"
         );
         assert_eq!(compiles.get(), 2);
+        // A `--name` that is the default name (as `reproduce` names its builds) is no choice:
+        // a newer build takes it from an older one, as without `--name`.
+        let old_os = cache
+            .build_with(&old_cc, &source, OptLevel::Size, &[], Some("3.99.9-Os"), &count)
+            .unwrap();
+        let new_os = cache
+            .build_with(&new_cc, &source, OptLevel::Size, &[], Some("3.99.9-Os"), &count)
+            .unwrap();
+        assert_eq!(cache.find("3.99.9-Os").unwrap().key, new_os.build.key);
+        let renamed = format!("3.99.9-Os-{}", &old_os.build.key[..8]);
+        assert_eq!(cache.find(&renamed).unwrap().key, old_os.build.key);
     }
 
     #[test]
