@@ -761,29 +761,14 @@ fn measure(
     let instruction_error = rec.take_instruction_error();
     let interval_instructions = rec.interval_instructions();
     let (ops, measured) = rec.finish();
-    let instructions = match (counting, instruction_error) {
-        (false, _) => None,
-        (true, Some(e)) => {
-            return Err(RunError::Instructions(format!(
-                "{}: --measure instructions: reading callgrind's count: {e}",
-                cfg.label
-            )))
-        }
-        (true, None) => match ops
-            .iter()
-            .filter_map(|o| o.instructions)
-            .reduce(|a, b| a + b)
-            .or(interval_instructions)
-        {
-            Some(n) => Some(n),
-            None => {
-                return Err(RunError::Instructions(format!(
-                    "--measure instructions: workload {} times its trials by itself, outside litebench's phases and load driver, so callgrind counted nothing; count instructions with another workload (speedtest, crud, script, ycsb, tatp), or leave out --measure",
-                    plan.workload.name()
-                )))
-            }
-        },
-    };
+    let instructions = trial_instructions(
+        counting,
+        instruction_error,
+        &ops,
+        interval_instructions,
+        &cfg.label,
+        plan.workload.name(),
+    )?;
     if let Err(e) = plan
         .workload
         .verify_after(conn.as_mut(), plan.params, cfg.load.as_ref().unwrap_or(plan.load))
@@ -844,6 +829,33 @@ fn db_files(engine: &dyn Engine, db: &DbRef) -> Option<DbFiles> {
         _ => return None,
     };
     Some(DbFiles::open(db.path.as_deref()?, layout))
+}
+
+/// A trial's instructions under `--measure instructions`: its operation types' counts summed,
+/// else the load driver's interval count; `None` when not counting. A count callgrind could not
+/// give, or none at all (a workload that times itself), stops the run in one line.
+fn trial_instructions(
+    counting: bool,
+    error: Option<crate::sys::valgrind::DumpError>,
+    ops: &[crate::model::op::OpResult],
+    interval: Option<u64>,
+    label: &str,
+    workload: &str,
+) -> Result<Option<u64>, RunError> {
+    if !counting {
+        return Ok(None);
+    }
+    if let Some(e) = error {
+        return Err(RunError::Instructions(format!(
+            "{label}: --measure instructions: reading callgrind's count: {e}"
+        )));
+    }
+    match ops.iter().filter_map(|o| o.instructions).reduce(|a, b| a + b).or(interval) {
+        Some(n) => Ok(Some(n)),
+        None => Err(RunError::Instructions(format!(
+            "--measure instructions: workload {workload} times its trials by itself, outside litebench's phases and load driver, so callgrind counted nothing; count instructions with another workload (speedtest, crud, script, ycsb, tatp), or leave out --measure"
+        ))),
+    }
 }
 
 #[cfg(test)]
