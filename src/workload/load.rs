@@ -245,6 +245,13 @@ pub trait Client {
     fn round_ends(&self) -> bool {
         false
     }
+    /// How long the client rests after the transaction that just ended, untimed, before its
+    /// next draw (only with [`Hooks::pause`]): a queue worker that found no job polls again
+    /// after its polling interval, as Solid Queue's workers do. The rest ends early at the
+    /// trial's end or on a stop. None: no rest.
+    fn pause(&self) -> Option<Duration> {
+        None
+    }
     /// The hash of the query results of the client's first transactions, when it kept one
     /// ([`super::result_hash`]): asked once, of client 0, after its last transaction, in a
     /// trial whose transactions' results depend only on the seed (one client in a closed loop,
@@ -284,6 +291,9 @@ impl<C: Client + ?Sized> Client for Box<C> {
     fn result_hash(&mut self) -> Option<String> {
         (**self).result_hash()
     }
+    fn pause(&self) -> Option<Duration> {
+        (**self).pause()
+    }
 }
 
 /// The optional calls a [`Client`] answers ([`Client::hooks`]).
@@ -295,6 +305,8 @@ pub struct Hooks {
     pub check: bool,
     /// [`Client::parts`]: a transaction's parts are timed and recorded beside it.
     pub parts: bool,
+    /// [`Client::pause`]: the client rests between some transactions.
+    pub pause: bool,
 }
 
 /// A per-client seed: the same for the same trial seed and client, different between clients.
@@ -1130,6 +1142,9 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
                     Err(e) if e.kind == ErrorKind::Busy => {}
                     Err(e) => return Err(shared.failed(e)),
                 }
+                if course.hooks.pause {
+                    rest(client, course, shared);
+                }
                 continue;
             }
             warming = false;
@@ -1217,6 +1232,9 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
                 return Err(e);
             }
         }
+        if FULL && course.hooks.pause {
+            rest(client, course, shared);
+        }
     }
     if PHASED {
         rec.pause();
@@ -1224,6 +1242,15 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         buckets.close(rec);
     }
     Ok(last_end_ns)
+}
+
+/// The rest a client asks for after a transaction ([`Client::pause`]), cut short at the end of
+/// a timed budget or on a stop.
+fn rest<C: Client>(client: &C, course: &Course, shared: &Shared<'_>) {
+    if let Some(d) = client.pause() {
+        let t = Instant::now() + d;
+        pause_until(course.until.map_or(t, |u| t.min(u)), shared);
+    }
 }
 
 /// The closed loop of a trial measured over one interval, without a series, a schedule or

@@ -18,6 +18,7 @@ pub mod mobibench;
 pub mod numbers;
 pub mod population;
 pub mod preset;
+pub mod queue;
 pub mod read_once;
 pub mod recorder;
 pub mod remote;
@@ -284,7 +285,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 15] = [
+    static ALL: [&dyn Workload; 16] = [
         &crud::Crud,
         &tatp::Tatp,
         &speedtest::SPEEDTEST,
@@ -297,6 +298,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &ssb::Ssb,
         &blob::Blob,
         &ycsb::Ycsb,
+        &queue::Queue,
         &script::ScriptWorkload,
         &replay::Replay,
         &aging::Aging,

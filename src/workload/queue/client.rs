@@ -1,0 +1,436 @@
+//! One client of the queue: a producer, a worker, the janitor, or all three in turn (`mix`),
+//! and how each of its transactions runs.
+//!
+//! | operation | statements | successful when |
+//! | --- | --- | --- |
+//! | enqueue | in a write transaction: the job's row, then its ready execution | always |
+//! | claim | in a write transaction: select up to `batch` ready executions in job order (`FOR UPDATE SKIP LOCKED` on PostgreSQL and MariaDB), then per job insert the claimed execution, load it back and delete the ready one | a job was claimed |
+//! | queue wait | a part of claim: per claimed job, the time from its enqueue to its claim | - |
+//! | finish | in a write transaction: lock the claimed execution, set the job's `finished_at`, delete the claimed execution | the claimed execution was there |
+//! | prune | in autocommit: delete up to `prune_batch` jobs finished more than `retention` ago | always |
+//!
+//! A worker finishes the jobs it claimed one at a time, as Solid Queue's worker threads do,
+//! and claims again when it holds none; a claim that finds no job is an empty poll (recorded
+//! as not successful), after which a worker rests `poll_interval` (Solid Queue's
+//! `polling_interval`), untimed. The janitor rests `prune_interval` after a batch that was not
+//! full. Write transactions start with the connection's write `BEGIN` (SQLite: the `begin`
+//! knob, `BEGIN IMMEDIATE` unless it is set).
+
+use super::schema;
+use crate::engines::control::Control;
+use crate::engines::values::{CellRef, Values};
+use crate::engines::{Connection, EngineError, StmtId, Value};
+use crate::workload::load::{Client, Hooks};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Operation types, in report order ([`OPS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Enqueue = 0,
+    Claim = 1,
+    QueueWait = 2,
+    Finish = 3,
+    Prune = 4,
+}
+
+/// The recorder's names of the operations.
+pub const OPS: [&str; 5] = ["enqueue", "claim", "queue wait", "finish", "prune"];
+
+/// What a client does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Enqueues, claims and finishes, and prunes every `prune_every` transactions: the queue
+    /// as one client mix, for runs without a cast.
+    Mix,
+    Producer,
+    Worker,
+    Janitor,
+}
+
+/// The values of `--param role`.
+pub const ROLES: [&str; 4] = ["mix", "producer", "worker", "janitor"];
+
+impl Role {
+    pub fn parse(s: &str) -> Role {
+        match s {
+            "producer" => Role::Producer,
+            "worker" => Role::Worker,
+            "janitor" => Role::Janitor,
+            _ => Role::Mix,
+        }
+    }
+}
+
+/// The parameters a client runs with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub role: Role,
+    /// Jobs a claim takes at most (Solid Queue: the worker's idle threads).
+    pub batch: u64,
+    /// Bytes of a job's serialized arguments.
+    pub payload: usize,
+    pub poll_interval: Duration,
+    /// How long a finished job is kept (`clear_finished_jobs_after`).
+    pub retention: Duration,
+    pub prune_batch: u64,
+    pub prune_interval: Duration,
+    /// Mix: a prune every this many transactions.
+    pub prune_every: u64,
+    /// Worker: how long a claimed job runs before it is finished (untimed).
+    pub job_time: Duration,
+}
+
+/// Microseconds since the Unix epoch: the timestamps of the tables.
+pub fn now_us() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64)
+}
+
+/// A cell as an integer (engines give ids and bigints as integers, text or decimals).
+fn int_at(v: &Values, i: usize) -> Option<i64> {
+    match v.get(i) {
+        CellRef::Int(n) => Some(n),
+        CellRef::Decimal { value, .. } | CellRef::Real(value) => Some(value as i64),
+        CellRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A row that does not read back as the queue's tables hold it.
+fn unexpected(message: String) -> EngineError {
+    EngineError {
+        busy_cause: None,
+        engine: "queue".into(),
+        kind: crate::engines::ErrorKind::Other,
+        code: None,
+        message,
+        context: "claiming a job".into(),
+    }
+}
+
+/// The statements, prepared on one connection.
+struct Statements {
+    insert_job: StmtId,
+    insert_ready: StmtId,
+    select_candidates: StmtId,
+    insert_claimed: StmtId,
+    load_claimed: StmtId,
+    delete_ready: StmtId,
+    lock_claimed: StmtId,
+    finish_job: StmtId,
+    delete_claimed: StmtId,
+    clear_finished: StmtId,
+    begin: Control,
+    commit: Control,
+    rollback: Control,
+}
+
+impl Statements {
+    fn prepare(conn: &mut dyn Connection) -> Result<Statements, EngineError> {
+        let d = conn.dialect();
+        let begin = conn.begin_write();
+        Ok(Statements {
+            insert_job: conn.prepare(&schema::insert_job())?,
+            insert_ready: conn.prepare(&schema::insert_ready(d))?,
+            select_candidates: conn.prepare(&schema::select_candidates(d))?,
+            insert_claimed: conn.prepare(&schema::insert_claimed())?,
+            load_claimed: conn.prepare(&schema::load_claimed())?,
+            delete_ready: conn.prepare(&schema::delete_ready())?,
+            lock_claimed: conn.prepare(&schema::lock_claimed(d))?,
+            finish_job: conn.prepare(&schema::finish_job())?,
+            delete_claimed: conn.prepare(&schema::delete_claimed())?,
+            clear_finished: conn.prepare(&schema::clear_finished(d))?,
+            begin: Control::prepare(conn, begin),
+            commit: Control::prepare(conn, "COMMIT"),
+            rollback: Control::prepare(conn, "ROLLBACK"),
+        })
+    }
+}
+
+/// The class every job names (Rails' job class name column).
+pub const CLASS_NAME: &str = "BenchmarkJob";
+/// The one queue.
+pub const QUEUE: &str = "default";
+
+/// ActiveJob's serialization of a job with one string argument, padded to `payload` bytes
+/// with that argument.
+pub fn arguments(active_job_id: &str, enqueued_us: i64, payload: usize, rng: &mut ChaCha8Rng, out: &mut String) {
+    use std::fmt::Write;
+    out.clear();
+    let _ = write!(
+        out,
+        "{{\"job_class\":\"{CLASS_NAME}\",\"job_id\":\"{active_job_id}\",\"provider_job_id\":null,\"queue_name\":\"{QUEUE}\",\
+         \"priority\":null,\"arguments\":[\""
+    );
+    let tail = format!(
+        "\"],\"executions\":0,\"exception_executions\":{{}},\"locale\":\"en\",\"timezone\":\"UTC\",\"enqueued_at\":\"{enqueued_us}\",\"scheduled_at\":null}}"
+    );
+    let fill = payload.saturating_sub(out.len() + tail.len());
+    for _ in 0..fill {
+        out.push(char::from(b'a' + rng.random_range(0..26u8)));
+    }
+    out.push_str(&tail);
+}
+
+/// One client of the queue.
+pub struct QueueClient<'c> {
+    conn: &'c mut dyn Connection,
+    st: Statements,
+    settings: Settings,
+    rng: ChaCha8Rng,
+    /// `claimed_executions.process_id`.
+    process_id: i64,
+    drawn: Op,
+    /// Claimed executions this client holds, `(execution id, job id)`, oldest first.
+    held: VecDeque<(i64, i64)>,
+    /// The last claim's jobs' waits, as parts.
+    parts: Vec<(usize, u64)>,
+    /// Whether to rest after the transaction that just ended, and how long.
+    rest: Option<Duration>,
+    transactions: u64,
+    /// When the client was made, microseconds since the epoch: the enqueue time of the
+    /// backlog's jobs (timestamp 0), which were ready when the trial began.
+    started_us: i64,
+    out: Values,
+    claimed: Values,
+    active_job_id: String,
+    args: String,
+}
+
+impl<'c> QueueClient<'c> {
+    pub fn new(conn: &'c mut dyn Connection, settings: Settings, process_id: i64, seed: u64) -> Result<QueueClient<'c>, EngineError> {
+        let st = Statements::prepare(conn)?;
+        Ok(QueueClient {
+            conn,
+            st,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            process_id,
+            drawn: Op::Enqueue,
+            held: VecDeque::new(),
+            parts: Vec::new(),
+            rest: None,
+            transactions: 0,
+            started_us: now_us(),
+            out: Values::with_capacity(3 * settings.batch as usize, 0),
+            claimed: Values::with_capacity(2, 0),
+            active_job_id: String::with_capacity(36),
+            args: String::with_capacity(settings.payload + 64),
+            settings,
+        })
+    }
+
+    fn enqueue(&mut self) -> Result<bool, EngineError> {
+        let now = now_us();
+        let s = &self.st;
+        s.begin.run(self.conn)?;
+        let run = |conn: &mut dyn Connection| -> Result<(), EngineError> {
+            conn.run(
+                s.insert_job,
+                &[
+                    Value::Text(QUEUE),
+                    Value::Text(CLASS_NAME),
+                    Value::Text(&self.args),
+                    Value::Int(0),
+                    Value::Text(&self.active_job_id),
+                    Value::Int(now),
+                    Value::Int(now),
+                    Value::Int(now),
+                ],
+            )?;
+            conn.run(s.insert_ready, &[Value::Text(QUEUE), Value::Int(0), Value::Int(now)])?;
+            s.commit.run(conn)
+        };
+        run(self.conn).inspect_err(|_| {
+            let _ = s.rollback.run(self.conn);
+        })?;
+        Ok(true)
+    }
+
+    fn claim(&mut self) -> Result<bool, EngineError> {
+        self.parts.clear();
+        let s = &self.st;
+        s.begin.run(self.conn)?;
+        let mut got = Vec::new();
+        let result = (|| -> Result<(), EngineError> {
+            self.out.clear();
+            let rows = self
+                .conn
+                .run_values(s.select_candidates, &[Value::Int(self.settings.batch as i64)], &mut self.out)?;
+            let now = now_us();
+            for r in 0..rows as usize {
+                let (Some(id), Some(job), Some(created)) =
+                    (int_at(&self.out, 3 * r), int_at(&self.out, 3 * r + 1), int_at(&self.out, 3 * r + 2))
+                else {
+                    return Err(unexpected(format!(
+                        "a ready execution read back as {}; expected three integers",
+                        self.out.describe(3 * r..3 * r + 3)
+                    )));
+                };
+                self.conn.run(
+                    s.insert_claimed,
+                    &[Value::Int(job), Value::Int(self.process_id), Value::Int(now)],
+                )?;
+                self.claimed.clear();
+                self.conn.run_values(
+                    s.load_claimed,
+                    &[Value::Int(job), Value::Int(self.process_id)],
+                    &mut self.claimed,
+                )?;
+                let exec = int_at(&self.claimed, 0).ok_or_else(|| {
+                    unexpected(format!("the claimed execution of job {job} was not found after its insert"))
+                })?;
+                self.conn.run(s.delete_ready, &[Value::Int(id)])?;
+                let since = if created == 0 { self.started_us } else { created };
+                got.push((exec, job, (now - since).max(0) as u64 * 1000));
+            }
+            s.commit.run(self.conn)
+        })();
+        if let Err(e) = result {
+            let _ = s.rollback.run(self.conn);
+            return Err(e);
+        }
+        for &(exec, job, wait_ns) in &got {
+            self.held.push_back((exec, job));
+            self.parts.push((Op::QueueWait as usize, wait_ns));
+        }
+        if got.is_empty() {
+            if self.settings.role == Role::Worker {
+                self.rest = Some(self.settings.poll_interval);
+            }
+            return Ok(false);
+        }
+        if self.settings.role == Role::Worker && !self.settings.job_time.is_zero() {
+            self.rest = Some(self.settings.job_time);
+        }
+        Ok(true)
+    }
+
+    fn finish(&mut self) -> Result<bool, EngineError> {
+        let Some(&(exec, job)) = self.held.front() else {
+            return Ok(false);
+        };
+        let s = &self.st;
+        s.begin.run(self.conn)?;
+        let result = (|| -> Result<bool, EngineError> {
+            self.claimed.clear();
+            let found = self.conn.run_values(s.lock_claimed, &[Value::Int(exec)], &mut self.claimed)? == 1;
+            if found {
+                let now = now_us();
+                self.conn
+                    .run(s.finish_job, &[Value::Int(now), Value::Int(now), Value::Int(job)])?;
+                self.conn.run(s.delete_claimed, &[Value::Int(exec)])?;
+            }
+            s.commit.run(self.conn)?;
+            Ok(found)
+        })();
+        match result {
+            Ok(found) => {
+                self.held.pop_front();
+                Ok(found)
+            }
+            Err(e) => {
+                let _ = s.rollback.run(self.conn);
+                Err(e)
+            }
+        }
+    }
+
+    fn prune(&mut self) -> Result<bool, EngineError> {
+        let before = now_us() - self.settings.retention.as_micros() as i64;
+        let deleted = self.conn.run(
+            self.st.clear_finished,
+            &[Value::Int(before), Value::Int(self.settings.prune_batch as i64)],
+        )?;
+        if self.settings.role == Role::Janitor && deleted < self.settings.prune_batch {
+            self.rest = Some(self.settings.prune_interval);
+        }
+        Ok(true)
+    }
+
+    /// A new job's identity and arguments, drawn before the enqueue's clock starts.
+    fn draw_job(&mut self) {
+        let mut bytes = [0u8; 16];
+        self.rng.fill_bytes(&mut bytes);
+        let id = uuid::Builder::from_random_bytes(bytes).into_uuid();
+        self.active_job_id.clear();
+        self.active_job_id
+            .push_str(id.hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()));
+        arguments(&self.active_job_id, now_us(), self.settings.payload, &mut self.rng, &mut self.args);
+    }
+}
+
+impl Client for QueueClient<'_> {
+    fn draw(&mut self) -> usize {
+        self.rest = None;
+        self.transactions += 1;
+        let op = match self.settings.role {
+            Role::Producer => Op::Enqueue,
+            Role::Janitor => Op::Prune,
+            Role::Worker if self.held.is_empty() => Op::Claim,
+            Role::Worker => Op::Finish,
+            Role::Mix if !self.held.is_empty() => Op::Finish,
+            Role::Mix if self.transactions % self.settings.prune_every.max(1) == 0 => Op::Prune,
+            Role::Mix if self.rng.random_bool(0.5) => Op::Enqueue,
+            Role::Mix => Op::Claim,
+        };
+        if op == Op::Enqueue {
+            self.draw_job();
+        }
+        self.drawn = op;
+        op as usize
+    }
+
+    fn execute(&mut self) -> Result<bool, EngineError> {
+        match self.drawn {
+            Op::Enqueue => self.enqueue(),
+            Op::Claim => self.claim(),
+            Op::Finish => self.finish(),
+            Op::Prune => self.prune(),
+            Op::QueueWait => Ok(true),
+        }
+    }
+
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            parts: true,
+            pause: matches!(self.settings.role, Role::Worker | Role::Janitor),
+            ..Hooks::default()
+        }
+    }
+
+    fn parts(&self) -> &[(usize, u64)] {
+        if self.drawn == Op::Claim {
+            &self.parts
+        } else {
+            &[]
+        }
+    }
+
+    fn pause(&self) -> Option<Duration> {
+        self.rest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_activejob_shaped_and_as_long_as_asked() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut out = String::new();
+        arguments("8f0e-id", 1_700_000_000_000_000, 400, &mut rng, &mut out);
+        assert_eq!(out.len(), 400);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(v["job_class"], CLASS_NAME);
+        assert_eq!(v["queue_name"], QUEUE);
+        assert_eq!(v["arguments"].as_array().map(Vec::len), Some(1));
+        // Shorter than the fixed fields: no padding, still JSON.
+        arguments("x", 1, 10, &mut rng, &mut out);
+        assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok());
+    }
+}

@@ -1,0 +1,202 @@
+//! What a queue's owner asks of a run: how many jobs per second went in and came out, how long
+//! a job waited from its enqueue to its claim, how deep the queue got, and what failed.
+//!
+//! Every figure is pooled over a configuration's measured trials: rates are jobs over measured
+//! seconds, the wait's percentiles come from the merged histograms of the claim's `queue wait`
+//! part (one value per claimed job), and the depth is the backlog plus the jobs enqueued minus
+//! the jobs claimed, interval by interval from each trial's time series: exact for committed
+//! transactions, with no query of the queue during the trial. With a cast, every role's
+//! operations count (`ROLE:enqueue`, ...).
+
+use super::client::{Op, OPS};
+use crate::model::op::{decode, Latency, OpResult};
+use crate::model::record::{Manifest, TrialRecord};
+use crate::workload::ReportSection;
+
+/// Whether `name` (`enqueue`, or a role's `producers:enqueue`) is the operation `op`.
+fn is(name: &str, op: Op) -> bool {
+    let base = name.rsplit_once(':').map_or(name, |(_, b)| b);
+    base == OPS[op as usize]
+}
+
+/// One configuration's pooled figures.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures {
+    pub enqueued: u64,
+    pub claimed: u64,
+    pub finished: u64,
+    /// Claims that found no job.
+    pub empty: u64,
+    pub seconds: f64,
+    pub wait: Option<Latency>,
+    /// Deepest the queue got in any trial, and the median trial's depth at its end.
+    pub max_depth: Option<i64>,
+    pub end_depth: Option<i64>,
+    /// Transactions given up on a lock, by cause: timeout, upgrade, snapshot, other.
+    pub busy: [u64; 4],
+}
+
+/// The figures of configuration `config` over `trials`, with `backlog` jobs ready at each
+/// trial's start.
+pub fn figures(config: usize, trials: &[TrialRecord], backlog: u64) -> Figures {
+    let mut f = Figures::default();
+    let mut wait: Option<hdrhistogram::Histogram<u64>> = None;
+    let mut ends = Vec::new();
+    for t in trials.iter().filter(|t| t.config == config && !t.warmup) {
+        f.seconds += t.measured_ns as f64 / 1e9;
+        for o in &t.ops {
+            add(&mut f, o, &mut wait);
+        }
+        if let Some((max, end)) = depth(t, backlog) {
+            f.max_depth = Some(f.max_depth.map_or(max, |m| m.max(max)));
+            ends.push(end);
+        }
+    }
+    f.wait = wait.filter(|h| !h.is_empty()).map(|h| Latency::of(&h));
+    ends.sort_unstable();
+    f.end_depth = ends.get(ends.len() / 2).copied();
+    f
+}
+
+fn add(f: &mut Figures, o: &OpResult, wait: &mut Option<hdrhistogram::Histogram<u64>>) {
+    if is(&o.name, Op::Enqueue) {
+        f.enqueued += o.succeeded();
+    } else if is(&o.name, Op::Finish) {
+        f.finished += o.succeeded();
+    } else if is(&o.name, Op::Claim) {
+        f.empty += o.ops - o.succeeded();
+    } else if is(&o.name, Op::QueueWait) {
+        f.claimed += o.ops;
+        if let Some(h) = decode(&o.histogram) {
+            match wait {
+                Some(w) => {
+                    let _ = w.add(&h);
+                }
+                None => *wait = Some(h),
+            }
+        }
+    }
+    let timeout = o.busy_timeout.unwrap_or(0);
+    let upgrade = o.busy_upgrade.unwrap_or(0);
+    let snapshot = o.busy_snapshot.unwrap_or(0);
+    f.busy[0] += timeout;
+    f.busy[1] += upgrade;
+    f.busy[2] += snapshot;
+    f.busy[3] += o.busy.saturating_sub(timeout + upgrade + snapshot);
+}
+
+/// The queue's depth over a trial from its series, `(deepest, at the end)`; none without one.
+pub fn depth(t: &TrialRecord, backlog: u64) -> Option<(i64, i64)> {
+    t.series.as_ref()?;
+    let points = depth_series(t, backlog);
+    let start = backlog as i64;
+    let max = points.iter().map(|p| p.1).fold(start, i64::max);
+    Some((max, points.last().map_or(start, |p| p.1)))
+}
+
+/// The depth of each interval of a trial, `(t_ms, jobs ready)`: the page's chart.
+pub fn depth_series(t: &TrialRecord, backlog: u64) -> Vec<(u64, i64)> {
+    let Some(series) = t.series.as_ref() else {
+        return Vec::new();
+    };
+    let mut by_interval: std::collections::BTreeMap<u64, i64> = std::collections::BTreeMap::new();
+    for p in &series.points {
+        if is(&p.op, Op::Enqueue) {
+            *by_interval.entry(p.t_ms).or_default() += p.succeeded as i64;
+        } else if is(&p.op, Op::QueueWait) {
+            *by_interval.entry(p.t_ms).or_default() -= p.ops as i64;
+        }
+    }
+    let mut d = backlog as i64;
+    by_interval
+        .into_iter()
+        .map(|(t, delta)| {
+            d += delta;
+            (t, d)
+        })
+        .collect()
+}
+
+fn ms(ns: u64) -> String {
+    let ms = ns as f64 / 1e6;
+    if ms >= 100.0 {
+        format!("{ms:.0} ms")
+    } else if ms >= 1.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.2} ms")
+    }
+}
+
+/// Lock failures as `N` or `N (upgrade 3, timeout 1)`.
+fn failures(busy: &[u64; 4]) -> String {
+    let total: u64 = busy.iter().sum();
+    if total == 0 {
+        return "0".into();
+    }
+    let names = ["timeout", "upgrade", "snapshot", "other"];
+    let parts: Vec<String> = names
+        .iter()
+        .zip(busy)
+        .filter(|(_, n)| **n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    format!("{total} ({})", parts.join(", "))
+}
+
+/// The queue's table: one row per configuration.
+pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
+    let backlog = m.params.count("backlog");
+    let mut rows = Vec::new();
+    for cfg in &m.configs {
+        let f = figures(cfg.index, trials, backlog);
+        if f.seconds == 0.0 {
+            continue;
+        }
+        let rate = |n: u64| format!("{:.0}", n as f64 / f.seconds);
+        let depth = match (f.end_depth, f.max_depth) {
+            (Some(e), Some(x)) => format!("{e} (max {x})"),
+            _ => "-".into(),
+        };
+        rows.push(vec![
+            format!("#{}", cfg.index),
+            rate(f.enqueued),
+            rate(f.finished),
+            f.wait.as_ref().map_or("-".into(), |l| ms(l.p50_ns)),
+            f.wait.as_ref().map_or("-".into(), |l| ms(l.p99_ns)),
+            depth,
+            f.empty.to_string(),
+            failures(&f.busy),
+        ]);
+    }
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    vec![ReportSection {
+        title: format!(
+            "Queue: jobs per second in and out, wait from enqueue to claim, depth (backlog {backlog}), empty polls, lock failures"
+        ),
+        headers: vec!["config", "in/s", "out/s", "wait p50", "wait p99", "depth end", "empty", "failed"],
+        rows,
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_prefixed_names_count_as_their_operation() {
+        assert!(is("enqueue", Op::Enqueue));
+        assert!(is("producers:enqueue", Op::Enqueue));
+        assert!(is("workers:queue wait", Op::QueueWait));
+        assert!(!is("workers:claim", Op::QueueWait));
+    }
+
+    #[test]
+    fn failures_name_their_causes() {
+        assert_eq!(failures(&[0, 0, 0, 0]), "0");
+        assert_eq!(failures(&[1, 3, 0, 0]), "4 (timeout 1, upgrade 3)");
+        assert_eq!(failures(&[0, 0, 0, 2]), "2 (other 2)");
+    }
+}
