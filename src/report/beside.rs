@@ -118,6 +118,7 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
         return None;
     }
     Some(ReportSection {
+        lead: false,
         title: "the workload while backups and vacuums ran (measured trials; an interval is during when a run overlapped it; p99: median / worst interval)".into(),
         headers: vec![
             "#",

@@ -59,7 +59,12 @@ pub fn section(trials: &[TrialRecord]) -> Option<ReportSection> {
         })
         .collect();
     let (title, headers) = title_and_headers(with_sidecars, with_vacuums);
-    Some(ReportSection { title, headers, rows })
+    Some(ReportSection {
+        title,
+        headers,
+        rows,
+        lead: false,
+    })
 }
 
 /// The table's title and headers: the sidecars' two columns and the vacuums' one only where

@@ -308,6 +308,7 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
     }
     out += &super::curve::section(&report.curves, &report.unit(), md);
     out += &history_section(report, md);
+    out += &lead_sections(report, md);
     let (headers, body) = summary_table(&report.summary, &report.unit(), report.metric);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     out += &table(&headers, &body, md);
@@ -351,6 +352,21 @@ pub fn document(report: &Report<'_>, md: bool) -> String {
         for l in &report.durability {
             out += &format!("  {l}\n");
         }
+    }
+    out
+}
+
+/// The workload's own tables that lead its report ([`crate::workload::ReportSection::lead`]:
+/// the queue's jobs and waits), each under its title, then a blank line.
+fn lead_sections(report: &Report<'_>, md: bool) -> String {
+    let Some(w) = crate::workload::find(&report.manifest.workload) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for s in w.report_sections(report.manifest, report.trials).into_iter().filter(|s| s.lead) {
+        out += &format!("{}\n", s.title);
+        out += &table(&s.headers, &s.rows, md);
+        out += "\n";
     }
     out
 }
@@ -407,6 +423,7 @@ fn compact_body(report: &Report<'_>) -> String {
     }
     out += &super::curve::section(&report.curves, &report.unit(), false);
     out += &history_section(report, false);
+    out += &lead_sections(report, false);
     out += &match &c.common {
         Some(common) => format!("configurations (every one: {common})\n"),
         None => "configurations\n".to_string(),

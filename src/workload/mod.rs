@@ -169,6 +169,9 @@ pub struct ReportSection {
     pub title: String,
     pub headers: Vec<&'static str>,
     pub rows: Vec<Vec<String>>,
+    /// Printed in the terminal's report right under the answer, as what the run is for (the
+    /// queue's jobs and waits); otherwise only the page and `--all` show it.
+    pub lead: bool,
 }
 
 /// A benchmark workload: what it does. What it is, its [`WorkloadKind`], is data.
@@ -194,6 +197,18 @@ pub trait Workload: Sync {
     /// live data a report of a workload with [`WorkloadKind::reports_db_size`] sets beside the
     /// file's size. None by default.
     fn live_rows(&self, _p: &Params, _inserted: u64) -> Option<(u64, u64)> {
+        None
+    }
+    /// The run's answer in this workload's own terms, replacing the generic one that ranks
+    /// configurations by transactions per second (a queue's transactions include empty polls:
+    /// it is ranked by jobs finished). `own` names each configuration by what sets it apart.
+    /// None by default.
+    fn answer(
+        &self,
+        _manifest: &crate::model::record::Manifest,
+        _trials: &[crate::model::record::TrialRecord],
+        _own: &[String],
+    ) -> Option<Vec<String>> {
         None
     }
     /// Tables only this workload knows to add to reports of its runs (TATP: each transaction's

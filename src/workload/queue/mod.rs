@@ -115,8 +115,22 @@ pub static KIND: WorkloadKind = WorkloadKind {
     source: "rails/solid_queue (commit 29e818d): queue_schema.rb, ReadyExecution.claim, ClaimedExecution#finished, Job.clear_finished_in_batches",
     params: PARAMS,
     operations: &OPS,
+    default_knobs: RAILS_SQLITE,
     ..WorkloadKind::BASE
 };
+
+/// What Rails 8's SQLite adapter sets on every connection (`SQLite3Adapter::DEFAULT_PRAGMAS`,
+/// and the `timeout: 5000` of its generated database.yml), so that the queue runs on SQLite as
+/// a Rails application's does; `--knob` overrides each. Engines without a knob skip it.
+const RAILS_SQLITE: &[(&str, &str)] = &[
+    ("journal_mode", "wal"),
+    ("synchronous", "normal"),
+    ("foreign_keys", "on"),
+    ("mmap_size", "134217728"),
+    ("journal_size_limit", "67108864"),
+    ("cache_size", "2000"),
+    ("busy_timeout", "5000"),
+];
 
 /// The parameters as a client runs them.
 pub fn settings(p: &Params) -> Settings {
@@ -168,6 +182,15 @@ impl Workload for Queue {
         trials: &[crate::model::record::TrialRecord],
     ) -> Vec<super::ReportSection> {
         report::sections(manifest, trials)
+    }
+
+    fn answer(
+        &self,
+        manifest: &crate::model::record::Manifest,
+        trials: &[crate::model::record::TrialRecord],
+        own: &[String],
+    ) -> Option<Vec<String>> {
+        report::answer(manifest, trials, own)
     }
 
     fn transactions(&self) -> Option<&dyn load::Transactions> {

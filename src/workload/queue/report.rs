@@ -128,20 +128,89 @@ fn ms(ns: u64) -> String {
     }
 }
 
-/// Lock failures as `N` or `N (upgrade 3, timeout 1)`.
+/// Lock failures as `N`, `N timeout` (one cause) or `N (t 3, u 1)` (timeout, upgrade,
+/// snapshot, other).
 fn failures(busy: &[u64; 4]) -> String {
     let total: u64 = busy.iter().sum();
-    if total == 0 {
-        return "0".into();
+    let causes: Vec<(usize, u64)> = busy.iter().copied().enumerate().filter(|(_, n)| *n > 0).collect();
+    match causes.as_slice() {
+        [] => "0".into(),
+        [(i, _)] => format!("{total} {}", ["timeout", "upgrade", "snapshot", "other"][*i]),
+        _ => {
+            let parts: Vec<String> = causes
+                .iter()
+                .map(|(i, n)| format!("{} {n}", ["t", "u", "s", "o"][*i]))
+                .collect();
+            format!("{total} ({})", parts.join(", "))
+        }
     }
-    let names = ["timeout", "upgrade", "snapshot", "other"];
+}
+
+/// Failures in words for the answer: `no lock failures`, `12 lock failures (upgrade 12)`.
+fn failures_words(busy: &[u64; 4]) -> String {
+    let total: u64 = busy.iter().sum();
+    if total == 0 {
+        return "no lock failures".into();
+    }
+    let names = ["busy_timeout", "upgrade refused", "stale snapshot", "other"];
     let parts: Vec<String> = names
         .iter()
         .zip(busy)
         .filter(|(_, n)| **n > 0)
         .map(|(name, n)| format!("{name} {n}"))
         .collect();
-    format!("{total} ({})", parts.join(", "))
+    format!("{total} transactions gave up on a lock ({})", parts.join(", "))
+}
+
+/// The answer: configurations ranked by jobs finished per second, each with its wait and
+/// failures.
+pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Vec<String>> {
+    let backlog = m.params.count("backlog");
+    let mut figs: Vec<(usize, Figures)> = m
+        .configs
+        .iter()
+        .map(|c| (c.index, figures(c.index, trials, backlog)))
+        .filter(|(_, f)| f.seconds > 0.0)
+        .collect();
+    if figs.is_empty() {
+        return None;
+    }
+    figs.sort_by(|a, b| b.1.finished_rate().total_cmp(&a.1.finished_rate()));
+    let name = |i: usize| match own.get(i).filter(|s| !s.is_empty()) {
+        Some(o) if m.configs.len() > 1 => format!("#{i} ({o})"),
+        _ => format!("#{i}"),
+    };
+    let words = |f: &Figures| {
+        let wait = f
+            .wait
+            .as_ref()
+            .map_or("no job claimed".into(), |l| format!("wait p50 {} p99 {}", ms(l.p50_ns), ms(l.p99_ns)));
+        let depth = f.end_depth.map_or(String::new(), |d| format!(", {d} jobs left ready"));
+        format!(
+            "{:.0} jobs/s finished of {:.0}/s enqueued, {wait}{depth}, {}",
+            f.finished_rate(),
+            f.enqueued as f64 / f.seconds,
+            failures_words(&f.busy)
+        )
+    };
+    let mut out = Vec::new();
+    let (best, f) = &figs[0];
+    let lead = if figs.len() > 1 { "finished the most jobs: " } else { "" };
+    out.push(format!("{} {lead}{}.", name(*best), words(f)));
+    for (i, f) in &figs[1..] {
+        out.push(format!("{}: {}.", name(*i), words(f)));
+    }
+    Some(out)
+}
+
+impl Figures {
+    fn finished_rate(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.finished as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
 }
 
 /// The queue's table: one row per configuration.
@@ -159,7 +228,7 @@ pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
             _ => "-".into(),
         };
         rows.push(vec![
-            format!("#{}", cfg.index),
+            cfg.index.to_string(),
             rate(f.enqueued),
             rate(f.finished),
             f.wait.as_ref().map_or("-".into(), |l| ms(l.p50_ns)),
@@ -174,10 +243,11 @@ pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
     }
     vec![ReportSection {
         title: format!(
-            "Queue: jobs per second in and out, wait from enqueue to claim, depth (backlog {backlog}), empty polls, lock failures"
+            "queue: jobs/s in and out, wait from enqueue to claim, jobs ready at the end\n  (backlog {backlog}), claims that found none, transactions failed on locks"
         ),
-        headers: vec!["config", "in/s", "out/s", "wait p50", "wait p99", "depth end", "empty", "failed"],
+        headers: vec!["#", "in/s", "out/s", "wait p50", "wait p99", "depth end", "empty", "failed"],
         rows,
+        lead: true,
     }]
 }
 
@@ -196,7 +266,8 @@ mod tests {
     #[test]
     fn failures_name_their_causes() {
         assert_eq!(failures(&[0, 0, 0, 0]), "0");
-        assert_eq!(failures(&[1, 3, 0, 0]), "4 (timeout 1, upgrade 3)");
-        assert_eq!(failures(&[0, 0, 0, 2]), "2 (other 2)");
+        assert_eq!(failures(&[1, 3, 0, 0]), "4 (t 1, u 3)");
+        assert_eq!(failures(&[0, 0, 0, 2]), "2 other");
+        assert_eq!(failures_words(&[0, 5, 0, 0]), "5 transactions gave up on a lock (upgrade refused 5)");
     }
 }

@@ -264,6 +264,7 @@ pub fn section(m: &Manifest, trials: &[TrialRecord]) -> crate::workload::ReportS
         }
     }
     crate::workload::ReportSection {
+        lead: false,
         title: "TATP success rates against the specification".into(),
         headers: vec![
             "configuration",
