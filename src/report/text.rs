@@ -363,7 +363,11 @@ fn lead_sections(report: &Report<'_>, md: bool) -> String {
         return String::new();
     };
     let mut out = String::new();
-    for s in w.report_sections(report.manifest, report.trials).into_iter().filter(|s| s.lead) {
+    for s in w
+        .report_sections(report.manifest, report.trials)
+        .into_iter()
+        .filter(|s| s.lead)
+    {
         out += &format!("{}\n", s.title);
         out += &table(&s.headers, &s.rows, md);
         out += "\n";

@@ -37,6 +37,7 @@ mod odd_input;
 mod outputs;
 mod profile;
 mod progress;
+mod queue;
 mod replay;
 mod report;
 mod reproduce;

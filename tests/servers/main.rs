@@ -15,6 +15,7 @@ mod auth;
 mod common;
 mod device_io;
 mod population;
+mod queue;
 mod restore;
 mod script;
 mod stops;

@@ -202,7 +202,12 @@ pub struct QueueClient<'c> {
 }
 
 impl<'c> QueueClient<'c> {
-    pub fn new(conn: &'c mut dyn Connection, settings: Settings, process_id: i64, seed: u64) -> Result<QueueClient<'c>, EngineError> {
+    pub fn new(
+        conn: &'c mut dyn Connection,
+        settings: Settings,
+        process_id: i64,
+        seed: u64,
+    ) -> Result<QueueClient<'c>, EngineError> {
         let st = Statements::prepare(conn)?;
         Ok(QueueClient {
             conn,
@@ -257,14 +262,18 @@ impl<'c> QueueClient<'c> {
         let mut got = Vec::new();
         let result = (|| -> Result<(), EngineError> {
             self.out.clear();
-            let rows = self
-                .conn
-                .run_values(s.select_candidates, &[Value::Int(self.settings.batch as i64)], &mut self.out)?;
+            let rows = self.conn.run_values(
+                s.select_candidates,
+                &[Value::Int(self.settings.batch as i64)],
+                &mut self.out,
+            )?;
             let now = now_us();
             for r in 0..rows as usize {
-                let (Some(id), Some(job), Some(created)) =
-                    (int_at(&self.out, 3 * r), int_at(&self.out, 3 * r + 1), int_at(&self.out, 3 * r + 2))
-                else {
+                let (Some(id), Some(job), Some(created)) = (
+                    int_at(&self.out, 3 * r),
+                    int_at(&self.out, 3 * r + 1),
+                    int_at(&self.out, 3 * r + 2),
+                ) else {
                     return Err(unexpected(format!(
                         "a ready execution read back as {}; expected three integers",
                         self.out.describe(3 * r..3 * r + 3)
@@ -281,7 +290,9 @@ impl<'c> QueueClient<'c> {
                     &mut self.claimed,
                 )?;
                 let exec = int_at(&self.claimed, 0).ok_or_else(|| {
-                    unexpected(format!("the claimed execution of job {job} was not found after its insert"))
+                    unexpected(format!(
+                        "the claimed execution of job {job} was not found after its insert"
+                    ))
                 })?;
                 self.conn.run(s.delete_ready, &[Value::Int(id)])?;
                 let since = if created == 0 { self.started_us } else { created };
@@ -317,7 +328,10 @@ impl<'c> QueueClient<'c> {
         s.begin.run(self.conn)?;
         let result = (|| -> Result<bool, EngineError> {
             self.claimed.clear();
-            let found = self.conn.run_values(s.lock_claimed, &[Value::Int(exec)], &mut self.claimed)? == 1;
+            let found = self
+                .conn
+                .run_values(s.lock_claimed, &[Value::Int(exec)], &mut self.claimed)?
+                == 1;
             if found {
                 let now = now_us();
                 self.conn
@@ -359,7 +373,13 @@ impl<'c> QueueClient<'c> {
         self.active_job_id.clear();
         self.active_job_id
             .push_str(id.hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()));
-        arguments(&self.active_job_id, now_us(), self.settings.payload, &mut self.rng, &mut self.args);
+        arguments(
+            &self.active_job_id,
+            now_us(),
+            self.settings.payload,
+            &mut self.rng,
+            &mut self.args,
+        );
     }
 }
 

@@ -175,16 +175,24 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
     if figs.is_empty() {
         return None;
     }
-    figs.sort_by(|a, b| b.1.finished_rate().total_cmp(&a.1.finished_rate()));
+    // Where every configuration kept up with its producers (a rate, or a backlog a closed loop
+    // drained), jobs out equal jobs in and say nothing: the wait does. Else the most jobs
+    // finished.
+    let kept_up = figs.iter().all(|(_, f)| f.finished as f64 >= 0.95 * f.enqueued as f64);
+    let p99 = |f: &Figures| f.wait.as_ref().map_or(f64::INFINITY, |l| l.p99_ns as f64);
+    if kept_up {
+        figs.sort_by(|a, b| p99(&a.1).total_cmp(&p99(&b.1)));
+    } else {
+        figs.sort_by(|a, b| b.1.finished_rate().total_cmp(&a.1.finished_rate()));
+    }
     let name = |i: usize| match own.get(i).filter(|s| !s.is_empty()) {
         Some(o) if m.configs.len() > 1 => format!("#{i} ({o})"),
         _ => format!("#{i}"),
     };
     let words = |f: &Figures| {
-        let wait = f
-            .wait
-            .as_ref()
-            .map_or("no job claimed".into(), |l| format!("wait p50 {} p99 {}", ms(l.p50_ns), ms(l.p99_ns)));
+        let wait = f.wait.as_ref().map_or("no job claimed".into(), |l| {
+            format!("wait p50 {} p99 {}", ms(l.p50_ns), ms(l.p99_ns))
+        });
         let depth = f.end_depth.map_or(String::new(), |d| format!(", {d} jobs left ready"));
         format!(
             "{:.0} jobs/s finished of {:.0}/s enqueued, {wait}{depth}, {}",
@@ -195,7 +203,11 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
     };
     let mut out = Vec::new();
     let (best, f) = &figs[0];
-    let lead = if figs.len() > 1 { "finished the most jobs: " } else { "" };
+    let lead = match (figs.len() > 1, kept_up) {
+        (false, _) => "",
+        (true, true) => "kept up, as every configuration did, with the shortest wait: ",
+        (true, false) => "finished the most jobs: ",
+    };
     out.push(format!("{} {lead}{}.", name(*best), words(f)));
     for (i, f) in &figs[1..] {
         out.push(format!("{}: {}.", name(*i), words(f)));
@@ -268,6 +280,9 @@ mod tests {
         assert_eq!(failures(&[0, 0, 0, 0]), "0");
         assert_eq!(failures(&[1, 3, 0, 0]), "4 (t 1, u 3)");
         assert_eq!(failures(&[0, 0, 0, 2]), "2 other");
-        assert_eq!(failures_words(&[0, 5, 0, 0]), "5 transactions gave up on a lock (upgrade refused 5)");
+        assert_eq!(
+            failures_words(&[0, 5, 0, 0]),
+            "5 transactions gave up on a lock (upgrade refused 5)"
+        );
     }
 }

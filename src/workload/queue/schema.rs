@@ -47,7 +47,13 @@ const SKIP_LOCKED: Sql = crate::sql!("", Postgres => " FOR UPDATE SKIP LOCKED", 
 const FOR_UPDATE: Sql = crate::sql!("", Postgres => " FOR UPDATE", Mysql => " FOR UPDATE");
 
 /// The id the job's insert just generated, read in the statement that needs it.
-const LAST_ID: Sql = crate::sql!("last_insert_rowid()", Postgres => "lastval()", Mysql => "LAST_INSERT_ID()");
+/// (PostgreSQL: the jobs sequence's `currval`; `lastval()` would be the ready execution's own id,
+/// drawn before the row's values.)
+const LAST_ID: Sql = crate::sql!(
+    "last_insert_rowid()",
+    Postgres => "currval('solid_queue_jobs_id_seq')",
+    Mysql => "LAST_INSERT_ID()",
+);
 
 /// The tables and indexes, one statement each.
 pub fn create(d: Dialect) -> Vec<String> {
@@ -167,7 +173,7 @@ mod tests {
         assert!(select_candidates(Dialect::Sqlite).ends_with("LIMIT ?"));
         assert!(create(Dialect::Sqlite)[0].contains("AUTOINCREMENT"));
         assert!(create(Dialect::Mysql)[0].ends_with("ENGINE=InnoDB"));
-        assert!(insert_ready(Dialect::Postgres).contains("VALUES (lastval(), ?, ?, ?)"));
+        assert!(insert_ready(Dialect::Postgres).contains("VALUES (currval('solid_queue_jobs_id_seq'), ?, ?, ?)"));
         assert!(clear_finished(Dialect::Mysql).ends_with("LIMIT ?"));
         assert!(clear_finished(Dialect::Sqlite).contains("IN (SELECT id"));
     }

@@ -61,7 +61,10 @@ fn a_mix_enqueues_claims_finishes_and_prunes_and_loses_nothing() {
     let enqueued = ops(&r, Op::Enqueue).succeeded();
     let claimed = ops(&r, Op::QueueWait).ops;
     let finished = ops(&r, Op::Finish).succeeded();
-    assert!(enqueued > 100 && claimed > 100, "enqueued {enqueued}, claimed {claimed}");
+    assert!(
+        enqueued > 100 && claimed > 100,
+        "enqueued {enqueued}, claimed {claimed}"
+    );
     assert!(ops(&r, Op::Prune).ops >= 10, "prunes: {}", ops(&r, Op::Prune).ops);
     // A client finishes what it claims before anything else; at most one job per client is
     // still held when the trial's count runs out.
@@ -69,7 +72,11 @@ fn a_mix_enqueues_claims_finishes_and_prunes_and_loses_nothing() {
     assert_eq!(ops(&r, Op::QueueWait).part_of.as_deref(), Some("claim"));
     let mut conn = SqliteConn::open(Api::bundled(), &path, None, "sqlite").unwrap();
     let ready = count(&mut conn, "SELECT count(*) FROM solid_queue_ready_executions").unwrap();
-    assert_eq!(ready as u64, 20 + enqueued - claimed, "the depth the report derives is the table's");
+    assert_eq!(
+        ready as u64,
+        20 + enqueued - claimed,
+        "the depth the report derives is the table's"
+    );
 }
 
 #[test]
@@ -90,7 +97,10 @@ fn an_empty_queue_is_an_empty_poll_and_a_rest() {
     let (r, _dir, _path) = trial(&p, 1);
     assert_eq!(ops(&r, Op::Claim).ops, 6);
     assert_eq!(ops(&r, Op::Claim).succeeded(), 0);
-    assert!(started.elapsed() >= std::time::Duration::from_millis(100), "rested between polls");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(100),
+        "rested between polls"
+    );
 }
 
 #[test]
@@ -109,8 +119,10 @@ fn a_janitor_clears_only_jobs_finished_before_the_retention() {
     ))
     .unwrap();
     // The unfinished job needs its ready execution to verify.
-    conn.execute_batch("INSERT INTO solid_queue_ready_executions (job_id, queue_name, created_at) VALUES (3, 'default', 0)")
-        .unwrap();
+    conn.execute_batch(
+        "INSERT INTO solid_queue_ready_executions (job_id, queue_name, created_at) VALUES (3, 'default', 0)",
+    )
+    .unwrap();
     let stop = AtomicBool::new(false);
     let connector = File(path.clone());
     let trial = Trial::plain(&p, 1, &stop, &connector);

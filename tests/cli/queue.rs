@@ -1,0 +1,91 @@
+//! `litebench run queue`: the job queue after Solid Queue on SQLite, as one client mix and as a
+//! cast of producers, workers and a janitor; its answer and table in the terminal (jobs per
+//! second, the wait from enqueue to claim, lock failures by cause), and its refusal of DuckDB.
+
+use crate::common::*;
+
+const CAST: &str = r#"
+[[role]]
+name = "producers"
+kind = "workload"
+rate = 200
+params = { role = "producer" }
+
+[[role]]
+name = "workers"
+kind = "workload"
+clients = 2
+params = { role = "worker", poll_interval = "10ms" }
+
+[[role]]
+name = "janitor"
+kind = "workload"
+params = { role = "janitor", retention = "0s" }
+"#;
+
+#[test]
+fn a_cast_of_producers_workers_and_a_janitor_answers_in_jobs_and_waits() {
+    let sb = Sandbox::new();
+    let cast = sb.root().join("queue.toml");
+    std::fs::write(&cast, CAST).unwrap();
+    let o = output(
+        sb.run(&[
+            "queue",
+            "--cast",
+            cast.to_str().unwrap(),
+            "--param",
+            "duration=1s",
+            "--knob",
+            "begin=deferred,immediate",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .env("COLUMNS", "80"),
+    );
+    assert_success(&o);
+    let out = stdout(&o);
+    let answer = out
+        .lines()
+        .skip_while(|l| !l.starts_with("answer: "))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(answer.contains("jobs/s finished of"), "{out}");
+    assert!(answer.contains("wait p50"), "{out}");
+    assert!(
+        out.contains("queue: jobs/s in and out, wait from enqueue to claim"),
+        "the queue's table leads: {out}"
+    );
+    // Rails 8's SQLite settings are the workload's defaults.
+    assert!(
+        out.contains("journal_mode=wal") && out.contains("busy_timeout=5000"),
+        "{out}"
+    );
+    let v = sb.show_json();
+    let ops: Vec<String> = v["trials"][0]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap().to_string())
+        .collect();
+    for name in [
+        "producers:enqueue",
+        "workers:claim",
+        "workers:queue wait",
+        "workers:finish",
+        "janitor:prune",
+    ] {
+        assert!(ops.iter().any(|o| o == name), "{name} in {ops:?}");
+    }
+    for l in out.lines() {
+        assert!(l.chars().count() <= 80, "wider than 80 columns: {l}");
+    }
+}
+
+#[test]
+fn duckdb_is_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let o = output(&mut sb.run(&["queue", "--engine", "duckdb", "--trials", "1", "--warmup", "0"]));
+    assert_run_error_line(&o, &["DuckDB is not a queue's engine", "run queue on sqlite"]);
+}

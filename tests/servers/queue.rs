@@ -1,0 +1,82 @@
+//! The `queue` workload on the servers litebench starts: producers, workers and a janitor as
+//! roles on PostgreSQL and MariaDB, whose claims take `FOR UPDATE SKIP LOCKED` as Solid Queue's
+//! do there. Every trial passes the queue's check (each unfinished job has exactly one
+//! execution), the workers' claims record each job's wait, and two workers claiming at once
+//! skip each other's locked rows instead of failing.
+
+use crate::common::*;
+
+const CAST: &str = r#"
+[[role]]
+name = "producers"
+kind = "workload"
+rate = 300
+params = { role = "producer" }
+
+[[role]]
+name = "workers"
+kind = "workload"
+clients = 2
+params = { role = "worker", poll_interval = "10ms" }
+
+[[role]]
+name = "janitor"
+kind = "workload"
+params = { role = "janitor", retention = "0s" }
+"#;
+
+#[test]
+fn producers_workers_and_a_janitor_run_on_both_servers_and_lose_no_job() {
+    if !available(&[Server::Postgres, Server::Mysql]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let cast = sb.root().join("queue.toml");
+    std::fs::write(&cast, CAST).unwrap();
+    let v = run(sb.run_std(&[
+        "queue",
+        "--cast",
+        cast.to_str().unwrap(),
+        "--param",
+        "duration=2s",
+        "--param",
+        "backlog=50",
+        "--engine",
+        "postgres",
+        "--engine",
+        "mysql",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    let trials = v["trials"].as_array().expect("trials");
+    assert_eq!(trials.len(), 2);
+    for t in trials {
+        let op = |name: &str| {
+            t["ops"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == name)
+                .unwrap_or_else(|| panic!("no {name} in {:#}", t["ops"]))
+                .clone()
+        };
+        let enqueued = op("producers:enqueue")["ops"].as_u64().unwrap();
+        let claimed = op("workers:queue wait")["ops"].as_u64().unwrap();
+        let finished = op("workers:finish")["ops"].as_u64().unwrap();
+        assert!(enqueued >= 300, "about 300 jobs/s for 2 s: {enqueued}");
+        assert!(
+            claimed >= 50 + enqueued * 9 / 10,
+            "the backlog and the jobs enqueued are claimed: {claimed}"
+        );
+        assert!(finished + 2 >= claimed, "claimed {claimed}, finished {finished}");
+        assert_eq!(op("workers:claim")["busy"], 0, "SKIP LOCKED: no claim fails on a lock");
+        assert!(op("workers:queue wait")["latency"]["p99_ns"].as_u64().unwrap() > 0);
+    }
+}
