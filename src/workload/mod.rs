@@ -174,6 +174,19 @@ pub struct ReportSection {
     pub lead: bool,
 }
 
+/// Lines over a trial's seconds that a workload adds to the page's answer
+/// ([`Workload::report_lines`]): one line per configuration, from its first measured trial.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportLines {
+    /// File-name-safe, unique within the workload's lines.
+    pub id: &'static str,
+    pub title: String,
+    pub note: String,
+    pub y_label: String,
+    /// `(configuration index, [(seconds into the trial, value)])`.
+    pub lines: Vec<(usize, Vec<(f64, f64)>)>,
+}
+
 /// A benchmark workload: what it does. What it is, its [`WorkloadKind`], is data.
 pub trait Workload: Sync {
     /// What the workload is: name, about, source, parameters, operations, unit, metric,
@@ -198,6 +211,20 @@ pub trait Workload: Sync {
     /// file's size. None by default.
     fn live_rows(&self, _p: &Params, _inserted: u64) -> Option<(u64, u64)> {
         None
+    }
+    /// The question the page's answer answers, where this workload asks its own (the queue:
+    /// which configuration moves jobs through fastest). None by default.
+    fn question(&self, _manifest: &crate::model::record::Manifest) -> Option<String> {
+        None
+    }
+    /// Charts over time this workload adds to the page's answer (the queue's depth). None by
+    /// default.
+    fn report_lines(
+        &self,
+        _manifest: &crate::model::record::Manifest,
+        _trials: &[crate::model::record::TrialRecord],
+    ) -> Vec<ReportLines> {
+        Vec::new()
     }
     /// The run's answer in this workload's own terms, replacing the generic one that ranks
     /// configurations by transactions per second (a queue's transactions include empty polls:

@@ -929,6 +929,44 @@ fn interval_covered_ms(t_ms: u64, interval_ms: u64, trial_ms: f64) -> f64 {
     }
 }
 
+/// The workload's own charts over time ([`crate::workload::Workload::report_lines`]), drawn in
+/// the answer: ids `workload-ID`, linear axes.
+pub fn workload_lines(report: &Report<'_>) -> Vec<Figure> {
+    let Some(w) = crate::workload::find(&report.manifest.workload) else {
+        return Vec::new();
+    };
+    // Legends name each configuration by what sets it apart (`#1 begin=immediate`).
+    let labels: Vec<&str> = report.manifest.configs.iter().map(|c| c.label.as_str()).collect();
+    let (_, own) = crate::report::compact::split_labels(&labels);
+    let name = |c: usize| match own.get(c).filter(|o| !o.is_empty()) {
+        Some(o) => format!("#{c} {o}"),
+        None => format!("#{c}"),
+    };
+    w.report_lines(report.manifest, report.trials)
+        .into_iter()
+        .filter(|l| l.lines.iter().any(|(_, p)| !p.is_empty()))
+        .map(|l| Figure {
+            id: format!("workload-{}", l.id),
+            title: l.title,
+            note: l.note,
+            chart: Chart::Lines(LineChart {
+                x: XAxis::Linear("seconds into the trial".into()),
+                y_label: l.y_label,
+                y_log: false,
+                markers: false,
+                color_offset: 0,
+                lines: l
+                    .lines
+                    .into_iter()
+                    .filter(|(c, _)| report.manifest.configs.iter().any(|x| x.index == *c))
+                    .map(|(c, points)| Line { name: name(c), points })
+                    .collect(),
+            }),
+            compact: true,
+        })
+        .collect()
+}
+
 /// Every figure of a run's report, in page order.
 pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     let mut out = Vec::new();
@@ -937,6 +975,7 @@ pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     // rest), or in an open loop the p99 latency (`--metric` chooses).
     out.extend(per_operation(report, report.metric));
     out.extend(scaling(report));
+    out.extend(workload_lines(report));
     out.extend(super::releases::figures(report));
     out.extend(io_beside(report));
     out.extend(knob_lines(report));

@@ -243,7 +243,7 @@ fn workload_sections(report: &Report<'_>) -> String {
         .unwrap_or_default();
     sections.extend(crate::report::cast::sections(report.trials));
     let mut o = String::new();
-    for s in sections {
+    for s in sections.into_iter().filter(|s| !s.lead) {
         o += &format!("<h3>{}</h3>\n", esc(&s.title));
         o += &table(&s.headers, &s.rows);
     }
@@ -271,6 +271,9 @@ pub fn question(report: &Report<'_>) -> String {
         m.trials,
         if m.trials == 1 { "" } else { "s" }
     );
+    if let Some(q) = crate::workload::find(&m.workload).and_then(|w| w.question(m)) {
+        return q;
+    }
     if let Some(cast) = &m.load.cast {
         let roles: Vec<&str> = cast.workload_roles().map(|r| r.name.as_str()).collect();
         let roles = roles.join(", ");
@@ -311,6 +314,14 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
     let words = crate::report::answer::sentences(report);
     if !words.is_empty() {
         o += &format!("<p class=\"answer-words\">{}</p>\n", esc(&words.join(" ")));
+    }
+    // The workload's own table of what the run is for (the queue's jobs and waits).
+    let lead = crate::workload::find(&report.manifest.workload)
+        .map(|w| w.report_sections(report.manifest, report.trials))
+        .unwrap_or_default();
+    for s in lead.into_iter().filter(|s| s.lead) {
+        o += &format!("<p class=\"meta\">{}</p>\n", esc(&s.title));
+        o += &table(&s.headers, &s.rows);
     }
     // A sweep's curve, where scaling stops first: what the sweep was run to find.
     for c in &report.curves {
@@ -397,7 +408,7 @@ fn upper_first(text: &str) -> String {
 /// Whether a figure is a sweep's scaling curve ([`super::data::scaling`]) or SQLite's history
 /// ([`super::releases`]), drawn in the answer.
 fn is_scaling(fig: &Figure) -> bool {
-    fig.id.starts_with("scaling-") || fig.id.starts_with("history-")
+    fig.id.starts_with("scaling-") || fig.id.starts_with("history-") || fig.id.starts_with("workload-")
 }
 
 /// Content folded under a summary line: there for whoever wants it, off the first screen.

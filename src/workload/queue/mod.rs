@@ -184,6 +184,18 @@ impl Workload for Queue {
         report::sections(manifest, trials)
     }
 
+    fn question(&self, manifest: &crate::model::record::Manifest) -> Option<String> {
+        Some(report::question(manifest))
+    }
+
+    fn report_lines(
+        &self,
+        manifest: &crate::model::record::Manifest,
+        trials: &[crate::model::record::TrialRecord],
+    ) -> Vec<super::ReportLines> {
+        report::lines(manifest, trials)
+    }
+
     fn answer(
         &self,
         manifest: &crate::model::record::Manifest,

@@ -185,8 +185,18 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
     } else {
         figs.sort_by(|a, b| b.1.finished_rate().total_cmp(&a.1.finished_rate()));
     }
+    // What sets a configuration apart; only its engine where that is a long list of knobs
+    // (the tables below give them all).
     let name = |i: usize| match own.get(i).filter(|s| !s.is_empty()) {
-        Some(o) if m.configs.len() > 1 => format!("#{i} ({o})"),
+        Some(o) if m.configs.len() > 1 && o.len() <= 48 => format!("#{i} ({o})"),
+        Some(_) if m.configs.len() > 1 => {
+            let engine = m
+                .configs
+                .iter()
+                .find(|c| c.index == i)
+                .map_or("", |c| c.engine.as_str());
+            format!("#{i} ({engine})")
+        }
         _ => format!("#{i}"),
     };
     let words = |f: &Figures| {
@@ -223,6 +233,77 @@ impl Figures {
             0.0
         }
     }
+}
+
+/// The page's question.
+pub fn question(m: &Manifest) -> String {
+    let trials = format!("{} measured trial{}", m.trials, if m.trials == 1 { "" } else { "s" });
+    match m.configs.len() {
+        1 => format!(
+            "How fast does the queue move jobs as {}: jobs per second in and out, the wait from enqueue to claim, the queue's depth and lock failures ({trials} pooled)?",
+            m.configs[0].label
+        ),
+        n => format!(
+            "Which of the {n} configurations moves jobs through the queue best: jobs per second in and out, the wait from enqueue to claim, the queue's depth and lock failures ({trials} pooled)?"
+        ),
+    }
+}
+
+/// The page's charts: the queue's depth and the claim's wait over each configuration's first
+/// measured trial.
+pub fn lines(m: &Manifest, trials: &[TrialRecord]) -> Vec<crate::workload::ReportLines> {
+    let backlog = m.params.count("backlog");
+    let firsts: Vec<&TrialRecord> = m
+        .configs
+        .iter()
+        .filter_map(|c| {
+            trials
+                .iter()
+                .find(|t| t.config == c.index && !t.warmup && t.series.is_some())
+        })
+        .collect();
+    let depth = firsts
+        .iter()
+        .map(|t| {
+            let points = depth_series(t, backlog)
+                .into_iter()
+                .map(|(ms, d)| (ms as f64 / 1000.0, d as f64))
+                .collect();
+            (t.config, points)
+        })
+        .collect();
+    let wait = firsts
+        .iter()
+        .map(|t| {
+            let mut points: Vec<(f64, f64)> = t
+                .series
+                .iter()
+                .flat_map(|s| &s.points)
+                .filter(|p| is(&p.op, Op::QueueWait))
+                .filter_map(|p| p.p99_us.map(|us| (p.t_ms as f64 / 1000.0, us / 1000.0)))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (t.config, points)
+        })
+        .collect();
+    vec![
+        crate::workload::ReportLines {
+            id: "queue-depth",
+            title: "Jobs ready over time".into(),
+            note: format!(
+                "Jobs waiting for a worker at the end of each interval of each configuration's first measured trial: the backlog ({backlog}) plus the jobs enqueued minus the jobs claimed, counted from committed transactions. A line that keeps climbing is a queue its workers do not keep up with."
+            ),
+            y_label: "jobs ready".into(),
+            lines: depth,
+        },
+        crate::workload::ReportLines {
+            id: "queue-wait",
+            title: "Wait from enqueue to claim over time (p99 per interval)".into(),
+            note: "The 99th percentile, per interval, of the time each claimed job waited since its enqueue (the backlog's jobs since the trial's start), in each configuration's first measured trial. A worker that finds no job rests its polling interval, which puts a floor under the wait of a queue that is often empty.".into(),
+            y_label: "wait p99 (ms)".into(),
+            lines: wait,
+        },
+    ]
 }
 
 /// The queue's table: one row per configuration.
