@@ -393,7 +393,7 @@ impl Client for QueueClient<'_> {
             Role::Worker if self.held.is_empty() => Op::Claim,
             Role::Worker => Op::Finish,
             Role::Mix if !self.held.is_empty() => Op::Finish,
-            Role::Mix if self.transactions % self.settings.prune_every.max(1) == 0 => Op::Prune,
+            Role::Mix if self.transactions.is_multiple_of(self.settings.prune_every.max(1)) => Op::Prune,
             Role::Mix if self.rng.random_bool(0.5) => Op::Enqueue,
             Role::Mix => Op::Claim,
         };
