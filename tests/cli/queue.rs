@@ -4,24 +4,7 @@
 
 use crate::common::*;
 
-const CAST: &str = r#"
-[[role]]
-name = "producers"
-kind = "workload"
-rate = 200
-params = { role = "producer" }
-
-[[role]]
-name = "workers"
-kind = "workload"
-clients = 2
-params = { role = "worker", poll_interval = "10ms" }
-
-[[role]]
-name = "janitor"
-kind = "workload"
-params = { role = "janitor", retention = "0s" }
-"#;
+use crate::support::QUEUE_CAST as CAST;
 
 #[test]
 fn a_cast_of_producers_workers_and_a_janitor_answers_in_jobs_and_waits() {

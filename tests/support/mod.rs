@@ -283,3 +283,24 @@ pub fn describe(o: &Output) -> String {
 pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", describe(o)))
 }
+
+/// The queue's cast in the CLI's and the servers' tests: producers at 200 jobs/s, two workers
+/// polling every 10 ms, a janitor that clears every finished job.
+pub const QUEUE_CAST: &str = r#"
+[[role]]
+name = "producers"
+kind = "workload"
+rate = 200
+params = { role = "producer" }
+
+[[role]]
+name = "workers"
+kind = "workload"
+clients = 2
+params = { role = "worker", poll_interval = "10ms" }
+
+[[role]]
+name = "janitor"
+kind = "workload"
+params = { role = "janitor", retention = "0s" }
+"#;
