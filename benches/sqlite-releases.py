@@ -124,7 +124,10 @@ def amalgamations(kind, data):
         if not m.isfile():
             continue
         n = m.name
-        if n.endswith("/sqlite3.c") and "sqlcipher" not in n and "/test" not in n:
+        # SQLCipher and sqleet are encryption forks shipped beside SQLite, not SQLite as
+        # released (sqleet's 3.25.1 includes <stropts.h>, which glibc no longer has).
+        forks = ("sqlcipher", "sqleet")
+        if n.endswith("/sqlite3.c") and not any(f in n for f in forks) and "/test" not in n:
             out.append((n, t.extractfile(m).read()))
         elif re.search(r"sqlite-autoconf-\d+\.tar\.gz$", n):
             inner = tarfile.open(fileobj=io.BytesIO(t.extractfile(m).read()))
