@@ -12,6 +12,7 @@ use super::client::{Op, OPS};
 use crate::model::op::{decode, Latency, OpResult};
 use crate::model::record::{Manifest, TrialRecord};
 use crate::workload::ReportSection;
+use litebench_stats::{ratio_of_medians, Better, Ratio};
 
 /// Whether `name` (`enqueue`, or a role's `producers:enqueue`) is the operation `op`.
 fn is(name: &str, op: Op) -> bool {
@@ -34,6 +35,10 @@ pub struct Figures {
     pub end_depth: Option<i64>,
     /// Transactions given up on a lock, by cause: timeout, upgrade, snapshot, other.
     pub busy: [u64; 4],
+    /// Per measured trial: jobs finished per second, and the wait's p99 (ns; trials that
+    /// claimed no job left out): what the answer's verdicts compare.
+    pub finished_per_trial: Vec<f64>,
+    pub wait_p99_per_trial: Vec<f64>,
 }
 
 /// The figures of configuration `config` over `trials`, with `backlog` jobs ready at each
@@ -44,8 +49,18 @@ pub fn figures(config: usize, trials: &[TrialRecord], backlog: u64) -> Figures {
     let mut ends = Vec::new();
     for t in trials.iter().filter(|t| t.config == config && !t.warmup) {
         f.seconds += t.measured_ns as f64 / 1e9;
+        let mut own = Figures::default();
+        let mut own_wait = None;
         for o in &t.ops {
             add(&mut f, o, &mut wait);
+            add(&mut own, o, &mut own_wait);
+        }
+        if t.measured_ns > 0 {
+            f.finished_per_trial
+                .push(own.finished as f64 / (t.measured_ns as f64 / 1e9));
+        }
+        if let Some(h) = own_wait.filter(|h| !h.is_empty()) {
+            f.wait_p99_per_trial.push(h.value_at_quantile(0.99) as f64);
         }
         if let Some((max, end)) = depth(t, backlog) {
             f.max_depth = Some(f.max_depth.map_or(max, |m| m.max(max)));
@@ -211,6 +226,44 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
             failures_words(&f.busy)
         )
     };
+    let noise = m
+        .statistics
+        .as_ref()
+        .map_or(crate::model::metric::DEFAULT_NOISE, |s| s.noise);
+    let against = |best_name: &str, best: &Figures, other: &Figures| -> String {
+        let (a, b, better, what) = if kept_up {
+            (
+                &best.wait_p99_per_trial,
+                &other.wait_p99_per_trial,
+                Better::Lower,
+                "wait p99",
+            )
+        } else {
+            (
+                &best.finished_per_trial,
+                &other.finished_per_trial,
+                Better::Higher,
+                "jobs finished per second",
+            )
+        };
+        match ratio_of_medians(a, b, better, noise, m.seed) {
+            Some(Ratio {
+                ratio,
+                ci95: Some(ci),
+                verdict: Some(v),
+            }) => format!(
+                "; its {what} is {ratio:.2}x {best_name}'s [{:.2}..{:.2}] by trial: {}",
+                ci.low,
+                ci.high,
+                v.as_str()
+            ),
+            Some(r) => format!(
+                "; its {what} is {:.2}x {best_name}'s (too few trials for a verdict)",
+                r.ratio
+            ),
+            None => String::new(),
+        }
+    };
     let mut out = Vec::new();
     let (best, f) = &figs[0];
     let lead = match (figs.len() > 1, kept_up) {
@@ -219,8 +272,13 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
         (true, false) => "finished the most jobs: ",
     };
     out.push(format!("{} {lead}{}.", name(*best), words(f)));
-    for (i, f) in &figs[1..] {
-        out.push(format!("{}: {}.", name(*i), words(f)));
+    for (i, other) in &figs[1..] {
+        out.push(format!(
+            "{}: {}{}.",
+            name(*i),
+            words(other),
+            against(&format!("#{best}"), f, other)
+        ));
     }
     Some(out)
 }
