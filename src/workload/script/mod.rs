@@ -22,6 +22,11 @@
 pub mod builtin;
 pub mod client;
 pub mod expr;
+#[cfg(test)]
+mod expr_pgbench;
+mod func;
+mod lex;
+mod permute;
 pub mod parse;
 pub mod random;
 pub mod sql;
