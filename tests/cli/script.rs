@@ -711,7 +711,12 @@ fn pgbench_expressions_run_and_a_too_wide_random_range_stops_the_run() {
     let out = output(&mut cmd);
     assert_success(&out);
     let v = json(&out);
-    let all = v["summary"].as_array().unwrap().iter().find(|r| r["operation"] == "all").cloned();
+    let all = v["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .cloned();
     assert_eq!(all.map(|r| r["ops_per_trial"].clone()), Some(serde_json::json!(50.0)));
 
     let mut cmd = sb.run(&["script", "--param", "file=wide.sql", "--param", "transactions=5"]);

@@ -293,7 +293,10 @@ impl Parser<'_> {
                         (_, Tok::Kw(Kw::True)) => Num::Bool(true),
                         (_, Tok::Kw(Kw::False)) => Num::Bool(false),
                         (p, t) => {
-                            return Err((p, format!("expected NULL, TRUE or FALSE after IS, found {}", describe(&t))))
+                            return Err((
+                                p,
+                                format!("expected NULL, TRUE or FALSE after IS, found {}", describe(&t)),
+                            ))
                         }
                     };
                     self.is(at, left, height, v, negate)?
@@ -422,7 +425,10 @@ impl Parser<'_> {
         if args.len() > MAX_ARGS {
             return Err((
                 p,
-                format!("too many function arguments: {name} has {}, pgbench's maximum is {MAX_ARGS}", args.len()),
+                format!(
+                    "too many function arguments: {name} has {}, pgbench's maximum is {MAX_ARGS}",
+                    args.len()
+                ),
             ));
         }
         if args.len() < min || args.len() > max {
@@ -587,7 +593,10 @@ mod tests {
         assert_eq!(eval("NOT 1 = 2"), b(true), "NOT (1 = 2)");
         assert_eq!(eval("TRUE OR FALSE AND FALSE"), b(true), "AND binds tighter than OR");
         assert_eq!(eval("NOT TRUE AND FALSE OR TRUE"), b(true));
-        assert_eq!(eval("2 > 1 AND 1 >= 1 AND 1 <= 1 AND 1 < 2 AND 1 <> 2 AND 1 != 2"), b(true));
+        assert_eq!(
+            eval("2 > 1 AND 1 >= 1 AND 1 <= 1 AND 1 < 2 AND 1 <> 2 AND 1 != 2"),
+            b(true)
+        );
         assert_eq!(eval("1 = 1.0"), b(true), "int against double compares as doubles");
         assert_eq!(eval("1 = 1 IS TRUE"), b(true), "(1 = 1) IS TRUE");
         assert_eq!(eval("tRuE AND NoT fAlSe"), b(true), "keywords in any case");
@@ -608,9 +617,17 @@ mod tests {
         assert_eq!(eval("5 IS NULL"), b(false));
         assert_eq!(eval("5 NOTNULL"), b(true));
         assert_eq!(eval(":n ISNULL"), b(true));
-        assert_eq!(eval("1 IS TRUE"), b(false), "IS compares the value itself: 1 is not TRUE");
+        assert_eq!(
+            eval("1 IS TRUE"),
+            b(false),
+            "IS compares the value itself: 1 is not TRUE"
+        );
         assert_eq!(eval(":b IS NOT FALSE"), b(true));
-        assert_eq!(eval("NULL AND FALSE"), Ok(Num::Null), "pgbench: NULL on the left decides");
+        assert_eq!(
+            eval("NULL AND FALSE"),
+            Ok(Num::Null),
+            "pgbench: NULL on the left decides"
+        );
         assert_eq!(eval("FALSE AND NULL"), b(false));
         assert_eq!(eval("TRUE AND NULL"), Ok(Num::Null));
         assert_eq!(eval("TRUE OR NULL"), b(true));
@@ -649,7 +666,10 @@ mod tests {
         assert_eq!(eval("FALSE AND 1/0 = 1"), b(false));
         assert_eq!(eval("TRUE OR 1/0 = 1"), b(true));
         assert_eq!(eval("CASE WHEN TRUE THEN 1 ELSE 1/0 END"), Ok(Num::Int(1)));
-        assert_eq!(eval("CASE WHEN 1/0 = 1 THEN 1 ELSE 2 END"), Err("division by zero".into()));
+        assert_eq!(
+            eval("CASE WHEN 1/0 = 1 THEN 1 ELSE 2 END"),
+            Err("division by zero".into())
+        );
         assert_eq!(eval("TRUE AND 1/0 = 1"), Err("division by zero".into()));
     }
 
@@ -674,7 +694,11 @@ mod tests {
         assert_eq!(eval("mod(-54, 32)"), i(-22));
         assert_eq!(eval("int(pi() * 100)"), i(314));
         assert_eq!(eval("int(exp(ln(10)))"), i(10));
-        assert_eq!(eval("1.0 / 0"), Ok(Num::Float(f64::INFINITY)), "doubles are IEEE, as pgbench's");
+        assert_eq!(
+            eval("1.0 / 0"),
+            Ok(Num::Float(f64::INFINITY)),
+            "doubles are IEEE, as pgbench's"
+        );
         assert_eq!(eval("debug(7)"), i(7));
         // pgbench's documentation: permute(0, 1) is 0; a seed chooses the permutation.
         assert_eq!(eval("permute(0, 1)"), i(0));
@@ -712,11 +736,26 @@ mod tests {
                 "random(-9223372036854775808, 9223372036854775807)",
                 "random range is too large: [-9223372036854775808, 9223372036854775807]",
             ),
-            ("random(0, 9223372036854775807)", "random range is too large: [0, 9223372036854775807]"),
-            ("random_gaussian(1, 10, 1.5)", "gaussian parameter must be at least 2.000000 (not 1.500000)"),
-            ("random_zipfian(1, 10, 1)", "zipfian parameter must be in range [1.001, 1000] (not 1.000000)"),
-            ("random_exponential(1, 10, 0.0)", "exponential parameter must be greater than zero (not 0.000000)"),
-            ("int(1E32)", "double to int overflow for 100000000000000005366162204393472.000000"),
+            (
+                "random(0, 9223372036854775807)",
+                "random range is too large: [0, 9223372036854775807]",
+            ),
+            (
+                "random_gaussian(1, 10, 1.5)",
+                "gaussian parameter must be at least 2.000000 (not 1.500000)",
+            ),
+            (
+                "random_zipfian(1, 10, 1)",
+                "zipfian parameter must be in range [1.001, 1000] (not 1.000000)",
+            ),
+            (
+                "random_exponential(1, 10, 0.0)",
+                "exponential parameter must be greater than zero (not 0.000000)",
+            ),
+            (
+                "int(1E32)",
+                "double to int overflow for 100000000000000005366162204393472.000000",
+            ),
             ("NOT 0.0", "cannot coerce double to boolean"),
             ("NOT 1", "cannot coerce int to boolean"),
             ("TRUE + 2", "cannot coerce boolean to int"),
@@ -730,14 +769,20 @@ mod tests {
             assert_eq!(eval(src), Err(want.to_string()), "{src}");
         }
         assert_eq!(eval("(-9223372036854775807 - 1) % -1"), Ok(Num::Int(0)));
-        assert_eq!(eval("random(-9223372036854775807, 0)"), eval("random(-9223372036854775807, 0)"));
+        assert_eq!(
+            eval("random(-9223372036854775807, 0)"),
+            eval("random(-9223372036854775807, 0)")
+        );
     }
 
     #[test]
     fn constants_are_folded_when_parsed_and_draws_and_errors_are_not() {
         let p = |src: &str| parse(src, &mut vars).unwrap();
         assert_eq!(p("100000 * 10"), Expr::Num(Num::Int(1_000_000)));
-        assert_eq!(p("CASE WHEN 1 < 2 THEN hash(1, 2) END"), Expr::Num(Num::Int(random::murmur2(1, 2))));
+        assert_eq!(
+            p("CASE WHEN 1 < 2 THEN hash(1, 2) END"),
+            Expr::Num(Num::Int(random::murmur2(1, 2)))
+        );
         assert_eq!(p("NOT (1 = 2) AND 3 IS NOT NULL"), Expr::Num(Num::Bool(true)));
         // A variable, a draw, a default seed, debug() and an error stay to be evaluated.
         assert!(matches!(p("100000 * :scale"), Expr::Bin(Op::Mul, ..)));
@@ -818,7 +863,11 @@ mod tests {
             let start = std::time::Instant::now();
             assert_eq!(eval(src), Ok(want));
             // Linear: a few milliseconds; quadratic in 100,000 tokens would be many seconds.
-            assert!(start.elapsed() < std::time::Duration::from_secs(2), "{:?}", start.elapsed());
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(2),
+                "{:?}",
+                start.elapsed()
+            );
         }
     }
 
@@ -842,16 +891,34 @@ mod tests {
         assert_eq!(err("permute(1)").1, "permute takes 2 or 3 arguments, not 1");
         assert_eq!(
             err("least(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)"),
-            (0, "too many function arguments: least has 17, pgbench's maximum is 16".into())
+            (
+                0,
+                "too many function arguments: least has 17, pgbench's maximum is 16".into()
+            )
         );
         assert!(parse("least(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15)", &mut vars).is_ok());
         assert_eq!(err("(1 + 2").0, 6);
         assert_eq!(err("1 2").1, "unexpected 2 after the expression");
-        assert_eq!(err("1 < 2 < 3"), (6, "comparisons do not chain; write (a < b) AND (b < c)".into()));
-        assert_eq!(err("CASE TRUE THEN 1 ELSE 0 END"), (5, "expected WHEN, found TRUE".into()));
-        assert_eq!(err("CASE WHEN TRUE THEN 1"), (21, "expected END, found the end of the line".into()));
-        assert_eq!(err("1 IS 2"), (5, "expected NULL, TRUE or FALSE after IS, found 2".into()));
-        assert_eq!(err("9223372036854775808").1, "number 9223372036854775808 is out of range");
+        assert_eq!(
+            err("1 < 2 < 3"),
+            (6, "comparisons do not chain; write (a < b) AND (b < c)".into())
+        );
+        assert_eq!(
+            err("CASE TRUE THEN 1 ELSE 0 END"),
+            (5, "expected WHEN, found TRUE".into())
+        );
+        assert_eq!(
+            err("CASE WHEN TRUE THEN 1"),
+            (21, "expected END, found the end of the line".into())
+        );
+        assert_eq!(
+            err("1 IS 2"),
+            (5, "expected NULL, TRUE or FALSE after IS, found 2".into())
+        );
+        assert_eq!(
+            err("9223372036854775808").1,
+            "number 9223372036854775808 is out of range"
+        );
         assert_eq!(err("1 ; 2").1, "unexpected character ';'");
         assert_eq!(err("").1, "expected an expression");
         assert_eq!(

@@ -211,12 +211,18 @@ pub fn call(f: Func, v: &[Num], env: &mut Env<'_>) -> Result<Num, String> {
         eprintln!("debug: {}", debug_text(v[0]));
         return Ok(v[0]);
     }
-    if v.iter().any(|n| *n == Num::Null) {
+    if v.contains(&Num::Null) {
         return Ok(Num::Null);
     }
     let int = |i: usize| to_int(v[i]);
     let float = |i: usize| to_float(v[i]);
-    let seed = |i: usize, env: &Env<'_>| if v.len() > i { to_int(v[i]) } else { Ok(env.default_seed) };
+    let seed = |i: usize, env: &Env<'_>| {
+        if v.len() > i {
+            to_int(v[i])
+        } else {
+            Ok(env.default_seed)
+        }
+    };
     Ok(match f {
         Func::Random | Func::RandomZipfian | Func::RandomGaussian | Func::RandomExponential => {
             let (lb, ub) = (int(0)?, int(1)?);
@@ -278,7 +284,14 @@ pub fn debug_text(v: Num) -> String {
 /// below -4 or from 15 up in `e+NN` form), so that `debug()` prints what pgbench prints.
 pub fn g15(f: f64) -> String {
     if !f.is_finite() {
-        return if f.is_nan() { "nan" } else if f > 0.0 { "inf" } else { "-inf" }.into();
+        return if f.is_nan() {
+            "nan"
+        } else if f > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        }
+        .into();
     }
     let sci = format!("{f:.14e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));

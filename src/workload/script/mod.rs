@@ -26,8 +26,8 @@ pub mod expr;
 mod expr_pgbench;
 mod func;
 mod lex;
-mod permute;
 pub mod parse;
+mod permute;
 pub mod random;
 pub mod sql;
 

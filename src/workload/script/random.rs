@@ -62,7 +62,9 @@ pub fn exponential(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64
 pub fn gaussian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, String> {
     check_range(lb, ub)?;
     if !(p >= MIN_GAUSSIAN && p.is_finite()) {
-        return Err(format!("gaussian parameter must be at least {MIN_GAUSSIAN:.6} (not {p:.6})"));
+        return Err(format!(
+            "gaussian parameter must be at least {MIN_GAUSSIAN:.6} (not {p:.6})"
+        ));
     }
     let z = loop {
         // Box-Muller.
