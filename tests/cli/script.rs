@@ -681,3 +681,48 @@ fn an_open_loop_stops_on_time_by_default_and_the_manifest_says_why() {
         "{text}"
     );
 }
+
+/// Issue 37 (expressions): a script using pgbench's `CASE`, booleans, `NULL` tests and
+/// `permute` runs on SQLite, each value checked by the statement itself (a wrong one makes
+/// SQLite's `abs()` of the smallest integer fail the run); a draw over a range wider than
+/// pgbench allows stops the run with pgbench's message, in one line. Before, each of these
+/// `\set` lines was a parse error.
+#[test]
+fn pgbench_expressions_run_and_a_too_wide_random_range_stops_the_run() {
+    let sb = Sandbox::new();
+    // pgbench's documented values: permute(0, 2, 5433) is 1, permute(1, 2, 5433) is 0.
+    write(
+        &sb,
+        "expr.sql",
+        "\\set k permute(random(0, 9), 10, 5433)\n\
+         \\set big CASE WHEN :k >= 5 AND NOT FALSE THEN 1 WHEN :k IS NULL THEN -1 ELSE 0 END\n\
+         \\set swap permute(0, 2, 5433) = 1 AND permute(1, 2, 5433) = 0\n\
+         \\set none CASE WHEN FALSE THEN 1 END\n\
+         SELECT CASE WHEN :k BETWEEN 0 AND 9 AND :big = (:k >= 5) AND :swap AND :none IS NULL\n\
+           THEN 1 ELSE abs(-9223372036854775807 - 1) END;\n",
+    );
+    write(
+        &sb,
+        "wide.sql",
+        "\\set r random(-9223372036854775808, 9223372036854775807)\nSELECT :r;\n",
+    );
+    let mut cmd = sb.run(&["script", "--param", "file=expr.sql", "--param", "transactions=50"]);
+    cmd.args(QUICK).args(["--format", "json"]);
+    let out = output(&mut cmd);
+    assert_success(&out);
+    let v = json(&out);
+    let all = v["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .cloned();
+    assert_eq!(all.map(|r| r["ops_per_trial"].clone()), Some(serde_json::json!(50.0)));
+
+    let mut cmd = sb.run(&["script", "--param", "file=wide.sql", "--param", "transactions=5"]);
+    cmd.args(QUICK);
+    assert_run_error_line(
+        &output(&mut cmd),
+        &["wide.sql:1: random range is too large: [-9223372036854775808, 9223372036854775807]"],
+    );
+}

@@ -183,6 +183,9 @@ fn bound(v: &Var) -> Value<'_> {
     match v {
         Var::Num(Num::Int(i)) => Value::Int(*i),
         Var::Num(Num::Float(f)) => Value::Real(*f),
+        Var::Num(Num::Null) => Value::Null,
+        // SQL's TRUE and FALSE, as SQLite stores them.
+        Var::Num(Num::Bool(b)) => Value::Int(i64::from(*b)),
         Var::Text(t) => Value::Text(t),
     }
 }

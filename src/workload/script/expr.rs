@@ -1,22 +1,33 @@
-//! `\set` expressions: pgbench's integer and double arithmetic and its random, hash and math
-//! functions, parsed once when the script is read (errors name the column) and evaluated per
-//! transaction from the client's variables and seeded generator.
+//! `\set` expressions: pgbench's whole expression language (integers, doubles, booleans and
+//! NULL; arithmetic, comparison, logic and bit operators; `CASE`; its functions), parsed once
+//! when the script is read (errors name the column) and evaluated per transaction from the
+//! client's variables and seeded generator.
 //!
-//! Precedence as pgbench's grammar: unary minus binds tightest, then `*` `/` `%`, then `+` `-`,
-//! all left-associative. Integers are 64-bit and overflow is an error, as in pgbench; an
-//! operation with a double operand is done in doubles; `/` of integers truncates toward zero.
+//! Precedence and associativity are those of pgbench's grammar (`exprparse.y`), lowest first:
+//! `OR`; `AND`; prefix `NOT`; `IS [NOT] NULL|TRUE|FALSE`, `ISNULL`, `NOTNULL`; the comparisons
+//! `= <> != < <= > >=` (which do not chain); the bit operators `| # & << >>` and prefix `~`;
+//! `+ -`; `* / %`; prefix `-` and `+`. Binary operators are left-associative. `AND`, `OR` and
+//! `CASE` evaluate lazily, as pgbench's: `FALSE AND 1/0` is false, not an error.
+//!
+//! A subexpression without variables or random draws is computed once, when parsed (constant
+//! folding), so a transaction pays only for what can change; one whose evaluation fails (`1/0`)
+//! is left as it is, so that the error still arises when it is evaluated, as in pgbench.
 
-use super::random;
+use super::func::{self, Func, Op, FUNCS, MAX_ARGS};
+use super::lex::{self, describe, Kw, Tok};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-/// A number, as pgbench's expressions have them.
+/// A value, as pgbench's expressions have them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Num {
     Int(i64),
     Float(f64),
+    Null,
+    Bool(bool),
 }
 
-/// A variable's value: a number from `\set`, or text given with `--param define`.
+/// A variable's value: a value from `\set`, or text given with `--param define`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Var {
     Num(Num),
@@ -24,182 +35,73 @@ pub enum Var {
 }
 
 impl Var {
-    /// The number a variable holds; text is read as an integer or a double, as pgbench reads
-    /// a string variable used in an expression.
+    /// The value a variable holds; text is read as pgbench reads a string variable used in an
+    /// expression: `null`; a prefix of `true` or `yes`, or `on`; a prefix of `false` or `no`,
+    /// or `off` or `of` (any case); else an integer or a double. `None`: none of these.
     pub fn num(&self) -> Option<Num> {
         match self {
             Var::Num(n) => Some(*n),
             Var::Text(t) => {
                 let t = t.trim();
-                t.parse::<i64>()
-                    .map(Num::Int)
-                    .ok()
-                    .or_else(|| t.parse::<f64>().ok().filter(|f| f.is_finite()).map(Num::Float))
+                let lower = t.to_ascii_lowercase();
+                let prefix_of = |w: &str| !lower.is_empty() && w.starts_with(lower.as_str());
+                if lower == "null" {
+                    Some(Num::Null)
+                } else if prefix_of("true") || prefix_of("yes") || lower == "on" {
+                    Some(Num::Bool(true))
+                } else if prefix_of("false") || prefix_of("no") || lower == "off" || lower == "of" {
+                    Some(Num::Bool(false))
+                } else {
+                    t.parse::<i64>()
+                        .map(Num::Int)
+                        .ok()
+                        .or_else(|| t.parse::<f64>().ok().filter(|f| f.is_finite()).map(Num::Float))
+                }
             }
         }
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Mod,
+/// Whether a value counts as true where a condition is wanted (`CASE WHEN`, `\if`), as
+/// pgbench's `valueTruth`: NULL is false, a boolean is itself, a number is true when non-zero.
+pub fn truth(v: Num) -> Result<bool, String> {
+    Ok(match v {
+        Num::Null => false,
+        Num::Bool(b) => b,
+        Num::Int(i) => i != 0,
+        Num::Float(f) => f != 0.0,
+    })
 }
-
-/// The functions, with pgbench's names (`min` and `max` are litebench's aliases of `least`
-/// and `greatest`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Func {
-    Random,
-    RandomZipfian,
-    RandomGaussian,
-    RandomExponential,
-    Abs,
-    Least,
-    Greatest,
-    Hash,
-    HashFnv1a,
-    HashMurmur2,
-    Int,
-    Double,
-    Sqrt,
-    Exp,
-    Ln,
-    Pow,
-    Mod,
-    Pi,
-}
-
-/// Each function's name and how many arguments it takes (`min..=max`).
-const FUNCS: &[(&str, Func, usize, usize)] = &[
-    ("random", Func::Random, 2, 2),
-    ("random_zipfian", Func::RandomZipfian, 3, 3),
-    ("random_gaussian", Func::RandomGaussian, 3, 3),
-    ("random_exponential", Func::RandomExponential, 3, 3),
-    ("abs", Func::Abs, 1, 1),
-    ("least", Func::Least, 1, usize::MAX),
-    ("greatest", Func::Greatest, 1, usize::MAX),
-    ("min", Func::Least, 1, usize::MAX),
-    ("max", Func::Greatest, 1, usize::MAX),
-    ("hash", Func::Hash, 1, 2),
-    ("hash_fnv1a", Func::HashFnv1a, 1, 2),
-    ("hash_murmur2", Func::HashMurmur2, 1, 2),
-    ("int", Func::Int, 1, 1),
-    ("double", Func::Double, 1, 1),
-    ("sqrt", Func::Sqrt, 1, 1),
-    ("exp", Func::Exp, 1, 1),
-    ("ln", Func::Ln, 1, 1),
-    ("pow", Func::Pow, 2, 2),
-    ("power", Func::Pow, 2, 2),
-    ("mod", Func::Mod, 2, 2),
-    ("pi", Func::Pi, 0, 0),
-];
 
 /// A parsed expression; variables are slots of the client's variable table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     Num(Num),
     Var(usize),
+    /// `-e`: pgbench's `0 - e`.
     Neg(Box<Expr>),
+    Not(Box<Expr>),
+    /// `e IS v`, `v` NULL, TRUE or FALSE: true when `e` is that very value.
+    Is(Box<Expr>, Num),
     Bin(Op, Box<Expr>, Box<Expr>),
+    /// `a AND b AND ...`, left to right, stopping at the first NULL or false.
+    And(Vec<Expr>),
+    /// `a OR b OR ...`, left to right, stopping at the first NULL or true.
+    Or(Vec<Expr>),
+    /// `CASE WHEN c THEN v ... ELSE e END` (no `ELSE`: NULL).
+    Case(Vec<(Expr, Expr)>, Box<Expr>),
     Call(Func, Vec<Expr>),
 }
 
 /// A parse error: the 0-based byte offset in the expression's text, and what is wrong.
 pub type ParseError = (usize, String);
 
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Num(Num),
-    Ident(String),
-    Var(String),
-    Sym(char),
-    End,
-}
-
-fn lex(src: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
-    let b = src.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            let mut float = false;
-            if i < b.len() && b[i] == b'.' {
-                float = true;
-                i += 1;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-            }
-            if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-                let mut j = i + 1;
-                if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
-                    j += 1;
-                }
-                if j < b.len() && b[j].is_ascii_digit() {
-                    float = true;
-                    i = j;
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                }
-            }
-            let text = &src[start..i];
-            let n = if float {
-                text.parse::<f64>().ok().filter(|f| f.is_finite()).map(Num::Float)
-            } else {
-                text.parse::<i64>().ok().map(Num::Int)
-            };
-            let n = n.ok_or_else(|| (start, format!("number {text} is out of range")))?;
-            out.push((start, Tok::Num(n)));
-        } else if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            out.push((start, Tok::Ident(src[start..i].to_ascii_lowercase())));
-        } else if c == b':' {
-            i += 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            if i == start + 1 {
-                return Err((start, "expected a variable name after ':'".into()));
-            }
-            out.push((start, Tok::Var(src[start + 1..i].to_string())));
-        } else if b"()+-*/%,".contains(&c) {
-            i += 1;
-            out.push((start, Tok::Sym(c as char)));
-        } else {
-            let ch = src[start..].chars().next().unwrap_or('?');
-            let hint = if "<>=!&|#~".contains(ch) {
-                " (comparisons, logic and bit operators of pgbench are not supported)"
-            } else {
-                ""
-            };
-            return Err((start, format!("unexpected character '{ch}'{hint}")));
-        }
-    }
-    out.push((src.len(), Tok::End));
-    Ok(out)
-}
-
-/// Deepest an expression may nest: each parenthesis, function call, unary sign and operator
-/// below another counts one level. Parsing, evaluating and dropping an expression each recurse
-/// once per level, so without a bound a `\set` line of 10,000 parentheses or 100,000 unary
-/// minuses overflowed the stack and aborted the run; 256 levels take a few tens of kilobytes of
-/// stack and are far beyond what a script writes by hand.
+/// Deepest an expression may nest: each parenthesis, function call, `CASE`, unary sign or `NOT`
+/// and operator below another counts one level (a chain of `AND` or `OR` counts one). Parsing,
+/// evaluating and dropping an expression each recurse once per level, so without a bound a
+/// `\set` line of 10,000 parentheses or 100,000 unary minuses overflowed the stack and aborted
+/// the run; 256 levels take a few tens of kilobytes of stack and are far beyond what a script
+/// writes by hand.
 pub const MAX_DEPTH: usize = 256;
 
 /// What an expression nested deeper than [`MAX_DEPTH`] is told.
@@ -209,6 +111,27 @@ fn too_deep() -> String {
     )
 }
 
+/// Binding levels of pgbench's grammar, lowest first.
+const OR: u8 = 1;
+const AND: u8 = 2;
+const NOT: u8 = 3;
+const IS: u8 = 4;
+const CMP: u8 = 5;
+const BIT: u8 = 6;
+const ADD: u8 = 7;
+const MUL: u8 = 8;
+/// Above every binary operator: the operand of a unary sign.
+const UNARY: u8 = 9;
+
+/// What a token after an operand does.
+enum After {
+    Bin(Op, bool),
+    And,
+    Or,
+    Is,
+    IsNull(bool),
+}
+
 /// An expression as parsed and the height of its tree (a number or a variable: 1).
 type Tree = (Expr, usize);
 
@@ -216,8 +139,11 @@ struct Parser<'a> {
     toks: Vec<(usize, Tok)>,
     at: usize,
     var: &'a mut dyn FnMut(&str) -> Option<usize>,
-    /// How many parentheses, calls and unary signs the parser is inside: its own recursion.
+    /// How many parentheses, calls and unary operators the parser is inside: its own recursion.
     depth: usize,
+    /// The generator a constant subexpression is folded with; it draws nothing (a draw is not
+    /// constant), but evaluation takes one.
+    fold_rng: ChaCha8Rng,
 }
 
 impl Parser<'_> {
@@ -234,10 +160,10 @@ impl Parser<'_> {
         }
         t
     }
-    fn expect(&mut self, c: char) -> Result<(), ParseError> {
+    fn expect(&mut self, want: &Tok) -> Result<(), ParseError> {
         match self.next() {
-            (_, Tok::Sym(s)) if s == c => Ok(()),
-            (p, t) => Err((p, format!("expected '{c}', found {}", describe(&t)))),
+            (_, t) if t == *want => Ok(()),
+            (p, t) => Err((p, format!("expected {}, found {}", describe(want), describe(&t)))),
         }
     }
 
@@ -255,145 +181,282 @@ impl Parser<'_> {
     }
 
     /// `e`, of tree height `height`, made at the token at byte `at`: refused past [`MAX_DEPTH`]
-    /// (a long chain of operators nests without the parser recursing).
-    fn node(at: usize, e: Expr, height: usize) -> Result<Tree, ParseError> {
+    /// (a long chain of operators nests without the parser recursing), and folded to its value
+    /// when it is constant.
+    fn node(&mut self, at: usize, e: Expr, height: usize) -> Result<Tree, ParseError> {
         if height > MAX_DEPTH {
             return Err((at, too_deep()));
         }
-        Ok((e, height))
+        Ok(self.fold(e, height))
     }
 
-    fn expr(&mut self) -> Result<Tree, ParseError> {
-        let (mut left, mut height) = self.term()?;
-        loop {
-            let op = match self.peek() {
-                Tok::Sym('+') => Op::Add,
-                Tok::Sym('-') => Op::Sub,
-                _ => return Ok((left, height)),
+    /// `e` computed now when it has no variable, draw or `debug` below it (its operands are
+    /// already folded, so looking one level down suffices) and its evaluation succeeds.
+    fn fold(&mut self, e: Expr, height: usize) -> Tree {
+        let konst = |e: &Expr| matches!(e, Expr::Num(_));
+        let constant = match &e {
+            Expr::Num(_) | Expr::Var(_) => false,
+            Expr::Neg(a) | Expr::Not(a) | Expr::Is(a, _) => konst(a),
+            Expr::Bin(_, a, b) => konst(a) && konst(b),
+            Expr::And(v) | Expr::Or(v) => v.iter().all(konst),
+            Expr::Case(arms, other) => konst(other) && arms.iter().all(|(c, v)| konst(c) && konst(v)),
+            Expr::Call(f, args) => f.is_pure(args.len()) && args.iter().all(konst),
+        };
+        if constant {
+            let mut env = Env {
+                vars: &[],
+                rng: &mut self.fold_rng,
+                default_seed: 0,
             };
-            let (at, _) = self.next();
-            let (right, rh) = self.term()?;
-            (left, height) = Self::node(at, Expr::Bin(op, Box::new(left), Box::new(right)), 1 + height.max(rh))?;
-        }
-    }
-
-    fn term(&mut self) -> Result<Tree, ParseError> {
-        let (mut left, mut height) = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Tok::Sym('*') => Op::Mul,
-                Tok::Sym('/') => Op::Div,
-                Tok::Sym('%') => Op::Mod,
-                _ => return Ok((left, height)),
-            };
-            let (at, _) = self.next();
-            let (right, rh) = self.unary()?;
-            (left, height) = Self::node(at, Expr::Bin(op, Box::new(left), Box::new(right)), 1 + height.max(rh))?;
-        }
-    }
-
-    fn unary(&mut self) -> Result<Tree, ParseError> {
-        match self.peek() {
-            Tok::Sym('-') => {
-                let (at, _) = self.next();
-                self.enter(at)?;
-                let (e, height) = self.unary()?;
-                self.leave();
-                match e {
-                    Expr::Num(Num::Int(n)) if n != i64::MIN => Ok((Expr::Num(Num::Int(-n)), height)),
-                    Expr::Num(Num::Float(f)) => Ok((Expr::Num(Num::Float(-f)), height)),
-                    e => Self::node(at, Expr::Neg(Box::new(e)), height + 1),
-                }
+            if let Ok(v) = e.eval(&mut env) {
+                return (Expr::Num(v), 1);
             }
-            Tok::Sym('+') => {
-                let (at, _) = self.next();
-                self.enter(at)?;
-                let t = self.unary()?;
+        }
+        (e, height)
+    }
+
+    /// The operator at the current token, with its binding level.
+    fn after(&self) -> Option<(u8, After)> {
+        Some(match self.peek() {
+            Tok::Kw(Kw::Or) => (OR, After::Or),
+            Tok::Kw(Kw::And) => (AND, After::And),
+            Tok::Kw(Kw::Is) => (IS, After::Is),
+            Tok::Kw(Kw::IsNull) => (IS, After::IsNull(true)),
+            Tok::Kw(Kw::NotNull) => (IS, After::IsNull(false)),
+            Tok::Sym(s) => {
+                let (level, op, swap) = match *s {
+                    "=" => (CMP, Op::Eq, false),
+                    "<>" | "!=" => (CMP, Op::Ne, false),
+                    "<" => (CMP, Op::Lt, false),
+                    "<=" => (CMP, Op::Le, false),
+                    ">" => (CMP, Op::Lt, true),
+                    ">=" => (CMP, Op::Le, true),
+                    "|" => (BIT, Op::BitOr, false),
+                    "#" => (BIT, Op::BitXor, false),
+                    "&" => (BIT, Op::BitAnd, false),
+                    "<<" => (BIT, Op::Shl, false),
+                    ">>" => (BIT, Op::Shr, false),
+                    "+" => (ADD, Op::Add, false),
+                    "-" => (ADD, Op::Sub, false),
+                    "*" => (MUL, Op::Mul, false),
+                    "/" => (MUL, Op::Div, false),
+                    "%" => (MUL, Op::Mod, false),
+                    _ => return None,
+                };
+                (level, After::Bin(op, swap))
+            }
+            _ => return None,
+        })
+    }
+
+    /// An expression whose operators all bind at `min` or tighter (pgbench's precedence by
+    /// climbing: a left-associative operator's right operand binds one level tighter).
+    fn expr(&mut self, min: u8) -> Result<Tree, ParseError> {
+        let (mut left, mut height) = self.prefix()?;
+        // The last operator applied here was a comparison: comparisons do not chain.
+        let mut compared = false;
+        while let Some((level, what)) = self.after() {
+            if level < min {
+                break;
+            }
+            let (at, _) = self.next();
+            let was_comparison = level == CMP;
+            (left, height) = match what {
+                After::Bin(op, swap) => {
+                    if was_comparison && compared {
+                        return Err((at, "comparisons do not chain; write (a < b) AND (b < c)".into()));
+                    }
+                    let (right, rh) = self.expr(level + 1)?;
+                    let (l, r) = if swap { (right, left) } else { (left, right) };
+                    self.node(at, Expr::Bin(op, Box::new(l), Box::new(r)), 1 + height.max(rh))?
+                }
+                After::And | After::Or => {
+                    let and = matches!(what, After::And);
+                    let (right, rh) = self.expr(level + 1)?;
+                    let (mut list, h) = match left {
+                        Expr::And(v) if and => (v, height),
+                        Expr::Or(v) if !and => (v, height),
+                        other => (vec![other], height + 1),
+                    };
+                    list.push(right);
+                    let e = if and { Expr::And(list) } else { Expr::Or(list) };
+                    self.node(at, e, h.max(rh + 1))?
+                }
+                After::IsNull(null) => self.is(at, left, height, Num::Null, !null)?,
+                After::Is => {
+                    let negate = self.peek() == &Tok::Kw(Kw::Not);
+                    if negate {
+                        self.next();
+                    }
+                    let v = match self.next() {
+                        (_, Tok::Kw(Kw::Null)) => Num::Null,
+                        (_, Tok::Kw(Kw::True)) => Num::Bool(true),
+                        (_, Tok::Kw(Kw::False)) => Num::Bool(false),
+                        (p, t) => {
+                            return Err((
+                                p,
+                                format!("expected NULL, TRUE or FALSE after IS, found {}", describe(&t)),
+                            ))
+                        }
+                    };
+                    self.is(at, left, height, v, negate)?
+                }
+            };
+            compared = was_comparison;
+        }
+        Ok((left, height))
+    }
+
+    /// `e IS v`, or `e IS NOT v` when `negate`.
+    fn is(&mut self, at: usize, e: Expr, height: usize, v: Num, negate: bool) -> Result<Tree, ParseError> {
+        let (e, h) = self.node(at, Expr::Is(Box::new(e), v), height + 1)?;
+        if negate {
+            self.node(at, Expr::Not(Box::new(e)), h + 1)
+        } else {
+            Ok((e, h))
+        }
+    }
+
+    /// The operand of a prefix operator at byte `at`, binding at `level`.
+    fn operand(&mut self, at: usize, level: u8) -> Result<Tree, ParseError> {
+        self.enter(at)?;
+        let t = self.expr(level)?;
+        self.leave();
+        Ok(t)
+    }
+
+    fn prefix(&mut self) -> Result<Tree, ParseError> {
+        match self.next() {
+            (at, Tok::Sym("-")) => {
+                if self.peek() == &Tok::MinIntMagnitude {
+                    self.next();
+                    return Ok((Expr::Num(Num::Int(i64::MIN)), 1));
+                }
+                let (e, h) = self.operand(at, UNARY + 1)?;
+                self.node(at, Expr::Neg(Box::new(e)), h + 1)
+            }
+            (at, Tok::Sym("+")) => self.operand(at, UNARY + 1),
+            // `~e` is pgbench's `~0 # e`, binding as the bit operators do.
+            (at, Tok::Sym("~")) => {
+                let (e, h) = self.operand(at, BIT + 1)?;
+                self.node(at, Expr::Bin(Op::BitXor, Box::new(Expr::Num(Num::Int(!0))), Box::new(e)), h + 1)
+            }
+            (at, Tok::Kw(Kw::Not)) => {
+                let (e, h) = self.operand(at, NOT)?;
+                self.node(at, Expr::Not(Box::new(e)), h + 1)
+            }
+            (p, Tok::Sym("(")) => {
+                self.enter(p)?;
+                let t = self.expr(0)?;
                 self.leave();
+                self.expect(&Tok::Sym(")"))?;
                 Ok(t)
             }
-            _ => self.primary(),
-        }
-    }
-
-    fn primary(&mut self) -> Result<Tree, ParseError> {
-        match self.next() {
             (_, Tok::Num(n)) => Ok((Expr::Num(n), 1)),
+            (_, Tok::Kw(Kw::Null)) => Ok((Expr::Num(Num::Null), 1)),
+            (_, Tok::Kw(Kw::True)) => Ok((Expr::Num(Num::Bool(true)), 1)),
+            (_, Tok::Kw(Kw::False)) => Ok((Expr::Num(Num::Bool(false)), 1)),
+            (p, Tok::MinIntMagnitude) => Err((p, format!("number {} is out of range", lex::MIN_INT_MAGNITUDE))),
             (p, Tok::Var(name)) => (self.var)(&name).map(|slot| (Expr::Var(slot), 1)).ok_or_else(|| {
                 (
                     p,
                     format!("unknown variable :{name}; set it with \\set on an earlier line or give --param define={name}=VALUE"),
                 )
             }),
-            (p, Tok::Sym('(')) => {
-                self.enter(p)?;
-                let t = self.expr()?;
-                self.leave();
-                self.expect(')')?;
-                Ok(t)
-            }
-            (p, Tok::Ident(name)) => {
-                let Some(&(_, func, min, max)) = FUNCS.iter().find(|f| f.0 == name) else {
-                    let names: Vec<&str> = FUNCS.iter().map(|f| f.0).collect();
-                    return Err((p, format!("unknown function {name}; known: {}", names.join(", "))));
-                };
-                self.expect('(')?;
-                self.enter(p)?;
-                let mut args = Vec::new();
-                let mut height = 1;
-                if self.peek() != &Tok::Sym(')') {
-                    loop {
-                        let (arg, h) = self.expr()?;
-                        args.push(arg);
-                        height = height.max(h + 1);
-                        if self.peek() == &Tok::Sym(',') {
-                            self.next();
-                        } else {
-                            break;
-                        }
-                    }
-                }
-                self.leave();
-                self.expect(')')?;
-                if args.len() < min || args.len() > max {
-                    let want = match (min, max) {
-                        (a, b) if a == b => format!("{a}"),
-                        (a, usize::MAX) => format!("at least {a}"),
-                        (a, b) => format!("{a} or {b}"),
-                    };
-                    return Err((p, format!("{name} takes {want} arguments, not {}", args.len())));
-                }
-                Self::node(p, Expr::Call(func, args), height)
-            }
-            (p, t) => Err((p, format!("expected a number, a :variable, a function or '(', found {}", describe(&t)))),
+            (p, Tok::Kw(Kw::Case)) => self.case(p),
+            (p, Tok::Ident(name)) => self.call(p, &name),
+            (p, t) => Err((
+                p,
+                format!("expected a number, a :variable, a function or '(', found {}", describe(&t)),
+            )),
         }
     }
-}
 
-fn describe(t: &Tok) -> String {
-    match t {
-        Tok::Num(Num::Int(n)) => format!("{n}"),
-        Tok::Num(Num::Float(f)) => format!("{f}"),
-        Tok::Ident(s) => s.clone(),
-        Tok::Var(s) => format!(":{s}"),
-        Tok::Sym(c) => format!("'{c}'"),
-        Tok::End => "the end of the line".into(),
+    /// `CASE WHEN c THEN v [WHEN ...] [ELSE e] END`, its `CASE` at byte `p`.
+    fn case(&mut self, p: usize) -> Result<Tree, ParseError> {
+        self.enter(p)?;
+        let mut arms = Vec::new();
+        let mut height = 1;
+        while self.peek() == &Tok::Kw(Kw::When) || arms.is_empty() {
+            self.expect(&Tok::Kw(Kw::When))?;
+            let (c, ch) = self.expr(0)?;
+            self.expect(&Tok::Kw(Kw::Then))?;
+            let (v, vh) = self.expr(0)?;
+            height = height.max(ch.max(vh) + 1);
+            arms.push((c, v));
+        }
+        let other = if self.peek() == &Tok::Kw(Kw::Else) {
+            self.next();
+            let (e, h) = self.expr(0)?;
+            height = height.max(h + 1);
+            e
+        } else {
+            Expr::Num(Num::Null)
+        };
+        self.expect(&Tok::Kw(Kw::End))?;
+        self.leave();
+        self.node(p, Expr::Case(arms, Box::new(other)), height)
+    }
+
+    /// A call of the function `name` at byte `p`, its name already read.
+    fn call(&mut self, p: usize, name: &str) -> Result<Tree, ParseError> {
+        let Some(&(_, func, min, max)) = FUNCS.iter().find(|f| f.0 == name) else {
+            let names: Vec<&str> = FUNCS.iter().map(|f| f.0).collect();
+            return Err((p, format!("unknown function {name}; known: {}", names.join(", "))));
+        };
+        self.expect(&Tok::Sym("("))?;
+        self.enter(p)?;
+        let mut args = Vec::new();
+        let mut height = 1;
+        if self.peek() != &Tok::Sym(")") {
+            loop {
+                let (arg, h) = self.expr(0)?;
+                args.push(arg);
+                height = height.max(h + 1);
+                if self.peek() == &Tok::Sym(",") {
+                    self.next();
+                } else {
+                    break;
+                }
+            }
+        }
+        self.leave();
+        self.expect(&Tok::Sym(")"))?;
+        if args.len() > MAX_ARGS {
+            return Err((
+                p,
+                format!(
+                    "too many function arguments: {name} has {}, pgbench's maximum is {MAX_ARGS}",
+                    args.len()
+                ),
+            ));
+        }
+        if args.len() < min || args.len() > max {
+            let want = match (min, max) {
+                (a, b) if a == b => format!("{a}"),
+                (a, MAX_ARGS) => format!("at least {a}"),
+                (a, b) => format!("{a} or {b}"),
+            };
+            return Err((p, format!("{name} takes {want} arguments, not {}", args.len())));
+        }
+        self.node(p, Expr::Call(func, args), height)
     }
 }
 
 /// Parses `src`; `var` gives the slot of a known variable (None: unknown, an error).
 pub fn parse(src: &str, var: &mut dyn FnMut(&str) -> Option<usize>) -> Result<Expr, ParseError> {
-    let toks = lex(src)?;
+    let toks = lex::lex(src)?;
     let mut p = Parser {
         toks,
         at: 0,
         var,
         depth: 0,
+        fold_rng: ChaCha8Rng::seed_from_u64(0),
     };
     if p.peek() == &Tok::End {
         return Err((p.pos(), "expected an expression".into()));
     }
-    let (e, _) = p.expr()?;
+    let (e, _) = p.expr(0)?;
     match p.next() {
         (_, Tok::End) => Ok(e),
         (pos, t) => Err((pos, format!("unexpected {} after the expression", describe(&t)))),
@@ -401,49 +464,16 @@ pub fn parse(src: &str, var: &mut dyn FnMut(&str) -> Option<usize>) -> Result<Ex
 }
 
 /// What evaluation needs besides the expression: the client's variables, its generator and
-/// the seed `hash` uses when given none (pgbench's `:default_seed`).
+/// the seed `hash` and `permute` use when given none (pgbench's `:default_seed`).
 pub struct Env<'a> {
     pub vars: &'a [Var],
     pub rng: &'a mut ChaCha8Rng,
     pub default_seed: i64,
 }
 
-fn to_int(n: Num) -> Result<i64, String> {
-    match n {
-        Num::Int(i) => Ok(i),
-        Num::Float(f) => {
-            let r = f.round_ties_even();
-            if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
-                Err(format!("double {f} is out of the integer range"))
-            } else {
-                Ok(r as i64)
-            }
-        }
-    }
-}
-
-fn to_float(n: Num) -> f64 {
-    match n {
-        Num::Int(i) => i as f64,
-        Num::Float(f) => f,
-    }
-}
-
-fn overflow() -> String {
-    "bigint out of range".into()
-}
-
-fn float(f: f64) -> Result<Num, String> {
-    if f.is_finite() {
-        Ok(Num::Float(f))
-    } else {
-        Err("double result is not finite".into())
-    }
-}
-
 impl Expr {
-    /// The expression's value, or pgbench's kind of error (division by zero, overflow, a bad
-    /// function argument).
+    /// The expression's value, or pgbench's kind of error (division by zero, overflow, a value
+    /// of the wrong type, a bad function argument).
     pub fn eval(&self, env: &mut Env<'_>) -> Result<Num, String> {
         match self {
             Expr::Num(n) => Ok(*n),
@@ -451,105 +481,48 @@ impl Expr {
                 .num()
                 .ok_or_else(|| format!("variable holds {:?}, not a number", env.vars[*slot])),
             Expr::Neg(e) => match e.eval(env)? {
-                Num::Int(i) => i.checked_neg().map(Num::Int).ok_or_else(overflow),
-                Num::Float(f) => Ok(Num::Float(-f)),
+                Num::Null => Ok(Num::Null),
+                v => func::binary(Op::Sub, Num::Int(0), v),
             },
-            Expr::Bin(op, l, r) => {
-                let (l, r) = (l.eval(env)?, r.eval(env)?);
-                binary(*op, l, r)
+            Expr::Not(e) => match e.eval(env)? {
+                Num::Null => Ok(Num::Null),
+                v => Ok(Num::Bool(!func::to_bool(v)?)),
+            },
+            Expr::Is(e, v) => Ok(Num::Bool(e.eval(env)? == *v)),
+            Expr::Bin(op, l, r) => match (l.eval(env)?, r.eval(env)?) {
+                (Num::Null, _) | (_, Num::Null) => Ok(Num::Null),
+                (l, r) => func::binary(*op, l, r),
+            },
+            Expr::And(list) | Expr::Or(list) => {
+                // AND stops at the first false, OR at the first true; both at a NULL.
+                let stop_at = matches!(self, Expr::Or(_));
+                for e in list {
+                    match e.eval(env)? {
+                        Num::Null => return Ok(Num::Null),
+                        v if func::to_bool(v)? == stop_at => return Ok(Num::Bool(stop_at)),
+                        _ => {}
+                    }
+                }
+                Ok(Num::Bool(!stop_at))
+            }
+            Expr::Case(arms, other) => {
+                for (c, v) in arms {
+                    if truth(c.eval(env)?)? {
+                        return v.eval(env);
+                    }
+                }
+                other.eval(env)
             }
             Expr::Call(f, args) => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(a.eval(env)?);
+                // Arguments on the stack: a call allocates nothing.
+                let mut vals = [Num::Null; MAX_ARGS];
+                for (slot, a) in vals.iter_mut().zip(args) {
+                    *slot = a.eval(env)?;
                 }
-                call(*f, &vals, env)
+                func::call(*f, &vals[..args.len()], env)
             }
         }
     }
-}
-
-fn binary(op: Op, l: Num, r: Num) -> Result<Num, String> {
-    if op == Op::Mod {
-        let (a, b) = (to_int(l)?, to_int(r)?);
-        return modulo(a, b);
-    }
-    match (l, r) {
-        (Num::Int(a), Num::Int(b)) => match op {
-            Op::Add => a.checked_add(b).ok_or_else(overflow),
-            Op::Sub => a.checked_sub(b).ok_or_else(overflow),
-            Op::Mul => a.checked_mul(b).ok_or_else(overflow),
-            Op::Div if b == 0 => Err("division by zero".into()),
-            Op::Div => a.checked_div(b).ok_or_else(overflow),
-            Op::Mod => unreachable!("handled above"),
-        }
-        .map(Num::Int),
-        (l, r) => {
-            let (a, b) = (to_float(l), to_float(r));
-            match op {
-                Op::Add => float(a + b),
-                Op::Sub => float(a - b),
-                Op::Mul => float(a * b),
-                Op::Div if b == 0.0 => Err("division by zero".into()),
-                Op::Div => float(a / b),
-                Op::Mod => unreachable!("handled above"),
-            }
-        }
-    }
-}
-
-fn modulo(a: i64, b: i64) -> Result<Num, String> {
-    match b {
-        0 => Err("division by zero".into()),
-        // i64::MIN % -1 overflows in the machine, but is 0.
-        -1 => Ok(Num::Int(0)),
-        _ => Ok(Num::Int(a % b)),
-    }
-}
-
-fn call(f: Func, v: &[Num], env: &mut Env<'_>) -> Result<Num, String> {
-    let int = |i: usize| to_int(v[i]);
-    let seed = |env: &Env<'_>| {
-        if v.len() > 1 {
-            to_int(v[1])
-        } else {
-            Ok(env.default_seed)
-        }
-    };
-    Ok(match f {
-        Func::Random => Num::Int(random::uniform(env.rng, int(0)?, int(1)?)?),
-        Func::RandomZipfian => Num::Int(random::zipfian(env.rng, int(0)?, int(1)?, to_float(v[2]))?),
-        Func::RandomGaussian => Num::Int(random::gaussian(env.rng, int(0)?, int(1)?, to_float(v[2]))?),
-        Func::RandomExponential => Num::Int(random::exponential(env.rng, int(0)?, int(1)?, to_float(v[2]))?),
-        Func::Abs => match v[0] {
-            Num::Int(i) => Num::Int(i.checked_abs().ok_or_else(overflow)?),
-            Num::Float(x) => Num::Float(x.abs()),
-        },
-        Func::Least | Func::Greatest => {
-            let least = f == Func::Least;
-            if v.iter().any(|n| matches!(n, Num::Float(_))) {
-                let it = v.iter().map(|n| to_float(*n));
-                Num::Float(if least {
-                    it.fold(f64::INFINITY, f64::min)
-                } else {
-                    it.fold(f64::NEG_INFINITY, f64::max)
-                })
-            } else {
-                let it = v.iter().map(|n| to_int(*n).unwrap_or(0));
-                Num::Int(if least { it.min() } else { it.max() }.unwrap_or(0))
-            }
-        }
-        Func::Hash | Func::HashMurmur2 => Num::Int(random::murmur2(int(0)?, seed(env)?)),
-        Func::HashFnv1a => Num::Int(random::fnv1a(int(0)?, seed(env)?)),
-        Func::Int => Num::Int(int(0)?),
-        Func::Double => Num::Float(to_float(v[0])),
-        Func::Sqrt => float(to_float(v[0]).sqrt())?,
-        Func::Exp => float(to_float(v[0]).exp())?,
-        Func::Ln => float(to_float(v[0]).ln())?,
-        Func::Pow => float(to_float(v[0]).powf(to_float(v[1])))?,
-        Func::Mod => modulo(int(0)?, int(1)?)?,
-        Func::Pi => Num::Float(std::f64::consts::PI),
-    })
 }
 
 #[cfg(test)]
@@ -558,13 +531,19 @@ mod tests {
     use rand::SeedableRng;
 
     fn vars(name: &str) -> Option<usize> {
-        ["scale", "x", "t"].iter().position(|v| *v == name)
+        ["scale", "x", "t", "n", "b"].iter().position(|v| *v == name)
     }
 
     fn eval_seeded(src: &str, seed: u64) -> Result<Num, String> {
         let e = parse(src, &mut vars).map_err(|(p, m)| format!("{p}: {m}"))?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let vs = [Var::Num(Num::Int(3)), Var::Num(Num::Float(0.5)), Var::Text("42".into())];
+        let vs = [
+            Var::Num(Num::Int(3)),
+            Var::Num(Num::Float(0.5)),
+            Var::Text("42".into()),
+            Var::Num(Num::Null),
+            Var::Num(Num::Bool(true)),
+        ];
         e.eval(&mut Env {
             vars: &vs,
             rng: &mut rng,
@@ -596,6 +575,102 @@ mod tests {
         assert_eq!(eval(":x * 4"), Ok(Num::Float(2.0)));
         assert_eq!(eval("1e3"), Ok(Num::Float(1000.0)));
         assert_eq!(eval("-9223372036854775807 - 1"), i(i64::MIN));
+        assert_eq!(eval("-9223372036854775808"), i(i64::MIN), "pgbench's minint constant");
+    }
+
+    #[test]
+    fn logic_comparisons_and_bits_bind_as_pgbenchs_grammar() {
+        let b = |v| Ok(Num::Bool(v));
+        let i = |n| Ok(Num::Int(n));
+        assert_eq!(eval("1 + 2 * 3 = 7 AND NOT FALSE"), b(true));
+        assert_eq!(eval("1 << 2 + 1"), i(8), "+ binds tighter than <<");
+        assert_eq!(eval("-1 # 3"), i(-4), "unary minus binds tightest");
+        assert_eq!(eval("~0"), i(-1));
+        assert_eq!(eval("~1 + 2"), i(-4), "~ binds as the bit operators: ~(1 + 2)");
+        assert_eq!(eval("2 * ~1 | 4"), i(-4), "(2 * ~1) | 4");
+        assert_eq!(eval("6 & 3 | 8"), i(10), "left-associative: (6 & 3) | 8");
+        assert_eq!(eval("-8 >> 1"), i(-4), "arithmetic shift");
+        assert_eq!(eval("NOT 1 = 2"), b(true), "NOT (1 = 2)");
+        assert_eq!(eval("TRUE OR FALSE AND FALSE"), b(true), "AND binds tighter than OR");
+        assert_eq!(eval("NOT TRUE AND FALSE OR TRUE"), b(true));
+        assert_eq!(
+            eval("2 > 1 AND 1 >= 1 AND 1 <= 1 AND 1 < 2 AND 1 <> 2 AND 1 != 2"),
+            b(true)
+        );
+        assert_eq!(eval("1 = 1.0"), b(true), "int against double compares as doubles");
+        assert_eq!(eval("1 = 1 IS TRUE"), b(true), "(1 = 1) IS TRUE");
+        assert_eq!(eval("tRuE AND NoT fAlSe"), b(true), "keywords in any case");
+        assert_eq!(eval("CASE WHEN 0 THEN 1 WHEN 2.5 THEN 2 ELSE 3 END"), i(2));
+        assert_eq!(eval("CASE WHEN FALSE THEN 1 END"), Ok(Num::Null), "no ELSE: NULL");
+        assert_eq!(eval("CASE WHEN NULL THEN 1 ELSE 4 END"), i(4), "NULL is not true");
+    }
+
+    #[test]
+    fn null_and_boolean_semantics() {
+        let b = |v| Ok(Num::Bool(v));
+        assert_eq!(eval("NULL + 1"), Ok(Num::Null));
+        assert_eq!(eval("NULL = NULL"), Ok(Num::Null));
+        assert_eq!(eval("NOT NULL"), Ok(Num::Null));
+        assert_eq!(eval("-NULL"), Ok(Num::Null));
+        assert_eq!(eval("abs(:n)"), Ok(Num::Null));
+        assert_eq!(eval("NULL IS NULL"), b(true));
+        assert_eq!(eval("5 IS NULL"), b(false));
+        assert_eq!(eval("5 NOTNULL"), b(true));
+        assert_eq!(eval(":n ISNULL"), b(true));
+        assert_eq!(
+            eval("1 IS TRUE"),
+            b(false),
+            "IS compares the value itself: 1 is not TRUE"
+        );
+        assert_eq!(eval(":b IS NOT FALSE"), b(true));
+        assert_eq!(
+            eval("NULL AND FALSE"),
+            Ok(Num::Null),
+            "pgbench: NULL on the left decides"
+        );
+        assert_eq!(eval("FALSE AND NULL"), b(false));
+        assert_eq!(eval("TRUE AND NULL"), Ok(Num::Null));
+        assert_eq!(eval("TRUE OR NULL"), b(true));
+        assert_eq!(eval("FALSE OR NULL"), Ok(Num::Null));
+        for (v, t) in [
+            (Num::Null, false),
+            (Num::Bool(true), true),
+            (Num::Bool(false), false),
+            (Num::Int(0), false),
+            (Num::Int(-3), true),
+            (Num::Float(0.0), false),
+            (Num::Float(0.1), true),
+        ] {
+            assert_eq!(truth(v), Ok(t), "{v:?}");
+        }
+        for (text, v) in [
+            ("null", Num::Null),
+            ("NULL", Num::Null),
+            ("t", Num::Bool(true)),
+            ("yes", Num::Bool(true)),
+            ("on", Num::Bool(true)),
+            ("of", Num::Bool(false)),
+            ("No", Num::Bool(false)),
+            ("+3", Num::Int(3)),
+            ("-10.1", Num::Float(-10.1)),
+        ] {
+            assert_eq!(Var::Text(text.into()).num(), Some(v), "{text}");
+        }
+        assert_eq!(Var::Text("o".into()).num(), None);
+        assert_eq!(Var::Text("trueXXX".into()).num(), None);
+    }
+
+    #[test]
+    fn lazy_operators_do_not_evaluate_what_is_not_needed() {
+        let b = |v| Ok(Num::Bool(v));
+        assert_eq!(eval("FALSE AND 1/0 = 1"), b(false));
+        assert_eq!(eval("TRUE OR 1/0 = 1"), b(true));
+        assert_eq!(eval("CASE WHEN TRUE THEN 1 ELSE 1/0 END"), Ok(Num::Int(1)));
+        assert_eq!(
+            eval("CASE WHEN 1/0 = 1 THEN 1 ELSE 2 END"),
+            Err("division by zero".into())
+        );
+        assert_eq!(eval("TRUE AND 1/0 = 1"), Err("division by zero".into()));
     }
 
     #[test]
@@ -612,12 +687,23 @@ mod tests {
         assert_eq!(eval("hash_murmur2(10, 5432)"), i(-5_817_877_081_768_721_676));
         assert_eq!(eval("hash_fnv1a(10, 5432)"), i(-7_793_829_335_365_542_153));
         assert_eq!(eval("int(5.4 + 3.8)"), i(9));
+        assert_eq!(eval("int(2.5)"), i(2), "rounded half to even, as C's rint");
         assert_eq!(eval("double(5432)"), Ok(Num::Float(5432.0)));
         assert_eq!(eval("sqrt(4.0)"), Ok(Num::Float(2.0)));
         assert_eq!(eval("pow(2, 10)"), Ok(Num::Float(1024.0)));
         assert_eq!(eval("mod(-54, 32)"), i(-22));
         assert_eq!(eval("int(pi() * 100)"), i(314));
         assert_eq!(eval("int(exp(ln(10)))"), i(10));
+        assert_eq!(
+            eval("1.0 / 0"),
+            Ok(Num::Float(f64::INFINITY)),
+            "doubles are IEEE, as pgbench's"
+        );
+        assert_eq!(eval("debug(7)"), i(7));
+        // pgbench's documentation: permute(0, 1) is 0; a seed chooses the permutation.
+        assert_eq!(eval("permute(0, 1)"), i(0));
+        assert_eq!(eval("permute(1, 2, 5433)"), i(0));
+        assert_eq!(eval("permute(1, 2)"), eval("permute(1, 2, 5432)"), "default seed");
         for f in [
             "random(1, 10)",
             "random_zipfian(1, 10, 1.5)",
@@ -635,24 +721,82 @@ mod tests {
     }
 
     #[test]
-    fn runtime_errors_are_errors_not_panics() {
+    fn runtime_errors_are_pgbenchs_and_not_panics() {
         for (src, want) in [
             ("1 / 0", "division by zero"),
             ("1 % 0", "division by zero"),
-            ("1.0 / 0", "division by zero"),
-            ("9223372036854775807 + 1", "bigint out of range"),
-            ("-9223372036854775807 - 2", "bigint out of range"),
-            ("abs(-9223372036854775807 - 1)", "bigint out of range"),
-            ("random(5, 1)", "empty range"),
-            ("random_gaussian(1, 10, 1.5)", "at least 2"),
-            ("random_zipfian(1, 10, 0.5)", "zipfian parameter"),
-            ("int(1e300)", "out of the integer range"),
+            ("9223372036854775807 + 1", "bigint add out of range"),
+            ("-9223372036854775807 - 2", "bigint sub out of range"),
+            ("2 * (1 << 62)", "bigint mul out of range"),
+            ("(-9223372036854775807 - 1) / -1", "bigint div out of range"),
+            ("-(-9223372036854775807 - 1)", "bigint sub out of range"),
+            ("abs(-9223372036854775807 - 1)", "bigint abs out of range"),
+            ("random(5, 1)", "empty range given to random: [5, 1]"),
+            (
+                "random(-9223372036854775808, 9223372036854775807)",
+                "random range is too large: [-9223372036854775808, 9223372036854775807]",
+            ),
+            (
+                "random(0, 9223372036854775807)",
+                "random range is too large: [0, 9223372036854775807]",
+            ),
+            (
+                "random_gaussian(1, 10, 1.5)",
+                "gaussian parameter must be at least 2.000000 (not 1.500000)",
+            ),
+            (
+                "random_zipfian(1, 10, 1)",
+                "zipfian parameter must be in range [1.001, 1000] (not 1.000000)",
+            ),
+            (
+                "random_exponential(1, 10, 0.0)",
+                "exponential parameter must be greater than zero (not 0.000000)",
+            ),
+            (
+                "int(1E32)",
+                "double to int overflow for 100000000000000005366162204393472.000000",
+            ),
+            ("NOT 0.0", "cannot coerce double to boolean"),
+            ("NOT 1", "cannot coerce int to boolean"),
+            ("TRUE + 2", "cannot coerce boolean to int"),
+            ("ln(TRUE)", "cannot coerce boolean to double"),
+            ("random(FALSE, TRUE)", "cannot coerce boolean to int"),
+            ("1 AND TRUE", "cannot coerce int to boolean"),
+            ("least(1, TRUE)", "cannot coerce boolean to int"),
+            ("permute(0, 0)", "permute size parameter must be greater than zero"),
+            ("~TRUE", "cannot coerce boolean to int"),
         ] {
-            let e = eval(src).unwrap_err();
-            assert!(e.contains(want), "{src}: {e}");
+            assert_eq!(eval(src), Err(want.to_string()), "{src}");
         }
         assert_eq!(eval("(-9223372036854775807 - 1) % -1"), Ok(Num::Int(0)));
+        assert_eq!(
+            eval("random(-9223372036854775807, 0)"),
+            eval("random(-9223372036854775807, 0)")
+        );
     }
+
+    #[test]
+    fn constants_are_folded_when_parsed_and_draws_and_errors_are_not() {
+        let p = |src: &str| parse(src, &mut vars).unwrap();
+        assert_eq!(p("100000 * 10"), Expr::Num(Num::Int(1_000_000)));
+        assert_eq!(
+            p("CASE WHEN 1 < 2 THEN hash(1, 2) END"),
+            Expr::Num(Num::Int(random::murmur2(1, 2)))
+        );
+        assert_eq!(p("NOT (1 = 2) AND 3 IS NOT NULL"), Expr::Num(Num::Bool(true)));
+        // A variable, a draw, a default seed, debug() and an error stay to be evaluated.
+        assert!(matches!(p("100000 * :scale"), Expr::Bin(Op::Mul, ..)));
+        match p("random(1, 100000 * 10)") {
+            Expr::Call(Func::Random, args) => assert_eq!(args[1], Expr::Num(Num::Int(1_000_000))),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(p("hash(1)"), Expr::Call(Func::Hash, _)));
+        assert!(matches!(p("debug(1)"), Expr::Call(Func::Debug, _)));
+        assert!(matches!(p("1 / 0"), Expr::Bin(Op::Div, ..)));
+        assert_eq!(eval("1 + 1 / 0"), Err("division by zero".into()));
+    }
+
+    use super::super::random;
 
     #[test]
     fn nesting_is_limited_where_it_goes_too_deep() {
@@ -662,10 +806,14 @@ mod tests {
         assert_eq!(err(&parens), (MAX_DEPTH, too_deep()), "the first parenthesis too many");
         assert_eq!(err(&"-".repeat(100_000)).0, MAX_DEPTH);
         assert_eq!(err(&format!("{}:x", "- ".repeat(100_000))).0, 2 * MAX_DEPTH);
+        assert_eq!(err(&format!("{}:x", "NOT ".repeat(100_000))).0, 4 * MAX_DEPTH);
+        assert_eq!(err(&format!("{}:x", "~".repeat(100_000))).0, MAX_DEPTH);
         assert_eq!(
             err(&format!("{}1{}", "abs(".repeat(300), ")".repeat(300))).0,
             4 * MAX_DEPTH
         );
+        let cases = format!("{}1{}", "CASE WHEN TRUE THEN ".repeat(300), " END".repeat(300));
+        assert_eq!(err(&cases).0, 20 * MAX_DEPTH);
         // A chain of operators nests too, with no parser recursion: refused at its operator.
         let chain = format!("1{}", " + :x".repeat(300));
         assert_eq!(err(&chain).0, 5 * MAX_DEPTH - 3);
@@ -676,6 +824,7 @@ mod tests {
             format!("{}:x", "-".repeat(MAX_DEPTH - 1)),
             format!("{}:x{}", "abs(".repeat(MAX_DEPTH - 1), ")".repeat(MAX_DEPTH - 1)),
             format!(":x{}", " * 1".repeat(MAX_DEPTH - 1)),
+            format!("{}:b", "NOT ".repeat(MAX_DEPTH - 1)),
         ];
         for src in deepest {
             let small_stack = std::thread::Builder::new().stack_size(STACK);
@@ -683,7 +832,13 @@ mod tests {
                 .spawn(move || {
                     let e = parse(&src, &mut vars).map_err(|(p, m)| format!("{p}: {m}"))?;
                     let mut rng = ChaCha8Rng::seed_from_u64(1);
-                    let vs = [Var::Num(Num::Int(3)), Var::Num(Num::Float(0.5)), Var::Text("42".into())];
+                    let vs = [
+                        Var::Num(Num::Int(3)),
+                        Var::Num(Num::Float(0.5)),
+                        Var::Text("42".into()),
+                        Var::Num(Num::Null),
+                        Var::Num(Num::Bool(true)),
+                    ];
                     let v = e.eval(&mut Env {
                         vars: &vs,
                         rng: &mut rng,
@@ -696,6 +851,23 @@ mod tests {
                 .join()
                 .unwrap();
             assert!(value.is_ok(), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn a_long_chain_of_and_or_is_one_level_and_parses_in_linear_time() {
+        // 100,000 ANDs (and ORs): one level each, so neither refused nor deep to evaluate.
+        let ands = format!(":b{}", " AND :b".repeat(100_000));
+        let ors = format!("FALSE{}", " OR :n IS NULL AND :b".repeat(100_000));
+        for (src, want) in [(&ands, Num::Bool(true)), (&ors, Num::Bool(true))] {
+            let start = std::time::Instant::now();
+            assert_eq!(eval(src), Ok(want));
+            // Linear: a few milliseconds; quadratic in 100,000 tokens would be many seconds.
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(2),
+                "{:?}",
+                start.elapsed()
+            );
         }
     }
 
@@ -714,13 +886,72 @@ mod tests {
         assert_eq!(err("foo(1)").0, 0);
         assert!(err("foo(1)").1.starts_with("unknown function foo"));
         assert_eq!(err("random(1)").1, "random takes 2 arguments, not 1");
+        assert_eq!(err("ln(1.0, 2.0)").1, "ln takes 1 arguments, not 2");
+        assert_eq!(err("greatest()").1, "greatest takes at least 1 arguments, not 0");
+        assert_eq!(err("permute(1)").1, "permute takes 2 or 3 arguments, not 1");
+        assert_eq!(
+            err("least(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)"),
+            (
+                0,
+                "too many function arguments: least has 17, pgbench's maximum is 16".into()
+            )
+        );
+        assert!(parse("least(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15)", &mut vars).is_ok());
         assert_eq!(err("(1 + 2").0, 6);
         assert_eq!(err("1 2").1, "unexpected 2 after the expression");
-        assert!(err("1 < 2").1.contains("not supported"));
+        assert_eq!(
+            err("1 < 2 < 3"),
+            (6, "comparisons do not chain; write (a < b) AND (b < c)".into())
+        );
+        assert_eq!(
+            err("CASE TRUE THEN 1 ELSE 0 END"),
+            (5, "expected WHEN, found TRUE".into())
+        );
+        assert_eq!(
+            err("CASE WHEN TRUE THEN 1"),
+            (21, "expected END, found the end of the line".into())
+        );
+        assert_eq!(
+            err("1 IS 2"),
+            (5, "expected NULL, TRUE or FALSE after IS, found 2".into())
+        );
+        assert_eq!(
+            err("9223372036854775808").1,
+            "number 9223372036854775808 is out of range"
+        );
+        assert_eq!(err("1 ; 2").1, "unexpected character ';'");
         assert_eq!(err("").1, "expected an expression");
         assert_eq!(
             err("99999999999999999999").1,
             "number 99999999999999999999 is out of range"
         );
+    }
+}
+
+#[cfg(test)]
+mod cost {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Evaluates `random(1, 100000 * :scale)` `n` times; every draw must land in its range.
+    /// Kept out of line so that callgrind can collect just this (`--toggle-collect`).
+    #[inline(never)]
+    fn draw_many(e: &Expr, vars: &[Var], n: usize) -> usize {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut env = Env {
+            vars,
+            rng: &mut rng,
+            default_seed: 1,
+        };
+        (0..n)
+            .filter(|_| matches!(e.eval(&mut env), Ok(Num::Int(v)) if (1..=1_000_000).contains(&v)))
+            .count()
+    }
+
+    #[test]
+    fn a_draw_over_a_scaled_range_stays_in_it_every_time() {
+        let e = parse("random(1, 100000 * :scale)", &mut |n| (n == "scale").then_some(0)).unwrap();
+        let vars = [Var::Num(Num::Int(10))];
+        assert_eq!(draw_many(&e, &vars, 100_000), 100_000);
     }
 }

@@ -22,7 +22,12 @@
 pub mod builtin;
 pub mod client;
 pub mod expr;
+#[cfg(test)]
+mod expr_pgbench;
+mod func;
+mod lex;
 pub mod parse;
+mod permute;
 pub mod random;
 pub mod sql;
 

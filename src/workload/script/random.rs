@@ -27,9 +27,13 @@ fn place(lb: i64, ub: i64, r: f64) -> i64 {
     (lb as i128 + off).clamp(lb as i128, ub as i128) as i64
 }
 
+/// pgbench's checks of a draw's bounds: not empty, and at most `i64::MAX` values wide (its
+/// draws compute the width `ub - lb + 1` in 64 bits).
 fn check_range(lb: i64, ub: i64) -> Result<(), String> {
     if lb > ub {
         Err(format!("empty range given to random: [{lb}, {ub}]"))
+    } else if ub.checked_sub(lb).and_then(|w| w.checked_add(1)).is_none() {
+        Err(format!("random range is too large: [{lb}, {ub}]"))
     } else {
         Ok(())
     }
@@ -46,7 +50,7 @@ pub fn uniform(rng: &mut ChaCha8Rng, lb: i64, ub: i64) -> Result<i64, String> {
 pub fn exponential(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, String> {
     check_range(lb, ub)?;
     if !(p > 0.0 && p.is_finite()) {
-        return Err(format!("exponential parameter must be greater than zero (got {p})"));
+        return Err(format!("exponential parameter must be greater than zero (not {p:.6})"));
     }
     let cut = (-p).exp();
     let r = -(cut + (1.0 - cut) * open_unit(rng)).ln() / p;
@@ -58,7 +62,9 @@ pub fn exponential(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64
 pub fn gaussian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, String> {
     check_range(lb, ub)?;
     if !(p >= MIN_GAUSSIAN && p.is_finite()) {
-        return Err(format!("gaussian parameter must be at least {MIN_GAUSSIAN} (got {p})"));
+        return Err(format!(
+            "gaussian parameter must be at least {MIN_GAUSSIAN:.6} (not {p:.6})"
+        ));
     }
     let z = loop {
         // Box-Muller.
@@ -80,7 +86,7 @@ pub fn zipfian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, s: f64) -> Result<i64, St
     check_range(lb, ub)?;
     if !(ZIPF_MIN..=ZIPF_MAX).contains(&s) {
         return Err(format!(
-            "zipfian parameter must be in [{ZIPF_MIN}, {ZIPF_MAX}] (got {s})"
+            "zipfian parameter must be in range [{ZIPF_MIN:.3}, {ZIPF_MAX:.0}] (not {s:.6})"
         ));
     }
     let n = (ub as i128 - lb as i128 + 1) as f64;
@@ -160,6 +166,14 @@ mod tests {
             uniform(&mut ChaCha8Rng::seed_from_u64(1), i64::MIN, i64::MIN),
             Ok(i64::MIN)
         );
+        // pgbench's limit: a range of 2^63 values or more is refused, one less is drawn from.
+        for (lb, ub) in [(i64::MIN, i64::MAX), (0, i64::MAX), (-1, i64::MAX - 1)] {
+            assert_eq!(
+                uniform(&mut ChaCha8Rng::seed_from_u64(1), lb, ub),
+                Err(format!("random range is too large: [{lb}, {ub}]"))
+            );
+        }
+        assert!(uniform(&mut ChaCha8Rng::seed_from_u64(1), 1, i64::MAX).is_ok());
     }
 
     #[test]
