@@ -552,6 +552,15 @@ fn call(f: Func, v: &[Num], env: &mut Env<'_>) -> Result<Num, String> {
     })
 }
 
+// provisional (CMDS): replaced by EXPR's
+/// Whether a value is true, as pgbench's `\if` reads it: a number is true when it is not zero.
+pub fn truth(v: Num) -> Result<bool, String> {
+    match v {
+        Num::Int(i) => Ok(i != 0),
+        Num::Float(f) => Ok(f != 0.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
