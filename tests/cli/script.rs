@@ -684,7 +684,8 @@ fn an_open_loop_stops_on_time_by_default_and_the_manifest_says_why() {
 
 /// A script reading a row with `\gset` and branching on `:client_id` (issue 37), and its init
 /// file: each client updates its own account with the balance it read.
-pub const GSET_IF_INIT: &str = "CREATE TABLE acc(id INTEGER PRIMARY KEY, bal INTEGER);\nINSERT INTO acc VALUES (0, 0), (1, 0);\n";
+pub const GSET_IF_INIT: &str =
+    "CREATE TABLE acc(id INTEGER PRIMARY KEY, bal INTEGER);\nINSERT INTO acc VALUES (0, 0), (1, 0);\n";
 pub const GSET_IF: &str = "SELECT bal AS old, id AS mine FROM acc WHERE id = :client_id \\gset\n\\if :client_id\nUPDATE acc SET bal = :old + 10 WHERE id = :mine;\n\\else\nUPDATE acc SET bal = :old + 1 WHERE id = :mine;\n\\endif\n";
 
 /// Ops per trial of each operation of `v`'s configuration `config`, by name.
@@ -694,7 +695,12 @@ fn ops_of(v: &serde_json::Value, config: u64) -> std::collections::BTreeMap<Stri
         .expect("summary")
         .iter()
         .filter(|r| r["config"] == config)
-        .map(|r| (r["operation"].as_str().unwrap().to_string(), r["ops_per_trial"].as_f64().unwrap()))
+        .map(|r| {
+            (
+                r["operation"].as_str().unwrap().to_string(),
+                r["ops_per_trial"].as_f64().unwrap(),
+            )
+        })
         .collect()
 }
 

@@ -170,9 +170,26 @@ fn if_and_gset_run_on_both_servers_with_the_column_names_sqlite_gives() {
     )
     .unwrap();
     let v = run(sb.run_std(&[
-        "script", "--param", "file=q.sql", "--param", "init=init.sql", "--param", "transactions=40",
-        "--engine", "postgres", "--engine", "mysql", "--clients", "2", "--trials", "1", "--warmup", "0",
-        "--quiet", "--format", "json",
+        "script",
+        "--param",
+        "file=q.sql",
+        "--param",
+        "init=init.sql",
+        "--param",
+        "transactions=40",
+        "--engine",
+        "postgres",
+        "--engine",
+        "mysql",
+        "--clients",
+        "2",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
     ]))
     .assert_success();
     for label in ["postgres defaults", "mysql defaults"] {
