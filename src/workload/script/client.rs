@@ -440,8 +440,9 @@ impl Client for ScriptClient<'_> {
 
     fn execute(&mut self) -> Result<bool, EngineError> {
         self.parts.clear();
-        if let Some(f) = self.failure.take() {
-            return Err(f);
+        // Kept for a retry of the same draw, which fails the same way.
+        if let Some(f) = &self.failure {
+            return Err(f.clone());
         }
         let result = self.run();
         if result.is_err() {
