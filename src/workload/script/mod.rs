@@ -1,5 +1,6 @@
 //! `script`: the user's own transactions, written as pgbench scripts (`\set` with pgbench's
-//! expressions and random functions, `\sleep`, SQL with `:name` variables), run weighted on the
+//! expressions and random functions, `\sleep`, `\if` blocks, SQL with `:name` variables and
+//! `\gset`/`\aset` into them, `:client_id` and the other automatic variables), run weighted on the
 //! load driver on every engine; and pgbench's own three built-in scripts with its
 //! initialisation, so that pgbench's workload runs on SQLite, DuckDB and MariaDB as on
 //! PostgreSQL.
