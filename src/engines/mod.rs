@@ -173,6 +173,10 @@ pub trait Connection {
     /// produced to `out`, row by row. Returns the number of rows. For timed loops: values are
     /// copied as numbers or bytes, never formatted, and `out` allocates only when it grows.
     fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut values::Values) -> Result<u64, EngineError>;
+    /// The names of the columns a prepared statement returns, in order (none for a statement
+    /// that returns no rows), known without running it: what a script's `\gset` names its
+    /// variables by. Not for timed loops.
+    fn column_names(&mut self, stmt: StmtId) -> Result<Vec<String>, EngineError>;
     /// Loads the rows `fill` pushes into `table` (one value per column of `columns`, in that
     /// order) the engine's fastest way, committed when it returns; returns the rows loaded. For
     /// populating templates, not for timed loops. The default is prepared multi-row `INSERT`s in

@@ -257,6 +257,9 @@ mod tests {
         fn run(&mut self, _stmt: StmtId, _params: &[Value<'_>]) -> Result<u64, EngineError> {
             Ok(0)
         }
+        fn column_names(&mut self, _stmt: StmtId) -> Result<Vec<String>, EngineError> {
+            Ok(Vec::new())
+        }
         fn run_values(
             &mut self,
             _stmt: StmtId,

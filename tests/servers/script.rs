@@ -149,3 +149,54 @@ fn dialect_variants_replace_the_script_on_each_server() {
     }
     sb.assert_clean("script variants on both servers");
 }
+
+/// Issue 37: a script that reads a row with `\gset` and branches on `:client_id` runs on both
+/// servers with two clients: their column names are the ones SQLite gives (else the variables
+/// the script uses would be refused before it ran).
+#[test]
+fn if_and_gset_run_on_both_servers_with_the_column_names_sqlite_gives() {
+    if !available(&[Server::Postgres, Server::Mysql]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    std::fs::write(
+        sb.cwd().join("init.sql"),
+        "CREATE TABLE acc(id INTEGER PRIMARY KEY, bal INTEGER);\nINSERT INTO acc VALUES (0, 0), (1, 0);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sb.cwd().join("q.sql"),
+        "SELECT bal AS old, id AS mine FROM acc WHERE id = :client_id \\gset\n\\if :client_id\nUPDATE acc SET bal = :old + 10 WHERE id = :mine;\n\\else\nUPDATE acc SET bal = :old + 1 WHERE id = :mine;\n\\endif\n",
+    )
+    .unwrap();
+    let v = run(sb.run_std(&[
+        "script",
+        "--param",
+        "file=q.sql",
+        "--param",
+        "init=init.sql",
+        "--param",
+        "transactions=40",
+        "--engine",
+        "postgres",
+        "--engine",
+        "mysql",
+        "--clients",
+        "2",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    for label in ["postgres defaults", "mysql defaults"] {
+        let rows = rows(&v, label);
+        let ops = |name: &str| rows.iter().find(|r| r.0 == name).map_or(0.0, |r| r.1);
+        let (zero, one) = (ops("q.sql:5 UPDATE acc"), ops("q.sql:3 UPDATE acc"));
+        assert!(zero > 0.0 && one > 0.0 && zero + one == 40.0, "{label}: {rows:?}");
+        assert_eq!(ops("q.sql:1 SELECT acc"), 40.0, "{label}: {rows:?}");
+    }
+}

@@ -93,6 +93,10 @@ impl Connection for Counting {
         self.inner.run(stmt, params)
     }
 
+    fn column_names(&mut self, stmt: StmtId) -> Result<Vec<String>, EngineError> {
+        self.inner.column_names(stmt)
+    }
+
     fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
         self.log_prepared(stmt);
         self.inner.run_values(stmt, params, out)

@@ -129,6 +129,13 @@ macro_rules! api_table {
             pub origin: String,
             $(#[doc = concat!("`", stringify!($sym), "`, stable since DuckDB ", $since, ".")]
               pub $field: unsafe extern "C" fn($($arg),*) -> $ret,)*
+            /// `duckdb_prepared_statement_column_count` and `_column_name` (DuckDB 1.4.0): a
+            /// prepared statement's result column names (a script's `\gset`), where the library
+            /// has them; the symbols not required (older releases run everything else).
+            pub prepared_columns: Option<(
+                unsafe extern "C" fn(Prepared) -> Idx,
+                unsafe extern "C" fn(Prepared, Idx) -> *mut c_char,
+            )>,
         }
 
         /// Every symbol the table uses.
@@ -138,6 +145,17 @@ macro_rules! api_table {
             fn from_library(lib: &'static libloading::Library, origin: &str, spec: &str) -> Result<Api, LoadError> {
                 Ok(Api {
                     origin: origin.to_string(),
+                    // SAFETY: the signatures are the ones duckdb.h declares; the library is
+                    // leaked, so the pointers stay valid for the process.
+                    prepared_columns: unsafe {
+                        let count = lib.get::<unsafe extern "C" fn(Prepared) -> Idx>(
+                            b"duckdb_prepared_statement_column_count\0",
+                        );
+                        let name = lib.get::<unsafe extern "C" fn(Prepared, Idx) -> *mut c_char>(
+                            b"duckdb_prepared_statement_column_name\0",
+                        );
+                        count.ok().zip(name.ok()).map(|(c, n)| (*c, *n))
+                    },
                     $($field: {
                         // SAFETY: the signature is the one duckdb.h declares; the library is
                         // leaked, so the pointer stays valid for the process.

@@ -364,6 +364,30 @@ impl Connection for DuckConn {
         })
     }
 
+    /// DuckDB 1.4.0's prepared-statement columns; an older library cannot tell them without
+    /// running the statement: refused, naming the release that can.
+    fn column_names(&mut self, id: StmtId) -> Result<Vec<String>, EngineError> {
+        let Some((count, name)) = self.api.prepared_columns else {
+            return Err(self.err(
+                "this DuckDB library cannot name a prepared statement's columns (duckdb_prepared_statement_column_name, DuckDB 1.4.0); use DuckDB 1.4.0 or newer for \\gset and \\aset".into(),
+                &format!("reading the columns of `{}`", self.stmts[id.0].sql),
+            ));
+        };
+        let handle = self.stmts[id.0].handle;
+        // SAFETY: a live prepared statement; each name is DuckDB's copy, freed with duckdb_free.
+        let names = unsafe {
+            (0..count(handle))
+                .map(|i| {
+                    let p = name(handle, i);
+                    let s = api::cstr(p);
+                    (self.api.free)(p.cast());
+                    s
+                })
+                .collect()
+        };
+        Ok(names)
+    }
+
     fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
         let mut result = self.execute(id, params)?;
         let n = result.for_each(|c| push_cell(out, c));

@@ -347,6 +347,10 @@ impl Connection for FilesConn {
         Err(no_sql(&self.label))
     }
 
+    fn column_names(&mut self, _stmt: StmtId) -> Result<Vec<String>, EngineError> {
+        Err(no_sql(&self.label))
+    }
+
     fn query(&mut self, _sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
         Err(no_sql(&self.label))
     }

@@ -214,6 +214,15 @@ impl Connection for MyConn {
         counted.map_err(|e| self.err(e, "running a prepared statement"))
     }
 
+    /// The column definitions the server sent when the statement was prepared.
+    fn column_names(&mut self, id: StmtId) -> Result<Vec<String>, EngineError> {
+        Ok(self.stmts[id.0]
+            .columns()
+            .iter()
+            .map(|c| c.name_str().into_owned())
+            .collect())
+    }
+
     fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
         let bound = if params.is_empty() {
             mysql::Params::Empty

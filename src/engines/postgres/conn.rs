@@ -414,6 +414,10 @@ impl Connection for PgConn {
             .map_err(|e| self.err(e, "running a prepared statement"))
     }
 
+    fn column_names(&mut self, id: StmtId) -> Result<Vec<String>, EngineError> {
+        Ok(self.stmts[id.0].0.names.clone())
+    }
+
     fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
         let prepared = &self.stmts[id.0];
         let columns = &prepared.1[prepared.0.params.len()..];

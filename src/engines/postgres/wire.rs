@@ -128,6 +128,8 @@ pub struct Prepared {
     name: String,
     pub params: Vec<Oid>,
     pub columns: Vec<Oid>,
+    /// The result columns' names, as the RowDescription gives them.
+    pub names: Vec<String>,
 }
 
 /// A cancel request's destination and key, to send from another thread.
@@ -336,11 +338,15 @@ impl WireConn {
         self.flush()?;
         let mut params = Vec::new();
         let mut columns = Vec::new();
+        let mut names = Vec::new();
         loop {
             match self.next()? {
                 Message::ParseComplete | Message::NoData => {}
                 Message::ParameterDescription(body) => params = body.parameters().collect()?,
-                Message::RowDescription(body) => columns = body.fields().map(|f| Ok(f.type_oid())).collect()?,
+                Message::RowDescription(body) => {
+                    columns = body.fields().map(|f| Ok(f.type_oid())).collect()?;
+                    names = body.fields().map(|f| Ok(f.name().to_string())).collect()?;
+                }
                 Message::ErrorResponse(body) => {
                     let e = db_error(body);
                     return Err(self.finish(e));
@@ -349,7 +355,12 @@ impl WireConn {
                 _ => return Err(protocol("unexpected message while preparing")),
             }
         }
-        Ok(Prepared { name, params, columns })
+        Ok(Prepared {
+            name,
+            params,
+            columns,
+            names,
+        })
     }
 
     /// Bind/Execute/Sync in one write, the values written by `bind` (true for NULL); each row's

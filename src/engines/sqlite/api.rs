@@ -171,6 +171,7 @@ api_table! {
         bind_text: fn(*mut sqlite3_stmt, c_int, *const c_char, c_int, Option<unsafe extern "C" fn(*mut c_void)>) -> c_int = sqlite3_bind_text, "3.0.0";
         bind_blob: fn(*mut sqlite3_stmt, c_int, *const c_void, c_int, Option<unsafe extern "C" fn(*mut c_void)>) -> c_int = sqlite3_bind_blob, "3.0.0";
         column_count: fn(*mut sqlite3_stmt) -> c_int = sqlite3_column_count, "3.0.0";
+        column_name: fn(*mut sqlite3_stmt, c_int) -> *const c_char = sqlite3_column_name, "3.0.0";
         column_type: fn(*mut sqlite3_stmt, c_int) -> c_int = sqlite3_column_type, "3.0.0";
         column_int64: fn(*mut sqlite3_stmt, c_int) -> sqlite3_int64 = sqlite3_column_int64, "3.0.0";
         column_double: fn(*mut sqlite3_stmt, c_int) -> f64 = sqlite3_column_double, "3.0.0";

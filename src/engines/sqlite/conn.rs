@@ -473,6 +473,15 @@ impl Connection for SqliteConn {
         Ok(rows)
     }
 
+    fn column_names(&mut self, id: StmtId) -> Result<Vec<String>, EngineError> {
+        let stmt = self.stmts[id.0];
+        // SAFETY: stmt is live; a name is copied before the next call on it.
+        let n = unsafe { (self.api.column_count)(stmt) };
+        Ok((0..n)
+            .map(|i| unsafe { cstr((self.api.column_name)(stmt, i)) })
+            .collect())
+    }
+
     /// Prepared single-row inserts (bound straight from the caller's row) in transactions of
     /// a million rows, with the rollback journal off while loading: a template needs no crash
     /// safety (`bulk_load_mode` has turned `synchronous` off already), and the journal would

@@ -242,6 +242,13 @@ impl Connection for TursoConn {
         Ok(if p.rows { n } else { p.stmt.n_change().max(0) as u64 })
     }
 
+    fn column_names(&mut self, id: StmtId) -> Result<Vec<String>, EngineError> {
+        let stmt = &self.stmts[id.0].stmt;
+        Ok((0..stmt.num_columns())
+            .map(|i| stmt.get_column_name(i).into_owned())
+            .collect())
+    }
+
     fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {
         self.bind(id, params)?;
         let (label, p) = (&self.label, &mut self.stmts[id.0]);

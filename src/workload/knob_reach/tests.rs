@@ -178,6 +178,9 @@ impl Connection for Recording {
         self.ran(stmt);
         self.inner.run(stmt, params)
     }
+    fn column_names(&mut self, stmt: StmtId) -> Result<Vec<String>, EngineError> {
+        self.inner.column_names(stmt)
+    }
     fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], out: &mut values::Values) -> Result<u64, EngineError> {
         self.ran(stmt);
         self.inner.run_values(stmt, params, out)

@@ -96,6 +96,10 @@ impl Connection for Lent<'_, '_> {
     fn run(&mut self, stmt: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
         self.conn().0.run(stmt, params)
     }
+    fn column_names(&mut self, stmt: StmtId) -> Result<Vec<String>, EngineError> {
+        self.conn().0.column_names(stmt)
+    }
+
     fn run_values(
         &mut self,
         stmt: StmtId,

@@ -1,11 +1,19 @@
 //! One client's stream of script transactions: draws a script by weight and evaluates its
-//! `\set`s before the clock starts, then runs its statements (each prepared once, its variables
-//! bound as parameters) and sleeps in order, timing each statement on its own. A sleep ends
-//! early on a stop request (see [`crate::sys::signals::sleep`]); a negative one sleeps zero.
+//! `\set`s, `\if`s and `\sleep` durations before the clock starts, then runs its statements
+//! (each prepared once, its variables bound as parameters) and sleeps in order, timing each
+//! statement on its own. A sleep ends early on a stop request (see
+//! [`crate::sys::signals::sleep`]); a negative one sleeps zero.
+//!
+//! A statement with a `\gset`/`\aset` sets variables from its result, which the commands after
+//! it may read: those are evaluated as the transaction runs, after it, so the evaluation before
+//! the clock stops at the first such statement (a script without one runs as before). Its
+//! result is read into a buffer kept across transactions, and each value into its variable in
+//! place: a number as a number, text into the variable's own string.
 
 use super::expr::{Env, Num, Var};
 use super::parse::{Amount, Command, Control, Script};
 use super::Loaded;
+use crate::engines::values::{CellRef, Values};
 use crate::engines::{Connection, EngineError, ErrorKind, StmtId, Value};
 use crate::workload::bare_begin;
 use crate::workload::load::{Client, Hooks};
@@ -15,7 +23,14 @@ use rand_chacha::ChaCha8Rng;
 /// Bound values a statement takes from the stack in the timed region.
 const STACK_VALUES: usize = 32;
 
-/// What a script's command runs as in a client.
+/// What a `\gset`/`\aset` does with its statement's result.
+struct Keep {
+    all_rows: bool,
+    /// Per column, the variable it sets (none where no command reads it).
+    targets: Vec<Option<usize>>,
+}
+
+/// What a script's command runs as in a client (one per command, in order).
 enum Step {
     Sql {
         stmt: StmtId,
@@ -24,8 +39,19 @@ enum Step {
         control: Control,
         /// The line the statement starts on in its file, for its errors.
         line: usize,
+        keep: Option<Keep>,
     },
-    Sleep,
+    /// Evaluated, not run: `\set`, `\sleep`, `\if`.
+    Meta,
+}
+
+/// What the drawn script does once the clock runs, as evaluated before it.
+#[derive(Debug, Clone, Copy)]
+enum Action {
+    /// The statement of that command.
+    Sql(usize),
+    /// Sleep that many nanoseconds.
+    Sleep(u64),
 }
 
 pub struct ScriptClient<'c> {
@@ -37,16 +63,21 @@ pub struct ScriptClient<'c> {
     vars: Vec<Var>,
     rng: ChaCha8Rng,
     default_seed: i64,
-    /// The drawn script, its sleeps (nanoseconds, in order) and an error of its `\set`s.
+    /// The drawn script, what it does once the clock runs, the command evaluation goes on at
+    /// after that (past a `\gset`), and an error evaluating it.
     current: usize,
-    sleeps: Vec<u64>,
-    failure: Option<String>,
+    plan: Vec<Action>,
+    resume: Option<usize>,
+    failure: Option<EngineError>,
+    /// A `\gset`/`\aset` statement's result.
+    values: Values,
     parts: Vec<(usize, u64)>,
     clock: &'static crate::sys::clock::Clock,
 }
 
 impl<'c> ScriptClient<'c> {
     /// Prepares every statement of every script on `conn` (the variant for its dialect).
+    /// `index` is the client's number among its role's clients (`:client_id`).
     pub fn new(
         conn: &'c mut dyn Connection,
         loaded: &'static Loaded,
@@ -62,22 +93,68 @@ impl<'c> ScriptClient<'c> {
             let file = entry.file_for_dialect(dialect);
             let mut steps = Vec::new();
             let mut ops = layout.statements[i].iter();
-            for c in &script.commands {
+            // The variables each `\gset`/`\aset` before a command sets.
+            let mut set_by_queries: Vec<(usize, Vec<String>)> = Vec::new();
+            for (k, c) in script.commands.iter().enumerate() {
                 match c {
                     Command::Sql(s) => {
                         let stmt = conn
                             .prepare(bare_begin::statement(&s.sql, begin))
                             .map_err(|e| at_statement(e, file, s.line))?;
+                        let keep = match &s.store {
+                            None => None,
+                            Some(store) => {
+                                let names: Vec<String> = conn
+                                    .column_names(stmt)
+                                    .map_err(|e| at_statement(e, file, s.line))?
+                                    .into_iter()
+                                    .map(|n| format!("{}{n}", store.prefix))
+                                    .collect();
+                                let targets = names.iter().map(|n| loaded.vars.slot(n)).collect();
+                                set_by_queries.push((k, names));
+                                Some(Keep {
+                                    all_rows: store.all_rows,
+                                    targets,
+                                })
+                            }
+                        };
                         steps.push(Step::Sql {
                             stmt,
                             vars: s.vars.clone(),
                             op: ops.next().copied().unwrap_or(i),
                             control: s.control,
                             line: s.line,
+                            keep,
                         });
                     }
-                    Command::Sleep { .. } => steps.push(Step::Sleep),
-                    Command::Set { .. } => {}
+                    _ => steps.push(Step::Meta),
+                }
+            }
+            for p in &script.pending {
+                let set = set_by_queries
+                    .iter()
+                    .any(|(k, names)| *k < p.command && names.contains(&p.name));
+                if !set {
+                    let returned: Vec<&str> = set_by_queries
+                        .iter()
+                        .filter(|(k, _)| *k < p.command)
+                        .flat_map(|(_, n)| n.iter().map(String::as_str))
+                        .collect();
+                    return Err(EngineError {
+                        busy_cause: None,
+                        engine: "script".into(),
+                        kind: ErrorKind::Input,
+                        code: None,
+                        message: format!(
+                            "{file}:{}:{}: unknown variable :{}; no \\gset or \\aset before it returns a column of that name (they return {}); set it with \\set on an earlier line or give --param define={}=VALUE",
+                            p.line,
+                            p.column,
+                            p.name,
+                            returned.join(", "),
+                            p.name
+                        ),
+                        context: "reading the columns of the scripts' queries".into(),
+                    });
                 }
             }
             scripts.push((script, steps, file));
@@ -105,8 +182,10 @@ impl<'c> ScriptClient<'c> {
             rng: ChaCha8Rng::seed_from_u64(seed),
             default_seed,
             current: 0,
-            sleeps: Vec::new(),
+            plan: Vec::new(),
+            resume: None,
             failure: None,
+            values: Values::default(),
             parts: Vec::new(),
             clock: crate::sys::clock::clock(),
         })
@@ -128,45 +207,194 @@ impl<'c> ScriptClient<'c> {
         }
     }
 
-    /// Runs the drawn script: the transaction's timed region, so its statements' values are
-    /// bound from the stack, not from a vector allocated per transaction (a statement with more
-    /// than [`STACK_VALUES`] variables, which no real script has, takes one).
-    fn run(&mut self) -> Result<(), EngineError> {
-        let (_, steps, file) = &self.scripts[self.current];
-        let mut sleeps = self.sleeps.iter();
-        let mut stack = [Value::Null; STACK_VALUES];
-        let mut heap: Vec<Value<'_>> = Vec::new();
-        for step in steps {
-            match step {
-                Step::Sql {
-                    stmt, vars, op, line, ..
-                } => {
-                    let values: &[Value<'_>] = if vars.len() <= STACK_VALUES {
-                        for (slot, &v) in stack.iter_mut().zip(vars) {
-                            *slot = bound(&self.vars[v]);
-                        }
-                        &stack[..vars.len()]
-                    } else {
-                        heap.clear();
-                        heap.extend(vars.iter().map(|&v| bound(&self.vars[v])));
-                        &heap
+    /// Evaluates the drawn script's commands from `pc` on. Before the clock (`now` false): the
+    /// statements and sleeps go into the plan, up to and including the first statement with a
+    /// `\gset`/`\aset` (where the evaluation resumes once it ran). While it runs (`now`): they
+    /// run at once. `Ok(false)`: a stop request woke a sleep.
+    fn walk(&mut self, mut pc: usize, now: bool) -> Result<bool, EngineError> {
+        let script = self.scripts[self.current].0;
+        while let Some(c) = script.commands.get(pc) {
+            pc += 1;
+            match c {
+                Command::Set { slot, expr, line } => {
+                    let mut env = Env {
+                        vars: &self.vars,
+                        rng: &mut self.rng,
+                        default_seed: self.default_seed,
                     };
-                    let t0 = self.clock.now();
-                    self.conn.run(*stmt, values).map_err(|e| at_statement(e, file, *line))?;
-                    let ns = self.clock.ns_between(t0, self.clock.now());
-                    self.parts.push((*op, ns));
+                    let v = expr.eval(&mut env).map_err(|e| self.at_line(*line, e))?;
+                    self.vars[*slot] = Var::Num(v);
                 }
-                Step::Sleep => {
-                    let ns = sleeps.next().copied().unwrap_or(0);
-                    // Woken by a stop request, however long (`\sleep 604800 s`): the trial is
-                    // being discarded, so the rest of the script does not run.
-                    if !crate::sys::signals::sleep(std::time::Duration::from_nanos(ns)) {
+                Command::If { cond, skip_to, line } => {
+                    let mut env = Env {
+                        vars: &self.vars,
+                        rng: &mut self.rng,
+                        default_seed: self.default_seed,
+                    };
+                    let taken = expr_truth(cond.eval(&mut env)).map_err(|e| self.at_line(*line, e))?;
+                    if !taken {
+                        pc = *skip_to;
+                    }
+                }
+                Command::Goto { to } => pc = *to,
+                Command::Sleep { amount, unit_ns, line } => {
+                    let n = match amount {
+                        Amount::Fixed(n) => *n,
+                        Amount::Var(s) => match self.vars[*s].num() {
+                            Some(Num::Int(n)) => n,
+                            other => {
+                                return Err(self.at_line(
+                                    *line,
+                                    format!("\\sleep needs a whole number, the variable holds {other:?}"),
+                                ))
+                            }
+                        },
+                    };
+                    let ns = (n.max(0) as u64).saturating_mul(*unit_ns);
+                    if !now {
+                        self.plan.push(Action::Sleep(ns));
+                    } else if !sleep(ns) {
+                        return Ok(false);
+                    }
+                }
+                Command::Sql(s) => {
+                    if now {
+                        self.run_sql(pc - 1)?;
+                    } else {
+                        self.plan.push(Action::Sql(pc - 1));
+                        if s.store.is_some() {
+                            self.resume = Some(pc);
+                            return Ok(true);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// An error of the drawn script's command on `line`.
+    fn at_line(&self, line: usize, e: String) -> EngineError {
+        self.fail(format!("{}:{line}: {e}", self.loaded.scripts[self.current].name))
+    }
+
+    /// Runs the statement of command `at` of the drawn script, timed, and keeps its result where
+    /// a `\gset`/`\aset` asks. Its values are bound from the stack, not from a vector allocated
+    /// per transaction (a statement with more than [`STACK_VALUES`] variables, which no real
+    /// script has, takes one).
+    fn run_sql(&mut self, at: usize) -> Result<(), EngineError> {
+        let (_, steps, file) = &self.scripts[self.current];
+        let Step::Sql {
+            stmt,
+            vars,
+            op,
+            line,
+            keep,
+            ..
+        } = &steps[at]
+        else {
+            return Ok(());
+        };
+        let rows = {
+            let mut stack = [Value::Null; STACK_VALUES];
+            let heap: Vec<Value<'_>>;
+            let values: &[Value<'_>] = if vars.len() <= STACK_VALUES {
+                for (slot, &v) in stack.iter_mut().zip(vars) {
+                    *slot = bound(&self.vars[v]);
+                }
+                &stack[..vars.len()]
+            } else {
+                heap = vars.iter().map(|&v| bound(&self.vars[v])).collect();
+                &heap
+            };
+            let t0 = self.clock.now();
+            let rows = match keep {
+                None => self.conn.run(*stmt, values),
+                Some(_) => {
+                    self.values.clear();
+                    self.conn.run_values(*stmt, values, &mut self.values)
+                }
+            }
+            .map_err(|e| at_statement(e, file, *line))?;
+            let ns = self.clock.ns_between(t0, self.clock.now());
+            self.parts.push((*op, ns));
+            rows
+        };
+        let Some(keep) = keep else {
+            return Ok(());
+        };
+        // pgbench's wording, for no row and for several.
+        if !keep.all_rows && rows != 1 {
+            let e = self.fail(format!("expected one row, got {rows}"));
+            return Err(at_statement(e, file, *line));
+        }
+        if rows == 0 {
+            return Ok(());
+        }
+        let width = keep.targets.len();
+        let last = (rows as usize - 1) * width;
+        for (c, target) in keep.targets.iter().enumerate() {
+            if let Some(slot) = target {
+                put(&mut self.vars[*slot], self.values.get(last + c));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the drawn script: the transaction's timed region.
+    fn run(&mut self) -> Result<(), EngineError> {
+        for k in 0..self.plan.len() {
+            match self.plan[k] {
+                Action::Sql(at) => self.run_sql(at)?,
+                // Woken by a stop request, however long (`\sleep 604800 s`): the trial is
+                // being discarded, so the rest of the script does not run.
+                Action::Sleep(ns) => {
+                    if !sleep(ns) {
                         return Ok(());
                     }
                 }
             }
         }
+        if let Some(pc) = self.resume {
+            self.walk(pc, true)?;
+        }
         Ok(())
+    }
+}
+
+/// Sleeps `ns`; false when a stop request woke it.
+fn sleep(ns: u64) -> bool {
+    crate::sys::signals::sleep(std::time::Duration::from_nanos(ns))
+}
+
+/// Whether an `\if`'s value is true.
+fn expr_truth(v: Result<Num, String>) -> Result<bool, String> {
+    v.and_then(super::expr::truth)
+}
+
+/// A result's value into its variable, as pgbench stores it (as text; a NULL as the empty
+/// string): a number as a number (read back the same in expressions, bound as a number), text
+/// into the variable's own string, so that a warmed client allocates nothing.
+fn put(var: &mut Var, cell: CellRef<'_>) {
+    let text = match cell {
+        CellRef::Int(i) => {
+            *var = Var::Num(Num::Int(i));
+            return;
+        }
+        CellRef::Real(x) | CellRef::Decimal { value: x, .. } => {
+            *var = Var::Num(Num::Float(x));
+            return;
+        }
+        CellRef::Null => &[][..],
+        CellRef::Text(t) | CellRef::Blob(t) => t,
+    };
+    let text = String::from_utf8_lossy(text);
+    match var {
+        Var::Text(s) => {
+            s.clear();
+            s.push_str(&text);
+        }
+        _ => *var = Var::Text(text.into_owned()),
     }
 }
 
@@ -207,48 +435,17 @@ impl Client for ScriptClient<'_> {
                 }
             })
             .unwrap_or(0);
-        self.sleeps.clear();
-        self.failure = None;
-        let script = self.scripts[self.current].0;
-        for c in &script.commands {
-            let result = match c {
-                Command::Set { slot, expr, line } => {
-                    let mut env = Env {
-                        vars: &self.vars,
-                        rng: &mut self.rng,
-                        default_seed: self.default_seed,
-                    };
-                    expr.eval(&mut env)
-                        .map(|v| self.vars[*slot] = Var::Num(v))
-                        .map_err(|e| (*line, e))
-                }
-                Command::Sleep { amount, unit_ns, line } => {
-                    let n = match amount {
-                        Amount::Fixed(n) => Ok(*n),
-                        Amount::Var(s) => match self.vars[*s].num() {
-                            Some(Num::Int(n)) => Ok(n),
-                            other => Err((
-                                *line,
-                                format!("\\sleep needs a whole number, the variable holds {other:?}"),
-                            )),
-                        },
-                    };
-                    n.map(|n| self.sleeps.push((n.max(0) as u64).saturating_mul(*unit_ns)))
-                }
-                Command::Sql(_) => Ok(()),
-            };
-            if let Err((line, e)) = result {
-                self.failure = Some(format!("{}:{line}: {e}", self.loaded.scripts[self.current].name));
-                break;
-            }
-        }
+        self.plan.clear();
+        self.resume = None;
+        self.failure = self.walk(0, false).err();
         self.current
     }
 
     fn execute(&mut self) -> Result<bool, EngineError> {
         self.parts.clear();
-        if let Some(f) = self.failure.clone() {
-            return Err(self.fail(f));
+        // Kept for a retry of the same draw, which fails the same way.
+        if let Some(f) = &self.failure {
+            return Err(f.clone());
         }
         let result = self.run();
         if result.is_err() {

@@ -1,5 +1,6 @@
 //! `script`: the user's own transactions, written as pgbench scripts (`\set` with pgbench's
-//! expressions and random functions, `\sleep`, SQL with `:name` variables), run weighted on the
+//! expressions and random functions, `\sleep`, `\if` blocks, SQL with `:name` variables and
+//! `\gset`/`\aset` into them, `:client_id` and the other automatic variables), run weighted on the
 //! load driver on every engine; and pgbench's own three built-in scripts with its
 //! initialisation, so that pgbench's workload runs on SQLite, DuckDB and MariaDB as on
 //! PostgreSQL.
@@ -553,7 +554,9 @@ impl Streams for ScriptWorkload {
         conn.confine_to_scratch().map_err(WorkloadError::Engine)?;
         let c = client::ScriptClient::new(conn, loaded, index, seed).map_err(|e| {
             let m = e.message.to_ascii_lowercase();
-            if index > 0 && (m.contains("no such table") || m.contains("does not exist")) {
+            if e.kind == crate::engines::ErrorKind::Input {
+                WorkloadError::check_failed("script", e.message)
+            } else if index > 0 && (m.contains("no such table") || m.contains("does not exist")) {
                 WorkloadError::check_failed("script", format!(
                     "client {index} does not see the populated tables ({}); an in-memory database belongs to one connection, so use one client there or a database on disk",
                     e.message

@@ -1,5 +1,6 @@
 //! The SQL of a script, read by a tokenizer of its own: where a statement ends (a `;` outside
-//! quotes and comments, a meta-command line, or the end of the file), and which `:name`s are
+//! quotes and comments, a meta-command line, a `\gset` or `\aset` after it on its line, or the
+//! end of the file), and which `:name`s are
 //! variables. A `:name` becomes a `?` placeholder bound to the variable's value when the
 //! statement runs, never text pasted into the SQL; inside string literals, quoted identifiers,
 //! dollar-quoted strings and comments it is left alone, and so is a `::cast`.
@@ -32,6 +33,16 @@ fn at_line_start(src: &[u8], at: usize) -> bool {
         .all(|c| *c == b' ' || *c == b'\t' || *c == b'\r')
 }
 
+/// True when `rest` starts with `gset` or `aset` as a word: the meta-command that ends the SQL
+/// before it on its line and takes its result (`SELECT ... \gset`).
+fn stores(rest: &str) -> bool {
+    let word_len = rest
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        .count();
+    matches!(rest[..word_len].to_ascii_lowercase().as_str(), "gset" | "aset")
+}
+
 /// Scans the statement starting at `start` (tokens from [`crate::engines::sql_lex`]).
 /// `backslash_escapes`: a backslash escapes the next character in a `'...'` literal (MySQL's
 /// default; elsewhere only in PostgreSQL's `E'...'`).
@@ -48,7 +59,13 @@ pub fn statement(src: &str, start: usize, backslash_escapes: bool) -> Result<Sca
                 text.push_str(&src[copied..t.start]);
                 return Ok(Scanned { text, vars, end: t.end });
             }
-            Kind::Other if b[t.start] == b'\\' && at_line_start(b, t.start) => {
+            Kind::Other if b[t.start] == b'\\' && b.get(t.end) == Some(&b';') => {
+                return Err((
+                    t.start,
+                    "\\; (several statements sent as one command) is not supported: litebench prepares each statement on its own; end each with ; (a \\gset or \\aset takes the statement before it)".into(),
+                ))
+            }
+            Kind::Other if b[t.start] == b'\\' && (at_line_start(b, t.start) || stores(&src[t.end..])) => {
                 text.push_str(&src[copied..t.start]);
                 return Ok(Scanned {
                     text,

@@ -228,9 +228,7 @@ fn bad_inputs_are_one_line_each() {
     let bad = path(&dir, "bad.sql");
     assert_eq!(
         settle(&[format!("file={bad}")]),
-        format!(
-            "{bad}:2:1: unknown meta-command \\if; litebench's scripts have \\set and \\sleep (see docs/workloads.md)"
-        )
+        format!("{bad}:2:1: \\if without matching \\endif")
     );
     assert!(settle(&["file=/nonexistent/x.sql".into()]).starts_with("--param file: cannot read /nonexistent/x.sql"));
     assert!(settle(&["builtin=tpcc".into()]).starts_with("--param builtin=tpcc: no such built-in script"));
@@ -250,4 +248,112 @@ fn definitions_split_where_a_name_follows() {
     assert_eq!(definitions("x='); DROP TABLE t; --"), vec!["x='); DROP TABLE t; --"]);
     assert_eq!(definitions("x=1; y=2"), vec!["x=1", "y=2"]);
     assert!(definitions("").is_empty());
+}
+
+/// A client of `script` (one file) on `conn`, its number `index`.
+fn client_of<'c>(
+    conn: &'c mut SqliteConn,
+    dir: &tempfile::TempDir,
+    file: &str,
+    index: u32,
+) -> client::ScriptClient<'c> {
+    let p = params(&[&format!("file={}", path(dir, file))]);
+    let loaded = load(&p).unwrap();
+    client::ScriptClient::new(conn, loaded, index, 1).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One transaction of `c`: its error's message, if any.
+fn transaction(c: &mut client::ScriptClient<'_>) -> Result<(), String> {
+    use crate::workload::load::Client;
+    c.draw();
+    c.execute().map(|_| ()).map_err(|e| e.message)
+}
+
+#[test]
+fn if_branches_follow_client_id_and_a_branch_not_taken_evaluates_nothing() {
+    let dir = files(&[(
+        "if.sql",
+        "\\if :client_id\nINSERT INTO t VALUES (:client_id, 'other');\n\\elif 1\nINSERT INTO t VALUES (:client_id, 'first');\n\\else\n\\set never 1 / 0\n\\endif\n\\if 0\n\\set never 1 / 0\n\\sleep 1000 s\nSELECT :never;\n\\endif\n",
+    )]);
+    let mut conn = memory();
+    conn.execute_batch("CREATE TABLE t(c INTEGER, what TEXT)").unwrap();
+    for index in [0, 1, 2] {
+        let mut c = client_of(&mut conn, &dir, "if.sql", index);
+        assert_eq!(transaction(&mut c), Ok(()));
+    }
+    assert_eq!(
+        conn.query("SELECT c, what FROM t ORDER BY c").unwrap(),
+        [("0", "first"), ("1", "other"), ("2", "other")].map(|(c, w)| vec![Some(c.to_string()), Some(w.to_string())])
+    );
+}
+
+#[test]
+fn gset_puts_one_row_into_prefixed_variables_that_later_commands_use() {
+    let dir = files(&[(
+        "g.sql",
+        "SELECT id AS id, bal AS bal FROM acc WHERE id = 2 \\gset p_\n\\set next :p_bal + 10\nUPDATE acc SET bal = :next WHERE id = :p_id;\nSELECT NULL AS n, 'x' || :next AS s;\n\\gset\nSELECT :n, :s;\n",
+    )]);
+    let mut conn = memory();
+    conn.execute_batch(
+        "CREATE TABLE acc(id INTEGER PRIMARY KEY, bal INTEGER); INSERT INTO acc VALUES (1, 100), (2, 200);",
+    )
+    .unwrap();
+    let mut c = client_of(&mut conn, &dir, "g.sql", 0);
+    for _ in 0..3 {
+        assert_eq!(transaction(&mut c), Ok(()));
+    }
+    assert_eq!(c.var("p_bal"), Some(&expr::Var::Num(expr::Num::Int(220))));
+    assert_eq!(c.var("next"), Some(&expr::Var::Num(expr::Num::Int(230))));
+    // A NULL is the empty string, as pgbench stores it; text stays text.
+    assert_eq!(c.var("n"), Some(&expr::Var::Text(String::new())));
+    assert_eq!(c.var("s"), Some(&expr::Var::Text("x230".into())));
+    drop(c);
+    assert_eq!(
+        conn.query_value("SELECT bal FROM acc WHERE id = 2").unwrap(),
+        Some("230".into())
+    );
+}
+
+#[test]
+fn gset_of_no_row_or_two_stops_the_transaction_with_pgbenchs_words_and_aset_keeps_the_last() {
+    let dir = files(&[
+        ("none.sql", "BEGIN;\nSELECT bal FROM acc WHERE id = 9 \\gset\nCOMMIT;\n"),
+        ("two.sql", "SELECT bal FROM acc ORDER BY id \\gset\n"),
+        (
+            "all.sql",
+            "\\set gone 7\nSELECT bal AS last FROM acc ORDER BY id \\aset\nSELECT bal AS gone FROM acc WHERE id = 9 \\aset\nSELECT :last, :gone;\n",
+        ),
+    ]);
+    let mut conn = memory();
+    conn.execute_batch(
+        "CREATE TABLE acc(id INTEGER PRIMARY KEY, bal INTEGER); INSERT INTO acc VALUES (1, 100), (2, 200);",
+    )
+    .unwrap();
+    let none = transaction(&mut client_of(&mut conn, &dir, "none.sql", 0)).unwrap_err();
+    assert_eq!(none, format!("{}:2: expected one row, got 0", path(&dir, "none.sql")));
+    // The transaction it stopped was rolled back: another can begin.
+    conn.execute_batch("BEGIN; COMMIT;").unwrap();
+    let two = transaction(&mut client_of(&mut conn, &dir, "two.sql", 0)).unwrap_err();
+    assert_eq!(two, format!("{}:1: expected one row, got 2", path(&dir, "two.sql")));
+    let mut c = client_of(&mut conn, &dir, "all.sql", 0);
+    assert_eq!(transaction(&mut c), Ok(()));
+    assert_eq!(c.var("last"), Some(&expr::Var::Num(expr::Num::Int(200))));
+    // No row sets nothing.
+    assert_eq!(c.var("gone"), Some(&expr::Var::Num(expr::Num::Int(7))));
+}
+
+#[test]
+fn a_variable_no_query_before_it_returns_is_refused_when_the_statements_are_prepared() {
+    let dir = files(&[("p.sql", "SELECT 1 AS a, 2 AS b \\gset\nSELECT :a, :c;\n")]);
+    let p = params(&[&format!("file={}", path(&dir, "p.sql"))]);
+    let loaded = load(&p).unwrap();
+    let e = client::ScriptClient::new(&mut memory(), loaded, 0, 1).err().unwrap();
+    assert_eq!(
+        e.message,
+        format!(
+            "{}:2:12: unknown variable :c; no \\gset or \\aset before it returns a column of that name (they return a, b); set it with \\set on an earlier line or give --param define=c=VALUE",
+            path(&dir, "p.sql")
+        )
+    );
+    assert_eq!(e.kind, crate::engines::ErrorKind::Input);
 }
