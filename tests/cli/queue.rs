@@ -72,3 +72,50 @@ fn duckdb_is_refused_in_one_line() {
     let o = output(&mut sb.run(&["queue", "--engine", "duckdb", "--trials", "1", "--warmup", "0"]));
     assert_run_error_line(&o, &["DuckDB is not a queue's engine", "run queue on sqlite"]);
 }
+
+/// The queue as pgbench scripts (docs/queue/*.sql: `\aset`, `\if`, `\gset`, `:client_id`)
+/// runs with two clients on SQLite, and every job a worker claimed it also finished.
+#[test]
+fn the_documented_queue_scripts_run_and_finish_every_job_they_claim() {
+    let sb = Sandbox::new();
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/queue");
+    let f = |n: &str| docs.join(n).display().to_string();
+    let files = format!("file={}@10,{}@10,{}@1", f("enqueue.sql"), f("work.sql"), f("prune.sql"));
+    let init = format!("init={}", f("schema.sql"));
+    let o = output(&mut sb.run(&[
+        "script",
+        "--param",
+        &init,
+        "--param",
+        &files,
+        "--param",
+        "transactions=400",
+        "--clients",
+        "2",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "busy_timeout=5000",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ]));
+    assert_success(&o);
+    let v = sb.show_json();
+    let ops = v["trials"][0]["ops"].as_array().unwrap();
+    let count = |statement: &str| -> u64 {
+        ops.iter()
+            .filter(|o| o["name"].as_str().unwrap().ends_with(statement))
+            .map(|o| o["ops"].as_u64().unwrap())
+            .sum()
+    };
+    let claimed = count("work.sql:9 INSERT solid_queue_claimed_executions");
+    let finished = count("work.sql:18 UPDATE solid_queue_jobs");
+    let polls = count("work.sql:6 SELECT solid_queue_ready_executions");
+    assert!(
+        claimed > 0 && claimed <= polls,
+        "claimed {claimed} of {polls} polls: {ops:#?}"
+    );
+    assert_eq!(claimed, finished, "every claimed job is finished by the same script");
+}

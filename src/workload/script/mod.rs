@@ -380,7 +380,7 @@ pub fn load(p: &Params) -> Result<&'static Loaded, String> {
 /// What the workload is (`litebench list` prints it).
 pub static KIND: WorkloadKind = WorkloadKind {
     name: "script",
-    about: "your own transactions as pgbench scripts (\\set, \\sleep, :variables bound as parameters), weighted, with per-statement latencies; or pgbench's built-in tpcb-like, simple-update and select-only",
+    about: "your own transactions as pgbench scripts (pgbench's expressions, \\set, \\if, \\gset/\\aset, \\sleep, :variables bound as parameters), weighted, with per-statement latencies; or pgbench's built-in tpcb-like, simple-update and select-only",
     source: "pgbench (PostgreSQL): its script language, built-in scripts and initialisation, as its documentation gives them",
     params: PARAMS,
     operations: &[],
