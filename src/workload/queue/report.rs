@@ -193,7 +193,13 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
     // Where every configuration kept up with its producers (a rate, or a backlog a closed loop
     // drained), jobs out equal jobs in and say nothing: the wait does. Else the most jobs
     // finished.
-    let kept_up = figs.iter().all(|(_, f)| f.finished as f64 >= 0.95 * f.enqueued as f64);
+    // Kept up: every configuration finished (nearly) all it enqueued, and all were offered the
+    // same load (producers at a rate; closed-loop producers that a lock slows enqueue less, and
+    // a short wait there is no merit).
+    let rates: Vec<f64> = figs.iter().map(|(_, f)| f.enqueued as f64 / f.seconds).collect();
+    let same_load =
+        rates.iter().cloned().fold(0.0, f64::max) <= 1.05 * rates.iter().cloned().fold(f64::INFINITY, f64::min);
+    let kept_up = same_load && figs.iter().all(|(_, f)| f.finished as f64 >= 0.98 * f.enqueued as f64);
     let p99 = |f: &Figures| f.wait.as_ref().map_or(f64::INFINITY, |l| l.p99_ns as f64);
     if kept_up {
         figs.sort_by(|a, b| p99(&a.1).total_cmp(&p99(&b.1)));
