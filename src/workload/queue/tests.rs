@@ -81,7 +81,13 @@ fn a_mix_enqueues_claims_finishes_and_prunes_and_loses_nothing() {
 
 #[test]
 fn workers_drain_a_backlog_and_wait_as_long_as_it_took() {
-    let p = params(&["role=worker", "backlog=200", "transactions=400", "batch=2"]);
+    let p = params(&[
+        "role=worker",
+        "backlog=200",
+        "transactions=400",
+        "batch=2",
+        "poll_interval=1ms",
+    ]);
     let (r, _dir, _path) = trial(&p, 2);
     // 100 claims of two jobs and 200 finishes, or thereabouts: every job claimed once.
     let claimed = ops(&r, Op::QueueWait).ops;
