@@ -938,8 +938,19 @@ pub fn workload_lines(report: &Report<'_>) -> Vec<Figure> {
     // Legends name each configuration by what sets it apart (`#1 begin=immediate`).
     let labels: Vec<&str> = report.manifest.configs.iter().map(|c| c.label.as_str()).collect();
     let (_, own) = crate::report::compact::split_labels(&labels);
+    // A long list of knobs (an engine's defaults beside other engines) gives way to the engine's
+    // name: the legend has room for a few words, and the tables give every knob.
     let name = |c: usize| match own.get(c).filter(|o| !o.is_empty()) {
-        Some(o) => format!("#{c} {o}"),
+        Some(o) if o.len() <= 40 => format!("#{c} {o}"),
+        Some(_) => {
+            let engine = report
+                .manifest
+                .configs
+                .iter()
+                .find(|x| x.index == c)
+                .map_or("", |x| x.engine.as_str());
+            format!("#{c} {engine}")
+        }
         None => format!("#{c}"),
     };
     w.report_lines(report.manifest, report.trials)
