@@ -163,11 +163,12 @@ pub fn arguments(active_job_id: &str, enqueued_us: i64, payload: usize, rng: &mu
     out.clear();
     let _ = write!(
         out,
-        "{{\"job_class\":\"{CLASS_NAME}\",\"job_id\":\"{active_job_id}\",\"provider_job_id\":null,\"queue_name\":\"{QUEUE}\",\
-         \"priority\":null,\"arguments\":[\""
+        r#"{{"job_class":"{CLASS_NAME}","job_id":"{active_job_id}","provider_job_id":null,"queue_name":"{QUEUE}","priority":null,"arguments":[""#
     );
-    let tail = format!(
-        "\"],\"executions\":0,\"exception_executions\":{{}},\"locale\":\"en\",\"timezone\":\"UTC\",\"enqueued_at\":\"{enqueued_us}\",\"scheduled_at\":null}}"
+    let mut tail = String::new();
+    let _ = write!(
+        tail,
+        r#""],"executions":0,"exception_executions":{{}},"locale":"en","timezone":"UTC","enqueued_at":"{enqueued_us}","scheduled_at":null}}"#
     );
     let fill = payload.saturating_sub(out.len() + tail.len());
     for _ in 0..fill {
@@ -189,6 +190,8 @@ pub struct QueueClient<'c> {
     held: VecDeque<(i64, i64)>,
     /// The last claim's jobs' waits, as parts.
     parts: Vec<(usize, u64)>,
+    /// The jobs a claim took, `(execution id, job id, wait ns)`, kept until it commits.
+    got: Vec<(i64, i64, u64)>,
     /// Whether to rest after the transaction that just ended, and how long.
     rest: Option<Duration>,
     transactions: u64,
@@ -216,7 +219,8 @@ impl<'c> QueueClient<'c> {
             process_id,
             drawn: Op::Enqueue,
             held: VecDeque::new(),
-            parts: Vec::new(),
+            parts: Vec::with_capacity(settings.batch as usize),
+            got: Vec::with_capacity(settings.batch as usize),
             rest: None,
             transactions: 0,
             started_us: now_us(),
@@ -258,8 +262,8 @@ impl<'c> QueueClient<'c> {
     fn claim(&mut self) -> Result<bool, EngineError> {
         self.parts.clear();
         let s = &self.st;
+        self.got.clear();
         s.begin.run(self.conn)?;
-        let mut got = Vec::new();
         let result = (|| -> Result<(), EngineError> {
             self.out.clear();
             let rows = self.conn.run_values(
@@ -296,7 +300,7 @@ impl<'c> QueueClient<'c> {
                 })?;
                 self.conn.run(s.delete_ready, &[Value::Int(id)])?;
                 let since = if created == 0 { self.started_us } else { created };
-                got.push((exec, job, (now - since).max(0) as u64 * 1000));
+                self.got.push((exec, job, (now - since).max(0) as u64 * 1000));
             }
             s.commit.run(self.conn)
         })();
@@ -304,11 +308,11 @@ impl<'c> QueueClient<'c> {
             let _ = s.rollback.run(self.conn);
             return Err(e);
         }
-        for &(exec, job, wait_ns) in &got {
+        for &(exec, job, wait_ns) in &self.got {
             self.held.push_back((exec, job));
             self.parts.push((Op::QueueWait as usize, wait_ns));
         }
-        if got.is_empty() {
+        if self.got.is_empty() {
             if self.settings.role == Role::Worker {
                 self.rest = Some(self.settings.poll_interval);
             }

@@ -216,18 +216,7 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
     let mut storable = false;
     let mut i = 0;
     loop {
-        // Blanks and line comments between commands.
-        while i < b.len() {
-            if b[i].is_ascii_whitespace() {
-                i += 1;
-            } else if b[i] == b'-' && b.get(i + 1) == Some(&b'-') {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            } else {
-                break;
-            }
-        }
+        i = skip_blanks(b, i);
         if i >= b.len() {
             break;
         }
@@ -257,60 +246,10 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
                     let slot = vars.add(&target);
                     commands.push(Command::Set { slot, expr, line });
                 }
-                Meta::If(cond) => {
-                    if blocks.len() >= MAX_IF_DEPTH {
-                        return Err(err(
-                            i,
-                            format!(
-                                "\\if blocks nest deeper than {MAX_IF_DEPTH} levels; close some with \\endif first"
-                            ),
-                        ));
-                    }
-                    blocks.push(Block {
-                        test: Some(commands.len()),
-                        exits: Vec::new(),
-                        at: i,
-                    });
-                    commands.push(Command::If { cond, skip_to: 0, line });
-                }
-                Meta::Elif(cond) => {
-                    let Some(block) = blocks.last_mut() else {
-                        return Err(err(i, "\\elif without matching \\if".into()));
-                    };
-                    let Some(test) = block.test else {
-                        return Err(err(i, "\\elif after \\else".into()));
-                    };
-                    block.exits.push(commands.len());
-                    commands.push(Command::Goto { to: 0 });
-                    let next = commands.len();
-                    skip_to(&mut commands[test], next);
-                    block.test = Some(commands.len());
-                    commands.push(Command::If { cond, skip_to: 0, line });
-                }
-                Meta::Else => {
-                    let Some(block) = blocks.last_mut() else {
-                        return Err(err(i, "\\else without matching \\if".into()));
-                    };
-                    let Some(test) = block.test.take() else {
-                        return Err(err(i, "\\else after \\else".into()));
-                    };
-                    block.exits.push(commands.len());
-                    commands.push(Command::Goto { to: 0 });
-                    let next = commands.len();
-                    skip_to(&mut commands[test], next);
-                }
-                Meta::Endif => {
-                    let Some(block) = blocks.pop() else {
-                        return Err(err(i, "\\endif without matching \\if".into()));
-                    };
-                    let after = commands.len();
-                    if let Some(test) = block.test {
-                        skip_to(&mut commands[test], after);
-                    }
-                    for exit in block.exits {
-                        commands[exit] = Command::Goto { to: after };
-                    }
-                }
+                Meta::If(cond) => open_if(&mut blocks, &mut commands, cond, i, line).map_err(|m| err(i, m))?,
+                Meta::Elif(cond) => elif(&mut blocks, &mut commands, cond, line).map_err(|m| err(i, m))?,
+                Meta::Else => otherwise(&mut blocks, &mut commands).map_err(|m| err(i, m))?,
+                Meta::Endif => endif(&mut blocks, &mut commands).map_err(|m| err(i, m))?,
                 Meta::Store(store) => {
                     let what = if store.all_rows { "\\aset" } else { "\\gset" };
                     let last = commands.last_mut().filter(|_| was_storable);
@@ -374,6 +313,92 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
         return Err(err(src.len(), "the script has no SQL statement".into()));
     }
     Ok(Script { commands, pending })
+}
+
+/// The offset of the next command from `i`: past blanks and `--` line comments.
+fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+        } else if b[i] == b'-' && b.get(i + 1) == Some(&b'-') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// `\if cond` at offset `at`: a block opens, its test jumps past the branch when false (the
+/// target is set by what closes the branch).
+fn open_if(
+    blocks: &mut Vec<Block>,
+    commands: &mut Vec<Command>,
+    cond: Expr,
+    at: usize,
+    line: usize,
+) -> Result<(), String> {
+    if blocks.len() >= MAX_IF_DEPTH {
+        return Err(format!(
+            "\\if blocks nest deeper than {MAX_IF_DEPTH} levels; close some with \\endif first"
+        ));
+    }
+    blocks.push(Block {
+        test: Some(commands.len()),
+        exits: Vec::new(),
+        at,
+    });
+    commands.push(Command::If { cond, skip_to: 0, line });
+    Ok(())
+}
+
+/// `\elif cond`: the branch before it jumps to the `\endif`, the test before it here.
+fn elif(blocks: &mut [Block], commands: &mut Vec<Command>, cond: Expr, line: usize) -> Result<(), String> {
+    let Some(block) = blocks.last_mut() else {
+        return Err("\\elif without matching \\if".into());
+    };
+    let Some(test) = block.test else {
+        return Err("\\elif after \\else".into());
+    };
+    block.exits.push(commands.len());
+    commands.push(Command::Goto { to: 0 });
+    let next = commands.len();
+    skip_to(&mut commands[test], next);
+    block.test = Some(commands.len());
+    commands.push(Command::If { cond, skip_to: 0, line });
+    Ok(())
+}
+
+/// `\else`: the branch before it jumps to the `\endif`, the test before it here.
+fn otherwise(blocks: &mut [Block], commands: &mut Vec<Command>) -> Result<(), String> {
+    let Some(block) = blocks.last_mut() else {
+        return Err("\\else without matching \\if".into());
+    };
+    let Some(test) = block.test.take() else {
+        return Err("\\else after \\else".into());
+    };
+    block.exits.push(commands.len());
+    commands.push(Command::Goto { to: 0 });
+    let next = commands.len();
+    skip_to(&mut commands[test], next);
+    Ok(())
+}
+
+/// `\endif`: every jump out of the block's branches, and its last test, land here.
+fn endif(blocks: &mut Vec<Block>, commands: &mut [Command]) -> Result<(), String> {
+    let Some(block) = blocks.pop() else {
+        return Err("\\endif without matching \\if".into());
+    };
+    let after = commands.len();
+    if let Some(test) = block.test {
+        skip_to(&mut commands[test], after);
+    }
+    for exit in block.exits {
+        commands[exit] = Command::Goto { to: after };
+    }
+    Ok(())
 }
 
 /// Points the `\if`/`\elif` `test` at command `to` for when it is false.
