@@ -71,6 +71,8 @@ const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar", "vacuum", 
 pub enum CastFileError {
     #[error("--cast {file}: cannot read it: {why}; give a readable TOML file")]
     Unreadable { file: String, why: String },
+    #[error("--cast {0}")]
+    Untrusted(String),
     #[error("--cast {file}: not TOML: {why}")]
     NotToml { file: String, why: String },
     #[error("--cast {file}: unknown key `{key}` at the top; valid keys: role (one [[role]] table per role)")]
@@ -200,12 +202,14 @@ pub fn read(
         file: file.clone(),
         why,
     };
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut crate::sys::regular::open(path).map_err(|e| unreadable(e.to_string()))?,
-        &mut text,
-    )
-    .map_err(|e| unreadable(e.to_string()))?;
+    // Its sidecars are commands litebench starts: read only from a file nobody else can change,
+    // from the descriptor that was checked.
+    let checked = crate::sys::trusted::open_given(path, crate::sys::trusted::Becomes::Cast).map_err(|e| match e {
+        crate::sys::trusted::TrustError::Io { source, .. } => unreadable(source.to_string()),
+        refused => CastFileError::Untrusted(refused.to_string()),
+    })?;
+    let bytes = checked.read_all().map_err(|e| unreadable(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".into()))?;
     parse(&file, &text, resolve)
 }
 
@@ -424,6 +428,26 @@ fn backup_of(
     let plain = std::path::Path::new(&to)
         .components()
         .all(|c| matches!(c, std::path::Component::Normal(_)));
+    // Nor a name litebench gives its own files there (a trial's or template's database, its
+    // records), nor one with control characters.
+    let reserved = ["trial-", "template-", "litebench-", ".litebench-"]
+        .iter()
+        .find(|p| to.starts_with(*p));
+    if let Some(p) = reserved {
+        return Err(invalid(
+            "to",
+            format!("\"{to}\" starts with \"{p}\", as litebench's own files in the scratch directory do; give another file name, e.g. to = \"{}.backup.db\"", raw.name),
+        ));
+    }
+    if to.chars().any(char::is_control) {
+        return Err(invalid(
+            "to",
+            format!(
+                "{to:?} holds a control character; give a plain file name, e.g. to = \"{}.backup.db\"",
+                raw.name
+            ),
+        ));
+    }
     if to.is_empty() || to.contains('/') || to.contains('\\') || !plain {
         return Err(invalid(
             "to",
@@ -891,6 +915,47 @@ every = "500ms"
         }
         let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\n");
         assert!(e.contains("role \"b\": every: a backup role needs a schedule"), "{e}");
+    }
+
+    /// A copy named as litebench's own files (a trial's database) or with a control character
+    /// is refused when the cast is read; a grace or pause longer than the trial when it is
+    /// checked against the trial.
+    #[test]
+    fn a_backup_over_litebench_s_own_files_or_a_wait_past_the_trial_is_refused() {
+        for to in ["trial-0.db", "template-0.db", "litebench-run.json"] {
+            let e = err(&format!(
+                "[[role]]\nname = \"b\"\nkind = \"backup\"\nto = \"{to}\"\nat = \"1s\"\n"
+            ));
+            assert!(
+                e.contains(&format!("to: \"{to}\" starts with")) && e.contains("as litebench's own files"),
+                "{e}"
+            );
+        }
+        let e = err("[[role]]\nname = \"b\"\nkind = \"backup\"\nto = \"a\\u0000b\"\nat = \"1s\"\n");
+        assert!(e.contains("holds a control character"), "{e}");
+        let trial = Some(Duration::from_secs(10));
+        let c = parse(
+            "c.toml",
+            "[[role]]\nname = \"b\"\nkind = \"backup\"\nat = \"1s\"\npause = \"10h\"\n",
+            &no_params,
+        )
+        .unwrap();
+        let e = c.check(trial).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--cast c.toml: role \"b\": pause = ")
+                && e.ends_with("give pause a duration shorter than the trial, or a longer trial"),
+            "{e}"
+        );
+        let c = parse(
+            "c.toml",
+            "[[role]]\nname = \"s\"\nkind = \"sidecar\"\ncommand = [\"sleep\", \"1\"]\ngrace = \"720h\"\n",
+            &no_params,
+        )
+        .unwrap();
+        assert!(
+            c.check(trial).unwrap_err().to_string().contains("role \"s\": grace = "),
+            "refused"
+        );
     }
 
     #[test]

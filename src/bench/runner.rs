@@ -739,6 +739,7 @@ fn measure(
                 db: path,
                 scratch: scratch.dir(),
                 base: scratch.base(),
+                run: scratch,
             }),
         };
         plan.workload.run(conn.as_mut(), &trial, &mut rec)

@@ -436,6 +436,24 @@ impl Cast {
             if let Some(e) = s.every.filter(|e| *e > t) {
                 return Err(long("every", e));
             }
+            // The default grace serves every trial; a grace given is held to the trial.
+            if let Some(g) = r
+                .sidecar
+                .as_ref()
+                .map(|c| c.grace)
+                .filter(|g| *g > t.max(SidecarCommand::GRACE))
+            {
+                return Err(long("grace", g));
+            }
+            if let Some(p) = r
+                .backup
+                .as_ref()
+                .and_then(|b| b.steps)
+                .map(|s| s.pause)
+                .filter(|p| *p > t)
+            {
+                return Err(long("pause", p));
+            }
             if let Some(f) = s.hold_for.filter(|f| *f > t) {
                 if r.kind == RoleKind::Workload {
                     return Err(long("for", f));

@@ -7,6 +7,7 @@
 pub mod cachedir;
 pub mod clock;
 pub mod confine;
+pub mod contain;
 pub mod dbfiles;
 pub mod deviceio;
 pub mod elf;

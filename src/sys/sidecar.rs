@@ -2,23 +2,35 @@
 //! trial database, a backup script), started, watched and stopped so that it is never left
 //! running.
 //!
-//! Never left running, in three layers: the command runs in a process group of its own (so a
-//! stop reaches everything it started that stayed in the group) with `PR_SET_PDEATHSIG`
-//! (SIGKILL when the thread that started it ends, which is also when litebench ends, even by
-//! `kill -9`); and its pid and start time are written, before the trial goes on, to a record in
-//! the scratch directory's `litebench-sidecars/`, so that the next run in that `--dir` or
-//! `litebench cleanup` stops a sidecar that a killed litebench left (one that left the group
-//! and outlived the death signal) — once the record's litebench is dead and only when the pid's
-//! start time is still the recorded one, so a reused pid is never signalled.
+//! Never left running, in three layers: the command runs in a process group of its own with
+//! `PR_SET_PDEATHSIG` (SIGKILL when the thread that started it ends, which is also when
+//! litebench ends, even by `kill -9`), and its whole tree is held by a
+//! [`crate::sys::contain::Container`] (a cgroup of its own, or a token in its environment), so
+//! what leaves the group (`setsid`) is stopped with it; and its pid, start time and container
+//! are written, before the trial goes on, to a record in the scratch directory's
+//! `litebench-sidecars/`, so that the next run in that `--dir` or `litebench cleanup` stops a
+//! tree that a killed litebench left — once the record's litebench is dead.
 //!
-//! Stopping is SIGTERM to the group, then SIGKILL after a grace period. Its stdout and stderr
-//! are read into one pipe and dropped but for the last line, which names why a sidecar that
-//! exited at once did.
+//! Those records make litebench (often root) send signals, so they are believed only when
+//! nobody else can have written them: the base directory passes [`crate::sys::confine::check_base`],
+//! the records' folder is this user's, mode 0700, each record this user's regular file, mode
+//! 0600, with both start times; no pid ≤ 1 is ever signalled, and a process group only while
+//! its leader has the recorded start time (a reused pid is never signalled).
+//!
+//! The program is checked as code this user runs ([`crate::sys::trusted::open_given`]: this
+//! user's or root's, writable by nobody else) and executed from the descriptor that was checked.
+//!
+//! Stopping is SIGTERM to the group, then SIGKILL to the whole tree after a grace period, or at
+//! once when a stop is requested (Ctrl-C, SIGTERM). Its stdout and stderr are read into one
+//! pipe and dropped but for the last line, which names why a sidecar that exited at once did.
 
+use crate::sys::contain::{Container, Hold};
 use crate::sys::owner::{Liveness, Owner};
 use crate::sys::proctree::{self, TreeUsage};
+use crate::sys::trusted::{self, Becomes, Checked};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -72,8 +84,20 @@ pub enum SidecarError {
 }
 
 /// Where `program` is, when it can be run: a path with a `/` as given, a bare name on `PATH`;
-/// or why not, in words that end a one-line refusal.
+/// or why not, in words that end a one-line refusal. The program is opened and checked as code
+/// this user runs ([`trusted::open_given`]).
 pub fn resolve(program: &str) -> Result<PathBuf, String> {
+    open_program(program).map(|(path, _)| path)
+}
+
+/// [`resolve`], and the program open and checked, to be executed from that descriptor.
+fn open_program(program: &str) -> Result<(PathBuf, Checked), String> {
+    let path = find(program)?;
+    let checked = trusted::open_given(&path, Becomes::Program).map_err(|e| e.to_string())?;
+    Ok((path, checked))
+}
+
+fn find(program: &str) -> Result<PathBuf, String> {
     if program.is_empty() {
         return Err("the command is empty; give the program first".into());
     }
@@ -103,6 +127,9 @@ struct Record {
     sidecar: Owner,
     role: String,
     command: Vec<String>,
+    /// What holds its whole tree (none in records of older litebench versions).
+    #[serde(default)]
+    hold: Option<Hold>,
 }
 
 /// A sidecar running beside a trial.
@@ -114,6 +141,29 @@ pub struct Sidecar {
     last_line: Arc<Mutex<String>>,
     reader_done: Arc<std::sync::atomic::AtomicBool>,
     peak: TreeUsage,
+    container: Container,
+}
+
+/// Why a records folder or a record is not believed (it could be another user's).
+fn not_own_dir(dir: &Path) -> Option<String> {
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) => return Some(e.to_string()),
+    };
+    if !meta.is_dir() {
+        return Some("it is not a directory litebench made".into());
+    }
+    let me = crate::sys::own_file::euid();
+    if meta.uid() != me {
+        return Some(format!("it belongs to uid {}, not to this user (uid {me})", meta.uid()));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Some(format!(
+            "its mode is {:04o}, not 0700: other users could put records in it",
+            meta.mode() & 0o7777
+        ));
+    }
+    None
 }
 
 fn records_dir(base: &Path) -> Result<PathBuf, SidecarError> {
@@ -124,10 +174,9 @@ fn records_dir(base: &Path) -> Result<PathBuf, SidecarError> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(fail(e.to_string())),
     }
-    // Never a link someone else put there.
-    let meta = std::fs::symlink_metadata(&dir).map_err(|e| fail(e.to_string()))?;
-    if !meta.is_dir() {
-        return Err(fail("it is not a directory litebench made".into()));
+    // Never a link, nor a folder someone else put there.
+    if let Some(why) = not_own_dir(&dir) {
+        return Err(fail(format!("{why}; remove it")));
     }
     Ok(dir)
 }
@@ -135,24 +184,39 @@ fn records_dir(base: &Path) -> Result<PathBuf, SidecarError> {
 /// Starts `argv` for role `role`, its record written into `base`'s [`RECORDS`].
 pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, SidecarError> {
     let dir = records_dir(base)?;
+    let Some(program) = argv.first() else {
+        return Err(SidecarError::Spawn(
+            "the command is empty; give the program first".into(),
+        ));
+    };
+    let (_, checked) = open_program(program).map_err(SidecarError::Spawn)?;
     let (reader, writer) = std::io::pipe().map_err(|e| SidecarError::Spawn(e.to_string()))?;
     let writer2 = writer.try_clone().map_err(|e| SidecarError::Spawn(e.to_string()))?;
-    let mut cmd = std::process::Command::new(&argv[0]);
-    cmd.args(&argv[1..])
+    // Executed from the descriptor that was checked: nothing swapped in after the check runs.
+    let fd = std::os::fd::AsRawFd::as_raw_fd(checked.file());
+    let mut cmd = std::process::Command::new(checked.loader_path());
+    cmd.arg0(program)
+        .args(&argv[1..])
         .stdin(std::process::Stdio::null())
         .stdout(writer)
         .stderr(writer2)
         .process_group(0);
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            // A script's interpreter opens the program again by its `/proc/self/fd` name.
+            libc::fcntl(fd, libc::F_SETFD, 0);
             Ok(())
         });
     }
-    let child = cmd
-        .spawn()
-        .map_err(|e| SidecarError::Spawn(format!("\"{}\" cannot start: {e}", argv[0])))?;
+    let container = Container::new();
+    container.enter(&mut cmd);
+    let child = cmd.spawn().map_err(|e| {
+        container.kill_all(Duration::from_secs(1));
+        SidecarError::Spawn(format!("\"{program}\" cannot start: {e}"))
+    })?;
+    drop(checked);
     // The command's copies of the pipe's write end go with it: the reader sees the end once
     // the sidecar's tree has closed its own.
     drop(cmd);
@@ -169,9 +233,10 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
         },
         role: role.into(),
         command: argv.to_vec(),
+        hold: Some(container.hold().clone()),
     };
     let bytes = serde_json::to_vec(&rec).unwrap_or_default();
-    let mut written = crate::base::outfile::write_new(&record, &bytes);
+    let mut written = write_record(&record, &bytes);
     if written
         .as_ref()
         .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
@@ -179,7 +244,7 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
         // Another run's cleanup removed the folder while it was empty: made again, once.
         written = records_dir(base)
             .map_err(|e| std::io::Error::other(e.to_string()))
-            .and_then(|_| crate::base::outfile::write_new(&record, &bytes));
+            .and_then(|_| write_record(&record, &bytes));
     }
     let last_line = Arc::new(Mutex::new(String::new()));
     let reader_done = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -203,6 +268,7 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
         last_line,
         reader_done,
         peak: TreeUsage::default(),
+        container,
     };
     if let Err(e) = written {
         let why = e.to_string();
@@ -210,6 +276,19 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
         return Err(SidecarError::Record { dir, why });
     }
     Ok(s)
+}
+
+/// Writes a record as a new file only this user can read or write (0600).
+fn write_record(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    f.write_all(bytes)
 }
 
 /// Whether `pid`, a child of this process, has ended (left unreaped, so that /proc still shows
@@ -254,8 +333,12 @@ fn reap(pid: u32) -> (String, Duration) {
 }
 
 fn signal_group(pid: u32, sig: libc::c_int) {
+    // Never -1 (every process) nor -0 (litebench's own group).
+    if pid <= 1 {
+        return;
+    }
     // SAFETY: kill has no memory preconditions; the group is the sidecar's own, held by its
-    // unreaped leader, so its id cannot have been reused.
+    // unreaped leader (or, for a record, checked to have the recorded start time).
     unsafe { libc::kill(-(pid as libc::pid_t), sig) };
 }
 
@@ -285,7 +368,9 @@ impl Sidecar {
         Err(self)
     }
 
-    /// Stops it: SIGTERM to its group, SIGKILL after `grace` if it is still running; its end.
+    /// Stops it: SIGTERM to its group, SIGKILL to its whole tree after `grace` if it is still
+    /// running, or as soon as a stop is requested (the grace is no reason to hold a stop up);
+    /// its end.
     pub fn stop(mut self, grace: Duration) -> Ended {
         if has_exited(self.pid, false) {
             return self.finish(Stopped::Exited);
@@ -298,8 +383,9 @@ impl Sidecar {
             if has_exited(self.pid, false) {
                 break;
             }
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || crate::sys::signals::stop_requested() {
                 signal_group(self.pid, libc::SIGKILL);
+                self.container.kill_all(Duration::from_secs(2));
                 how = Stopped::Kill;
                 has_exited(self.pid, true);
                 break;
@@ -313,9 +399,12 @@ impl Sidecar {
     /// Its last reading as a zombie, the rest of its group killed, reaped, its record removed.
     fn finish(mut self, how: Stopped) -> Ended {
         self.sample();
-        // What stayed in its group after its leader ended does not outlive it.
+        // What stayed in its group, or left it, after its leader ended does not outlive it.
         signal_group(self.pid, libc::SIGKILL);
+        let tree_cpu = self.container.cpu();
+        self.container.kill_all(Duration::from_secs(2));
         let (status, cpu) = reap(self.pid);
+        let cpu = cpu.max(tree_cpu.unwrap_or_default());
         let _ = std::fs::remove_file(&self.record);
         // Left empty, the folder goes too (a failure here: another sidecar's record is in it).
         if let Some(dir) = self.record.parent() {
@@ -342,33 +431,53 @@ impl Sidecar {
     }
 }
 
-/// What is left of a recorded sidecar: its process (same pid and start time) or, its leader
-/// gone, the members of its process group (a pid is not handed out again while a group of
-/// that id has members); none when a process with its pid but another start time leads the
-/// group (another process's, never signalled).
-fn left_behind(sidecar: &Owner) -> Option<String> {
-    let pid = sidecar.pid;
-    let leader = crate::sys::owner::start_time(pid);
-    if leader.is_some() && sidecar.start_time.is_some() && leader != sidecar.start_time {
-        return None;
+/// What is left of a recorded sidecar's leader: still running (same pid and start time), or
+/// none (gone, or the pid now another process's, never signalled).
+fn leader_left(sidecar: &Owner) -> bool {
+    let zombie = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", sidecar.pid)).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+    };
+    sidecar.pid > 1
+        && sidecar.start_time.is_some()
+        && crate::sys::owner::start_time(sidecar.pid) == sidecar.start_time
+        && !zombie()
+}
+
+/// Why a record cannot be believed, if it cannot.
+fn untrusted(rec: &Record) -> Option<&'static str> {
+    if rec.owner.start_time.is_none() || rec.sidecar.start_time.is_none() {
+        return Some("it lacks its litebench's or its sidecar's start time");
     }
-    if leader.is_some() {
-        return Some("still running".into());
+    if rec.sidecar.pid <= 1 || rec.owner.pid <= 1 {
+        return Some("it names pid 0 or 1");
     }
-    let group = proctree::members(pid).len().saturating_sub(1);
-    (group > 0).then(|| format!("{group} process(es) of its group still running"))
+    None
 }
 
 /// Stops the sidecars that killed runs left, from the records in `base`'s [`RECORDS`]: each
-/// whose litebench is dead, and only while the pid still has the recorded start time. One line
-/// per sidecar stopped or record removed.
+/// whose litebench is dead; its group only while its leader has the recorded start time, and
+/// its whole tree through what held it. Records are read only where nobody else can have
+/// written them (see the module's doc); one line per sidecar stopped, record removed or
+/// records left alone.
 pub fn stop_leftovers(base: &Path) -> Vec<String> {
     let dir = base.join(RECORDS);
     let Ok(meta) = std::fs::symlink_metadata(&dir) else {
         return Vec::new();
     };
+    if let Err(e) = crate::sys::confine::check_base(base) {
+        return vec![format!("left alone: {}: {e}", dir.display())];
+    }
     if !meta.is_dir() {
-        return Vec::new();
+        return vec![format!("left alone: {}: not a directory litebench made", dir.display())];
+    }
+    if let Some(why) = not_own_dir(&dir) {
+        return vec![format!(
+            "left alone: {}: {why}, so its records could be another user's; remove it",
+            dir.display()
+        )];
     }
     let mut lines = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -379,39 +488,72 @@ pub fn stop_leftovers(base: &Path) -> Vec<String> {
         if path.extension().is_none_or(|x| x != "json") {
             continue;
         }
+        let own = match crate::sys::own_file::open(&path) {
+            Ok(own) => own,
+            Err(why) => {
+                lines.push(format!("left alone: {}: {why}", path.display()));
+                continue;
+            }
+        };
+        let mode = own.file.metadata().map(|m| m.mode() & 0o777).unwrap_or(0o777);
+        if mode & 0o077 != 0 {
+            lines.push(format!(
+                "left alone: {}: its mode is {mode:04o}, not 0600, so it could be another user's",
+                path.display()
+            ));
+            continue;
+        }
         let mut text = String::new();
-        let read = crate::sys::regular::open(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|mut f| std::io::Read::read_to_string(&mut f, &mut text).map_err(|e| e.to_string()));
-        if read.is_err() {
+        let mut file = &own.file;
+        if std::io::Read::read_to_string(&mut file, &mut text).is_err() {
             continue;
         }
         let Ok(rec) = serde_json::from_str::<Record>(&text) else {
             lines.push(format!("left alone: {}: not a sidecar record", path.display()));
             continue;
         };
+        if let Some(why) = untrusted(&rec) {
+            lines.push(format!("left alone: {}: {why}", path.display()));
+            continue;
+        }
         if rec.owner.liveness() != Liveness::Dead {
             continue;
         }
         let pid = rec.sidecar.pid;
-        if let Some(left) = left_behind(&rec.sidecar) {
-            signal_group(pid, libc::SIGTERM);
-            let t0 = Instant::now();
-            while left_behind(&rec.sidecar).is_some() && t0.elapsed() < Duration::from_secs(2) {
-                std::thread::sleep(Duration::from_millis(20));
+        let leader = leader_left(&rec.sidecar);
+        let tree = rec.hold.as_ref().map_or(0, crate::sys::contain::running);
+        if leader || tree > 0 {
+            let mut killed = false;
+            if leader {
+                signal_group(pid, libc::SIGTERM);
+                let t0 = Instant::now();
+                while leader_left(&rec.sidecar) && t0.elapsed() < Duration::from_secs(2) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                if leader_left(&rec.sidecar) {
+                    signal_group(pid, libc::SIGKILL);
+                    killed = true;
+                }
             }
-            let killed = left_behind(&rec.sidecar).is_some();
-            if killed {
-                signal_group(pid, libc::SIGKILL);
+            let held = tree > 0
+                && rec
+                    .hold
+                    .as_ref()
+                    .is_some_and(|h| crate::sys::contain::kill_held(h, Duration::from_secs(2)));
+            if leader || held {
+                let left = match (leader, tree) {
+                    (true, 0) => "still running".to_string(),
+                    (_, n) => format!("{n} process(es) of its tree still running"),
+                };
+                lines.push(format!(
+                    "stopped: sidecar of role \"{}\" (pid {pid}, {}: {left}) a killed run left running{}",
+                    crate::base::control_chars::strip(&rec.role),
+                    crate::base::control_chars::strip(&rec.command.join(" ")),
+                    if killed { ", killed after SIGTERM" } else { "" }
+                ));
             }
-            lines.push(format!(
-                "stopped: sidecar of role \"{}\" (pid {pid}, {}: {left}) a killed run left running{}",
-                rec.role,
-                rec.command.join(" "),
-                if killed { ", killed after SIGTERM" } else { "" }
-            ));
         }
-        if std::fs::remove_file(&path).is_ok() {
+        if own.still_the_same(&path) && std::fs::remove_file(&path).is_ok() {
             lines.push(format!("removed: {}", path.display()));
         }
     }
@@ -422,6 +564,7 @@ pub fn stop_leftovers(base: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::process::CommandExt;
 
     fn argv(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| w.to_string()).collect()
@@ -482,5 +625,180 @@ mod tests {
         let e = s.exited_within(Duration::from_millis(200)).unwrap();
         assert_eq!((e.stopped, e.status.as_str()), (Stopped::Exited, "exit 3"));
         assert_eq!(e.last_line, "no such database");
+    }
+
+    /// A process group of its own (`sleep`), as a victim a forged record would name.
+    fn victim() -> std::process::Child {
+        std::process::Command::new("sleep")
+            .arg("1000")
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    }
+
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
+    }
+
+    /// A record as another user could plant it: a dead owner, the victim's pid.
+    fn forged(victim: u32, start_times: bool) -> String {
+        let dead = Owner {
+            pid: 4_000_000,
+            start_time: start_times.then_some(1),
+            ..Owner::current()
+        };
+        let sidecar = Owner {
+            pid: victim,
+            start_time: if start_times {
+                crate::sys::owner::start_time(victim)
+            } else {
+                None
+            },
+            ..Owner::current()
+        };
+        serde_json::to_string(&Record {
+            owner: dead,
+            sidecar,
+            role: "x".into(),
+            command: vec!["harmless".into()],
+            hold: None,
+        })
+        .unwrap()
+    }
+
+    fn plant(base: &Path, dir_mode: u32, file_mode: u32, text: &str) -> PathBuf {
+        let dir = base.join(RECORDS);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(dir_mode)).unwrap();
+        let f = dir.join("1.json");
+        std::fs::write(&f, text).unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(file_mode)).unwrap();
+        f
+    }
+
+    /// Records anyone else could have written are never believed: a folder others can write
+    /// (or in a base others can write), a file not 0600, one without start times, pid 1.
+    #[test]
+    fn a_planted_record_never_makes_litebench_signal() {
+        let mut v = victim();
+        let base = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let cases: Vec<(u32, u32, String, &str)> = vec![
+            (0o777, 0o600, forged(v.id(), true), "not 0700"),
+            (0o700, 0o644, forged(v.id(), true), "not 0600"),
+            (
+                0o700,
+                0o600,
+                forged(v.id(), false),
+                "lacks its litebench's or its sidecar's start time",
+            ),
+            (
+                0o700,
+                0o600,
+                forged(1, true).replace("\"start_time\":null", "\"start_time\":1"),
+                "pid 0 or 1",
+            ),
+        ];
+        for (dir_mode, file_mode, text, why) in cases {
+            let f = plant(base.path(), dir_mode, file_mode, &text);
+            let lines = stop_leftovers(base.path());
+            assert!(
+                lines.iter().any(|l| l.starts_with("left alone: ") && l.contains(why)),
+                "{why}: {lines:?}"
+            );
+            assert!(alive(v.id()), "{why}: the victim's group was not signalled");
+            assert!(f.exists(), "{why}: the record is left where it was");
+            std::fs::remove_dir_all(base.path().join(RECORDS)).unwrap();
+        }
+        // A base directory others can write (without the sticky bit) is not read at all.
+        std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        plant(base.path(), 0o700, 0o600, &forged(v.id(), true));
+        let lines = stop_leftovers(base.path());
+        assert!(
+            lines.iter().any(|l| l.contains("other users can write to it")),
+            "{lines:?}"
+        );
+        assert!(alive(v.id()));
+        std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        // As root, a folder another user owns is theirs, whatever its mode.
+        if crate::sys::own_file::euid() == 0 {
+            std::fs::remove_dir_all(base.path().join(RECORDS)).unwrap();
+            plant(base.path(), 0o700, 0o600, &forged(v.id(), true));
+            std::os::unix::fs::chown(base.path().join(RECORDS), Some(65534), None).unwrap();
+            let lines = stop_leftovers(base.path());
+            assert!(lines.iter().any(|l| l.contains("belongs to uid 65534")), "{lines:?}");
+            assert!(alive(v.id()));
+        }
+        // The same record, this user's own and its victim's start time right, is acted on:
+        // the checks above are what kept the victim alive.
+        std::fs::remove_dir_all(base.path().join(RECORDS)).unwrap();
+        plant(base.path(), 0o700, 0o600, &forged(v.id(), true));
+        let lines = stop_leftovers(base.path());
+        assert!(
+            lines.iter().any(|l| l.starts_with("stopped: sidecar of role \"x\"")),
+            "{lines:?}"
+        );
+        let _ = v.wait();
+    }
+
+    /// A sidecar whose program another user owns is refused as root; its record is 0600 in a
+    /// 0700 folder.
+    #[test]
+    fn a_program_another_user_owns_is_refused_and_records_are_private() {
+        let base = tempfile::tempdir().unwrap();
+        let s = spawn(&argv(&["sleep", "1000"]), "s", base.path()).unwrap();
+        let dir = base.path().join(RECORDS);
+        let record = dir.join(format!("{}.json", s.pid()));
+        assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        assert_eq!(std::fs::metadata(&record).unwrap().mode() & 0o777, 0o600);
+        s.stop(Duration::from_secs(1));
+        if crate::sys::own_file::euid() != 0 {
+            return;
+        }
+        let prog = base.path().join("prog.sh");
+        std::fs::write(&prog, "#!/bin/sh\nexec sleep 1000\n").unwrap();
+        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::chown(&prog, Some(65534), None).unwrap();
+        let e = resolve(&prog.display().to_string()).unwrap_err();
+        assert!(
+            e.contains("is owned by uid 65534, not root: root runs no program"),
+            "{e}"
+        );
+        assert!(spawn(&argv(&[&prog.display().to_string()]), "s", base.path()).is_err());
+        // Root's own script runs, from the descriptor that was checked.
+        std::os::unix::fs::chown(&prog, Some(0), None).unwrap();
+        let s = spawn(&argv(&[&prog.display().to_string()]), "s", base.path()).unwrap();
+        let s = s.exited_within(Duration::from_millis(200)).unwrap_err();
+        assert_eq!(s.stop(Duration::from_secs(1)).stopped, Stopped::Term);
+    }
+
+    /// `setsid` takes a process out of the sidecar's group; stopping the sidecar stops it too.
+    #[test]
+    fn what_a_sidecar_starts_outside_its_group_stops_with_it() {
+        let base = tempfile::tempdir().unwrap();
+        let pidfile = base.path().join("escaped");
+        let script = format!("setsid sleep 777 & echo $! > {}; exec sleep 1000", pidfile.display());
+        let s = spawn(&argv(&["sh", "-c", &script]), "s", base.path()).unwrap();
+        let t0 = Instant::now();
+        let escaped: u32 = loop {
+            if let Some(p) = std::fs::read_to_string(&pidfile)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                break p;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(5));
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(alive(escaped));
+        let _ = s.stop(Duration::from_secs(1));
+        let t0 = Instant::now();
+        while alive(escaped) && t0.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            !alive(escaped),
+            "the process that left the group was stopped with the sidecar"
+        );
     }
 }

@@ -23,8 +23,10 @@
 //! from that descriptor, and the loader opens that very file through `/proc/self/fd/N`
 //! ([`Checked::loader_path`]), so nothing can be swapped in between the check and the load.
 //!
-//! A path the user names on the command line (`sqlite:/path`, `duckdb:/path`) is their choice;
-//! as root only the file itself must be root's and not writable by others ([`open_given`]).
+//! A path the user names (`sqlite:/path`, `duckdb:/path`, a cast file, a sidecar's program, a
+//! source to compile) is their choice, but its content becomes code run as this user: the file
+//! itself must be this user's or root's (as root, root's) and writable by nobody else, checked
+//! on the descriptor that is then used ([`open_given`], one rule for every such file).
 
 use rustix::fs::{Mode, OFlags};
 use std::fmt;
@@ -127,13 +129,19 @@ pub enum TrustError {
     Symlink { path: PathBuf, me: Uid },
     #[error("{path} is not a {want}; litebench made none there: remove it", path = path.display())]
     Kind { path: PathBuf, want: &'static str },
-    #[error("{path} is owned by {owner}, not root: root loads no library another user can change; run `chown root {path}` or load it as {owner}", path = path.display())]
-    GivenOwner { path: PathBuf, owner: Uid },
-    #[error("{path} is writable by {whom} (mode {mode}): root loads no library another user can change; run `chmod go-w {path}`", path = path.display())]
+    #[error("{path} is owned by {owner}, not {me}: {me} runs no {what} another user can change; run `chown {} {path}`, or run it as {owner}", me.chown_arg(), what = what.noun(), path = path.display())]
+    GivenOwner {
+        path: PathBuf,
+        owner: Uid,
+        me: Uid,
+        what: Becomes,
+    },
+    #[error("{path} is writable by {whom} (mode {mode}): litebench runs no {what} another user can change; run `chmod go-w {path}`", what = what.noun(), path = path.display())]
     GivenWritable {
         path: PathBuf,
         whom: &'static str,
         mode: FileMode,
+        what: Becomes,
     },
     #[error("{path}: {source}", path = path.display())]
     Io {
@@ -199,6 +207,11 @@ impl Checked {
             }
             out.extend_from_slice(&buf[..n]);
         }
+    }
+
+    /// The open file (to read from, or to keep open across an exec).
+    pub fn file(&self) -> &File {
+        &self.file
     }
 
     /// The name through which the dynamic loader opens exactly this file: `/proc/self/fd/N`.
@@ -396,9 +409,43 @@ pub fn open_in_cache(root: &Path, file: &Path) -> Result<Checked, TrustError> {
     Ok(Checked { file, path })
 }
 
-/// Opens a file the user named. Its symbolic links are followed (it is their path); as root,
-/// the file itself must be root's and writable by nobody else.
-pub fn open_given(path: &Path) -> Result<Checked, TrustError> {
+/// What a file the user named becomes in this process: code it loads or compiles, or commands
+/// it starts. Its contents then run with this process's rights, so whoever could write the file
+/// could act as this user (as root, as anyone): [`open_given`] holds every such file to one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Becomes {
+    /// A shared library loaded into the process (`sqlite:/path`, `duckdb:/path`).
+    Library,
+    /// A cast file, whose sidecar roles name commands to start.
+    Cast,
+    /// A program started as a sidecar.
+    Program,
+    /// A SQLite source compiled and loaded (`build-sqlite SRC`).
+    Source,
+    /// A loadable SQLite extension.
+    Extension,
+}
+
+impl Becomes {
+    /// What the refusal calls it.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Becomes::Library => "library",
+            Becomes::Cast => "cast file (its sidecars are commands it starts)",
+            Becomes::Program => "program",
+            Becomes::Source => "source it compiles",
+            Becomes::Extension => "extension",
+        }
+    }
+}
+
+/// Opens a file the user named whose content becomes code or commands (`what`): a regular
+/// file, owned by this user or root (as root: by root), writable by neither its group nor
+/// others, checked on the descriptor that is then read, hashed, loaded, compiled or executed
+/// (through [`Checked::loader_path`]), so nothing can be swapped in after the check. Its
+/// symbolic links are followed: the path is the user's choice, and the file it leads to is what
+/// is checked. A FIFO does not block the open.
+pub fn open_given(path: &Path, what: Becomes) -> Result<Checked, TrustError> {
     let io = |source| TrustError::Io {
         path: path.to_path_buf(),
         source,
@@ -407,31 +454,41 @@ pub fn open_given(path: &Path) -> Result<Checked, TrustError> {
         use std::os::unix::fs::OpenOptionsExt;
         std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
             .open(path)
             .map_err(io)?
     };
     let meta = file.metadata().map_err(io)?;
     if !meta.file_type().is_file() {
-        return Err(TrustError::Kind {
+        return Err(io(io::Error::other("it is not a regular file")));
+    }
+    let me = Uid::effective();
+    // Root trusts only root's files; another user, their own and root's.
+    if meta.uid() != 0 && meta.uid() != me.0 {
+        return Err(TrustError::GivenOwner {
             path: path.to_path_buf(),
-            want: "regular file",
+            owner: Uid(meta.uid()),
+            me,
+            what,
         });
     }
-    if Uid::effective().0 == 0 {
-        let mode = FileMode(meta.mode());
-        if meta.uid() != 0 {
-            return Err(TrustError::GivenOwner {
-                path: path.to_path_buf(),
-                owner: Uid(meta.uid()),
-            });
-        }
-        if let Some(whom) = mode.writers() {
-            return Err(TrustError::GivenWritable {
-                path: path.to_path_buf(),
-                whom,
-                mode,
-            });
+    let mode = FileMode(meta.mode());
+    if let Some(whom) = mode.writers() {
+        return Err(TrustError::GivenWritable {
+            path: path.to_path_buf(),
+            whom,
+            mode,
+            what,
+        });
+    }
+    // The reads go through the descriptor's offset-free `read_at`; a blocking descriptor for
+    // them (O_NONBLOCK only kept a FIFO from blocking the open).
+    // SAFETY: fcntl on an open descriptor with integer flags.
+    unsafe {
+        let fd = file.as_raw_fd();
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
         }
     }
     Ok(Checked {
@@ -563,11 +620,13 @@ mod tests {
         let e = open_in_cache(&root, &lib).unwrap_err().to_string();
         assert!(e.contains("lib.so is owned by uid 65534, not root"), "{e}");
         assert!(e.contains("run `chown -R root "), "{e}");
-        let e = open_given(&lib).unwrap_err().to_string();
+        let e = open_given(&lib, Becomes::Library).unwrap_err().to_string();
         assert!(
-            e.contains("is owned by uid 65534, not root: root loads no library"),
+            e.contains("is owned by uid 65534, not root: root runs no library another user can change"),
             "{e}"
         );
+        let e = open_given(&lib, Becomes::Cast).unwrap_err().to_string();
+        assert!(e.contains("root runs no cast file"), "{e}");
         chown(&lib, Some(0), None).unwrap();
         chown(&root, nobody, None).unwrap();
         let e = check_dir(&root, &root).unwrap_err().to_string();
@@ -580,9 +639,15 @@ mod tests {
             "{e}"
         );
         chown(root.parent().unwrap(), Some(0), None).unwrap();
-        assert!(open_given(&lib).is_ok());
+        assert!(open_given(&lib, Becomes::Program).is_ok());
         chmod(&lib, 0o646);
-        let e = open_given(&lib).unwrap_err().to_string();
-        assert!(e.contains("is writable by everyone (mode 0646)"), "{e}");
+        let e = open_given(&lib, Becomes::Program).unwrap_err().to_string();
+        assert!(
+            e.contains("is writable by everyone (mode 0646): litebench runs no program"),
+            "{e}"
+        );
+        chmod(&lib, 0o664);
+        let e = open_given(&lib, Becomes::Source).unwrap_err().to_string();
+        assert!(e.contains("is writable by its group (mode 0664)"), "{e}");
     }
 }

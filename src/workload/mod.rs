@@ -141,6 +141,9 @@ pub struct Place<'a> {
     /// The scratch base directory (`--dir`), where records of what must not outlive litebench
     /// are kept for the next run and `cleanup`.
     pub base: &'a std::path::Path,
+    /// The run directory's record: a file a role makes there ([`crate::sys::scratch::Scratch::path`])
+    /// is named in it before it exists, so `cleanup` after a `kill -9` removes it.
+    pub run: &'a crate::sys::scratch::Scratch,
 }
 
 impl<'a> Trial<'a> {

@@ -678,3 +678,82 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A backup role stepping with a long pause: Ctrl-C during the pause ends the run at once
+/// (exit 130, no copy left); after `kill -9` during it, the copy is in the run's record, so
+/// `cleanup` removes it with the run directory.
+#[test]
+fn a_stop_during_a_backup_s_pause_is_answered_and_a_killed_run_s_copy_is_cleaned_up() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"copy\"\nkind = \"backup\"\npages = 1\npause = \"9s\"\nat = \"200ms\"\n",
+    );
+    let start = || {
+        sb.run_std(&[
+            "ycsb",
+            "--cast",
+            &file,
+            "--param",
+            "records=2000",
+            "--param",
+            "duration=10s",
+            "--knob",
+            "journal_mode=wal",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start litebench")
+    };
+    let copy_made = |sb: &Sandbox| {
+        let t0 = std::time::Instant::now();
+        while !walk(sb.root())
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with("copy.backup.db"))
+        {
+            assert!(t0.elapsed() < std::time::Duration::from_secs(30), "no copy appeared");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    let mut child = start();
+    copy_made(&sb);
+    // SAFETY: signalling our own child, not yet reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        // The pause is 9 s: a run that honours the stop ends long before it.
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(6),
+            "the stop waited for the backup's pause"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_no_copy_left(&sb);
+    let mut child = start();
+    copy_made(&sb);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = output(
+        sb.litebench()
+            .args(["cleanup", "--dir", &sb.scratch().display().to_string()]),
+    );
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!said.contains("kept"), "{said}");
+    assert_no_copy_left(&sb);
+}

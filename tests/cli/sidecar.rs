@@ -241,7 +241,7 @@ fn what_a_kill_9ed_run_left_of_a_sidecar_is_stopped_by_cleanup() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains(&format!("stopped: sidecar of role \"side\" (pid {pgid}, sh -c sleep 1000 & wait: 1 process(es) of its group still running) a killed run left running")),
+        stdout.contains(&format!("stopped: sidecar of role \"side\" (pid {pgid}, sh -c sleep 1000 & wait: 1 process(es) of its tree still running) a killed run left running")),
         "{stdout}"
     );
     let t0 = Instant::now();
@@ -269,4 +269,168 @@ fn what_a_sidecar_leaves_keeps_the_run_directory_said_once_not_as_a_killed_runs(
     assert_success(&second);
     let said = String::from_utf8_lossy(&second.stderr).into_owned();
     assert!(!said.contains("killed run"), "{said}");
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
+}
+
+/// The pid a sidecar wrote into `file` once it started.
+fn pid_in(file: &Path) -> u32 {
+    let t0 = Instant::now();
+    loop {
+        if let Some(p) = std::fs::read_to_string(file).ok().and_then(|t| t.trim().parse().ok()) {
+            return p;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the sidecar never wrote {}",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A process a sidecar starts outside its process group (`setsid`) does not outlive the run,
+/// nor a `kill -9`ed run once `cleanup` has run.
+#[test]
+fn what_a_sidecar_starts_outside_its_group_does_not_outlive_the_run_or_a_kill_9() {
+    let sb = Sandbox::new();
+    let pidfile = sb.root().join("escaped.pid");
+    let script = format!("setsid sleep 777 & echo $! > {}; exec sleep 1000", pidfile.display());
+    let file = cast(&sb, &["sh", "-c", &script], "");
+    let out = run(&sb, &file, "1s");
+    assert_success(&out);
+    let escaped = pid_in(&pidfile);
+    let t0 = Instant::now();
+    while alive(escaped) && t0.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(escaped), "the setsid sleep ({escaped}) outlived the run");
+    std::fs::remove_file(&pidfile).unwrap();
+    let mut child = sb
+        .run_std(&[
+            "ycsb",
+            "--cast",
+            &file,
+            "--param",
+            "records=200",
+            "--param",
+            "duration=60s",
+            "--knob",
+            "journal_mode=wal",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start litebench");
+    let escaped = pid_in(&pidfile);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(alive(escaped), "kill -9 leaves the setsid sleep running until cleanup");
+    let out = output(
+        sb.litebench()
+            .args(["cleanup", "--dir", &sb.scratch().display().to_string()]),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("stopped: sidecar of role \"side\""), "{stdout}");
+    let t0 = Instant::now();
+    while alive(escaped) && t0.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(escaped), "cleanup stopped the setsid sleep ({escaped})");
+}
+
+/// Ctrl-C while a sidecar that ignores SIGTERM has its grace: the run stops at once (not
+/// after the grace), exit 130, the sidecar killed.
+#[test]
+fn a_stop_during_a_sidecar_s_grace_is_answered_at_once() {
+    let sb = Sandbox::new();
+    let pidfile = sb.root().join("side.pid");
+    let script = format!("trap '' TERM; echo $$ > {}; exec sleep 1000", pidfile.display());
+    let file = cast(&sb, &["sh", "-c", &script], "grace = \"20s\"\n");
+    let mut child = sb
+        .run_std(&[
+            "ycsb",
+            "--cast",
+            &file,
+            "--param",
+            "records=200",
+            "--param",
+            "duration=20s",
+            "--knob",
+            "journal_mode=wal",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start litebench");
+    let side = pid_in(&pidfile);
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: signalling our own child, not yet reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        // The grace is 20 s: a run that honours the stop ends long before it.
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "litebench held the stop up for the sidecar's grace"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    eprintln!("exited {status:?} {:?} after SIGINT", t0.elapsed());
+    assert_eq!(status.code(), Some(130));
+    assert!(!alive(side), "the sidecar was killed");
+}
+
+/// As root, a cast file or a sidecar program another user owns is refused before anything
+/// runs: its content would become commands root starts.
+#[test]
+fn as_root_a_cast_file_or_program_another_user_owns_is_refused() {
+    if !is_root() {
+        eprintln!("skipping: needs root to give files away");
+        return;
+    }
+    let sb = Sandbox::new();
+    let file = cast(&sb, &["sleep", "1000"], "");
+    std::os::unix::fs::chown(&file, Some(65534), None).unwrap();
+    let out = run(&sb, &file, "1s");
+    assert_eq!(out.status.code(), Some(2));
+    assert_error_line(
+        &out,
+        &[&format!(
+            "--cast {file} is owned by uid 65534, not root: root runs no cast file (its sidecars are commands it starts) another user can change; run `chown root {file}`"
+        )],
+    );
+    // The cast file root writes anew (writing over it would keep its owner).
+    std::fs::remove_file(&file).unwrap();
+    let script = sb.root().join("replicate.sh");
+    std::fs::write(&script, "#!/bin/sh\nexec sleep 1000\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::os::unix::fs::chown(&script, Some(65534), None).unwrap();
+    let script = script.display().to_string();
+    let file = cast(&sb, &[&script, "{db}"], "");
+    let out = run(&sb, &file, "1s");
+    assert_eq!(out.status.code(), Some(2));
+    assert_error_line(
+        &out,
+        &[&format!(
+            "role \"side\": command: {script} is owned by uid 65534, not root: root runs no program"
+        )],
+    );
+    assert!(!sb.results().exists(), "nothing ran, nothing stored");
 }

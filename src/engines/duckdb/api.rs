@@ -281,7 +281,7 @@ impl Api {
                 .into(),
             ));
         }
-        trusted::open_given(path).map_err(|e| match e {
+        trusted::open_given(path, trusted::Becomes::Library).map_err(|e| match e {
             TrustError::Io { source, .. } => open_error(source.to_string()),
             refused => LoadError::Untrusted {
                 spec: spec.to_string(),

@@ -274,7 +274,7 @@ impl Api {
                 .into(),
             });
         }
-        trusted::open_given(path).map_err(|e| match e {
+        trusted::open_given(path, trusted::Becomes::Library).map_err(|e| match e {
             TrustError::Io { source, .. } => LoadError::Open {
                 path: origin.clone(),
                 reason: source.to_string(),

@@ -17,6 +17,22 @@ const BUSY_RETRY: Duration = Duration::from_millis(1);
 
 /// Copies `src`'s main database into the existing, empty file `to` (see
 /// [`crate::engines::Connection::online_backup`]).
+/// Waits `length` between steps, looking at `stop` every 20 ms (a pause is no reason to hold a
+/// trial's end or a stop request up); whether `stop` cut it short.
+fn pause(length: Duration, stop: &dyn Fn() -> bool) -> bool {
+    let end = std::time::Instant::now() + length;
+    loop {
+        if stop() {
+            return true;
+        }
+        let now = std::time::Instant::now();
+        if now >= end {
+            return false;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(20)));
+    }
+}
+
 pub(super) fn online_backup(
     src: &mut SqliteConn,
     to: &Path,
@@ -56,17 +72,15 @@ pub(super) fn online_backup(
                     run.restarts += 1;
                 }
                 copied = Some(now);
-                if stop() {
+                if pause(steps.pause, stop) {
                     break None;
                 }
-                std::thread::sleep(steps.pause);
             }
             ffi::SQLITE_BUSY | ffi::SQLITE_LOCKED => {
                 run.retried += 1;
-                if stop() {
+                if pause(if steps.pause.is_zero() { BUSY_RETRY } else { steps.pause }, stop) {
                     break None;
                 }
-                std::thread::sleep(if steps.pause.is_zero() { BUSY_RETRY } else { steps.pause });
             }
             _ => break Some(rc),
         }

@@ -335,7 +335,7 @@ fn act(role: &Role, trial: &Trial<'_>, shared: &Shared<'_>, done: &AtomicBool) -
                 });
             }
             RoleKind::Backup => {
-                let b = backup(conn.as_mut(), role, trial.place.map(|p| p.scratch), shared, &over)?;
+                let b = backup(conn.as_mut(), role, trial.place, shared, &over)?;
                 events.backups.push(Backup { t_ms: ms(b.0), ..b.1 });
             }
             RoleKind::Workload => unreachable!("workload roles run the client loop"),
@@ -475,7 +475,7 @@ fn pragma(conn: &mut dyn Connection, name: &str) -> i64 {
 fn backup(
     conn: &mut dyn Connection,
     role: &Role,
-    scratch: Option<&std::path::Path>,
+    place: Option<crate::workload::Place<'_>>,
     shared: &Shared<'_>,
     over: &dyn Fn() -> bool,
 ) -> Result<(Instant, Backup), WorkloadError> {
@@ -483,12 +483,14 @@ fn backup(
         workload: format!("cast role \"{}\"", role.name),
         detail,
     };
-    let (Some(target), Some(scratch)) = (role.backup.as_ref(), scratch) else {
+    let (Some(target), Some(place)) = (role.backup.as_ref(), place) else {
         return Err(refused(
             "a backup needs the trial's scratch directory, and this trial has none".into(),
         ));
     };
-    let path = scratch.join(&target.to);
+    // Named in the run's record before it exists: a `kill -9` during the copy leaves nothing
+    // `cleanup` does not know.
+    let path = place.run.path(&target.to);
     // The copy and the journal files SQLite may make beside it: none may be there before.
     let beside = |suffix: &str| {
         let mut p = path.clone().into_os_string();
