@@ -141,7 +141,7 @@ pub struct Sidecar {
     last_line: Arc<Mutex<String>>,
     reader_done: Arc<std::sync::atomic::AtomicBool>,
     peak: TreeUsage,
-    container: Container,
+    container: Box<Container>,
 }
 
 /// Why a records folder or a record is not believed (it could be another user's).
@@ -268,7 +268,7 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
         last_line,
         reader_done,
         peak: TreeUsage::default(),
-        container,
+        container: Box::new(container),
     };
     if let Err(e) = written {
         let why = e.to_string();
