@@ -176,17 +176,42 @@ fn tables_in_one(tables: &[Table], named: bool) -> String {
 /// order, and each cell the JSON value's text (numbers as both crates write them, by `ryu`;
 /// null as an empty cell).
 pub fn rows<T: Serialize>(rows: &[T]) -> String {
-    let mut out: Vec<Vec<String>> = Vec::new();
+    // Rows of one type may still carry different fields (`skip_serializing_if`: failure
+    // columns only where there were failures): the header is every field any row has, in
+    // the type's order, and each row's cells are looked up by the header's columns.
+    let mut header: Vec<String> = Vec::new();
+    let mut keyed: Vec<Vec<(String, serde_json::Value)>> = Vec::new();
     for r in rows {
-        let text = serde_json::to_string(r).expect("report rows serialize to JSON");
-        let Fields(fields) = serde_json::from_str(&text).expect("a report row is a JSON object");
-        if out.is_empty() {
-            out.push(fields.iter().map(|(k, _)| k.clone()).collect());
+        let Ok(text) = serde_json::to_string(r) else { continue };
+        let Ok(Fields(fields)) = serde_json::from_str(&text) else {
+            continue;
+        };
+        // A field first seen in a later row goes right after the field before it in that
+        // row, so the columns keep the type's order.
+        let mut at = 0;
+        for (k, _) in &fields {
+            match header.iter().position(|h| h == k) {
+                Some(i) => at = i + 1,
+                None => {
+                    header.insert(at, k.clone());
+                    at += 1;
+                }
+            }
         }
-        out.push(fields.into_iter().map(|(_, v)| cell(v)).collect());
+        keyed.push(fields);
     }
-    if out.is_empty() {
+    if keyed.is_empty() {
         return String::new();
+    }
+    let mut out = vec![header.clone()];
+    for fields in keyed {
+        let mut fields: std::collections::HashMap<String, serde_json::Value> = fields.into_iter().collect();
+        out.push(
+            header
+                .iter()
+                .map(|h| fields.remove(h).map(cell).unwrap_or_default())
+                .collect(),
+        );
     }
     records(&out)
 }
@@ -223,16 +248,68 @@ impl<'de> serde::Deserialize<'de> for Fields {
     }
 }
 
-/// Plain string records (the first is the header).
+/// Plain string records (the first is the header). Every record is written at the header's
+/// width: a shorter one is padded with empty cells, and a longer one widens the header with
+/// unnamed columns, so no table's shape can make writing it fail (a table's rows are built
+/// from its header's columns in [`rows`]; this is the floor under every other caller).
 pub fn records(records: &[Vec<String>]) -> String {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let width = records.iter().map(Vec::len).max().unwrap_or(0);
+    let mut w = ::csv::WriterBuilder::new().flexible(false).from_writer(Vec::new());
     for r in records {
-        w.write_record(r).expect("in-memory CSV");
+        let mut cells: Vec<&str> = r.iter().map(String::as_str).collect();
+        cells.resize(width, "");
+        // Writing to memory fails only on a record of another width, ruled out above.
+        let _ = w.write_record(&cells);
     }
-    String::from_utf8(w.into_inner().expect("in-memory CSV")).expect("CSV is UTF-8")
+    let bytes = w.into_inner().unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// The summary rows.
 pub fn summary_rows(summary: &[SummaryRow]) -> String {
     rows(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Row {
+        operation: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        failures: Option<u64>,
+        p99: f64,
+    }
+
+    /// Rows that carry different fields (failures only where there were some) share one
+    /// header, the union of their fields, and each cell sits under its own column.
+    #[test]
+    fn rows_with_different_fields_share_one_header_and_keep_their_columns() {
+        let rows = [
+            Row {
+                operation: "read",
+                failures: None,
+                p99: 1.5,
+            },
+            Row {
+                operation: "write",
+                failures: Some(3),
+                p99: 2.0,
+            },
+        ];
+        assert_eq!(super::rows(&rows), "operation,failures,p99\nread,,1.5\nwrite,3,2.0\n");
+        let t = table_of("t", &rows);
+        assert!(t.rows.iter().all(|r| r.len() == t.headers.len()), "{t:?}");
+    }
+
+    #[test]
+    fn records_of_unequal_lengths_are_written_at_one_width() {
+        let out = records(&[
+            vec!["a".into(), "b".into()],
+            vec!["1".into()],
+            vec!["1".into(), "2".into(), "3".into()],
+        ]);
+        assert_eq!(out, "a,b,\n1,,\n1,2,3\n");
+    }
 }

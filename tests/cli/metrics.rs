@@ -125,6 +125,26 @@ fn an_open_loop_reports_latency_and_failures_with_verdicts() {
     let out = compare("1:3", "1:0");
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     assert!(stdout(&out).contains("more failures"), "{}", describe(&out));
+    // Failures on both sides (DELETE and WAL, both busy_timeout=0), in every format: the
+    // comparison's rows and header never disagree (this panicked in the CSV behind the text).
+    for format in ["table", "csv", "json", "markdown"] {
+        let mut cmd = sb.litebench();
+        cmd.args([
+            "compare",
+            "1:0",
+            "1:2",
+            "--metric",
+            "failures",
+            "--format",
+            format,
+            "--results",
+        ])
+        .arg(sb.results());
+        let out = output(&mut cmd);
+        assert_no_panic(&out);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{format}: {}", describe(&out));
+        assert!(!stdout(&out).is_empty(), "{format}");
+    }
 }
 
 #[test]
