@@ -1873,7 +1873,13 @@ fn supervise<T>(
     if remotes.is_empty() {
         return;
     }
-    let ended = Instant::now();
+    // The reports are due once the trial's own clients ended; where this process ran none of
+    // them (a cast whose workload roles are all processes), not before the trial's planned end.
+    let now = Instant::now();
+    let ended = match (&shared.budget, shared.start.get()) {
+        (Budget::Time(d), Some(s)) => now.max(*s + shared.warmup + *d),
+        _ => now,
+    };
     let so_far = shared
         .start
         .get()

@@ -757,3 +757,43 @@ fn a_stop_during_a_backup_s_pause_is_answered_and_a_killed_run_s_copy_is_cleaned
     assert!(!said.contains("kept"), "{said}");
     assert_no_copy_left(&sb);
 }
+
+/// A cast whose only workload role runs as processes, for a trial longer than the 10 s a
+/// client process has for its report: the trial's own connection runs no client, and the
+/// reports are due after the trial's planned end, not 10 s after its start (every such trial
+/// failed at about 10.5 s).
+#[test]
+fn a_cast_of_process_roles_only_runs_trials_longer_than_the_report_grace() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"web\"\nkind = \"workload\"\nclients = 2\nmode = \"processes\"\nrate = 40\nparams = { workload = \"a\" }\n",
+    );
+    let out = output(&mut sb.run(&[
+        "ycsb",
+        "--cast",
+        &file,
+        "--param",
+        "records=200",
+        "--param",
+        "duration=11s",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]));
+    assert_success(&out);
+    let v = json(&out);
+    // Both processes' reports came: about 40 tx/s for 11 s.
+    let done: u64 = v["trials"][0]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["name"].as_str().is_some_and(|n| n.starts_with("web:")))
+        .filter_map(|o| o["ops"].as_u64())
+        .sum();
+    assert!((300..=600).contains(&done), "web ran {done} at 40 tx/s for 11 s");
+}
