@@ -550,7 +550,11 @@ fn cast_shape(
         let mut p = params::resolve(w.name(), w.params(), &all).map_err(|e| e.to_string())?;
         w.check(&p)?;
         w.settle(&mut p)?;
-        p.0.retain(|k, _| role_args.iter().any(|r| param_name(r) == k));
+        // The role's own, and every value settling gave the role that is not the run's (a
+        // script role's `sha256` of its own files; the run's `builtin`, which a role with a
+        // `file` of its own does not run): a trial's role runs the run's parameters with these
+        // over them.
+        p.0.retain(|k, v| role_args.iter().any(|r| param_name(r) == k) || job.params.0.get(k) != Some(v));
         Ok(p)
     };
     let cast = crate::bench::cast_file::read(path, &resolve).map_err(|e| Failure(e.to_string()))?;

@@ -699,11 +699,15 @@ fn measure(
     if let Some(bare) = plan.workload.bare_begins(plan.params) {
         knob::begin_of_user_sql(&mut knobs, bare);
     }
-    let types = plan.workload.operation_types(plan.params, engine.kind().dialect);
-    // A cast records each workload role's operations under its name (`ROLE:OP`).
+    // A cast records each workload role's operations under its name (`ROLE:OP`), each role's
+    // from its own parameters (the run's with the role's over them).
     let types = match &plan.load.cast {
-        Some(cast) => cast.op_types(&types),
-        None => types,
+        Some(cast) => cast.op_types(&|role| {
+            let mut params = plan.params.clone();
+            params.0.extend(role.params.0.clone());
+            plan.workload.operation_types(&params, engine.kind().dialect)
+        }),
+        None => plan.workload.operation_types(plan.params, engine.kind().dialect),
     };
     let mut rec = Recorder::of_types(&types, counters.clone());
     let counting = plan.trials.instructions && crate::bench::instructions::inner();

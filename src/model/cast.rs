@@ -469,12 +469,13 @@ impl Cast {
         Ok(())
     }
 
-    /// The operation types of a trial with this cast: each workload role's copy of the
-    /// workload's types, named `ROLE:OP` (parts of a type stay parts of the role's).
-    pub fn op_types(&self, types: &[OpType]) -> Vec<OpType> {
+    /// The operation types of a trial with this cast: each workload role's types (`of_role`:
+    /// the workload's types with that role's parameters, e.g. its own script's statements),
+    /// named `ROLE:OP` (parts of a type stay parts of the role's), role after role.
+    pub fn op_types(&self, of_role: &dyn Fn(&Role) -> Vec<OpType>) -> Vec<OpType> {
         self.workload_roles()
             .flat_map(|r| {
-                types.iter().map(move |t| OpType {
+                of_role(r).into_iter().map(move |t| OpType {
                     name: role_op(&r.name, t.name),
                     part_of: t.part_of.map(|p| role_op(&r.name, p)),
                 })
@@ -845,7 +846,11 @@ mod tests {
                 part_of: Some("tx"),
             },
         ];
-        let got: Vec<(&str, Option<&str>)> = c.op_types(&types).iter().map(|t| (t.name, t.part_of)).collect();
+        let got: Vec<(&str, Option<&str>)> = c
+            .op_types(&|_| types.clone())
+            .iter()
+            .map(|t| (t.name, t.part_of))
+            .collect();
         assert_eq!(
             got,
             vec![

@@ -797,3 +797,76 @@ fn a_cast_of_process_roles_only_runs_trials_longer_than_the_report_grace() {
         .sum();
     assert!((300..=600).contains(&done), "web ran {done} at 40 tx/s for 11 s");
 }
+
+/// Roles that run the user's own scripts, one each: a writer thread beside a pool of reader
+/// processes, each role's operations its own script's (before, every such cast stopped before
+/// its first trial: "the scripts hash to ... now, not ... as when the run started").
+#[test]
+fn roles_run_their_own_scripts() {
+    let sb = Sandbox::new();
+    std::fs::write(
+        sb.cwd().join("schema.sql"),
+        "CREATE TABLE page(id INTEGER PRIMARY KEY, hits INTEGER);\nINSERT INTO page VALUES (1, 0), (2, 0);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sb.cwd().join("write.sql"),
+        "\\set id random(1, 2)\nBEGIN IMMEDIATE;\nUPDATE page SET hits = hits + 1 WHERE id = :id;\nCOMMIT;\n",
+    )
+    .unwrap();
+    std::fs::write(sb.cwd().join("read.sql"), "SELECT sum(hits) FROM page;\n").unwrap();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { file = \"write.sql\" }\n\n\
+         [[role]]\nname = \"readers\"\nkind = \"workload\"\nclients = 2\nmode = \"processes\"\nrate = 100\nparams = { file = \"read.sql\" }\n",
+    );
+    let out = output(&mut sb.run(&[
+        "script",
+        "--cast",
+        &file,
+        "--param",
+        "init=schema.sql",
+        "--param",
+        "duration=2s",
+        "--knob",
+        "journal_mode=wal",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]));
+    assert_success(&out);
+    let v = json(&out);
+    let ops: Vec<(String, u64)> = v["trials"][0]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap_or("").to_string(),
+                o["ops"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let count = |prefix: &str| -> u64 { ops.iter().filter(|(n, _)| n.starts_with(prefix)).map(|(_, c)| c).sum() };
+    assert!(count("writer:") > 0 && count("readers:") > 0, "{ops:?}");
+    // Each role ran its own script's statements: the writer's UPDATE, the readers' SELECT.
+    assert!(
+        ops.iter()
+            .any(|(n, c)| n.starts_with("writer:") && n.contains("write.sql") && *c > 0),
+        "{ops:?}"
+    );
+    assert!(
+        ops.iter()
+            .any(|(n, c)| n.starts_with("readers:") && n.contains("read.sql") && *c > 0),
+        "{ops:?}"
+    );
+    assert!(
+        !ops.iter()
+            .any(|(n, c)| n.starts_with("readers:") && n.contains("write.sql") && *c > 0),
+        "{ops:?}"
+    );
+}

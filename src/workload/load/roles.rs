@@ -44,14 +44,23 @@ struct Play<'r> {
     shape: LoadShape,
     params: Params,
     offset: usize,
+    /// How many of the trial's types are its own (roles running different scripts have
+    /// different types).
+    types: usize,
     first: u32,
 }
 
-fn plays<'r>(cast: &'r Cast, trial: &Trial<'_>, per_role: usize) -> Vec<Play<'r>> {
+fn plays<'r>(cast: &'r Cast, trial: &Trial<'_>, names: &[&str]) -> Vec<Play<'r>> {
     let mut first = 0;
+    // Each role's `ROLE:OP` types follow the role before's, in the cast's order.
+    let mut offset = 0;
     cast.workload_roles()
-        .enumerate()
-        .map(|(r, role)| {
+        .map(|role| {
+            let prefix = format!("{}:", role.name);
+            let types = names[offset.min(names.len())..]
+                .iter()
+                .take_while(|n| n.starts_with(&prefix))
+                .count();
             let mut params = trial.params.clone();
             params.0.extend(role.params.0.clone());
             let play = Play {
@@ -66,10 +75,12 @@ fn plays<'r>(cast: &'r Cast, trial: &Trial<'_>, per_role: usize) -> Vec<Play<'r>
                     ..trial.load.clone()
                 },
                 params,
-                offset: r * per_role,
+                offset,
+                types,
                 first,
             };
             first += role.clients;
+            offset += types;
             play
         })
         .collect()
@@ -122,8 +133,7 @@ pub(super) fn drive(
 ) -> Result<(), WorkloadError> {
     let shape = trial.load;
     let names = rec.op_names();
-    let per_role = names.len() / cast.workload_roles().count().max(1);
-    let plays = plays(cast, trial, per_role);
+    let plays = plays(cast, trial, &names);
     // A role with `connections = "shared"`: its one connection, opened here with the role's
     // knobs, then lent to each of its clients ([`super::shared_connection`]).
     let mut opened: Vec<Option<Box<dyn Connection>>> = Vec::new();
@@ -179,8 +189,8 @@ pub(super) fn drive(
             for index in 0..play.role.clients {
                 // Each client attributes its own thread's I/O (counted per thread at the VFS
                 // shim) to its role's operations.
-                let own = rec.part(play.offset, per_role);
-                let buckets = Buckets::new(interval, per_role);
+                let own = rec.part(play.offset, play.types);
+                let buckets = Buckets::new(interval, play.types);
                 let shared = &shared;
                 let one = one.as_ref();
                 handles.push(scope.spawn(move || client(tx, trial, shared, (play, one), index, own, buckets)));
