@@ -847,7 +847,7 @@ mod tests {
             },
         ];
         let got: Vec<(&str, Option<&str>)> = c
-            .op_types(&|_| types.clone())
+            .op_types(&|_| types.to_vec())
             .iter()
             .map(|t| (t.name, t.part_of))
             .collect();
