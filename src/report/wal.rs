@@ -27,6 +27,12 @@ pub const GROWTH: f64 = 0.25;
 #[serde(rename_all = "snake_case")]
 pub enum WalVerdict {
     Grows,
+    /// It grew while a cast's hold kept a snapshot, and stopped once the hold ended: bounded
+    /// by the hold, not without bound.
+    GrowsWhileHeld,
+    /// It grew, but never reached the size of one automatic checkpoint, so no checkpoint had
+    /// yet had its chance to restart it: too short to tell.
+    BelowCheckpoint,
     Bounded,
     /// A trial had too few readings in its second half for a fit.
     NoVerdict,
@@ -36,6 +42,8 @@ impl WalVerdict {
     pub fn words(self) -> &'static str {
         match self {
             WalVerdict::Grows => "WAL grows without bound",
+            WalVerdict::GrowsWhileHeld => "WAL grows while a snapshot is held",
+            WalVerdict::BelowCheckpoint => "WAL below its first automatic checkpoint: too short to tell",
             WalVerdict::Bounded => "WAL bounded",
             WalVerdict::NoVerdict => "too few readings for a verdict",
         }
@@ -79,6 +87,47 @@ pub struct WalGrowth {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub during_holds: Option<DuringHolds>,
     pub trials: Vec<TrialWal>,
+    /// The WAL's size at which SQLite's automatic checkpoint first runs (`wal_autocheckpoint`
+    /// pages of `page_size`), bytes; absent with `wal_autocheckpoint=0`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_bytes: Option<u64>,
+}
+
+/// The WAL's size at which the automatic checkpoint first runs in `t`: `wal_autocheckpoint`
+/// (SQLite's default 1000 pages) times `page_size` (default 4096 bytes); none when it is off.
+fn checkpoint_bytes(t: &TrialRecord) -> Option<u64> {
+    let pages: u64 = reading(t, "wal_autocheckpoint")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let page: u64 = reading(t, "page_size").and_then(|v| v.parse().ok()).unwrap_or(4096);
+    (pages > 0).then_some(pages * page)
+}
+
+/// Whether the WAL stopped growing once the trial's last hold ended: two readings or more
+/// after it, none above the WAL at the hold's end by more than a page's worth of frames.
+fn stopped_after_holds(t: &TrialRecord) -> bool {
+    let (Some(cast), Some(series)) = (t.cast.as_ref(), t.series.as_ref()) else {
+        return false;
+    };
+    let Some(end) = cast.holds.iter().map(|h| h.end_ms).max() else {
+        return false;
+    };
+    let at_end = series
+        .files
+        .iter()
+        .filter(|f| f.t_ms <= end)
+        .map(|f| f.wal_bytes)
+        .next_back();
+    let after: Vec<u64> = series
+        .files
+        .iter()
+        .filter(|f| f.t_ms > end)
+        .map(|f| f.wal_bytes)
+        .collect();
+    match at_end {
+        Some(at) if after.len() >= 2 => after.iter().all(|&w| w <= at + 4096 + 24),
+        _ => false,
+    }
 }
 
 /// The WAL while a cast's hold roles kept their snapshots, over a configuration's measured
@@ -289,6 +338,27 @@ fn cast_why(trials: &[&TrialRecord]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// The verdict over a configuration's trials, with what the record says about them: growth
+/// that never reached the first automatic checkpoint is too short to tell, and growth that
+/// stopped when the cast's holds ended is the holds'; and the size of the first automatic
+/// checkpoint (none where it is off).
+fn judge(records: &[&TrialRecord], wal: &[TrialWal]) -> (WalVerdict, Option<u64>) {
+    let checkpoint = records.iter().filter_map(|t| checkpoint_bytes(t)).max();
+    let off = records.iter().any(|t| checkpoint_bytes(t).is_none());
+    let checkpoint = checkpoint.filter(|_| !off);
+    let peak = wal.iter().map(|w| w.peak_bytes).max().unwrap_or(0);
+    let v = match verdict(wal) {
+        // No checkpoint had its chance yet: growth up to the first one is what every WAL does.
+        WalVerdict::Grows if checkpoint.is_some_and(|c| peak < c) => WalVerdict::BelowCheckpoint,
+        // It stopped when the holds did: the holds bound it.
+        WalVerdict::Grows if !records.is_empty() && records.iter().all(|t| stopped_after_holds(t)) => {
+            WalVerdict::GrowsWhileHeld
+        }
+        v => v,
+    };
+    (v, checkpoint)
+}
+
 /// Each configuration's WAL, for the configurations whose WAL existed in a measured trial (and
 /// whose `journal_mode`, where read back, is `wal`).
 pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth> {
@@ -307,7 +377,7 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
             continue;
         }
         let (records, wal): (Vec<&TrialRecord>, Vec<TrialWal>) = with.into_iter().unzip();
-        let verdict = verdict(&wal);
+        let (verdict, checkpoint) = judge(&records, &wal);
         let mut slopes: Vec<f64> = wal.iter().filter_map(|w| w.slope_bytes_per_s).collect();
         slopes.sort_by(f64::total_cmp);
         out.push(WalGrowth {
@@ -320,6 +390,7 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
             why: (verdict == WalVerdict::Grows).then(|| why(&records, &wal)).flatten(),
             during_holds: during_holds(&records),
             trials: wal,
+            checkpoint_bytes: checkpoint,
         });
     }
     out
@@ -356,6 +427,22 @@ pub fn line(w: &WalGrowth) -> String {
             w.config,
             w.verdict.words()
         ),
+        WalVerdict::BelowCheckpoint => format!(
+            "#{} WAL: {sizes}; it never reached one automatic checkpoint ({}), so whether checkpoints keep up cannot be told yet (a longer trial)",
+            w.config,
+            w.checkpoint_bytes.map_or("wal_autocheckpoint".to_string(), |c| size(c as f64))
+        ),
+        WalVerdict::GrowsWhileHeld => {
+            let during = w.during_holds.as_ref();
+            let roles = during.map_or("a hold".to_string(), |d| d.roles.join(" and "));
+            let rate = during
+                .filter(|d| d.growth_bytes_per_s > 0.0)
+                .map_or(String::new(), |d| format!(" (+{}/s)", size(d.growth_bytes_per_s)));
+            format!(
+                "#{} WAL grows while {roles} holds a snapshot{rate}, and stops when the hold ends: {sizes}",
+                w.config
+            )
+        }
         v => {
             let slope = match (v, w.slope_bytes_per_s) {
                 (WalVerdict::Grows, Some(s)) => format!(" (+{}/s)", size(s)),
@@ -521,5 +608,92 @@ mod tests {
         assert_eq!(size(812.0 * 1024.0), "812 KiB");
         assert_eq!(size(4.1 * 1048576.0), "4.1 MiB");
         assert_eq!(size(2.0 * 1073741824.0), "2.0 GiB");
+    }
+
+    /// 3.3 s of growth to 2.5 MiB, below the first automatic checkpoint (1000 pages of 4 KiB):
+    /// no alarm, "too short to tell"; the same growth with wal_autocheckpoint=0, or past the
+    /// checkpoint's size, grows.
+    #[test]
+    fn growth_below_the_first_checkpoint_is_too_short_to_tell() {
+        let kib = 1024;
+        let wal: Vec<u64> = (0..8u64).map(|i| i * 320 * kib).collect();
+        let t = TrialRecord {
+            series: Some(series(&wal, &[])),
+            ..TrialRecord::default()
+        };
+        let w = vec![trial_wal(0, t.series.as_ref().unwrap()).unwrap()];
+        assert_eq!(verdict(&w), WalVerdict::Grows, "the slope alone says grows");
+        let (v, c) = judge(&[&t], &w);
+        assert_eq!((v, c), (WalVerdict::BelowCheckpoint, Some(4096 * 1000)));
+        let off = TrialRecord {
+            knobs: vec![crate::model::knob::KnobReading {
+                name: "wal_autocheckpoint".into(),
+                requested: Some("0".into()),
+                effective: Some("0".into()),
+                note: None,
+            }],
+            ..t.clone()
+        };
+        assert_eq!(
+            judge(&[&off], &w).0,
+            WalVerdict::Grows,
+            "no automatic checkpoint at all"
+        );
+        let big: Vec<u64> = (0..8u64).map(|i| i * 1024 * kib).collect();
+        let t = TrialRecord {
+            series: Some(series(&big, &[])),
+            ..TrialRecord::default()
+        };
+        let w = vec![trial_wal(0, t.series.as_ref().unwrap()).unwrap()];
+        assert_eq!(judge(&[&t], &w).0, WalVerdict::Grows);
+    }
+
+    /// A WAL past its first checkpoint that grew while a hold kept a snapshot and stopped when
+    /// the hold ended two seconds before the trial's end grows while held, not without bound.
+    #[test]
+    fn growth_that_stops_when_the_hold_ends_is_the_hold_s() {
+        use crate::model::cast::{CastEvents, Hold};
+        let mib = 1024 * 1024;
+        let wal: Vec<u64> = (0..12u64).map(|i| 5 * mib + i.min(9) * mib).collect();
+        let t = TrialRecord {
+            series: Some(series(&wal, &[])),
+            cast: Some(CastEvents {
+                holds: vec![Hold {
+                    role: "report".into(),
+                    start_ms: 0,
+                    end_ms: 9000,
+                }],
+                ..CastEvents::default()
+            }),
+            ..TrialRecord::default()
+        };
+        let w = vec![trial_wal(0, t.series.as_ref().unwrap()).unwrap()];
+        assert_eq!(verdict(&w), WalVerdict::Grows);
+        assert_eq!(judge(&[&t], &w).0, WalVerdict::GrowsWhileHeld);
+        let g = WalGrowth {
+            config: 0,
+            label: String::new(),
+            peak_bytes: 14 * mib,
+            final_bytes: 14 * mib,
+            verdict: WalVerdict::GrowsWhileHeld,
+            slope_bytes_per_s: None,
+            why: None,
+            during_holds: during_holds(&[&t]),
+            trials: w,
+            checkpoint_bytes: Some(4096 * 1000),
+        };
+        let l = line(&g);
+        assert!(
+            l.starts_with("#0 WAL grows while report holds a snapshot (+1.0 MiB/s), and stops when the hold ends"),
+            "{l}"
+        );
+        // Still growing after the hold: without bound.
+        let still: Vec<u64> = (0..12u64).map(|i| 5 * mib + i * mib).collect();
+        let t2 = TrialRecord {
+            series: Some(series(&still, &[])),
+            ..t
+        };
+        let w = vec![trial_wal(0, t2.series.as_ref().unwrap()).unwrap()];
+        assert_eq!(judge(&[&t2], &w).0, WalVerdict::Grows);
     }
 }
