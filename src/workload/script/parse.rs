@@ -486,8 +486,20 @@ fn meta(
     err: &dyn Fn(usize, String) -> ScriptError,
 ) -> Result<Meta, ScriptError> {
     let line_text = &src[at..end];
-    // A line comment ends the command (expressions hold no strings).
-    let body = line_text.find("--").map_or(line_text, |p| &line_text[..p]).trim_end();
+    // pgbench's expression scanner knows no comments: in `\set` and `\if`/`\elif`, `--` is two
+    // minus signs (`\set x 2--5` is 7, and `\set z 10 -- note` a syntax error). In the other
+    // meta-commands a line comment ends the command.
+    let head = line_text[1..]
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let expression_command = matches!(head.as_str(), "set" | "if" | "elif");
+    let body = match line_text.find("--") {
+        Some(p) if !expression_command => &line_text[..p],
+        _ => line_text,
+    }
+    .trim_end();
     let name_len = body[1..]
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(body.len() - 1);
@@ -587,7 +599,7 @@ mod tests {
     #[test]
     fn reads_sets_sleeps_and_statements_in_order() {
         let (s, v) = parse_ok(
-            "-- a comment\n\\set aid random(1, 100000 * :scale)\n\\set delta random(-5000, 5000)  -- why\nBEGIN;\nUPDATE a SET b = b + :delta\n  WHERE aid = :aid;\n\\sleep 2 ms\nSELECT ':aid', x::text FROM a WHERE aid = :aid; END;\n",
+            "-- a comment\n\\set aid random(1, 100000 * :scale)\n\\set delta random(-5000, 5000)\nBEGIN;\nUPDATE a SET b = b + :delta\n  WHERE aid = :aid;\n\\sleep 2 ms\nSELECT ':aid', x::text FROM a WHERE aid = :aid; END;\n",
         );
         assert_eq!(v.names, vec!["scale", "aid", "delta"]);
         let stmts: Vec<&Statement> = s.statements().collect();
@@ -607,6 +619,25 @@ mod tests {
                 line: 7
             }
         ));
+    }
+
+    /// As pgbench's scanner: `--` in `\set` and `\if` is two minus signs, never a comment
+    /// (litebench read `\set x 2--5` as 2, silently); elsewhere it starts a comment.
+    #[test]
+    fn a_double_minus_in_an_expression_is_two_minus_signs() {
+        let (s, _) = parse_ok("\\set x 2--5\nSELECT :x;\n");
+        match &s.commands[0] {
+            Command::Set { expr, .. } => assert_eq!(
+                *expr,
+                crate::workload::script::expr::Expr::Num(crate::workload::script::expr::Num::Int(7))
+            ),
+            other => panic!("{other:?}"),
+        }
+        let e = parse_err("\\set z 10 -- note\nSELECT 1;\n");
+        assert!(e.starts_with("t.sql:1:"), "{e}");
+        assert!(parse_err("\\if 1 -- note\nSELECT 1;\n\\endif\n").starts_with("t.sql:1:"));
+        let (s, _) = parse_ok("\\sleep 2 ms -- a pause\nSELECT 1;\n");
+        assert!(matches!(s.commands[0], Command::Sleep { .. }));
     }
 
     #[test]
