@@ -777,3 +777,33 @@ fn if_and_gset_run_with_two_clients_and_name_columns_alike_on_every_embedded_eng
         assert_eq!(ops["q.sql:5 UPDATE acc"], 40.0, "{ops:?}");
     }
 }
+
+/// `--param define=default_seed=N` reaches the seed `hash`, `hash_fnv1a`, `hash_murmur2` and
+/// `permute` use when given none, as `-D` does in pgbench (before, `:default_seed` read N yet
+/// `hash(1)` used litebench's own seed). A difference would take the branch and divide by 0.
+#[test]
+fn a_defined_default_seed_is_the_implicit_seed_of_hash_and_permute() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "seed.sql",
+        "\\set a hash(1)\n\\set b hash(1, :default_seed)\n\\set c hash_fnv1a(7) - hash_fnv1a(7, :default_seed)\n\
+         \\set d permute(3, 100) - permute(3, 100, :default_seed)\n\
+         \\if :a <> :b OR :c <> 0 OR :d <> 0\n\\set boom 1 / 0\n\\endif\nSELECT 1;\n",
+    );
+    let out = output(&mut sb.run(&[
+        "script",
+        "--param",
+        "file=seed.sql",
+        "--param",
+        "define=default_seed=42",
+        "--param",
+        "transactions=20",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+    ]));
+    assert_success(&out);
+}

@@ -63,6 +63,8 @@ pub struct ScriptClient<'c> {
     vars: Vec<Var>,
     rng: ChaCha8Rng,
     default_seed: i64,
+    /// Where `:default_seed` lives, where the scripts or a definition name it.
+    default_seed_slot: Option<usize>,
     /// The drawn script, what it does once the clock runs, the command evaluation goes on at
     /// after that (past a `\gset`), and an error evaluating it.
     current: usize,
@@ -174,6 +176,7 @@ impl<'c> ScriptClient<'c> {
         for (slot, text) in &loaded.defines {
             vars[*slot] = Var::Text(text.clone());
         }
+        let default_seed_slot = loaded.vars.slot("default_seed");
         Ok(ScriptClient {
             conn,
             loaded,
@@ -181,6 +184,7 @@ impl<'c> ScriptClient<'c> {
             vars,
             rng: ChaCha8Rng::seed_from_u64(seed),
             default_seed,
+            default_seed_slot,
             current: 0,
             plan: Vec::new(),
             resume: None,
@@ -207,6 +211,17 @@ impl<'c> ScriptClient<'c> {
         }
     }
 
+    /// The seed `hash` and `permute` use when given none: the variable `:default_seed` as it
+    /// is now (pgbench rewrites `hash(x)` into `hash(x, :default_seed)`, so `--param
+    /// define=default_seed=N` and a `\set default_seed` reach it), else litebench's default.
+    fn default_seed_now(&self) -> i64 {
+        let held = self.default_seed_slot.and_then(|s| self.vars.get(s)).and_then(Var::num);
+        match held {
+            Some(Num::Int(i)) => i,
+            _ => self.default_seed,
+        }
+    }
+
     /// Evaluates the drawn script's commands from `pc` on. Before the clock (`now` false): the
     /// statements and sleeps go into the plan, up to and including the first statement with a
     /// `\gset`/`\aset` (where the evaluation resumes once it ran). While it runs (`now`): they
@@ -217,19 +232,21 @@ impl<'c> ScriptClient<'c> {
             pc += 1;
             match c {
                 Command::Set { slot, expr, line } => {
+                    let default_seed = self.default_seed_now();
                     let mut env = Env {
                         vars: &self.vars,
                         rng: &mut self.rng,
-                        default_seed: self.default_seed,
+                        default_seed,
                     };
                     let v = expr.eval(&mut env).map_err(|e| self.at_line(*line, e))?;
                     self.vars[*slot] = Var::Num(v);
                 }
                 Command::If { cond, skip_to, line } => {
+                    let default_seed = self.default_seed_now();
                     let mut env = Env {
                         vars: &self.vars,
                         rng: &mut self.rng,
-                        default_seed: self.default_seed,
+                        default_seed,
                     };
                     let taken = expr_truth(cond.eval(&mut env)).map_err(|e| self.at_line(*line, e))?;
                     if !taken {
