@@ -191,21 +191,44 @@ fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> Stri
         ),
         None => format!("p99 {} ms", best.figure(Metric::P99).value.map_or("-".into(), num)),
     };
-    // p99 beside the ranked figure, where neither says it already.
-    let side = if metric == Metric::P99 || (m.load.rate.is_none() && m.load.cast.is_none()) {
-        String::new()
-    } else {
-        format!(", {}", figure_words(best, Metric::P99, &unit))
+    // p99 beside the ranked figure, where neither says it already; in a cast the worst role's,
+    // never one merged over roles that see different latencies.
+    let worst = worst_role(
+        report,
+        best.config,
+        if metric.quantile().is_some() {
+            metric
+        } else {
+            Metric::P99
+        },
+    );
+    let side = match &worst {
+        Some((role, r)) if metric.quantile().is_none() => {
+            format!(", worst role {role}'s {}", figure_words(r, Metric::P99, &unit))
+        }
+        _ if metric == Metric::P99 || (m.load.rate.is_none() && m.load.cast.is_none()) => String::new(),
+        _ => format!(", {}", figure_words(best, Metric::P99, &unit)),
     };
     let how = match metric.better() {
         Better::Lower if metric.quantile().is_some() => format!("Lowest {}", metric.name()),
         Better::Lower => format!("Best by {}", metric.name()),
         Better::Higher => "Fastest".to_string(),
     };
-    let figure = figure_words(best, metric, &unit);
+    let figure = match &worst {
+        Some((role, r)) if metric.quantile().is_some() => {
+            format!("worst role {role}'s {}", figure_words(r, metric, &unit))
+        }
+        _ => figure_words(best, metric, &unit),
+    };
     let name = named(best.config, own);
     if m.configs.len() == 1 {
-        format!("{name}: {figure}{side}, {rate}.")
+        // Its failures belong in the one sentence too.
+        let failures = if failed(best) {
+            format!(", {} failed{}", failed_share(best), causes_words(best))
+        } else {
+            String::new()
+        };
+        format!("{name}: {figure}{side}, {rate}{failures}.")
     } else if failed(best) {
         format!(
             "Every configuration failed transactions; {} is {name}: {figure}{side}, {rate}, {} failed{}.",
@@ -216,6 +239,23 @@ fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> Stri
     } else {
         format!("{how} without failed transactions: {name}, {figure}{side}, {rate}.")
     }
+}
+
+/// In a cast, the workload role of configuration `config` with the highest `metric` (a
+/// latency quantile), with its row: the latency an application's slowest part sees.
+fn worst_role<'r>(report: &'r Report<'_>, config: usize, metric: Metric) -> Option<(String, &'r SummaryRow)> {
+    let cast = report.manifest.load.cast.as_ref()?;
+    cast.workload_roles()
+        .filter_map(|role| {
+            let op = crate::model::cast::role_all(&role.name);
+            let r = report
+                .summary
+                .iter()
+                .find(|r| r.config == config && r.operation == op)?;
+            Some((role.name.clone(), r, r.figure(metric).value?))
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+        .map(|(name, r, _)| (name, r))
 }
 
 /// What a metric compares, as a sentence says it: `throughput`, `p99`.
