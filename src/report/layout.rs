@@ -33,6 +33,41 @@ pub fn cell_text(s: &str) -> Cow<'_, str> {
     Cow::Owned(cut)
 }
 
+/// The most characters of one line of a text report: the prose around the tables (a heading
+/// that describes a cast, an answer naming roles) is cut there with an ellipsis, as a cell is
+/// at [`MAX_CELL`]; a table's lines, of cells so cut, stay within it.
+pub const MAX_LINE: usize = 4000;
+
+/// `text` with no control character but its line breaks and no line longer than
+/// [`MAX_LINE`] characters (unchanged where it has neither): what a stored run, whatever it
+/// holds, prints.
+pub fn bounded(text: String) -> String {
+    let clean = |c: char| c == '\n' || !crate::base::control_chars::is_control(c);
+    if text.chars().all(clean)
+        && text
+            .lines()
+            .all(|l| l.len() <= MAX_LINE || l.chars().count() <= MAX_LINE)
+    {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len().min(1 << 20));
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let kept: String = body.chars().filter(|&c| clean(c)).collect();
+        if kept.chars().nth(MAX_LINE).is_some() {
+            out.extend(kept.chars().take(MAX_LINE - 1));
+            out.push('…');
+        } else {
+            out += &kept;
+        }
+        out += end;
+    }
+    out
+}
+
 /// `headers` and `rows` with every cell as [`cell_text`] prints it; borrowed where none needs
 /// a change (the common case: a scan, no copy).
 fn fitted_cells<'a>(headers: &[&'a str], rows: &'a [Vec<String>]) -> (Vec<Cow<'a, str>>, Cow<'a, [Vec<String>]>) {
@@ -463,6 +498,17 @@ mod tests {
             );
         }
         assert_eq!(cell_text(&huge).chars().count(), MAX_CELL);
+        // The prose around tables too: a line cut at MAX_LINE, control characters gone.
+        let prose = format!("cast {escape}: 1 client\nshort\n");
+        let b = bounded(prose);
+        assert_eq!(b.lines().count(), 2);
+        assert_eq!(b.lines().next().unwrap().chars().count(), MAX_LINE);
+        assert!(
+            !b.chars().any(|c| c != '\n' && c.is_control()) && b.ends_with("…\nshort\n"),
+            "{}",
+            &b[..80]
+        );
+        assert_eq!(bounded("as it is\n".into()), "as it is\n");
         assert!(matches!(cell_text("all"), Cow::Borrowed("all")));
         assert_eq!(cell_text(&"é".repeat(MAX_CELL)).chars().count(), MAX_CELL);
     }
