@@ -687,6 +687,9 @@ fn clients_of(raw: &RoleFile, invalid: &dyn Fn(&str, String) -> CastFileError) -
         }
     }
     if let Some(r) = raw.rate {
+        if r.is_finite() && r > 0.0 && r < crate::model::load::MIN_RATE {
+            return Err(invalid("rate", format!("{r}: {}", crate::model::load::rate_too_low(r))));
+        }
         if !(r.is_finite() && r > 0.0 && r <= MAX_RATE) {
             return Err(invalid(
                 "rate",
