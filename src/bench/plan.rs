@@ -793,10 +793,10 @@ fn check_first_arrival(points: &[LoadPoint], jobs: &[Job]) -> Result<(), Failure
                     let takes = *count as f64 / rate;
                     if takes > params::MAX_DURATION.as_secs_f64() {
                         return Err(Failure(format!(
-                            "--rate {}: {count} transactions at that rate take {}, past the longest trial ({}); give a higher rate, a smaller --param {param} or --param duration",
+                            "--rate {}: {count} transactions at that rate take {}, past the longest trial ({} h); give a higher rate, a smaller --param {param} or --param duration",
                             rate_text(rate),
                             first_arrival_text(takes).trim_start_matches("about ").to_owned(),
-                            format!("{} h", params::MAX_DURATION.as_secs() / 3600),
+                            params::MAX_DURATION.as_secs() / 3600,
                         )));
                     }
                 }

@@ -21,7 +21,8 @@
 //! time, and the arrivals its schedule had before then that it could not start are counted
 //! skipped (not run late: 30,000 tx/s on an engine doing 1,300 made a 1 s trial last 23 s).
 //! A trial on a count gives up the rest of its share once a client is behind its schedule by
-//! as long as the whole schedule takes (count / rate, at least [`MIN_BEHIND`]): such a trial
+//! as long as the whole schedule takes (count / rate, at least [`MIN_BEHIND`] and at least a
+//! latency limit, which skips the later ones one by one already): such a trial
 //! lasts about twice what its schedule needs at most, and what it gave up is skipped too. The
 //! reports say how many were skipped and why ([`crate::model::op::OpResult::skipped`]).
 //!
@@ -1031,7 +1032,8 @@ fn run_made<C: Client>(
         Budget::Streams => (u64::MAX, None, None),
     };
     let behind = match (shared.budget, shape.rate) {
-        (Budget::Count(total), Some(r)) => Some(behind_limit(total, r)),
+        // A latency limit skips what is later than it one by one: no sooner than that.
+        (Budget::Count(total), Some(r)) => Some(behind_limit(total, r).max(shape.latency_limit().unwrap_or_default())),
         _ => None,
     };
     let course = Course {
@@ -2258,14 +2260,7 @@ mod tests {
         fn budget(&self, _: &Params) -> Budget {
             self.budget
         }
-        fn client<'c>(
-            &self,
-            _: &'c mut dyn Connection,
-            _: u32,
-            _: u32,
-            _: u64,
-            _: &Params,
-        ) -> Result<Slow, WorkloadError> {
+        fn client(&self, _: &mut dyn Connection, _: u32, _: u32, _: u64, _: &Params) -> Result<Slow, WorkloadError> {
             Ok(Slow { ms: self.ms })
         }
     }
