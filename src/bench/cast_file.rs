@@ -31,7 +31,8 @@
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
 use crate::model::cast::{
-    BackupMethod, BackupSteps, BackupTarget, Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand, VacuumMode,
+    BackupMethod, BackupSteps, BackupTarget, Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand,
+    VacuumMode, MAX_ROLES,
 };
 use crate::model::knob::find_spec;
 use crate::model::load::{Arrival, ClientMode, Connections, MAX_CLIENTS, MAX_RATE};
@@ -106,6 +107,30 @@ pub enum CastFileError {
     },
     #[error("--cast {file}: role name \"{role}\" is given twice; give each role a name of its own")]
     Duplicate { file: String, role: String },
+    #[error(
+        "--cast {file}: role {index}: name \"{name}\" is not a role name; give 1 to {max} letters, digits, '.', '_' and '-', not only digits and not starting with '-', as --name takes (e.g. name = \"writer\")",
+        max = crate::store::run_name::MAX_LEN
+    )]
+    BadName { file: String, index: usize, name: String },
+    #[error("--cast {file}: {roles} roles, above the {MAX_ROLES} a cast may have; give at most {MAX_ROLES} [[role]] tables (many like clients are one role with clients = N)")]
+    TooManyRoles { file: String, roles: usize },
+    #[error("--cast {file}: the roles have {clients} clients in all (a workload role's clients, and 1 for each other role), above the {max} a trial may have (as --clients); give the roles fewer clients", max = MAX_CLIENTS)]
+    TooManyClients { file: String, clients: u64 },
+}
+
+/// The most characters of a value a message shows: a 70,000-character name is not repeated
+/// whole in an error line.
+const SHOWN_CHARS: usize = 40;
+
+/// `s` as a message shows it: its first [`SHOWN_CHARS`] characters (an ellipsis after them),
+/// control characters escaped, so that an error line is one short line a terminal prints as
+/// it is.
+fn shown(s: &str) -> String {
+    let mut out: String = s.chars().take(SHOWN_CHARS).flat_map(char::escape_debug).collect();
+    if s.chars().nth(SHOWN_CHARS).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 /// One `[[role]]` as written; its keys are checked before it is read, and each value is read
@@ -233,6 +258,12 @@ pub fn parse(
         Some(toml::Value::Array(a)) if !a.is_empty() => a,
         _ => return Err(CastFileError::NoRoles { file: file.into() }),
     };
+    if roles.len() > MAX_ROLES {
+        return Err(CastFileError::TooManyRoles {
+            file: file.into(),
+            roles: roles.len(),
+        });
+    }
     let mut out: Vec<Role> = Vec::new();
     for (index, value) in roles.iter().enumerate() {
         let t = value
@@ -248,6 +279,15 @@ pub fn parse(
                 })
             }
         };
+        // As `--name` (no colon: `ROLE:OP` names its operations; no space, no control
+        // character, at most 64 characters: every table and message prints it).
+        if crate::store::run_name::check(&name).is_err() {
+            return Err(CastFileError::BadName {
+                file: file.into(),
+                index: index + 1,
+                name: shown(&name),
+            });
+        }
         let invalid = |key: &str, why: String| CastFileError::Invalid {
             file: file.into(),
             role: name.clone(),
@@ -297,19 +337,21 @@ pub fn parse(
                 role: name,
             });
         }
-        if name.contains(':') || name.chars().any(char::is_whitespace) {
-            return Err(invalid(
-                "name",
-                format!("\"{name}\" has a colon or a space; give a name of letters, digits, - and _"),
-            ));
-        }
         let raw = RoleFile::read(t, name.clone(), kind, &invalid)?;
         out.push(role(raw, &invalid, resolve)?);
     }
-    Ok(Cast {
+    let cast = Cast {
         file: file.into(),
         roles: out,
-    })
+    };
+    let clients = cast.total_clients();
+    if clients > u64::from(MAX_CLIENTS) {
+        return Err(CastFileError::TooManyClients {
+            file: file.into(),
+            clients,
+        });
+    }
+    Ok(cast)
 }
 
 fn one_line(s: &str) -> String {
@@ -669,6 +711,9 @@ fn clients_of(raw: &RoleFile, invalid: &dyn Fn(&str, String) -> CastFileError) -
         }
     }
     if let Some(r) = raw.rate {
+        if r.is_finite() && r > 0.0 && r < crate::model::load::MIN_RATE {
+            return Err(invalid("rate", format!("{r}: {}", crate::model::load::rate_too_low(r))));
+        }
         if !(r.is_finite() && r > 0.0 && r <= MAX_RATE) {
             return Err(invalid(
                 "rate",
@@ -800,6 +845,61 @@ every = "500ms"
             c.describe(),
             "cast writer: 1 client at 50 tx/s; readers: 2 clients; holder: hold every 1 s for 500 ms; ckpt: checkpoint TRUNCATE every 500 ms"
         );
+    }
+
+    /// Issue 45, item 4: ten roles of 1,000 clients were accepted (8,189 threads); a cast's
+    /// roles and its clients in all are limited when it is read.
+    #[test]
+    fn a_cast_is_held_to_the_clients_of_a_trial_and_a_number_of_roles() {
+        let workloads = |n: usize, clients: u32| -> String {
+            (0..n)
+                .map(|i| format!("[[role]]\nname = \"w{i}\"\nkind = \"workload\"\nclients = {clients}\n"))
+                .collect()
+        };
+        assert_eq!(
+            err(&workloads(10, 1000)),
+            "--cast c.toml: the roles have 10000 clients in all (a workload role's clients, and 1 for each other role), above the 1024 a trial may have (as --clients); give the roles fewer clients"
+        );
+        // Every role counts: 1,023 clients and a hold are the limit, 1,024 and a hold are over it.
+        let hold = "[[role]]\nname = \"h\"\nkind = \"hold\"\nfor = \"1s\"\n";
+        let c = parse("c.toml", &(workloads(1, 1023) + hold), &no_params).unwrap();
+        assert_eq!(c.total_clients(), 1024);
+        assert!(err(&(workloads(1, 1024) + hold)).contains("the roles have 1025 clients in all"));
+        assert_eq!(
+            parse("c.toml", &workloads(MAX_ROLES, 1), &no_params)
+                .unwrap()
+                .roles
+                .len(),
+            MAX_ROLES
+        );
+        assert_eq!(
+            err(&workloads(MAX_ROLES + 1, 1)),
+            "--cast c.toml: 65 roles, above the 64 a cast may have; give at most 64 [[role]] tables (many like clients are one role with clients = N)"
+        );
+        assert!(err(&workloads(500, 1000)).starts_with("--cast c.toml: 500 roles, above the 64"));
+    }
+
+    /// Issue 45, item 8: a role name is held to `--name`'s rules when the cast is read; the
+    /// refusal shows a long or odd name cut and escaped, on one line.
+    #[test]
+    fn role_names_follow_the_rules_of_run_names_and_are_shown_cut_and_escaped() {
+        let named = |name: &str| format!("[[role]]\nname = \"{name}\"\nkind = \"workload\"\n");
+        for good in ["writer", "w-1_v.2", &"x".repeat(64)] {
+            assert_eq!(parse("c.toml", &named(good), &no_params).unwrap().roles[0].name, good);
+        }
+        for bad in ["a:b", "a b", "12", "-w", "ü", &"x".repeat(65)] {
+            let e = err(&named(bad));
+            assert!(
+                e.starts_with(&format!("--cast c.toml: role 1: name \"{}", shown(bad)))
+                    && e.ends_with("as --name takes (e.g. name = \"writer\")"),
+                "{e}"
+            );
+        }
+        let e = err(&named(&"a".repeat(70_000)));
+        assert!(e.len() < 300 && e.contains(&format!("\"{}…\"", "a".repeat(40))), "{e}");
+        let e = err(&named("a\\u001b[31mRED\\u0007"));
+        assert!(!e.chars().any(char::is_control) && !e.contains('\n'), "{e:?}");
+        assert!(e.contains("name \"a\\u{1b}[31mRED\\u{7}\""), "{e}");
     }
 
     #[test]

@@ -770,6 +770,47 @@ fn job_params(
     Ok((params, given))
 }
 
+/// An open loop whose first arrival would come after its trial ends, or whose count's
+/// schedule outlasts the longest trial, is refused with when that would be: its trials would
+/// measure nothing, or wait for days without a word (`--rate 1e-300` on a count).
+fn check_first_arrival(points: &[LoadPoint], jobs: &[Job]) -> Result<(), Failure> {
+    use crate::model::load::{duration_text, first_arrival_text, rate_text};
+    for p in points {
+        let Some(rate) = p.shape.rate else { continue };
+        let clients = f64::from(p.shape.clients.max(1));
+        // Each client runs its share of the rate: its first start is clients / rate away.
+        let first = clients / rate;
+        for job in jobs {
+            let Some(stop) = &job.stop else { continue };
+            match &stop.on {
+                StopOn::Duration { param, ms } if first > *ms as f64 / 1000.0 => {
+                    return Err(Failure(format!(
+                        "--rate {}: with {} each client's first transaction would come after {} on average, after the trial's end at {}; give a rate of at least {} tx/s, or a longer --param {param}",
+                        rate_text(rate),
+                        if clients > 1.0 { format!("{clients} clients") } else { "1 client".into() },
+                        first_arrival_text(first),
+                        duration_text(ms.saturating_mul(1_000_000)),
+                        rate_text((clients * 1000.0 / (*ms).max(1) as f64 * 1000.0).ceil() / 1000.0),
+                    )));
+                }
+                StopOn::Count { param, count } => {
+                    let takes = *count as f64 / rate;
+                    if takes > params::MAX_DURATION.as_secs_f64() {
+                        return Err(Failure(format!(
+                            "--rate {}: {count} transactions at that rate take {}, past the longest trial ({} h); give a higher rate, a smaller --param {param} or --param duration",
+                            rate_text(rate),
+                            first_arrival_text(takes).trim_start_matches("about ").to_owned(),
+                            params::MAX_DURATION.as_secs() / 3600,
+                        )));
+                    }
+                }
+                StopOn::Duration { .. } => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What ends a job's trials (see [`crate::model::stop_rule`]): the duration where one is
 /// given, else the count where one is given; given neither, an open loop stops on time, as long
 /// as the default count takes at the rate (set here as the job's duration), and a closed loop
@@ -989,6 +1030,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     for job in &mut jobs {
         job.stop = stop_rule(job, &stop_load);
     }
+    check_first_arrival(&points, &jobs)?;
     check_cast(&load, &jobs, &choices, &engine_specs)?;
     check_measure(args, &points)?;
     let no_processes = client_processes_engines(&choices, &engine_specs, &points, &mut skipped)?;

@@ -503,7 +503,12 @@ fn session(args: &RunArgs, observer: &mut dyn RunObserver, run_ids: &mut Vec<i64
     // stop while the plan reads scripts or logs ends the run as every other stop does (130),
     // not killed by the signal (143, 129).
     let stop = crate::sys::signals::stop_flag()?;
-    let plan = plan::plan(args)?;
+    let plan = match plan::plan(args) {
+        Ok(plan) => plan,
+        // A read the stop cut short (a long log's) fails the plan: the stop is the answer.
+        Err(_) if stop.load(Ordering::Relaxed) => return Ok(interrupted_before_trials()),
+        Err(e) => return Err(e),
+    };
     observer.started(&plan);
     if let Some(code) = before_start(&plan, &stop) {
         return Ok(code);

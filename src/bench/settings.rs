@@ -318,6 +318,9 @@ fn parse_retry_backoff(s: &str) -> Result<crate::model::backoff::Backoff, String
 fn parse_rate(s: &str) -> Result<f64, String> {
     let max = crate::model::load::MAX_RATE;
     match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r < crate::model::load::MIN_RATE => {
+            Err(crate::model::load::rate_too_low(r))
+        }
         Ok(r) if r.is_finite() && r > 0.0 && r <= max => Ok(r),
         Ok(r) if r.is_finite() && r > max => Err(format!(
             "above {max} transactions per second, the clock cannot keep a schedule; give a lower rate"

@@ -20,6 +20,12 @@ use super::params::Params;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+/// Most roles a cast may have. Every role is at least one thread or process with a
+/// connection of its own, a row in every table and a band on the timeline; a cast is parts of
+/// one application (a writer, readers, a checkpointer, a backup), and 64 of them is far more
+/// than any application has. Many identical clients are one role with `clients = N`.
+pub const MAX_ROLES: usize = 64;
+
 /// A trial's roles, in the order the cast file gives them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cast {
@@ -409,6 +415,13 @@ impl Cast {
     /// Clients over every workload role.
     pub fn workload_clients(&self) -> u32 {
         self.workload_roles().map(|r| r.clients).sum()
+    }
+
+    /// Threads and processes over every role: a workload role's clients, and one for each
+    /// role of another kind (a hold, checkpoint, vacuum or backup role's connection, a
+    /// sidecar's process). What [`super::load::MAX_CLIENTS`] limits for a cast.
+    pub fn total_clients(&self) -> u64 {
+        self.roles.iter().map(|r| u64::from(r.clients.max(1))).sum()
     }
 
     /// Checks the roles against each other's and the trial's length (`trial`: a time budget,

@@ -14,6 +14,41 @@ pub const MAX_CLIENTS: u32 = 1024;
 /// clock's resolution and the cost of reading it decide the start times, not the schedule.
 pub const MAX_RATE: f64 = 1_000_000.0;
 
+/// Lowest rate a schedule is kept to: one intended start every 1,000 s. Below it the first
+/// arrival comes after most trials would end (at `1e-300` a trial on a count waited forever,
+/// saying nothing).
+pub const MIN_RATE: f64 = 0.001;
+
+/// A rate below [`MIN_RATE`] refused in words: when its first arrival would come.
+pub fn rate_too_low(r: f64) -> String {
+    format!(
+        "below {MIN_RATE} transactions per second, the first transaction would come after {} on average; give a rate of at least {MIN_RATE}",
+        first_arrival_text(1.0 / r)
+    )
+}
+
+/// `about 1000 s` or `about 3.2e292 years`: how long until a first arrival `secs` away.
+pub fn first_arrival_text(secs: f64) -> String {
+    const YEAR: f64 = 365.25 * 24.0 * 3600.0;
+    if !secs.is_finite() {
+        "forever".into()
+    } else if secs < 2.0 * 24.0 * 3600.0 {
+        format!("about {} s", num_text(secs))
+    } else {
+        format!("about {} years", num_text(secs / YEAR))
+    }
+}
+
+fn num_text(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{x:.1e}")
+    } else if x >= 10.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 /// How the intended start times of an open loop are spaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]

@@ -7,8 +7,83 @@
 //! Wrapping every cell into the width instead (comfy-table's dynamic arrangement) leaves a
 //! 15-column summary four characters per column on 80 columns, its numbers broken across
 //! lines. Full width (pipes, files, `--wide`) is laid out exactly as before.
+//!
+//! Every cell and header is cut to [`MAX_CELL`] characters (an ellipsis where cut) and loses
+//! its control characters first: a stored run may hold any string (a role name of 70,000
+//! characters, a cast of thousands of roles described in one cell), and a width past 65,535
+//! makes Rust's padding panic, while an escape sequence would act on the terminal.
 
 use crate::base::terminal;
+use std::borrow::Cow;
+
+/// The most characters of a cell (or header) a table prints; a longer one ends in `…`.
+/// Wider than any figure, configuration or path a table means to show whole, and far below
+/// the 65,535 that `format!`'s padding takes.
+pub const MAX_CELL: usize = 240;
+
+/// `s` as a cell prints it: without control characters, cut to [`MAX_CELL`] characters with
+/// an ellipsis (borrowed when it needs neither).
+pub fn cell_text(s: &str) -> Cow<'_, str> {
+    let clean = crate::base::control_chars::strip(s);
+    if clean.len() <= MAX_CELL || clean.chars().nth(MAX_CELL).is_none() {
+        return clean;
+    }
+    let mut cut: String = clean.chars().take(MAX_CELL - 1).collect();
+    cut.push('…');
+    Cow::Owned(cut)
+}
+
+/// The most characters of one line of a text report: the prose around the tables (a heading
+/// that describes a cast, an answer naming roles) is cut there with an ellipsis, as a cell is
+/// at [`MAX_CELL`]; a table's lines, of cells so cut, stay within it.
+pub const MAX_LINE: usize = 4000;
+
+/// `text` with no control character but its line breaks and no line longer than
+/// [`MAX_LINE`] characters (unchanged where it has neither): what a stored run, whatever it
+/// holds, prints.
+pub fn bounded(text: String) -> String {
+    let clean = |c: char| c == '\n' || !crate::base::control_chars::is_control(c);
+    if text.chars().all(clean)
+        && text
+            .lines()
+            .all(|l| l.len() <= MAX_LINE || l.chars().count() <= MAX_LINE)
+    {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len().min(1 << 20));
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let kept: String = body.chars().filter(|&c| clean(c)).collect();
+        if kept.chars().nth(MAX_LINE).is_some() {
+            out.extend(kept.chars().take(MAX_LINE - 1));
+            out.push('…');
+        } else {
+            out += &kept;
+        }
+        out += end;
+    }
+    out
+}
+
+/// `headers` and `rows` with every cell as [`cell_text`] prints it; borrowed where none needs
+/// a change (the common case: a scan, no copy).
+fn fitted_cells<'a>(headers: &[&'a str], rows: &'a [Vec<String>]) -> (Vec<Cow<'a, str>>, Cow<'a, [Vec<String>]>) {
+    let headers = headers.iter().map(|h| cell_text(h)).collect();
+    let fits = |c: &String| matches!(cell_text(c), Cow::Borrowed(_));
+    let rows = if rows.iter().flatten().all(fits) {
+        Cow::Borrowed(rows)
+    } else {
+        Cow::Owned(
+            rows.iter()
+                .map(|r| r.iter().map(|c| cell_text(c).into_owned()).collect())
+                .collect(),
+        )
+    };
+    (headers, rows)
+}
 
 /// Lays out `rows` under `headers`: fitted to the terminal's width when there is one.
 pub fn table(headers: &[&str], rows: &[Vec<String>], markdown: bool) -> String {
@@ -27,6 +102,9 @@ const GAP: usize = 2;
 /// `rows` under `headers` in at most `width` columns where the cells allow (see the module
 /// docs); a table that fits already is the full layout, unchanged.
 pub fn table_within(headers: &[&str], rows: &[Vec<String>], width: usize) -> String {
+    let (headers, rows) = fitted_cells(headers, rows);
+    let headers: Vec<&str> = headers.iter().map(|h| h.as_ref()).collect();
+    let (headers, rows) = (&headers[..], &rows[..]);
     let full = full_table(headers, rows, false);
     if full.lines().all(|l| l.chars().count() <= width) {
         return full;
@@ -217,17 +295,20 @@ fn wrap_words(text: &str, width: usize, cut: bool) -> Vec<String> {
 
 /// Lays out `rows` under `headers` at their full width.
 pub fn full_table(headers: &[&str], rows: &[Vec<String>], markdown: bool) -> String {
+    let (headers, rows) = fitted_cells(headers, rows);
+    let headers: Vec<&str> = headers.iter().map(|h| h.as_ref()).collect();
+    let (headers, rows) = (&headers[..], &rows[..]);
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
         }
     }
     let line = |cells: Vec<String>| -> String {
         let padded: Vec<String> = cells
             .iter()
             .enumerate()
-            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .map(|(i, c)| format!("{c:<w$}", w = widths.get(i).copied().unwrap_or(0)))
             .collect();
         if markdown {
             format!("| {} |", padded.join(" | "))
@@ -380,6 +461,56 @@ mod tests {
             text.split_whitespace().collect::<Vec<_>>()
         );
         assert_eq!(prose_within(text, 200), text);
+    }
+
+    /// Issue 45, item 8: a cell of 100,000 characters (a stored run's role name, a cast's
+    /// description) made `format!`'s padding panic past 65,535, and control characters went to
+    /// the terminal raw. Every layout cuts such a cell to [`MAX_CELL`] with an ellipsis.
+    #[test]
+    fn absurd_cells_are_cut_and_cleaned_in_every_layout_and_never_panic() {
+        let huge = "r".repeat(100_000);
+        let spaced = "word ".repeat(20_000);
+        let escape = format!("a\u{1b}[31mred\u{9b}2J{}", "x".repeat(70_000));
+        let headers = ["#", "operation", &huge, "p99 us"];
+        let rows = vec![
+            vec!["0".to_string(), huge.clone(), spaced.clone(), escape.clone()],
+            vec![escape.clone(), "all".into(), "1".into(), huge.clone()],
+            // A row longer than the headers is laid out too, its extra cell at its own width.
+            vec!["1".into(), "x".into(), "y".into(), "z".into(), huge.clone()],
+        ];
+        let bound = (headers.len() + 1) * (MAX_CELL + 3) + 4;
+        let layouts = [
+            full_table(&headers, &rows, false),
+            full_table(&headers, &rows, true),
+            table_within(&headers, &rows, 80),
+            table_within(&headers, &rows, 20),
+        ];
+        for out in &layouts {
+            assert!(out.lines().count() > 3, "{out}");
+            for l in out.lines() {
+                assert!(l.chars().count() <= bound, "{} characters", l.chars().count());
+                assert!(!l.chars().any(char::is_control), "{l:?}");
+            }
+            assert!(out.contains('…'), "a cut cell says so");
+            assert!(
+                out.contains("a[31mred2J"),
+                "the escape's text stays, without its control characters"
+            );
+        }
+        assert_eq!(cell_text(&huge).chars().count(), MAX_CELL);
+        // The prose around tables too: a line cut at MAX_LINE, control characters gone.
+        let prose = format!("cast {escape}: 1 client\nshort\n");
+        let b = bounded(prose);
+        assert_eq!(b.lines().count(), 2);
+        assert_eq!(b.lines().next().unwrap().chars().count(), MAX_LINE);
+        assert!(
+            !b.chars().any(|c| c != '\n' && c.is_control()) && b.ends_with("…\nshort\n"),
+            "{}",
+            &b[..80]
+        );
+        assert_eq!(bounded("as it is\n".into()), "as it is\n");
+        assert!(matches!(cell_text("all"), Cow::Borrowed("all")));
+        assert_eq!(cell_text(&"é".repeat(MAX_CELL)).chars().count(), MAX_CELL);
     }
 
     #[test]

@@ -215,23 +215,24 @@ pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String>
     if let Some(cast) = &manifest.load.cast {
         return cast_operations(cast, trials);
     }
+    use std::collections::HashSet;
     let mut ops: Vec<String> = crate::workload::find(&manifest.workload)
         .map(|w| w.kind().operations.iter().map(|s| s.to_string()).collect())
         .unwrap_or_default();
+    // Sets, not scans of the list: a script of 20,000 statements has 20,000 types (issue 45).
+    let mut listed: HashSet<String> = ops.iter().cloned().collect();
+    let mut ran: HashSet<&str> = HashSet::new();
     for o in trials.iter().flat_map(|t| &t.ops) {
-        if !ops.contains(&o.name) {
+        if listed.insert(o.name.clone()) {
             ops.push(o.name.clone());
+        }
+        if o.ops + o.failed + o.skipped > 0 {
+            ran.insert(&o.name);
         }
     }
     // An operation type no trial drew (YCSB A's inserts and scans) has no row: it would read
     // as measured at 0 tx/s.
-    let ran = |name: &str| {
-        trials
-            .iter()
-            .flat_map(|t| &t.ops)
-            .any(|o| o.name == name && o.ops + o.failed + o.skipped > 0)
-    };
-    ops.retain(|name| ran(name));
+    ops.retain(|name| ran.contains(name.as_str()));
     ops
 }
 
@@ -240,11 +241,12 @@ pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String>
 fn cast_operations(cast: &crate::model::cast::Cast, trials: &[TrialRecord]) -> Vec<String> {
     use crate::model::cast::{role_all, role_of};
     let mut ops = Vec::new();
+    let mut listed = std::collections::HashSet::new();
     for role in cast.workload_roles() {
         ops.push(role_all(&role.name));
         for o in trials.iter().flat_map(|t| &t.ops) {
             let ran = o.ops + o.failed + o.skipped > 0;
-            if ran && role_of(&o.name) == Some(role.name.as_str()) && !ops.contains(&o.name) {
+            if ran && role_of(&o.name) == Some(role.name.as_str()) && listed.insert(o.name.as_str()) {
                 ops.push(o.name.clone());
             }
         }

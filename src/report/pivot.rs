@@ -7,7 +7,7 @@
 //! `show` can redraw it for any old run.
 
 use super::number::{change_words, difference, interval_of, num, ratio};
-use super::stats::{values, Metric, Statistics};
+use super::stats::{values_in, Metric, OpIndex, Statistics};
 use crate::model::record::{Manifest, TrialRecord};
 use litebench_stats::{summarize, Difference, Ratio};
 use serde::Serialize;
@@ -62,13 +62,14 @@ pub fn side_by_side(
         .chain(operations.iter().cloned())
         .collect();
     let mut rows = Vec::new();
+    let index = OpIndex::of(trials);
     for op in &names {
-        let base = values(trials, baseline, op, metric);
+        let base = values_in(&index, trials, baseline, op, metric);
         let cells: Vec<Option<Cell>> = manifest
             .configs
             .iter()
             .map(|cfg| {
-                let samples = values(trials, cfg.index, op, metric);
+                let samples = values_in(&index, trials, cfg.index, op, metric);
                 let s = summarize(&samples)?;
                 let other = cfg.index != baseline;
                 if metric == Metric::Failures {

@@ -172,6 +172,50 @@ pub fn cv_warning(manifest: &Manifest, trials: &[TrialRecord], noisy: &[&Summary
     }
 }
 
+/// The open loop's transactions that were scheduled and never started, over the measured
+/// trials, and why: a trial ends at its time (on a count, once it is behind its schedule by the
+/// schedule's whole length) and what its schedule had left is skipped, not run late (see
+/// `workload::load`); with `--latency-limit` also those already later than the limit. None
+/// where nothing was skipped or the run had no rate (a cast's roles' rates included).
+pub fn skipped_warning(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
+    let open = manifest.configs.iter().any(|c| manifest.load_of(c.index).open())
+        || manifest.load.open()
+        || manifest
+            .load
+            .cast
+            .as_ref()
+            .is_some_and(|c| c.workload_roles().any(|r| r.rate.is_some()));
+    if !open {
+        return None;
+    }
+    let measured: Vec<&TrialRecord> = trials.iter().filter(|t| !t.warmup).collect();
+    let skipped: u64 = measured
+        .iter()
+        .flat_map(|t| &t.ops)
+        .filter(|o| o.part_of.is_none())
+        .map(|o| o.skipped)
+        .sum();
+    if skipped == 0 {
+        return None;
+    }
+    let limit = manifest
+        .configs
+        .iter()
+        .any(|c| manifest.load_of(c.index).latency_limit_ns.is_some())
+        || manifest.load.latency_limit_ns.is_some();
+    let why = if limit {
+        "later than --latency-limit when their turn came, or not started before the trial ended: the engine fell behind the rate"
+    } else {
+        "the engine fell behind the rate, and a trial ends at its time rather than running them late"
+    };
+    Some(format!(
+        "{skipped} scheduled transaction{} skipped over {} measured trial{} ({why}); their share of what was attempted is in the failure rate: give a lower --rate to measure the engine below its limit",
+        if skipped == 1 { "" } else { "s" },
+        measured.len(),
+        if measured.len() == 1 { "" } else { "s" },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +245,32 @@ mod tests {
             tr.throughput = tr.total_ops as f64 / (tr.measured_ns as f64 / 1e9);
         }
         (m, t)
+    }
+
+    /// Issue 45, item 9: what an open loop could not start is said, with its cause.
+    #[test]
+    fn skipped_transactions_of_an_open_loop_are_said_with_their_cause() {
+        let (mut m, mut t) = open_loop();
+        assert_eq!(skipped_warning(&m, &t), None, "nothing skipped");
+        for tr in &mut t {
+            tr.ops[0].skipped = 5;
+        }
+        let w = skipped_warning(&m, &t).unwrap();
+        let trials = t.iter().filter(|t| !t.warmup).count();
+        assert!(
+            w.starts_with(&format!(
+                "{} scheduled transactions skipped over {trials} measured trials (the engine fell behind the rate",
+                5 * trials
+            )),
+            "{w}"
+        );
+        let rows = report(&m, &t).summary;
+        assert!(warnings(&m, &t, &rows, "complete").contains(&w), "among the warnings");
+        m.load.latency_limit_ns = Some(5_000_000);
+        assert!(skipped_warning(&m, &t).unwrap().contains("later than --latency-limit"));
+        m.load.rate = None;
+        m.load.latency_limit_ns = None;
+        assert_eq!(skipped_warning(&m, &t), None, "a closed loop skips nothing");
     }
 
     fn cv_lines(m: &Manifest, t: &[TrialRecord]) -> Vec<String> {

@@ -6,8 +6,9 @@
 //! settings (confidence, noise threshold, bootstrap seed and the methods' names) are recorded
 //! in the run's manifest, so a stored run's verdicts can be recomputed exactly.
 
-use crate::model::op::{decode, new_histogram, OpResult};
+use crate::model::op::{compared, decode, new_histogram, OpResult};
 use crate::model::record::TrialRecord;
+use std::collections::HashMap;
 
 pub use crate::model::metric::{Metric, Statistics, DEFAULT_NOISE};
 
@@ -19,13 +20,88 @@ pub struct Sample {
     pub value: f64,
 }
 
+/// Each trial's operation results by name, built once for a report of many operation types:
+/// a figure of one type then finds its result in a trial by one lookup, where a scan of the
+/// trial's types per figure made a report quadratic in them (a script of 20,000 statements
+/// has 20,000 types: its summary took 38 s, issue 45). `all` and a cast's `ROLE:all` count
+/// many types and are still scanned: a run has one and a handful of them.
+///
+/// A trial is known by its address, so the index answers for the trials it was built over
+/// (borrowed for its life); any other trial is scanned, with the same answer.
+#[derive(Debug, Default)]
+pub struct OpIndex<'a> {
+    by_trial: HashMap<usize, HashMap<&'a str, usize>>,
+}
+
+fn address(t: &TrialRecord) -> usize {
+    std::ptr::from_ref(t) as usize
+}
+
+impl<'a> OpIndex<'a> {
+    /// The index of `trials`' results.
+    pub fn of(trials: &'a [TrialRecord]) -> OpIndex<'a> {
+        let by_trial = trials
+            .iter()
+            .map(|t| {
+                let mut names = HashMap::with_capacity(t.ops.len());
+                for (i, o) in t.ops.iter().enumerate() {
+                    // The first of a name, as a scan finds it.
+                    names.entry(o.name.as_str()).or_insert(i);
+                }
+                (address(t), names)
+            })
+            .collect();
+        OpIndex { by_trial }
+    }
+
+    /// `t`'s results that count in `operation` ([`OpResult::counts_in`]).
+    pub fn counting<'t, 'o>(&self, t: &'t TrialRecord, operation: &'o str) -> Counting<'t, 'o> {
+        let whole = operation == "all" || crate::model::cast::role_total(operation).is_some();
+        match self.by_trial.get(&address(t)) {
+            Some(names) if !whole => {
+                compared();
+                Counting::One(names.get(operation).map(|&i| &t.ops[i]))
+            }
+            _ => Counting::Scan(t.ops.iter(), operation),
+        }
+    }
+}
+
+/// The results of one trial that count in an operation: the one its name found, or a scan.
+pub enum Counting<'t, 'o> {
+    One(Option<&'t OpResult>),
+    Scan(std::slice::Iter<'t, OpResult>, &'o str),
+}
+
+impl<'t> Iterator for Counting<'t, '_> {
+    type Item = &'t OpResult;
+
+    fn next(&mut self) -> Option<&'t OpResult> {
+        match self {
+            Counting::One(o) => o.take(),
+            Counting::Scan(ops, operation) => ops.find(|o| o.counts_in(operation)),
+        }
+    }
+}
+
 /// The figures of configuration `config`'s measured (non-warm-up) trials for `operation`, in
 /// run order. Trials in which the operation did not run, or took no time for a rate, give none.
 pub fn samples(trials: &[TrialRecord], config: usize, operation: &str, metric: Metric) -> Vec<Sample> {
+    samples_in(&OpIndex::default(), trials, config, operation, metric)
+}
+
+/// [`samples`], each trial's results found through `index`.
+pub fn samples_in(
+    index: &OpIndex<'_>,
+    trials: &[TrialRecord],
+    config: usize,
+    operation: &str,
+    metric: Metric,
+) -> Vec<Sample> {
     trials
         .iter()
         .filter(|t| t.config == config && !t.warmup)
-        .filter_map(|t| trial_value(t, operation, metric).map(|value| Sample { seq: t.seq, value }))
+        .filter_map(|t| trial_value_in(index, t, operation, metric).map(|value| Sample { seq: t.seq, value }))
         .collect()
 }
 
@@ -33,36 +109,41 @@ pub fn samples(trials: &[TrialRecord], config: usize, operation: &str, metric: M
 /// a latency percentile of the trial's own histogram (`None` when nothing was timed); its
 /// failure rate in percent (`None` when nothing was attempted).
 pub fn trial_value(t: &TrialRecord, operation: &str, metric: Metric) -> Option<f64> {
+    trial_value_in(&OpIndex::default(), t, operation, metric)
+}
+
+/// [`trial_value`], the trial's results found through `index`.
+pub fn trial_value_in(index: &OpIndex<'_>, t: &TrialRecord, operation: &str, metric: Metric) -> Option<f64> {
     if let Some(q) = metric.quantile() {
-        return trial_percentile_ms(t, operation, q);
+        return trial_percentile_ms(index, t, operation, q);
     }
     if metric == Metric::Failures {
-        return failure_pct(t.ops.iter().filter(|o| o.counts_in(operation)));
+        return failure_pct(index.counting(t, operation));
     }
     if metric == Metric::Instructions {
-        return instructions_per_op(t, operation);
+        return instructions_per_op(index, t, operation);
     }
     if operation == "all" {
         metric.value(t.total_ops, t.measured_ns)
     } else if crate::model::cast::role_total(operation).is_some() {
         // A cast's roles run over the whole measured interval.
-        let ops = t.ops.iter().filter(|o| o.counts_in(operation)).map(|o| o.ops).sum();
+        let ops = index.counting(t, operation).map(|o| o.ops).sum();
         metric.value(ops, t.measured_ns)
     } else {
-        let o = t.ops.iter().find(|o| o.name == operation)?;
+        let o = index.counting(t, operation).next()?;
         metric.value(o.ops, o.elapsed_ns)
     }
 }
 
 /// Instructions per operation of `operation` in one trial (`all`: the trial's over its
 /// operations); `None` where instructions were not counted or nothing ran.
-fn instructions_per_op(t: &TrialRecord, operation: &str) -> Option<f64> {
+fn instructions_per_op(index: &OpIndex<'_>, t: &TrialRecord, operation: &str) -> Option<f64> {
     let (instructions, ops) = if operation == "all" {
         (t.instructions?, t.total_ops)
     } else {
-        t.ops
-            .iter()
-            .filter(|o| o.counts_in(operation) && o.part_of.is_none())
+        index
+            .counting(t, operation)
+            .filter(|o| o.part_of.is_none())
             .try_fold((0u64, 0u64), |(n, ops), o| Some((n + o.instructions?, ops + o.ops)))?
     };
     (ops > 0).then(|| instructions as f64 / ops as f64)
@@ -80,19 +161,39 @@ pub fn failure_pct<'a>(ops: impl Iterator<Item = &'a OpResult>) -> Option<f64> {
 
 /// The latency at quantile `q` of `operation` in one trial, milliseconds: the operation's own
 /// histogram, or for `all` the trial's whole operation types' histograms merged.
-fn trial_percentile_ms(t: &TrialRecord, operation: &str, q: f64) -> Option<f64> {
-    let mut hist = new_histogram();
-    for o in t.ops.iter().filter(|o| o.counts_in(operation)) {
-        if let Some(h) = decode(&o.histogram) {
-            let _ = hist.add(&h);
-        }
-    }
+fn trial_percentile_ms(index: &OpIndex<'_>, t: &TrialRecord, operation: &str, q: f64) -> Option<f64> {
+    let hist = merge(index.counting(t, operation).filter_map(|o| decode(&o.histogram)))?;
     (!hist.is_empty()).then(|| hist.value_at_quantile(q) as f64 / 1e6)
+}
+
+/// `hists` merged into a fresh histogram; one alone as it is (an operation type's own: no
+/// empty histogram of every bucket made and filled per figure); none: `None`.
+pub fn merge(mut hists: impl Iterator<Item = hdrhistogram::Histogram<u64>>) -> Option<hdrhistogram::Histogram<u64>> {
+    let first = hists.next()?;
+    let Some(second) = hists.next() else {
+        return Some(first);
+    };
+    let mut hist = new_histogram();
+    for h in [first, second].into_iter().chain(hists) {
+        let _ = hist.add(&h);
+    }
+    Some(hist)
 }
 
 /// Just the values of [`samples`].
 pub fn values(trials: &[TrialRecord], config: usize, operation: &str, metric: Metric) -> Vec<f64> {
-    samples(trials, config, operation, metric)
+    values_in(&OpIndex::default(), trials, config, operation, metric)
+}
+
+/// Just the values of [`samples_in`].
+pub fn values_in(
+    index: &OpIndex<'_>,
+    trials: &[TrialRecord],
+    config: usize,
+    operation: &str,
+    metric: Metric,
+) -> Vec<f64> {
+    samples_in(index, trials, config, operation, metric)
         .iter()
         .map(|s| s.value)
         .collect()

@@ -4,7 +4,7 @@
 //! summarised exactly like a run that just finished. Warm-up trials are never included. A value
 //! that could not be determined is `None` (JSON `null`, empty in CSV, `-` in tables), never 0.
 
-use super::stats::{samples, values, Metric, Statistics};
+use super::stats::{samples, values, values_in, Metric, OpIndex, Statistics};
 use crate::engines::registry;
 use crate::model::metric::LATENCY_METRICS;
 use crate::model::op::{decode, new_histogram, Latency, OpResult};
@@ -325,6 +325,7 @@ fn row(
     operation: &str,
     trials: &[&TrialRecord],
     all: &[TrialRecord],
+    index: &OpIndex<'_>,
 ) -> Option<SummaryRow> {
     let cfg = manifest.configs.get(config)?;
     let scope = Scope {
@@ -334,6 +335,7 @@ fn row(
         operation,
         trials,
         all,
+        index,
     };
     let parts = scope.parts();
     Some(SummaryRow {
@@ -366,6 +368,8 @@ struct Scope<'a> {
     operation: &'a str,
     trials: &'a [&'a TrialRecord],
     all: &'a [TrialRecord],
+    /// Each trial's results by name ([`OpIndex`]): a row finds its type's in one lookup.
+    index: &'a OpIndex<'a>,
 }
 
 /// Per trial: completed transactions, measured time (ns) and I/O of the row's operation.
@@ -394,16 +398,15 @@ impl Scope<'_> {
                 if self.operation == "all" {
                     (t.total_ops, t.measured_ns, t.io)
                 } else if crate::model::cast::role_total(self.operation).is_some() {
-                    t.ops
-                        .iter()
-                        .filter(|o| o.counts_in(self.operation))
+                    self.index
+                        .counting(t, self.operation)
                         .fold((0, t.measured_ns, IoSnapshot::ZERO), |(n, ns, io), o| {
                             (n + o.ops, ns, io.plus(&o.io))
                         })
                 } else {
-                    t.ops
-                        .iter()
-                        .find(|o| o.name == self.operation)
+                    self.index
+                        .counting(t, self.operation)
+                        .next()
                         .map_or((0, 0, Default::default()), |o| (o.ops, o.elapsed_ns, o.io))
                 }
             })
@@ -412,7 +415,7 @@ impl Scope<'_> {
 
     /// This configuration's per-trial figures in `metric`.
     fn own(&self, metric: Metric) -> Vec<f64> {
-        values(self.all, self.config, self.operation, metric)
+        values_in(self.index, self.all, self.config, self.operation, metric)
     }
 
     /// `own` against the baseline configuration's (#0) in `metric`; the baseline against itself
@@ -426,14 +429,14 @@ impl Scope<'_> {
             });
         }
         self.stats
-            .compare(&values(self.all, 0, self.operation, metric), own, metric)
+            .compare(&values_in(self.index, self.all, 0, self.operation, metric), own, metric)
     }
 
     /// Per trial, over the operation types the row counts: the sum of `f`.
     fn per_trial(&self, f: &dyn Fn(&OpResult) -> u64) -> Vec<u64> {
         self.trials
             .iter()
-            .map(|t| t.ops.iter().filter(|o| o.counts_in(self.operation)).map(f).sum())
+            .map(|t| self.index.counting(t, self.operation).map(f).sum())
             .collect()
     }
 
@@ -492,7 +495,7 @@ impl Scope<'_> {
     }
 
     fn latencies(&self) -> Latencies {
-        let hist = merged_latency(self.trials, self.operation);
+        let hist = merged(self.index, self.trials, self.operation, |o| Some(&o.histogram));
         let lat = (!hist.is_empty()).then(|| Latency::of(&hist));
         let [p50, p99, p999] = LATENCY_METRICS.map(|m| self.across_trials(m));
         Latencies {
@@ -532,9 +535,8 @@ impl Scope<'_> {
             .trials
             .iter()
             .map(|t| {
-                t.ops
-                    .iter()
-                    .filter(|o| o.counts_in(self.operation))
+                self.index
+                    .counting(t, self.operation)
                     .map(f)
                     .sum::<Option<u64>>()
                     .map(|n| n as f64)
@@ -552,8 +554,10 @@ impl Scope<'_> {
         let failure_diff = if self.config == 0 {
             None
         } else {
-            self.stats
-                .difference(&values(self.all, 0, self.operation, Metric::Failures), &failure_pcts)
+            self.stats.difference(
+                &values_in(self.index, self.all, 0, self.operation, Metric::Failures),
+                &failure_pcts,
+            )
         };
         Failures {
             success_rate: (completed > 0).then(|| succeeded as f64 / completed as f64),
@@ -636,9 +640,11 @@ impl Scope<'_> {
     /// Open loops: the schedule's lag.
     fn load(&self) -> Load {
         let load = self.manifest.load_of(self.config);
-        let lag = load
-            .open()
-            .then(|| Latency::of(&merged_lag(self.trials, self.operation)));
+        let lag = load.open().then(|| {
+            Latency::of(&merged(self.index, self.trials, self.operation, |o| {
+                o.lag_histogram.as_ref()
+            }))
+        });
         Load {
             target_tps: load.rate,
             lag_p50_us: lag.as_ref().map(|l| us(l.p50_ns as f64)),
@@ -669,15 +675,16 @@ impl Scope<'_> {
     }
 
     fn busy_waits(&self) -> Option<BusyWaits> {
-        let hist = merged(self.trials, self.operation, |o| o.busy_wait_histogram.as_ref());
+        let hist = merged(self.index, self.trials, self.operation, |o| {
+            o.busy_wait_histogram.as_ref()
+        });
         if hist.is_empty() {
             return None;
         }
         let attempted: u64 = self
             .trials
             .iter()
-            .flat_map(|t| &t.ops)
-            .filter(|o| o.counts_in(self.operation))
+            .flat_map(|t| self.index.counting(t, self.operation))
             .map(|o| o.ops + o.busy)
             .sum();
         let w = Latency::of(&hist);
@@ -693,26 +700,30 @@ impl Scope<'_> {
 /// The schedule-lag histograms of `operation` (`all`: every type) in `trials`, merged; empty
 /// for closed loops.
 pub fn merged_lag(trials: &[&TrialRecord], operation: &str) -> Histogram<u64> {
-    merged(trials, operation, |o| o.lag_histogram.as_ref())
+    merged(&OpIndex::default(), trials, operation, |o| o.lag_histogram.as_ref())
 }
 
 /// The latency histograms of `operation` (`all`: every type) in `trials`, merged: exact
 /// percentiles over all of them (the summary's p50..max and the report's percentile plots).
 pub fn merged_latency(trials: &[&TrialRecord], operation: &str) -> Histogram<u64> {
-    merged(trials, operation, |o| Some(&o.histogram))
+    merged(&OpIndex::default(), trials, operation, |o| Some(&o.histogram))
 }
 
-/// The stored histograms `pick` gives of `operation`'s results in `trials`, merged.
-fn merged(trials: &[&TrialRecord], operation: &str, pick: impl Fn(&OpResult) -> Option<&String>) -> Histogram<u64> {
-    let mut hist = new_histogram();
-    for o in trials.iter().flat_map(|t| &t.ops) {
-        if o.counts_in(operation) {
-            if let Some(h) = pick(o).and_then(|s| decode(s)) {
-                let _ = hist.add(&h);
-            }
-        }
-    }
-    hist
+/// The stored histograms `pick` gives of `operation`'s results in `trials` (found through
+/// `index`), merged.
+fn merged(
+    index: &OpIndex<'_>,
+    trials: &[&TrialRecord],
+    operation: &str,
+    pick: impl Fn(&OpResult) -> Option<&String>,
+) -> Histogram<u64> {
+    super::stats::merge(
+        trials
+            .iter()
+            .flat_map(|t| index.counting(t, operation))
+            .filter_map(|o| pick(o).and_then(|s| decode(s))),
+    )
+    .unwrap_or_else(new_histogram)
 }
 
 impl SummaryRow {
@@ -819,10 +830,11 @@ pub fn summarize_run(
     operations: &[String],
 ) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
+    let index = OpIndex::of(trials);
     for cfg in &manifest.configs {
         let measured: Vec<&TrialRecord> = trials.iter().filter(|t| t.config == cfg.index && !t.warmup).collect();
         for op in std::iter::once("all").chain(operations.iter().map(String::as_str)) {
-            if let Some(r) = row(manifest, stats, cfg.index, op, &measured, trials) {
+            if let Some(r) = row(manifest, stats, cfg.index, op, &measured, trials, &index) {
                 rows.push(r);
             }
         }
@@ -951,10 +963,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn outliers_are_named_by_trial() {
-        let cfg = ConfigInfo {
-            index: 0,
+    fn config(index: usize) -> ConfigInfo {
+        ConfigInfo {
+            index,
             engine: "sqlite".into(),
             knobs: Default::default(),
             label: "defaults".into(),
@@ -963,7 +974,66 @@ mod tests {
             scheduler: None,
             scheduler_device: None,
             load: None,
+        }
+    }
+
+    /// Issue 45, item 10: a script's summary scanned every trial's operation types for each
+    /// type's row (20,000 statements: 38 s). The comparisons of a type against a name, counted
+    /// over the operation list, the summary and the side-by-side table, grow as the types do.
+    #[test]
+    fn a_reports_comparisons_grow_linearly_with_the_operation_types() {
+        use crate::model::op::comparisons;
+        let comparisons_for = |n: usize| -> u64 {
+            let mut m = crate::store::tests::manifest();
+            m.configs = vec![config(0), config(1)];
+            let mut h = new_histogram();
+            h.record(1000).unwrap();
+            let histogram = crate::model::op::encode(&h);
+            let ops: Vec<OpResult> = std::iter::once(OpResult {
+                name: "script".into(),
+                ops: 10,
+                elapsed_ns: 1_000_000,
+                histogram: histogram.clone(),
+                ..Default::default()
+            })
+            .chain((0..n).map(|i| OpResult {
+                name: format!("script:{i} SELECT {i}"),
+                ops: 10,
+                elapsed_ns: 1_000_000,
+                histogram: histogram.clone(),
+                part_of: Some("script".into()),
+                ..Default::default()
+            }))
+            .collect();
+            let trials: Vec<TrialRecord> = (0..4)
+                .map(|seq| TrialRecord {
+                    ops: ops.clone(),
+                    ..trial(seq, seq as usize % 2, 10, 1)
+                })
+                .collect();
+            let stats = Statistics::of(&m, None);
+            let before = comparisons();
+            let names = crate::report::operations_of(&m, &trials);
+            let rows = summarize_run(&m, &stats, &trials, &names);
+            let pivot = crate::report::pivot::side_by_side(&m, &stats, &trials, &names, Metric::P99, 0);
+            let counted = comparisons() - before;
+            assert_eq!(rows.len(), 2 * (n + 2), "every type has its row");
+            assert_eq!(pivot.rows.len(), n + 2);
+            assert!(rows.iter().all(|r| r.throughput.tps_median > 0.0));
+            counted
         };
+        let (small, large) = (comparisons_for(250), comparisons_for(1000));
+        // Four times the types: about four times the comparisons (quadratic: sixteen).
+        assert!(
+            large <= 5 * small,
+            "{small} comparisons for 250 types, {large} for 1000"
+        );
+        assert!(large <= 500 * 1000, "{large}");
+    }
+
+    #[test]
+    fn outliers_are_named_by_trial() {
+        let cfg = config(0);
         // Eight trials at ~1000 tx/s and one (seq 5) at 100 tx/s; a warm-up outlier is ignored.
         let mut trials: Vec<TrialRecord> = (0..9)
             .map(|i| trial(i, 0, 1000, if i == 5 { 10_000 } else { 1000 + i }))

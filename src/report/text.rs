@@ -272,6 +272,11 @@ pub fn checklist_table(report: &Report<'_>) -> (Vec<&'static str>, Vec<Vec<Strin
 
 /// The report as text; `md` for Markdown.
 pub fn document(report: &Report<'_>, md: bool) -> String {
+    super::layout::bounded(whole_document(report, md))
+}
+
+/// [`document`] before its lines are bounded.
+fn whole_document(report: &Report<'_>, md: bool) -> String {
     let m = report.manifest;
     let mut out = String::new();
     out += &heading(

@@ -43,6 +43,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
     let schedule = super::schedule::cv_warning(manifest, trials, &noisy);
     let machine = if schedule.is_some() { &[][..] } else { &noisy[..] };
     w.extend(schedule);
+    w.extend(super::schedule::skipped_warning(manifest, trials));
     for r in machine {
         w.push(format!(
             "#{} {}: throughput CV {} exceeds 5%: the machine was too noisy for small differences; add trials or quiet the machine",

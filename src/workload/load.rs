@@ -17,6 +17,15 @@
 //! **Latency limit** (pgbench `-L`): a transaction already later than the limit when its turn
 //! comes is skipped and counted; one that completes slower than the limit is counted late.
 //!
+//! **An engine slower than the rate** never stretches a trial: a trial on a time ends at its
+//! time, and the arrivals its schedule had before then that it could not start are counted
+//! skipped (not run late: 30,000 tx/s on an engine doing 1,300 made a 1 s trial last 23 s).
+//! A trial on a count gives up the rest of its share once a client is behind its schedule by
+//! as long as the whole schedule takes (count / rate, at least [`MIN_BEHIND`] and at least a
+//! latency limit, which skips the later ones one by one already): such a trial
+//! lasts about twice what its schedule needs at most, and what it gave up is skipped too. The
+//! reports say how many were skipped and why ([`crate::model::op::OpResult::skipped`]).
+//!
 //! **Locks.** A transaction that meets a lock (SQLITE_BUSY and its kin, [`ErrorKind::Busy`]) is
 //! tried again, the same transaction, up to `max_tries` tries; the time of failed tries is in
 //! its latency; retries, and transactions that never got through, are counted per operation,
@@ -414,12 +423,12 @@ fn pause_until(t: Instant, shared: &Shared<'_>) {
 }
 
 /// Waits until `t`: sleeps while far, then yields, so that a start is late by microseconds,
-/// not by a scheduler tick.
-fn wait_until(t: Instant, stop: &AtomicBool) {
+/// not by a scheduler tick. Returns the time it read last (`t` or later, unless stopped).
+fn wait_until(t: Instant, stop: &AtomicBool) -> Instant {
     loop {
         let now = Instant::now();
         if now >= t || stop.load(Ordering::Relaxed) {
-            return;
+            return now;
         }
         let left = t - now;
         if left > Duration::from_millis(2) {
@@ -888,6 +897,9 @@ struct Course {
     until: Option<Instant>,
     measure: Option<Duration>,
     limit: Option<Duration>,
+    /// An open loop on a count: how far behind its schedule a client may fall before it gives
+    /// up the rest of its share (see the module's docs); none on a time (`until` ends it).
+    behind: Option<Duration>,
     max_tries: u32,
     hooks: Hooks,
     /// The waits before retries ([`Waits`]): boxed, so that the loop's own state stays as
@@ -1019,6 +1031,11 @@ fn run_made<C: Client>(
         Budget::Time(d) => (u64::MAX, Some(warm_end + d), None),
         Budget::Streams => (u64::MAX, None, None),
     };
+    let behind = match (shared.budget, shape.rate) {
+        // A latency limit skips what is later than it one by one: no sooner than that.
+        (Budget::Count(total), Some(r)) => Some(behind_limit(total, r).max(shape.latency_limit().unwrap_or_default())),
+        _ => None,
+    };
     let course = Course {
         start,
         warm_end,
@@ -1027,6 +1044,7 @@ fn run_made<C: Client>(
         until,
         measure,
         limit: shape.latency_limit(),
+        behind,
         max_tries: shape.max_tries.max(1),
         hooks,
         waits: Box::new(std::cell::RefCell::new(Waits::new(shape.retry_backoff, seed))),
@@ -1126,8 +1144,17 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
             if course.until.is_some_and(|u| t >= u) {
                 break;
             }
-            wait_until(t, shared.stop);
+            let now = wait_until(t, shared.stop);
             if shared.halted() {
+                break;
+            }
+            // Behind the schedule past the trial's end (or, on a count, by the whole
+            // schedule's length): what is left of the schedule is skipped, not run late.
+            if course.until.is_some_and(|u| now >= u) || course.behind.is_some_and(|b| now > t + b) {
+                let skipped = skip_rest::<C, PHASED>(client, course, schedule.as_mut(), done, now, rec, buckets);
+                if shared.shape.progress {
+                    shared.progress.skipped.fetch_add(skipped, Ordering::Relaxed);
+                }
                 break;
             }
         } else if course.until.is_some_and(|u| Instant::now() >= u) {
@@ -1242,6 +1269,95 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         buckets.close(rec);
     }
     Ok(last_end_ns)
+}
+
+/// The least a count's open loop may fall behind before it gives up the rest of its schedule.
+pub const MIN_BEHIND: Duration = Duration::from_secs(1);
+
+/// Draws (and counts one by one, under the types they draw) at most this many of the arrivals
+/// a client could not start; past them the rest are counted under the last type drawn, so that
+/// an hour at a million a second behind a stalled engine costs no hour to count.
+const MAX_SKIP_DRAWS: u64 = 1_000_000;
+
+/// How far behind its schedule a client of a `total`-transaction open loop at `rate` may fall:
+/// the time the whole schedule takes, at least [`MIN_BEHIND`].
+pub fn behind_limit(total: u64, rate: f64) -> Duration {
+    let secs = total as f64 / rate;
+    Duration::from_secs_f64(secs.min(crate::model::params::MAX_DURATION.as_secs_f64())).max(MIN_BEHIND)
+}
+
+/// Counts as skipped the arrivals a client behind its schedule could not start: the one due
+/// now (not drawn yet), then on a time each later one its schedule (or the workload's own start
+/// times) had before the trial's end, on a count the rest of its share. Each is drawn, so it
+/// is counted under its own type, up to [`MAX_SKIP_DRAWS`]. The series counts them in the
+/// interval where the client gave up (the trial's last on a time). Returns how many.
+#[cold]
+#[inline(never)]
+fn skip_rest<C: Client, const PHASED: bool>(
+    client: &mut C,
+    course: &Course,
+    mut schedule: Option<&mut Schedule>,
+    done: u64,
+    now: Instant,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+) -> u64 {
+    if !PHASED {
+        let mut at = now.saturating_duration_since(course.warm_end);
+        if let Some(u) = course.until {
+            at = at.min(
+                u.saturating_duration_since(course.warm_end)
+                    .saturating_sub(Duration::from_nanos(1)),
+            );
+        }
+        buckets.reach(at.as_nanos() as u64, rec);
+    }
+    let mut skipped = 0u64;
+    let mut op = client.draw();
+    rec.record_skipped(op);
+    skipped += 1;
+    let on_count = course.until.is_none();
+    loop {
+        if on_count {
+            if done + skipped >= course.count {
+                break;
+            }
+        } else {
+            let next = match schedule.as_deref_mut() {
+                Some(s) => Some(s.take()),
+                None if course.hooks.due => client.due().map(|d| course.warm_end + d),
+                None => None,
+            };
+            match (next, course.until) {
+                (Some(t), Some(u)) if t < u => {}
+                _ => break,
+            }
+        }
+        if client.done() {
+            break;
+        }
+        if skipped >= MAX_SKIP_DRAWS {
+            // The rest at once: on a count what is left of the share; on a time what the
+            // schedule's mean gap leaves before the end (the workload's own times: none more).
+            let rest = if on_count {
+                course.count.saturating_sub(done + skipped)
+            } else {
+                match (schedule.as_deref(), course.until) {
+                    (Some(s), Some(u)) => {
+                        (u.saturating_duration_since(s.next).as_nanos() as f64 / s.gap_ns.max(1.0)) as u64 + 1
+                    }
+                    _ => 0,
+                }
+            };
+            rec.record_skipped_n(op, rest);
+            skipped += rest;
+            break;
+        }
+        op = client.draw();
+        rec.record_skipped(op);
+        skipped += 1;
+    }
+    skipped
 }
 
 /// The rest a client asks for after a transaction ([`Client::pause`]), cut short at the end of
@@ -2123,6 +2239,96 @@ mod tests {
             "closed loop: {slow} of {all} transactions took 50 ms or more"
         );
         assert!(all > 100, "closed loop ran {all}");
+    }
+
+    /// A client whose every transaction takes `ms` milliseconds: an engine slower than the rate.
+    struct Slow {
+        ms: u64,
+    }
+
+    impl Client for Slow {
+        fn draw(&mut self) -> usize {
+            0
+        }
+        fn execute(&mut self) -> Result<bool, EngineError> {
+            std::thread::sleep(Duration::from_millis(self.ms));
+            Ok(true)
+        }
+    }
+
+    struct SlowTx {
+        budget: Budget,
+        ms: u64,
+    }
+
+    impl Streams for SlowTx {
+        type Client<'c> = Slow;
+        fn budget(&self, _: &Params) -> Budget {
+            self.budget
+        }
+        fn client(&self, _: &mut dyn Connection, _: u32, _: u32, _: u64, _: &Params) -> Result<Slow, WorkloadError> {
+            Ok(Slow { ms: self.ms })
+        }
+    }
+
+    /// One trial of `tx` at `rate` (uniform): its result and its series.
+    fn behind(tx: &SlowTx, rate: f64) -> (crate::model::op::OpResult, Series) {
+        use crate::engines::sqlite::api::Api;
+        use crate::engines::sqlite::conn::SqliteConn;
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+        let params = Params::default();
+        let stop = AtomicBool::new(false);
+        let shape = LoadShape {
+            rate: Some(rate),
+            arrival: Arrival::Uniform,
+            interval_ms: 100,
+            ..LoadShape::default()
+        };
+        let mut trial = Trial::plain(&params, 1, &stop, &NoMore);
+        trial.load = &shape;
+        let mut rec = Recorder::new(&["tx"], None);
+        drive(&mut conn, tx, &trial, &mut rec).unwrap();
+        let series = rec.take_series().expect("the driver keeps a series");
+        let (ops, _) = rec.finish();
+        (ops[0].clone(), series)
+    }
+
+    /// Issue 45, item 9: at a rate the engine cannot keep, every scheduled transaction ran
+    /// however late (a 1 s trial at 30,000 tx/s took 23 s). A trial on a time ends at its
+    /// time; what its schedule had before then and it could not start is skipped, and the
+    /// series ends with the trial. Counts, not times: an engine of 5 ms a transaction starts
+    /// at most 61 in 300 ms, whatever the machine.
+    #[test]
+    fn a_trial_on_time_behind_its_rate_ends_at_its_time_and_counts_the_rest_skipped() {
+        let tx = SlowTx {
+            budget: Budget::Time(Duration::from_millis(300)),
+            ms: 5,
+        };
+        let (o, series) = behind(&tx, 2000.0);
+        // Uniform arrivals every 0.5 ms from 0.5 ms: 599 before 300 ms.
+        assert_eq!(o.ops + o.skipped, 599, "{} run, {} skipped", o.ops, o.skipped);
+        assert!(o.ops <= 61 && o.skipped >= 538, "{} run, {} skipped", o.ops, o.skipped);
+        assert_eq!(series.points.iter().map(|p| p.ops).sum::<u64>(), o.ops);
+        assert_eq!(series.points.iter().map(|p| p.skipped).sum::<u64>(), o.skipped);
+        // The last transaction started before 300 ms may end in the interval from 300 ms;
+        // nothing later.
+        assert!(series.points.iter().all(|p| p.t_ms <= 300), "{series:?}");
+    }
+
+    /// A trial on a count gives up the rest of its share once it is behind its schedule by the
+    /// whole schedule's length (at least 1 s): 200 at 2,000 tx/s on an engine of 20 ms a
+    /// transaction would take 4 s; it gives up after about 1 s, with at most 56 run.
+    #[test]
+    fn a_trial_on_a_count_behind_its_rate_gives_up_the_rest_of_its_share_as_skipped() {
+        assert_eq!(behind_limit(200, 2000.0), MIN_BEHIND);
+        assert_eq!(behind_limit(20_000, 2000.0), Duration::from_secs(10));
+        let tx = SlowTx {
+            budget: Budget::Count(200),
+            ms: 20,
+        };
+        let (o, _) = behind(&tx, 2000.0);
+        assert_eq!(o.ops + o.skipped, 200, "{} run, {} skipped", o.ops, o.skipped);
+        assert!(o.ops <= 56 && o.skipped >= 144, "{} run, {} skipped", o.ops, o.skipped);
     }
 
     /// Each try of [`Busy`]'s one transaction, when it started.

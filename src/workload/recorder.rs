@@ -478,6 +478,12 @@ impl Recorder {
         self.ops[op].skipped += 1;
     }
 
+    /// Records `n` transactions of type `op` skipped at once: the arrivals an open loop could
+    /// not start before its trial ended, past those drawn one by one.
+    pub fn record_skipped_n(&mut self, op: usize, n: u64) {
+        self.ops[op].skipped += n;
+    }
+
     /// Records a completed transaction of type `op` slower than the latency limit.
     pub fn record_late(&mut self, op: usize) {
         self.ops[op].late += 1;

@@ -301,6 +301,110 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
     assert_error_line(&out, &["trials stop on a count", "give --param duration=10s"]);
 }
 
+/// Issue 45, items 4 and 8: ten roles of 1,000 clients started 8,189 threads; 500 roles were
+/// accepted; a role name of 70,000 characters panicked the table (exit 101) and one with an
+/// escape sequence reached the terminal. Each is refused when the cast is read, in one line
+/// naming the file, with nothing run or stored.
+#[test]
+fn a_cast_over_the_limits_or_with_a_bad_role_name_is_refused_in_one_short_line() {
+    let sb = Sandbox::new();
+    let roles = |n: usize, clients: u32| -> String {
+        (0..n)
+            .map(|i| format!("[[role]]\nname = \"w{i}\"\nkind = \"workload\"\nclients = {clients}\n"))
+            .collect()
+    };
+    let named = |name: &str| format!("[[role]]\nname = \"{name}\"\nkind = \"workload\"\n");
+    let long = "a".repeat(70_000);
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (
+            roles(10, 1000),
+            vec![
+                "cast.toml: the roles have 10000 clients in all",
+                "above the 1024 a trial may have (as --clients); give the roles fewer clients",
+            ],
+        ),
+        (
+            roles(500, 1000),
+            vec!["cast.toml: 500 roles, above the 64 a cast may have; give at most 64 [[role]] tables"],
+        ),
+        (
+            named(&long),
+            vec![
+                "cast.toml: role 1: name \"aaaa",
+                "…\" is not a role name",
+                "as --name takes",
+            ],
+        ),
+        (
+            named("a\\u001b[31mred"),
+            vec!["role 1: name \"a\\u{1b}[31mred\" is not a role name"],
+        ),
+        (named("a:b"), vec!["role 1: name \"a:b\" is not a role name"]),
+    ];
+    for (text, parts) in &cases {
+        let file = cast_file(&sb, text);
+        let out = run_cast(&sb, &file, &[]);
+        let line = assert_error_line(&out, parts);
+        assert!(line.len() < 400 && !line.contains('\u{1b}'), "{line}");
+        assert!(!sb.results().exists(), "refused before anything ran: {parts:?}");
+    }
+}
+
+/// Issue 45, item 8: a stored run whose strings are absurd (a role and operation name of
+/// 100,000 characters with escape sequences, as an older litebench or a forged store could
+/// hold) is shown in every text layout without a panic, its lines bounded and clean.
+#[test]
+fn show_lays_out_a_stored_run_with_absurd_strings_without_a_panic() {
+    use litebench::engines::sqlite::api::Api;
+    use litebench::engines::sqlite::conn::SqliteConn;
+    use litebench::engines::Connection;
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"w\"\nkind = \"workload\"\nrate = 50\n\n[[role]]\nname = \"h\"\nkind = \"hold\"\nfor = \"200ms\"\n",
+    );
+    let out = run_cast(&sb, &file, &[]);
+    assert_success(&out);
+    // The role's name, in the manifest's cast and in every operation of the trials.
+    let huge = format!("x\\u001b[31m{}", "r".repeat(100_000));
+    let mut c = SqliteConn::open_existing(Api::bundled(), &sb.results(), "test writer").unwrap();
+    c.execute_batch(&format!(
+        "UPDATE runs SET manifest = replace(manifest, '\"name\":\"w\"', '\"name\":\"{huge}\"'); \
+         UPDATE trials SET record = replace(record, '\"name\":\"w:', '\"name\":\"{huge}:')"
+    ))
+    .unwrap();
+    drop(c);
+    let json = sb.show_json();
+    assert!(
+        json.to_string().contains(&"r".repeat(100_000)),
+        "the forged name is stored: {}",
+        &json.to_string()[..300]
+    );
+    for (columns, format) in [("", "table"), ("80", "table"), ("", "markdown"), ("100", "markdown")] {
+        let mut cmd = sb.show(&["--format", format]);
+        if columns.is_empty() {
+            cmd.env_remove("COLUMNS");
+        } else {
+            cmd.env("COLUMNS", columns);
+        }
+        let out = output(&mut cmd);
+        assert_success(&out);
+        let text = stdout(&out);
+        assert!(text.lines().count() > 5, "{text}");
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 4000,
+                "{format} {columns}: a line of {}",
+                line.chars().count()
+            );
+            assert!(
+                !line.contains('\u{1b}'),
+                "{format} {columns}: an escape reached the terminal"
+            );
+        }
+    }
+}
+
 /// The trial's last reading of the database's files is taken before the roles close their
 /// connections: the last connection to close checkpoints and deletes the WAL, and a last
 /// reading after it would say the WAL ended empty.

@@ -325,6 +325,42 @@ fn load_shapes_that_cannot_run_are_refused_in_one_line() {
             "{extra:?}: --dir is not empty"
         );
     }
+    // Issue 45, item 11: a rate whose first arrival comes after the trial (or never, at
+    // 1e-300 on a count) is refused, saying when it would come.
+    let script: &[&str] = &[
+        "script",
+        "--param",
+        "builtin=select-only",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ];
+    let rates: &[(&[&str], &[&str])] = &[
+        (
+            &["--rate", "1e-300", "--param", "transactions=10"],
+            &[
+                "--rate",
+                "below 0.001 transactions per second, the first transaction would come after about",
+                "years on average; give a rate of at least 0.001",
+            ],
+        ),
+        (
+            &["--rate", "0.5", "--param", "duration=1s"],
+            &["--rate 0.5: with 1 client each client's first transaction would come after about 2.00 s on average, after the trial's end at 1 s; give a rate of at least 1 tx/s, or a longer --param duration"],
+        ),
+        (
+            &["--rate", "0.01", "--param", "transactions=1000000"],
+            &["--rate 0.01: 1000000 transactions at that rate take", "past the longest trial (720"],
+        ),
+    ];
+    for (extra, parts) in rates {
+        let sb = Sandbox::new();
+        let mut cmd = sb.run(script);
+        cmd.args(*extra);
+        assert_error_line(&output(&mut cmd), parts);
+        assert!(!sb.results().exists(), "{extra:?}: refused before anything ran");
+    }
     // An ordered script of statements takes one client only.
     let sb = Sandbox::new();
     let mut cmd = sb.run(&[

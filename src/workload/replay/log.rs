@@ -13,9 +13,45 @@
 //! ([`crate::engines::sql_lex`]), so a `;` inside a string or a comment never ends one. A
 //! statement with a parameter whose value the log does not hold (`?`, `?1`, `:name`, `$1`) is
 //! refused: replay never guesses values. Every error is one line, `FILE:LINE:COLUMN: what`.
+//!
+//! A million-statement log takes over a second to read, and a stop (Ctrl-C) must be answered
+//! within about one: the reader looks at the stop flag every [`STOP_EVERY`] steps (tokens,
+//! lines, statements), and a read cut short ends in [`STOPPED`], which the session answers as
+//! every stop (exit 130).
 
 use crate::engines::sql_lex::{Kind, Lexer, LineIndex, Token, NUL_BYTE};
 use crate::workload::file_reach;
+use std::cell::Cell;
+
+/// Steps (a token, a line or a statement each) between two looks at the stop flag: a few
+/// microseconds of reading.
+pub const STOP_EVERY: usize = 1 << 12;
+
+/// What a read cut short by a stop request ends in.
+pub const STOPPED: &str = "a stop was requested while the log was read";
+
+/// The reader's look at the stop flag, every [`STOP_EVERY`] steps.
+pub struct Poll<'a> {
+    stop: &'a dyn Fn() -> bool,
+    steps: Cell<usize>,
+}
+
+impl<'a> Poll<'a> {
+    pub fn new(stop: &'a dyn Fn() -> bool) -> Poll<'a> {
+        Poll {
+            stop,
+            steps: Cell::new(0),
+        }
+    }
+
+    /// One step; true when a stop was requested (looked at every [`STOP_EVERY`] steps).
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        let n = self.steps.get() + 1;
+        self.steps.set(n);
+        n.is_multiple_of(STOP_EVERY) && (self.stop)()
+    }
+}
 
 /// How a log is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,8 +102,14 @@ pub struct Log {
     pub statements: Vec<Statement>,
 }
 
-/// Reads `text`, the content of `file`, in `format` (`None`: detected, see [`detect`]).
+/// Reads `text`, the content of `file`, in `format` (`None`: detected, see [`detect`]); a stop
+/// request ([`crate::sys::signals::stop_requested`]) cuts it short.
 pub fn read(file: &str, text: &str, format: Option<Format>) -> Result<Log, String> {
+    read_polled(file, text, format, &Poll::new(&crate::sys::signals::stop_requested))
+}
+
+/// [`read`], looking at `poll` for a stop.
+pub fn read_polled(file: &str, text: &str, format: Option<Format>, poll: &Poll<'_>) -> Result<Log, String> {
     let lines = LineIndex::new(text);
     let at = |offset: usize, what: &str| {
         let (l, c) = lines.line_col(offset);
@@ -78,17 +120,20 @@ pub fn read(file: &str, text: &str, format: Option<Format>) -> Result<Log, Strin
     }
     let format = match format {
         Some(f) => f,
-        None => detect(text).map_err(|(o, e)| at(o, &e))?,
+        None => detect_polled(text, poll).map_err(|(o, e)| at(o, &e))?,
     };
     let mut statements = Vec::new();
     match format {
         Format::Statements | Format::Lines => {
-            for span in split(text, 0, text.len(), format == Format::Lines).map_err(|(o, e)| at(o, &e))? {
+            for span in split(text, 0, text.len(), format == Format::Lines, poll).map_err(|(o, e)| at(o, &e))? {
+                if poll.stopped() {
+                    return Err(STOPPED.into());
+                }
                 statements.push(statement(text, &lines, span, None).map_err(|(o, e)| at(o, &e))?);
             }
         }
         Format::Timestamped => {
-            let records = records(text).map_err(|(o, e)| at(o, &e))?;
+            let records = records(text, poll).map_err(|(o, e)| at(o, &e))?;
             let first = records.first().map_or(0, |r| r.0);
             let mut last = first;
             for (ns, from, to) in records {
@@ -101,7 +146,10 @@ pub fn read(file: &str, text: &str, format: Option<Format>) -> Result<Log, Strin
                 }
                 last = ns;
                 let rel = u64::try_from(ns - first).unwrap_or(u64::MAX);
-                let spans = split(text, from, to, false).map_err(|(o, e)| at(o, &e))?;
+                if poll.stopped() {
+                    return Err(STOPPED.into());
+                }
+                let spans = split(text, from, to, false, poll).map_err(|(o, e)| at(o, &e))?;
                 if spans.is_empty() {
                     return Err(at(from, "a time with no statement after it"));
                 }
@@ -123,6 +171,10 @@ pub fn read(file: &str, text: &str, format: Option<Format>) -> Result<Log, Strin
 /// time; else `statements` when a `;` outside literals and comments ends a statement anywhere;
 /// else `lines`.
 pub fn detect(text: &str) -> Result<Format, (usize, String)> {
+    detect_polled(text, &Poll::new(&crate::sys::signals::stop_requested))
+}
+
+fn detect_polled(text: &str, poll: &Poll<'_>) -> Result<Format, (usize, String)> {
     let first = text
         .lines()
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with("--"));
@@ -130,6 +182,9 @@ pub fn detect(text: &str) -> Result<Format, (usize, String)> {
         return Ok(Format::Timestamped);
     }
     for t in Lexer::new(text, 0, false) {
+        if poll.stopped() {
+            return Err((0, STOPPED.into()));
+        }
         if t?.kind == Kind::Semicolon {
             return Ok(Format::Statements);
         }
@@ -142,11 +197,14 @@ type Span = (usize, usize);
 
 /// The statements of `text[from..to]`: ended by `;` (and, with `by_line`, by a line break
 /// outside literals), without leading or trailing blanks and comments; empty ones left out.
-fn split(text: &str, from: usize, to: usize, by_line: bool) -> Result<Vec<Span>, (usize, String)> {
+fn split(text: &str, from: usize, to: usize, by_line: bool, poll: &Poll<'_>) -> Result<Vec<Span>, (usize, String)> {
     let mut out = Vec::new();
     let mut current: Option<Span> = None;
     for t in Lexer::new(&text[..to], from, false) {
         let t = t?;
+        if poll.stopped() {
+            return Err((t.start, STOPPED.into()));
+        }
         let ends = match t.kind {
             Kind::Semicolon => true,
             Kind::Blank => by_line && text[t.start..t.end].contains('\n'),
@@ -204,12 +262,15 @@ type Record = (i128, usize, usize);
 /// The timestamped records of `text`: `(time in ns, body start, body end)`, each body running
 /// to the start of the next line that starts with a time. Every time has the form of the
 /// first (a date and time, or seconds).
-fn records(text: &str) -> Result<Vec<Record>, (usize, String)> {
+fn records(text: &str, poll: &Poll<'_>) -> Result<Vec<Record>, (usize, String)> {
     let mut out: Vec<Record> = Vec::new();
     let mut first_is_date = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let here = offset;
+        if poll.stopped() {
+            return Err((here, STOPPED.into()));
+        }
         offset += line.len();
         match timestamp(line) {
             Some((ns, is_date, len)) => {
@@ -473,6 +534,51 @@ mod tests {
                 large * small_bytes <= small * large_bytes * 5 / 4,
                 "{format:?}: 4 times the log, {large} units against {small}"
             );
+        }
+    }
+
+    /// Issue 45, item 11: a stop during a million-statement read waited for the whole read
+    /// (1.3 s). The reader looks at the stop flag every [`STOP_EVERY`] steps in every format,
+    /// and ends at the first look that finds a stop.
+    #[test]
+    fn the_reader_looks_for_a_stop_every_few_thousand_steps_and_ends_at_one() {
+        let statements = 50_000;
+        let semicolons: String = (0..statements)
+            .map(|i| format!("INSERT INTO t VALUES({i});\n"))
+            .collect();
+        let lines: String = (0..statements)
+            .map(|i| format!("INSERT INTO t VALUES({i})\n"))
+            .collect();
+        let timed: String = (0..statements)
+            .map(|i| format!("{i}.5 INSERT INTO t VALUES({i})\n"))
+            .collect();
+        for (text, format) in [
+            (&semicolons, None),
+            (&lines, None),
+            (&lines, Some(Format::Lines)),
+            (&timed, None),
+        ] {
+            let looks = Cell::new(0usize);
+            let never = || {
+                looks.set(looks.get() + 1);
+                false
+            };
+            let log = read_polled("big.log", text, format, &Poll::new(&never)).unwrap();
+            assert_eq!(log.statements.len(), statements);
+            // At least one look per STOP_EVERY statements (each is several steps).
+            assert!(
+                looks.get() >= statements / STOP_EVERY,
+                "{format:?}: {} looks",
+                looks.get()
+            );
+            let asked = Cell::new(0usize);
+            let third = || {
+                asked.set(asked.get() + 1);
+                asked.get() == 3
+            };
+            let e = read_polled("big.log", text, format, &Poll::new(&third)).unwrap_err();
+            assert!(e.ends_with(STOPPED), "{format:?}: {e}");
+            assert_eq!(asked.get(), 3, "{format:?}: it ended at the look that found the stop");
         }
     }
 

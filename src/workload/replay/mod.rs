@@ -144,14 +144,24 @@ fn read_log(p: &Params) -> Result<Loaded, String> {
         f => log::Format::parse(f),
     };
     let log = log::read(file, &text, format)?;
-    let sha256 = Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let stop = crate::sys::signals::stop_requested;
+    // In slices, looking for a stop between them (see `log`'s docs).
+    let mut hash = Sha256::new();
+    for chunk in text.as_bytes().chunks(1 << 20) {
+        if stop() {
+            return Err(log::STOPPED.into());
+        }
+        hash.update(chunk);
+    }
+    let sha256 = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let poll = log::Poll::new(&stop);
     let mut shapes: Vec<&str> = Vec::new();
     let mut op_of = Vec::with_capacity(log.statements.len());
     let mut overflow = false;
     for s in &log.statements {
+        if poll.stopped() {
+            return Err(log::STOPPED.into());
+        }
         let i = match shapes.iter().position(|x| *x == s.shape) {
             Some(i) => i,
             None if shapes.len() < MAX_SHAPES => {

@@ -445,10 +445,22 @@ fn sleep(
         let digits = w[digits_at..].bytes().take_while(u8::is_ascii_digit).count();
         let number_len = digits_at + digits;
         let glued = number_len < w.len();
-        if digits == 0 || (glued && unit.is_some()) {
+        // `1.5`, `1.5ms`, `1e3`: a number pgbench does not take, said as one (not as a unit
+        // `.5ms`).
+        let rest = &w[number_len..];
+        let float = digits > 0
+            && (rest.starts_with('.')
+                || (rest.starts_with(['e', 'E'])
+                    && rest[1..].starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+')));
+        if digits == 0 || (glued && unit.is_some()) || float {
+            let hint = if float {
+                "; \\sleep takes whole units: give a smaller unit (1.5 ms is \\sleep 1500 us)"
+            } else {
+                ""
+            };
             return Err(err(
                 w_at,
-                format!("\\sleep: invalid sleep time, must be an integer: {w}"),
+                format!("\\sleep: invalid sleep time, must be an integer or a :variable: {w}{hint}"),
             ));
         }
         if glued {
@@ -817,11 +829,28 @@ mod tests {
             ),
             (
                 "\\sleep 2ms ms",
-                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer: 2ms",
+                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer or a :variable: 2ms",
             ),
             (
                 "\\sleep ms",
-                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer: ms",
+                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer or a :variable: ms",
+            ),
+            // Issue 45, item 11: a fraction is said as one, not as a unit `.5`.
+            (
+                "\\sleep 1.5",
+                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer or a :variable: 1.5; \\sleep takes whole units: give a smaller unit (1.5 ms is \\sleep 1500 us)",
+            ),
+            (
+                "\\sleep 1.5ms",
+                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer or a :variable: 1.5ms; \\sleep takes whole units: give a smaller unit (1.5 ms is \\sleep 1500 us)",
+            ),
+            (
+                "\\sleep 1.5 ms",
+                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer or a :variable: 1.5; \\sleep takes whole units: give a smaller unit (1.5 ms is \\sleep 1500 us)",
+            ),
+            (
+                "\\sleep 1e3 us",
+                "t.sql:1:8: \\sleep: invalid sleep time, must be an integer or a :variable: 1e3; \\sleep takes whole units: give a smaller unit (1.5 ms is \\sleep 1500 us)",
             ),
             ("\\sleep 1 ms 2", "t.sql:1:13: \\sleep: too many arguments"),
             (
