@@ -19,7 +19,7 @@ use std::borrow::Cow;
 /// The most characters of a cell (or header) a table prints; a longer one ends in `…`.
 /// Wider than any figure, configuration or path a table means to show whole, and far below
 /// the 65,535 that `format!`'s padding takes.
-pub const MAX_CELL: usize = 240;
+pub const MAX_CELL: usize = 1024;
 
 /// `s` as a cell prints it: without control characters, cut to [`MAX_CELL`] characters with
 /// an ellipsis (borrowed when it needs neither).
