@@ -23,13 +23,27 @@ pub fn value(value: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{}… ({} bytes)", &value[..end], value.len()))
 }
 
-/// `line` with each of its space-separated words longer than [`MAX_BYTES`] cut by [`value`]:
-/// the last guard of the one error line, whichever message quoted the value.
+/// Longest word the one error line keeps whole: well past a value [`value`] already cut, with
+/// the flag or name quoted around it.
+pub const MAX_WORD_BYTES: usize = 4 * MAX_BYTES;
+
+/// `line` with each of its space-separated words longer than [`MAX_WORD_BYTES`] cut by
+/// [`value`]: the last guard of the one error line, whichever message quoted the value.
 pub fn long_words(line: &str) -> Cow<'_, str> {
-    if !line.split(' ').any(|w| w.len() > MAX_BYTES) {
+    if !line.split(' ').any(|w| w.len() > MAX_WORD_BYTES) {
         return Cow::Borrowed(line);
     }
-    Cow::Owned(line.split(' ').map(value).collect::<Vec<_>>().join(" "))
+    let words: Vec<Cow<'_, str>> = line
+        .split(' ')
+        .map(|w| {
+            if w.len() > MAX_WORD_BYTES {
+                value(w)
+            } else {
+                Cow::Borrowed(w)
+            }
+        })
+        .collect();
+    Cow::Owned(words.join(" "))
 }
 
 #[cfg(test)]
@@ -52,5 +66,8 @@ mod tests {
             "{short}"
         );
         assert_eq!(long_words("a short line"), "a short line");
+        // A value cut already is not cut again.
+        let once = format!("--param rows={}: invalid", value(&long));
+        assert_eq!(long_words(&once), once);
     }
 }

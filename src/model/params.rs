@@ -305,7 +305,9 @@ mod tests {
             e.starts_with("--param rows=777") && e.contains(&format!("… ({} bytes): invalid value", 10 << 20)),
             "{e}"
         );
-        let e = resolve("w", SPECS, &[long.clone()]).unwrap_err().to_string();
+        let e = resolve("w", SPECS, std::slice::from_ref(&long))
+            .unwrap_err()
+            .to_string();
         assert!(e.len() < 400, "{} bytes", e.len());
     }
 
