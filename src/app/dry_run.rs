@@ -57,6 +57,15 @@ struct ConfigView {
 }
 
 #[derive(Serialize)]
+struct BuildsView {
+    builds: usize,
+    fetches: usize,
+    estimate_ms: u64,
+    /// The estimate in words, with what it rests on.
+    said: String,
+}
+
+#[derive(Serialize)]
 struct PlanView {
     jobs: Vec<JobView>,
     /// Shard `I/N` of the plan, when `--shard` splits it.
@@ -67,6 +76,10 @@ struct PlanView {
     /// and compile each first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     to_build: Vec<String>,
+    /// How many builds those need and about how long making them takes (one at a time, as a
+    /// run opens its engines), said before anything is fetched or compiled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    builds: Option<BuildsView>,
     results: String,
 }
 
@@ -94,8 +107,22 @@ fn view(plan: &Plan) -> PlanView {
         estimate_ms,
         results: plan.places.results.display().to_string(),
         to_build: to_build(&plan.engine_names),
+        builds: builds(&plan.engine_names),
         jobs,
     }
+}
+
+/// The builds the run would make first, counted and timed; `None` when it makes none.
+fn builds(engines: &[String]) -> Option<BuildsView> {
+    use crate::engines::sqlite::compiled::{selection, BuildCache};
+    let cache = BuildCache::from_env().ok()?;
+    let t = selection::to_build(engines, &cache);
+    (t.builds > 0).then(|| BuildsView {
+        builds: t.builds,
+        fetches: t.fetches,
+        estimate_ms: u64::try_from(t.estimate(1).as_millis()).unwrap_or(u64::MAX),
+        said: t.describe(1),
+    })
 }
 
 /// The engines that are SQLite releases without a build in the cache.
@@ -259,11 +286,18 @@ fn text(view: &PlanView) -> String {
         });
     }
     if !view.to_build.is_empty() {
-        let what = format!(
-            "builds: {} of the engines have no build here yet and would be fetched and compiled first (under a minute each): {}",
-            view.to_build.len(),
-            view.to_build.join(", ")
-        );
+        let what = match &view.builds {
+            Some(b) => format!(
+                "builds: {}; the engines without a build here: {}",
+                b.said,
+                view.to_build.join(", ")
+            ),
+            None => format!(
+                "builds: {} of the engines have no build here yet and would be fetched and compiled first: {}",
+                view.to_build.len(),
+                view.to_build.join(", ")
+            ),
+        };
         for l in wrap(&what, "  ") {
             line(l);
         }

@@ -46,9 +46,11 @@ fn prebuild(engines: &[String]) -> Result<(), Failure> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(missing.len());
+    let engines: Vec<String> = missing.iter().map(|s| format!("sqlite@{}", s.name())).collect();
     crate::errln!(
-        "history: {} of the releases have no build here yet; fetching and compiling them, {workers} at a time",
-        missing.len()
+        "history: {} of the releases have no build here yet; {}",
+        missing.len(),
+        selection::to_build(&engines, &cache).describe(workers)
     );
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());

@@ -9,17 +9,20 @@ pub struct Failure(pub String);
 
 impl Failure {
     /// The message as the one line litebench prints: a message that quotes something with line
-    /// breaks (an engine error citing a multi-line SQL statement) has them folded into spaces.
+    /// breaks (an engine error citing a multi-line SQL statement) has them folded into spaces,
+    /// and a very long word (a value of megabytes) is cut short ([`super::clip::long_words`]).
     pub fn line(&self) -> String {
-        if !self.0.contains(['\n', '\r']) {
-            return self.0.clone();
-        }
-        self.0
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
+        let folded = if !self.0.contains(['\n', '\r']) {
+            self.0.clone()
+        } else {
+            self.0
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        super::clip::long_words(&folded).into_owned()
     }
 }
 
@@ -44,5 +47,13 @@ mod tests {
         );
         let spaced = Failure("--dir /tmp/a  b: no such directory".into());
         assert_eq!(spaced.line(), spaced.0, "single-line messages are printed as they are");
+        let huge = Failure(format!("--param rows={}: invalid value", "9".repeat(50 << 20)));
+        assert!(huge.line().len() < 300, "a 50 MB value is cut short");
+        assert!(
+            huge.line()
+                .ends_with(&format!("… ({} bytes) invalid value", (50 << 20) + 6)),
+            "{}",
+            &huge.line()[180..]
+        );
     }
 }

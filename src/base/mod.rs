@@ -1,8 +1,9 @@
-//! The floor every other folder stands on: the one-line error, wall-clock time, byte sizes, and
+//! The floor every other folder stands on: the one-line error (long values in it cut short), wall-clock time, byte sizes, and
 //! output (the terminal's lines and width, and files written whole, never replacing anything). Nothing
 //! here knows what a benchmark is.
 
 pub mod bytesize;
+pub mod clip;
 pub mod control_chars;
 pub mod error;
 pub mod out;

@@ -341,6 +341,46 @@ fn sync_dir(dir: &Path) {
     }
 }
 
+/// The directories one call made for what it writes (a download's source directory and the
+/// ones above it that were missing), so that a failure leaves none of them behind: only
+/// those this call created are removed, innermost first, and each only while empty.
+#[derive(Debug, Default)]
+pub struct NewDirs(Vec<PathBuf>);
+
+impl NewDirs {
+    /// Creates `dir` and its missing parents, remembering which this call created (not one
+    /// another process created meanwhile).
+    pub fn create(dir: &Path) -> io::Result<NewDirs> {
+        let mut missing = Vec::new();
+        let mut at = Some(dir);
+        while let Some(d) = at.filter(|d| !d.as_os_str().is_empty() && d.symlink_metadata().is_err()) {
+            missing.push(d.to_path_buf());
+            at = d.parent();
+        }
+        let mut made = NewDirs::default();
+        for d in missing.into_iter().rev() {
+            match std::fs::create_dir(&d) {
+                Ok(()) => made.0.push(d),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(e) => {
+                    made.remove_empty();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(made)
+    }
+
+    /// Removes the directories this call created, innermost first, each only while empty.
+    pub fn remove_empty(self) {
+        for d in self.0.iter().rev() {
+            if std::fs::remove_dir(d).is_err() {
+                break;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +392,26 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn only_the_directories_a_call_made_are_removed_and_only_while_empty() {
+        let t = tempfile::tempdir().unwrap();
+        let kept = t.path().join("kept");
+        std::fs::create_dir(&kept).unwrap();
+        let made = NewDirs::create(&kept.join("a").join("b")).unwrap();
+        assert!(kept.join("a/b").is_dir());
+        made.remove_empty();
+        assert_eq!(names(&kept), Vec::<String>::new(), "both made, both removed");
+        assert!(kept.is_dir(), "the directory that was there stays");
+        let made = NewDirs::create(&kept.join("a").join("b")).unwrap();
+        std::fs::write(kept.join("a/other"), "x").unwrap();
+        made.remove_empty();
+        assert_eq!(
+            names(&kept.join("a")),
+            vec!["other".to_string()],
+            "a directory with a file in it stays"
+        );
     }
 
     #[test]

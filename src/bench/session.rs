@@ -497,6 +497,20 @@ pub fn run(args: &RunArgs, observer: &mut dyn RunObserver) -> Outcome {
     Outcome { run_ids, result }
 }
 
+/// Says how many SQLite builds opening the engines will fetch and compile, and about how long
+/// that takes, before the first starts (`--engine sqlite@all`: about a hundred, an hour and
+/// more). One build says so itself as it starts.
+fn announce_builds(engines: &[String]) {
+    use crate::engines::sqlite::compiled::{selection, BuildCache};
+    let Ok(cache) = BuildCache::from_env() else {
+        return;
+    };
+    let to_build = selection::to_build(engines, &cache);
+    if to_build.builds > 1 {
+        crate::errln!("engines: {}", to_build.describe(1));
+    }
+}
+
 fn session(args: &RunArgs, observer: &mut dyn RunObserver, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
     // From here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are
     // kept, servers stopped, mounts undone, scratch files removed. Installed first, so that a
@@ -516,6 +530,7 @@ fn session(args: &RunArgs, observer: &mut dyn RunObserver, run_ids: &mut Vec<i64
     if let Guest::Host { memory_bytes } = plan.guest {
         return crate::bench::guest::run(&plan, memory_bytes, &stop, observer, run_ids);
     }
+    announce_builds(&plan.engine_names);
     let bed = Testbed::open(&plan)?;
     if stop.load(Ordering::Relaxed) {
         return Ok(interrupted_before_trials());

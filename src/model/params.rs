@@ -232,21 +232,21 @@ impl ParamKind {
 pub fn resolve(workload: &str, specs: &[ParamSpec], args: &[String]) -> Result<Params, ParamError> {
     let mut given: BTreeMap<String, ParamValue> = BTreeMap::new();
     for arg in args {
-        let (name, value) = arg
-            .split_once('=')
-            .ok_or_else(|| ParamError::Malformed { arg: arg.clone() })?;
+        let (name, value) = arg.split_once('=').ok_or_else(|| ParamError::Malformed {
+            arg: crate::base::clip::value(arg).into_owned(),
+        })?;
         let name = name.trim();
         let spec = specs
             .iter()
             .find(|s| s.name == name)
             .ok_or_else(|| ParamError::Unknown {
                 workload: workload.into(),
-                name: name.into(),
+                name: crate::base::clip::value(name).into_owned(),
                 valid: specs.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
             })?;
         let v = spec.kind.parse(value).ok_or_else(|| ParamError::Invalid {
             name: name.into(),
-            value: value.into(),
+            value: crate::base::clip::value(value).into_owned(),
             valid: spec.kind.describe(),
         })?;
         if given.insert(name.to_string(), v).is_some() {
@@ -294,6 +294,21 @@ mod tests {
         let d = resolve("w", SPECS, &[]).unwrap();
         assert_eq!(d.count("rows"), 10);
         assert!(d.duration("duration").is_zero());
+    }
+
+    #[test]
+    fn a_long_value_is_quoted_cut_short() {
+        let long = "7".repeat(10 << 20);
+        let e = resolve("w", SPECS, &[format!("rows={long}")]).unwrap_err().to_string();
+        assert!(e.len() < 400, "{} bytes", e.len());
+        assert!(
+            e.starts_with("--param rows=777") && e.contains(&format!("… ({} bytes): invalid value", 10 << 20)),
+            "{e}"
+        );
+        let e = resolve("w", SPECS, std::slice::from_ref(&long))
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 400, "{} bytes", e.len());
     }
 
     #[test]

@@ -15,6 +15,12 @@
 //! read-write where permissions allow only so that SQLite can roll back a transaction a killed
 //! run left half-written, which restores the last committed state and loses nothing.) A store
 //! written by a newer litebench is refused by both, and not touched.
+//!
+//! A store is written only when it is this user's alone, as side files and `--export` are
+//! (litebench runs as root, and whoever can write the store can rewrite every result in it,
+//! with a trigger on `trials`): never through a symbolic link (a dangling one would have
+//! SQLite create the store wherever it points), never one owned by another user or writable
+//! by group or others; a new store is created with `O_CREAT | O_EXCL | O_NOFOLLOW`.
 
 mod busy;
 mod liveness;
@@ -70,6 +76,91 @@ pub enum StoreError {
         "--results {path}: written by a newer litebench (schema {found}, this one reads up to {known}); upgrade litebench"
     )]
     Newer { path: PathBuf, found: i64, known: i64 },
+    /// The store (or its journal) is a symbolic link: a dangling one would have SQLite create
+    /// the store wherever it points, another user's would send root's writes there.
+    #[error(
+        "--results {path}: {what}is a symbolic link; litebench never writes a store through one, so remove it or choose another path"
+    )]
+    Symlink { path: PathBuf, what: String },
+    /// The store (or its journal) is another user's, or others can write it: they could
+    /// rewrite the results (a trigger on `trials`) of whoever writes there, root included.
+    #[error("--results {path}: {what}{why}; another user could rewrite the results stored there, so {fix}")]
+    NotOwn {
+        path: PathBuf,
+        what: String,
+        why: crate::sys::own_file::NotOwnError,
+        fix: String,
+    },
+}
+
+/// Refuses to write a store that is not this user's alone, as side files and `--export` are
+/// refused: the store file or one of its journals a symbolic link (dangling or not), another
+/// user's, or writable by group or others. Looked at without following links.
+fn refuse_not_own(path: &Path) -> Result<(), StoreError> {
+    use crate::sys::own_file::{euid, NotOwnError};
+    use std::os::unix::fs::MetadataExt;
+    let mut files = vec![(String::new(), path.to_path_buf())];
+    for suffix in ["-journal", "-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        let file = PathBuf::from(name);
+        files.push((format!("its {} ", file.display()), file));
+    }
+    for (what, file) in files {
+        let Ok(m) = file.symlink_metadata() else { continue };
+        if m.file_type().is_symlink() {
+            return Err(StoreError::Symlink {
+                path: path.to_path_buf(),
+                what,
+            });
+        }
+        if !m.is_file() {
+            continue;
+        }
+        let (uid, mode, me) = (m.uid(), m.mode() & 0o7777, euid());
+        let shown = file.display();
+        let (why, fix) = if uid != me {
+            (
+                NotOwnError::OwnedByOther { uid, euid: me },
+                format!("copy it and give --results the copy, `chown {me} {shown}` if it is yours to write, or choose another path"),
+            )
+        } else if mode & 0o022 != 0 {
+            (
+                NotOwnError::WritableByOthers { mode },
+                format!("`chmod go-w {shown}`, or choose another path"),
+            )
+        } else {
+            continue;
+        };
+        return Err(StoreError::NotOwn {
+            path: path.to_path_buf(),
+            what,
+            why,
+            fix,
+        });
+    }
+    Ok(())
+}
+
+/// Creates the store file `path` (empty: SQLite reads it as a new database) with `O_CREAT |
+/// O_EXCL | O_NOFOLLOW`, so that nothing already at the name, a dangling link least of all, is
+/// followed or taken for it. One another litebench created meanwhile is checked instead.
+fn create_new(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path);
+    match made {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => refuse_not_own(path),
+        Err(e) => Err(StoreError::Open {
+            path: path.to_path_buf(),
+            reason: format!("cannot create it ({e}); choose another path"),
+        }),
+    }
 }
 
 /// The SQLite build a durability verdict was found on.
@@ -182,6 +273,7 @@ fn check(path: &Path, explicit: bool, intact: bool) -> Result<(), StoreError> {
     if path.as_os_str().is_empty() {
         return Err(open_err("empty path; give a file path such as results.db".into()));
     }
+    refuse_not_own(path)?;
     if path.is_dir() {
         return Err(open_err("is a directory; give a file path such as results.db".into()));
     }
@@ -315,12 +407,17 @@ impl Store {
                     .map_err(|e| open_err(format!("cannot create {}: {e}", parent.display())))?;
             }
         }
+        if path.symlink_metadata().is_err() {
+            create_new(path)?;
+        }
         let conn = SqliteConn::open(Api::bundled(), path, None, "results store").map_err(|e| {
             open_err(format!(
                 "{} ({})",
                 e.message, "is it a SQLite database litebench can write?"
             ))
         })?;
+        // Looked at again now SQLite has it open: a name swapped since the check is refused.
+        refuse_not_own(path)?;
         let mut store = Store::new(conn, path);
         if let Some(stop) = stop {
             store.stop_waiting_on(stop);
@@ -998,6 +1095,52 @@ pub(crate) mod tests {
             assert!(e.to_string().contains("not a litebench results store"), "{e}");
         }
         assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn a_store_through_a_link_or_not_this_users_alone_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        // A dangling link: the store is not created where it points.
+        let elsewhere = dir.path().join("elsewhere.db");
+        let link = dir.path().join("link.db");
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        for e in [
+            check_path(&link, true).unwrap_err(),
+            Store::open(&link, true).err().unwrap(),
+        ] {
+            assert!(matches!(e, StoreError::Symlink { .. }), "{e}");
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("--results {}: is a symbolic link", link.display())),
+                "{e}"
+            );
+        }
+        assert!(!elsewhere.exists(), "nothing created through the link");
+        // Writable by others, then another user's.
+        let path = dir.path().join("r.db");
+        drop(Store::open(&path, true).unwrap());
+        let chmod = |mode| std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        chmod(0o666);
+        let e = Store::open(&path, true).err().unwrap().to_string();
+        assert!(
+            e.contains("other users can write to it (mode 0666)") && e.contains("chmod go-w"),
+            "{e}"
+        );
+        chmod(0o644);
+        assert!(Store::open(&path, true).is_ok());
+        if crate::sys::own_file::euid() == 0 {
+            std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
+            let e = check_path(&path, true).unwrap_err().to_string();
+            assert!(e.contains("it belongs to uid 65534, not to this user (uid 0)"), "{e}");
+            std::os::unix::fs::chown(&path, Some(0), None).unwrap();
+        }
+        // A journal planted as a link.
+        let journal = dir.path().join("r.db-journal");
+        std::os::unix::fs::symlink(&elsewhere, &journal).unwrap();
+        let e = Store::open(&path, true).err().unwrap().to_string();
+        assert!(e.contains("is a symbolic link") && e.contains("r.db-journal"), "{e}");
+        assert!(!elsewhere.exists());
     }
 
     #[test]

@@ -50,6 +50,7 @@ mod store;
 mod store_locks;
 mod store_schema;
 mod sweeps;
+mod trusted_inputs;
 mod wal_files;
 mod width;
 mod ycsb;

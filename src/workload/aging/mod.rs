@@ -42,6 +42,15 @@ fn template_retention(p: &Params) -> u64 {
 /// The operation types, in [`Op`]'s order.
 pub const OPS: [&str; 3] = ["insert", "expire", "read"];
 
+/// Longest payload: SQLite's default limit on a string, blob or row (`SQLITE_MAX_LENGTH`, one
+/// billion bytes), less a kilobyte for the row's other columns and header; a larger one is
+/// refused when the parameters are read, naming `payload`, instead of failing inside the
+/// trial as `string or blob too big`.
+pub const MAX_PAYLOAD_BYTES: u64 = SQLITE_MAX_LENGTH - 1_000;
+
+/// SQLite's default `SQLITE_MAX_LENGTH`: the longest string, blob or row, in bytes.
+const SQLITE_MAX_LENGTH: u64 = 1_000_000_000;
+
 /// Most events a template or a trial may ask for.
 const MAX_EVENTS: u64 = 1_000_000_000;
 
@@ -57,7 +66,10 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "payload",
-        kind: ParamKind::Bytes { min: 0, max: 1 << 30 },
+        kind: ParamKind::Bytes {
+            min: 0,
+            max: MAX_PAYLOAD_BYTES,
+        },
         default: "300",
         help: "bytes of each event's payload (random, so incompressible)",
     },

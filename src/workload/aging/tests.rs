@@ -109,6 +109,17 @@ fn bad_parameters_are_refused_naming_them() {
     assert!(e.contains("retention"), "{e}");
     let e = params(&["payload=-5"]).unwrap_err();
     assert!(e.contains("payload"), "{e}");
+    // Past SQLite's SQLITE_MAX_LENGTH: refused here, not as `string or blob too big` later.
+    let e = params(&["payload=1GiB"]).unwrap_err();
+    assert!(
+        e.starts_with("--param payload=1GiB: invalid value") && e.contains("999999000"),
+        "{e}"
+    );
+    assert!(
+        params(&["payload=1GB"]).is_err(),
+        "10^9 bytes leaves no room for the row's other columns"
+    );
+    assert!(params(&["payload=999MB"]).is_ok());
     let p = params(&["insert_weight=0", "expire_weight=0", "read_weight=0"]).unwrap();
     let e = Aging.check(&p).unwrap_err();
     assert!(e.starts_with("--param insert_weight=0"), "{e}");

@@ -88,7 +88,7 @@ pub fn fetch(p: &Pinned, sources: &Path) -> Result<PathBuf, BuildError> {
     if let Some(archive) = in_cargo_cache(p) {
         return extract(p, &archive, &dir);
     }
-    std::fs::create_dir_all(&dir).map_err(BuildError::io(dir.display().to_string()))?;
+    let made = crate::base::outfile::NewDirs::create(&dir).map_err(BuildError::io(dir.display().to_string()))?;
     let url = format!("https://static.crates.io/crates/{0}/{0}-{1}.crate", p.krate, p.version);
     let part = dir.join(format!(".{}-{}.{}.crate", p.krate, p.version, std::process::id()));
     let got = Command::new("curl")
@@ -101,19 +101,24 @@ pub fn fetch(p: &Pinned, sources: &Path) -> Result<PathBuf, BuildError> {
                 "SRC {}: cannot run curl to fetch {url} ({e}); install curl",
                 p.spec
             ))
-        })?;
-    let result = if got.status.success() {
-        extract(p, &part, &dir)
-    } else {
-        Err(BuildError::Download(format!(
-            "SRC {}: cannot download {url} ({}); or run `cargo fetch` on a manifest depending on {} = \"={}\"",
-            p.spec,
-            String::from_utf8_lossy(&got.stderr).trim().replace('\n', " "),
-            p.krate,
-            p.version
-        )))
-    };
+        });
+    let result = got.and_then(|got| {
+        if got.status.success() {
+            extract(p, &part, &dir)
+        } else {
+            Err(BuildError::Download(format!(
+                "SRC {}: cannot download {url} ({}); or run `cargo fetch` on a manifest depending on {} = \"={}\"",
+                p.spec,
+                String::from_utf8_lossy(&got.stderr).trim().replace('\n', " "),
+                p.krate,
+                p.version
+            )))
+        }
+    });
     let _ = std::fs::remove_file(&part);
+    if result.is_err() {
+        made.remove_empty();
+    }
     result
 }
 

@@ -92,16 +92,27 @@ pub fn fetch(release: &Release, sources: &Path) -> Result<Fetched, BuildError> {
             out.display()
         )));
     }
-    std::fs::create_dir_all(&dir).map_err(BuildError::io(dir.display().to_string()))?;
+    // A failed fetch leaves none of the directories it made (only those, only while empty).
+    let made = crate::base::outfile::NewDirs::create(&dir).map_err(BuildError::io(dir.display().to_string()))?;
+    let fetched = fetch_into(release, &dir, &out);
+    if fetched.is_err() {
+        made.remove_empty();
+    }
+    fetched
+}
+
+/// [`fetch`]'s download into `dir`, which exists.
+fn fetch_into(release: &Release, dir: &Path, out: &Path) -> Result<Fetched, BuildError> {
+    let v = release.version;
     // The best source first; one that cannot be downloaded gives way to the next.
     let mut first_error = None;
     for s in release.sources {
         let part = dir.join(format!(".archive.{}.part", std::process::id()));
         let result = archive(v, s, &part)
             .and_then(|()| extract(release, s, &part))
-            .and_then(|content| super::source::write_new(&dir, &out, &content))
+            .and_then(|content| super::source::write_new(dir, out, &content))
             .map(|()| Fetched {
-                path: out.clone(),
+                path: out.to_path_buf(),
                 source: s,
             });
         let _ = std::fs::remove_file(&part);

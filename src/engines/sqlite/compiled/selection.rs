@@ -11,6 +11,7 @@
 use super::compiler::{self, OptLevel};
 use super::releases::{self, version_key, Release};
 use super::{BuildCache, BuildError, CompiledBuild};
+use std::time::Duration;
 
 /// One release at one optimisation level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +103,97 @@ impl ReleaseSpec {
             ))
         })?;
         Ok(built.build)
+    }
+}
+
+/// One build's compile when no build here tells: a minute (SQLite's amalgamation at -O2 on
+/// one core of a small machine).
+const COMPILE_GUESS: Duration = Duration::from_secs(60);
+
+/// One release's fetch from its registry archive, with its checks.
+const FETCH_GUESS: Duration = Duration::from_secs(10);
+
+/// The builds a set of engines lacks, counted before any is made, so that `sqlite@all`
+/// (about a hundred fetches and compiles) says what it is about to do and for how long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToBuild {
+    /// Releases with no build here at their level.
+    pub builds: usize,
+    /// Of those, the ones whose source is not here either: fetched first.
+    pub fetches: usize,
+    /// One compile: the mean of the builds this cache holds, else [`COMPILE_GUESS`].
+    pub each: Duration,
+}
+
+/// The builds `engines` (`sqlite@3.45.1-Os`, ... as the plan wrote them out) lack in `cache`.
+pub fn to_build(engines: &[String], cache: &BuildCache) -> ToBuild {
+    let missing: Vec<ReleaseSpec> = engines
+        .iter()
+        .filter_map(|e| e.strip_prefix("sqlite@"))
+        .filter_map(|t| parse(t, Some(cache))?.ok())
+        .flat_map(|s| s.specs)
+        .filter(|s| s.cached(cache).is_none())
+        .collect();
+    let fetches = missing
+        .iter()
+        .filter(|s| !cache.sources_dir().join(s.release.version).join("sqlite3.c").is_file())
+        .count();
+    let made: Vec<u64> = cache.list().iter().map(|b| b.compile_ms).collect();
+    let each = match made.len() {
+        0 => COMPILE_GUESS,
+        n => Duration::from_millis(made.iter().sum::<u64>() / n as u64),
+    };
+    ToBuild {
+        builds: missing.len(),
+        fetches,
+        each,
+    }
+}
+
+impl ToBuild {
+    /// About how long making them takes, `workers` at a time.
+    pub fn estimate(&self, workers: usize) -> Duration {
+        let workers = workers.max(1) as u32;
+        let rounds = (self.builds as u32).div_ceil(workers);
+        let fetch_rounds = (self.fetches as u32).div_ceil(workers);
+        self.each * rounds + FETCH_GUESS * fetch_rounds
+    }
+
+    /// `96 SQLite builds to make first (96 fetched from their registries): about 1 h 52 min,
+    /// one at a time (about 60 s a compile)`.
+    pub fn describe(&self, workers: usize) -> String {
+        let at_a_time = match workers {
+            0 | 1 => "one at a time".to_string(),
+            n => format!("{n} at a time"),
+        };
+        format!(
+            "{} SQLite build{} to make first ({} fetched from {}): about {}, {at_a_time} (about {} s a compile{})",
+            self.builds,
+            if self.builds == 1 { "" } else { "s" },
+            self.fetches,
+            if self.fetches == 1 {
+                "its registry"
+            } else {
+                "their registries"
+            },
+            roughly(self.estimate(workers)),
+            self.each.as_secs().max(1),
+            if self.each == COMPILE_GUESS {
+                ", a guess: no build here yet"
+            } else {
+                ", as the builds here took"
+            }
+        )
+    }
+}
+
+/// `45 s`, `12 min`, `1 h 52 min`.
+fn roughly(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min", s.div_ceil(60)),
+        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
     }
 }
 
@@ -253,6 +345,31 @@ mod tests {
         assert!(parse("3.x..", None).unwrap().is_err());
         let e = parse("3.1..3.2", None).unwrap().unwrap_err().to_string();
         assert!(e.contains("no SQLite release from 3.1 to 3.2"), "{e}");
+    }
+
+    #[test]
+    fn all_releases_are_counted_and_timed_before_any_is_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = BuildCache {
+            root: dir.path().join("cache"),
+        };
+        let engines: Vec<String> = names("all").iter().map(|n| format!("sqlite@{n}")).collect();
+        let tb = to_build(&engines, &cache);
+        assert_eq!(
+            (tb.builds, tb.fetches, tb.each),
+            (engines.len(), engines.len(), COMPILE_GUESS)
+        );
+        let n = engines.len() as u64;
+        assert_eq!(tb.estimate(1), Duration::from_secs(70 * n));
+        assert_eq!(tb.estimate(2), Duration::from_secs(70 * n.div_ceil(2)));
+        let said = tb.describe(1);
+        assert!(
+            said.starts_with(&format!("{n} SQLite builds to make first ({n} fetched")),
+            "{said}"
+        );
+        assert!(said.contains(" h ") && said.contains("one at a time"), "{said}");
+        assert_eq!(roughly(Duration::from_secs(6720)), "1 h 52 min");
+        assert_eq!(roughly(Duration::from_secs(61)), "2 min");
     }
 
     #[test]

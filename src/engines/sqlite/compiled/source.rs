@@ -6,7 +6,9 @@
 //! `sqlite-amalgamation-NNNNNNN.zip` unpacked or not), or a release number, downloaded from
 //! sqlite.org into the cache when the machine is online (a release the package registries hold
 //! comes from the best archive the catalogue names instead, pinned by checksum:
-//! [`super::releases`], [`super::fetch`]). Whatever it is, the file must declare
+//! [`super::releases`], [`super::fetch`]). A release number is always the release, never a
+//! file or directory of that name in the current directory ([`given`]): a directory named
+//! like a release is written as a path (`./3.45.1`). Whatever it is, the file must declare
 //! its release (`#define SQLITE_VERSION "3.37.2"`), which is how litebench tells an
 //! amalgamation from any other C file and names the build.
 
@@ -31,18 +33,47 @@ pub struct Amalgamation {
     pub origin: Option<&'static super::releases::Source>,
 }
 
+/// What `SRC` names, before anything on disk is looked at.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Given<'a> {
+    /// A release number (`3.45.1`): always the release, fetched and checked, never a file or
+    /// directory of that name. Whoever can write the current directory could have put one
+    /// there, and root would compile and load it as that release.
+    Release(&'a str),
+    /// Anything else: a path (`./3.45.1` for a directory named like a release), or a fork
+    /// (`libsql@0.10.0`) when no such path exists.
+    Other(&'a Path),
+}
+
+/// Reads `src` as a release when it is shaped like one, else as a path or a fork.
+pub fn given(src: &str) -> Given<'_> {
+    if is_version(src) {
+        Given::Release(src)
+    } else {
+        Given::Other(Path::new(src))
+    }
+}
+
 /// Resolves `src`; `sources` is the cache's directory for extracted and downloaded sources.
 pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
-    let path = Path::new(src);
-    let mut origin = None;
-    let fork = if path.exists() {
-        None
-    } else {
-        super::crates::pinned(src)?
+    let path = match given(src) {
+        Given::Release(version) => {
+            let (file, origin) = release(version, sources)?;
+            return read(src, file, origin, None);
+        }
+        Given::Other(path) => path,
     };
-    let file = if let Some(p) = fork {
-        super::crates::fetch(p, sources)?
-    } else if path.is_dir() {
+    if !path.exists() {
+        if let Some(p) = super::crates::pinned(src)? {
+            let file = super::crates::fetch(p, sources)?;
+            return read(src, file, None, Some(p.name));
+        }
+        return Err(BuildError::Input(format!(
+            "SRC {}: no such file or directory, and not a SQLite release number such as 3.37.2",
+            crate::base::clip::value(src)
+        )));
+    }
+    let file = if path.is_dir() {
         in_directory(path)?
     } else if path.is_file() {
         if src.ends_with(".zip") {
@@ -50,22 +81,36 @@ pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
         } else {
             path.to_path_buf()
         }
-    } else if is_version(src) {
-        let cached = sources.join(src).join("sqlite3.c");
-        if let Some(r) = super::releases::find(src).filter(|r| r.best().is_some()) {
-            let got = super::fetch::fetch(r, sources)?;
-            origin = Some(got.source);
-            got.path
-        } else if cached.is_file() {
-            cached
-        } else {
-            download(src, sources)?
-        }
     } else {
         return Err(BuildError::Input(format!(
-            "SRC {src}: no such file or directory, and not a SQLite release number such as 3.37.2"
+            "SRC {src}: not a regular file (a device, FIFO or socket), so not a SQLite amalgamation; pass a sqlite3.c, a directory or .zip holding one, or a release such as 3.37.2"
         )));
     };
+    read(src, file, None, None)
+}
+
+/// A release's `sqlite3.c`: from the catalogue's registry archive, checked by its pinned
+/// checksums, when a registry holds it; else the one cached under `sources/<version>/`, or
+/// sqlite.org's amalgamation downloaded there. Never a path of the user's.
+fn release(version: &str, sources: &Path) -> Result<(PathBuf, Option<&'static super::releases::Source>), BuildError> {
+    if let Some(r) = super::releases::find(version).filter(|r| r.best().is_some()) {
+        let got = super::fetch::fetch(r, sources)?;
+        return Ok((got.path, Some(got.source)));
+    }
+    let cached = sources.join(version).join("sqlite3.c");
+    if cached.is_file() {
+        return Ok((cached, None));
+    }
+    Ok((download(version, sources)?, None))
+}
+
+/// The amalgamation in `file`, checked to declare its release.
+fn read(
+    src: &str,
+    file: PathBuf,
+    origin: Option<&'static super::releases::Source>,
+    fork: Option<&str>,
+) -> Result<Amalgamation, BuildError> {
     let bytes = std::fs::read(&file).map_err(BuildError::io(format!("SRC {}", file.display())))?;
     let Some(version) = declared_version(&bytes) else {
         return Err(BuildError::Input(format!(
@@ -76,7 +121,7 @@ pub fn resolve(src: &str, sources: &Path) -> Result<Amalgamation, BuildError> {
     Ok(Amalgamation {
         path: file,
         given: src.to_string(),
-        name: fork.map_or_else(|| version.clone(), |p| p.name.to_string()),
+        name: fork.map_or_else(|| version.clone(), str::to_string),
         version,
         bytes,
         origin,
@@ -197,8 +242,18 @@ fn download(version: &str, sources: &Path) -> Result<PathBuf, BuildError> {
     let by_hand = format!(
         "download {file} from https://www.sqlite.org/ yourself (or take sqlite3.c from a package that bundles it) and pass its path as SRC"
     );
-    std::fs::create_dir_all(sources).map_err(BuildError::io(sources.display().to_string()))?;
-    let zip = sources.join(&file);
+    // A failed download leaves none of the directories it made (only those, only while empty).
+    let made = crate::base::outfile::NewDirs::create(sources).map_err(BuildError::io(sources.display().to_string()))?;
+    let got = download_into(version, sources, &file, &by_hand);
+    if got.is_err() {
+        made.remove_empty();
+    }
+    got
+}
+
+/// [`download`] into `sources`, which exists.
+fn download_into(version: &str, sources: &Path, file: &str, by_hand: &str) -> Result<PathBuf, BuildError> {
+    let zip = sources.join(file);
     let part = sources.join(format!(".{file}.{}.part", std::process::id()));
     let this_year: u32 = crate::base::time::now_rfc3339()[..4].parse().unwrap_or(2026);
     for year in (2004..=this_year).rev() {
@@ -269,6 +324,33 @@ mod tests {
         let libsql = b"#define SQLITE_VERSION \"3.47.0\"\n#define LIBSQL_VERSION        \"0.2.3\"\n";
         assert_eq!(declared(libsql, "LIBSQL_VERSION").as_deref(), Some("0.2.3"));
         assert_eq!(declared_version(libsql).as_deref(), Some("3.47.0"));
+    }
+
+    /// A release number is the release even where the current directory holds a directory of
+    /// that name with a `sqlite3.c` (another user's, compiled and loaded by root otherwise);
+    /// a path to such a directory is written as one.
+    #[test]
+    fn a_release_number_is_never_a_path() {
+        let t = tempfile::tempdir().unwrap();
+        let planted = t.path().join("3.45.1");
+        std::fs::create_dir(&planted).unwrap();
+        std::fs::write(planted.join("sqlite3.c"), "#define SQLITE_VERSION \"3.45.1\"\n").unwrap();
+        assert_eq!(given("3.45.1"), Given::Release("3.45.1"));
+        assert_eq!(given("3.45.1-Os"), Given::Other(Path::new("3.45.1-Os")));
+        assert_eq!(given("./3.45.1"), Given::Other(Path::new("./3.45.1")));
+        let abs = planted.display().to_string();
+        assert_eq!(given(&abs), Given::Other(planted.as_path()));
+        // Written as a path, it is that file.
+        let sources = t.path().join("sources");
+        let a = resolve(&abs, &sources).unwrap();
+        assert_eq!((a.path, a.origin.is_none()), (planted.join("sqlite3.c"), true));
+    }
+
+    #[test]
+    fn a_device_is_not_an_amalgamation() {
+        let t = tempfile::tempdir().unwrap();
+        let e = resolve("/dev/zero", t.path()).unwrap_err().to_string();
+        assert!(e.starts_with("SRC /dev/zero: not a regular file"), "{e}");
     }
 
     #[test]
