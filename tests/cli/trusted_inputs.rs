@@ -124,3 +124,34 @@ fn every_release_is_counted_and_timed_before_any_is_built() {
     assert!(out.contains("SQLite builds to make first ("), "{out}");
     assert!(out.contains(" h ") && out.contains("one at a time"), "{out}");
 }
+
+/// As root, a source another user owns (or one others can write) is never compiled: its
+/// constructor would run as root.
+#[test]
+fn a_source_another_user_owns_or_can_write_is_not_compiled() {
+    if !is_root() {
+        eprintln!("skipping: needs root to give files away");
+        return;
+    }
+    let sb = Sandbox::new();
+    plant_release_directory(&sb.cwd());
+    let src = sb.cwd().join("3.45.1").join("sqlite3.c");
+    std::os::unix::fs::chown(&src, Some(65534), None).unwrap();
+    let (mut cmd, cache) = offline(&sb);
+    let o = output(cmd.args(["build-sqlite", "./3.45.1"]));
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert_error_line(
+        &o,
+        &["is owned by uid 65534, not root: root runs no source it compiles"],
+    );
+    assert!(!cache.join("sqlite").exists(), "nothing was compiled");
+    std::os::unix::fs::chown(&src, Some(0), None).unwrap();
+    std::fs::set_permissions(&src, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let (mut cmd, _) = offline(&sb);
+    let o = output(cmd.args(["build-sqlite", "./3.45.1"]));
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert_error_line(
+        &o,
+        &["is writable by its group and everyone (mode 0666): litebench runs no source it compiles"],
+    );
+}

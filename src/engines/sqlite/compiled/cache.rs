@@ -355,7 +355,13 @@ impl BuildCache {
         name: &str,
     ) -> Result<CompiledBuild, BuildError> {
         let compiled = part.join(LIBRARY);
-        let footprint = compiler::compile(compiler, &source.path, flags, &compiled)?;
+        // Compiled from the bytes that were checked and hashed (the key), written into the
+        // build's own new directory: a file swapped in at the source's path since is not read.
+        let copy = part.join("sqlite3.c");
+        crate::base::outfile::write_new(&copy, &source.bytes).map_err(BuildError::io(copy.display().to_string()))?;
+        let footprint = compiler::compile(compiler, &copy, flags, &compiled);
+        let _ = std::fs::remove_file(&copy);
+        let footprint = footprint?;
         let library = dir.join(LIBRARY);
         // Writable by nobody else, whatever the umask gave it.
         std::fs::set_permissions(&compiled, std::fs::Permissions::from_mode(0o755))

@@ -111,7 +111,19 @@ fn read(
     origin: Option<&'static super::releases::Source>,
     fork: Option<&str>,
 ) -> Result<Amalgamation, BuildError> {
-    let bytes = std::fs::read(&file).map_err(BuildError::io(format!("SRC {}", file.display())))?;
+    // Its content becomes code this process compiles and loads: this user's or root's file,
+    // writable by nobody else, read from the descriptor that was checked (and compiled from
+    // that copy of its bytes, never from the path again).
+    let checked =
+        crate::sys::trusted::open_given(&file, crate::sys::trusted::Becomes::Source).map_err(|e| match e {
+            crate::sys::trusted::TrustError::Io { source, .. } => {
+                BuildError::io(format!("SRC {}", file.display()))(source)
+            }
+            refused => BuildError::Input(format!("SRC {refused}")),
+        })?;
+    let bytes = checked
+        .read_all()
+        .map_err(BuildError::io(format!("SRC {}", file.display())))?;
     let Some(version) = declared_version(&bytes) else {
         return Err(BuildError::Input(format!(
             "SRC {}: not a SQLite amalgamation (no `#define SQLITE_VERSION \"3.x.y\"`); pass the sqlite3.c of a sqlite-amalgamation zip",
