@@ -69,6 +69,11 @@ pub struct CompiledBuild {
     /// `SRC` as given to `build-sqlite`.
     pub source: String,
     pub source_sha256: String,
+    /// SHA3-256 of the source (what SQLite and the release catalogue publish): a release
+    /// selected by number loads only a build whose source is one the catalogue pins. Absent in
+    /// records of older litebench versions (written when the same build is asked for again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_sha3_256: Option<String>,
     /// The registry archive a catalogued release came from (`npm sqlite3@2.0.18`); absent for a
     /// file the user gave and in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]

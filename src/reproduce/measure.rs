@@ -368,6 +368,7 @@ mod tests {
             libsql_version: None,
             source: "3.37.2".into(),
             source_sha256: "s".into(),
+            source_sha3_256: None,
             origin: None,
             pristine: None,
             flags: ["-shared", "-fPIC", opt].map(String::from).to_vec(),

@@ -52,6 +52,25 @@ fn a_release_number_is_fetched_never_read_from_a_directory_of_that_name() {
     assert_success(&o);
     assert!(stderr(&o).contains("from ./3.45.1/sqlite3.c"), "{}", describe(&o));
     assert!(cache.join("sqlite").is_dir());
+    // That build, in the cache as "3.45.1", is not release 3.45.1: selected by number, the
+    // release is fetched (and here cannot be), never the planted build loaded.
+    let (mut cmd, _) = offline(&sb);
+    let o = output(
+        cmd.args([
+            "run",
+            "crud",
+            "--engine",
+            "sqlite@3.45.1",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ])
+        .args(TINY_PARAMS),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert!(stderr(&o).contains("cannot download"), "{}", describe(&o));
 }
 
 #[test]

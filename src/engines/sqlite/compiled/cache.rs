@@ -266,6 +266,12 @@ impl BuildCache {
             if build.key == key && build.library_sha256.is_some() {
                 // The same build, if its library is still the one compiled.
                 self.open_library(&build)?;
+                // An older record learns its source's SHA3-256 (the key holds the source).
+                let mut build = build;
+                if build.source_sha3_256.is_none() {
+                    build.source_sha3_256 = Some(super::fetch::sha3_hex(&source.bytes));
+                    self.rewrite_record(&build)?;
+                }
                 return Ok(Built { build, cached: true });
             }
             if build.key == key {
@@ -378,6 +384,7 @@ impl BuildCache {
             libsql_version: super::source::declared(&source.bytes, "LIBSQL_VERSION"),
             source: source.given.clone(),
             source_sha256: sha256_hex(&source.bytes),
+            source_sha3_256: Some(super::fetch::sha3_hex(&source.bytes)),
             origin: source
                 .origin
                 .map(|o| format!("{} {}@{}", o.registry.name(), o.package, o.version)),

@@ -51,6 +51,18 @@ impl ReleaseSpec {
             .into_iter()
             .filter(|b| b.version == self.release.version && b.libsql_version.is_none() && b.flags == flags)
             .collect();
+        // A release chosen by number is the release: only a build of a source the catalogue
+        // pins (a `build-sqlite ./3.45.1` of any file declaring 3.45.1 is not it).
+        let pinned: Vec<&str> = self
+            .release
+            .sources
+            .iter()
+            .map(|s| s.sqlite3_c_sha3)
+            .chain(self.release.sha3_256)
+            .collect();
+        if !pinned.is_empty() {
+            of.retain(|b| b.source_sha3_256.as_deref().is_some_and(|h| pinned.contains(&h)));
+        }
         of.sort_by(|a, b| b.built_at.cmp(&a.built_at));
         let pristine = self.pristine_sha256s(cache);
         of.iter()
