@@ -45,6 +45,14 @@ pub fn start_time(pid: u32) -> Option<u64> {
     rest.split_whitespace().nth(19)?.parse().ok()
 }
 
+/// Whether process `pid` has ended and waits to be reaped (state `Z` in `/proc/PID/stat`).
+pub fn is_zombie(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
+}
+
 /// This boot's id.
 pub fn boot_id() -> Option<String> {
     fs::read_to_string("/proc/sys/kernel/random/boot_id")
@@ -95,7 +103,8 @@ impl Owner {
                 ));
             }
         }
-        if start_time(self.pid) == Some(started) {
+        // A zombie (killed, not yet reaped by its parent) runs no more: what it left may go.
+        if start_time(self.pid) == Some(started) && !is_zombie(self.pid) {
             Liveness::Alive
         } else {
             Liveness::Dead
@@ -106,6 +115,26 @@ impl Owner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_process_not_yet_reaped_is_dead() {
+        let mut child = std::process::Command::new("sleep").arg("100").spawn().unwrap();
+        let owner = Owner {
+            pid: child.id(),
+            start_time: start_time(child.id()),
+            ..Owner::current()
+        };
+        assert_eq!(owner.liveness(), Liveness::Alive);
+        child.kill().unwrap();
+        // Not reaped yet: a zombie, its stat still there with its start time.
+        let t0 = std::time::Instant::now();
+        while !is_zombie(child.id()) && t0.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(start_time(child.id()).is_some());
+        assert_eq!(owner.liveness(), Liveness::Dead);
+        child.wait().unwrap();
+    }
 
     #[test]
     fn this_process_is_alive_and_a_changed_start_time_or_boot_is_dead() {

@@ -434,16 +434,10 @@ impl Sidecar {
 /// What is left of a recorded sidecar's leader: still running (same pid and start time), or
 /// none (gone, or the pid now another process's, never signalled).
 fn leader_left(sidecar: &Owner) -> bool {
-    let zombie = || {
-        std::fs::read_to_string(format!("/proc/{}/stat", sidecar.pid)).is_ok_and(|s| {
-            s.rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
-        })
-    };
     sidecar.pid > 1
         && sidecar.start_time.is_some()
         && crate::sys::owner::start_time(sidecar.pid) == sidecar.start_time
-        && !zombie()
+        && !crate::sys::owner::is_zombie(sidecar.pid)
 }
 
 /// Why a record cannot be believed, if it cannot.

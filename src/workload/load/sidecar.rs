@@ -84,7 +84,8 @@ pub(super) fn run(
         wait_while(Instant::now() + SAMPLE, shared, done);
     }
     let ended = running.stop(cmd.grace);
-    if ended.stopped == Stopped::Kill {
+    // Killed at once on a stop request: the grace was not waited for, so nothing to say of it.
+    if ended.stopped == Stopped::Kill && !shared.halted() {
         crate::errln!(
             "warning: --cast {file}: role \"{}\": the sidecar (pid {}) was still running {} after SIGTERM and was killed (SIGKILL); give it a longer grace, or a command that ends on SIGTERM",
             role.name,
