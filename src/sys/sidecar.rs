@@ -103,7 +103,12 @@ fn find(program: &str) -> Result<PathBuf, String> {
     }
     if !program.contains('/') {
         return which::which(program)
-            .map_err(|_| format!("\"{program}\" is not found on PATH; give its full path, or install it"));
+            .or_else(|_| cached(program).ok_or(()))
+            .map_err(|_| {
+                format!(
+                    "\"{program}\" is not found on PATH nor in litebench's cache; give its full path, or install it"
+                )
+            });
     }
     let path = PathBuf::from(program);
     let meta = std::fs::metadata(&path).map_err(|e| format!("\"{program}\": {e}; give the path of a program"))?;
@@ -116,6 +121,48 @@ fn find(program: &str) -> Result<PathBuf, String> {
         ));
     }
     Ok(path)
+}
+
+/// Programs litebench's cache may hold, built there by `tests/sidecar/fetch-litestream.sh` as
+/// `CACHE/NAME/VERSION/bin/NAME`: found by name where `PATH` has none.
+const CACHED_PROGRAMS: &[&str] = &["litestream"];
+
+/// `program` in litebench's cache (the newest version there), when it is one the cache may hold
+/// and every directory on the way to it passes the cache's trust check.
+fn cached(program: &str) -> Option<PathBuf> {
+    if !CACHED_PROGRAMS.contains(&program) {
+        return None;
+    }
+    cached_in(&crate::sys::cachedir::root().ok()?, program)
+}
+
+/// [`cached`] in the cache `root`.
+fn cached_in(root: &Path, program: &str) -> Option<PathBuf> {
+    let dir = root.join(program);
+    let mut versions: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join("bin").join(program))
+        .filter(|p| p.is_file())
+        .collect();
+    // `v0.5.17` and the like: the newest by its numbers.
+    let numbers = |p: &PathBuf| -> Vec<u64> {
+        p.parent()
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .map(|n| {
+                n.to_string_lossy()
+                    .trim_start_matches('v')
+                    .split('.')
+                    .map(|x| x.parse().unwrap_or(0))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    versions.sort_by_key(numbers);
+    let found = versions.pop()?;
+    crate::sys::trusted::check_dir(root, found.parent()?).ok()?;
+    Some(found)
 }
 
 /// What the next run or `cleanup` reads to find a sidecar a killed litebench left.
@@ -794,5 +841,45 @@ mod tests {
             !alive(escaped),
             "the process that left the group was stopped with the sidecar"
         );
+    }
+
+    /// A program the cache holds (Litestream, as CI builds it) is found by name, its newest
+    /// version by number; another name, or a cache others can write, is not looked in.
+    #[test]
+    fn litestream_in_the_cache_is_found_by_name() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("cache");
+        for v in ["v0.5.2", "v0.5.17"] {
+            let bin = root.join("litestream").join(v).join("bin");
+            std::fs::create_dir_all(&bin).unwrap();
+            std::fs::write(bin.join("litestream"), "#!/bin/sh\n").unwrap();
+        }
+        for d in walk_dirs(&root) {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let found = cached_in(&root, "litestream").unwrap();
+        assert!(
+            found.ends_with("litestream/v0.5.17/bin/litestream"),
+            "{}",
+            found.display()
+        );
+        assert_eq!(cached_in(&root, "sh"), None);
+        std::fs::set_permissions(root.join("litestream"), std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert_eq!(
+            cached_in(&root, "litestream"),
+            None,
+            "a cache others can write is not looked in"
+        );
+    }
+
+    fn walk_dirs(d: &Path) -> Vec<PathBuf> {
+        let mut out = vec![d.to_path_buf()];
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            if e.path().is_dir() {
+                out.extend(walk_dirs(&e.path()));
+            }
+        }
+        out
     }
 }
