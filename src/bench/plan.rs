@@ -1293,7 +1293,13 @@ fn name_is_free(name: &str, runs: usize, results: &Path) -> Result<(), Failure> 
         )));
     }
     if results.is_file() {
-        if let Some(id) = Store::open_read(results)?.find_name(name)? {
+        let mut store = Store::open_read(results)?;
+        // A run that failed before keeping a trial gives its name up to this one.
+        let held = match store.find_name(name)? {
+            Some(id) if !store.gives_name_up(id)? => Some(id),
+            _ => None,
+        };
+        if let Some(id) = held {
             return Err(Failure(format!(
                 "--name {name}: run {id} in results store {} already has that name; names are unique per store, so choose another",
                 results.display()

@@ -15,8 +15,17 @@ use std::path::{Path, PathBuf};
 pub fn open_store(results: &Option<PathBuf>) -> Result<(Store, PathBuf), Failure> {
     let path = results.clone().unwrap_or_else(store::default_path);
     if !path.is_file() {
+        // Named by where the path came from: the flag, the variable, or the default.
+        let from = match results {
+            Some(_) => "--results".to_string(),
+            None if std::env::var_os(store::ENV_VAR).is_some_and(|v| !v.is_empty()) => {
+                format!("{}=", store::ENV_VAR)
+            }
+            None => "the default results store".to_string(),
+        };
+        let sep = if from.ends_with('=') { "" } else { " " };
         return Err(Failure(format!(
-            "--results {}: no results store there; run `litebench run` first or give --results PATH",
+            "{from}{sep}{}: no results store there; run `litebench run` first or give --results PATH",
             path.display()
         )));
     }

@@ -594,6 +594,9 @@ impl Store {
         let json = serde_json::to_string(manifest).expect("manifests serialize");
         let here = Here::current();
         let uuid = run_uuid::new_v7();
+        if let Some(name) = name {
+            self.take_name_given_up(name)?;
+        }
         self.exec(
             "INSERT INTO runs(started_at, status, pid, workload, manifest, host, boot_id, uuid, name) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             &[

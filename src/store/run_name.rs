@@ -71,6 +71,29 @@ impl Store {
         Ok(rows.first().and_then(|r| r[0].as_deref()).and_then(|s| s.parse().ok()))
     }
 
+    /// Whether run `id` holds its name and nothing else: it failed or was interrupted with no
+    /// measured trial kept. Such a run gives its name up to the next run that asks for it, so
+    /// re-running a name after a failed first try is not refused.
+    pub fn gives_name_up(&mut self, id: i64) -> Result<bool, StoreError> {
+        let rows = self.rows(&format!(
+            "SELECT status, (SELECT count(*) FROM trials WHERE run_id = {id} AND warmup = 0) FROM runs WHERE id = {id}"
+        ))?;
+        let Some(row) = rows.first() else { return Ok(false) };
+        let status = row[0].as_deref().unwrap_or("");
+        let trials: i64 = row[1].as_deref().and_then(|s| s.parse().ok()).unwrap_or(1);
+        Ok(matches!(status, "failed" | "interrupted") && trials == 0)
+    }
+
+    /// Takes `name` from the run that has it where that run gives it up ([`Store::gives_name_up`]).
+    pub(super) fn take_name_given_up(&mut self, name: &str) -> Result<(), StoreError> {
+        if let Some(id) = self.find_name(name)? {
+            if self.gives_name_up(id)? {
+                self.exec("UPDATE runs SET name = NULL WHERE id = ?1", &[super::Value::Int(id)])?;
+            }
+        }
+        Ok(())
+    }
+
     /// The id `r` stands for: an id as it is (`load` says when no run has it), a name looked up.
     pub fn resolve(&mut self, r: &RunRef) -> Result<i64, StoreError> {
         match r {
@@ -137,6 +160,14 @@ mod tests {
         let e = s.resolve_word("nope").unwrap_err().to_string();
         assert!(e.contains("no run named `nope`") && e.contains("show --list"), "{e}");
         assert!(s.begin_named(&m, Some("base")).is_err(), "the unique index holds");
+        // A run that failed with no trial kept gives its name up to the next that asks.
+        let failed = s.begin_named(&m, Some("retry")).unwrap().id;
+        s.finish_run(failed, "failed", "2024-01-01T00:01:00Z", Some("boom"))
+            .unwrap();
+        assert!(s.gives_name_up(failed).unwrap());
+        assert!(!s.gives_name_up(a).unwrap(), "a running run keeps its name");
+        let again = s.begin_named(&m, Some("retry")).unwrap().id;
+        assert_eq!(s.resolve_word("retry").unwrap(), again);
         assert_eq!(s.free_name("base").unwrap(), "base-2");
         assert_eq!(s.free_name("other").unwrap(), "other");
         assert_eq!(s.load(Some(a)).unwrap().name.as_deref(), Some("base"));

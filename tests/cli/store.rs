@@ -274,6 +274,17 @@ fn show_of_a_store_that_does_not_exist() {
     );
     assert!(!missing.exists(), "show created the store it was asked to read");
     assert_eq!(listing(&sb.results_dir()), Vec::<String>::new());
+    // From LITEBENCH_RESULTS, the variable is what the line names, not a flag never given.
+    let mut cmd = sb.litebench();
+    cmd.arg("show").env("LITEBENCH_RESULTS", &missing);
+    let out = output(&mut cmd);
+    assert_error_line(
+        &out,
+        &[&format!(
+            "error: LITEBENCH_RESULTS={}: no results store there",
+            missing.display()
+        )],
+    );
     sb.assert_cwd_untouched();
 }
 
