@@ -40,6 +40,10 @@ struct JobView {
     trials_ms: Option<u64>,
     /// The shortest and longest trial, where they differ.
     trial_range_ms: Option<(u64, u64)>,
+    /// A cast's roles, one line each: kind, clients and mode, rate, schedule, and the
+    /// parameters it gives its workload (its own script); empty without `--cast`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    roles: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -176,6 +180,12 @@ fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
         trial_ms,
         trials_ms,
         trial_range_ms,
+        roles: plan
+            .load
+            .cast
+            .as_ref()
+            .map(|c| c.roles.iter().map(|r| r.describe_with_params()).collect())
+            .unwrap_or_default(),
     }
 }
 
@@ -239,6 +249,14 @@ fn text(view: &PlanView) -> String {
             }
             for l in wrap(&format!("#{} {}", c.index, parts.join(", ")), "    ") {
                 line(format!("  {l}"));
+            }
+        }
+        if !j.roles.is_empty() {
+            line(format!("  cast: {} roles", j.roles.len()));
+            for r in &j.roles {
+                for l in wrap(r, "      ") {
+                    line(format!("    {l}"));
+                }
             }
         }
         let last = j.configurations.len().saturating_sub(1);

@@ -498,7 +498,16 @@ impl Cast {
 
     /// `writer: 1 client at 50 tx/s; readers: 4 clients; holder: hold every 6 s for 3 s; ...`
     pub fn describe(&self) -> String {
-        let role = |r: &Role| {
+        let roles: Vec<String> = self.roles.iter().map(Role::describe).collect();
+        format!("cast {}", roles.join("; "))
+    }
+}
+
+impl Role {
+    /// `writer: 1 client at 50 tx/s`, `holder: hold every 6 s for 3 s`.
+    pub fn describe(&self) -> String {
+        let r = self;
+        {
             let what = match r.kind {
                 RoleKind::Workload => {
                     let processes = r.mode == ClientMode::Processes;
@@ -538,8 +547,28 @@ impl Cast {
                 }
             };
             format!("{}: {what}", r.name)
-        };
-        format!("cast {}", self.roles.iter().map(role).collect::<Vec<_>>().join("; "))
+        }
+    }
+
+    /// [`Role::describe`] with the parameters the role gives its workload over the run's
+    /// (`params file=write.sql`), where it gives any: what `--dry-run` lists per role.
+    pub fn describe_with_params(&self) -> String {
+        // What settling derived (a script's hash, an emptied default) is not the user's word:
+        // left out.
+        let given: Vec<String> = self
+            .params
+            .0
+            .iter()
+            .filter(|(k, _)| k.as_str() != "sha256")
+            .map(|(k, v)| (k, super::params::value_text(v)))
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        if given.is_empty() {
+            self.describe()
+        } else {
+            format!("{}, params {}", self.describe(), given.join(" "))
+        }
     }
 }
 

@@ -66,6 +66,15 @@ pub enum ParamValue {
     Choice(String),
 }
 
+/// A parameter's value as `--param NAME=VALUE` would give it (`write.sql`, `2000ms`, `100`).
+pub fn value_text(v: &ParamValue) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
 // Validation keeps every `Real` finite, so equality is reflexive.
 impl Eq for ParamValue {}
 

@@ -88,3 +88,44 @@ fn dry_run_refuses_bad_input_as_a_run_does() {
     assert_eq!(stderr(&dry).lines().count(), 1, "{}", describe(&dry));
     assert!(!sb.results().exists());
 }
+
+/// With `--cast`, the plan lists each role: its clients and mode, rate, schedule and the
+/// script it runs (its own `file`), in text and JSON; nothing is made.
+#[test]
+fn dry_run_lists_a_casts_roles_with_their_scripts() {
+    let sb = Sandbox::new();
+    std::fs::write(sb.cwd().join("schema.sql"), "CREATE TABLE t(x);\n").unwrap();
+    std::fs::write(sb.cwd().join("write.sql"), "INSERT INTO t VALUES (1);\n").unwrap();
+    std::fs::write(sb.cwd().join("read.sql"), "SELECT count(*) FROM t;\n").unwrap();
+    std::fs::write(
+        sb.cwd().join("cast.toml"),
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 50\nparams = { file = \"write.sql\" }\n\n\
+         [[role]]\nname = \"readers\"\nkind = \"workload\"\nclients = 4\nmode = \"processes\"\nrate = 200\nparams = { file = \"read.sql\" }\n\n\
+         [[role]]\nname = \"report\"\nkind = \"hold\"\nat = \"1s\"\nevery = \"4s\"\nfor = \"2s\"\n",
+    )
+    .unwrap();
+    let out = dry_run(
+        &sb,
+        &[
+            "script",
+            "--cast",
+            "cast.toml",
+            "--param",
+            "init=schema.sql",
+            "--param",
+            "duration=10s",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(text.contains("cast: 3 roles"), "{text}");
+    assert!(
+        text.contains("writer: 1 client at 50 tx/s, params file=write.sql"),
+        "{text}"
+    );
+    assert!(
+        text.contains("readers: 4 client processes at 200 tx/s, params file=read.sql"),
+        "{text}"
+    );
+    assert!(text.contains("report: hold at 1 s every 4 s for 2 s"), "{text}");
+}
