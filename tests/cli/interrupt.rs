@@ -35,22 +35,37 @@ impl Running {
 
     /// Waits for the child to exit (at most `limit`) and returns its status, stdout and stderr.
     fn finish(mut self, limit: Duration) -> (ExitStatus, String, String) {
+        // Its output is read while it runs: a report larger than a pipe's buffer (64 KiB)
+        // would otherwise block litebench's last write, and it would never exit.
+        let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut text = Vec::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_end(&mut text);
+                }
+                String::from_utf8_lossy(&text).into_owned()
+            })
+        };
+        let child = self.child.as_mut().expect("child");
+        let out = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        );
+        let err = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>),
+        );
         let deadline = Instant::now() + limit;
         while self.is_running() {
             assert!(Instant::now() < deadline, "litebench did not exit within {limit:?}");
             std::thread::sleep(Duration::from_millis(50));
         }
-        let out = self
-            .child
-            .take()
-            .expect("child")
-            .wait_with_output()
-            .expect("collect output");
-        (
-            out.status,
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let status = self.child.take().expect("child").wait().expect("its status");
+        (status, out.join().unwrap_or_default(), err.join().unwrap_or_default())
     }
 }
 
