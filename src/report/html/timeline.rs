@@ -138,30 +138,24 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
             }
         }
     }
-    let last = times.last().copied();
     let roles: Vec<Line> = names
         .iter()
         .map(|role| Line {
             name: role.to_string(),
-            points: times
-                .iter()
-                .map(|&t| {
-                    let ms = if Some(t) == last && end_s * 1000.0 > t as f64 {
-                        (end_s * 1000.0 - t as f64).min(interval_ms as f64)
-                    } else {
-                        interval_ms as f64
-                    };
-                    let n: u64 = s
-                        .points
+            points: super::data::interval_rates(
+                &times,
+                |t| {
+                    s.points
                         .iter()
                         .filter(|p| {
                             p.t_ms == t && role_total(&p.op).is_none() && whole(&p.op) && role_of(&p.op) == Some(role)
                         })
                         .map(|p| p.ops)
-                        .sum();
-                    (secs(t), n as f64 / (ms / 1000.0))
-                })
-                .collect(),
+                        .sum()
+                },
+                interval_ms,
+                end_s * 1000.0,
+            ),
         })
         .collect();
     let roles_log = spans_decades(roles.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
