@@ -275,7 +275,7 @@ fn ties_sentence(report: &Report<'_>, whole: &[&SummaryRow]) -> String {
     let of = |c: usize| values(report.trials, c, "all", metric);
     let best = of(whole[0].config);
     let mut tied = Vec::new();
-    let mut unknown = 0;
+    let mut unknown = Vec::new();
     for r in whole.iter().skip(1).filter(|r| !failed(r)) {
         match report
             .statistics
@@ -284,15 +284,18 @@ fn ties_sentence(report: &Report<'_>, whole: &[&SummaryRow]) -> String {
         {
             Some(Verdict::NoSignificantDifference) | Some(Verdict::Inconclusive) => tied.push(r.config),
             Some(_) => {}
-            None => unknown += 1,
+            None => unknown.push(r.config),
         }
     }
     tied.sort_unstable();
+    unknown.sort_unstable();
     let tied: Vec<String> = tied.iter().map(|c| format!("#{c}")).collect();
-    if unknown > 0 {
+    if !unknown.is_empty() {
+        // The others named, as every other sentence of the answer names configurations.
+        let named: Vec<String> = unknown.iter().map(|c| format!("#{c}")).collect();
         format!(
-            "Too few trials to tell it apart from {unknown} other{} (6 a side give intervals).",
-            if unknown == 1 { "" } else { "s" }
+            "Too few trials to tell it apart from {} (6 a side give intervals).",
+            named.join(", ")
         )
     } else if tied.is_empty() {
         format!(

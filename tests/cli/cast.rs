@@ -983,4 +983,7 @@ fn roles_run_their_own_scripts() {
     let text = stdout(&shown);
     assert!(text.contains("p99 vs #0"), "{text}");
     assert!(!text.lines().any(|l| l.matches("p99 vs #0").count() > 1), "{text}");
+    // With one trial a side, the answer names the configuration it cannot tell apart.
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("Too few trials to tell it apart from #"), "{text}");
 }

@@ -398,8 +398,13 @@ fn answers(report: &Report<'_>, fig: &Figure) -> bool {
     }
 }
 
-/// `text` with its first letter a capital, as a sentence starts.
+/// `text` with its first letter a capital, as a sentence starts; unless it starts with a name
+/// that is written as it is (`journal_mode=wal`, `#1`, `writer:all`: "Journal_mode" is no name).
 fn upper_first(text: &str) -> String {
+    let first = text.split_whitespace().next().unwrap_or("");
+    if first.contains(['_', '=', ':', '#', '@', '.']) {
+        return text.to_string();
+    }
     let mut c = text.chars();
     c.next()
         .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
@@ -557,6 +562,18 @@ pub fn document(sections: &[(i64, String, String)]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_sentence_starts_with_a_capital_unless_it_starts_with_a_name() {
+        assert_eq!(upper_first("every configuration"), "Every configuration");
+        assert_eq!(
+            upper_first("journal_mode=wal in every one"),
+            "journal_mode=wal in every one"
+        );
+        assert_eq!(upper_first("#1 is faster"), "#1 is faster");
+        assert_eq!(upper_first(""), "");
+    }
+
     use super::*;
     use crate::report::html::data::tests::{manifest, report, trials};
 
