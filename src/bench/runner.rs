@@ -606,6 +606,20 @@ fn trial(
 }
 
 /// How `--progress` lines name a trial: `#1 journal_mode=wal, trial 2/3` (or `warm-up 1/1`).
+/// The operation types a trial records: the workload's, or with a cast each workload role's
+/// under its name (`ROLE:OP`), each role's from its own parameters (the run's with the role's
+/// over them).
+fn operation_types(plan: &JobPlan<'_>, dialect: Option<crate::engines::Dialect>) -> Vec<crate::model::op::OpType> {
+    match &plan.load.cast {
+        Some(cast) => cast.op_types(&|role| {
+            let mut params = plan.params.clone();
+            params.0.extend(role.params.0.clone());
+            plan.workload.operation_types(&params, dialect)
+        }),
+        None => plan.workload.operation_types(plan.params, dialect),
+    }
+}
+
 fn trial_name(plan: &JobPlan<'_>, cfg: &ConfigInfo, round: u32) -> String {
     if round < plan.trials.warmup {
         format!(
@@ -699,16 +713,7 @@ fn measure(
     if let Some(bare) = plan.workload.bare_begins(plan.params) {
         knob::begin_of_user_sql(&mut knobs, bare);
     }
-    // A cast records each workload role's operations under its name (`ROLE:OP`), each role's
-    // from its own parameters (the run's with the role's over them).
-    let types = match &plan.load.cast {
-        Some(cast) => cast.op_types(&|role| {
-            let mut params = plan.params.clone();
-            params.0.extend(role.params.0.clone());
-            plan.workload.operation_types(&params, engine.kind().dialect)
-        }),
-        None => plan.workload.operation_types(plan.params, engine.kind().dialect),
-    };
+    let types = operation_types(plan, engine.kind().dialect);
     let mut rec = Recorder::of_types(&types, counters.clone());
     let counting = plan.trials.instructions && crate::bench::instructions::inner();
     if let Some(dumps) = crate::sys::valgrind::Dumps::of_this_process().filter(|_| counting) {

@@ -829,20 +829,12 @@ fn a_stop_during_a_backup_s_pause_is_answered_and_a_killed_run_s_copy_is_cleaned
     };
     let mut child = start();
     copy_made(&sb);
-    // SAFETY: signalling our own child, not yet reaped.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
-    let t0 = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        // The pause is 9 s: a run that honours the stop ends long before it.
-        assert!(
-            t0.elapsed() < std::time::Duration::from_secs(6),
-            "the stop waited for the backup's pause"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    // The pause is 9 s: a run that honours the stop ends long before it.
+    let (status, _) = interrupt_within(
+        &mut child,
+        std::time::Duration::from_secs(6),
+        "the stop waited for the backup's pause",
+    );
     assert_eq!(status.code(), Some(130));
     assert_no_copy_left(&sb);
     let mut child = start();

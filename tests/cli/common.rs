@@ -200,3 +200,22 @@ pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
+
+/// Sends SIGINT to `child` and waits for it to exit, failing with `why` if it takes `limit` or
+/// longer: its exit status, and how long it took.
+pub fn interrupt_within(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    why: &str,
+) -> (std::process::ExitStatus, std::time::Duration) {
+    // SAFETY: signalling our own child, not yet reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let t0 = std::time::Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().expect("its status") {
+            return (s, t0.elapsed());
+        }
+        assert!(t0.elapsed() < limit, "{why}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

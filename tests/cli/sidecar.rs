@@ -63,6 +63,31 @@ fn run(sb: &Sandbox, file: &str, duration: &str) -> std::process::Output {
     ]))
 }
 
+/// `run ycsb --cast FILE` of one trial of `duration` on 200 records, started in the background
+/// (its output dropped): for tests that stop or kill it on their own.
+fn start(sb: &Sandbox, file: &str, duration: &str) -> std::process::Child {
+    sb.run_std(&[
+        "ycsb",
+        "--cast",
+        file,
+        "--param",
+        "records=200",
+        "--param",
+        &format!("duration={duration}"),
+        "--knob",
+        "journal_mode=wal",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .expect("start litebench")
+}
+
 /// The trial's sidecar record.
 fn sidecar(out: &std::process::Output) -> serde_json::Value {
     json(out)["trials"][0]["cast"]["sidecars"][0].clone()
@@ -189,27 +214,7 @@ fn a_sidecar_program_that_is_not_executable_is_refused_before_anything_runs() {
 fn what_a_kill_9ed_run_left_of_a_sidecar_is_stopped_by_cleanup() {
     let sb = Sandbox::new();
     let file = cast(&sb, &["sh", "-c", "sleep 1000 & wait"], "");
-    let mut child = sb
-        .run_std(&[
-            "ycsb",
-            "--cast",
-            &file,
-            "--param",
-            "records=200",
-            "--param",
-            "duration=60s",
-            "--knob",
-            "journal_mode=wal",
-            "--trials",
-            "1",
-            "--warmup",
-            "0",
-            "--quiet",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start litebench");
+    let mut child = start(&sb, &file, "60s");
     let records = sb.scratch().join("litebench-sidecars");
     let t0 = Instant::now();
     let record = loop {
@@ -308,27 +313,7 @@ fn what_a_sidecar_starts_outside_its_group_does_not_outlive_the_run_or_a_kill_9(
     }
     assert!(!alive(escaped), "the setsid sleep ({escaped}) outlived the run");
     std::fs::remove_file(&pidfile).unwrap();
-    let mut child = sb
-        .run_std(&[
-            "ycsb",
-            "--cast",
-            &file,
-            "--param",
-            "records=200",
-            "--param",
-            "duration=60s",
-            "--knob",
-            "journal_mode=wal",
-            "--trials",
-            "1",
-            "--warmup",
-            "0",
-            "--quiet",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start litebench");
+    let mut child = start(&sb, &file, "60s");
     let escaped = pid_in(&pidfile);
     child.kill().unwrap();
     child.wait().unwrap();
@@ -355,44 +340,16 @@ fn a_stop_during_a_sidecar_s_grace_is_answered_at_once() {
     let pidfile = sb.root().join("side.pid");
     let script = format!("trap '' TERM; echo $$ > {}; exec sleep 1000", pidfile.display());
     let file = cast(&sb, &["sh", "-c", &script], "grace = \"20s\"\n");
-    let mut child = sb
-        .run_std(&[
-            "ycsb",
-            "--cast",
-            &file,
-            "--param",
-            "records=200",
-            "--param",
-            "duration=20s",
-            "--knob",
-            "journal_mode=wal",
-            "--trials",
-            "1",
-            "--warmup",
-            "0",
-            "--quiet",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start litebench");
+    let mut child = start(&sb, &file, "20s");
     let side = pid_in(&pidfile);
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: signalling our own child, not yet reaped.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        // The grace is 20 s: a run that honours the stop ends long before it.
-        assert!(
-            t0.elapsed() < Duration::from_secs(10),
-            "litebench held the stop up for the sidecar's grace"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    eprintln!("exited {status:?} {:?} after SIGINT", t0.elapsed());
+    // The grace is 20 s: a run that honours the stop ends long before it.
+    let (status, took) = interrupt_within(
+        &mut child,
+        Duration::from_secs(10),
+        "litebench held the stop up for the sidecar's grace",
+    );
+    eprintln!("exited {status:?} {took:?} after SIGINT");
     assert_eq!(status.code(), Some(130));
     assert!(!alive(side), "the sidecar was killed");
 }
