@@ -177,6 +177,13 @@ impl<'c> ScriptClient<'c> {
             vars[*slot] = Var::Text(text.clone());
         }
         let default_seed_slot = loaded.vars.slot("default_seed");
+        // A defined `default_seed` is read as a number once, here: the evaluation that reads it
+        // for `hash` and `permute` ([`ScriptClient::default_seed_now`]) then parses no text.
+        if let Some(s) = default_seed_slot {
+            if let Some(n @ Num::Int(_)) = vars[s].num() {
+                vars[s] = Var::Num(n);
+            }
+        }
         Ok(ScriptClient {
             conn,
             loaded,
