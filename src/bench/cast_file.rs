@@ -60,7 +60,7 @@ const WORKLOAD_KEYS: &[&str] = &[
 ];
 const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"];
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
-const SIDECAR_KEYS: &[&str] = &["command", "grace", "at"];
+const SIDECAR_KEYS: &[&str] = &["command", "grace", "keep", "at"];
 const VACUUM_KEYS: &[&str] = &["vacuum", "pages", "at", "every", "busy_timeout", "query_only"];
 const BACKUP_KEYS: &[&str] = &["method", "to", "pages", "pause", "at", "every", "busy_timeout"];
 /// The per-connection knobs a role may set.
@@ -154,6 +154,7 @@ struct RoleFile {
     checkpoint: Option<String>,
     command: Option<Vec<String>>,
     grace: Option<String>,
+    keep: Option<bool>,
     vacuum: Option<String>,
     pages: Option<i64>,
     method: Option<String>,
@@ -207,6 +208,7 @@ impl RoleFile {
             checkpoint: typed(t, "checkpoint", invalid)?,
             command: typed(t, "command", invalid)?,
             grace: typed(t, "grace", invalid)?,
+            keep: typed(t, "keep", invalid)?,
             vacuum: typed(t, "vacuum", invalid)?,
             pages: typed(t, "pages", invalid)?,
             method: typed(t, "method", invalid)?,
@@ -601,7 +603,11 @@ fn sidecar_of(
     };
     crate::sys::sidecar::resolve(program).map_err(|why| invalid("command", why))?;
     let grace = duration("grace", &raw.grace, true, invalid)?.unwrap_or(SidecarCommand::GRACE);
-    Ok(SidecarCommand { command, grace })
+    Ok(SidecarCommand {
+        command,
+        grace,
+        keep: raw.keep.unwrap_or(true),
+    })
 }
 
 /// A workload role's schedule: `every` needs `for`, shorter than it.
@@ -1137,7 +1143,7 @@ every = "500ms"
         assert!(e.contains("role \"ls\": command: a sidecar needs its command"), "{e}");
         let e = err("[[role]]\nname = \"ls\"\nkind = \"sidecar\"\ncommand = [\"sleep\"]\nevery = \"1s\"\n");
         assert!(
-            e.contains("unknown key `every` for kind sidecar; valid keys: name, kind, command, grace, at"),
+            e.contains("unknown key `every` for kind sidecar; valid keys: name, kind, command, grace, keep, at"),
             "{e}"
         );
     }

@@ -563,6 +563,8 @@ fn run_rounds(
     Ok(End::Complete)
 }
 
+/// One trial on its own database (or the template), then its sidecars' scratch directory
+/// removed as the cast says ([`Scratch::end_trial_dir`]).
 #[allow(clippy::too_many_arguments)]
 fn trial(
     plan: &JobPlan<'_>,
@@ -574,9 +576,36 @@ fn trial(
     round: u32,
     seq: u64,
 ) -> Result<Option<TrialRecord>, RunError> {
+    let outcome = trial_on_db(plan, scratch, stop, cfg, engine_idx, template, round, seq);
+    let load = cfg.load.as_ref().unwrap_or(plan.load);
+    if let Some(cast) = &load.cast {
+        let sidecars: Vec<_> = cast.roles.iter().filter_map(|r| r.sidecar.as_ref()).collect();
+        if !sidecars.is_empty() {
+            scratch.end_trial_dir(&trial_files(seq), sidecars.iter().all(|s| !s.keep));
+        }
+    }
+    outcome
+}
+
+/// The name of trial `seq`'s files in the run directory (its database, its scratch directory).
+fn trial_files(seq: u64) -> String {
+    format!("trial-{seq}")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn trial_on_db(
+    plan: &JobPlan<'_>,
+    scratch: &Scratch,
+    stop: &AtomicBool,
+    cfg: &ConfigInfo,
+    engine_idx: usize,
+    template: Option<&DbRef>,
+    round: u32,
+    seq: u64,
+) -> Result<Option<TrialRecord>, RunError> {
     let engine = plan.engines[engine_idx].as_ref();
     let seed = trial_seed(plan.trials.seed, round);
-    let name = format!("trial-{seq}");
+    let name = trial_files(seq);
     // A workload that never writes runs on the template itself (no copy of a database of
     // hundreds of megabytes per trial), except for cold trials, which start from a copy no
     // cache has seen (DuckDB: a new database instance), and for configurations whose knobs write
@@ -728,6 +757,7 @@ fn measure(
         allow_unverified: plan.trials.allow_unverified,
     };
     let name = trial_name(plan, cfg, round);
+    let files_name = trial_files(seq);
     // A stop request interrupts the statements running (this connection's, and each further
     // client's, which the load driver registers): one long statement would otherwise hold the
     // stop up until it ends.
@@ -746,7 +776,7 @@ fn measure(
             files: files.as_ref(),
             place: db.path.as_deref().map(|path| crate::workload::Place {
                 db: path,
-                scratch: scratch.dir(),
+                trial: &files_name,
                 base: scratch.base(),
                 run: scratch,
             }),

@@ -126,13 +126,19 @@ pub struct BackupProgress {
 }
 
 /// What a sidecar role runs: an argument list (`{db}`: the trial database's path, `{scratch}`:
-/// the trial's scratch directory; nothing else substituted) started at the common start (or
-/// its `at`), and how long it has after SIGTERM before it is killed.
+/// the trial's own scratch directory, `DB.scratch` beside its database; nothing else
+/// substituted) started at the common start (or its `at`), how long it has after SIGTERM before
+/// it is killed, and whether the trial's scratch directory is kept after the trial.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SidecarCommand {
     pub command: Vec<String>,
     #[serde(with = "millis")]
     pub grace: Duration,
+    /// Keep what the sidecar wrote in the trial's scratch directory (the default: litebench
+    /// did not make it), or remove the directory once the sidecar stopped (`keep = false`, so
+    /// a long run's replicas do not fill the disk).
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub keep: bool,
 }
 
 impl SidecarCommand {
@@ -699,6 +705,10 @@ pub struct BackupApiRun {
 
 fn yes() -> bool {
     true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 /// A figure before and after an action.

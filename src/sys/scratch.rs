@@ -166,6 +166,48 @@ impl Scratch {
         self.dir.join(name)
     }
 
+    /// The scratch directory of trial `trial` (`TRIAL.scratch` in the run directory, mode
+    /// 0700), made on first use: what a sidecar writes (`{scratch}`, a replica) is the trial's
+    /// own, so no trial starts against what an earlier one left. Another sidecar of the same
+    /// trial finds it made; anything else in its place (a symbolic link, another user's
+    /// directory, a file) is refused, never used.
+    pub fn trial_dir(&self, trial: &str) -> std::io::Result<PathBuf> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = self.trial_dir_path(trial)?;
+        match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && own_dir(&dir) => Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(std::io::Error::other(format!(
+                "{} is already there and is not a directory of this user's; litebench makes it itself",
+                dir.display()
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// After trial `trial`: its scratch directory is removed with what is in it when `remove`
+    /// (every sidecar said `keep = false`), and otherwise only if nothing was written there.
+    pub fn end_trial_dir(&self, trial: &str, remove: bool) {
+        let Ok(dir) = self.trial_dir_path(trial) else { return };
+        if !own_dir(&dir) {
+            return;
+        }
+        let _ = if remove {
+            // Removes what is inside without following a link there.
+            fs::remove_dir_all(&dir)
+        } else {
+            fs::remove_dir(&dir)
+        };
+    }
+
+    fn trial_dir_path(&self, trial: &str) -> std::io::Result<PathBuf> {
+        let name = format!("{trial}.scratch");
+        if !crate::sys::confine::plain_name(&name) {
+            return Err(std::io::Error::other(format!("{name:?} is not a plain file name")));
+        }
+        Ok(self.dir.join(name))
+    }
+
     /// Copies a template database to a trial file and makes the copy durable, so the trial
     /// does not start with megabytes of dirty page cache that its first fsync would flush.
     ///
@@ -275,6 +317,12 @@ fn others(dir: &Path) -> Vec<String> {
         .unwrap_or_default();
     names.sort();
     names
+}
+
+/// Whether `dir` is a directory (not a link to one) of this user's.
+fn own_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_dir() && m.uid() == crate::sys::own_file::euid())
 }
 
 /// Replaces the record in `dir` atomically; never through a symbolic link.

@@ -127,7 +127,7 @@ pub struct Trial<'a> {
     /// database, or a client process, whose driver reads them).
     pub files: Option<&'a crate::sys::dbfiles::DbFiles>,
     /// Where the trial's database lives, for what a cast runs beside it (a sidecar's `{db}`
-    /// and `{scratch}`); `None` outside the runner and for a server's database.
+    /// and `{scratch}`, a directory beside it); `None` outside the runner and for a server's database.
     pub place: Option<Place<'a>>,
 }
 
@@ -136,8 +136,9 @@ pub struct Trial<'a> {
 pub struct Place<'a> {
     /// The database file.
     pub db: &'a std::path::Path,
-    /// The trial's scratch directory (the run's directory the database is in).
-    pub scratch: &'a std::path::Path,
+    /// The trial's name in the run directory (`trial-3`): its sidecars' `{scratch}` is
+    /// [`crate::sys::scratch::Scratch::trial_dir`] of it.
+    pub trial: &'a str,
     /// The scratch base directory (`--dir`), where records of what must not outlive litebench
     /// are kept for the next run and `cleanup`.
     pub base: &'a std::path::Path,

@@ -43,6 +43,11 @@ fn cast(sb: &Sandbox, command: &[&str], extra: &str) -> String {
 }
 
 fn run(sb: &Sandbox, file: &str, duration: &str) -> std::process::Output {
+    run_trials(sb, file, duration, "1")
+}
+
+/// `run` with `trials` trials.
+fn run_trials(sb: &Sandbox, file: &str, duration: &str, trials: &str) -> std::process::Output {
     output(&mut sb.run(&[
         "ycsb",
         "--cast",
@@ -54,7 +59,7 @@ fn run(sb: &Sandbox, file: &str, duration: &str) -> std::process::Output {
         "--knob",
         "journal_mode=wal",
         "--trials",
-        "1",
+        trials,
         "--warmup",
         "0",
         "--quiet",
@@ -126,10 +131,9 @@ fn litestream_replicates_beside_a_writer_with_its_cpu_recorded_and_none_left_run
     assert_eq!(s["stopped"], "term", "{s}");
     assert!(s["cpu_ms"].as_u64().unwrap() > 0, "its CPU: {s}");
     assert!(s["ran_ms"].as_u64().unwrap() >= 1500, "{s}");
-    let replicas: Vec<PathBuf> = std::fs::read_dir(sb.scratch())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("replica"))
+    let replicas: Vec<PathBuf> = trial_dirs(&sb)
+        .into_iter()
+        .map(|d| d.join("replica"))
         .filter(|p| p.is_dir())
         .collect();
     assert_eq!(replicas.len(), 1, "the trial's scratch directory holds the replica");
@@ -266,7 +270,9 @@ fn what_a_sidecar_leaves_keeps_the_run_directory_said_once_not_as_a_killed_runs(
     let said = String::from_utf8_lossy(&first.stderr).into_owned();
     assert!(
         said.lines().any(|l| l.starts_with("kept ")
-            && l.ends_with("it holds what litebench did not make (its-own); remove it when you are done with them")),
+            && l.ends_with(
+                "it holds what litebench did not make (trial-0.scratch); remove it when you are done with them"
+            )),
         "{said}"
     );
     // The next run in the same --dir finds a finished run's directory, not a killed one's.
@@ -274,6 +280,61 @@ fn what_a_sidecar_leaves_keeps_the_run_directory_said_once_not_as_a_killed_runs(
     assert_success(&second);
     let said = String::from_utf8_lossy(&second.stderr).into_owned();
     assert!(!said.contains("killed run"), "{said}");
+}
+
+/// Every trial's scratch directory (`RUN/trial-N.scratch`) under the sandbox's `--dir`.
+fn trial_dirs(sb: &Sandbox) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(sb.scratch())
+        .unwrap()
+        .flatten()
+        .filter(|run| run.path().is_dir())
+        .flat_map(|run| std::fs::read_dir(run.path()).unwrap().flatten().map(|e| e.path()))
+        .filter(|p| p.is_dir() && p.extension().is_some_and(|x| x == "scratch"))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// `{scratch}` is each trial's own directory: a later trial's sidecar never starts beside what
+/// an earlier trial's wrote (a replica of another database); kept by default, removed with
+/// `keep = false`.
+#[test]
+fn each_trial_s_sidecar_gets_a_scratch_directory_of_its_own() {
+    let sb = Sandbox::new();
+    let seen = [
+        "sh",
+        "-c",
+        "l=$(ls -A '{scratch}'); printf %s \"$l\" > '{scratch}/seen'; exec sleep 1000",
+    ];
+    let file = cast(&sb, &seen, "grace = \"1s\"\n");
+    let out = run_trials(&sb, &file, "500ms", "3");
+    assert_success(&out);
+    let dirs = trial_dirs(&sb);
+    assert_eq!(dirs.len(), 3, "one directory per trial: {dirs:?}");
+    for d in &dirs {
+        let listed = std::fs::read_to_string(d.join("seen")).unwrap();
+        assert_eq!(
+            listed,
+            "",
+            "{} started empty, not with an earlier trial's files",
+            d.display()
+        );
+    }
+
+    let sb = Sandbox::new();
+    let file = cast(&sb, &seen, "grace = \"1s\"\nkeep = false\n");
+    let out = run_trials(&sb, &file, "500ms", "2");
+    assert_success(&out);
+    assert_eq!(
+        trial_dirs(&sb),
+        Vec::<PathBuf>::new(),
+        "keep = false removed each trial's"
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !said.contains("kept "),
+        "nothing of the sidecar's is left to keep: {said}"
+    );
 }
 
 fn alive(pid: u32) -> bool {

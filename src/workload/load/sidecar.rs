@@ -1,4 +1,5 @@
-//! A cast's sidecar role in a trial: its command (`{db}`, `{scratch}` put in) started at the
+//! A cast's sidecar role in a trial: its command (`{db}`, `{scratch}` put in; `{scratch}` is
+//! the trial's own directory, which the runner removes after the trial with `keep = false`) started at the
 //! common start (or its `at`), its process tree sampled from /proc while the workload roles
 //! run, and stopped once they end (SIGTERM, then SIGKILL after its grace, said in a warning).
 //! A sidecar that ends within its first [`AT_ONCE`] fails the trial in one line: its status
@@ -60,7 +61,13 @@ pub(super) fn run(
     if done.load(Ordering::Relaxed) || shared.halted() {
         return Ok(events);
     }
-    let argv = cmd.argv(&place.db.to_string_lossy(), &place.scratch.to_string_lossy());
+    // The trial's own directory: a replica made there is this trial's, not an earlier one's.
+    let scratch = place.run.trial_dir(place.trial).map_err(|e| {
+        fail(format!(
+            "cannot make the trial's scratch directory for {{scratch}}: {e}"
+        ))
+    })?;
+    let argv = cmd.argv(&place.db.to_string_lossy(), &scratch.to_string_lossy());
     let began = Instant::now();
     let running = sidecar::spawn(&argv, &role.name, place.base).map_err(|e| fail(e.to_string()))?;
     let mut running = match running.exited_within(AT_ONCE) {
