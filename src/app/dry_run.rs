@@ -103,6 +103,21 @@ pub fn print(args: &RunArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
+/// The line said on a terminal before a run whose trials take more than a minute starts (the
+/// time `--dry-run` gives), so nobody waits five minutes not knowing they would; `None` for a
+/// shorter run or one whose trials no duration or rate fixes.
+pub fn long_run_line(plan: &Plan) -> Option<String> {
+    let jobs: Vec<JobView> = plan.mine.iter().map(|&j| job_view(plan, j, &plan.jobs[j])).collect();
+    let ms = jobs.iter().map(|j| j.trials_ms).sum::<Option<u64>>()?;
+    let trials: u64 = jobs.iter().map(|j| j.total_trials).sum();
+    (ms > 60_000).then(|| {
+        format!(
+            "this run takes about {} ({trials} trials, warm-ups included, one after the other); Ctrl-C stops it and keeps what finished, --dry-run shows the plan",
+            human(ms)
+        )
+    })
+}
+
 fn view(plan: &Plan) -> PlanView {
     let jobs: Vec<JobView> = plan.mine.iter().map(|&j| job_view(plan, j, &plan.jobs[j])).collect();
     let estimate_ms = jobs.iter().map(|j| j.trials_ms).sum::<Option<u64>>();

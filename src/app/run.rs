@@ -77,6 +77,11 @@ impl RunObserver for Reports {
     fn started(&mut self, plan: &Plan) {
         let several = plan.several();
         let in_guest = plan.in_guest();
+        if !plan.output.quiet && !in_guest && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            if let Some(line) = crate::app::dry_run::long_run_line(plan) {
+                crate::errln!("{line}");
+            }
+        }
         self.runs.clear();
         self.settings = Some(Settings {
             format: plan.output.format,

@@ -50,6 +50,29 @@ pub fn width() -> Option<usize> {
     )
 }
 
+/// The rows of one screen, for output that must not scroll its answer away: a valid `LINES`,
+/// else the terminal's own height, else 40 (the 80x40 screen output is read at).
+pub fn height() -> usize {
+    let terminal = std::io::stdout().is_terminal();
+    std::env::var("LINES")
+        .ok()
+        .and_then(|l| l.trim().parse::<usize>().ok())
+        .filter(|h| *h >= 10)
+        .or_else(|| {
+            terminal
+                .then(|| terminal_size::terminal_size().map(|(_, h)| usize::from(h.0)))
+                .flatten()
+        })
+        .unwrap_or(40)
+}
+
+/// How many rows `text` takes on a screen `width` columns wide (each line wraps).
+pub fn rows(text: &str, width: usize) -> usize {
+    text.lines()
+        .map(|l| l.chars().count().div_ceil(width.max(1)).max(1))
+        .sum()
+}
+
 /// [`width`]'s rule: a valid `COLUMNS` wins; otherwise a terminal's own width.
 fn width_from(columns: Option<&str>, terminal: bool, size: impl FnOnce() -> Option<usize>) -> Option<usize> {
     let valid = |w: usize| (w >= MIN_COLUMNS).then_some(w);
@@ -74,5 +97,12 @@ mod tests {
         assert_eq!(width_from(Some("junk"), false, never), None);
         assert_eq!(width_from(Some("5"), true, never), None, "too narrow to mean anything");
         assert_eq!(width_from(None, true, || None), None, "a terminal that does not say");
+    }
+
+    #[test]
+    fn a_long_line_takes_as_many_rows_as_it_wraps_into() {
+        assert_eq!(rows("a\n\nbc", 80), 3);
+        assert_eq!(rows(&"x".repeat(161), 80), 3);
+        assert_eq!(rows(&"x".repeat(160), 80), 2);
     }
 }

@@ -491,5 +491,16 @@ fn compact_body(report: &Report<'_>) -> String {
     for l in &report.durability {
         out += &format!("durability: {l}\n");
     }
-    out
+    let again = answer_again(&answer, &out);
+    out + &again
+}
+
+/// The answer said again at the end of a view longer than one screen, where a terminal leaves
+/// the reader: its first lines have scrolled away by then.
+fn answer_again(answer: &[String], body: &str) -> String {
+    let width = crate::base::terminal::width().unwrap_or(80);
+    if answer.is_empty() || crate::base::terminal::rows(body, width) + 4 <= crate::base::terminal::height() {
+        return String::new();
+    }
+    format!("\nanswer (as above): {}\n", answer.join(" "))
 }

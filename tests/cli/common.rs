@@ -219,3 +219,30 @@ pub fn interrupt_within(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// `cmd` (a sandbox's litebench) run on a terminal: `script` gives it a pseudo-terminal and
+/// copies what it wrote there, standard output and error together, into `typescript`
+/// (flushed as written), with the command's environment and working directory.
+pub fn on_a_terminal(cmd: &std::process::Command, typescript: &Path) -> std::process::Command {
+    let quote = |s: &std::ffi::OsStr| format!("'{}'", s.to_string_lossy().replace('\'', "'\\''"));
+    let mut line = quote(cmd.get_program());
+    for a in cmd.get_args() {
+        line.push(' ');
+        line.push_str(&quote(a));
+    }
+    let mut term = std::process::Command::new("script");
+    term.args(["-qfec", &line]).arg(typescript);
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => term.env(k, v),
+            None => term.env_remove(k),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        term.current_dir(dir);
+    }
+    term.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    term
+}

@@ -1,6 +1,7 @@
 //! `run --dry-run`: the plan printed after every check, with nothing opened or created.
 
 use crate::common::*;
+use std::time::Duration;
 
 /// `litebench run ARGS --dry-run` in a fresh sandbox, which must succeed; with its output.
 fn dry_run(sb: &Sandbox, args: &[&str]) -> std::process::Output {
@@ -128,4 +129,56 @@ fn dry_run_lists_a_casts_roles_with_their_scripts() {
         "{text}"
     );
     assert!(text.contains("report: hold at 1 s every 4 s for 2 s"), "{text}");
+}
+
+/// On a terminal, a run whose trials take more than a minute says so before it starts (the
+/// time `--dry-run` gives); a short one says nothing.
+#[test]
+fn a_run_longer_than_a_minute_says_its_time_on_a_terminal_before_it_starts() {
+    let said = "this run takes about";
+    let sb = Sandbox::new();
+    let typescript = sb.root().join("typescript");
+    let long = sb.run_std(&[
+        "ycsb",
+        "--param",
+        "records=100",
+        "--param",
+        "duration=10s",
+        "--trials",
+        "6",
+        "--warmup",
+        "1",
+    ]);
+    let mut child = on_a_terminal(&long, &typescript).spawn().expect("script");
+    let t0 = std::time::Instant::now();
+    let text = loop {
+        let text = std::fs::read_to_string(&typescript).unwrap_or_default();
+        if text.contains(said) || t0.elapsed() > Duration::from_secs(60) {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Ends the run (its terminal goes: a hang-up, which litebench takes as a stop).
+    let _ = interrupt_within(&mut child, Duration::from_secs(60), "the run did not stop");
+    assert!(
+        text.contains("this run takes about 1 min 10 s (7 trials, warm-ups included, one after the other)"),
+        "{text}"
+    );
+
+    let short = sb.run_std(&[
+        "ycsb",
+        "--param",
+        "records=100",
+        "--param",
+        "duration=200ms",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    let status = on_a_terminal(&short, &typescript).status().expect("script");
+    assert!(status.success());
+    let text = std::fs::read_to_string(&typescript).unwrap();
+    assert!(text.contains("answer"), "it ran: {text}");
+    assert!(!text.contains(said), "{text}");
 }

@@ -94,3 +94,39 @@ fn list_shows_one_section_and_fits_80_columns() {
         assert_within(&list(&[section], Some("80")), 80);
     }
 }
+
+/// A fitted view longer than one screen says its answer again at its end, where the terminal
+/// leaves the reader; one that fits the screen says it once.
+#[test]
+fn a_view_longer_than_a_screen_ends_with_its_answer_again() {
+    let sb = Sandbox::new();
+    let mut run = sb.run_tiny(&[
+        "crud",
+        "--knob",
+        "journal_mode=wal,delete",
+        "--knob",
+        "synchronous=off,normal,full",
+    ]);
+    run.env("COLUMNS", "80").env("LINES", "40");
+    let out = output(&mut run);
+    assert_success(&out);
+    let text = stdout(&out);
+    // A paragraph (its wrapped lines) from the line that starts with `start`.
+    let paragraph = |start: &str| -> String {
+        let from = text.find(start).unwrap_or_else(|| panic!("no {start:?}: {text}"));
+        let rest = &text[from + start.len()..];
+        let end = rest.find("\n\n").unwrap_or(rest.len());
+        rest[..end].split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let again = paragraph("\nanswer (as above): ");
+    assert!(again.starts_with("Fastest"), "{again}");
+    assert!(
+        text.trim_end().ends_with(again.split(' ').next_back().unwrap()),
+        "the view ends with it: {text}"
+    );
+    assert_eq!(again, paragraph("answer: "));
+
+    let tall = stdout(&output(sb.show(&[]).env("COLUMNS", "80").env("LINES", "1000")));
+    assert!(tall.contains("answer: "), "{tall}");
+    assert!(!tall.contains("answer (as above)"), "{tall}");
+}
