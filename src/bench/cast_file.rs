@@ -31,7 +31,7 @@
 
 use crate::engines::sqlite::knobs::SQLITE_KNOBS;
 use crate::model::cast::{
-    BackupMethod, BackupSteps, BackupTarget, Cast, CheckpointMode, Role, RoleKind, Schedule, SidecarCommand,
+    BackupMethod, BackupSteps, BackupTarget, Cast, CheckpointMode, HoldQuery, Role, RoleKind, Schedule, SidecarCommand,
     VacuumMode, MAX_ROLES,
 };
 use crate::model::knob::find_spec;
@@ -58,7 +58,7 @@ const WORKLOAD_KEYS: &[&str] = &[
     "every",
     "for",
 ];
-const HOLD_KEYS: &[&str] = &["at", "every", "for", "busy_timeout", "cache_size"];
+const HOLD_KEYS: &[&str] = &["at", "every", "for", "query", "busy_timeout", "cache_size"];
 const CHECKPOINT_KEYS: &[&str] = &["checkpoint", "at", "every", "busy_timeout"];
 const SIDECAR_KEYS: &[&str] = &["command", "grace", "keep", "at"];
 const VACUUM_KEYS: &[&str] = &["vacuum", "pages", "at", "every", "busy_timeout", "query_only"];
@@ -155,6 +155,7 @@ struct RoleFile {
     command: Option<Vec<String>>,
     grace: Option<String>,
     keep: Option<bool>,
+    query: Option<String>,
     vacuum: Option<String>,
     pages: Option<i64>,
     method: Option<String>,
@@ -209,6 +210,7 @@ impl RoleFile {
             command: typed(t, "command", invalid)?,
             grace: typed(t, "grace", invalid)?,
             keep: typed(t, "keep", invalid)?,
+            query: typed(t, "query", invalid)?,
             vacuum: typed(t, "vacuum", invalid)?,
             pages: typed(t, "pages", invalid)?,
             method: typed(t, "method", invalid)?,
@@ -374,6 +376,7 @@ fn role(
     let backup = (kind == RoleKind::Backup)
         .then(|| backup_of(&raw, &schedule, invalid))
         .transpose()?;
+    let query = raw.query.as_deref().map(|f| hold_query(f, invalid)).transpose()?;
     let clients = clients_of(&raw, invalid)?;
     let knobs = knobs_of(&raw, invalid)?;
     let params = params_of(&raw, invalid, resolve)?;
@@ -390,6 +393,61 @@ fn role(
         schedule,
         sidecar,
         backup,
+        query,
+    })
+}
+
+/// A hold's report query: the statements of SQL file `file`, read now (the run records what
+/// ran). A file that cannot be read, holds no statement, or takes a parameter is refused here,
+/// before anything runs.
+fn hold_query(file: &str, invalid: &dyn Fn(&str, String) -> CastFileError) -> Result<HoldQuery, CastFileError> {
+    use crate::engines::sql_lex::{Kind, Lexer};
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        invalid(
+            "query",
+            format!("cannot read {file}: {e}; give the file of your report's SQL"),
+        )
+    })?;
+    let mut statements = Vec::new();
+    let (mut start, mut code) = (0, false);
+    for token in Lexer::new(&text, 0, false) {
+        let token = token.map_err(|(at, why)| {
+            let (line, col) = crate::engines::sql_lex::line_col(&text, at);
+            invalid("query", format!("{file}:{line}:{col}: {why}"))
+        })?;
+        match token.kind {
+            Kind::Semicolon => {
+                if code {
+                    statements.push(text[start..token.start].trim().to_string());
+                }
+                (start, code) = (token.end, false);
+            }
+            Kind::Param => {
+                let (line, col) = crate::engines::sql_lex::line_col(&text, token.start);
+                return Err(invalid(
+                    "query",
+                    format!(
+                        "{file}:{line}:{col}: `{}` is a parameter, and a report query is run as written; write its value into the SQL",
+                        &text[token.start..token.end]
+                    ),
+                ));
+            }
+            Kind::Blank | Kind::LineComment | Kind::BlockComment => {}
+            _ => code = true,
+        }
+    }
+    if code {
+        statements.push(text[start..].trim().to_string());
+    }
+    if statements.is_empty() {
+        return Err(invalid(
+            "query",
+            format!("{file} holds no SQL statement; give your report's query"),
+        ));
+    }
+    Ok(HoldQuery {
+        file: file.to_string(),
+        statements,
     })
 }
 
@@ -426,7 +484,7 @@ fn kind_of(
             (RoleKind::Workload, None)
         }
         "hold" => {
-            hold_schedule(schedule, invalid)?;
+            hold_schedule(schedule, raw.query.is_some(), invalid)?;
             (RoleKind::Hold, None)
         }
         "vacuum" => (RoleKind::Vacuum(vacuum_of(raw, schedule, invalid)?), None),
@@ -639,12 +697,21 @@ fn workload_schedule(
     Ok(())
 }
 
-/// A hold's schedule: it needs `for`, shorter than its `every`.
-fn hold_schedule(schedule: &Schedule, invalid: &dyn Fn(&str, String) -> CastFileError) -> Result<(), CastFileError> {
+/// A hold's schedule: it needs `for` (unless it runs a report `query`, which holds the snapshot
+/// while it runs), shorter than its `every`.
+fn hold_schedule(
+    schedule: &Schedule,
+    query: bool,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<(), CastFileError> {
     let Some(f) = schedule.hold_for else {
+        if query {
+            return Ok(());
+        }
         return Err(invalid(
             "for",
-            "a hold needs how long it keeps its snapshot; give for = \"3s\"".into(),
+            "a hold needs how long it keeps its snapshot; give for = \"3s\", or a query = \"report.sql\" it runs"
+                .into(),
         ));
     };
     if let Some(e) = schedule.every.filter(|e| f >= *e) {

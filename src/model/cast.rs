@@ -68,6 +68,18 @@ pub struct Role {
     /// A backup role's method and target (none for every other kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup: Option<BackupTarget>,
+    /// A hold's own read, run and timed inside its snapshot (none: a generic snapshot read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<HoldQuery>,
+}
+
+/// The application's own report query a hold runs in its snapshot (`query = "report.sql"`):
+/// the file's statements, read when the cast is (so the run records the SQL that ran), run in
+/// order and timed together, every row read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HoldQuery {
+    pub file: String,
+    pub statements: Vec<String>,
 }
 
 /// How a backup role copies the database, and the file it copies it into: a plain file name,
@@ -535,7 +547,10 @@ impl Role {
                     }
                     what
                 }
-                RoleKind::Hold => format!("hold {}", r.schedule.describe()),
+                RoleKind::Hold => match &r.query {
+                    Some(q) => format!("hold {} running {}", r.schedule.describe(), q.file),
+                    None => format!("hold {}", r.schedule.describe()),
+                },
                 RoleKind::Checkpoint(m) => format!("checkpoint {} {}", m.name(), r.schedule.describe()),
                 RoleKind::Vacuum(m) => format!("vacuum {} {}", m.describe(), r.schedule.describe()),
                 RoleKind::Backup => {
@@ -724,6 +739,16 @@ pub struct Hold {
     pub role: String,
     pub start_ms: u64,
     pub end_ms: u64,
+    /// The hold's report query ([`HoldQuery`]), as it ran; absent for a generic snapshot read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<QueryRun>,
+}
+
+/// A hold's report query as it ran: how long its statements took and the rows they returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryRun {
+    pub duration_us: u64,
+    pub rows: u64,
 }
 
 /// One `PRAGMA wal_checkpoint(MODE)`: when it started (milliseconds after the measured start),
@@ -811,6 +836,7 @@ mod tests {
             schedule,
             sidecar: None,
             backup: None,
+            query: None,
         }
     }
 

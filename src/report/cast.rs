@@ -141,6 +141,10 @@ fn acts(trials: &[TrialRecord]) -> (BTreeMap<(usize, String), Acts>, BTreeMap<us
             let a = by.entry((t.config, h.role.clone())).or_default();
             a.holds += 1;
             a.held_ms += h.end_ms.saturating_sub(h.start_ms);
+            if let Some(q) = h.query {
+                a.queries.push(q.duration_us);
+                a.rows += q.rows;
+            }
         }
         for c in checkpoints {
             let a = by.entry((t.config, c.role.clone())).or_default();
@@ -157,6 +161,9 @@ fn acts(trials: &[TrialRecord]) -> (BTreeMap<(usize, String), Acts>, BTreeMap<us
 struct Acts {
     holds: u64,
     held_ms: u64,
+    /// Each hold's report query's duration, microseconds, and the rows they read in all.
+    queries: Vec<u64>,
+    rows: u64,
     /// Each checkpoint's duration, microseconds.
     checkpoints: Vec<u64>,
     busy: u64,
@@ -241,15 +248,23 @@ impl Acts {
         ]
     }
 
-    /// A hold role: its count and seconds held per trial.
-    fn hold_cells(&self, trials: u64) -> Vec<String> {
+    /// A hold role: its count and seconds held per trial; with a report query, the query's
+    /// durations and the rows each read.
+    fn hold_cells(&mut self, trials: u64) -> Vec<String> {
+        let (kind, p50, max) = if self.queries.is_empty() {
+            ("hold".to_string(), "-".to_string(), "-".to_string())
+        } else {
+            let rows = self.rows / self.queries.len() as u64;
+            let (p50, max) = p50_max(&mut self.queries);
+            (format!("hold, query: {rows} rows"), ms(p50), ms(max))
+        };
         vec![
-            "hold".into(),
+            kind,
             self.holds.to_string(),
             "-".into(),
             "-".into(),
-            "-".into(),
-            "-".into(),
+            p50,
+            max,
             format!("{:.1}", self.held_ms as f64 / 1000.0 / trials as f64),
         ]
     }
@@ -291,6 +306,7 @@ mod tests {
                     role: "holder".into(),
                     start_ms: 0,
                     end_ms: 500,
+                    query: None,
                 }],
                 checkpoints: vec![ckpt(false, 1000), ckpt(true, 3000), ckpt(false, 2000)],
                 ..Default::default()
@@ -327,6 +343,7 @@ mod tests {
                     role: "holder".into(),
                     start_ms: 0,
                     end_ms: 500,
+                    query: None,
                 }],
                 sidecars: vec![run(stopped, cpu_ms)],
                 ..Default::default()
@@ -380,6 +397,7 @@ mod tests {
                     role: "holder".into(),
                     start_ms: 0,
                     end_ms: 500,
+                    query: None,
                 }],
                 ..Default::default()
             }),

@@ -512,6 +512,7 @@ mod tests {
             role: "holder".into(),
             start_ms,
             end_ms,
+            query: None,
         };
         let a = trial(vec![hold(0, 3000), hold(6000, 9000)], true);
         let b = trial(vec![hold(0, 3000)], true);
@@ -541,6 +542,7 @@ mod tests {
                     role: "holder".into(),
                     start_ms: 2000,
                     end_ms: 6000,
+                    query: None,
                 }],
                 checkpoints: Vec::new(),
                 sidecars: Vec::new(),
@@ -662,6 +664,7 @@ mod tests {
                     role: "report".into(),
                     start_ms: 0,
                     end_ms: 9000,
+                    query: None,
                 }],
                 ..CastEvents::default()
             }),

@@ -431,11 +431,13 @@ mod tests {
                         role: "holder".into(),
                         start_ms: 2000,
                         end_ms: 4000,
+                        query: None,
                     },
                     Hold {
                         role: "holder".into(),
                         start_ms: 5000,
                         end_ms: 6000,
+                        query: None,
                     },
                 ],
                 checkpoints: vec![ckpt(1000, false), ckpt(3000, true), ckpt(5500, true)],

@@ -26,7 +26,8 @@ use super::{
 };
 use crate::engines::{Connection, ErrorKind};
 use crate::model::cast::{
-    Backup, BeforeAfter, Cast, CastEvents, Checkpoint, CheckpointMode, Hold, Role, RoleKind, Vacuum, VacuumMode,
+    Backup, BeforeAfter, Cast, CastEvents, Checkpoint, CheckpointMode, Hold, HoldQuery, QueryRun, Role, RoleKind,
+    Vacuum, VacuumMode,
 };
 use crate::model::load::{ClientMode, Connections, LoadShape};
 use crate::model::params::Params;
@@ -319,11 +320,13 @@ fn act(role: &Role, trial: &Trial<'_>, shared: &Shared<'_>, done: &AtomicBool) -
         match role.kind {
             RoleKind::Hold => {
                 let hold_for = role.schedule.hold_for.unwrap_or_default();
-                if let Some((began, ended)) = hold(conn.as_mut(), start + at + hold_for, shared, done)? {
+                let until = start + at + hold_for;
+                if let Some(h) = hold(conn.as_mut(), role.query.as_ref(), until, shared, done)? {
                     events.holds.push(Hold {
                         role: role.name.clone(),
-                        start_ms: ms(began),
-                        end_ms: ms(ended),
+                        start_ms: ms(h.began),
+                        end_ms: ms(h.ended),
+                        query: h.query,
                     });
                 }
             }
@@ -362,30 +365,56 @@ pub(super) fn wait_while(t: Instant, shared: &Shared<'_>, done: &AtomicBool) {
     }
 }
 
-/// One hold: BEGIN, a read that takes the snapshot, kept until `until` (or the trial's end),
-/// then COMMIT. Its start (the snapshot taken) and end; none when a lock kept it from starting.
+/// What one hold did: when its snapshot was taken and let go, and its report query's run.
+struct Held {
+    began: Instant,
+    ended: Instant,
+    query: Option<QueryRun>,
+}
+
+/// One hold: BEGIN, a read that takes the snapshot (the role's report query, timed with every
+/// row read, or a generic one), kept until `until` (or the trial's end; a query that runs past
+/// it is not cut short), then COMMIT. None when a lock kept it from starting.
 fn hold(
     conn: &mut dyn Connection,
+    query: Option<&HoldQuery>,
     until: Instant,
     shared: &Shared<'_>,
     done: &AtomicBool,
-) -> Result<Option<(Instant, Instant)>, WorkloadError> {
-    let began = conn
-        .execute_batch("BEGIN")
-        .and_then(|()| conn.query("SELECT count(*) FROM sqlite_schema"));
-    match began {
-        Ok(_) => {}
+) -> Result<Option<Held>, WorkloadError> {
+    let began = Instant::now();
+    let read = conn.execute_batch("BEGIN").and_then(|()| match query {
+        Some(q) => q
+            .statements
+            .iter()
+            .try_fold(0u64, |rows, sql| Ok(rows + conn.query(sql)?.len() as u64))
+            .map(|rows| {
+                Some(QueryRun {
+                    duration_us: began.elapsed().as_micros() as u64,
+                    rows,
+                })
+            }),
+        None => conn.query("SELECT count(*) FROM sqlite_schema").map(|_| None),
+    });
+    let query = match read {
+        Ok(q) => q,
         Err(e) if e.kind == ErrorKind::Busy => {
             let _ = conn.execute_batch("ROLLBACK");
             return Ok(None);
         }
-        Err(e) => return Err(shared.failed(e)),
-    }
-    let began = Instant::now();
+        Err(mut e) => {
+            if let Some(q) = query {
+                e.context = format!("the hold's query = \"{}\"", q.file);
+            }
+            return Err(shared.failed(e));
+        }
+    };
+    // A generic read takes the snapshot at once; a report's is held from its first statement.
+    let began = if query.is_some() { began } else { Instant::now() };
     wait_while(until, shared, done);
     let ended = Instant::now();
     conn.execute_batch("COMMIT").map_err(|e| shared.failed(e))?;
-    Ok(Some((began, ended)))
+    Ok(Some(Held { began, ended, query }))
 }
 
 /// One `PRAGMA wal_checkpoint(MODE)`: when it started, and its row and duration (a checkpoint
