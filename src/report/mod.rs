@@ -36,6 +36,7 @@ pub mod summary;
 pub mod table;
 pub mod text;
 pub mod wal;
+pub mod wal_causes;
 pub mod warnings;
 
 use crate::model::record::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
