@@ -38,6 +38,9 @@ pub enum WalVerdict {
     /// yet had its chance to restart it: too short to tell.
     BelowCheckpoint,
     Bounded,
+    /// It grew in one or two steps (a `VACUUM`, a retention cut) and not besides: a step is
+    /// not a trend.
+    Stepped,
     /// A trial had too few readings in its second half for a fit.
     NoVerdict,
 }
@@ -49,6 +52,7 @@ impl WalVerdict {
             WalVerdict::GrowsWhileHeld => "WAL grows while a snapshot is held",
             WalVerdict::BelowCheckpoint => "WAL below its first automatic checkpoint: too short to tell",
             WalVerdict::Bounded => "WAL bounded",
+            WalVerdict::Stepped => "WAL grew in a step, not a trend",
             WalVerdict::NoVerdict => "too few readings for a verdict",
         }
     }
@@ -69,6 +73,58 @@ pub struct TrialWal {
     /// Intervals in which the shim saw the database file written or synced (in WAL mode, a
     /// checkpoint); absent where litebench does not count the engine's I/O.
     pub checkpoint_intervals: Option<u64>,
+    /// The one-off jumps taken out of the second half before the fit ([`steps`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<WalStep>,
+}
+
+/// A one-off jump of the WAL between two readings: how much, and between which readings
+/// (milliseconds after the measured start).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WalStep {
+    pub from_ms: u64,
+    pub to_ms: u64,
+    pub bytes: u64,
+    /// What ran then, from the cast's events and the workload's own milestones; filled in by
+    /// [`wal_growth`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ran: Vec<String>,
+}
+
+/// Most steps taken out of a trial's second half: a retention cut and a `VACUUM` are two.
+pub const MAX_STEPS: usize = 2;
+
+/// Share of the second half's growth one jump must hold to be a step, and how many times the
+/// median interval's growth: a trend grows by about the same each interval, a step by many
+/// intervals' worth at once.
+pub const STEP_SHARE: f64 = 0.25;
+pub const STEP_TIMES: f64 = 4.0;
+
+/// The one-off jumps of `half` (readings as seconds and bytes, in time order): the up to
+/// [`MAX_STEPS`] largest increments each holding at least [`STEP_SHARE`] of the growth and
+/// [`STEP_TIMES`] the median increment, with at least four increments to tell a jump from a
+/// trend. Returns the index of the reading after each jump, and its bytes.
+fn steps(half: &[(f64, f64)]) -> Vec<(usize, f64)> {
+    if half.len() < 5 {
+        return Vec::new();
+    }
+    let rises: Vec<(usize, f64)> = (1..half.len())
+        .map(|i| (i, (half[i].1 - half[i - 1].1).max(0.0)))
+        .collect();
+    let total: f64 = rises.iter().map(|r| r.1).sum();
+    let mut sorted: Vec<f64> = rises.iter().map(|r| r.1).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let least = (STEP_SHARE * total).max(STEP_TIMES * median);
+    let mut by_size = rises;
+    by_size.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut out: Vec<(usize, f64)> = by_size
+        .into_iter()
+        .take(MAX_STEPS)
+        .filter(|r| r.1 > 0.0 && r.1 >= least)
+        .collect();
+    out.sort_by_key(|s| s.0);
+    out
 }
 
 /// A configuration's WAL over its measured trials.
@@ -241,7 +297,15 @@ pub fn trial_wal(seq: u64, series: &Series) -> Option<TrialWal> {
         .filter(|f| f.t_ms >= half_ms)
         .map(|f| (f.t_ms as f64 / 1000.0, f.wal_bytes as f64))
         .collect();
-    let fit = slope_95(&half);
+    // A step is not a trend: the fit is of the readings with each step taken out.
+    let jumps = steps(&half);
+    let flat: Vec<(f64, f64)> = half
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, y))| (x, y - jumps.iter().filter(|j| j.0 <= i).map(|j| j.1).sum::<f64>()))
+        .collect();
+    let fit = slope_95(&flat);
+    let ms = |x: f64| (x * 1000.0).round() as u64;
     Some(TrialWal {
         seq,
         peak_bytes: files.iter().map(|f| f.wal_bytes).max().unwrap_or(0),
@@ -257,20 +321,40 @@ pub fn trial_wal(seq: u64, series: &Series) -> Option<TrialWal> {
                 .filter(|i| i.main_syncs > 0 || i.main_write_bytes > 0)
                 .count() as u64
         }),
+        steps: jumps
+            .iter()
+            .map(|&(i, bytes)| WalStep {
+                from_ms: ms(half[i - 1].0),
+                to_ms: ms(half[i].0),
+                bytes: bytes as u64,
+                ran: Vec::new(),
+            })
+            .collect(),
     })
 }
 
-/// Whether a trial's WAL grew: its slope's interval above zero and its end above its half.
+/// Whether a trial's WAL grew as a trend: its slope's interval (steps taken out) above zero,
+/// and its end, less its steps, above its half.
 fn grew(t: &TrialWal) -> bool {
-    t.slope_low.is_some_and(|l| l > 0.0) && t.final_bytes as f64 > t.half_bytes as f64 * (1.0 + GROWTH)
+    let stepped: u64 = t.steps.iter().map(|s| s.bytes).sum();
+    t.slope_low.is_some_and(|l| l > 0.0)
+        && t.final_bytes.saturating_sub(stepped) as f64 > t.half_bytes as f64 * (1.0 + GROWTH)
 }
 
-/// The verdict over a configuration's trials.
+/// Whether a trial's WAL grew in steps: it stepped, and ended above its half.
+fn stepped(t: &TrialWal) -> bool {
+    !t.steps.is_empty() && t.final_bytes as f64 > t.half_bytes as f64 * (1.0 + GROWTH)
+}
+
+/// The verdict over a configuration's trials: grows where every trial's trend grew, stepped
+/// where every trial grew by trend or by steps and some only by steps.
 pub fn verdict(trials: &[TrialWal]) -> WalVerdict {
     if trials.is_empty() || trials.iter().any(|t| t.slope_bytes_per_s.is_none()) {
         WalVerdict::NoVerdict
     } else if trials.iter().all(grew) {
         WalVerdict::Grows
+    } else if trials.iter().all(|t| grew(t) || stepped(t)) {
+        WalVerdict::Stepped
     } else {
         WalVerdict::Bounded
     }
@@ -351,7 +435,8 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
         if with.iter().all(|(_, w)| w.peak_bytes == 0) {
             continue;
         }
-        let (records, wal): (Vec<&TrialRecord>, Vec<TrialWal>) = with.into_iter().unzip();
+        let (records, mut wal): (Vec<&TrialRecord>, Vec<TrialWal>) = with.into_iter().unzip();
+        name_steps(manifest, &records, &mut wal);
         let (verdict, checkpoint) = judge(&records, &wal);
         let held_back = super::wal_causes::held_back(&manifest.load, &records);
         let db_bytes = records
@@ -380,6 +465,53 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
         });
     }
     out
+}
+
+/// Fills each trial's steps' [`WalStep::ran`]: what ran then, from its cast's events and
+/// the workload's own milestones ([`crate::workload::Workload::milestones`]).
+fn name_steps(manifest: &Manifest, records: &[&TrialRecord], wal: &mut [TrialWal]) {
+    let workload = crate::workload::find(&manifest.workload);
+    for (t, w) in records.iter().zip(wal.iter_mut()) {
+        let marks = match (workload, &t.series) {
+            (Some(wl), Some(s)) => wl.milestones(&manifest.params, s),
+            _ => Vec::new(),
+        };
+        for step in &mut w.steps {
+            step.ran = super::wal_causes::at_step(t, step.from_ms, step.to_ms, &marks);
+        }
+    }
+}
+
+/// The steps of each trial that stepped: `trial 3: +32 MiB between 6.0 s and 7.0 s (role
+/// vacuum's vacuum at 6.4 s, the retention cut (6.0 s-7.0 s))`.
+fn steps_words(w: &WalGrowth) -> String {
+    let s = |ms: u64| format!("{:.1} s", ms as f64 / 1000.0);
+    let per: Vec<String> = w
+        .trials
+        .iter()
+        .filter(|t| !t.steps.is_empty())
+        .map(|t| {
+            let jumps: Vec<String> = t
+                .steps
+                .iter()
+                .map(|j| {
+                    let ran = if j.ran.is_empty() {
+                        " (nothing the record shows ran then)".to_string()
+                    } else {
+                        format!(" with {}", j.ran.join(", "))
+                    };
+                    format!(
+                        "+{} between {} and {}{ran}",
+                        size(j.bytes as f64),
+                        s(j.from_ms),
+                        s(j.to_ms)
+                    )
+                })
+                .collect();
+            format!("trial {}: {}", t.seq, jumps.join(" and "))
+        })
+        .collect();
+    per.join("; ")
 }
 
 /// A size in bytes as people read it: `812 KiB`, `4.1 MiB`, `1.2 GiB`.
@@ -444,6 +576,12 @@ fn verdict_line(w: &WalGrowth, sizes: &str) -> String {
                 w.config
             )
         }
+        WalVerdict::Stepped => format!(
+            "#{} {}: {}; no growth besides the steps: {sizes}",
+            w.config,
+            w.verdict.words(),
+            steps_words(w)
+        ),
         WalVerdict::Bounded if w.many_times_db().is_some() => format!(
             "#{} WAL stopped growing, but only at many times the database file: {sizes}",
             w.config
@@ -737,6 +875,97 @@ mod tests {
             "{l}"
         );
         assert!(!l.contains("reader"), "no reader ran: {l}");
+    }
+
+    /// aging's trial: the WAL flat at its checkpoint's size, then a retention cut at 6 s and
+    /// a VACUUM at 8 s each add a step; no reader ran. The fit over the raw second half says
+    /// "grows" (what the verdict said before); with the steps taken out it does not, so the
+    /// verdict is a step, each step named with what ran then, and no reader is blamed.
+    #[test]
+    fn a_step_from_a_cut_and_a_vacuum_is_not_a_trend_and_names_what_ran() {
+        use crate::model::cast::{BeforeAfter, CastEvents, Vacuum};
+        use crate::model::params::ParamValue;
+        use crate::model::series::{SeriesFiles, SeriesPoint};
+        let mib = 1024 * 1024;
+        let wal = |i: u64| match i {
+            0..=8 => 4 * mib + i * 1024,
+            9..=11 => 20 * mib + i * 1024,
+            _ => 36 * mib + i * 1024,
+        };
+        let files: Vec<SeriesFiles> = (0..=16u64)
+            .map(|i| SeriesFiles {
+                t_ms: i * 1000,
+                db_bytes: 8 * mib,
+                wal_bytes: wal(i),
+                ..SeriesFiles::default()
+            })
+            .collect();
+        let points = vec![
+            SeriesPoint {
+                t_ms: 1000,
+                op: "app:insert".into(),
+                ops: 50,
+                ..SeriesPoint::default()
+            },
+            SeriesPoint {
+                t_ms: 8000,
+                op: "app:expire".into(),
+                ops: 1,
+                ..SeriesPoint::default()
+            },
+        ];
+        let trial = TrialRecord {
+            series: Some(Series {
+                interval_ms: 1000,
+                points,
+                io: (0..17u64)
+                    .map(|i| SeriesIo {
+                        t_ms: i * 1000,
+                        main_syncs: u64::from(i % 3 == 0),
+                        ..SeriesIo::default()
+                    })
+                    .collect(),
+                files,
+            }),
+            cast: Some(CastEvents {
+                vacuums: vec![Vacuum {
+                    role: "vacuum".into(),
+                    t_ms: 11_400,
+                    duration_us: 300_000,
+                    busy: false,
+                    page_count: BeforeAfter {
+                        before: 2000,
+                        after: 1000,
+                    },
+                    freelist_count: BeforeAfter { before: 1000, after: 0 },
+                    file_bytes: BeforeAfter {
+                        before: 8 * mib,
+                        after: 8 * mib,
+                    },
+                }],
+                ..CastEvents::default()
+            }),
+            ..TrialRecord::default()
+        };
+        let raw: Vec<(f64, f64)> = (8..=16u64).map(|i| (i as f64, wal(i) as f64)).collect();
+        let fit = slope_95(&raw).unwrap();
+        assert!(fit.low > 0.0, "the raw half alone fits as growth: {fit:?}");
+        let mut m = crate::report::html::data::tests::manifest(&[&[("journal_mode", "wal")]]);
+        m.workload = "aging".into();
+        for (k, v) in [("pre_age", 20_000), ("pre_retention", 20_000), ("retention", 10_000)] {
+            m.params.0.insert(k.into(), ParamValue::Count(v));
+        }
+        let w = wal_growth(&m, &[trial]);
+        assert_eq!(w[0].verdict, WalVerdict::Stepped, "{:?}", w[0].trials);
+        assert_eq!(w[0].why, None);
+        let l = line(&w[0]);
+        assert_eq!(
+            l,
+            "#0 WAL grew in a step, not a trend: trial 0: +16.0 MiB between 8.0 s and 9.0 s with \
+             the retention cut (8.0 s-9.0 s) and +16.0 MiB between 11.0 s and 12.0 s with role vacuum's vacuum at 11.4 s; \
+             no growth besides the steps: peak 36.0 MiB (5x the 8.0 MiB database file), final 36.0 MiB"
+        );
+        assert!(!l.contains("reader"), "{l}");
     }
 
     /// Checkpoints that wrote the database while the WAL grew, with nothing the record shows

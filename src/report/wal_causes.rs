@@ -13,6 +13,7 @@
 
 use crate::model::load::LoadShape;
 use crate::model::record::TrialRecord;
+use crate::model::series::Milestone;
 use std::collections::BTreeMap;
 
 /// A closed-loop transaction at least this long kept its snapshot long enough to be named.
@@ -149,6 +150,34 @@ fn backlog(load: &LoadShape, trials: &[&TrialRecord], n: f64) -> Option<String> 
             BACKLOG_NS as f64 / 1e9
         )
     })
+}
+
+/// What ran between `from_ms` and `to_ms` of `t` that writes much at once: a cast's vacuums
+/// and backups (by start) and holds, and the workload's own `milestones`, each with its time.
+pub fn at_step(t: &TrialRecord, from_ms: u64, to_ms: u64, milestones: &[Milestone]) -> Vec<String> {
+    let s = |ms: u64| format!("{:.1} s", ms as f64 / 1000.0);
+    let within = |start: u64, end: u64| start <= to_ms && end >= from_ms;
+    let mut out: Vec<(u64, String)> = Vec::new();
+    if let Some(e) = &t.cast {
+        for v in e.vacuums.iter().filter(|v| !v.busy) {
+            if within(v.t_ms, v.t_ms + v.duration_us / 1000) {
+                out.push((v.t_ms, format!("role {}'s vacuum at {}", v.role, s(v.t_ms))));
+            }
+        }
+        for b in e.backups.iter().filter(|b| !b.busy) {
+            if within(b.t_ms, b.t_ms + b.duration_us / 1000) {
+                out.push((b.t_ms, format!("role {}'s backup at {}", b.role, s(b.t_ms))));
+            }
+        }
+        for h in e.holds.iter().filter(|h| within(h.start_ms, h.end_ms)) {
+            out.push((h.start_ms, format!("role {}'s hold from {}", h.role, s(h.start_ms))));
+        }
+    }
+    for m in milestones.iter().filter(|m| within(m.t_ms, m.until_ms)) {
+        out.push((m.t_ms, format!("{} ({}-{})", m.what, s(m.t_ms), s(m.until_ms))));
+    }
+    out.sort_by_key(|o| o.0);
+    out.into_iter().map(|o| o.1).collect()
 }
 
 #[cfg(test)]
