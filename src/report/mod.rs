@@ -30,6 +30,7 @@ pub mod pivot;
 pub mod presets;
 pub mod profile;
 pub mod schedule;
+pub mod stalls;
 pub mod stats;
 pub mod stored;
 pub mod summary;

@@ -449,6 +449,19 @@ fn panel_axis(k: Panel, t: &Timeline) -> (std::ops::Range<f64>, Vec<f64>, bool, 
     (y_range, y_ticks, log, y_label)
 }
 
+/// `points` in runs without a gap wider than `gap` between neighbours (none: one run): a
+/// line is drawn through each run, and not across the gaps, where there is no data.
+pub fn segments(points: &[(f64, f64)], gap: Option<f64>) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+    for &p in points {
+        match out.last_mut() {
+            Some(run) if gap.is_none_or(|g| run.last().is_some_and(|q| p.0 - q.0 <= g)) => run.push(p),
+            _ => out.push(vec![p]),
+        }
+    }
+    out
+}
+
 /// A panel's lines: the WAL's size, each role's rate, or the main-file syncs.
 fn draw_lines<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<Axis, Axis>>,
@@ -481,10 +494,12 @@ where
                 )
             })
             .collect();
-        chart.draw_series(std::iter::once(PathElement::new(
-            pts,
-            color(c).mix(LINE_OPACITY).stroke_width(2),
-        )))?;
+        let style = color(c).mix(LINE_OPACITY).stroke_width(2);
+        chart.draw_series(
+            segments(&pts, Some(t.interval_s * 1.5))
+                .into_iter()
+                .map(|run| PathElement::new(run, style)),
+        )?;
     }
     Ok(())
 }
@@ -829,11 +844,13 @@ where
     for (i, line) in l.lines.iter().enumerate() {
         let c = color(l.color_offset + i);
         let pts: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x, map(y))).collect();
+        let style = c.mix(LINE_OPACITY).stroke_width(2);
         chart
-            .draw_series(std::iter::once(PathElement::new(
-                pts.clone(),
-                c.mix(LINE_OPACITY).stroke_width(2),
-            )))
+            .draw_series(
+                segments(&pts, l.gap_s)
+                    .into_iter()
+                    .map(|run| PathElement::new(run, style)),
+            )
             .map_err(err(fig))?;
         if l.markers {
             chart
@@ -1000,5 +1017,39 @@ mod tests {
         assert_eq!(nines_label(0.0), "0%");
         assert_eq!(nines_label(1.0), "90%");
         assert_eq!(nines_label(3.0), "99.9%");
+    }
+
+    /// A line over time with no readings from 2 s to 8 s (a stall) is drawn as two lines, not
+    /// one straight across the gap; without a gap it stays one line.
+    #[test]
+    fn a_line_breaks_across_a_gap_with_no_data() {
+        let pts = [(0.0, 5.0), (1.0, 5.0), (2.0, 6.0), (8.0, 1.0), (9.0, 2.0)];
+        assert_eq!(segments(&pts, Some(1.5)).len(), 2);
+        assert_eq!(segments(&pts, None).len(), 1);
+        assert_eq!(segments(&pts[..3], Some(1.5)).len(), 1);
+        let figure = |gap_s: Option<f64>| Figure {
+            id: "t".into(),
+            title: "t".into(),
+            note: String::new(),
+            chart: Chart::Lines(LineChart {
+                x: XAxis::Linear("seconds into the trial".into()),
+                y_label: "tx/s".into(),
+                y_log: false,
+                markers: false,
+                gap_s,
+                color_offset: 0,
+                lines: vec![crate::report::html::data::Line {
+                    name: "#0".into(),
+                    points: pts.to_vec(),
+                }],
+            }),
+            compact: false,
+        };
+        let paths = |svg: String| {
+            svg.matches(&format!("polyline fill=\"none\" opacity=\"{LINE_OPACITY}\""))
+                .count()
+        };
+        assert_eq!(paths(svg(&figure(Some(1.5))).unwrap()), 2);
+        assert_eq!(paths(svg(&figure(None)).unwrap()), 1);
     }
 }
