@@ -9,7 +9,7 @@
 
 use super::data::{BarChart, Chart, Figure, LineChart, XAxis, OPERATION_COLORS};
 use super::font::FAMILY;
-use super::timeline::Timeline;
+use super::timeline::{CheckpointEnd, Timeline};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -236,7 +236,15 @@ where
     if markers {
         let screen = root.use_screen_coord();
         for m in &placed {
-            screen.draw(&marker_circle(m)).map_err(err(fig))?;
+            for c in marker_shapes(m.x, m.y, m.end) {
+                screen.draw(&c).map_err(err(fig))?;
+            }
+            if let Some(l) = &m.label {
+                let at = (m.x + MARKER_RADIUS + 2, m.y - MARKER_RADIUS - 13);
+                screen
+                    .draw(&Text::new(l.clone(), at, label_style()))
+                    .map_err(err(fig))?;
+            }
         }
     }
     let style = TextStyle::from((FAMILY, 14).into_font()).color(&BLACK);
@@ -249,9 +257,11 @@ where
                 Swatch::Fill(c) => legend_area
                     .draw(&Rectangle::new([(80, y + 3), (96, y + 15)], c.filled()))
                     .map_err(err(fig))?,
-                Swatch::Checkpoint(busy) => legend_area
-                    .draw(&Circle::new((88, y + 9), MARKER_RADIUS, checkpoint_style(busy)))
-                    .map_err(err(fig))?,
+                Swatch::Checkpoint(end) => {
+                    for c in marker_shapes(88, y + 9, end) {
+                        legend_area.draw(&c).map_err(err(fig))?;
+                    }
+                }
             }
             legend_area
                 .draw(&Text::new(name, (104, y + 2), style.clone()))
@@ -291,8 +301,11 @@ where
 /// Opacity of a hold's band: light enough that the lines under it read through, and a value no
 /// other chart element uses, so bands can be counted.
 pub const BAND_OPACITY: f64 = 0.16;
-/// A checkpoint marker's radius, pixels.
+/// A checkpoint marker's radius, pixels, the dot inside a partial one's, and the least distance
+/// between two markers' labels.
 const MARKER_RADIUS: i32 = 5;
+const PARTIAL_DOT: i32 = 2;
+const LABEL_PX: i32 = 70;
 /// Colours of the timeline's own elements: the holds' bands (per holding role, from the
 /// palette's greys and browns), the checkpoints, the WAL and the main file's syncs.
 const BAND_COLORS: [usize; 3] = [9, 8, 6];
@@ -305,35 +318,81 @@ const SYNC_COLOR: usize = 2;
 pub struct Marker {
     pub x: i32,
     pub y: i32,
-    pub busy: bool,
+    pub end: CheckpointEnd,
     pub title: String,
+    /// Frames copied of frames in the WAL, written beside it (only where it did not copy all,
+    /// and not where it would overlap the label before it).
+    pub label: Option<String>,
 }
 
-/// Busy checkpoints hollow, finished ones filled.
-fn checkpoint_style(busy: bool) -> ShapeStyle {
-    if busy {
-        CHECKPOINT_COLOR.stroke_width(2)
-    } else {
+/// Finished checkpoints filled, the others hollow (a partial one gets a dot inside).
+fn checkpoint_style(end: CheckpointEnd) -> ShapeStyle {
+    if end == CheckpointEnd::Finished {
         CHECKPOINT_COLOR.filled()
+    } else {
+        CHECKPOINT_COLOR.stroke_width(2)
     }
 }
 
-fn marker_circle(m: &Marker) -> Circle<(i32, i32), i32> {
-    Circle::new((m.x, m.y), MARKER_RADIUS, checkpoint_style(m.busy))
+/// A marker's circle and, for a partial checkpoint, the dot inside it, at `(x, y)`.
+fn marker_shapes(x: i32, y: i32, end: CheckpointEnd) -> Vec<Circle<(i32, i32), i32>> {
+    let mut v = vec![Circle::new((x, y), MARKER_RADIUS, checkpoint_style(end))];
+    if end == CheckpointEnd::Partial {
+        v.push(Circle::new((x, y), PARTIAL_DOT, CHECKPOINT_COLOR.filled()));
+    }
+    v
 }
 
-/// A marker as an SVG element with its tooltip (`class` says which kind, for tests).
+/// The label's text style: small, in the checkpoints' colour.
+fn label_style() -> TextStyle<'static> {
+    TextStyle::from((FAMILY, 11).into_font()).color(&CHECKPOINT_COLOR)
+}
+
+/// A marker as an SVG element with its tooltip (`class` says which kind, for tests), and its
+/// label beside it.
 fn marker_svg(m: &Marker) -> String {
     let RGBColor(r, g, b) = CHECKPOINT_COLOR;
     let c = format!("#{r:02X}{g:02X}{b:02X}");
+    let dot = if m.end == CheckpointEnd::Partial {
+        format!(
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{PARTIAL_DOT}\" fill=\"{c}\"/>",
+            m.x, m.y
+        )
+    } else {
+        String::new()
+    };
+    let label = m.label.as_deref().map_or(String::new(), |l| {
+        format!(
+            "<text class=\"checkpoint-frames\" x=\"{}\" y=\"{}\" font-family=\"{FAMILY}\" font-size=\"11\" fill=\"{c}\">{}</text>",
+            m.x + MARKER_RADIUS + 2,
+            m.y - MARKER_RADIUS - 2,
+            super::page::esc(l)
+        )
+    });
     format!(
-        "<g class=\"checkpoint {}\"><circle cx=\"{}\" cy=\"{}\" r=\"{MARKER_RADIUS}\" fill=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/><title>{}</title></g>\n",
-        if m.busy { "busy" } else { "done" },
+        "<g class=\"checkpoint {}\"><circle cx=\"{}\" cy=\"{}\" r=\"{MARKER_RADIUS}\" fill=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/>{dot}<title>{}</title></g>{label}\n",
+        m.end.word(),
         m.x,
         m.y,
-        if m.busy { "white" } else { c.as_str() },
+        if m.end == CheckpointEnd::Finished { c.as_str() } else { "white" },
         super::page::esc(&m.title)
     )
+}
+
+/// Drops the labels that would overlap the one before them (closer than [`LABEL_PX`]).
+fn spaced(mut placed: Vec<Marker>) -> Vec<Marker> {
+    let mut last: Option<i32> = None;
+    for m in &mut placed {
+        if m.label.is_none() {
+            continue;
+        }
+        if last.is_some_and(|x| m.x - x < LABEL_PX) {
+            m.label = None;
+        } else {
+            last = Some(m.x);
+        }
+    }
+    placed
 }
 
 /// A hold's band colour, and its colour on white at [`BAND_OPACITY`] (the legend's swatch).
@@ -349,7 +408,7 @@ fn on_white(c: RGBColor, a: f64) -> RGBColor {
 /// What a legend entry's swatch is.
 enum Swatch {
     Fill(RGBColor),
-    Checkpoint(bool),
+    Checkpoint(CheckpointEnd),
 }
 
 fn timeline_legend(t: &Timeline) -> Vec<(Swatch, String)> {
@@ -377,11 +436,21 @@ fn timeline_legend(t: &Timeline) -> Vec<(Swatch, String)> {
             format!("{role} {what}"),
         ));
     }
-    if t.checkpoints.iter().any(|k| !k.busy) {
-        o.push((Swatch::Checkpoint(false), "checkpoint finished".to_string()));
+    let any = |end: CheckpointEnd| t.checkpoints.iter().any(|k| k.end == end);
+    if any(CheckpointEnd::Finished) {
+        o.push((
+            Swatch::Checkpoint(CheckpointEnd::Finished),
+            "checkpoint finished: every frame copied".to_string(),
+        ));
     }
-    if t.checkpoints.iter().any(|k| k.busy) {
-        o.push((Swatch::Checkpoint(true), "checkpoint busy".to_string()));
+    if any(CheckpointEnd::Partial) {
+        o.push((
+            Swatch::Checkpoint(CheckpointEnd::Partial),
+            "checkpoint partial: frames copied/frames in the WAL".to_string(),
+        ));
+    }
+    if any(CheckpointEnd::Busy) {
+        o.push((Swatch::Checkpoint(CheckpointEnd::Busy), "checkpoint busy".to_string()));
     }
     o
 }
@@ -593,8 +662,9 @@ where
                 placed.push(Marker {
                     x: at.0,
                     y: at.1,
-                    busy: m.busy,
+                    end: m.end,
                     title: m.title.clone(),
+                    label: m.label.clone(),
                 });
             }
         }
@@ -605,7 +675,7 @@ where
             .draw(&Text::new(role.to_string(), (x0 + 3, top_px + 2), label.clone()))
             .map_err(err(fig))?;
     }
-    Ok(placed)
+    Ok(spaced(placed))
 }
 
 /// Whether a bar chart is drawn with horizontal bars: many or long group names (a suite's
