@@ -26,6 +26,7 @@ pub mod json;
 pub mod layout;
 pub mod markdown;
 pub mod number;
+pub mod order;
 pub mod pivot;
 pub mod presets;
 pub mod profile;
