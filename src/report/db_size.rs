@@ -169,7 +169,13 @@ fn positions(t: &TrialRecord, marks: &[crate::model::series::Milestone]) -> Vec<
         .collect();
     acts.sort_unstable();
     acts.iter()
-        .flat_map(|&(a, b)| marks.iter().map(move |m| super::order::Position::of(a, b, m).word()))
+        .flat_map(|&(a, b)| {
+            let unfinished = super::order::past_last_reading(t, b).then_some("unfinished");
+            marks
+                .iter()
+                .map(move |m| super::order::Position::of(a, b, m).word())
+                .chain(unfinished)
+        })
         .collect()
 }
 
@@ -249,7 +255,10 @@ pub fn line(d: &DbSize) -> String {
             })
             .collect();
         let orders: std::collections::BTreeSet<&Vec<&str>> = d.trials.iter().map(|t| &t.positions).collect();
-        let why = if orders.len() > 1 {
+        let unfinished = d.trials.iter().any(|t| t.positions.contains(&"unfinished"));
+        let why = if unfinished {
+            "they differ in what had finished: a scheduled role was still running when a trial last read its file"
+        } else if orders.len() > 1 {
             "they differ in what came first: the scheduled roles ran at different points of the workload's events"
         } else {
             "the record shows no difference in what ran or when between them"
@@ -379,7 +388,9 @@ mod tests {
         use crate::model::series::SeriesPoint;
         let mib = 1024 * 1024;
         let aged = |seq: u64, final_bytes: u64, free: u64, vacuum_ms: u64| {
-            let mut t = trial(&[(36 * mib, Some(0)), (final_bytes, Some(free))], Some("4096"));
+            let mut files = vec![(36 * mib, Some(0)); 7];
+            files.push((final_bytes, Some(free)));
+            let mut t = trial(&files, Some("4096"));
             t.seq = seq;
             if let Some(s) = t.series.as_mut() {
                 s.interval_ms = 1000;
@@ -420,13 +431,18 @@ mod tests {
         assert!(
             l.starts_with(
                 "#0 database file: the trials ended in states of different kinds, so no median is given: \
-                 trial 1 36.0 MiB, 8274 free pages (89.8%) (role vacuum's vacuum at 4.6 s, before the retention cut (5.0 s-6.0 s)); \
-                 trial 2 4.0 MiB, 0 free pages (0.0%) (role vacuum's vacuum at 6.1 s, after the retention cut (5.0 s-6.0 s)); \
+                 trial 1 36.0 MiB, 8274 free pages (89.8%) (role vacuum's vacuum for 0.2 s at 4.6 s, before the retention cut (5.0 s-6.0 s)); \
+                 trial 2 4.0 MiB, 0 free pages (0.0%) (role vacuum's vacuum for 0.2 s at 6.1 s, after the retention cut (5.0 s-6.0 s)); \
                  they differ in what came first"
             ),
             "{l}"
         );
         assert!(!l.contains("4137"), "no median state: {l}");
+        // A vacuum still running at the last reading (7.0 s): that is why, said so.
+        let running = [aged(1, 36 * mib, 8274, 6900), aged(2, 4 * mib, 0, 4500)];
+        let l = line(&db_sizes(&m, &running)[0]);
+        assert!(l.contains("still running at the last reading (7.0 s)"), "{l}");
+        assert!(l.contains("they differ in what had finished"), "{l}");
         // Trials that agree keep their median line.
         let alike = [aged(1, 36 * mib, 8274, 4600), aged(2, 35 * mib, 8000, 4500)];
         let d = db_sizes(&m, &alike);

@@ -7,7 +7,9 @@
 //! from one trial to the next, and trials that look alike in their settings end in states of
 //! different kinds; the order, trial by trial, is why. So each vacuum and backup is placed
 //! before, during or after each of the workload's milestones
-//! ([`crate::workload::Workload::milestones`]) as well as given its time.
+//! ([`crate::workload::Workload::milestones`]) as well as given its time and length, and one
+//! still running when the trial last read its files is said so: its effect (a file shrunk by a
+//! `VACUUM` once a checkpoint copies it back) is not in that trial's end state.
 
 use crate::model::record::TrialRecord;
 use crate::model::series::Milestone;
@@ -38,6 +40,16 @@ impl Position {
             Position::After => "after",
         }
     }
+}
+
+/// When `t`'s database files were last read, milliseconds after the measured start.
+pub fn last_reading_ms(t: &TrialRecord) -> Option<u64> {
+    t.series.as_ref()?.files.last().map(|f| f.t_ms)
+}
+
+/// Whether an action that ended at `end_ms` ran past `t`'s last reading of its files.
+pub fn past_last_reading(t: &TrialRecord, end_ms: u64) -> bool {
+    last_reading_ms(t).is_some_and(|l| end_ms > l)
 }
 
 fn s(ms: u64) -> String {
@@ -71,8 +83,15 @@ pub fn placed(t: &TrialRecord, milestones: &[Milestone]) -> Vec<String> {
         }))
         .collect();
     acts.sort_by_key(|a| a.0);
+    let last = last_reading_ms(t);
     acts.into_iter()
         .map(|(start, end, what)| {
+            let what = format!("{what} for {}", s(end - start));
+            // Ended after the file was last read: its effect is not in the trial's end state.
+            let unfinished = match last {
+                Some(l) if end > l => format!(", still running at the last reading ({})", s(l)),
+                _ => String::new(),
+            };
             let against: Vec<String> = milestones
                 .iter()
                 .map(|m| {
@@ -86,9 +105,9 @@ pub fn placed(t: &TrialRecord, milestones: &[Milestone]) -> Vec<String> {
                 })
                 .collect();
             if against.is_empty() {
-                format!("{what} at {}", s(start))
+                format!("{what} at {}{unfinished}", s(start))
             } else {
-                format!("{what} at {}, {}", s(start), against.join(", "))
+                format!("{what} at {}, {}{unfinished}", s(start), against.join(", "))
             }
         })
         .collect()
@@ -126,8 +145,21 @@ mod tests {
         };
         assert_eq!(
             placed(&t, &[cut]),
-            ["role vacuum's vacuum at 6.1 s, after the retention cut (5.0 s-6.0 s)"]
+            ["role vacuum's vacuum for 0.2 s at 6.1 s, after the retention cut (5.0 s-6.0 s)"]
         );
-        assert_eq!(placed(&t, &[]), ["role vacuum's vacuum at 6.1 s"]);
+        assert_eq!(placed(&t, &[]), ["role vacuum's vacuum for 0.2 s at 6.1 s"]);
+        // A vacuum still running when the files were last read: its effect is not in the end.
+        let mut late = t.clone();
+        late.series = Some(crate::model::series::Series {
+            files: vec![crate::model::series::SeriesFiles {
+                t_ms: 6200,
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        assert_eq!(
+            placed(&late, &[]),
+            ["role vacuum's vacuum for 0.2 s at 6.1 s, still running at the last reading (6.2 s)"]
+        );
     }
 }
