@@ -64,6 +64,18 @@ pub struct SeriesFiles {
     pub free_pages: Option<u64>,
 }
 
+/// A moment of a workload's own that changes the database at once (aging's retention cut),
+/// read from a trial's series: what happened, in the interval from `t_ms` to `until_ms`
+/// (milliseconds after the measured start). Reports place the WAL's steps and a cast's
+/// scheduled roles against it ("after the cut").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Milestone {
+    pub t_ms: u64,
+    pub until_ms: u64,
+    /// `the retention cut`.
+    pub what: String,
+}
+
 /// A trial's time series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {

@@ -150,6 +150,8 @@ fn acts(trials: &[TrialRecord]) -> (BTreeMap<(usize, String), Acts>, BTreeMap<us
             let a = by.entry((t.config, c.role.clone())).or_default();
             a.checkpoints.push(c.duration_us);
             a.busy += u64::from(c.busy);
+            // Not busy, yet it copied only some frames (PASSIVE beside a reader): unfinished.
+            a.partial += u64::from(!c.busy && c.log_frames > 0 && c.checkpointed_frames < c.log_frames);
             a.log_frames += c.log_frames.max(0) as u64;
             a.checkpointed += c.checkpointed_frames.max(0) as u64;
         }
@@ -167,6 +169,8 @@ struct Acts {
     /// Each checkpoint's duration, microseconds.
     checkpoints: Vec<u64>,
     busy: u64,
+    /// Checkpoints not busy that copied only some of the WAL's frames.
+    partial: u64,
     log_frames: u64,
     checkpointed: u64,
     sidecars: u64,
@@ -269,13 +273,19 @@ impl Acts {
         ]
     }
 
-    /// A checkpoint role: count, busy, frames checkpointed of frames in the WAL, durations.
+    /// A checkpoint role: count, busy (and partial: not busy, but not every frame copied),
+    /// frames checkpointed of frames in the WAL, durations.
     fn checkpoint_cells(&mut self) -> Vec<String> {
         let (p50, max) = p50_max(&mut self.checkpoints);
+        let busy = if self.partial > 0 {
+            format!("{} +{} partial", self.busy, self.partial)
+        } else {
+            self.busy.to_string()
+        };
         vec![
             "checkpoint".into(),
             self.checkpoints.len().to_string(),
-            self.busy.to_string(),
+            busy,
             format!("{}/{}", self.checkpointed, self.log_frames),
             ms(p50),
             ms(max),
@@ -322,6 +332,29 @@ mod tests {
         );
         assert_eq!(s.rows[1], ["0", "holder", "hold", "2", "-", "-", "-", "-", "0.5"]);
         assert_eq!(s.headers.len(), 9, "no sidecar, no sidecar columns");
+    }
+
+    /// A PASSIVE checkpoint is never busy; one that copied only some frames is counted apart,
+    /// not as finished.
+    #[test]
+    fn checkpoints_that_copied_part_of_the_wal_are_counted_partial() {
+        let ckpt = |copied| Checkpoint {
+            role: "ckpt".into(),
+            t_ms: 0,
+            busy: false,
+            log_frames: 16292,
+            checkpointed_frames: copied,
+            duration_us: 1000,
+        };
+        let t = TrialRecord {
+            cast: Some(CastEvents {
+                checkpoints: vec![ckpt(7480), ckpt(16292)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let s = section(&[t]).unwrap();
+        assert_eq!(s.rows[0][4], "0 +1 partial", "{:?}", s.rows[0]);
     }
 
     #[test]

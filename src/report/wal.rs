@@ -10,9 +10,10 @@
 //! every trial's WAL ended at least [`GROWTH`] above its size at the half; else it is bounded;
 //! with a trial too short for a fit, there is no verdict. What the record can show about why
 //! (the `wal_autocheckpoint` read back, whether any checkpoint wrote the database file) is
-//! said; a reader holding a snapshot is not in the record unless a cast's hold role held it
-//! (then the role is named, with its busy checkpoints), and is otherwise named only as a
-//! possibility.
+//! said, and what held the checkpoints back is named only from what ran
+//! ([`super::wal_causes`]). A peak many times the database file ([`MANY_TIMES_DB`]) is said
+//! whatever the verdict: a WAL that stopped growing at 70 times its database is bounded, and
+//! still the disk space and the reads' cost the user came to find.
 
 use crate::model::record::{Manifest, TrialRecord};
 use crate::model::series::Series;
@@ -21,6 +22,9 @@ use serde::Serialize;
 
 /// How much larger than at the trial's half the WAL must end for growth to count: a quarter.
 pub const GROWTH: f64 = 0.25;
+
+/// A WAL peak at least this many times the database file is said whatever the verdict.
+pub const MANY_TIMES_DB: f64 = 4.0;
 
 /// The verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -34,6 +38,9 @@ pub enum WalVerdict {
     /// yet had its chance to restart it: too short to tell.
     BelowCheckpoint,
     Bounded,
+    /// It grew in one or two steps (a `VACUUM`, a retention cut) and not besides: a step is
+    /// not a trend.
+    Stepped,
     /// A trial had too few readings in its second half for a fit.
     NoVerdict,
 }
@@ -45,6 +52,7 @@ impl WalVerdict {
             WalVerdict::GrowsWhileHeld => "WAL grows while a snapshot is held",
             WalVerdict::BelowCheckpoint => "WAL below its first automatic checkpoint: too short to tell",
             WalVerdict::Bounded => "WAL bounded",
+            WalVerdict::Stepped => "WAL grew in a step, not a trend",
             WalVerdict::NoVerdict => "too few readings for a verdict",
         }
     }
@@ -65,6 +73,58 @@ pub struct TrialWal {
     /// Intervals in which the shim saw the database file written or synced (in WAL mode, a
     /// checkpoint); absent where litebench does not count the engine's I/O.
     pub checkpoint_intervals: Option<u64>,
+    /// The one-off jumps taken out of the second half before the fit ([`steps`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<WalStep>,
+}
+
+/// A one-off jump of the WAL between two readings: how much, and between which readings
+/// (milliseconds after the measured start).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WalStep {
+    pub from_ms: u64,
+    pub to_ms: u64,
+    pub bytes: u64,
+    /// What ran then, from the cast's events and the workload's own milestones; filled in by
+    /// [`wal_growth`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ran: Vec<String>,
+}
+
+/// Most steps taken out of a trial's second half: a retention cut and a `VACUUM` are two.
+pub const MAX_STEPS: usize = 2;
+
+/// Share of the second half's growth one jump must hold to be a step, and how many times the
+/// median interval's growth: a trend grows by about the same each interval, a step by many
+/// intervals' worth at once.
+pub const STEP_SHARE: f64 = 0.25;
+pub const STEP_TIMES: f64 = 4.0;
+
+/// The one-off jumps of `half` (readings as seconds and bytes, in time order): the up to
+/// [`MAX_STEPS`] largest increments each holding at least [`STEP_SHARE`] of the growth and
+/// [`STEP_TIMES`] the median increment, with at least four increments to tell a jump from a
+/// trend. Returns the index of the reading after each jump, and its bytes.
+fn steps(half: &[(f64, f64)]) -> Vec<(usize, f64)> {
+    if half.len() < 5 {
+        return Vec::new();
+    }
+    let rises: Vec<(usize, f64)> = (1..half.len())
+        .map(|i| (i, (half[i].1 - half[i - 1].1).max(0.0)))
+        .collect();
+    let total: f64 = rises.iter().map(|r| r.1).sum();
+    let mut sorted: Vec<f64> = rises.iter().map(|r| r.1).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let least = (STEP_SHARE * total).max(STEP_TIMES * median);
+    let mut by_size = rises;
+    by_size.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut out: Vec<(usize, f64)> = by_size
+        .into_iter()
+        .take(MAX_STEPS)
+        .filter(|r| r.1 > 0.0 && r.1 >= least)
+        .collect();
+    out.sort_by_key(|s| s.0);
+    out
 }
 
 /// A configuration's WAL over its measured trials.
@@ -91,6 +151,19 @@ pub struct WalGrowth {
     /// pages of `page_size`), bytes; absent with `wal_autocheckpoint=0`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_bytes: Option<u64>,
+    /// The main database file's largest size in any trial's reading, bytes.
+    pub db_bytes: u64,
+    /// What ran that can hold checkpoints back ([`super::wal_causes::held_back`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held_back: Vec<String>,
+}
+
+impl WalGrowth {
+    /// The peak over the database file's size, where it is at least [`MANY_TIMES_DB`].
+    pub fn many_times_db(&self) -> Option<f64> {
+        let ratio = self.peak_bytes as f64 / self.db_bytes as f64;
+        (self.db_bytes > 0 && ratio >= MANY_TIMES_DB).then_some(ratio)
+    }
 }
 
 /// The WAL's size at which the automatic checkpoint first runs in `t`: `wal_autocheckpoint`
@@ -224,7 +297,15 @@ pub fn trial_wal(seq: u64, series: &Series) -> Option<TrialWal> {
         .filter(|f| f.t_ms >= half_ms)
         .map(|f| (f.t_ms as f64 / 1000.0, f.wal_bytes as f64))
         .collect();
-    let fit = slope_95(&half);
+    // A step is not a trend: the fit is of the readings with each step taken out.
+    let jumps = steps(&half);
+    let flat: Vec<(f64, f64)> = half
+        .iter()
+        .enumerate()
+        .map(|(i, &(x, y))| (x, y - jumps.iter().filter(|j| j.0 <= i).map(|j| j.1).sum::<f64>()))
+        .collect();
+    let fit = slope_95(&flat);
+    let ms = |x: f64| (x * 1000.0).round() as u64;
     Some(TrialWal {
         seq,
         peak_bytes: files.iter().map(|f| f.wal_bytes).max().unwrap_or(0),
@@ -240,20 +321,40 @@ pub fn trial_wal(seq: u64, series: &Series) -> Option<TrialWal> {
                 .filter(|i| i.main_syncs > 0 || i.main_write_bytes > 0)
                 .count() as u64
         }),
+        steps: jumps
+            .iter()
+            .map(|&(i, bytes)| WalStep {
+                from_ms: ms(half[i - 1].0),
+                to_ms: ms(half[i].0),
+                bytes: bytes as u64,
+                ran: Vec::new(),
+            })
+            .collect(),
     })
 }
 
-/// Whether a trial's WAL grew: its slope's interval above zero and its end above its half.
+/// Whether a trial's WAL grew as a trend: its slope's interval (steps taken out) above zero,
+/// and its end, less its steps, above its half.
 fn grew(t: &TrialWal) -> bool {
-    t.slope_low.is_some_and(|l| l > 0.0) && t.final_bytes as f64 > t.half_bytes as f64 * (1.0 + GROWTH)
+    let stepped: u64 = t.steps.iter().map(|s| s.bytes).sum();
+    t.slope_low.is_some_and(|l| l > 0.0)
+        && t.final_bytes.saturating_sub(stepped) as f64 > t.half_bytes as f64 * (1.0 + GROWTH)
 }
 
-/// The verdict over a configuration's trials.
+/// Whether a trial's WAL grew in steps: it stepped, and ended above its half.
+fn stepped(t: &TrialWal) -> bool {
+    !t.steps.is_empty() && t.final_bytes as f64 > t.half_bytes as f64 * (1.0 + GROWTH)
+}
+
+/// The verdict over a configuration's trials: grows where every trial's trend grew, stepped
+/// where every trial grew by trend or by steps and some only by steps.
 pub fn verdict(trials: &[TrialWal]) -> WalVerdict {
     if trials.is_empty() || trials.iter().any(|t| t.slope_bytes_per_s.is_none()) {
         WalVerdict::NoVerdict
     } else if trials.iter().all(grew) {
         WalVerdict::Grows
+    } else if trials.iter().all(|t| grew(t) || stepped(t)) {
+        WalVerdict::Stepped
     } else {
         WalVerdict::Bounded
     }
@@ -276,15 +377,14 @@ fn reading<'t>(t: &'t TrialRecord, name: &str) -> Option<&'t str> {
         .and_then(|k| k.effective.as_deref().or(k.requested.as_deref()))
 }
 
-/// What the record shows about why a configuration's WAL grew.
-fn why(trials: &[&TrialRecord], wal: &[TrialWal]) -> Option<String> {
+/// What the record shows about why a configuration's WAL grew: automatic checkpoints off, or
+/// what ran that held them back (`held_back`), or whether any checkpoint wrote the database.
+fn why(trials: &[&TrialRecord], wal: &[TrialWal], held_back: &[String]) -> Option<String> {
     if trials.iter().any(|t| reading(t, "wal_autocheckpoint") == Some("0")) {
         return Some("wal_autocheckpoint=0: no automatic checkpoint".into());
     }
-    if let Some(roles) = cast_why(trials) {
-        return Some(format!(
-            "{roles}: a checkpoint cannot restart the WAL while a reader holds an older snapshot"
-        ));
+    if !held_back.is_empty() {
+        return Some(format!("held back by what ran: {}", held_back.join("; ")));
     }
     let counted: Vec<u64> = wal.iter().filter_map(|w| w.checkpoint_intervals).collect();
     if counted.len() < wal.len() {
@@ -293,49 +393,8 @@ fn why(trials: &[&TrialRecord], wal: &[TrialWal]) -> Option<String> {
     Some(if counted.iter().all(|&c| c == 0) {
         "no checkpoint wrote the database file during the trials".into()
     } else {
-        "checkpoints wrote the database file yet the WAL kept growing: a checkpoint cannot restart \
-         the WAL while a reader holds an older snapshot (the record does not show readers)"
-            .into()
+        "checkpoints wrote the database file yet the WAL kept growing, and no hold, backup, sidecar, long transaction or backlog ran that the record shows".into()
     })
-}
-
-/// What a cast's roles did that keeps a WAL from restarting, per trial: each hold role's
-/// snapshots (how many, how long in all) and each checkpoint role's busy checkpoints; `None`
-/// without a cast or when its roles did neither.
-fn cast_why(trials: &[&TrialRecord]) -> Option<String> {
-    use std::collections::BTreeMap;
-    let n = trials.len().max(1) as f64;
-    let mut holds: BTreeMap<&str, (usize, u64)> = BTreeMap::new();
-    let mut checkpoints: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for e in trials.iter().filter_map(|t| t.cast.as_ref()) {
-        for h in &e.holds {
-            let v = holds.entry(h.role.as_str()).or_default();
-            v.0 += 1;
-            v.1 += h.end_ms.saturating_sub(h.start_ms);
-        }
-        for c in &e.checkpoints {
-            let v = checkpoints.entry(c.role.as_str()).or_default();
-            v.0 += usize::from(c.busy);
-            v.1 += 1;
-        }
-    }
-    let mut parts: Vec<String> = holds
-        .iter()
-        .map(|(role, (count, ms))| {
-            format!(
-                "role {role} held a snapshot {:.1} times for {:.1} s per trial",
-                *count as f64 / n,
-                *ms as f64 / 1000.0 / n
-            )
-        })
-        .collect();
-    parts.extend(
-        checkpoints
-            .iter()
-            .filter(|(_, (busy, _))| *busy > 0)
-            .map(|(role, (busy, all))| format!("{busy} of role {role}'s {all} checkpoints were busy")),
-    );
-    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The verdict over a configuration's trials, with what the record says about them: growth
@@ -376,8 +435,16 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
         if with.iter().all(|(_, w)| w.peak_bytes == 0) {
             continue;
         }
-        let (records, wal): (Vec<&TrialRecord>, Vec<TrialWal>) = with.into_iter().unzip();
+        let (records, mut wal): (Vec<&TrialRecord>, Vec<TrialWal>) = with.into_iter().unzip();
+        name_steps(manifest, &records, &mut wal);
         let (verdict, checkpoint) = judge(&records, &wal);
+        let held_back = super::wal_causes::held_back(&manifest.load, &records);
+        let db_bytes = records
+            .iter()
+            .filter_map(|t| t.series.as_ref())
+            .flat_map(|s| s.files.iter().map(|f| f.db_bytes))
+            .max()
+            .unwrap_or(0);
         let mut slopes: Vec<f64> = wal.iter().filter_map(|w| w.slope_bytes_per_s).collect();
         slopes.sort_by(f64::total_cmp);
         out.push(WalGrowth {
@@ -387,13 +454,64 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
             final_bytes: median_u64(wal.iter().map(|w| w.final_bytes).collect()),
             verdict,
             slope_bytes_per_s: (!slopes.is_empty()).then(|| litebench_stats::median(&slopes)),
-            why: (verdict == WalVerdict::Grows).then(|| why(&records, &wal)).flatten(),
+            why: (verdict == WalVerdict::Grows)
+                .then(|| why(&records, &wal, &held_back))
+                .flatten(),
             during_holds: during_holds(&records),
             trials: wal,
             checkpoint_bytes: checkpoint,
+            db_bytes,
+            held_back,
         });
     }
     out
+}
+
+/// Fills each trial's steps' [`WalStep::ran`]: what ran then, from its cast's events and
+/// the workload's own milestones ([`crate::workload::Workload::milestones`]).
+fn name_steps(manifest: &Manifest, records: &[&TrialRecord], wal: &mut [TrialWal]) {
+    let workload = crate::workload::find(&manifest.workload);
+    for (t, w) in records.iter().zip(wal.iter_mut()) {
+        let marks = match (workload, &t.series) {
+            (Some(wl), Some(s)) => wl.milestones(&manifest.params, s),
+            _ => Vec::new(),
+        };
+        for step in &mut w.steps {
+            step.ran = super::wal_causes::at_step(t, step.from_ms, step.to_ms, &marks);
+        }
+    }
+}
+
+/// The steps of each trial that stepped: `trial 3: +32 MiB between 6.0 s and 7.0 s (role
+/// vacuum's vacuum at 6.4 s, the retention cut (6.0 s-7.0 s))`.
+fn steps_words(w: &WalGrowth) -> String {
+    let s = |ms: u64| format!("{:.1} s", ms as f64 / 1000.0);
+    let per: Vec<String> = w
+        .trials
+        .iter()
+        .filter(|t| !t.steps.is_empty())
+        .map(|t| {
+            let jumps: Vec<String> = t
+                .steps
+                .iter()
+                .map(|j| {
+                    let ran = if j.ran.is_empty() {
+                        " (nothing the record shows ran then)".to_string()
+                    } else {
+                        format!(" with {}", j.ran.join(", "))
+                    };
+                    format!(
+                        "+{} between {} and {}{ran}",
+                        size(j.bytes as f64),
+                        s(j.from_ms),
+                        s(j.to_ms)
+                    )
+                })
+                .collect();
+            format!("trial {}: {}", t.seq, jumps.join(" and "))
+        })
+        .collect();
+    per.join("; ")
 }
 
 /// A size in bytes as people read it: `812 KiB`, `4.1 MiB`, `1.2 GiB`.
@@ -414,13 +532,28 @@ pub fn size(bytes: f64) -> String {
 }
 
 /// One configuration's WAL in one line: `#1 WAL grows without bound (+812 KiB/s): peak 9.6
-/// MiB, final 9.6 MiB`, and what the record shows about why.
+/// MiB, final 9.6 MiB`, and what the record shows about why; a peak many times the database
+/// file is said whatever the verdict, with what ran that held the checkpoints back.
 pub fn line(w: &WalGrowth) -> String {
+    let ratio = w.many_times_db().map_or(String::new(), |r| {
+        format!(" ({r:.0}x the {} database file)", size(w.db_bytes as f64))
+    });
     let sizes = format!(
-        "peak {}, final {}",
+        "peak {}{ratio}, final {}",
         size(w.peak_bytes as f64),
         size(w.final_bytes as f64)
     );
+    // Where the verdict's own words do not say what held it back, a large peak still does.
+    let held = if w.verdict != WalVerdict::Grows && !ratio.is_empty() && !w.held_back.is_empty() {
+        format!("; held back by what ran: {}", w.held_back.join("; "))
+    } else {
+        String::new()
+    };
+    verdict_line(w, &sizes) + &held
+}
+
+/// [`line`]'s verdict and sizes.
+fn verdict_line(w: &WalGrowth, sizes: &str) -> String {
     match w.verdict {
         WalVerdict::NoVerdict => format!(
             "#{} WAL: {sizes}; {} (a shorter --interval or a longer trial)",
@@ -443,6 +576,16 @@ pub fn line(w: &WalGrowth) -> String {
                 w.config
             )
         }
+        WalVerdict::Stepped => format!(
+            "#{} {}: {}; no growth besides the steps: {sizes}",
+            w.config,
+            w.verdict.words(),
+            steps_words(w)
+        ),
+        WalVerdict::Bounded if w.many_times_db().is_some() => format!(
+            "#{} WAL stopped growing, but only at many times the database file: {sizes}",
+            w.config
+        ),
         v => {
             let slope = match (v, w.slope_bytes_per_s) {
                 (WalVerdict::Grows, Some(s)) => format!(" (+{}/s)", size(s)),
@@ -485,44 +628,6 @@ mod tests {
                 })
                 .collect(),
         }
-    }
-
-    /// A cast's hold role and its busy checkpoints are named, per trial; without a cast, or
-    /// with checkpoints that were never busy and no holds, nothing is.
-    #[test]
-    fn a_hold_role_and_busy_checkpoints_are_named() {
-        use crate::model::cast::{CastEvents, Checkpoint, Hold};
-        let checkpoint = |busy: bool| Checkpoint {
-            role: "ckpt".into(),
-            t_ms: 0,
-            busy,
-            log_frames: 10,
-            checkpointed_frames: 5,
-            duration_us: 100,
-        };
-        let trial = |holds: Vec<Hold>, busy: bool| TrialRecord {
-            cast: Some(CastEvents {
-                holds,
-                checkpoints: vec![checkpoint(busy), checkpoint(false)],
-                ..CastEvents::default()
-            }),
-            ..TrialRecord::default()
-        };
-        let hold = |start_ms: u64, end_ms: u64| Hold {
-            role: "holder".into(),
-            start_ms,
-            end_ms,
-            query: None,
-        };
-        let a = trial(vec![hold(0, 3000), hold(6000, 9000)], true);
-        let b = trial(vec![hold(0, 3000)], true);
-        assert_eq!(
-            cast_why(&[&a, &b]).as_deref(),
-            Some("role holder held a snapshot 1.5 times for 4.5 s per trial; 2 of role ckpt's 4 checkpoints were busy")
-        );
-        let quiet = trial(Vec::new(), false);
-        assert_eq!(cast_why(&[&quiet]), None);
-        assert_eq!(cast_why(&[&TrialRecord::default()]), None);
     }
 
     /// A WAL that grew through a hold and was restarted after it: bounded over the trial, and
@@ -684,6 +789,8 @@ mod tests {
             during_holds: during_holds(&[&t]),
             trials: w,
             checkpoint_bytes: Some(4096 * 1000),
+            db_bytes: 4 * mib,
+            held_back: Vec::new(),
         };
         let l = line(&g);
         assert!(
@@ -698,5 +805,185 @@ mod tests {
         };
         let w = vec![trial_wal(0, t2.series.as_ref().unwrap()).unwrap()];
         assert_eq!(judge(&[&t2], &w).0, WalVerdict::Grows);
+    }
+
+    /// 806 MiB of WAL beside an 11.6 MiB database, flat over the trial's second half while a
+    /// stepped backup never finished and an open loop drained its backlog: bounded in slope,
+    /// and the line says the peak is 69 times the database and names the backup and the
+    /// backlog, and nothing that did not run.
+    #[test]
+    fn a_peak_many_times_the_database_is_said_with_what_held_checkpoints_back() {
+        use crate::model::cast::{Backup, BackupApiRun, BackupMethod, CastEvents};
+        use crate::model::series::{SeriesFiles, SeriesPoint};
+        let mib = 1024 * 1024;
+        let db = 116 * mib / 10;
+        let files: Vec<SeriesFiles> = (0..12u64)
+            .map(|i| SeriesFiles {
+                t_ms: i * 1000,
+                db_bytes: db,
+                wal_bytes: (i * 161 * mib).min(806 * mib),
+                ..SeriesFiles::default()
+            })
+            .collect();
+        let points: Vec<SeriesPoint> = (0..12u64)
+            .map(|i| SeriesPoint {
+                t_ms: i * 1000,
+                op: "tx".into(),
+                ops: 100,
+                p50_us: Some(if i < 6 { 2.0e6 } else { 500.0 }),
+                ..SeriesPoint::default()
+            })
+            .collect();
+        let trial = TrialRecord {
+            series: Some(Series {
+                interval_ms: 1000,
+                points,
+                io: Vec::new(),
+                files,
+            }),
+            cast: Some(CastEvents {
+                backups: vec![Backup {
+                    role: "nightly".into(),
+                    method: BackupMethod::Api,
+                    t_ms: 500,
+                    duration_us: 11_000_000,
+                    busy: false,
+                    source_pages: 2900,
+                    pages: 0,
+                    bytes: 0,
+                    api: Some(BackupApiRun {
+                        steps: 300,
+                        retried: 0,
+                        restarts: 290,
+                        finished: false,
+                    }),
+                }],
+                ..CastEvents::default()
+            }),
+            measured_ns: 11_000_000_000,
+            ..TrialRecord::default()
+        };
+        let mut m = crate::report::html::data::tests::manifest(&[&[("journal_mode", "wal")]]);
+        m.load.rate = Some(300.0);
+        let w = wal_growth(&m, &[trial]);
+        assert_eq!(w[0].verdict, WalVerdict::Bounded);
+        let l = line(&w[0]);
+        assert!(
+            l.starts_with("#0 WAL stopped growing, but only at many times the database file: peak 806 MiB (69x the 11.6 MiB database file)"),
+            "{l}"
+        );
+        assert!(
+            l.contains("held back by what ran: role nightly's backup read the database 1.0 times for 11.0 s per trial, 1 of them never finished; an open loop's backlog: in 6.0 intervals per trial"),
+            "{l}"
+        );
+        assert!(!l.contains("reader"), "no reader ran: {l}");
+    }
+
+    /// aging's trial: the WAL flat at its checkpoint's size, then a retention cut at 6 s and
+    /// a VACUUM at 8 s each add a step; no reader ran. The fit over the raw second half says
+    /// "grows" (what the verdict said before); with the steps taken out it does not, so the
+    /// verdict is a step, each step named with what ran then, and no reader is blamed.
+    #[test]
+    fn a_step_from_a_cut_and_a_vacuum_is_not_a_trend_and_names_what_ran() {
+        use crate::model::cast::{BeforeAfter, CastEvents, Vacuum};
+        use crate::model::params::ParamValue;
+        use crate::model::series::{SeriesFiles, SeriesPoint};
+        let mib = 1024 * 1024;
+        let wal = |i: u64| match i {
+            0..=8 => 4 * mib + i * 1024,
+            9..=11 => 20 * mib + i * 1024,
+            _ => 36 * mib + i * 1024,
+        };
+        let files: Vec<SeriesFiles> = (0..=16u64)
+            .map(|i| SeriesFiles {
+                t_ms: i * 1000,
+                db_bytes: 8 * mib,
+                wal_bytes: wal(i),
+                ..SeriesFiles::default()
+            })
+            .collect();
+        let points = vec![
+            SeriesPoint {
+                t_ms: 1000,
+                op: "app:insert".into(),
+                ops: 50,
+                ..SeriesPoint::default()
+            },
+            SeriesPoint {
+                t_ms: 8000,
+                op: "app:expire".into(),
+                ops: 1,
+                ..SeriesPoint::default()
+            },
+        ];
+        let trial = TrialRecord {
+            series: Some(Series {
+                interval_ms: 1000,
+                points,
+                io: (0..17u64)
+                    .map(|i| SeriesIo {
+                        t_ms: i * 1000,
+                        main_syncs: u64::from(i % 3 == 0),
+                        ..SeriesIo::default()
+                    })
+                    .collect(),
+                files,
+            }),
+            cast: Some(CastEvents {
+                vacuums: vec![Vacuum {
+                    role: "vacuum".into(),
+                    t_ms: 11_400,
+                    duration_us: 300_000,
+                    busy: false,
+                    page_count: BeforeAfter {
+                        before: 2000,
+                        after: 1000,
+                    },
+                    freelist_count: BeforeAfter { before: 1000, after: 0 },
+                    file_bytes: BeforeAfter {
+                        before: 8 * mib,
+                        after: 8 * mib,
+                    },
+                }],
+                ..CastEvents::default()
+            }),
+            ..TrialRecord::default()
+        };
+        let raw: Vec<(f64, f64)> = (8..=16u64).map(|i| (i as f64, wal(i) as f64)).collect();
+        let fit = slope_95(&raw).unwrap();
+        assert!(fit.low > 0.0, "the raw half alone fits as growth: {fit:?}");
+        let mut m = crate::report::html::data::tests::manifest(&[&[("journal_mode", "wal")]]);
+        m.workload = "aging".into();
+        for (k, v) in [("pre_age", 20_000), ("pre_retention", 20_000), ("retention", 10_000)] {
+            m.params.0.insert(k.into(), ParamValue::Count(v));
+        }
+        let w = wal_growth(&m, &[trial]);
+        assert_eq!(w[0].verdict, WalVerdict::Stepped, "{:?}", w[0].trials);
+        assert_eq!(w[0].why, None);
+        let l = line(&w[0]);
+        assert_eq!(
+            l,
+            "#0 WAL grew in a step, not a trend: trial 0: +16.0 MiB between 8.0 s and 9.0 s with \
+             the retention cut (8.0 s-9.0 s) and +16.0 MiB between 11.0 s and 12.0 s with role vacuum's vacuum at 11.4 s; \
+             no growth besides the steps: peak 36.0 MiB (5x the 8.0 MiB database file), final 36.0 MiB"
+        );
+        assert!(!l.contains("reader"), "{l}");
+    }
+
+    /// Checkpoints that wrote the database while the WAL grew, with nothing the record shows
+    /// holding them back: no reader is blamed.
+    #[test]
+    fn no_reader_is_blamed_where_none_ran() {
+        let wal: Vec<u64> = (0..20).map(|i| 1_000_000 * i).collect();
+        let t = TrialRecord {
+            series: Some(series(&wal, &[3, 9])),
+            ..TrialRecord::default()
+        };
+        let w = vec![trial_wal(0, t.series.as_ref().unwrap()).unwrap()];
+        let why = why(&[&t], &w, &[]).unwrap();
+        assert!(!why.contains("reader"), "{why}");
+        assert!(why.contains("no hold, backup, sidecar"), "{why}");
+        let why = super::why(&[&t], &w, &["role report held a snapshot".into()]).unwrap();
+        assert_eq!(why, "held back by what ran: role report held a snapshot");
     }
 }

@@ -44,6 +44,9 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
     let machine = if schedule.is_some() { &[][..] } else { &noisy[..] };
     w.extend(schedule);
     w.extend(super::schedule::skipped_warning(manifest, trials));
+    // A trial that stalled, ran long or ran its roles late: its figures look plausible and
+    // are not what was asked.
+    w.extend(super::stalls::warnings(manifest, trials));
     for r in machine {
         w.push(format!(
             "#{} {}: throughput CV {} exceeds 5%: the machine was too noisy for small differences; add trials or quiet the machine",

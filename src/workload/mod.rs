@@ -216,6 +216,11 @@ pub trait Workload: Sync {
     fn live_rows(&self, _p: &Params, _inserted: u64) -> Option<(u64, u64)> {
         None
     }
+    /// This workload's own moments that change the database at once in a trial with
+    /// parameters `p` (aging's retention cut), read from the trial's series. None by default.
+    fn milestones(&self, _p: &Params, _series: &crate::model::series::Series) -> Vec<crate::model::series::Milestone> {
+        Vec::new()
+    }
     /// The question the page's answer answers, where this workload asks its own (the queue:
     /// which configuration moves jobs through fastest). None by default.
     fn question(&self, _manifest: &crate::model::record::Manifest) -> Option<String> {

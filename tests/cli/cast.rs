@@ -1066,3 +1066,49 @@ fn a_hold_runs_the_user_s_report_query_timed_in_its_snapshot() {
     let out = run(&roles("missing.sql"), "table");
     assert_error_line(&out, &["role \"report\"", "cannot read missing.sql"]);
 }
+
+/// PASSIVE checkpoints while a reader holds its snapshot are never busy, yet copy only the
+/// frames before the snapshot: the timeline draws them partial, not finished, with the frames
+/// copied of the frames in the WAL written on the chart beside them.
+#[test]
+fn passive_checkpoints_during_a_hold_are_drawn_partial_with_their_frames() {
+    let sb = Sandbox::new();
+    let file = cast_file(
+        &sb,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"holder\"\nkind = \"hold\"\nat = \"300ms\"\nfor = \"1500ms\"\n\n\
+         [[role]]\nname = \"ckpt\"\nkind = \"checkpoint\"\ncheckpoint = \"PASSIVE\"\nat = \"800ms\"\nevery = \"400ms\"\n",
+    );
+    assert_success(&run_cast(&sb, &file, &[]));
+    let v = sb.show_json();
+    let ckpts = v["trials"][0]["cast"]["checkpoints"]
+        .as_array()
+        .expect("checkpoints")
+        .clone();
+    let partial = ckpts
+        .iter()
+        .filter(|c| c["busy"] == false && c["checkpointed_frames"].as_i64() < c["log_frames"].as_i64())
+        .count();
+    assert!(partial >= 1, "the hold kept frames from PASSIVE checkpoints: {ckpts:?}");
+    let page = sb.root().join("report.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let start = html.find("data-chart=\"timeline-0\"").expect("the timeline");
+    let fig = &html[start..start + html[start..].find("</figure>").unwrap()];
+    assert_eq!(
+        fig.matches("<g class=\"checkpoint partial\">").count(),
+        partial,
+        "{fig}"
+    );
+    assert!(
+        fig.contains("class=\"checkpoint-frames\""),
+        "frames on the chart: {fig}"
+    );
+    assert!(
+        fig.contains("checkpoint partial: frames copied/frames in the WAL"),
+        "the legend"
+    );
+    assert!(fig.contains("copied only part of the WAL"), "the caption counts them");
+}

@@ -46,6 +46,7 @@ mod side_files;
 mod sidecar;
 mod speedtest1;
 mod ssb_gen;
+mod stalls;
 mod store;
 mod store_locks;
 mod store_schema;

@@ -124,3 +124,38 @@ fn the_verdict_flips_when_automatic_checkpoints_are_off() {
         "a bounded WAL is not in the answer"
     );
 }
+
+/// With no automatic checkpoint the WAL of a 500-record database grows to several times the
+/// database file: the line says how many times, beside the database's size, and the JSON
+/// keeps the database's size; the bounded WAL says nothing of the kind.
+#[test]
+fn a_peak_many_times_the_database_file_is_said() {
+    let sb = Sandbox::new();
+    let (v, text) = ycsb(
+        &sb,
+        "1",
+        "600",
+        "3s",
+        &["--knob", "journal_mode=wal", "--knob", "wal_autocheckpoint=10,0"],
+    );
+    let grows = wal_of(&v, 1).expect("#1's WAL");
+    let db = grows["db_bytes"].as_u64().expect("the database's size");
+    let peak = grows["peak_bytes"].as_u64().unwrap();
+    assert!(
+        db > 0 && peak >= 4 * db,
+        "the WAL outgrew the database 4 times: {grows}"
+    );
+    let line = text
+        .split("\n#")
+        .find(|l| l.starts_with("1 WAL"))
+        .unwrap_or_else(|| panic!("#1's WAL line: {text}"));
+    let flat = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let times = format!("{:.0}x the ", peak as f64 / db as f64);
+    assert!(flat.contains(&times) && flat.contains("database file"), "{flat}");
+    let bounded = wal_of(&v, 0).expect("#0's WAL");
+    assert!(bounded["peak_bytes"].as_u64().unwrap() < 4 * db, "{bounded}");
+    assert!(
+        !text.contains("#0 WAL stopped growing, but only at many times"),
+        "{text}"
+    );
+}

@@ -100,6 +100,10 @@ pub struct LineChart {
     pub y_log: bool,
     /// Mark each point (few points, or points that are trials).
     pub markers: bool,
+    /// Over time: a line breaks where two of its points are further apart than this, seconds
+    /// (no data there, e.g. a stall with nothing completed), instead of a straight line
+    /// across the gap; none: every line is drawn whole.
+    pub gap_s: Option<f64>,
     /// First palette colour: lines that are operations (not configurations) start further
     /// along, so a colour never means configuration #0 in one chart and an operation in the next.
     pub color_offset: usize,
@@ -339,6 +343,7 @@ pub fn latency(report: &Report<'_>) -> Vec<Figure> {
                 y_label: "latency (microseconds, log scale)".into(),
                 y_log: true,
                 markers: false,
+                gap_s: None,
                 color_offset: 0,
                 lines,
             }),
@@ -431,6 +436,7 @@ pub fn knob_lines(report: &Report<'_>) -> Vec<Figure> {
                     y_label: metric_label(report, metric),
                     y_log: false,
                     markers: true,
+                    gap_s: None,
                     color_offset: OPERATION_COLORS,
                     lines,
                 }
@@ -504,6 +510,7 @@ pub fn scaling(report: &Report<'_>) -> Vec<Figure> {
                             y_label,
                             y_log: false,
                             markers: true,
+                            gap_s: None,
                             color_offset: 0,
                             lines,
                         }
@@ -725,6 +732,7 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
             y_label: report.rate_words(),
             y_log: false,
             markers: true,
+            gap_s: None,
             color_offset: 0,
             lines,
         }
@@ -806,6 +814,9 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
             });
         }
     }
+    let interval = firsts[0].1.series.as_ref().map_or(0, |s| s.interval_ms);
+    // A reading a whole interval late is a gap: the line breaks there.
+    let gap = Some(interval.max(1) as f64 * 1.5 / 1000.0);
     let chart = |y_label: &str, y_log: bool, lines: Vec<Line>| {
         Chart::Lines(
             LineChart {
@@ -813,13 +824,13 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
                 y_label: y_label.into(),
                 y_log,
                 markers: false,
+                gap_s: gap,
                 color_offset: 0,
                 lines,
             }
             .scaled(),
         )
     };
-    let interval = firsts[0].1.series.as_ref().map_or(0, |s| s.interval_ms);
     let mut out = vec![
         Figure {
             id: "over-time-throughput".into(),
@@ -891,6 +902,7 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
                 y_label: "WAL size (MiB)".into(),
                 y_log: false,
                 markers: false,
+                gap_s: gap,
                 color_offset: 0,
                 lines: wal,
             }),
@@ -988,6 +1000,7 @@ pub fn workload_lines(report: &Report<'_>) -> Vec<Figure> {
                 y_label: l.y_label,
                 y_log: false,
                 markers: false,
+                gap_s: None,
                 color_offset: 0,
                 lines: l
                     .lines

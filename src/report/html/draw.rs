@@ -9,7 +9,7 @@
 
 use super::data::{BarChart, Chart, Figure, LineChart, XAxis, OPERATION_COLORS};
 use super::font::FAMILY;
-use super::timeline::Timeline;
+use super::timeline::{CheckpointEnd, Timeline};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -236,7 +236,15 @@ where
     if markers {
         let screen = root.use_screen_coord();
         for m in &placed {
-            screen.draw(&marker_circle(m)).map_err(err(fig))?;
+            for c in marker_shapes(m.x, m.y, m.end) {
+                screen.draw(&c).map_err(err(fig))?;
+            }
+            if let Some(l) = &m.label {
+                let at = (m.x + MARKER_RADIUS + 2, m.y - MARKER_RADIUS - 13);
+                screen
+                    .draw(&Text::new(l.clone(), at, label_style()))
+                    .map_err(err(fig))?;
+            }
         }
     }
     let style = TextStyle::from((FAMILY, 14).into_font()).color(&BLACK);
@@ -249,9 +257,11 @@ where
                 Swatch::Fill(c) => legend_area
                     .draw(&Rectangle::new([(80, y + 3), (96, y + 15)], c.filled()))
                     .map_err(err(fig))?,
-                Swatch::Checkpoint(busy) => legend_area
-                    .draw(&Circle::new((88, y + 9), MARKER_RADIUS, checkpoint_style(busy)))
-                    .map_err(err(fig))?,
+                Swatch::Checkpoint(end) => {
+                    for c in marker_shapes(88, y + 9, end) {
+                        legend_area.draw(&c).map_err(err(fig))?;
+                    }
+                }
             }
             legend_area
                 .draw(&Text::new(name, (104, y + 2), style.clone()))
@@ -291,8 +301,11 @@ where
 /// Opacity of a hold's band: light enough that the lines under it read through, and a value no
 /// other chart element uses, so bands can be counted.
 pub const BAND_OPACITY: f64 = 0.16;
-/// A checkpoint marker's radius, pixels.
+/// A checkpoint marker's radius, pixels, the dot inside a partial one's, and the least distance
+/// between two markers' labels.
 const MARKER_RADIUS: i32 = 5;
+const PARTIAL_DOT: i32 = 2;
+const LABEL_PX: i32 = 70;
 /// Colours of the timeline's own elements: the holds' bands (per holding role, from the
 /// palette's greys and browns), the checkpoints, the WAL and the main file's syncs.
 const BAND_COLORS: [usize; 3] = [9, 8, 6];
@@ -305,35 +318,81 @@ const SYNC_COLOR: usize = 2;
 pub struct Marker {
     pub x: i32,
     pub y: i32,
-    pub busy: bool,
+    pub end: CheckpointEnd,
     pub title: String,
+    /// Frames copied of frames in the WAL, written beside it (only where it did not copy all,
+    /// and not where it would overlap the label before it).
+    pub label: Option<String>,
 }
 
-/// Busy checkpoints hollow, finished ones filled.
-fn checkpoint_style(busy: bool) -> ShapeStyle {
-    if busy {
-        CHECKPOINT_COLOR.stroke_width(2)
-    } else {
+/// Finished checkpoints filled, the others hollow (a partial one gets a dot inside).
+fn checkpoint_style(end: CheckpointEnd) -> ShapeStyle {
+    if end == CheckpointEnd::Finished {
         CHECKPOINT_COLOR.filled()
+    } else {
+        CHECKPOINT_COLOR.stroke_width(2)
     }
 }
 
-fn marker_circle(m: &Marker) -> Circle<(i32, i32), i32> {
-    Circle::new((m.x, m.y), MARKER_RADIUS, checkpoint_style(m.busy))
+/// A marker's circle and, for a partial checkpoint, the dot inside it, at `(x, y)`.
+fn marker_shapes(x: i32, y: i32, end: CheckpointEnd) -> Vec<Circle<(i32, i32), i32>> {
+    let mut v = vec![Circle::new((x, y), MARKER_RADIUS, checkpoint_style(end))];
+    if end == CheckpointEnd::Partial {
+        v.push(Circle::new((x, y), PARTIAL_DOT, CHECKPOINT_COLOR.filled()));
+    }
+    v
 }
 
-/// A marker as an SVG element with its tooltip (`class` says which kind, for tests).
+/// The label's text style: small, in the checkpoints' colour.
+fn label_style() -> TextStyle<'static> {
+    TextStyle::from((FAMILY, 11).into_font()).color(&CHECKPOINT_COLOR)
+}
+
+/// A marker as an SVG element with its tooltip (`class` says which kind, for tests), and its
+/// label beside it.
 fn marker_svg(m: &Marker) -> String {
     let RGBColor(r, g, b) = CHECKPOINT_COLOR;
     let c = format!("#{r:02X}{g:02X}{b:02X}");
+    let dot = if m.end == CheckpointEnd::Partial {
+        format!(
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{PARTIAL_DOT}\" fill=\"{c}\"/>",
+            m.x, m.y
+        )
+    } else {
+        String::new()
+    };
+    let label = m.label.as_deref().map_or(String::new(), |l| {
+        format!(
+            "<text class=\"checkpoint-frames\" x=\"{}\" y=\"{}\" font-family=\"{FAMILY}\" font-size=\"11\" fill=\"{c}\">{}</text>",
+            m.x + MARKER_RADIUS + 2,
+            m.y - MARKER_RADIUS - 2,
+            super::page::esc(l)
+        )
+    });
     format!(
-        "<g class=\"checkpoint {}\"><circle cx=\"{}\" cy=\"{}\" r=\"{MARKER_RADIUS}\" fill=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/><title>{}</title></g>\n",
-        if m.busy { "busy" } else { "done" },
+        "<g class=\"checkpoint {}\"><circle cx=\"{}\" cy=\"{}\" r=\"{MARKER_RADIUS}\" fill=\"{}\" stroke=\"{c}\" stroke-width=\"2\"/>{dot}<title>{}</title></g>{label}\n",
+        m.end.word(),
         m.x,
         m.y,
-        if m.busy { "white" } else { c.as_str() },
+        if m.end == CheckpointEnd::Finished { c.as_str() } else { "white" },
         super::page::esc(&m.title)
     )
+}
+
+/// Drops the labels that would overlap the one before them (closer than [`LABEL_PX`]).
+fn spaced(mut placed: Vec<Marker>) -> Vec<Marker> {
+    let mut last: Option<i32> = None;
+    for m in &mut placed {
+        if m.label.is_none() {
+            continue;
+        }
+        if last.is_some_and(|x| m.x - x < LABEL_PX) {
+            m.label = None;
+        } else {
+            last = Some(m.x);
+        }
+    }
+    placed
 }
 
 /// A hold's band colour, and its colour on white at [`BAND_OPACITY`] (the legend's swatch).
@@ -349,7 +408,7 @@ fn on_white(c: RGBColor, a: f64) -> RGBColor {
 /// What a legend entry's swatch is.
 enum Swatch {
     Fill(RGBColor),
-    Checkpoint(bool),
+    Checkpoint(CheckpointEnd),
 }
 
 fn timeline_legend(t: &Timeline) -> Vec<(Swatch, String)> {
@@ -377,11 +436,21 @@ fn timeline_legend(t: &Timeline) -> Vec<(Swatch, String)> {
             format!("{role} {what}"),
         ));
     }
-    if t.checkpoints.iter().any(|k| !k.busy) {
-        o.push((Swatch::Checkpoint(false), "checkpoint finished".to_string()));
+    let any = |end: CheckpointEnd| t.checkpoints.iter().any(|k| k.end == end);
+    if any(CheckpointEnd::Finished) {
+        o.push((
+            Swatch::Checkpoint(CheckpointEnd::Finished),
+            "checkpoint finished: every frame copied".to_string(),
+        ));
     }
-    if t.checkpoints.iter().any(|k| k.busy) {
-        o.push((Swatch::Checkpoint(true), "checkpoint busy".to_string()));
+    if any(CheckpointEnd::Partial) {
+        o.push((
+            Swatch::Checkpoint(CheckpointEnd::Partial),
+            "checkpoint partial: frames copied/frames in the WAL".to_string(),
+        ));
+    }
+    if any(CheckpointEnd::Busy) {
+        o.push((Swatch::Checkpoint(CheckpointEnd::Busy), "checkpoint busy".to_string()));
     }
     o
 }
@@ -449,6 +518,19 @@ fn panel_axis(k: Panel, t: &Timeline) -> (std::ops::Range<f64>, Vec<f64>, bool, 
     (y_range, y_ticks, log, y_label)
 }
 
+/// `points` in runs without a gap wider than `gap` between neighbours (none: one run): a
+/// line is drawn through each run, and not across the gaps, where there is no data.
+pub fn segments(points: &[(f64, f64)], gap: Option<f64>) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+    for &p in points {
+        match out.last_mut() {
+            Some(run) if gap.is_none_or(|g| run.last().is_some_and(|q| p.0 - q.0 <= g)) => run.push(p),
+            _ => out.push(vec![p]),
+        }
+    }
+    out
+}
+
 /// A panel's lines: the WAL's size, each role's rate, or the main-file syncs.
 fn draw_lines<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<Axis, Axis>>,
@@ -481,10 +563,12 @@ where
                 )
             })
             .collect();
-        chart.draw_series(std::iter::once(PathElement::new(
-            pts,
-            color(c).mix(LINE_OPACITY).stroke_width(2),
-        )))?;
+        let style = color(c).mix(LINE_OPACITY).stroke_width(2);
+        chart.draw_series(
+            segments(&pts, Some(t.interval_s * 1.5))
+                .into_iter()
+                .map(|run| PathElement::new(run, style)),
+        )?;
     }
     Ok(())
 }
@@ -578,8 +662,9 @@ where
                 placed.push(Marker {
                     x: at.0,
                     y: at.1,
-                    busy: m.busy,
+                    end: m.end,
                     title: m.title.clone(),
+                    label: m.label.clone(),
                 });
             }
         }
@@ -590,7 +675,7 @@ where
             .draw(&Text::new(role.to_string(), (x0 + 3, top_px + 2), label.clone()))
             .map_err(err(fig))?;
     }
-    Ok(placed)
+    Ok(spaced(placed))
 }
 
 /// Whether a bar chart is drawn with horizontal bars: many or long group names (a suite's
@@ -829,11 +914,13 @@ where
     for (i, line) in l.lines.iter().enumerate() {
         let c = color(l.color_offset + i);
         let pts: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x, map(y))).collect();
+        let style = c.mix(LINE_OPACITY).stroke_width(2);
         chart
-            .draw_series(std::iter::once(PathElement::new(
-                pts.clone(),
-                c.mix(LINE_OPACITY).stroke_width(2),
-            )))
+            .draw_series(
+                segments(&pts, l.gap_s)
+                    .into_iter()
+                    .map(|run| PathElement::new(run, style)),
+            )
             .map_err(err(fig))?;
         if l.markers {
             chart
@@ -1000,5 +1087,39 @@ mod tests {
         assert_eq!(nines_label(0.0), "0%");
         assert_eq!(nines_label(1.0), "90%");
         assert_eq!(nines_label(3.0), "99.9%");
+    }
+
+    /// A line over time with no readings from 2 s to 8 s (a stall) is drawn as two lines, not
+    /// one straight across the gap; without a gap it stays one line.
+    #[test]
+    fn a_line_breaks_across_a_gap_with_no_data() {
+        let pts = [(0.0, 5.0), (1.0, 5.0), (2.0, 6.0), (8.0, 1.0), (9.0, 2.0)];
+        assert_eq!(segments(&pts, Some(1.5)).len(), 2);
+        assert_eq!(segments(&pts, None).len(), 1);
+        assert_eq!(segments(&pts[..3], Some(1.5)).len(), 1);
+        let figure = |gap_s: Option<f64>| Figure {
+            id: "t".into(),
+            title: "t".into(),
+            note: String::new(),
+            chart: Chart::Lines(LineChart {
+                x: XAxis::Linear("seconds into the trial".into()),
+                y_label: "tx/s".into(),
+                y_log: false,
+                markers: false,
+                gap_s,
+                color_offset: 0,
+                lines: vec![crate::report::html::data::Line {
+                    name: "#0".into(),
+                    points: pts.to_vec(),
+                }],
+            }),
+            compact: false,
+        };
+        let paths = |svg: String| {
+            svg.matches(&format!("polyline fill=\"none\" opacity=\"{LINE_OPACITY}\""))
+                .count()
+        };
+        assert_eq!(paths(svg(&figure(Some(1.5))).unwrap()), 2);
+        assert_eq!(paths(svg(&figure(None)).unwrap()), 1);
     }
 }

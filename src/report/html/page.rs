@@ -333,12 +333,13 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
         let (headers, rows) = h.cells();
         o += &table_of_class("history", &headers, &rows);
     }
-    // A WAL that grows without bound is a disk that fills: said in the answer, with the role
-    // or setting the record shows behind it (the chart is under the over-time figures).
+    // A WAL that grows without bound is a disk that fills, and one many times its database
+    // is disk and read time spent: said in the answer, with the role or setting the record
+    // shows behind it (the chart is under the over-time figures).
     for w in report
         .wal
         .iter()
-        .filter(|w| w.verdict == crate::report::wal::WalVerdict::Grows)
+        .filter(|w| w.verdict == crate::report::wal::WalVerdict::Grows || w.many_times_db().is_some())
     {
         o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&crate::report::wal::line(w)));
     }

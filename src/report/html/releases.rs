@@ -101,6 +101,7 @@ fn figure(id: &str, title: &str, note: &str, y_label: String, lines: Vec<Line>, 
                 y_label,
                 y_log: false,
                 markers: true,
+                gap_s: None,
                 color_offset: 0,
                 lines,
             }

@@ -6,7 +6,10 @@
 //! while the holder held is a question of time. So for a run with a cast, each configuration's
 //! first measured trial (the one the other charts over time draw) gets one figure of stacked
 //! panels: the WAL's size with each hold as a shaded band and each checkpoint as a marker
-//! (filled when it finished, hollow when busy), the completed transactions per second of each
+//! (filled when it copied every frame, a dot in a ring when it copied only some, hollow when
+//! busy; the frames copied of the frames in the WAL written beside each that did not copy
+//! all: a PASSIVE checkpoint beside a reader is never busy, and copies only what the reader's
+//! snapshot allows), the completed transactions per second of each
 //! workload role, and the main database file's syncs per interval. The caption says in words
 //! what the picture shows, computed from the same trial ([`facts`]). A run without a cast has
 //! no such figure.
@@ -25,12 +28,48 @@ pub struct Band {
     pub end_s: f64,
 }
 
+/// How a checkpoint ended: every frame of the WAL copied into the database, only some (a
+/// reader's snapshot kept the rest; PASSIVE says so only by its frame counts, never busy), or
+/// busy (SQLite's first column: it could not do what its mode asks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckpointEnd {
+    Finished,
+    Partial,
+    Busy,
+}
+
+impl CheckpointEnd {
+    /// The end of a checkpoint that returned `busy`, `copied` of `in_wal` frames (-1: not in
+    /// WAL mode).
+    pub fn of(busy: bool, copied: i64, in_wal: i64) -> CheckpointEnd {
+        if busy {
+            CheckpointEnd::Busy
+        } else if in_wal > 0 && copied < in_wal {
+            CheckpointEnd::Partial
+        } else {
+            CheckpointEnd::Finished
+        }
+    }
+
+    /// Its word in a tooltip and a marker's class.
+    pub fn word(self) -> &'static str {
+        match self {
+            CheckpointEnd::Finished => "done",
+            CheckpointEnd::Partial => "partial",
+            CheckpointEnd::Busy => "busy",
+        }
+    }
+}
+
 /// One checkpoint a role ran, with what its tooltip says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mark {
     pub role: String,
     pub t_s: f64,
-    pub busy: bool,
+    pub end: CheckpointEnd,
+    /// Frames copied of frames in the WAL, `7,480/16,292`, drawn beside the marker of a
+    /// checkpoint that did not copy them all; none for one that did.
+    pub label: Option<String>,
     /// The marker's tooltip: role, time, result, frames and duration.
     pub title: String,
 }
@@ -210,26 +249,46 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
             })
             .collect(),
         runs,
-        checkpoints: checkpoints
-            .into_iter()
-            .map(|k| Mark {
-                title: format!(
-                    "{}: checkpoint at {:.2} s, {}, {}/{} frames checkpointed, {:.2} ms",
-                    k.role,
-                    secs(k.t_ms),
-                    if k.busy { "busy" } else { "done" },
-                    k.checkpointed_frames,
-                    k.log_frames,
-                    k.duration_us as f64 / 1000.0
-                ),
-                role: k.role,
-                t_s: secs(k.t_ms),
-                busy: k.busy,
-            })
-            .collect(),
+        checkpoints: checkpoints.into_iter().map(mark).collect(),
         end_s,
         interval_s: secs(interval_ms),
     })
+}
+
+/// A checkpoint's marker: its end, its label where it copied less than the WAL held, and its
+/// tooltip.
+fn mark(k: crate::model::cast::Checkpoint) -> Mark {
+    let end = CheckpointEnd::of(k.busy, k.checkpointed_frames, k.log_frames);
+    let count = |n: i64| grouped(n.max(0) as u64);
+    Mark {
+        title: format!(
+            "{}: checkpoint at {:.2} s, {}, {}/{} frames checkpointed, {:.2} ms",
+            k.role,
+            k.t_ms as f64 / 1000.0,
+            end.word(),
+            k.checkpointed_frames,
+            k.log_frames,
+            k.duration_us as f64 / 1000.0
+        ),
+        label: (end != CheckpointEnd::Finished && k.log_frames > 0)
+            .then(|| format!("{}/{}", count(k.checkpointed_frames), count(k.log_frames))),
+        role: k.role,
+        t_s: k.t_ms as f64 / 1000.0,
+        end,
+    }
+}
+
+/// `16292` as `16,292`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// What the timeline shows, in sentences computed from it: per holding role, in how many of
@@ -248,16 +307,25 @@ pub fn facts(t: &Timeline) -> Vec<String> {
     }
     if !t.checkpoints.is_empty() {
         let (open, closed): (Vec<&Mark>, Vec<&Mark>) = t.checkpoints.iter().partition(|k| t.held_at(k.t_s));
-        let busy = |ks: &[&Mark]| ks.iter().filter(|k| k.busy).count();
+        let busy = |ks: &[&Mark]| ks.iter().filter(|k| k.end == CheckpointEnd::Busy).count();
+        let partial = |ks: &[&Mark]| ks.iter().filter(|k| k.end == CheckpointEnd::Partial).count();
+        // A checkpoint that copied only some frames did not finish, busy or not.
+        let of = |ks: &[&Mark]| {
+            let p = partial(ks);
+            let partial = if p > 0 {
+                format!(", {p} copied only part of the WAL")
+            } else {
+                String::new()
+            };
+            format!("{} of {}{partial}", busy(ks), ks.len())
+        };
         if t.holds.is_empty() {
-            out.push(format!("checkpoints busy: {} of {}", busy(&closed), closed.len()));
+            out.push(format!("checkpoints busy: {}", of(&closed)));
         } else {
             out.push(format!(
-                "checkpoints busy while a hold is open: {} of {}; otherwise: {} of {}",
-                busy(&open),
-                open.len(),
-                busy(&closed),
-                closed.len()
+                "checkpoints busy while a hold is open: {}; otherwise: {}",
+                of(&open),
+                of(&closed)
             ));
         }
     }
@@ -339,9 +407,9 @@ pub fn caption(c: &ConfigInfo, t: &Timeline, verdicts: &[String]) -> String {
     }
     o += &panels.join("; ");
     o += if t.runs.is_empty() {
-        ". Shaded bands are holds (a role keeping its snapshot open), circles checkpoints (filled: finished; hollow: busy; hover for frames and duration)."
+        ". Shaded bands are holds (a role keeping its snapshot open), circles checkpoints (filled: every frame copied; a dot in a ring: only some, frames copied/in the WAL beside it; hollow: busy; hover for the duration)."
     } else {
-        ". Shaded bands are holds (a role keeping its snapshot open) and backups or vacuums while they ran, circles checkpoints (filled: finished; hollow: busy; hover for frames and duration)."
+        ". Shaded bands are holds (a role keeping its snapshot open) and backups or vacuums while they ran, circles checkpoints (filled: every frame copied; a dot in a ring: only some, frames copied/in the WAL beside it; hollow: busy; hover for the duration)."
     };
     let f = facts(t);
     if !f.is_empty() {
@@ -605,5 +673,67 @@ mod runs_tests {
             [("holder", "hold"), ("copy", "backup"), ("vac", "vacuum")]
         );
         assert_eq!(facts(&t), before, "the holds' facts do not count the runs");
+    }
+}
+
+#[cfg(test)]
+mod partial_tests {
+    use super::*;
+    use crate::model::cast::Checkpoint;
+    use crate::report::html::data::{Chart, Figure};
+    use crate::report::html::draw;
+
+    /// PASSIVE checkpoints during a hold: never busy, yet they copied 7,480 of 16,292 frames.
+    /// They are not drawn finished, not counted as finished, and the frames are on the chart
+    /// itself (a text beside the marker), not only in the tooltip; one that copied every frame
+    /// stays finished and unlabelled.
+    #[test]
+    fn a_passive_checkpoint_that_copied_part_of_the_wal_is_drawn_partial_with_its_frames() {
+        let mut trial = tests::trial();
+        let ckpt = |t_ms, copied, in_wal| Checkpoint {
+            role: "ckpt".into(),
+            t_ms,
+            busy: false,
+            log_frames: in_wal,
+            checkpointed_frames: copied,
+            duration_us: 2000,
+        };
+        if let Some(cast) = trial.cast.as_mut() {
+            cast.checkpoints = vec![ckpt(2500, 7480, 16292), ckpt(7000, 900, 900)];
+        }
+        let t = build(&trial).unwrap();
+        let ends: Vec<CheckpointEnd> = t.checkpoints.iter().map(|k| k.end).collect();
+        assert_eq!(ends, [CheckpointEnd::Partial, CheckpointEnd::Finished]);
+        let f = facts(&t).join("; ");
+        assert!(
+            f.contains(
+                "checkpoints busy while a hold is open: 0 of 1, 1 copied only part of the WAL; otherwise: 0 of 1"
+            ),
+            "{f}"
+        );
+        let fig = Figure {
+            id: "timeline-0".into(),
+            title: "t".into(),
+            note: String::new(),
+            chart: Chart::Timeline(t),
+            compact: false,
+        };
+        let svg = draw::svg(&fig).unwrap();
+        assert_eq!(svg.matches("<g class=\"checkpoint partial\">").count(), 1, "{svg}");
+        assert_eq!(svg.matches("<g class=\"checkpoint done\">").count(), 1);
+        assert!(svg.contains(">7,480/16,292</text>"), "the frames on the chart: {svg}");
+        assert_eq!(
+            svg.matches("class=\"checkpoint-frames\"").count(),
+            1,
+            "the full one is unlabelled"
+        );
+        assert!(
+            svg.contains("checkpoint partial: frames copied/frames in the WAL"),
+            "the legend"
+        );
+        assert!(
+            svg.contains("ckpt: checkpoint at 2.50 s, partial, 7480/16292"),
+            "the tooltip"
+        );
     }
 }

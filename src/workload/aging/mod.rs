@@ -25,6 +25,7 @@ use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadK
 use crate::engines::values::Values;
 use crate::engines::{Connection, EngineError, StmtId, Value};
 use crate::model::params::{ParamKind, ParamSpec, Params};
+use crate::model::series::{Milestone, Series};
 use crate::workload::recorder::Recorder;
 use stream::{Mix, Op, Stream};
 
@@ -201,6 +202,30 @@ impl Workload for Aging {
         // After a retention cut, as without one: the trial's expires keep its retention.
         let rows = p.count("retention").min(p.count("pre_age") + inserted);
         Some((rows, p.count("payload")))
+    }
+
+    /// The retention cut: where the template holds more events than the trial's retention,
+    /// the trial's first expire deletes the excess at once; it happened in the first interval
+    /// that completed an expire.
+    fn milestones(&self, p: &Params, series: &Series) -> Vec<Milestone> {
+        let held = p.count("pre_age").min(template_retention(p));
+        if held <= p.count("retention") {
+            return Vec::new();
+        }
+        let first = series
+            .points
+            .iter()
+            .filter(|pt| pt.ops > 0 && (pt.op == "expire" || pt.op.ends_with(":expire")))
+            .map(|pt| pt.t_ms)
+            .min();
+        first
+            .map(|t_ms| Milestone {
+                t_ms,
+                until_ms: t_ms + series.interval_ms,
+                what: "the retention cut".into(),
+            })
+            .into_iter()
+            .collect()
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
