@@ -273,9 +273,12 @@ impl<'c> QueueClient<'c> {
 
     fn claim(&mut self) -> Result<bool, EngineError> {
         self.parts.clear();
-        let s = &self.st;
         self.got.clear();
-        s.begin.run(self.conn)?;
+        if let Err(e) = self.st.begin.run(self.conn) {
+            self.met_lock(&e, Op::Claim);
+            return Err(e);
+        }
+        let s = &self.st;
         let result = (|| -> Result<(), EngineError> {
             self.out.clear();
             let rows = self.conn.run_values(
@@ -318,9 +321,7 @@ impl<'c> QueueClient<'c> {
         })();
         if let Err(e) = result {
             let _ = s.rollback.run(self.conn);
-            if self.settings.role == Role::Worker && e.lock_cause().is_some() {
-                self.rest = Some(self.restart_rest());
-            }
+            self.met_lock(&e, Op::Claim);
             return Err(e);
         }
         for &(exec, job, wait_ns) in &self.got {
@@ -343,8 +344,11 @@ impl<'c> QueueClient<'c> {
         let Some(&(exec, job)) = self.held.front() else {
             return Ok(false);
         };
+        if let Err(e) = self.st.begin.run(self.conn) {
+            self.met_lock(&e, Op::Finish);
+            return Err(e);
+        }
         let s = &self.st;
-        s.begin.run(self.conn)?;
         let result = (|| -> Result<bool, EngineError> {
             self.claimed.clear();
             let found = self
@@ -367,12 +371,25 @@ impl<'c> QueueClient<'c> {
             }
             Err(e) => {
                 let _ = s.rollback.run(self.conn);
-                if self.settings.role == Role::Worker && e.lock_cause().is_some() {
-                    // The job's thread ended on the error; the job stays claimed.
-                    self.held.pop_front();
-                }
+                self.met_lock(&e, Op::Finish);
                 Err(e)
             }
+        }
+    }
+
+    /// A worker's claim or finish met a lock (at its `BEGIN` or after): not tried again (the
+    /// module's docs). A claim's worker rests until its replacement would poll; a finish's job
+    /// is dropped, left claimed, as its thread ended on the error.
+    fn met_lock(&mut self, e: &EngineError, op: Op) {
+        if self.settings.role != Role::Worker || e.lock_cause().is_none() {
+            return;
+        }
+        match op {
+            Op::Claim => self.rest = Some(self.restart_rest()),
+            Op::Finish => {
+                self.held.pop_front();
+            }
+            _ => {}
         }
     }
 
