@@ -92,6 +92,27 @@ fn promise(kind: &str, t: &TrialRecord) -> Option<Promise> {
     }
 }
 
+/// What configuration `config`'s commit promises, in words: `syncs every commit before it
+/// returns (synchronous_commit=on)`; none where its engine or readings do not tell.
+pub fn described(m: &Manifest, trials: &[TrialRecord], config: usize) -> Option<String> {
+    let c = m.configs.iter().find(|c| c.index == config)?;
+    let kind = m
+        .engines
+        .iter()
+        .find(|e| e.label == c.engine)
+        .map_or(c.engine.clone(), |e| e.kind.clone());
+    let t = trials
+        .iter()
+        .find(|t| t.config == config && !t.warmup)
+        .or_else(|| trials.iter().find(|t| t.config == config))?;
+    let p = promise(&kind, t)?;
+    Some(if p.synced {
+        format!("syncs every commit before it returns ({})", p.settings)
+    } else {
+        format!("returns from a commit before it is synced ({})", p.settings)
+    })
+}
+
 /// The warning for a run whose configurations span engines and whose commits do not all
 /// promise the same: none otherwise.
 pub fn warning(m: &Manifest, trials: &[TrialRecord]) -> Option<String> {
