@@ -335,7 +335,9 @@ fn flow_words(f: &Figures) -> String {
     let wait = f.wait.as_ref().map_or("no job claimed".into(), |l| {
         format!("wait p50 {} p99 {}", ms(l.p50_ns), ms(l.p99_ns))
     });
-    let depth = f.end_depth.map_or(String::new(), |d| format!(", {d} jobs left ready"));
+    let depth = f.end_depth.map_or(String::new(), |d| {
+        format!(", {d} job{} left ready", if d == 1 { "" } else { "s" })
+    });
     format!(
         "{:.0} jobs/s in, {:.0} out; {wait}{depth}, {}",
         f.enqueued_rate(),
