@@ -11,7 +11,7 @@ use crate::bench::flags::{FormatArg, ResultsArg};
 use crate::durability::crash::CrashKind;
 use crate::errln;
 use crate::model::metric::Metric;
-use crate::report::advise::{advise, figure_words, measured, ranking_metric, Advice, Candidate, Measured};
+use crate::report::advise::{advise, figure_words, left_out, measured, ranking_metric, Advice, Candidate, Measured};
 use crate::report::format::{render, Document};
 use crate::report::layout;
 use crate::report::number::ratio;
@@ -184,8 +184,10 @@ fn no_sqlite_run(path: &Path) -> Failure {
 pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
     let (mut store, path) = open_store(&args.results.value)?;
     let mut all = Vec::new();
+    let mut not_ranked = Vec::new();
     for run in chosen(&mut store, &path, args)? {
         all.extend(measured(run.id, &run.manifest, &run.trials));
+        not_ranked.extend(left_out(run.id, &run.manifest, &run.trials));
     }
     if all.is_empty() {
         return Err(no_sqlite_run(&path));
@@ -232,6 +234,9 @@ pub fn run(args: &AdviseArgs) -> Result<i32, Failure> {
     let advice = advise(args.need, &kinds, &all, &stored, metric);
     let code = if advice.answer.is_some() { 0 } else { 2 };
     crate::out!("{}", render(&document(&advice), args.format.value));
+    if args.format.value == Format::Table && !not_ranked.is_empty() {
+        crate::out!("{}\n", layout::fit_prose(not_ranked.join("\n")));
+    }
     if advice.answer.is_none() {
         let commands: BTreeSet<String> = advice
             .ranked

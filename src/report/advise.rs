@@ -165,6 +165,31 @@ pub fn measured(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Me
     out
 }
 
+/// The configurations of a stored run that [`measured`] leaves out, one line each: engines
+/// without a SQLite build have no stored durability verdicts to join, so they are not ranked,
+/// but a cross-engine run must not lose them silently: each is named with its median
+/// throughput and what its commit promises, as its settings read back.
+pub fn left_out(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
+    let ranked: Vec<usize> = measured(run, manifest, trials).iter().map(|m| m.config).collect();
+    manifest
+        .configs
+        .iter()
+        .filter(|c| !ranked.contains(&c.index))
+        .filter_map(|c| {
+            let tps = litebench_stats::summarize(&values(trials, c.index, "all", Metric::Tps))?.median;
+            let promise = crate::report::commit_sync::described(manifest, trials, c.index)
+                .map_or(String::new(), |p| format!("; it {p}"));
+            Some(format!(
+                "Not ranked: run {run} config {} `{}` ({}): {} tx/s{promise}. advise ranks SQLite configurations by their stored verify-durability verdicts, which only SQLite builds have; compare it with `litebench show {run}`.",
+                c.index,
+                c.label,
+                manifest.workload,
+                num(tps)
+            ))
+        })
+        .collect()
+}
+
 /// The mean over `trials` of `count` summed over each trial's whole operation types.
 fn per_trial(trials: &[&TrialRecord], count: impl Fn(&crate::model::op::OpResult) -> u64) -> f64 {
     if trials.is_empty() {
@@ -482,6 +507,49 @@ impl Advice<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 46, item 28: a cross-engine run's PostgreSQL configuration is not ranked (no
+    /// SQLite build, no stored verdicts) but is named, with its rate and its commit's promise.
+    #[test]
+    fn a_configuration_without_a_sqlite_build_is_named_not_dropped() {
+        let mut man = crate::store::tests::manifest();
+        man.workload = "queue".into();
+        man.configs = vec![crate::model::record::ConfigInfo {
+            index: 0,
+            engine: "postgres".into(),
+            knobs: Default::default(),
+            label: "postgres synchronous_commit=on".into(),
+            knob_origins: Vec::new(),
+            fs: None,
+            scheduler: None,
+            scheduler_device: None,
+            load: None,
+        }];
+        let trial = TrialRecord {
+            measured_ns: 1_000_000_000,
+            total_ops: 100,
+            ops: vec![crate::model::op::OpResult {
+                name: "enqueue".into(),
+                ops: 100,
+                ..Default::default()
+            }],
+            knobs: vec![crate::model::knob::KnobReading {
+                name: "synchronous_commit".into(),
+                requested: None,
+                effective: Some("on".into()),
+                note: None,
+            }],
+            ..crate::store::tests::trial(0)
+        };
+        let lines = left_out(7, &man, &[trial]);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "Not ranked: run 7 config 0 `postgres synchronous_commit=on` (queue): 100 tx/s; it syncs every commit"
+            ),
+            "{lines:?}"
+        );
+    }
     use crate::durability::verify::Config;
 
     fn m(label: &str, jm: &str, sy: &str, tps: f64) -> Measured {

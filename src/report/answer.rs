@@ -103,7 +103,18 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
     });
     let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
     let (_, own) = split_labels(&labels);
-    if let Some(own_answer) = crate::workload::find(&m.workload).and_then(|w| w.answer(m, report.trials, &own)) {
+    if let Some(mut own_answer) = crate::workload::find(&m.workload).and_then(|w| w.answer(m, report.trials, &own)) {
+        // What the workload did beside a backup or vacuum, per configuration that ran one.
+        for c in &m.configs {
+            let said = crate::report::beside::sentences(report.trials, c.index);
+            let prefix = if m.configs.len() > 1 {
+                format!("#{}: ", c.index)
+            } else {
+                String::new()
+            };
+            own_answer.extend(said.into_iter().map(|s| format!("{prefix}{s}")));
+        }
+        own_answer.extend(crate::report::commit_sync::warning(m, report.trials));
         return own_answer;
     }
     let mut out = vec![best_sentence(report, whole[0], &own)];
@@ -116,6 +127,7 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
     out.extend(failures_sentence(&whole));
     out.extend(roles_sentence(report, whole[0].config));
     out.extend(crate::report::beside::sentences(report.trials, whole[0].config));
+    out.extend(crate::report::commit_sync::warning(m, report.trials));
     out
 }
 

@@ -159,6 +159,33 @@ fn acts(trials: &[TrialRecord]) -> (BTreeMap<(usize, String), Acts>, BTreeMap<us
     (by, measured)
 }
 
+/// A warning per configuration and backup role whose online backups did not all finish, with
+/// the reason the records give: the copy restarted from its first page because another
+/// connection wrote between its steps (a stepped backup under steady writers never ends), or
+/// the trial ended before it was whole.
+pub fn unfinished_backups(trials: &[TrialRecord]) -> Vec<String> {
+    let (by, _) = acts(trials);
+    by.iter()
+        .filter(|(_, a)| a.api_unfinished > 0)
+        .map(|((config, role), a)| {
+            let runs = a.vacuums.len();
+            let why = if a.api_restarts > 0 {
+                format!(
+                    "SQLite restarted the copy from its first page {} times because another connection wrote between its steps, so under steady writers it never ends; copy in one step (pages = -1 in the role) or with method = \"vacuum-into\"",
+                    a.api_restarts
+                )
+            } else {
+                "the trial ended before the copy was whole; give the backup more time (a longer trial or fewer pauses) or copy in one step (pages = -1 in the role)".to_string()
+            };
+            format!(
+                "#{config} {role}: {} of {runs} backup{} never finished: {why}",
+                a.api_unfinished,
+                if runs == 1 { "" } else { "s" }
+            )
+        })
+        .collect()
+}
+
 #[derive(Default)]
 struct Acts {
     holds: u64,
@@ -297,7 +324,44 @@ impl Acts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cast::{Checkpoint, Hold};
+    use crate::model::cast::{Backup, BackupApiRun, BackupMethod, Checkpoint, Hold};
+
+    /// Issue 46, item 31: a stepped backup that never finished is warned of, with why: its
+    /// restarts (another connection wrote between its steps) or the trial's end.
+    #[test]
+    fn a_backup_that_never_finished_is_warned_of_with_its_reason() {
+        let trial = |restarts, finished| TrialRecord {
+            cast: Some(CastEvents {
+                backups: vec![Backup {
+                    role: "backup".into(),
+                    method: BackupMethod::Api,
+                    t_ms: 0,
+                    duration_us: 5_000_000,
+                    busy: false,
+                    source_pages: 100,
+                    pages: 0,
+                    bytes: 0,
+                    api: Some(BackupApiRun {
+                        steps: 50,
+                        retried: 0,
+                        restarts,
+                        finished,
+                    }),
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let w = unfinished_backups(&[trial(41, false)]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("#0 backup: 1 of 1 backup never finished"), "{w:?}");
+        assert!(
+            w[0].contains("restarted the copy from its first page 41 times"),
+            "{w:?}"
+        );
+        assert!(unfinished_backups(&[trial(0, false)])[0].contains("the trial ended before"));
+        assert!(unfinished_backups(&[trial(3, true)]).is_empty());
+    }
 
     #[test]
     fn holds_and_checkpoints_are_counted_per_configuration_and_role_over_measured_trials() {

@@ -13,6 +13,7 @@ pub mod beside;
 pub mod busy;
 pub mod cast;
 pub mod checklist;
+pub mod commit_sync;
 pub mod compact;
 pub mod compare;
 pub mod csv;

@@ -261,6 +261,14 @@ pub trait Client {
     fn pause(&self) -> Option<Duration> {
         None
     }
+    /// Whether the driver may try again the transaction just drawn when it meets a lock (up to
+    /// `--max-tries`). True by default; false where the application the workload stands for
+    /// never retries it (a Solid Queue worker's claim: its error ends the worker, and the next
+    /// claim is another poll), so that `--max-tries` cannot make a failure disappear that the
+    /// application would meet.
+    fn retries(&self) -> bool {
+        true
+    }
     /// The hash of the query results of the client's first transactions, when it kept one
     /// ([`super::result_hash`]): asked once, of client 0, after its last transaction, in a
     /// trial whose transactions' results depend only on the seed (one client in a closed loop,
@@ -302,6 +310,9 @@ impl<C: Client + ?Sized> Client for Box<C> {
     }
     fn pause(&self) -> Option<Duration> {
         (**self).pause()
+    }
+    fn retries(&self) -> bool {
+        (**self).retries()
     }
 }
 
@@ -1511,7 +1522,8 @@ fn retried<C: Client>(
 /// tries left. Returns its outcome (`Err`: the cause of the last try's lock failure, out of
 /// tries) and how many tries it took; an error that is not a lock fails the trial, and after a
 /// stop request every error is the stop's. Before each retry it waits as the load shape's
-/// `--retry-backoff` says (a stop request cuts the wait short).
+/// `--retry-backoff` says (a stop request cuts the wait short). A transaction the client
+/// says is not retried ([`Client::retries`]) gives up after its first lock.
 #[cold]
 #[inline(never)]
 fn retry<C: Client>(
@@ -1528,7 +1540,7 @@ fn retry<C: Client>(
             return Err(WorkloadError::Interrupted);
         }
         match e.lock_cause() {
-            Some(_) if tries < course.max_tries => {
+            Some(_) if tries < course.max_tries && client.retries() => {
                 let wait = course.waits.borrow_mut().before(tries);
                 if !wait.is_zero() {
                     wait_until(Instant::now() + wait, shared.stop);

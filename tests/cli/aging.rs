@@ -91,3 +91,31 @@ fn a_retention_of_zero_or_a_negative_payload_is_refused_in_one_line() {
         &["--param insert_weight=0", "no operation to draw"],
     );
 }
+
+/// Issue 46, item 28: aging's writers wait for a lock as applications do (busy_timeout=5000,
+/// the workload's default), not SQLite's default of giving up at once beside a VACUUM.
+#[test]
+fn aging_waits_for_locks_by_default() {
+    let sb = Sandbox::new();
+    let o = output(&mut sb.run(&[
+        "aging",
+        "--param",
+        "pre_age=100",
+        "--param",
+        "retention=50",
+        "--param",
+        "operations=20",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ]));
+    assert_success(&o);
+    let v = sb.show_json();
+    let knobs = v["trials"][0]["knobs"].as_array().unwrap();
+    let busy = knobs
+        .iter()
+        .find(|k| k["name"] == "busy_timeout")
+        .unwrap_or_else(|| panic!("busy_timeout read back: {knobs:?}"));
+    assert_eq!(busy["effective"], "5000", "{busy}");
+}

@@ -32,12 +32,17 @@ fn a_cast_of_producers_workers_and_a_janitor_answers_in_jobs_and_waits() {
     let answer = out
         .lines()
         .skip_while(|l| !l.starts_with("answer: "))
+        .flat_map(str::split_whitespace)
         .collect::<Vec<_>>()
         .join(" ");
-    assert!(answer.contains("jobs/s finished of"), "{out}");
+    // What the web request waits for leads, then jobs in and out and the wait.
+    let enqueue = answer.find("enqueue p99").expect("the enqueue's p99 in the answer");
+    assert!(enqueue < answer.find("jobs/s in").unwrap(), "{out}");
     assert!(answer.contains("wait p50"), "{out}");
+    // Deferred claims meet refused upgrades: tried once, as Solid Queue tries them, and said.
+    assert!(answer.contains("tried once as Solid Queue tries them"), "{out}");
     assert!(
-        out.contains("queue: jobs/s in and out, wait from enqueue to claim"),
+        out.contains("queue: jobs/s in and out (median of the trials' rates"),
         "the queue's table leads: {out}"
     );
     // Rails 8's SQLite settings are the workload's defaults.
@@ -118,4 +123,63 @@ fn the_documented_queue_scripts_run_and_finish_every_job_they_claim() {
         "claimed {claimed} of {polls} polls: {ops:#?}"
     );
     assert_eq!(claimed, finished, "every claimed job is finished by the same script");
+}
+
+/// Issue 46, item 31: a queue run with a backup role says, in its answer, what the queue's
+/// operations did while the backup ran, as aging's answer does.
+#[test]
+fn a_backup_beside_the_queue_is_in_its_answer() {
+    let sb = Sandbox::new();
+    let cast = sb.root().join("backup.toml");
+    std::fs::write(
+        &cast,
+        r#"
+[[role]]
+name = "producers"
+kind = "workload"
+rate = 200
+params = { role = "producer" }
+
+[[role]]
+name = "workers"
+kind = "workload"
+params = { role = "worker", poll_interval = "10ms" }
+
+[[role]]
+name = "backup"
+kind = "backup"
+pages = 1
+pause = "5ms"
+at = "200ms"
+"#,
+    )
+    .unwrap();
+    let o = output(
+        sb.run(&[
+            "queue",
+            "--cast",
+            cast.to_str().unwrap(),
+            "--param",
+            "duration=1s",
+            "--param",
+            "backlog=1000",
+            "--interval",
+            "100ms",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .env("COLUMNS", "80"),
+    );
+    assert_success(&o);
+    let out = stdout(&o);
+    let answer = out
+        .lines()
+        .skip_while(|l| !l.starts_with("answer: "))
+        .take_while(|l| !l.is_empty())
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(answer.contains("While backup ran (1 run): workers:"), "{out}");
 }

@@ -15,6 +15,15 @@
 //! `polling_interval`), untimed. The janitor rests `prune_interval` after a batch that was not
 //! full. Write transactions start with the connection's write `BEGIN` (SQLite: the `begin`
 //! knob, `BEGIN IMMEDIATE` unless it is set).
+//!
+//! A worker's claim or finish that meets a lock is never tried again, whatever `--max-tries`
+//! says, because Solid Queue's is not (rails/solid_queue 29e818d): a claim's error escapes the
+//! worker's poll loop and ends the worker, and its supervisor, which checks its processes once a
+//! second, starts another that polls afresh; a finish's error ends the job's thread and leaves
+//! the job claimed. So a worker whose claim met a lock rests a time drawn up to `restart` (the
+//! supervisor's check) before it polls again, and one whose finish met a lock drops the job,
+//! which stays claimed. Retrying at once, with no rest, makes a worker meet the same lock
+//! thousands of times a second: failures of the harness, not of the queue.
 
 use super::schema;
 use crate::engines::control::Control;
@@ -81,6 +90,9 @@ pub struct Settings {
     pub prune_every: u64,
     /// Worker: how long a claimed job runs before it is finished (untimed).
     pub job_time: Duration,
+    /// Worker: the longest rest after a claim that met a lock (Solid Queue's supervisor
+    /// replaces a worker that ended on an error at its next check, once a second).
+    pub restart: Duration,
 }
 
 /// Microseconds since the Unix epoch: the timestamps of the tables.
@@ -261,9 +273,12 @@ impl<'c> QueueClient<'c> {
 
     fn claim(&mut self) -> Result<bool, EngineError> {
         self.parts.clear();
-        let s = &self.st;
         self.got.clear();
-        s.begin.run(self.conn)?;
+        if let Err(e) = self.st.begin.run(self.conn) {
+            self.met_lock(&e, Op::Claim);
+            return Err(e);
+        }
+        let s = &self.st;
         let result = (|| -> Result<(), EngineError> {
             self.out.clear();
             let rows = self.conn.run_values(
@@ -306,6 +321,7 @@ impl<'c> QueueClient<'c> {
         })();
         if let Err(e) = result {
             let _ = s.rollback.run(self.conn);
+            self.met_lock(&e, Op::Claim);
             return Err(e);
         }
         for &(exec, job, wait_ns) in &self.got {
@@ -328,8 +344,11 @@ impl<'c> QueueClient<'c> {
         let Some(&(exec, job)) = self.held.front() else {
             return Ok(false);
         };
+        if let Err(e) = self.st.begin.run(self.conn) {
+            self.met_lock(&e, Op::Finish);
+            return Err(e);
+        }
         let s = &self.st;
-        s.begin.run(self.conn)?;
         let result = (|| -> Result<bool, EngineError> {
             self.claimed.clear();
             let found = self
@@ -352,9 +371,34 @@ impl<'c> QueueClient<'c> {
             }
             Err(e) => {
                 let _ = s.rollback.run(self.conn);
+                self.met_lock(&e, Op::Finish);
                 Err(e)
             }
         }
+    }
+
+    /// A worker's claim or finish met a lock (at its `BEGIN` or after): not tried again (the
+    /// module's docs). A claim's worker rests until its replacement would poll; a finish's job
+    /// is dropped, left claimed, as its thread ended on the error.
+    fn met_lock(&mut self, e: &EngineError, op: Op) {
+        if self.settings.role != Role::Worker || e.lock_cause().is_none() {
+            return;
+        }
+        match op {
+            Op::Claim => self.rest = Some(self.restart_rest()),
+            Op::Finish => {
+                self.held.pop_front();
+            }
+            _ => {}
+        }
+    }
+
+    /// The rest of a worker whose claim met a lock: until Solid Queue's supervisor starts its
+    /// replacement, at a check drawn uniformly within `restart` (the error and the check are
+    /// not in step).
+    fn restart_rest(&mut self) -> Duration {
+        let max = self.settings.restart.as_nanos() as u64;
+        Duration::from_nanos(if max == 0 { 0 } else { self.rng.random_range(0..=max) })
     }
 
     fn prune(&mut self) -> Result<bool, EngineError> {
@@ -436,6 +480,11 @@ impl Client for QueueClient<'_> {
 
     fn pause(&self) -> Option<Duration> {
         self.rest
+    }
+
+    /// A worker's claim and finish are never retried (the module's docs).
+    fn retries(&self) -> bool {
+        self.settings.role != Role::Worker
     }
 }
 

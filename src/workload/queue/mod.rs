@@ -71,6 +71,12 @@ const PARAMS: &[ParamSpec] = &[
         help: "how long a worker's job runs between its claim and its finish (untimed)",
     },
     ParamSpec {
+        name: "restart",
+        kind: ParamKind::Duration { allow_zero: true },
+        default: "1s",
+        help: "a worker whose claim met a lock rests a time drawn up to this, then polls again: Solid Queue's worker ends on the error and its supervisor, checking once a second, starts another (a worker's claim and finish are never retried, whatever --max-tries says)",
+    },
+    ParamSpec {
         name: "retention",
         kind: ParamKind::Duration { allow_zero: true },
         default: "1s",
@@ -144,6 +150,7 @@ pub fn settings(p: &Params) -> Settings {
         prune_interval: p.duration("prune_interval"),
         prune_every: p.count("prune_every").max(1),
         job_time: p.duration("job_time"),
+        restart: p.duration("restart"),
     }
 }
 

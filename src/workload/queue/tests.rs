@@ -150,3 +150,46 @@ fn verify_finds_a_lost_job() {
     let e = Queue.verify(&mut conn, &p).unwrap_err().to_string();
     assert!(e.contains("3 unfinished jobs but 2 ready and 0 claimed"), "{e}");
 }
+
+/// Solid Queue never retries a worker's claim (its error ends the worker, and a new one polls
+/// afresh): with `--max-tries 1000` and another connection holding the write lock, each of a
+/// worker's claims meets the lock once (at its `BEGIN IMMEDIATE`), is counted failed with no
+/// retry, and the worker rests before its next poll instead of meeting the lock again at once.
+#[test]
+fn a_worker_does_not_retry_a_claim_that_met_a_lock() {
+    let p = params(&["role=worker", "backlog=5", "transactions=20", "restart=20ms"]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("q.db");
+    let mut conn = SqliteConn::open(Api::bundled(), &path, None, "sqlite").unwrap();
+    Queue.populate(&mut conn, &Population::plain(&p, 1)).unwrap();
+    conn.execute_batch("PRAGMA journal_mode = wal; PRAGMA busy_timeout = 0")
+        .unwrap();
+    let mut holder = SqliteConn::open(Api::bundled(), &path, None, "sqlite").unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let stop = AtomicBool::new(false);
+    let shape = LoadShape {
+        clients: 1,
+        max_tries: 1000,
+        ..LoadShape::default()
+    };
+    let connector = File(path.clone());
+    let mut trial = Trial::plain(&p, 1, &stop, &connector);
+    trial.load = &shape;
+    let types = Queue.operation_types(&p, None);
+    let mut rec = Recorder::of_types(&types, None);
+    let started = std::time::Instant::now();
+    Queue.run(&mut conn, &trial, &mut rec).expect("trial");
+    let took = started.elapsed();
+    let r = rec.finish().0;
+    let claim = ops(&r, Op::Claim);
+    assert_eq!(claim.failed, 20, "{claim:?}");
+    assert_eq!(claim.busy, 20, "every claim met the lock at its BEGIN: {claim:?}");
+    assert_eq!(claim.retries, 0, "none was retried: {claim:?}");
+    // 20 rests drawn up to 20 ms each from the client's seed (about 200 ms in all).
+    assert!(
+        took >= std::time::Duration::from_millis(60),
+        "the worker rested: {took:?}"
+    );
+    holder.execute_batch("ROLLBACK").unwrap();
+    Queue.verify(&mut conn, &p).expect("nothing lost");
+}

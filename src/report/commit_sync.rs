@@ -1,0 +1,233 @@
+//! Whether each configuration's commit waited for its sync, and the warning beside a
+//! cross-engine answer when they differ.
+//!
+//! SQLite in WAL mode with `synchronous=normal` (Rails 8's setting) returns from a commit
+//! before the WAL is synced, so the last commits can be lost on power loss; PostgreSQL with
+//! `synchronous_commit=on` (its default) syncs every commit before it returns. A comparison of
+//! the two compares different promises, and a faster commit that promises less is not the
+//! answer a reader came for. The settings are read back from each configuration's first
+//! measured trial (what the engine reported, not what was asked), and the warning names the
+//! knob that would make each side promise what the other does.
+
+use crate::model::record::{Manifest, TrialRecord};
+
+/// What a configuration's commit promises.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Promise {
+    /// The commit returned only after its sync.
+    synced: bool,
+    /// The settings that decide it, as read back: `synchronous=normal (WAL)`.
+    settings: String,
+    /// The knob that would make the commit promise the other thing.
+    flip: &'static str,
+}
+
+/// A knob's value as read back in `t`.
+fn effective<'t>(t: &'t TrialRecord, name: &str) -> Option<&'t str> {
+    t.knobs
+        .iter()
+        .find(|k| k.name == name)
+        .and_then(|k| k.effective.as_deref())
+        .map(str::trim)
+}
+
+/// The promise of a configuration of engine kind `kind` from its trial's readings; none for an
+/// engine whose commit this does not know, or whose settings were not read back.
+fn promise(kind: &str, t: &TrialRecord) -> Option<Promise> {
+    match kind {
+        "sqlite" | "libsql" => {
+            let sync = effective(t, "synchronous")?.to_ascii_lowercase();
+            let wal = effective(t, "journal_mode").is_some_and(|j| j.eq_ignore_ascii_case("wal"));
+            let mode = if wal { "WAL" } else { "rollback journal" };
+            let synced = matches!(sync.as_str(), "2" | "3" | "full" | "extra");
+            let name = match sync.as_str() {
+                "0" => "off",
+                "1" => "normal",
+                "2" => "full",
+                "3" => "extra",
+                other => other,
+            };
+            Some(Promise {
+                synced,
+                settings: format!("synchronous={name} ({mode})"),
+                flip: if synced {
+                    "synchronous=normal"
+                } else {
+                    "synchronous=full"
+                },
+            })
+        }
+        "postgres" => {
+            let commit = effective(t, "synchronous_commit")?.to_ascii_lowercase();
+            let fsync = effective(t, "fsync").is_none_or(|f| !f.eq_ignore_ascii_case("off"));
+            let synced = fsync && commit != "off";
+            Some(Promise {
+                synced,
+                settings: if fsync {
+                    format!("synchronous_commit={commit}")
+                } else {
+                    "fsync=off".into()
+                },
+                flip: if synced {
+                    "synchronous_commit=off"
+                } else {
+                    "synchronous_commit=on"
+                },
+            })
+        }
+        "mysql" | "mariadb" => {
+            let flush = effective(t, "innodb_flush_log_at_trx_commit")?;
+            let synced = flush == "1";
+            Some(Promise {
+                synced,
+                settings: format!("innodb_flush_log_at_trx_commit={flush}"),
+                flip: if synced {
+                    "innodb_flush_log_at_trx_commit=2"
+                } else {
+                    "innodb_flush_log_at_trx_commit=1"
+                },
+            })
+        }
+        _ => None,
+    }
+}
+
+/// What configuration `config`'s commit promises, in words: `syncs every commit before it
+/// returns (synchronous_commit=on)`; none where its engine or readings do not tell.
+pub fn described(m: &Manifest, trials: &[TrialRecord], config: usize) -> Option<String> {
+    let c = m.configs.iter().find(|c| c.index == config)?;
+    let kind = m
+        .engines
+        .iter()
+        .find(|e| e.label == c.engine)
+        .map_or(c.engine.clone(), |e| e.kind.clone());
+    let t = trials
+        .iter()
+        .find(|t| t.config == config && !t.warmup)
+        .or_else(|| trials.iter().find(|t| t.config == config))?;
+    let p = promise(&kind, t)?;
+    Some(if p.synced {
+        format!("syncs every commit before it returns ({})", p.settings)
+    } else {
+        format!("returns from a commit before it is synced ({})", p.settings)
+    })
+}
+
+/// The warning for a run whose configurations span engines and whose commits do not all
+/// promise the same: none otherwise.
+pub fn warning(m: &Manifest, trials: &[TrialRecord]) -> Option<String> {
+    let kind_of = |engine: &str| {
+        m.engines
+            .iter()
+            .find(|e| e.label == engine)
+            .map_or(engine.to_string(), |e| e.kind.clone())
+    };
+    let mut kinds: Vec<String> = m.configs.iter().map(|c| kind_of(&c.engine)).collect();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.len() < 2 {
+        return None;
+    }
+    let promises: Vec<(usize, String, Promise)> = m
+        .configs
+        .iter()
+        .filter_map(|c| {
+            let t = trials
+                .iter()
+                .find(|t| t.config == c.index && !t.warmup)
+                .or_else(|| trials.iter().find(|t| t.config == c.index))?;
+            Some((c.index, c.engine.clone(), promise(&kind_of(&c.engine), t)?))
+        })
+        .collect();
+    let (synced, not): (Vec<_>, Vec<_>) = promises.iter().partition(|p| p.2.synced);
+    if synced.is_empty() || not.is_empty() {
+        return None;
+    }
+    let list = |ps: &[&(usize, String, Promise)]| {
+        ps.iter()
+            .map(|(i, e, p)| format!("#{i} {e} {}", p.settings))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let knobs = |ps: &[&(usize, String, Promise)]| {
+        let mut k: Vec<&str> = ps.iter().map(|p| p.2.flip).collect();
+        k.dedup();
+        k.iter().map(|k| format!("--knob {k}")).collect::<Vec<_>>().join(" / ")
+    };
+    Some(format!(
+        "Durability differs: {} return from a commit before it is synced (the last commits can be lost on power loss), while {} sync every commit before it returns; to compare like with like, give {} to the first or {} to the second.",
+        list(&not),
+        list(&synced),
+        knobs(&not),
+        knobs(&synced)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::knob::KnobReading;
+
+    fn trial(config: usize, knobs: &[(&str, &str)]) -> TrialRecord {
+        TrialRecord {
+            config,
+            knobs: knobs
+                .iter()
+                .map(|(n, v)| KnobReading {
+                    name: n.to_string(),
+                    requested: None,
+                    effective: Some(v.to_string()),
+                    note: None,
+                })
+                .collect(),
+            ..TrialRecord::default()
+        }
+    }
+
+    fn manifest(engines: &[&str]) -> Manifest {
+        let mut m = crate::store::tests::manifest();
+        m.engines.clear();
+        m.configs = engines
+            .iter()
+            .enumerate()
+            .map(|(i, e)| crate::model::record::ConfigInfo {
+                index: i,
+                engine: e.to_string(),
+                knobs: Default::default(),
+                label: e.to_string(),
+                knob_origins: Vec::new(),
+                fs: None,
+                scheduler: None,
+                scheduler_device: None,
+                load: None,
+            })
+            .collect();
+        m
+    }
+
+    /// Issue 46, item 24: SQLite in WAL with synchronous=normal against PostgreSQL with
+    /// synchronous_commit=on is warned of, with the knob that makes each side like the other;
+    /// equal promises, and one engine, are not.
+    #[test]
+    fn a_cross_engine_run_whose_commits_promise_differently_is_warned_of() {
+        let m = manifest(&["sqlite", "postgres"]);
+        let wal_normal = trial(0, &[("journal_mode", "wal"), ("synchronous", "1")]);
+        let pg_on = trial(1, &[("synchronous_commit", "on"), ("fsync", "on")]);
+        let w = warning(&m, &[wal_normal.clone(), pg_on.clone()]).expect("a warning");
+        assert!(w.contains("#0 sqlite synchronous=normal (WAL)"), "{w}");
+        assert!(w.contains("#1 postgres synchronous_commit=on"), "{w}");
+        assert!(
+            w.contains("--knob synchronous=full") && w.contains("--knob synchronous_commit=off"),
+            "{w}"
+        );
+        let wal_full = trial(0, &[("journal_mode", "wal"), ("synchronous", "2")]);
+        assert_eq!(warning(&m, &[wal_full, pg_on]), None, "both sync every commit");
+        let one = manifest(&["sqlite", "sqlite"]);
+        let full = trial(1, &[("journal_mode", "wal"), ("synchronous", "2")]);
+        assert_eq!(
+            warning(&one, &[wal_normal, full]),
+            None,
+            "one engine: the table says it"
+        );
+    }
+}
