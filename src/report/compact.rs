@@ -58,7 +58,8 @@ pub fn short_against(a: &Against, baseline: bool) -> String {
             Some(Verdict::Slower) => format!("{}x slower", num(1.0 / r.ratio)),
             Some(Verdict::NoSignificantDifference) => "n.s.".into(),
             Some(Verdict::Inconclusive) => "?".into(),
-            None => format!("{}x", num(r.ratio)),
+            // Too few trials for a verdict: the measured factor, read with its word.
+            None => super::number::speed(r.ratio),
         },
         Against::Difference(d) => match d.change {
             Some(Change::NoneInEither) => "none".into(),
@@ -510,5 +511,21 @@ mod tests {
         assert_eq!(short_against(&r(1.01, Verdict::NoSignificantDifference), false), "n.s.");
         assert_eq!(short_against(&r(3.0, Verdict::Inconclusive), false), "?");
         assert_eq!(short_against(&r(3.0, Verdict::Inconclusive), true), "baseline");
+    }
+
+    /// Issue 46, item 33: with too few trials for a verdict, a p99 21x (or 400x) worse than #0
+    /// reads as a slow-down, never "0.05x" or "0.00x".
+    #[test]
+    fn a_ratio_without_a_verdict_reads_with_its_word_too() {
+        let bare = |ratio: f64| {
+            Against::Ratio(Ratio {
+                ratio,
+                ci95: None,
+                verdict: None,
+            })
+        };
+        assert_eq!(short_against(&bare(1.0 / 21.0), false), "21.0x slower");
+        assert_eq!(short_against(&bare(1.0 / 400.0), false), "400x slower");
+        assert_eq!(short_against(&bare(1.5), false), "1.50x faster");
     }
 }
