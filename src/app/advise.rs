@@ -269,20 +269,24 @@ fn document(a: &Advice<'_>) -> Document {
     let text = layout::fit_prose(terminal_text(a, &lines, &order));
     let (headers, rows) = candidates(a);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-    // The terminal leaves out what every row shares (one workload is ranked) and an empty
-    // column of commands.
-    let verify_any = rows.iter().any(|r| !r[11].is_empty());
-    let keep: Vec<usize> = (0..headers.len())
-        .filter(|&i| i != 5 && (i != 11 || verify_any))
-        .collect();
-    let table = layout::table(
-        &keep.iter().map(|&i| headers[i]).collect::<Vec<_>>(),
-        &rows
-            .iter()
-            .map(|r| keep.iter().map(|&i| r[i].clone()).collect())
-            .collect::<Vec<_>>(),
-        false,
-    );
+    let table = if crate::base::terminal::width().is_some() {
+        narrow_table(&headers, &rows)
+    } else {
+        // The terminal leaves out what every row shares (one workload is ranked) and an empty
+        // column of commands.
+        let verify_any = rows.iter().any(|r| !r[11].is_empty());
+        let keep: Vec<usize> = (0..headers.len())
+            .filter(|&i| i != 5 && (i != 11 || verify_any))
+            .collect();
+        layout::table(
+            &keep.iter().map(|&i| headers[i]).collect::<Vec<_>>(),
+            &rows
+                .iter()
+                .map(|r| keep.iter().map(|&i| r[i].clone()).collect())
+                .collect::<Vec<_>>(),
+            false,
+        )
+    };
     let mut md = String::new();
     for l in &lines {
         md += &match l.strip_prefix("  ") {
@@ -296,6 +300,56 @@ fn document(a: &Advice<'_>) -> Document {
         .text(md + "\n")
         .heading(format!("All candidates, {order}"))
         .table("candidates", &headers, rows)
+}
+
+/// The candidates at a terminal's width (issue 46, item 13): a row per candidate that fits one
+/// line (`RUN:CONFIG` for the configuration, its label once in a legend below), the evidence said once where every candidate has
+/// the same, and the commands that would verify them after the table.
+fn narrow_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let key = |r: &Vec<String>| format!("{}:{}", r[2], r[3]);
+    let same_evidence = rows.windows(2).all(|w| w[0][10] == w[1][10]);
+    // The need keeps its failures (`meets, 2 failed/trial`): never a pick's failures out of sight;
+    // the failures' own column then says nothing more.
+    let mut keep = vec![0, 1, 6, 7, 9];
+    if !same_evidence {
+        keep.push(10);
+    }
+    let mut h: Vec<&str> = vec![headers[0], "run:config"];
+    h.extend(keep.iter().skip(1).map(|&i| headers[i]));
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut v = vec![r[0].clone(), key(r)];
+            v.extend(keep.iter().skip(1).map(|&i| r[i].clone()));
+            v
+        })
+        .collect();
+    let mut out = layout::table(&h, &body, false);
+    if same_evidence {
+        if let Some(r) = rows.first() {
+            out += &format!("evidence, every candidate: {}\n", r[10]);
+        }
+    }
+    let mut labels: Vec<(String, Vec<String>)> = Vec::new();
+    for r in rows {
+        match labels.iter_mut().find(|(l, _)| *l == r[4]) {
+            Some((_, keys)) => keys.push(key(r)),
+            None => labels.push((r[4].clone(), vec![key(r)])),
+        }
+    }
+    let mut legend = String::from("configurations:\n");
+    for (label, keys) in &labels {
+        legend += &format!("  {}: {label}\n", keys.join(", "));
+    }
+    out += &layout::fit_prose(legend);
+    let mut verify: Vec<&String> = rows.iter().map(|r| &r[11]).filter(|c| !c.is_empty()).collect();
+    verify.sort();
+    verify.dedup();
+    if !verify.is_empty() {
+        let cmds: Vec<&str> = verify.iter().map(|c| c.as_str()).collect();
+        out += &layout::fit_prose(format!("to verify: {}\n", cmds.join("; ")));
+    }
+    out
 }
 
 /// The answer's sentence, its evidence, and what the one above it gives up.

@@ -143,7 +143,7 @@ pub fn measured(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<Me
             synchronous: sync_name(&sy),
             tps_median: median,
             workload: manifest.workload.clone(),
-            target_tps: manifest.load.rate,
+            target_tps: offered_rate(manifest, c.index),
             p99_ms_median: litebench_stats::summarize(&values(trials, c.index, "all", Metric::P99)).map(|s| s.median),
             failed_per_trial: per_trial(&mine, |o| o.failed + o.skipped),
             busy_per_trial: per_trial(&mine, |o| o.busy),
@@ -188,6 +188,18 @@ pub fn left_out(run: i64, manifest: &Manifest, trials: &[TrialRecord]) -> Vec<St
             ))
         })
         .collect()
+}
+
+/// The rate configuration `config` offered, where a schedule fixed one: its own load's in a
+/// sweep (`--rate 100,300` or `--clients` at a rate), the run's, or a cast's workload roles'
+/// together. Runs at a fixed rate are ranked by p99 ([`ranking_metric`]): their tx/s is the
+/// schedule's.
+fn offered_rate(manifest: &Manifest, config: usize) -> Option<f64> {
+    let load = manifest.load_of(config);
+    load.rate.or_else(|| {
+        let rates: Vec<f64> = load.cast.as_ref()?.workload_roles().filter_map(|r| r.rate).collect();
+        (!rates.is_empty()).then(|| rates.iter().sum())
+    })
 }
 
 /// The mean over `trials` of `count` summed over each trial's whole operation types.
@@ -410,19 +422,23 @@ pub fn figure_words(m: &Measured, metric: Metric) -> String {
     }
 }
 
-/// What a candidate's transactions lost, in words: `no failed tx`, or `lost 2.67 tx per
-/// trial (2.67 gave up on a lock)`.
+/// What failed of a candidate's transactions, in words: `no failed tx`, `gave up 2.67 tx per
+/// trial on a lock`, or `failed 3.00 tx per trial (2.67 gave up on a lock)`. Never "lost": a
+/// transaction that gave up on a lock never committed, which is no loss of durability.
 pub fn failures_words(m: &Measured) -> String {
     let unit = crate::workload::unit_of(&m.workload);
     if !m.failed() {
         return format!("no failed {unit}");
+    }
+    if m.busy_per_trial > 0.0 && m.busy_per_trial >= m.failed_per_trial {
+        return format!("gave up {} {unit} per trial on a lock", num(m.failed_per_trial));
     }
     let busy = if m.busy_per_trial > 0.0 {
         format!(" ({} gave up on a lock)", num(m.busy_per_trial))
     } else {
         String::new()
     };
-    format!("lost {} {unit} per trial{busy}", num(m.failed_per_trial))
+    format!("failed {} {unit} per trial{busy}", num(m.failed_per_trial))
 }
 
 impl Advice<'_> {
@@ -628,7 +644,7 @@ mod tests {
     }
 
     /// An open loop: `busy_timeout=0` is durable and looks fastest (its failed transactions
-    /// are not in its latency), but lost 2.67 transactions per trial to the lock; the answer
+    /// are not in its latency), but gave up 2.67 transactions per trial on the lock; the answer
     /// is the durable one that lost none, and the sentence says what each costs.
     #[test]
     fn a_configuration_that_failed_transactions_never_meets_a_need_silently() {
@@ -678,14 +694,15 @@ mod tests {
             "{s}"
         );
         assert!(
-            s.ends_with("`wal full busy_timeout=0` (p99 3.62 ms) lost 2.67 tx per trial (2.67 gave up on a lock)."),
+            // Issue 46, item 17: gave up, not "lost" (which reads as lost commits).
+            s.ends_with("`wal full busy_timeout=0` (p99 3.62 ms) gave up 2.67 tx per trial on a lock."),
             "{s}"
         );
         // Only configurations that failed meet it: the pick says so.
         let only = advise(Need::Durable, &[CrashKind::Power], &runs[..1], &stored, metric);
         assert!(
             only.sentence().contains(
-                "p99 3.62 ms but lost 2.67 tx per trial (2.67 gave up on a lock), and none that meets it ran without failures"
+                "p99 3.62 ms but gave up 2.67 tx per trial on a lock, and none that meets it ran without failures"
             ),
             "{}",
             only.sentence()
@@ -713,5 +730,44 @@ mod tests {
         let clear = a.ranked[2].above.unwrap();
         assert!(clear.ratio > 9.0, "{clear:?}");
         assert_eq!(clear.verdict, Some(litebench_stats::Verdict::Faster));
+    }
+
+    /// Issue 46, item 33: a sweep's open-loop configurations and a cast's rated roles offer a
+    /// rate (before, only the run's own `--rate` counted), so `advise` ranks them by p99.
+    #[test]
+    fn a_sweeps_and_a_casts_offered_rate_is_the_target() {
+        use crate::model::load::LoadShape;
+        let mut man = crate::report::html::data::tests::manifest(&[&[], &[]]);
+        man.configs[1].load = Some(LoadShape {
+            rate: Some(300.0),
+            ..LoadShape::default()
+        });
+        assert_eq!(offered_rate(&man, 0), None);
+        assert_eq!(offered_rate(&man, 1), Some(300.0));
+        let cast = crate::model::cast::Cast {
+            file: "c.toml".into(),
+            roles: vec![crate::model::cast::Role {
+                name: "writer".into(),
+                kind: crate::model::cast::RoleKind::Workload,
+                clients: 1,
+                mode: Default::default(),
+                connections: Default::default(),
+                rate: Some(50.0),
+                arrival: Default::default(),
+                params: Default::default(),
+                knobs: Vec::new(),
+                schedule: Default::default(),
+                sidecar: None,
+                backup: None,
+                query: None,
+            }],
+        };
+        man.load.cast = Some(cast);
+        assert_eq!(offered_rate(&man, 0), Some(50.0));
+        let ranked = [Measured {
+            target_tps: offered_rate(&man, 0),
+            ..m("a", "wal", "full", 10.0)
+        }];
+        assert_eq!(ranking_metric(&ranked, None), Metric::P99);
     }
 }

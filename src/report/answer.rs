@@ -57,19 +57,45 @@ fn figure_words(r: &SummaryRow, metric: Metric, unit: &str) -> String {
     }
 }
 
-/// Why a configuration's transactions gave up, by the causes' names (docs/load.md): ` (37.8 per
+/// Why a configuration's transactions failed, by the causes' names (docs/load.md): ` (37.8 per
 /// trial gave up: busy_timeout)`, ` (30.5 per trial gave up: 30.3 busy_timeout, 0.17
-/// busy_upgrade)`.
-fn causes_words(r: &SummaryRow) -> String {
+/// busy_upgrade)`, ` (52.0 per trial skipped by --latency-limit)`: a skipped transaction never
+/// ran, which a reader of "failed" cannot guess.
+fn causes_words(m: &crate::model::record::Manifest, r: &SummaryRow) -> String {
     let f = &r.failures;
     let causes = [
         (f.busy_timeout, "busy_timeout"),
         (f.busy_upgrade, "busy_upgrade"),
         (f.busy_snapshot, "busy_snapshot"),
     ];
+    let skipped = match f.skipped.filter(|s| *s > 0.0) {
+        Some(s) if f.busy == 0.0 => return format!(" ({} per trial {})", num(s), skipped_why(m, r.config)),
+        Some(s) => format!(", {} {}", num(s), skipped_why(m, r.config)),
+        None => String::new(),
+    };
     if f.busy == 0.0 {
         return String::new();
     }
+    let mut words = gave_up_words(f, &causes);
+    if words.ends_with(')') {
+        words.pop();
+        words += &format!("{skipped})");
+    }
+    words
+}
+
+/// Why an open loop skipped transactions: later than `--latency-limit` when their turn came,
+/// or (without one) the client fell so far behind its schedule that it gave up the rest.
+fn skipped_why(m: &crate::model::record::Manifest, config: usize) -> &'static str {
+    if m.load_of(config).latency_limit_ns.is_some() {
+        "skipped by --latency-limit"
+    } else {
+        "skipped, their client too far behind its schedule"
+    }
+}
+
+/// Why transactions gave up on a lock: ` (37.8 per trial gave up: busy_timeout)`.
+fn gave_up_words(f: &super::summary::Failures, causes: &[(Option<f64>, &str); 3]) -> String {
     let said: Vec<String> = causes
         .iter()
         .filter_map(|(n, w)| n.filter(|x| *x > 0.0).map(|x| format!("{} {w}", num(x))))
@@ -117,6 +143,9 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
         own_answer.extend(crate::report::commit_sync::warning(m, report.trials));
         return own_answer;
     }
+    if let Some(rates) = rate_sweep_sentences(report, &whole) {
+        return rates;
+    }
     let mut out = vec![best_sentence(report, whole[0], &own)];
     let others_without_failures = whole.iter().skip(1).any(|r| !failed(r));
     if !failed(whole[0]) && others_without_failures && metric != Metric::Failures {
@@ -124,11 +153,58 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
     } else if !failed(whole[0]) && m.configs.len() > 1 {
         out.push("It is the only configuration that failed no transaction.".to_string());
     }
-    out.extend(failures_sentence(&whole));
+    out.extend(failures_sentence(m, &whole));
     out.extend(roles_sentence(report, whole[0].config));
+    out.extend(sidecar_sentence(report, whole[0].config));
     out.extend(crate::report::beside::sentences(report.trials, whole[0].config));
     out.extend(crate::report::commit_sync::warning(m, report.trials));
     out
+}
+
+/// A rate sweep's answer: where each curve stops meeting its offered rate (achieved rate, or
+/// p99 past `--latency-limit`), and what failed. Different offered loads are never ranked
+/// against each other: a lower rate's lower p99 is no finding. `None` without a rate sweep.
+fn rate_sweep_sentences(report: &Report<'_>, whole: &[&SummaryRow]) -> Option<Vec<String>> {
+    let curves: Vec<&super::curve::Curve> = report
+        .curves
+        .iter()
+        .filter(|c| c.axis == super::curve::Axis::Rate)
+        .collect();
+    if curves.is_empty() {
+        return None;
+    }
+    let mut out: Vec<String> = curves
+        .iter()
+        .map(|c| {
+            let met = c
+                .points
+                .iter()
+                .take_while(|p| c.stop.as_ref().is_none_or(|s| s.config != p.config))
+                .last();
+            let highest = met.map_or(String::new(), |p| {
+                format!(
+                    "; the highest offered rate met is {} tx/s (#{}), p99 {} ms",
+                    crate::model::load::rate_text(p.value),
+                    p.config,
+                    super::number::opt(p.p99_ms_median)
+                )
+            });
+            let mut line = c.line.clone();
+            if let Some(first) = line.get(..1) {
+                line.replace_range(..1, &first.to_uppercase());
+            }
+            format!("{line}{highest}.")
+        })
+        .collect();
+    let failing: Vec<&SummaryRow> = whole.iter().copied().filter(|r| failed(r)).collect();
+    if !failing.is_empty() {
+        let said: Vec<String> = failing
+            .iter()
+            .map(|r| format!("#{} {}{}", r.config, failed_share(r), causes_words(report.manifest, r)))
+            .collect();
+        out.push(format!("Failed transactions: {}.", said.join("; ")));
+    }
+    Some(out)
 }
 
 /// A cast's roles in configuration `config` (the answer's): each role's rate (against what it
@@ -158,7 +234,7 @@ fn roles_sentence(report: &Report<'_>, config: usize) -> Option<String> {
             };
             let p99 = r.figure(Metric::P99).value.map_or("-".into(), num);
             let failures = if failed(r) {
-                format!(", {} failed{}", failed_share(r), causes_words(r))
+                format!(", {} failed{}", failed_share(r), causes_words(report.manifest, r))
             } else {
                 String::new()
             };
@@ -175,6 +251,59 @@ fn roles_sentence(report: &Report<'_>, config: usize) -> Option<String> {
         String::new()
     };
     (!said.is_empty()).then(|| format!("By role{whose}: {}.", said.join("; ")))
+}
+
+/// What a cast's sidecars (Litestream replicating the database, say) cost configuration
+/// `config` (the answer's), from its measured trials' medians: each sidecar's own CPU and bytes
+/// written, and the WAL's peak beside it (a sidecar that holds a read transaction keeps
+/// checkpoints from restarting the WAL). The workload's p99 beside it is the answer's first
+/// sentence; what the sidecar added to it takes a run without it (`compare` says by how much).
+fn sidecar_sentence(report: &Report<'_>, config: usize) -> Option<String> {
+    let cast = report.manifest.load.cast.as_ref()?;
+    let measured: Vec<&crate::model::record::TrialRecord> = report
+        .trials
+        .iter()
+        .filter(|t| t.config == config && !t.warmup)
+        .collect();
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| litebench_stats::median(&v))
+    };
+    let said: Vec<String> = cast
+        .roles
+        .iter()
+        .filter(|r| r.kind == crate::model::cast::RoleKind::Sidecar)
+        .filter_map(|role| {
+            let runs: Vec<&crate::model::cast::SidecarRun> = measured
+                .iter()
+                .filter_map(|t| t.cast.as_ref())
+                .flat_map(|c| c.sidecars.iter().filter(|s| s.role == role.name))
+                .collect();
+            let cpu = median(runs.iter().map(|s| s.cpu_ms as f64 / 1000.0).collect())?;
+            let written = median(runs.iter().map(|s| s.write_bytes as f64).collect())?;
+            Some(format!(
+                "{} used {} s of CPU and wrote {}",
+                role.name,
+                num(cpu),
+                super::wal::size(written)
+            ))
+        })
+        .collect();
+    if said.is_empty() {
+        return None;
+    }
+    let peaks: Vec<f64> = measured
+        .iter()
+        .filter_map(|t| super::wal::trial_wal(t.seq, t.series.as_ref()?))
+        .map(|w| w.peak_bytes as f64)
+        .collect();
+    let wal = median(peaks).map_or(String::new(), |p| {
+        format!("; the WAL peaked at {} beside it", super::wal::size(p))
+    });
+    Some(format!(
+        "Sidecar cost per trial (median): {}{wal}; its cost to the workload's p99 and WAL is `litebench compare` against a run without it.",
+        said.join("; ")
+    ))
 }
 
 /// A failure rate as a share: `9.5%`, `<0.1%` for a few in thousands (never `0.0%`, which
@@ -236,7 +365,7 @@ fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> Stri
     if m.configs.len() == 1 {
         // Its failures belong in the one sentence too.
         let failures = if failed(best) {
-            format!(", {} failed{}", failed_share(best), causes_words(best))
+            format!(", {} failed{}", failed_share(best), causes_words(m, best))
         } else {
             String::new()
         };
@@ -246,7 +375,7 @@ fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> Stri
             "Every configuration failed transactions; {} is {name}: {figure}{side}, {rate}, {} failed{}.",
             how.to_lowercase(),
             failed_share(best),
-            causes_words(best)
+            causes_words(m, best)
         )
     } else {
         format!("{how} without failed transactions: {name}, {figure}{side}, {rate}.")
@@ -324,7 +453,7 @@ fn ties_sentence(report: &Report<'_>, whole: &[&SummaryRow]) -> String {
 }
 
 /// The other configurations that failed transactions, most failures first, with their causes.
-fn failures_sentence(whole: &[&SummaryRow]) -> Option<String> {
+fn failures_sentence(m: &crate::model::record::Manifest, whole: &[&SummaryRow]) -> Option<String> {
     let mut failing: Vec<&SummaryRow> = whole.iter().skip(1).copied().filter(|r| failed(r)).collect();
     if failing.is_empty() {
         return None;
@@ -339,7 +468,7 @@ fn failures_sentence(whole: &[&SummaryRow]) -> Option<String> {
     let mut said: Vec<String> = failing
         .iter()
         .take(NAMED)
-        .map(|r| format!("#{} {}{}", r.config, failed_share(r), causes_words(r)))
+        .map(|r| format!("#{} {}{}", r.config, failed_share(r), causes_words(m, r)))
         .collect();
     if failing.len() > NAMED {
         said.push(format!("{} more", failing.len() - NAMED));
@@ -383,6 +512,101 @@ mod tests {
         // #2's trials overlap #1's (11-13 ms against 12-14 ms per trial): a tie, said as one.
         assert!(
             words.contains(&"Not significantly different from it in throughput: #2.".to_string()),
+            "{words:#?}"
+        );
+    }
+
+    /// Issue 46, item 10: a rate sweep's answer says where the offered rates stop being met
+    /// and never ranks offered loads against each other ("Lowest p99 ... #0 (rate=300)"); its
+    /// failures say they were skipped by --latency-limit.
+    #[test]
+    fn a_rate_sweeps_answer_names_the_rate_met_not_the_lowest_p99() {
+        use crate::model::load::LoadShape;
+        let mut m = manifest(&[&[("journal_mode", "wal")], &[("journal_mode", "wal")]]);
+        for (c, rate) in m.configs.iter_mut().zip([300.0, 100_000.0]) {
+            c.load = Some(LoadShape {
+                rate: Some(rate),
+                latency_limit_ns: Some(50_000_000),
+                sweep: true,
+                ..LoadShape::default()
+            });
+            c.label = format!("sqlite journal_mode=wal rate={rate}");
+        }
+        let mut t = trials(2, 8, &["write"]);
+        for tr in t.iter_mut().filter(|tr| tr.config == 1) {
+            (tr.ops[0].skipped, tr.ops[0].failed) = (50, 50);
+        }
+        let r = report(&m, &t);
+        let words = sentences(&r);
+        assert!(
+            !words[0].starts_with("Lowest") && !words[0].starts_with("Fastest"),
+            "{words:#?}"
+        );
+        assert!(
+            words[0].starts_with("Scaling stops at 100000 tx/s offered: achieved "),
+            "{words:#?}"
+        );
+        assert!(
+            words[0].contains("the highest offered rate met is 300 tx/s (#0)"),
+            "{words:#?}"
+        );
+        assert!(
+            words
+                .iter()
+                .any(|w| w.starts_with("Failed transactions: #1 ") && w.contains("skipped by --latency-limit")),
+            "{words:#?}"
+        );
+    }
+
+    /// Issue 46, item 23: a sidecar's own cost (CPU, bytes written) and the WAL's peak beside it
+    /// are part of the answer of a run with a sidecar.
+    #[test]
+    fn a_sidecars_cost_is_part_of_the_answer() {
+        use crate::model::cast::{Cast, CastEvents, Role, RoleKind, SidecarRun};
+        let mut m = manifest(&[&[("journal_mode", "wal")]]);
+        let role = |name: &str, kind| Role {
+            name: name.into(),
+            kind,
+            clients: 1,
+            mode: Default::default(),
+            connections: Default::default(),
+            rate: None,
+            arrival: Default::default(),
+            params: Default::default(),
+            knobs: Vec::new(),
+            schedule: Default::default(),
+            sidecar: None,
+            backup: None,
+            query: None,
+        };
+        m.load.cast = Some(Cast {
+            file: "c.toml".into(),
+            roles: vec![role("app", RoleKind::Workload), role("litestream", RoleKind::Sidecar)],
+        });
+        let mut t = trials(1, 3, &["app:write"]);
+        for tr in t.iter_mut() {
+            tr.cast = Some(CastEvents {
+                sidecars: vec![SidecarRun {
+                    role: "litestream".into(),
+                    pid: 1,
+                    start_ms: 0,
+                    ran_ms: 5000,
+                    cpu_ms: 330,
+                    read_bytes: 0,
+                    write_bytes: 6 << 20,
+                    exit: "signal 15 (SIGTERM)".into(),
+                    stopped: crate::sys::sidecar::Stopped::Term,
+                }],
+                ..Default::default()
+            });
+        }
+        let r = report(&m, &t);
+        let words = sentences(&r);
+        assert!(
+            words
+                .iter()
+                .any(|w| w
+                    .starts_with("Sidecar cost per trial (median): litestream used 0.33 s of CPU and wrote 6.0 MiB")),
             "{words:#?}"
         );
     }

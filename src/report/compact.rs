@@ -58,7 +58,8 @@ pub fn short_against(a: &Against, baseline: bool) -> String {
             Some(Verdict::Slower) => format!("{}x slower", num(1.0 / r.ratio)),
             Some(Verdict::NoSignificantDifference) => "n.s.".into(),
             Some(Verdict::Inconclusive) => "?".into(),
-            None => format!("{}x", num(r.ratio)),
+            // Too few trials for a verdict: the measured factor, read with its word.
+            None => super::number::speed(r.ratio),
         },
         Against::Difference(d) => match d.change {
             Some(Change::NoneInEither) => "none".into(),
@@ -210,11 +211,20 @@ pub fn compact(report: &Report<'_>) -> Compact {
     let view = View {
         report,
         metric: report.metric,
-        open: m.load.open(),
-        any_failed: report
-            .summary
-            .iter()
-            .any(|r| r.failures.busy > 0.0 || r.failures.failure_pct.is_some_and(|p| p > 0.0)),
+        // A cast whose workload roles run at a rate is an open loop too: its table has the
+        // open loop's columns, `failed` among them.
+        open: m.load.open()
+            || m.load
+                .cast
+                .as_ref()
+                .is_some_and(|c| c.workload_roles().any(|r| r.rate.is_some())),
+        // A cast's roles fail in ways a reader looks for (a writer's give-ups beside readers):
+        // its table always has a `failed` column, 0 included.
+        any_failed: m.load.cast.is_some()
+            || report
+                .summary
+                .iter()
+                .any(|r| r.failures.busy > 0.0 || r.failures.failure_pct.is_some_and(|p| p > 0.0)),
         unit: report.unit(),
         counted: m.instructions.is_some(),
         vs: match report.metric {
@@ -510,5 +520,57 @@ mod tests {
         assert_eq!(short_against(&r(1.01, Verdict::NoSignificantDifference), false), "n.s.");
         assert_eq!(short_against(&r(3.0, Verdict::Inconclusive), false), "?");
         assert_eq!(short_against(&r(3.0, Verdict::Inconclusive), true), "baseline");
+    }
+
+    /// Issue 46, item 33: with too few trials for a verdict, a p99 21x (or 400x) worse than #0
+    /// reads as a slow-down, never "0.05x" or "0.00x".
+    #[test]
+    fn a_ratio_without_a_verdict_reads_with_its_word_too() {
+        let bare = |ratio: f64| {
+            Against::Ratio(Ratio {
+                ratio,
+                ci95: None,
+                verdict: None,
+            })
+        };
+        assert_eq!(short_against(&bare(1.0 / 21.0), false), "21.0x slower");
+        assert_eq!(short_against(&bare(1.0 / 400.0), false), "400x slower");
+        assert_eq!(short_against(&bare(1.5), false), "1.50x faster");
+    }
+
+    /// Issue 46, item 17: a cast's table has a `failed` column (before: a cast at a rate got
+    /// closed-loop columns, and none without failures), its rated roles an open loop's.
+    #[test]
+    fn a_casts_table_has_a_failed_column() {
+        use crate::model::cast::{Cast, Role, RoleKind};
+        use crate::report::html::data::tests::{manifest, report, trials};
+        let mut m = manifest(&[&[("journal_mode", "wal")], &[("journal_mode", "delete")]]);
+        m.load.cast = Some(Cast {
+            file: "c.toml".into(),
+            roles: vec![Role {
+                name: "writer".into(),
+                kind: RoleKind::Workload,
+                clients: 1,
+                mode: Default::default(),
+                connections: Default::default(),
+                rate: Some(100.0),
+                arrival: Default::default(),
+                params: Default::default(),
+                knobs: Vec::new(),
+                schedule: Default::default(),
+                sidecar: None,
+                backup: None,
+                query: None,
+            }],
+        });
+        let t = trials(2, 3, &["writer:write"]);
+        let r = report(&m, &t);
+        let c = compact(&r);
+        assert!(c.configs.0.iter().any(|h| h == "failed"), "{:?}", c.configs.0);
+        assert!(
+            c.configs.0.iter().all(|h| h != "95% CI"),
+            "open-loop columns: {:?}",
+            c.configs.0
+        );
     }
 }

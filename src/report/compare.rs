@@ -7,8 +7,9 @@
 //! latency), and the figures use the same ratio, interval and verdict code as every table
 //! ([`super::stats`]).
 
+pub use super::facts::Difference;
 use super::format::Document;
-use super::number::{difference, factor, opt, times};
+use super::number::{difference, opt, speed, speed_interval, times};
 use super::stats::{values, Metric, Statistics};
 use super::Format;
 use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
@@ -29,14 +30,6 @@ pub struct Side<'a> {
     pub manifest: &'a Manifest,
     #[serde(skip)]
     pub trials: &'a [TrialRecord],
-}
-
-/// A difference between the two manifests.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Difference {
-    pub what: String,
-    pub a: String,
-    pub b: String,
 }
 
 /// One row: a pair of configurations and one operation.
@@ -96,176 +89,91 @@ pub struct Comparison<'a> {
     pub rows: Vec<Row>,
     /// Rows whose verdict is *slower* (failures: *more failures*).
     pub regressions: usize,
+    /// Each pair's WAL peak, where both runs recorded their WAL's size (what a checkpointer,
+    /// a hold or a sidecar is compared for); never counted as a regression.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wal: Vec<WalRow>,
 }
 
-/// The facts of a manifest that decide whether two results are comparable, as `(what, value)`
-/// pairs; `config` narrows the engine and knob facts to one configuration.
-pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
-    let mut f: Vec<(String, String)> = Vec::new();
-    let mut put = |k: &str, v: String| f.push((k.to_string(), v));
-    let o = |x: &Option<String>| x.clone().unwrap_or_else(|| "unknown".into());
-    let mc = &m.environment.machine;
-    put("machine: host", o(&mc.hostname));
-    put("machine: CPU", format!("{} x{}", o(&mc.cpu_model), mc.cpu_count));
-    put(
-        "machine: memory",
-        mc.memory_bytes.map_or("unknown".into(), |b| format!("{} MiB", b >> 20)),
-    );
-    put("machine: OS", o(&mc.os));
-    put("machine: kernel", o(&mc.kernel));
-    put("machine: CPU governor", o(&mc.cpu_governor));
-    let st = &m.environment.storage;
-    put("filesystem: type", o(&st.fs_type));
-    put("filesystem: mount options", o(&st.mount_options));
-    put("filesystem: superblock options", o(&st.super_options));
-    put("filesystem: RAM-backed", st.ram_backed.to_string());
-    match &st.device {
-        Some(d) => {
-            put("device: name", d.name.clone());
-            put("device: model", o(&d.model));
-            put(
-                "device: rotational",
-                d.rotational.map_or("unknown".into(), |r| r.to_string()),
-            );
-            put("device: scheduler", o(&d.scheduler));
-            put("device: write cache", o(&d.write_cache));
-            put("device: loop over", o(&d.backing_file));
-        }
-        None => put("device", "unknown".into()),
-    }
-    put(
-        "sync latency (median)",
-        m.sync_latency
-            .as_ref()
-            .map_or("not measured".into(), |l| format!("{:.1} us", l.median_us)),
-    );
-    put("workload", m.workload.clone());
-    for (k, v) in &m.params.0 {
-        put(
-            &format!("param {k}"),
-            serde_json::to_string(v)
-                .unwrap_or_default()
-                .trim_matches('"')
-                .to_string(),
-        );
-    }
-    // Each file by its name and content: runs of files of the same names that differ say which.
-    for f in &m.workload_files {
-        put(
-            &format!("{} {}", f.param, f.path),
-            format!("sha256 {}", short_hash(&f.sha256)),
-        );
-    }
-    put("trials", format!("{} (+{} warm-up)", m.trials, m.warmup));
-    put(
-        "page cache",
-        if m.cold_cache {
-            "dropped before each trial"
+/// One pair of configurations' WAL peaks: the median over measured trials of each trial's
+/// largest WAL, and B's against A's.
+#[derive(Debug, Clone, Serialize)]
+pub struct WalRow {
+    pub config_a: usize,
+    pub config_b: usize,
+    pub label: String,
+    pub trials_a: usize,
+    pub trials_b: usize,
+    pub peak_a_bytes: Option<f64>,
+    pub peak_b_bytes: Option<f64>,
+    /// A's peak over B's (higher = B's WAL smaller), its interval and verdict, computed as a
+    /// latency's (lower is better): `faster` is a smaller WAL.
+    pub ratio: Option<f64>,
+    pub ratio_ci95_low: Option<f64>,
+    pub ratio_ci95_high: Option<f64>,
+    pub verdict: Option<Verdict>,
+}
+
+/// The metric two runs are compared by, one for the terminal and the page: the one asked for,
+/// else p99 where either run's schedule fixed its rate (an open loop, or a cast's workload role
+/// with a rate: its tx/s is the schedule's, the same on both sides), else the workload's own.
+pub fn metric_for(a: &Manifest, b: &Manifest, chosen: Option<Metric>) -> Metric {
+    chosen.unwrap_or_else(|| {
+        let (x, y) = (super::headline_metric(a, None), super::headline_metric(b, None));
+        if x == Metric::P99 || y == Metric::P99 {
+            Metric::P99
         } else {
-            "warm"
+            x
         }
-        .into(),
-    );
-    put("in memory", m.in_memory.to_string());
-    for (what, value) in load_facts(&m.load) {
-        put(what, value);
-    }
-    put("seed", m.seed.to_string());
-    put("litebench version", m.tool_version.clone());
-    let one = configs.len() == 1;
-    for c in configs {
-        let prefix = if one { String::new() } else { format!("#{} ", c.index) };
-        put(&format!("{prefix}engine"), c.engine.clone());
-        if let Some(e) = m.engines.iter().find(|e| e.label == c.engine) {
-            put(&format!("{prefix}engine version"), e.version.clone());
-            if let Some(b) = &e.sqlite {
-                put(&format!("{prefix}SQLite source id"), b.source_id.clone());
-                put(&format!("{prefix}SQLite compile options"), b.compile_options.join(" "));
-                if let Some(c) = &b.compiled {
-                    put(
-                        &format!("{prefix}SQLite built with"),
-                        format!("{} {} ({})", c.compiler, c.flags.join(" "), c.compiler_version),
-                    );
-                }
-            }
-        }
-        // Every knob on its own line, so that "what differs" names the knob that does; an
-        // unset knob whose value the run states all the same (`begin`: as written) with it.
-        for k in &c.knobs.0 {
-            put(&format!("{prefix}knob {}", k.name), k.value.clone());
-        }
-        for (name, origin) in &c.knob_origins {
-            if c.knobs.get(name).is_none() {
-                put(&format!("{prefix}knob {name}"), origin.clone());
-            }
-        }
-    }
-    f
+    })
 }
 
-/// The first 16 hex digits of a SHA-256: enough to tell files apart in a table.
-fn short_hash(hex: &str) -> &str {
-    hex.get(..16).unwrap_or(hex)
+/// Each measured trial's WAL peak of configuration `config`, bytes; trials that read no WAL
+/// size (no series) have none.
+fn wal_peaks(trials: &[TrialRecord], config: usize) -> Vec<f64> {
+    trials
+        .iter()
+        .filter(|t| t.config == config && !t.warmup)
+        .filter_map(|t| super::wal::trial_wal(t.seq, t.series.as_ref()?))
+        .map(|w| w.peak_bytes as f64)
+        .collect()
 }
 
-/// The load shape's facts: clients and where they run, the loop (closed, or the rate and its
-/// arrivals), the tries and the latency limit. Two runs that differ only here measure
-/// different things, so "what differs" must say so.
-fn load_facts(l: &crate::model::load::LoadShape) -> Vec<(&'static str, String)> {
-    use crate::model::load::{Arrival, ClientMode};
-    vec![
-        ("load: clients", l.clients.to_string()),
-        (
-            "load: clients as",
-            match l.client_mode {
-                ClientMode::Threads => "threads",
-                ClientMode::Processes => "processes",
-            }
-            .into(),
-        ),
-        ("load: connections", l.connections.name().into()),
-        (
-            "load: rate",
-            l.rate.map_or("closed loop".into(), |r| format!("{r} tx/s")),
-        ),
-        (
-            "load: arrival",
-            match (l.rate, l.arrival) {
-                (None, _) => "-".into(),
-                (Some(_), Arrival::Poisson) => "poisson".into(),
-                (Some(_), Arrival::Uniform) => "uniform".into(),
-            },
-        ),
-        ("load: tries", l.max_tries.to_string()),
-        (
-            "load: latency limit",
-            l.latency_limit_ns
-                .map_or("none".into(), |ns| format!("{} ms", ns as f64 / 1e6)),
-        ),
-    ]
-}
-
-/// Every fact whose value differs (or exists on one side only).
-pub fn differences(a: &[(String, String)], b: &[(String, String)]) -> Vec<Difference> {
+/// The WAL rows of the compared pairs: those where both sides read a WAL that grew at all.
+fn wal_rows(a: &Side<'_>, b: &Side<'_>, pairs: &[(usize, usize)], stats: &Statistics) -> Vec<WalRow> {
     let mut out = Vec::new();
-    let get = |v: &[(String, String)], k: &str| v.iter().find(|(x, _)| x == k).map(|(_, y)| y.clone());
-    let mut keys: Vec<&String> = a.iter().map(|(k, _)| k).collect();
-    for (k, _) in b {
-        if !keys.contains(&k) {
-            keys.push(k);
+    for &(ia, ib) in pairs {
+        let (va, vb) = (wal_peaks(a.trials, ia), wal_peaks(b.trials, ib));
+        let seen = |v: &[f64]| v.iter().any(|x| *x > 0.0);
+        if va.is_empty() || vb.is_empty() || !(seen(&va) || seen(&vb)) {
+            continue;
         }
-    }
-    for k in keys {
-        let (x, y) = (get(a, k), get(b, k));
-        if x != y {
-            out.push(Difference {
-                what: k.clone(),
-                a: x.unwrap_or_else(|| "-".into()),
-                b: y.unwrap_or_else(|| "-".into()),
-            });
-        }
+        let r = stats.compare(&va, &vb, Metric::P99);
+        let median = |v: &[f64]| summarize(v).map(|s| s.median);
+        out.push(WalRow {
+            config_a: ia,
+            config_b: ib,
+            label: pair_label(&a.manifest.configs[ia].label, &b.manifest.configs[ib].label),
+            trials_a: va.len(),
+            trials_b: vb.len(),
+            peak_a_bytes: median(&va),
+            peak_b_bytes: median(&vb),
+            ratio: r.map(|r| r.ratio),
+            ratio_ci95_low: r.and_then(|r| r.ci95).map(|c| c.low),
+            ratio_ci95_high: r.and_then(|r| r.ci95).map(|c| c.high),
+            verdict: r.and_then(|r| r.verdict),
+        });
     }
     out
+}
+
+/// A pair's label: one when both sides share it, else `A -> B`.
+fn pair_label(a: &str, b: &str) -> String {
+    if a == b {
+        a.to_string()
+    } else {
+        format!("{a} -> {b}")
+    }
 }
 
 /// The configuration pairs to compare: the chosen ones, or (whole runs) those with the same
@@ -308,8 +216,9 @@ pub fn compare<'a>(
             None => s.manifest.configs.iter().collect(),
         }
     };
-    let differences = differences(&facts(a.manifest, &chosen(&a)), &facts(b.manifest, &chosen(&b)));
+    let differences = super::facts::what_differs(a.manifest, &chosen(&a), b.manifest, &chosen(&b));
     let (pairs, unmatched_a, unmatched_b) = pairs(&a, &b);
+    let wal = wal_rows(&a, &b, &pairs, &stats);
     let mut rows = Vec::new();
     for (ia, ib) in pairs {
         for op in std::iter::once("all").chain(operations.iter().map(String::as_str)) {
@@ -361,6 +270,7 @@ pub fn compare<'a>(
         unmatched_b,
         rows,
         regressions,
+        wal,
     }
 }
 
@@ -390,6 +300,9 @@ impl Comparison<'_> {
             self.metric.heading()
         ));
         doc = doc.text("\n");
+        if crate::base::terminal::width().is_some() {
+            doc = doc.text(format!("{}\n\n", self.answer_line()));
+        }
         if self.differences.is_empty() {
             doc = doc.text(
                 "the two manifests agree on machine, filesystem, device, engines, knobs, load and parameters\n\n",
@@ -420,26 +333,33 @@ impl Comparison<'_> {
                 out += &format!("warning: configuration `{l}` is only in {side}; compare it with RUN:CONFIG\n");
             }
         }
+        if crate::base::terminal::width().is_some() {
+            self.narrow_tables(doc.text(out))
+        } else {
+            self.wide_tables(doc, out)
+        }
+    }
+
+    /// Today's full-width tables (`--wide`, pipes): a row per configuration and operation, each
+    /// with both labels.
+    fn wide_tables(&self, doc: Document, warnings: String) -> Document {
+        let out = warnings;
         let body: Vec<Vec<String>> = self
             .rows
             .iter()
             .map(|r| {
                 vec![
-                    if r.label_a == r.label_b {
-                        r.label_a.clone()
-                    } else {
-                        format!("{} -> {}", r.label_a, r.label_b)
-                    },
+                    pair_label(&r.label_a, &r.label_b),
                     r.operation.clone(),
                     format!("{}/{}", r.trials_a, r.trials_b),
                     opt(r.median_a),
                     opt(r.median_b),
                     match r.difference() {
                         Some(d) => difference(Some(&d)),
-                        None => r.ratio.map_or("-".into(), times),
+                        None => r.ratio.map_or("-".into(), speed),
                     },
-                    match (r.ratio_ci95_low, r.ratio_ci95_high) {
-                        (Some(low), Some(high)) => format!("{}..{}", factor(low), factor(high)),
+                    match (r.ratio, r.ratio_ci95_low, r.ratio_ci95_high) {
+                        (Some(x), Some(low), Some(high)) => speed_interval(x, low, high),
                         _ => "-".into(),
                     },
                     r.verdict.map_or("-".into(), |v| v.as_str().to_string()),
@@ -452,12 +372,10 @@ impl Comparison<'_> {
         let (ma, mb) = (format!("A {middle} {unit}"), format!("B {middle} {unit}"));
         let against = if failures {
             "B - A, percentage points [95% CI] (lower = fewer failures)"
-        } else if self.metric.better() == litebench_stats::Better::Lower {
-            "B speed / A (A's over B's: higher = faster)"
         } else {
-            "B speed / A (higher = faster)"
+            "B against A"
         };
-        doc = doc.text(out).table(
+        let doc = doc.text(out).table(
             "rows",
             &[
                 "configuration",
@@ -471,7 +389,109 @@ impl Comparison<'_> {
             ],
             body,
         );
-        let mut out = if failures {
+        let mut out = self.statistics_text();
+        out += &self.verdict_line();
+        self.wal_table(doc.text(out), false)
+    }
+
+    /// The tables at a terminal's width (issue 46, item 13): configurations by number with
+    /// their labels once, the whole-trial rows first (the answer's table, one screen), then the
+    /// operations; the factor and verdict in one column that reads with its word.
+    fn narrow_tables(&self, doc: Document) -> Document {
+        let mut legend = String::from("configurations:\n");
+        let mut seen = Vec::new();
+        for r in &self.rows {
+            if seen.contains(&(r.config_a, r.config_b)) {
+                continue;
+            }
+            seen.push((r.config_a, r.config_b));
+            legend += &if r.config_a == r.config_b && r.label_a == r.label_b {
+                format!("  #{} {}\n", r.config_a, r.label_a)
+            } else {
+                format!(
+                    "  #{}->#{} A: {}; B: {}\n",
+                    r.config_a, r.config_b, r.label_a, r.label_b
+                )
+            };
+        }
+        let key = |r: &Row| {
+            if r.config_a == r.config_b {
+                format!("#{}", r.config_a)
+            } else {
+                format!("#{}->#{}", r.config_a, r.config_b)
+            }
+        };
+        let against = |r: &Row| match r.difference() {
+            Some(d) => difference(Some(&d)),
+            None => match (r.ratio, r.verdict) {
+                (None, _) => "-".into(),
+                (Some(_), Some(Verdict::NoSignificantDifference)) => "n.s.".into(),
+                (Some(x), Some(Verdict::Inconclusive)) => format!("? {}", speed(x)),
+                (Some(x), _) => speed(x),
+            },
+        };
+        let ci = |r: &Row| match (r.ratio, r.ratio_ci95_low, r.ratio_ci95_high) {
+            (Some(x), Some(low), Some(high)) => speed_interval(x, low, high),
+            _ => "-".into(),
+        };
+        let row = |r: &Row, op: bool| {
+            let mut v = vec![key(r)];
+            if op {
+                v.push(r.operation.clone());
+            }
+            v.extend([
+                format!("{}/{}", r.trials_a, r.trials_b),
+                opt(r.median_a),
+                opt(r.median_b),
+                against(r),
+                ci(r),
+            ]);
+            v
+        };
+        let middle = if self.metric == Metric::Failures {
+            "mean"
+        } else {
+            "median"
+        };
+        let caption = format!(
+            "{middle} {} of trials; B against A: B's {} (n.s.: no significant difference, ?: inconclusive)\n",
+            self.metric.heading(),
+            if self.metric == Metric::Failures {
+                "difference in percentage points"
+            } else {
+                "speed over A's"
+            }
+        );
+        let whole: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .filter(|r| r.operation == "all")
+            .map(|r| row(r, false))
+            .collect();
+        let ops: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .filter(|r| r.operation != "all")
+            .map(|r| row(r, true))
+            .collect();
+        let mut doc =
+            doc.text(legend)
+                .text(caption)
+                .table("rows", &["", "trials", "A", "B", "B against A", "95% CI"], whole);
+        if !ops.is_empty() {
+            doc = doc.text("\n").heading("per operation").table(
+                "operations",
+                &["", "op", "trials", "A", "B", "B against A", "95% CI"],
+                ops,
+            );
+        }
+        let out = format!("{}{}", self.statistics_text(), self.verdict_line());
+        self.wal_table(doc.text(out), true)
+    }
+
+    /// How the rows' intervals and verdicts were computed, as one line.
+    fn statistics_text(&self) -> String {
+        if self.metric == Metric::Failures {
             format!(
                 "\nstatistics: failed over attempted transactions per trial; difference of means, {}, seed {}; more or fewer failures when the 95% interval excludes 0, none in either when every trial of both had none\n",
                 litebench_stats::DIFFERENCE_INTERVAL_METHOD,
@@ -484,9 +504,97 @@ impl Comparison<'_> {
                 self.statistics.bootstrap_seed,
                 super::number::verdict_rule(self.statistics.noise, self.statistics.instruction_noise)
             )
+        }
+    }
+
+    /// The answer in one line, before any table: how B's rows came out against A's.
+    fn answer_line(&self) -> String {
+        let whole: Vec<&Row> = self.rows.iter().filter(|r| r.operation == "all").collect();
+        let count = |f: &dyn Fn(&Row) -> bool| whole.iter().filter(|r| f(r)).count();
+        let parts: Vec<String> = if self.metric == Metric::Failures {
+            [
+                (Change::Higher, "more failures"),
+                (Change::Lower, "fewer failures"),
+                (Change::NoSignificantDifference, "not told apart"),
+                (Change::NoneInEither, "none in either"),
+            ]
+            .iter()
+            .map(|(c, w)| (count(&|r: &Row| r.change == Some(*c)), *w))
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, w)| format!("{n} {w}"))
+            .collect()
+        } else {
+            [
+                (Verdict::Slower, "slower"),
+                (Verdict::Faster, "faster"),
+                (Verdict::NoSignificantDifference, "not told apart"),
+                (Verdict::Inconclusive, "inconclusive"),
+            ]
+            .iter()
+            .map(|(v, w)| (count(&|r: &Row| r.verdict == Some(*v)), *w))
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, w)| format!("{n} {w}"))
+            .collect()
         };
-        out += &self.verdict_line();
-        doc.text(out)
+        let without = count(&|r: &Row| r.verdict.is_none() && r.change.is_none());
+        let mut said = parts.join(", ");
+        if without > 0 {
+            if !said.is_empty() {
+                said += ", ";
+            }
+            said += &format!("{without} without a verdict (too few trials)");
+        }
+        format!(
+            "B against A by {} over whole trials, {} configuration{}: {said}.",
+            self.metric.name(),
+            whole.len(),
+            if whole.len() == 1 { "" } else { "s" }
+        )
+    }
+
+    /// The WAL peaks of both sides, where they recorded them.
+    /// `narrow`: configurations by number, as the narrow tables name them.
+    fn wal_table(&self, doc: Document, narrow: bool) -> Document {
+        if self.wal.is_empty() {
+            return doc;
+        }
+        let size = |b: Option<f64>| b.map_or("-".into(), super::wal::size);
+        let body = self
+            .wal
+            .iter()
+            .map(|w| {
+                vec![
+                    match (narrow, w.config_a == w.config_b) {
+                        (false, _) => w.label.clone(),
+                        (true, true) => format!("#{}", w.config_a),
+                        (true, false) => format!("#{}->#{}", w.config_a, w.config_b),
+                    },
+                    format!("{}/{}", w.trials_a, w.trials_b),
+                    size(w.peak_a_bytes),
+                    size(w.peak_b_bytes),
+                    w.ratio.map_or("-".into(), |r| {
+                        if r >= 1.0 {
+                            format!("{} smaller", times(r))
+                        } else {
+                            format!("{} larger", times(1.0 / r))
+                        }
+                    }),
+                    match w.verdict {
+                        Some(Verdict::Faster) => "smaller".into(),
+                        Some(Verdict::Slower) => "larger".into(),
+                        Some(v) => v.as_str().to_string(),
+                        None => "-".into(),
+                    },
+                ]
+            })
+            .collect();
+        doc.text("\n")
+            .heading("WAL peak: the median of each trial's largest WAL")
+            .table(
+                "wal",
+                &["configuration", "trials A/B", "A", "B", "B against A", "verdict"],
+                body,
+            )
     }
 
     /// The last line: the regressions, none, or no verdict at all for too few trials.

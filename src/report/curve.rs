@@ -7,7 +7,10 @@
 //! otherwise, each against configuration #0, when the question is whether each step still
 //! buys throughput. Scaling stops at the first step whose throughput is not told apart from,
 //! or is below, the previous one's; for an offered rate, at the first rate the achieved rate
-//! falls short of (beyond the noise threshold), or whose p99 passes `--latency-limit`.
+//! falls short of (beyond the noise threshold), or whose p99 passes `--latency-limit`. A
+//! clients sweep at one offered rate (an open loop) fixes its throughput by schedule, so there
+//! the curve is p99 and failures against clients: it stops at the first step whose p99 is
+//! slower than the previous one's, whose failures rise, or that falls short of the rate.
 
 use super::stats::{values, Metric, Statistics};
 use crate::model::load::rate_text;
@@ -63,8 +66,10 @@ pub struct Point {
     pub tps_median: Option<f64>,
     /// The median of the trials' own p99 latency, milliseconds.
     pub p99_ms_median: Option<f64>,
-    /// Throughput over the previous point's, with its interval and verdict (`None` for the
-    /// first point).
+    /// The median of the trials' failed over attempted transactions, percent.
+    pub failed_pct_median: Option<f64>,
+    /// Throughput over the previous point's (at a fixed rate: p99, as a speed), with its
+    /// interval and verdict (`None` for the first point).
     pub step: Option<Ratio>,
 }
 
@@ -79,6 +84,11 @@ pub struct Stop {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Curve {
     pub axis: Axis,
+    /// The offered rate every point of a clients curve shares (an open loop): its steps then
+    /// compare p99, not the throughput the schedule fixes. `None` in a closed loop and on a
+    /// rate axis.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
     /// What the curve's configurations share besides the sweep (their label without the
     /// axis' value; empty when nothing else varies).
     pub of: String,
@@ -152,23 +162,26 @@ fn curve(
     several: bool,
     members: &[(f64, usize)],
 ) -> Curve {
+    let rate = fixed_rate(m, axis, members);
+    let step_metric = if rate.is_some() { Metric::P99 } else { Metric::Tps };
     let mut points: Vec<Point> = Vec::new();
     let mut previous: Option<Vec<f64>> = None;
     for &(value, config) in members {
-        let tps = values(trials, config, "all", Metric::Tps);
+        let stepped = values(trials, config, "all", step_metric);
         points.push(Point {
             config,
             value,
-            tps_median: median_of(tps.clone()),
+            tps_median: median_of(values(trials, config, "all", Metric::Tps)),
             p99_ms_median: median_of(values(trials, config, "all", Metric::P99)),
+            failed_pct_median: median_of(values(trials, config, "all", Metric::Failures)),
             step: previous
                 .as_ref()
-                .and_then(|prev| stats.compare(prev, &tps, Metric::Tps)),
+                .and_then(|prev| stats.compare(prev, &stepped, step_metric)),
         });
-        previous = Some(tps);
+        previous = Some(stepped);
     }
     let limit_ms = m.load.latency_limit_ns.map(|ns| ns as f64 / 1e6);
-    let (stop, why) = match stopping(axis, &points, stats.noise, limit_ms) {
+    let (stop, why) = match stopping(axis, &points, stats.noise, limit_ms, rate) {
         Some((i, why)) => (Some(&points[i]), why),
         None => (None, String::new()),
     };
@@ -179,9 +192,23 @@ fn curve(
         format!("{of}: ")
     };
     let last = points.last().map_or(0.0, |p| p.value);
-    let line = match stop {
-        Some(p) => format!("{head}scaling stops at {}: {why}", axis.words(p.value)),
-        None => match axis {
+    let line = match (stop, rate) {
+        (Some(p), _) => format!("{head}scaling stops at {}: {why}", axis.words(p.value)),
+        (None, Some(r)) => format!(
+            "{head}at {} tx/s offered, p99 and failures hold at every step up to {}{}",
+            rate_text(r),
+            axis.words(last),
+            if points
+                .iter()
+                .skip(1)
+                .any(|p| p.step.is_some_and(|r| r.verdict.is_none()))
+            {
+                " (fewer than 6 trials a point: no verdicts; use --trials 10)"
+            } else {
+                ""
+            }
+        ),
+        (None, None) => match axis {
             Axis::Clients => format!(
                 "{head}throughput rises at every step up to {}{}",
                 axis.words(last),
@@ -200,6 +227,7 @@ fn curve(
     };
     Curve {
         axis,
+        rate,
         of,
         stop: stop.map(|p| Stop {
             config: p.config,
@@ -210,8 +238,78 @@ fn curve(
     }
 }
 
-/// The first point where scaling stops, and why in words.
-fn stopping(axis: Axis, points: &[Point], noise: f64, limit_ms: Option<f64>) -> Option<(usize, String)> {
+/// The offered rate every point of a clients curve shares, if they share one.
+fn fixed_rate(m: &Manifest, axis: Axis, members: &[(f64, usize)]) -> Option<f64> {
+    if axis != Axis::Clients {
+        return None;
+    }
+    let first = m.load_of(members.first()?.1).rate?;
+    members
+        .iter()
+        .all(|&(_, c)| m.load_of(c).rate == Some(first))
+        .then_some(first)
+}
+
+/// Where a clients curve at a fixed offered `rate` stops: the first point that falls short of
+/// the rate, whose failures rise above the previous point's, or whose p99 is slower than the
+/// previous point's (or, without verdicts, slower beyond the noise threshold).
+fn stopping_at_rate(points: &[Point], noise: f64, rate: f64) -> Option<(usize, String)> {
+    for (i, p) in points.iter().enumerate().skip(1) {
+        let prev = &points[i - 1];
+        let than = Axis::Clients.words(prev.value);
+        if let Some(achieved) = p.tps_median.filter(|a| *a < rate * (1.0 - noise)) {
+            let n = super::number::num;
+            return Some((
+                i,
+                format!("achieved {} of {} tx/s offered", n(achieved), rate_text(rate)),
+            ));
+        }
+        let (failed, before) = (
+            p.failed_pct_median.unwrap_or(0.0),
+            prev.failed_pct_median.unwrap_or(0.0),
+        );
+        if failed > 0.0 && failed > before {
+            let pct = |x: f64| format!("{x:.1}%");
+            return Some((
+                i,
+                format!("{} of transactions failed ({than}: {})", pct(failed), pct(before)),
+            ));
+        }
+        let Some(r) = p.step else { continue };
+        let p99 = super::number::opt(p.p99_ms_median);
+        let ci = r.ci95.map_or(String::new(), |c| {
+            format!(" [{}]", super::number::speed_interval(r.ratio, c.low, c.high))
+        });
+        match r.verdict {
+            Some(Verdict::Slower) => {
+                let s = super::number::speed(r.ratio);
+                return Some((i, format!("p99 {p99} ms, {s} than {than}'{ci}")));
+            }
+            None if r.ratio < 1.0 - noise => {
+                let s = super::number::speed(r.ratio);
+                return Some((
+                    i,
+                    format!("p99 {p99} ms, {s} than {than}' (fewer than 6 trials a point: no verdict)"),
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The first point where scaling stops, and why in words; `rate`: the offered rate a clients
+/// curve shares ([`stopping_at_rate`]).
+fn stopping(
+    axis: Axis,
+    points: &[Point],
+    noise: f64,
+    limit_ms: Option<f64>,
+    rate: Option<f64>,
+) -> Option<(usize, String)> {
+    if let (Axis::Clients, Some(r)) = (axis, rate) {
+        return stopping_at_rate(points, noise, r);
+    }
     for (i, p) in points.iter().enumerate() {
         match axis {
             Axis::Clients => {
@@ -272,12 +370,12 @@ fn stopping(axis: Axis, points: &[Point], noise: f64, limit_ms: Option<f64>) -> 
 
 /// The terminal's table of one curve: the point, achieved throughput, p99 and the step.
 pub fn table(c: &Curve, unit: &str) -> (Vec<String>, Vec<Vec<String>>) {
-    let headers = vec![
-        c.axis.heading().to_string(),
-        format!("{unit}/s"),
-        "p99 ms".to_string(),
-        "vs previous".to_string(),
-    ];
+    let mut headers = vec![c.axis.heading().to_string(), format!("{unit}/s"), "p99 ms".to_string()];
+    if c.rate.is_some() {
+        headers.extend(["failed".to_string(), "p99 vs previous".to_string()]);
+    } else {
+        headers.push("vs previous".to_string());
+    }
     let rows = c
         .points
         .iter()
@@ -287,7 +385,7 @@ pub fn table(c: &Curve, unit: &str) -> (Vec<String>, Vec<Vec<String>>) {
             } else {
                 ""
             };
-            vec![
+            let mut row = vec![
                 format!(
                     "{}{mark}",
                     match c.axis {
@@ -297,11 +395,15 @@ pub fn table(c: &Curve, unit: &str) -> (Vec<String>, Vec<Vec<String>>) {
                 ),
                 super::number::opt(p.tps_median),
                 super::number::opt(p.p99_ms_median),
-                match &p.step {
-                    None => "-".into(),
-                    Some(r) => super::number::ratio(Some(r)),
-                },
-            ]
+            ];
+            if c.rate.is_some() {
+                row.push(p.failed_pct_median.map_or("-".into(), |f| format!("{f:.1}%")));
+            }
+            row.push(match &p.step {
+                None => "-".into(),
+                Some(r) => super::number::ratio(Some(r)),
+            });
+            row
         })
         .collect();
     (headers, rows)
@@ -331,6 +433,7 @@ mod tests {
             value,
             tps_median: Some(tps),
             p99_ms_median: Some(1.0),
+            failed_pct_median: Some(0.0),
             step: step.map(|(ratio, verdict)| Ratio {
                 ratio,
                 ci95: verdict.map(|_| Interval {
@@ -350,29 +453,54 @@ mod tests {
             point(4.0, 195.0, Some((1.03, Some(Verdict::NoSignificantDifference)))),
             point(8.0, 150.0, Some((0.77, Some(Verdict::Slower)))),
         ];
-        let (i, why) = stopping(Axis::Clients, &pts, 0.02, None).unwrap();
+        let (i, why) = stopping(Axis::Clients, &pts, 0.02, None, None).unwrap();
         assert_eq!(i, 2);
         assert_eq!(
             why,
             "1.03x the throughput of 2 clients [0.93..1.13], no significant difference"
         );
-        assert!(stopping(Axis::Clients, &pts[..2], 0.02, None).is_none());
+        assert!(stopping(Axis::Clients, &pts[..2], 0.02, None, None).is_none());
         // Without verdicts only a fall stops it.
         let few = vec![point(1.0, 100.0, None), point(2.0, 101.0, Some((1.01, None)))];
-        assert!(stopping(Axis::Clients, &few, 0.02, None).is_none());
+        assert!(stopping(Axis::Clients, &few, 0.02, None, None).is_none());
         let fall = vec![point(1.0, 100.0, None), point(2.0, 80.0, Some((0.8, None)))];
-        assert_eq!(stopping(Axis::Clients, &fall, 0.02, None).map(|s| s.0), Some(1));
+        assert_eq!(stopping(Axis::Clients, &fall, 0.02, None, None).map(|s| s.0), Some(1));
     }
 
     #[test]
     fn a_rate_sweep_stops_where_the_achieved_rate_falls_short_or_p99_passes_the_limit() {
         let pts = vec![point(100.0, 99.5, None), point(300.0, 200.0, None)];
-        let (i, why) = stopping(Axis::Rate, &pts, 0.02, None).unwrap();
+        let (i, why) = stopping(Axis::Rate, &pts, 0.02, None, None).unwrap();
         assert_eq!((i, why.as_str()), (1, "achieved 200 tx/s, 67% of it"));
         let mut slow = vec![point(100.0, 100.0, None)];
         slow[0].p99_ms_median = Some(12.0);
-        let (_, why) = stopping(Axis::Rate, &slow, 0.02, Some(10.0)).unwrap();
+        let (_, why) = stopping(Axis::Rate, &slow, 0.02, Some(10.0), None).unwrap();
         assert_eq!(why, "p99 12.0 ms, past the latency limit of 10.0 ms");
-        assert!(stopping(Axis::Rate, &slow, 0.02, None).is_none());
+        assert!(stopping(Axis::Rate, &slow, 0.02, None, None).is_none());
+    }
+
+    /// Issue 46, item 6: a clients sweep at a fixed offered rate does not stop where the
+    /// throughput the schedule fixes is flat; it stops where p99 gets slower or failures rise.
+    #[test]
+    fn a_clients_sweep_at_a_fixed_rate_is_judged_by_p99_and_failures() {
+        // 300 tx/s achieved at every point; p99 told apart only at 8 clients.
+        let mut pts = vec![
+            point(2.0, 300.0, None),
+            point(4.0, 300.0, Some((1.01, Some(Verdict::NoSignificantDifference)))),
+            point(8.0, 299.0, Some((0.25, Some(Verdict::Slower)))),
+        ];
+        pts[2].p99_ms_median = Some(4.0);
+        let (i, why) = stopping(Axis::Clients, &pts, 0.02, None, Some(300.0)).unwrap();
+        assert_eq!(i, 2);
+        assert_eq!(why, "p99 4.00 ms, 4.00x slower than 4 clients' [3.64..4.44]");
+        assert!(stopping(Axis::Clients, &pts[..2], 0.02, None, Some(300.0)).is_none());
+        // Failures that rise stop it, whatever p99 does.
+        pts[1].failed_pct_median = Some(2.5);
+        let (i, why) = stopping(Axis::Clients, &pts, 0.02, None, Some(300.0)).unwrap();
+        assert_eq!((i, why.as_str()), (1, "2.5% of transactions failed (2 clients: 0.0%)"));
+        // A point short of the rate stops it.
+        let short = vec![point(2.0, 300.0, None), point(4.0, 240.0, None)];
+        let (_, why) = stopping(Axis::Clients, &short, 0.02, None, Some(300.0)).unwrap();
+        assert_eq!(why, "achieved 240 of 300 tx/s offered");
     }
 }

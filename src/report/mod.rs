@@ -20,6 +20,7 @@ pub mod csv;
 pub mod curve;
 pub mod db_size;
 pub mod exports;
+pub mod facts;
 pub mod format;
 pub mod history;
 pub mod html;

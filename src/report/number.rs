@@ -75,6 +75,31 @@ pub fn times(x: f64) -> String {
     format!("{}x", factor(x))
 }
 
+/// A speed ratio (higher = faster, [`crate::model::metric::Statistics::compare`]'s) as the factor
+/// that reads with its word, whether the metric is a throughput or a latency: `2.10x faster`,
+/// `21.0x slower` (never `0.048x`), `1.00x` at exactly 1.
+pub fn speed(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        "-".into()
+    } else if x > 1.0 {
+        format!("{} faster", times(x))
+    } else if x < 1.0 {
+        format!("{} slower", times(1.0 / x))
+    } else {
+        times(x)
+    }
+}
+
+/// A speed ratio's interval in [`speed`]'s direction: slow-down factors (`14.3..33.3`) when the
+/// ratio is below 1, speed-up factors otherwise.
+pub fn speed_interval(x: f64, low: f64, high: f64) -> String {
+    if x < 1.0 && low > 0.0 && high > 0.0 {
+        format!("{}..{}", factor(1.0 / high), factor(1.0 / low))
+    } else {
+        format!("{}..{}", factor(low), factor(high))
+    }
+}
+
 /// A ratio's digits without the `x`: [`times`]'s rule, for intervals.
 pub fn factor(x: f64) -> String {
     let a = x.abs();
@@ -99,13 +124,12 @@ pub fn ratio(r: Option<&Ratio>) -> String {
         None => "-".into(),
         Some(r) => match (r.ci95, r.verdict) {
             (Some(ci), Some(v)) => format!(
-                "{} [{}..{}] {}",
-                times(r.ratio),
-                factor(ci.low),
-                factor(ci.high),
+                "{} [{}] {}",
+                speed(r.ratio),
+                speed_interval(r.ratio, ci.low, ci.high),
                 v.as_str()
             ),
-            _ => format!("{} -", times(r.ratio)),
+            _ => format!("{} -", speed(r.ratio)),
         },
     }
 }
@@ -220,24 +244,47 @@ mod tests {
             ci95: Some(Interval { low: 1.05, high: 1.11 }),
             verdict: Some(Verdict::Faster),
         };
-        assert_eq!(ratio(Some(&r)), "1.08x [1.05..1.11] faster");
+        assert_eq!(ratio(Some(&r)), "1.08x faster [1.05..1.11] faster");
         let wide = Ratio {
             ratio: 1.3,
             ci95: Some(Interval { low: 0.59, high: 21.75 }),
             verdict: Some(Verdict::Inconclusive),
         };
-        assert_eq!(ratio(Some(&wide)), "1.30x [0.59..21.8] inconclusive");
+        assert_eq!(ratio(Some(&wide)), "1.30x faster [0.59..21.8] inconclusive");
         let none = Ratio {
             verdict: Some(Verdict::NoSignificantDifference),
             ..r
         };
-        assert_eq!(ratio(Some(&none)), "1.08x [1.05..1.11] no significant difference");
+        assert_eq!(
+            ratio(Some(&none)),
+            "1.08x faster [1.05..1.11] no significant difference"
+        );
         let bare = Ratio {
             ratio: 0.5,
             ci95: None,
             verdict: None,
         };
-        assert_eq!(ratio(Some(&bare)), "0.50x -");
+        assert_eq!(ratio(Some(&bare)), "2.00x slower -");
+    }
+
+    /// Issue 46, item 33: a p99 21x worse than #0 reads "21.0x slower", never "0.048x" (or
+    /// "0.00x" at two decimals), and its interval in the same direction.
+    #[test]
+    fn a_slow_down_reads_as_slower_whatever_the_metric() {
+        assert_eq!(speed(1.0 / 21.0), "21.0x slower");
+        assert_eq!(speed(1.0 / 400.0), "400x slower");
+        assert_eq!(speed(2.1), "2.10x faster");
+        assert_eq!(speed(1.0), "1.00x");
+        assert_eq!(speed_interval(1.0 / 21.0, 1.0 / 33.3, 1.0 / 14.3), "14.3..33.3");
+        let slow = Ratio {
+            ratio: 1.0 / 21.0,
+            ci95: Some(Interval {
+                low: 1.0 / 33.3,
+                high: 1.0 / 14.3,
+            }),
+            verdict: Some(Verdict::Slower),
+        };
+        assert_eq!(ratio(Some(&slow)), "21.0x slower [14.3..33.3] slower");
         assert_eq!(ratio(None), "-");
     }
 }

@@ -315,3 +315,132 @@ fn too_few_trials_for_any_verdict_says_so_rather_than_no_regression() {
     );
     assert!(!text.contains("no significant regression"), "{text}");
 }
+
+/// Issue 46, items 11 and 12: two casts that differ by a checkpoint role only. "What differs"
+/// names the role (before: only the sync latency, or nothing); the comparison asks what an
+/// open loop's schedule leaves open, its p99, in the terminal and on the page alike (before: the
+/// page compared tx/s, 1.00x on every row), and shows both runs' WAL peaks.
+#[test]
+fn casts_that_differ_by_a_checkpointer_name_it_and_compare_p99_and_wal_peak() {
+    let sb = Sandbox::new();
+    let writer = "[[role]]\nname = \"writer\"\nkind = \"workload\"\nrate = 100\nparams = { workload = \"a\" }\nbusy_timeout = 5000\n";
+    let ckpt = "\n[[role]]\nname = \"ckpt\"\nkind = \"checkpoint\"\ncheckpoint = \"TRUNCATE\"\nevery = \"300ms\"\n";
+    for (i, text) in [writer.to_string(), format!("{writer}{ckpt}")].iter().enumerate() {
+        let path = sb.root().join(format!("cast{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let mut cmd = sb.run(&["ycsb", "--cast", path.to_str().unwrap()]);
+        cmd.args(["--param", "records=200", "--param", "duration=1s"]).args([
+            "--knob",
+            "journal_mode=wal",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ]);
+        assert_success(&output(&mut cmd));
+    }
+    let out = compare(&sb, &["1", "2", "--format", "json"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));
+    let v = json(&out);
+    assert_eq!(v["metric"], "p99", "{v:#}");
+    let role = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["what"] == "load.cast.roles[ckpt]")
+        .unwrap_or_else(|| panic!("the checkpoint role is a difference: {v:#}"));
+    assert_eq!(role["a"], "none", "{role:#}");
+    assert!(role["b"].as_str().unwrap().contains("TRUNCATE"), "{role:#}");
+    let wal = v["wal"].as_array().unwrap_or_else(|| panic!("WAL peaks: {v:#}"));
+    assert_eq!(wal.len(), 1, "{v:#}");
+    assert!(wal[0]["peak_a_bytes"].as_f64().unwrap() > 0.0, "{v:#}");
+    let text = stdout(&compare(&sb, &["1", "2"]));
+    assert!(text.contains("p99") && text.contains("WAL peak"), "{text}");
+    assert!(text.contains("load.cast.roles[ckpt]"), "{text}");
+    let page = sb.root().join("c.html");
+    let mut cmd = sb.litebench();
+    cmd.args(["report", "1", "2", "-o"])
+        .arg(&page)
+        .arg("--results")
+        .arg(sb.results());
+    assert_success(&output(&mut cmd));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let compared = &html[html.find("class=\"comparison\"").expect("the runs compared")..];
+    assert!(compared.contains("p99") && compared.contains("WAL peak"), "{compared}");
+}
+
+/// Issue 46, item 11: runs that differ by `--retry-backoff` alone say so.
+#[test]
+fn what_differs_names_the_retry_backoff() {
+    let sb = Sandbox::new();
+    tiny_run(&sb, "1", &["--clients", "2", "--max-tries", "3"]);
+    tiny_run(
+        &sb,
+        "1",
+        &["--clients", "2", "--max-tries", "3", "--retry-backoff", "fixed:5ms"],
+    );
+    let text = stdout(&compare(&sb, &["1", "2"]));
+    let line = text
+        .lines()
+        .find(|l| l.contains("load.retry_backoff"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("none") && line.contains("5000000"), "{text}");
+}
+
+/// Issue 46, item 13: at 80 columns `compare` of two 8-configuration, 2-script runs leads with
+/// its answer and fits its first table (a row per configuration, by number, the labels once
+/// above it) in one 40-line screen, and `advise` of both fits its candidates under its pick;
+/// before, `compare` printed 641 lines (a 70-character label on every row, the operation
+/// wrapped into fragments) and `advise` 158. `--wide` keeps the full table.
+#[test]
+fn compare_and_advise_at_80_columns_lead_with_the_answer_and_fit_the_first_table() {
+    let sb = Sandbox::new();
+    crate::compact::eight_by_two(&sb);
+    crate::compact::eight_by_two(&sb);
+    let narrow = |args: &[&str]| {
+        let mut cmd = sb.litebench();
+        cmd.args(args).arg("--results").arg(sb.results()).env("COLUMNS", "80");
+        let out = output(&mut cmd);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));
+        let text = stdout(&out);
+        for l in text.lines() {
+            assert!(l.chars().count() <= 80, "wider than 80: {l:?}\n{text}");
+        }
+        text
+    };
+    let text = narrow(&["compare", "1", "2"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[2].starts_with("B against A by p99 over whole trials, 8 configurations:"),
+        "{text}"
+    );
+    let last_row = lines.iter().position(|l| l.starts_with("#7 ")).unwrap_or(usize::MAX);
+    assert!(last_row < 40, "the first table ends on line {last_row}:\n{text}");
+    assert!(
+        text.contains("  #7 journal_mode=delete synchronous=normal busy_timeout=100 begin=immediate"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("busy_timeout=100 begin=immediate").count(),
+        2,
+        "each label once: {text}"
+    );
+    let mut wide = sb.litebench();
+    wide.args(["compare", "1", "2", "--wide", "--results"])
+        .arg(sb.results())
+        .env("COLUMNS", "80");
+    let wide = stdout(&output(&mut wide));
+    assert!(
+        wide.lines().any(
+            |l| l.starts_with("journal_mode=delete synchronous=normal busy_timeout=100 begin=immediate")
+                && l.contains("write.sql")
+        ),
+        "{wide}"
+    );
+    let text = narrow(&["advise", "1", "2", "--need", "none"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].starts_with("Pick `"), "{text}");
+    let last = lines.iter().position(|l| l.starts_with("16 ")).unwrap_or(usize::MAX);
+    assert!(last < 40, "the candidates end on line {last}:\n{text}");
+}

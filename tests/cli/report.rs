@@ -232,7 +232,7 @@ fn run_writes_its_report_at_the_end() {
     let comparison = &html[cmp..cmp + html[cmp..].find("</section>").unwrap()];
     let verdicts = first_table(
         comparison,
-        comparison.find("B speed / A").expect("the verdict table") - 200,
+        comparison.find("B against A").expect("the verdict table") - 200,
     );
     assert!(verdicts[0].iter().any(|h| h == "verdict"), "{comparison}");
     // As `compare` says it: run 2's synchronous=full matches no configuration of run 1's defaults.

@@ -9,10 +9,10 @@ use super::page::{esc, table};
 use crate::model::record::Manifest;
 use crate::report::compare::{compare, Side};
 use crate::report::format::{Document, Part};
+use crate::report::operations_of;
 use crate::report::presets::{comparison_tables, lead_title, PresetRun, StoredPresets, TitledTable};
 use crate::report::stats::Statistics;
 use crate::report::summary::SummaryRow;
-use crate::report::{operations_of, workload_metric};
 use crate::store::StoredRun;
 
 /// A document of the text formats (`compare`'s) as HTML: headings, prose lines, tables.
@@ -115,7 +115,7 @@ pub fn runs_comparison(runs: &[&StoredRun], noise: Option<f64>, name_others: boo
         let c = compare(
             side(a),
             side(b),
-            workload_metric(&ma.workload),
+            crate::report::compare::metric_for(ma, mb, None),
             Statistics::of(ma, noise),
             &ops,
         );
