@@ -78,6 +78,25 @@ impl Clock {
         }
     }
 
+    /// The reading this clock gives at `t` (before or after now): times measured from it
+    /// share their start with what was timed on [`Instant`]s.
+    pub fn reading_at(&self, t: Instant) -> u64 {
+        let (now, at) = (self.now(), Instant::now());
+        let ticks = |d: Duration| {
+            let ns = d.as_nanos().min(u128::from(u64::MAX));
+            if self.ns_per_tick_fp != 0 {
+                (ns << 32).checked_div(self.ns_per_tick_fp as u128).unwrap_or(0) as u64
+            } else {
+                ns as u64
+            }
+        };
+        if t <= at {
+            now.saturating_sub(ticks(at - t))
+        } else {
+            now.saturating_add(ticks(t - at))
+        }
+    }
+
     /// Nanoseconds between two readings.
     #[inline(always)]
     pub fn ns_between(&self, earlier: u64, later: u64) -> u64 {
@@ -93,6 +112,19 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reading_at_an_earlier_instant_is_that_long_before_now() {
+        let c = clock();
+        let t = Instant::now();
+        std::thread::sleep(Duration::from_millis(30));
+        let (then, now) = (c.reading_at(t), c.now());
+        let ns = c.ns_between(then, now);
+        assert!((30_000_000..200_000_000).contains(&ns), "{ns} ns");
+        let later = c.reading_at(Instant::now() + Duration::from_secs(1));
+        let ns = c.ns_between(c.now(), later);
+        assert!((900_000_000..1_000_100_000).contains(&ns), "{ns} ns");
+    }
 
     #[test]
     fn agrees_with_the_monotonic_clock() {

@@ -1111,7 +1111,10 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
 ) -> Result<u64, WorkloadError> {
     let clock = crate::sys::clock::clock();
     let mut warming = FULL && course.warm_end > course.start;
-    let mut start_ticks = clock.now();
+    // The series' times start where the schedule's do (the measured start, an Instant), not
+    // when this thread came to run: a client that woke late under load would otherwise count
+    // a scheduled role's first transaction in the interval before its window.
+    let mut start_ticks = clock.reading_at(course.warm_end);
     let mut done = 0u64;
     // This client's last recorded end, published once it stops.
     let mut last_end_ns = 0u64;
@@ -1186,7 +1189,7 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
                 continue;
             }
             warming = false;
-            start_ticks = clock.now();
+            start_ticks = clock.reading_at(course.warm_end);
             lock_wait::take();
         }
         done += 1;
