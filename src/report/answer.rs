@@ -346,7 +346,11 @@ fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> Stri
     );
     let side = match &worst {
         Some((role, r)) if metric.quantile().is_none() => {
-            format!(", worst role {role}'s {}", figure_words(r, Metric::P99, &unit))
+            format!(
+                ", worst role {} {}",
+                possessive(role),
+                figure_words(r, Metric::P99, &unit)
+            )
         }
         _ if metric == Metric::P99 || (m.load.rate.is_none() && m.load.cast.is_none()) => String::new(),
         _ => format!(", {}", figure_words(best, Metric::P99, &unit)),
@@ -358,7 +362,7 @@ fn best_sentence(report: &Report<'_>, best: &SummaryRow, own: &[String]) -> Stri
     };
     let figure = match &worst {
         Some((role, r)) if metric.quantile().is_some() => {
-            format!("worst role {role}'s {}", figure_words(r, metric, &unit))
+            format!("worst role {} {}", possessive(role), figure_words(r, metric, &unit))
         }
         _ => figure_words(best, metric, &unit),
     };
@@ -398,6 +402,15 @@ fn worst_role<'r>(report: &'r Report<'_>, config: usize, metric: Metric) -> Opti
         })
         .max_by(|a, b| a.2.total_cmp(&b.2))
         .map(|(name, r, _)| (name, r))
+}
+
+/// `writer's`, `writers'`: a role's name as its owner.
+fn possessive(name: &str) -> String {
+    if name.ends_with('s') {
+        format!("{name}'")
+    } else {
+        format!("{name}'s")
+    }
 }
 
 /// What a metric compares, as a sentence says it: `throughput`, `p99`.
@@ -480,6 +493,12 @@ fn failures_sentence(m: &crate::model::record::Manifest, whole: &[&SummaryRow]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_role_named_in_the_plural_owns_with_an_apostrophe() {
+        assert_eq!(possessive("writers"), "writers'");
+        assert_eq!(possessive("writer"), "writer's");
+    }
     use crate::report::html::data::tests::{manifest, report, trials};
 
     /// The fastest configuration lost transactions to locks: the answer is the fastest of those

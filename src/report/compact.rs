@@ -439,7 +439,11 @@ impl View<'_, '_> {
         } else {
             String::new()
         };
-        let mut caption = if self.open && m.sweeps() {
+        let mut caption = if self.open && m.load.rate.is_none() && m.load.cast.is_some() {
+            format!(
+                "Open loop, each role at its own rate: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles{against}; failed: transactions that did not complete, % of attempted per trial"
+            )
+        } else if self.open && m.sweeps() {
             format!(
                 "Open loop at each configuration's rate: {unit}/s is the rate achieved; latency from each intended start, the median of {trials} trials' own percentiles{against}; failed: transactions that did not complete, % of attempted per trial"
             )

@@ -892,6 +892,10 @@ fn a_cast_of_process_roles_only_runs_trials_longer_than_the_report_grace() {
         .filter_map(|o| o["ops"].as_u64())
         .sum();
     assert!((300..=600).contains(&done), "web ran {done} at 40 tx/s for 11 s");
+    // The database's files were read all through the trial (once a second), not once at its
+    // start: the WAL's verdict of a cast of processes rests on them.
+    let files = v["trials"][0]["series"]["files"].as_array().map_or(0, Vec::len);
+    assert!(files >= 10, "{files} readings of the files in an 11 s trial");
 }
 
 /// Roles that run the user's own scripts, one each: a writer thread beside a pool of reader

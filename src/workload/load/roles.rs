@@ -199,6 +199,12 @@ pub(super) fn drive(
         }
         if !remotes.is_empty() {
             shared.rendezvous(true);
+            // The processes' loops run to the trial's planned end, and until then the sampler
+            // reads the database's files: ended here at once, a cast of process roles only
+            // read its WAL once, at the start, and judged nothing.
+            if let (super::Budget::Time(d), Some(s)) = (shared.budget, shared.start.get()) {
+                wait_while(*s + shared.warmup + d, &shared, &AtomicBool::new(false));
+            }
             shared.loop_ended();
         }
         let mut results = Vec::new();
