@@ -163,6 +163,41 @@ pub fn warning(m: &Manifest, trials: &[TrialRecord]) -> Option<String> {
     ))
 }
 
+/// One side of a comparison: a run's manifest, its trials and the configuration compared.
+pub type Side<'a> = (&'a Manifest, &'a [TrialRecord], usize);
+
+/// The warning beside `compare` of configuration `a` of one run with `b` of another, on
+/// engines of different kinds whose commits promise differently; none otherwise (one engine's
+/// settings are in the table of what differs).
+pub fn pair_warning(a: Side<'_>, b: Side<'_>) -> Option<String> {
+    let side = |(m, trials, config): Side<'_>| {
+        let c = m.configs.iter().find(|c| c.index == config)?;
+        let kind = m
+            .engines
+            .iter()
+            .find(|e| e.label == c.engine)
+            .map_or(c.engine.clone(), |e| e.kind.clone());
+        let t = trials
+            .iter()
+            .find(|t| t.config == config && !t.warmup)
+            .or_else(|| trials.iter().find(|t| t.config == config))?;
+        let p = promise(&kind, t)?;
+        Some((kind, format!("#{config} {}", c.engine), p))
+    };
+    let (kind_a, name_a, pa) = side(a)?;
+    let (kind_b, name_b, pb) = side(b)?;
+    if kind_a == kind_b || pa.synced == pb.synced {
+        return None;
+    }
+    let a = (format!("A {name_a}"), pa);
+    let b = (format!("B {name_b}"), pb);
+    let (not, synced) = if a.1.synced { (b, a) } else { (a, b) };
+    Some(format!(
+        "durability differs: {} returns from a commit before it is synced ({}; the last commits can be lost on power loss), while {} syncs every commit before it returns ({}); to compare like with like, run the first with --knob {} or the second with --knob {}",
+        not.0, not.1.settings, synced.0, synced.1.settings, not.1.flip, synced.1.flip
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,6 +263,43 @@ mod tests {
             warning(&one, &[wal_normal, full]),
             None,
             "one engine: the table says it"
+        );
+    }
+
+    /// Issue 46, item 24, in `compare`: a SQLite run against a PostgreSQL run is warned of
+    /// when their commits promise differently, whichever side is which; the same promise is not.
+    #[test]
+    fn compare_of_runs_on_two_engines_whose_commits_differ_is_warned_of() {
+        let sqlite = manifest(&["sqlite"]);
+        let pg = manifest(&["postgres"]);
+        let normal = [trial(0, &[("journal_mode", "wal"), ("synchronous", "normal")])];
+        let on = [trial(0, &[("synchronous_commit", "on")])];
+        let w = pair_warning((&sqlite, &normal, 0), (&pg, &on, 0)).expect("a warning");
+        assert!(
+            w.starts_with(
+                "durability differs: A #0 sqlite returns from a commit before it is synced (synchronous=normal (WAL);"
+            ),
+            "{w}"
+        );
+        assert!(
+            w.contains("while B #0 postgres syncs every commit before it returns (synchronous_commit=on)"),
+            "{w}"
+        );
+        assert!(
+            w.ends_with("run the first with --knob synchronous=full or the second with --knob synchronous_commit=off"),
+            "{w}"
+        );
+        let w = pair_warning((&pg, &on, 0), (&sqlite, &normal, 0)).expect("either way round");
+        assert!(
+            w.contains("B #0 sqlite returns") && w.contains("while A #0 postgres"),
+            "{w}"
+        );
+        let full = [trial(0, &[("journal_mode", "wal"), ("synchronous", "full")])];
+        assert_eq!(pair_warning((&sqlite, &full, 0), (&pg, &on, 0)), None);
+        assert_eq!(
+            pair_warning((&sqlite, &normal, 0), (&sqlite, &full, 0)),
+            None,
+            "one engine"
         );
     }
 }

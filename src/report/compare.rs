@@ -303,6 +303,14 @@ impl Comparison<'_> {
         if crate::base::terminal::width().is_some() {
             doc = doc.text(format!("{}\n\n", self.answer_line()));
         }
+        // Beside the answer: a ratio between engines whose commits promise differently
+        // compares durability as much as speed.
+        let durability: String = self
+            .durability_warnings()
+            .iter()
+            .map(|w| format!("warning: {w}\n\n"))
+            .collect();
+        doc = doc.text(durability);
         if self.differences.is_empty() {
             doc = doc.text(
                 "the two manifests agree on machine, filesystem, device, engines, knobs, load and parameters\n\n",
@@ -338,6 +346,22 @@ impl Comparison<'_> {
         } else {
             self.wide_tables(doc, out)
         }
+    }
+
+    /// For each pair of configurations compared on engines whose commits promise differently,
+    /// the warning that says so and the knob that evens them ([`super::commit_sync`]).
+    fn durability_warnings(&self) -> Vec<String> {
+        let mut pairs: Vec<(usize, usize)> = self.rows.iter().map(|r| (r.config_a, r.config_b)).collect();
+        pairs.dedup();
+        pairs
+            .into_iter()
+            .filter_map(|(ia, ib)| {
+                super::commit_sync::pair_warning(
+                    (self.a.manifest, self.a.trials, ia),
+                    (self.b.manifest, self.b.trials, ib),
+                )
+            })
+            .collect()
     }
 
     /// Today's full-width tables (`--wide`, pipes): a row per configuration and operation, each
