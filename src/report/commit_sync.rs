@@ -95,17 +95,7 @@ fn promise(kind: &str, t: &TrialRecord) -> Option<Promise> {
 /// What configuration `config`'s commit promises, in words: `syncs every commit before it
 /// returns (synchronous_commit=on)`; none where its engine or readings do not tell.
 pub fn described(m: &Manifest, trials: &[TrialRecord], config: usize) -> Option<String> {
-    let c = m.configs.iter().find(|c| c.index == config)?;
-    let kind = m
-        .engines
-        .iter()
-        .find(|e| e.label == c.engine)
-        .map_or(c.engine.clone(), |e| e.kind.clone());
-    let t = trials
-        .iter()
-        .find(|t| t.config == config && !t.warmup)
-        .or_else(|| trials.iter().find(|t| t.config == config))?;
-    let p = promise(&kind, t)?;
+    let (_, p) = config_promise(m, trials, config)?;
     Some(if p.synced {
         format!("syncs every commit before it returns ({})", p.settings)
     } else {
@@ -113,16 +103,31 @@ pub fn described(m: &Manifest, trials: &[TrialRecord], config: usize) -> Option<
     })
 }
 
+/// The engine kind of `engine` (a configuration's `--engine` label) in `m`.
+fn kind_of(m: &Manifest, engine: &str) -> String {
+    m.engines
+        .iter()
+        .find(|e| e.label == engine)
+        .map_or(engine.to_string(), |e| e.kind.clone())
+}
+
+/// Configuration `config`'s engine kind and its commit's promise, from its first measured
+/// trial's readings (a warm-up's where none was measured).
+fn config_promise(m: &Manifest, trials: &[TrialRecord], config: usize) -> Option<(String, Promise)> {
+    let c = m.configs.iter().find(|c| c.index == config)?;
+    let kind = kind_of(m, &c.engine);
+    let t = trials
+        .iter()
+        .find(|t| t.config == config && !t.warmup)
+        .or_else(|| trials.iter().find(|t| t.config == config))?;
+    let p = promise(&kind, t)?;
+    Some((kind, p))
+}
+
 /// The warning for a run whose configurations span engines and whose commits do not all
 /// promise the same: none otherwise.
 pub fn warning(m: &Manifest, trials: &[TrialRecord]) -> Option<String> {
-    let kind_of = |engine: &str| {
-        m.engines
-            .iter()
-            .find(|e| e.label == engine)
-            .map_or(engine.to_string(), |e| e.kind.clone())
-    };
-    let mut kinds: Vec<String> = m.configs.iter().map(|c| kind_of(&c.engine)).collect();
+    let mut kinds: Vec<String> = m.configs.iter().map(|c| kind_of(m, &c.engine)).collect();
     kinds.sort();
     kinds.dedup();
     if kinds.len() < 2 {
@@ -131,13 +136,7 @@ pub fn warning(m: &Manifest, trials: &[TrialRecord]) -> Option<String> {
     let promises: Vec<(usize, String, Promise)> = m
         .configs
         .iter()
-        .filter_map(|c| {
-            let t = trials
-                .iter()
-                .find(|t| t.config == c.index && !t.warmup)
-                .or_else(|| trials.iter().find(|t| t.config == c.index))?;
-            Some((c.index, c.engine.clone(), promise(&kind_of(&c.engine), t)?))
-        })
+        .filter_map(|c| Some((c.index, c.engine.clone(), config_promise(m, trials, c.index)?.1)))
         .collect();
     let (synced, not): (Vec<_>, Vec<_>) = promises.iter().partition(|p| p.2.synced);
     if synced.is_empty() || not.is_empty() {
@@ -171,18 +170,9 @@ pub type Side<'a> = (&'a Manifest, &'a [TrialRecord], usize);
 /// settings are in the table of what differs).
 pub fn pair_warning(a: Side<'_>, b: Side<'_>) -> Option<String> {
     let side = |(m, trials, config): Side<'_>| {
-        let c = m.configs.iter().find(|c| c.index == config)?;
-        let kind = m
-            .engines
-            .iter()
-            .find(|e| e.label == c.engine)
-            .map_or(c.engine.clone(), |e| e.kind.clone());
-        let t = trials
-            .iter()
-            .find(|t| t.config == config && !t.warmup)
-            .or_else(|| trials.iter().find(|t| t.config == config))?;
-        let p = promise(&kind, t)?;
-        Some((kind, format!("#{config} {}", c.engine), p))
+        let engine = &m.configs.iter().find(|c| c.index == config)?.engine;
+        let (kind, p) = config_promise(m, trials, config)?;
+        Some((kind, format!("#{config} {engine}"), p))
     };
     let (kind_a, name_a, pa) = side(a)?;
     let (kind_b, name_b, pb) = side(b)?;

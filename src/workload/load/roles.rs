@@ -198,14 +198,7 @@ pub(super) fn drive(
             }
         }
         if !remotes.is_empty() {
-            shared.rendezvous(true);
-            // The processes' loops run to the trial's planned end, and until then the sampler
-            // reads the database's files: ended here at once, a cast of process roles only
-            // read its WAL once, at the start, and judged nothing.
-            if let (super::Budget::Time(d), Some(s)) = (shared.budget, shared.start.get()) {
-                wait_while(*s + shared.warmup + d, &shared, &AtomicBool::new(false));
-            }
-            shared.loop_ended();
+            processes_run(&shared);
         }
         let mut results = Vec::new();
         for h in handles {
@@ -248,6 +241,18 @@ pub(super) fn drive(
     }
     record_series_and_interval(rec, &shared, series, &names, more_io);
     Ok(())
+}
+
+/// This thread's part for the client processes: it meets the threads at the common start for
+/// them, then stands for their loops until the trial's planned end, while the sampler reads
+/// the database's files (ended at once, a cast of process roles only read its WAL once, at
+/// the start, and judged nothing).
+fn processes_run(shared: &Shared<'_>) {
+    shared.rendezvous(true);
+    if let (super::Budget::Time(d), Some(s)) = (shared.budget, shared.start.get()) {
+        wait_while(*s + shared.warmup + d, shared, &AtomicBool::new(false));
+    }
+    shared.loop_ended();
 }
 
 /// The roles beside the workload's, each on a thread of its own from the common start until
