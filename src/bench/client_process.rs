@@ -45,6 +45,9 @@ pub struct ClientSpec {
     pub allow_unverified: bool,
     pub db_name: String,
     pub db: Option<PathBuf>,
+    /// A server engine's connection URL ([`crate::engines::Engine::process_client_url`]).
+    #[serde(default)]
+    pub server: Option<String>,
     pub index: u32,
     /// The trial's seed (the client draws from its own, derived from it and its index).
     pub seed: u64,
@@ -307,6 +310,23 @@ impl crate::workload::Connector for OneClient {
     }
 }
 
+/// The client's engine: SQLite opens the trial's file itself; a PostgreSQL client dials the server
+/// its parent configured.
+fn open_engine(spec: &ClientSpec, choice: &EngineChoice) -> Result<Box<dyn crate::engines::Engine>, String> {
+    if std::ptr::eq(choice.kind, &crate::engines::sqlite::KIND) {
+        return crate::engines::sqlite::open_target(choice.target.as_deref(), false).map_err(|e| e.0);
+    }
+    match &spec.server {
+        Some(url) if std::ptr::eq(choice.kind, &crate::engines::postgres::KIND) => Ok(Box::new(
+            crate::engines::postgres::PostgresEngine::attach(url, &spec.engine)?,
+        )),
+        _ => Err(format!(
+            "engine {}: client processes run SQLite and PostgreSQL only",
+            spec.engine
+        )),
+    }
+}
+
 fn run_client(
     spec: &ClientSpec,
     stop: &std::sync::atomic::AtomicBool,
@@ -319,10 +339,7 @@ fn run_client(
         .transactions()
         .ok_or_else(|| bad(format!("workload {} has no transactions for clients", spec.workload)))?;
     let choice = EngineChoice::parse(&spec.engine).map_err(|e| bad(e.0))?;
-    if !std::ptr::eq(choice.kind, &crate::engines::sqlite::KIND) {
-        return Err(bad(format!("engine {}: client processes run SQLite only", spec.engine)));
-    }
-    let engine = crate::engines::sqlite::open_target(choice.target.as_deref(), false).map_err(|e| bad(e.0))?;
+    let engine = open_engine(spec, &choice).map_err(bad)?;
     let db = DbRef {
         name: spec.db_name.clone(),
         path: spec.db.clone(),

@@ -593,37 +593,43 @@ fn check_cast(load: &LoadShape, jobs: &[Job], choices: &[EngineChoice], labels: 
             }
         }
     }
-    let needs = cast.roles.iter().find(|r| {
-        r.kind != crate::model::cast::RoleKind::Workload
-            || !r.knobs.is_empty()
-            || r.mode == crate::model::load::ClientMode::Processes
-            || r.connections == crate::model::load::Connections::Shared
-    });
-    if let Some(role) = needs {
+    for role in &cast.roles {
         for (i, c) in choices.iter().enumerate() {
-            if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
-                continue;
-            }
             let label = labels.get(i).map_or(c.kind.name, String::as_str);
-            let what = if role.kind != crate::model::cast::RoleKind::Workload {
-                format!("kind {}", role.kind.name())
-            } else if role.connections == crate::model::load::Connections::Shared {
-                "connections \"shared\" (one connection used by several threads)".to_string()
-            } else if role.knobs.is_empty() {
-                "mode \"processes\" (a client process opens the database file itself)".to_string()
-            } else {
-                format!(
-                    "per-connection knobs ({})",
-                    role.knobs.iter().map(|k| k.0.as_str()).collect::<Vec<_>>().join(", ")
-                )
-            };
-            return Err(Failure(format!(
-                "--cast {}: role \"{}\": {what} needs a SQLite engine, and engine {label} is not one; run the cast on sqlite, or leave the role out",
-                cast.file, role.name
-            )));
+            if let Some(why) = role_refusal(role, c, label) {
+                return Err(Failure(format!("--cast {}: role \"{}\": {why}", cast.file, role.name)));
+            }
         }
     }
     Ok(())
+}
+
+/// Why `role` cannot run on engine `c`: holds, checkpoints, per-connection knobs and shared
+/// connections need SQLite; client processes need SQLite or PostgreSQL.
+fn role_refusal(role: &crate::model::cast::Role, c: &EngineChoice, label: &str) -> Option<String> {
+    let sqlite = std::ptr::eq(c.kind, &crate::engines::sqlite::KIND);
+    let what = if sqlite {
+        return None;
+    } else if role.kind != crate::model::cast::RoleKind::Workload {
+        format!("kind {}", role.kind.name())
+    } else if role.connections == crate::model::load::Connections::Shared {
+        "connections \"shared\" (one connection used by several threads)".to_string()
+    } else if !role.knobs.is_empty() {
+        format!(
+            "per-connection knobs ({})",
+            role.knobs.iter().map(|k| k.0.as_str()).collect::<Vec<_>>().join(", ")
+        )
+    } else if role.mode == crate::model::load::ClientMode::Processes {
+        let why = processes_why(c)?;
+        return Some(format!(
+            "mode \"processes\" on engine {label}: {why}; give the role mode \"threads\", or run the cast on sqlite"
+        ));
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{what} needs a SQLite engine, and engine {label} is not one; run the cast on sqlite, or leave the role out"
+    ))
 }
 
 /// `--measure instructions` counts what callgrind sees of litebench's own process, phase by
@@ -654,21 +660,27 @@ fn check_measure(args: &RunArgs, points: &[LoadPoint]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `--client-mode processes` runs SQLite only: a client process opens the trial's database file
-/// itself. DuckDB cannot share a file between writer processes, and a server's connections are
-/// server processes whatever litebench's clients are.
+/// `--client-mode processes` runs SQLite and PostgreSQL: a SQLite client process opens the
+/// trial's database file itself, a PostgreSQL one dials the server its parent configured (every
+/// PostgreSQL knob is a server setting). DuckDB cannot share a file between writer processes, and
+/// MariaDB sets some knobs per session, which a client process would have to repeat.
 fn processes_refusal(c: &EngineChoice, label: &str) -> Option<String> {
-    if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) {
-        return None;
-    }
-    let why = match c.kind.name {
-        "duckdb" => "DuckDB cannot share a database file between writer processes",
-        _ if !c.kind.files_in_scratch => "a server's connections are server processes whatever litebench's clients are",
-        _ => "only SQLite engines run clients in processes of their own",
-    };
+    let why = processes_why(c)?;
     Some(format!(
         "--client-mode processes: engine {label}: {why}; use --client-mode threads for it"
     ))
+}
+
+/// Why engine `c` runs no client processes (`None`: it does).
+fn processes_why(c: &EngineChoice) -> Option<&'static str> {
+    if std::ptr::eq(c.kind, &crate::engines::sqlite::KIND) || std::ptr::eq(c.kind, &crate::engines::postgres::KIND) {
+        return None;
+    }
+    Some(match c.kind.name {
+        "duckdb" => "DuckDB cannot share a database file between writer processes",
+        _ if !c.kind.files_in_scratch => "MariaDB sets some knobs per session, which client processes do not do yet",
+        _ => "only SQLite and PostgreSQL run clients in processes of their own",
+    })
 }
 
 /// The engines that cannot run the points with client processes (by position in `choices`):

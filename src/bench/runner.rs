@@ -158,6 +158,7 @@ impl Connector for MoreConnections<'_> {
             allow_unverified: self.allow_unverified,
             db_name: self.db.name.clone(),
             db: self.db.path.clone(),
+            server: self.engine.process_client_url(),
             index,
             seed,
             load: load.clone(),

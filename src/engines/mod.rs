@@ -353,6 +353,13 @@ pub trait Engine: Send + Sync {
     fn device_io(&self) -> Option<DeviceIo> {
         None
     }
+    /// Where a client process of this engine connects (`--client-mode processes`): a server's
+    /// connection URL, secrets included (it travels on the child's standard input, never in its
+    /// arguments). `None` for engines whose client processes open the trial's file themselves,
+    /// or that have none.
+    fn process_client_url(&self) -> Option<String> {
+        None
+    }
     /// What a cold trial (`--cold`) means for this engine, for the manifest and the checklist;
     /// `Err`: this engine cannot start trials cold, with why (one line).
     fn cold_trial(&self) -> Result<String, String> {

@@ -211,7 +211,7 @@ fn bad_casts_are_refused_in_one_line_naming_file_role_and_key() {
         (
             "[[role]]\nname = \"r\"\nkind = \"workload\"\nmode = \"processes\"\n".into(),
             &["--engine", "turso"],
-            &["role \"r\": mode \"processes\" (a client process opens the database file itself) needs a SQLite engine, and engine turso is not one"],
+            &["role \"r\": mode \"processes\" on engine turso: only SQLite and PostgreSQL run clients in processes of their own; give the role mode \"threads\""],
         ),
         (
             with_role("name = \"b\"\nkind = \"workload\"\nevery = \"1s\""),

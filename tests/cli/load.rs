@@ -297,11 +297,11 @@ fn load_shapes_that_cannot_run_are_refused_in_one_line() {
             &["--interval", "10ms or more"],
         ),
         (
-            &["--clients", "2", "--client-mode", "processes", "--engine", "postgres"],
+            &["--clients", "2", "--client-mode", "processes", "--engine", "mysql"],
             &[
                 "--client-mode processes",
-                "engine postgres",
-                "server processes",
+                "engine mysql",
+                "knobs per session",
                 "--client-mode threads",
             ],
         ),

@@ -43,6 +43,18 @@ fn postgres_urls_with_scram_and_md5_passwords_run_and_a_wrong_one_is_one_line() 
         let out = run(sb.run_std(&args(&tiny(&[&engine], &[]))));
         out.assert_success();
     }
+    // Client processes dial the same URL, password included (on their standard input).
+    let engine = format!("postgres=postgres://lb_scram:scram-pw@127.0.0.1:{port}/postgres");
+    let out = run(sb.run_std(&args(&tiny(
+        &[&engine],
+        &["--clients", "2", "--client-mode", "processes"],
+    ))));
+    let v = out.assert_success();
+    assert_eq!(
+        v["manifest"]["load"]["client_mode"], "processes",
+        "{}",
+        v["manifest"]["load"]
+    );
     let engine = format!("postgres=postgres://lb_scram:wrong@127.0.0.1:{port}/postgres");
     let out = run(sb.run_std(&args(&tiny(&[&engine], &[]))));
     assert_eq!(out.status.code(), Some(2), "{}", out.describe());

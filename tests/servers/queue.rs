@@ -63,3 +63,63 @@ fn producers_workers_and_a_janitor_run_on_both_servers_and_lose_no_job() {
         assert!(op("workers:queue wait")["latency"]["p99_ns"].as_u64().unwrap() > 0);
     }
 }
+
+/// Item 28 of issue 46: Solid Queue's workers are processes of their own; on PostgreSQL each
+/// dials the server the run configured, reads the knobs back through its own session, and the
+/// queue loses no job.
+#[test]
+fn workers_as_processes_run_on_postgres_and_read_the_knobs_back() {
+    if !available(&[Server::Postgres]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let cast = sb.root().join("queue.toml");
+    std::fs::write(
+        &cast,
+        CAST.replace("clients = 2\n", "clients = 2\nmode = \"processes\"\n"),
+    )
+    .unwrap();
+    assert!(std::fs::read_to_string(&cast).unwrap().contains("mode = \"processes\""));
+    let v = run(sb.run_std(&[
+        "queue",
+        "--cast",
+        cast.to_str().unwrap(),
+        "--param",
+        "duration=2s",
+        "--param",
+        "backlog=50",
+        "--engine",
+        "postgres",
+        "--knob",
+        "synchronous_commit=off",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    let roles = v["manifest"]["load"]["cast"]["roles"].as_array().expect("roles");
+    let workers = roles.iter().find(|r| r["name"] == "workers").expect("workers");
+    assert_eq!(workers["mode"], "processes", "{workers:#}");
+    let t = &v["trials"][0];
+    let op = |name: &str| {
+        t["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {:#}", t["ops"]))
+            .clone()
+    };
+    let enqueued = op("producers:enqueue")["ops"].as_u64().unwrap();
+    let claimed = op("workers:queue wait")["ops"].as_u64().unwrap();
+    assert!(
+        claimed >= 50 + enqueued * 9 / 10,
+        "the worker processes claimed the backlog and the jobs enqueued: {claimed} of {enqueued} + 50"
+    );
+    assert_eq!(op("workers:claim")["busy"], 0, "SKIP LOCKED: no claim fails on a lock");
+    sb.assert_clean("queue workers as processes on postgres");
+}

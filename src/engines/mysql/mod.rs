@@ -399,6 +399,10 @@ impl Flavour for Mysql {
         cmd
     }
 
+    fn local_url(port: u16) -> String {
+        format!("mysql://root@127.0.0.1:{port}/")
+    }
+
     fn local(port: u16) -> Mysql {
         Mysql { opts: local_opts(port) }
     }

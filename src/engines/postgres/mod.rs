@@ -292,6 +292,12 @@ impl Flavour for Postgres {
         cmd
     }
 
+    const PROCESS_CLIENTS: bool = true;
+
+    fn local_url(port: u16) -> String {
+        format!("postgresql://{USER}@127.0.0.1:{port}/postgres")
+    }
+
     fn local(port: u16) -> Postgres {
         Postgres {
             config: local_config(port, "postgres"),

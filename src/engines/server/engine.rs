@@ -71,6 +71,12 @@ pub struct ServerEngine<F: Flavour> {
     originals: Mutex<BTreeMap<String, Option<String>>>,
     /// The server binary of the throwaway server, to start it again for cold trials.
     server_bin: Option<PathBuf>,
+    /// How a client process reaches this server: the URL as given (password included), or the
+    /// throwaway server's. Never printed.
+    dial_url: String,
+    /// A client process's view of a server its parent configured: it changes no setting and
+    /// puts none back, it only reads the knobs back through its own session.
+    attached: bool,
 }
 
 impl<F: Flavour> ServerEngine<F> {
@@ -113,6 +119,7 @@ impl<F: Flavour> ServerEngine<F> {
                         ServerEngine::finish(l.flag.to_string(), flavour, client, server, None, port, run_as)
                             .map_err(fail)?;
                     engine.server_bin = Some(bins.server);
+                    engine.dial_url = F::local_url(port);
                     return Ok(engine);
                 }
                 _ if retry => {
@@ -133,8 +140,20 @@ impl<F: Flavour> ServerEngine<F> {
         let (flavour, client, port) =
             F::connect_url(url, &shown).map_err(|e| format!("--engine {flag}={shown}: {e}"))?;
         let label = format!("{flag}={shown}");
-        ServerEngine::finish(label, flavour, client, None, Some(shown.clone()), port, None)
-            .map_err(|e| format!("--engine {flag}={shown}: {e}"))
+        let mut engine = ServerEngine::finish(label, flavour, client, None, Some(shown.clone()), port, None)
+            .map_err(|e| format!("--engine {flag}={shown}: {e}"))?;
+        engine.dial_url = url.to_string();
+        Ok(engine)
+    }
+
+    /// A client process's connection to the server its parent runs the trial on (`url` from
+    /// [`Engine::process_client_url`]), labelled as the parent labels it. It sets no knob and
+    /// puts none back: the parent owns the server's settings.
+    pub fn attach(url: &str, label: &str) -> Result<ServerEngine<F>, String> {
+        let mut engine = ServerEngine::connect_url(url).map_err(|e| format!("client process: {e}"))?;
+        engine.label = label.to_string();
+        engine.attached = true;
+        Ok(engine)
     }
 
     fn finish(
@@ -160,6 +179,8 @@ impl<F: Flavour> ServerEngine<F> {
             overrides: Mutex::new(Overrides::new()),
             originals: Mutex::new(BTreeMap::new()),
             server_bin: None,
+            dial_url: String::new(),
+            attached: false,
         })
     }
 
@@ -209,7 +230,7 @@ impl<F: Flavour> Drop for ServerEngine<F> {
     fn drop(&mut self) {
         // Normally the runner has put everything back already (`restore_settings`). A server
         // the user runs gets its settings back; the throwaway one is deleted anyway.
-        if self.server.is_some() {
+        if self.server.is_some() || self.attached {
             return;
         }
         for w in self.put_back() {
@@ -294,7 +315,7 @@ impl<F: Flavour> Engine for ServerEngine<F> {
     }
 
     fn apply_knobs(&self, conn: &mut dyn Connection, knobs: &KnobSet, stage: Stage) -> Result<(), EngineError> {
-        if stage != Stage::Connect {
+        if stage != Stage::Connect || self.attached {
             return Ok(());
         }
         let wanted = wanted_settings(knobs, F::kind().knobs);
@@ -359,6 +380,10 @@ impl<F: Flavour> Engine for ServerEngine<F> {
         } else {
             throwaway.into()
         }
+    }
+
+    fn process_client_url(&self) -> Option<String> {
+        (F::PROCESS_CLIENTS && !self.dial_url.is_empty()).then(|| self.dial_url.clone())
     }
 
     fn device_io(&self) -> Option<DeviceIo> {

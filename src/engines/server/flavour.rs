@@ -88,6 +88,12 @@ pub trait Flavour: Sized + Send + Sync + 'static {
     fn server_command(server: &Path, dir: &Path, port: u16) -> Command;
     /// How to connect to the throwaway server on `port`.
     fn local(port: u16) -> Self;
+    /// Whether clients in processes of their own may connect to this server: every knob is a
+    /// server setting the trial's own connection sets, so a client process only connects and
+    /// reads the knobs back.
+    const PROCESS_CLIENTS: bool = false;
+    /// The URL a client process dials to reach the throwaway server on `port`.
+    fn local_url(port: u16) -> String;
     /// What litebench passed to `init` and the server, for the manifest.
     fn launch_details() -> serde_json::Value;
 

@@ -46,6 +46,9 @@ pub struct Figures {
     /// Enqueues that gave up (the web request's error in Rails), and all enqueues tried.
     pub enqueue_failed: u64,
     pub enqueue_tried: u64,
+    /// Enqueues the producers never started: behind their rate at the trial's end (an open
+    /// loop skips what it cannot start in time; the table counts them as failed).
+    pub enqueue_skipped: u64,
     /// Per measured trial: jobs enqueued and finished per second (the trial's jobs over its
     /// measured seconds, as every table's tx/s), the wait's p99 (ns; trials that claimed no
     /// job left out) and the enqueue's p99 (ns; trials with no enqueue left out): what the
@@ -151,6 +154,7 @@ fn add(f: &mut Figures, o: &OpResult, wait: &mut Option<hdrhistogram::Histogram<
         f.enqueued += o.succeeded();
         f.enqueue_failed += o.failed;
         f.enqueue_tried += o.ops + o.failed;
+        f.enqueue_skipped += o.skipped;
     } else if is(&o.name, Op::Finish) {
         f.finished += o.succeeded();
     } else if is(&o.name, Op::Claim) {
@@ -326,7 +330,14 @@ fn enqueue_words(f: &Figures) -> String {
             100.0 * f.enqueue_failed as f64 / f.enqueue_tried.max(1) as f64
         )
     };
-    format!("enqueue p99 {p99}, {failed}")
+    let skipped = match f.enqueue_skipped {
+        0 => String::new(),
+        n => format!(
+            ", {n} never started ({:.1}%: the producers fell behind their rate)",
+            100.0 * n as f64 / (f.enqueue_tried + n).max(1) as f64
+        ),
+    };
+    format!("enqueue p99 {p99}, {failed}{skipped}")
 }
 
 /// Throughput and the wait: `1008 jobs/s in, 1036 out; wait p50 36.5 ms p99 93.2 ms, 47 jobs
@@ -362,7 +373,7 @@ fn rank(figs: &mut [(usize, Figures)]) -> Rank {
         // Enqueues that failed, then workers that fell behind, rank after the rest.
         let key = |f: &Figures| {
             (
-                f.enqueue_failed > 0,
+                f.enqueue_failed + f.enqueue_skipped > 0,
                 (f.finished as f64) < 0.95 * f.enqueued as f64,
                 median(&f.enqueue_p99_per_trial).unwrap_or(f64::INFINITY),
             )
@@ -750,6 +761,34 @@ mod tests {
         let all = a.join(" ");
         assert!(all.contains("#0 (sqlite synchronous=full)"), "{all}");
         assert!(all.contains("#1 (sqlite synchronous=normal)"), "{all}");
+    }
+
+    /// Enqueues the producers never started (behind their rate at the trial's end) are in the
+    /// answer, and rank that configuration after one whose producers kept up: the table counts
+    /// them as failed, so "no enqueue failed" alone would contradict it.
+    #[test]
+    fn enqueues_never_started_are_said_and_rank_after() {
+        let m = manifest(&[("sqlite", "sqlite"), ("postgres", "postgres")]);
+        let own = vec!["sqlite".to_string(), "postgres".to_string()];
+        let mut behind = op("producers:enqueue", 900, 0, 0, 1);
+        behind.skipped = 100;
+        let trials = [
+            trial(
+                0,
+                1,
+                vec![
+                    op("producers:enqueue", 1000, 0, 0, 20),
+                    op("workers:finish", 1000, 0, 0, 1),
+                ],
+            ),
+            trial(1, 1, vec![behind, op("workers:finish", 900, 0, 0, 1)]),
+        ];
+        let a = answer(&m, &trials, &own).unwrap().join(" ");
+        assert!(a.starts_with("#0"), "{a}");
+        assert!(
+            a.contains("no enqueue failed, 100 never started (10.0%: the producers fell behind their rate)"),
+            "{a}"
+        );
     }
 
     /// Issue 46, item 27: the answer says which lock failures are a worker's claims, tried
