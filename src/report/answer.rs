@@ -301,8 +301,25 @@ fn sidecar_sentence(report: &Report<'_>, config: usize) -> Option<String> {
     let wal = median(peaks).map_or(String::new(), |p| {
         format!("; the WAL peaked at {} beside it", super::wal::size(p))
     });
+    // The longest wait for a lock of any operation, per trial (a sidecar's read transaction or
+    // its checkpoint makes writers wait).
+    let waits: Vec<f64> = measured
+        .iter()
+        .filter_map(|t| {
+            t.ops
+                .iter()
+                .filter_map(|o| o.busy_wait.as_ref())
+                .map(|l| l.p99_ns)
+                .max()
+        })
+        .filter(|ns| *ns > 0)
+        .map(|ns| ns as f64)
+        .collect();
+    let waited = median(waits).map_or(String::new(), |ns| {
+        format!(", and the workload's waits for a lock reached p99 {} ms", num(ns / 1e6))
+    });
     Some(format!(
-        "Sidecar cost per trial (median): {}{wal}; its cost to the workload's p99 and WAL is `litebench compare` against a run without it.",
+        "Sidecar cost per trial (median): {}{wal}{waited}; its cost to the workload's p99 and WAL is `litebench compare` against a run without it.",
         said.join("; ")
     ))
 }
@@ -619,6 +636,10 @@ mod tests {
                 }],
                 ..Default::default()
             });
+            tr.ops[0].busy_wait = Some(crate::model::op::Latency {
+                p99_ns: 79_000_000,
+                ..Default::default()
+            });
         }
         let r = report(&m, &t);
         let words = sentences(&r);
@@ -627,6 +648,12 @@ mod tests {
                 .iter()
                 .any(|w| w
                     .starts_with("Sidecar cost per trial (median): litestream used 0.33 s of CPU and wrote 6.0 MiB")),
+            "{words:#?}"
+        );
+        assert!(
+            words
+                .iter()
+                .any(|w| w.contains("the workload's waits for a lock reached p99 79.0 ms")),
             "{words:#?}"
         );
     }

@@ -19,7 +19,10 @@
 //!
 //! **An engine slower than the rate** never stretches a trial: a trial on a time ends at its
 //! time, and the arrivals its schedule had before then that it could not start are counted
-//! skipped (not run late: 30,000 tx/s on an engine doing 1,300 made a 1 s trial last 23 s).
+//! skipped (not run late: 30,000 tx/s on an engine doing 1,300 made a 1 s trial last 23 s),
+//! unless the client was on time when its last transaction began: then the end came while it
+//! served, and what came due meanwhile is not counted (as pgbench `-T` counts nothing there; a
+//! stall before the end shows as the rate achieved and in the stall warnings instead).
 //! A trial on a count gives up the rest of its share once a client is behind its schedule by
 //! as long as the whole schedule takes (count / rate, at least [`MIN_BEHIND`] and at least a
 //! latency limit, which skips the later ones one by one already): such a trial
@@ -1120,6 +1123,8 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
     let mut last_end_ns = 0u64;
     // The open phase's operation type.
     let mut phase = None;
+    // When this client's last transaction began (open loops only).
+    let mut last_began: Option<Instant> = None;
     if !PHASED {
         buckets.begin(rec);
     }
@@ -1163,11 +1168,16 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
                 break;
             }
             // Behind the schedule past the trial's end (or, on a count, by the whole
-            // schedule's length): what is left of the schedule is skipped, not run late.
-            if course.until.is_some_and(|u| now >= u) || course.behind.is_some_and(|b| now > t + b) {
-                let skipped = skip_rest::<C, PHASED>(client, course, schedule.as_mut(), done, now, rec, buckets);
-                if shared.shape.progress {
-                    shared.progress.skipped.fetch_add(skipped, Ordering::Relaxed);
+            // schedule's length): what is left of the schedule is skipped, not run late. A
+            // client that was on time when its last transaction began skipped nothing: the
+            // trial ended while it served (pgbench counts nothing there either).
+            let ended = course.until.is_some_and(|u| now >= u);
+            if ended || course.behind.is_some_and(|b| now > t + b) {
+                if !(ended && last_began.is_some_and(|b| t >= b)) {
+                    let skipped = skip_rest::<C, PHASED>(client, course, schedule.as_mut(), done, now, rec, buckets);
+                    if shared.shape.progress {
+                        shared.progress.skipped.fetch_add(skipped, Ordering::Relaxed);
+                    }
                 }
                 break;
             }
@@ -1196,6 +1206,7 @@ fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         // An open loop needs the wall clock for its schedule; the service time of every
         // transaction is read from the calibrated cycle counter, as the recorder's laps are.
         let began = intended.map(|_| Instant::now());
+        last_began = began;
         if let (Some(t), Some(b)) = (intended, began) {
             if course.limit.is_some_and(|l| b.saturating_duration_since(t) > l) {
                 if !PHASED {
@@ -2259,6 +2270,9 @@ mod tests {
     /// A client whose every transaction takes `ms` milliseconds: an engine slower than the rate.
     struct Slow {
         ms: u64,
+        /// The nth transaction (from 1) that takes longer, and how long.
+        long: Option<(u32, u64)>,
+        n: u32,
     }
 
     impl Client for Slow {
@@ -2266,7 +2280,12 @@ mod tests {
             0
         }
         fn execute(&mut self) -> Result<bool, EngineError> {
-            std::thread::sleep(Duration::from_millis(self.ms));
+            self.n += 1;
+            let ms = match self.long {
+                Some((n, ms)) if n == self.n => ms,
+                _ => self.ms,
+            };
+            std::thread::sleep(Duration::from_millis(ms));
             Ok(true)
         }
     }
@@ -2274,6 +2293,7 @@ mod tests {
     struct SlowTx {
         budget: Budget,
         ms: u64,
+        long: Option<(u32, u64)>,
     }
 
     impl Streams for SlowTx {
@@ -2282,7 +2302,11 @@ mod tests {
             self.budget
         }
         fn client(&self, _: &mut dyn Connection, _: u32, _: u32, _: u64, _: &Params) -> Result<Slow, WorkloadError> {
-            Ok(Slow { ms: self.ms })
+            Ok(Slow {
+                ms: self.ms,
+                long: self.long,
+                n: 0,
+            })
         }
     }
 
@@ -2318,6 +2342,7 @@ mod tests {
         let tx = SlowTx {
             budget: Budget::Time(Duration::from_millis(300)),
             ms: 5,
+            long: None,
         };
         let (o, series) = behind(&tx, 2000.0);
         // Uniform arrivals every 0.5 ms from 0.5 ms: 599 before 300 ms.
@@ -2330,6 +2355,20 @@ mod tests {
         assert!(series.points.iter().all(|p| p.t_ms <= 300), "{series:?}");
     }
 
+    /// A client on time when its last transaction began skipped nothing when the trial ends
+    /// while that transaction runs: arrivals every 50 ms, the fifth (at 250 ms) takes 100 ms,
+    /// and the sixth (due at 300 ms, before the end at 320 ms) comes due while it runs.
+    #[test]
+    fn the_end_of_a_trial_during_an_on_time_transaction_skips_nothing() {
+        let tx = SlowTx {
+            budget: Budget::Time(Duration::from_millis(320)),
+            ms: 2,
+            long: Some((5, 100)),
+        };
+        let (o, _) = behind(&tx, 20.0);
+        assert_eq!((o.ops, o.skipped), (5, 0));
+    }
+
     /// A trial on a count gives up the rest of its share once it is behind its schedule by the
     /// whole schedule's length (at least 1 s): 200 at 2,000 tx/s on an engine of 20 ms a
     /// transaction would take 4 s; it gives up after about 1 s, with at most 56 run.
@@ -2340,6 +2379,7 @@ mod tests {
         let tx = SlowTx {
             budget: Budget::Count(200),
             ms: 20,
+            long: None,
         };
         let (o, _) = behind(&tx, 2000.0);
         assert_eq!(o.ops + o.skipped, 200, "{} run, {} skipped", o.ops, o.skipped);
