@@ -743,6 +743,7 @@ fn measure(
     if let Some(bare) = plan.workload.bare_begins(plan.params) {
         knob::begin_of_user_sql(&mut knobs, bare);
     }
+    let mode_at_start = journal_mode(engine, conn.as_mut());
     let types = operation_types(plan, engine.kind().dialect);
     let mut rec = Recorder::of_types(&types, counters.clone());
     let counting = plan.trials.instructions && crate::bench::instructions::inner();
@@ -795,6 +796,7 @@ fn measure(
             None => Ok(None),
         };
     }
+    let journal_mode_change = mode_changed(mode_at_start, journal_mode(engine, conn.as_mut()));
     let result_hash = rec.take_result_hash();
     let queries = rec.take_queries();
     let series = rec.take_series();
@@ -857,7 +859,29 @@ fn measure(
         queries,
         series,
         cast,
+        journal_mode_change,
     }))
+}
+
+/// SQLite's journal mode on `conn` (`delete`, `wal`, ...); `None` for other engines, or where
+/// it cannot be read (a lock held past the busy timeout).
+fn journal_mode(engine: &dyn Engine, conn: &mut dyn crate::engines::Connection) -> Option<String> {
+    if !std::ptr::eq(engine.kind(), &crate::engines::sqlite::KIND) {
+        return None;
+    }
+    // A connection learns that another switched the file to WAL when it next reads it: read
+    // first, so the pragma says the file's mode, not the mode this connection opened it in.
+    conn.query("SELECT 1 FROM sqlite_schema LIMIT 1").ok()?;
+    let rows = conn.query("PRAGMA journal_mode").ok()?;
+    Some(rows.first()?.first()?.as_ref()?.to_ascii_lowercase())
+}
+
+/// The change between the journal modes a trial began and ended in, if any.
+fn mode_changed(start: Option<String>, end: Option<String>) -> Option<crate::model::record::JournalModeChange> {
+    match (start, end) {
+        (Some(start), Some(end)) if start != end => Some(crate::model::record::JournalModeChange { start, end }),
+        _ => None,
+    }
 }
 
 /// The trial database's files, watched for the series, for an engine whose database is a file

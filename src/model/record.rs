@@ -343,6 +343,18 @@ pub struct TrialRecord {
     /// What a cast's hold and checkpoint roles did (`--cast`); absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cast: Option<crate::model::cast::CastEvents>,
+    /// SQLite's journal mode when the trial began and when it ended, where they differ:
+    /// something in the trial switched it (Litestream puts a database in WAL mode; so can the
+    /// workload's own SQL), so the trial measured two modes. Absent where it held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal_mode_change: Option<JournalModeChange>,
+}
+
+/// A journal mode a trial began in and the one it ended in (`delete` -> `wal`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JournalModeChange {
+    pub start: String,
+    pub end: String,
 }
 
 /// One query of a trial: what it answered, and how the engine ran it.

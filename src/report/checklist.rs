@@ -247,7 +247,15 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
         .collect::<Vec<_>>()
         .join(" ");
     vec![
-        item("journal mode", knob_values(manifest, trials, &["journal_mode"])),
+        item(
+            "journal mode",
+            knob_values(manifest, trials, &["journal_mode"]).map(|v| {
+                match trials.iter().find_map(|t| t.journal_mode_change.as_ref()) {
+                    Some(c) => format!("{v}, {} by the trials' end (switched during them)", c.end),
+                    None => v,
+                }
+            }),
+        ),
         item("synchronous mode", knob_values(manifest, trials, &["synchronous"])),
         item(
             "WAL autocheckpoint / journal size limit",

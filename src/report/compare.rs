@@ -148,8 +148,11 @@ fn wal_rows(a: &Side<'_>, b: &Side<'_>, pairs: &[(usize, usize)], stats: &Statis
         if va.is_empty() || vb.is_empty() || !(seen(&va) || seen(&vb)) {
             continue;
         }
-        let r = stats.compare(&va, &vb, Metric::P99);
         let median = |v: &[f64]| summarize(v).map(|s| s.median);
+        // A side whose WAL never grew (a rollback journal, say) has nothing to be a multiple of.
+        let r = stats
+            .compare(&va, &vb, Metric::P99)
+            .filter(|_| median(&va).is_some_and(|m| m > 0.0) && median(&vb).is_some_and(|m| m > 0.0));
         out.push(WalRow {
             config_a: ia,
             config_b: ib,
@@ -165,6 +168,38 @@ fn wal_rows(a: &Side<'_>, b: &Side<'_>, pairs: &[(usize, usize)], stats: &Statis
         });
     }
     out
+}
+
+/// Pairs whose trials' journal modes changed differently (a sidecar switched one side to WAL):
+/// the difference between them is then mostly the journal mode.
+fn journal_differences(a: &Side<'_>, b: &Side<'_>, pairs: &[(usize, usize)]) -> Vec<Difference> {
+    pairs
+        .iter()
+        .filter_map(|&(ia, ib)| {
+            let (x, y) = (
+                super::journal_switch::described(a.trials, ia),
+                super::journal_switch::described(b.trials, ib),
+            );
+            (x != y).then(|| Difference {
+                what: if pairs.len() == 1 {
+                    "journal mode during the trials".into()
+                } else {
+                    format!("#{ia} journal mode during the trials")
+                },
+                a: x.unwrap_or_else(|| "unchanged".into()),
+                b: y.unwrap_or_else(|| "unchanged".into()),
+            })
+        })
+        .collect()
+}
+
+/// A WAL row without a ratio: which side had no WAL (its median peak was none), else `-`.
+fn none_side(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(x), _) if x == 0.0 => "A had none".into(),
+        (_, Some(y)) if y == 0.0 => "B had none".into(),
+        _ => "-".into(),
+    }
 }
 
 /// A pair's label: one when both sides share it, else `A -> B`.
@@ -216,8 +251,9 @@ pub fn compare<'a>(
             None => s.manifest.configs.iter().collect(),
         }
     };
-    let differences = super::facts::what_differs(a.manifest, &chosen(&a), b.manifest, &chosen(&b));
+    let mut differences = super::facts::what_differs(a.manifest, &chosen(&a), b.manifest, &chosen(&b));
     let (pairs, unmatched_a, unmatched_b) = pairs(&a, &b);
+    differences.extend(journal_differences(&a, &b, &pairs));
     let wal = wal_rows(&a, &b, &pairs, &stats);
     let mut rows = Vec::new();
     for (ia, ib) in pairs {
@@ -596,13 +632,16 @@ impl Comparison<'_> {
                     format!("{}/{}", w.trials_a, w.trials_b),
                     size(w.peak_a_bytes),
                     size(w.peak_b_bytes),
-                    w.ratio.map_or("-".into(), |r| {
-                        if r >= 1.0 {
-                            format!("{} smaller", times(r))
-                        } else {
-                            format!("{} larger", times(1.0 / r))
-                        }
-                    }),
+                    w.ratio.map_or_else(
+                        || none_side(w.peak_a_bytes, w.peak_b_bytes),
+                        |r| {
+                            if r >= 1.0 {
+                                format!("{} smaller", times(r))
+                            } else {
+                                format!("{} larger", times(1.0 / r))
+                            }
+                        },
+                    ),
                     match w.verdict {
                         Some(Verdict::Faster) => "smaller".into(),
                         Some(Verdict::Slower) => "larger".into(),

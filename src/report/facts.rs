@@ -246,7 +246,9 @@ const CONFIG_STATED: &[&str] = &[
 pub fn what_differs(a: &Manifest, ca: &[&ConfigInfo], b: &Manifest, cb: &[&ConfigInfo]) -> Vec<Difference> {
     let mut out = differences(&facts(a, ca), &facts(b, cb));
     let (ja, jb) = (without(a, STATED), without(b, STATED));
-    walk("", Some(&ja), Some(&jb), &mut out);
+    let mut walked = Vec::new();
+    walk("", Some(&ja), Some(&jb), &mut walked);
+    out.extend(walked.into_iter().map(|d| role_in_words(d, a, b)));
     let one = ca.len() <= 1 && cb.len() <= 1;
     let mut indexes: Vec<usize> = ca.iter().chain(cb).map(|c| c.index).collect();
     indexes.sort_unstable();
@@ -271,6 +273,31 @@ pub fn what_differs(a: &Manifest, ca: &[&ConfigInfo], b: &Manifest, cb: &[&Confi
         }
     }
     out
+}
+
+/// A cast role one run has and the other has not, in the words of the run's heading
+/// (`sidecar \`litestream replicate {db} ...\``) instead of its JSON.
+fn role_in_words(d: Difference, a: &Manifest, b: &Manifest) -> Difference {
+    let Some(name) = d
+        .what
+        .strip_prefix("load.cast.roles[")
+        .and_then(|r| r.strip_suffix(']'))
+    else {
+        return d;
+    };
+    let words = |m: &Manifest| {
+        let role = m.load.cast.as_ref()?.roles.iter().find(|r| r.name == name)?;
+        let text = role.describe_with_params();
+        Some(
+            text.strip_prefix(&format!("{name}: "))
+                .map_or(text.clone(), str::to_string),
+        )
+    };
+    Difference {
+        what: format!("cast role {name}"),
+        a: words(a).unwrap_or_else(|| d.a.clone()),
+        b: words(b).unwrap_or_else(|| d.b.clone()),
+    }
 }
 
 /// `value`'s JSON without the fields at `pointers`.
@@ -422,7 +449,7 @@ mod tests {
         );
         assert!(
             d.iter()
-                .any(|l| l.starts_with("load.cast.roles[checkpointer]: none | {")),
+                .any(|l| l.starts_with("cast role checkpointer: none | checkpoint PASSIVE")),
             "{d:#?}"
         );
         assert!(

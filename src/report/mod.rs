@@ -24,6 +24,7 @@ pub mod facts;
 pub mod format;
 pub mod history;
 pub mod html;
+pub mod journal_switch;
 pub mod json;
 pub mod layout;
 pub mod markdown;

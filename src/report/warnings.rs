@@ -61,6 +61,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
     w.extend(super::busy::warnings(rows));
     w.extend(outlier_warnings(&manifest.configs, trials));
     w.extend(super::cast::unfinished_backups(trials));
+    w.extend(super::journal_switch::warnings(manifest, trials));
     if manifest.trials < litebench_stats::MIN_TRIALS as u32 {
         w.push(format!(
             "{} trial{} per configuration: intervals and verdicts need at least {}; use --trials 10 for numbers worth comparing",

@@ -348,7 +348,7 @@ fn casts_that_differ_by_a_checkpointer_name_it_and_compare_p99_and_wal_peak() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|d| d["what"] == "load.cast.roles[ckpt]")
+        .find(|d| d["what"] == "cast role ckpt")
         .unwrap_or_else(|| panic!("the checkpoint role is a difference: {v:#}"));
     assert_eq!(role["a"], "none", "{role:#}");
     assert!(role["b"].as_str().unwrap().contains("TRUNCATE"), "{role:#}");
@@ -357,7 +357,7 @@ fn casts_that_differ_by_a_checkpointer_name_it_and_compare_p99_and_wal_peak() {
     assert!(wal[0]["peak_a_bytes"].as_f64().unwrap() > 0.0, "{v:#}");
     let text = stdout(&compare(&sb, &["1", "2"]));
     assert!(text.contains("p99") && text.contains("WAL peak"), "{text}");
-    assert!(text.contains("load.cast.roles[ckpt]"), "{text}");
+    assert!(text.contains("cast role ckpt"), "{text}");
     let page = sb.root().join("c.html");
     let mut cmd = sb.litebench();
     cmd.args(["report", "1", "2", "-o"])
