@@ -242,6 +242,7 @@ impl<'c> ScriptClient<'c> {
                     let default_seed = self.default_seed_now();
                     let mut env = Env {
                         vars: &self.vars,
+                        names: &self.loaded.vars.names,
                         rng: &mut self.rng,
                         default_seed,
                     };
@@ -252,6 +253,7 @@ impl<'c> ScriptClient<'c> {
                     let default_seed = self.default_seed_now();
                     let mut env = Env {
                         vars: &self.vars,
+                        names: &self.loaded.vars.names,
                         rng: &mut self.rng,
                         default_seed,
                     };

@@ -248,6 +248,22 @@ fn definitions_split_where_a_name_follows() {
     assert_eq!(definitions("x='); DROP TABLE t; --"), vec!["x='); DROP TABLE t; --"]);
     assert_eq!(definitions("x=1; y=2"), vec!["x=1", "y=2"]);
     assert!(definitions("").is_empty());
+    // A value is kept as given: pgbench reads `-D x='7 '` as malformed, not as 7.
+    assert_eq!(definitions(" x= 7 "), vec!["x= 7 "]);
+}
+
+/// pgbench's -D refuses `x=` before it runs, in these words (litebench ran and then failed
+/// with "variable holds Text(\"\")").
+#[test]
+fn an_empty_definition_is_refused_as_pgbench_refuses_it() {
+    let dir = files(&[("a.sql", "SELECT 1;\n")]);
+    let args = [format!("file={}", path(&dir, "a.sql")), "define=y=1;x=".into()];
+    let mut p = params::resolve("script", PARAMS, &args).unwrap();
+    let e = ScriptWorkload.settle(&mut p).unwrap_err();
+    assert!(
+        e.ends_with("--param define: invalid variable definition: \"x=\""),
+        "{e}"
+    );
 }
 
 /// A client of `script` (one file) on `conn`, its number `index`.
