@@ -73,8 +73,8 @@ pub fn strtod(text: &str) -> Read<f64> {
     if lower == "nan" || (lower.starts_with("nan(") && lower.ends_with(')') && nan_chars(&lower[4..lower.len() - 1])) {
         return Read::Value(f64::NAN);
     }
-    let (magnitude, nonzero) = if lower.starts_with("0x") {
-        match hex(&lower[2..]) {
+    let (magnitude, nonzero) = if let Some(digits) = lower.strip_prefix("0x") {
+        match hex(digits) {
             Some(v) => v,
             None => return Read::Syntax,
         }
