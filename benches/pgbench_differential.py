@@ -25,6 +25,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -296,8 +297,11 @@ def main():
     seed = 5432
     items = list(enumerate(cases(a.count, a.seed)))
     pg_args = shlex.split(a.pg_args)
-    pg = drive(lambda p, d: run_pgbench(pg_args, p, d, seed), items, a.chunk)
-    lb = drive(lambda p, d: run_litebench(a.litebench, WORK, p, d, seed), items, a.chunk)
+    try:
+        pg = drive(lambda p, d: run_pgbench(pg_args, p, d, seed), items, a.chunk)
+        lb = drive(lambda p, d: run_litebench(a.litebench, WORK, p, d, seed), items, a.chunk)
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
     counts = {c: 0 for c in ["same", "same error", "print-only", "differ", "documented"]}
     words = 0
     shown = {c: [] for c in counts}
@@ -311,12 +315,11 @@ def main():
     for c in ["differ", "print-only", "documented", "same error"]:
         for line in shown[c][: a.show]:
             print(line)
-    errors = counts["same error"]
     print(f"\n{len(items)} cases ({sum(1 for _, (k, _) in items if k == 'define')} -D values), seed {a.seed}")
     for c, n in counts.items():
         extra = f" ({words} in pgbench's words)" if c == "same error" else ""
         print(f"  {c:11} {n}{extra}")
-    return 0 if errors >= 0 else 1
+    return 0
 
 
 if __name__ == "__main__":
