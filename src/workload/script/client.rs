@@ -11,7 +11,7 @@
 //! place: a number as a number, text into the variable's own string.
 
 use super::expr::{Env, Num, Var};
-use super::parse::{Amount, Command, Control, Script};
+use super::parse::{Amount, Command, Control, Script, Store};
 use super::Loaded;
 use crate::engines::values::{CellRef, Values};
 use crate::engines::{Connection, EngineError, ErrorKind, StmtId, Value};
@@ -112,35 +112,12 @@ impl<'c> ScriptClient<'c> {
                             Err(e) => return Err(at_statement(e, file, s.line)),
                         };
                         let keep = match (&s.store, stmt) {
-                            (None, _) | (_, None) => None,
                             (Some(store), Some(stmt)) => {
-                                let names: Vec<String> = conn
-                                    .column_names(stmt)
-                                    .map_err(|e| at_statement(e, file, s.line))?
-                                    .into_iter()
-                                    .map(|n| format!("{}{n}", store.prefix))
-                                    .collect();
-                                if let Some(bad) = names.iter().find(|n| !valid_variable_name(n)) {
-                                    return Err(EngineError {
-                                        busy_cause: None,
-                                        engine: "script".into(),
-                                        kind: ErrorKind::Input,
-                                        code: None,
-                                        message: format!(
-                                            "{file}:{}: error storing into variable {bad}; name the column with AS (letters, digits and _)",
-                                            s.line
-                                        ),
-                                        context: "reading the columns of the scripts' queries".into(),
-                                    });
-                                }
-                                let targets = names.iter().map(|n| loaded.vars.slot(n)).collect();
+                                let (keep, names) = keep_of(conn, stmt, store, loaded, (file, s.line))?;
                                 set_by_queries.push((k, names));
-                                Some(Keep {
-                                    all_rows: store.all_rows,
-                                    targets,
-                                    booleans: conn.boolean_columns(stmt),
-                                })
+                                Some(keep)
                             }
+                            _ => None,
                         };
                         steps.push(Step::Sql {
                             stmt,
@@ -165,21 +142,14 @@ impl<'c> ScriptClient<'c> {
                         .filter(|(k, _)| *k < p.command)
                         .flat_map(|(_, n)| n.iter().map(String::as_str))
                         .collect();
-                    return Err(EngineError {
-                        busy_cause: None,
-                        engine: "script".into(),
-                        kind: ErrorKind::Input,
-                        code: None,
-                        message: format!(
-                            "{file}:{}:{}: unknown variable :{}; no \\gset or \\aset before it returns a column of that name (they return {}); set it with \\set on an earlier line or give --param define={}=VALUE",
-                            p.line,
-                            p.column,
-                            p.name,
-                            returned.join(", "),
-                            p.name
-                        ),
-                        context: "reading the columns of the scripts' queries".into(),
-                    });
+                    return Err(column_error(format!(
+                        "{file}:{}:{}: unknown variable :{}; no \\gset or \\aset before it returns a column of that name (they return {}); set it with \\set on an earlier line or give --param define={}=VALUE",
+                        p.line,
+                        p.column,
+                        p.name,
+                        returned.join(", "),
+                        p.name
+                    )));
                 }
             }
             scripts.push((script, steps, file));
@@ -443,6 +413,47 @@ fn sleep(ns: u64) -> bool {
 /// Whether an `\if`'s value is true.
 fn expr_truth(v: Result<Num, String>) -> Result<bool, String> {
     v.and_then(super::expr::truth)
+}
+
+/// A script's refusal found reading its queries' columns.
+fn column_error(message: String) -> EngineError {
+    EngineError {
+        busy_cause: None,
+        engine: "script".into(),
+        kind: ErrorKind::Input,
+        code: None,
+        message,
+        context: "reading the columns of the scripts' queries".into(),
+    }
+}
+
+/// What the `\gset`/`\aset` `store` after prepared statement `stmt` keeps, and the variables
+/// its columns name; a column that names no variable is refused as pgbench refuses it when it
+/// stores one. `at`: the statement's file and line.
+fn keep_of(
+    conn: &mut dyn Connection,
+    stmt: StmtId,
+    store: &Store,
+    loaded: &Loaded,
+    (file, line): (&str, usize),
+) -> Result<(Keep, Vec<String>), EngineError> {
+    let names: Vec<String> = conn
+        .column_names(stmt)
+        .map_err(|e| at_statement(e, file, line))?
+        .into_iter()
+        .map(|n| format!("{}{n}", store.prefix))
+        .collect();
+    if let Some(bad) = names.iter().find(|n| !valid_variable_name(n)) {
+        return Err(column_error(format!(
+            "{file}:{line}: error storing into variable {bad}; name the column with AS (letters, digits and _)"
+        )));
+    }
+    let keep = Keep {
+        all_rows: store.all_rows,
+        targets: names.iter().map(|n| loaded.vars.slot(n)).collect(),
+        booleans: conn.boolean_columns(stmt),
+    };
+    Ok((keep, names))
 }
 
 /// pgbench's `valid_variable_name`, which a `\gset` column's name must pass: letters, `_` and
