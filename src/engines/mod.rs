@@ -177,6 +177,15 @@ pub trait Connection {
     /// that returns no rows), known without running it: what a script's `\gset` names its
     /// variables by. Not for timed loops.
     fn column_names(&mut self, stmt: StmtId) -> Result<Vec<String>, EngineError>;
+    /// Which of a prepared statement's columns are SQL booleans, which [`run_values`] reads as
+    /// 1 or 0 (PostgreSQL's `boolean`): a script's `\gset` keeps such a cell as pgbench keeps
+    /// it, the text `t` or `f`. None where the engine has no boolean type of its own. Not for
+    /// timed loops.
+    ///
+    /// [`run_values`]: Self::run_values
+    fn boolean_columns(&mut self, _stmt: StmtId) -> Vec<bool> {
+        Vec::new()
+    }
     /// Loads the rows `fill` pushes into `table` (one value per column of `columns`, in that
     /// order) the engine's fastest way, committed when it returns; returns the rows loaded. For
     /// populating templates, not for timed loops. The default is prepared multi-row `INSERT`s in

@@ -807,3 +807,72 @@ fn a_defined_default_seed_is_the_implicit_seed_of_hash_and_permute() {
     ]));
     assert_success(&out);
 }
+
+/// Issue 47: what pgbench 15 prints for the same script, from `litebench run script` itself:
+/// `--` is two minus signs, a continued line joins the next, least's NaN goes by position,
+/// NaN and infinities are written as PostgreSQL writes them, a defined `0x10` is C's strtod's
+/// 16; then the refusals in pgbench's words.
+#[test]
+fn debug_prints_what_pgbench_prints_and_refuses_in_its_words() {
+    let sb = Sandbox::new();
+    write(
+        &sb,
+        "p.sql",
+        "\\set r debug(2--5)\n\\set r debug(1 + \\\n  2)\n\\set r debug(least(1, 0.0/0))\n\\set r debug(least(1, 0.0/0, 2))\n\
+         \\set r debug(-1.0/0)\n\\set r debug(:h)\nSELECT 1;\n",
+    );
+    let run = |sb: &Sandbox, file: &str, define: &str| {
+        output(&mut sb.run(&[
+            "script",
+            "--param",
+            &format!("file={file}"),
+            "--param",
+            &format!("define={define}"),
+            "--param",
+            "transactions=1",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+        ]))
+    };
+    let out = run(&sb, "p.sql", "h=0x10");
+    assert_success(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let debug: Vec<&str> = stderr.lines().filter_map(|l| l.strip_prefix("debug: ")).collect();
+    assert_eq!(
+        debug,
+        [
+            "int 7",
+            "int 3",
+            "double NaN",
+            "double 2",
+            "double -Infinity",
+            "double 16"
+        ],
+        "{stderr}"
+    );
+    write(&sb, "m.sql", "\\set r :h + 1\nSELECT 1;\n");
+    for (file, define, want) in [
+        ("m.sql", "h=abc", "m.sql:1: malformed variable \"h\" value: \"abc\""),
+        ("m.sql", "h= 7 ", "m.sql:1: malformed variable \"h\" value: \" 7 \""),
+        (
+            "m.sql",
+            "h=9223372036854775808",
+            "value \"9223372036854775808\" is out of range for type bigint",
+        ),
+        ("m.sql", "h=", "invalid variable definition: \"h=\""),
+    ] {
+        let out = run(&sb, file, define);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(want), "{define}: {stderr}");
+    }
+    write(&sb, "c.sql", "\\set r 1e-310\nSELECT 1;\n");
+    let out = run(&sb, "c.sql", "h=1");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("c.sql:1:8: double constant overflow (1e-310)"),
+        "{stderr}"
+    );
+}

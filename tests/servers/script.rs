@@ -200,3 +200,45 @@ fn if_and_gset_run_on_both_servers_with_the_column_names_sqlite_gives() {
         assert_eq!(ops("q.sql:1 SELECT acc"), 40.0, "{label}: {rows:?}");
     }
 }
+
+/// Issue 47 on PostgreSQL, against what pgbench does there: a `\gset` of a boolean keeps `t`,
+/// which an expression reads as a boolean (it was int 1: `cannot coerce int to boolean`) and
+/// which binds back into a boolean parameter; a double into an int4 parameter, an integer into a
+/// numeric one and a NULL whose type the server cannot infer bind as pgbench's pasted text
+/// works; a statement in a branch not taken is never prepared (it stopped the run).
+#[test]
+fn pgbench_scripts_bind_and_gset_on_postgres_as_pgbenchs_text_works() {
+    if !available(&[Server::Postgres]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    std::fs::write(
+        sb.cwd().join("p.sql"),
+        "SELECT TRUE AS b \\gset\n\\set r debug(:b AND TRUE)\nSELECT NOT :b AS nb \\gset\n\\set r debug(:nb)\n\\set x 5.0\nSELECT :x * 2 AS a \\gset\n\\set r debug(:a)\n\\set y 5\nSELECT :y * 2.5 AS c \\gset\n\\set r debug(:c)\n\\set n NULL\nSELECT CASE WHEN :n IS NULL THEN 1 ELSE 0 END AS z \\gset\n\\set r debug(:z)\n\\if 0\nSELECT * FROM no_such_table;\n\\endif\n",
+    )
+    .unwrap();
+    let out = run(sb.run_std(&[
+        "script",
+        "--param",
+        "file=p.sql",
+        "--param",
+        "transactions=1",
+        "--engine",
+        "postgres",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]));
+    out.assert_success();
+    let debug: Vec<&str> = out.stderr.lines().filter_map(|l| l.strip_prefix("debug: ")).collect();
+    assert_eq!(
+        debug,
+        ["boolean true", "boolean false", "int 10", "double 12.5", "int 1"],
+        "{}",
+        out.describe()
+    );
+}

@@ -4,15 +4,15 @@
 //! allocating, `COPY ... FROM STDIN` for bulk loads, the cancel request, and the client's
 //! errors as litebench's kinds. The messages go over [`super::wire`]'s blocking client.
 
+use super::bind::PgParam;
 use super::wire::{Prepared, WireConn, WireError};
 use crate::engines::server::error_chain;
 use crate::engines::server::one_line;
 use crate::engines::server::process::ServerProcess;
 use crate::engines::values::Values;
 use crate::engines::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
-use bytes::BytesMut;
 use postgres::error::SqlState;
-use postgres::types::{to_sql_checked, FromSql, IsNull, Kind, ToSql, Type};
+use postgres::types::{FromSql, IsNull, Kind, ToSql, Type};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -117,65 +117,12 @@ pub fn translate_placeholders(sql: &str) -> String {
     out
 }
 
-/// A bound value, converted to whatever type PostgreSQL inferred for its parameter.
-#[derive(Debug, Clone, Copy)]
-struct PgParam<'a>(Value<'a>);
-
-type BoxError = Box<dyn std::error::Error + Sync + Send>;
-
-fn cannot(what: &str, ty: &Type) -> BoxError {
-    format!("cannot bind {what} to a parameter of type {ty}; cast the parameter in the SQL, e.g. CAST(? AS text)")
-        .into()
-}
-
-impl ToSql for PgParam<'_> {
-    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
-        let range = |v: i64| -> BoxError { format!("integer {v} is out of range for a parameter of type {ty}").into() };
-        let is_text = <&str as ToSql>::accepts(ty);
-        match self.0 {
-            Value::Null => Ok(IsNull::Yes),
-            Value::Int(v) => match *ty {
-                Type::INT8 => v.to_sql(ty, out),
-                Type::INT4 => i32::try_from(v).map_err(|_| range(v))?.to_sql(ty, out),
-                Type::INT2 => i16::try_from(v).map_err(|_| range(v))?.to_sql(ty, out),
-                Type::OID => u32::try_from(v).map_err(|_| range(v))?.to_sql(ty, out),
-                Type::FLOAT8 => (v as f64).to_sql(ty, out),
-                Type::FLOAT4 => (v as f32).to_sql(ty, out),
-                Type::BOOL => (v != 0).to_sql(ty, out),
-                _ if is_text => v.to_string().as_str().to_sql(ty, out),
-                _ => Err(cannot("an integer", ty)),
-            },
-            Value::Real(v) => match *ty {
-                Type::FLOAT8 => v.to_sql(ty, out),
-                Type::FLOAT4 => (v as f32).to_sql(ty, out),
-                _ if is_text => v.to_string().as_str().to_sql(ty, out),
-                _ => Err(cannot("a real number", ty)),
-            },
-            Value::Text(s) => {
-                let parse_err = || -> BoxError { format!("text {s:?} is not a valid {ty}").into() };
-                match *ty {
-                    Type::INT8 => s.trim().parse::<i64>().map_err(|_| parse_err())?.to_sql(ty, out),
-                    Type::INT4 => s.trim().parse::<i32>().map_err(|_| parse_err())?.to_sql(ty, out),
-                    Type::INT2 => s.trim().parse::<i16>().map_err(|_| parse_err())?.to_sql(ty, out),
-                    Type::FLOAT8 => s.trim().parse::<f64>().map_err(|_| parse_err())?.to_sql(ty, out),
-                    Type::FLOAT4 => s.trim().parse::<f32>().map_err(|_| parse_err())?.to_sql(ty, out),
-                    Type::BYTEA => s.as_bytes().to_sql(ty, out),
-                    _ if is_text => s.to_sql(ty, out),
-                    _ => Err(cannot("text", ty)),
-                }
-            }
-            Value::Blob(v) => match *ty {
-                Type::BYTEA => v.to_sql(ty, out),
-                _ => Err(cannot("a blob", ty)),
-            },
-        }
-    }
-
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-
-    to_sql_checked!();
+/// The parameter (1-based) an error says the server could not determine the type of
+/// (SQLSTATE 42P18, `could not determine data type of parameter $N`).
+fn undetermined_parameter(e: &WireError) -> Option<usize> {
+    let db = e.as_db_error().filter(|db| db.code == "42P18")?;
+    let n = db.message.rsplit('$').next()?;
+    n.parse::<usize>().ok().filter(|n| *n >= 1)
 }
 
 /// The type of a parameter or column by its OID; one PostgreSQL does not build in (an enum, a
@@ -394,10 +341,22 @@ impl Connection for PgConn {
 
     fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
         let translated = translate_placeholders(sql);
-        let stmt = self
-            .client
-            .prepare(&translated)
-            .map_err(|e| self.err(e, &format!("preparing `{}`", one_line(&translated))))?;
+        // A parameter whose type the server cannot infer (`CASE WHEN $1 IS NULL`) is declared
+        // text and the statement parsed again: pgbench's pasted text is a literal there, of
+        // type unknown, which PostgreSQL reads as text.
+        let mut declared: Vec<u32> = Vec::new();
+        let stmt = loop {
+            match self.client.prepare(&translated, &declared) {
+                Ok(stmt) => break stmt,
+                Err(e) => match undetermined_parameter(&e).filter(|n| declared.get(n - 1).is_none_or(|t| *t == 0)) {
+                    Some(n) => {
+                        declared.resize(declared.len().max(n), 0);
+                        declared[n - 1] = Type::TEXT.oid();
+                    }
+                    None => return Err(self.err(e, &format!("preparing `{}`", one_line(&translated)))),
+                },
+            }
+        };
         let types = stmt
             .params
             .iter()
@@ -416,6 +375,11 @@ impl Connection for PgConn {
 
     fn column_names(&mut self, id: StmtId) -> Result<Vec<String>, EngineError> {
         Ok(self.stmts[id.0].0.names.clone())
+    }
+
+    fn boolean_columns(&mut self, id: StmtId) -> Vec<bool> {
+        let (stmt, types) = &self.stmts[id.0];
+        types[stmt.params.len()..].iter().map(|t| *t == Type::BOOL).collect()
     }
 
     fn run_values(&mut self, id: StmtId, params: &[Value<'_>], out: &mut Values) -> Result<u64, EngineError> {

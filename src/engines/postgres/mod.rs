@@ -29,6 +29,7 @@
 //!   `wire.rs` the blocking client under it (pgbench's client CPU per transaction, not the
 //!   `postgres` crate's tokio runtime under every call; URLs are still parsed by that crate).
 
+mod bind;
 mod conn;
 mod wire;
 

@@ -328,11 +328,12 @@ impl WireConn {
         }
     }
 
-    /// Parse and Describe, once per statement text.
-    pub fn prepare(&mut self, sql: &str) -> Result<Prepared, WireError> {
+    /// Parse and Describe, once per statement text; `types` declares the first parameters'
+    /// types (0: the server infers it), the rest are inferred.
+    pub fn prepare(&mut self, sql: &str, types: &[u32]) -> Result<Prepared, WireError> {
         let name = format!("s{}", self.prepared);
         self.prepared += 1;
-        frontend::parse(&name, sql, std::iter::empty(), &mut self.out)?;
+        frontend::parse(&name, sql, types.iter().copied(), &mut self.out)?;
         frontend::describe(b'S', &name, &mut self.out)?;
         frontend::sync(&mut self.out);
         self.flush()?;

@@ -99,6 +99,9 @@ impl Connection for Lent<'_, '_> {
     fn column_names(&mut self, stmt: StmtId) -> Result<Vec<String>, EngineError> {
         self.conn().0.column_names(stmt)
     }
+    fn boolean_columns(&mut self, stmt: StmtId) -> Vec<bool> {
+        self.conn().0.boolean_columns(stmt)
+    }
 
     fn run_values(
         &mut self,

@@ -11,7 +11,7 @@
 //! place: a number as a number, text into the variable's own string.
 
 use super::expr::{Env, Num, Var};
-use super::parse::{Amount, Command, Control, Script};
+use super::parse::{Amount, Command, Control, Script, Store};
 use super::Loaded;
 use crate::engines::values::{CellRef, Values};
 use crate::engines::{Connection, EngineError, ErrorKind, StmtId, Value};
@@ -28,12 +28,17 @@ struct Keep {
     all_rows: bool,
     /// Per column, the variable it sets (none where no command reads it).
     targets: Vec<Option<usize>>,
+    /// Per column, whether it is an SQL boolean (kept as pgbench keeps it: `t` or `f`).
+    booleans: Vec<bool>,
 }
 
 /// What a script's command runs as in a client (one per command, in order).
 enum Step {
     Sql {
-        stmt: StmtId,
+        /// None: inside an `\if` branch and refused when prepared before the trial, so
+        /// prepared when first run (pgbench sends a branch not taken nothing); the text.
+        stmt: Option<StmtId>,
+        sql: &'static str,
         vars: Vec<usize>,
         op: usize,
         control: Control,
@@ -97,31 +102,26 @@ impl<'c> ScriptClient<'c> {
             let mut ops = layout.statements[i].iter();
             // The variables each `\gset`/`\aset` before a command sets.
             let mut set_by_queries: Vec<(usize, Vec<String>)> = Vec::new();
+            let branch = in_branches(script);
             for (k, c) in script.commands.iter().enumerate() {
                 match c {
                     Command::Sql(s) => {
-                        let stmt = conn
-                            .prepare(bare_begin::statement(&s.sql, begin))
-                            .map_err(|e| at_statement(e, file, s.line))?;
-                        let keep = match &s.store {
-                            None => None,
-                            Some(store) => {
-                                let names: Vec<String> = conn
-                                    .column_names(stmt)
-                                    .map_err(|e| at_statement(e, file, s.line))?
-                                    .into_iter()
-                                    .map(|n| format!("{}{n}", store.prefix))
-                                    .collect();
-                                let targets = names.iter().map(|n| loaded.vars.slot(n)).collect();
+                        let stmt = match conn.prepare(bare_begin::statement(&s.sql, begin)) {
+                            Ok(stmt) => Some(stmt),
+                            Err(_) if branch[k] && s.store.is_none() => None,
+                            Err(e) => return Err(at_statement(e, file, s.line)),
+                        };
+                        let keep = match (&s.store, stmt) {
+                            (Some(store), Some(stmt)) => {
+                                let (keep, names) = keep_of(conn, stmt, store, loaded, (file, s.line))?;
                                 set_by_queries.push((k, names));
-                                Some(Keep {
-                                    all_rows: store.all_rows,
-                                    targets,
-                                })
+                                Some(keep)
                             }
+                            _ => None,
                         };
                         steps.push(Step::Sql {
                             stmt,
+                            sql: &s.sql,
                             vars: s.vars.clone(),
                             op: ops.next().copied().unwrap_or(i),
                             control: s.control,
@@ -142,21 +142,14 @@ impl<'c> ScriptClient<'c> {
                         .filter(|(k, _)| *k < p.command)
                         .flat_map(|(_, n)| n.iter().map(String::as_str))
                         .collect();
-                    return Err(EngineError {
-                        busy_cause: None,
-                        engine: "script".into(),
-                        kind: ErrorKind::Input,
-                        code: None,
-                        message: format!(
-                            "{file}:{}:{}: unknown variable :{}; no \\gset or \\aset before it returns a column of that name (they return {}); set it with \\set on an earlier line or give --param define={}=VALUE",
-                            p.line,
-                            p.column,
-                            p.name,
-                            returned.join(", "),
-                            p.name
-                        ),
-                        context: "reading the columns of the scripts' queries".into(),
-                    });
+                    return Err(column_error(format!(
+                        "{file}:{}:{}: unknown variable :{}; no \\gset or \\aset before it returns a column of that name (they return {}); set it with \\set on an earlier line or give --param define={}=VALUE",
+                        p.line,
+                        p.column,
+                        p.name,
+                        returned.join(", "),
+                        p.name
+                    )));
                 }
             }
             scripts.push((script, steps, file));
@@ -242,6 +235,7 @@ impl<'c> ScriptClient<'c> {
                     let default_seed = self.default_seed_now();
                     let mut env = Env {
                         vars: &self.vars,
+                        names: &self.loaded.vars.names,
                         rng: &mut self.rng,
                         default_seed,
                     };
@@ -252,6 +246,7 @@ impl<'c> ScriptClient<'c> {
                     let default_seed = self.default_seed_now();
                     let mut env = Env {
                         vars: &self.vars,
+                        names: &self.loaded.vars.names,
                         rng: &mut self.rng,
                         default_seed,
                     };
@@ -307,9 +302,10 @@ impl<'c> ScriptClient<'c> {
     /// per transaction (a statement with more than [`STACK_VALUES`] variables, which no real
     /// script has, takes one).
     fn run_sql(&mut self, at: usize) -> Result<(), EngineError> {
+        self.prepare_late(at)?;
         let (_, steps, file) = &self.scripts[self.current];
         let Step::Sql {
-            stmt,
+            stmt: Some(stmt),
             vars,
             op,
             line,
@@ -359,8 +355,31 @@ impl<'c> ScriptClient<'c> {
         let last = (rows as usize - 1) * width;
         for (c, target) in keep.targets.iter().enumerate() {
             if let Some(slot) = target {
-                put(&mut self.vars[*slot], self.values.get(last + c));
+                let boolean = keep.booleans.get(c).copied().unwrap_or(false);
+                put(&mut self.vars[*slot], self.values.get(last + c), boolean);
             }
+        }
+        Ok(())
+    }
+
+    /// Prepares the statement of command `at` of the drawn script where that waited for its
+    /// first run (a statement in an `\if` branch the engine refused before the trial): once,
+    /// so the statements prepared before cost one test of an `Option` each.
+    fn prepare_late(&mut self, at: usize) -> Result<(), EngineError> {
+        let (_, steps, file) = &mut self.scripts[self.current];
+        if let Step::Sql {
+            stmt: stmt @ None,
+            sql,
+            line,
+            ..
+        } = &mut steps[at]
+        {
+            let begin = self.conn.begin_knob();
+            let id = self
+                .conn
+                .prepare(bare_begin::statement(sql, begin))
+                .map_err(|e| at_statement(e, file, *line))?;
+            *stmt = Some(id);
         }
         Ok(())
     }
@@ -396,11 +415,86 @@ fn expr_truth(v: Result<Num, String>) -> Result<bool, String> {
     v.and_then(super::expr::truth)
 }
 
+/// A script's refusal found reading its queries' columns.
+fn column_error(message: String) -> EngineError {
+    EngineError {
+        busy_cause: None,
+        engine: "script".into(),
+        kind: ErrorKind::Input,
+        code: None,
+        message,
+        context: "reading the columns of the scripts' queries".into(),
+    }
+}
+
+/// What the `\gset`/`\aset` `store` after prepared statement `stmt` keeps, and the variables
+/// its columns name; a column that names no variable is refused as pgbench refuses it when it
+/// stores one. `at`: the statement's file and line.
+fn keep_of(
+    conn: &mut dyn Connection,
+    stmt: StmtId,
+    store: &Store,
+    loaded: &Loaded,
+    (file, line): (&str, usize),
+) -> Result<(Keep, Vec<String>), EngineError> {
+    let names: Vec<String> = conn
+        .column_names(stmt)
+        .map_err(|e| at_statement(e, file, line))?
+        .into_iter()
+        .map(|n| format!("{}{n}", store.prefix))
+        .collect();
+    if let Some(bad) = names.iter().find(|n| !valid_variable_name(n)) {
+        return Err(column_error(format!(
+            "{file}:{line}: error storing into variable {bad}; name the column with AS (letters, digits and _)"
+        )));
+    }
+    let keep = Keep {
+        all_rows: store.all_rows,
+        targets: names.iter().map(|n| loaded.vars.slot(n)).collect(),
+        booleans: conn.boolean_columns(stmt),
+    };
+    Ok((keep, names))
+}
+
+/// pgbench's `valid_variable_name`, which a `\gset` column's name must pass: letters, `_` and
+/// any non-ASCII character, and digits after the first.
+fn valid_variable_name(name: &str) -> bool {
+    let ok =
+        |c: char, first: bool| !c.is_ascii() || c.is_ascii_alphabetic() || c == '_' || (!first && c.is_ascii_digit());
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| ok(c, true)) && chars.all(|c| ok(c, false))
+}
+
+/// Which commands of `script` sit in an `\if` branch: after an `\if`/`\elif` up to where it
+/// goes when false, and after the jump that ends a branch up to where it goes.
+fn in_branches(script: &Script) -> Vec<bool> {
+    let mut inside = vec![false; script.commands.len()];
+    for (k, c) in script.commands.iter().enumerate() {
+        let to = match c {
+            Command::If { skip_to, .. } => *skip_to,
+            Command::Goto { to } => *to,
+            _ => continue,
+        };
+        for flag in inside.iter_mut().take(to).skip(k + 1) {
+            *flag = true;
+        }
+    }
+    inside
+}
+
 /// A result's value into its variable, as pgbench stores it (as text; a NULL as the empty
-/// string): a number as a number (read back the same in expressions, bound as a number), text
-/// into the variable's own string, so that a warmed client allocates nothing.
-fn put(var: &mut Var, cell: CellRef<'_>) {
+/// string): a number as a number (read back the same in expressions, bound as a number), an
+/// SQL boolean as pgbench's `t` or `f` (read back as a boolean), text into the variable's own
+/// string, so that a warmed client allocates nothing.
+fn put(var: &mut Var, cell: CellRef<'_>, boolean: bool) {
     let text = match cell {
+        CellRef::Int(i) if boolean => {
+            if i != 0 {
+                &b"t"[..]
+            } else {
+                b"f"
+            }
+        }
         CellRef::Int(i) => {
             *var = Var::Num(Num::Int(i));
             return;

@@ -15,6 +15,7 @@
 
 use super::func::{self, Func, Op, FUNCS, MAX_ARGS};
 use super::lex::{self, describe, Kw, Tok};
+use super::number;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -36,29 +37,17 @@ pub enum Var {
 
 impl Var {
     /// The value a variable holds; text is read as pgbench reads a string variable used in an
-    /// expression: `null`; a prefix of `true` or `yes`, or `on`; a prefix of `false` or `no`,
-    /// or `off` or `of` (any case); else an integer or a double. `None`: none of these.
-    pub fn num(&self) -> Option<Num> {
+    /// expression ([`number::variable_value`]), the error naming the variable `name`.
+    pub fn value(&self, name: &str) -> Result<Num, String> {
         match self {
-            Var::Num(n) => Some(*n),
-            Var::Text(t) => {
-                let t = t.trim();
-                let lower = t.to_ascii_lowercase();
-                let prefix_of = |w: &str| !lower.is_empty() && w.starts_with(lower.as_str());
-                if lower == "null" {
-                    Some(Num::Null)
-                } else if prefix_of("true") || prefix_of("yes") || lower == "on" {
-                    Some(Num::Bool(true))
-                } else if prefix_of("false") || prefix_of("no") || lower == "off" || lower == "of" {
-                    Some(Num::Bool(false))
-                } else {
-                    t.parse::<i64>()
-                        .map(Num::Int)
-                        .ok()
-                        .or_else(|| t.parse::<f64>().ok().filter(|f| f.is_finite()).map(Num::Float))
-                }
-            }
+            Var::Num(n) => Ok(*n),
+            Var::Text(t) => number::variable_value(name, t),
         }
+    }
+
+    /// [`Var::value`], `None` where it is not a value.
+    pub fn num(&self) -> Option<Num> {
+        self.value("").ok()
     }
 }
 
@@ -205,6 +194,7 @@ impl Parser<'_> {
         if constant {
             let mut env = Env {
                 vars: &[],
+                names: &[],
                 rng: &mut self.fold_rng,
                 default_seed: 0,
             };
@@ -356,7 +346,7 @@ impl Parser<'_> {
             (_, Tok::Kw(Kw::Null)) => Ok((Expr::Num(Num::Null), 1)),
             (_, Tok::Kw(Kw::True)) => Ok((Expr::Num(Num::Bool(true)), 1)),
             (_, Tok::Kw(Kw::False)) => Ok((Expr::Num(Num::Bool(false)), 1)),
-            (p, Tok::MinIntMagnitude) => Err((p, format!("number {} is out of range", lex::MIN_INT_MAGNITUDE))),
+            (p, Tok::MinIntMagnitude) => Err((p, format!("bigint constant overflow ({})", lex::MIN_INT_MAGNITUDE))),
             (p, Tok::Var(name)) => (self.var)(&name).map(|slot| (Expr::Var(slot), 1)).ok_or_else(|| {
                 (
                     p,
@@ -467,6 +457,8 @@ pub fn parse(src: &str, var: &mut dyn FnMut(&str) -> Option<usize>) -> Result<Ex
 /// the seed `hash` and `permute` use when given none (pgbench's `:default_seed`).
 pub struct Env<'a> {
     pub vars: &'a [Var],
+    /// The variables' names, for the errors that name one.
+    pub names: &'a [String],
     pub rng: &'a mut ChaCha8Rng,
     pub default_seed: i64,
 }
@@ -477,9 +469,7 @@ impl Expr {
     pub fn eval(&self, env: &mut Env<'_>) -> Result<Num, String> {
         match self {
             Expr::Num(n) => Ok(*n),
-            Expr::Var(slot) => env.vars[*slot]
-                .num()
-                .ok_or_else(|| format!("variable holds {:?}, not a number", env.vars[*slot])),
+            Expr::Var(slot) => env.vars[*slot].value(env.names.get(*slot).map_or("", String::as_str)),
             Expr::Neg(e) => match e.eval(env)? {
                 Num::Null => Ok(Num::Null),
                 v => func::binary(Op::Sub, Num::Int(0), v),
@@ -546,6 +536,7 @@ mod tests {
         ];
         e.eval(&mut Env {
             vars: &vs,
+            names: &[],
             rng: &mut rng,
             default_seed: 5432,
         })
@@ -576,6 +567,44 @@ mod tests {
         assert_eq!(eval("1e3"), Ok(Num::Float(1000.0)));
         assert_eq!(eval("-9223372036854775807 - 1"), i(i64::MIN));
         assert_eq!(eval("-9223372036854775808"), i(i64::MIN), "pgbench's minint constant");
+    }
+
+    /// pgbench folds least/greatest with C's `Min`/`Max` (`a < b ? a : b`), so a NaN is kept
+    /// when it comes last and dropped when a number follows it (litebench dropped it always).
+    #[test]
+    fn least_and_greatest_keep_or_drop_a_nan_by_where_it_stands() {
+        let nan = |src: &str| matches!(eval(src), Ok(Num::Float(f)) if f.is_nan());
+        assert!(nan("least(1, 0.0/0)"));
+        assert_eq!(eval("least(1, 0.0/0, 2)"), Ok(Num::Float(2.0)));
+        assert_eq!(eval("least(0.0/0, 1)"), Ok(Num::Float(1.0)));
+        assert!(nan("greatest(1, 0.0/0)"));
+        assert!(nan("greatest(1, 2, 0.0/0)"));
+        assert_eq!(eval("greatest(0.0/0, 1, 2)"), Ok(Num::Float(2.0)));
+        assert_eq!(eval("least(3, 2.5, 0.0/0, 1)"), Ok(Num::Float(1.0)));
+    }
+
+    #[test]
+    fn a_variables_text_is_read_and_refused_in_pgbenchs_words() {
+        let text = [
+            Var::Text("abc".into()),
+            Var::Text(" 7".into()),
+            Var::Text("0x10".into()),
+        ];
+        let names = ["foo".to_string(), "s".into(), "h".into()];
+        let run = |src: &str| {
+            let e = parse(src, &mut |n| names.iter().position(|x| x == n)).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(1);
+            e.eval(&mut Env {
+                vars: &text,
+                names: &names,
+                rng: &mut rng,
+                default_seed: 1,
+            })
+        };
+        // Before: `variable holds Text("abc"), not a number`.
+        assert_eq!(run(":foo + 1"), Err("malformed variable \"foo\" value: \"abc\"".into()));
+        assert_eq!(run(":s * 2"), Ok(Num::Int(14)));
+        assert_eq!(run(":h"), Ok(Num::Float(16.0)));
     }
 
     #[test]
@@ -730,7 +759,11 @@ mod tests {
             ("2 * (1 << 62)", "bigint mul out of range"),
             ("(-9223372036854775807 - 1) / -1", "bigint div out of range"),
             ("-(-9223372036854775807 - 1)", "bigint sub out of range"),
-            ("abs(-9223372036854775807 - 1)", "bigint abs out of range"),
+            // pgbench wraps it to itself; refused in PostgreSQL's words (issue 47).
+            ("abs(-9223372036854775807 - 1)", "bigint out of range"),
+            ("abs(TRUE)", "cannot coerce boolean to double"),
+            ("int(0.0 / 0)", "double to int overflow for NaN"),
+            ("int(1.0 / 0)", "double to int overflow for Infinity"),
             ("random(5, 1)", "empty range given to random: [5, 1]"),
             (
                 "random(-9223372036854775808, 9223372036854775807)",
@@ -841,6 +874,7 @@ mod tests {
                     ];
                     let v = e.eval(&mut Env {
                         vars: &vs,
+                        names: &[],
                         rng: &mut rng,
                         default_seed: 1,
                     });
@@ -917,14 +951,19 @@ mod tests {
         );
         assert_eq!(
             err("9223372036854775808").1,
-            "number 9223372036854775808 is out of range"
+            "bigint constant overflow (9223372036854775808)"
         );
         assert_eq!(err("1 ; 2").1, "unexpected character ';'");
         assert_eq!(err("").1, "expected an expression");
         assert_eq!(
             err("99999999999999999999").1,
-            "number 99999999999999999999 is out of range"
+            "bigint constant overflow (99999999999999999999)"
         );
+        // Issue 47: read by C's strtod, whose range error takes in the subnormal doubles.
+        for text in ["1e-400", "4.9e-324", "1e-310", "1e400"] {
+            assert_eq!(err(text), (0, format!("double constant overflow ({text})")), "{text}");
+        }
+        assert_eq!(eval("2.2250738585072014e-308"), Ok(Num::Float(f64::MIN_POSITIVE)));
     }
 }
 
@@ -940,6 +979,7 @@ mod cost {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut env = Env {
             vars,
+            names: &[],
             rng: &mut rng,
             default_seed: 1,
         };

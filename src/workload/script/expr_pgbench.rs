@@ -193,6 +193,7 @@ fn pgbenchs_expression_test_gives_pgbenchs_values() {
         let v = e
             .eval(&mut Env {
                 vars: &vals,
+                names: &names,
                 rng: &mut rng,
                 default_seed: 5432,
             })

@@ -120,7 +120,7 @@ pub fn to_int(v: Num) -> Result<i64, String> {
         Num::Float(f) => {
             let r = f.round_ties_even();
             if r.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
-                Err(format!("double to int overflow for {r:.6}"))
+                Err(format!("double to int overflow for {}", fixed6(r)))
             } else {
                 Ok(r as i64)
             }
@@ -233,17 +233,22 @@ pub fn call(f: Func, v: &[Num], env: &mut Env<'_>) -> Result<Num, String> {
                 _ => random::exponential(env.rng, lb, ub, float(2)?)?,
             })
         }
+        // pgbench's abs(-9223372036854775808) wraps to itself: refused here, in the words
+        // PostgreSQL uses for a bigint that does not fit (docs/workloads.md).
         Func::Abs => match v[0] {
-            Num::Int(i) => Num::Int(i.checked_abs().ok_or_else(|| out_of_range("abs"))?),
+            Num::Int(i) => Num::Int(i.checked_abs().ok_or_else(|| "bigint out of range".to_string())?),
             other => Num::Float(to_float(other)?.abs()),
         },
         Func::Least | Func::Greatest => {
             let least = f == Func::Least;
             if v.iter().any(|n| matches!(n, Num::Float(_))) {
+                // C's `Min(a, b)` (`a < b ? a : b`) and `Max`, folded left to right as
+                // pgbench folds them: a NaN is kept or dropped by where it stands.
                 let mut m = float(0)?;
                 for i in 1..v.len() {
                     let x = float(i)?;
-                    m = if least { m.min(x) } else { m.max(x) };
+                    let keep = if least { m < x } else { m > x };
+                    m = if keep { m } else { x };
                 }
                 Num::Float(m)
             } else {
@@ -283,15 +288,8 @@ pub fn debug_text(v: Num) -> String {
 /// `f` as C's `%.15g` writes it (15 significant digits, trailing zeros dropped, an exponent
 /// below -4 or from 15 up in `e+NN` form), so that `debug()` prints what pgbench prints.
 pub fn g15(f: f64) -> String {
-    if !f.is_finite() {
-        return if f.is_nan() {
-            "nan"
-        } else if f > 0.0 {
-            "inf"
-        } else {
-            "-inf"
-        }
-        .into();
+    if let Some(word) = non_finite(f) {
+        return word.into();
     }
     let sci = format!("{f:.14e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
@@ -311,6 +309,23 @@ pub fn g15(f: f64) -> String {
     }
 }
 
+/// A NaN or an infinity as PostgreSQL's `snprintf` writes one, whatever the format (pgbench's
+/// `debug()` and its messages): `NaN`, `Infinity`, `-Infinity`.
+fn non_finite(f: f64) -> Option<&'static str> {
+    if f.is_nan() {
+        Some("NaN")
+    } else if f.is_infinite() {
+        Some(if f > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        None
+    }
+}
+
+/// `f` as C's `%f` writes it (six decimals), with PostgreSQL's words for a NaN or an infinity.
+fn fixed6(f: f64) -> String {
+    non_finite(f).map_or_else(|| format!("{f:.6}"), str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,6 +339,21 @@ mod tests {
         assert_eq!(g15(0.000_012_5), "1.25e-05");
         assert_eq!(g15(34.0), "34");
         assert_eq!(g15(0.0), "0");
-        assert_eq!(g15(f64::INFINITY), "inf");
+        // Issue 47: PostgreSQL's snprintf, not C's `inf`.
+        assert_eq!(g15(f64::INFINITY), "Infinity");
+        assert_eq!(g15(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(g15(f64::NAN), "NaN");
+        assert_eq!(
+            to_int(Num::Float(f64::NAN)),
+            Err("double to int overflow for NaN".into())
+        );
+        assert_eq!(
+            to_int(Num::Float(f64::NEG_INFINITY)),
+            Err("double to int overflow for -Infinity".into())
+        );
+        assert_eq!(
+            to_int(Num::Float(1e32)),
+            Err("double to int overflow for 100000000000000005366162204393472.000000".into())
+        );
     }
 }

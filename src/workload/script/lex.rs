@@ -4,6 +4,7 @@
 //! reads as one concept; one pass over the text, so a line's length costs linear time.
 
 use super::expr::{Num, ParseError};
+use super::number::{self, Read};
 
 /// A keyword of pgbench's expression grammar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +80,14 @@ pub fn lex(src: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
             i += 1;
             continue;
         }
+        // A line continuation: a backslash ending the line joins the next one to it.
+        if c == b'\\' {
+            let after = i + 1 + usize::from(b.get(i + 1) == Some(&b'\r'));
+            if b.get(after) == Some(&b'\n') {
+                i = after + 1;
+                continue;
+            }
+        }
         if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
@@ -109,12 +118,19 @@ pub fn lex(src: &str) -> Result<Vec<(usize, Tok)>, ParseError> {
                 out.push((start, Tok::MinIntMagnitude));
                 continue;
             }
+            // pgbench's words; a double is read by C's strtod, whose ERANGE takes in the
+            // subnormal numbers (`4.9e-324`) as well as the overflows.
             let n = if float {
-                text.parse::<f64>().ok().filter(|f| f.is_finite()).map(Num::Float)
+                match number::strtod(text) {
+                    Read::Value(f) => Num::Float(f),
+                    _ => return Err((start, format!("double constant overflow ({text})"))),
+                }
             } else {
-                text.parse::<i64>().ok().map(Num::Int)
+                match text.parse::<i64>() {
+                    Ok(i) => Num::Int(i),
+                    Err(_) => return Err((start, format!("bigint constant overflow ({text})"))),
+                }
             };
-            let n = n.ok_or_else(|| (start, format!("number {text} is out of range")))?;
             out.push((start, Tok::Num(n)));
         } else if c.is_ascii_alphabetic() || c == b'_' {
             while i < b.len() && is_word(b[i]) {

@@ -27,6 +27,7 @@ pub mod expr;
 mod expr_pgbench;
 mod func;
 mod lex;
+mod number;
 pub mod parse;
 mod permute;
 pub mod random;
@@ -256,7 +257,12 @@ fn definitions(text: &str) -> Vec<&str> {
         }
     }
     out.push(&text[from..]);
-    out.into_iter().map(str::trim).filter(|d| !d.is_empty()).collect()
+    // Only the blanks before a name go: a value is kept as given, trailing blanks included
+    // (pgbench reads `-D x='7 '` as malformed, not as 7).
+    out.into_iter()
+        .map(str::trim_start)
+        .filter(|d| !d.trim_end().is_empty())
+        .collect()
 }
 
 /// Reads and parses what `p` names.
@@ -276,6 +282,10 @@ fn read_all(p: &Params) -> Result<Loaded, String> {
             return Err(format!("--param define: {d} is not NAME=VALUE"));
         };
         let name = name.trim();
+        if value.is_empty() {
+            // pgbench's -D refuses an empty value in these words.
+            return Err(format!("--param define: invalid variable definition: \"{d}\""));
+        }
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!(
                 "--param define: {name:?} is not a variable name (letters, digits, _)"

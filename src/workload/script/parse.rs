@@ -221,7 +221,7 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
             break;
         }
         if b[i] == b'\\' {
-            let end = src[i..].find('\n').map_or(src.len(), |p| i + p);
+            let end = meta_end(b, i);
             let line = lines.line(i);
             let here = commands.len();
             let mut lookup = |name: &str| -> Option<usize> {
@@ -413,7 +413,29 @@ fn words(src: &str, from: usize, to: usize) -> Vec<(usize, &str)> {
     let rest = &src[from..to];
     rest.split_whitespace()
         .map(|w| (from + (w.as_ptr() as usize - rest.as_ptr() as usize), w))
+        .filter_map(|(at, w)| {
+            // A line continuation's backslash is a blank, not part of a word.
+            let continued = w.ends_with('\\') && src[at + w.len()..].starts_with(['\n', '\r']);
+            let w = if continued { &w[..w.len() - 1] } else { w };
+            (!w.is_empty()).then_some((at, w))
+        })
         .collect()
+}
+
+/// Where the meta-command starting at `i` ends: at the end of its line, where a line ending in
+/// a backslash goes on on the next one (pgbench's continuation: `\set x 1 +\` then ` 2`).
+fn meta_end(b: &[u8], i: usize) -> usize {
+    let mut at = i;
+    while let Some(p) = b[at..].iter().position(|&c| c == b'\n') {
+        let nl = at + p;
+        let before = if nl > i && b[nl - 1] == b'\r' { nl - 1 } else { nl };
+        if before > i + 1 && b[before - 1] == b'\\' {
+            at = nl + 1;
+        } else {
+            return nl;
+        }
+    }
+    b.len()
 }
 
 /// `\sleep N [unit]`, `\sleep Nunit` or `\sleep :var [unit]` on `src[from..to]`, as pgbench reads
@@ -650,6 +672,37 @@ mod tests {
         assert!(parse_err("\\if 1 -- note\nSELECT 1;\n\\endif\n").starts_with("t.sql:1:"));
         let (s, _) = parse_ok("\\sleep 2 ms -- a pause\nSELECT 1;\n");
         assert!(matches!(s.commands[0], Command::Sleep { .. }));
+    }
+
+    /// pgbench joins a meta-command line ending in a backslash to the next (its own test's
+    /// `\\set c8 debug(CASE \\` over five lines); litebench refused the backslash.
+    #[test]
+    fn a_backslash_at_the_end_of_a_meta_command_continues_it() {
+        use crate::workload::script::expr::{Expr, Num};
+        let (s, _) = parse_ok("\\set x 1 + \\\n  2 \\\r\n * 3\nSELECT :x;\n\\sleep 2 \\\nms\nSELECT 2;\n");
+        assert!(matches!(
+            &s.commands[0],
+            Command::Set {
+                expr: Expr::Num(Num::Int(7)),
+                line: 1,
+                ..
+            }
+        ));
+        let stmts: Vec<(usize, &str)> = s.statements().map(|st| (st.line, st.sql.as_str())).collect();
+        assert_eq!(stmts, [(4, "SELECT ?"), (7, "SELECT 2")]);
+        assert!(matches!(
+            s.commands[2],
+            Command::Sleep {
+                amount: Amount::Fixed(2),
+                unit_ns: 1_000_000,
+                line: 5
+            }
+        ));
+        // An error after the continuation names the line it is on.
+        assert_eq!(
+            parse_err("\\set x 1 + \\\n  2 +\nSELECT 1;\n"),
+            "t.sql:2:6: expected a number, a :variable, a function or '(', found the end of the line"
+        );
     }
 
     #[test]
