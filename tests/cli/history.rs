@@ -161,3 +161,95 @@ fn speed_check_is_speedtest1s_default_method_with_instructions() {
         assert_eq!(job["configurations"][0]["knobs"].as_array().unwrap().len(), 2, "{job}");
     }
 }
+
+/// SQLite 3.7.8 compiled at -Os into litebench's cache (once per machine).
+fn prebuild_378(sb: &Sandbox) -> bool {
+    let target = bin().parent().and_then(Path::parent).expect("target dir").to_path_buf();
+    let src = target.join("old-sqlite").join("3.7.8").join("sqlite3.c");
+    if !src.is_file() {
+        assert!(
+            !in_ci(),
+            "{} is missing: .ci/run must run tests/engine/fetch-old-sqlite.sh before the tests",
+            src.display()
+        );
+        eprintln!("skipping: no {} (bash tests/engine/fetch-old-sqlite.sh)", src.display());
+        return false;
+    }
+    let o = output(
+        sb.litebench()
+            .arg("build-sqlite")
+            .arg(&src)
+            .args(["-O", "s"])
+            .timeout(std::time::Duration::from_secs(300)),
+    );
+    assert_success(&o);
+    true
+}
+
+#[test]
+fn a_history_of_two_releases_leads_its_report() {
+    let sb = Sandbox::new();
+    if !prebuild_378(&sb) {
+        return;
+    }
+    let args = [
+        "history",
+        "crud",
+        "--engine",
+        "sqlite@3.7.8",
+        "--engine",
+        "sqlite",
+        "--trials",
+        "6",
+        "--warmup",
+        "0",
+        "--param",
+        "rows=50",
+        "--param",
+        "inserts=20",
+        "--param",
+        "updates=20",
+        "--param",
+        "deletes=20",
+        "--memory",
+    ];
+    let o = output(
+        sb.litebench()
+            .args(args)
+            .arg("--dir")
+            .arg(sb.scratch())
+            .arg("--results")
+            .arg(sb.results())
+            .env("COLUMNS", "80"),
+    );
+    assert_success(&o);
+    let out = stdout(&o);
+    let head: String = out.lines().take(16).collect::<Vec<_>>().join("\n");
+    assert!(head.contains("SQLite's history: crud by release (tx/s)"), "{out}");
+    let row = |v: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{v} ")))
+            .unwrap_or_else(|| panic!("{v}: {out}"))
+            .to_string()
+    };
+    assert!(row("3.7.8").contains("2011-09-19"), "{out}");
+    let newer = out
+        .lines()
+        .skip_while(|l| !l.starts_with("3.7.8 "))
+        .nth(1)
+        .expect("the bundled release after 3.7.8");
+    assert!(
+        newer.contains('[') && newer.contains(".."),
+        "a step with its interval: {newer}"
+    );
+    let j = sb.show_json();
+    let points = j["history"]["points"].as_array().expect("history points");
+    assert_eq!(points.len(), 2, "{j}");
+    assert_eq!(points[0]["version"], "3.7.8");
+    assert!(points[0]["library_bytes"].as_u64().unwrap() > 100_000, "{j}");
+    assert!(
+        points[0]["text_bytes"].as_u64().unwrap() < points[0]["library_bytes"].as_u64().unwrap(),
+        "{j}"
+    );
+    assert!(points[1]["step"]["verdict"].is_string(), "{j}");
+}
