@@ -33,6 +33,10 @@ pub struct BisectArgs {
     /// The newer release (e.g. 3.54.1).
     #[arg(value_name = "B")]
     pub to: String,
+    /// How each step runs the workload, as `history --method` (speed-check: speedtest1's
+    /// default with --measure instructions)
+    #[arg(long, value_enum)]
+    pub method: Option<super::history::Method>,
 }
 
 /// One comparison of the search.
@@ -46,6 +50,7 @@ struct Step {
 /// Runs `bisect`.
 pub fn run(a: &BisectArgs) -> Result<i32, Failure> {
     let (from, to) = (release(&a.from, "bisect A")?, release(&a.to, "bisect B")?);
+    super::history::method_of(&a.run, a.method)?;
     // `--measure instructions`: the whole search again under callgrind, each step counted.
     if let Some(under_callgrind) = crate::bench::instructions::run_again_if_asked(&a.run) {
         return under_callgrind;
@@ -186,11 +191,8 @@ fn say(s: &Step, n: usize) {
 /// Runs `older` against `newer` with history's settings and the user's run flags.
 fn compare(a: &BisectArgs, older: &'static Release, newer: &'static Release) -> Result<Step, Failure> {
     let mut args = a.run.clone();
-    args.engines = vec![
-        format!("sqlite@{}-Os", older.version),
-        format!("sqlite@{}-Os", newer.version),
-    ];
-    let args = super::history::history_args(&args)?;
+    args.engines = vec![format!("sqlite@{}", older.version), format!("sqlite@{}", newer.version)];
+    let args = super::history::history_args(&args, super::history::method_of(&a.run, a.method)?)?;
     let mut kept = Kept::default();
     let outcome = crate::bench::session::run(&args, &mut kept);
     let code = outcome.result?;

@@ -43,7 +43,9 @@ pub enum Command {
     /// (or `sqlite@all`, `sqlite@3.8.x`), compiled at -Os unless the range names a level, with
     /// the pragmas whose defaults changed across releases set (page_size=4096, cache_size=500
     /// unless --knob sets them); the report leads with each release against the one before.
-    History(Box<RunArgs>),
+    /// `--method speed-check` (speedtest1's default with --measure instructions) runs it as
+    /// SQLite's tool/speed-check.sh does instead, each release built -Os with memsys5.
+    History(Box<crate::app::history::HistoryArgs>),
     /// Find where, among the SQLite releases the registries hold from A to B, the workload's
     /// speed changed significantly: A against B, then halving with verdicts (`run`'s flags
     /// apply to every step; each step is a stored run).

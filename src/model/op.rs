@@ -89,6 +89,11 @@ pub struct OpResult {
     /// `speedtest`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
+    /// Of `instructions`, those of SQLite's library (a build loaded as its own object) and its
+    /// calls into the C library: the rest are litebench's own. Absent where SQLite is linked
+    /// into litebench, or instructions were not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library_instructions: Option<u64>,
     /// Tries beyond the first of transactions that met a lock (`--max-tries`); the time of
     /// failed tries is inside the transaction's latency. Absent when zero.
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -35,6 +35,9 @@ pub struct Point {
     pub library_bytes: Option<u64>,
     /// Its code: the `.text` section's size.
     pub text_bytes: Option<u64>,
+    /// Of the instructions counted, the share SQLite's library executed (median over trials,
+    /// 0 to 1): the rest is litebench's own. `None` without the library's count.
+    pub sqlite_share: Option<f64>,
 }
 
 /// A run read as a history.
@@ -70,9 +73,11 @@ impl History {
                 median: (!v.is_empty()).then(|| median(&v)),
                 ci95: median_ci(&v, 0.95),
                 step: None,
-                syncs_per_tx: syncs_per_tx(trials, c.index),
+                // Where the VFS did not count (a speed-check build), there are no syncs to tell.
+                syncs_per_tx: syncs_per_tx(trials, c.index).filter(|_| engine.io_counted != Some(false)),
                 library_bytes: build.compiled.as_ref().map(|b| b.library_bytes),
                 text_bytes: build.compiled.as_ref().and_then(|b| b.text_bytes),
+                sqlite_share: sqlite_share(trials, c.index),
             });
         }
         if points.len() < 2 {
@@ -159,6 +164,7 @@ impl History {
             "vs before",
             "syncs/tx",
             ".text KiB",
+            "SQLite's instr",
         ]
         .map(String::from)
         .to_vec();
@@ -174,6 +180,7 @@ impl History {
                     step_cell(p.step.as_ref()),
                     p.syncs_per_tx.map_or("-".into(), num),
                     p.text_bytes.map_or("-".into(), |b| format!("{}", b / 1024)),
+                    p.sqlite_share.map_or("-".into(), |s| format!("{:.1}%", 100.0 * s)),
                 ]
             })
             .collect();
@@ -237,6 +244,21 @@ fn syncs_per_tx(trials: &[TrialRecord], config: usize) -> Option<f64> {
     (!v.is_empty()).then(|| median(&v))
 }
 
+/// Median over the configuration's measured trials of the share of their instructions SQLite's
+/// library executed (`library_instructions` of the operation types over the trial's count).
+fn sqlite_share(trials: &[TrialRecord], config: usize) -> Option<f64> {
+    let mut v: Vec<f64> = trials
+        .iter()
+        .filter(|t| t.config == config && !t.warmup)
+        .filter_map(|t| {
+            let library = t.ops.iter().map(|o| o.library_instructions).sum::<Option<u64>>()?;
+            Some(library as f64 / t.instructions.filter(|&n| n > 0)? as f64)
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    (!v.is_empty()).then(|| median(&v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,7 +284,31 @@ mod tests {
             syncs_per_tx: None,
             library_bytes: None,
             text_bytes: None,
+            sqlite_share: None,
         }
+    }
+
+    #[test]
+    fn sqlite_s_share_is_its_library_over_the_trials_count_where_every_type_has_one() {
+        use crate::model::op::OpResult;
+        let op = |library| OpResult {
+            library_instructions: library,
+            ..Default::default()
+        };
+        let trial = |config, warmup, instructions, ops| TrialRecord {
+            config,
+            warmup,
+            instructions: Some(instructions),
+            ops,
+            ..Default::default()
+        };
+        let trials = [
+            trial(0, false, 1000, vec![op(Some(600)), op(Some(300))]),
+            trial(0, true, 1000, vec![op(Some(1)), op(Some(1))]),
+            trial(1, false, 1000, vec![op(Some(600)), op(None)]),
+        ];
+        assert_eq!(sqlite_share(&trials, 0), Some(0.9), "the warm-up is left out");
+        assert_eq!(sqlite_share(&trials, 1), None, "a type without the library's count");
     }
 
     #[test]

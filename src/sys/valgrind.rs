@@ -14,6 +14,7 @@
 //! and `valgrind-dev`'s headers at build time); the five requests litebench needs are the
 //! documented amd64 sequence below (valgrind.h, `VALGRIND_DO_CLIENT_REQUEST_EXPR`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -109,6 +110,79 @@ pub fn parse_totals(text: &str) -> Option<u64> {
     first("totals:").or_else(|| first("summary:"))
 }
 
+/// What one dump counted: every instruction the thread executed, and of them SQLite's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Count {
+    pub total: u64,
+    /// [`library_instructions`] of the dump.
+    pub library: Option<u64>,
+}
+
+/// The instructions of SQLite's library in a dump: those of every object whose file name starts
+/// with `libsqlite3` (a build litebench loads, `libsqlite3.so`), with what their calls into the
+/// C library cost (`memcpy`, `memset`: SQLite's work done there). `None` where no such object
+/// ran (the bundled SQLite, linked into litebench itself, cannot be told apart by object).
+///
+/// Read from the dump's cost lines: `ob=` names the object of the functions that follow
+/// (`(id) name` the first time, `(id)` after), a line of numbers is a cost (positions, then
+/// the events, `Ir` first), and the cost line after a `calls=` line is that call's inclusive
+/// cost, charged to its callee (`cob=`, else the caller's object), never to the caller itself.
+pub fn library_instructions(text: &str) -> Option<u64> {
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut positions = 1usize;
+    let mut current = String::new();
+    let mut callee: Option<String> = None;
+    let mut in_call: Option<String> = None;
+    let (mut own, mut calls, mut seen) = (0u64, 0u64, false);
+    for line in text.lines() {
+        if let Some(p) = line.strip_prefix("positions:") {
+            positions = p.split_whitespace().count().max(1);
+        } else if let Some(spec) = line.strip_prefix("ob=") {
+            current = object(spec, &mut names);
+            seen |= file_starts(&current, &["libsqlite3"]);
+        } else if let Some(spec) = line.strip_prefix("cob=") {
+            callee = Some(object(spec, &mut names));
+        } else if line.starts_with("calls=") {
+            in_call = Some(callee.take().unwrap_or_else(|| current.clone()));
+        } else if line.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '*')) {
+            let Some(ir) = line
+                .split_whitespace()
+                .nth(positions)
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            let from_library = file_starts(&current, &["libsqlite3"]);
+            match in_call.take() {
+                Some(to) if from_library && file_starts(&to, &["libc.so", "libc-"]) => calls += ir,
+                Some(_) => {}
+                None if from_library => own += ir,
+                None => {}
+            }
+        }
+    }
+    seen.then_some(own + calls)
+}
+
+/// An `ob=`/`cob=` value's object: `(id) name` names `id`, `(id)` alone is the named one.
+fn object(spec: &str, names: &mut HashMap<String, String>) -> String {
+    let spec = spec.trim();
+    match spec.strip_prefix('(').and_then(|r| r.split_once(')')) {
+        Some((id, name)) if !name.trim().is_empty() => {
+            names.insert(id.to_string(), name.trim().to_string());
+            name.trim().to_string()
+        }
+        Some((id, _)) => names.get(id).cloned().unwrap_or_default(),
+        None => spec.to_string(),
+    }
+}
+
+/// Whether the file name of object `path` starts with one of `prefixes`.
+fn file_starts(path: &str, prefixes: &[&str]) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    prefixes.iter().any(|p| file.starts_with(p))
+}
+
 /// What makes each dump's label unique in the process.
 static NEXT_DUMP: AtomicU32 = AtomicU32::new(1);
 
@@ -138,7 +212,7 @@ impl Dumps {
     /// writes the calling thread's counts alone to `out.N-TT` (TT the thread); a dump is found
     /// by its label, made unique here, since another client thread may dump between this
     /// request and the look for its file.
-    pub fn take(&self, label: &str) -> Result<u64, DumpError> {
+    pub fn take(&self, label: &str) -> Result<Count, DumpError> {
         let label = format!("{label} #{}", NEXT_DUMP.fetch_add(1, Ordering::Relaxed));
         dump_stats_at(&label);
         let dir = self.out.parent().unwrap_or(Path::new("."));
@@ -157,7 +231,11 @@ impl Dumps {
             let text = std::fs::read_to_string(&path).map_err(io(&path))?;
             if text.lines().any(|l| l == trigger) {
                 let _ = std::fs::remove_file(&path);
-                return parse_totals(&text).ok_or(DumpError::NoTotals(path));
+                let total = parse_totals(&text).ok_or(DumpError::NoTotals(path))?;
+                return Ok(Count {
+                    total,
+                    library: library_instructions(&text),
+                });
             }
         }
         Err(DumpError::Missing(self.out.clone(), label))
@@ -182,6 +260,23 @@ fn=(1) 0x0000000000012345\n0 12\n\ntotals: 1234567\n";
         assert_eq!(parse_totals("events: Ir Dr Dw\ntotals: 10 3 2\n"), Some(10));
         assert_eq!(parse_totals("events: Ir\nfn=(1) main\n0 5\n"), None);
         assert_eq!(parse_totals("totals: many\n"), None);
+    }
+
+    #[test]
+    fn the_librarys_instructions_are_its_own_and_its_calls_into_libc() {
+        let dump = "positions: line\nevents: Ir\n\
+ob=(1) /usr/bin/litebench\nfl=(1) ???\nfn=(1) main\n0 100\n\
+cob=(2) /cache/sqlite/ab/libsqlite3.so\ncfn=(2) sqlite3_step\ncalls=1 0\n0 70\n\
+ob=(2)\nfn=(2)\n+3 50\n\
+cob=(3) /usr/lib/x86_64-linux-gnu/libc.so.6\ncfn=(3) memcpy\ncalls=2 0\n* 15\n\
+cfn=(4) sqlite3VdbeExec\ncalls=1 0\n0 5\n\
+ob=(3)\nfn=(3)\n0 15\n\
+ob=(1)\nfn=(5) helper\n0 9\n\
+cob=(3)\ncfn=(3)\ncalls=1 0\n0 4\n\ntotals: 178\n";
+        // 50 of its own, 15 in memcpy it called; its call to itself is inside its own 50; the
+        // executable's 100 + 9 and its own memcpy call's 4 are not SQLite's.
+        assert_eq!(library_instructions(dump), Some(65));
+        assert_eq!(library_instructions(DUMP), None, "no libsqlite3 object: linked in");
     }
 
     #[test]

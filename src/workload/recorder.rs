@@ -42,6 +42,8 @@ struct OpState {
     busy_wait: Option<Histogram<u64>>,
     /// Instructions of this type's phases under callgrind (`--measure instructions`).
     instructions: Option<u64>,
+    /// Of `instructions`, SQLite's library's ([`crate::sys::valgrind::library_instructions`]).
+    library_instructions: Option<u64>,
 }
 
 /// Transactions given up busy, by the SQLite causes ([`BusyCause`]); the others count in
@@ -196,6 +198,7 @@ impl Recorder {
                     lag: None,
                     busy_wait: None,
                     instructions: None,
+                    library_instructions: None,
                 })
                 .collect(),
             counters,
@@ -235,7 +238,7 @@ impl Recorder {
             return;
         };
         match i.dumps.take("client") {
-            Ok(n) => i.interval = Some(i.interval.unwrap_or(0) + n),
+            Ok(n) => i.interval = Some(i.interval.unwrap_or(0) + n.total),
             Err(e) => {
                 i.error.get_or_insert(e);
             }
@@ -316,7 +319,10 @@ impl Recorder {
             if let Some(i) = &mut self.instructions {
                 crate::sys::valgrind::stop_instrumentation();
                 match i.dumps.take(s.name) {
-                    Ok(n) => s.instructions = Some(s.instructions.unwrap_or(0) + n),
+                    Ok(n) => {
+                        s.instructions = Some(s.instructions.unwrap_or(0) + n.total);
+                        s.library_instructions = add(s.library_instructions, n.library);
+                    }
                     Err(e) => {
                         i.error.get_or_insert(e);
                     }
@@ -646,6 +652,15 @@ fn add_ops(mine: &mut [OpState], theirs: Vec<OpState>) {
         if let Some(n) = theirs.instructions {
             mine.instructions = Some(mine.instructions.unwrap_or(0) + n);
         }
+        mine.library_instructions = add(mine.library_instructions, theirs.library_instructions);
+    }
+}
+
+/// A count so far plus another, either possibly absent.
+fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
     }
 }
 
@@ -671,6 +686,7 @@ fn result_of(s: OpState) -> OpResult {
         lag_histogram: s.lag.as_ref().map(encode),
         busy_wait: s.busy_wait.as_ref().map(Latency::of),
         instructions: s.instructions,
+        library_instructions: s.library_instructions,
         busy_wait_histogram: s.busy_wait.as_ref().map(encode),
         part_of: s.part_of.map(str::to_string),
     }

@@ -64,8 +64,17 @@ impl ResultLog {
         params: &[Value<'_>],
         ordered: bool,
     ) -> Result<u64, EngineError> {
+        self.record(ordered, |values| conn.run_values(stmt, params, values))
+    }
+
+    /// Keeps one result, whose values `run` pushes (returning its rows).
+    pub fn record(
+        &mut self,
+        ordered: bool,
+        run: impl FnOnce(&mut Values) -> Result<u64, EngineError>,
+    ) -> Result<u64, EngineError> {
         let start = self.values.len();
-        match conn.run_values(stmt, params, &mut self.values) {
+        match run(&mut self.values) {
             Ok(rows) => {
                 self.results.push(Span {
                     start: start as u32,

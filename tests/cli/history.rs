@@ -92,6 +92,76 @@ fn history_and_bisect_refuse_in_one_line() {
     );
 }
 
+#[test]
+fn a_method_that_is_not_one_or_not_the_workloads_is_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let refuse = |args: &[&str], parts: &[&str]| {
+        let o = output(sb.litebench().args(args).arg("--results").arg(sb.results()));
+        assert_error_line(&o, parts);
+    };
+    let history = ["history", "speedtest1", "--engine", "sqlite@3.7.8"];
+    refuse(
+        &[&history[..], &["--method", "fast"]].concat(),
+        &["invalid value 'fast' for '--method", "speed-check", "litebench"],
+    );
+    refuse(
+        &["history", "crud", "--engine", "sqlite@3.7.8", "--method", "speed-check"],
+        &["--method speed-check runs speedtest1 as SQLite's tool/speed-check.sh does; workload crud has no such method"],
+    );
+    refuse(
+        &["bisect", "crud", "3.7.8", "3.8.2", "--method", "speed-check"],
+        &["--method speed-check runs speedtest1", "workload crud"],
+    );
+    refuse(
+        &["history", "speedtest1", "--engine", "sqlite", "--method", "speed-check"],
+        &["history --method speed-check: --engine sqlite: speed-check runs SQLite releases built and loaded as tool/speed-check.sh does"],
+    );
+    refuse(
+        &[
+            &history[..],
+            &["--method", "speed-check", "--engine", "sqlite@3.8.2-O3"],
+        ]
+        .concat(),
+        &["--engine sqlite@3.8.2-O3: speed-check builds each release as tool/speed-check.sh does"],
+    );
+}
+
+#[test]
+fn speed_check_is_speedtest1s_default_method_with_instructions() {
+    let sb = Sandbox::new();
+    let plan = |extra: &[&str]| {
+        let o = output(
+            sb.litebench()
+                .args(["history", "speedtest1", "--engine", "sqlite@3.7.8", "--dry-run"])
+                .args(["--format", "json"])
+                .args(extra)
+                .arg("--results")
+                .arg(sb.results()),
+        );
+        assert_success(&o);
+        let plan: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        plan["jobs"][0].clone()
+    };
+    let counted = plan(&["--measure", "instructions"]);
+    assert_eq!(
+        counted["configurations"][0]["engine"], "sqlite@3.7.8-speed-check",
+        "{counted}"
+    );
+    assert_eq!(counted["params"]["method"], "speed-check", "{counted}");
+    assert_eq!(counted["params"]["size"], 5, "{counted}");
+    assert_eq!(
+        counted["configurations"][0]["knobs"],
+        serde_json::json!([]),
+        "each release's own pages"
+    );
+    // Without instructions, or asked for, litebench's method: pinned pragmas, -Os builds.
+    for job in [plan(&[]), plan(&["--measure", "instructions", "--method", "litebench"])] {
+        assert_eq!(job["configurations"][0]["engine"], "sqlite@3.7.8-Os", "{job}");
+        assert_eq!(job["params"]["method"], "litebench", "{job}");
+        assert_eq!(job["configurations"][0]["knobs"].as_array().unwrap().len(), 2, "{job}");
+    }
+}
+
 /// SQLite 3.7.8 compiled at -Os into litebench's cache (once per machine).
 fn prebuild_378(sb: &Sandbox) -> bool {
     let target = bin().parent().and_then(Path::parent).expect("target dir").to_path_buf();

@@ -45,6 +45,9 @@ pub fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
 pub type Authorizer =
     unsafe extern "C" fn(*mut c_void, c_int, *const c_char, *const c_char, *const c_char, *const c_char) -> c_int;
 
+/// `sqlite3_exec`'s row callback: user data, columns, values, names.
+pub type ExecCallback = unsafe extern "C" fn(*mut c_void, c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+
 /// One entry of the table: a C symbol and the SQLite release that added it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Symbol {
@@ -164,6 +167,8 @@ api_table! {
         step: fn(*mut sqlite3_stmt) -> c_int = sqlite3_step, "3.0.0";
         reset: fn(*mut sqlite3_stmt) -> c_int = sqlite3_reset, "3.0.0";
         finalize: fn(*mut sqlite3_stmt) -> c_int = sqlite3_finalize, "3.0.0";
+        exec: fn(*mut sqlite3, *const c_char, Option<ExecCallback>, *mut c_void, *mut *mut c_char) -> c_int = sqlite3_exec, "3.0.0";
+        free: fn(*mut c_void) -> () = sqlite3_free, "3.0.0";
         next_stmt: fn(*mut sqlite3, *mut sqlite3_stmt) -> *mut sqlite3_stmt = sqlite3_next_stmt, "3.6.0";
         bind_int64: fn(*mut sqlite3_stmt, c_int, sqlite3_int64) -> c_int = sqlite3_bind_int64, "3.0.0";
         bind_double: fn(*mut sqlite3_stmt, c_int, f64) -> c_int = sqlite3_bind_double, "3.0.0";
@@ -200,6 +205,7 @@ api_table! {
         changes64: fn(*mut sqlite3) -> sqlite3_int64 = sqlite3_changes64, "3.37.0";
         stmt_scanstatus_v2: fn(*mut sqlite3_stmt, c_int, c_int, c_int, *mut c_void) -> c_int = sqlite3_stmt_scanstatus_v2, "3.42.0";
         txn_state: fn(*mut sqlite3, *const c_char) -> c_int = sqlite3_txn_state, "3.34.0";
+        db_release_memory: fn(*mut sqlite3) -> c_int = sqlite3_db_release_memory, "3.7.10";
     }
     variadic {
         test_control: fn(c_int, ...) -> c_int = sqlite3_test_control;
@@ -234,6 +240,47 @@ pub enum LoadError {
     TooOld { path: String, version: String },
     #[error("--engine sqlite:{path}: sqlite3_initialize() failed with result code {rc}; the library is unusable (out of memory, or a broken build)")]
     Initialize { path: String, rc: c_int },
+    #[error("--engine sqlite:{path}: sqlite3_config(SQLITE_CONFIG_HEAP) failed with result code {rc}: the build has no memsys5 (compile it with -DSQLITE_ENABLE_MEMSYS5, as sqlite@RELEASE-speed-check is)")]
+    Heap { path: String, rc: c_int },
+}
+
+/// SQLite's own allocator on a fixed heap (`sqlite3_config(SQLITE_CONFIG_HEAP)`, memsys5), set
+/// before the library is initialised: what speedtest1's `--heap SIZE MIN` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heap {
+    pub bytes: usize,
+    /// The smallest allocation, a power of two.
+    pub min: usize,
+}
+
+/// `SQLITE_CONFIG_HEAP` (sqlite3.h).
+const SQLITE_CONFIG_HEAP: c_int = 8;
+
+/// Gives a library not yet initialised a heap of its own: memory leaked for the process, as
+/// the library stays loaded and allocates from it until the process ends.
+fn configure_heap(lib: &'static libloading::Library, heap: Heap, origin: &str) -> Result<(), LoadError> {
+    let fail = |rc| LoadError::Heap {
+        path: origin.to_string(),
+        rc,
+    };
+    // SAFETY: `int sqlite3_config(int, ...)`, in every release litebench loads.
+    let config = unsafe { lib.get::<unsafe extern "C" fn(c_int, ...) -> c_int>(b"sqlite3_config\0") }
+        .map_err(|_| fail(libsqlite3_sys::SQLITE_ERROR))?;
+    let words: &'static mut [u64] = Box::leak(vec![0u64; heap.bytes.div_ceil(8)].into_boxed_slice());
+    // SAFETY: SQLITE_CONFIG_HEAP takes a buffer (8-byte aligned, kept for the process), its size
+    // and the smallest allocation, both int; called before sqlite3_initialize.
+    let rc = unsafe {
+        config(
+            SQLITE_CONFIG_HEAP,
+            words.as_mut_ptr().cast::<c_void>(),
+            heap.bytes as c_int,
+            heap.min as c_int,
+        )
+    };
+    if rc != libsqlite3_sys::SQLITE_OK {
+        return Err(fail(rc));
+    }
+    Ok(())
 }
 
 /// A feature needs a symbol this SQLite build does not have.
@@ -296,6 +343,25 @@ impl Api {
     /// check. The library stays loaded for the life of the process (SQLite keeps global state,
     /// such as registered VFSes, that must outlive every connection).
     pub fn load(file: Checked) -> Result<&'static Api, LoadError> {
+        Api::load_on(file, None)
+    }
+
+    /// [`Api::load`], SQLite's allocator set to `heap` first. A library is initialised once per
+    /// process, so the same library loaded again is the one already loaded, heap and all.
+    pub fn load_with_heap(file: Checked, heap: Heap) -> Result<&'static Api, LoadError> {
+        static LOADED: OnceLock<std::sync::Mutex<Vec<(std::path::PathBuf, &'static Api)>>> = OnceLock::new();
+        let loaded = LOADED.get_or_init(Default::default);
+        let mut loaded = loaded.lock().unwrap_or_else(|p| p.into_inner());
+        let path = file.path().to_path_buf();
+        if let Some((_, api)) = loaded.iter().find(|(p, _)| *p == path) {
+            return Ok(api);
+        }
+        let api = Api::load_on(file, Some(heap))?;
+        loaded.push((path, api));
+        Ok(api)
+    }
+
+    fn load_on(file: Checked, heap: Option<Heap>) -> Result<&'static Api, LoadError> {
         let origin = file.path().display().to_string();
         let loader_path = file.loader_path();
         // Before the loader maps it: a library cut short would kill the process with SIGBUS.
@@ -339,6 +405,9 @@ impl Api {
                 since: "3.6.0",
             });
         };
+        if let Some(heap) = heap {
+            configure_heap(lib, heap, &origin)?;
+        }
         // SAFETY: sqlite3_initialize takes no arguments and may be called at any time.
         let init_rc = unsafe { initialize() };
         if init_rc != libsqlite3_sys::SQLITE_OK {

@@ -13,6 +13,8 @@ pub struct SqliteConn {
     api: &'static Api,
     db: *mut sqlite3,
     stmts: Vec<*mut sqlite3_stmt>,
+    /// Statements this connection has prepared (`sqlite3_prepare_v2` calls, batches' included).
+    prepares: std::cell::Cell<u64>,
     label: String,
     /// The mask of disabled optimizations litebench set (see [`super::optimizer`]); 0 until set.
     opt_mask: u32,
@@ -49,6 +51,29 @@ impl SqliteConn {
         }
     }
 
+    /// Column `i` of the current row, by its type, onto `out`.
+    ///
+    /// # Safety
+    /// `stmt` is a live statement of this connection positioned on a row.
+    pub(super) unsafe fn push_column(&self, stmt: *mut sqlite3_stmt, i: c_int, out: &mut Values) {
+        // SAFETY: per this function's contract; bytes are copied before the next step.
+        unsafe {
+            match (self.api.column_type)(stmt, i) {
+                ffi::SQLITE_NULL => out.push_null(),
+                ffi::SQLITE_INTEGER => out.push_int((self.api.column_int64)(stmt, i)),
+                ffi::SQLITE_FLOAT => out.push_real((self.api.column_double)(stmt, i)),
+                kind => {
+                    let bytes = self.column_bytes(stmt, i);
+                    if kind == ffi::SQLITE_BLOB {
+                        out.push_blob(bytes);
+                    } else {
+                        out.push_text(bytes);
+                    }
+                }
+            }
+        }
+    }
+
     /// Opens (creating if needed) `path` through the VFS named `vfs` (`None`: default VFS).
     pub fn open(api: &'static Api, path: &Path, vfs: Option<&str>, label: &str) -> Result<SqliteConn, EngineError> {
         let cpath = Self::c_path(path, label)?;
@@ -56,6 +81,22 @@ impl SqliteConn {
         conn.dir = path
             .parent()
             .map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d }.to_path_buf());
+        Ok(conn)
+    }
+
+    /// Opens (creating if needed) `path` on SQLite's default VFS in its serialized mode (no
+    /// `SQLITE_OPEN_NOMUTEX`), as speedtest1 opens its database: SQLite takes its connection
+    /// mutex in every call, and litebench's counting VFS is not between SQLite and the file.
+    pub fn open_serialized(api: &'static Api, path: &Path, label: &str) -> Result<SqliteConn, EngineError> {
+        let cpath = Self::c_path(path, label)?;
+        let mut conn = Self::open_c(
+            api,
+            &cpath,
+            None,
+            label,
+            ffi::SQLITE_OPEN_CREATE | ffi::SQLITE_OPEN_FULLMUTEX,
+        )?;
+        conn.dir = path.parent().map(Path::to_path_buf);
         Ok(conn)
     }
 
@@ -101,7 +142,13 @@ impl SqliteConn {
         }
         let cvfs = vfs.map(|v| CString::new(v).expect("VFS names have no NUL"));
         let mut db = std::ptr::null_mut();
-        let flags = ffi::SQLITE_OPEN_READWRITE | create | ffi::SQLITE_OPEN_NOMUTEX;
+        // Multi-thread mode unless the caller asks for serialized (`SQLITE_OPEN_FULLMUTEX`).
+        let threading = if create & ffi::SQLITE_OPEN_FULLMUTEX != 0 {
+            0
+        } else {
+            ffi::SQLITE_OPEN_NOMUTEX
+        };
+        let flags = ffi::SQLITE_OPEN_READWRITE | create | threading;
         // SAFETY: valid C strings and out-pointer; SQLite allocates the handle even on error.
         let rc = unsafe {
             (api.open_v2)(
@@ -115,6 +162,7 @@ impl SqliteConn {
             api,
             db,
             stmts: Vec::new(),
+            prepares: std::cell::Cell::new(0),
             label: label.to_string(),
             opt_mask: 0,
             blob_api: super::blob::BlobApi::Sql,
@@ -282,7 +330,25 @@ impl SqliteConn {
         }
     }
 
+    /// How many statements this connection has prepared: each `sqlite3_prepare_v2` call,
+    /// those of [`Connection::execute_batch`] included.
+    pub fn prepares(&self) -> u64 {
+        self.prepares.get()
+    }
+
+    /// Prepared statement `id` (null once finalized by [`SqliteConn::set_stmt`]).
+    pub(super) fn stmt(&self, id: StmtId) -> *mut sqlite3_stmt {
+        self.stmts[id.0]
+    }
+
+    /// Puts `stmt` in `id`'s place, returning the statement that was there (the caller
+    /// finalizes it).
+    pub(super) fn set_stmt(&mut self, id: StmtId, stmt: *mut sqlite3_stmt) -> *mut sqlite3_stmt {
+        std::mem::replace(&mut self.stmts[id.0], stmt)
+    }
+
     pub(super) fn prepare_raw(&self, sql: &str) -> Result<*mut sqlite3_stmt, EngineError> {
+        self.prepares.set(self.prepares.get() + 1);
         let mut stmt = std::ptr::null_mut();
         // SAFETY: sql is valid for its length; SQLite copies what it needs.
         let rc = unsafe {
@@ -301,16 +367,32 @@ impl SqliteConn {
     }
 
     fn bind(&self, stmt: *mut sqlite3_stmt, params: &[Value<'_>]) -> c_int {
+        // SAFETY: text and blobs are copied (TRANSIENT).
+        unsafe { self.bind_as(stmt, params, transient()) }
+    }
+
+    /// Binds `params` to `stmt`, text and blobs with destructor `how` (`SQLITE_TRANSIENT`:
+    /// copied; `None`, `SQLITE_STATIC`: used in place).
+    ///
+    /// # Safety
+    /// `stmt` is a live statement of this connection; with `SQLITE_STATIC`, the text and blobs
+    /// of `params` outlive every use of `stmt` until it is rebound or finalized.
+    pub(super) unsafe fn bind_as(
+        &self,
+        stmt: *mut sqlite3_stmt,
+        params: &[Value<'_>],
+        how: Option<unsafe extern "C" fn(*mut std::ffi::c_void)>,
+    ) -> c_int {
         for (i, p) in params.iter().enumerate() {
             let idx = (i + 1) as c_int;
-            // SAFETY: stmt is a live prepared statement; text and blobs are copied (TRANSIENT).
+            // SAFETY: per this function's contract.
             let rc = unsafe {
                 match *p {
                     Value::Null => (self.api.bind_null)(stmt, idx),
                     Value::Int(v) => (self.api.bind_int64)(stmt, idx, v),
                     Value::Real(v) => (self.api.bind_double)(stmt, idx, v),
-                    Value::Text(s) => (self.api.bind_text)(stmt, idx, s.as_ptr().cast(), s.len() as c_int, transient()),
-                    Value::Blob(b) => (self.api.bind_blob)(stmt, idx, b.as_ptr().cast(), b.len() as c_int, transient()),
+                    Value::Text(s) => (self.api.bind_text)(stmt, idx, s.as_ptr().cast(), s.len() as c_int, how),
+                    Value::Blob(b) => (self.api.bind_blob)(stmt, idx, b.as_ptr().cast(), b.len() as c_int, how),
                 }
             };
             if rc != ffi::SQLITE_OK {
@@ -372,6 +454,7 @@ impl Connection for SqliteConn {
         while !rest.is_empty() {
             let mut stmt = std::ptr::null_mut();
             let mut tail = std::ptr::null();
+            self.prepares.set(self.prepares.get() + 1);
             // SAFETY: rest is valid for its length; tail points into it.
             let rc = unsafe {
                 (self.api.prepare_v2)(self.db, rest.as_ptr().cast(), rest.len() as c_int, &mut stmt, &mut tail)
@@ -438,19 +521,7 @@ impl Connection for SqliteConn {
                         ffi::SQLITE_ROW => {
                             rows += 1;
                             for i in 0..n {
-                                match (self.api.column_type)(stmt, i) {
-                                    ffi::SQLITE_NULL => out.push_null(),
-                                    ffi::SQLITE_INTEGER => out.push_int((self.api.column_int64)(stmt, i)),
-                                    ffi::SQLITE_FLOAT => out.push_real((self.api.column_double)(stmt, i)),
-                                    kind => {
-                                        let bytes = self.column_bytes(stmt, i);
-                                        if kind == ffi::SQLITE_BLOB {
-                                            out.push_blob(bytes);
-                                        } else {
-                                            out.push_text(bytes);
-                                        }
-                                    }
-                                }
+                                self.push_column(stmt, i, out);
                             }
                         }
                         ffi::SQLITE_DONE => {

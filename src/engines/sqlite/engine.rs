@@ -44,7 +44,18 @@ pub enum SqliteChoice {
     Library(PathBuf),
     /// A library `litebench build-sqlite` compiled, as its cache records it.
     Compiled(Box<super::compiled::CompiledBuild>),
+    /// A release built as SQLite's `tool/speed-check.sh` builds (`sqlite@3.40.0-speed-check`),
+    /// loaded as its speedtest1 runs: memsys5 on a heap of its own ([`SPEED_CHECK_HEAP`]),
+    /// connections serialized (no `SQLITE_OPEN_NOMUTEX`) on SQLite's own VFS, so that nothing
+    /// of litebench's runs inside SQLite's calls; its I/O is then not counted.
+    SpeedCheck(Box<super::compiled::CompiledBuild>),
 }
+
+/// speedtest1's `--heap 10000000 64`, as `tool/speed-check.sh` runs it.
+pub const SPEED_CHECK_HEAP: super::api::Heap = super::api::Heap {
+    bytes: 10_000_000,
+    min: 64,
+};
 
 /// One SQLite build, ready to open counted connections.
 pub struct SqliteEngine {
@@ -54,6 +65,8 @@ pub struct SqliteEngine {
     pub build: SqliteBuild,
     /// Databases in memory (`--memory`) instead of files.
     pub memory: bool,
+    /// Loaded as [`SqliteChoice::SpeedCheck`].
+    pub speed_check: bool,
 }
 
 /// Why an engine could not be set up.
@@ -79,10 +92,15 @@ impl SqliteEngine {
                 let file = super::compiled::BuildCache::from_env()?.open_library(b)?;
                 (Api::load(file)?, format!("sqlite@{}", b.name))
             }
+            SqliteChoice::SpeedCheck(b) => {
+                let file = super::compiled::BuildCache::from_env()?.open_library(b)?;
+                let name = format!("{}{}", b.version, super::compiled::selection::SPEED_CHECK_SUFFIX);
+                (Api::load_with_heap(file, SPEED_CHECK_HEAP)?, format!("sqlite@{name}"))
+            }
         };
         let counters = vfs::install(api)?;
         let mut build = SqliteBuild::describe(api)?;
-        if let SqliteChoice::Compiled(b) = choice {
+        if let SqliteChoice::Compiled(b) | SqliteChoice::SpeedCheck(b) = choice {
             build.compiled = Some((**b).clone());
         }
         Ok(SqliteEngine {
@@ -91,6 +109,7 @@ impl SqliteEngine {
             counters,
             build,
             memory,
+            speed_check: matches!(choice, SqliteChoice::SpeedCheck(_)),
         })
     }
 
@@ -148,7 +167,7 @@ impl Engine for SqliteEngine {
     }
 
     fn io_counters(&self) -> Option<Arc<IoCounters>> {
-        Some(self.counters.clone())
+        (!self.speed_check).then(|| self.counters.clone())
     }
 
     fn create_database(&self, scratch: &Scratch, name: &str) -> Result<DbRef, EngineError> {
@@ -187,6 +206,7 @@ impl Engine for SqliteEngine {
 
     fn connect(&self, db: &DbRef) -> Result<Box<dyn Connection>, EngineError> {
         let conn = match &db.path {
+            Some(p) if self.speed_check => SqliteConn::open_serialized(self.api, p, &self.label)?,
             Some(p) => SqliteConn::open(self.api, p, Some(vfs::SHIM_NAME), &self.label)?,
             None => SqliteConn::open_memory(self.api, &self.label)?,
         };

@@ -14,6 +14,7 @@ pub mod knobs;
 pub mod optimizer;
 pub mod plan;
 pub mod scanstatus;
+pub mod speed_check;
 pub mod vfs;
 
 use super::kind::{EngineKind, Runs, TargetSpec};
@@ -59,7 +60,10 @@ pub fn open_target(target: Option<&str>, memory: bool) -> Result<Box<dyn Engine>
     let choice = match target {
         None => SqliteChoice::Bundled,
         Some(t) => match t.strip_prefix(COMPILED_PREFIX) {
-            Some(name) => SqliteChoice::Compiled(Box::new(compiled_build(name)?)),
+            Some(name) => match compiled_build(name)? {
+                (build, true) => SqliteChoice::SpeedCheck(Box::new(build)),
+                (build, false) => SqliteChoice::Compiled(Box::new(build)),
+            },
             None => SqliteChoice::Library(t.into()),
         },
     };
@@ -67,16 +71,16 @@ pub fn open_target(target: Option<&str>, memory: bool) -> Result<Box<dyn Engine>
 }
 
 /// The build `sqlite@NAME` means: a release selection's build (made when missing, saying so),
-/// else the cached build of that name.
-fn compiled_build(name: &str) -> Result<compiled::CompiledBuild, Failure> {
+/// else the cached build of that name; and whether it is a speed-check build (`-speed-check`).
+fn compiled_build(name: &str) -> Result<(compiled::CompiledBuild, bool), Failure> {
     let cache = compiled::BuildCache::from_env()?;
     match compiled::selection::parse(name, Some(&cache)) {
         Some(selection) => match selection?.specs.as_slice() {
-            [one] => Ok(one.ensure(&cache, &|line| crate::errln!("{line}"))?),
+            [one] => Ok((one.ensure(&cache, &|line| crate::errln!("{line}"))?, one.speed_check)),
             _ => Err(Failure(format!(
                 "--engine sqlite@{name}: several releases; a range is expanded by `run` and `history`, so name one release here"
             ))),
         },
-        None => Ok(cache.find(name)?),
+        None => Ok((cache.find(name)?, false)),
     }
 }

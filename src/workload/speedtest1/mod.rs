@@ -24,6 +24,7 @@ pub mod fp;
 pub mod main;
 pub mod orm;
 pub mod rand;
+pub mod speed_check;
 
 use super::result_hash::{has_order_by, ResultHash, ResultLog};
 use super::suite;
@@ -163,7 +164,18 @@ pub const PARAMS: &[ParamSpec] = &[
         default: "main",
         help: "speedtest1's --testset: main and orm (any release), cte and fp (3.8.3 and later)",
     },
+    ParamSpec {
+        name: "method",
+        kind: ParamKind::Choice(&["litebench", "speed-check"]),
+        default: "litebench",
+        help: "litebench: each test's statement prepared once, as an application runs; speed-check: as SQLite's tool/speed-check.sh runs speedtest1 (--reprepare --shrink-memory, every column read as text), SQLite's library engines only",
+    },
 ];
+
+/// Whether the run is speed-check's (`method=speed-check`).
+fn speed_check_of(p: &Params) -> bool {
+    p.choice("method") == "speed-check"
+}
 
 /// The main set's operation types: its titles at the default size (checked against the tests
 /// by `operations_are_the_main_sets_titles`).
@@ -299,6 +311,9 @@ impl Workload for Speedtest1 {
         if let Some(line) = set_refusal(set_of(pop.params), &version) {
             return Err(input_error("speedtest1", line).into());
         }
+        if speed_check_of(pop.params) {
+            speed_check::sqlite(conn)?;
+        }
         Ok(0)
     }
 
@@ -315,6 +330,10 @@ impl Workload for Speedtest1 {
         // The one pragma speedtest1 always sets (`--threads`, default 0: no sorter threads);
         // releases before 3.8.7 ignore it.
         conn.execute_batch("PRAGMA threads=0")?;
+        let speed_check = speed_check_of(trial.params);
+        if speed_check {
+            speed_check::sqlite(conn)?;
+        }
         let mut log = ResultLog::default();
         let mut hash = ResultHash::new();
         for (op, test) in set.tests.iter().enumerate() {
@@ -330,7 +349,11 @@ impl Workload for Speedtest1 {
                 log: &mut log,
             };
             for step in &steps {
-                run_step(conn, step, &mut timed)?;
+                if speed_check {
+                    speed_check::run_step(speed_check::sqlite(conn)?, step, &mut timed)?;
+                } else {
+                    run_step(conn, step, &mut timed)?;
+                }
             }
             rec.pause();
             hash.add(&log);

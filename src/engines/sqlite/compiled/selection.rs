@@ -1,6 +1,8 @@
 //! `--engine sqlite@3.45.1`, `sqlite@3.20..3.54`, `sqlite@3.8.x`, `sqlite@all` (each with an
-//! optional `-Os`, `-O2` or `-O3`): SQLite releases chosen from the catalogue
-//! ([`super::releases`]) rather than builds chosen by name.
+//! optional `-Os`, `-O2` or `-O3`, or `-speed-check`): SQLite releases chosen from the
+//! catalogue ([`super::releases`]) rather than builds chosen by name. `-speed-check` is the
+//! build SQLite's own `tool/speed-check.sh` makes (`-Os -DSQLITE_ENABLE_MEMSYS5`), which the
+//! engine then loads as that script's speedtest1 runs it ([`SPEED_CHECK_FLAGS`]).
 //!
 //! A release selection means the release's registry source compiled at that level with no
 //! other flags: the build is looked up by what makes it (its release and flags, preferring a
@@ -18,12 +20,24 @@ use std::time::Duration;
 pub struct ReleaseSpec {
     pub release: &'static Release,
     pub level: OptLevel,
+    /// Built as `tool/speed-check.sh` builds (`-speed-check`): `-Os` and [`SPEED_CHECK_FLAGS`].
+    pub speed_check: bool,
 }
+
+/// The flags `tool/speed-check.sh` adds to `-Os` (its `CC_OPTS`): memsys5, the allocator its
+/// speedtest1 runs on (`--heap 10000000 64`).
+pub const SPEED_CHECK_FLAGS: &[&str] = &["-DSQLITE_ENABLE_MEMSYS5"];
+
+/// The suffix of a release built as speed-check builds: `sqlite@3.40.0-speed-check`.
+pub const SPEED_CHECK_SUFFIX: &str = "-speed-check";
 
 impl ReleaseSpec {
     /// What `--engine sqlite@...` calls it: `3.45.1` at -O2 (`build-sqlite`'s default),
     /// `3.45.1-Os`, `3.45.1-O3`.
     pub fn name(&self) -> String {
+        if self.speed_check {
+            return format!("{}{SPEED_CHECK_SUFFIX}", self.release.version);
+        }
         match self.level {
             OptLevel::O2 => self.release.version.to_string(),
             l => format!("{}{}", self.release.version, l.flag()),
@@ -37,9 +51,16 @@ impl ReleaseSpec {
             .chain(compiler::PLATFORM_DEFINES)
             .copied()
             .chain([self.level.flag()])
+            .chain(self.cflags())
             .chain(compiler::LINK_LIBS.iter().copied())
             .map(str::to_string)
             .collect()
+    }
+
+    /// The flags after the level: speed-check's, or none.
+    fn cflags(&self) -> impl Iterator<Item = &'static str> {
+        let flags: &'static [&'static str] = if self.speed_check { SPEED_CHECK_FLAGS } else { &[] };
+        flags.iter().copied()
     }
 
     /// The cached build of this release at this level without other flags, if there is one
@@ -107,7 +128,8 @@ impl ReleaseSpec {
         }
         let source = super::source::resolve(version, &cache.sources_dir())?;
         let level = self.level;
-        let built = cache.build(&source, level, &[], None, &|_| {
+        let cflags: Vec<String> = self.cflags().map(str::to_string).collect();
+        let built = cache.build(&source, level, &cflags, None, &|_| {
             say(&format!(
                 "compiling SQLite {version} at {} for --engine sqlite@{} (once per machine; a minute or so)",
                 level.flag(),
@@ -221,12 +243,20 @@ pub struct Selection {
 /// The releases `text` (what follows `sqlite@`) selects; `None` when it is no release selection
 /// (a build's name, looked up as such).
 pub fn parse(text: &str, cache: Option<&BuildCache>) -> Option<Result<Selection, BuildError>> {
-    let (body, level) = split_level(text.trim());
+    let (text_body, speed_check) = match text.trim().strip_suffix(SPEED_CHECK_SUFFIX) {
+        Some(body) => (body, true),
+        None => (text.trim(), false),
+    };
+    let (body, level) = split_level(text_body);
+    if speed_check && level.is_some() {
+        return None;
+    }
     let level = match level {
         Some(l) => match OptLevel::parse(l) {
             Ok(l) => l,
             Err(_) => return None,
         },
+        None if speed_check => OptLevel::Size,
         None => OptLevel::O2,
     };
     let all = releases::all();
@@ -263,7 +293,11 @@ pub fn parse(text: &str, cache: Option<&BuildCache>) -> Option<Result<Selection,
     let mut specs = Vec::new();
     let mut missing = Vec::new();
     for release in chosen {
-        let spec = ReleaseSpec { release, level };
+        let spec = ReleaseSpec {
+            release,
+            level,
+            speed_check,
+        };
         if !release.sources.is_empty() || cache.is_some_and(|c| spec.cached(c).is_some()) {
             specs.push(spec);
         } else {
@@ -285,7 +319,8 @@ pub fn parse(text: &str, cache: Option<&BuildCache>) -> Option<Result<Selection,
 
 /// Whether `text` selects several releases at once (a range, `3.8.x`, `all`).
 pub fn is_several(text: &str) -> bool {
-    let (body, _) = split_level(text.trim());
+    let text = text.trim();
+    let (body, _) = split_level(text.strip_suffix(SPEED_CHECK_SUFFIX).unwrap_or(text));
     body == "all" || body.contains("..") || body.ends_with(".x")
 }
 
@@ -389,5 +424,25 @@ mod tests {
         assert!(within("3.8.4.3", "3.8") && within("3.8", "3.8") && !within("3.80.1", "3.8"));
         assert!(at_most("3.54.1", "3.54") && at_most("3.20.0", "3.54") && !at_most("3.55.0", "3.54"));
         assert_eq!(split_level("3.45.1-Os"), ("3.45.1", Some("-Os")));
+    }
+
+    #[test]
+    fn speed_check_builds_are_os_with_memsys5_and_named_so() {
+        let oldest = names("all")[0].clone();
+        let sel = parse(&format!("{oldest}-speed-check"), None).unwrap().unwrap();
+        let spec = sel.specs[0];
+        assert!(spec.speed_check && spec.level == OptLevel::Size);
+        assert_eq!(spec.name(), format!("{oldest}-speed-check"));
+        let flags = spec.recorded_flags();
+        let at = flags.iter().position(|f| f == "-Os").unwrap();
+        assert_eq!(flags[at + 1], "-DSQLITE_ENABLE_MEMSYS5", "{flags:?}");
+        assert!(names("3.7..3.8-speed-check")
+            .iter()
+            .all(|n| n.ends_with("-speed-check")));
+        assert!(is_several("3.7..3.8-speed-check"));
+        // A level beside it is no release selection (speed-check's level is -Os).
+        assert!(parse(&format!("{oldest}-O3-speed-check"), None).is_none());
+        let plain = parse(&oldest, None).unwrap().unwrap().specs[0];
+        assert!(!plain.speed_check && !plain.recorded_flags().iter().any(|f| f.contains("MEMSYS5")));
     }
 }
