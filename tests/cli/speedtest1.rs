@@ -96,6 +96,6 @@ fn list_names_speedtest1_with_its_size_and_sets() {
         .iter()
         .map(|p| (p["name"].as_str().unwrap(), p["default"].as_str().unwrap()))
         .collect();
-    assert_eq!(params, [("size", "100"), ("set", "main")]);
+    assert_eq!(params, [("size", "100"), ("set", "main"), ("method", "litebench")]);
     assert_eq!(w["operations"][0], "100 - 50000 INSERTs into table with no index");
 }
