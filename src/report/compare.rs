@@ -196,8 +196,8 @@ fn journal_differences(a: &Side<'_>, b: &Side<'_>, pairs: &[(usize, usize)]) -> 
 /// A WAL row without a ratio: which side had no WAL (its median peak was none), else `-`.
 fn none_side(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
-        (Some(x), _) if x == 0.0 => "A had none".into(),
-        (_, Some(y)) if y == 0.0 => "B had none".into(),
+        (Some(0.0), _) => "A had none".into(),
+        (_, Some(0.0)) => "B had none".into(),
         _ => "-".into(),
     }
 }
