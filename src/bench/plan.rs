@@ -12,7 +12,6 @@
 //! low-to-high rule): the session, the guest and the shards work from the [`Plan`].
 
 use crate::base::Failure;
-use crate::bench::runner;
 use crate::bench::settings::RunArgs;
 use crate::engines::registry::EngineChoice;
 use crate::model::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, KnobError, KnobSet};
@@ -1048,7 +1047,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     knob_sets(args, &mut jobs, &choices)?;
     check_knob_reach(&jobs, &choices)?;
     if args.cold {
-        runner::can_drop_caches()?;
+        crate::bench::cold::can_drop_caches()?;
     }
     if args.cold && args.memory {
         return Err(Failure(

@@ -5,6 +5,8 @@
 //! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
 //! and every finished trial is handed to the caller at once to be stored.
 
+use crate::bench::cold::{drop_caches, DropCachesError};
+use crate::bench::connect::connect_configured;
 use crate::bench::plan::Trials;
 use crate::engines::interrupt::watching;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
@@ -97,8 +99,8 @@ pub enum RunError {
     Scratch(#[from] ScratchError),
     #[error("{config}: {detail}")]
     Verification { config: String, detail: String },
-    #[error("--cold: cannot drop the page cache ({0}); run as root or leave out --cold")]
-    DropCaches(String),
+    #[error(transparent)]
+    DropCaches(#[from] DropCachesError),
     /// An engine that cannot start trials cold (the message names it and the way out).
     #[error("{0}")]
     Cold(String),
@@ -185,46 +187,9 @@ impl MoreConnections<'_> {
     }
 }
 
-/// A further connection to `db`, its connect-time knobs set and read back like the trial's
-/// first connection's.
-pub fn connect_configured(
-    engine: &dyn Engine,
-    db: &DbRef,
-    knobs: &KnobSet,
-    allow_unverified: bool,
-) -> Result<Box<dyn Connection>, WorkloadError> {
-    let mut conn = engine.connect(db)?;
-    engine.apply_knobs(conn.as_mut(), knobs, Stage::Connect)?;
-    let readings = engine.read_knobs(conn.as_mut(), knobs)?;
-    knob::verify(
-        &readings,
-        engine.label(),
-        engine.passthrough_prefix(),
-        allow_unverified,
-        &|k| engine.knob_hint(k),
-    )?;
-    Ok(conn)
-}
-
 /// Seed of one round's data: every configuration in a round sees the same operations.
 pub fn trial_seed(run_seed: u64, round: u32) -> u64 {
     run_seed ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-/// Drops the page cache: `sync`, then `3 > /proc/sys/vm/drop_caches`.
-pub fn drop_caches() -> Result<(), RunError> {
-    // SAFETY: sync has no preconditions.
-    unsafe { libc::sync() };
-    std::fs::write("/proc/sys/vm/drop_caches", b"3\n").map_err(|e| RunError::DropCaches(e.to_string()))
-}
-
-/// Checks up front that `--cold` can work.
-pub fn can_drop_caches() -> Result<(), RunError> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open("/proc/sys/vm/drop_caches")
-        .map(|_| ())
-        .map_err(|e| RunError::DropCaches(e.to_string()))
 }
 
 fn engine_error(scratch: &Scratch, config: &str, e: EngineError) -> RunError {
@@ -826,7 +791,7 @@ fn make_cold(at: &TrialAt<'_>) -> Result<(), RunError> {
         })
     });
     if let Some(e) = os_error {
-        return Err(e);
+        return Err(e.into());
     }
     cold.map_err(|e| at.fail(e))
 }
