@@ -344,7 +344,7 @@ fn run_client(
         name: spec.db_name.clone(),
         path: spec.db.clone(),
     };
-    let mut conn = crate::bench::runner::connect_configured(engine.as_ref(), &db, &spec.knobs, spec.allow_unverified)?;
+    let mut conn = crate::bench::connect::connect_configured(engine.as_ref(), &db, &spec.knobs, spec.allow_unverified)?;
     let rec = Recorder::of_types(
         &workload.operation_types(&spec.params, choice.kind.dialect),
         engine.io_counters(),

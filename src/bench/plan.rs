@@ -12,7 +12,6 @@
 //! low-to-high rule): the session, the guest and the shards work from the [`Plan`].
 
 use crate::base::Failure;
-use crate::bench::runner;
 use crate::bench::settings::RunArgs;
 use crate::engines::registry::EngineChoice;
 use crate::model::knob::{configurations, parse_axis, KnobAxis, KnobCatalog, KnobError, KnobSet};
@@ -300,6 +299,9 @@ fn point_refusal(args: &RunArgs, shape: &LoadShape) -> Option<String> {
     None
 }
 
+/// The load points of the run in order (clients outermost, then rate, then client mode): one
+/// without a sweep, each refused in one line where a job's workload or the run cannot take it.
+/// In a sweep a point the run cannot take (several clients on `--memory`, processes with one
 /// client) is left out with one warning, and refused as without a sweep when none is left.
 fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> Result<Vec<LoadPoint>, Failure> {
     let rates: Vec<Option<f64>> = match &args.rate {
@@ -328,9 +330,34 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
             label: String::new(),
         }]);
     }
+    let mut points = sweep_points(args, &rates, sweep);
+    if args.latency_limit.is_some() && args.rate.is_none() {
+        return Err(Failure(
+            "--latency-limit: only an open loop has intended start times to be late against; give --rate TPS too"
+                .into(),
+        ));
+    }
+    clients_param(args, jobs, &mut points)?;
+    skip_refused(args, &mut points, warnings)?;
+    let shape = &points[0].shape;
+    if shape.is_default() {
+        if shape.progress {
+            return Err(Failure(
+                "--progress: the lines per interval come from the load driver, which runs with several clients or a rate; give --clients N or --rate TPS too".into(),
+            ));
+        }
+        return Ok(points);
+    }
+    workloads_take(args, jobs, shape, sweep)?;
+    Ok(points)
+}
+
+/// Every point of the sweep (one without a sweep), each labelled with the values it sweeps:
+/// what tells its configurations apart.
+fn sweep_points(args: &RunArgs, rates: &[Option<f64>], sweep: bool) -> Vec<LoadPoint> {
     let mut points = Vec::new();
     for &clients in &args.clients.0 {
-        for &rate in &rates {
+        for &rate in rates {
             for &client_mode in &args.client_mode.0 {
                 for &connections in &args.connections.0 {
                     let mut label = Vec::new();
@@ -354,15 +381,13 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
             }
         }
     }
-    if args.latency_limit.is_some() && args.rate.is_none() {
-        return Err(Failure(
-            "--latency-limit: only an open loop has intended start times to be late against; give --rate TPS too"
-                .into(),
-        ));
-    }
-    // A workload's own `clients` parameter (TATP's) is the flag's alias: the flag sets it, and
-    // a parameter given alone sets the run's clients. A sweep of clients leaves it alone (the
-    // parameters are the job's, the clients each configuration's).
+    points
+}
+
+/// A workload's own `clients` parameter (TATP's) is the flag's alias: the flag sets it, and a
+/// parameter given alone sets the run's clients. A sweep of clients leaves it alone (the
+/// parameters are the job's, the clients each configuration's).
+fn clients_param(args: &RunArgs, jobs: &mut [Job], points: &mut [LoadPoint]) -> Result<(), Failure> {
     let named = args.params.iter().any(|p| p.trim_start().starts_with("clients="));
     for job in jobs.iter_mut() {
         if !job.workload.params().iter().any(|p| p.name == "clients") {
@@ -390,11 +415,17 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
                 .0
                 .insert("clients".into(), params::ParamValue::Count(u64::from(clients)));
         } else if given > 1 {
-            for p in &mut points {
+            for p in points.iter_mut() {
                 p.shape.clients = u32::try_from(given).unwrap_or(crate::model::load::MAX_CLIENTS);
             }
         }
     }
+    Ok(())
+}
+
+/// The points the run cannot take left out with one warning naming them; refused in one line
+/// where that is all of them.
+fn skip_refused(args: &RunArgs, points: &mut Vec<LoadPoint>, warnings: &mut Vec<String>) -> Result<(), Failure> {
     let refusal = |shape: &LoadShape| point_refusal(args, shape);
     let refused: Vec<(String, String)> = points
         .iter()
@@ -408,15 +439,13 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
         warnings.push(format!("{} skipped: {why}", names.join(", ")));
         points.retain(|p| refusal(&p.shape).is_none());
     }
-    let shape = &points[0].shape;
-    if shape.is_default() {
-        if shape.progress {
-            return Err(Failure(
-                "--progress: the lines per interval come from the load driver, which runs with several clients or a rate; give --clients N or --rate TPS too".into(),
-            ));
-        }
-        return Ok(points);
-    }
+    Ok(())
+}
+
+/// A load other than one client in a closed loop refused in one line, naming the flag that
+/// asked for it, where a job's workload cannot take it: it runs its operations as one ordered
+/// script, or its parameters allow one client only.
+fn workloads_take(args: &RunArgs, jobs: &[Job], shape: &LoadShape, sweep: bool) -> Result<(), Failure> {
     let takers = || {
         workload::all()
             .iter()
@@ -448,7 +477,7 @@ fn load_points(args: &RunArgs, jobs: &mut [Job], warnings: &mut Vec<String>) -> 
             takers()
         )));
     }
-    Ok(points)
+    Ok(())
 }
 
 /// `--client-mode`'s word for a mode (`threads`, `processes`).
@@ -1018,7 +1047,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     knob_sets(args, &mut jobs, &choices)?;
     check_knob_reach(&jobs, &choices)?;
     if args.cold {
-        runner::can_drop_caches()?;
+        crate::bench::cold::can_drop_caches()?;
     }
     if args.cold && args.memory {
         return Err(Failure(

@@ -5,13 +5,17 @@
 //! trial (round 0: A B C, round 1: A B C, ...) so drift in the machine hits all of them alike,
 //! and every finished trial is handed to the caller at once to be stored.
 
+use crate::bench::cold::{drop_caches, DropCachesError};
+use crate::bench::connect::connect_configured;
 use crate::bench::plan::Trials;
 use crate::engines::interrupt::watching;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
-use crate::model::knob::{self, KnobError, KnobSet, Stage};
+use crate::model::knob::{self, KnobError, KnobReading, KnobSet, Stage};
 use crate::model::params::Params;
 use crate::model::record::{ConfigInfo, TemplateRecord, TrialRecord};
 use crate::sys::dbfiles::{DbFiles, Layout};
+use crate::sys::deviceio::DeviceIo;
+use crate::sys::iocount::{IoCounters, IoSnapshot};
 use crate::sys::procstat::KernelSnapshot;
 use crate::sys::scratch::{Scratch, ScratchError};
 use crate::workload::recorder::Recorder;
@@ -19,6 +23,7 @@ use crate::workload::{Connector, PopulateError, Population, Trial, Workload, Wor
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// One job bound to the opened engines and the places it runs in: what [`execute`] runs.
@@ -94,8 +99,8 @@ pub enum RunError {
     Scratch(#[from] ScratchError),
     #[error("{config}: {detail}")]
     Verification { config: String, detail: String },
-    #[error("--cold: cannot drop the page cache ({0}); run as root or leave out --cold")]
-    DropCaches(String),
+    #[error(transparent)]
+    DropCaches(#[from] DropCachesError),
     /// An engine that cannot start trials cold (the message names it and the way out).
     #[error("{0}")]
     Cold(String),
@@ -182,46 +187,9 @@ impl MoreConnections<'_> {
     }
 }
 
-/// A further connection to `db`, its connect-time knobs set and read back like the trial's
-/// first connection's.
-pub fn connect_configured(
-    engine: &dyn Engine,
-    db: &DbRef,
-    knobs: &KnobSet,
-    allow_unverified: bool,
-) -> Result<Box<dyn Connection>, WorkloadError> {
-    let mut conn = engine.connect(db)?;
-    engine.apply_knobs(conn.as_mut(), knobs, Stage::Connect)?;
-    let readings = engine.read_knobs(conn.as_mut(), knobs)?;
-    knob::verify(
-        &readings,
-        engine.label(),
-        engine.passthrough_prefix(),
-        allow_unverified,
-        &|k| engine.knob_hint(k),
-    )?;
-    Ok(conn)
-}
-
 /// Seed of one round's data: every configuration in a round sees the same operations.
 pub fn trial_seed(run_seed: u64, round: u32) -> u64 {
     run_seed ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-/// Drops the page cache: `sync`, then `3 > /proc/sys/vm/drop_caches`.
-pub fn drop_caches() -> Result<(), RunError> {
-    // SAFETY: sync has no preconditions.
-    unsafe { libc::sync() };
-    std::fs::write("/proc/sys/vm/drop_caches", b"3\n").map_err(|e| RunError::DropCaches(e.to_string()))
-}
-
-/// Checks up front that `--cold` can work.
-pub fn can_drop_caches() -> Result<(), RunError> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open("/proc/sys/vm/drop_caches")
-        .map(|_| ())
-        .map_err(|e| RunError::DropCaches(e.to_string()))
 }
 
 fn engine_error(scratch: &Scratch, config: &str, e: EngineError) -> RunError {
@@ -670,6 +638,54 @@ fn trial_name(plan: &JobPlan<'_>, cfg: &ConfigInfo, round: u32) -> String {
     }
 }
 
+/// One trial's place in the run: what each piece of [`measure`] reads.
+struct TrialAt<'a> {
+    plan: &'a JobPlan<'a>,
+    scratch: &'a Scratch,
+    stop: &'a AtomicBool,
+    cfg: &'a ConfigInfo,
+    engine: &'a dyn Engine,
+    db: &'a DbRef,
+    round: u32,
+    seq: u64,
+    seed: u64,
+}
+
+impl TrialAt<'_> {
+    /// An engine's error as the run reports it: naming the configuration and its scratch directory.
+    fn fail(&self, e: EngineError) -> RunError {
+        engine_error(self.scratch, &self.cfg.label, e)
+    }
+
+    /// A workload's error: the run's, or `Ok(None)` where only the trial is discarded.
+    fn workload_failed<T>(&self, e: WorkloadError) -> Result<Option<T>, RunError> {
+        match workload_error(self.scratch, &self.cfg.label, e) {
+            Some(err) => Err(err),
+            None => Ok(None),
+        }
+    }
+}
+
+/// What [`prepare`] opened and read for the pieces after it. Fields drop in the order they are
+/// declared: the connection before the database's files, whose descriptor must outlive every
+/// connection (see `sys::dbfiles`).
+struct Prepared {
+    rec: Recorder,
+    knobs: Vec<KnobReading>,
+    conn: Box<dyn Connection>,
+    files: Option<DbFiles>,
+    /// Whether this trial counts instructions (`--measure instructions`, under callgrind).
+    counting: bool,
+    mode_at_start: Option<String>,
+    started_unix_ms: u64,
+    counters: Option<Arc<IoCounters>>,
+    kernel0: KernelSnapshot,
+    device0: Option<DeviceIo>,
+    io0: IoSnapshot,
+}
+
+/// One trial, as a pipeline: [`prepare`], [`run_workload`], [`harvest`]. `None` where a stop
+/// request or the workload discarded the trial.
 #[allow(clippy::too_many_arguments)]
 fn measure(
     plan: &JobPlan<'_>,
@@ -682,57 +698,113 @@ fn measure(
     seq: u64,
     seed: u64,
 ) -> Result<Option<TrialRecord>, RunError> {
-    let fail = |e: EngineError| engine_error(scratch, &cfg.label, e);
+    let at = TrialAt {
+        plan,
+        scratch,
+        stop,
+        cfg,
+        engine,
+        db,
+        round,
+        seq,
+        seed,
+    };
+    let Some(mut prepared) = prepare(&at)? else {
+        return Ok(None);
+    };
+    if !run_workload(&at, &mut prepared)? {
+        return Ok(None);
+    }
+    harvest(&at, prepared)
+}
+
+/// Everything a trial needs before its clock starts, so that the clock times the workload
+/// alone: the caches emptied (`--cold`), the counters read, the connection opened (an
+/// in-memory database populated) with its knobs set and read back, and the recorder.
+fn prepare(at: &TrialAt<'_>) -> Result<Option<Prepared>, RunError> {
+    let (plan, engine) = (at.plan, at.engine);
     if plan.trials.cold {
-        // The engine empties its own cache too (a server restarts around the drop).
-        let mut os_error = None;
-        let cold = engine.make_cold(&mut || {
-            drop_caches().map_err(|e| {
-                let err = EngineError {
-                    busy_cause: None,
-                    engine: engine.label().to_string(),
-                    kind: ErrorKind::Io,
-                    code: None,
-                    message: e.to_string(),
-                    context: "dropping the page cache".into(),
-                };
-                os_error = Some(e);
-                err
-            })
-        });
-        if let Some(e) = os_error {
-            return Err(e);
-        }
-        cold.map_err(fail)?;
+        make_cold(at)?;
     }
     let started_unix_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
     let counters = engine.io_counters();
-    let io_now = || counters.as_ref().map(|c| c.snapshot()).unwrap_or_default();
     let kernel0 = KernelSnapshot::take();
     let device0 = engine.device_io();
-    let io0 = io_now();
-    // Opened before the connection and dropped after it (declared first, dropped last): see
-    // `sys::dbfiles` on why its descriptor must outlive every connection.
-    let files = db_files(engine, db).filter(|_| !plan.trials.memory);
-    let mut conn = engine.connect(db).map_err(fail)?;
+    let io0 = io_now(&counters);
+    // Opened before the connection and dropped after it: see `sys::dbfiles` on why.
+    let files = db_files(engine, at.db).filter(|_| !plan.trials.memory);
+    let mut conn = engine.connect(at.db).map_err(|e| at.fail(e))?;
     if plan.trials.memory {
         engine
-            .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Create)
-            .map_err(fail)?;
-        let pop = Population::new(plan.params, plan.trials.seed, stop);
+            .apply_knobs(conn.as_mut(), &at.cfg.knobs, Stage::Create)
+            .map_err(|e| at.fail(e))?;
+        let pop = Population::new(plan.params, plan.trials.seed, at.stop);
         match populate_interruptibly(plan, conn.as_mut(), &pop) {
             Ok(_) => {}
             Err(PopulateError::Interrupted) => return Ok(None),
-            Err(PopulateError::Engine(e)) => return Err(fail(e)),
+            Err(PopulateError::Engine(e)) => return Err(at.fail(e)),
         }
     }
+    let knobs = set_knobs(at, conn.as_mut())?;
+    let mode_at_start = journal_mode(engine, conn.as_mut());
+    let types = operation_types(plan, engine.kind().dialect);
+    let mut rec = Recorder::of_types(&types, counters.clone());
+    let counting = plan.trials.instructions && crate::bench::instructions::inner();
+    if let Some(dumps) = crate::sys::valgrind::Dumps::of_this_process().filter(|_| counting) {
+        rec.count_instructions(dumps);
+    }
+    Ok(Some(Prepared {
+        rec,
+        knobs,
+        conn,
+        files,
+        counting,
+        mode_at_start,
+        started_unix_ms,
+        counters,
+        kernel0,
+        device0,
+        io0,
+    }))
+}
+
+/// `--cold`: the OS's page cache dropped and the engine's own cache emptied (a server
+/// restarts around the drop), so the trial starts from storage.
+fn make_cold(at: &TrialAt<'_>) -> Result<(), RunError> {
+    let engine = at.engine;
+    let mut os_error = None;
+    let cold = engine.make_cold(&mut || {
+        drop_caches().map_err(|e| {
+            let err = EngineError {
+                busy_cause: None,
+                engine: engine.label().to_string(),
+                kind: ErrorKind::Io,
+                code: None,
+                message: e.to_string(),
+                context: "dropping the page cache".into(),
+            };
+            os_error = Some(e);
+            err
+        })
+    });
+    if let Some(e) = os_error {
+        return Err(e.into());
+    }
+    cold.map_err(|e| at.fail(e))
+}
+
+/// The configuration's connect-time knobs set on the trial's connection and read back, so a
+/// knob the engine did not take stops the run before anything is timed; what was read is
+/// what the trial records.
+fn set_knobs(at: &TrialAt<'_>, conn: &mut dyn Connection) -> Result<Vec<KnobReading>, RunError> {
+    let (engine, plan) = (at.engine, at.plan);
     engine
-        .apply_knobs(conn.as_mut(), &cfg.knobs, Stage::Connect)
-        .map_err(fail)?;
-    let mut knobs = engine.read_knobs(conn.as_mut(), &cfg.knobs).map_err(fail)?;
+        .apply_knobs(conn, &at.cfg.knobs, Stage::Connect)
+        .map_err(|e| at.fail(e))?;
+    let mut knobs = engine.read_knobs(conn, &at.cfg.knobs).map_err(|e| at.fail(e))?;
     knob::verify(
         &knobs,
         engine.label(),
@@ -743,69 +815,71 @@ fn measure(
     if let Some(bare) = plan.workload.bare_begins(plan.params) {
         knob::begin_of_user_sql(&mut knobs, bare);
     }
-    let mode_at_start = journal_mode(engine, conn.as_mut());
-    let types = operation_types(plan, engine.kind().dialect);
-    let mut rec = Recorder::of_types(&types, counters.clone());
-    let counting = plan.trials.instructions && crate::bench::instructions::inner();
-    if let Some(dumps) = crate::sys::valgrind::Dumps::of_this_process().filter(|_| counting) {
-        rec.count_instructions(dumps);
-    }
+    Ok(knobs)
+}
+
+/// The workload run under the stop watch: a stop request interrupts the statements running
+/// (this connection's, and each further client's, which the load driver registers), since one
+/// long statement would otherwise hold the stop up until it ends. False where the trial is
+/// discarded.
+fn run_workload(at: &TrialAt<'_>, p: &mut Prepared) -> Result<bool, RunError> {
+    let plan = at.plan;
     let connector = MoreConnections {
         workload: plan.workload.name(),
         params: plan.params,
-        engine,
-        db,
-        cfg,
+        engine: at.engine,
+        db: at.db,
+        cfg: at.cfg,
         allow_unverified: plan.trials.allow_unverified,
     };
-    let name = trial_name(plan, cfg, round);
-    let files_name = trial_files(seq);
-    // A stop request interrupts the statements running (this connection's, and each further
-    // client's, which the load driver registers): one long statement would otherwise hold the
-    // stop up until it ends.
-    let ran = watching(stop, |watch| {
-        let _interrupted_on_stop = watch.register(conn.as_ref());
+    let name = trial_name(plan, at.cfg, at.round);
+    let files_name = trial_files(at.seq);
+    let ran = watching(at.stop, |watch| {
+        let _interrupted_on_stop = watch.register(p.conn.as_ref());
         let trial = Trial {
             params: plan.params,
-            seed,
-            stop,
+            seed: at.seed,
+            stop: at.stop,
             connector: &connector,
-            profile: round == plan.trials.warmup,
-            knobs: &knobs,
-            load: cfg.load.as_ref().unwrap_or(plan.load),
+            profile: at.round == plan.trials.warmup,
+            knobs: &p.knobs,
+            load: at.cfg.load.as_ref().unwrap_or(plan.load),
             watch: Some(watch),
             name: &name,
-            files: files.as_ref(),
-            place: db.path.as_deref().map(|path| crate::workload::Place {
+            files: p.files.as_ref(),
+            place: at.db.path.as_deref().map(|path| crate::workload::Place {
                 db: path,
                 trial: &files_name,
-                base: scratch.base(),
-                run: scratch,
+                base: at.scratch.base(),
+                run: at.scratch,
             }),
         };
-        plan.workload.run(conn.as_mut(), &trial, &mut rec)
+        plan.workload.run(p.conn.as_mut(), &trial, &mut p.rec)
     });
-    if let Err(e) = ran {
+    match ran {
+        Ok(_) => Ok(true),
         // After a stop request an error is the interruption (what a stopped statement looks
         // like to the engine): the trial is discarded, not the run failed.
-        if stop.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        return match workload_error(scratch, &cfg.label, e) {
-            Some(err) => Err(err),
-            None => Ok(None),
-        };
+        Err(_) if at.stop.load(Ordering::Relaxed) => Ok(false),
+        Err(e) => at.workload_failed::<()>(e).map(|_| false),
     }
-    let journal_mode_change = mode_changed(mode_at_start, journal_mode(engine, conn.as_mut()));
-    let result_hash = rec.take_result_hash();
-    let queries = rec.take_queries();
-    let series = rec.take_series();
-    let cast = rec.take_cast_events();
-    let instruction_error = rec.take_instruction_error();
-    let interval_instructions = rec.interval_instructions();
-    let (ops, measured) = rec.finish();
+}
+
+/// The trial's record, read once the workload is done: what the recorder holds, the
+/// workload's own check of the database (`verify_after`), and the I/O, CPU and device
+/// counters since [`prepare`] read them.
+fn harvest(at: &TrialAt<'_>, mut p: Prepared) -> Result<Option<TrialRecord>, RunError> {
+    let (plan, cfg, engine) = (at.plan, at.cfg, at.engine);
+    let journal_mode_change = mode_changed(p.mode_at_start.take(), journal_mode(engine, p.conn.as_mut()));
+    let result_hash = p.rec.take_result_hash();
+    let queries = p.rec.take_queries();
+    let series = p.rec.take_series();
+    let cast = p.rec.take_cast_events();
+    let instruction_error = p.rec.take_instruction_error();
+    let interval_instructions = p.rec.interval_instructions();
+    let (ops, measured) = p.rec.finish();
     let instructions = trial_instructions(
-        counting,
+        p.counting,
         instruction_error,
         &ops,
         interval_instructions,
@@ -814,23 +888,18 @@ fn measure(
     )?;
     if let Err(e) = plan
         .workload
-        .verify_after(conn.as_mut(), plan.params, cfg.load.as_ref().unwrap_or(plan.load))
+        .verify_after(p.conn.as_mut(), plan.params, cfg.load.as_ref().unwrap_or(plan.load))
     {
-        return match workload_error(scratch, &cfg.label, e) {
-            Some(err) => Err(err),
-            None => Ok(None),
-        };
+        return at.workload_failed(e);
     }
     // Before the connection closes: a server backend's counters go with its process.
-    let device_io = device0.and_then(|d0| Some(engine.device_io()?.since(&d0)));
-    drop(conn);
-    let io_trial = io_now().since(&io0);
-    let kernel = KernelSnapshot::take().since(&kernel0);
+    let device_io = p.device0.and_then(|d0| Some(engine.device_io()?.since(&d0)));
+    drop(p.conn);
+    let io_trial = io_now(&p.counters).since(&p.io0);
+    let kernel = KernelSnapshot::take().since(&p.kernel0);
     let io = ops
         .iter()
-        .fold(Default::default(), |acc: crate::sys::iocount::IoSnapshot, o| {
-            acc.plus(&o.io)
-        });
+        .fold(Default::default(), |acc: IoSnapshot, o| acc.plus(&o.io));
     let total_ops: u64 = ops.iter().filter(|o| o.part_of.is_none()).map(|o| o.ops).sum();
     let measured_ns = measured.as_nanos() as u64;
     let throughput = if measured_ns == 0 {
@@ -839,12 +908,12 @@ fn measure(
         total_ops as f64 / (measured_ns as f64 / 1e9)
     };
     Ok(Some(TrialRecord {
-        seq,
-        round,
+        seq: at.seq,
+        round: at.round,
         config: cfg.index,
-        warmup: round < plan.trials.warmup,
-        seed,
-        started_unix_ms,
+        warmup: at.round < plan.trials.warmup,
+        seed: at.seed,
+        started_unix_ms: p.started_unix_ms,
         ops,
         total_ops,
         measured_ns,
@@ -854,13 +923,18 @@ fn measure(
         io_trial,
         kernel,
         device_io,
-        knobs,
+        knobs: p.knobs,
         result_hash,
         queries,
         series,
         cast,
         journal_mode_change,
     }))
+}
+
+/// The VFS shim's counts now (zero for an engine without them): read at a trial's start and end.
+fn io_now(counters: &Option<Arc<IoCounters>>) -> IoSnapshot {
+    counters.as_ref().map(|c| c.snapshot()).unwrap_or_default()
 }
 
 /// SQLite's journal mode on `conn` (`delete`, `wal`, ...); `None` for other engines, or where

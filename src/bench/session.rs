@@ -20,7 +20,7 @@ use crate::engines::Engine;
 use crate::model::record::{GuestInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::report::{Statistics, DEFAULT_NOISE};
 use crate::store::unsaved::{self, UnsavedRun};
-use crate::store::{Store, StoreError};
+use crate::store::{Begun, Store, StoreError};
 use crate::sys::own_file;
 use crate::sys::scratch::{Scratch, HARNESS_SYNCS};
 use crate::sys::signals::EXIT_INTERRUPTED;
@@ -52,6 +52,83 @@ impl StoreSink<'_> {
             self.failed = Some(e);
             RunError::Store(message)
         })
+    }
+}
+
+/// What became of a job's records at its end: its error and exit code (a store that failed makes
+/// its failure the run's), the side file they went to instead of the store, and the records
+/// themselves, for the report.
+struct Kept {
+    error: Option<String>,
+    code: i32,
+    side: Option<PathBuf>,
+    templates: Vec<TemplateRecord>,
+    trials: Vec<TrialRecord>,
+}
+
+impl StoreSink<'_> {
+    /// The run's end stored, or, where the store failed (during the run or now), the whole run
+    /// kept in a side file ([`unsaved`]) so that nothing measured is lost to a store's failure.
+    fn keep(self, ctx: &Context<'_>, begun: &Begun, manifest: &Manifest, end: &End, finished_at: &str) -> Kept {
+        let StoreSink {
+            store,
+            run_id,
+            templates,
+            trials,
+            failed,
+            ..
+        } = self;
+        let mut error = end.error().map(str::to_string);
+        let mut code = end.code();
+        // A store that failed once is not tried again (it would only wait, or fail, again): the
+        // whole run goes to a side file, as it does when the end itself cannot be stored.
+        let stored = match failed {
+            Some(e) => Err(e),
+            None => store
+                .update_warnings(run_id, manifest)
+                .and_then(|()| store.finish_run(run_id, end.status(), finished_at, error.as_deref())),
+        };
+        let side = match stored {
+            Ok(()) => None,
+            Err(e) => {
+                let run = UnsavedRun::new(
+                    begun,
+                    manifest,
+                    end.status(),
+                    finished_at,
+                    error.as_deref(),
+                    &templates,
+                    &trials,
+                );
+                match unsaved::write(ctx.bed.scratch.base(), &ctx.plan.places.results, &e.to_string(), run) {
+                    Ok(p) => {
+                        // An interrupted run stays interrupted (its line names the side file);
+                        // otherwise the store's failure is the run's error.
+                        if code != EXIT_INTERRUPTED {
+                            error = Some(error.unwrap_or_else(|| e.to_string()));
+                            code = 2;
+                        }
+                        Some(p)
+                    }
+                    Err(w) => {
+                        // Nowhere to keep them: say so, with what was measured still reported below.
+                        let lost = format!("{e}; {w}: run {run_id}'s unstored trials are lost");
+                        if error.is_none() {
+                            code = 2;
+                        }
+                        error = Some(lost);
+                        None
+                    }
+                }
+            }
+        };
+        Kept {
+            error,
+            code,
+            side,
+            templates,
+            trials,
+        }
     }
 }
 
@@ -399,62 +476,17 @@ fn run_job(
         load: &plan.load,
     };
     let outcome = runner::execute(&work, &places, ctx.stop, &progress, &mut sink);
-    let StoreSink {
-        store,
-        templates,
-        trials,
-        warnings: after_trials,
-        failed,
-        ..
-    } = sink;
-    manifest.warnings = after_trials;
+    manifest.warnings = std::mem::take(&mut sink.warnings);
     progress.finish_and_clear();
     let end = end_of(outcome, ctx.stop);
     let finished_at = now_rfc3339();
-    let mut error = end.error().map(str::to_string);
-    let mut code = end.code();
-    // A store that failed once is not tried again (it would only wait, or fail, again): the
-    // whole run goes to a side file, as it does when the end itself cannot be stored.
-    let stored = match failed {
-        Some(e) => Err(e),
-        None => store
-            .update_warnings(run_id, &manifest)
-            .and_then(|()| store.finish_run(run_id, end.status(), &finished_at, error.as_deref())),
-    };
-    let side = match stored {
-        Ok(()) => None,
-        Err(e) => {
-            let run = UnsavedRun::new(
-                &begun,
-                &manifest,
-                end.status(),
-                &finished_at,
-                error.as_deref(),
-                &templates,
-                &trials,
-            );
-            match unsaved::write(bed.scratch.base(), &plan.places.results, &e.to_string(), run) {
-                Ok(p) => {
-                    // An interrupted run stays interrupted (its line names the side file);
-                    // otherwise the store's failure is the run's error.
-                    if code != EXIT_INTERRUPTED {
-                        error = Some(error.unwrap_or_else(|| e.to_string()));
-                        code = 2;
-                    }
-                    Some(p)
-                }
-                Err(w) => {
-                    // Nowhere to keep them: say so, with what was measured still reported below.
-                    let lost = format!("{e}; {w}: run {run_id}'s unstored trials are lost");
-                    if error.is_none() {
-                        code = 2;
-                    }
-                    error = Some(lost);
-                    None
-                }
-            }
-        }
-    };
+    let Kept {
+        error,
+        code,
+        side,
+        templates,
+        trials,
+    } = sink.keep(ctx, &begun, &manifest, &end, &finished_at);
     let process_syncs = ProcessSyncs {
         vfs: vfs_syncs(&bed.engines) - syncs_before,
         harness: HARNESS_SYNCS.load(Ordering::Relaxed) - harness_before,
