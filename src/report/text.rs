@@ -14,147 +14,224 @@ use super::{Metric, Report};
 /// chosen) and the failures carry the verdicts; in a closed loop the rate's verdict comes
 /// first and p99's stands beside it.
 pub fn summary_table(rows: &[SummaryRow], unit: &str, metric: Metric) -> (Vec<String>, Vec<Vec<String>>) {
-    let shaped = rows.iter().any(|r| r.failures.retries.is_some());
-    let open = rows.iter().any(|r| r.load.lag_p99_us.is_some());
-    // Transactions that gave up busy are outside the rate: shown where there are any.
-    let gave_up = rows.iter().any(|r| r.failures.busy > 0.0);
-    // SQLite's lock waits: shown where any transaction waited.
-    let waited = rows.iter().any(|r| r.busy_waits.is_some());
+    let any = |f: fn(&SummaryRow) -> bool| rows.iter().any(f);
     // The latency whose verdict the table gives: the chosen one, else p99.
     let latency = if metric.quantile().is_some() {
         metric
     } else {
         Metric::P99
     };
-    let lat_head = format!("{} [95% CI]", latency.heading());
-    let lat_against = format!("{} against #0 [95% CI] verdict", latency.name());
-    let (per_trial, median) = (format!("{unit}/trial"), format!("{unit}/s median"));
-    let achieved = format!("{unit}/s achieved / target");
     // `--measure instructions`: instructions per operation and their verdict come first, and
     // every time is said to be under valgrind.
-    let counted = rows.iter().any(|r| r.instructions.is_some());
-    let mut headers: Vec<&str> = vec!["#", "configuration", "op", &per_trial];
-    if counted {
-        headers.extend(["instr/op [95% CI]", "instr/op against #0 [95% CI] verdict"]);
+    let counted = any(|r| r.instructions.is_some());
+    let open = any(|r| r.load.lag_p99_us.is_some());
+    let groups = [
+        Some(row_names(unit)),
+        counted.then(instructions),
+        Some(if open {
+            open_loop(unit, latency)
+        } else {
+            closed_loop(unit, latency, counted)
+        }),
+        Some(io()),
+        open.then(lags),
+        any(|r| r.failures.retries.is_some()).then(shaped),
+        // Transactions that gave up busy are outside the rate: shown where there are any.
+        any(|r| r.failures.busy > 0.0).then(gave_up),
+        // SQLite's lock waits: shown where any transaction waited.
+        any(|r| r.busy_waits.is_some()).then(busy_waits),
+    ];
+    Columns::table(rows, groups.into_iter().flatten())
+}
+
+/// A group of the summary's columns: their headings and each row's cells in one place, so a
+/// heading and its cell are written, and shown or left out, together.
+struct Columns {
+    heads: Vec<String>,
+    cells: Cells,
+}
+
+/// A row's cells under a group's headings.
+type Cells = Box<dyn Fn(&SummaryRow) -> Vec<String>>;
+
+impl Columns {
+    /// Headings and the cells under them, one group.
+    fn new(heads: &[&str], cells: impl Fn(&SummaryRow) -> Vec<String> + 'static) -> Self {
+        Columns {
+            heads: heads.iter().map(|h| h.to_string()).collect(),
+            cells: Box::new(cells),
+        }
     }
-    if open {
-        headers.extend([
-            achieved.as_str(),
-            "p50 ms",
-            &lat_head,
-            "p99.9 ms",
-            &lat_against,
-            "failed %",
-            "failed against #0 [95% CI]",
-        ]);
-    } else {
-        headers.extend([
-            if counted { "ms/trial under valgrind" } else { "ms/trial" },
-            &median,
-            "95% CI",
-            "CV",
-            "speed against #0 [95% CI] verdict",
-            "p50 ms",
-            &lat_head,
-            &lat_against,
-        ]);
+
+    /// The table of `groups` side by side: their headings, then each row's cells in order.
+    fn table(rows: &[SummaryRow], groups: impl Iterator<Item = Self>) -> (Vec<String>, Vec<Vec<String>>) {
+        let groups: Vec<Self> = groups.collect();
+        let heads = groups.iter().flat_map(|g| g.heads.iter().cloned()).collect();
+        let body = rows
+            .iter()
+            .map(|r| groups.iter().flat_map(|g| (g.cells)(r)).collect())
+            .collect();
+        (heads, body)
     }
-    headers.extend(["syncs/tx", "KiB w/tx", "device KiB w/tx", "sync-bound tx/s"]);
-    if open {
-        headers.extend(["lag p99 us", "lag max us"]);
-    }
-    if shaped {
-        headers.extend(["retries/trial", "skipped/trial", "late/trial"]);
-    }
-    if gave_up {
-        // By the cause of the last try (`-`: not counted when the run was stored).
-        headers.extend(["busy/trial", "busy timeout", "busy upgrade", "busy snapshot"]);
-    }
-    if waited {
-        headers.extend(["busy wait p50 ms", "busy wait p99 ms", "busy wait max ms", "waited %"]);
-    }
-    let headers = headers.into_iter().map(String::from).collect();
-    let body = rows
-        .iter()
-        .map(|r| {
-            let (t, io) = (&r.throughput, &r.io);
-            let lat = r.figure(latency);
-            let fig = |m: Metric| opt(r.figure(m).value);
-            let mut cells = vec![
-                r.config.to_string(),
-                r.label.clone(),
-                r.operation_label.clone(),
-                count(t.ops_per_trial),
-            ];
-            let lat_cell = format!("{} [{}]", opt(lat.value), interval(lat.ci95));
-            let base = r.config == 0;
-            if counted {
-                let i = r.figure(Metric::Instructions);
-                cells.extend([instructions_cell(i.value, i.ci95), against(&i.against, base)]);
-            }
-            if open {
-                let failed = r.figure(Metric::Failures);
-                cells.extend([
-                    format!("{} / {}", num(t.tps_median), opt(r.load.target_tps)),
-                    fig(Metric::P50),
-                    lat_cell,
-                    fig(Metric::P999),
-                    against(&lat.against, base),
-                    opt(failed.value),
-                    against(&failed.against, base),
-                ]);
+}
+
+/// Which row this is: configuration, operation and the count of a trial.
+fn row_names(unit: &str) -> Columns {
+    Columns::new(&["#", "configuration", "op", &format!("{unit}/trial")], |r| {
+        let id = r.config.to_string();
+        vec![
+            id,
+            r.label.clone(),
+            r.operation_label.clone(),
+            count(r.throughput.ops_per_trial),
+        ]
+    })
+}
+
+/// `--measure instructions`: the count that decides, before any time.
+fn instructions() -> Columns {
+    let heads = ["instr/op [95% CI]", "instr/op against #0 [95% CI] verdict"];
+    Columns::new(&heads, |r| {
+        let i = r.figure(Metric::Instructions);
+        vec![instructions_cell(i.value, i.ci95), against(&i.against, r.config == 0)]
+    })
+}
+
+/// The latency's two headings, with and against its interval.
+fn latency_heads(latency: Metric) -> [String; 2] {
+    [
+        format!("{} [95% CI]", latency.heading()),
+        format!("{} against #0 [95% CI] verdict", latency.name()),
+    ]
+}
+
+/// The latency's value with its interval, and its verdict against #0.
+fn latency_cells(r: &SummaryRow, latency: Metric) -> [String; 2] {
+    let lat = r.figure(latency);
+    [
+        format!("{} [{}]", opt(lat.value), interval(lat.ci95)),
+        against(&lat.against, r.config == 0),
+    ]
+}
+
+/// An open loop: the schedule set the rate, so latency and failures carry the verdicts.
+fn open_loop(unit: &str, latency: Metric) -> Columns {
+    let [head, against_head] = latency_heads(latency);
+    let achieved = format!("{unit}/s achieved / target");
+    let heads = [
+        &*achieved,
+        "p50 ms",
+        &head,
+        "p99.9 ms",
+        &against_head,
+        "failed %",
+        "failed against #0 [95% CI]",
+    ];
+    Columns::new(&heads, move |r| {
+        let [lat, lat_against] = latency_cells(r, latency);
+        let failed = r.figure(Metric::Failures);
+        vec![
+            format!("{} / {}", num(r.throughput.tps_median), opt(r.load.target_tps)),
+            opt(r.figure(Metric::P50).value),
+            lat,
+            opt(r.figure(Metric::P999).value),
+            lat_against,
+            opt(failed.value),
+            against(&failed.against, r.config == 0),
+        ]
+    })
+}
+
+/// A closed loop: the rate and its verdict first, the latency's beside it.
+fn closed_loop(unit: &str, latency: Metric, counted: bool) -> Columns {
+    let [head, against_head] = latency_heads(latency);
+    let time = if counted { "ms/trial under valgrind" } else { "ms/trial" };
+    let median = format!("{unit}/s median");
+    let heads = [
+        time,
+        &median,
+        "95% CI",
+        "CV",
+        "speed against #0 [95% CI] verdict",
+        "p50 ms",
+        &head,
+        &against_head,
+    ];
+    Columns::new(&heads, move |r| {
+        let t = &r.throughput;
+        let [lat, lat_against] = latency_cells(r, latency);
+        vec![
+            num(t.time_ms_median),
+            num(t.tps_median),
+            interval_of(t.tps_median_ci95_low, t.tps_median_ci95_high),
+            t.tps_cv
+                .map_or("-".into(), |c| format!("{}{}", pct(c), if t.noisy { "!" } else { "" })),
+            if r.config == 0 {
+                "baseline".into()
             } else {
-                cells.extend([
-                    num(t.time_ms_median),
-                    num(t.tps_median),
-                    interval_of(t.tps_median_ci95_low, t.tps_median_ci95_high),
-                    t.tps_cv
-                        .map_or("-".into(), |c| format!("{}{}", pct(c), if t.noisy { "!" } else { "" })),
-                    if base {
-                        "baseline".into()
-                    } else {
-                        ratio(r.ratio().as_ref())
-                    },
-                    fig(Metric::P50),
-                    lat_cell,
-                    against(&lat.against, base),
-                ]);
-            }
-            cells.extend([
-                io_cell(r, io.syncs_per_tx),
-                io_cell(r, io.write_bytes_per_tx.map(|b| b / 1024.0)),
-                opt(io.device_write_bytes_per_tx.map(|b| b / 1024.0)),
-                opt(io.sync_bound_tps),
-            ]);
-            if open {
-                cells.extend([opt(r.load.lag_p99_us), opt(r.load.lag_max_us)]);
-            }
-            if shaped {
-                let f = &r.failures;
-                cells.extend([opt_count(f.retries), opt_count(f.skipped), opt_count(f.late)]);
-            }
-            if gave_up {
-                cells.extend([
-                    num(r.failures.busy),
-                    opt(r.failures.busy_timeout),
-                    opt(r.failures.busy_upgrade),
-                    opt(r.failures.busy_snapshot),
-                ]);
-            }
-            if waited {
-                let w = r.busy_waits.clone().unwrap_or_default();
-                let ms = |us: Option<f64>| opt(us.map(|u| u / 1000.0));
-                cells.extend([
-                    ms(w.busy_wait_p50_us),
-                    ms(w.busy_wait_p99_us),
-                    ms(w.busy_wait_max_us),
-                    opt(w.busy_waited_pct),
-                ]);
-            }
-            cells
-        })
-        .collect();
-    (headers, body)
+                ratio(r.ratio().as_ref())
+            },
+            opt(r.figure(Metric::P50).value),
+            lat,
+            lat_against,
+        ]
+    })
+}
+
+/// What the storage saw per transaction, and the rate its syncs alone would allow.
+fn io() -> Columns {
+    Columns::new(&["syncs/tx", "KiB w/tx", "device KiB w/tx", "sync-bound tx/s"], |r| {
+        let io = &r.io;
+        vec![
+            io_cell(r, io.syncs_per_tx),
+            io_cell(r, io.write_bytes_per_tx.map(|b| b / 1024.0)),
+            opt(io.device_write_bytes_per_tx.map(|b| b / 1024.0)),
+            opt(io.sync_bound_tps),
+        ]
+    })
+}
+
+/// An open loop's lag behind its schedule.
+fn lags() -> Columns {
+    Columns::new(&["lag p99 us", "lag max us"], |r| {
+        vec![opt(r.load.lag_p99_us), opt(r.load.lag_max_us)]
+    })
+}
+
+/// A shaped load's retries, skips and late transactions.
+fn shaped() -> Columns {
+    Columns::new(&["retries/trial", "skipped/trial", "late/trial"], |r| {
+        let f = &r.failures;
+        vec![opt_count(f.retries), opt_count(f.skipped), opt_count(f.late)]
+    })
+}
+
+/// Give-ups on a lock, by the cause of the last try (`-`: not counted when the run was stored).
+fn gave_up() -> Columns {
+    Columns::new(&["busy/trial", "busy timeout", "busy upgrade", "busy snapshot"], |r| {
+        let f = &r.failures;
+        vec![
+            num(f.busy),
+            opt(f.busy_timeout),
+            opt(f.busy_upgrade),
+            opt(f.busy_snapshot),
+        ]
+    })
+}
+
+/// How long transactions slept in SQLite's busy handler, and how many did.
+fn busy_waits() -> Columns {
+    let heads = ["busy wait p50 ms", "busy wait p99 ms", "busy wait max ms", "waited %"];
+    Columns::new(&heads, |r| {
+        let w = r.busy_waits.clone().unwrap_or_default();
+        let ms = |us: Option<f64>| opt(us.map(|u| u / 1000.0));
+        vec![
+            ms(w.busy_wait_p50_us),
+            ms(w.busy_wait_p99_us),
+            ms(w.busy_wait_max_us),
+            opt(w.busy_waited_pct),
+        ]
+    })
 }
 
 /// `12.35 k [12.30 k..12.41 k]`: instructions per operation with their interval, or `-`.

@@ -6,6 +6,7 @@
 //! from drawing also lets the tests count a chart's bars and lines without parsing SVG.
 
 use crate::model::record::{ConfigInfo, TrialRecord};
+use crate::model::series::{Series, SeriesPoint};
 use crate::report::pivot::{self, SideBySide};
 use crate::report::stats::{samples, Metric};
 use crate::report::summary::{merged_latency, SummaryRow};
@@ -750,100 +751,33 @@ pub fn trials_in_order(report: &Report<'_>) -> Option<Figure> {
 /// the rate `--progress` printed. The trial ends inside its last interval, whose rate is over
 /// the part it covered, not over a whole interval (drawn whole, it read as a drop).
 pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
-    let firsts: Vec<(&ConfigInfo, &TrialRecord)> = report
-        .manifest
-        .configs
-        .iter()
-        .filter_map(|c| {
-            report
-                .trials
-                .iter()
-                .find(|t| t.config == c.index && !t.warmup && t.series.is_some())
-                .map(|t| (c, t))
-        })
-        .collect();
-    if firsts.is_empty() {
+    let firsts = first_series(report);
+    let Some((_, first)) = firsts.first() else {
         return Vec::new();
-    }
-    let mut tps = Vec::new();
-    let mut p99 = Vec::new();
-    let mut main = Vec::new();
-    let mut wal = Vec::new();
-    for (c, t) in &firsts {
-        let s = t.series.as_ref().expect("filtered on a series");
-        let mut times: Vec<u64> = s.points.iter().map(|p| p.t_ms).collect();
-        times.sort_unstable();
-        times.dedup();
-        let whole = |op: &str| !t.ops.iter().any(|o| o.name == op && o.part_of.is_some());
-        let at = |t_ms: u64| s.points.iter().filter(move |p| p.t_ms == t_ms && whole(&p.op));
-        let trial_ms = t.measured_ns as f64 / 1e6;
-        tps.push(Line {
-            name: config_name(c),
-            points: interval_rates(&times, |t| at(t).map(|p| p.ops).sum(), s.interval_ms, trial_ms),
-        });
-        p99.push(Line {
-            name: config_name(c),
-            points: times
-                .iter()
-                .filter_map(|&t| {
-                    at(t)
-                        .filter_map(|p| p.p99_us)
-                        .reduce(f64::max)
-                        .map(|v| (t as f64 / 1000.0, v))
-                })
-                .collect(),
-        });
-        if !s.io.is_empty() {
-            main.push(Line {
-                name: config_name(c),
-                points: s
-                    .io
-                    .iter()
-                    .map(|i| (i.t_ms as f64 / 1000.0, i.main_syncs as f64))
-                    .collect(),
-            });
-        }
-        if s.files.iter().any(|f| f.wal_bytes > 0) {
-            wal.push(Line {
-                name: config_name(c),
-                points: s
-                    .files
-                    .iter()
-                    .map(|f| (f.t_ms as f64 / 1000.0, f.wal_bytes as f64 / MIB))
-                    .collect(),
-            });
-        }
-    }
-    let interval = firsts[0].1.series.as_ref().map_or(0, |s| s.interval_ms);
+    };
+    let interval = first.series.as_ref().map_or(0, |s| s.interval_ms);
     // A reading a whole interval late is a gap: the line breaks there.
     let gap = Some(interval.max(1) as f64 * 1.5 / 1000.0);
-    let chart = |y_label: &str, y_log: bool, lines: Vec<Line>| {
-        Chart::Lines(
-            LineChart {
-                x: XAxis::Linear("seconds into the trial".into()),
-                y_label: y_label.into(),
-                y_log,
-                markers: false,
-                gap_s: gap,
-                color_offset: 0,
-                lines,
-            }
-            .scaled(),
-        )
+    let lines = |line: fn(&ConfigInfo, &TrialRecord, &Series) -> Option<Line>| -> Vec<Line> {
+        let each = |(c, t): &(&ConfigInfo, &TrialRecord)| line(c, t, t.series.as_ref().expect("filtered on a series"));
+        firsts.iter().filter_map(each).collect()
     };
+    let chart =
+        |y_label: &str, y_log: bool, lines: Vec<Line>| Chart::Lines(time_lines(y_label, y_log, gap, lines).scaled());
+    let main = lines(main_syncs_line);
     let mut out = vec![
         Figure {
             id: "over-time-throughput".into(),
             title: "Throughput over time".into(),
             note: format!("Transactions completed per second in each {interval} ms interval (--interval), in each configuration's first measured trial; a script's statements are parts of its transactions and not counted again. The trial ends inside its last interval: that point is scaled to the part the trial covered, not drawn as a drop, and a remainder shorter than half an interval is joined to the interval before it (its few transactions over a sliver of time would read as a spike)."),
-            chart: chart(&report.rate_words(), false, tps),
+            chart: chart(&report.rate_words(), false, lines(throughput_line)),
             compact: false,
         },
         Figure {
             id: "over-time-p99".into(),
             title: "p99 latency over time".into(),
             note: "Per interval, the highest p99 of any transaction type (a script's statements are inside their script's; from the intended start in an open loop): a stall shows in the interval its transactions end in.".into(),
-            chart: chart("p99 latency (us, log scale)", true, p99),
+            chart: chart("p99 latency (us, log scale)", true, lines(p99_line)),
             compact: false,
         },
     ];
@@ -859,57 +793,150 @@ pub fn over_time(report: &Report<'_>) -> Vec<Figure> {
     // With a cast, the WAL is drawn on each configuration's timeline of its roles, beside
     // the holds and checkpoints that explain it.
     if report.manifest.load.cast.is_some() {
-        for (c, t) in &firsts {
-            let Some(tl) = super::timeline::build(t) else {
-                continue;
-            };
-            if tl.lines() == 0 {
-                continue;
-            }
-            let mine: Vec<String> = report
-                .wal
-                .iter()
-                .filter(|w| w.config == c.index)
-                .map(crate::report::wal::line)
-                .collect();
-            out.push(Figure {
-                id: format!("timeline-{}", c.index),
-                title: if firsts.len() == 1 {
-                    "The roles on one timeline".into()
-                } else {
-                    format!("The roles on one timeline: {}", config_name(c))
-                },
-                note: super::timeline::caption(c, &tl, &mine),
-                chart: Chart::Timeline(tl),
-                compact: false,
-            });
-        }
-        return out;
+        out.extend(timelines(report, &firsts));
+    } else {
+        out.extend(wal_over_time(report, gap, lines(wal_line)));
     }
-    if !wal.is_empty() {
-        let verdicts: Vec<String> = report.wal.iter().map(crate::report::wal::line).collect();
+    out
+}
+
+/// Each configuration's first measured trial with a series: the one its lines over time draw.
+fn first_series<'r>(report: &'r Report<'_>) -> Vec<(&'r ConfigInfo, &'r TrialRecord)> {
+    report
+        .manifest
+        .configs
+        .iter()
+        .filter_map(|c| {
+            report
+                .trials
+                .iter()
+                .find(|t| t.config == c.index && !t.warmup && t.series.is_some())
+                .map(|t| (c, t))
+        })
+        .collect()
+}
+
+/// The chart of lines over seconds into the trial that every figure over time shares.
+fn time_lines(y_label: &str, y_log: bool, gap_s: Option<f64>, lines: Vec<Line>) -> LineChart {
+    LineChart {
+        x: XAxis::Linear("seconds into the trial".into()),
+        y_label: y_label.into(),
+        y_log,
+        markers: false,
+        gap_s,
+        color_offset: 0,
+        lines,
+    }
+}
+
+/// The interval starts of a series, once each and in order.
+fn interval_starts(s: &Series) -> Vec<u64> {
+    let mut times: Vec<u64> = s.points.iter().map(|p| p.t_ms).collect();
+    times.sort_unstable();
+    times.dedup();
+    times
+}
+
+/// A series' points at interval start `t_ms` of whole transactions: a script's statements are parts of one.
+fn whole_at<'s>(t: &'s TrialRecord, s: &'s Series, t_ms: u64) -> impl Iterator<Item = &'s SeriesPoint> + 's {
+    let whole = |op: &str| !t.ops.iter().any(|o| o.name == op && o.part_of.is_some());
+    s.points.iter().filter(move |p| p.t_ms == t_ms && whole(&p.op))
+}
+
+/// Transactions per second in each interval: the throughput over time.
+fn throughput_line(c: &ConfigInfo, t: &TrialRecord, s: &Series) -> Option<Line> {
+    let count = |t_ms: u64| whole_at(t, s, t_ms).map(|p| p.ops).sum();
+    let trial_ms = t.measured_ns as f64 / 1e6;
+    let points = interval_rates(&interval_starts(s), count, s.interval_ms, trial_ms);
+    Some(Line {
+        name: config_name(c),
+        points,
+    })
+}
+
+/// Each interval's highest p99 of any transaction type: where a stall shows.
+fn p99_line(c: &ConfigInfo, t: &TrialRecord, s: &Series) -> Option<Line> {
+    let highest = |t_ms: u64| whole_at(t, s, t_ms).filter_map(|p| p.p99_us).reduce(f64::max);
+    let points = interval_starts(s)
+        .into_iter()
+        .filter_map(|t_ms| highest(t_ms).map(|v| (t_ms as f64 / 1000.0, v)))
+        .collect();
+    Some(Line {
+        name: config_name(c),
+        points,
+    })
+}
+
+/// The main database file's syncs per interval, where the series counted I/O: the checkpoints.
+fn main_syncs_line(c: &ConfigInfo, _: &TrialRecord, s: &Series) -> Option<Line> {
+    let points = s.io.iter().map(|i| (i.t_ms as f64 / 1000.0, i.main_syncs as f64));
+    (!s.io.is_empty()).then(|| Line {
+        name: config_name(c),
+        points: points.collect(),
+    })
+}
+
+/// The WAL's size on disk at each reading, where there was a WAL.
+fn wal_line(c: &ConfigInfo, _: &TrialRecord, s: &Series) -> Option<Line> {
+    let points = s
+        .files
+        .iter()
+        .map(|f| (f.t_ms as f64 / 1000.0, f.wal_bytes as f64 / MIB));
+    s.files.iter().any(|f| f.wal_bytes > 0).then(|| Line {
+        name: config_name(c),
+        points: points.collect(),
+    })
+}
+
+/// A cast's roles on one time axis per configuration, the WAL's size among them.
+fn timelines(report: &Report<'_>, firsts: &[(&ConfigInfo, &TrialRecord)]) -> Vec<Figure> {
+    let mut out = Vec::new();
+    for (c, t) in firsts {
+        let Some(tl) = super::timeline::build(t) else {
+            continue;
+        };
+        if tl.lines() == 0 {
+            continue;
+        }
+        let mine: Vec<String> = report
+            .wal
+            .iter()
+            .filter(|w| w.config == c.index)
+            .map(crate::report::wal::line)
+            .collect();
         out.push(Figure {
-            id: "over-time-wal".into(),
-            title: "WAL size over time".into(),
-            note: format!(
-                "The write-ahead log's size on disk at each interval's start and at the trial's end, in each configuration's first measured trial, read from the file system (no connection); beside the main database syncs above, a checkpoint that restarts the WAL stops its growth, and a WAL that keeps growing was not restarted. Over every measured trial: {}.",
-                verdicts.join("; ")
-            ),
-            // Linear, never log: a WAL that grows without bound is a line that keeps
-            // climbing, a bounded one a flat line, and a log axis would bend both.
-            chart: Chart::Lines(LineChart {
-                x: XAxis::Linear("seconds into the trial".into()),
-                y_label: "WAL size (MiB)".into(),
-                y_log: false,
-                markers: false,
-                gap_s: gap,
-                color_offset: 0,
-                lines: wal,
-            }),
+            id: format!("timeline-{}", c.index),
+            title: if firsts.len() == 1 {
+                "The roles on one timeline".into()
+            } else {
+                format!("The roles on one timeline: {}", config_name(c))
+            },
+            note: super::timeline::caption(c, &tl, &mine),
+            chart: Chart::Timeline(tl),
             compact: false,
         });
     }
     out
+}
+
+/// The WAL's size over time without a cast, with the verdict over every measured trial.
+fn wal_over_time(report: &Report<'_>, gap: Option<f64>, wal: Vec<Line>) -> Option<Figure> {
+    if wal.is_empty() {
+        return None;
+    }
+    let verdicts: Vec<String> = report.wal.iter().map(crate::report::wal::line).collect();
+    Some(Figure {
+        id: "over-time-wal".into(),
+        title: "WAL size over time".into(),
+        note: format!(
+            "The write-ahead log's size on disk at each interval's start and at the trial's end, in each configuration's first measured trial, read from the file system (no connection); beside the main database syncs above, a checkpoint that restarts the WAL stops its growth, and a WAL that keeps growing was not restarted. Over every measured trial: {}.",
+            verdicts.join("; ")
+        ),
+        // Linear, never log: a WAL that grows without bound is a line that keeps
+        // climbing, a bounded one a flat line, and a log axis would bend both.
+        chart: Chart::Lines(time_lines("WAL size (MiB)", false, gap, wal)),
+        compact: false,
+    })
 }
 
 /// Bytes in a mebibyte, for the WAL's size.

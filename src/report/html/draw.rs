@@ -694,106 +694,179 @@ fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, b: &Bar
 where
     DB::ErrorType: 'static,
 {
-    let groups = b.groups.len().max(1);
-    let top = b
-        .bars
-        .iter()
-        .map(|bar| bar.interval.map_or(bar.value, |(_, hi)| hi.max(bar.value)))
-        .fold(0.0, f64::max);
-    // On a log axis values are drawn as log10(v), and bars rise from the axis' lowest decade.
-    let (v_range, vt) = if b.y_log {
-        let bottom = b
+    let at = BarPlaces::new(b);
+    if at.across {
+        bars_across(area, fig, &at)
+    } else {
+        bars_up(area, fig, &at)
+    }
+}
+
+/// Where a bar chart's bars go, the same whichever way they point: the value axis, and each
+/// group's and series' place along the category axis.
+struct BarPlaces<'b> {
+    b: &'b BarChart,
+    across: bool,
+    groups: usize,
+    v_range: std::ops::Range<f64>,
+    vt: Vec<f64>,
+}
+
+impl<'b> BarPlaces<'b> {
+    /// The value axis from the bars and their intervals, and which way the bars point.
+    fn new(b: &'b BarChart) -> Self {
+        let top = b
             .bars
             .iter()
-            .flat_map(|bar| std::iter::once(bar.value).chain(bar.interval.map(|(lo, _)| lo)))
-            .filter(|v| *v > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        log_axis(bottom, top)
-    } else {
-        let vt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
-        (0.0..*vt.last().unwrap_or(&1.0), vt)
-    };
-    let base = v_range.start;
-    let map = |v: f64| {
-        if b.y_log {
-            v.max(1e-9).log10().max(base)
+            .map(|bar| bar.interval.map_or(bar.value, |(_, hi)| hi.max(bar.value)))
+            .fold(0.0, f64::max);
+        // On a log axis values are drawn as log10(v), and bars rise from the axis' lowest decade.
+        let (v_range, vt) = if b.y_log {
+            let bottom = b
+                .bars
+                .iter()
+                .flat_map(|bar| std::iter::once(bar.value).chain(bar.interval.map(|(lo, _)| lo)))
+                .filter(|v| *v > 0.0)
+                .fold(f64::INFINITY, f64::min);
+            log_axis(bottom, top)
+        } else {
+            let vt = nice_ticks(0.0, if top > 0.0 { top * 1.05 } else { 1.0 });
+            (0.0..*vt.last().unwrap_or(&1.0), vt)
+        };
+        let (across, groups) = (horizontal(b), b.groups.len().max(1));
+        BarPlaces {
+            b,
+            across,
+            groups,
+            v_range,
+            vt,
+        }
+    }
+
+    /// Where the bars rise from: the value axis' bottom.
+    fn base(&self) -> f64 {
+        self.v_range.start
+    }
+
+    /// A value as drawn: its log10 on a log axis, never below the axis.
+    fn map(&self, v: f64) -> f64 {
+        if self.b.y_log {
+            v.max(1e-9).log10().max(self.base())
         } else {
             v
         }
-    };
-    let v_fmt = |v: &f64| if b.y_log { tick(10f64.powf(*v)) } else { tick(*v) };
-    let across = horizontal(b);
-    // Group g occupies [g, g + 1) along the category axis; horizontally, group 0 is on top.
-    let centres: Vec<f64> = (0..groups).map(|g| g as f64 + 0.5).collect();
-    let names = b.groups.clone();
-    let name_of = |v: &f64| {
+    }
+
+    /// A value tick's label, the value itself on a log axis.
+    fn v_fmt(&self, v: &f64) -> String {
+        if self.b.y_log {
+            tick(10f64.powf(*v))
+        } else {
+            tick(*v)
+        }
+    }
+
+    /// The value axis, ticked.
+    fn values(&self) -> Axis {
+        Axis::new(self.v_range.clone(), self.vt.clone())
+    }
+
+    /// The category axis: group g occupies [g, g + 1), ticked at its centre.
+    fn categories(&self) -> Axis {
+        let centres = (0..self.groups).map(|g| g as f64 + 0.5).collect();
+        Axis::new(0f64..self.groups as f64, centres)
+    }
+
+    /// The group named at a place on the category axis; horizontally, group 0 is on top.
+    fn name_of(&self, v: &f64) -> String {
         let g = v.floor() as usize;
-        let g = if across { groups.saturating_sub(1 + g) } else { g };
-        names.get(g).cloned().unwrap_or_default()
-    };
-    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as u32;
-    let n = b.series.len().max(1) as f64;
-    let width = 0.8 / n;
-    let whisker = BLACK.mix(0.8).stroke_width(1);
-    let slot = |bar: &super::data::Bar| {
-        let g = if across { groups - 1 - bar.group } else { bar.group } as f64;
-        // Horizontally, series 0 is the top bar of its group.
-        let s = if across {
+        let g = if self.across {
+            self.groups.saturating_sub(1 + g)
+        } else {
+            g
+        };
+        self.b.groups.get(g).cloned().unwrap_or_default()
+    }
+
+    /// A bar's span along the category axis; horizontally, series 0 is the top bar of its group.
+    fn slot(&self, bar: &super::data::Bar) -> (f64, f64) {
+        let n = self.b.series.len().max(1) as f64;
+        let width = 0.8 / n;
+        let g = if self.across {
+            self.groups - 1 - bar.group
+        } else {
+            bar.group
+        } as f64;
+        let s = if self.across {
             n - 1.0 - bar.series as f64
         } else {
             bar.series as f64
         };
         let c0 = g + 0.1 + s * width;
         (c0, c0 + width * 0.92)
-    };
-    if across {
-        let mut chart = ChartBuilder::on(area)
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size((longest * 8).clamp(60, 320))
-            .build_cartesian_2d(Axis::new(v_range, vt), Axis::new(0f64..groups as f64, centres))
-            .map_err(err(fig))?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(BLACK.mix(0.12))
-            .x_label_style((FAMILY, 13))
-            .y_label_style((FAMILY, 13))
-            .axis_desc_style((FAMILY, 14))
-            .y_label_formatter(&name_of)
-            .x_label_formatter(&v_fmt)
-            .x_desc(b.y_label.as_str())
-            .draw()
-            .map_err(err(fig))?;
-        for bar in &b.bars {
-            let (c0, c1) = slot(bar);
-            chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(base, c0), (map(bar.value), c1)],
-                    color(bar.series).mix(BAR_OPACITY).filled(),
-                )))
-                .map_err(err(fig))?;
-            if let Some((lo, hi)) = bar.interval {
-                chart
-                    .draw_series(std::iter::once(ErrorBar::new_horizontal(
-                        (c0 + c1) / 2.0,
-                        map(lo),
-                        map(bar.value),
-                        map(hi),
-                        whisker,
-                        6,
-                    )))
-                    .map_err(err(fig))?;
-            }
-        }
-        return Ok(());
     }
+}
+
+/// The whiskers of a bar's interval.
+fn whisker() -> ShapeStyle {
+    BLACK.mix(0.8).stroke_width(1)
+}
+
+/// Bars pointing right, groups down the side: for many groups or long names.
+fn bars_across<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, at: &BarPlaces) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let b = at.b;
+    let longest = b.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as u32;
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size((longest * 8).clamp(60, 320))
+        .build_cartesian_2d(at.values(), at.categories())
+        .map_err(err(fig))?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .x_label_style((FAMILY, 13))
+        .y_label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 14))
+        .y_label_formatter(&|v| at.name_of(v))
+        .x_label_formatter(&|v| at.v_fmt(v))
+        .x_desc(b.y_label.as_str())
+        .draw()
+        .map_err(err(fig))?;
+    let (base, map) = (at.base(), |v| at.map(v));
+    for bar in &b.bars {
+        let (c0, c1) = at.slot(bar);
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(base, c0), (map(bar.value), c1)],
+                color(bar.series).mix(BAR_OPACITY).filled(),
+            )))
+            .map_err(err(fig))?;
+        if let Some((lo, hi)) = bar.interval {
+            let (lo, mid, hi) = (map(lo), map(bar.value), map(hi));
+            let bar = ErrorBar::new_horizontal((c0 + c1) / 2.0, lo, mid, hi, whisker(), 6);
+            chart.draw_series(std::iter::once(bar)).map_err(err(fig))?;
+        }
+    }
+    Ok(())
+}
+
+/// Bars pointing up, groups along the bottom.
+fn bars_up<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, fig: &Figure, at: &BarPlaces) -> Result<(), DrawError>
+where
+    DB::ErrorType: 'static,
+{
+    let b = at.b;
     let mut chart = ChartBuilder::on(area)
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(80)
-        .build_cartesian_2d(Axis::new(0f64..groups as f64, centres), Axis::new(v_range, vt))
+        .build_cartesian_2d(at.categories(), at.values())
         .map_err(err(fig))?;
     chart
         .configure_mesh()
@@ -803,13 +876,14 @@ where
         .x_label_style((FAMILY, 13))
         .y_label_style((FAMILY, 13))
         .axis_desc_style((FAMILY, 14))
-        .x_label_formatter(&name_of)
-        .y_label_formatter(&v_fmt)
+        .x_label_formatter(&|v| at.name_of(v))
+        .y_label_formatter(&|v| at.v_fmt(v))
         .y_desc(b.y_label.as_str())
         .draw()
         .map_err(err(fig))?;
+    let (base, map) = (at.base(), |v| at.map(v));
     for bar in &b.bars {
-        let (x0, x1) = slot(bar);
+        let (x0, x1) = at.slot(bar);
         chart
             .draw_series(std::iter::once(Rectangle::new(
                 [(x0, base), (x1, map(bar.value))],
@@ -817,16 +891,9 @@ where
             )))
             .map_err(err(fig))?;
         if let Some((lo, hi)) = bar.interval {
-            chart
-                .draw_series(std::iter::once(ErrorBar::new_vertical(
-                    (x0 + x1) / 2.0,
-                    map(lo),
-                    map(bar.value),
-                    map(hi),
-                    whisker,
-                    8,
-                )))
-                .map_err(err(fig))?;
+            let (lo, mid, hi) = (map(lo), map(bar.value), map(hi));
+            let bar = ErrorBar::new_vertical((x0 + x1) / 2.0, lo, mid, hi, whisker(), 8);
+            chart.draw_series(std::iter::once(bar)).map_err(err(fig))?;
         }
     }
     Ok(())
