@@ -180,7 +180,8 @@ fn sqlite_3_7_runs_crud_in_wal_mode() {
             "sqlite3_errstr (since 3.7.15)",
             "sqlite3_changes64 (since 3.37.0)",
             "sqlite3_stmt_scanstatus_v2 (since 3.42.0)",
-            "sqlite3_txn_state (since 3.34.0)"
+            "sqlite3_txn_state (since 3.34.0)",
+            "sqlite3_db_release_memory (since 3.7.10)"
         ]
     );
     // Every operation changed one row, counted with sqlite3_changes instead of changes64.
