@@ -160,102 +160,17 @@ fn load(manifest: &Manifest) -> String {
 
 /// Fills the checklist.
 pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistItem> {
-    // In a guest kernel the storage that matters is the host's, under the guest's images.
-    let st = manifest
-        .guest
-        .as_ref()
-        .and_then(|g| g.host_storage.as_ref())
-        .unwrap_or(&manifest.environment.storage);
+    let st = storage(manifest);
     let m = &manifest.environment.machine;
-    let fs = st.fs_type.as_ref().map(|t| {
-        let mut s = t.clone();
-        // As recorded when the run started (never read from this machine now); runs stored
-        // before it was recorded may still show it in their superblock options.
-        let journaling = st
-            .journaling
-            .clone()
-            .or_else(|| {
-                st.super_options
-                    .as_deref()
-                    .and_then(|o| o.split(',').find(|x| x.starts_with("data=")).map(str::to_string))
-            })
-            .unwrap_or_else(|| "journaling unknown (not recorded by this run's litebench version)".into());
-        s.push_str(&format!(" ({journaling})"));
-        s.push_str(&format!(
-            ", mount options {}",
-            st.mount_options.as_deref().unwrap_or("unknown")
-        ));
-        if let Some(so) = &st.super_options {
-            s.push_str(&format!(", superblock options {so}"));
-        }
-        if st.ram_backed {
-            s.push_str(" [RAM-backed: durability numbers mean nothing here]");
-        }
-        s
-    });
-    let device = st.device.as_ref().map(|d| {
-        format!(
-            "{} model {} rotational {} scheduler {} write cache {}{}",
-            d.name,
-            d.model.as_deref().unwrap_or("unknown"),
-            d.rotational.map_or("unknown".to_string(), |r| r.to_string()),
-            d.scheduler.as_deref().unwrap_or("unknown"),
-            d.write_cache.as_deref().unwrap_or("unknown"),
-            d.backing_file
-                .as_ref()
-                .map_or(String::new(), |b| format!(" (loop over {b})")),
-        )
-    });
-    let builds = manifest
-        .engines
-        .iter()
-        .map(|e| match &e.sqlite {
-            Some(b) => format!(
-                "{}: SQLite {} ({}), {} compile options{}",
-                e.label,
-                b.version,
-                b.source_id,
-                b.compile_options.len(),
-                b.compiled.as_ref().map_or(String::new(), |c| format!(
-                    ", compiled by litebench with `{} {}` ({})",
-                    c.compiler,
-                    c.flags.join(" "),
-                    c.compiler_version
-                ))
-            ),
-            None => format!("{}: {} {}", e.label, e.kind, e.version),
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    let os = match (&m.os, &m.kernel) {
-        (Some(o), Some(k)) => Some(format!("{o}, Linux {k}")),
-        (Some(o), None) => Some(format!("{o}, kernel unknown")),
-        (None, Some(k)) => Some(format!("Linux {k}")),
-        _ => None,
-    }
-    .map(|os| match &manifest.guest {
-        Some(g) => format!("{os}{}", guest_note(g)),
-        None => os,
-    });
-    let params = manifest
-        .params
-        .0
-        .iter()
-        // A path left empty was not given (`tbl_dir`): nothing to state.
-        .filter(|(_, v)| !matches!(v, crate::model::params::ParamValue::Choice(c) if c.is_empty()))
-        .map(|(k, v)| format!("{k}={}", serde_json::to_string(v).unwrap_or_default().trim_matches('"')))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let (fs, device, builds, os, params) = (
+        filesystem(st),
+        device(st),
+        builds(manifest),
+        os(manifest),
+        params(manifest),
+    );
     vec![
-        item(
-            "journal mode",
-            knob_values(manifest, trials, &["journal_mode"]).map(|v| {
-                match trials.iter().find_map(|t| t.journal_mode_change.as_ref()) {
-                    Some(c) => format!("{v}, {} by the trials' end (switched during them)", c.end),
-                    None => v,
-                }
-            }),
-        ),
+        item("journal mode", journal_mode(manifest, trials)),
         item("synchronous mode", knob_values(manifest, trials, &["synchronous"])),
         item(
             "WAL autocheckpoint / journal size limit",
@@ -310,6 +225,126 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
         ),
         sync_latency(manifest),
     ]
+}
+
+/// The storage that matters: the host's under a guest kernel's images, else the run's own.
+fn storage(manifest: &Manifest) -> &litebench_env::Storage {
+    // In a guest kernel the storage that matters is the host's, under the guest's images.
+    manifest
+        .guest
+        .as_ref()
+        .and_then(|g| g.host_storage.as_ref())
+        .unwrap_or(&manifest.environment.storage)
+}
+
+/// The filesystem, its journaling mode and its mount and superblock options.
+fn filesystem(st: &litebench_env::Storage) -> Option<String> {
+    st.fs_type.as_ref().map(|t| {
+        let mut s = t.clone();
+        // As recorded when the run started (never read from this machine now); runs stored
+        // before it was recorded may still show it in their superblock options.
+        let journaling = st
+            .journaling
+            .clone()
+            .or_else(|| {
+                st.super_options
+                    .as_deref()
+                    .and_then(|o| o.split(',').find(|x| x.starts_with("data=")).map(str::to_string))
+            })
+            .unwrap_or_else(|| "journaling unknown (not recorded by this run's litebench version)".into());
+        s.push_str(&format!(" ({journaling})"));
+        s.push_str(&format!(
+            ", mount options {}",
+            st.mount_options.as_deref().unwrap_or("unknown")
+        ));
+        if let Some(so) = &st.super_options {
+            s.push_str(&format!(", superblock options {so}"));
+        }
+        if st.ram_backed {
+            s.push_str(" [RAM-backed: durability numbers mean nothing here]");
+        }
+        s
+    })
+}
+
+/// The storage device: model, rotational, scheduler, write cache, what a loop device is over.
+fn device(st: &litebench_env::Storage) -> Option<String> {
+    st.device.as_ref().map(|d| {
+        format!(
+            "{} model {} rotational {} scheduler {} write cache {}{}",
+            d.name,
+            d.model.as_deref().unwrap_or("unknown"),
+            d.rotational.map_or("unknown".to_string(), |r| r.to_string()),
+            d.scheduler.as_deref().unwrap_or("unknown"),
+            d.write_cache.as_deref().unwrap_or("unknown"),
+            d.backing_file
+                .as_ref()
+                .map_or(String::new(), |b| format!(" (loop over {b})")),
+        )
+    })
+}
+
+/// Each engine's build: SQLite's version, source id and compile options, or its version.
+fn builds(manifest: &Manifest) -> String {
+    manifest
+        .engines
+        .iter()
+        .map(|e| match &e.sqlite {
+            Some(b) => format!(
+                "{}: SQLite {} ({}), {} compile options{}",
+                e.label,
+                b.version,
+                b.source_id,
+                b.compile_options.len(),
+                b.compiled.as_ref().map_or(String::new(), |c| format!(
+                    ", compiled by litebench with `{} {}` ({})",
+                    c.compiler,
+                    c.flags.join(" "),
+                    c.compiler_version
+                ))
+            ),
+            None => format!("{}: {} {}", e.label, e.kind, e.version),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The OS and kernel (and the guest kernel's note).
+fn os(manifest: &Manifest) -> Option<String> {
+    let m = &manifest.environment.machine;
+    match (&m.os, &m.kernel) {
+        (Some(o), Some(k)) => Some(format!("{o}, Linux {k}")),
+        (Some(o), None) => Some(format!("{o}, kernel unknown")),
+        (None, Some(k)) => Some(format!("Linux {k}")),
+        _ => None,
+    }
+    .map(|os| match &manifest.guest {
+        Some(g) => format!("{os}{}", guest_note(g)),
+        None => os,
+    })
+}
+
+/// The workload's parameters as `k=v` words.
+fn params(manifest: &Manifest) -> String {
+    manifest
+        .params
+        .0
+        .iter()
+        // A path left empty was not given (`tbl_dir`): nothing to state.
+        .filter(|(_, v)| !matches!(v, crate::model::params::ParamValue::Choice(c) if c.is_empty()))
+        .map(|(k, v)| format!("{k}={}", serde_json::to_string(v).unwrap_or_default().trim_matches('"')))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The journal mode read back, and the mode the trials ended in where it was switched during them.
+fn journal_mode(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
+    knob_values(manifest, trials, &["journal_mode"]).map(|v| {
+        match trials.iter().find_map(|t| t.journal_mode_change.as_ref()) {
+            Some(c) => format!("{v}, {} by the trials' end (switched during them)", c.end),
+            None => v,
+        }
+    })
 }
 
 /// What a reader must know of a run inside a guest kernel (`--guest`).
