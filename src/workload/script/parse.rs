@@ -269,24 +269,8 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
         }
         let text = s.text.trim();
         if !text.is_empty() {
-            let mut slots = Vec::new();
-            for (name, at) in &s.vars {
-                let slot = match vars.known(name) {
-                    Some(slot) => slot,
-                    None if stored => {
-                        let (line, column) = lines.line_col(*at);
-                        pending.push(Pending {
-                            name: name.clone(),
-                            command: commands.len(),
-                            line,
-                            column,
-                        });
-                        vars.add_by_query(name)
-                    }
-                    None => return Err(err(*at, unknown_variable(name))),
-                };
-                slots.push(slot);
-            }
+            let slots = statement_slots(&s.vars, vars, stored, commands.len(), &lines, &mut pending)
+                .map_err(|(at, m)| err(at, m))?;
             let label = sql::label(text);
             let control = match label.as_str() {
                 "BEGIN" | "START" => Control::Begin,
@@ -313,6 +297,37 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
         return Err(err(src.len(), "the script has no SQL statement".into()));
     }
     Ok(Script { commands, pending })
+}
+
+/// The slots of a statement's `:name`s: a known variable's, else, after a `\gset`/`\aset`, one a
+/// query will store (pending until it does); else the unknown name is refused at its offset.
+fn statement_slots(
+    names: &[(String, usize)],
+    vars: &mut Vars,
+    stored: bool,
+    command: usize,
+    lines: &LineIndex,
+    pending: &mut Vec<Pending>,
+) -> Result<Vec<usize>, (usize, String)> {
+    let mut slots = Vec::with_capacity(names.len());
+    for (name, at) in names {
+        let slot = match vars.known(name) {
+            Some(slot) => slot,
+            None if stored => {
+                let (line, column) = lines.line_col(*at);
+                pending.push(Pending {
+                    name: name.clone(),
+                    command,
+                    line,
+                    column,
+                });
+                vars.add_by_query(name)
+            }
+            None => return Err((*at, unknown_variable(name))),
+        };
+        slots.push(slot);
+    }
+    Ok(slots)
 }
 
 /// The offset of the next command from `i`: past blanks and `--` line comments.
