@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod circles;
+
 /// The folders of `src/`, top first. A folder may import any folder after it in this list.
 const LAYERS: [&str; 12] = [
     "app",        // the command line: argv -> typed settings, one file per subcommand
@@ -409,10 +411,7 @@ fn summary(reading: &Reading, rank: &dyn Fn(&str) -> Option<usize>) -> String {
 
 #[test]
 fn every_folder_imports_only_folders_below_it() {
-    let src =
-        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
-            .join("src");
-    let reading = read(&src_files(&src));
+    let reading = read(&src_files(&src_dir()));
     println!("{}", summary(&reading, &layer_rank));
     let wrong = violations(&reading);
     assert!(wrong.is_empty(), "the layers are broken:\n  {}", wrong.join("\n  "));
@@ -420,6 +419,31 @@ fn every_folder_imports_only_folders_below_it() {
         reading.files.len() == LAYERS.len(),
         "every layer has files: {:?}",
         reading.files
+    );
+}
+
+fn src_dir() -> PathBuf {
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+        .join("src")
+}
+
+/// Most circles of files inside one folder ([`circles`]): a ratchet, lowered as circles are
+/// broken. A new circle fails here: break it by moving what both files need down into a file of
+/// its own, as `bench/cold.rs` and `bench/connect.rs` were.
+const MOST_CIRCLES: usize = 11;
+
+#[test]
+fn circles_of_files_inside_a_folder_do_not_grow() {
+    let found = circles::circles(&src_files(&src_dir()));
+    println!("{} circles of files inside one folder", found.len());
+    for c in &found {
+        println!("  circle: {}", c.join(", "));
+    }
+    assert!(
+        found.len() <= MOST_CIRCLES,
+        "{} circles of files inside one folder, more than the {MOST_CIRCLES} allowed (tests/architecture/main.rs MOST_CIRCLES):\n  {}",
+        found.len(),
+        found.iter().map(|c| c.join(", ")).collect::<Vec<_>>().join("\n  ")
     );
 }
 
@@ -532,7 +556,11 @@ fn measure_another_tree() {
         .filter_map(|kv| kv.split_once('='))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    let mut reading = read(&src_files(&src));
+    let files = src_files(&src);
+    for c in circles::circles(&files) {
+        println!("  circle of files: {}", c.join(", "));
+    }
+    let mut reading = read(&files);
     let place = |u: &String| assign.get(u).cloned().unwrap_or_else(|| u.clone());
     for i in &mut reading.imports {
         i.from = place(&i.from);
