@@ -1,8 +1,9 @@
 //! `--cast FILE` in the plan: the cast read into the load shape, the flags it replaces refused,
 //! and each role checked against the engines that would run it.
 
-use super::clients::{clients_text, processes_why};
+use super::clients::processes_why;
 use super::jobs::{param_name, Job};
+use super::load::{clients_text, rates_and_sweep, shape_at, LoadPoint};
 use crate::base::Failure;
 use crate::bench::settings::RunArgs;
 use crate::engines::registry::EngineChoice;
@@ -10,9 +11,28 @@ use crate::model::load::LoadShape;
 use crate::model::params;
 use crate::workload;
 
+/// The one load point of `--cast FILE` (a cast sweeps nothing): the other load flags as given,
+/// its roles over them ([`cast_shape`]).
+pub(super) fn cast_points(args: &RunArgs, path: &std::path::Path, jobs: &[Job]) -> Result<Vec<LoadPoint>, Failure> {
+    let (rates, sweep) = rates_and_sweep(args)?;
+    let shape = shape_at(
+        args,
+        args.clients.0[0],
+        rates[0],
+        args.client_mode.0[0],
+        args.connections.0[0],
+        sweep,
+    );
+    let shape = cast_shape(args, path, shape, jobs)?;
+    Ok(vec![LoadPoint {
+        shape,
+        label: String::new(),
+    }])
+}
+
 /// The load shape of `--cast FILE`: its roles read and checked against the run's workload and
 /// flags (the trial-length checks come with the stop rule, [`check_cast_length`]).
-pub(super) fn cast_shape(
+fn cast_shape(
     args: &RunArgs,
     path: &std::path::Path,
     mut shape: LoadShape,

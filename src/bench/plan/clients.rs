@@ -4,13 +4,7 @@
 
 use super::load::LoadPoint;
 use crate::base::Failure;
-use crate::bench::settings::RunArgs;
 use crate::engines::registry::EngineChoice;
-
-/// `--clients` as given (`1,2,4`).
-pub(super) fn clients_text(args: &RunArgs) -> String {
-    args.clients.0.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
-}
 
 /// `--client-mode processes` runs SQLite and PostgreSQL: a SQLite client process opens the
 /// trial's database file itself, a PostgreSQL one dials the server its parent configured (every

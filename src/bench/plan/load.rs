@@ -3,8 +3,6 @@
 //! the rest of the run, so a point that cannot run is refused (or, in a sweep, left out with a
 //! warning) before anything starts.
 
-use super::cast::cast_shape;
-use super::clients::clients_text;
 use super::jobs::Job;
 use crate::base::Failure;
 use crate::bench::settings::RunArgs;
@@ -21,11 +19,33 @@ pub struct LoadPoint {
     pub label: String,
 }
 
+/// `--clients` as given (`1,2,4`).
+pub(super) fn clients_text(args: &RunArgs) -> String {
+    args.clients.0.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The rates `--rate` gives (one `None` without it) and whether the load flags sweep; a
+/// `--retry-backoff` that no retry would wait for refused.
+pub(super) fn rates_and_sweep(args: &RunArgs) -> Result<(Vec<Option<f64>>, bool), Failure> {
+    let rates: Vec<Option<f64>> = match &args.rate {
+        None => vec![None],
+        Some(r) => r.0.iter().copied().map(Some).collect(),
+    };
+    if !args.retry_backoff.is_none() && args.max_tries < 2 {
+        return Err(Failure(format!(
+            "--retry-backoff: with --max-tries {} no transaction is tried again, so nothing would wait; give --max-tries 2 or more, or leave out --retry-backoff",
+            args.max_tries
+        )));
+    }
+    let sweep = args.clients.sweeps() || args.client_mode.sweeps() || args.connections.sweeps() || rates.len() > 1;
+    Ok((rates, sweep))
+}
+
 /// The load points of the run in order (clients outermost, then rate, then client mode): one
 /// without a sweep, each refused in one line where a job's workload or the run cannot take it.
 /// In a sweep a point the run cannot take (several clients on `--memory`, processes with one
 /// The load shape of one point of the load axes, the other load flags as given.
-fn shape_at(
+pub(super) fn shape_at(
     args: &RunArgs,
     clients: u32,
     rate: Option<f64>,
@@ -93,32 +113,7 @@ pub(super) fn load_points(
     jobs: &mut [Job],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<LoadPoint>, Failure> {
-    let rates: Vec<Option<f64>> = match &args.rate {
-        None => vec![None],
-        Some(r) => r.0.iter().copied().map(Some).collect(),
-    };
-    if !args.retry_backoff.is_none() && args.max_tries < 2 {
-        return Err(Failure(format!(
-            "--retry-backoff: with --max-tries {} no transaction is tried again, so nothing would wait; give --max-tries 2 or more, or leave out --retry-backoff",
-            args.max_tries
-        )));
-    }
-    let sweep = args.clients.sweeps() || args.client_mode.sweeps() || args.connections.sweeps() || rates.len() > 1;
-    if let Some(path) = &args.cast {
-        let shape = shape_at(
-            args,
-            args.clients.0[0],
-            rates[0],
-            args.client_mode.0[0],
-            args.connections.0[0],
-            sweep,
-        );
-        let shape = cast_shape(args, path, shape, jobs)?;
-        return Ok(vec![LoadPoint {
-            shape,
-            label: String::new(),
-        }]);
-    }
+    let (rates, sweep) = rates_and_sweep(args)?;
     let mut points = sweep_points(args, &rates, sweep);
     if args.latency_limit.is_some() && args.rate.is_none() {
         return Err(Failure(

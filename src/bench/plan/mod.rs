@@ -29,7 +29,7 @@ use crate::store;
 use crate::testbed::fsspec::{FsKind, FsSpec};
 use crate::workload::preset::{self, Group, Pick};
 use axes::{expand, knob_sets};
-use cast::check_cast;
+use cast::{cast_points, check_cast};
 use clients::{client_processes_engines, shared_connection_engines};
 use jobs::{check_engines_run, engine_choices, fleet_part, plan_jobs, stop_rule};
 pub use jobs::{find_workload, Configuration, Job};
@@ -156,7 +156,10 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
     let mut skipped = Vec::new();
-    let points = load_points(args, &mut jobs, &mut skipped)?;
+    let points = match &args.cast {
+        Some(path) => cast_points(args, path, &jobs)?,
+        None => load_points(args, &mut jobs, &mut skipped)?,
+    };
     // A sweep's trials stop alike: on the same count or the same time. An open loop's default
     // duration is the time the count takes at the sweep's lowest rate, so that every rate runs
     // the count at least, whatever order the rates were given in.
