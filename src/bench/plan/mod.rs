@@ -9,7 +9,15 @@
 //!
 //! Everything a user can get wrong is checked here, so a bad flag costs nothing: no scratch
 //! directory, no server, no results row. After [`plan`] nothing reads [`RunArgs`] (ripgrep's
-//! low-to-high rule): the session, the guest and the shards work from the [`Plan`].
+//! low-to-high rule): the session, the guest and the shards work from the [`Plan`]. A command
+//! makes the plan once (`app::run`: for the dry run, the instruction re-run's outer process or
+//! the session) and hands it on; `tests/architecture` holds that no file below the commands but
+//! `bench/settings.rs` and this folder names `RunArgs`.
+//!
+//! One module per part of the plan, each importing only those before it: [`jobs`] (workloads,
+//! parameters, stop rules, shards), [`knob_reach`], [`axes`] (knob sets into configurations),
+//! [`load`] (the load points of a sweep), [`clients`] (what each engine does with them),
+//! [`cast`] (`--cast`'s one point), [`placement`] (filesystems and the guest), [`output`].
 
 mod axes;
 mod cast;
@@ -133,6 +141,15 @@ impl Plan {
     pub fn several(&self) -> bool {
         self.mine.len() > 1
     }
+}
+
+/// [`plan`] for a run that goes on to its trials ([`crate::bench::session::run`] takes what it
+/// returns): from here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly, installed
+/// first so that a stop while the plan reads scripts or logs ends the run as every other stop
+/// does (130), not killed by the signal (143, 129).
+pub fn plan_to_run(args: &RunArgs) -> Result<Plan, Failure> {
+    crate::sys::signals::stop_flag()?;
+    plan(args)
 }
 
 /// Validates the whole command line into a plan.
