@@ -47,9 +47,8 @@ struct StoreSink<'a> {
 impl StoreSink<'_> {
     fn stored(&mut self, r: Result<(), StoreError>) -> Result<(), RunError> {
         r.map_err(|e| {
-            let message = e.to_string();
-            self.failed = Some(e);
-            RunError::Store(message)
+            self.failed = Some(e.clone());
+            RunError::Store(e)
         })
     }
 }
