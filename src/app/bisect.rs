@@ -13,7 +13,7 @@
 
 use crate::base::Failure;
 use crate::bench::observer::{JobRun, RunObserver};
-use crate::bench::plan::Plan;
+use crate::bench::plan::{self, Plan};
 use crate::bench::settings::RunArgs;
 use crate::engines::sqlite::compiled::releases::{self, version_key, Release};
 use crate::model::record::{Manifest, TrialRecord};
@@ -52,8 +52,8 @@ pub fn run(a: &BisectArgs) -> Result<i32, Failure> {
     let (from, to) = (release(&a.from, "bisect A")?, release(&a.to, "bisect B")?);
     super::history::method_of(&a.run, a.method)?;
     // `--measure instructions`: the whole search again under callgrind, each step counted.
-    if let Some(under_callgrind) = crate::bench::instructions::run_again_if_asked(&a.run) {
-        return under_callgrind;
+    if a.run.measure.is_some() && !crate::bench::instructions::inner() {
+        return crate::bench::instructions::run_under_callgrind(&plan::plan(&a.run)?);
     }
     if from.key() >= to.key() {
         return Err(Failure(format!(
@@ -194,7 +194,7 @@ fn compare(a: &BisectArgs, older: &'static Release, newer: &'static Release) -> 
     args.engines = vec![format!("sqlite@{}", older.version), format!("sqlite@{}", newer.version)];
     let args = super::history::history_args(&args, super::history::method_of(&a.run, a.method)?)?;
     let mut kept = Kept::default();
-    let outcome = crate::bench::session::run(&args, &mut kept);
+    let outcome = crate::bench::session::run(plan::plan_to_run(&args), &mut kept);
     let code = outcome.result?;
     let Some((run_id, m, trials)) = kept.run else {
         return Err(Failure(format!(

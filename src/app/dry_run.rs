@@ -8,8 +8,7 @@
 //! the trial counts are the answer.
 
 use crate::base::Failure;
-use crate::bench::plan::{self, Configuration, Job, Plan};
-use crate::bench::settings::RunArgs;
+use crate::bench::plan::{Configuration, Job, Plan};
 use crate::model::load::duration_text;
 use crate::model::stop_rule::StopOn;
 use crate::report::Format;
@@ -87,13 +86,12 @@ struct PlanView {
     results: String,
 }
 
-/// Makes the plan (every check a run makes before it starts) and prints it; exit code 0.
-pub fn print(args: &RunArgs) -> Result<i32, Failure> {
-    let plan = plan::plan(args)?;
+/// Prints the plan (made with every check a run makes before it starts); exit code 0.
+pub fn print(plan: &Plan) -> Result<i32, Failure> {
     for w in &plan.warnings {
         crate::errln!("warning: {w}");
     }
-    let view = view(&plan);
+    let view = view(plan);
     if plan.output.format == Format::Json {
         let text = serde_json::to_string_pretty(&view).map_err(|e| Failure(format!("--dry-run: {e}")))?;
         crate::out!("{text}");

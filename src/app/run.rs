@@ -4,7 +4,7 @@
 
 use crate::base::Failure;
 use crate::bench::observer::{JobRun, RunObserver};
-use crate::bench::plan::{Guest, Plan};
+use crate::bench::plan::{self, Guest, Plan};
 use crate::bench::settings::RunArgs;
 use crate::report::summary::SummaryRow;
 use crate::report::{self, exports, presets, Format, Input, Report, RunHeader};
@@ -12,16 +12,18 @@ use crate::store::StoredRun;
 use crate::workload::preset::{Group, Pick};
 use std::path::PathBuf;
 
-/// Runs the `run` subcommand.
+/// Runs the `run` subcommand: the one plan of its command line, made here and handed to
+/// whichever of `--dry-run`'s page, the run again under callgrind (`--measure instructions`, in
+/// the process the user started) and the session runs it.
 pub fn run(args: &RunArgs) -> Result<i32, Failure> {
     crate::base::terminal::set_all(args.all);
     if args.dry_run {
-        return crate::app::dry_run::print(args);
+        return crate::app::dry_run::print(&plan::plan(args)?);
     }
-    if let Some(under_callgrind) = crate::bench::instructions::run_again_if_asked(args) {
-        return under_callgrind;
+    if args.measure.is_some() && !crate::bench::instructions::inner() {
+        return crate::bench::instructions::run_under_callgrind(&plan::plan(args)?);
     }
-    crate::bench::session::run(args, &mut Reports::default()).result
+    crate::bench::session::run(plan::plan_to_run(args), &mut Reports::default()).result
 }
 
 /// What one stored run's report left for the session's end.

@@ -11,6 +11,7 @@
 //! files valgrind left.
 
 use crate::base::Failure;
+use crate::bench::plan::Plan;
 use crate::model::measure::InstructionCounting;
 use crate::sys::scratch::Scratch;
 use crate::sys::valgrind::OUT_FILE_ENV;
@@ -48,18 +49,6 @@ pub fn counting() -> InstructionCounting {
     }
 }
 
-/// `--measure instructions` in the process the user started: the plan checked (every refusal
-/// is this process's, in one line, before valgrind starts) and the command run again under
-/// callgrind, whose exit status is returned. `None` where `args` counts no instructions or
-/// this is already the process under callgrind: the caller runs the session itself. A command
-/// that runs a session from `RunArgs` (`run`, and `history`) calls this first.
-pub fn run_again_if_asked(args: &crate::bench::settings::RunArgs) -> Option<Result<i32, Failure>> {
-    if args.measure.is_none() || inner() {
-        return None;
-    }
-    Some(crate::bench::plan::plan(args).and_then(|_| run_under_callgrind(args.dir.value.as_deref())))
-}
-
 /// valgrind's version (`valgrind-3.19.0`), or the one line that refuses the run without it.
 fn valgrind_version() -> Result<String, Failure> {
     let missing = |why: String| {
@@ -80,9 +69,14 @@ fn valgrind_version() -> Result<String, Failure> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Runs this command again under callgrind, as the outer process of `--measure instructions`,
-/// and returns the inner process's exit status. `dir` is `--dir` (the scratch base).
-pub fn run_under_callgrind(dir: Option<&Path>) -> Result<i32, Failure> {
+/// Runs this command again under callgrind, as the outer process of `--measure instructions`
+/// (not [`inner`]), and returns the inner process's exit status. The caller made `plan` first,
+/// so that every refusal is this process's, in one line, before valgrind starts; the plan
+/// itself is not passed on: the inner process makes its own from the same command line, as it
+/// must (a plan holds the workloads and engines of the process that made it, and the scripts,
+/// logs and cast files it read), and makes it under callgrind only once.
+pub fn run_under_callgrind(plan: &Plan) -> Result<i32, Failure> {
+    let dir = plan.places.dir.as_deref();
     let version = valgrind_version()?;
     let exe = std::env::current_exe().map_err(|e| {
         Failure(format!(

@@ -13,6 +13,7 @@ use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{self, KnobError, KnobReading, KnobSet, Stage};
 use crate::model::params::Params;
 use crate::model::record::{ConfigInfo, TemplateRecord, TrialRecord};
+use crate::store::StoreError;
 use crate::sys::dbfiles::{DbFiles, Layout};
 use crate::sys::deviceio::DeviceIo;
 use crate::sys::iocount::{IoCounters, IoSnapshot};
@@ -105,8 +106,8 @@ pub enum RunError {
     #[error("{0}")]
     Cold(String),
     /// A results store error; its message names the store.
-    #[error("{0}")]
-    Store(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// Two configurations answered a query differently (see [`crate::bench::answers`]).
     #[error(transparent)]
     WrongAnswer(#[from] Box<crate::bench::answers::Mismatch>),
@@ -1000,6 +1001,23 @@ fn trial_instructions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 48: a store's failure reaches the run as the store's own typed error (what the
+    /// session's side file and its stop rule read), its one line unchanged.
+    #[test]
+    fn a_store_error_is_carried_typed_with_its_line() {
+        let e = StoreError::Empty {
+            path: PathBuf::from("/r/results.db"),
+        };
+        let line = e.to_string();
+        let run = RunError::from(e);
+        assert!(matches!(&run, RunError::Store(StoreError::Empty { path }) if path.ends_with("results.db")));
+        assert_eq!(run.to_string(), line);
+        assert_eq!(
+            line,
+            "results store /r/results.db holds no runs yet; run `litebench run crud` first"
+        );
+    }
 
     #[test]
     fn seeds_differ_per_round_and_repeat_per_run() {

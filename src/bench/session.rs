@@ -13,9 +13,8 @@
 use crate::base::time::now_rfc3339;
 use crate::base::Failure;
 use crate::bench::observer::{JobRun, RunObserver};
-use crate::bench::plan::{self, Guest, Job, Plan};
+use crate::bench::plan::{Guest, Job, Plan};
 use crate::bench::runner::{self, Bound, End, JobPlan, Places, RunError, Sink};
-use crate::bench::settings::RunArgs;
 use crate::engines::Engine;
 use crate::model::record::{GuestInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use crate::report::{Statistics, DEFAULT_NOISE};
@@ -48,9 +47,8 @@ struct StoreSink<'a> {
 impl StoreSink<'_> {
     fn stored(&mut self, r: Result<(), StoreError>) -> Result<(), RunError> {
         r.map_err(|e| {
-            let message = e.to_string();
-            self.failed = Some(e);
-            RunError::Store(message)
+            self.failed = Some(e.clone());
+            RunError::Store(e)
         })
     }
 }
@@ -521,11 +519,12 @@ pub struct Outcome {
     pub result: Result<i32, Failure>,
 }
 
-/// Runs one session: every job of the plan `args` describes (or this shard's part of it),
-/// reported through `observer`.
-pub fn run(args: &RunArgs, observer: &mut dyn RunObserver) -> Outcome {
+/// Runs one session: every job of the plan (or this shard's part of it), reported through
+/// `observer`. `planned` is the plan [`crate::bench::plan::plan_to_run`] made, or why it could not: after a
+/// stop request, the stop (a read the stop cut short fails the plan).
+pub fn run(planned: Result<Plan, Failure>, observer: &mut dyn RunObserver) -> Outcome {
     let mut run_ids = Vec::new();
-    let result = session(args, observer, &mut run_ids);
+    let result = session(planned, observer, &mut run_ids);
     Outcome { run_ids, result }
 }
 
@@ -543,13 +542,15 @@ fn announce_builds(engines: &[String]) {
     }
 }
 
-fn session(args: &RunArgs, observer: &mut dyn RunObserver, run_ids: &mut Vec<i64>) -> Result<i32, Failure> {
-    // From here on Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are
-    // kept, servers stopped, mounts undone, scratch files removed. Installed first, so that a
-    // stop while the plan reads scripts or logs ends the run as every other stop does (130),
-    // not killed by the signal (143, 129).
+fn session(
+    planned: Result<Plan, Failure>,
+    observer: &mut dyn RunObserver,
+    run_ids: &mut Vec<i64>,
+) -> Result<i32, Failure> {
+    // Ctrl-C, SIGTERM and SIGHUP are a request to stop cleanly: finished trials are kept,
+    // servers stopped, mounts undone, scratch files removed (installed before the plan was made).
     let stop = crate::sys::signals::stop_flag()?;
-    let plan = match plan::plan(args) {
+    let plan = match planned {
         Ok(plan) => plan,
         // A read the stop cut short (a long log's) fails the plan: the stop is the answer.
         Err(_) if stop.load(Ordering::Relaxed) => return Ok(interrupted_before_trials()),

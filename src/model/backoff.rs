@@ -97,7 +97,7 @@ impl Backoff {
 
     /// In words, for the load's line: `fixed 5 ms`, `exponential 1 ms..100 ms with jitter`.
     pub fn describe(&self) -> String {
-        use super::load::duration_text;
+        use super::quantity::duration_text;
         match *self {
             Backoff::None => "none".into(),
             Backoff::Fixed { wait_ns } => format!("fixed {}", duration_text(wait_ns)),

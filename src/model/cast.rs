@@ -14,9 +14,10 @@
 //! the data and its checks; the file it is read from is `bench::cast_file`'s, the driver that
 //! runs it `workload::load`'s.
 
-use super::load::{Arrival, ClientMode, Connections};
+use super::clients::{Arrival, ClientMode, Connections};
 use super::op::OpType;
 use super::params::Params;
+pub use super::role_op::{role_all, role_of, role_op, role_total};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -369,7 +370,7 @@ impl Schedule {
 }
 
 fn secs(d: Duration) -> String {
-    super::load::duration_text(d.as_nanos().min(u128::from(u64::MAX)) as u64)
+    super::quantity::duration_text(d.as_nanos().min(u128::from(u64::MAX)) as u64)
 }
 
 mod millis {
@@ -437,7 +438,7 @@ impl Cast {
 
     /// Threads and processes over every role: a workload role's clients, and one for each
     /// role of another kind (a hold, checkpoint, vacuum or backup role's connection, a
-    /// sidecar's process). What [`super::load::MAX_CLIENTS`] limits for a cast.
+    /// sidecar's process). What `load::MAX_CLIENTS` limits for a cast.
     pub fn total_clients(&self) -> u64 {
         self.roles.iter().map(|r| u64::from(r.clients.max(1))).sum()
     }
@@ -539,7 +540,7 @@ impl Role {
                         (n, true) => format!("{n} client processes"),
                     };
                     let mut what = match r.rate {
-                        Some(rate) => format!("{clients} at {} tx/s", super::load::rate_text(rate)),
+                        Some(rate) => format!("{clients} at {} tx/s", super::quantity::rate_text(rate)),
                         None => clients,
                     };
                     if !r.schedule.is_always() {
@@ -591,43 +592,6 @@ impl Role {
             format!("{}, params {}", self.describe(), given.join(" "))
         }
     }
-}
-
-/// The operation that stands for a whole role, `ROLE:all`: every one of its operation types
-/// (a role's row in the tables, and its figures in the answer).
-pub fn role_all(role: &str) -> String {
-    format!("{role}:all")
-}
-
-/// The role of a `ROLE:all` operation.
-pub fn role_total(operation: &str) -> Option<&str> {
-    operation
-        .strip_suffix(":all")
-        .filter(|r| !r.is_empty() && !r.contains(':'))
-}
-
-/// The role of a `ROLE:OP` operation type.
-pub fn role_of(operation: &str) -> Option<&str> {
-    operation.split_once(':').map(|(r, _)| r)
-}
-
-/// `ROLE:OP`, one `&'static str` per distinct name for the life of the process (a recorder's
-/// operation types are static names; a run has a handful of roles).
-pub fn role_op(role: &str, op: &str) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let name = format!("{role}:{op}");
-    let mut names = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = names.get(name.as_str()) {
-        return n;
-    }
-    let leaked: &'static str = Box::leak(name.into_boxed_str());
-    names.insert(leaked);
-    leaked
 }
 
 /// What a trial's hold and checkpoint roles did, in the trial record (absent without them).

@@ -4,6 +4,8 @@
 //! transaction that met a lock is tried. Recorded in the manifest of every run that is not one
 //! client in a closed loop, so the numbers are never separated from the load that made them.
 
+pub use super::clients::{Arrival, ClientMode, Connections};
+pub use super::quantity::{duration_text, rate_text};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -46,64 +48,6 @@ fn num_text(x: f64) -> String {
         format!("{x:.0}")
     } else {
         format!("{x:.2}")
-    }
-}
-
-/// How the intended start times of an open loop are spaced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Arrival {
-    /// Exponential gaps (a Poisson process, seeded): requests arriving independently, as from
-    /// many users; what wrk2, YCSB's `-target` with a Poisson option and pgbench `-R` model.
-    #[default]
-    Poisson,
-    /// Equal gaps: one transaction every 1/rate seconds per client.
-    Uniform,
-}
-
-/// Where a trial's clients run (`--client-mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum ClientMode {
-    /// Every client a thread of litebench's process.
-    #[default]
-    Threads,
-    /// Every client but the first a process of its own, as web workers and Android content
-    /// providers are: SQLite's POSIX locks, its WAL index and its page cache then behave as
-    /// between processes.
-    Processes,
-}
-
-impl ClientMode {
-    fn is_threads(&self) -> bool {
-        *self == ClientMode::Threads
-    }
-}
-
-/// Whose connection a trial's clients run on (`--connections`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Connections {
-    /// Every client its own connection.
-    #[default]
-    PerClient,
-    /// Every client on one connection behind a mutex, each holding it for a whole transaction,
-    /// as an application with one connection runs (several Rust and Node wrappers do so
-    /// without saying it): the clients' transactions run one at a time.
-    Shared,
-}
-
-impl Connections {
-    pub fn is_per_client(&self) -> bool {
-        *self == Connections::PerClient
-    }
-
-    /// `--connections`' word for it (`per-client`, `shared`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Connections::PerClient => "per-client",
-            Connections::Shared => "shared",
-        }
     }
 }
 
@@ -263,25 +207,6 @@ impl LoadShape {
         }
         s
     }
-}
-
-/// A rate as the user would write it (`2000`, `0.5`).
-pub fn rate_text(r: f64) -> String {
-    if r.fract() == 0.0 && r < 1e15 {
-        format!("{}", r as u64)
-    } else {
-        format!("{r}")
-    }
-}
-
-/// Nanoseconds as the shortest exact unit (`5 ms`, `250 us`, `1 s`).
-pub fn duration_text(ns: u64) -> String {
-    for (unit, per) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns >= per && ns.is_multiple_of(per) {
-            return format!("{} {unit}", ns / per);
-        }
-    }
-    format!("{ns} ns")
 }
 
 #[cfg(test)]

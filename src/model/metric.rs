@@ -2,7 +2,6 @@
 //! verdicts are computed: both are stored in every manifest, so they live with the records and a
 //! stored run's verdicts can be recomputed exactly by any later version.
 
-use crate::model::record::Manifest;
 use litebench_stats::{
     difference_of_means, speed_ratio, Better, Difference, Ratio, MEDIAN_INTERVAL_METHOD, RATIO_INTERVAL_METHOD,
     RESAMPLES,
@@ -145,23 +144,6 @@ impl Statistics {
             (Metric::Instructions, Some(n)) => n,
             _ => self.noise,
         }
-    }
-
-    /// A stored run's settings (runs stored before they were recorded: their seed, 2% noise),
-    /// with the noise thresholds (time's and instructions') replaced when the user gave
-    /// `--noise`.
-    pub fn of(manifest: &Manifest, noise: Option<f64>) -> Statistics {
-        let mut s = manifest
-            .statistics
-            .clone()
-            .unwrap_or_else(|| Statistics::new(manifest.seed, DEFAULT_NOISE));
-        if let Some(n) = noise {
-            s.noise = n;
-            if s.instruction_noise.is_some() {
-                s.instruction_noise = Some(n);
-            }
-        }
-        s
     }
 
     /// B against the baseline A: B's speed over A's (higher = faster, whatever the metric: a

@@ -7,6 +7,7 @@
 
 pub mod backoff;
 pub mod cast;
+pub mod clients;
 pub mod consistency;
 pub mod engine_info;
 pub mod knob;
@@ -15,6 +16,8 @@ pub mod measure;
 pub mod metric;
 pub mod op;
 pub mod params;
+pub mod quantity;
 pub mod record;
+pub mod role_op;
 pub mod series;
 pub mod stop_rule;

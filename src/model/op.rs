@@ -153,13 +153,13 @@ impl OpType {
 impl OpResult {
     /// True when this operation type counts in the figures of `operation`: itself, "all"
     /// (every whole operation type, not the parts of one), or a cast role's `ROLE:all` (every
-    /// whole operation type of the role, [`crate::model::cast::role_total`]).
+    /// whole operation type of the role, [`crate::model::role_op::role_total`]).
     pub fn counts_in(&self, operation: &str) -> bool {
         compared();
         if operation == "all" {
             self.part_of.is_none()
-        } else if let Some(role) = super::cast::role_total(operation) {
-            self.part_of.is_none() && super::cast::role_of(&self.name) == Some(role)
+        } else if let Some(role) = super::role_op::role_total(operation) {
+            self.part_of.is_none() && super::role_op::role_of(&self.name) == Some(role)
         } else {
             self.name == operation
         }

@@ -5,6 +5,7 @@
 
 use crate::model::engine_info::EngineInfo;
 use crate::model::knob::{KnobReading, KnobSet};
+use crate::model::metric::{Statistics, DEFAULT_NOISE};
 use crate::model::op::OpResult;
 use crate::model::params::Params;
 use crate::sys::deviceio::DeviceIoDelta;
@@ -51,6 +52,27 @@ pub struct ConfigInfo {
     /// ([`Manifest::load`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<crate::model::load::LoadShape>,
+}
+
+/// A stored run's statistics are read from its manifest, so that reading sits here beside the
+/// manifest, and [`Statistics`] (how intervals are computed) knows nothing of records.
+impl Statistics {
+    /// A stored run's settings (runs stored before they were recorded: their seed, 2% noise),
+    /// with the noise thresholds (time's and instructions') replaced when the user gave
+    /// `--noise`.
+    pub fn of(manifest: &Manifest, noise: Option<f64>) -> Statistics {
+        let mut s = manifest
+            .statistics
+            .clone()
+            .unwrap_or_else(|| Statistics::new(manifest.seed, DEFAULT_NOISE));
+        if let Some(n) = noise {
+            s.noise = n;
+            if s.instruction_noise.is_some() {
+                s.instruction_noise = Some(n);
+            }
+        }
+        s
+    }
 }
 
 impl Manifest {
@@ -216,7 +238,7 @@ pub struct Manifest {
     /// How intervals and verdicts are computed (absent in runs stored before it was recorded:
     /// the defaults with the run's seed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub statistics: Option<crate::model::metric::Statistics>,
+    pub statistics: Option<Statistics>,
     /// What the run itself found worth a warning: pass-through knobs allowed unverified, and
     /// problems found after the trials that do not change their numbers but need the user's
     /// attention, e.g. a server setting litebench could not put back (with how to do it by

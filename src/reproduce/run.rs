@@ -202,7 +202,7 @@ fn experiment(
     settings.dir.value.clone_from(&args.dir.value);
     settings.command_line = Some(run_argv(e, args, results));
     crate::errln!("reproduce: {} — {}", e.id, e.title);
-    let ended = session::run(&settings, observer);
+    let ended = session::run(crate::bench::plan::plan_to_run(&settings), observer);
     let (runs, _) = runs_of(results, e.id, &ended.run_ids, args.noise.value)?;
     Ok(match ended.result {
         Ok(EXIT_INTERRUPTED) => (

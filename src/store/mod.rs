@@ -45,7 +45,7 @@ use std::sync::Arc;
 pub const ENV_VAR: &str = "LITEBENCH_RESULTS";
 
 /// A problem with the results store, named with its path.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     #[error("--results {path}: {reason}")]
     Open { path: PathBuf, reason: String },

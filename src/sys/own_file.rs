@@ -16,7 +16,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Why a file or its directory is not this user's alone.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum NotOwnError {
     #[error("its directory {dir} can be written by other users (mode {mode:04o})")]
     DirWritableByOthers { dir: PathBuf, mode: u32 },
