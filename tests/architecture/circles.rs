@@ -1,232 +1,186 @@
-//! Circles of files inside one folder: files of a folder that import each other, directly or
-//! round a ring (`runner` uses `plan`, `plan` uses `instructions`, `instructions` uses
+//! Circles of files inside one folder: children of a folder that import each other, directly
+//! or round a ring (`runner` uses `plan`, `plan` uses `instructions`, `instructions` uses
 //! `runner`). The layers between folders hold by [`super::violations`]; inside a folder nothing
 //! held them, and their number doubled in one round. A circle means none of its files can be
 //! read, tested or moved without the others; breaking one usually means moving a shared type
 //! down into a file of its own.
 //!
-//! A folder's `mod.rs` (or the file that declares a folder's children, `load.rs` beside
-//! `load/`) is left out: it is the folder's face, declaring and re-exporting its children, and a
-//! child naming its parent's items through it is no circle of concepts. An import is any path in
-//! code (not comments or strings) that names a module file: `crate::a::b`, `super::b`,
-//! `self::b`, a child module's bare name, and each member of a `{...}` group; it is charged to
-//! the deepest module file the path names.
+//! Each folder is read one level down, as [`super::read`] reads `src/`: its children are its
+//! files and its subfolders (a subfolder with all its files, `load.rs` with `load/`), its own
+//! `mod.rs` left out (the folder's face, declaring and re-exporting its children: a child naming
+//! its parent's items through it is no circle). An import is a `crate::` or `super::` path in
+//! code (not comments or strings), a group's members each.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use super::{code_only, first_segments, ident_byte, module_path, Import, Reading};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::PathBuf;
 
-/// One file's module path and the module paths it imports.
-struct FileImports {
-    module: Vec<String>,
-    targets: Vec<Vec<String>>,
+/// One circle: the folder (below src/) and its children that import each other.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Circle {
+    pub folder: String,
+    pub children: Vec<String>,
 }
 
-/// Every path of `code` that starts at one of `starts` (`crate`, `super`, a child's name...),
-/// groups expanded: `a::{b, c::d}` gives `a::b` and `a::c::d`.
-fn paths_in(code: &str) -> Vec<Vec<String>> {
-    let b = code.as_bytes();
+impl fmt::Display for Circle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "src/{}: {}", self.folder, self.children.join(", "))
+    }
+}
+
+/// Every `crate::` and `super::` path of `code` (the code of module `module`), resolved from
+/// the root: its segments up to the end or a group, and each of a group's first segments.
+fn absolute_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let starts_ident = (b[i].is_ascii_alphabetic() || b[i] == b'_')
-            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b':'));
-        if starts_ident {
-            let (paths, end) = path_at(code, i);
-            out.extend(paths.into_iter().filter(|p| p.len() > 1));
-            i = end.max(i + 1);
-        } else {
-            i += 1;
+    for (at, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+        let before = at.checked_sub(1).map(|k| code.as_bytes()[k]);
+        if ident_byte(before) || before == Some(b':') {
+            continue;
         }
+        let mut rest = &code[at..];
+        let mut path: Vec<String> = match rest.strip_prefix("crate::") {
+            Some(r) => {
+                rest = r;
+                Vec::new()
+            }
+            None => {
+                let mut m = module.to_vec();
+                while let Some(r) = rest.strip_prefix("super::") {
+                    m.pop();
+                    rest = r;
+                }
+                m
+            }
+        };
+        loop {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() {
+                if rest.starts_with('{') {
+                    for n in first_segments(rest) {
+                        out.push(path.iter().cloned().chain([n]).collect());
+                    }
+                }
+                break;
+            }
+            rest = &rest[name.len()..];
+            path.push(name);
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r,
+                None => break,
+            }
+        }
+        out.push(path);
     }
     out
 }
 
-/// The path (or the paths of a group) that starts at byte `at`, and where it ends.
-fn path_at(code: &str, at: usize) -> (Vec<Vec<String>>, usize) {
-    let b = code.as_bytes();
-    let mut segs = Vec::new();
-    let mut i = at;
-    loop {
-        let start = i;
-        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-            i += 1;
-        }
-        if i == start {
-            break;
-        }
-        segs.push(code[start..i].to_string());
-        let rest = &code[i..];
-        let trimmed = rest.trim_start();
-        if !trimmed.starts_with("::") {
-            break;
-        }
-        i += rest.len() - trimmed.len() + 2;
-        let rest = &code[i..];
-        let trimmed = rest.trim_start();
-        i += rest.len() - trimmed.len();
-        if trimmed.starts_with('{') {
-            let (inner, end) = group_at(code, i + 1);
-            let paths = inner
-                .into_iter()
-                .map(|tail| segs.iter().cloned().chain(tail).collect())
-                .collect();
-            return (paths, end);
-        }
-    }
-    (vec![segs], i)
-}
-
-/// The members of a `{...}` group whose inside starts at byte `at`, and where it closes.
-fn group_at(code: &str, at: usize) -> (Vec<Vec<String>>, usize) {
-    let b = code.as_bytes();
-    let mut out = Vec::new();
-    let mut i = at;
-    while i < b.len() {
-        match b[i] {
-            b'}' => return (out, i + 1),
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let (paths, end) = path_at(code, i);
-                out.extend(paths);
-                i = end;
-            }
-            _ => i += 1,
-        }
-    }
-    (out, i)
-}
-
-/// The module path of `rel` (below src/) and whether it is a folder's face (`mod.rs`, or a file
-/// with a folder of the same name beside it).
-fn module_of(rel: &Path, all: &BTreeSet<PathBuf>) -> (Vec<String>, bool) {
-    let module = super::module_path(rel);
-    let stem = rel
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let face = stem == "mod" || all.iter().any(|p| p.starts_with(rel.with_extension("")));
-    (module, face)
-}
-
-fn resolve(module: &[String], path: &[String], known: &BTreeMap<Vec<String>, PathBuf>) -> Option<Vec<String>> {
-    let mut abs: Vec<String> = match path[0].as_str() {
-        "crate" => path[1..].to_vec(),
-        "self" => module.iter().chain(&path[1..]).cloned().collect(),
-        "super" => {
-            let mut base = module.to_vec();
-            let mut rest = path;
-            while rest.first().is_some_and(|s| s == "super") {
-                base.pop();
-                rest = &rest[1..];
-            }
-            base.into_iter().chain(rest.iter().cloned()).collect()
-        }
-        name => {
-            let child: Vec<String> = module.iter().cloned().chain([name.to_string()]).collect();
-            if !known.contains_key(&child) {
-                return None;
-            }
-            module.iter().chain(path).cloned().collect()
-        }
-    };
-    while !abs.is_empty() && !known.contains_key(&abs) {
-        abs.pop();
-    }
-    (!abs.is_empty()).then_some(abs)
-}
-
-/// The circles of files inside one folder, each as its files' paths below src/, sorted.
-pub fn circles(files: &[(PathBuf, String)]) -> Vec<Vec<String>> {
-    let all: BTreeSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    let mut known: BTreeMap<Vec<String>, PathBuf> = BTreeMap::new();
-    let mut faces = BTreeSet::new();
-    for (rel, _) in files {
-        let (module, face) = module_of(rel, &all);
-        if face {
-            faces.insert(rel.clone());
-        }
-        known.insert(module, rel.clone());
-    }
-    let mut imports: BTreeMap<PathBuf, FileImports> = BTreeMap::new();
+/// The imports between the direct children of `folder` (a module path: `["model"]`), each a
+/// file or a folder of files: a reading of paths, as [`super::read`] is, one level down.
+fn sibling_reading(files: &[(PathBuf, String)], folder: &[String]) -> Reading {
+    let mut reading = Reading::default();
     for (rel, text) in files {
-        let (module, _) = module_of(rel, &all);
-        let code = super::code_only(text);
-        let targets = paths_in(&code)
-            .iter()
-            .filter_map(|p| resolve(&module, p, &known))
-            .collect();
-        imports.insert(rel.clone(), FileImports { module, targets });
-    }
-    // Edges between two files of one folder, faces left out.
-    let mut edges: BTreeMap<&PathBuf, BTreeSet<&PathBuf>> = BTreeMap::new();
-    for (rel, fi) in &imports {
-        if faces.contains(rel) {
+        let module = module_path(rel);
+        if module.len() <= folder.len() || module[..folder.len()] != *folder {
             continue;
         }
-        for t in &fi.targets {
-            let to = &known[t];
-            if to != rel && !faces.contains(to) && to.parent() == rel.parent() && *t != fi.module {
-                edges.entry(rel).or_default().insert(to);
+        let from = module[folder.len()].clone();
+        *reading.files.entry(from.clone()).or_default() += 1;
+        for to in absolute_paths(&code_only(text), &module) {
+            if to.len() > folder.len() && to[..folder.len()] == *folder && to[folder.len()] != from {
+                reading.imports.push(Import {
+                    file: rel.display().to_string(),
+                    from: from.clone(),
+                    to: to[folder.len()].clone(),
+                });
             }
         }
     }
-    let reach = |from: &PathBuf| -> BTreeSet<&PathBuf> {
-        let mut seen = BTreeSet::new();
-        let mut todo = vec![from];
-        while let Some(n) = todo.pop() {
-            for m in edges.get(n).into_iter().flatten() {
-                if seen.insert(*m) {
-                    todo.push(m);
-                }
-            }
-        }
-        seen
-    };
-    let nodes: Vec<&PathBuf> = edges.keys().copied().collect();
-    let reached: BTreeMap<&PathBuf, BTreeSet<&PathBuf>> = nodes.iter().map(|n| (*n, reach(n))).collect();
-    let mut out: BTreeSet<Vec<String>> = BTreeSet::new();
-    for n in &nodes {
-        if !reached[n].contains(n) {
-            continue;
-        }
-        let ring: Vec<String> = nodes
-            .iter()
-            .filter(|m| reached[n].contains(*m) && reached[*m].contains(n))
-            .map(|m| m.display().to_string())
-            .collect();
-        out.insert(ring);
-    }
-    out.into_iter().collect()
+    reading.imports.sort();
+    reading.imports.dedup();
+    reading
 }
 
+fn folder_path(folder: &str) -> Vec<String> {
+    folder
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// How many children (files and subfolders, its face left out) `folder` has.
+pub fn children(files: &[(PathBuf, String)], folder: &str) -> usize {
+    sibling_reading(files, &folder_path(folder)).files.len()
+}
+
+/// The circles of files inside every folder of `files` (paths below src/), sorted.
+pub fn circles(files: &[(PathBuf, String)]) -> Vec<Circle> {
+    let folders: BTreeSet<String> = files
+        .iter()
+        .filter_map(|(rel, _)| rel.parent())
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut out = Vec::new();
+    for folder in folders {
+        for children in sibling_reading(files, &folder_path(&folder)).cycles() {
+            out.push(Circle {
+                folder: folder.clone(),
+                children,
+            });
+        }
+    }
+    out.sort();
+    out
+}
+
+fn files(list: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
+    list.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect()
+}
+
+/// The reader finds a circle through `super::`, through `crate::` and through a group.
 #[test]
-fn a_ring_of_three_files_is_one_circle_and_a_face_is_none() {
-    let files = |list: &[(&str, &str)]| -> Vec<(PathBuf, String)> {
-        list.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect()
-    };
+fn a_circle_of_files_is_caught_in_every_spelling() {
+    for (a, b) in [
+        ("use super::b::X;", "use crate::model::a::Y;"),
+        ("fn f() { super::b::g() }", "use crate::model::{a::Y, c};"),
+    ] {
+        let found = circles(&files(&[("model/a.rs", a), ("model/b.rs", b)]));
+        assert_eq!(found.len(), 1, "{a} / {b}");
+        assert_eq!(found[0].to_string(), "src/model: a, b");
+    }
+    let one_way = files(&[
+        ("model/a.rs", "use super::b::X;"),
+        ("model/b.rs", "// crate::model::a in a comment\nuse super::c::Z;"),
+    ]);
+    assert!(circles(&one_way).is_empty());
+}
+
+/// A ring of three is one circle; a subfolder is one child; a folder's face is none.
+#[test]
+fn a_ring_is_one_circle_and_a_face_is_none() {
     let ring = files(&[
         (
             "bench/mod.rs",
-            "pub mod plan; pub mod runner; pub mod cold; use runner::run;",
+            "pub mod plan; pub mod runner; use crate::bench::runner::run;",
         ),
         (
-            "bench/plan.rs",
+            "bench/plan/mod.rs",
             "use super::cold::Cold; fn f() { crate::bench::runner::go() }",
         ),
+        ("bench/plan/jobs.rs", "use crate::bench::plan::Plan;"),
         ("bench/runner.rs", "use crate::bench::{cold, plan::Plan};"),
-        (
-            "bench/cold.rs",
-            "use super::Thing; // runner::x in a comment\nconst S: &str = \"plan::y\";",
-        ),
+        ("bench/cold.rs", "use super::Thing; // runner::x in a comment"),
     ]);
-    assert_eq!(
-        circles(&ring),
-        vec![vec!["bench/plan.rs".to_string(), "bench/runner.rs".to_string()]]
-    );
-    // A child naming its folder's face, and files of other folders, make no circle.
+    let found: Vec<String> = circles(&ring).iter().map(Circle::to_string).collect();
+    assert_eq!(found, ["src/bench: plan, runner"]);
     let none = files(&[
-        ("bench/mod.rs", "pub mod plan; use plan::Plan;"),
+        ("bench/mod.rs", "pub mod plan; use crate::bench::plan::Plan;"),
         ("bench/plan.rs", "use super::Thing; use crate::report::x;"),
-        ("report/mod.rs", "pub mod x; use crate::bench::plan::Plan;"),
         ("report/x.rs", "use crate::bench::plan::Plan;"),
     ]);
     assert!(circles(&none).is_empty(), "{:?}", circles(&none));
