@@ -130,7 +130,7 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
     });
     let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
     let (_, own) = split_labels(&labels);
-    if let Some(mut own_answer) = crate::workload::find(&m.workload).and_then(|w| w.answer(m, report.trials, &own)) {
+    if let Some(mut own_answer) = report.workload.hooks().answer(m, report.trials, &own) {
         // What the workload did beside a backup or vacuum, per configuration that ran one.
         for c in &m.configs {
             let said = crate::report::beside::sentences(report.trials, c.index);
