@@ -636,7 +636,8 @@ mod tests {
     /// the growth during the hold said, from its size at the hold's start to its peak.
     #[test]
     fn the_wal_during_holds_is_measured_apart() {
-        use crate::model::cast::{CastEvents, Hold};
+        use crate::model::cast::CastEvents;
+        use crate::report::html::data::tests::hold;
         // 1 MiB/s from 2 s to 6 s while held, then back to 1 MiB after a checkpoint.
         let mib = 1024 * 1024;
         let wal: Vec<u64> = (0..10u64)
@@ -645,12 +646,7 @@ mod tests {
         let t = TrialRecord {
             series: Some(series(&wal, &[])),
             cast: Some(CastEvents {
-                holds: vec![Hold {
-                    role: "holder".into(),
-                    start_ms: 2000,
-                    end_ms: 6000,
-                    query: None,
-                }],
+                holds: vec![hold("holder", 2000, 6000)],
                 checkpoints: Vec::new(),
                 sidecars: Vec::new(),
                 ..Default::default()
@@ -761,18 +757,14 @@ mod tests {
     /// the hold ended two seconds before the trial's end grows while held, not without bound.
     #[test]
     fn growth_that_stops_when_the_hold_ends_is_the_hold_s() {
-        use crate::model::cast::{CastEvents, Hold};
+        use crate::model::cast::CastEvents;
+        use crate::report::html::data::tests::hold;
         let mib = 1024 * 1024;
         let wal: Vec<u64> = (0..12u64).map(|i| 5 * mib + i.min(9) * mib).collect();
         let t = TrialRecord {
             series: Some(series(&wal, &[])),
             cast: Some(CastEvents {
-                holds: vec![Hold {
-                    role: "report".into(),
-                    start_ms: 0,
-                    end_ms: 9000,
-                    query: None,
-                }],
+                holds: vec![hold("report", 0, 9000)],
                 ..CastEvents::default()
             }),
             ..TrialRecord::default()

@@ -1134,6 +1134,35 @@ pub(crate) mod tests {
         }
     }
 
+    /// A hold of role `role` from `start_ms` to `end_ms`, with a generic snapshot read.
+    pub fn hold(role: &str, start_ms: u64, end_ms: u64) -> crate::model::cast::Hold {
+        crate::model::cast::Hold {
+            role: role.into(),
+            start_ms,
+            end_ms,
+            query: None,
+        }
+    }
+
+    /// A cast's role `name` of `kind`: one client in a closed loop, always on, nothing more.
+    pub fn role(name: &str, kind: crate::model::cast::RoleKind) -> crate::model::cast::Role {
+        crate::model::cast::Role {
+            name: name.into(),
+            kind,
+            clients: 1,
+            mode: Default::default(),
+            connections: Default::default(),
+            rate: None,
+            arrival: Default::default(),
+            params: Default::default(),
+            knobs: Vec::new(),
+            schedule: Default::default(),
+            sidecar: None,
+            backup: None,
+            query: None,
+        }
+    }
+
     /// `rounds` rounds of every configuration (round 0 a warm-up), each trial running `ops`
     /// with latencies of `1 + config` .. microseconds.
     pub fn trials(configs: usize, rounds: u32, ops: &[&str]) -> Vec<TrialRecord> {
