@@ -24,9 +24,7 @@ fn all_row(v: &serde_json::Value) -> serde_json::Value {
 }
 
 fn compare(sb: &Sandbox, args: &[&str]) -> std::process::Output {
-    let mut cmd = sb.litebench();
-    cmd.arg("compare").args(args).arg("--results").arg(sb.results());
-    output(&mut cmd)
+    output(&mut sb.stored(&[&["compare"], args].concat()))
 }
 
 #[test]
@@ -288,14 +286,7 @@ fn what_differs_names_the_load_shape_and_each_knob() {
     );
     let knob = line("knob journal_mode").unwrap_or_else(|| panic!("{text}"));
     assert!(knob.contains("delete") && knob.contains("wal"), "{text}");
-    let page = sb.root().join("c.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "1", "2", "-o"])
-        .arg(&page)
-        .arg("--results")
-        .arg(sb.results());
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&["1", "2"]);
     assert!(
         html.contains("load: clients as") && html.contains("knob journal_mode"),
         "the HTML comparison names them too"
@@ -358,14 +349,7 @@ fn casts_that_differ_by_a_checkpointer_name_it_and_compare_p99_and_wal_peak() {
     let text = stdout(&compare(&sb, &["1", "2"]));
     assert!(text.contains("p99") && text.contains("WAL peak"), "{text}");
     assert!(text.contains("cast role ckpt"), "{text}");
-    let page = sb.root().join("c.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "1", "2", "-o"])
-        .arg(&page)
-        .arg("--results")
-        .arg(sb.results());
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&["1", "2"]);
     let compared = &html[html.find("class=\"comparison\"").expect("the runs compared")..];
     assert!(compared.contains("p99") && compared.contains("WAL peak"), "{compared}");
 }

@@ -311,11 +311,7 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
     assert!(cells.iter().any(|c| c.starts_with("power: may corrupt")), "{cells:?}");
     assert!(cells.iter().any(|c| c.starts_with("power: durable")), "{cells:?}");
     // So does the HTML report.
-    let page = sb.root().join("report.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&[]);
     assert!(
         html.contains("verify-durability</code> verdicts")
             && html.contains("power: durable: every acknowledged commit survived in all ")

@@ -31,9 +31,7 @@ fn seeded() -> Sandbox {
 }
 
 fn report(sb: &Sandbox, args: &[&str]) -> std::process::Output {
-    let mut cmd = sb.litebench();
-    cmd.arg("report").arg("--results").arg(sb.results()).args(args);
-    output(&mut cmd)
+    output(&mut sb.stored(&[&["report"], args].concat()))
 }
 
 /// The figures of a page as (chart id, data-bars, data-lines), in page order.
@@ -307,14 +305,7 @@ fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
     assert_success(&o);
     let at_run = assert_table1_leads(&std::fs::read_to_string(&page).unwrap());
     // A later report of the stored runs shows the same Table 1: the runs recorded their presets.
-    let later = sb.root().join("later.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "1", "2", "3", "--results"])
-        .arg(sb.results())
-        .arg("-o")
-        .arg(&later);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&later).unwrap();
+    let html = sb.page(&["1", "2", "3"]);
     assert_eq!(assert_table1_leads(&html), at_run, "the later report's Table 1");
     assert!(html.contains("the paper against here"), "the lead's title");
 }
