@@ -383,9 +383,7 @@ fn compare_and_advise_at_80_columns_lead_with_the_answer_and_fit_the_first_table
     crate::compact::eight_by_two(&sb);
     crate::compact::eight_by_two(&sb);
     let narrow = |args: &[&str]| {
-        let mut cmd = sb.litebench();
-        cmd.args(args).arg("--results").arg(sb.results()).env("COLUMNS", "80");
-        let out = output(&mut cmd);
+        let out = output(sb.stored(args).env("COLUMNS", "80"));
         assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));
         let text = stdout(&out);
         for l in text.lines() {
@@ -410,11 +408,9 @@ fn compare_and_advise_at_80_columns_lead_with_the_answer_and_fit_the_first_table
         2,
         "each label once: {text}"
     );
-    let mut wide = sb.litebench();
-    wide.args(["compare", "1", "2", "--wide", "--results"])
-        .arg(sb.results())
-        .env("COLUMNS", "80");
-    let wide = stdout(&output(&mut wide));
+    let wide = stdout(&output(
+        sb.stored(&["compare", "1", "2", "--wide"]).env("COLUMNS", "80"),
+    ));
     assert!(
         wide.lines().any(
             |l| l.starts_with("journal_mode=delete synchronous=normal busy_timeout=100 begin=immediate")

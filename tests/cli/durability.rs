@@ -222,11 +222,7 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
     let out = output(&mut sb.run_tiny(&["crud", "--knob", "journal_mode=wal", "--knob", "synchronous=off,full"]));
     assert_success(&out);
     let advise_in = |need: &str, which: &[&str]| {
-        let mut cmd = sb.litebench();
-        cmd.args(["advise", "--need", need, "--format", "json", "--results"])
-            .arg(sb.results())
-            .args(which);
-        output(&mut cmd)
+        output(&mut sb.stored(&[&["advise", "--need", need, "--format", "json"], which].concat()))
     };
     // Which runs to rank is asked for, never guessed: speeds of different workloads or
     // parameters are not ranked together.

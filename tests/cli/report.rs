@@ -172,13 +172,9 @@ fn bad_report_input_is_one_line_and_exit_2() {
     assert_error_line(&o, &["--plots report.html", "not a directory"]);
     assert!(!sb.cwd().join("x.html").exists());
     // A font that is not there.
-    let mut cmd = sb.litebench();
-    cmd.env("LITEBENCH_FONT", "/nonexistent/font.ttf")
-        .args(["report", "--results"])
-        .arg(sb.results())
-        .args(["-o", "z.html"]);
+    let mut cmd = sb.stored(&["report", "-o", "z.html"]);
     assert_error_line(
-        &output(&mut cmd),
+        &output(cmd.env("LITEBENCH_FONT", "/nonexistent/font.ttf")),
         &["LITEBENCH_FONT=/nonexistent/font.ttf", "no such file"],
     );
     assert!(!sb.cwd().join("z.html").exists());
