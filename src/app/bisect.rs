@@ -208,7 +208,7 @@ fn compare(a: &BisectArgs, older: &'static Release, newer: &'static Release) -> 
             older.version, newer.version
         )));
     }
-    let metric = crate::report::headline_metric(&m, None);
+    let metric = crate::report::headline_metric(&m, crate::report::RunWorkload::of(&m), None);
     let stats = Statistics::of(&m, args.noise.value);
     let ratio = stats.compare(
         &values(&trials, 0, "all", metric),

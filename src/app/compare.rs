@@ -7,7 +7,7 @@ use crate::base::Failure;
 use crate::report::compare::{compare, Side};
 use crate::report::format::render;
 use crate::report::stored::open_store;
-use crate::report::{operations_of, Statistics};
+use crate::report::{operations_of, RunWorkload, Statistics};
 use crate::store::StoredRun;
 
 /// `RUN` or `RUN:CONFIG`, split at the first `:`.
@@ -110,8 +110,8 @@ pub fn run(args: &CompareArgs) -> Result<i32, Failure> {
     }
     let metric = crate::report::compare::metric_for(ma, mb, args.metric);
     let stats = Statistics::of(ma, args.stored.noise.value);
-    let mut ops = operations_of(ma, &run_a.trials);
-    for o in operations_of(mb, &run_b.trials) {
+    let mut ops = operations_of(ma, RunWorkload::of(ma), &run_a.trials);
+    for o in operations_of(mb, RunWorkload::of(mb), &run_b.trials) {
         if !ops.contains(&o) {
             ops.push(o);
         }

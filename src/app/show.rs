@@ -65,9 +65,10 @@ pub fn run(args: &ShowArgs) -> Result<i32, Failure> {
             Some(p) => p.clone(),
             None => report::pivot::side_by_side(
                 &run.manifest,
+                report.workload,
                 &report.statistics,
                 &run.trials,
-                &report::operations_of(&run.manifest, &run.trials),
+                &report::operations_of(&run.manifest, report.workload, &run.trials),
                 report.metric,
                 args.baseline,
             ),

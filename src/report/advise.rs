@@ -747,19 +747,8 @@ mod tests {
         let cast = crate::model::cast::Cast {
             file: "c.toml".into(),
             roles: vec![crate::model::cast::Role {
-                name: "writer".into(),
-                kind: crate::model::cast::RoleKind::Workload,
-                clients: 1,
-                mode: Default::default(),
-                connections: Default::default(),
                 rate: Some(50.0),
-                arrival: Default::default(),
-                params: Default::default(),
-                knobs: Vec::new(),
-                schedule: Default::default(),
-                sidecar: None,
-                backup: None,
-                query: None,
+                ..crate::report::html::data::tests::role("writer", crate::model::cast::RoleKind::Workload)
             }],
         };
         man.load.cast = Some(cast);

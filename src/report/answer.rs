@@ -130,7 +130,7 @@ pub fn sentences(report: &Report<'_>) -> Vec<String> {
     });
     let labels: Vec<&str> = m.configs.iter().map(|c| c.label.as_str()).collect();
     let (_, own) = split_labels(&labels);
-    if let Some(mut own_answer) = crate::workload::find(&m.workload).and_then(|w| w.answer(m, report.trials, &own)) {
+    if let Some(mut own_answer) = report.workload.hooks().answer(m, report.trials, &own) {
         // What the workload did beside a backup or vacuum, per configuration that ran one.
         for c in &m.configs {
             let said = crate::report::beside::sentences(report.trials, c.index);
@@ -599,23 +599,9 @@ mod tests {
     /// are part of the answer of a run with a sidecar.
     #[test]
     fn a_sidecars_cost_is_part_of_the_answer() {
-        use crate::model::cast::{Cast, CastEvents, Role, RoleKind, SidecarRun};
+        use crate::model::cast::{Cast, CastEvents, RoleKind, SidecarRun};
+        use crate::report::html::data::tests::role;
         let mut m = manifest(&[&[("journal_mode", "wal")]]);
-        let role = |name: &str, kind| Role {
-            name: name.into(),
-            kind,
-            clients: 1,
-            mode: Default::default(),
-            connections: Default::default(),
-            rate: None,
-            arrival: Default::default(),
-            params: Default::default(),
-            knobs: Vec::new(),
-            schedule: Default::default(),
-            sidecar: None,
-            backup: None,
-            query: None,
-        };
         m.load.cast = Some(Cast {
             file: "c.toml".into(),
             roles: vec![role("app", RoleKind::Workload), role("litestream", RoleKind::Sidecar)],

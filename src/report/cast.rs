@@ -324,7 +324,8 @@ impl Acts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cast::{Backup, BackupApiRun, BackupMethod, Checkpoint, Hold};
+    use crate::model::cast::{Backup, BackupApiRun, BackupMethod, Checkpoint};
+    use crate::report::html::data::tests::hold;
 
     /// Issue 46, item 31: a stepped backup that never finished is warned of, with why: its
     /// restarts (another connection wrote between its steps) or the trial's end.
@@ -376,12 +377,7 @@ mod tests {
         let trial = |warmup: bool| TrialRecord {
             warmup,
             cast: Some(CastEvents {
-                holds: vec![Hold {
-                    role: "holder".into(),
-                    start_ms: 0,
-                    end_ms: 500,
-                    query: None,
-                }],
+                holds: vec![hold("holder", 0, 500)],
                 checkpoints: vec![ckpt(false, 1000), ckpt(true, 3000), ckpt(false, 2000)],
                 ..Default::default()
             }),
@@ -436,12 +432,7 @@ mod tests {
         };
         let trial = |stopped, cpu_ms| TrialRecord {
             cast: Some(CastEvents {
-                holds: vec![Hold {
-                    role: "holder".into(),
-                    start_ms: 0,
-                    end_ms: 500,
-                    query: None,
-                }],
+                holds: vec![hold("holder", 0, 500)],
                 sidecars: vec![run(stopped, cpu_ms)],
                 ..Default::default()
             }),
@@ -490,12 +481,7 @@ mod tests {
         let trial = TrialRecord {
             cast: Some(CastEvents {
                 vacuums: vec![vacuum(false, 4000, 30), vacuum(true, 1000, 0), vacuum(false, 2000, 10)],
-                holds: vec![Hold {
-                    role: "holder".into(),
-                    start_ms: 0,
-                    end_ms: 500,
-                    query: None,
-                }],
+                holds: vec![hold("holder", 0, 500)],
                 ..Default::default()
             }),
             ..Default::default()

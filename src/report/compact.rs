@@ -547,24 +547,13 @@ mod tests {
     #[test]
     fn a_casts_table_has_a_failed_column() {
         use crate::model::cast::{Cast, Role, RoleKind};
-        use crate::report::html::data::tests::{manifest, report, trials};
+        use crate::report::html::data::tests::{manifest, report, role, trials};
         let mut m = manifest(&[&[("journal_mode", "wal")], &[("journal_mode", "delete")]]);
         m.load.cast = Some(Cast {
             file: "c.toml".into(),
             roles: vec![Role {
-                name: "writer".into(),
-                kind: RoleKind::Workload,
-                clients: 1,
-                mode: Default::default(),
-                connections: Default::default(),
                 rate: Some(100.0),
-                arrival: Default::default(),
-                params: Default::default(),
-                knobs: Vec::new(),
-                schedule: Default::default(),
-                sidecar: None,
-                backup: None,
-                query: None,
+                ..role("writer", RoleKind::Workload)
             }],
         });
         let t = trials(2, 3, &["writer:write"]);

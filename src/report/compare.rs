@@ -119,7 +119,8 @@ pub struct WalRow {
 /// with a rate: its tx/s is the schedule's, the same on both sides), else the workload's own.
 pub fn metric_for(a: &Manifest, b: &Manifest, chosen: Option<Metric>) -> Metric {
     chosen.unwrap_or_else(|| {
-        let (x, y) = (super::headline_metric(a, None), super::headline_metric(b, None));
+        let metric = |m| super::headline_metric(m, super::RunWorkload::of(m), None);
+        let (x, y) = (metric(a), metric(b));
         if x == Metric::P99 || y == Metric::P99 {
             Metric::P99
         } else {

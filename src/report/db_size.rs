@@ -90,13 +90,11 @@ fn inserted(t: &TrialRecord) -> u64 {
 /// Each configuration's [`DbSize`], for a workload whose descriptor asks for it
 /// ([`crate::workload::WorkloadKind::reports_db_size`]); empty otherwise, and for
 /// configurations whose trials read no SQLite header (servers, DuckDB).
-pub fn db_sizes(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<DbSize> {
-    let Some(workload) = crate::workload::find(&manifest.workload) else {
-        return Vec::new();
-    };
-    if !workload.kind().reports_db_size {
+pub fn db_sizes(manifest: &Manifest, workload: super::RunWorkload, trials: &[TrialRecord]) -> Vec<DbSize> {
+    if !workload.reports_db_size() {
         return Vec::new();
     }
+    let workload = workload.hooks();
     let mut out = Vec::new();
     for cfg in &manifest.configs {
         let per: Vec<TrialFile> = trials
@@ -426,7 +424,7 @@ mod tests {
             m.params.0.insert(k.into(), ParamValue::Count(v));
         }
         let trials = [aged(1, 36 * mib, 8274, 4600), aged(2, 4 * mib, 0, 6100)];
-        let d = db_sizes(&m, &trials);
+        let d = db_sizes(&m, crate::report::RunWorkload::of(&m), &trials);
         let l = line(&d[0]);
         assert!(
             l.starts_with(
@@ -440,12 +438,12 @@ mod tests {
         assert!(!l.contains("4137"), "no median state: {l}");
         // A vacuum still running at the last reading (7.0 s): that is why, said so.
         let running = [aged(1, 36 * mib, 8274, 6900), aged(2, 4 * mib, 0, 4500)];
-        let l = line(&db_sizes(&m, &running)[0]);
+        let l = line(&db_sizes(&m, crate::report::RunWorkload::of(&m), &running)[0]);
         assert!(l.contains("still running at the last reading (7.0 s)"), "{l}");
         assert!(l.contains("they differ in what had finished"), "{l}");
         // Trials that agree keep their median line.
         let alike = [aged(1, 36 * mib, 8274, 4600), aged(2, 35 * mib, 8000, 4500)];
-        let d = db_sizes(&m, &alike);
+        let d = db_sizes(&m, crate::report::RunWorkload::of(&m), &alike);
         assert!(d[0].trials.is_empty());
         assert!(line(&d[0]).contains("at the end"), "{}", line(&d[0]));
     }

@@ -31,13 +31,19 @@ fn format_of(path: &Path) -> Option<Format> {
     })
 }
 
+/// Why an `--export FILE` was refused as given; clap prints it after the flag and the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// No extension, or one that names no format.
+    #[error("the extension names the format: give FILE.json, FILE.csv, FILE.md or FILE.txt")]
+    NoFormat,
+}
+
 /// Parses `--export FILE` (clap's value parser): the format from the extension.
-pub fn parse(s: &str) -> Result<Export, String> {
+pub fn parse(s: &str) -> Result<Export, ExportError> {
     let path = PathBuf::from(s);
-    match format_of(&path) {
-        Some(format) => Ok(Export { path, format }),
-        None => Err("the extension names the format: give FILE.json, FILE.csv, FILE.md or FILE.txt".into()),
-    }
+    let format = format_of(&path).ok_or(ExportError::NoFormat)?;
+    Ok(Export { path, format })
 }
 
 /// Checks, before anything runs, that every export can be written as a new file: not there
@@ -91,8 +97,9 @@ mod tests {
         assert_eq!(parse("d/b.CSV").unwrap().format, Format::Csv);
         assert_eq!(parse("c.md").unwrap().format, Format::Markdown);
         assert_eq!(parse("c.txt").unwrap().format, Format::Table);
-        assert!(parse("c.xml").unwrap_err().contains("FILE.json"));
-        assert!(parse("json").is_err());
+        assert_eq!(parse("c.xml"), Err(ExportError::NoFormat));
+        assert_eq!(parse("json"), Err(ExportError::NoFormat));
+        assert!(ExportError::NoFormat.to_string().contains("give FILE.json, FILE.csv"));
     }
 
     #[test]

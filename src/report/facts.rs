@@ -386,24 +386,13 @@ fn text(v: Option<&Value>, other: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use crate::model::backoff::Backoff;
-    use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind, Schedule};
+    use crate::model::cast::{Cast, CheckpointMode, Role, RoleKind};
     use crate::model::load::{ClientMode, LoadShape};
 
     fn role(name: &str, kind: RoleKind, mode: ClientMode) -> Role {
         Role {
-            name: name.into(),
-            kind,
-            clients: 1,
             mode,
-            connections: Default::default(),
-            rate: None,
-            arrival: Default::default(),
-            params: Default::default(),
-            knobs: Vec::new(),
-            schedule: Schedule::default(),
-            sidecar: None,
-            backup: None,
-            query: None,
+            ..crate::report::html::data::tests::role(name, kind)
         }
     }
 

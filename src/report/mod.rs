@@ -33,6 +33,7 @@ pub mod order;
 pub mod pivot;
 pub mod presets;
 pub mod profile;
+pub mod run_workload;
 pub mod schedule;
 pub mod stalls;
 pub mod stats;
@@ -47,6 +48,7 @@ pub mod warnings;
 use crate::model::record::{Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
 use checklist::ChecklistItem;
 use pivot::SideBySide;
+pub use run_workload::RunWorkload;
 use serde::Serialize;
 pub use stats::{Metric, Statistics, DEFAULT_NOISE};
 use summary::{Spread, SummaryRow};
@@ -88,6 +90,9 @@ impl RunHeader {
 pub struct Report<'a> {
     pub run: RunHeader,
     pub manifest: &'a Manifest,
+    /// The workload it ran, looked up once ([`RunWorkload`]).
+    #[serde(skip)]
+    pub workload: RunWorkload,
     /// How intervals and verdicts were computed (with the noise threshold in use).
     pub statistics: Statistics,
     /// The headline metric: what the answer table, the spread and the knob charts rank by
@@ -143,15 +148,10 @@ pub struct Input<'a> {
     pub process_syncs: Option<ProcessSyncs>,
 }
 
-/// The metric a workload's comparisons use (stored runs of unknown workloads: throughput).
-pub fn workload_metric(workload: &str) -> Metric {
-    crate::workload::find(workload).map_or(Metric::Tps, |w| w.kind().metric)
-}
-
 /// What a run's reports rank by: `--metric` where given; in a run that counted instructions
 /// (`--measure instructions`), instructions per operation; in an open loop (`--rate`), where
 /// the schedule fixes the rate, the 99th-percentile latency; else the workload's own metric.
-pub fn headline_metric(manifest: &Manifest, chosen: Option<Metric>) -> Metric {
+pub fn headline_metric(manifest: &Manifest, workload: RunWorkload, chosen: Option<Metric>) -> Metric {
     chosen.unwrap_or_else(|| {
         if manifest.instructions.is_some() {
             return Metric::Instructions;
@@ -164,7 +164,7 @@ pub fn headline_metric(manifest: &Manifest, chosen: Option<Metric>) -> Metric {
         if manifest.load.open() || cast_open {
             Metric::P99
         } else {
-            workload_metric(&manifest.workload)
+            workload.metric()
         }
     })
 }
@@ -173,37 +173,39 @@ impl<'a> Report<'a> {
     /// Builds the whole model.
     pub fn build(input: Input<'a>) -> Report<'a> {
         let m = input.manifest;
+        let w = RunWorkload::of(m);
         let stats = Statistics::of(m, input.noise);
-        let ops = operations_of(m, input.trials);
-        let summary = summary::summarize_run(m, &stats, input.trials, &ops);
-        let metric = headline_metric(m, input.metric);
+        let ops = operations_of(m, w, input.trials);
+        let summary = summary::summarize_run(m, w, &stats, input.trials, &ops);
+        let metric = headline_metric(m, w, input.metric);
         Report {
             metric,
             checklist: checklist::checklist(m, input.trials),
             spread: summary::spread(&summary, &stats, input.trials, metric),
-            warnings: warnings::warnings(m, input.trials, &summary, &input.run.status),
+            warnings: warnings::warnings(m, w, input.trials, &summary, &input.run.status),
             side_by_side: (m.configs.len() > 1)
-                .then(|| pivot::side_by_side(m, &stats, input.trials, &ops, metric, input.baseline)),
+                .then(|| pivot::side_by_side(m, w, &stats, input.trials, &ops, metric, input.baseline)),
             curves: curve::curves(m, &stats, input.trials),
             summary,
             statistics: stats,
             run: input.run,
             manifest: m,
+            workload: w,
             footprint: input.templates,
             process_syncs: input.process_syncs,
             trials: input.trials,
             durability: Vec::new(),
-            wal: wal::wal_growth(m, input.trials),
-            db_size: db_size::db_sizes(m, input.trials),
+            wal: wal::wal_growth(m, w, input.trials),
+            db_size: db_size::db_sizes(m, w, input.trials),
             history: history::History::of(m, input.trials, metric, input.noise),
         }
     }
 }
 
 impl Report<'_> {
-    /// What the run's workload counts: `tx`, `statements` or `queries` ([`crate::workload::Workload::unit`]).
+    /// What the run's workload counts: `tx`, `statements` or `queries` ([`RunWorkload::unit`]).
     pub fn unit(&self) -> String {
-        crate::workload::unit_of(&self.manifest.workload).to_string()
+        self.workload.unit().to_string()
     }
 
     /// The throughput axis' words: `transactions per second`, `statements per second`,
@@ -217,14 +219,12 @@ impl Report<'_> {
 }
 
 /// The operation types to report, in the workload's order (then any other stored ones).
-pub fn operations_of(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
+pub fn operations_of(manifest: &Manifest, workload: RunWorkload, trials: &[TrialRecord]) -> Vec<String> {
     if let Some(cast) = &manifest.load.cast {
         return cast_operations(cast, trials);
     }
     use std::collections::HashSet;
-    let mut ops: Vec<String> = crate::workload::find(&manifest.workload)
-        .map(|w| w.kind().operations.iter().map(|s| s.to_string()).collect())
-        .unwrap_or_default();
+    let mut ops: Vec<String> = workload.operations().iter().map(|s| s.to_string()).collect();
     // Sets, not scans of the list: a script of 20,000 statements has 20,000 types (issue 45).
     let mut listed: HashSet<String> = ops.iter().cloned().collect();
     let mut ran: HashSet<&str> = HashSet::new();

@@ -7,7 +7,7 @@
 //! from one trial to the next, and trials that look alike in their settings end in states of
 //! different kinds; the order, trial by trial, is why. So each vacuum and backup is placed
 //! before, during or after each of the workload's milestones
-//! ([`crate::workload::Workload::milestones`]) as well as given its time and length, and one
+//! ([`crate::workload::WorkloadReport::milestones`]) as well as given its time and length, and one
 //! still running when the trial last read its files is said so: its effect (a file shrunk by a
 //! `VACUUM` once a checkpoint copies it back) is not in that trial's end state.
 

@@ -52,6 +52,7 @@ pub struct SideBySide {
 /// Builds the table from measured (non-warm-up) trials. `baseline` must be a configuration index.
 pub fn side_by_side(
     manifest: &Manifest,
+    workload: super::RunWorkload,
     stats: &Statistics,
     trials: &[TrialRecord],
     operations: &[String],
@@ -94,8 +95,7 @@ pub fn side_by_side(
             .collect();
         rows.push(PivotRow {
             operation: op.clone(),
-            operation_label: crate::workload::find(&manifest.workload)
-                .map_or_else(|| op.clone(), |w| w.operation_label(op, &manifest.params)),
+            operation_label: workload.hooks().operation_label(op, &manifest.params),
             cells,
         });
     }

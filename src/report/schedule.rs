@@ -11,6 +11,7 @@
 
 use super::number::{num, pct};
 use super::summary::SummaryRow;
+use super::RunWorkload;
 use crate::model::load::{rate_text, Arrival};
 use crate::model::record::{Manifest, TrialRecord};
 use crate::model::stop_rule::StopOn;
@@ -23,11 +24,11 @@ const STEADY_COUNT: f64 = 2500.0;
 /// What ended the run's trials: the manifest's rule, or for runs stored before it was
 /// recorded, the workload's budget of the stored parameters (never chosen by an open-loop
 /// default then).
-pub fn stop_of(manifest: &Manifest) -> Option<StopOn> {
+pub fn stop_of(manifest: &Manifest, workload: RunWorkload) -> Option<StopOn> {
     if let Some(s) = &manifest.stop {
         return Some(s.on.clone());
     }
-    let tx = crate::workload::find(&manifest.workload)?.transactions()?;
+    let tx = workload.transactions()?;
     let names = tx.stop_params();
     match tx.budget(&manifest.params) {
         Budget::Count(count) => Some(StopOn::Count {
@@ -99,7 +100,7 @@ fn spans(trials: &[TrialRecord]) -> Option<String> {
 /// The header line of an open loop: `open loop: target 300 tx/s, achieved 228..247 tx/s (the
 /// configurations' medians), trials spanning 1.05..1.38 s, median 1.22 s; stops after 300
 /// transactions (--param transactions=300, as given)`. None for a closed loop.
-pub fn header_line(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
+pub fn header_line(manifest: &Manifest, workload: RunWorkload, trials: &[TrialRecord]) -> Option<String> {
     let rate = manifest.load.rate?;
     let mut line = format!("open loop: target {} tx/s", rate_text(rate));
     if let Some((a, several)) = achieved(manifest, trials) {
@@ -113,7 +114,7 @@ pub fn header_line(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String
     if let Some(s) = spans(trials) {
         line += &format!(", trials spanning {s}");
     }
-    match (&manifest.stop, stop_of(manifest)) {
+    match (&manifest.stop, stop_of(manifest, workload)) {
         (Some(rule), _) => line += &format!("; {}", rule.describe()),
         (None, Some(StopOn::Count { count, .. })) => line += &format!("; stops after {count} transactions"),
         (None, Some(StopOn::Duration { ms, .. })) => {
@@ -127,7 +128,12 @@ pub fn header_line(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String
 /// The CV warning where an open loop's Poisson schedule, not the machine, explains the spread
 /// of the `noisy` rows (`operation == "all"`): one line for them all. None where it does not
 /// (a closed loop, uniform arrivals, a trial on time long enough for its count to be steady).
-pub fn cv_warning(manifest: &Manifest, trials: &[TrialRecord], noisy: &[&SummaryRow]) -> Option<String> {
+pub fn cv_warning(
+    manifest: &Manifest,
+    workload: RunWorkload,
+    trials: &[TrialRecord],
+    noisy: &[&SummaryRow],
+) -> Option<String> {
     let rate = manifest.load.rate?;
     if manifest.load.arrival != Arrival::Poisson || noisy.is_empty() {
         return None;
@@ -149,7 +155,7 @@ pub fn cv_warning(manifest: &Manifest, trials: &[TrialRecord], noisy: &[&Summary
         "{}: throughput CV {cv} exceeds 5%, and the open loop's schedule moved it, not the machine",
         configs.join(", ")
     );
-    match stop_of(manifest)? {
+    match stop_of(manifest, workload)? {
         StopOn::Count { param, count } => Some(format!(
             "{head}: stopping after {param}={count}, a trial lasts until the last of {} clients has run its share of the seeded Poisson schedule, and that span differs from round to round ({}, where {count} transactions take {:.2} s at {target} tx/s), so every configuration's rate moves with it: achieved {achieved} against the {target} tx/s target; stop on time (--param duration={steady_s}s), and compare latency and failures",
             manifest.load.clients,
@@ -265,7 +271,10 @@ mod tests {
             "{w}"
         );
         let rows = report(&m, &t).summary;
-        assert!(warnings(&m, &t, &rows, "complete").contains(&w), "among the warnings");
+        assert!(
+            warnings(&m, RunWorkload::of(&m), &t, &rows, "complete").contains(&w),
+            "among the warnings"
+        );
         m.load.latency_limit_ns = Some(5_000_000);
         assert!(skipped_warning(&m, &t).unwrap().contains("later than --latency-limit"));
         m.load.rate = None;
@@ -279,7 +288,7 @@ mod tests {
             rows.iter().any(|r| r.throughput.noisy && r.operation == "all"),
             "the rows are noisy"
         );
-        warnings(m, t, &rows, "complete")
+        warnings(m, RunWorkload::of(m), t, &rows, "complete")
             .into_iter()
             .filter(|l| l.contains("throughput CV"))
             .collect()
@@ -338,7 +347,7 @@ mod tests {
     #[test]
     fn the_header_line_puts_the_target_beside_the_achieved_rate_and_the_spans() {
         let (mut m, t) = open_loop();
-        let line = header_line(&m, &t).expect("an open loop has one");
+        let line = header_line(&m, RunWorkload::of(&m), &t).expect("an open loop has one");
         assert!(line.starts_with("open loop: target 300 tx/s, achieved "), "{line}");
         assert!(
             line.contains("(the configurations' medians), trials spanning "),
@@ -346,6 +355,6 @@ mod tests {
         );
         assert!(line.ends_with("; stops after 300 transactions"), "{line}");
         m.load.rate = None;
-        assert_eq!(header_line(&m, &t), None);
+        assert_eq!(header_line(&m, RunWorkload::of(&m), &t), None);
     }
 }

@@ -333,22 +333,11 @@ mod tests {
             chosen_by: ChosenBy::Param,
         });
         let role = |name: &str, kind: RoleKind, at: u64| Role {
-            name: name.into(),
-            kind,
-            clients: 1,
-            mode: Default::default(),
-            connections: Default::default(),
-            rate: None,
-            arrival: Default::default(),
-            params: Default::default(),
-            knobs: Vec::new(),
             schedule: Schedule {
                 at: Duration::from_millis(at),
                 ..Schedule::default()
             },
-            sidecar: None,
-            backup: None,
-            query: None,
+            ..crate::report::html::data::tests::role(name, kind)
         };
         m.load.cast = Some(Cast {
             file: "c.toml".into(),

@@ -343,10 +343,8 @@ fn row(
         label: cfg.label.clone(),
         engine: cfg.engine.clone(),
         operation: operation.to_string(),
-        operation_label: crate::workload::find(&manifest.workload).map_or_else(
-            || operation.to_string(),
-            |w| w.operation_label(operation, &manifest.params),
-        ),
+        // The workload's label is set by `summarize_run`, which has the workload.
+        operation_label: operation.to_string(),
         trials: trials.len(),
         throughput: scope.throughput(&parts)?,
         latency: scope.latencies(),
@@ -825,6 +823,7 @@ fn ratio_of(ratio: Option<f64>, low: Option<f64>, high: Option<f64>, verdict: Op
 /// Summary rows of a run: per configuration, `all` first, then each operation type.
 pub fn summarize_run(
     manifest: &Manifest,
+    workload: super::RunWorkload,
     stats: &Statistics,
     trials: &[TrialRecord],
     operations: &[String],
@@ -834,7 +833,8 @@ pub fn summarize_run(
     for cfg in &manifest.configs {
         let measured: Vec<&TrialRecord> = trials.iter().filter(|t| t.config == cfg.index && !t.warmup).collect();
         for op in std::iter::once("all").chain(operations.iter().map(String::as_str)) {
-            if let Some(r) = row(manifest, stats, cfg.index, op, &measured, trials, &index) {
+            if let Some(mut r) = row(manifest, stats, cfg.index, op, &measured, trials, &index) {
+                r.operation_label = workload.hooks().operation_label(op, &manifest.params);
                 rows.push(r);
             }
         }
@@ -1013,9 +1013,10 @@ mod tests {
                 .collect();
             let stats = Statistics::of(&m, None);
             let before = comparisons();
-            let names = crate::report::operations_of(&m, &trials);
-            let rows = summarize_run(&m, &stats, &trials, &names);
-            let pivot = crate::report::pivot::side_by_side(&m, &stats, &trials, &names, Metric::P99, 0);
+            let w = crate::report::RunWorkload::of(&m);
+            let names = crate::report::operations_of(&m, w, &trials);
+            let rows = summarize_run(&m, w, &stats, &trials, &names);
+            let pivot = crate::report::pivot::side_by_side(&m, w, &stats, &trials, &names, Metric::P99, 0);
             let counted = comparisons() - before;
             assert_eq!(rows.len(), 2 * (n + 2), "every type has its row");
             assert_eq!(pivot.rows.len(), n + 2);

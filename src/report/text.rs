@@ -377,7 +377,7 @@ fn whole_document(report: &Report<'_>, md: bool) -> String {
     if let Some(e) = &report.run.error {
         out += &format!("error: {e}\n");
     }
-    if let Some(l) = super::schedule::header_line(m, report.trials) {
+    if let Some(l) = super::schedule::header_line(m, report.workload, report.trials) {
         out += &format!("{l}\n");
     }
     out += "\n";
@@ -441,12 +441,11 @@ fn whole_document(report: &Report<'_>, md: bool) -> String {
 /// The workload's own tables that lead its report ([`crate::workload::ReportSection::lead`]:
 /// the queue's jobs and waits), each under its title, then a blank line.
 fn lead_sections(report: &Report<'_>, md: bool) -> String {
-    let Some(w) = crate::workload::find(&report.manifest.workload) else {
-        return String::new();
-    };
     let mut out = String::new();
-    for s in w
-        .report_sections(report.manifest, report.trials)
+    for s in report
+        .workload
+        .hooks()
+        .sections(report.manifest, report.trials)
         .into_iter()
         .filter(|s| s.lead)
     {

@@ -423,7 +423,7 @@ fn judge(records: &[&TrialRecord], wal: &[TrialWal]) -> (WalVerdict, Option<u64>
 
 /// Each configuration's WAL, for the configurations whose WAL existed in a measured trial (and
 /// whose `journal_mode`, where read back, is `wal`).
-pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth> {
+pub fn wal_growth(manifest: &Manifest, workload: super::RunWorkload, trials: &[TrialRecord]) -> Vec<WalGrowth> {
     let mut out = Vec::new();
     for cfg in &manifest.configs {
         let measured: Vec<&TrialRecord> = trials
@@ -439,7 +439,7 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
             continue;
         }
         let (records, mut wal): (Vec<&TrialRecord>, Vec<TrialWal>) = with.into_iter().unzip();
-        name_steps(manifest, &records, &mut wal);
+        name_steps(manifest, workload, &records, &mut wal);
         let (verdict, checkpoint) = judge(&records, &wal);
         let held_back = super::wal_causes::held_back(&manifest.load, &records);
         let db_bytes = records
@@ -471,14 +471,13 @@ pub fn wal_growth(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<WalGrowth>
 }
 
 /// Fills each trial's steps' [`WalStep::ran`]: what ran then, from its cast's events and
-/// the workload's own milestones ([`crate::workload::Workload::milestones`]).
-fn name_steps(manifest: &Manifest, records: &[&TrialRecord], wal: &mut [TrialWal]) {
-    let workload = crate::workload::find(&manifest.workload);
+/// the workload's own milestones ([`crate::workload::WorkloadReport::milestones`]).
+fn name_steps(manifest: &Manifest, workload: super::RunWorkload, records: &[&TrialRecord], wal: &mut [TrialWal]) {
     for (t, w) in records.iter().zip(wal.iter_mut()) {
-        let marks = match (workload, &t.series) {
-            (Some(wl), Some(s)) => wl.milestones(&manifest.params, s),
-            _ => Vec::new(),
-        };
+        let marks = t
+            .series
+            .as_ref()
+            .map_or(Vec::new(), |s| workload.hooks().milestones(&manifest.params, s));
         for step in &mut w.steps {
             step.ran = super::wal_causes::at_step(t, step.from_ms, step.to_ms, &marks);
         }
@@ -637,7 +636,8 @@ mod tests {
     /// the growth during the hold said, from its size at the hold's start to its peak.
     #[test]
     fn the_wal_during_holds_is_measured_apart() {
-        use crate::model::cast::{CastEvents, Hold};
+        use crate::model::cast::CastEvents;
+        use crate::report::html::data::tests::hold;
         // 1 MiB/s from 2 s to 6 s while held, then back to 1 MiB after a checkpoint.
         let mib = 1024 * 1024;
         let wal: Vec<u64> = (0..10u64)
@@ -646,12 +646,7 @@ mod tests {
         let t = TrialRecord {
             series: Some(series(&wal, &[])),
             cast: Some(CastEvents {
-                holds: vec![Hold {
-                    role: "holder".into(),
-                    start_ms: 2000,
-                    end_ms: 6000,
-                    query: None,
-                }],
+                holds: vec![hold("holder", 2000, 6000)],
                 checkpoints: Vec::new(),
                 sidecars: Vec::new(),
                 ..Default::default()
@@ -762,18 +757,14 @@ mod tests {
     /// the hold ended two seconds before the trial's end grows while held, not without bound.
     #[test]
     fn growth_that_stops_when_the_hold_ends_is_the_hold_s() {
-        use crate::model::cast::{CastEvents, Hold};
+        use crate::model::cast::CastEvents;
+        use crate::report::html::data::tests::hold;
         let mib = 1024 * 1024;
         let wal: Vec<u64> = (0..12u64).map(|i| 5 * mib + i.min(9) * mib).collect();
         let t = TrialRecord {
             series: Some(series(&wal, &[])),
             cast: Some(CastEvents {
-                holds: vec![Hold {
-                    role: "report".into(),
-                    start_ms: 0,
-                    end_ms: 9000,
-                    query: None,
-                }],
+                holds: vec![hold("report", 0, 9000)],
                 ..CastEvents::default()
             }),
             ..TrialRecord::default()
@@ -892,7 +883,7 @@ mod tests {
         };
         let mut m = crate::report::html::data::tests::manifest(&[&[("journal_mode", "wal")]]);
         m.load.rate = Some(300.0);
-        let w = wal_growth(&m, &[trial]);
+        let w = wal_growth(&m, crate::report::RunWorkload::of(&m), &[trial]);
         assert_eq!(w[0].verdict, WalVerdict::Bounded);
         let l = line(&w[0]);
         assert!(
@@ -984,7 +975,7 @@ mod tests {
         for (k, v) in [("pre_age", 20_000), ("pre_retention", 20_000), ("retention", 10_000)] {
             m.params.0.insert(k.into(), ParamValue::Count(v));
         }
-        let w = wal_growth(&m, &[trial]);
+        let w = wal_growth(&m, crate::report::RunWorkload::of(&m), &[trial]);
         assert_eq!(w[0].verdict, WalVerdict::Stepped, "{:?}", w[0].trials);
         assert_eq!(w[0].why, None);
         let l = line(&w[0]);

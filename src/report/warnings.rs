@@ -1,7 +1,7 @@
 //! The warnings a reader must see beside the numbers, from what was stored with the run.
 //!
 //! Workload-specific warnings (TATP's success rates against its specification, ...) come from
-//! the workload itself ([`crate::workload::Workload::warnings`]), so this module knows no
+//! the workload itself ([`crate::workload::WorkloadReport::warnings`]), so this module knows no
 //! workload by name.
 
 use super::number::pct;
@@ -9,7 +9,13 @@ use super::summary::{outlier_warnings, SummaryRow};
 use crate::model::record::{Manifest, TrialRecord};
 
 /// Builds the warnings.
-pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow], status: &str) -> Vec<String> {
+pub fn warnings(
+    manifest: &Manifest,
+    workload: super::RunWorkload,
+    trials: &[TrialRecord],
+    rows: &[SummaryRow],
+    status: &str,
+) -> Vec<String> {
     let mut w = Vec::new();
     // Configurations on a `--fs` filesystem ran there, not in the scratch directory (in a guest
     // kernel the scratch directory is always the guest's tmpfs).
@@ -40,7 +46,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
         .collect();
     // An open loop's schedule moves every configuration's rate alike: named where it is the
     // cause, instead of the machine.
-    let schedule = super::schedule::cv_warning(manifest, trials, &noisy);
+    let schedule = super::schedule::cv_warning(manifest, workload, trials, &noisy);
     let machine = if schedule.is_some() { &[][..] } else { &noisy[..] };
     w.extend(schedule);
     w.extend(super::schedule::skipped_warning(manifest, trials));
@@ -76,9 +82,7 @@ pub fn warnings(manifest: &Manifest, trials: &[TrialRecord], rows: &[SummaryRow]
         ));
     }
     w.extend(result_hash_warnings(trials));
-    if let Some(wl) = crate::workload::find(&manifest.workload) {
-        w.extend(wl.warnings(manifest, trials));
-    }
+    w.extend(workload.hooks().warnings(manifest, trials));
     w.extend(manifest.warnings.iter().cloned());
     match status {
         "interrupted" => w.push("run was interrupted: only the trials that finished are shown".into()),

@@ -23,6 +23,7 @@ pub mod read_once;
 pub mod recorder;
 pub mod remote;
 pub mod replay;
+pub mod report;
 pub mod result_hash;
 pub mod rlbench;
 pub mod script;
@@ -40,6 +41,7 @@ use crate::model::params::{ParamSpec, Params};
 use crate::workload::recorder::Recorder;
 pub use kind::WorkloadKind;
 pub use population::{PopulateError, Population};
+pub use report::{ReportLines, ReportSection, WorkloadReport};
 use std::sync::atomic::AtomicBool;
 
 /// Why a trial of a workload stopped early.
@@ -167,30 +169,6 @@ impl<'a> Trial<'a> {
     }
 }
 
-/// A table a workload adds to the reports of its runs ([`Workload::report_sections`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReportSection {
-    pub title: String,
-    pub headers: Vec<&'static str>,
-    pub rows: Vec<Vec<String>>,
-    /// Printed in the terminal's report right under the answer, as what the run is for (the
-    /// queue's jobs and waits); otherwise only the page and `--all` show it.
-    pub lead: bool,
-}
-
-/// Lines over a trial's seconds that a workload adds to the page's answer
-/// ([`Workload::report_lines`]): one line per configuration, from its first measured trial.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReportLines {
-    /// File-name-safe, unique within the workload's lines.
-    pub id: &'static str,
-    pub title: String,
-    pub note: String,
-    pub y_label: String,
-    /// `(configuration index, [(seconds into the trial, value)])`.
-    pub lines: Vec<(usize, Vec<(f64, f64)>)>,
-}
-
 /// A benchmark workload: what it does. What it is, its [`WorkloadKind`], is data.
 pub trait Workload: Sync {
     /// What the workload is: name, about, source, parameters, operations, unit, metric,
@@ -200,62 +178,9 @@ pub trait Workload: Sync {
     fn check(&self, _p: &Params) -> Result<(), String> {
         Ok(())
     }
-    /// Warnings about a stored run that only this workload knows to give (TATP's success
-    /// rates against its specification, ...).
-    fn warnings(
-        &self,
-        _manifest: &crate::model::record::Manifest,
-        _trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<String> {
-        Vec::new()
-    }
-    /// The rows this workload keeps at the end of a trial with parameters `p` in which
-    /// `inserted` rows were inserted, and the payload bytes of each, as `(rows, bytes)`: the
-    /// live data a report of a workload with [`WorkloadKind::reports_db_size`] sets beside the
-    /// file's size. None by default.
-    fn live_rows(&self, _p: &Params, _inserted: u64) -> Option<(u64, u64)> {
-        None
-    }
-    /// This workload's own moments that change the database at once in a trial with
-    /// parameters `p` (aging's retention cut), read from the trial's series. None by default.
-    fn milestones(&self, _p: &Params, _series: &crate::model::series::Series) -> Vec<crate::model::series::Milestone> {
-        Vec::new()
-    }
-    /// The question the page's answer answers, where this workload asks its own (the queue:
-    /// which configuration moves jobs through fastest). None by default.
-    fn question(&self, _manifest: &crate::model::record::Manifest) -> Option<String> {
-        None
-    }
-    /// Charts over time this workload adds to the page's answer (the queue's depth). None by
-    /// default.
-    fn report_lines(
-        &self,
-        _manifest: &crate::model::record::Manifest,
-        _trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<ReportLines> {
-        Vec::new()
-    }
-    /// The run's answer in this workload's own terms, replacing the generic one that ranks
-    /// configurations by transactions per second (a queue's transactions include empty polls:
-    /// it is ranked by jobs finished). `own` names each configuration by what sets it apart.
-    /// None by default.
-    fn answer(
-        &self,
-        _manifest: &crate::model::record::Manifest,
-        _trials: &[crate::model::record::TrialRecord],
-        _own: &[String],
-    ) -> Option<Vec<String>> {
-        None
-    }
-    /// Tables only this workload knows to add to reports of its runs (TATP: each transaction's
-    /// success rate beside the specification's), format-neutral: the HTML report draws each
-    /// under its title. None by default.
-    fn report_sections(
-        &self,
-        _manifest: &crate::model::record::Manifest,
-        _trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<ReportSection> {
-        Vec::new()
+    /// What it adds to the reports of its runs ([`WorkloadReport`]): nothing by default.
+    fn report(&self) -> &dyn WorkloadReport {
+        &report::NoReport
     }
     /// The workload's transactions, for the load driver ([`load::drive`]): workloads that offer
     /// them run with any `--clients`, `--rate`, `--latency-limit` and `--max-tries`; the others
@@ -304,12 +229,6 @@ pub trait Workload: Sync {
     /// default.
     fn template_file(&self, _p: &Params) -> Option<std::path::PathBuf> {
         None
-    }
-    /// How operation `op` reads in a report of a run with parameters `p`: the speed comparison
-    /// suites' tests name their counts ("01 1000 INSERTs"), which a run scaled by
-    /// `scale_percent` or `size` changes. The name itself is what is stored and matched.
-    fn operation_label(&self, op: &str, _p: &Params) -> String {
-        op.to_string()
     }
     /// Creates the schema and pre-populates: run once into the template database. Returns the
     /// number of rows inserted (for the population rate in the footprint report). Checks

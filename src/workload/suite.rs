@@ -402,6 +402,13 @@ pub fn execute(
     Ok(())
 }
 
+/// What a suite adds to its reports: each test's label at the run's scale.
+impl super::WorkloadReport for ScriptSuite {
+    fn operation_label(&self, op: &str, p: &Params) -> String {
+        scaled_label(op, Scale::of(p))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,8 +667,8 @@ impl Workload for ScriptSuite {
         self.kind
     }
 
-    fn operation_label(&self, op: &str, p: &Params) -> String {
-        scaled_label(op, Scale::of(p))
+    fn report(&self) -> &dyn super::WorkloadReport {
+        self
     }
 
     fn populate(&self, conn: &mut dyn Connection, _pop: &Population<'_>) -> Result<u64, PopulateError> {

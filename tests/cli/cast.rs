@@ -144,11 +144,7 @@ fn a_cast_records_each_roles_operations_under_its_name_and_its_holds_and_checkpo
     );
     // The HTML report draws the roles on one timeline: a band per hold, a marker per
     // checkpoint, and its caption in words.
-    let page = sb.root().join("report.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&[]);
     let start = html
         .find("data-chart=\"timeline-0\"")
         .expect("the timeline in the page");
@@ -1107,11 +1103,7 @@ fn passive_checkpoints_during_a_hold_are_drawn_partial_with_their_frames() {
         .filter(|c| c["busy"] == false && c["checkpointed_frames"].as_i64() < c["log_frames"].as_i64())
         .count();
     assert!(partial >= 1, "the hold kept frames from PASSIVE checkpoints: {ckpts:?}");
-    let page = sb.root().join("report.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&[]);
     let start = html.find("data-chart=\"timeline-0\"").expect("the timeline");
     let fig = &html[start..start + html[start..].find("</figure>").unwrap()];
     assert_eq!(

@@ -43,6 +43,11 @@ pub trait Cli {
     fn show(&self, args: &[&str]) -> Command;
     /// `show --format json` of the newest run, which must succeed.
     fn show_json(&self) -> serde_json::Value;
+    /// `litebench ARGS --results <sandbox store>`: a subcommand that reads stored runs.
+    fn stored(&self, args: &[&str]) -> Command;
+    /// The text of the page `report ARGS` writes from the sandbox's store, which must succeed
+    /// (each call a new file in the sandbox).
+    fn page(&self, args: &[&str]) -> String;
 }
 
 fn limited(std_cmd: std::process::Command) -> Command {
@@ -82,6 +87,22 @@ impl Cli for Sandbox {
         let out = output(&mut self.show(&["--format", "json"]));
         assert_success(&out);
         json(&out)
+    }
+
+    fn stored(&self, args: &[&str]) -> Command {
+        let mut cmd = self.litebench();
+        cmd.args(args).arg("--results").arg(self.results());
+        cmd
+    }
+
+    fn page(&self, args: &[&str]) -> String {
+        let page = (0..)
+            .map(|i| self.root().join(format!("page-{i}.html")))
+            .find(|p| !p.exists())
+            .unwrap();
+        let mut cmd = self.stored(&[&["report"], args].concat());
+        assert_success(&output(cmd.arg("-o").arg(&page)));
+        std::fs::read_to_string(&page).unwrap()
     }
 }
 

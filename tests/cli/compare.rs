@@ -24,9 +24,7 @@ fn all_row(v: &serde_json::Value) -> serde_json::Value {
 }
 
 fn compare(sb: &Sandbox, args: &[&str]) -> std::process::Output {
-    let mut cmd = sb.litebench();
-    cmd.arg("compare").args(args).arg("--results").arg(sb.results());
-    output(&mut cmd)
+    output(&mut sb.stored(&[&["compare"], args].concat()))
 }
 
 #[test]
@@ -288,14 +286,7 @@ fn what_differs_names_the_load_shape_and_each_knob() {
     );
     let knob = line("knob journal_mode").unwrap_or_else(|| panic!("{text}"));
     assert!(knob.contains("delete") && knob.contains("wal"), "{text}");
-    let page = sb.root().join("c.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "1", "2", "-o"])
-        .arg(&page)
-        .arg("--results")
-        .arg(sb.results());
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&["1", "2"]);
     assert!(
         html.contains("load: clients as") && html.contains("knob journal_mode"),
         "the HTML comparison names them too"
@@ -358,14 +349,7 @@ fn casts_that_differ_by_a_checkpointer_name_it_and_compare_p99_and_wal_peak() {
     let text = stdout(&compare(&sb, &["1", "2"]));
     assert!(text.contains("p99") && text.contains("WAL peak"), "{text}");
     assert!(text.contains("cast role ckpt"), "{text}");
-    let page = sb.root().join("c.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "1", "2", "-o"])
-        .arg(&page)
-        .arg("--results")
-        .arg(sb.results());
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&["1", "2"]);
     let compared = &html[html.find("class=\"comparison\"").expect("the runs compared")..];
     assert!(compared.contains("p99") && compared.contains("WAL peak"), "{compared}");
 }
@@ -399,9 +383,7 @@ fn compare_and_advise_at_80_columns_lead_with_the_answer_and_fit_the_first_table
     crate::compact::eight_by_two(&sb);
     crate::compact::eight_by_two(&sb);
     let narrow = |args: &[&str]| {
-        let mut cmd = sb.litebench();
-        cmd.args(args).arg("--results").arg(sb.results()).env("COLUMNS", "80");
-        let out = output(&mut cmd);
+        let out = output(sb.stored(args).env("COLUMNS", "80"));
         assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));
         let text = stdout(&out);
         for l in text.lines() {
@@ -426,11 +408,9 @@ fn compare_and_advise_at_80_columns_lead_with_the_answer_and_fit_the_first_table
         2,
         "each label once: {text}"
     );
-    let mut wide = sb.litebench();
-    wide.args(["compare", "1", "2", "--wide", "--results"])
-        .arg(sb.results())
-        .env("COLUMNS", "80");
-    let wide = stdout(&output(&mut wide));
+    let wide = stdout(&output(
+        sb.stored(&["compare", "1", "2", "--wide"]).env("COLUMNS", "80"),
+    ));
     assert!(
         wide.lines().any(
             |l| l.starts_with("journal_mode=delete synchronous=normal busy_timeout=100 begin=immediate")

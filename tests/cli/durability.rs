@@ -222,11 +222,7 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
     let out = output(&mut sb.run_tiny(&["crud", "--knob", "journal_mode=wal", "--knob", "synchronous=off,full"]));
     assert_success(&out);
     let advise_in = |need: &str, which: &[&str]| {
-        let mut cmd = sb.litebench();
-        cmd.args(["advise", "--need", need, "--format", "json", "--results"])
-            .arg(sb.results())
-            .args(which);
-        output(&mut cmd)
+        output(&mut sb.stored(&[&["advise", "--need", need, "--format", "json"], which].concat()))
     };
     // Which runs to rank is asked for, never guessed: speeds of different workloads or
     // parameters are not ranked together.
@@ -311,11 +307,7 @@ fn advise_answers_from_stored_runs_and_verdicts_only() {
     assert!(cells.iter().any(|c| c.starts_with("power: may corrupt")), "{cells:?}");
     assert!(cells.iter().any(|c| c.starts_with("power: durable")), "{cells:?}");
     // So does the HTML report.
-    let page = sb.root().join("report.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&[]);
     assert!(
         html.contains("verify-durability</code> verdicts")
             && html.contains("power: durable: every acknowledged commit survived in all ")

@@ -109,12 +109,7 @@ fn an_open_loop_reports_latency_and_failures_with_verdicts() {
     );
     // `compare --metric failures`: WAL 5000 against DELETE 0 has fewer; the other way round
     // is a regression (exit 1), said in words.
-    let compare = |a: &str, b: &str| {
-        let mut cmd = sb.litebench();
-        cmd.args(["compare", a, b, "--metric", "failures", "--wide", "--results"])
-            .arg(sb.results());
-        output(&mut cmd)
-    };
+    let compare = |a: &str, b: &str| output(&mut sb.stored(&["compare", a, b, "--metric", "failures", "--wide"]));
     let out = compare("1:0", "1:3");
     assert_success(&out);
     let text = stdout(&out);
@@ -128,19 +123,7 @@ fn an_open_loop_reports_latency_and_failures_with_verdicts() {
     // Failures on both sides (DELETE and WAL, both busy_timeout=0), in every format: the
     // comparison's rows and header never disagree (this panicked in the CSV behind the text).
     for format in ["table", "csv", "json", "markdown"] {
-        let mut cmd = sb.litebench();
-        cmd.args([
-            "compare",
-            "1:0",
-            "1:2",
-            "--metric",
-            "failures",
-            "--format",
-            format,
-            "--results",
-        ])
-        .arg(sb.results());
-        let out = output(&mut cmd);
+        let out = output(&mut sb.stored(&["compare", "1:0", "1:2", "--metric", "failures", "--format", format]));
         assert_no_panic(&out);
         assert!(matches!(out.status.code(), Some(0 | 1)), "{format}: {}", describe(&out));
         assert!(!stdout(&out).is_empty(), "{format}");
@@ -165,11 +148,10 @@ fn advise_never_picks_a_configuration_that_failed_transactions_silently() {
     .arg(sb.results());
     assert_success(&output(&mut cmd));
     let advise = |format: &str| {
-        let mut cmd = sb.litebench();
-        cmd.env("COLUMNS", "80")
-            .args(["advise", "--need", "durable", "1", "--format", format, "--results"])
-            .arg(sb.results());
-        let out = output(&mut cmd);
+        let out = output(
+            sb.stored(&["advise", "--need", "durable", "1", "--format", format])
+                .env("COLUMNS", "80"),
+        );
         assert_success(&out);
         out
     };

@@ -54,14 +54,7 @@ fn a_name_stands_for_its_run_in_every_command() {
     let v = json(&out);
     assert_eq!(v["a"]["run"], 1, "{v:#}");
 
-    let page = sb.root().join("named.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "wal-baseline", "-o"])
-        .arg(&page)
-        .arg("--results")
-        .arg(sb.results());
-    assert_success(&output(&mut cmd));
-    assert!(std::fs::read_to_string(&page).unwrap().contains("wal-baseline"));
+    assert!(sb.page(&["wal-baseline"]).contains("wal-baseline"));
 
     let mut cmd = sb.litebench();
     cmd.args(["advise", "--need", "none", "wal-baseline", "--results"])

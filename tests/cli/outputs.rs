@@ -30,9 +30,7 @@ fn runs_in(sb: &Sandbox, store: &Path) -> usize {
 }
 
 fn report(sb: &Sandbox, args: &[&str]) -> std::process::Output {
-    let mut cmd = sb.litebench();
-    cmd.arg("report").arg("--results").arg(sb.results()).args(args);
-    output(&mut cmd)
+    output(&mut sb.stored(&[&["report"], args].concat()))
 }
 
 fn merge(sb: &Sandbox, out: &Path, inputs: &[&Path]) -> std::process::Output {

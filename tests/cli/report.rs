@@ -31,9 +31,7 @@ fn seeded() -> Sandbox {
 }
 
 fn report(sb: &Sandbox, args: &[&str]) -> std::process::Output {
-    let mut cmd = sb.litebench();
-    cmd.arg("report").arg("--results").arg(sb.results()).args(args);
-    output(&mut cmd)
+    output(&mut sb.stored(&[&["report"], args].concat()))
 }
 
 /// The figures of a page as (chart id, data-bars, data-lines), in page order.
@@ -174,13 +172,9 @@ fn bad_report_input_is_one_line_and_exit_2() {
     assert_error_line(&o, &["--plots report.html", "not a directory"]);
     assert!(!sb.cwd().join("x.html").exists());
     // A font that is not there.
-    let mut cmd = sb.litebench();
-    cmd.env("LITEBENCH_FONT", "/nonexistent/font.ttf")
-        .args(["report", "--results"])
-        .arg(sb.results())
-        .args(["-o", "z.html"]);
+    let mut cmd = sb.stored(&["report", "-o", "z.html"]);
     assert_error_line(
-        &output(&mut cmd),
+        &output(cmd.env("LITEBENCH_FONT", "/nonexistent/font.ttf")),
         &["LITEBENCH_FONT=/nonexistent/font.ttf", "no such file"],
     );
     assert!(!sb.cwd().join("z.html").exists());
@@ -307,14 +301,7 @@ fn a_preset_groups_report_leads_with_the_papers_table_beside_this_machines() {
     assert_success(&o);
     let at_run = assert_table1_leads(&std::fs::read_to_string(&page).unwrap());
     // A later report of the stored runs shows the same Table 1: the runs recorded their presets.
-    let later = sb.root().join("later.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "1", "2", "3", "--results"])
-        .arg(sb.results())
-        .arg("-o")
-        .arg(&later);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&later).unwrap();
+    let html = sb.page(&["1", "2", "3"]);
     assert_eq!(assert_table1_leads(&html), at_run, "the later report's Table 1");
     assert!(html.contains("the paper against here"), "the lead's title");
 }

@@ -64,11 +64,7 @@ fn a_stall_and_a_late_role_are_said_on_the_terminal_and_the_page() {
         flat.contains("late schedule: #0 trial 0 role ckpt scheduled at 1.5 s ran at"),
         "{text}"
     );
-    let page = sb.root().join("report.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&[]);
     assert!(html.contains("stalled: #0 trial "), "the page says the stall");
     assert!(html.contains("late schedule: #0 trial "), "the page says the late role");
 }

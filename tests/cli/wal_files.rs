@@ -107,11 +107,7 @@ fn the_verdict_flips_when_automatic_checkpoints_are_off() {
     assert!(text.contains("#0 WAL bounded"), "{text}");
     assert!(text.contains("#1 WAL grows without bound"), "{text}");
     // The page says it in its answer, before the tables: a WAL that grows fills the disk.
-    let page = sb.root().join("report.html");
-    let mut cmd = sb.litebench();
-    cmd.args(["report", "--results"]).arg(sb.results()).arg("-o").arg(&page);
-    assert_success(&output(&mut cmd));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = sb.page(&[]);
     let answer = html.find("class=\"answer\"").expect("an answer");
     let grows = html[answer..]
         .find("<p class=\"answer-words\">#1 WAL grows without bound")

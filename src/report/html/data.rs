@@ -179,7 +179,7 @@ pub fn config_name(cfg: &ConfigInfo) -> String {
 
 /// The operations a per-operation chart shows: each type when there are several, else `all`.
 fn chart_operations(report: &Report<'_>) -> Vec<String> {
-    let ops: Vec<String> = operations_of(report.manifest, report.trials)
+    let ops: Vec<String> = operations_of(report.manifest, report.workload, report.trials)
         .into_iter()
         .filter(|op| report.summary.iter().any(|r| &r.operation == op))
         .collect();
@@ -222,7 +222,15 @@ const WHISKERS: &str =
 /// Median per configuration and operation in `metric`, with interval whiskers.
 pub fn per_operation(report: &Report<'_>, metric: Metric) -> Option<Figure> {
     let ops: Vec<String> = chart_operations(report).into_iter().filter(|o| o != "all").collect();
-    let mut side = pivot::side_by_side(report.manifest, &report.statistics, report.trials, &ops, metric, 0);
+    let mut side = pivot::side_by_side(
+        report.manifest,
+        report.workload,
+        &report.statistics,
+        report.trials,
+        &ops,
+        metric,
+        0,
+    );
     if !ops.is_empty() {
         // The side-by-side table puts `all` first; per-operation bars leave it out (its scale
         // is the sum of theirs) unless it is the only row.
@@ -676,7 +684,7 @@ pub fn io_beside(report: &Report<'_>) -> Vec<Figure> {
         r.io.write_bytes_per_tx.map(|v| (v / 1024.0, None))
     });
     // A workload that never writes has no syncs or bytes written to chart.
-    let read_only = crate::workload::find(&report.manifest.workload).is_some_and(|w| w.read_only());
+    let read_only = report.workload.read_only();
     for (id, title, c) in [
         ("beside-throughput", "Throughput (whole trials)", tps),
         ("beside-syncs", "Syncs per transaction", syncs),
@@ -991,12 +999,9 @@ fn interval_covered_ms(t_ms: u64, interval_ms: u64, trial_ms: f64) -> f64 {
     }
 }
 
-/// The workload's own charts over time ([`crate::workload::Workload::report_lines`]), drawn in
+/// The workload's own charts over time ([`crate::workload::WorkloadReport::lines`]), drawn in
 /// the answer: ids `workload-ID`, linear axes.
 pub fn workload_lines(report: &Report<'_>) -> Vec<Figure> {
-    let Some(w) = crate::workload::find(&report.manifest.workload) else {
-        return Vec::new();
-    };
     // Legends name each configuration by what sets it apart (`#1 begin=immediate`).
     let labels: Vec<&str> = report.manifest.configs.iter().map(|c| c.label.as_str()).collect();
     let (_, own) = crate::report::compact::split_labels(&labels);
@@ -1015,7 +1020,10 @@ pub fn workload_lines(report: &Report<'_>) -> Vec<Figure> {
         }
         None => format!("#{c}"),
     };
-    w.report_lines(report.manifest, report.trials)
+    report
+        .workload
+        .hooks()
+        .lines(report.manifest, report.trials)
         .into_iter()
         .filter(|l| l.lines.iter().any(|(_, p)| !p.is_empty()))
         .map(|l| Figure {
@@ -1123,6 +1131,35 @@ pub(crate) mod tests {
             workload_files: Vec::new(),
             instructions: None,
             io_per_thread: false,
+        }
+    }
+
+    /// A hold of role `role` from `start_ms` to `end_ms`, with a generic snapshot read.
+    pub fn hold(role: &str, start_ms: u64, end_ms: u64) -> crate::model::cast::Hold {
+        crate::model::cast::Hold {
+            role: role.into(),
+            start_ms,
+            end_ms,
+            query: None,
+        }
+    }
+
+    /// A cast's role `name` of `kind`: one client in a closed loop, always on, nothing more.
+    pub fn role(name: &str, kind: crate::model::cast::RoleKind) -> crate::model::cast::Role {
+        crate::model::cast::Role {
+            name: name.into(),
+            kind,
+            clients: 1,
+            mode: Default::default(),
+            connections: Default::default(),
+            rate: None,
+            arrival: Default::default(),
+            params: Default::default(),
+            knobs: Vec::new(),
+            schedule: Default::default(),
+            sidecar: None,
+            backup: None,
+            query: None,
         }
     }
 

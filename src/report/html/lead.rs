@@ -9,10 +9,10 @@ use super::page::{esc, table};
 use crate::model::record::Manifest;
 use crate::report::compare::{compare, Side};
 use crate::report::format::{Document, Part};
-use crate::report::operations_of;
 use crate::report::presets::{comparison_tables, lead_title, PresetRun, StoredPresets, TitledTable};
 use crate::report::stats::Statistics;
 use crate::report::summary::SummaryRow;
+use crate::report::{operations_of, RunWorkload};
 use crate::store::StoredRun;
 
 /// A document of the text formats (`compare`'s) as HTML: headings, prose lines, tables.
@@ -106,8 +106,8 @@ pub fn runs_comparison(runs: &[&StoredRun], noise: Option<f64>, name_others: boo
             );
             continue;
         }
-        let mut ops = operations_of(ma, &a.trials);
-        for op in operations_of(mb, &b.trials) {
+        let mut ops = operations_of(ma, RunWorkload::of(ma), &a.trials);
+        for op in operations_of(mb, RunWorkload::of(mb), &b.trials) {
             if !ops.contains(&op) {
                 ops.push(op);
             }

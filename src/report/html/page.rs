@@ -235,12 +235,10 @@ fn manifest(report: &Report<'_>) -> String {
     )
 }
 
-/// The tables the run's workload adds ([`crate::workload::Workload::report_sections`]) and a
+/// The tables the run's workload adds ([`crate::workload::WorkloadReport::sections`]) and a
 /// cast's holds and checkpoints ([`crate::report::cast`]), each under its title.
 fn workload_sections(report: &Report<'_>) -> String {
-    let mut sections = crate::workload::find(&report.manifest.workload)
-        .map(|w| w.report_sections(report.manifest, report.trials))
-        .unwrap_or_default();
+    let mut sections = report.workload.hooks().sections(report.manifest, report.trials);
     sections.extend(crate::report::cast::sections(report.trials));
     let mut o = String::new();
     for s in sections.into_iter().filter(|s| !s.lead) {
@@ -271,7 +269,7 @@ pub fn question(report: &Report<'_>) -> String {
         m.trials,
         if m.trials == 1 { "" } else { "s" }
     );
-    if let Some(q) = crate::workload::find(&m.workload).and_then(|w| w.question(m)) {
+    if let Some(q) = report.workload.hooks().question(m) {
         return q;
     }
     if let Some(cast) = &m.load.cast {
@@ -316,9 +314,7 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
         o += &format!("<p class=\"answer-words\">{}</p>\n", esc(&words.join(" ")));
     }
     // The workload's own table of what the run is for (the queue's jobs and waits).
-    let lead = crate::workload::find(&report.manifest.workload)
-        .map(|w| w.report_sections(report.manifest, report.trials))
-        .unwrap_or_default();
+    let lead = report.workload.hooks().sections(report.manifest, report.trials);
     for s in lead.into_iter().filter(|s| s.lead) {
         o += &format!("<p class=\"meta\">{}</p>\n", esc(&s.title));
         o += &table(&s.headers, &s.rows);

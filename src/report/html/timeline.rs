@@ -429,8 +429,9 @@ pub fn caption(c: &ConfigInfo, t: &Timeline, verdicts: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cast::{Cast, Checkpoint, Hold};
+    use crate::model::cast::{Cast, Checkpoint};
     use crate::model::series::{Series, SeriesFiles, SeriesIo, SeriesPoint};
+    use crate::report::html::data::tests::hold;
     use crate::report::html::data::tests::{manifest, report};
     use crate::report::html::data::{over_time, Chart, Figure};
     use crate::report::html::draw::{self, BAND_OPACITY, LINE_OPACITY};
@@ -494,20 +495,7 @@ mod tests {
                     .collect(),
             }),
             cast: Some(CastEvents {
-                holds: vec![
-                    Hold {
-                        role: "holder".into(),
-                        start_ms: 2000,
-                        end_ms: 4000,
-                        query: None,
-                    },
-                    Hold {
-                        role: "holder".into(),
-                        start_ms: 5000,
-                        end_ms: 6000,
-                        query: None,
-                    },
-                ],
+                holds: vec![hold("holder", 2000, 4000), hold("holder", 5000, 6000)],
                 checkpoints: vec![ckpt(1000, false), ckpt(3000, true), ckpt(5500, true)],
                 sidecars: Vec::new(),
                 ..Default::default()

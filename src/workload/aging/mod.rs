@@ -203,36 +203,8 @@ impl Workload for Aging {
         Some(self)
     }
 
-    /// The newest `retention` events, or every event where fewer were ever inserted (an expire
-    /// may be up to `expire_every` inserts behind, so this is the floor of what is kept).
-    fn live_rows(&self, p: &Params, inserted: u64) -> Option<(u64, u64)> {
-        // After a retention cut, as without one: the trial's expires keep its retention.
-        let rows = p.count("retention").min(p.count("pre_age") + inserted);
-        Some((rows, p.count("payload")))
-    }
-
-    /// The retention cut: where the template holds more events than the trial's retention,
-    /// the trial's first expire deletes the excess at once; it happened in the first interval
-    /// that completed an expire.
-    fn milestones(&self, p: &Params, series: &Series) -> Vec<Milestone> {
-        let held = p.count("pre_age").min(template_retention(p));
-        if held <= p.count("retention") {
-            return Vec::new();
-        }
-        let first = series
-            .points
-            .iter()
-            .filter(|pt| pt.ops > 0 && (pt.op == "expire" || pt.op.ends_with(":expire")))
-            .map(|pt| pt.t_ms)
-            .min();
-        first
-            .map(|t_ms| Milestone {
-                t_ms,
-                until_ms: t_ms + series.interval_ms,
-                what: "the retention cut".into(),
-            })
-            .into_iter()
-            .collect()
+    fn report(&self) -> &dyn super::WorkloadReport {
+        self
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
@@ -370,6 +342,42 @@ impl Client for AgingClient<'_> {
                 Ok(true)
             }
         }
+    }
+}
+
+/// What aging adds to its reports: the rows it keeps, beside the file's size, and the
+/// retention cut that its WAL's steps and a cast's scheduled roles are placed against.
+impl super::WorkloadReport for Aging {
+    /// The newest `retention` events, or every event where fewer were ever inserted (an expire
+    /// may be up to `expire_every` inserts behind, so this is the floor of what is kept).
+    fn live_rows(&self, p: &Params, inserted: u64) -> Option<(u64, u64)> {
+        // After a retention cut, as without one: the trial's expires keep its retention.
+        let rows = p.count("retention").min(p.count("pre_age") + inserted);
+        Some((rows, p.count("payload")))
+    }
+
+    /// The retention cut: where the template holds more events than the trial's retention,
+    /// the trial's first expire deletes the excess at once; it happened in the first interval
+    /// that completed an expire.
+    fn milestones(&self, p: &Params, series: &Series) -> Vec<Milestone> {
+        let held = p.count("pre_age").min(template_retention(p));
+        if held <= p.count("retention") {
+            return Vec::new();
+        }
+        let first = series
+            .points
+            .iter()
+            .filter(|pt| pt.ops > 0 && (pt.op == "expire" || pt.op.ends_with(":expire")))
+            .map(|pt| pt.t_ms)
+            .min();
+        first
+            .map(|t_ms| Milestone {
+                t_ms,
+                until_ms: t_ms + series.interval_ms,
+                what: "the retention cut".into(),
+            })
+            .into_iter()
+            .collect()
     }
 }
 

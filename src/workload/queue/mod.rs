@@ -183,33 +183,8 @@ impl Workload for Queue {
             .collect()
     }
 
-    fn report_sections(
-        &self,
-        manifest: &crate::model::record::Manifest,
-        trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<super::ReportSection> {
-        report::sections(manifest, trials)
-    }
-
-    fn question(&self, manifest: &crate::model::record::Manifest) -> Option<String> {
-        Some(report::question(manifest))
-    }
-
-    fn report_lines(
-        &self,
-        manifest: &crate::model::record::Manifest,
-        trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<super::ReportLines> {
-        report::lines(manifest, trials)
-    }
-
-    fn answer(
-        &self,
-        manifest: &crate::model::record::Manifest,
-        trials: &[crate::model::record::TrialRecord],
-        own: &[String],
-    ) -> Option<Vec<String>> {
-        report::answer(manifest, trials, own)
+    fn report(&self) -> &dyn super::WorkloadReport {
+        self
     }
 
     fn transactions(&self) -> Option<&dyn load::Transactions> {

@@ -644,6 +644,25 @@ pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
     }]
 }
 
+/// The queue's report: its jobs and waits lead, its depth over time, its answer in jobs.
+impl crate::workload::WorkloadReport for super::Queue {
+    fn sections(&self, m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
+        sections(m, trials)
+    }
+
+    fn question(&self, m: &Manifest) -> Option<String> {
+        Some(question(m))
+    }
+
+    fn lines(&self, m: &Manifest, trials: &[TrialRecord]) -> Vec<crate::workload::ReportLines> {
+        lines(m, trials)
+    }
+
+    fn answer(&self, m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Vec<String>> {
+        answer(m, trials, own)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,6 +63,13 @@ pub fn warning(p: &Params, trials: &[TrialRecord]) -> Option<String> {
     ))
 }
 
+/// SSB's report: a warning where the queries found nothing.
+impl crate::workload::WorkloadReport for super::Ssb {
+    fn warnings(&self, m: &crate::model::record::Manifest, trials: &[TrialRecord]) -> Vec<String> {
+        warning(&m.params, trials).into_iter().collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

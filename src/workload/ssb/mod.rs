@@ -174,12 +174,8 @@ impl Workload for Ssb {
         Settings::from_params(p).map(|_| ())
     }
 
-    fn warnings(
-        &self,
-        manifest: &crate::model::record::Manifest,
-        trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<String> {
-        empty::warning(&manifest.params, trials).into_iter().collect()
+    fn report(&self) -> &dyn super::WorkloadReport {
+        self
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {

@@ -299,20 +299,8 @@ impl Workload for Tatp {
         }
     }
 
-    fn warnings(
-        &self,
-        manifest: &crate::model::record::Manifest,
-        trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<String> {
-        rates::report_warnings(manifest, trials)
-    }
-
-    fn report_sections(
-        &self,
-        manifest: &crate::model::record::Manifest,
-        trials: &[crate::model::record::TrialRecord],
-    ) -> Vec<super::ReportSection> {
-        vec![rates::section(manifest, trials)]
+    fn report(&self) -> &dyn super::WorkloadReport {
+        self
     }
 
     fn check(&self, p: &Params) -> Result<(), String> {

@@ -279,6 +279,17 @@ pub fn section(m: &Manifest, trials: &[TrialRecord]) -> crate::workload::ReportS
     }
 }
 
+/// TATP's report: the success rates against the specification's, as warnings and a table.
+impl crate::workload::WorkloadReport for super::Tatp {
+    fn warnings(&self, m: &Manifest, trials: &[TrialRecord]) -> Vec<String> {
+        report_warnings(m, trials)
+    }
+
+    fn sections(&self, m: &Manifest, trials: &[TrialRecord]) -> Vec<crate::workload::ReportSection> {
+        vec![section(m, trials)]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
