@@ -59,61 +59,16 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
                 break;
             }
         }
-        let intended = if FULL {
-            schedule.as_mut().map(Schedule::take).or_else(|| {
-                if course.hooks.due {
-                    client.due().map(|d| course.warm_end + d)
-                } else {
-                    None
-                }
-            })
-        } else {
-            None
+        let turn = Turn { done, last_began };
+        let intended = match next_start::<C, FULL, PHASED>(client, course, &mut schedule, shared, rec, buckets, turn) {
+            Next::Run(intended) => intended,
+            Next::Again => continue,
+            Next::End => break,
         };
-        if FULL && course.windows.is_some() {
-            match outside_window(course, intended, schedule.as_mut(), shared) {
-                Window::Open => {}
-                Window::Paused => continue,
-                Window::Over => break,
-            }
-        }
-        if let Some(t) = intended {
-            if course.until.is_some_and(|u| t >= u) {
-                break;
-            }
-            let now = wait_until(t, shared.stop);
-            if shared.halted() {
-                break;
-            }
-            // Behind the schedule past the trial's end (or, on a count, by the whole
-            // schedule's length): what is left of the schedule is skipped, not run late. A
-            // client that was on time when its last transaction began skipped nothing: the
-            // trial ended while it served (pgbench counts nothing there either).
-            let ended = course.until.is_some_and(|u| now >= u);
-            if ended || course.behind.is_some_and(|b| now > t + b) {
-                if !(ended && last_began.is_some_and(|b| t >= b)) {
-                    let skipped = skip_rest::<C, PHASED>(client, course, schedule.as_mut(), done, now, rec, buckets);
-                    if shared.shape.progress {
-                        shared.progress.skipped.fetch_add(skipped, Ordering::Relaxed);
-                    }
-                }
-                break;
-            }
-        } else if course.until.is_some_and(|u| Instant::now() >= u) {
-            break;
-        }
         let op = client.draw();
         if FULL && warming {
             if Instant::now() < course.warm_end {
-                match client.execute() {
-                    Ok(true) if course.hooks.check => client.check()?,
-                    Ok(_) => {}
-                    Err(e) if e.kind == ErrorKind::Busy => {}
-                    Err(e) => return Err(shared.failed(e)),
-                }
-                if course.hooks.pause {
-                    rest(client, course, shared);
-                }
+                warm_up(client, course, shared)?;
                 continue;
             }
             warming = false;
@@ -153,49 +108,17 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
             Err(e) => retry(client, e, shared, course)?,
         };
         let t1 = clock.now();
-        rec.record_busy_wait(op, lock_wait::take());
-        let end_ns = clock.ns_between(start_ticks, t1);
-        // From the intended start in an open loop: the wait for a late start, then the service.
-        let lag_ns = match (intended, began) {
-            (Some(t), Some(b)) => Some(b.saturating_duration_since(t).as_nanos() as u64),
-            _ => None,
+        let ran = Finished {
+            op,
+            outcome,
+            tries,
+            lag_ns: intended
+                .zip(began)
+                .map(|(t, b)| b.saturating_duration_since(t).as_nanos() as u64),
+            service_ns: clock.ns_between(t0, t1),
+            end_ns: clock.ns_between(start_ticks, t1),
         };
-        let latency_ns = lag_ns.unwrap_or(0) + clock.ns_between(t0, t1);
-        // The series counts a transaction in the interval it ended in.
-        if !PHASED {
-            buckets.reach(end_ns, rec);
-        }
-        if tries > 1 {
-            rec.record_retries(op, u64::from(tries - 1));
-        }
-        if FULL && shared.shape.progress {
-            let p = &shared.progress;
-            p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
-            match outcome {
-                Ok(_) => p.add(latency_ns, lag_ns),
-                Err(_) => {
-                    p.busy.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }
-        match outcome {
-            Ok(ok) => {
-                rec.record_outcome_ns(op, latency_ns, ok);
-                if FULL && course.hooks.parts {
-                    for &(part, ns) in client.parts() {
-                        rec.record_outcome_ns(part, ns, true);
-                    }
-                }
-                if let Some(lag) = lag_ns {
-                    rec.record_lag(op, lag);
-                    if course.limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
-                        rec.record_late(op);
-                    }
-                }
-            }
-            Err(cause) => rec.record_busy(op, cause),
-        }
-        last_end_ns = end_ns;
+        last_end_ns = record::<C, FULL, PHASED>(client, course, shared, rec, buckets, ran);
         if FULL && course.hooks.check && outcome.is_ok() {
             if let Err(e) = client.check() {
                 shared.abort.store(true, Ordering::Relaxed);
@@ -212,6 +135,169 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         buckets.close(rec);
     }
     Ok(last_end_ns)
+}
+
+/// Where [`run_stream`]'s client stands before its next start: how many it ran, and when the
+/// last one began (open loops only).
+#[derive(Clone, Copy)]
+struct Turn {
+    done: u64,
+    last_began: Option<Instant>,
+}
+
+/// What [`next_start`] found.
+enum Next {
+    /// Draw and run the next transaction, intended at this time (none: a closed loop's now).
+    Run(Option<Instant>),
+    /// A scheduled role paused until its next window: check the loop's conditions again.
+    Again,
+    /// The client's run ends here.
+    End,
+}
+
+/// When [`run_stream`]'s next transaction is intended to start, waited for: the schedule's or
+/// the client's own start time, against a scheduled role's windows and the trial's end. A
+/// client behind its schedule past the end (or, on a count, by the whole schedule's length)
+/// counts what is left of the schedule skipped, not run late; one that was on time when its
+/// last transaction began skipped nothing: the trial ended while it served (pgbench counts
+/// nothing there either).
+#[inline(always)]
+fn next_start<C: Client, const FULL: bool, const PHASED: bool>(
+    client: &mut C,
+    course: &Course,
+    schedule: &mut Option<Schedule>,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+    turn: Turn,
+) -> Next {
+    let intended = if FULL {
+        schedule.as_mut().map(Schedule::take).or_else(|| {
+            if course.hooks.due {
+                client.due().map(|d| course.warm_end + d)
+            } else {
+                None
+            }
+        })
+    } else {
+        None
+    };
+    if FULL && course.windows.is_some() {
+        match outside_window(course, intended, schedule.as_mut(), shared) {
+            Window::Open => {}
+            Window::Paused => return Next::Again,
+            Window::Over => return Next::End,
+        }
+    }
+    if let Some(t) = intended {
+        if course.until.is_some_and(|u| t >= u) {
+            return Next::End;
+        }
+        let now = wait_until(t, shared.stop);
+        if shared.halted() {
+            return Next::End;
+        }
+        let ended = course.until.is_some_and(|u| now >= u);
+        if ended || course.behind.is_some_and(|b| now > t + b) {
+            if !(ended && turn.last_began.is_some_and(|b| t >= b)) {
+                let skipped = skip_rest::<C, PHASED>(client, course, schedule.as_mut(), turn.done, now, rec, buckets);
+                if shared.shape.progress {
+                    shared.progress.skipped.fetch_add(skipped, Ordering::Relaxed);
+                }
+            }
+            return Next::End;
+        }
+    } else if course.until.is_some_and(|u| Instant::now() >= u) {
+        return Next::End;
+    }
+    Next::Run(intended)
+}
+
+/// A warm-up transaction of [`run_stream`], drawn already: run, not recorded (a lock is no
+/// failure here), its result checked and its rest taken as a measured one's would be.
+#[inline(always)]
+fn warm_up<C: Client>(client: &mut C, course: &Course, shared: &Shared<'_>) -> Result<(), WorkloadError> {
+    match client.execute() {
+        Ok(true) if course.hooks.check => client.check()?,
+        Ok(_) => {}
+        Err(e) if e.kind == ErrorKind::Busy => {}
+        Err(e) => return Err(shared.failed(e)),
+    }
+    if course.hooks.pause {
+        rest(client, course, shared);
+    }
+    Ok(())
+}
+
+/// A transaction [`run_stream`] ran: its type, its outcome after its tries (`Err`: the cause of
+/// the last try's lock failure), and its times in nanoseconds (the schedule's lag in an open
+/// loop; the service; its end after the measured start).
+struct Finished {
+    op: usize,
+    outcome: Result<bool, crate::engines::BusyCause>,
+    tries: u32,
+    lag_ns: Option<u64>,
+    service_ns: u64,
+    end_ns: u64,
+}
+
+/// Records a transaction [`run_stream`] ran, in the interval it ended in: its latency from the
+/// intended start in an open loop (the wait for a late start, then the service), its retries,
+/// its outcome and timed parts, and `--progress`'s totals. Returns its end.
+#[inline(always)]
+fn record<C: Client, const FULL: bool, const PHASED: bool>(
+    client: &C,
+    course: &Course,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+    ran: Finished,
+) -> u64 {
+    let Finished {
+        op,
+        outcome,
+        tries,
+        lag_ns,
+        service_ns,
+        end_ns,
+    } = ran;
+    rec.record_busy_wait(op, lock_wait::take());
+    let latency_ns = lag_ns.unwrap_or(0) + service_ns;
+    // The series counts a transaction in the interval it ended in.
+    if !PHASED {
+        buckets.reach(end_ns, rec);
+    }
+    if tries > 1 {
+        rec.record_retries(op, u64::from(tries - 1));
+    }
+    if FULL && shared.shape.progress {
+        let p = &shared.progress;
+        p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
+        match outcome {
+            Ok(_) => p.add(latency_ns, lag_ns),
+            Err(_) => {
+                p.busy.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    match outcome {
+        Ok(ok) => {
+            rec.record_outcome_ns(op, latency_ns, ok);
+            if FULL && course.hooks.parts {
+                for &(part, ns) in client.parts() {
+                    rec.record_outcome_ns(part, ns, true);
+                }
+            }
+            if let Some(lag) = lag_ns {
+                rec.record_lag(op, lag);
+                if course.limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
+                    rec.record_late(op);
+                }
+            }
+        }
+        Err(cause) => rec.record_busy(op, cause),
+    }
+    end_ns
 }
 
 /// Draws (and counts one by one, under the types they draw) at most this many of the arrivals
