@@ -5,7 +5,7 @@
 //! `benches/overhead-instructions.sh`.
 
 use super::course::Course;
-use super::retry::{retried, retry};
+use super::retry::{retried, settle, tries};
 use super::schedule::{outside_window, pause_until, wait_until, Schedule, Window};
 use super::series::Buckets;
 use super::shared::Shared;
@@ -102,16 +102,12 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
             rec.attribute_io(op);
         }
         let t0 = clock.now();
-        // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
-        let (outcome, tries) = match client.execute() {
-            Ok(ok) => (Ok(ok), 1),
-            Err(e) => retry(client, e, shared, course)?,
-        };
+        let (outcome, n) = tries(client, shared, course)?;
         let t1 = clock.now();
         let ran = Finished {
             op,
             outcome,
-            tries,
+            tries: n,
             lag_ns: intended
                 .zip(began)
                 .map(|(t, b)| b.saturating_duration_since(t).as_nanos() as u64),
@@ -267,35 +263,30 @@ fn record<C: Client, const FULL: bool, const PHASED: bool>(
     if !PHASED {
         buckets.reach(end_ns, rec);
     }
-    if tries > 1 {
-        rec.record_retries(op, u64::from(tries - 1));
-    }
+    let succeeded = settle(rec, op, outcome, tries);
     if FULL && shared.shape.progress {
         let p = &shared.progress;
         p.retries.fetch_add(u64::from(tries - 1), Ordering::Relaxed);
-        match outcome {
-            Ok(_) => p.add(latency_ns, lag_ns),
-            Err(_) => {
+        match succeeded {
+            Some(_) => p.add(latency_ns, lag_ns),
+            None => {
                 p.busy.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
-    match outcome {
-        Ok(ok) => {
-            rec.record_outcome_ns(op, latency_ns, ok);
-            if FULL && course.hooks.parts {
-                for &(part, ns) in client.parts() {
-                    rec.record_outcome_ns(part, ns, true);
-                }
-            }
-            if let Some(lag) = lag_ns {
-                rec.record_lag(op, lag);
-                if course.limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
-                    rec.record_late(op);
-                }
+    if let Some(ok) = succeeded {
+        rec.record_outcome_ns(op, latency_ns, ok);
+        if FULL && course.hooks.parts {
+            for &(part, ns) in client.parts() {
+                rec.record_outcome_ns(part, ns, true);
             }
         }
-        Err(cause) => rec.record_busy(op, cause),
+        if let Some(lag) = lag_ns {
+            rec.record_lag(op, lag);
+            if course.limit.is_some_and(|l| latency_ns > l.as_nanos() as u64) {
+                rec.record_late(op);
+            }
+        }
     }
     end_ns
 }
@@ -432,19 +423,11 @@ pub(super) fn run_interval<C: Client>(
         done += 1;
         rec.attribute_io(op);
         let t0 = clock.now();
-        // Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries.
-        let (outcome, tries) = match client.execute() {
-            Ok(ok) => (Ok(ok), 1),
-            Err(e) => retry(client, e, shared, course)?,
-        };
+        let (outcome, n) = tries(client, shared, course)?;
         let t1 = clock.now();
         rec.record_busy_wait(op, lock_wait::take());
-        if tries > 1 {
-            rec.record_retries(op, u64::from(tries - 1));
-        }
-        match outcome {
-            Ok(ok) => rec.record_outcome_ns(op, clock.ns_between(t0, t1), ok),
-            Err(cause) => rec.record_busy(op, cause),
+        if let Some(ok) = settle(rec, op, outcome, n) {
+            rec.record_outcome_ns(op, clock.ns_between(t0, t1), ok);
         }
         now_ns = clock.ns_between(origin, t1);
         last_end_ns = now_ns.saturating_sub(warm_ns);
