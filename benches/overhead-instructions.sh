@@ -41,7 +41,7 @@ lb_prep=$(inclusive "$lb" ":sqlite3_prepare_v2 ")
 drv_total=$(inclusive "$drv" "Crud as litebench::workload::Workload>::run ")
 drv_gen=$(inclusive "$drv" "crud::Live::round_of")
 drv_prep=$(inclusive "$drv" ":sqlite3_prepare_v2 ")
-drv_close=$(inclusive "$drv" "load::Buckets::close ")
+drv_close=$(inclusive "$drv" "load::series::Buckets::close ")
 bare_total=$(inclusive "$bare" "bare_timed")
 python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$drv_total" "$drv_gen" "$drv_prep" "$drv_close" "$bare_total" <<'PY'
 import sys
