@@ -53,11 +53,12 @@ mod series;
 mod shared;
 mod shared_connection;
 mod sidecar;
+mod start;
 mod supervision;
 mod timed_loop;
 
-pub use course::{behind_limit, MIN_BEHIND};
 pub use driver::drive;
+pub use start::{behind_limit, MIN_BEHIND};
 pub use supervision::{report_deadline, serve, REPORT_GRACE};
 
 use crate::engines::{Connection, EngineError};
@@ -65,12 +66,12 @@ use crate::model::load::LoadShape;
 use crate::model::params::Params;
 use crate::workload::recorder::Recorder;
 use crate::workload::{Trial, WorkloadError};
-use course::client_loop;
 use driver::{first_error, panicked, thread_client, ThreadConnection};
 use sampler::spawn_sampler;
 use schedule::wait_until;
 use series::{record_series_and_interval, Buckets};
 use shared::Shared;
+use start::client_loop;
 use std::time::Duration;
 use supervision::{absorb_report, read_reports, supervise};
 
@@ -357,7 +358,7 @@ pub fn trial_seed(client_seed: u64, index: u32) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::retry::Waits;
+    use super::course::Waits;
     use super::*;
     use crate::engines::ErrorKind;
     use crate::model::load::Arrival;

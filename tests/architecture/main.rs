@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 mod circles;
+mod functions;
 
 /// The folders of `src/`, top first. A folder may import any folder after it in this list.
 const LAYERS: [&str; 12] = [
@@ -432,6 +433,22 @@ fn src_dir() -> PathBuf {
 /// its own, as `bench/cold.rs` and `bench/connect.rs` were.
 const MOST_CIRCLES: usize = 9;
 
+/// The most lines a function of src/ may have, from its `fn` to its closing brace.
+const MOST_LINES: usize = 120;
+
+#[test]
+fn no_function_is_longer_than_its_jobs() {
+    let long = functions::longer_than(&src_files(&src_dir()), MOST_LINES);
+    assert!(
+        long.is_empty(),
+        "functions over {MOST_LINES} lines; split each where its jobs are:\n  {}",
+        long.iter()
+            .map(|l| format!("src/{}:{} {} ({} lines)", l.file, l.line, l.name, l.lines))
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    );
+}
+
 #[test]
 fn circles_of_files_inside_a_folder_do_not_grow() {
     let found = circles::circles(&src_files(&src_dir()));
@@ -559,6 +576,12 @@ fn measure_another_tree() {
     let files = src_files(&src);
     for c in circles::circles(&files) {
         println!("  circle of files: {c}");
+    }
+    for l in functions::longer_than(&files, MOST_LINES) {
+        println!(
+            "  function over {MOST_LINES} lines: src/{}:{} {} ({} lines)",
+            l.file, l.line, l.name, l.lines
+        );
     }
     let mut reading = read(&files);
     let place = |u: &String| assign.get(u).cloned().unwrap_or_else(|| u.clone());

@@ -9,37 +9,8 @@ use super::Client;
 use crate::engines::{BusyCause, EngineError};
 use crate::workload::recorder::Recorder;
 use crate::workload::WorkloadError;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
-
-/// The waits before one client's retries: its load shape's backoff, and where it has jitter,
-/// the draws from a generator seeded from the client's seed (the same seed, the same waits).
-pub(super) struct Waits {
-    pub(super) backoff: crate::model::backoff::Backoff,
-    pub(super) draws: ChaCha8Rng,
-}
-
-impl Waits {
-    pub(super) fn new(backoff: crate::model::backoff::Backoff, seed: u64) -> Waits {
-        Waits {
-            backoff,
-            // Apart from the seed's other streams (the transactions', the schedule's).
-            draws: ChaCha8Rng::seed_from_u64(seed ^ 0xBAC0_FF00_0000_0001),
-        }
-    }
-
-    /// The wait before retry `retry` (1: the first).
-    pub(super) fn before(&mut self, retry: u32) -> Duration {
-        let step = self.backoff.step(retry);
-        if self.backoff.jitter() && !step.is_zero() {
-            Duration::from_nanos(self.draws.random_range(0..=step.as_nanos() as u64))
-        } else {
-            step
-        }
-    }
-}
+use std::time::Instant;
 
 /// A transaction's tries, run to their outcome: the first, and where it met a lock, [`retry`]'s.
 /// Ok(succeeded), or Err(the cause of the last try's lock failure) once out of tries, and how
