@@ -169,18 +169,19 @@ pub(super) fn thread_client(
     own: &mut Recorder,
     buckets: &mut Buckets,
 ) -> Result<(), WorkloadError> {
+    // The client's seat; only a lent connection's transactions are serialized.
+    let seat = |serial| Seat {
+        index,
+        trial,
+        shared,
+        rec: own,
+        buckets,
+        role,
+        serial,
+    };
     let opened = match conn {
         ThreadConnection::Lent(one) => {
-            let seat = Seat {
-                index,
-                trial,
-                shared,
-                rec: own,
-                buckets,
-                role,
-                serial: Some(one.transaction_lock()),
-            };
-            let ran = tx.run_client(&mut one.lend(), seat);
+            let ran = tx.run_client(&mut one.lend(), seat(Some(one.transaction_lock())));
             own.leave_thread();
             shared.loop_ended();
             return ran;
@@ -193,16 +194,7 @@ pub(super) fn thread_client(
             // Dropped before the connection: its statements are interrupted on a stop request
             // while it is open.
             let _interrupted_on_stop = trial.watch.map(|w| w.register(c.as_ref()));
-            let seat = Seat {
-                index,
-                trial,
-                shared,
-                rec: own,
-                buckets,
-                role,
-                serial: None,
-            };
-            let ran = tx.run_client(c.as_mut(), seat);
+            let ran = tx.run_client(c.as_mut(), seat(None));
             own.leave_thread();
             shared.loop_ended();
             shared.before_close();
