@@ -6,15 +6,17 @@
 //! `PR_SET_PDEATHSIG` (SIGKILL when the thread that started it ends, which is also when
 //! litebench ends, even by `kill -9`), and its whole tree is held by a
 //! [`crate::sys::contain::Container`] (a cgroup of its own, or a token in its environment), so
-//! what leaves the group (`setsid`) is stopped with it; and its pid, start time and container
-//! are written, before the trial goes on, to a record in the scratch directory's
-//! `litebench-sidecars/`, so that the next run in that `--dir` or `litebench cleanup` stops a
-//! tree that a killed litebench left — once the record's litebench is dead.
+//! what leaves the group (`setsid`) is stopped with it; and its container is written, before
+//! the command can run, to a record in the scratch directory's `litebench-sidecars/` (its pid
+//! and start time replace that record once it has started; each written whole, by a rename), so
+//! that the next run in that `--dir` or `litebench cleanup` stops a tree that a killed
+//! litebench left — once the record's litebench is dead.
 //!
 //! Those records make litebench (often root) send signals, so they are believed only when
 //! nobody else can have written them: the base directory passes [`crate::sys::confine::check_base`],
 //! the records' folder is this user's, mode 0700, each record this user's regular file, mode
-//! 0600, with both start times; no pid ≤ 1 is ever signalled, and a process group only while
+//! 0600, with both start times (or, written before its command started, neither pid nor start
+//! time, and only its container is acted on); no pid ≤ 1 is ever signalled, and a process group only while
 //! its leader has the recorded start time (a reused pid is never signalled).
 //!
 //! The program is checked as code this user runs ([`crate::sys::trusted::open_given`]: this
@@ -259,8 +261,36 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
     }
     let container = Container::new();
     container.enter(&mut cmd);
+    // The record exists before the command can run: first naming only what holds its tree (its
+    // pid is known once it has started), so that a litebench killed at any moment after the
+    // fork leaves a record `cleanup` can act on, never a command without one.
+    let record_of = |sidecar: Owner| Record {
+        owner: Owner::current(),
+        sidecar,
+        role: role.into(),
+        command: argv.to_vec(),
+        hold: Some(container.hold().clone()),
+    };
+    let pending = dir.join(format!(
+        "pending-{}-{}.json",
+        std::process::id(),
+        PENDING.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let unstarted = Owner {
+        pid: 0,
+        start_time: None,
+        ..Owner::current()
+    };
+    if let Err(e) = write_record(base, &pending, &record_of(unstarted)) {
+        container.kill_all(Duration::from_secs(1));
+        return Err(SidecarError::Record {
+            dir,
+            why: e.to_string(),
+        });
+    }
     let child = cmd.spawn().map_err(|e| {
         container.kill_all(Duration::from_secs(1));
+        let _ = std::fs::remove_file(&pending);
         SidecarError::Spawn(format!("\"{program}\" cannot start: {e}"))
     })?;
     drop(checked);
@@ -271,27 +301,14 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
     // The child is reaped with wait4 (for its rusage), never through `Child`.
     drop(child);
     let record = dir.join(format!("{pid}.json"));
-    let rec = Record {
-        owner: Owner::current(),
-        sidecar: Owner {
-            pid,
-            start_time: crate::sys::owner::start_time(pid),
-            ..Owner::current()
-        },
-        role: role.into(),
-        command: argv.to_vec(),
-        hold: Some(container.hold().clone()),
+    let started = Owner {
+        pid,
+        start_time: crate::sys::owner::start_time(pid),
+        ..Owner::current()
     };
-    let bytes = serde_json::to_vec(&rec).unwrap_or_default();
-    let mut written = write_record(&record, &bytes);
-    if written
-        .as_ref()
-        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-    {
-        // Another run's cleanup removed the folder while it was empty: made again, once.
-        written = records_dir(base)
-            .map_err(|e| std::io::Error::other(e.to_string()))
-            .and_then(|_| write_record(&record, &bytes));
+    let written = write_record(base, &record, &record_of(started));
+    if written.is_ok() {
+        let _ = std::fs::remove_file(&pending);
     }
     let last_line = Arc::new(Mutex::new(String::new()));
     let reader_done = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -325,8 +342,32 @@ pub fn spawn(argv: &[String], role: &str, base: &Path) -> Result<Sidecar, Sideca
     Ok(s)
 }
 
-/// Writes a record as a new file only this user can read or write (0600).
-fn write_record(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Numbers the records written before their sidecar's pid is known, within this process.
+static PENDING: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Writes `rec` at `path` (in `base`'s [`RECORDS`]) whole or not at all: into a new file only
+/// this user can read or write (0600), renamed into place once written, so that a litebench
+/// killed while writing leaves no half record for `cleanup` to misread. The folder is made
+/// again, once, where another run's cleanup removed it while it was empty.
+fn write_record(base: &Path, path: &Path, rec: &Record) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(rec).map_err(std::io::Error::other)?;
+    let part = path.with_extension("json.part");
+    let mut written = write_new(&part, &bytes);
+    if written
+        .as_ref()
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        written = records_dir(base)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+            .and_then(|_| write_new(&part, &bytes));
+    }
+    written.and_then(|()| std::fs::rename(&part, path)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&part);
+    })
+}
+
+/// Writes `bytes` into a new file only this user can read or write (0600).
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let mut f = std::fs::OpenOptions::new()
@@ -489,6 +530,9 @@ fn leader_left(sidecar: &Owner) -> bool {
 
 /// Why a record cannot be believed, if it cannot.
 fn untrusted(rec: &Record) -> Option<&'static str> {
+    if rec.owner.start_time.is_some() && unstarted(rec) {
+        return None;
+    }
     if rec.owner.start_time.is_none() || rec.sidecar.start_time.is_none() {
         return Some("it lacks its litebench's or its sidecar's start time");
     }
@@ -496,6 +540,12 @@ fn untrusted(rec: &Record) -> Option<&'static str> {
         return Some("it names pid 0 or 1");
     }
     None
+}
+
+/// Whether `rec` was written before its sidecar started (pid 0, no start time): it is acted on
+/// only through what holds the tree it names, never by a pid.
+fn unstarted(rec: &Record) -> bool {
+    rec.sidecar.pid == 0 && rec.sidecar.start_time.is_none() && rec.hold.is_some()
 }
 
 /// Stops the sidecars that killed runs left, from the records in `base`'s [`RECORDS`]: each
@@ -586,8 +636,13 @@ pub fn stop_leftovers(base: &Path) -> Vec<String> {
                     (true, 0) => "still running".to_string(),
                     (_, n) => format!("{n} process(es) of its tree still running"),
                 };
+                let pid = if unstarted(&rec) {
+                    "started as its run was killed".to_string()
+                } else {
+                    format!("pid {pid}")
+                };
                 lines.push(format!(
-                    "stopped: sidecar of role \"{}\" (pid {pid}, {}: {left}) a killed run left running{}",
+                    "stopped: sidecar of role \"{}\" ({pid}, {}: {left}) a killed run left running{}",
                     crate::base::control_chars::strip(&rec.role),
                     crate::base::control_chars::strip(&rec.command.join(" ")),
                     if killed { ", killed after SIGTERM" } else { "" }
@@ -780,6 +835,74 @@ mod tests {
             "{lines:?}"
         );
         let _ = v.wait();
+    }
+
+    /// The record is there before the command runs: what the command sees first in the folder
+    /// is a record, so a litebench killed right after the fork leaves one.
+    #[test]
+    fn the_record_is_written_before_the_command_runs() {
+        let base = tempfile::tempdir().unwrap();
+        let seen = base.path().join("seen");
+        let dir = base.path().join(RECORDS);
+        let script = format!(
+            "ls {} > {}.tmp; mv {1}.tmp {1}; exec sleep 1000",
+            dir.display(),
+            seen.display()
+        );
+        let s = spawn(&argv(&["sh", "-c", &script]), "s", base.path()).unwrap();
+        let t0 = Instant::now();
+        while !seen.exists() && t0.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let listed = std::fs::read_to_string(&seen).unwrap();
+        s.stop(Duration::ZERO);
+        assert!(
+            listed.lines().any(|l| l.ends_with(".json")),
+            "the command ran before its record was written: {listed:?}"
+        );
+    }
+
+    /// A record written before its command started (no pid yet) still stops the tree its
+    /// container holds once its litebench is dead, and names no pid.
+    #[test]
+    fn a_record_from_before_the_command_started_stops_what_its_container_holds() {
+        let base = tempfile::tempdir().unwrap();
+        let container = Container::new();
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("1000");
+        container.enter(&mut cmd);
+        let mut child = cmd.spawn().unwrap();
+        let rec = Record {
+            owner: Owner {
+                pid: 4_000_000,
+                start_time: Some(1),
+                ..Owner::current()
+            },
+            sidecar: Owner {
+                pid: 0,
+                start_time: None,
+                ..Owner::current()
+            },
+            role: "x".into(),
+            command: vec!["sleep".into(), "1000".into()],
+            hold: Some(container.hold().clone()),
+        };
+        records_dir(base.path()).unwrap();
+        let path = base.path().join(RECORDS).join("pending-4000000-0.json");
+        write_record(base.path(), &path, &rec).unwrap();
+        let lines = stop_leftovers(base.path());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("stopped: sidecar of role \"x\" (started as its run was killed")),
+            "{lines:?}"
+        );
+        let t0 = Instant::now();
+        while child.try_wait().unwrap().is_none() && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(child.try_wait().unwrap().is_some(), "the held sleep was stopped");
+        assert!(!path.exists(), "the record is removed");
     }
 
     /// A sidecar whose program another user owns is refused as root; its record is 0600 in a
