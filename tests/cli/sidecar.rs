@@ -222,11 +222,14 @@ fn what_a_kill_9ed_run_left_of_a_sidecar_is_stopped_by_cleanup() {
     let records = sb.scratch().join("litebench-sidecars");
     let t0 = Instant::now();
     let record = loop {
-        let found = std::fs::read_dir(&records)
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(|e| e.ok())
-            .map(|e| e.path());
+        // The record named after the sidecar's pid, written once it started (the one written
+        // before it, `pending-….json`, names only its container).
+        let found = std::fs::read_dir(&records).ok().and_then(|d| {
+            d.flatten().map(|e| e.path()).find(|p| {
+                p.file_stem()
+                    .is_some_and(|s| s.to_string_lossy().parse::<u32>().is_ok())
+            })
+        });
         if let Some(r) = found.filter(|r| std::fs::read_to_string(r).is_ok_and(|t| t.ends_with('}'))) {
             break r;
         }
