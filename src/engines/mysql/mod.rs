@@ -178,9 +178,16 @@ fn find_binaries() -> Result<Binaries, String> {
     Ok(Binaries { server, init: install })
 }
 
+/// Statements one connection keeps prepared at most. The client's statement cache closes the
+/// least recently used statement on the server once it is full (32 by default), while a
+/// workload holds every statement it prepared for the whole trial (a script of 40 statements,
+/// TPC-C's 38): its next run failed with `Unknown prepared statement handler`.
+const STATEMENTS_KEPT: usize = 1024;
+
 /// Options every litebench connection uses on top of the address and credentials.
 fn finish_opts(b: OptsBuilder) -> OptsBuilder {
     b.prefer_socket(false)
+        .stmt_cache_size(STATEMENTS_KEPT)
         .additional_capabilities(CapabilityFlags::CLIENT_FOUND_ROWS)
         .tcp_connect_timeout(Some(Duration::from_secs(5)))
 }
