@@ -15,6 +15,7 @@
 //! it was found).
 
 pub mod engine;
+pub mod error;
 pub mod flavour;
 pub mod process;
 
@@ -90,7 +91,7 @@ fn groups_of(who: &RunAs) -> Vec<u32> {
 
 /// Checks that `who` can enter every directory from `/` down to `dir`, so a server running as
 /// that user can reach its data directory inside the scratch directory.
-pub fn check_reachable(dir: &Path, who: &RunAs) -> Result<(), String> {
+pub fn check_reachable(dir: &Path, who: &RunAs) -> Result<(), error::ServerError> {
     let groups = groups_of(who);
     let mut blocked = None;
     for a in dir.ancestors().collect::<Vec<_>>().into_iter().rev() {
@@ -110,12 +111,11 @@ pub fn check_reachable(dir: &Path, who: &RunAs) -> Result<(), String> {
     }
     match blocked {
         None => Ok(()),
-        Some((p, mode)) => Err(format!(
-            "the server runs as the system user `{}`, which cannot enter {} (mode {mode:04o}) on the way to --dir; make it traversable (chmod o+x {}) or point --dir elsewhere",
-            who.name,
-            p.display(),
-            p.display()
-        )),
+        Some((dir, mode)) => Err(error::ServerError::Unreachable {
+            user: who.name.clone(),
+            dir,
+            mode,
+        }),
     }
 }
 
@@ -311,24 +311,19 @@ pub fn cold_restart<C>(
 ) -> Result<C, EngineError> {
     let context = "restarting the server for a cold trial (--cold)";
     let mut os_error = None;
-    let restarted = server.restart(cmd, &mut || {
-        drop_os_cache().map_err(|e| {
-            let m = e.message.clone();
-            os_error = Some(e);
-            m
-        })
-    });
+    let restarted = server.restart(cmd, &mut || os_error = drop_os_cache().err());
     if let Some(e) = os_error {
         return Err(e);
     }
-    restarted.map_err(|m| error(label, ErrorKind::Io, m, context))?;
+    let failed = |e: error::ServerError| error(label, ErrorKind::Io, e.to_string(), context);
+    restarted.map_err(failed)?;
     let mut conn = None;
     server
         .wait_ready(std::time::Duration::from_secs(60), &mut || {
             conn = connect();
-            Ok(conn.is_some())
+            conn.is_some()
         })
-        .map_err(|m| error(label, ErrorKind::Io, m, context))?;
+        .map_err(failed)?;
     conn.ok_or_else(|| {
         error(
             label,

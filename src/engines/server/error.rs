@@ -1,0 +1,133 @@
+//! [`ServerError`]: why a throwaway server's directory, its `init` tool or the server itself
+//! could not be made, run or reached, as a value that keeps the program, its exit status, the
+//! last line of its log and the `io::Error` underneath. The engine words it once, where the
+//! user sees it: after `--engine FLAG: ` on a start, in the `EngineError` of a cold restart.
+
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+/// A server's set-up, start or restart that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The server directory or a log file could not be made or handed over (`doing`: what
+    /// litebench tried, when the error alone does not say it).
+    #[error("{}: {}", .path.display(), with_doing(.doing.as_deref(), .source))]
+    Io {
+        path: PathBuf,
+        doing: Option<String>,
+        #[source]
+        source: io::Error,
+    },
+    /// The server's system user cannot enter a directory on the way to its own.
+    #[error("the server runs as the system user `{user}`, which cannot enter {} (mode {mode:04o}) on the way to --dir; make it traversable (chmod o+x {}) or point --dir elsewhere", .dir.display(), .dir.display())]
+    Unreachable { user: String, dir: PathBuf, mode: u32 },
+    /// A program that could not be started (`again`: the restart of a cold trial).
+    #[error("cannot run {program}{}: {source}", if *.again { " again" } else { "" })]
+    Spawn {
+        program: String,
+        again: bool,
+        #[source]
+        source: io::Error,
+    },
+    /// `initdb` or `mariadb-install-db` ran past its time and was killed.
+    #[error("{tool} did not finish within {}s", .limit.as_secs())]
+    ToolTimeout { tool: String, limit: Duration },
+    /// `initdb` or `mariadb-install-db` failed.
+    #[error("{tool} failed ({}){}", describe_status(*.status), after(": ", .log_tail))]
+    ToolFailed {
+        tool: String,
+        status: ExitStatus,
+        log_tail: Option<String>,
+    },
+    /// The server exited before it took a connection.
+    #[error("{what} exited while starting ({}){}", describe_status(*.status), after(": ", .log_tail))]
+    Exited {
+        what: &'static str,
+        status: ExitStatus,
+        log_tail: Option<String>,
+    },
+    /// The server did not take a connection in time.
+    #[error("{what} did not accept connections within {}s{}", .limit.as_secs(), after("; its log ends: ", .log_tail))]
+    NotReady {
+        what: &'static str,
+        limit: Duration,
+        log_tail: Option<String>,
+    },
+}
+
+impl ServerError {
+    /// An I/O error on `path`, with what was tried when given.
+    pub fn io(path: &std::path::Path, doing: Option<String>) -> impl FnOnce(io::Error) -> ServerError + '_ {
+        move |source| ServerError::Io {
+            path: path.to_path_buf(),
+            doing,
+            source,
+        }
+    }
+}
+
+fn with_doing(doing: Option<&str>, e: &io::Error) -> String {
+    doing.map_or_else(|| e.to_string(), |d| format!("{d} ({e})"))
+}
+
+/// `sep` and the log's last line, or nothing without one.
+fn after(sep: &str, log_tail: &Option<String>) -> String {
+    log_tail.as_ref().map_or(String::new(), |t| format!("{sep}{t}"))
+}
+
+/// How a program ended: `exit status 1`, `killed by signal 9`.
+pub fn describe_status(s: ExitStatus) -> String {
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_failure_keeps_its_cause_and_reads_as_one_line() {
+        let denied = || io::Error::from(io::ErrorKind::PermissionDenied);
+        let e = ServerError::io(
+            std::path::Path::new("/s/pg"),
+            Some("cannot create the server directory".into()),
+        )(denied());
+        assert_eq!(
+            e.to_string(),
+            "/s/pg: cannot create the server directory (permission denied)"
+        );
+        assert!(std::error::Error::source(&e).is_some());
+        let e = ServerError::io(std::path::Path::new("/s/log"), None)(denied());
+        assert_eq!(e.to_string(), "/s/log: permission denied");
+        let failed = ServerError::ToolFailed {
+            tool: "initdb".into(),
+            status: ExitStatus::from_raw(1 << 8),
+            log_tail: Some("initdb: error: no data".into()),
+        };
+        assert_eq!(
+            failed.to_string(),
+            "initdb failed (exit status 1): initdb: error: no data"
+        );
+        let late = ServerError::NotReady {
+            what: "postgres",
+            limit: Duration::from_secs(60),
+            log_tail: None,
+        };
+        assert_eq!(late.to_string(), "postgres did not accept connections within 60s");
+        let killed = ServerError::Exited {
+            what: "mariadbd",
+            status: ExitStatus::from_raw(9),
+            log_tail: Some("[ERROR] Aborting".into()),
+        };
+        assert_eq!(
+            killed.to_string(),
+            "mariadbd exited while starting (killed by signal 9): [ERROR] Aborting"
+        );
+    }
+}
