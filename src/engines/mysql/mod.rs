@@ -37,6 +37,7 @@ mod conn;
 pub use conn::MyConn;
 
 use crate::engines::server::engine::ServerEngine;
+use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
 use crate::engines::server::{first_value, one_line, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
@@ -153,29 +154,16 @@ const FLAG: &str = "mysql";
 
 /// `mariadbd` and `mariadb-install-db`: from `$LITEBENCH_MYSQL_BIN`, else where Debian's
 /// mariadb-server puts them.
-fn find_binaries() -> Result<Binaries, String> {
-    let from_env = std::env::var_os("LITEBENCH_MYSQL_BIN").map(PathBuf::from);
-    let (server, install) = match &from_env {
+fn find_binaries() -> Result<Binaries, ServerError> {
+    let from_env = std::env::var_os(Mysql::LAUNCH.bin_env).map(PathBuf::from);
+    let (server, init) = match &from_env {
         Some(d) => (d.join("mariadbd"), d.join("mariadb-install-db")),
         None => (
             PathBuf::from("/usr/sbin/mariadbd"),
             PathBuf::from("/usr/bin/mariadb-install-db"),
         ),
     };
-    for p in [&server, &install] {
-        if !p.is_file() {
-            return Err(format!(
-                "--engine mysql: {} not found; install the Debian package mariadb-server{}",
-                p.display(),
-                if from_env.is_some() {
-                    " or point LITEBENCH_MYSQL_BIN at the directory holding mariadbd and mariadb-install-db"
-                } else {
-                    ""
-                }
-            ));
-        }
-    }
-    Ok(Binaries { server, init: install })
+    Binaries { server, init }.installed(&Mysql::LAUNCH, false, from_env.is_some())
 }
 
 /// Options every litebench connection uses on top of the address and credentials.
@@ -340,6 +328,7 @@ impl Flavour for Mysql {
         system_user: "mysql",
         package: "mariadb-server",
         port_env: "LITEBENCH_MYSQL_PORT",
+        bin_env: "LITEBENCH_MYSQL_BIN",
         dir_name: "mariadb",
         process: "mariadbd",
         init_log: "install-db.log",
@@ -365,16 +354,15 @@ impl Flavour for Mysql {
         &KIND
     }
 
-    fn binaries() -> Result<Binaries, String> {
+    fn binaries() -> Result<Binaries, ServerError> {
         find_binaries()
     }
 
-    fn init_command(install: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, String> {
+    fn init_command(install: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, ServerError> {
         let tmp = dir.join("tmp");
-        std::fs::create_dir(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::create_dir(&tmp).map_err(ServerError::io(&tmp, None))?;
         if let Some(who) = run_as {
-            std::os::unix::fs::chown(&tmp, Some(who.uid), Some(who.gid))
-                .map_err(|e| format!("{}: {e}", tmp.display()))?;
+            std::os::unix::fs::chown(&tmp, Some(who.uid), Some(who.gid)).map_err(ServerError::io(&tmp, None))?;
         }
         let mut cmd = Command::new(install);
         // --no-defaults must come first.

@@ -36,6 +36,7 @@ mod wire;
 pub use conn::{copy_escape, translate_placeholders, PgConn};
 
 use crate::engines::server::engine::ServerEngine;
+use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
 use crate::engines::server::{error_chain, first_value, one_line, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
@@ -162,7 +163,7 @@ const FLAG: &str = "postgres";
 /// The directory with `initdb` and `postgres`: `$LITEBENCH_PG_BIN`, else the newest
 /// `/usr/lib/postgresql/<version>/bin`.
 fn bin_dir() -> (PathBuf, bool) {
-    if let Some(d) = std::env::var_os("LITEBENCH_PG_BIN") {
+    if let Some(d) = std::env::var_os(Postgres::LAUNCH.bin_env) {
         return (PathBuf::from(d), true);
     }
     let mut best: Option<(u32, PathBuf)> = None;
@@ -184,27 +185,13 @@ fn bin_dir() -> (PathBuf, bool) {
     )
 }
 
-fn find_binaries() -> Result<Binaries, String> {
+fn find_binaries() -> Result<Binaries, ServerError> {
     let (dir, from_env) = bin_dir();
-    let initdb = dir.join("initdb");
-    let postgres = dir.join("postgres");
-    for p in [&initdb, &postgres] {
-        if !p.is_file() {
-            return Err(format!(
-                "--engine postgres: {} not found; install the Debian package postgresql{}",
-                p.display(),
-                if from_env {
-                    " or point LITEBENCH_PG_BIN at the directory holding initdb and postgres"
-                } else {
-                    ""
-                }
-            ));
-        }
-    }
-    Ok(Binaries {
-        server: postgres,
-        init: initdb,
-    })
+    let b = Binaries {
+        server: dir.join("postgres"),
+        init: dir.join("initdb"),
+    };
+    b.installed(&Postgres::LAUNCH, true, from_env)
 }
 
 /// A PostgreSQL server as an engine.
@@ -252,6 +239,7 @@ impl Flavour for Postgres {
         system_user: "postgres",
         package: "postgresql",
         port_env: "LITEBENCH_PG_PORT",
+        bin_env: "LITEBENCH_PG_BIN",
         dir_name: "postgres",
         process: "postgres",
         init_log: "initdb.log",
@@ -274,11 +262,11 @@ impl Flavour for Postgres {
         &KIND
     }
 
-    fn binaries() -> Result<Binaries, String> {
+    fn binaries() -> Result<Binaries, ServerError> {
         find_binaries()
     }
 
-    fn init_command(initdb: &Path, dir: &Path, _run_as: Option<&RunAs>) -> Result<Command, String> {
+    fn init_command(initdb: &Path, dir: &Path, _run_as: Option<&RunAs>) -> Result<Command, ServerError> {
         let mut cmd = Command::new(initdb);
         cmd.arg("-D").arg(dir.join("data")).args(INITDB_ARGS);
         Ok(cmd)

@@ -88,7 +88,7 @@ impl<F: Flavour> ServerEngine<F> {
     /// Starts a throwaway server in the scratch directory.
     pub fn start(scratch: &Scratch) -> Result<ServerEngine<F>, String> {
         let l = &F::LAUNCH;
-        let bins = F::binaries()?;
+        let bins = F::binaries().map_err(failed::<F>)?;
         let run_as = run_as(l.flag, l.system_user, l.package)?;
         let (mut port, fixed) = choose_port(l.port_env)?;
         let mut dir = ServerDir::create(scratch, l.dir_name, run_as.as_ref()).map_err(failed::<F>)?;

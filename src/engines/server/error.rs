@@ -21,6 +21,15 @@ pub enum ServerError {
         #[source]
         source: io::Error,
     },
+    /// A program of the server that is not installed (`names`: both programs, for the hint
+    /// when they were looked for in `bin_env`'s directory).
+    #[error("{} not found; install the Debian package {package}{}", .path.display(), bin_hint(*.bin_env, .names))]
+    NotInstalled {
+        path: PathBuf,
+        package: &'static str,
+        bin_env: Option<&'static str>,
+        names: [String; 2],
+    },
     /// The server's system user cannot enter a directory on the way to its own.
     #[error("the server runs as the system user `{user}`, which cannot enter {} (mode {mode:04o}) on the way to --dir; make it traversable (chmod o+x {}) or point --dir elsewhere", .dir.display(), .dir.display())]
     Unreachable { user: String, dir: PathBuf, mode: u32 },
@@ -67,6 +76,12 @@ impl ServerError {
             source,
         }
     }
+}
+
+fn bin_hint(bin_env: Option<&str>, names: &[String; 2]) -> String {
+    bin_env.map_or(String::new(), |v| {
+        format!(" or point {v} at the directory holding {} and {}", names[0], names[1])
+    })
 }
 
 fn with_doing(doing: Option<&str>, e: &io::Error) -> String {

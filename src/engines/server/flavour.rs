@@ -14,6 +14,7 @@
 //! (its connection settings, PostgreSQL's version number) with no accessors to write.
 
 use super::engine::ServerEngine;
+use super::error::ServerError;
 use super::process::ServerProcess;
 use super::{Override, Overrides, RunAs};
 use crate::engines::kind::EngineKind;
@@ -30,6 +31,28 @@ pub struct Binaries {
     pub init: PathBuf,
 }
 
+impl Binaries {
+    /// The two programs if both are installed, else the refusal naming the first missing one,
+    /// `init` looked at first if `init_first` (`from_env`: the paths came from
+    /// [`Launch::bin_env`], which the refusal then names).
+    pub fn installed(self, l: &Launch, init_first: bool, from_env: bool) -> Result<Binaries, ServerError> {
+        let order = if init_first {
+            [&self.init, &self.server]
+        } else {
+            [&self.server, &self.init]
+        };
+        let Some(missing) = order.into_iter().find(|p| !p.is_file()) else {
+            return Ok(self);
+        };
+        Err(ServerError::NotInstalled {
+            path: missing.clone(),
+            package: l.package,
+            bin_env: from_env.then_some(l.bin_env),
+            names: order.map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned()),
+        })
+    }
+}
+
 /// How a throwaway server is started and stopped.
 pub struct Launch {
     /// The `--engine` name, the first word of every message (`postgres`, `mysql`).
@@ -39,6 +62,8 @@ pub struct Launch {
     pub package: &'static str,
     /// The variable that fixes the port (`LITEBENCH_PG_PORT`).
     pub port_env: &'static str,
+    /// The variable that names the directory holding both programs (`LITEBENCH_PG_BIN`).
+    pub bin_env: &'static str,
     /// The server directory's name in the scratch directory.
     pub dir_name: &'static str,
     /// The process, as messages name it.
@@ -81,9 +106,9 @@ pub trait Flavour: Sized + Send + Sync + 'static {
     // ---- the throwaway server
 
     /// The installed programs, or the line saying what to install.
-    fn binaries() -> Result<Binaries, String>;
+    fn binaries() -> Result<Binaries, ServerError>;
     /// The command that makes the data directory inside `dir` (and anything else it needs).
-    fn init_command(init: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, String>;
+    fn init_command(init: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, ServerError>;
     /// The server's command line for the server directory `dir`.
     fn server_command(server: &Path, dir: &Path, port: u16) -> Command;
     /// How to connect to the throwaway server on `port`.
@@ -164,4 +189,44 @@ pub trait Flavour: Sized + Send + Sync + 'static {
     /// Puts back every setting in `overrides` on the maintenance connection; one line per
     /// failure.
     fn put_back(admin: &mut Self::Conn, label: &str, overrides: &Overrides) -> Vec<String>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_is_named_first_in_the_order_given_with_the_variable_that_found_it() {
+        let l = Launch {
+            flag: "postgres",
+            system_user: "postgres",
+            package: "postgresql",
+            port_env: "LITEBENCH_PG_PORT",
+            bin_env: "LITEBENCH_PG_BIN",
+            dir_name: "postgres",
+            process: "postgres",
+            init_log: "initdb.log",
+            stop_signal: libc::SIGINT,
+            death_signal: libc::SIGQUIT,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let b = || Binaries {
+            server: dir.path().join("postgres"),
+            init: dir.path().join("initdb"),
+        };
+        let e = b().installed(&l, true, true).err().unwrap();
+        let want = format!(
+            "{}/initdb not found; install the Debian package postgresql or point LITEBENCH_PG_BIN at the directory holding initdb and postgres",
+            dir.path().display()
+        );
+        assert_eq!(e.to_string(), want);
+        std::fs::write(dir.path().join("initdb"), "").unwrap();
+        let e = b().installed(&l, true, false).err().unwrap();
+        assert!(
+            matches!(&e, ServerError::NotInstalled { path, bin_env: None, .. } if path.ends_with("postgres")),
+            "{e}"
+        );
+        std::fs::write(dir.path().join("postgres"), "").unwrap();
+        assert!(b().installed(&l, false, false).is_ok());
+    }
 }

@@ -432,3 +432,52 @@ fn kill_stragglers(dir: &Path) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(script: &str, timeout: Duration) -> Result<(), ServerError> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        run_tool(cmd, dir.path(), None, "tool.log", timeout)
+    }
+
+    #[test]
+    fn a_tool_that_fails_keeps_its_status_and_the_line_that_says_why() {
+        let e = tool("echo 'FATAL: no room'; echo done; exit 3", Duration::from_secs(30)).unwrap_err();
+        assert!(
+            matches!(&e, ServerError::ToolFailed { tool, status, log_tail: Some(t) }
+                if tool == "sh" && status.code() == Some(3) && t == "FATAL: no room"),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "sh failed (exit status 3): FATAL: no room");
+        let e = tool("sleep 10", Duration::from_millis(100)).unwrap_err();
+        assert!(matches!(e, ServerError::ToolTimeout { .. }), "{e:?}");
+        assert_eq!(e.to_string(), "sh did not finish within 0s");
+        assert!(tool("exit 0", Duration::from_secs(30)).is_ok());
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-tool");
+        let e = run_tool(
+            Command::new(&missing),
+            dir.path(),
+            None,
+            "tool.log",
+            Duration::from_secs(1),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, ServerError::Spawn { again: false, source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot run {}: {}",
+                missing.display(),
+                std::io::Error::from_raw_os_error(2)
+            )
+        );
+    }
+}
