@@ -40,7 +40,7 @@ use crate::engines::server::engine::ServerEngine;
 use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
-use crate::engines::server::{first_value, one_line, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
+use crate::engines::server::{first_value, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{find_spec, KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
@@ -400,24 +400,22 @@ impl Flavour for Mysql {
     }
 
     /// `mysql://user:password@host:port/database`
-    fn connect_url(url: &str, _shown: &str) -> Result<(Mysql, Conn, u16), String> {
+    fn connect_url(url: &str, _shown: &str) -> Result<(Mysql, Conn, u16), ServerError> {
         let normalised = match url.strip_prefix("mariadb://") {
             Some(rest) => format!("mysql://{rest}"),
             None => url.to_string(),
         };
-        let opts = Opts::from_url(&normalised).map_err(|e| {
-            format!(
-                "not a MySQL connection URL ({}); e.g. mysql=mysql://root@127.0.0.1:3306/",
-                one_line(&e.to_string())
-            )
+        let opts = Opts::from_url(&normalised).map_err(|e| ServerError::NotAUrl {
+            server: "MySQL",
+            example: "mysql=mysql://root@127.0.0.1:3306/",
+            source: e.into(),
         })?;
         // The URL's database (if any) only serves to connect; litebench makes its own.
         let opts: Opts = finish_opts(OptsBuilder::from_opts(opts).db_name(None::<String>)).into();
-        let conn = Conn::new(opts.clone()).map_err(|e| {
-            format!(
-                "cannot connect ({}); check that the server runs and the URL (user, password)",
-                my_message(&e)
-            )
+        let conn = Conn::new(opts.clone()).map_err(|e| ServerError::Connect {
+            detail: my_message(&e),
+            asks: "user, password",
+            source: e.into(),
         })?;
         let port = opts.get_tcp_port();
         Ok((Mysql { opts }, conn, port))
@@ -555,6 +553,37 @@ impl Flavour for Mysql {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_that_does_not_parse_or_connect_keeps_the_clients_error() {
+        let Err(e) = Mysql::connect_url("mariadb://u@127.0.0.1:notaport/", "") else {
+            panic!("a port that is no number parsed");
+        };
+        assert!(matches!(e, ServerError::NotAUrl { server: "MySQL", .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(
+            m.starts_with("not a MySQL connection URL (") && m.ends_with("); e.g. mysql=mysql://root@127.0.0.1:3306/"),
+            "{m}"
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let Err(e) = Mysql::connect_url(&format!("mysql://root@127.0.0.1:{port}/"), "") else {
+            panic!("connected to a closed port");
+        };
+        let ServerError::Connect { source, .. } = &e else {
+            panic!("{e:?}");
+        };
+        assert!(source.downcast_ref::<mysql::Error>().is_some(), "{source:?}");
+        let m = e.to_string();
+        assert!(
+            m.starts_with("cannot connect (")
+                && m.ends_with("); check that the server runs and the URL (user, password)"),
+            "{m}"
+        );
+    }
 
     #[test]
     fn literals_quote_all_but_numbers() {

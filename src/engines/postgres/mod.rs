@@ -39,7 +39,7 @@ use crate::engines::server::engine::ServerEngine;
 use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
-use crate::engines::server::{error_chain, first_value, one_line, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
+use crate::engines::server::{error_chain, first_value, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
 use crate::engines::{Connection, DbRef, EngineError, ErrorKind};
 use crate::model::knob::{find_spec, KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
@@ -298,12 +298,11 @@ impl Flavour for Postgres {
         serde_json::json!({ "initdb_args": INITDB_ARGS, "server_settings": SERVER_SETTINGS })
     }
 
-    fn connect_url(url: &str, _shown: &str) -> Result<(Postgres, WireConn, u16), String> {
-        let mut config: Config = url.parse().map_err(|e: postgres::Error| {
-            format!(
-                "not a PostgreSQL connection URL ({}); e.g. postgres=postgres://user@127.0.0.1:5432/postgres",
-                one_line(&e.to_string())
-            )
+    fn connect_url(url: &str, _shown: &str) -> Result<(Postgres, WireConn, u16), ServerError> {
+        let mut config: Config = url.parse().map_err(|e: postgres::Error| ServerError::NotAUrl {
+            server: "PostgreSQL",
+            example: "postgres=postgres://user@127.0.0.1:5432/postgres",
+            source: e.into(),
         })?;
         if config.get_dbname().is_none() {
             config.dbname("postgres");
@@ -312,11 +311,10 @@ impl Flavour for Postgres {
             config.connect_timeout(Duration::from_secs(5));
         }
         config.application_name("litebench");
-        let client = WireConn::connect(&config).map_err(|e| {
-            format!(
-                "cannot connect ({}); check that the server runs and the URL (user, password, database)",
-                error_chain(&e)
-            )
+        let client = WireConn::connect(&config).map_err(|e| ServerError::Connect {
+            detail: error_chain(&e),
+            asks: "user, password, database",
+            source: e.into(),
         })?;
         let port = config.get_ports().first().copied().unwrap_or(5432);
         Ok((Postgres { config, version_num: 0 }, client, port))
@@ -530,6 +528,55 @@ impl Flavour for Postgres {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A loopback port nothing listens on.
+    fn closed_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    }
+
+    #[test]
+    fn a_url_that_does_not_parse_or_connect_keeps_the_clients_error() {
+        let Err(e) = Postgres::connect_url("postgres://u@127.0.0.1:notaport/x", "") else {
+            panic!("a port that is no number parsed");
+        };
+        assert!(
+            matches!(
+                e,
+                ServerError::NotAUrl {
+                    server: "PostgreSQL",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let m = e.to_string();
+        assert!(
+            m.starts_with("not a PostgreSQL connection URL (")
+                && m.ends_with("); e.g. postgres=postgres://user@127.0.0.1:5432/postgres"),
+            "{m}"
+        );
+        let url = format!("postgres://litebench@127.0.0.1:{}/postgres", closed_port());
+        let Err(e) = Postgres::connect_url(&url, "") else {
+            panic!("connected to a closed port");
+        };
+        let ServerError::Connect { source, .. } = &e else {
+            panic!("{e:?}");
+        };
+        assert!(
+            source.downcast_ref::<WireError>().is_some_and(WireError::is_closed),
+            "{source:?}"
+        );
+        let m = e.to_string();
+        assert!(
+            m.starts_with("cannot connect (")
+                && m.ends_with("); check that the server runs and the URL (user, password, database)"),
+            "{m}"
+        );
+    }
 
     #[test]
     fn knob_values_canonicalise_like_postgres_spells_them() {

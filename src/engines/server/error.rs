@@ -30,6 +30,23 @@ pub enum ServerError {
         bin_env: Option<&'static str>,
         names: [String; 2],
     },
+    /// A `--engine NAME=URL` whose URL does not parse (`example`: a URL that does).
+    #[error("not a {server} connection URL ({}); e.g. {example}", super::one_line(&.source.to_string()))]
+    NotAUrl {
+        server: &'static str,
+        example: &'static str,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A server the user runs that did not take the connection: the client's error in one
+    /// line (`detail`), and the parts of the URL to check (`asks`).
+    #[error("cannot connect ({detail}); check that the server runs and the URL ({asks})")]
+    Connect {
+        detail: String,
+        asks: &'static str,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The server's system user cannot enter a directory on the way to its own.
     #[error("the server runs as the system user `{user}`, which cannot enter {} (mode {mode:04o}) on the way to --dir; make it traversable (chmod o+x {}) or point --dir elsewhere", .dir.display(), .dir.display())]
     Unreachable { user: String, dir: PathBuf, mode: u32 },

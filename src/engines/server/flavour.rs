@@ -124,9 +124,9 @@ pub trait Flavour: Sized + Send + Sync + 'static {
 
     // ---- a server the user runs
 
-    /// Parses and connects to `url` (`shown`: without its password); `Err` is the message
-    /// after `--engine NAME=URL: `.
-    fn connect_url(url: &str, shown: &str) -> Result<(Self, Self::Client, u16), String>;
+    /// Parses and connects to `url` (`shown`: without its password); `Err` reads after
+    /// `--engine NAME=URL: `.
+    fn connect_url(url: &str, shown: &str) -> Result<(Self, Self::Client, u16), ServerError>;
 
     // ---- connections
 
