@@ -89,8 +89,8 @@ impl<F: Flavour> ServerEngine<F> {
     pub fn start(scratch: &Scratch) -> Result<ServerEngine<F>, String> {
         let l = &F::LAUNCH;
         let bins = F::binaries().map_err(failed::<F>)?;
-        let run_as = run_as(l.flag, l.system_user, l.package)?;
-        let (mut port, fixed) = choose_port(l.port_env)?;
+        let run_as = run_as(l.system_user, l.package).map_err(failed::<F>)?;
+        let (mut port, fixed) = choose_port(l.port_env).map_err(|e| e.to_string())?;
         let mut dir = ServerDir::create(scratch, l.dir_name, run_as.as_ref()).map_err(failed::<F>)?;
         let init = F::init_command(&bins.init, dir.path(), run_as.as_ref()).map_err(failed::<F>)?;
         run_tool(init, dir.path(), run_as.as_ref(), l.init_log, INIT_TIMEOUT).map_err(failed::<F>)?;
@@ -129,7 +129,7 @@ impl<F: Flavour> ServerEngine<F> {
                 _ if retry => {
                     // Someone took the free port between our check and the server's bind.
                     dir = server.stop_keeping_dir();
-                    port = choose_port(l.port_env)?.0;
+                    port = choose_port(l.port_env).map_err(|e| e.to_string())?.0;
                 }
                 (Err(e), _) => return Err(failed::<F>(e)),
                 (Ok(()), None) => return Err(failed::<F>("the server did not accept a connection")),

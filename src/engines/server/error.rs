@@ -47,6 +47,18 @@ pub enum ServerError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Running as root, the server's system user does not exist.
+    #[error("running as root, the server must run as the system user `{user}`, which does not exist; install the Debian package {package} (it creates that user) or run litebench as an ordinary user")]
+    NoSystemUser { user: &'static str, package: &'static str },
+    /// The variable that fixes the port holds no port number.
+    #[error("{env}={value}: not a port number; give a port from 1 to 65535 or unset {env}")]
+    NotAPort { env: &'static str, value: String },
+    /// The port the variable fixes is taken.
+    #[error("{env}={port}: port {port} on 127.0.0.1 is in use; free it, choose another port or unset {env} to let litebench pick a free one")]
+    PortInUse { env: &'static str, port: u16 },
+    /// The kernel gave no free port.
+    #[error("cannot find a free port on 127.0.0.1 ({source}); set {env} to a free port")]
+    NoFreePort { env: &'static str, source: io::Error },
     /// The server's system user cannot enter a directory on the way to its own.
     #[error("the server runs as the system user `{user}`, which cannot enter {} (mode {mode:04o}) on the way to --dir; make it traversable (chmod o+x {}) or point --dir elsewhere", .dir.display(), .dir.display())]
     Unreachable { user: String, dir: PathBuf, mode: u32 },
