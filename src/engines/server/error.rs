@@ -28,7 +28,7 @@ pub enum ServerError {
         path: PathBuf,
         package: &'static str,
         bin_env: Option<&'static str>,
-        names: [String; 2],
+        names: Box<[String; 2]>,
     },
     /// A `--engine NAME=URL` whose URL does not parse (`example`: a URL that does).
     #[error("not a {server} connection URL ({}); e.g. {example}", super::one_line(&.source.to_string()))]

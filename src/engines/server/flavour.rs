@@ -48,7 +48,7 @@ impl Binaries {
             path: missing.clone(),
             package: l.package,
             bin_env: from_env.then_some(l.bin_env),
-            names: order.map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned()),
+            names: Box::new(order.map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())),
         })
     }
 }

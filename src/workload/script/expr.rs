@@ -887,8 +887,7 @@ mod tests {
                         default_seed: 1,
                     });
                     drop(e);
-                    let v = v.map_err(|e| e.to_string());
-                    v
+                    v.map_err(|e| e.to_string())
                 })
                 .unwrap()
                 .join()
