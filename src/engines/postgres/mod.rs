@@ -539,6 +539,29 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_program_is_named_first_initdb_then_postgres_with_the_variable_that_found_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = || Binaries {
+            server: dir.path().join("postgres"),
+            init: dir.path().join("initdb"),
+        };
+        let e = b().installed(&Postgres::LAUNCH, true, true).err().unwrap();
+        let want = format!(
+            "{}/initdb not found; install the Debian package postgresql or point LITEBENCH_PG_BIN at the directory holding initdb and postgres",
+            dir.path().display()
+        );
+        assert_eq!(e.to_string(), want);
+        std::fs::write(dir.path().join("initdb"), "").unwrap();
+        let e = b().installed(&Postgres::LAUNCH, true, false).err().unwrap();
+        assert!(
+            matches!(&e, ServerError::NotInstalled { path, bin_env: None, .. } if path.ends_with("postgres")),
+            "{e}"
+        );
+        std::fs::write(dir.path().join("postgres"), "").unwrap();
+        assert!(b().installed(&Postgres::LAUNCH, false, false).is_ok());
+    }
+
+    #[test]
     fn a_url_that_does_not_parse_or_connect_keeps_the_clients_error() {
         let Err(e) = Postgres::connect_url("postgres://u@127.0.0.1:notaport/x", "") else {
             panic!("a port that is no number parsed");
