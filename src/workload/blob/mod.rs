@@ -263,3 +263,57 @@ impl Streams for Blob {
         clients::BlobClient::new(conn, s, seed, index, clients)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::sqlite::api::Api;
+    use crate::engines::sqlite::conn::SqliteConn;
+    use crate::model::params::resolve;
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
+    struct NoMore;
+
+    impl crate::workload::Connector for NoMore {
+        fn open(&self) -> Result<Box<dyn Connection>, WorkloadError> {
+            unreachable!("one client")
+        }
+    }
+
+    /// One client's trial, through the driver: exactly `operations` measured reads and writes,
+    /// every type's time the same interval, the time inside the operations, below the trial's
+    /// wall time (which includes making the content of 100 KB writes and checking reads).
+    #[test]
+    fn one_client_trial_counts_its_operations_over_the_time_inside_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let args: Vec<String> = [
+            "size=100KB",
+            "count=4",
+            "read_ratio=0.5",
+            "operations=300",
+            "warmup_time=0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let p = resolve("blob", PARAMS, &args).unwrap();
+        let mut conn = SqliteConn::open(Api::bundled(), &dir.path().join("b.db"), None, "sqlite").unwrap();
+        let stop = AtomicBool::new(false);
+        Blob.populate(&mut conn, &Population::new(&p, 1, &stop)).unwrap();
+        let trial = Trial::plain(&p, 5, &stop, &NoMore);
+        let mut rec = Recorder::new(&OPS, None);
+        let wall = Instant::now();
+        Blob.run(&mut conn, &trial, &mut rec).unwrap();
+        let wall = wall.elapsed();
+        assert!(rec.take_series().is_none(), "one client's trial keeps no series");
+        let (ops, measured) = rec.finish();
+        assert_eq!(ops.iter().map(|o| o.ops).sum::<u64>(), 300, "{ops:?}");
+        assert!(
+            ops.iter()
+                .all(|o| o.ops > 0 && o.elapsed_ns == measured.as_nanos() as u64),
+            "{ops:?}"
+        );
+        assert!(measured < wall, "{measured:?} of {wall:?}");
+    }
+}
