@@ -10,10 +10,9 @@
 //!
 //! Wall-clock ratios wander on shared machines (1.00 and 1.06 an hour apart on the same VM), so
 //! the bench can also run one side once (`LITEBENCH_OVERHEAD_SIDE=litebench|driver|bare`,
-//! `LITEBENCH_OVERHEAD_OPS=N`) for an instruction count under valgrind's cachegrind, as SQLite's
-//! own speed checks do: `benches/overhead-instructions.sh` runs each side at N and 2N operations
-//! and divides the difference, so population and start-up cancel out and what remains is the
-//! instructions per operation of each side's timed loop.
+//! `LITEBENCH_OVERHEAD_OPS=N`) for an instruction count under valgrind, as SQLite's own speed
+//! checks do: `benches/overhead-instructions.sh` counts each side's timed loop with callgrind
+//! (population and start-up are outside it) and divides by the operations.
 
 use libsqlite3_sys as ffi;
 use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
