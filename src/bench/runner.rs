@@ -993,7 +993,7 @@ fn trial_instructions(
     match ops.iter().filter_map(|o| o.instructions).reduce(|a, b| a + b).or(interval) {
         Some(n) => Ok(Some(n)),
         None => Err(RunError::Instructions(format!(
-            "--measure instructions: workload {workload} times its trials by itself, outside litebench's phases and load driver, so callgrind counted nothing; count instructions with another workload (speedtest, crud, script, ycsb, tatp), or leave out --measure"
+            "--measure instructions: workload {workload} gave callgrind no measured region to count (it times its trials by itself, or only inside its operations, as blob's one client does); count instructions with another workload (speedtest, crud, script, ycsb, tatp), blob with --clients 2 or more, or leave out --measure"
         ))),
     }
 }

@@ -233,3 +233,48 @@ fn what_callgrind_cannot_count_is_refused_in_one_line() {
     );
     assert_eq!(listing(&sb.scratch()), Vec::<String>::new(), "--dir is not empty");
 }
+
+/// Blob's one client is timed only inside its operations, which callgrind cannot count apart:
+/// the run stops in one line saying so and how to count (the line said it ran outside the load
+/// driver, where it now runs); with two clients it is counted per interval.
+#[test]
+fn blob_s_one_client_is_refused_in_one_line_and_two_clients_are_counted() {
+    if !valgrind() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let args = [
+        "blob",
+        "--measure",
+        "instructions",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--param",
+        "operations=100",
+        "--knob",
+        "busy_timeout=5000",
+    ];
+    let out = output(&mut sb.run(&args));
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let said = stderr(&out);
+    let last = said.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: --measure instructions: workload blob gave callgrind no measured region to count")
+            && last.contains("as blob's one client does")
+            && last.contains("blob with --clients 2 or more"),
+        "{}",
+        describe(&out)
+    );
+    let out = output(sb.run(&args).args(["--clients", "2", "--format", "json", "--quiet"]));
+    assert_success(&out);
+    let v = json(&out);
+    assert!(
+        row(&v, 0, "all")["instr_per_op_median"]
+            .as_f64()
+            .is_some_and(|n| n > 0.0),
+        "{}",
+        describe(&out)
+    );
+}
