@@ -27,7 +27,7 @@ use super::populate::{CUSTOMERS, DISTRICTS, ITEMS};
 use super::random::{self, Constants};
 use crate::engines::control::Control;
 use crate::engines::values::{CellRef, Values};
-use crate::engines::{BusyCause, Connection, EngineError, StmtId, Value};
+use crate::engines::{BusyCause, Connection, Dialect, EngineError, StmtId, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -260,7 +260,7 @@ const NEW_ORDER_SQL: [&str; 8] = [
     "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?",
     "SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?",
     "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
-    "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
+    "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local) VALUES (?, ?, ?, ?, {ts?}, NULL, ?, ?)",
     "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)",
     "SELECT i_price, i_name, i_data FROM item WHERE i_id = ?",
     "UPDATE stock SET s_quantity = CASE WHEN s_quantity >= ? + 10 THEN s_quantity - ? ELSE s_quantity - ? + 91 END, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?",
@@ -272,19 +272,19 @@ const PAYMENT_SQL: [&str; 8] = [
     "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip FROM warehouse WHERE w_id = ?",
     "UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?",
     "SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip FROM district WHERE d_w_id = ? AND d_id = ?",
-    "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
+    "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, {c_since}, c_credit, c_credit_lim, c_discount, c_balance FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
     "UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
     "SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
     "UPDATE customer SET c_data = ? WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
 ];
-const INSERT_HISTORY: &str = "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+const INSERT_HISTORY: &str = "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (?, ?, ?, ?, ?, {ts?}, ?, ?)";
 const CUSTOMERS_BY_LAST: &str =
     "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first";
 
 const ORDER_STATUS_SQL: [&str; 3] = [
     "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
-    "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1",
-    "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
+    "SELECT o_id, {o_entry_d}, o_carrier_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_c_id = ? ORDER BY o_id DESC LIMIT 1",
+    "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, {ol_delivery_d} FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
 ];
 
 const DELIVERY_SQL: [&str; 7] = [
@@ -292,7 +292,7 @@ const DELIVERY_SQL: [&str; 7] = [
     "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?",
     "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?",
     "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?",
-    "UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
+    "UPDATE order_line SET ol_delivery_d = {ts?} WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
     "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?",
     "UPDATE customer SET c_balance = c_balance + ?, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?",
 ];
@@ -321,10 +321,32 @@ pub struct Statements {
     values: Values,
 }
 
+/// A timestamp column read as text (`{col}` in a statement): not every engine's client decodes
+/// timestamps, and the transactions only show them.
+fn timestamps_as_text(sql: &str, d: Dialect) -> String {
+    let mut out = sql.to_string();
+    for col in ["c_since", "o_entry_d", "ol_delivery_d"] {
+        let cast = match d {
+            Dialect::Mysql => format!("CAST({col} AS CHAR(19))"),
+            _ => format!("CAST({col} AS VARCHAR(19))"),
+        };
+        out = out.replace(&format!("{{{col}}}"), &cast);
+    }
+    // A timestamp parameter, typed where the engine does not take text for one (SQLite keeps
+    // the text: its TIMESTAMP affinity is NUMERIC, and a cast would keep only the year).
+    let param = match d {
+        Dialect::Sqlite => "?",
+        Dialect::Mysql => "CAST(? AS DATETIME)",
+        _ => "CAST(CAST(? AS VARCHAR) AS TIMESTAMP)",
+    };
+    out.replace("{ts?}", param)
+}
+
 fn prepare_all<const N: usize>(conn: &mut dyn Connection, sql: [&str; N]) -> Result<[StmtId; N], EngineError> {
+    let d = conn.dialect();
     let mut out = [StmtId(0); N];
     for (o, s) in out.iter_mut().zip(sql) {
-        *o = conn.prepare(s)?;
+        *o = conn.prepare(&timestamps_as_text(s, d))?;
     }
     Ok(out)
 }
@@ -367,9 +389,9 @@ impl Statements {
         Ok(Statements {
             new_order: prepare_all(conn, NEW_ORDER_SQL)?,
             stock_of,
-            insert_order_line: conn.prepare(INSERT_ORDER_LINE)?,
+            insert_order_line: conn.prepare(&timestamps_as_text(INSERT_ORDER_LINE, conn.dialect()))?,
             payment: prepare_all(conn, PAYMENT_SQL)?,
-            insert_history: conn.prepare(INSERT_HISTORY)?,
+            insert_history: conn.prepare(&timestamps_as_text(INSERT_HISTORY, conn.dialect()))?,
             by_last: conn.prepare(CUSTOMERS_BY_LAST)?,
             order_status: prepare_all(conn, ORDER_STATUS_SQL)?,
             delivery: prepare_all(conn, DELIVERY_SQL)?,
