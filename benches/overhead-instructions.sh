@@ -10,7 +10,11 @@
 # timed per interval, as with several clients, a rate or lock retries (`max_tries=2`): it also
 # checks the series' interval per transaction. The series' per-interval work (`Buckets::close`: the recorder's totals and
 # histograms differenced once per interval and operation type) is a cost per interval, not per
-# transaction: it is counted apart and printed on its own line, as the data generation is.
+# transaction, and the series made of the intervals at the trial's end
+# (`record_series_and_interval`) one per trial: both are counted apart and printed on their own
+# lines, as the data generation is. The bench's series interval is longer than its trial, so
+# the trial is one interval whatever the machine's speed, closed once at its end: the count is
+# the same run to run.
 # Exits 1 when a ratio is over its bound (phase-timed 1.02x, interval-timed 1.03x).
 # Usage: benches/overhead-instructions.sh [OPS]   (OPS of each kind, default 5000)
 set -euo pipefail
@@ -42,18 +46,20 @@ drv_total=$(inclusive "$drv" "Crud as litebench::workload::Workload>::run ")
 drv_gen=$(inclusive "$drv" "crud::Live::round_of")
 drv_prep=$(inclusive "$drv" ":sqlite3_prepare_v2 ")
 drv_close=$(inclusive "$drv" "load::series::Buckets::close ")
+drv_series=$(inclusive "$drv" "load::series::record_series_and_interval ")
 bare_total=$(inclusive "$bare" "bare_timed")
-python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$drv_total" "$drv_gen" "$drv_prep" "$drv_close" "$bare_total" <<'PY'
+python3 - "$ops" "$lb_total" "$lb_gen" "$lb_prep" "$drv_total" "$drv_gen" "$drv_prep" "$drv_close" "$drv_series" "$bare_total" <<'PY'
 import sys
-ops, lb_total, lb_gen, lb_prep, drv_total, drv_gen, drv_prep, drv_close, bare_total = map(int, sys.argv[1:])
+ops, lb_total, lb_gen, lb_prep, drv_total, drv_gen, drv_prep, drv_close, drv_series, bare_total = map(int, sys.argv[1:])
 n = 3 * ops
 lb = (lb_total - lb_gen - lb_prep) / n
-drv = (drv_total - drv_gen - drv_prep - drv_close) / n
+drv = (drv_total - drv_gen - drv_prep - drv_close - drv_series) / n
 bare = bare_total / n
 print(f"{ops} inserts + {ops} updates + {ops} deletes, in-memory, bundled SQLite")
 print(f"phase-timed client:   {lb_total} instructions in the trial - {lb_gen} generating data - {lb_prep} preparing = {lb:.0f} per operation")
-print(f"interval-timed client: {drv_total} instructions in the trial - {drv_gen} generating data - {drv_prep} preparing - {drv_close} closing intervals = {drv:.0f} per operation")
+print(f"interval-timed client: {drv_total} instructions in the trial - {drv_gen} generating data - {drv_prep} preparing - {drv_close} closing intervals - {drv_series} making the series = {drv:.0f} per operation")
 print(f"series, per interval: {drv_close} instructions to close the trial's one interval of 3 operation types")
+print(f"series, per trial: {drv_series} instructions to make the series of its one interval")
 print(f"bare C API loop:      {bare_total} instructions = {bare:.0f} per operation")
 print(f"instructions per operation, phase-timed client / bare: {lb / bare:.4f}")
 print(f"instructions per operation, interval-timed client / bare: {drv / bare:.4f}")

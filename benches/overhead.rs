@@ -10,10 +10,9 @@
 //!
 //! Wall-clock ratios wander on shared machines (1.00 and 1.06 an hour apart on the same VM), so
 //! the bench can also run one side once (`LITEBENCH_OVERHEAD_SIDE=litebench|driver|bare`,
-//! `LITEBENCH_OVERHEAD_OPS=N`) for an instruction count under valgrind's cachegrind, as SQLite's
-//! own speed checks do: `benches/overhead-instructions.sh` runs each side at N and 2N operations
-//! and divides the difference, so population and start-up cancel out and what remains is the
-//! instructions per operation of each side's timed loop.
+//! `LITEBENCH_OVERHEAD_OPS=N`) for an instruction count under valgrind, as SQLite's own speed
+//! checks do: `benches/overhead-instructions.sh` counts each side's timed loop with callgrind
+//! (population and start-up are outside it) and divides by the operations.
 
 use libsqlite3_sys as ffi;
 use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};
@@ -30,6 +29,8 @@ const ROWS: u64 = 20_000;
 const DEFAULT_OPS: u64 = 20_000;
 const VALUE: usize = 100;
 const ROUNDS: usize = 30;
+/// The `driver` side's series interval: an hour, longer than its trial.
+const ONE_INTERVAL_MS: u64 = 3_600_000;
 
 struct NoMore;
 
@@ -64,15 +65,30 @@ fn litebench_side(engine: &SqliteEngine, round: u64, ops: u64, driver: bool) -> 
     let stop = AtomicBool::new(false);
     let mut trial = Trial::plain(&p, round, &stop, &NoMore);
     // A second try on a lock makes the load shape other than the default, so crud's trial is
-    // not timed per phase; an in-memory database never meets a lock.
+    // not timed per phase; an in-memory database never meets a lock. The series' interval is
+    // longer than any trial here, under valgrind too: the trial is one interval, closed once
+    // at its end, so that what an instruction count includes does not depend on how long the
+    // trial took (a one-second interval closed once or twice, by the machine's speed).
     let shaped = litebench::model::load::LoadShape {
         max_tries: 2,
+        interval_ms: ONE_INTERVAL_MS,
         ..Default::default()
     };
     if driver {
         trial.load = &shaped;
     }
     Crud.run(conn.as_mut(), &trial, &mut rec).unwrap();
+    if driver {
+        // One interval, or the instruction count would depend on the machine's speed.
+        let intervals = rec.take_series().map_or(0, |s| {
+            let starts: std::collections::BTreeSet<u64> = s.points.iter().map(|p| p.t_ms).collect();
+            starts.len()
+        });
+        assert_eq!(
+            intervals, 1,
+            "the driver side's trial spanned {intervals} series intervals: raise ONE_INTERVAL_MS"
+        );
+    }
     rec.finish().1
 }
 

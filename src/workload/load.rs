@@ -38,12 +38,14 @@
 //!
 //! **One loop.** A workload's trials run here whatever the load: with one client in a closed
 //! loop, a workload that is timed per phase ([`Streams::phase_timed`]: crud's APSys'17 phases)
-//! gets its phases as events of this loop, not from a loop of its own. The loop is compiled per
+//! gets its phases as events of this loop, not from a loop of its own, and one timed inside its
+//! operations ([`Streams::op_timed`]: blob's VLDB'22 trial) a loop variant that times only them. The loop is compiled per
 //! workload ([`Streams::Client`]) and per what a trial needs, so that the closed loop pays for no
 //! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
 mod course;
 mod driver;
+mod op_timed;
 mod progress;
 mod retry;
 mod roles;
@@ -136,6 +138,14 @@ pub trait Streams: Sync {
     fn phase_timed(&self, _params: &Params) -> bool {
         false
     }
+    /// True when one client in a closed loop (the default load shape) is timed inside its
+    /// operations with these parameters ([`op_timed`]): only the engine's call of each
+    /// transaction is timed, not the client's draw and check around it, and every operation
+    /// type's throughput is over the sum of the timed transactions, not over wall time (blob's
+    /// VLDB'22 trial, the numbers every earlier run has). False by default.
+    fn op_timed(&self, _params: &Params) -> bool {
+        false
+    }
     /// False when a trial with these parameters and this load keeps no time series (nor
     /// `--progress` lines): its records are those of a workload measured over one interval
     /// (TATP's closed loop, as VLDB'22 measured it and every earlier run recorded it). True by
@@ -154,6 +164,18 @@ pub trait Streams: Sync {
         seed: u64,
         params: &Params,
     ) -> Result<Self::Client<'c>, WorkloadError>;
+    /// The one client of a trial timed per phase or inside its operations
+    /// ([`Streams::phase_timed`], [`Streams::op_timed`]), given the trial's own seed: where a
+    /// workload's one-client trials draw what they drew before the driver ran them. By default
+    /// client 0 of 1, as under any other load.
+    fn solo_client<'c>(
+        &self,
+        conn: &'c mut dyn Connection,
+        trial_seed: u64,
+        params: &Params,
+    ) -> Result<Self::Client<'c>, WorkloadError> {
+        self.client(conn, 0, 1, client_seed(trial_seed, 0), params)
+    }
 }
 
 /// The object-safe face of a workload's [`Streams`], which every implementation has: what the
@@ -169,6 +191,8 @@ pub trait Transactions: Sync {
     fn warmup(&self, params: &Params) -> Duration;
     /// [`Streams::phase_timed`].
     fn phase_timed(&self, params: &Params) -> bool;
+    /// [`Streams::op_timed`].
+    fn op_timed(&self, params: &Params) -> bool;
     /// [`Streams::series`].
     fn series(&self, params: &Params, load: &LoadShape) -> bool;
     /// Runs one client of a trial on `conn` to the end of its budget: the driver's client loop,
@@ -191,6 +215,9 @@ impl<S: Streams> Transactions for S {
     }
     fn phase_timed(&self, params: &Params) -> bool {
         Streams::phase_timed(self, params)
+    }
+    fn op_timed(&self, params: &Params) -> bool {
+        Streams::op_timed(self, params)
     }
     fn series(&self, params: &Params, load: &LoadShape) -> bool {
         Streams::series(self, params, load)

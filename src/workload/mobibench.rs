@@ -32,8 +32,8 @@
 //! `count` survives). A transaction that changes no row (id 0, or a row another client's
 //! transaction already changed away) is completed and unsuccessful.
 
-use super::load::{Budget, Client, Streams, Transactions};
-use super::suite::{self, Args, Check, Script, Slot, Step, Test};
+use super::load::{Budget, Client, Hooks, Streams, Transactions};
+use super::suite;
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
 use crate::engines::dialect::Sql;
 use crate::engines::{Connection, EngineError, StmtId, Value};
@@ -89,60 +89,6 @@ fn prefilled(mode: &str) -> bool {
     matches!(mode, "update" | "delete")
 }
 
-/// The trial's script.
-pub fn script(mode: &str, count: u64, seed: u64) -> Script {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(11);
-    let mut s = Script::default();
-    let n = count as i64;
-    if matches!(mode, "insert" | "all") {
-        let stmt = s.stmt(INSERT);
-        let text = s.text(INSERT_STR);
-        s.tests.push(Test {
-            op: 0,
-            tx: false,
-            steps: vec![Step::Run {
-                stmt,
-                bind: &[Slot::Text],
-                rows: vec![Args::with_text(0, 0, text, 1); count as usize],
-                check: Check::Changes,
-            }],
-        });
-    }
-    if matches!(mode, "update" | "all") {
-        let stmt = s.stmt(UPDATE);
-        let text = s.text(UPDATE_STR);
-        let rows = (0..count)
-            .map(|_| Args::with_text(rng.random_range(1..=n), 0, text, 1))
-            .collect();
-        s.tests.push(Test {
-            op: 1,
-            tx: false,
-            steps: vec![Step::Run {
-                stmt,
-                bind: &[Slot::Text, Slot::X],
-                rows,
-                check: Check::Updates,
-            }],
-        });
-    }
-    if matches!(mode, "delete" | "all") {
-        let stmt = s.stmt(DELETE);
-        let rows = (0..n).map(|i| Args::ints(i, 0, i64::from(i >= 1))).collect();
-        s.tests.push(Test {
-            op: 2,
-            tx: false,
-            steps: vec![Step::Run {
-                stmt,
-                bind: &[Slot::X],
-                rows,
-                check: Check::Changes,
-            }],
-        });
-    }
-    s
-}
-
 /// What the workload is (`litebench list` prints it).
 pub static KIND: WorkloadKind = WorkloadKind {
     name: "mobibench",
@@ -175,12 +121,7 @@ impl Workload for Mobibench {
     }
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        if !trial.load.is_default() {
-            return super::load::drive(conn, self, trial, rec);
-        }
-        let p = trial.params;
-        let s = script(p.choice("mode"), p.count("count"), trial.seed);
-        suite::execute(KIND.name, OPS, conn, &s, trial, rec)
+        super::load::drive(conn, self, trial, rec)
     }
 
     fn transactions(&self) -> Option<&dyn Transactions> {
@@ -222,8 +163,15 @@ impl Workload for Mobibench {
 impl Streams for Mobibench {
     type Client<'c> = MobiClient<'c>;
 
+    /// `count` transactions per mode (`mode=all`: three modes, one client only).
     fn budget(&self, p: &Params) -> Budget {
-        Budget::Count(p.count("count"))
+        let modes = if p.choice("mode") == "all" { 3 } else { 1 };
+        Budget::Count(modes * p.count("count"))
+    }
+
+    /// One closed-loop client: each mode a phase, as Mobibench times it.
+    fn phase_timed(&self, _p: &Params) -> bool {
+        true
     }
 
     fn one_client_only(&self, p: &Params) -> Option<String> {
@@ -240,44 +188,98 @@ impl Streams for Mobibench {
         seed: u64,
         p: &Params,
     ) -> Result<Self::Client<'c>, WorkloadError> {
-        let op = match p.choice("mode") {
-            "insert" => 0,
-            "update" => 1,
-            _ => 2,
+        let op = mode_op(p.choice("mode"));
+        MobiClient::new(conn, op..=op, seed, (i64::from(index), i64::from(clients)), p, None)
+    }
+
+    /// The one client timed per phase: its updates draw from the trial's seed, and every
+    /// statement must change the rows Mobibench's does, or the trial fails.
+    fn solo_client<'c>(
+        &self,
+        conn: &'c mut dyn Connection,
+        trial_seed: u64,
+        p: &Params,
+    ) -> Result<Self::Client<'c>, WorkloadError> {
+        let modes = match p.choice("mode") {
+            "all" => 0..=2,
+            mode => mode_op(mode)..=mode_op(mode),
         };
-        let stmt = conn.prepare([INSERT, UPDATE, DELETE][op])?;
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        rng.set_stream(11);
-        Ok(MobiClient {
-            conn,
-            op,
-            stmt,
-            rng,
-            count: p.count("count") as i64,
-            next_delete: i64::from(index),
-            step: i64::from(clients),
-            id: 0,
-        })
+        let lenient = conn.dialect().updates_count_changed_rows_only();
+        MobiClient::new(conn, modes, trial_seed, (0, 1), p, Some(lenient))
+    }
+}
+
+/// The operation type of one mode.
+fn mode_op(mode: &str) -> usize {
+    match mode {
+        "insert" => 0,
+        "update" => 1,
+        _ => 2,
     }
 }
 
 /// One client's stream of Mobibench transactions under the load driver.
 pub struct MobiClient<'c> {
     conn: &'c mut dyn Connection,
-    /// The mode's operation type, and its statement.
+    /// The first mode's operation type, the statements of the modes run, one after the other,
+    /// and the drawn transaction's operation type.
+    first: usize,
+    stmts: Vec<StmtId>,
     op: usize,
-    stmt: StmtId,
     rng: ChaCha8Rng,
     count: i64,
+    /// Transactions drawn.
+    drawn: i64,
     /// Deletes: this client's next id of Mobibench's sequence, and the number of clients.
     next_delete: i64,
     step: i64,
-    /// The drawn transaction's id (updates and deletes).
+    /// The drawn transaction's id (updates and deletes), and the rows it changed.
     id: i64,
+    changed: u64,
+    /// The one client's row check (its value: an update of a row to its own value may count
+    /// no change on this engine); none under several clients, where a transaction that
+    /// changes no row is completed and unsuccessful.
+    strict: Option<bool>,
+}
+
+impl<'c> MobiClient<'c> {
+    fn new(
+        conn: &'c mut dyn Connection,
+        modes: std::ops::RangeInclusive<usize>,
+        seed: u64,
+        (index, clients): (i64, i64),
+        p: &Params,
+        strict: Option<bool>,
+    ) -> Result<MobiClient<'c>, WorkloadError> {
+        let first = *modes.start();
+        let stmts = modes
+            .map(|op| conn.prepare([INSERT, UPDATE, DELETE][op]))
+            .collect::<Result<_, _>>()?;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(11);
+        Ok(MobiClient {
+            conn,
+            first,
+            stmts,
+            op: first,
+            rng,
+            count: p.count("count") as i64,
+            drawn: 0,
+            next_delete: index,
+            step: clients,
+            id: 0,
+            changed: 0,
+            strict,
+        })
+    }
 }
 
 impl Client for MobiClient<'_> {
     fn draw(&mut self) -> usize {
+        // Modes one after the other, `count` transactions each (one mode under the driver's
+        // several clients, whose shares the driver counts).
+        self.op = (self.first + (self.drawn / self.count) as usize).min(self.first + self.stmts.len() - 1);
+        self.drawn += 1;
         self.id = match self.op {
             0 => 0,
             1 => self.rng.random_range(1..=self.count),
@@ -291,42 +293,111 @@ impl Client for MobiClient<'_> {
     }
 
     fn execute(&mut self) -> Result<bool, EngineError> {
-        let changed = match self.op {
-            0 => self.conn.run(self.stmt, &[Value::Text(INSERT_STR)])?,
-            1 => self
-                .conn
-                .run(self.stmt, &[Value::Text(UPDATE_STR), Value::Int(self.id)])?,
-            _ => self.conn.run(self.stmt, &[Value::Int(self.id)])?,
+        let stmt = self.stmts[self.op - self.first];
+        self.changed = match self.op {
+            0 => self.conn.run(stmt, &[Value::Text(INSERT_STR)])?,
+            1 => self.conn.run(stmt, &[Value::Text(UPDATE_STR), Value::Int(self.id)])?,
+            _ => self.conn.run(stmt, &[Value::Int(self.id)])?,
         };
-        Ok(changed == 1)
+        Ok(self.strict.is_some() || self.changed == 1)
+    }
+
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            check: self.strict.is_some(),
+            ..Hooks::default()
+        }
+    }
+
+    /// The one client's statements change what Mobibench's do: one row each, but none for the
+    /// delete of id 0.
+    fn check(&mut self) -> Result<(), WorkloadError> {
+        let Some(lenient) = self.strict else {
+            return Ok(());
+        };
+        let want = u64::from(self.op != 2 || self.id >= 1);
+        let ok = match self.op {
+            1 if lenient => self.changed <= want,
+            _ => self.changed == want,
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(WorkloadError::Verification {
+            workload: KIND.name.into(),
+            detail: format!(
+                "test {}: statement {} of step 1 (`{}`) returned {} rows, expected {want}",
+                OPS[self.op],
+                (self.drawn - 1) % self.count + 1,
+                [INSERT, UPDATE, DELETE][self.op],
+                self.changed
+            ),
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engines::sqlite::api::Api;
+    use crate::engines::sqlite::conn::SqliteConn;
+    use crate::model::params::resolve;
+    use crate::workload::Population;
+    use std::sync::atomic::AtomicBool;
 
+    fn params(mode: &str, count: u64) -> Params {
+        let args = [format!("mode={mode}"), format!("count={count}")];
+        resolve("mobibench", PARAMS, &args).unwrap()
+    }
+
+    /// `mode=all`'s one client runs Mobibench's sequence: `count` inserts, `count` updates at
+    /// ids drawn from the trial's seed (stream 11), then deletes of ids 0 .. count-1.
     #[test]
-    fn modes() {
-        let all = script("all", 100, 1);
-        assert_eq!(all.tests.iter().map(|t| t.op).collect::<Vec<_>>(), vec![0, 1, 2]);
-        assert!(all.tests.iter().all(|t| !t.tx && t.statements() == 100));
-        assert_eq!(script("update", 10, 1).tests.len(), 1);
-        let del = script("delete", 5, 1);
-        let Step::Run { rows, .. } = &del.tests[0].steps[0] else {
-            panic!()
-        };
-        assert_eq!(
-            rows.iter().map(|a| (a.x, a.expect)).collect::<Vec<_>>(),
-            vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1)]
+    fn the_one_client_runs_the_modes_in_order_from_the_trial_seed() {
+        let p = params("all", 5);
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+        let stop = AtomicBool::new(false);
+        Mobibench.populate(&mut conn, &Population::new(&p, 1, &stop)).unwrap();
+        let mut c = Mobibench.solo_client(&mut conn, 9, &p).unwrap();
+        let drawn: Vec<(usize, i64)> = (0..15).map(|_| (c.draw(), c.id)).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        rng.set_stream(11);
+        let mut want: Vec<(usize, i64)> = vec![(0, 0); 5];
+        want.extend((0..5).map(|_| (1, rng.random_range(1..=5))));
+        want.extend((0..5).map(|i| (2, i)));
+        assert_eq!(drawn, want);
+        assert_eq!(Streams::budget(&Mobibench, &p), Budget::Count(15));
+        assert_eq!(Streams::budget(&Mobibench, &params("delete", 5)), Budget::Count(5));
+    }
+
+    /// The one client's statements must change the rows Mobibench's do: the delete of id 0
+    /// none (completed, successful), the others one; a statement that changes another number
+    /// fails the trial with the statement named. Under several clients no check runs.
+    #[test]
+    fn the_one_client_checks_the_rows_each_statement_changes() {
+        let p = params("delete", 3);
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+        let stop = AtomicBool::new(false);
+        Mobibench.populate(&mut conn, &Population::new(&p, 1, &stop)).unwrap();
+        conn.execute_batch("DELETE FROM tblMyList WHERE id = 2").unwrap();
+        let mut c = Mobibench.solo_client(&mut conn, 1, &p).unwrap();
+        assert!(c.hooks().check);
+        for _ in 0..2 {
+            c.draw();
+            assert!(c.execute().unwrap());
+            c.check().unwrap();
+        }
+        c.draw();
+        assert!(c.execute().unwrap());
+        let e = c.check().unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "test delete: statement 3 of step 1 (`DELETE FROM tblMyList WHERE id=?`) returned 0 rows, expected 1"
+            ),
+            "{e}"
         );
-        let upd = script("update", 50, 2);
-        let Step::Run { rows, .. } = &upd.tests[0].steps[0] else {
-            panic!()
-        };
-        assert!(rows.iter().all(|a| (1..=50).contains(&a.x)));
-        assert_eq!(upd.text_at(&rows[0]), UPDATE_STR);
-        assert_eq!(INSERT_STR.len(), 100);
-        assert_eq!(UPDATE_STR.len(), 100);
+        drop(c);
+        let c = Mobibench.client(&mut conn, 0, 2, 1, &p).unwrap();
+        assert!(!c.hooks().check);
     }
 }

@@ -242,3 +242,41 @@ fn pgbench_scripts_bind_and_gset_on_postgres_as_pgbenchs_text_works() {
         out.describe()
     );
 }
+
+/// A script of more statements than the MariaDB client's statement cache held (32): every
+/// statement stays prepared for the whole trial. The cache closed the least recently used one
+/// on the server once a 33rd was prepared, and its next run failed with `Unknown prepared
+/// statement handler`.
+#[test]
+fn a_script_of_forty_statements_runs_again_on_mariadb() {
+    if !available(&[Server::Mysql]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let script: String = (1..=40).map(|i| format!("SELECT {i} AS c{i};\n")).collect();
+    std::fs::write(sb.cwd().join("forty.sql"), script).unwrap();
+    let v = run(sb.run_std(&[
+        "script",
+        "--param",
+        "file=forty.sql",
+        "--param",
+        "transactions=3",
+        "--engine",
+        "mysql",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    let rows = rows(&v, "defaults");
+    let statements: Vec<_> = rows.iter().filter(|r| r.0.starts_with("forty.sql:")).collect();
+    assert_eq!(statements.len(), 40, "{rows:?}");
+    assert!(
+        statements.iter().all(|r| r.1 == 3.0),
+        "each statement ran 3 times: {rows:?}"
+    );
+}

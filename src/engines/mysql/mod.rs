@@ -37,9 +37,10 @@ mod conn;
 pub use conn::MyConn;
 
 use crate::engines::server::engine::ServerEngine;
+use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
-use crate::engines::server::{first_value, one_line, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
+use crate::engines::server::{first_value, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{find_spec, KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
@@ -153,34 +154,28 @@ const FLAG: &str = "mysql";
 
 /// `mariadbd` and `mariadb-install-db`: from `$LITEBENCH_MYSQL_BIN`, else where Debian's
 /// mariadb-server puts them.
-fn find_binaries() -> Result<Binaries, String> {
-    let from_env = std::env::var_os("LITEBENCH_MYSQL_BIN").map(PathBuf::from);
-    let (server, install) = match &from_env {
+fn find_binaries() -> Result<Binaries, ServerError> {
+    let from_env = std::env::var_os(Mysql::LAUNCH.bin_env).map(PathBuf::from);
+    let (server, init) = match &from_env {
         Some(d) => (d.join("mariadbd"), d.join("mariadb-install-db")),
         None => (
             PathBuf::from("/usr/sbin/mariadbd"),
             PathBuf::from("/usr/bin/mariadb-install-db"),
         ),
     };
-    for p in [&server, &install] {
-        if !p.is_file() {
-            return Err(format!(
-                "--engine mysql: {} not found; install the Debian package mariadb-server{}",
-                p.display(),
-                if from_env.is_some() {
-                    " or point LITEBENCH_MYSQL_BIN at the directory holding mariadbd and mariadb-install-db"
-                } else {
-                    ""
-                }
-            ));
-        }
-    }
-    Ok(Binaries { server, init: install })
+    Binaries { server, init }.installed(&Mysql::LAUNCH, false, from_env.is_some())
 }
+
+/// Statements one connection keeps prepared at most. The client's statement cache closes the
+/// least recently used statement on the server once it is full (32 by default), while a
+/// workload holds every statement it prepared for the whole trial (a script of 40 statements,
+/// TPC-C's 38): its next run failed with `Unknown prepared statement handler`.
+const STATEMENTS_KEPT: usize = 1024;
 
 /// Options every litebench connection uses on top of the address and credentials.
 fn finish_opts(b: OptsBuilder) -> OptsBuilder {
     b.prefer_socket(false)
+        .stmt_cache_size(STATEMENTS_KEPT)
         .additional_capabilities(CapabilityFlags::CLIENT_FOUND_ROWS)
         .tcp_connect_timeout(Some(Duration::from_secs(5)))
 }
@@ -340,6 +335,7 @@ impl Flavour for Mysql {
         system_user: "mysql",
         package: "mariadb-server",
         port_env: "LITEBENCH_MYSQL_PORT",
+        bin_env: "LITEBENCH_MYSQL_BIN",
         dir_name: "mariadb",
         process: "mariadbd",
         init_log: "install-db.log",
@@ -365,16 +361,15 @@ impl Flavour for Mysql {
         &KIND
     }
 
-    fn binaries() -> Result<Binaries, String> {
+    fn binaries() -> Result<Binaries, ServerError> {
         find_binaries()
     }
 
-    fn init_command(install: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, String> {
+    fn init_command(install: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, ServerError> {
         let tmp = dir.join("tmp");
-        std::fs::create_dir(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::create_dir(&tmp).map_err(ServerError::io(&tmp, None))?;
         if let Some(who) = run_as {
-            std::os::unix::fs::chown(&tmp, Some(who.uid), Some(who.gid))
-                .map_err(|e| format!("{}: {e}", tmp.display()))?;
+            std::os::unix::fs::chown(&tmp, Some(who.uid), Some(who.gid)).map_err(ServerError::io(&tmp, None))?;
         }
         let mut cmd = Command::new(install);
         // --no-defaults must come first.
@@ -412,24 +407,22 @@ impl Flavour for Mysql {
     }
 
     /// `mysql://user:password@host:port/database`
-    fn connect_url(url: &str, _shown: &str) -> Result<(Mysql, Conn, u16), String> {
+    fn connect_url(url: &str, _shown: &str) -> Result<(Mysql, Conn, u16), ServerError> {
         let normalised = match url.strip_prefix("mariadb://") {
             Some(rest) => format!("mysql://{rest}"),
             None => url.to_string(),
         };
-        let opts = Opts::from_url(&normalised).map_err(|e| {
-            format!(
-                "not a MySQL connection URL ({}); e.g. mysql=mysql://root@127.0.0.1:3306/",
-                one_line(&e.to_string())
-            )
+        let opts = Opts::from_url(&normalised).map_err(|e| ServerError::NotAUrl {
+            server: "MySQL",
+            example: "mysql=mysql://root@127.0.0.1:3306/",
+            source: e.into(),
         })?;
         // The URL's database (if any) only serves to connect; litebench makes its own.
         let opts: Opts = finish_opts(OptsBuilder::from_opts(opts).db_name(None::<String>)).into();
-        let conn = Conn::new(opts.clone()).map_err(|e| {
-            format!(
-                "cannot connect ({}); check that the server runs and the URL (user, password)",
-                my_message(&e)
-            )
+        let conn = Conn::new(opts.clone()).map_err(|e| ServerError::Connect {
+            detail: my_message(&e),
+            asks: "user, password",
+            source: e.into(),
         })?;
         let port = opts.get_tcp_port();
         Ok((Mysql { opts }, conn, port))
@@ -567,6 +560,37 @@ impl Flavour for Mysql {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_that_does_not_parse_or_connect_keeps_the_clients_error() {
+        let Err(e) = Mysql::connect_url("mariadb://u@127.0.0.1:notaport/", "") else {
+            panic!("a port that is no number parsed");
+        };
+        assert!(matches!(e, ServerError::NotAUrl { server: "MySQL", .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(
+            m.starts_with("not a MySQL connection URL (") && m.ends_with("); e.g. mysql=mysql://root@127.0.0.1:3306/"),
+            "{m}"
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let Err(e) = Mysql::connect_url(&format!("mysql://root@127.0.0.1:{port}/"), "") else {
+            panic!("connected to a closed port");
+        };
+        let ServerError::Connect { source, .. } = &e else {
+            panic!("{e:?}");
+        };
+        assert!(source.downcast_ref::<mysql::Error>().is_some(), "{source:?}");
+        let m = e.to_string();
+        assert!(
+            m.starts_with("cannot connect (")
+                && m.ends_with("); check that the server runs and the URL (user, password)"),
+            "{m}"
+        );
+    }
 
     #[test]
     fn literals_quote_all_but_numbers() {

@@ -36,9 +36,10 @@ mod wire;
 pub use conn::{copy_escape, translate_placeholders, PgConn};
 
 use crate::engines::server::engine::ServerEngine;
+use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
-use crate::engines::server::{error_chain, first_value, one_line, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
+use crate::engines::server::{error_chain, first_value, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
 use crate::engines::{Connection, DbRef, EngineError, ErrorKind};
 use crate::model::knob::{find_spec, KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
@@ -162,7 +163,7 @@ const FLAG: &str = "postgres";
 /// The directory with `initdb` and `postgres`: `$LITEBENCH_PG_BIN`, else the newest
 /// `/usr/lib/postgresql/<version>/bin`.
 fn bin_dir() -> (PathBuf, bool) {
-    if let Some(d) = std::env::var_os("LITEBENCH_PG_BIN") {
+    if let Some(d) = std::env::var_os(Postgres::LAUNCH.bin_env) {
         return (PathBuf::from(d), true);
     }
     let mut best: Option<(u32, PathBuf)> = None;
@@ -184,27 +185,13 @@ fn bin_dir() -> (PathBuf, bool) {
     )
 }
 
-fn find_binaries() -> Result<Binaries, String> {
+fn find_binaries() -> Result<Binaries, ServerError> {
     let (dir, from_env) = bin_dir();
-    let initdb = dir.join("initdb");
-    let postgres = dir.join("postgres");
-    for p in [&initdb, &postgres] {
-        if !p.is_file() {
-            return Err(format!(
-                "--engine postgres: {} not found; install the Debian package postgresql{}",
-                p.display(),
-                if from_env {
-                    " or point LITEBENCH_PG_BIN at the directory holding initdb and postgres"
-                } else {
-                    ""
-                }
-            ));
-        }
-    }
-    Ok(Binaries {
-        server: postgres,
-        init: initdb,
-    })
+    let b = Binaries {
+        server: dir.join("postgres"),
+        init: dir.join("initdb"),
+    };
+    b.installed(&Postgres::LAUNCH, true, from_env)
 }
 
 /// A PostgreSQL server as an engine.
@@ -252,6 +239,7 @@ impl Flavour for Postgres {
         system_user: "postgres",
         package: "postgresql",
         port_env: "LITEBENCH_PG_PORT",
+        bin_env: "LITEBENCH_PG_BIN",
         dir_name: "postgres",
         process: "postgres",
         init_log: "initdb.log",
@@ -274,11 +262,11 @@ impl Flavour for Postgres {
         &KIND
     }
 
-    fn binaries() -> Result<Binaries, String> {
+    fn binaries() -> Result<Binaries, ServerError> {
         find_binaries()
     }
 
-    fn init_command(initdb: &Path, dir: &Path, _run_as: Option<&RunAs>) -> Result<Command, String> {
+    fn init_command(initdb: &Path, dir: &Path, _run_as: Option<&RunAs>) -> Result<Command, ServerError> {
         let mut cmd = Command::new(initdb);
         cmd.arg("-D").arg(dir.join("data")).args(INITDB_ARGS);
         Ok(cmd)
@@ -310,12 +298,11 @@ impl Flavour for Postgres {
         serde_json::json!({ "initdb_args": INITDB_ARGS, "server_settings": SERVER_SETTINGS })
     }
 
-    fn connect_url(url: &str, _shown: &str) -> Result<(Postgres, WireConn, u16), String> {
-        let mut config: Config = url.parse().map_err(|e: postgres::Error| {
-            format!(
-                "not a PostgreSQL connection URL ({}); e.g. postgres=postgres://user@127.0.0.1:5432/postgres",
-                one_line(&e.to_string())
-            )
+    fn connect_url(url: &str, _shown: &str) -> Result<(Postgres, WireConn, u16), ServerError> {
+        let mut config: Config = url.parse().map_err(|e: postgres::Error| ServerError::NotAUrl {
+            server: "PostgreSQL",
+            example: "postgres=postgres://user@127.0.0.1:5432/postgres",
+            source: e.into(),
         })?;
         if config.get_dbname().is_none() {
             config.dbname("postgres");
@@ -324,11 +311,10 @@ impl Flavour for Postgres {
             config.connect_timeout(Duration::from_secs(5));
         }
         config.application_name("litebench");
-        let client = WireConn::connect(&config).map_err(|e| {
-            format!(
-                "cannot connect ({}); check that the server runs and the URL (user, password, database)",
-                error_chain(&e)
-            )
+        let client = WireConn::connect(&config).map_err(|e| ServerError::Connect {
+            detail: error_chain(&e),
+            asks: "user, password, database",
+            source: e.into(),
         })?;
         let port = config.get_ports().first().copied().unwrap_or(5432);
         Ok((Postgres { config, version_num: 0 }, client, port))
@@ -542,6 +528,78 @@ impl Flavour for Postgres {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A loopback port nothing listens on.
+    fn closed_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    }
+
+    #[test]
+    fn a_missing_program_is_named_first_initdb_then_postgres_with_the_variable_that_found_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = || Binaries {
+            server: dir.path().join("postgres"),
+            init: dir.path().join("initdb"),
+        };
+        let e = b().installed(&Postgres::LAUNCH, true, true).err().unwrap();
+        let want = format!(
+            "{}/initdb not found; install the Debian package postgresql or point LITEBENCH_PG_BIN at the directory holding initdb and postgres",
+            dir.path().display()
+        );
+        assert_eq!(e.to_string(), want);
+        std::fs::write(dir.path().join("initdb"), "").unwrap();
+        let e = b().installed(&Postgres::LAUNCH, true, false).err().unwrap();
+        assert!(
+            matches!(&e, ServerError::NotInstalled { path, bin_env: None, .. } if path.ends_with("postgres")),
+            "{e}"
+        );
+        std::fs::write(dir.path().join("postgres"), "").unwrap();
+        assert!(b().installed(&Postgres::LAUNCH, false, false).is_ok());
+    }
+
+    #[test]
+    fn a_url_that_does_not_parse_or_connect_keeps_the_clients_error() {
+        let Err(e) = Postgres::connect_url("postgres://u@127.0.0.1:notaport/x", "") else {
+            panic!("a port that is no number parsed");
+        };
+        assert!(
+            matches!(
+                e,
+                ServerError::NotAUrl {
+                    server: "PostgreSQL",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let m = e.to_string();
+        assert!(
+            m.starts_with("not a PostgreSQL connection URL (")
+                && m.ends_with("); e.g. postgres=postgres://user@127.0.0.1:5432/postgres"),
+            "{m}"
+        );
+        let url = format!("postgres://litebench@127.0.0.1:{}/postgres", closed_port());
+        let Err(e) = Postgres::connect_url(&url, "") else {
+            panic!("connected to a closed port");
+        };
+        let ServerError::Connect { source, .. } = &e else {
+            panic!("{e:?}");
+        };
+        assert!(
+            source.downcast_ref::<WireError>().is_some_and(WireError::is_closed),
+            "{source:?}"
+        );
+        let m = e.to_string();
+        assert!(
+            m.starts_with("cannot connect (")
+                && m.ends_with("); check that the server runs and the URL (user, password, database)"),
+            "{m}"
+        );
+    }
 
     #[test]
     fn knob_values_canonicalise_like_postgres_spells_them() {

@@ -51,6 +51,11 @@ fn dial_own<F: Flavour>(flavour: &F, server: &ServerProcess, port: u16) -> Optio
     same_dir(&reported, &server.dir().join("data")).then_some(client)
 }
 
+/// A start's error as the user reads it: after `--engine FLAG: `.
+fn failed<F: Flavour>(e: impl std::fmt::Display) -> String {
+    format!("--engine {}: {e}", F::LAUNCH.flag)
+}
+
 /// A database server as an engine.
 pub struct ServerEngine<F: Flavour> {
     label: String,
@@ -83,13 +88,12 @@ impl<F: Flavour> ServerEngine<F> {
     /// Starts a throwaway server in the scratch directory.
     pub fn start(scratch: &Scratch) -> Result<ServerEngine<F>, String> {
         let l = &F::LAUNCH;
-        let bins = F::binaries()?;
-        let run_as = run_as(l.flag, l.system_user, l.package)?;
-        let (mut port, fixed) = choose_port(l.port_env)?;
-        let fail = |e: String| format!("--engine {}: {e}", l.flag);
-        let mut dir = ServerDir::create(scratch, l.dir_name, run_as.as_ref()).map_err(fail)?;
-        let init = F::init_command(&bins.init, dir.path(), run_as.as_ref()).map_err(fail)?;
-        run_tool(init, dir.path(), run_as.as_ref(), l.init_log, INIT_TIMEOUT).map_err(fail)?;
+        let bins = F::binaries().map_err(failed::<F>)?;
+        let run_as = run_as(l.system_user, l.package).map_err(failed::<F>)?;
+        let (mut port, fixed) = choose_port(l.port_env).map_err(|e| e.to_string())?;
+        let mut dir = ServerDir::create(scratch, l.dir_name, run_as.as_ref()).map_err(failed::<F>)?;
+        let init = F::init_command(&bins.init, dir.path(), run_as.as_ref()).map_err(failed::<F>)?;
+        run_tool(init, dir.path(), run_as.as_ref(), l.init_log, INIT_TIMEOUT).map_err(failed::<F>)?;
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -104,12 +108,12 @@ impl<F: Flavour> ServerEngine<F> {
                 l.death_signal,
                 "server.log",
             )
-            .map_err(|(e, _dir)| fail(e))?;
+            .map_err(|(e, _dir)| failed::<F>(e))?;
             let flavour = F::local(port);
             let mut client = None;
             let ready = server.wait_ready(READY_TIMEOUT, &mut || {
                 client = dial_own(&flavour, &server, port);
-                Ok(client.is_some())
+                client.is_some()
             });
             let retry = !fixed && attempt < START_ATTEMPTS && server.log_since_contains(log_at, ADDRESS_IN_USE);
             match (ready, client) {
@@ -117,7 +121,7 @@ impl<F: Flavour> ServerEngine<F> {
                     let server = Some(Arc::new(server));
                     let mut engine =
                         ServerEngine::finish(l.flag.to_string(), flavour, client, server, None, port, run_as)
-                            .map_err(fail)?;
+                            .map_err(failed::<F>)?;
                     engine.server_bin = Some(bins.server);
                     engine.dial_url = F::local_url(port);
                     return Ok(engine);
@@ -125,10 +129,10 @@ impl<F: Flavour> ServerEngine<F> {
                 _ if retry => {
                     // Someone took the free port between our check and the server's bind.
                     dir = server.stop_keeping_dir();
-                    port = choose_port(l.port_env)?.0;
+                    port = choose_port(l.port_env).map_err(|e| e.to_string())?.0;
                 }
-                (Err(e), _) => return Err(fail(e)),
-                (Ok(()), None) => return Err(fail("the server did not accept a connection".into())),
+                (Err(e), _) => return Err(failed::<F>(e)),
+                (Ok(()), None) => return Err(failed::<F>("the server did not accept a connection")),
             }
         }
     }

@@ -14,6 +14,7 @@
 //! (its connection settings, PostgreSQL's version number) with no accessors to write.
 
 use super::engine::ServerEngine;
+use super::error::ServerError;
 use super::process::ServerProcess;
 use super::{Override, Overrides, RunAs};
 use crate::engines::kind::EngineKind;
@@ -30,6 +31,28 @@ pub struct Binaries {
     pub init: PathBuf,
 }
 
+impl Binaries {
+    /// The two programs if both are installed, else the refusal naming the first missing one,
+    /// `init` looked at first if `init_first` (`from_env`: the paths came from
+    /// [`Launch::bin_env`], which the refusal then names).
+    pub fn installed(self, l: &Launch, init_first: bool, from_env: bool) -> Result<Binaries, ServerError> {
+        let order = if init_first {
+            [&self.init, &self.server]
+        } else {
+            [&self.server, &self.init]
+        };
+        let Some(missing) = order.into_iter().find(|p| !p.is_file()) else {
+            return Ok(self);
+        };
+        Err(ServerError::NotInstalled {
+            path: missing.clone(),
+            package: l.package,
+            bin_env: from_env.then_some(l.bin_env),
+            names: Box::new(order.map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())),
+        })
+    }
+}
+
 /// How a throwaway server is started and stopped.
 pub struct Launch {
     /// The `--engine` name, the first word of every message (`postgres`, `mysql`).
@@ -39,6 +62,8 @@ pub struct Launch {
     pub package: &'static str,
     /// The variable that fixes the port (`LITEBENCH_PG_PORT`).
     pub port_env: &'static str,
+    /// The variable that names the directory holding both programs (`LITEBENCH_PG_BIN`).
+    pub bin_env: &'static str,
     /// The server directory's name in the scratch directory.
     pub dir_name: &'static str,
     /// The process, as messages name it.
@@ -81,9 +106,9 @@ pub trait Flavour: Sized + Send + Sync + 'static {
     // ---- the throwaway server
 
     /// The installed programs, or the line saying what to install.
-    fn binaries() -> Result<Binaries, String>;
+    fn binaries() -> Result<Binaries, ServerError>;
     /// The command that makes the data directory inside `dir` (and anything else it needs).
-    fn init_command(init: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, String>;
+    fn init_command(init: &Path, dir: &Path, run_as: Option<&RunAs>) -> Result<Command, ServerError>;
     /// The server's command line for the server directory `dir`.
     fn server_command(server: &Path, dir: &Path, port: u16) -> Command;
     /// How to connect to the throwaway server on `port`.
@@ -99,9 +124,9 @@ pub trait Flavour: Sized + Send + Sync + 'static {
 
     // ---- a server the user runs
 
-    /// Parses and connects to `url` (`shown`: without its password); `Err` is the message
-    /// after `--engine NAME=URL: `.
-    fn connect_url(url: &str, shown: &str) -> Result<(Self, Self::Client, u16), String>;
+    /// Parses and connects to `url` (`shown`: without its password); `Err` reads after
+    /// `--engine NAME=URL: `.
+    fn connect_url(url: &str, shown: &str) -> Result<(Self, Self::Client, u16), ServerError>;
 
     // ---- connections
 

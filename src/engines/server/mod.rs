@@ -15,6 +15,7 @@
 //! it was found).
 
 pub mod engine;
+pub mod error;
 pub mod flavour;
 pub mod process;
 
@@ -61,15 +62,13 @@ fn lookup_user(name: &str) -> Option<RunAs> {
 
 /// As root: the package's system user (`postgres`, `mysql`), which must exist. Otherwise the
 /// server runs as the invoking user (`None`).
-pub fn run_as(flag: &str, user: &str, package: &str) -> Result<Option<RunAs>, String> {
+pub fn run_as(user: &'static str, package: &'static str) -> Result<Option<RunAs>, error::ServerError> {
     if !is_root() {
         return Ok(None);
     }
-    lookup_user(user).map(Some).ok_or_else(|| {
-        format!(
-            "--engine {flag}: running as root, the server must run as the system user `{user}`, which does not exist; install the Debian package {package} (it creates that user) or run litebench as an ordinary user"
-        )
-    })
+    lookup_user(user)
+        .map(Some)
+        .ok_or(error::ServerError::NoSystemUser { user, package })
 }
 
 /// Supplementary groups of a user (for the reachability check).
@@ -90,7 +89,7 @@ fn groups_of(who: &RunAs) -> Vec<u32> {
 
 /// Checks that `who` can enter every directory from `/` down to `dir`, so a server running as
 /// that user can reach its data directory inside the scratch directory.
-pub fn check_reachable(dir: &Path, who: &RunAs) -> Result<(), String> {
+pub fn check_reachable(dir: &Path, who: &RunAs) -> Result<(), error::ServerError> {
     let groups = groups_of(who);
     let mut blocked = None;
     for a in dir.ancestors().collect::<Vec<_>>().into_iter().rev() {
@@ -110,28 +109,25 @@ pub fn check_reachable(dir: &Path, who: &RunAs) -> Result<(), String> {
     }
     match blocked {
         None => Ok(()),
-        Some((p, mode)) => Err(format!(
-            "the server runs as the system user `{}`, which cannot enter {} (mode {mode:04o}) on the way to --dir; make it traversable (chmod o+x {}) or point --dir elsewhere",
-            who.name,
-            p.display(),
-            p.display()
-        )),
+        Some((dir, mode)) => Err(error::ServerError::Unreachable {
+            user: who.name.clone(),
+            dir,
+            mode,
+        }),
     }
 }
 
 /// The loopback port for a throwaway server: `$env` if set (which must be free), else a free
 /// port chosen by the kernel. Returns the port and whether it was fixed by the user.
-pub fn choose_port(env: &str) -> Result<(u16, bool), String> {
+pub fn choose_port(env: &'static str) -> Result<(u16, bool), error::ServerError> {
+    use error::ServerError;
     match std::env::var(env) {
-        Ok(v) => {
-            let port: u16 =
-                v.trim().parse().ok().filter(|p| *p > 0).ok_or_else(|| {
-                    format!("{env}={v}: not a port number; give a port from 1 to 65535 or unset {env}")
-                })?;
+        Ok(value) => {
+            let Some(port) = value.trim().parse().ok().filter(|p| *p > 0) else {
+                return Err(ServerError::NotAPort { env, value });
+            };
             if !port_is_free(port) {
-                return Err(format!(
-                    "{env}={port}: port {port} on 127.0.0.1 is in use; free it, choose another port or unset {env} to let litebench pick a free one"
-                ));
+                return Err(ServerError::PortInUse { env, port });
             }
             Ok((port, true))
         }
@@ -139,13 +135,9 @@ pub fn choose_port(env: &str) -> Result<(u16, bool), String> {
             if let Some(port) = draw_free_port() {
                 return Ok((port, false));
             }
-            let l = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0))
-                .map_err(|e| format!("cannot find a free port on 127.0.0.1 ({e}); set {env} to a free port"))?;
-            let port = l
-                .local_addr()
-                .map_err(|e| format!("cannot find a free port on 127.0.0.1 ({e}); set {env} to a free port"))?
-                .port();
-            Ok((port, false))
+            let no_port = |source| ServerError::NoFreePort { env, source };
+            let l = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0)).map_err(no_port)?;
+            Ok((l.local_addr().map_err(no_port)?.port(), false))
         }
     }
 }
@@ -311,24 +303,19 @@ pub fn cold_restart<C>(
 ) -> Result<C, EngineError> {
     let context = "restarting the server for a cold trial (--cold)";
     let mut os_error = None;
-    let restarted = server.restart(cmd, &mut || {
-        drop_os_cache().map_err(|e| {
-            let m = e.message.clone();
-            os_error = Some(e);
-            m
-        })
-    });
+    let restarted = server.restart(cmd, &mut || os_error = drop_os_cache().err());
     if let Some(e) = os_error {
         return Err(e);
     }
-    restarted.map_err(|m| error(label, ErrorKind::Io, m, context))?;
+    let failed = |e: error::ServerError| error(label, ErrorKind::Io, e.to_string(), context);
+    restarted.map_err(failed)?;
     let mut conn = None;
     server
         .wait_ready(std::time::Duration::from_secs(60), &mut || {
             conn = connect();
-            Ok(conn.is_some())
+            conn.is_some()
         })
-        .map_err(|m| error(label, ErrorKind::Io, m, context))?;
+        .map_err(failed)?;
     conn.ok_or_else(|| {
         error(
             label,
@@ -414,6 +401,33 @@ pub fn describe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_port_variable_that_names_no_free_port_is_refused_with_its_value() {
+        // A variable of this test's own: no other test reads it.
+        const ENV: &str = "LITEBENCH_TEST_CHOOSE_PORT";
+        std::env::set_var(ENV, "http");
+        let e = choose_port(ENV).unwrap_err();
+        assert!(
+            matches!(&e, error::ServerError::NotAPort { value, .. } if value == "http"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("{ENV}=http: not a port number; give a port from 1 to 65535 or unset {ENV}")
+        );
+        let held = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = held.local_addr().unwrap().port();
+        std::env::set_var(ENV, port.to_string());
+        let e = choose_port(ENV).unwrap_err();
+        assert!(
+            matches!(e, error::ServerError::PortInUse { port: p, .. } if p == port),
+            "{e:?}"
+        );
+        drop(held);
+        assert_eq!(choose_port(ENV).unwrap(), (port, true));
+        std::env::remove_var(ENV);
+    }
 
     /// A server is litebench's own only when it reports the data directory litebench made.
     #[test]

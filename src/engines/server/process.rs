@@ -19,13 +19,14 @@
 //! A server that exits while litebench still needs it is reported in one line with the tail of
 //! its log ([`ServerProcess::died`]).
 
+use super::error::{describe_status, ServerError};
 use super::RunAs;
 use crate::sys::scratch::Scratch;
 use std::ffi::c_int;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -44,7 +45,7 @@ pub struct ServerDir {
 
 impl ServerDir {
     /// Creates `<scratch>/<name>`, owned by `owner` when given (the server's system user).
-    pub fn create(scratch: &Scratch, name: &str, owner: Option<&RunAs>) -> Result<ServerDir, String> {
+    pub fn create(scratch: &Scratch, name: &str, owner: Option<&RunAs>) -> Result<ServerDir, ServerError> {
         let scratch_dir = scratch.dir().to_path_buf();
         if let Some(who) = owner {
             // The run directory is litebench's own; the server's user must be able to enter it.
@@ -53,14 +54,17 @@ impl ServerDir {
             super::check_reachable(&scratch_dir, who)?;
         }
         let path = scratch_dir.join(name);
-        fs::create_dir(&path).map_err(|e| format!("{}: cannot create the server directory ({e})", path.display()))?;
+        fs::create_dir(&path).map_err(ServerError::io(
+            &path,
+            Some("cannot create the server directory".into()),
+        ))?;
         let dir = ServerDir { path, scratch_dir };
         if let Some(who) = owner {
+            let doing = format!("cannot hand it to user {}", who.name);
             std::os::unix::fs::chown(&dir.path, Some(who.uid), Some(who.gid))
-                .map_err(|e| format!("{}: cannot hand it to user {} ({e})", dir.path.display(), who.name))?;
+                .map_err(ServerError::io(&dir.path, Some(doing)))?;
         }
-        fs::set_permissions(&dir.path, fs::Permissions::from_mode(0o700))
-            .map_err(|e| format!("{}: {e}", dir.path.display()))?;
+        fs::set_permissions(&dir.path, fs::Permissions::from_mode(0o700)).map_err(ServerError::io(&dir.path, None))?;
         Ok(dir)
     }
 
@@ -86,13 +90,13 @@ fn prepare(
     run_as: Option<&RunAs>,
     death_signal: c_int,
     log: &Path,
-) -> Result<(), String> {
+) -> Result<(), ServerError> {
     let out = File::options()
         .create(true)
         .append(true)
         .open(log)
-        .map_err(|e| format!("{}: {e}", log.display()))?;
-    let err = out.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+        .map_err(ServerError::io(log, None))?;
+    let err = out.try_clone().map_err(ServerError::io(log, None))?;
     cmd.process_group(0)
         .current_dir(dir)
         .env("LC_ALL", "C")
@@ -159,14 +163,6 @@ pub fn log_tail(log: &Path) -> Option<String> {
     })
 }
 
-fn describe_status(s: ExitStatus) -> String {
-    match (s.code(), s.signal()) {
-        (Some(c), _) => format!("exit status {c}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        _ => s.to_string(),
-    }
-}
-
 fn program_name(cmd: &Command) -> String {
     Path::new(cmd.get_program())
         .file_name()
@@ -181,13 +177,11 @@ pub fn run_tool(
     run_as: Option<&RunAs>,
     log_name: &str,
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), ServerError> {
     let name = program_name(&cmd);
     let log = dir.join(log_name);
     prepare(&mut cmd, dir, run_as, libc::SIGKILL, &log)?;
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))?;
+    let mut child = cmd.spawn().map_err(spawn_error(&cmd, false))?;
     let deadline = Instant::now() + timeout;
     let status = loop {
         match child.try_wait() {
@@ -197,18 +191,27 @@ pub fn run_tool(
                 // SAFETY: the tool leads its own process group, which only it and its helpers joined.
                 unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
                 let _ = child.wait();
-                return Err(format!("{name} did not finish within {}s", timeout.as_secs()));
+                return Err(ServerError::ToolTimeout {
+                    tool: name,
+                    limit: timeout,
+                });
             }
         }
     };
     if status.success() {
         return Ok(());
     }
-    Err(format!(
-        "{name} failed ({}){}",
-        describe_status(status),
-        log_tail(&log).map_or(String::new(), |t| format!(": {t}"))
-    ))
+    Err(ServerError::ToolFailed {
+        tool: name,
+        status,
+        log_tail: log_tail(&log),
+    })
+}
+
+/// A program `cmd` that did not start (`again`: on a restart).
+fn spawn_error(cmd: &Command, again: bool) -> impl FnOnce(std::io::Error) -> ServerError {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    move |source| ServerError::Spawn { program, again, source }
 }
 
 /// A running server that litebench started.
@@ -238,7 +241,7 @@ impl ServerProcess {
         stop_signal: c_int,
         death_signal: c_int,
         log_name: &str,
-    ) -> Result<ServerProcess, (String, ServerDir)> {
+    ) -> Result<ServerProcess, (ServerError, ServerDir)> {
         let log = dir.path().join(log_name);
         if let Err(e) = prepare(&mut cmd, dir.path(), run_as, death_signal, &log) {
             return Err((e, dir));
@@ -254,7 +257,7 @@ impl ServerProcess {
                 run_as: run_as.cloned(),
                 dir: Some(dir),
             }),
-            Err(e) => Err((format!("cannot run {}: {e}", cmd.get_program().to_string_lossy()), dir)),
+            Err(e) => Err((spawn_error(&cmd, false)(e), dir)),
         }
     }
 
@@ -265,18 +268,15 @@ impl ServerProcess {
 
     /// Stops the server cleanly (as on drop), runs `between` while it is stopped, and starts
     /// `cmd` in its place with the same directory, user, signals and log. The caller waits
-    /// until it accepts connections ([`ServerProcess::wait_ready`]). The server is started
-    /// again even if `between` fails; its error is returned then.
-    pub fn restart(&self, mut cmd: Command, between: &mut dyn FnMut() -> Result<(), String>) -> Result<(), String> {
+    /// until it accepts connections ([`ServerProcess::wait_ready`]).
+    pub fn restart(&self, mut cmd: Command, between: &mut dyn FnMut()) -> Result<(), ServerError> {
         self.stop();
-        let between = between();
+        between();
         prepare(&mut cmd, self.dir(), self.run_as.as_ref(), self.death_signal, &self.log)?;
-        let child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot run {} again: {e}", cmd.get_program().to_string_lossy()))?;
+        let child = cmd.spawn().map_err(spawn_error(&cmd, true))?;
         self.pid.store(child.id(), Ordering::Relaxed);
         *self.child.lock().unwrap_or_else(|e| e.into_inner()) = child;
-        between
+        Ok(())
     }
 
     /// The server's directory.
@@ -336,30 +336,26 @@ impl ServerProcess {
         ))
     }
 
-    /// Waits until `ready` says the server accepts connections, at most `timeout`. `ready`
-    /// returns `Ok(true)` when it does, `Ok(false)` to try again, `Err` to give up.
-    pub fn wait_ready(&self, timeout: Duration, ready: &mut dyn FnMut() -> Result<bool, String>) -> Result<(), String> {
+    /// Waits until `ready` says the server accepts connections (true), at most `timeout`.
+    pub fn wait_ready(&self, timeout: Duration, ready: &mut dyn FnMut() -> bool) -> Result<(), ServerError> {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.exit_status() {
-                return Err(format!(
-                    "{} exited while starting ({}){}",
-                    self.what,
-                    describe_status(status),
-                    self.log_tail().map_or(String::new(), |t| format!(": {t}"))
-                ));
+                return Err(ServerError::Exited {
+                    what: self.what,
+                    status,
+                    log_tail: self.log_tail(),
+                });
             }
-            if ready()? {
+            if ready() {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return Err(format!(
-                    "{} did not accept connections within {}s{}",
-                    self.what,
-                    timeout.as_secs(),
-                    self.log_tail()
-                        .map_or(String::new(), |t| format!("; its log ends: {t}"))
-                ));
+                return Err(ServerError::NotReady {
+                    what: self.what,
+                    limit: timeout,
+                    log_tail: self.log_tail(),
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -434,5 +430,54 @@ fn kill_stragglers(dir: &Path) {
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(script: &str, timeout: Duration) -> Result<(), ServerError> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        run_tool(cmd, dir.path(), None, "tool.log", timeout)
+    }
+
+    #[test]
+    fn a_tool_that_fails_keeps_its_status_and_the_line_that_says_why() {
+        let e = tool("echo 'FATAL: no room'; echo done; exit 3", Duration::from_secs(30)).unwrap_err();
+        assert!(
+            matches!(&e, ServerError::ToolFailed { tool, status, log_tail: Some(t) }
+                if tool == "sh" && status.code() == Some(3) && t == "FATAL: no room"),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "sh failed (exit status 3): FATAL: no room");
+        let e = tool("sleep 10", Duration::from_millis(100)).unwrap_err();
+        assert!(matches!(e, ServerError::ToolTimeout { .. }), "{e:?}");
+        assert_eq!(e.to_string(), "sh did not finish within 0s");
+        assert!(tool("exit 0", Duration::from_secs(30)).is_ok());
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-tool");
+        let e = run_tool(
+            Command::new(&missing),
+            dir.path(),
+            None,
+            "tool.log",
+            Duration::from_secs(1),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, ServerError::Spawn { again: false, source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot run {}: {}",
+                missing.display(),
+                std::io::Error::from_raw_os_error(2)
+            )
+        );
     }
 }

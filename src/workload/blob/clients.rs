@@ -1,10 +1,16 @@
-//! `blob` under the load driver: several clients reading and replacing blobs of one store, or a
-//! target rate (`--clients`, `--rate`, `--client-mode`, ...).
+//! `blob`'s clients under the load driver: one client timed inside its operations (the default
+//! load, [`BlobClient::solo`]), or several clients reading and replacing blobs of one store, or
+//! a target rate (`--clients`, `--rate`, `--client-mode`, ...).
 //!
-//! Each client opens its own [`BlobStore`] on its own connection and draws its operations (read
+//! **One client** draws from the trial's own seed and numbers its writes 1, 2, 3, ...; a
+//! version's bytes are its pseudo-random stream seeded by the trial, the blob and the version
+//! (no header: no other client can have written it), and a read must be exactly the version
+//! this client last wrote (or the loaded content).
+//!
+//! **Several clients**: each client opens its own [`BlobStore`] on its own connection and draws its operations (read
 //! or write by `read_ratio`, the key at random or in key order from its own starting key) from
 //! its own seeded stream. New content is made before an operation's clock starts, and a read is
-//! checked after it stopped, as in one client's loop. What changes with several clients is what
+//! checked after it stopped, as with one client. What changes with several clients is what
 //! a read may return: another client (or process) may have replaced the blob since this client
 //! last saw it. So a write under the driver stores its version number in the blob's first 8
 //! bytes (little-endian; the rest is the version's pseudo-random stream, as always), and a read
@@ -16,7 +22,7 @@
 //! loaded blobs, so that trials repeat each other's versions changes nothing they measure.)
 //!
 //! Throughput is what the driver measures for every workload: completed operations over the
-//! trial's wall time, not (as the one-client loop does) over the time spent inside them.
+//! trial's wall time, not (as one client's trial is timed) over the time spent inside them.
 
 use super::content;
 use super::{Settings, READ, WRITE};
@@ -55,8 +61,11 @@ pub struct BlobClient<'c> {
     op: usize,
     key: u64,
     buf: Vec<u8>,
+    /// One client's trial seed ([`BlobClient::solo`]); none under the driver's several clients.
+    solo: Option<u64>,
     /// Checksums of the loaded content per blob (0: not computed yet), and of the last
-    /// version checked per blob: `(version, checksum)`.
+    /// version checked per blob: `(version, checksum)` (one client: the version it last
+    /// wrote, 0 for the loaded content, and its checksum, 0 until computed).
     loaded: Vec<u64>,
     seen: Vec<(u64, u64)>,
     /// A scratch buffer for regenerating a version a read returned.
@@ -71,13 +80,29 @@ impl<'c> BlobClient<'c> {
         index: u32,
         clients: u32,
     ) -> Result<BlobClient<'c>, WorkloadError> {
+        BlobClient::made(conn, s, client_seed, (index, clients), None)
+    }
+
+    /// The one client of a trial timed inside its operations, drawing from the trial's seed:
+    /// the keys, operations and contents every earlier one-client trial had.
+    pub fn solo(conn: &'c mut dyn Connection, s: Settings, trial_seed: u64) -> Result<BlobClient<'c>, WorkloadError> {
+        BlobClient::made(conn, s, trial_seed, (0, 1), Some(trial_seed))
+    }
+
+    fn made(
+        conn: &'c mut dyn Connection,
+        s: Settings,
+        seed: u64,
+        (index, clients): (u32, u32),
+        solo: Option<u64>,
+    ) -> Result<BlobClient<'c>, WorkloadError> {
         let mut store = store_of(conn)?;
         store.ready()?;
         let (index, clients) = (u64::from(index), u64::from(clients.max(1)));
         Ok(BlobClient {
             store,
             s,
-            rng: ChaCha8Rng::seed_from_u64(client_seed),
+            rng: ChaCha8Rng::seed_from_u64(seed),
             index,
             clients,
             next_key: index * s.count / clients,
@@ -85,10 +110,41 @@ impl<'c> BlobClient<'c> {
             op: READ,
             key: 0,
             buf: vec![0u8; s.max_len()],
+            solo,
             loaded: vec![0; s.count as usize],
-            seen: vec![(u64::MAX, 0); s.count as usize],
+            seen: vec![(if solo.is_some() { 0 } else { u64::MAX }, 0); s.count as usize],
             expect: vec![0u8; s.max_len()],
         })
+    }
+
+    /// One client's write: version `writes` of the trial's stream, its checksum kept.
+    fn write_solo(&mut self, trial_seed: u64) {
+        self.writes += 1;
+        let (key, len) = (self.key, self.s.len(self.key));
+        let data = &mut self.buf[..len];
+        content::fill(data, content::version_seed(trial_seed, key, self.writes));
+        self.seen[key as usize] = (self.writes, content::checksum(data));
+    }
+
+    /// One client's read: exactly the version it last wrote of the blob (or the loaded one).
+    fn check_solo(&mut self, trial_seed: u64) -> Result<(), WorkloadError> {
+        let (key, len) = (self.key, self.s.len(self.key));
+        let k = key as usize;
+        if self.seen[k].1 == 0 {
+            let data = &mut self.expect[..len];
+            content::fill(data, content::version_seed(trial_seed, key, self.seen[k].0));
+            self.seen[k].1 = content::checksum(data);
+        }
+        let (version, sum) = self.seen[k];
+        let bytes = self.store.last_read();
+        let got = content::checksum(bytes);
+        if bytes.len() != len || got != sum {
+            return Err(WorkloadError::check_failed("blob", format!(
+                "blob {key} read back {} bytes (checksum {got:016x}); expected {len} bytes of version {version} (checksum {sum:016x})",
+                bytes.len()
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -106,7 +162,9 @@ impl Client for BlobClient<'_> {
         } else {
             WRITE
         };
-        if self.op == WRITE {
+        if let (WRITE, Some(seed)) = (self.op, self.solo) {
+            self.write_solo(seed);
+        } else if self.op == WRITE {
             let version = self.writes * self.clients + self.index + 1;
             self.writes += 1;
             let len = self.s.len(self.key);
@@ -135,6 +193,9 @@ impl Client for BlobClient<'_> {
     fn check(&mut self) -> Result<(), WorkloadError> {
         if self.op != READ {
             return Ok(());
+        }
+        if let Some(seed) = self.solo {
+            return self.check_solo(seed);
         }
         let (key, len) = (self.key, self.s.len(self.key));
         let k = key as usize;
@@ -227,6 +288,72 @@ mod tests {
         let e = failed.expect("the torn blob is read within 50 random reads of 2 blobs");
         assert!(
             e.to_string().contains("neither its loaded content nor whole version 2"),
+            "{e}"
+        );
+    }
+
+    /// The one client's trial (the default load) writes what every one-client trial wrote: its
+    /// `n`-th write is version `n` of the trial's stream, whole, with no header, to the keys
+    /// the trial's seed draws; a read that is not the version it last wrote fails with the
+    /// one-client message.
+    #[test]
+    fn the_one_client_writes_the_trial_seeds_versions_without_a_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blob.db");
+        let args: Vec<String> = ["size=100", "count=3", "read_ratio=0.5"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let p = resolve("blob", super::super::PARAMS, &args).unwrap();
+        let s = Settings::from_params(&p).unwrap();
+        let mut a = SqliteConn::open(Api::bundled(), &path, None, "sqlite").unwrap();
+        let stop = AtomicBool::new(false);
+        super::super::Blob
+            .populate(&mut a, &Population::new(&p, 1, &stop))
+            .unwrap();
+        // The keys and operations of the seed's stream, as the one-client loop drew them.
+        let mut rng = ChaCha8Rng::seed_from_u64(42);
+        let mut c = BlobClient::solo(&mut a, s, 42).unwrap();
+        let mut last = [0u64; 3];
+        let mut writes = 0;
+        for _ in 0..30 {
+            let key = rng.random_range(0..3u64);
+            let op = if rng.random::<f64>() < 0.5 { READ } else { WRITE };
+            assert_eq!(c.draw(), op);
+            assert_eq!(c.key, key);
+            c.execute().unwrap();
+            c.check().unwrap();
+            if op == WRITE {
+                writes += 1;
+                last[key as usize] = writes;
+            }
+        }
+        assert!(writes > 5, "{writes} writes");
+        drop(c);
+        let mut b = SqliteConn::open(Api::bundled(), &path, None, "sqlite").unwrap();
+        let mut store = store_of(&mut b).unwrap();
+        store.ready().unwrap();
+        for key in 0..3u64 {
+            let mut want = vec![0u8; 100];
+            content::fill(&mut want, content::version_seed(42, key, last[key as usize]));
+            assert_eq!(store.read(key).unwrap(), &want[..], "blob {key}");
+        }
+        // A client that has written nothing expects the loaded blobs: another writer's are not.
+        store.write(0, &[7u8; 100]).unwrap();
+        drop(store);
+        let reads = Settings { read_ratio: 1.0, ..s };
+        let mut c = BlobClient::solo(&mut b, reads, 42).unwrap();
+        let e = (0..50)
+            .find_map(|_| {
+                c.draw();
+                c.execute().unwrap();
+                c.check().err()
+            })
+            .expect("a blob another writer changed is read within 50 reads of 3 blobs");
+        let e = e.to_string();
+        assert!(
+            e.contains(" read back 100 bytes (checksum ")
+                && e.contains("); expected 100 bytes of version 0 (checksum "),
             "{e}"
         );
     }

@@ -16,11 +16,12 @@
 //! - `operations` bounds the measured operations instead of `measure_time` (to compare whole
 //!   processes against a bare loop).
 //!
-//! Throughput is measured operations per second of time spent inside them (the sum of their
-//! latencies): the time to make new content and check reads is not the engine's. The I/O of
-//! each operation type is attributed to it.
-//!
-//! Under any other load (several clients, a rate), the load driver runs it ([`clients`]).
+//! Every trial runs on the load driver ([`clients`]). With one client in a closed loop (the
+//! default load) it is timed inside its operations ([`Streams::op_timed`]): throughput is
+//! measured operations per second of time spent inside them (the sum of their latencies), since
+//! the time to make new content and check reads is not the engine's, and the I/O of each
+//! operation type is attributed to it. Under any other load (several clients, a rate) it is
+//! timed as every workload under the driver is.
 
 pub mod clients;
 pub mod content;
@@ -31,9 +32,7 @@ use crate::engines::blob::store_of;
 use crate::engines::Connection;
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
-use rand::{Rng, SeedableRng};
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The workload.
 pub struct Blob;
@@ -204,102 +203,10 @@ impl Workload for Blob {
         Some(self)
     }
 
+    /// Every trial on the load driver; one client in a closed loop is timed inside its
+    /// operations ([`Streams::op_timed`]).
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
-        if !trial.load.is_default() {
-            return super::load::drive(conn, self, trial, rec);
-        }
-        let s = Settings::from_params(trial.params).map_err(|d| WorkloadError::check_failed("blob", d))?;
-        let mut store = store_of(conn)?;
-        store.ready()?;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(trial.seed);
-        // The caller's one blob-sized buffer: new content for writes, the loaded content for
-        // checking a blob not yet written. The store owns the other (where reads land).
-        let mut buf = vec![0u8; s.max_len()];
-        // Per blob: its current version and the checksum of that version (0: not computed).
-        let mut versions = vec![0u64; s.count as usize];
-        let mut sums = vec![0u64; s.count as usize];
-        let mut writes = 0u64;
-        let start = Instant::now();
-        let warm_end = start + s.warmup;
-        let end = warm_end + s.measure;
-        let mut next_key = 0u64;
-        let mut measured_ops = 0u64;
-        let mut timed = Duration::ZERO;
-        let mut owner: Option<usize> = None;
-        loop {
-            if trial.stop.load(Ordering::Relaxed) {
-                return Err(WorkloadError::Interrupted);
-            }
-            let now = Instant::now();
-            let measuring = now >= warm_end;
-            if measuring
-                && (if s.operations > 0 {
-                    measured_ops >= s.operations
-                } else {
-                    now >= end
-                })
-            {
-                break;
-            }
-            let key = if s.sequential {
-                let k = next_key;
-                next_key = (next_key + 1) % s.count;
-                k
-            } else {
-                rng.random_range(0..s.count)
-            };
-            let op = if rng.random::<f64>() < s.read_ratio {
-                READ
-            } else {
-                WRITE
-            };
-            let len = s.len(key);
-            let k = key as usize;
-            if op == WRITE {
-                writes += 1;
-                versions[k] = writes;
-                let data = &mut buf[..len];
-                content::fill(data, content::version_seed(trial.seed, key, writes));
-                sums[k] = content::checksum(data);
-            }
-            if measuring && owner != Some(op) {
-                rec.attribute_io(op);
-                owner = Some(op);
-            }
-            // The timed region: the engine's operation and nothing else.
-            let t0 = Instant::now();
-            let result = if op == READ {
-                store.read(key).map(Some)
-            } else {
-                store.write(key, &buf[..len]).map(|()| None)
-            };
-            let latency = t0.elapsed();
-            let read = result?;
-            if measuring {
-                rec.record(op, latency);
-                timed += latency;
-                measured_ops += 1;
-            }
-            // A read is checked after its clock stopped, in the store's buffer where it landed.
-            if let Some(bytes) = read {
-                if sums[k] == 0 {
-                    let data = &mut buf[..len];
-                    content::fill(data, content::version_seed(trial.seed, key, versions[k]));
-                    sums[k] = content::checksum(data);
-                }
-                let got = content::checksum(bytes);
-                if bytes.len() != len || got != sums[k] {
-                    return Err(WorkloadError::check_failed("blob", format!(
-                        "blob {key} read back {} bytes (checksum {got:016x}); expected {len} bytes of version {} (checksum {:016x})",
-                        bytes.len(),
-                        versions[k],
-                        sums[k]
-                    )));
-                }
-            }
-        }
-        rec.set_interval(timed);
-        Ok(())
+        super::load::drive(conn, self, trial, rec)
     }
 
     fn verify(&self, conn: &mut dyn Connection, p: &Params) -> Result<(), WorkloadError> {
@@ -329,6 +236,21 @@ impl Streams for Blob {
         p.duration("warmup_time")
     }
 
+    /// One closed-loop client: the VLDB'22 trial, timed inside its operations.
+    fn op_timed(&self, _p: &Params) -> bool {
+        true
+    }
+
+    fn solo_client<'c>(
+        &self,
+        conn: &'c mut dyn Connection,
+        trial_seed: u64,
+        p: &Params,
+    ) -> Result<Self::Client<'c>, WorkloadError> {
+        let s = Settings::from_params(p).map_err(|d| WorkloadError::check_failed("blob", d))?;
+        clients::BlobClient::solo(conn, s, trial_seed)
+    }
+
     fn client<'c>(
         &self,
         conn: &'c mut dyn Connection,
@@ -339,5 +261,59 @@ impl Streams for Blob {
     ) -> Result<Self::Client<'c>, WorkloadError> {
         let s = Settings::from_params(p).map_err(|d| WorkloadError::check_failed("blob", d))?;
         clients::BlobClient::new(conn, s, seed, index, clients)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::sqlite::api::Api;
+    use crate::engines::sqlite::conn::SqliteConn;
+    use crate::model::params::resolve;
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
+    struct NoMore;
+
+    impl crate::workload::Connector for NoMore {
+        fn open(&self) -> Result<Box<dyn Connection>, WorkloadError> {
+            unreachable!("one client")
+        }
+    }
+
+    /// One client's trial, through the driver: exactly `operations` measured reads and writes,
+    /// every type's time the same interval, the time inside the operations, below the trial's
+    /// wall time (which includes making the content of 100 KB writes and checking reads).
+    #[test]
+    fn one_client_trial_counts_its_operations_over_the_time_inside_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let args: Vec<String> = [
+            "size=100KB",
+            "count=4",
+            "read_ratio=0.5",
+            "operations=300",
+            "warmup_time=0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let p = resolve("blob", PARAMS, &args).unwrap();
+        let mut conn = SqliteConn::open(Api::bundled(), &dir.path().join("b.db"), None, "sqlite").unwrap();
+        let stop = AtomicBool::new(false);
+        Blob.populate(&mut conn, &Population::new(&p, 1, &stop)).unwrap();
+        let trial = Trial::plain(&p, 5, &stop, &NoMore);
+        let mut rec = Recorder::new(&OPS, None);
+        let wall = Instant::now();
+        Blob.run(&mut conn, &trial, &mut rec).unwrap();
+        let wall = wall.elapsed();
+        assert!(rec.take_series().is_none(), "one client's trial keeps no series");
+        let (ops, measured) = rec.finish();
+        assert_eq!(ops.iter().map(|o| o.ops).sum::<u64>(), 300, "{ops:?}");
+        assert!(
+            ops.iter()
+                .all(|o| o.ops > 0 && o.elapsed_ns == measured.as_nanos() as u64),
+            "{ops:?}"
+        );
+        assert!(measured < wall, "{measured:?} of {wall:?}");
     }
 }

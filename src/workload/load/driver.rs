@@ -57,7 +57,7 @@ pub fn drive(
         in_process,
         processes.then_some(&go as &(dyn Fn() -> bool + Sync)),
     );
-    shared.counting = rec.counts_instructions() && !shared.phased;
+    shared.counting = rec.counts_instructions() && !shared.phased && !shared.op_timed;
     let interval = Duration::from_millis(shape.interval_ms.max(1));
     let names = rec.op_names();
     let mut series = Buckets::new(interval, names.len());
@@ -140,9 +140,9 @@ pub fn drive(
         results
     });
     first_error(results)?;
-    if !shared.phased {
+    if !shared.phased && !shared.op_timed {
         // (A phased trial's time per operation type is its phases' wall time, as the recorder
-        // summed it.)
+        // summed it; an operation-timed trial's the time inside its operations.)
         record_series_and_interval(rec, &shared, series, &names, more_io);
     }
     Ok(())

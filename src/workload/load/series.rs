@@ -110,8 +110,10 @@ impl Buckets {
         }
     }
 
-    /// Ends the current interval: what `rec` counted since it started.
+    /// Ends the current interval: what `rec` counted since it started. Never inlined: a cost
+    /// per interval, which `benches/overhead-instructions.sh` counts apart from the loop's.
     #[cold]
+    #[inline(never)]
     pub(super) fn close(&mut self, rec: &Recorder) {
         if self.off {
             return;
@@ -271,7 +273,9 @@ impl Buckets {
 }
 
 /// The trial's time series (where it keeps one) and its measured interval: the last
-/// transaction's end, at least a time budget's length.
+/// transaction's end, at least a time budget's length. Never inlined: a cost per trial, which
+/// `benches/overhead-instructions.sh` counts apart from the loop's.
+#[inline(never)]
 pub(super) fn record_series_and_interval(
     rec: &mut Recorder,
     shared: &Shared<'_>,

@@ -28,6 +28,9 @@ pub(super) struct Shared<'a> {
     /// Timed per phase, with no time series ([`Streams::phase_timed`]): one client in a closed
     /// loop of a workload that is.
     pub(super) phased: bool,
+    /// Timed inside its operations, with no time series ([`Streams::op_timed`]): one client in
+    /// a closed loop of a workload that is.
+    pub(super) op_timed: bool,
     /// `--measure instructions` of a trial timed as one interval (not in phases): callgrind
     /// instruments from the common start to the end of the last client's loop, and each client
     /// thread reads its own count at the end of its loop.
@@ -125,7 +128,8 @@ impl<'a> Shared<'a> {
         gate: Option<&'a (dyn Fn() -> bool + Sync)>,
     ) -> Shared<'a> {
         let phased = trial.load.is_default() && tx.phase_timed(trial.params);
-        let series = !phased && tx.series(trial.params, trial.load);
+        let op_timed = trial.load.is_default() && !phased && tx.op_timed(trial.params);
+        let series = !phased && !op_timed && tx.series(trial.params, trial.load);
         Shared {
             shape: trial.load,
             budget: tx.budget(trial.params),
@@ -136,6 +140,7 @@ impl<'a> Shared<'a> {
             last_end_ns: AtomicU64::new(0),
             warmup: tx.warmup(trial.params),
             phased,
+            op_timed,
             counting: false,
             series,
             progress: Progress::default(),

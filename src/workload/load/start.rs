@@ -3,6 +3,7 @@
 //! needs. Apart from the loop so that the loop holds only what runs per transaction.
 
 use super::course::{Course, Waits};
+use super::op_timed::run_op_timed;
 use super::schedule::Schedule;
 use super::series::Buckets;
 use super::shared::Shared;
@@ -37,7 +38,10 @@ pub(super) fn client_loop<S: Streams>(
         None => (shared.shape, trial.params, client_seed(trial.seed, index)),
     };
     let clients = shape.clients;
-    let made = tx.client(conn, index, clients, seed, params);
+    let made = match shared.phased || shared.op_timed {
+        true => tx.solo_client(conn, trial.seed, params),
+        false => tx.client(conn, index, clients, seed, params),
+    };
     let Some(start) = shared.rendezvous(made.is_ok()) else {
         return match made {
             Err(e) => Err(e),
@@ -153,6 +157,7 @@ pub(super) fn run_made<C: Client>(
     let plain =
         !shared.series && !shared.phased && schedule.is_none() && hooks == Hooks::default() && shape.windows.is_none();
     let last_end_ns = match (full, shared.phased) {
+        _ if shared.op_timed => run_op_timed(c, &course, shared, rec).map(|()| 0),
         _ if plain => run_interval(c, &course, shared, rec),
         (false, false) => run_stream::<C, false, false>(c, &course, schedule, shared, rec, buckets),
         (false, true) => run_phased(c, &course, shared, rec).map(|()| 0),

@@ -5,7 +5,7 @@
 //! `benches/overhead-instructions.sh`.
 
 use super::course::Course;
-use super::retry::{retried, settle, tries};
+use super::retry::{retried, retry, settle, tries};
 use super::schedule::{outside_window, pause_until, wait_until, Schedule, Window};
 use super::series::Buckets;
 use super::shared::Shared;
@@ -39,7 +39,7 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
     let mut done = 0u64;
     // This client's last recorded end, published once it stops.
     let mut last_end_ns = 0u64;
-    // The open phase's operation type.
+    // The open phase's operation type; out of phases, the type the I/O is attributed to.
     let mut phase = None;
     // When this client's last transaction began (open loops only).
     let mut last_began: Option<Instant> = None;
@@ -92,29 +92,23 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
                 continue;
             }
         }
-        if PHASED {
-            // A phase starts with its type's first transaction; its time and I/O are its own.
-            if phase != Some(op) {
+        // A phase starts with its type's first transaction; its time and I/O are its own. Out of
+        // phases, the I/O from here on is `op`'s: it changes hands only where the type changes,
+        // as `attribute_io` itself would find (nothing else hands it on within the loop).
+        if phase != Some(op) {
+            if PHASED {
                 rec.phase(op);
-                phase = Some(op);
+            } else {
+                rec.attribute_io(op);
             }
-        } else {
-            rec.attribute_io(op);
+            phase = Some(op);
         }
-        let t0 = clock.now();
-        let (outcome, n) = tries(client, shared, course)?;
-        let t1 = clock.now();
-        let ran = Finished {
-            op,
-            outcome,
-            tries: n,
-            lag_ns: intended
-                .zip(began)
-                .map(|(t, b)| b.saturating_duration_since(t).as_nanos() as u64),
-            service_ns: clock.ns_between(t0, t1),
-            end_ns: clock.ns_between(start_ticks, t1),
-        };
-        last_end_ns = record::<C, FULL, PHASED>(client, course, shared, rec, buckets, ran);
+        let lag_ns = intended
+            .zip(began)
+            .map(|(t, b)| b.saturating_duration_since(t).as_nanos() as u64);
+        let (outcome, end_ns) =
+            run_and_record::<C, FULL, PHASED>(client, course, shared, rec, buckets, (op, lag_ns, start_ticks))?;
+        last_end_ns = end_ns;
         if FULL && course.hooks.check && outcome.is_ok() {
             if let Err(e) = client.check() {
                 shared.abort.store(true, Ordering::Relaxed);
@@ -223,6 +217,102 @@ fn warm_up<C: Client>(client: &mut C, course: &Course, shared: &Shared<'_>) -> R
         rest(client, course, shared);
     }
     Ok(())
+}
+
+/// A transaction of [`run_stream`] whose first try met a lock: its type, its schedule's lag
+/// (open loops), and on the calibrated clock its start and the measured start.
+struct Started {
+    op: usize,
+    lag_ns: Option<u64>,
+    t0: u64,
+    start_ticks: u64,
+}
+
+/// Runs [`run_stream`]'s transaction of type `op`, drawn (with its schedule's lag, and the
+/// measured start on the calibrated clock): timed on that clock from before its first try to
+/// the end of its last, and recorded ([`record`]). A first try that went through is recorded
+/// on a path of its own, with its outcome and its one try known where it is compiled: no
+/// retry's bookkeeping is tested on it. Returns its outcome and end.
+#[inline(always)]
+fn run_and_record<C: Client, const FULL: bool, const PHASED: bool>(
+    client: &mut C,
+    course: &Course,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+    (op, lag_ns, start_ticks): (usize, Option<u64>, u64),
+) -> Result<(Result<bool, crate::engines::BusyCause>, u64), WorkloadError> {
+    let clock = crate::sys::clock::clock();
+    let t0 = clock.now();
+    match client.execute() {
+        Ok(ok) => {
+            let t1 = clock.now();
+            let ran = Finished {
+                op,
+                outcome: Ok(ok),
+                tries: 1,
+                lag_ns,
+                service_ns: clock.ns_between(t0, t1),
+                end_ns: clock.ns_between(start_ticks, t1),
+            };
+            Ok((
+                Ok(ok),
+                record::<C, FULL, PHASED>(client, course, shared, rec, buckets, ran),
+            ))
+        }
+        Err(e) => {
+            let started = Started {
+                op,
+                lag_ns,
+                t0,
+                start_ticks,
+            };
+            let ran = tried_again::<C, FULL, PHASED>(client, e, course, shared, rec, buckets, started)?;
+            Ok((ran.outcome, ran.end_ns))
+        }
+    }
+}
+
+/// [`run_stream`]'s transaction whose first try failed with `first`: its tries run to their
+/// outcome ([`super::retry::retry`]), timed to the end of the last, and recorded as a first
+/// try's would be. Returns its outcome and end. Out of line: a closed loop that meets no lock
+/// never comes here.
+#[cold]
+#[inline(never)]
+fn tried_again<C: Client, const FULL: bool, const PHASED: bool>(
+    client: &mut C,
+    first: crate::engines::EngineError,
+    course: &Course,
+    shared: &Shared<'_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+    started: Started,
+) -> Result<Ended, WorkloadError> {
+    let Started {
+        op,
+        lag_ns,
+        t0,
+        start_ticks,
+    } = started;
+    let clock = crate::sys::clock::clock();
+    let (outcome, tries) = retry(client, first, shared, course)?;
+    let t1 = clock.now();
+    let ran = Finished {
+        op,
+        outcome,
+        tries,
+        lag_ns,
+        service_ns: clock.ns_between(t0, t1),
+        end_ns: clock.ns_between(start_ticks, t1),
+    };
+    let end_ns = record::<C, FULL, PHASED>(client, course, shared, rec, buckets, ran);
+    Ok(Ended { outcome, end_ns })
+}
+
+/// What [`tried_again`] returns: the transaction's outcome after its tries, and its end.
+struct Ended {
+    outcome: Result<bool, crate::engines::BusyCause>,
+    end_ns: u64,
 }
 
 /// A transaction [`run_stream`] ran: its type, its outcome after its tries (`Err`: the cause of

@@ -250,7 +250,7 @@ impl<'c> ScriptClient<'c> {
                         rng: &mut self.rng,
                         default_seed,
                     };
-                    let taken = expr_truth(cond.eval(&mut env)).map_err(|e| self.at_line(*line, e))?;
+                    let taken = super::expr::truth(cond.eval(&mut env).map_err(|e| self.at_line(*line, e))?);
                     if !taken {
                         pc = *skip_to;
                     }
@@ -293,7 +293,7 @@ impl<'c> ScriptClient<'c> {
     }
 
     /// An error of the drawn script's command on `line`.
-    fn at_line(&self, line: usize, e: String) -> EngineError {
+    fn at_line(&self, line: usize, e: impl std::fmt::Display) -> EngineError {
         self.fail(format!("{}:{line}: {e}", self.loaded.scripts[self.current].name))
     }
 
@@ -408,11 +408,6 @@ impl<'c> ScriptClient<'c> {
 /// Sleeps `ns`; false when a stop request woke it.
 fn sleep(ns: u64) -> bool {
     crate::sys::signals::sleep(std::time::Duration::from_nanos(ns))
-}
-
-/// Whether an `\if`'s value is true.
-fn expr_truth(v: Result<Num, String>) -> Result<bool, String> {
-    v.and_then(super::expr::truth)
 }
 
 /// A script's refusal found reading its queries' columns.

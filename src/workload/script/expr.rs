@@ -13,6 +13,7 @@
 //! folding), so a transaction pays only for what can change; one whose evaluation fails (`1/0`)
 //! is left as it is, so that the error still arises when it is evaluated, as in pgbench.
 
+use super::eval_error::EvalError;
 use super::func::{self, Func, Op, FUNCS, MAX_ARGS};
 use super::lex::{self, describe, Kw, Tok};
 use super::number;
@@ -38,7 +39,7 @@ pub enum Var {
 impl Var {
     /// The value a variable holds; text is read as pgbench reads a string variable used in an
     /// expression ([`number::variable_value`]), the error naming the variable `name`.
-    pub fn value(&self, name: &str) -> Result<Num, String> {
+    pub fn value(&self, name: &str) -> Result<Num, EvalError> {
         match self {
             Var::Num(n) => Ok(*n),
             Var::Text(t) => number::variable_value(name, t),
@@ -53,13 +54,13 @@ impl Var {
 
 /// Whether a value counts as true where a condition is wanted (`CASE WHEN`, `\if`), as
 /// pgbench's `valueTruth`: NULL is false, a boolean is itself, a number is true when non-zero.
-pub fn truth(v: Num) -> Result<bool, String> {
-    Ok(match v {
+pub fn truth(v: Num) -> bool {
+    match v {
         Num::Null => false,
         Num::Bool(b) => b,
         Num::Int(i) => i != 0,
         Num::Float(f) => f != 0.0,
-    })
+    }
 }
 
 /// A parsed expression; variables are slots of the client's variable table.
@@ -466,7 +467,7 @@ pub struct Env<'a> {
 impl Expr {
     /// The expression's value, or pgbench's kind of error (division by zero, overflow, a value
     /// of the wrong type, a bad function argument).
-    pub fn eval(&self, env: &mut Env<'_>) -> Result<Num, String> {
+    pub fn eval(&self, env: &mut Env<'_>) -> Result<Num, EvalError> {
         match self {
             Expr::Num(n) => Ok(*n),
             Expr::Var(slot) => env.vars[*slot].value(env.names.get(*slot).map_or("", String::as_str)),
@@ -497,7 +498,7 @@ impl Expr {
             }
             Expr::Case(arms, other) => {
                 for (c, v) in arms {
-                    if truth(c.eval(env)?)? {
+                    if truth(c.eval(env)?) {
                         return v.eval(env);
                     }
                 }
@@ -540,6 +541,7 @@ mod tests {
             rng: &mut rng,
             default_seed: 5432,
         })
+        .map_err(|e| e.to_string())
     }
 
     fn eval(src: &str) -> Result<Num, String> {
@@ -602,7 +604,13 @@ mod tests {
             })
         };
         // Before: `variable holds Text("abc"), not a number`.
-        assert_eq!(run(":foo + 1"), Err("malformed variable \"foo\" value: \"abc\"".into()));
+        assert_eq!(
+            run(":foo + 1"),
+            Err(EvalError::Malformed {
+                name: "foo".into(),
+                text: "abc".into()
+            })
+        );
         assert_eq!(run(":s * 2"), Ok(Num::Int(14)));
         assert_eq!(run(":h"), Ok(Num::Float(16.0)));
     }
@@ -670,7 +678,7 @@ mod tests {
             (Num::Float(0.0), false),
             (Num::Float(0.1), true),
         ] {
-            assert_eq!(truth(v), Ok(t), "{v:?}");
+            assert_eq!(truth(v), t, "{v:?}");
         }
         for (text, v) in [
             ("null", Num::Null),
@@ -879,7 +887,7 @@ mod tests {
                         default_seed: 1,
                     });
                     drop(e);
-                    v
+                    v.map_err(|e| e.to_string())
                 })
                 .unwrap()
                 .join()

@@ -4,6 +4,7 @@
 //! in pgbench), else in 64-bit integers whose overflow is an error; a boolean where a number is
 //! wanted, or a number where a boolean is, is pgbench's "cannot coerce" error.
 
+use super::eval_error::EvalError;
 use super::expr::{Env, Num};
 use super::{permute, random};
 
@@ -108,49 +109,41 @@ pub fn type_name(v: Num) -> &'static str {
     }
 }
 
-fn cannot(v: Num, to: &str) -> String {
-    format!("cannot coerce {} to {to}", type_name(v))
-}
-
 /// `v` as an integer: a double rounded half to even (pgbench's `rint`), refused outside the
 /// integer range.
-pub fn to_int(v: Num) -> Result<i64, String> {
+pub fn to_int(v: Num) -> Result<i64, EvalError> {
     match v {
         Num::Int(i) => Ok(i),
         Num::Float(f) => {
             let r = f.round_ties_even();
             if r.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
-                Err(format!("double to int overflow for {}", fixed6(r)))
+                Err(EvalError::IntOverflow(r))
             } else {
                 Ok(r as i64)
             }
         }
-        _ => Err(cannot(v, "int")),
+        _ => Err(EvalError::Coerce { from: v, to: "int" }),
     }
 }
 
-pub fn to_float(v: Num) -> Result<f64, String> {
+pub fn to_float(v: Num) -> Result<f64, EvalError> {
     match v {
         Num::Int(i) => Ok(i as f64),
         Num::Float(f) => Ok(f),
-        _ => Err(cannot(v, "double")),
+        _ => Err(EvalError::Coerce { from: v, to: "double" }),
     }
 }
 
 /// `v` as a boolean, for `NOT`, `AND` and `OR`: only a boolean is one.
-pub fn to_bool(v: Num) -> Result<bool, String> {
+pub fn to_bool(v: Num) -> Result<bool, EvalError> {
     match v {
         Num::Bool(b) => Ok(b),
-        _ => Err(cannot(v, "boolean")),
+        _ => Err(EvalError::Coerce { from: v, to: "boolean" }),
     }
 }
 
-fn out_of_range(what: &str) -> String {
-    format!("bigint {what} out of range")
-}
-
 /// `l op r`, both evaluated (a NULL operand has already made the result NULL).
-pub fn binary(op: Op, l: Num, r: Num) -> Result<Num, String> {
+pub fn binary(op: Op, l: Num, r: Num) -> Result<Num, EvalError> {
     use Op::*;
     match op {
         BitAnd | BitOr | BitXor | Shl | Shr => {
@@ -181,9 +174,9 @@ pub fn binary(op: Op, l: Num, r: Num) -> Result<Num, String> {
         _ => {
             let (a, b) = (to_int(l)?, to_int(r)?);
             Ok(match op {
-                Add => Num::Int(a.checked_add(b).ok_or_else(|| out_of_range("add"))?),
-                Sub => Num::Int(a.checked_sub(b).ok_or_else(|| out_of_range("sub"))?),
-                Mul => Num::Int(a.checked_mul(b).ok_or_else(|| out_of_range("mul"))?),
+                Add => Num::Int(a.checked_add(b).ok_or(EvalError::Arithmetic("add"))?),
+                Sub => Num::Int(a.checked_sub(b).ok_or(EvalError::Arithmetic("sub"))?),
+                Mul => Num::Int(a.checked_mul(b).ok_or(EvalError::Arithmetic("mul"))?),
                 Div | Mod => divide(op == Div, a, b)?,
                 Eq => Num::Bool(a == b),
                 Ne => Num::Bool(a != b),
@@ -194,11 +187,11 @@ pub fn binary(op: Op, l: Num, r: Num) -> Result<Num, String> {
     }
 }
 
-fn divide(div: bool, a: i64, b: i64) -> Result<Num, String> {
+fn divide(div: bool, a: i64, b: i64) -> Result<Num, EvalError> {
     Ok(Num::Int(match b {
-        0 => return Err("division by zero".into()),
+        0 => return Err(EvalError::DivisionByZero),
         // i64::MIN / -1 overflows; i64::MIN % -1 overflows in the machine but is 0.
-        -1 if div => a.checked_neg().ok_or_else(|| out_of_range("div"))?,
+        -1 if div => a.checked_neg().ok_or(EvalError::Arithmetic("div"))?,
         -1 => 0,
         _ if div => a / b,
         _ => a % b,
@@ -206,7 +199,7 @@ fn divide(div: bool, a: i64, b: i64) -> Result<Num, String> {
 }
 
 /// `f(v)`: the arguments evaluated, their count checked when parsed.
-pub fn call(f: Func, v: &[Num], env: &mut Env<'_>) -> Result<Num, String> {
+pub fn call(f: Func, v: &[Num], env: &mut Env<'_>) -> Result<Num, EvalError> {
     if f == Func::Debug {
         eprintln!("debug: {}", debug_text(v[0]));
         return Ok(v[0]);
@@ -236,7 +229,7 @@ pub fn call(f: Func, v: &[Num], env: &mut Env<'_>) -> Result<Num, String> {
         // pgbench's abs(-9223372036854775808) wraps to itself: refused here, in the words
         // PostgreSQL uses for a bigint that does not fit (docs/workloads.md).
         Func::Abs => match v[0] {
-            Num::Int(i) => Num::Int(i.checked_abs().ok_or_else(|| "bigint out of range".to_string())?),
+            Num::Int(i) => Num::Int(i.checked_abs().ok_or(EvalError::Abs)?),
             other => Num::Float(to_float(other)?.abs()),
         },
         Func::Least | Func::Greatest => {
@@ -322,7 +315,7 @@ fn non_finite(f: f64) -> Option<&'static str> {
 }
 
 /// `f` as C's `%f` writes it (six decimals), with PostgreSQL's words for a NaN or an infinity.
-fn fixed6(f: f64) -> String {
+pub fn fixed6(f: f64) -> String {
     non_finite(f).map_or_else(|| format!("{f:.6}"), str::to_string)
 }
 
@@ -343,16 +336,17 @@ mod tests {
         assert_eq!(g15(f64::INFINITY), "Infinity");
         assert_eq!(g15(f64::NEG_INFINITY), "-Infinity");
         assert_eq!(g15(f64::NAN), "NaN");
+        // NaN equals no value, itself included: its overflow compares as text.
         assert_eq!(
-            to_int(Num::Float(f64::NAN)),
+            to_int(Num::Float(f64::NAN)).map_err(|e| e.to_string()),
             Err("double to int overflow for NaN".into())
         );
         assert_eq!(
             to_int(Num::Float(f64::NEG_INFINITY)),
-            Err("double to int overflow for -Infinity".into())
+            Err(EvalError::IntOverflow(f64::NEG_INFINITY))
         );
         assert_eq!(
-            to_int(Num::Float(1e32)),
+            to_int(Num::Float(1e32)).map_err(|e| e.to_string()),
             Err("double to int overflow for 100000000000000005366162204393472.000000".into())
         );
     }

@@ -22,6 +22,7 @@
 
 pub mod builtin;
 pub mod client;
+mod eval_error;
 pub mod expr;
 #[cfg(test)]
 mod expr_pgbench;

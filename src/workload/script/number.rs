@@ -6,6 +6,7 @@
 //! and the variables' texts must agree with pgbench on exactly which texts are numbers, and
 //! Rust's `parse` disagrees at every edge (`" 7"`, `0x10`, `Infinity`, `4.9e-324`).
 
+use super::eval_error::EvalError;
 use super::expr::Num;
 
 /// What `strtod` or `strtoi64` made of a whole text.
@@ -176,12 +177,16 @@ fn hex(s: &str) -> Option<(f64, bool)> {
 /// prefix of `true` or `yes`, or `on`; a prefix of `false` or `no`, or `off` or `of` (any case);
 /// then an integer where it looks like one (and must fit), else a double; the error in
 /// pgbench's words.
-pub fn variable_value(name: &str, text: &str) -> Result<Num, String> {
+pub fn variable_value(name: &str, text: &str) -> Result<Num, EvalError> {
     let lower = text.to_ascii_lowercase();
     let prefix_of = |w: &str| !lower.is_empty() && w.starts_with(lower.as_str());
+    let malformed = || EvalError::Malformed {
+        name: name.to_string(),
+        text: text.to_string(),
+    };
     if text.is_empty() {
         // pgbench fails here without a message of its own.
-        return Err(format!("malformed variable \"{name}\" value: \"\""));
+        return Err(malformed());
     }
     if lower == "null" {
         return Ok(Num::Null);
@@ -195,13 +200,13 @@ pub fn variable_value(name: &str, text: &str) -> Result<Num, String> {
     if is_an_int(text) {
         return match strtoint64(text) {
             Read::Value(i) => Ok(Num::Int(i)),
-            Read::Range => Err(format!("value \"{text}\" is out of range for type bigint")),
-            Read::Syntax => Err(format!("invalid input syntax for type bigint: \"{text}\"")),
+            Read::Range => Err(EvalError::BigintRange(text.to_string())),
+            Read::Syntax => Err(EvalError::BigintSyntax(text.to_string())),
         };
     }
     match strtod(text) {
         Read::Value(f) => Ok(Num::Float(f)),
-        _ => Err(format!("malformed variable \"{name}\" value: \"{text}\"")),
+        _ => Err(malformed()),
     }
 }
 
@@ -247,7 +252,7 @@ mod tests {
             ("-", "invalid input syntax for type bigint: \"-\""),
             (" ", "invalid input syntax for type bigint: \" \""),
         ] {
-            assert_eq!(read(text), Err(want.to_string()), "{text:?}");
+            assert_eq!(read(text).map_err(|e| e.to_string()), Err(want.to_string()), "{text:?}");
         }
         assert_eq!(read("-9223372036854775808"), Ok(Num::Int(i64::MIN)));
         assert_eq!(read("0.0"), Ok(Num::Float(0.0)));

@@ -246,10 +246,12 @@ pub fn parse(file: &str, src: &str, vars: &mut Vars, backslash_escapes: bool) ->
                     let slot = vars.add(&target);
                     commands.push(Command::Set { slot, expr, line });
                 }
-                Meta::If(cond) => open_if(&mut blocks, &mut commands, cond, i, line).map_err(|m| err(i, m))?,
-                Meta::Elif(cond) => elif(&mut blocks, &mut commands, cond, line).map_err(|m| err(i, m))?,
-                Meta::Else => otherwise(&mut blocks, &mut commands).map_err(|m| err(i, m))?,
-                Meta::Endif => endif(&mut blocks, &mut commands).map_err(|m| err(i, m))?,
+                Meta::If(cond) => {
+                    open_if(&mut blocks, &mut commands, cond, i, line).map_err(|m| err(i, m.to_string()))?
+                }
+                Meta::Elif(cond) => elif(&mut blocks, &mut commands, cond, line).map_err(|m| err(i, m.to_string()))?,
+                Meta::Else => otherwise(&mut blocks, &mut commands).map_err(|m| err(i, m.to_string()))?,
+                Meta::Endif => endif(&mut blocks, &mut commands).map_err(|m| err(i, m.to_string()))?,
                 Meta::Store(store) => {
                     let what = if store.all_rows { "\\aset" } else { "\\gset" };
                     let last = commands.last_mut().filter(|_| was_storable);
@@ -346,6 +348,20 @@ fn skip_blanks(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Why an `\if` block's meta-command is out of place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum BlockError {
+    #[error(
+        "\\if blocks nest deeper than {} levels; close some with \\endif first",
+        MAX_IF_DEPTH
+    )]
+    TooDeep,
+    #[error("\\{0} without matching \\if")]
+    NoIf(&'static str),
+    #[error("\\{0} after \\else")]
+    AfterElse(&'static str),
+}
+
 /// `\if cond` at offset `at`: a block opens, its test jumps past the branch when false (the
 /// target is set by what closes the branch).
 fn open_if(
@@ -354,11 +370,9 @@ fn open_if(
     cond: Expr,
     at: usize,
     line: usize,
-) -> Result<(), String> {
+) -> Result<(), BlockError> {
     if blocks.len() >= MAX_IF_DEPTH {
-        return Err(format!(
-            "\\if blocks nest deeper than {MAX_IF_DEPTH} levels; close some with \\endif first"
-        ));
+        return Err(BlockError::TooDeep);
     }
     blocks.push(Block {
         test: Some(commands.len()),
@@ -370,13 +384,9 @@ fn open_if(
 }
 
 /// `\elif cond`: the branch before it jumps to the `\endif`, the test before it here.
-fn elif(blocks: &mut [Block], commands: &mut Vec<Command>, cond: Expr, line: usize) -> Result<(), String> {
-    let Some(block) = blocks.last_mut() else {
-        return Err("\\elif without matching \\if".into());
-    };
-    let Some(test) = block.test else {
-        return Err("\\elif after \\else".into());
-    };
+fn elif(blocks: &mut [Block], commands: &mut Vec<Command>, cond: Expr, line: usize) -> Result<(), BlockError> {
+    let block = blocks.last_mut().ok_or(BlockError::NoIf("elif"))?;
+    let test = block.test.ok_or(BlockError::AfterElse("elif"))?;
     block.exits.push(commands.len());
     commands.push(Command::Goto { to: 0 });
     let next = commands.len();
@@ -387,13 +397,9 @@ fn elif(blocks: &mut [Block], commands: &mut Vec<Command>, cond: Expr, line: usi
 }
 
 /// `\else`: the branch before it jumps to the `\endif`, the test before it here.
-fn otherwise(blocks: &mut [Block], commands: &mut Vec<Command>) -> Result<(), String> {
-    let Some(block) = blocks.last_mut() else {
-        return Err("\\else without matching \\if".into());
-    };
-    let Some(test) = block.test.take() else {
-        return Err("\\else after \\else".into());
-    };
+fn otherwise(blocks: &mut [Block], commands: &mut Vec<Command>) -> Result<(), BlockError> {
+    let block = blocks.last_mut().ok_or(BlockError::NoIf("else"))?;
+    let test = block.test.take().ok_or(BlockError::AfterElse("else"))?;
     block.exits.push(commands.len());
     commands.push(Command::Goto { to: 0 });
     let next = commands.len();
@@ -402,10 +408,8 @@ fn otherwise(blocks: &mut [Block], commands: &mut Vec<Command>) -> Result<(), St
 }
 
 /// `\endif`: every jump out of the block's branches, and its last test, land here.
-fn endif(blocks: &mut Vec<Block>, commands: &mut [Command]) -> Result<(), String> {
-    let Some(block) = blocks.pop() else {
-        return Err("\\endif without matching \\if".into());
-    };
+fn endif(blocks: &mut Vec<Block>, commands: &mut [Command]) -> Result<(), BlockError> {
+    let block = blocks.pop().ok_or(BlockError::NoIf("endif"))?;
     let after = commands.len();
     if let Some(test) = block.test {
         skip_to(&mut commands[test], after);
@@ -627,6 +631,24 @@ fn meta(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_branch_out_of_place_says_which_and_why() {
+        let mut commands = Vec::new();
+        assert_eq!(otherwise(&mut [], &mut commands), Err(BlockError::NoIf("else")));
+        assert_eq!(endif(&mut Vec::new(), &mut commands), Err(BlockError::NoIf("endif")));
+        let mut blocks = [Block {
+            test: None,
+            exits: Vec::new(),
+            at: 0,
+        }];
+        let e = elif(&mut blocks, &mut commands, Expr::Num(expr::Num::Int(1)), 1).unwrap_err();
+        assert_eq!(
+            (e.clone(), e.to_string()),
+            (BlockError::AfterElse("elif"), "\\elif after \\else".into())
+        );
+        assert!(commands.is_empty(), "nothing is added by a refused branch");
+    }
 
     fn vars() -> Vars {
         Vars {

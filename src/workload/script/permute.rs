@@ -8,6 +8,7 @@
 //! come from PostgreSQL's `pg_prng`, xoroshiro128** seeded with SplitMix64 from the seed, which
 //! is what `rand_xoshiro`'s `Xoroshiro128StarStar::seed_from_u64` is.
 
+use super::eval_error::EvalError;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoroshiro128StarStar;
 
@@ -40,9 +41,9 @@ fn scramble(v: u64, m: u64, r: u64, mask: u64, bits: u32) -> u64 {
 }
 
 /// Where `val` (taken modulo `size`) goes in the permutation of `[0, size)` that `seed` chooses.
-pub fn permute(val: i64, size: i64, seed: i64) -> Result<i64, String> {
+pub fn permute(val: i64, size: i64, seed: i64) -> Result<i64, EvalError> {
     if size <= 0 {
-        return Err(BAD_SIZE.into());
+        return Err(EvalError::PermuteSize);
     }
     if size < 2 {
         return Ok(0);
@@ -96,8 +97,8 @@ mod tests {
         assert_eq!((permute(0, 2, 5431), permute(1, 2, 5431)), (Ok(0), Ok(1)));
         assert_eq!((permute(0, 2, 5433), permute(1, 2, 5433)), (Ok(1), Ok(0)));
         assert_eq!(permute(7, 1, 3), Ok(0));
-        assert_eq!(permute(0, 0, 3), Err(BAD_SIZE.into()));
-        assert_eq!(permute(0, -5, 3), Err(BAD_SIZE.into()));
+        assert_eq!(permute(0, 0, 3), Err(EvalError::PermuteSize));
+        assert_eq!(permute(0, -5, 3), Err(EvalError::PermuteSize));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! The draws come from the client's own seeded generator (ChaCha8), not pgbench's xoshiro128**,
 //! so a script draws the same distributions as under pgbench but not the same numbers.
 
+use super::eval_error::EvalError;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -29,28 +30,28 @@ fn place(lb: i64, ub: i64, r: f64) -> i64 {
 
 /// pgbench's checks of a draw's bounds: not empty, and at most `i64::MAX` values wide (its
 /// draws compute the width `ub - lb + 1` in 64 bits).
-fn check_range(lb: i64, ub: i64) -> Result<(), String> {
+fn check_range(lb: i64, ub: i64) -> Result<(), EvalError> {
     if lb > ub {
-        Err(format!("empty range given to random: [{lb}, {ub}]"))
+        Err(EvalError::EmptyRange { lb, ub })
     } else if ub.checked_sub(lb).and_then(|w| w.checked_add(1)).is_none() {
-        Err(format!("random range is too large: [{lb}, {ub}]"))
+        Err(EvalError::RangeTooLarge { lb, ub })
     } else {
         Ok(())
     }
 }
 
 /// `random(lb, ub)`: every integer of `[lb, ub]` equally likely.
-pub fn uniform(rng: &mut ChaCha8Rng, lb: i64, ub: i64) -> Result<i64, String> {
+pub fn uniform(rng: &mut ChaCha8Rng, lb: i64, ub: i64) -> Result<i64, EvalError> {
     check_range(lb, ub)?;
     Ok(rng.random_range(lb..=ub))
 }
 
 /// `random_exponential(lb, ub, p)`: density `exp(-p (x - lb) / (ub - lb + 1))`, truncated to
 /// the range; `p > 0`.
-pub fn exponential(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, String> {
+pub fn exponential(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, EvalError> {
     check_range(lb, ub)?;
     if !(p > 0.0 && p.is_finite()) {
-        return Err(format!("exponential parameter must be greater than zero (not {p:.6})"));
+        return Err(EvalError::Exponential(p));
     }
     let cut = (-p).exp();
     let r = -(cut + (1.0 - cut) * open_unit(rng)).ln() / p;
@@ -59,12 +60,10 @@ pub fn exponential(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64
 
 /// `random_gaussian(lb, ub, p)`: a standard normal truncated to `[-p, p)` and mapped onto the
 /// range; `p >= 2`.
-pub fn gaussian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, String> {
+pub fn gaussian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, EvalError> {
     check_range(lb, ub)?;
     if !(p >= MIN_GAUSSIAN && p.is_finite()) {
-        return Err(format!(
-            "gaussian parameter must be at least {MIN_GAUSSIAN:.6} (not {p:.6})"
-        ));
+        return Err(EvalError::Gaussian(p));
     }
     let z = loop {
         // Box-Muller.
@@ -82,12 +81,10 @@ pub fn gaussian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, p: f64) -> Result<i64, S
 /// Generation", 1986, p. 550-551) for the unbounded Zipf law, its first uniform drawn only
 /// from the part that gives `k <= n` (the same law as rejecting larger `k`, without the many
 /// rejections of `s` near 1).
-pub fn zipfian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, s: f64) -> Result<i64, String> {
+pub fn zipfian(rng: &mut ChaCha8Rng, lb: i64, ub: i64, s: f64) -> Result<i64, EvalError> {
     check_range(lb, ub)?;
     if !(ZIPF_MIN..=ZIPF_MAX).contains(&s) {
-        return Err(format!(
-            "zipfian parameter must be in range [{ZIPF_MIN:.3}, {ZIPF_MAX:.0}] (not {s:.6})"
-        ));
+        return Err(EvalError::Zipfian(s));
     }
     let n = (ub as i128 - lb as i128 + 1) as f64;
     let a = s - 1.0;
@@ -170,7 +167,7 @@ mod tests {
         for (lb, ub) in [(i64::MIN, i64::MAX), (0, i64::MAX), (-1, i64::MAX - 1)] {
             assert_eq!(
                 uniform(&mut ChaCha8Rng::seed_from_u64(1), lb, ub),
-                Err(format!("random range is too large: [{lb}, {ub}]"))
+                Err(EvalError::RangeTooLarge { lb, ub })
             );
         }
         assert!(uniform(&mut ChaCha8Rng::seed_from_u64(1), 1, i64::MAX).is_ok());
