@@ -6,7 +6,8 @@
 //! - [`populate`]: the initial population of §4.3 (`warehouses` the scale);
 //! - [`deck`]: the mix as §5.2.4.2's deck of cards;
 //! - [`txns`]: the five transactions;
-//! - [`check`]: the consistency conditions 1-4 of §3.3.2, after every trial.
+//! - [`check`]: the consistency conditions 1-4 of §3.3.2, after every trial;
+//! - [`report`]: the answer, tpmC.
 //!
 //! A trial runs on the load driver ([`super::load`]): each client is a terminal bound to a home
 //! warehouse and a district (§5.5; [`txns::Terminal::of`]), deals its transactions from its own
@@ -20,6 +21,7 @@ pub mod check;
 pub mod deck;
 pub mod populate;
 pub mod random;
+pub mod report;
 pub mod schema;
 pub mod txns;
 
@@ -175,6 +177,18 @@ impl super::load::Client for TpccClient<'_> {
     }
 }
 
+/// tpmC as the run's answer.
+impl super::WorkloadReport for Tpcc {
+    fn answer(
+        &self,
+        m: &crate::model::record::Manifest,
+        trials: &[crate::model::record::TrialRecord],
+        own: &[String],
+    ) -> Option<Vec<String>> {
+        report::answer(m, trials, own)
+    }
+}
+
 /// What the workload is (`litebench list` prints it).
 pub static KIND: WorkloadKind = WorkloadKind {
     name: "tpcc",
@@ -200,6 +214,10 @@ impl Workload for Tpcc {
 
     fn check(&self, _p: &Params) -> Result<(), String> {
         Ok(())
+    }
+
+    fn report(&self) -> &dyn super::WorkloadReport {
+        self
     }
 
     fn populate(&self, conn: &mut dyn Connection, pop: &Population<'_>) -> Result<u64, PopulateError> {
