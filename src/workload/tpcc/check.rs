@@ -17,6 +17,9 @@ pub struct Broken(pub String);
 
 type Rows = Vec<Vec<Option<String>>>;
 
+/// A condition's query and the check of its rows.
+type Condition = (&'static str, fn(&Rows) -> Option<Broken>);
+
 fn num(v: &Option<String>) -> Option<f64> {
     v.as_deref().and_then(|s| s.trim().parse().ok())
 }
@@ -93,7 +96,7 @@ FROM district ORDER BY d_w_id, d_id";
 
 /// Checks the four conditions on `conn`: the first broken one, if any.
 pub fn consistency(conn: &mut dyn Connection) -> Result<Option<Broken>, EngineError> {
-    let checks: [(&str, fn(&Rows) -> Option<Broken>); 4] = [
+    let checks: [Condition; 4] = [
         (CONDITION_1, condition_1),
         (CONDITION_2, condition_2),
         (CONDITION_3, condition_3),

@@ -191,6 +191,78 @@ fn columns(table: &str) -> Vec<String> {
     }
 }
 
+/// The customers of warehouse `w`: C_LAST from the syllables of their number for the first
+/// 1,000 of a district, NURand(255, 0, 999) with C_LOAD for the rest.
+fn customers(table: usize, seed: u64, w: u32, k: &Constants, sink: &mut dyn RowSink) -> Result<(), EngineError> {
+    for d in 1..=DISTRICTS {
+        let mut rng = stream(seed, table, w, d);
+        for c in 1..=CUSTOMERS {
+            let last = if c <= 1000 {
+                random::last_name(c - 1)
+            } else {
+                random::last_name(random::nurand(&mut rng, random::A_LAST, k.c_last_load, 0, 999))
+            };
+            let first = random::a_string(&mut rng, 8, 16);
+            let a = address(&mut rng);
+            let phone = random::n_string(&mut rng, 16, 16);
+            let credit = if rng.random_range(0..10) == 0 { "BC" } else { "GC" };
+            let discount = rate(&mut rng, 5_000);
+            let data = random::a_string(&mut rng, 300, 500);
+            let mut row = vec![
+                int(c),
+                int(d),
+                int(w),
+                Value::Text(&first),
+                Value::Text("OE"),
+                Value::Text(&last),
+            ];
+            push_address(&mut row, &a);
+            row.extend([
+                Value::Text(&phone),
+                Value::Text(LOAD_TIME),
+                Value::Text(credit),
+                money(5_000_000),
+                discount,
+                money(-1_000),
+                money(1_000),
+                int(1),
+                int(0),
+                Value::Text(&data),
+            ]);
+            sink.row(&row)?;
+        }
+    }
+    Ok(())
+}
+
+/// The order lines of warehouse `w`, from the same generator as its orders.
+fn order_lines(seed: u64, w: u32, sink: &mut dyn RowSink) -> Result<(), EngineError> {
+    for d in 1..=DISTRICTS {
+        orders(seed, w, d, &mut |o| {
+            for (n, (item, amount, info)) in o.lines.iter().enumerate() {
+                sink.row(&[
+                    int(o.o_id),
+                    int(d),
+                    int(w),
+                    int(n as u32 + 1),
+                    int(*item),
+                    int(w),
+                    if o.carrier.is_some() {
+                        Value::Text(LOAD_TIME)
+                    } else {
+                        Value::Null
+                    },
+                    int(5),
+                    money(*amount),
+                    Value::Text(info),
+                ])?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
 /// Pushes the rows of `table` for warehouse `w` (the items for `w` = 0).
 fn fill(table: usize, seed: u64, w: u32, k: &Constants, sink: &mut dyn RowSink) -> Result<(), EngineError> {
     match schema::TABLES[table] {
@@ -224,46 +296,7 @@ fn fill(table: usize, seed: u64, w: u32, k: &Constants, sink: &mut dyn RowSink) 
                 sink.row(&row)?;
             }
         }
-        "customer" => {
-            for d in 1..=DISTRICTS {
-                let mut rng = stream(seed, table, w, d);
-                for c in 1..=CUSTOMERS {
-                    let last = if c <= 1000 {
-                        random::last_name(c - 1)
-                    } else {
-                        random::last_name(random::nurand(&mut rng, random::A_LAST, k.c_last_load, 0, 999))
-                    };
-                    let first = random::a_string(&mut rng, 8, 16);
-                    let a = address(&mut rng);
-                    let phone = random::n_string(&mut rng, 16, 16);
-                    let credit = if rng.random_range(0..10) == 0 { "BC" } else { "GC" };
-                    let discount = rate(&mut rng, 5_000);
-                    let data = random::a_string(&mut rng, 300, 500);
-                    let mut row = vec![
-                        int(c),
-                        int(d),
-                        int(w),
-                        Value::Text(&first),
-                        Value::Text("OE"),
-                        Value::Text(&last),
-                    ];
-                    push_address(&mut row, &a);
-                    row.extend([
-                        Value::Text(&phone),
-                        Value::Text(LOAD_TIME),
-                        Value::Text(credit),
-                        money(5_000_000),
-                        discount,
-                        money(-1_000),
-                        money(1_000),
-                        int(1),
-                        int(0),
-                        Value::Text(&data),
-                    ]);
-                    sink.row(&row)?;
-                }
-            }
-        }
+        "customer" => customers(table, seed, w, k, sink)?,
         "history" => {
             for d in 1..=DISTRICTS {
                 let mut rng = stream(seed, table, w, d);
@@ -305,31 +338,7 @@ fn fill(table: usize, seed: u64, w: u32, k: &Constants, sink: &mut dyn RowSink) 
                 })?;
             }
         }
-        "order_line" => {
-            for d in 1..=DISTRICTS {
-                orders(seed, w, d, &mut |o| {
-                    for (n, (item, amount, info)) in o.lines.iter().enumerate() {
-                        sink.row(&[
-                            int(o.o_id),
-                            int(d),
-                            int(w),
-                            int(n as u32 + 1),
-                            int(*item),
-                            int(w),
-                            if o.carrier.is_some() {
-                                Value::Text(LOAD_TIME)
-                            } else {
-                                Value::Null
-                            },
-                            int(5),
-                            money(*amount),
-                            Value::Text(info),
-                        ])?;
-                    }
-                    Ok(())
-                })?;
-            }
-        }
+        "order_line" => order_lines(seed, w, sink)?,
         _ => {
             let mut rng = stream(seed, table, w, 0);
             for i in 1..=ITEMS {
