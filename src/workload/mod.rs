@@ -33,6 +33,7 @@ pub mod sqlite_benchmark;
 pub mod ssb;
 pub mod suite;
 pub mod tatp;
+pub mod tpcc;
 pub mod user_db;
 pub mod ycsb;
 
@@ -255,9 +256,10 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 16] = [
+    static ALL: [&dyn Workload; 17] = [
         &crud::Crud,
         &tatp::Tatp,
+        &tpcc::Tpcc,
         &speedtest::SPEEDTEST,
         &speedtest1::Speedtest1,
         &rlbench::RLBENCH,

@@ -51,6 +51,7 @@ mod store;
 mod store_locks;
 mod store_schema;
 mod sweeps;
+mod tpcc;
 mod trusted_inputs;
 mod wal_files;
 mod width;
