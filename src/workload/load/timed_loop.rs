@@ -267,8 +267,7 @@ fn run_and_record<C: Client, const FULL: bool, const PHASED: bool>(
                 t0,
                 start_ticks,
             };
-            let ran = tried_again::<C, FULL, PHASED>(client, e, course, shared, rec, buckets, started)?;
-            Ok((ran.outcome, ran.end_ns))
+            tried_again::<C, FULL, PHASED>(client, e, course, shared, rec, buckets, started)
         }
     }
 }
@@ -287,7 +286,7 @@ fn tried_again<C: Client, const FULL: bool, const PHASED: bool>(
     rec: &mut Recorder,
     buckets: &mut Buckets,
     started: Started,
-) -> Result<Ended, WorkloadError> {
+) -> Result<(Result<bool, crate::engines::BusyCause>, u64), WorkloadError> {
     let Started {
         op,
         lag_ns,
@@ -305,14 +304,10 @@ fn tried_again<C: Client, const FULL: bool, const PHASED: bool>(
         service_ns: clock.ns_between(t0, t1),
         end_ns: clock.ns_between(start_ticks, t1),
     };
-    let end_ns = record::<C, FULL, PHASED>(client, course, shared, rec, buckets, ran);
-    Ok(Ended { outcome, end_ns })
-}
-
-/// What [`tried_again`] returns: the transaction's outcome after its tries, and its end.
-struct Ended {
-    outcome: Result<bool, crate::engines::BusyCause>,
-    end_ns: u64,
+    Ok((
+        outcome,
+        record::<C, FULL, PHASED>(client, course, shared, rec, buckets, ran),
+    ))
 }
 
 /// A transaction [`run_stream`] ran: its type, its outcome after its tries (`Err`: the cause of

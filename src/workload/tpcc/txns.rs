@@ -319,6 +319,9 @@ pub struct Statements {
     delivery: [StmtId; 7],
     stock_level: [StmtId; 2],
     values: Values,
+    /// H_DATA of the Payment running (W_NAME, four spaces, D_NAME), reused so that the timed
+    /// transaction allocates nothing for it.
+    h_data: String,
 }
 
 /// A timestamp column read as text (`{col}` in a statement): not every engine's client decodes
@@ -401,6 +404,7 @@ impl Statements {
             commit: Control::prepare(conn, "COMMIT"),
             rollback: Control::prepare(conn, "ROLLBACK"),
             values: Values::with_capacity(64, 4096),
+            h_data: String::with_capacity(24),
         })
     }
 
@@ -508,7 +512,8 @@ impl Statements {
             let _brand = original && contains(text(self.values.get(1)), b"ORIGINAL");
             let amount = f64::from(l.quantity) * price;
             total += amount;
-            let dist = String::from_utf8_lossy(text(self.values.get(2))).into_owned();
+            // S_DIST_xx bound straight from the values read (no copy inside the transaction).
+            let dist = std::str::from_utf8(text(self.values.get(2))).unwrap_or("");
             conn.run(
                 self.insert_order_line,
                 &[
@@ -520,7 +525,7 @@ impl Statements {
                     int(l.supply_w),
                     q,
                     Value::Real((amount * 100.0).round() / 100.0),
-                    Value::Text(&dist),
+                    Value::Text(dist),
                 ],
             )?;
         }
@@ -564,10 +569,12 @@ impl Statements {
         let h = money(amount);
         conn.run(s[0], &[h, int(w)])?;
         self.read(conn, s[1], &[int(w)])?;
-        let w_name = String::from_utf8_lossy(text(self.values.get(0))).into_owned();
+        self.h_data.clear();
+        self.h_data.push_str(&String::from_utf8_lossy(text(self.values.get(0))));
+        self.h_data.push_str("    ");
         conn.run(s[2], &[h, int(w), int(d)])?;
         self.read(conn, s[3], &[int(w), int(d)])?;
-        let d_name = String::from_utf8_lossy(text(self.values.get(0))).into_owned();
+        self.h_data.push_str(&String::from_utf8_lossy(text(self.values.get(0))));
         let Some(c) = self.customer_id(conn, c_w, c_d, customer)? else {
             return Ok(false);
         };
@@ -581,7 +588,6 @@ impl Statements {
             data.truncate(500);
             conn.run(s[7], &[Value::Text(&data), int(c_w), int(c_d), int(c)])?;
         }
-        let h_data = format!("{w_name}    {d_name}");
         conn.run(
             self.insert_history,
             &[
@@ -592,7 +598,7 @@ impl Statements {
                 int(w),
                 Value::Text(date),
                 h,
-                Value::Text(&h_data),
+                Value::Text(&self.h_data),
             ],
         )?;
         Ok(true)
