@@ -32,6 +32,7 @@ pub mod speedtest1;
 pub mod sqlite_benchmark;
 pub mod ssb;
 pub mod suite;
+pub mod tally;
 pub mod tatp;
 pub mod tpcc;
 pub mod user_db;

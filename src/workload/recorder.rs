@@ -16,6 +16,7 @@
 use crate::engines::BusyCause;
 use crate::model::op::{encode, new_histogram, Latency, OpResult, OpType, MAX_NS};
 use crate::sys::iocount::{IoCounters, IoSnapshot};
+use crate::workload::tally::Tally;
 use hdrhistogram::Histogram;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,7 +31,9 @@ struct OpState {
     /// Of `busy`, by cause (see [`OpResult::busy_timeout`]).
     busy_causes: BusyCounts,
     elapsed: Duration,
+    /// Latencies, with those since the last read still in `tally` ([`OpState::hist`]).
     hist: Histogram<u64>,
+    tally: Tally,
     io: IoSnapshot,
     retries: u64,
     skipped: u64,
@@ -191,6 +194,7 @@ impl Recorder {
                     busy_causes: BusyCounts::default(),
                     elapsed: Duration::ZERO,
                     hist: new_histogram(),
+                    tally: Tally::default(),
                     io: IoSnapshot::default(),
                     retries: 0,
                     skipped: 0,
@@ -381,7 +385,7 @@ impl Recorder {
         let s = &mut self.ops[op];
         s.ops += 1;
         s.succeeded += succeeded as u64;
-        s.hist.saturating_record(ns.clamp(1, MAX_NS));
+        s.tally.record(ns.clamp(1, MAX_NS), &mut s.hist);
     }
 
     /// Records one completed operation of type `op` that either succeeded or was, by the
@@ -398,7 +402,7 @@ impl Recorder {
         let s = &mut self.ops[op];
         s.ops += 1;
         s.succeeded += succeeded as u64;
-        s.hist.saturating_record(ns.min(MAX_NS));
+        s.tally.record(ns.min(MAX_NS), &mut s.hist);
     }
 
     /// Records an operation that failed in a way the workload tolerates (e.g. SQLITE_BUSY).
@@ -461,8 +465,9 @@ impl Recorder {
     }
 
     /// Operation type `op`'s counts so far, and its latency histogram.
-    pub fn totals(&self, op: usize) -> (Totals, &Histogram<u64>) {
-        let s = &self.ops[op];
+    pub fn totals(&mut self, op: usize) -> (Totals, &Histogram<u64>) {
+        let s = &mut self.ops[op];
+        s.tally.drain_into(&mut s.hist);
         let t = Totals {
             ops: s.ops,
             succeeded: s.succeeded,
@@ -631,7 +636,8 @@ impl Recorder {
 
 /// Adds `theirs`' operations, failures, histograms, I/O and phase times to `mine`, type by type.
 fn add_ops(mine: &mut [OpState], theirs: Vec<OpState>) {
-    for (mine, theirs) in mine.iter_mut().zip(theirs) {
+    for (mine, mut theirs) in mine.iter_mut().zip(theirs) {
+        theirs.tally.drain_into(&mut theirs.hist);
         mine.ops += theirs.ops;
         mine.succeeded += theirs.succeeded;
         mine.failed += theirs.failed;
@@ -665,7 +671,8 @@ fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 }
 
 /// What a closed phase of one operation type comes to.
-fn result_of(s: OpState) -> OpResult {
+fn result_of(mut s: OpState) -> OpResult {
+    s.tally.drain_into(&mut s.hist);
     OpResult {
         name: s.name.to_string(),
         ops: s.ops,

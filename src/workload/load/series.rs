@@ -88,7 +88,7 @@ impl Buckets {
     }
 
     /// Starts counting from `rec`'s totals now (the measured start).
-    pub(super) fn begin(&mut self, rec: &Recorder) {
+    pub(super) fn begin(&mut self, rec: &mut Recorder) {
         if self.off {
             return;
         }
@@ -101,7 +101,7 @@ impl Buckets {
     /// Moves to the interval that `ns` nanoseconds after the measured start falls in, closing
     /// the current one first: a comparison, unless an interval ended.
     #[inline]
-    pub(super) fn reach(&mut self, ns: u64, rec: &Recorder) {
+    pub(super) fn reach(&mut self, ns: u64, rec: &mut Recorder) {
         if ns >= self.ends_ns {
             self.close(rec);
             let width = self.interval_ns();
@@ -114,7 +114,7 @@ impl Buckets {
     /// per interval, which `benches/overhead-instructions.sh` counts apart from the loop's.
     #[cold]
     #[inline(never)]
-    pub(super) fn close(&mut self, rec: &Recorder) {
+    pub(super) fn close(&mut self, rec: &mut Recorder) {
         if self.off {
             return;
         }
