@@ -36,11 +36,18 @@ pub fn stop_of(manifest: &Manifest, workload: RunWorkload) -> Option<StopOn> {
             count,
         }),
         Budget::Time(d) => Some(StopOn::Duration {
-            param: names.map_or("duration", |n| n.duration).to_string(),
+            param: names.map_or(tx.time_param(), |n| n.duration).to_string(),
             ms: d.as_millis().min(u128::from(u64::MAX)) as u64,
         }),
         Budget::Streams => None,
     }
+}
+
+/// The parameter that holds the workload's trial time (`duration` where it is not known).
+fn time_param(workload: RunWorkload) -> &'static str {
+    workload.transactions().map_or("duration", |tx| {
+        tx.stop_params().map_or(tx.time_param(), |n| n.duration)
+    })
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -157,18 +164,19 @@ pub fn cv_warning(
     );
     match stop_of(manifest, workload)? {
         StopOn::Count { param, count } => Some(format!(
-            "{head}: stopping after {param}={count}, a trial lasts until the last of {} clients has run its share of the seeded Poisson schedule, and that span differs from round to round ({}, where {count} transactions take {:.2} s at {target} tx/s), so every configuration's rate moves with it: achieved {achieved} against the {target} tx/s target; stop on time (--param duration={steady_s}s), and compare latency and failures",
+            "{head}: stopping after {param}={count}, a trial lasts until the last of {} clients has run its share of the seeded Poisson schedule, and that span differs from round to round ({}, where {count} transactions take {:.2} s at {target} tx/s), so every configuration's rate moves with it: achieved {achieved} against the {target} tx/s target; stop on time (--param {}={steady_s}s), and compare latency and failures",
             manifest.load.clients,
             spans(trials).unwrap_or_else(|| "-".into()),
             count as f64 / rate,
+            time_param(workload),
         )),
-        StopOn::Duration { ms, .. } => {
+        StopOn::Duration { param, ms } => {
             // A Poisson count of n varies by 1/sqrt(n): past half the threshold it is the cause.
             let n = rate * ms as f64 / 1000.0;
             let poisson = 1.0 / n.max(1.0).sqrt();
             (poisson >= 0.025).then(|| {
                 format!(
-                    "{head}: a trial of {} at {target} tx/s expects {} transactions, and a Poisson count that small varies by {} (1/sqrt(n)) from round to round; use a longer --param duration ({steady_s}s for about 2%), and compare latency and failures",
+                    "{head}: a trial of {} at {target} tx/s expects {} transactions, and a Poisson count that small varies by {} (1/sqrt(n)) from round to round; use a longer --param {param} ({steady_s}s for about 2%), and compare latency and failures",
                     crate::model::load::duration_text(ms * 1_000_000),
                     num(n),
                     pct(poisson)
@@ -342,6 +350,23 @@ mod tests {
             cv.len() == 2 && cv.iter().all(|l| l.contains("the machine was too noisy")),
             "{cv:?}"
         );
+    }
+
+    /// A workload whose trial time is `measure_time` (tpcc, tatp, blob) was told to lengthen
+    /// `--param duration`, a parameter it does not have.
+    #[test]
+    fn the_poisson_warning_names_the_workloads_own_time_parameter() {
+        let (mut m, t) = open_loop();
+        m.workload = "tpcc".into();
+        m.params = Params(
+            [("measure_time".to_string(), ParamValue::Duration(Duration::from_secs(1)))]
+                .into_iter()
+                .collect(),
+        );
+        let cv = cv_lines(&m, &t);
+        assert_eq!(cv.len(), 1, "{cv:?}");
+        assert!(cv[0].contains("use a longer --param measure_time (9s"), "{}", cv[0]);
+        assert!(!cv[0].contains("--param duration"), "{}", cv[0]);
     }
 
     #[test]

@@ -123,6 +123,12 @@ pub trait Streams: Sync {
     fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
         None
     }
+    /// The parameter that holds a trial's time, where its budget can be one (`duration`;
+    /// `measure_time` for the workloads that name it as their sources do): what a report tells
+    /// the user to lengthen.
+    fn time_param(&self) -> &'static str {
+        "duration"
+    }
     /// How long every client runs transactions before the measured interval starts (not
     /// recorded); none by default.
     fn warmup(&self, _params: &Params) -> Duration {
@@ -187,6 +193,8 @@ pub trait Transactions: Sync {
     fn one_client_only(&self, params: &Params) -> Option<String>;
     /// [`Streams::stop_params`].
     fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams>;
+    /// [`Streams::time_param`].
+    fn time_param(&self) -> &'static str;
     /// [`Streams::warmup`].
     fn warmup(&self, params: &Params) -> Duration;
     /// [`Streams::phase_timed`].
@@ -209,6 +217,9 @@ impl<S: Streams> Transactions for S {
     }
     fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
         Streams::stop_params(self)
+    }
+    fn time_param(&self) -> &'static str {
+        Streams::time_param(self)
     }
     fn warmup(&self, params: &Params) -> Duration {
         Streams::warmup(self, params)

@@ -225,6 +225,10 @@ impl Workload for Blob {
 impl Streams for Blob {
     type Client<'c> = clients::BlobClient<'c>;
 
+    fn time_param(&self) -> &'static str {
+        "measure_time"
+    }
+
     fn budget(&self, p: &Params) -> Budget {
         match p.count("operations") {
             0 => Budget::Time(p.duration("measure_time")),

@@ -142,6 +142,10 @@ pub fn call_forwarding_balanced(p: &Params) -> bool {
 impl super::load::Streams for Tatp {
     type Client<'c> = TatpClient<'c>;
 
+    fn time_param(&self) -> &'static str {
+        "measure_time"
+    }
+
     fn budget(&self, p: &Params) -> super::load::Budget {
         super::load::Budget::Time(p.duration("measure_time"))
     }

@@ -79,6 +79,10 @@ const THINK: [f64; 5] = [12.0, 12.0, 10.0, 5.0, 5.0];
 impl super::load::Streams for Tpcc {
     type Client<'c> = TpccClient<'c>;
 
+    fn time_param(&self) -> &'static str {
+        "measure_time"
+    }
+
     fn budget(&self, p: &Params) -> super::load::Budget {
         super::load::Budget::Time(p.duration("measure_time"))
     }
