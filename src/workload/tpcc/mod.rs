@@ -196,6 +196,7 @@ pub static KIND: WorkloadKind = WorkloadKind {
     source: "TPC Benchmark C, Standard Specification, Revision 5.11 (Transaction Processing Performance Council, 2010)",
     params: PARAMS,
     operations: &TXNS,
+    default_knobs: super::kind::WAIT_FOR_LOCKS,
     ..WorkloadKind::BASE
 };
 
