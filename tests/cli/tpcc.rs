@@ -42,6 +42,58 @@ fn two_terminals_on_one_warehouse_answer_in_tpmc_with_every_transaction() {
     );
     assert!(ops[0].1 > 0 && ops[1].1 > 0, "{ops:?}");
     assert_eq!(v["manifest"]["params"]["warehouses"], 1, "{}", v["manifest"]["params"]);
+    // The dry run's estimate of the population against the file this run made: SQLite's file,
+    // with its indexes and pages' free space, is 1.0 to 1.4 times the rows' data (1.17 here).
+    let estimate = row_data_mb(&sb, &["tpcc"]);
+    let made = v["footprint"][0]["bytes"].as_f64().expect("footprint bytes") / 1e6;
+    assert!(
+        (1.0..1.4).contains(&(made / estimate)),
+        "file {made} MB, estimate {estimate} MB"
+    );
+}
+
+/// `run ARGS --dry-run`'s estimate of the population's row data, in MB.
+fn row_data_mb(sb: &Sandbox, args: &[&str]) -> f64 {
+    let out = output(sb.run(args).arg("--dry-run"));
+    assert_success(&out);
+    let text = stdout(&out).replace("\n    ", " ");
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = flat
+        .find(" MB of row data")
+        .unwrap_or_else(|| panic!("no estimate in:\n{text}"));
+    flat[..at]
+        .rsplit(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number before MB in:\n{text}"))
+}
+
+/// `run tpcc --dry-run` says what the population holds and how long each trial and the run
+/// take, before anything is made; within 80 columns.
+#[test]
+fn the_dry_run_gives_the_populations_size_and_the_time_limits() {
+    let sb = Sandbox::new();
+    let out = output(
+        sb.run(&["tpcc", "--param", "warehouses=2", "--param", "measure_time=30s"])
+            .arg("--dry-run"),
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for want in [
+        "population: 2 warehouses, 1,098,022 rows (499,011 a warehouse and 100,000 items), about 145.4 MB of row data (68.6 MB a warehouse)",
+        "each trial: 10 s warm-up (warmup_time, not recorded), then 30 s measured (measure_time)",
+        "time: 11 trials x 40 s = 7 min 20 s of trials",
+        "#0 engine sqlite, knobs busy_timeout=5000 (workload tpcc default)",
+    ] {
+        assert!(flat.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(
+        text.lines().all(|l| l.chars().count() <= 80),
+        "wider than 80 columns:\n{text}"
+    );
+    assert!(!sb.results().exists(), "a dry run created the results store");
+    assert_eq!(row_data_mb(&sb, &["tpcc"]), 76.8);
 }
 
 #[test]

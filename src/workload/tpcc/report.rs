@@ -98,7 +98,8 @@ fn beside(f: &Figures) -> String {
     out
 }
 
-fn grouped(x: f64) -> String {
+/// `1,234,567`: a count with its thousands grouped.
+pub fn grouped(x: f64) -> String {
     let n = x.round() as u64;
     let s = n.to_string();
     let mut out = String::new();
