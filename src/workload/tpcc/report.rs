@@ -7,7 +7,7 @@
 
 use super::deck::TXNS;
 use crate::model::record::{Manifest, TrialRecord};
-use litebench_stats::{median, median_ci, ratio_of_medians, Better, Ratio};
+use litebench_stats::{median, median_ci, ratio_of_medians, Better, Ratio, MIN_SAMPLES_95, MIN_TRIALS};
 
 /// One configuration's figures over its measured trials.
 #[derive(Debug, Default)]
@@ -165,15 +165,34 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
                 ci.high,
                 v.as_str()
             ),
-            Some(r) => format!(
-                "; {:.2}x #{}'s tpmC (too few trials for a verdict)",
-                r.ratio, best.index
-            ),
+            Some(r) => format!("; {:.2}x #{}'s tpmC", r.ratio, best.index),
             None => String::new(),
         };
         out.push(format!("{}: {}{against}.", name(other.index), words(other)));
     }
+    out.extend(too_few(&figs));
     Some(out)
+}
+
+/// Where a configuration has too few trials for an interval (or two for a verdict), the one
+/// sentence that says so and how many it takes, instead of a bare figure a reader takes for a
+/// settled one (issue 49: `--trials 3` gave four engines' tpmC with neither).
+fn too_few(figs: &[Figures]) -> Option<String> {
+    let fewest = figs.iter().map(|f| f.tpmc.len()).min()?;
+    let need = if figs.len() > 1 {
+        MIN_SAMPLES_95.max(MIN_TRIALS)
+    } else {
+        MIN_SAMPLES_95
+    };
+    (fewest < need).then(|| {
+        let (what, them) = if figs.len() > 1 {
+            ("intervals or verdicts", "them")
+        } else {
+            ("interval", "one")
+        };
+        let s = if fewest == 1 { "" } else { "s" };
+        format!("No {what}: {fewest} trial{s} a configuration; --trials {need} gives {them}.")
+    })
 }
 
 #[cfg(test)]
@@ -202,6 +221,30 @@ mod tests {
             ", isolation serializable, 12 transactions gave up on locks (9 serialization failures, 3 deadlocks)"
         );
         assert_eq!(beside(&Figures::default()), "");
+    }
+
+    /// Three trials a configuration: no interval and no verdict, said once with the trials
+    /// that give them; at that many, nothing said.
+    #[test]
+    fn too_few_trials_are_said_with_how_many_it_takes() {
+        let with = |n: usize| Figures {
+            tpmc: vec![1.0; n],
+            ..Figures::default()
+        };
+        let need = MIN_SAMPLES_95.max(MIN_TRIALS);
+        assert_eq!(
+            too_few(&[with(3), with(need)]),
+            Some(format!(
+                "No intervals or verdicts: 3 trials a configuration; --trials {need} gives them."
+            ))
+        );
+        assert_eq!(too_few(&[with(need), with(need)]), None);
+        assert_eq!(
+            too_few(&[with(1)]),
+            Some(format!(
+                "No interval: 1 trial a configuration; --trials {MIN_SAMPLES_95} gives one."
+            ))
+        );
     }
 
     #[test]
