@@ -86,14 +86,18 @@ fn beside(f: &Figures) -> String {
             .causes
             .iter()
             .filter(|c| c.1 > 0)
-            .map(|(name, n)| format!("{n} {name}"))
+            .map(|(name, n)| match name.strip_suffix('s') {
+                Some(one) if *n == 1 => format!("1 {one}"),
+                _ => format!("{n} {name}"),
+            })
             .collect();
         let causes = if causes.is_empty() {
             String::new()
         } else {
             format!(" ({})", causes.join(", "))
         };
-        out.push_str(&format!(", {} transactions gave up on locks{causes}", f.gave_up));
+        let s = if f.gave_up == 1 { "" } else { "s" };
+        out.push_str(&format!(", {} transaction{s} gave up on locks{causes}", f.gave_up));
     }
     out
 }
@@ -221,6 +225,14 @@ mod tests {
             ", isolation serializable, 12 transactions gave up on locks (9 serialization failures, 3 deadlocks)"
         );
         assert_eq!(beside(&Figures::default()), "");
+        // One of one cause: in the singular (DuckDB's one conflict in a four-engine run).
+        f.gave_up = 1;
+        f.causes[0].1 = 1;
+        f.causes[1].1 = 0;
+        assert_eq!(
+            beside(&f),
+            ", isolation serializable, 1 transaction gave up on locks (1 serialization failure)"
+        );
     }
 
     /// Three trials a configuration: no interval and no verdict, said once with the trials
