@@ -39,6 +39,10 @@ struct JobView {
     trials_ms: Option<u64>,
     /// The shortest and longest trial, where they differ.
     trial_range_ms: Option<(u64, u64)>,
+    /// What the workload says of itself with these parameters ([`crate::workload::Workload::plan_lines`]:
+    /// tpcc's population and intervals), one line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    about: Vec<String>,
     /// A cast's roles, one line each: kind, clients and mode, rate, schedule, and the
     /// parameters it gives its workload (its own script); empty without `--cast`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -51,6 +55,10 @@ struct ConfigView {
     label: String,
     engine: String,
     knobs: Vec<(String, String)>,
+    /// The knobs among `knobs` set by the workload's defaults (`default_knobs`), with the
+    /// origin the run records (`workload tpcc default`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    workload_defaults: Vec<(String, String)>,
     presets: Vec<&'static str>,
     fs: Option<String>,
     scheduler: Option<String>,
@@ -161,9 +169,21 @@ fn to_build(engines: &[String]) -> Vec<String> {
 }
 
 fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
+    // A workload that stops on its own time with no stop rule (tpcc, tatp): its warm-up and
+    // measured interval.
+    let own = || {
+        let t = job.workload.transactions()?;
+        match t.budget(&job.params) {
+            crate::workload::load::Budget::Time(d) => Some((d + t.warmup(&job.params)).as_millis() as u64),
+            _ => None,
+        }
+    };
     // Each configuration's trial length: its duration, or its count at its own rate.
     let of = |c: &Configuration| {
-        job.stop.as_ref().and_then(|s| match &s.on {
+        let Some(stop) = &job.stop else {
+            return own();
+        };
+        Some(stop).and_then(|s| match &s.on {
             StopOn::Duration { ms, .. } => Some(*ms),
             StopOn::Count { count, .. } => c
                 .load
@@ -193,6 +213,7 @@ fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
         trial_ms,
         trials_ms,
         trial_range_ms,
+        about: job.workload.plan_lines(&job.params),
         roles: plan
             .load
             .cast
@@ -209,6 +230,12 @@ fn config_view(plan: &Plan, c: &Configuration) -> ConfigView {
         index: c.index,
         label: c.label((plan.choices.len() > 1).then_some(engine.as_str()), fs.as_deref()),
         knobs: c.knobs.0.iter().map(|k| (k.name.clone(), k.value.clone())).collect(),
+        workload_defaults: c
+            .knob_origins
+            .iter()
+            .filter(|(_, origin)| origin.starts_with("workload "))
+            .cloned()
+            .collect(),
         presets: c.presets.clone(),
         engine,
         fs,
@@ -246,7 +273,14 @@ fn text(view: &PlanView) -> String {
             if !c.presets.is_empty() {
                 parts.push(format!("preset {}", c.presets.join("+")));
             }
-            let knobs: Vec<String> = c.knobs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let knobs: Vec<String> = c
+                .knobs
+                .iter()
+                .map(|(k, v)| match c.workload_defaults.iter().find(|(d, _)| d == k) {
+                    Some((_, origin)) => format!("{k}={v} ({origin})"),
+                    None => format!("{k}={v}"),
+                })
+                .collect();
             parts.push(match knobs.is_empty() {
                 true => "knobs at their defaults".to_string(),
                 false => format!("knobs {}", knobs.join(" ")),
@@ -261,6 +295,11 @@ fn text(view: &PlanView) -> String {
                 parts.push(l.clone());
             }
             for l in wrap(&format!("#{} {}", c.index, parts.join(", ")), "    ") {
+                line(format!("  {l}"));
+            }
+        }
+        for a in &j.about {
+            for l in wrap(a, "    ") {
                 line(format!("  {l}"));
             }
         }

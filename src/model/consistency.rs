@@ -197,7 +197,14 @@ pub fn check(manifest: &Manifest, templates: &[TemplateRecord], trials: &[TrialR
             if o.busy > o.failed {
                 return Err(part("busy", o.busy, "failed", o.failed));
             }
-            let causes = [o.busy_timeout, o.busy_upgrade, o.busy_snapshot];
+            let causes = [
+                o.busy_timeout,
+                o.busy_upgrade,
+                o.busy_snapshot,
+                o.busy_serialization,
+                o.busy_deadlock,
+                o.busy_lock_wait,
+            ];
             let by_cause = causes.iter().flatten().fold(0u64, |s, n| s.saturating_add(*n));
             if by_cause > o.busy {
                 return Err(part("busy by cause", by_cause, "busy", o.busy));

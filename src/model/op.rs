@@ -77,6 +77,17 @@ pub struct OpResult {
     pub busy_upgrade: Option<u64>,
     #[serde(default)]
     pub busy_snapshot: Option<u64>,
+    /// Of `busy`, a server's: serialization failures (PostgreSQL's SQLSTATE 40001 under
+    /// `repeatable read` or `serializable`; DuckDB's transaction conflicts), deadlocks the
+    /// server broke (PostgreSQL 40P01, MariaDB 1213) and lock waits that ran out (MariaDB 1205,
+    /// PostgreSQL 55P03). `None` where none happened, and in runs stored before they were
+    /// counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_serialization: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_deadlock: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_lock_wait: Option<u64>,
     /// Wall time of the phases of this type, nanoseconds.
     pub elapsed_ns: u64,
     pub latency: Latency,

@@ -43,6 +43,15 @@ pub struct WorkloadKind {
     pub reports_db_size: bool,
 }
 
+/// A writer waits up to 5 s for a lock, as Python's `sqlite3` (`timeout=5.0`) and Rails 8
+/// (`timeout: 5000`) wait by default, instead of SQLite's own default of not waiting: where
+/// several clients write (TPC-C's terminals, TATP's and YCSB's clients, beside a scheduled
+/// VACUUM), a client that gave up at once spins through up to a million instant `busy_timeout`
+/// failures a trial that no application sees, while the servers it is compared with wait for
+/// their row locks. A `default_knobs` entry: `--knob busy_timeout=0` gives SQLite's default
+/// back. `begin=deferred`'s upgrade failures stay: SQLite refuses those without waiting.
+pub const WAIT_FOR_LOCKS: &[(&str, &str)] = &[("busy_timeout", "5000")];
+
 impl WorkloadKind {
     /// What a workload is unless its descriptor says otherwise, written after its own name,
     /// about, source, parameters and operations as `..WorkloadKind::BASE`: it counts

@@ -180,6 +180,12 @@ pub trait Workload: Sync {
     fn check(&self, _p: &Params) -> Result<(), String> {
         Ok(())
     }
+    /// What `run --dry-run` says of this workload with `p` beside the plan's configurations
+    /// and trials, a line each (tpcc: the population's rows and bytes, the warm-up and measured
+    /// intervals): what a run will cost before it starts. None by default.
+    fn plan_lines(&self, _p: &Params) -> Vec<String> {
+        Vec::new()
+    }
     /// What it adds to the reports of its runs ([`WorkloadReport`]): nothing by default.
     fn report(&self) -> &dyn WorkloadReport {
         &report::NoReport

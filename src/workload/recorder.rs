@@ -49,13 +49,15 @@ struct OpState {
     library_instructions: Option<u64>,
 }
 
-/// Transactions given up busy, by the SQLite causes ([`BusyCause`]); the others count in
-/// `busy` only.
+/// Transactions given up busy, by cause ([`BusyCause`]); `Unknown` counts in `busy` only.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct BusyCounts {
     timeout: u64,
     upgrade: u64,
     snapshot: u64,
+    serialization: u64,
+    deadlock: u64,
+    lock_wait: u64,
 }
 
 impl BusyCounts {
@@ -64,7 +66,10 @@ impl BusyCounts {
             BusyCause::Timeout => self.timeout += 1,
             BusyCause::Upgrade => self.upgrade += 1,
             BusyCause::Snapshot => self.snapshot += 1,
-            BusyCause::Serialization | BusyCause::Deadlock | BusyCause::LockWait | BusyCause::Unknown => {}
+            BusyCause::Serialization => self.serialization += 1,
+            BusyCause::Deadlock => self.deadlock += 1,
+            BusyCause::LockWait => self.lock_wait += 1,
+            BusyCause::Unknown => {}
         }
     }
 
@@ -73,6 +78,9 @@ impl BusyCounts {
         self.timeout += r.busy_timeout.unwrap_or(0);
         self.upgrade += r.busy_upgrade.unwrap_or(0);
         self.snapshot += r.busy_snapshot.unwrap_or(0);
+        self.serialization += r.busy_serialization.unwrap_or(0);
+        self.deadlock += r.busy_deadlock.unwrap_or(0);
+        self.lock_wait += r.busy_lock_wait.unwrap_or(0);
     }
 
     fn plus(self, o: BusyCounts) -> BusyCounts {
@@ -80,6 +88,9 @@ impl BusyCounts {
             timeout: self.timeout + o.timeout,
             upgrade: self.upgrade + o.upgrade,
             snapshot: self.snapshot + o.snapshot,
+            serialization: self.serialization + o.serialization,
+            deadlock: self.deadlock + o.deadlock,
+            lock_wait: self.lock_wait + o.lock_wait,
         }
     }
 }
@@ -682,6 +693,9 @@ fn result_of(mut s: OpState) -> OpResult {
         busy_timeout: Some(s.busy_causes.timeout),
         busy_upgrade: Some(s.busy_causes.upgrade),
         busy_snapshot: Some(s.busy_causes.snapshot),
+        busy_serialization: (s.busy_causes.serialization > 0).then_some(s.busy_causes.serialization),
+        busy_deadlock: (s.busy_causes.deadlock > 0).then_some(s.busy_causes.deadlock),
+        busy_lock_wait: (s.busy_causes.lock_wait > 0).then_some(s.busy_causes.lock_wait),
         elapsed_ns: s.elapsed.as_nanos() as u64,
         latency: Latency::of(&s.hist),
         io: s.io,

@@ -9,7 +9,9 @@
 //!   for Ctrl-C), finished trials kept, and no server process or data directory left behind;
 //! - `postgres=URL` / `mysql=URL` run against a server litebench did not start for the run, and
 //!   leave its settings as they were;
-//! - the `script` workload (pgbench's tpcb-like and dialect variants) on both servers.
+//! - the `script` workload (pgbench's tpcb-like and dialect variants) on both servers;
+//! - `tpcc` under `--knob isolation=...` on both servers, the level read back from each trial
+//!   connection and named in the answer, serialization failures counted by cause.
 
 mod auth;
 mod common;
@@ -21,6 +23,7 @@ mod script;
 mod stops;
 #[path = "../support/mod.rs"]
 mod support;
+mod tpcc;
 mod trial_start;
 
 use common::*;
@@ -159,6 +162,12 @@ fn side_by_side_with_sqlite_and_knobs_read_back() {
     let my = config_index(&v, "mysql defaults");
     for (req, eff) in readings(&v, my, "innodb_flush_log_at_trx_commit") {
         assert_eq!((req, eff.as_deref()), (None, Some("1")));
+    }
+    // Each trial connection's isolation level, unset: the servers' own defaults.
+    for (cfg, level) in [(off, "read-committed"), (on, "read-committed"), (my, "repeatable-read")] {
+        for (req, eff) in readings(&v, cfg, "isolation") {
+            assert_eq!((req, eff.as_deref()), (None, Some(level)));
+        }
     }
     let kinds: Vec<&str> = v["manifest"]["engines"]
         .as_array()

@@ -40,7 +40,7 @@ use crate::engines::server::engine::ServerEngine;
 use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
-use crate::engines::server::{first_value, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
+use crate::engines::server::{first_value, isolation, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind};
 use crate::model::knob::{find_spec, KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
@@ -76,7 +76,28 @@ pub const MYSQL_KNOBS: &[KnobSpec] = &[
         default: "0",
         help: "MariaDB: sync the binary log every N commits (0: leave it to the OS); the binary log is off unless the server runs with log_bin",
     },
+    isolation::spec(
+        "repeatable-read",
+        "MariaDB: the isolation level transactions start with (SET GLOBAL and SESSION TRANSACTION ISOLATION LEVEL); read back from each trial connection (@@transaction_isolation, @@tx_isolation before 11.1) whether set or not",
+    ),
 ];
+
+/// The variable that holds the isolation level at `scope` (`GLOBAL`, `SESSION`), as a
+/// literal: `@@transaction_isolation` from MariaDB 11.1 and in MySQL, `@@tx_isolation` before
+/// (MySQL 8 has only the first, MariaDB 10 only the second).
+fn isolation_value(conn: &mut dyn Connection, scope: &str) -> Result<Option<String>, EngineError> {
+    match conn.query_value(&format!("SELECT @@{scope}.transaction_isolation")) {
+        Ok(v) => Ok(v),
+        Err(_) => conn.query_value(&format!("SELECT @@{scope}.tx_isolation")),
+    }
+}
+
+/// Sets the isolation level (either spelling) for new connections and this one.
+fn set_isolation(conn: &mut dyn Connection, level: &str) -> Result<(), EngineError> {
+    let words = isolation::sql_words(level);
+    conn.execute_batch(&format!("SET GLOBAL TRANSACTION ISOLATION LEVEL {words}"))?;
+    conn.execute_batch(&format!("SET SESSION TRANSACTION ISOLATION LEVEL {words}"))
+}
 
 /// mysql's descriptor.
 pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::EngineKind {
@@ -145,6 +166,7 @@ const SETTINGS_OF_NOTE: &[&str] = &[
     "innodb_fast_shutdown",
     "default_storage_engine",
     "transaction_isolation",
+    "tx_isolation",
     "character_set_server",
     "collation_server",
     "version_comment",
@@ -513,15 +535,22 @@ impl Flavour for Mysql {
     }
 
     fn read_original(conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
+        if name == isolation::KNOB {
+            return isolation_value(conn, "GLOBAL").map(|v| v.map(|v| literal(&v)));
+        }
         global_value(conn, name)
     }
 
     fn set(conn: &mut dyn Connection, name: &str, value: &str) -> Result<(), EngineError> {
+        if name == isolation::KNOB {
+            return set_isolation(conn, value);
+        }
         set_both(conn, name, &literal(value))
     }
 
     fn restore(conn: &mut dyn Connection, name: &str, o: &Override) -> Result<(), EngineError> {
         match &o.original {
+            Some(lit) if name == isolation::KNOB => set_isolation(conn, lit),
             Some(lit) => set_both(conn, name, lit),
             None => conn.execute_batch(&format!("SET SESSION {name} = DEFAULT")),
         }
@@ -532,6 +561,10 @@ impl Flavour for Mysql {
         name: &str,
         _requested: Option<&str>,
     ) -> Result<Option<String>, EngineError> {
+        if name == isolation::KNOB {
+            // The level this session's next transaction starts with.
+            return isolation_value(conn, "SESSION").map(|v| v.map(|v| isolation::from_server(&v)));
+        }
         if find_spec(MYSQL_KNOBS, name).is_some() {
             conn.query_value(&format!("SELECT @@GLOBAL.{name}"))
         } else {
@@ -545,7 +578,15 @@ impl Flavour for Mysql {
         let mut warnings = Vec::new();
         for (name, o) in ov {
             let Some(lit) = &o.original else { continue };
-            if let Err(e) = admin.execute_batch(&format!("SET GLOBAL {name} = {lit}")) {
+            let put = if name == isolation::KNOB {
+                admin.execute_batch(&format!(
+                    "SET GLOBAL TRANSACTION ISOLATION LEVEL {}",
+                    isolation::sql_words(lit)
+                ))
+            } else {
+                admin.execute_batch(&format!("SET GLOBAL {name} = {lit}"))
+            };
+            if let Err(e) = put {
                 warnings.push(format!(
                     "{label}: could not put the global variable {name} back to {lit}, its value before the run (litebench had set {}): {}; run `SET GLOBAL {name} = {lit};` on the server",
                     o.current,

@@ -39,7 +39,7 @@ use crate::engines::server::engine::ServerEngine;
 use crate::engines::server::error::ServerError;
 use crate::engines::server::flavour::{Binaries, Flavour, Launch};
 use crate::engines::server::process::ServerProcess;
-use crate::engines::server::{error_chain, first_value, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
+use crate::engines::server::{error_chain, first_value, isolation, Override, Overrides, RunAs, PASSTHROUGH_PREFIX};
 use crate::engines::{Connection, DbRef, EngineError, ErrorKind};
 use crate::model::knob::{find_spec, KnobKind, KnobSpec, ReadBy, Stage};
 use crate::sys::scratch::Scratch;
@@ -77,7 +77,20 @@ pub const POSTGRES_KNOBS: &[KnobSpec] = &[
         default: "on",
         help: "PostgreSQL: whole pages written to WAL after each checkpoint (off: a crash can leave torn pages)",
     },
+    isolation::spec(
+        "read-committed",
+        "PostgreSQL: the isolation level transactions start with (default_transaction_isolation, set with ALTER SYSTEM); read back from each trial connection (SHOW transaction_isolation) whether set or not",
+    ),
 ];
+
+/// The server setting behind a knob: `isolation` is `default_transaction_isolation`.
+fn setting(name: &str) -> &str {
+    if name == isolation::KNOB {
+        "default_transaction_isolation"
+    } else {
+        name
+    }
+}
 
 /// postgres's descriptor.
 pub static KIND: crate::engines::kind::EngineKind = crate::engines::kind::EngineKind {
@@ -133,6 +146,7 @@ pub const SERVER_SETTINGS: &[&str] = &[
 /// Server settings recorded in the manifest.
 const SETTINGS_OF_NOTE: &[&str] = &[
     "fsync",
+    "default_transaction_isolation",
     "synchronous_commit",
     "full_page_writes",
     "wal_sync_method",
@@ -223,6 +237,7 @@ fn with_context(mut e: EngineError, context: String) -> EngineError {
 }
 
 fn restore_sql(name: &str, o: &Override) -> String {
+    let name = setting(name);
     match &o.original {
         Some(v) => format!("ALTER SYSTEM SET {name} = '{}'", v.replace('\'', "''")),
         None => format!("ALTER SYSTEM RESET {name}"),
@@ -404,6 +419,7 @@ impl Flavour for Postgres {
 
     /// Refuses settings PostgreSQL only applies at server start: a reload cannot change them.
     fn check_settable(conn: &mut dyn Connection, name: &str, knob: &str, value: &str) -> Result<(), EngineError> {
+        let name = setting(name);
         let context = conn
             .query(&format!("SELECT context FROM pg_settings WHERE name = '{name}'"))
             .map(first_value)
@@ -431,6 +447,7 @@ impl Flavour for Postgres {
     /// The value `postgresql.auto.conf` holds for `name`, to put back later (`None`: no entry).
     /// A failure to read it is an error: guessing would put back the wrong value.
     fn read_original(conn: &mut dyn Connection, name: &str) -> Result<Option<String>, EngineError> {
+        let name = setting(name);
         conn.query(&format!(
             "SELECT setting FROM pg_file_settings WHERE name = '{name}' AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1"
         ))
@@ -443,6 +460,10 @@ impl Flavour for Postgres {
     }
 
     fn set(conn: &mut dyn Connection, name: &str, value: &str) -> Result<(), EngineError> {
+        if name == isolation::KNOB {
+            let words = isolation::sql_words(value).to_ascii_lowercase();
+            return conn.execute_batch(&format!("ALTER SYSTEM SET {} = '{words}'", setting(name)));
+        }
         conn.execute_batch(&format!("ALTER SYSTEM SET {name} = '{value}'"))
     }
 
@@ -479,6 +500,11 @@ impl Flavour for Postgres {
         name: &str,
         requested: Option<&str>,
     ) -> Result<Option<String>, EngineError> {
+        if name == isolation::KNOB {
+            // The level this session's next transaction starts with.
+            let shown = conn.query_value("SHOW transaction_isolation")?;
+            return Ok(shown.map(|s| isolation::from_server(&s)));
+        }
         let shown = conn.query_value(&format!("SHOW {name}"))?;
         if find_spec(POSTGRES_KNOBS, name).is_some() {
             return Ok(shown);

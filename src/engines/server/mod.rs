@@ -17,6 +17,7 @@
 pub mod engine;
 pub mod error;
 pub mod flavour;
+pub mod isolation;
 pub mod process;
 
 use crate::engines::{EngineError, ErrorKind};

@@ -164,15 +164,9 @@ pub static KIND: WorkloadKind = WorkloadKind {
     params: PARAMS,
     operations: &OPS,
     reports_db_size: true,
-    default_knobs: WAIT_FOR_LOCKS,
+    default_knobs: super::kind::WAIT_FOR_LOCKS,
     ..WorkloadKind::BASE
 };
-
-/// A writer waits up to 5 s for a lock, as Python's `sqlite3` (`timeout=5.0`) and Rails 8
-/// (`timeout: 5000`) wait by default, instead of SQLite's own default of not waiting: beside a
-/// scheduled VACUUM or a retention cut's long delete, a writer that gave up at once would count
-/// failures no application sees. `--knob busy_timeout=0` gives SQLite's default back.
-const WAIT_FOR_LOCKS: &[(&str, &str)] = &[("busy_timeout", "5000")];
 
 impl Workload for Aging {
     fn kind(&self) -> &'static WorkloadKind {

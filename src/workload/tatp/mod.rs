@@ -287,6 +287,7 @@ pub static KIND: WorkloadKind = WorkloadKind {
     source: "Neuvonen, Wolski, Manner, Raatikka, Telecommunication Application Transaction Processing (TATP) Benchmark Description 1.0; as run in Gaffney et al., SQLite: Past, Present, and Future, VLDB 2022, section 4.1",
     params: PARAMS,
     operations: &TXNS,
+    default_knobs: super::kind::WAIT_FOR_LOCKS,
     ..WorkloadKind::BASE
 };
 

@@ -7,7 +7,8 @@
 //! - [`deck`]: the mix as §5.2.4.2's deck of cards;
 //! - [`txns`]: the five transactions;
 //! - [`check`]: the consistency conditions 1-4 of §3.3.2, after every trial;
-//! - [`report`]: the answer, tpmC.
+//! - [`report`]: the answer, tpmC;
+//! - [`size`]: the population's rows and bytes, for the dry run.
 //!
 //! A trial runs on the load driver ([`super::load`]): each client is a terminal bound to a home
 //! warehouse and a district (§5.5; [`txns::Terminal::of`]), deals its transactions from its own
@@ -23,6 +24,7 @@ pub mod populate;
 pub mod random;
 pub mod report;
 pub mod schema;
+pub mod size;
 pub mod txns;
 
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
@@ -200,6 +202,7 @@ pub static KIND: WorkloadKind = WorkloadKind {
     source: "TPC Benchmark C, Standard Specification, Revision 5.11 (Transaction Processing Performance Council, 2010)",
     params: PARAMS,
     operations: &TXNS,
+    default_knobs: super::kind::WAIT_FOR_LOCKS,
     ..WorkloadKind::BASE
 };
 
@@ -218,6 +221,22 @@ impl Workload for Tpcc {
 
     fn check(&self, _p: &Params) -> Result<(), String> {
         Ok(())
+    }
+
+    /// The population's rows and bytes, and the trial's two intervals.
+    fn plan_lines(&self, p: &Params) -> Vec<String> {
+        let words = |d: Duration| match d.as_nanos() {
+            0 => "no".to_string(),
+            ns => crate::model::load::duration_text(ns.min(u128::from(u64::MAX)) as u64),
+        };
+        vec![
+            size::plan_line(p.count("warehouses").max(1)),
+            format!(
+                "each trial: {} warm-up (warmup_time, not recorded), then {} measured (measure_time); tpmC is New-Orders per minute of the measured interval",
+                words(p.duration("warmup_time")),
+                words(p.duration("measure_time"))
+            ),
+        ]
     }
 
     fn report(&self) -> &dyn super::WorkloadReport {

@@ -145,6 +145,7 @@ pub static KIND: WorkloadKind = WorkloadKind {
     source: "Cooper et al., Benchmarking Cloud Serving Systems with YCSB, SoCC 2010; the core workloads and CoreWorkload of github.com/brianfrankcooper/YCSB",
     params: PARAMS,
     operations: &OPS,
+    default_knobs: super::kind::WAIT_FOR_LOCKS,
     ..WorkloadKind::BASE
 };
 
