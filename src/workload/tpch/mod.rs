@@ -156,7 +156,7 @@ fn settings(p: &Params) -> Result<Settings, WorkloadError> {
 pub static KIND: WorkloadKind = WorkloadKind {
     name: "tpch",
     about: "TPC-H: 22 decision-support queries over eight tables at a scale factor, data from tpchgen (dbgen's bytes); time per query",
-    source: "TPC Benchmark H, revision 3.0.1 (Transaction Processing Performance Council, 2022); data: the tpchgen crate 4.0.0",
+    source: "TPC Benchmark H Standard Specification, revision 3.0.1 (Transaction Processing Performance Council); data: the tpchgen crate 4.0.0",
     params: PARAMS,
     operations: &queries::NAMES,
     unit: "queries",
