@@ -35,6 +35,7 @@ pub mod suite;
 pub mod tally;
 pub mod tatp;
 pub mod tpcc;
+pub mod tpch;
 pub mod user_db;
 pub mod ycsb;
 
@@ -263,7 +264,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 17] = [
+    static ALL: [&dyn Workload; 18] = [
         &crud::Crud,
         &tatp::Tatp,
         &tpcc::Tpcc,
@@ -275,6 +276,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &androbench::ANDROBENCH,
         &mobibench::Mobibench,
         &ssb::Ssb,
+        &tpch::Tpch,
         &blob::Blob,
         &ycsb::Ycsb,
         &queue::Queue,

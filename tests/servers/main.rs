@@ -24,6 +24,7 @@ mod stops;
 #[path = "../support/mod.rs"]
 mod support;
 mod tpcc;
+mod tpch;
 mod trial_start;
 
 use common::*;
