@@ -244,6 +244,37 @@ fn config_view(plan: &Plan, c: &Configuration) -> ConfigView {
     }
 }
 
+/// A configuration's line of the plan: engine, presets, knobs (a workload's default marked),
+/// filesystem, scheduler, load.
+fn config_line(c: &ConfigView) -> String {
+    let mut parts = vec![format!("engine {}", c.engine)];
+    if !c.presets.is_empty() {
+        parts.push(format!("preset {}", c.presets.join("+")));
+    }
+    let knobs: Vec<String> = c
+        .knobs
+        .iter()
+        .map(|(k, v)| match c.workload_defaults.iter().find(|(d, _)| d == k) {
+            Some((_, origin)) => format!("{k}={v} ({origin})"),
+            None => format!("{k}={v}"),
+        })
+        .collect();
+    parts.push(match knobs.is_empty() {
+        true => "knobs at their defaults".to_string(),
+        false => format!("knobs {}", knobs.join(" ")),
+    });
+    if let Some(fs) = &c.fs {
+        parts.push(format!("fs {fs}"));
+    }
+    if let Some(s) = &c.scheduler {
+        parts.push(format!("scheduler {s}"));
+    }
+    if let Some(l) = &c.load {
+        parts.push(l.clone());
+    }
+    format!("#{} {}", c.index, parts.join(", "))
+}
+
 /// The page: each job's configurations, its trials and their order, and the time they take.
 fn text(view: &PlanView) -> String {
     let mut out = String::new();
@@ -269,32 +300,7 @@ fn text(view: &PlanView) -> String {
             if j.configurations.len() == 1 { "" } else { "s" }
         ));
         for c in &j.configurations {
-            let mut parts = vec![format!("engine {}", c.engine)];
-            if !c.presets.is_empty() {
-                parts.push(format!("preset {}", c.presets.join("+")));
-            }
-            let knobs: Vec<String> = c
-                .knobs
-                .iter()
-                .map(|(k, v)| match c.workload_defaults.iter().find(|(d, _)| d == k) {
-                    Some((_, origin)) => format!("{k}={v} ({origin})"),
-                    None => format!("{k}={v}"),
-                })
-                .collect();
-            parts.push(match knobs.is_empty() {
-                true => "knobs at their defaults".to_string(),
-                false => format!("knobs {}", knobs.join(" ")),
-            });
-            if let Some(fs) = &c.fs {
-                parts.push(format!("fs {fs}"));
-            }
-            if let Some(s) = &c.scheduler {
-                parts.push(format!("scheduler {s}"));
-            }
-            if let Some(l) = &c.load {
-                parts.push(l.clone());
-            }
-            for l in wrap(&format!("#{} {}", c.index, parts.join(", ")), "    ") {
+            for l in wrap(&config_line(c), "    ") {
                 line(format!("  {l}"));
             }
         }
