@@ -43,9 +43,9 @@ fn figures(config: usize, trials: &[TrialRecord]) -> Figures {
         .iter()
         .filter(|t| t.config == config && !t.warmup && t.measured_ns > 0)
     {
-        let new_orders = t.ops.iter().find(|o| o.name == TXNS[super::deck::NEW_ORDER]);
-        let n = new_orders.map_or(0, |o| o.ops);
-        if let Some(o) = new_orders {
+        let mut n = 0;
+        for o in t.ops.iter().filter(|o| is_new_order(&o.name)) {
+            n += o.ops;
             f.p99_ns = f.p99_ns.max(o.latency.p99_ns);
         }
         for o in &t.ops {
@@ -72,6 +72,13 @@ fn figures(config: usize, trials: &[TrialRecord]) -> Figures {
         f.tpmc.push(n as f64 * 60e9 / t.measured_ns as f64);
     }
     f
+}
+
+/// Whether operation `name` is New-Order: the workload's own, or a cast role's `ROLE:NEW_ORDER`
+/// (every role's New-Orders count in the system's tpmC).
+fn is_new_order(name: &str) -> bool {
+    let op = TXNS[super::deck::NEW_ORDER];
+    name == op || crate::model::role_op::role_of(name).is_some_and(|r| name[r.len() + 1..] == *op)
 }
 
 /// `, isolation serializable, 12 transactions gave up on locks (9 serialization failures, 3
@@ -257,6 +264,30 @@ mod tests {
                 "No interval: 1 trial a configuration; --trials {MIN_SAMPLES_95} gives one."
             ))
         );
+    }
+
+    /// Under a cast, a role's New-Orders are `ROLE:NEW_ORDER`: they count, every role's, where
+    /// the answer read tpmC 0 before.
+    #[test]
+    fn a_casts_roles_new_orders_count_in_tpmc() {
+        use crate::model::op::OpResult;
+        let op = |name: &str, ops: u64| OpResult {
+            name: name.into(),
+            ops,
+            ..OpResult::default()
+        };
+        let trial = TrialRecord {
+            measured_ns: 60_000_000_000,
+            ops: vec![
+                op("terminals:NEW_ORDER", 90),
+                op("terminals:PAYMENT", 80),
+                op("late:NEW_ORDER", 10),
+                op("NEW_ORDER_X", 5),
+            ],
+            ..TrialRecord::default()
+        };
+        assert_eq!(figures(0, &[trial]).tpmc, vec![100.0]);
+        assert!(is_new_order("NEW_ORDER") && !is_new_order("a:PAYMENT"));
     }
 
     #[test]
