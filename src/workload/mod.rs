@@ -34,6 +34,7 @@ pub mod ssb;
 pub mod suite;
 pub mod tatp;
 pub mod tpcc;
+pub mod tpch;
 pub mod user_db;
 pub mod ycsb;
 

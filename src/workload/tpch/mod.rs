@@ -1,0 +1,3 @@
+//! `tpch`: TPC-H 3.0.1's 22 queries.
+
+pub mod queries;
