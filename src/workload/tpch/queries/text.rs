@@ -74,10 +74,16 @@ pub fn q5(s: &Substitution, d: Rewrite) -> String {
 
 pub fn q6(s: &Substitution, d: Rewrite) -> String {
     let (day, discount, quantity) = s.q6;
+    // SQLite's decimals are binary floating point, in which 0.06 + 0.01 is below the 0.07 a
+    // row holds: the bounds are written as the numbers they are.
+    let range = if d.0 == Dialect::Sqlite {
+        format!("0.{:02} and 0.{:02}", discount - 1, discount + 1)
+    } else {
+        format!("0.{discount:02} - 0.01 and 0.{discount:02} + 0.01")
+    };
     format!(
         "select sum(l_extendedprice * l_discount) as revenue from lineitem \
-         where l_shipdate >= {} and l_shipdate < {} \
-         and l_discount between 0.{discount:02} - 0.01 and 0.{discount:02} + 0.01 and l_quantity < {quantity}",
+         where l_shipdate >= {} and l_shipdate < {} and l_discount between {range} and l_quantity < {quantity}",
         d.date(day),
         d.shift(day, 1, Unit::Year)
     )
