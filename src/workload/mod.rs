@@ -257,7 +257,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 17] = [
+    static ALL: [&dyn Workload; 18] = [
         &crud::Crud,
         &tatp::Tatp,
         &tpcc::Tpcc,
@@ -269,6 +269,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &androbench::ANDROBENCH,
         &mobibench::Mobibench,
         &ssb::Ssb,
+        &tpch::Tpch,
         &blob::Blob,
         &ycsb::Ycsb,
         &queue::Queue,
