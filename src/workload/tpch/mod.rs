@@ -8,7 +8,8 @@
 //! - [`tbl`]: a `.tbl` line split into a row's values;
 //! - [`load`]: generation (or dbgen's `.tbl` files) into each engine, indexes, `ANALYZE`;
 //! - [`queries`]: Q1 to Q22 per dialect and their substitution parameters;
-//! - [`answer`]: each query's answer in a form every engine agrees on.
+//! - [`answer`]: each query's answer in a form every engine agrees on;
+//! - [`report`]: the power test's answer, the geometric mean of the queries' times.
 //!
 //! The workload only reads, so the runner may give every trial the template itself
 //! ([`Workload::read_only`]). Every query's answer is stored with the trial, and the runner
@@ -20,6 +21,7 @@ pub mod answer;
 pub mod gen;
 pub mod load;
 pub mod queries;
+pub mod report;
 pub mod schema;
 pub mod tbl;
 
@@ -275,6 +277,10 @@ fn run_query(
 impl Workload for Tpch {
     fn kind(&self) -> &'static WorkloadKind {
         &KIND
+    }
+
+    fn report(&self) -> &dyn super::WorkloadReport {
+        self
     }
 
     fn check(&self, p: &Params) -> Result<(), String> {

@@ -39,11 +39,12 @@ pub fn q3(s: &Substitution, d: Rewrite) -> String {
     let (segment, day) = s.q3;
     let day = d.date(day);
     format!(
-        "select l_orderkey, sum(l_extendedprice * (1 - l_discount)) as revenue, o_orderdate, o_shippriority \
+        "select l_orderkey, sum(l_extendedprice * (1 - l_discount)) as revenue, {}, o_shippriority \
          from customer, orders, lineitem \
          where c_mktsegment = '{segment}' and c_custkey = o_custkey and l_orderkey = o_orderkey \
          and o_orderdate < {day} and l_shipdate > {day} \
-         group by l_orderkey, o_orderdate, o_shippriority order by revenue desc, o_orderdate limit 10"
+         group by l_orderkey, o_orderdate, o_shippriority order by revenue desc, o_orderdate limit 10",
+        d.date_out("o_orderdate")
     )
 }
 
@@ -245,14 +246,15 @@ pub fn q17(s: &Substitution, _d: Rewrite) -> String {
     )
 }
 
-pub fn q18(s: &Substitution, _d: Rewrite) -> String {
+pub fn q18(s: &Substitution, d: Rewrite) -> String {
     format!(
-        "select c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice, sum(l_quantity) \
+        "select c_name, c_custkey, o_orderkey, {}, o_totalprice, sum(l_quantity) \
          from customer, orders, lineitem \
          where o_orderkey in (select l_orderkey from lineitem group by l_orderkey having sum(l_quantity) > {}) \
          and c_custkey = o_custkey and o_orderkey = l_orderkey \
          group by c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice \
          order by o_totalprice desc, o_orderdate limit 100",
+        d.date_out("o_orderdate"),
         s.q18
     )
 }
