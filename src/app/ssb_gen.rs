@@ -63,7 +63,8 @@ pub fn run(args: &SsbGenArgs) -> Result<i32, Failure> {
     Ok(0)
 }
 
-fn default_threads() -> usize {
+/// One generator thread per CPU.
+pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -89,7 +90,8 @@ fn tables(names: &[String]) -> Result<Vec<Table>, Failure> {
     Ok(chosen)
 }
 
-fn prepare_dir(dir: &Path) -> Result<(), Failure> {
+/// Makes `--out` where it is missing; refuses one that is not a directory.
+pub fn prepare_dir(dir: &Path) -> Result<(), Failure> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -128,7 +130,8 @@ fn write_table(
     Ok(Some((lines, bytes)))
 }
 
-fn write_failure(path: &Path, e: &std::io::Error) -> Failure {
+/// A table that could not be written, its incomplete file removed.
+pub fn write_failure(path: &Path, e: &std::io::Error) -> Failure {
     Failure(format!(
         "{}: cannot write: {e}; the incomplete file was removed",
         path.display()

@@ -802,6 +802,7 @@ fn argument_parser_errors_are_one_line_naming_the_flag() {
         (&["report", "--bogus"], &["'--bogus'", "`litebench report --help`"]),
         (&["reproduce", "nosuch"], &["nosuch"]),
         (&["ssb-gen"], &["required", "`litebench ssb-gen --help`"]),
+        (&["tpch-gen"], &["required", "`litebench tpch-gen --help`"]),
         (&["verify-durability", "--bogus"], &["'--bogus'"]),
         (&["env", "--bogus"], &["'--bogus'"]),
     ];

@@ -52,6 +52,7 @@ mod store_locks;
 mod store_schema;
 mod sweeps;
 mod tpcc;
+mod tpch;
 mod trusted_inputs;
 mod wal_files;
 mod width;

@@ -21,6 +21,7 @@ mod script;
 mod stops;
 #[path = "../support/mod.rs"]
 mod support;
+mod tpch;
 mod trial_start;
 
 use common::*;

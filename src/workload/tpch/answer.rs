@@ -5,7 +5,9 @@
 //!   returns it, the other engines do not (the specification allows either, §1.3.1).
 //! - A number that is not an integer is rounded to two decimals, the precision of the
 //!   specification's answer set (§2.1.3.3): SQLite sums prices as doubles (its `DECIMAL` is a
-//!   REAL), the others as exact decimals, and their last digits differ.
+//!   REAL), the others as exact decimals, and their last digits differ; MariaDB keeps an
+//!   average or a quotient to six or more decimals (`div_precision_increment`), where
+//!   PostgreSQL keeps sixteen, so nine significant digits would still tell them apart.
 
 use crate::engines::values::{CellRef, Values};
 use crate::model::record::Answer;

@@ -1,0 +1,68 @@
+//! `tpch` at scale 0.01 on every engine that loads it in bulk its own way: SQLite (prepared
+//! inserts), PostgreSQL (`COPY FROM STDIN`), MariaDB (multi-row `INSERT`s), DuckDB (its
+//! appender). Every engine loads the same rows, passes the row-count check after its trial, and
+//! answers every query written so far alike (the runner stops a run whose engines differ).
+
+use crate::common::*;
+use crate::support::{require_duckdb, DUCKDB};
+
+#[test]
+fn every_engine_loads_the_same_rows_and_answers_alike() {
+    if !available(&[Server::Postgres, Server::Mysql]) || !require_duckdb(DUCKDB) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let v = run(sb.run_std(&[
+        "tpch",
+        "--param",
+        "scale=0.01",
+        "--engine",
+        "sqlite",
+        "--engine",
+        "postgres",
+        "--engine",
+        "mysql",
+        "--engine",
+        "duckdb",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    let loads: Vec<(String, u64, String)> = v["footprint"]
+        .as_array()
+        .expect("footprint")
+        .iter()
+        .map(|f| {
+            (
+                f["engine"].as_str().unwrap().to_string(),
+                f["rows"].as_u64().unwrap(),
+                f["load_path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let engines: Vec<&str> = loads.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(engines, ["sqlite", "postgres", "mysql", "duckdb"], "{loads:?}");
+    assert!(
+        loads.iter().all(|l| l.1 == 86_805),
+        "the rows of all eight tables: {loads:?}"
+    );
+    let paths: Vec<&str> = loads.iter().map(|l| l.2.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["prepared INSERTs", "COPY FROM STDIN", "multi-row INSERTs", "appender"]
+    );
+    // One trial per engine, each with an answer to every query it ran.
+    let trials = v["trials"].as_array().expect("trials");
+    assert_eq!(trials.len(), 4);
+    let answered: Vec<usize> = trials
+        .iter()
+        .map(|t| t["queries"].as_array().map_or(0, |q| q.len()))
+        .collect();
+    assert!(answered.iter().all(|&n| n >= 2 && n == answered[0]), "{answered:?}");
+}
