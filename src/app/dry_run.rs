@@ -43,6 +43,10 @@ struct JobView {
     /// parameters it gives its workload (its own script); empty without `--cast`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     roles: Vec<String>,
+    /// What the workload says of this run besides the plan (its long operations and their
+    /// limit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -199,6 +203,7 @@ fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
             .as_ref()
             .map(|c| c.roles.iter().map(|r| r.describe_with_params()).collect())
             .unwrap_or_default(),
+        notes: job.workload.plan_notes(&job.params, &plan.engine_names),
     }
 }
 
@@ -270,6 +275,11 @@ fn text(view: &PlanView) -> String {
                 for l in wrap(r, "      ") {
                     line(format!("    {l}"));
                 }
+            }
+        }
+        for n in &j.notes {
+            for l in wrap(&format!("note: {n}"), "    ") {
+                line(format!("  {l}"));
             }
         }
         let last = j.configurations.len().saturating_sub(1);

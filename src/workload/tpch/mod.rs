@@ -191,6 +191,28 @@ fn answer_index(statements: &[String]) -> usize {
         .unwrap_or(statements.len() - 1)
 }
 
+/// What the dry run says of a run: the per-query limit, and on SQLite the queries known to
+/// take minutes at scale factor 1 and above without the foreign-key indexes (Q17's and Q20's
+/// correlated subqueries scan `lineitem` once per part; Q19's `OR` of three joins is a cross
+/// product of `lineitem` and `part`), which this workload's schema creates.
+pub fn plan_notes(s: &Settings, engines: &[String]) -> Vec<String> {
+    let limit = match s.query_timeout {
+        Some(l) => format!(
+            "each query is limited to {}: one past it is interrupted and recorded as failed, timed out, and the trial goes on (--param query_timeout)",
+            crate::model::quantity::duration_text(l.as_nanos() as u64)
+        ),
+        None => "no query has a time limit (query_timeout=0): a slow query holds the run up until it ends".to_string(),
+    };
+    let mut notes = vec![limit];
+    if engines.iter().any(|e| e.starts_with("sqlite")) && s.scale.factor() >= 1.0 {
+        notes.push(format!(
+            "on SQLite at scale {}, Q17 and Q20 (correlated subqueries over lineitem) and Q19 (an OR of three joins) are known to take minutes without an index on lineitem's (l_partkey, l_suppkey); this schema creates one",
+            s.scale.factor()
+        ));
+    }
+    notes
+}
+
 /// The failure's cause a query past the limit is recorded with: `timed out after 60 s`.
 pub fn timed_out(limit: Option<Duration>) -> String {
     match limit {
@@ -281,6 +303,10 @@ impl Workload for Tpch {
 
     fn report(&self) -> &dyn super::WorkloadReport {
         self
+    }
+
+    fn plan_notes(&self, p: &Params, engines: &[String]) -> Vec<String> {
+        Settings::from_params(p).map_or(Vec::new(), |s| plan_notes(&s, engines))
     }
 
     fn check(&self, p: &Params) -> Result<(), String> {
