@@ -23,6 +23,7 @@ pub mod load;
 pub mod queries;
 pub mod report;
 pub mod schema;
+pub mod spec_answers;
 pub mod tbl;
 
 use super::{PopulateError, Population, Trial, Workload, WorkloadError, WorkloadKind};
