@@ -97,7 +97,8 @@ fn matches(kind: Kind, got: &str, expected: &str) -> Result<(), &'static str> {
     let number = |s: &str| s.trim().parse::<f64>().ok();
     let (g, e) = (number(got), number(expected));
     match kind {
-        Kind::Str if got.trim_end() == expected => Ok(()),
+        // The files' fields are padded, so a value's own leading spaces (a comment's) are lost.
+        Kind::Str if got.trim() == expected => Ok(()),
         Kind::Str => Err("text must be equal"),
         Kind::Cnt => match (g, e) {
             (Some(g), Some(e)) if g == e => Ok(()),
@@ -225,6 +226,9 @@ N|F|991417.00|1487504710.38|1413082168.05|1469649223.19|25.52|38284.47|0.05|    
         let mut count = good.clone();
         count[1][9] = Some("38855".into());
         assert!(compare(0, &count, &expected).is_err());
+        let mut comment = good.clone();
+        comment[0][0] = Some(" A".into());
+        assert_eq!(compare(0, &comment, &expected), Ok(()), "padding is lost in the file");
         let mut flag = good.clone();
         flag[0][1] = Some("O".into());
         assert!(compare(0, &flag, &expected).is_err());
