@@ -60,27 +60,23 @@ mod tests {
     fn every_query_on_every_dialect_has_its_parameters_in_place() {
         let v = Substitution::validation();
         for d in Dialect::ALL {
-            for op in 0..NAMES.len() {
+            for (op, name) in NAMES.iter().enumerate() {
                 let stmts = statements(op, &v, d);
-                assert_eq!(stmts.len(), if op == 14 { 3 } else { 1 }, "{}", NAMES[op]);
+                assert_eq!(stmts.len(), if op == 14 { 3 } else { 1 }, "{name}");
                 let sql = stmts.join("; ");
-                for (name, value) in v.values(op) {
+                for (param, value) in v.values(op) {
                     // Q6's discount and Q19's quantities are written as numbers.
                     let value = value.trim_start_matches('0');
-                    if d == Dialect::Sqlite && name == "DISCOUNT" {
+                    if d == Dialect::Sqlite && param == "DISCOUNT" {
                         assert!(sql.contains("between 0.05 and 0.07"), "{sql}");
                         continue;
                     }
-                    assert!(
-                        sql.contains(value),
-                        "{} on {d:?} lacks {name}={value}: {sql}",
-                        NAMES[op]
-                    );
+                    assert!(sql.contains(value), "{name} on {d:?} lacks {param}={value}: {sql}");
                 }
                 assert!(!sql.contains(":1") && !sql.contains("  "), "{sql}");
                 if d == Dialect::Sqlite {
                     for ansi in ["interval", "extract", "date '", "substring"] {
-                        assert!(!sql.contains(ansi), "{} on SQLite has {ansi}: {sql}", NAMES[op]);
+                        assert!(!sql.contains(ansi), "{name} on SQLite has {ansi}: {sql}");
                     }
                 }
             }
