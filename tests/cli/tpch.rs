@@ -1,5 +1,5 @@
-//! `tpch` (issue 49) from the command line: `tpch-gen` writes dbgen's bytes, a run at scale 0.01
-//! on SQLite loads the eight tables (generated, or dbgen's files through `tbl_dir`), runs every
+//! `tpch` (issue 49) from the command line: `tpch-gen` writes dbgen's bytes, which a run loads
+//! back through `tbl_dir`; a run at scale 0.01 on SQLite loads the eight tables, runs every
 //! query written so far and checks the row counts after the trial; bad input is refused in one
 //! line with exit code 2 before anything runs.
 //!
@@ -164,7 +164,23 @@ fn tpch_gen_writes_dbgens_bytes_and_never_over_a_file() {
     assert_eq!(std::fs::read(dir.join("lineitem.tbl")).unwrap(), before);
     let out = tpch_gen(&sb, &["--scale", "0", "--out", dir.to_str().unwrap()]);
     assert_error_line(&out, &["--scale 0: out of range", "from 0.0001"]);
+    // The files loaded through tbl_dir: every row, and Q1's answer as generated (below).
+    let imported = run_sf_0_01(&sb, &["--param", &format!("tbl_dir={}", dir.display())]);
+    assert_eq!(imported["footprint"][0]["rows"], 86_805);
+    assert_eq!(q1_lines(&ran(&imported)), 59_307);
     sb.assert_cwd_untouched();
+}
+
+/// The lines Q1 counted over its four groups.
+fn q1_lines(ran: &[(String, u64, serde_json::Value)]) -> u64 {
+    let q1 = &ran.iter().find(|q| q.0 == "Q1").expect("Q1 ran").2;
+    assert_eq!(q1["rows"], 4, "{q1}");
+    q1["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[9].as_str().unwrap().parse::<u64>().unwrap())
+        .sum()
 }
 
 #[test]
@@ -181,22 +197,7 @@ fn a_run_loads_every_table_runs_every_written_query_and_checks_the_counts() {
     assert!(generated.iter().all(|q| q.1 == 1), "each query once: {generated:?}");
     // Q1 at 0.01 with the validation values: four groups, 60175 lines less those shipped after
     // 1998-09-02 (worked out from dbgen's lineitem.tbl with awk).
-    let q1 = &generated[0].2;
-    assert_eq!(q1["rows"], 4, "{q1}");
-    let counted: u64 = q1["values"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[9].as_str().unwrap().parse::<u64>().unwrap())
-        .sum();
-    assert_eq!(counted, 59_307, "{q1}");
-
-    // dbgen's own files, read back through tbl_dir: the same answers.
-    let dir = sb.scratch().join("tbl");
-    assert_success(&tpch_gen(&sb, &["--scale", "0.01", "--out", dir.to_str().unwrap()]));
-    let imported = run_sf_0_01(&sb, &["--param", &format!("tbl_dir={}", dir.display())]);
-    assert_eq!(imported["footprint"][0]["rows"], 86_805);
-    assert_eq!(ran(&imported), generated);
+    assert_eq!(q1_lines(&generated), 59_307);
 }
 
 #[test]
@@ -205,17 +206,10 @@ fn bad_scales_and_incomplete_tbl_dirs_are_refused_in_one_line() {
     let out = output(&mut sb.run(&["tpch", "--param", "scale=0.00001"]));
     assert_error_line(&out, &["--param scale=0.00001: out of range", "from 0.0001"]);
     let dir = sb.scratch().join("partial");
-    assert_success(&tpch_gen(
-        &sb,
-        &[
-            "--scale",
-            "0.01",
-            "--out",
-            dir.to_str().unwrap(),
-            "--tables",
-            "region,nation",
-        ],
-    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["region.tbl", "nation.tbl"] {
+        std::fs::write(dir.join(file), "").unwrap();
+    }
     let arg = format!("tbl_dir={}", dir.display());
     let out = output(&mut sb.run(&["tpch", "--param", &arg]));
     assert_error_line(&out, &["part.tbl is missing", "needs all eight"]);
