@@ -8,7 +8,7 @@
 # Usage: benches/tpch-answers.sh ANSWERS_DIR [ENGINE] [LITEBENCH]   (default: sqlite, the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-answers="${1:?give the directory holding the specification's q1.out .. q22.out}"
+answers="${1:?give the directory holding the answer set, q1.out to q22.out}"
 engine="${2:-sqlite}"
 lb="${3:-${CARGO_TARGET_DIR:-target}/release/litebench}"
 [ -f "$answers/q1.out" ] || { echo "$answers: no q1.out there; give dbgen's answers/ directory" >&2; exit 2; }
