@@ -13,6 +13,7 @@ engine="${2:-sqlite}"
 lb="${3:-${CARGO_TARGET_DIR:-target}/release/litebench}"
 [ -f "$answers/q1.out" ] || { echo "$answers: no q1.out there; give dbgen's answers/ directory" >&2; exit 2; }
 work=$(mktemp -d)
+chmod o+x "$work"   # a server engine runs as its own system user, which must reach --dir
 trap 'rm -rf "$work"' EXIT
 "$lb" run tpch --param scale=1 --param param_seed=0 --engine "$engine" --trials 1 --warmup 0 \
   --quiet --dir "$work" --results "$work/results.db" --format json >"$work/run.json"
