@@ -277,11 +277,7 @@ fn text(view: &PlanView) -> String {
                 }
             }
         }
-        for n in &j.notes {
-            for l in wrap(&format!("note: {n}"), "    ") {
-                line(format!("  {l}"));
-            }
-        }
+        note_lines(&j.notes).into_iter().for_each(&mut line);
         let last = j.configurations.len().saturating_sub(1);
         line(format!(
             "  trials: {} measured and {} warm-up per configuration, {} in all",
@@ -349,6 +345,15 @@ fn text(view: &PlanView) -> String {
 
 /// A time as a person plans with it: under a minute as the reports write durations, then whole
 /// minutes and seconds, then hours and minutes (a sweep's 293392 ms reads "4 min 54 s").
+/// A workload's notes on the run, each wrapped and indented under its job.
+fn note_lines(notes: &[String]) -> Vec<String> {
+    notes
+        .iter()
+        .flat_map(|n| wrap(&format!("note: {n}"), "    "))
+        .map(|l| format!("  {l}"))
+        .collect()
+}
+
 fn human(ms: u64) -> String {
     let s = ms.div_ceil(1000);
     match s {
