@@ -47,6 +47,10 @@ struct JobView {
     /// parameters it gives its workload (its own script); empty without `--cast`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     roles: Vec<String>,
+    /// What the workload says of this run besides the plan (its long operations and their
+    /// limit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -220,6 +224,7 @@ fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
             .as_ref()
             .map(|c| c.roles.iter().map(|r| r.describe_with_params()).collect())
             .unwrap_or_default(),
+        notes: job.workload.plan_notes(&job.params, &plan.engine_names),
     }
 }
 
@@ -317,6 +322,7 @@ fn text(view: &PlanView) -> String {
                 }
             }
         }
+        note_lines(&j.notes).into_iter().for_each(&mut line);
         let last = j.configurations.len().saturating_sub(1);
         line(format!(
             "  trials: {} measured and {} warm-up per configuration, {} in all",
@@ -384,6 +390,15 @@ fn text(view: &PlanView) -> String {
 
 /// A time as a person plans with it: under a minute as the reports write durations, then whole
 /// minutes and seconds, then hours and minutes (a sweep's 293392 ms reads "4 min 54 s").
+/// A workload's notes on the run, each wrapped and indented under its job.
+fn note_lines(notes: &[String]) -> Vec<String> {
+    notes
+        .iter()
+        .flat_map(|n| wrap(&format!("note: {n}"), "    "))
+        .map(|l| format!("  {l}"))
+        .collect()
+}
+
 fn human(ms: u64) -> String {
     let s = ms.div_ceil(1000);
     match s {

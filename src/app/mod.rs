@@ -16,6 +16,7 @@ pub mod reproduce;
 pub mod run;
 pub mod show;
 pub mod ssb_gen;
+pub mod tpch_answers;
 pub mod tpch_gen;
 pub mod verify_durability;
 
@@ -54,6 +55,7 @@ pub fn main() -> i32 {
         Command::Bisect(a) => bisect::run(a),
         Command::SsbGen(a) => ssb_gen::run(a),
         Command::TpchGen(a) => tpch_gen::run(a),
+        Command::TpchAnswers(a) => tpch_answers::run(a),
         Command::BuildSqlite(a) => build_sqlite::run(a),
         Command::Cleanup(a) => cleanup::run(a),
         Command::Merge(a) => merge::run(a),

@@ -111,6 +111,31 @@ pub fn watching<R>(stop: &AtomicBool, work: impl FnOnce(&Watch<'_>) -> R) -> R {
     })
 }
 
+/// Runs `work` (a statement on the connection `interrupter` came from) with a time limit: past
+/// `limit`, the running statement is interrupted, once, and the statement fails with the
+/// engine's error. Returns `work`'s result and whether the limit interrupted it. Without a
+/// limit or an interrupter, `work` runs in its own time.
+pub fn within<R>(limit: Option<Duration>, interrupter: Option<&Interrupter>, work: impl FnOnce() -> R) -> (R, bool) {
+    let (Some(limit), Some(interrupt)) = (limit, interrupter) else {
+        return (work(), false);
+    };
+    let fired = AtomicBool::new(false);
+    let (done, ended) = std::sync::mpsc::channel::<()>();
+    let result = std::thread::scope(|s| {
+        let fired = &fired;
+        s.spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(limit) {
+                fired.store(true, Ordering::Relaxed);
+                interrupt();
+            }
+        });
+        let result = work();
+        drop(done);
+        result
+    });
+    (result, fired.load(Ordering::Relaxed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +172,29 @@ mod tests {
         let (_, took) = second.expect_err("a statement started after the stop ran to its end");
         assert!(took < Duration::from_secs(5), "stopped after {took:?}");
         assert!(rounds >= 2, "{rounds} rounds of interrupts");
+    }
+
+    /// A statement past its limit is interrupted and said to be; one within it is not.
+    #[test]
+    fn a_statement_past_its_limit_is_interrupted() {
+        let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+        let interrupter = conn.interrupter();
+        let t0 = Instant::now();
+        let (result, fired) = within(Some(Duration::from_millis(100)), interrupter.as_ref(), || {
+            conn.query(RUNAWAY)
+        });
+        assert!(fired && result.is_err(), "{:?}", result.map(|_| ()));
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "stopped after {:?}",
+            t0.elapsed()
+        );
+        let (result, fired) = within(Some(Duration::from_secs(60)), interrupter.as_ref(), || {
+            conn.query_value("SELECT 7")
+        });
+        assert!(!fired && result.unwrap().as_deref() == Some("7"));
+        let (result, fired) = within(None, interrupter.as_ref(), || conn.query_value("SELECT 8"));
+        assert!(!fired && result.unwrap().as_deref() == Some("8"));
     }
 
     /// Nothing is interrupted without a stop, and a dropped registration is never called.

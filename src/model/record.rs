@@ -392,6 +392,14 @@ pub struct QueryRecord {
     /// captured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Vec<crate::model::engine_info::LoopProfile>>,
+    /// The values the query's parameters had (TPC-H's substitution parameters, `NAME=value`
+    /// words), where the workload draws them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<String>,
+    /// Why the query gave no answer (`timed out after 60 s`); its answer is then empty and
+    /// compared with no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// A query's answer, comparable across engines: the row count and an order-insensitive hash

@@ -213,6 +213,13 @@ pub trait Workload: Sync {
             self.kind().name
         ))
     }
+    /// What `run --dry-run` says of this workload's run with parameters `p` besides the plan:
+    /// operations known to take long and the limit on them (TPC-H's queries on SQLite). None
+    /// by default.
+    fn plan_notes(&self, _p: &Params, _engines: &[String]) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The files the parameters name for this workload to read, as `(parameter, path as
     /// given)`: recorded in the manifest with their SHA-256 ([`crate::model::record::WorkloadFile`]).
     /// None by default.

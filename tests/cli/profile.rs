@@ -46,12 +46,14 @@ fn seeded() -> Sandbox {
                     cycles: Some(1000),
                 },
             ]),
+            ..Default::default()
         },
         QueryRecord {
             op: "q1.1".into(),
             answer: Answer::default(),
             plan: None,
             profile: None,
+            ..Default::default()
         },
     ];
     store.add_trial(run.id, &t).unwrap();

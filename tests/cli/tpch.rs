@@ -223,3 +223,96 @@ fn bad_scales_and_incomplete_tbl_dirs_are_refused_in_one_line() {
     );
     assert!(!sb.results().exists(), "nothing ran, nothing stored");
 }
+
+/// A limit every query of SF 0.01 but the quickest exceeds: each query past it is interrupted,
+/// recorded as failed with the cause, and the trial goes on to the next; the run completes and
+/// its answer names them.
+#[test]
+fn a_query_past_the_time_limit_is_recorded_timed_out_and_the_trial_goes_on() {
+    let sb = Sandbox::new();
+    let v = run_sf_0_01(&sb, &["--param", "query_timeout=1ms"]);
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    let t = &v["trials"][0];
+    let queries = t["queries"].as_array().expect("queries");
+    assert_eq!(queries.len(), 22, "every query has a record");
+    let timed_out: Vec<&str> = queries
+        .iter()
+        .filter(|q| q["failure"] == "timed out after 1 ms")
+        .map(|q| q["op"].as_str().unwrap())
+        .collect();
+    // Q7 joins six tables over all of lineitem: far past 1 ms at SF 0.01 (over 100 ms here).
+    assert!(timed_out.contains(&"Q7"), "{timed_out:?}");
+    let q7 = t["ops"].as_array().unwrap().iter().find(|o| o["name"] == "Q7").unwrap();
+    assert_eq!((q7["ops"].as_u64(), q7["failed"].as_u64()), (Some(0), Some(1)), "{q7}");
+    // Every query's record says which values it ran with (the validation values here).
+    assert_eq!(queries[0]["parameters"], "DELTA=90");
+    assert_eq!(queries[6]["parameters"], "NATION1=FRANCE NATION2=GERMANY");
+
+    // The terminal's answer names them, at 80 columns.
+    let out = output(
+        sb.run(&[
+            "tpch",
+            "--param",
+            "scale=0.01",
+            "--param",
+            "query_timeout=1ms",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+        ])
+        .env("COLUMNS", "80"),
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    let answer: String = text
+        .lines()
+        .skip_while(|l| !l.starts_with("answer:"))
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        answer.contains("geometric mean of the queries' times") && answer.contains("timed out: "),
+        "{text}"
+    );
+    assert!(answer.contains("Q7"), "{text}");
+}
+
+#[test]
+fn the_dry_run_names_the_limit_and_the_slow_queries_on_sqlite() {
+    let sb = Sandbox::new();
+    let out = output(
+        sb.run(&["tpch", "--param", "query_timeout=90s", "--dry-run"])
+            .env("COLUMNS", "80"),
+    );
+    assert_success(&out);
+    let text = stdout(&out).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(text.contains("each query is limited to 90 s"), "{text}");
+    assert!(text.contains("Q17 and Q20"), "{text}");
+}
+
+#[test]
+fn tpch_answers_refuses_a_missing_run_or_answer_set_in_one_line() {
+    let sb = Sandbox::new();
+    let answers = sb.scratch().join("answers");
+    std::fs::create_dir_all(&answers).unwrap();
+    let out = output(
+        sb.litebench()
+            .args(["tpch-answers", "--json", "/nonexistent/run.json", "--answers"])
+            .arg(&answers),
+    );
+    assert_error_line(
+        &out,
+        &["--json /nonexistent/run.json", "litebench run tpch --format json"],
+    );
+    let json = sb.scratch().join("run.json");
+    std::fs::write(&json, r#"{"manifest": {"workload": "tpch"}, "trials": []}"#).unwrap();
+    let out = output(
+        sb.litebench()
+            .args(["tpch-answers", "--json"])
+            .arg(&json)
+            .arg("--answers")
+            .arg(&answers),
+    );
+    assert_error_line(&out, &["q1.out", "q1.out to q22.out"]);
+}

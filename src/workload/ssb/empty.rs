@@ -96,6 +96,7 @@ mod tests {
                     answer: a.clone(),
                     plan: None,
                     profile: None,
+                    ..Default::default()
                 })
                 .collect(),
             ..Default::default()

@@ -227,6 +227,7 @@ impl Workload for Ssb {
                 answer,
                 plan,
                 profile,
+                ..Default::default()
             });
         }
         Ok(())
