@@ -27,9 +27,9 @@ mod tbl;
 
 pub use chunks::{generate, row_count, Chunk, Chunks};
 pub use dates::{Dates, DatesError, WHOLE_DATE_ROWS};
-/// dbgen's 92 colours (TPC-H §4.2.3's P_NAME words, which SSB's dbgen kept): TPC-H's Q9 and
-/// Q20 draw their substitution parameters from them too.
-pub use dists::COLORS;
+/// dbgen's 92 colours (TPC-H §4.2.3's P_NAME words), 25 nations and 5 regions, which SSB's
+/// dbgen kept: TPC-H's substitution parameters are drawn from them too.
+pub use dists::{COLORS, NATIONS, REGIONS};
 pub use parse::{parse_line, Field, LineError};
 pub use scale::{Scale, ScaleError, MAX_SCALE};
 pub use table::{Column, ColumnKind, Table};

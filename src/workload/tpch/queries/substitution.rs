@@ -9,37 +9,9 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Regions (§4.2.3).
-pub const REGIONS: [&str; 5] = ["AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"];
-
-/// Nations and the index of their region in [`REGIONS`] (§4.2.3).
-pub const NATIONS: [(&str, usize); 25] = [
-    ("ALGERIA", 0),
-    ("ARGENTINA", 1),
-    ("BRAZIL", 1),
-    ("CANADA", 1),
-    ("EGYPT", 4),
-    ("ETHIOPIA", 0),
-    ("FRANCE", 3),
-    ("GERMANY", 3),
-    ("INDIA", 2),
-    ("INDONESIA", 2),
-    ("IRAN", 4),
-    ("IRAQ", 4),
-    ("JAPAN", 2),
-    ("JORDAN", 4),
-    ("KENYA", 0),
-    ("MOROCCO", 0),
-    ("MOZAMBIQUE", 0),
-    ("PERU", 1),
-    ("CHINA", 2),
-    ("ROMANIA", 3),
-    ("SAUDI ARABIA", 4),
-    ("VIETNAM", 2),
-    ("RUSSIA", 3),
-    ("UNITED KINGDOM", 3),
-    ("UNITED STATES", 1),
-];
+/// Regions, and nations with the index of their region in [`REGIONS`] (§4.2.3): dbgen's, which
+/// SSB's generator holds as well.
+pub use litebench_ssbgen::{NATIONS, REGIONS};
 
 /// The three syllables of a part's type (§4.2.2.13).
 pub const TYPE_SYLLABLES: [&[&str]; 3] = [
