@@ -11,11 +11,15 @@ use crate::workload::report::ReportSection;
 use litebench_stats::{median, median_ci, ratio_of_medians, Better, Ratio};
 
 /// One configuration's power runs: per measured trial the geometric mean in ms over the
-/// queries that answered, each query's median time in ms, and those that timed out.
+/// queries compared ([`common`]), each query's median time in ms, and those that timed out.
 #[derive(Debug, Default)]
 struct Power {
     index: usize,
     geomeans: Vec<f64>,
+    /// Per measured trial, each query's time (ms), none where it did not answer.
+    per_trial: Vec<Vec<Option<f64>>>,
+    /// How many queries the geometric means are over.
+    over: usize,
     /// Per query, its time in each measured trial (ms).
     times: Vec<Vec<f64>>,
     /// Per query, the trials it timed out in.
@@ -31,7 +35,7 @@ impl Power {
             ..Power::default()
         };
         for t in trials.iter().filter(|t| t.config == index && !t.warmup) {
-            let mut logs = Vec::new();
+            let mut row = vec![None; NAMES.len()];
             for (q, name) in NAMES.iter().enumerate() {
                 let Some(o) = t.ops.iter().find(|o| o.name == *name) else {
                     continue;
@@ -40,14 +44,30 @@ impl Power {
                 if o.ops > 0 {
                     let ms = o.elapsed_ns as f64 / 1e6;
                     p.times[q].push(ms);
-                    logs.push(ms.max(1e-6).ln());
+                    row[q] = Some(ms);
                 }
             }
-            if !logs.is_empty() {
-                p.geomeans.push((logs.iter().sum::<f64>() / logs.len() as f64).exp());
-            }
+            p.per_trial.push(row);
         }
         p
+    }
+
+    /// Sets the geometric means to those over the queries `compared` marks (where a trial
+    /// answered none of them, it has no mean).
+    fn over(&mut self, compared: &[bool]) {
+        self.over = compared.iter().filter(|&&c| c).count();
+        self.geomeans = self
+            .per_trial
+            .iter()
+            .filter_map(|row| {
+                let logs: Vec<f64> = row
+                    .iter()
+                    .zip(compared)
+                    .filter_map(|(t, &c)| t.filter(|_| c).map(|ms| ms.max(1e-6).ln()))
+                    .collect();
+                (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+            })
+            .collect();
     }
 
     fn median_of(v: &[f64]) -> Option<f64> {
@@ -76,10 +96,35 @@ impl Power {
             .map(|q| NAMES[q])
             .collect()
     }
+}
 
-    fn answered(&self) -> usize {
-        self.times.iter().filter(|t| !t.is_empty()).count()
+/// Every configuration's power runs, their geometric means over the same queries: those every
+/// configuration answered in every measured trial, so that two means (and their ratio) are of
+/// one set of queries, not of whichever each answered; where no query is common to all, each
+/// configuration's own answered queries (and no ratio: [`answer`] reads `comparable`).
+fn powers(m: &Manifest, trials: &[TrialRecord]) -> (Vec<Power>, bool) {
+    powers_of(m.configs.iter().map(|c| c.index), trials)
+}
+
+/// [`powers`] of the configurations `indexes`.
+fn powers_of(indexes: impl Iterator<Item = usize>, trials: &[TrialRecord]) -> (Vec<Power>, bool) {
+    let mut powers: Vec<Power> = indexes.map(|i| Power::of(i, trials)).collect();
+    let common: Vec<bool> = (0..NAMES.len())
+        .map(|q| {
+            powers.iter().filter(|p| !p.per_trial.is_empty()).count() > 0
+                && powers
+                    .iter()
+                    .filter(|p| !p.per_trial.is_empty())
+                    .all(|p| p.per_trial.iter().all(|row| row[q].is_some()))
+        })
+        .collect();
+    let comparable = common.iter().any(|&c| c);
+    for p in &mut powers {
+        let own: Vec<bool> = (0..NAMES.len()).map(|q| !p.times[q].is_empty()).collect();
+        p.over(if comparable { &common } else { &own });
     }
+    powers.retain(|p| !p.geomeans.is_empty());
+    (powers, comparable)
 }
 
 /// The table's column headers by configuration (a report's headers are static text).
@@ -106,9 +151,9 @@ fn words(p: &Power) -> String {
     let ci = median_ci(&sorted, 0.95)
         .map(|c| format!(" [{}..{}]", ms(c.low), ms(c.high)))
         .unwrap_or_default();
-    let over = match p.answered() {
+    let over = match p.over {
         n if n == NAMES.len() => String::new(),
-        n => format!(" over the {n} that answered"),
+        n => format!(" over the {n} answered in every trial of every configuration"),
     };
     let mut s = format!("geometric mean of the queries' times {} ms{ci}{over}", ms(g));
     if let Some((q, t)) = p.slowest() {
@@ -123,12 +168,7 @@ fn words(p: &Power) -> String {
 
 /// The answer's lines, lowest geometric mean first; `None` when no trial answered a query.
 pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Vec<String>> {
-    let mut powers: Vec<Power> = m
-        .configs
-        .iter()
-        .map(|c| Power::of(c.index, trials))
-        .filter(|p| !p.geomeans.is_empty())
-        .collect();
+    let (mut powers, comparable) = powers(m, trials);
     if powers.is_empty() {
         return None;
     }
@@ -148,7 +188,10 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
     let best = &powers[0];
     let mut out = vec![format!("{}: {}.", name(best.index), words(best))];
     for other in &powers[1..] {
-        let against = match ratio_of_medians(&best.geomeans, &other.geomeans, Better::Lower, noise, m.seed) {
+        let ratio = comparable
+            .then(|| ratio_of_medians(&best.geomeans, &other.geomeans, Better::Lower, noise, m.seed))
+            .flatten();
+        let against = match ratio {
             Some(Ratio {
                 ratio,
                 ci95: Some(ci),
@@ -174,12 +217,7 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
 /// The power test's table: each query's median time per configuration, a column each, and the
 /// geometric mean under them.
 pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
-    let powers: Vec<Power> = m
-        .configs
-        .iter()
-        .map(|c| Power::of(c.index, trials))
-        .filter(|p| !p.geomeans.is_empty())
-        .collect();
+    let (powers, _) = powers(m, trials);
     if powers.is_empty() {
         return Vec::new();
     }
@@ -224,6 +262,43 @@ impl crate::workload::WorkloadReport for super::Tpch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_configurations_are_ranked_over_the_queries_both_answered() {
+        use crate::model::op::OpResult;
+        let trial = |config: usize, times: &[(&str, Option<u64>)]| TrialRecord {
+            config,
+            measured_ns: 1,
+            ops: times
+                .iter()
+                .map(|&(name, ms)| OpResult {
+                    name: name.into(),
+                    ops: u64::from(ms.is_some()),
+                    failed: u64::from(ms.is_none()),
+                    elapsed_ns: ms.unwrap_or(0) * 1_000_000,
+                    ..OpResult::default()
+                })
+                .collect(),
+            ..TrialRecord::default()
+        };
+        // #0 answers Q1 in 10 ms and times out on Q2; #1 takes 20 ms and 1 ms. Over whatever
+        // each answered, #1's mean (4.5 ms) would lead; over Q1, the one both answered, #0's does.
+        let trials = [
+            trial(0, &[("Q1", Some(10)), ("Q2", None)]),
+            trial(1, &[("Q1", Some(20)), ("Q2", Some(1))]),
+        ];
+        let (powers, comparable) = powers_of(0..2, &trials);
+        assert!(comparable);
+        let means: Vec<(usize, Vec<String>, usize)> = powers
+            .iter()
+            .map(|p| (p.index, p.geomeans.iter().map(|&g| ms(g)).collect(), p.over))
+            .collect();
+        assert_eq!(means, vec![(0, vec!["10.0".into()], 1), (1, vec!["20.0".into()], 1)]);
+        assert!(words(&powers[0]).contains("10.0 ms over the 1 answered in every trial of every configuration"));
+        // Nothing in common: each its own, and no ratio.
+        let (_, comparable) = powers_of(0..2, &[trial(0, &[("Q2", None)]), trial(1, &[("Q2", Some(1))])]);
+        assert!(!comparable);
+    }
 
     #[test]
     fn times_read_in_three_digits() {
