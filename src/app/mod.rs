@@ -16,6 +16,7 @@ pub mod reproduce;
 pub mod run;
 pub mod show;
 pub mod ssb_gen;
+pub mod tbl_files;
 pub mod tpch_answers;
 pub mod tpch_gen;
 pub mod verify_durability;

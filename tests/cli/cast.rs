@@ -112,9 +112,21 @@ fn a_cast_records_each_roles_operations_under_its_name_and_its_holds_and_checkpo
         let held = h["end_ms"].as_u64().unwrap() - h["start_ms"].as_u64().unwrap();
         assert!((400..=700).contains(&held), "held {held} ms: {h}");
     }
-    // Checkpoints: at 0, 0.5, 1 and 1.5 s, each with SQLite's row and a duration.
+    // Checkpoints: at 0, 0.5, 1 and 1.5 s, each with SQLite's row and a duration. A TRUNCATE
+    // checkpoint waits for the holder's snapshot, so on a loaded machine one may run past the
+    // next mark (which then starts late) or past the trial's end (no later mark starts).
     let ckpts = trial["cast"]["checkpoints"].as_array().expect("checkpoints recorded");
-    assert_eq!(ckpts.len(), 4, "{ckpts:?}");
+    let at = |c: &serde_json::Value| c["t_ms"].as_u64().unwrap();
+    let ended = |c: &serde_json::Value| at(c) + c["duration_us"].as_u64().unwrap() / 1000;
+    assert!(at(&ckpts[0]) < 100, "{ckpts:?}");
+    for pair in ckpts.windows(2) {
+        assert!(at(&pair[1]) >= (at(&pair[0]) + 450).max(ended(&pair[0])), "{ckpts:?}");
+    }
+    let last = ckpts.last().unwrap();
+    assert!(
+        ckpts.len() == 4 || (ckpts.len() < 4 && ended(last) >= 1900),
+        "{ckpts:?}"
+    );
     for c in ckpts {
         assert_eq!(c["role"], "ckpt");
         assert!(c["busy"].is_boolean() && c["duration_us"].is_u64(), "{c}");

@@ -465,9 +465,13 @@ fn checkpoint(
     ))
 }
 
-/// One vacuum: when it started, its duration, and the database's pages, free pages and main
-/// file's bytes before and after it (`db`: the file, where the trial has one); a vacuum refused
-/// with SQLITE_BUSY counts as busy.
+/// One vacuum: when it started, its duration (a wait for the write lock included), and the
+/// database's pages, free pages and main file's bytes before and after it (`db`: the file,
+/// where the trial has one); a vacuum refused with SQLITE_BUSY counts as busy.
+///
+/// An incremental vacuum runs in a write transaction of its own (`BEGIN IMMEDIATE`), its
+/// "before" read once the lock is held: read before the wait, it counted another role's vacuum
+/// that ran meanwhile as this one's. A full `VACUUM` cannot run inside a transaction.
 fn vacuum(
     conn: &mut dyn Connection,
     mode: VacuumMode,
@@ -475,18 +479,35 @@ fn vacuum(
     shared: &Shared<'_>,
 ) -> Result<(Instant, Vacuum), WorkloadError> {
     let bytes = || db.and_then(|p| std::fs::metadata(p).ok()).map_or(0, |m| m.len());
-    let (pages, free, file) = (pragma(conn, "page_count"), pragma(conn, "freelist_count"), bytes());
+    let read = |conn: &mut dyn Connection| (pragma(conn, "page_count"), pragma(conn, "freelist_count"), bytes());
+    let own_transaction = matches!(mode, VacuumMode::Incremental { .. });
     let t0 = Instant::now();
-    // `query` steps the statement to its end: an incremental vacuum frees its pages as it is
-    // stepped.
-    let ran = conn.query(&mode.sql());
+    let mut before = None;
+    let ran = (|| {
+        if own_transaction {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+        }
+        before = Some(read(conn));
+        // `query` steps the statement to its end: an incremental vacuum frees its pages as it
+        // is stepped.
+        let vacuumed = conn.query(&mode.sql()).map(drop);
+        match (own_transaction, vacuumed) {
+            (true, Ok(())) => conn.execute_batch("COMMIT"),
+            (true, Err(e)) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+            (false, done) => done,
+        }
+    })();
     let duration_us = t0.elapsed().as_micros() as u64;
     let busy = match ran {
-        Ok(_) => false,
+        Ok(()) => false,
         Err(e) if matches!(e.kind, ErrorKind::Busy) => true,
         Err(e) => return Err(shared.failed(e)),
     };
-    let after = (pragma(conn, "page_count"), pragma(conn, "freelist_count"), bytes());
+    let after = read(conn);
+    let (pages, free, file) = before.unwrap_or(after);
     Ok((
         t0,
         Vacuum {
