@@ -1,7 +1,7 @@
 //! `litebench run aging`: an append-and-expire table on a pre-aged template, and the report's
 //! answer to how big the file gets (its size, free pages and live payload per configuration).
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// The `db_size` entry of configuration `config`.
 fn db_size_of(v: &serde_json::Value, config: u64) -> serde_json::Value {

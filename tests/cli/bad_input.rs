@@ -1,7 +1,7 @@
 //! Bad command lines: each is refused with exit code 2 and one line naming what is wrong and
 //! what would be right, before anything is created under `--dir`.
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::sqlite::knobs::SQLITE_KNOBS;
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! workload role's operations recorded under its name and the holds and checkpoints in the
 //! trial record; and every bad cast refused in one line before anything runs.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// The cast of the issue, shortened: a writer at 50 tx/s, 2 readers, a hold of 0.5 s every
 /// 1 s, a TRUNCATE checkpoint every 0.5 s.

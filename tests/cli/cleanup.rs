@@ -3,7 +3,7 @@
 //! the next run in the same `--dir`: exactly the files its record lists, and the directory when
 //! nothing else is in it. A file the user put there stays.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 //! The child's stdout is the write end of a pipe whose read end is closed before the child
 //! starts, so its very first write fails with EPIPE, every time: no race with a reader.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::process::{Command, Output, Stdio};
 
 /// Runs `cmd` with stdout a pipe nobody reads (already closed) and stderr captured.

@@ -5,7 +5,7 @@
 //! never a line wider than 80; `--all` prints the whole summary, as a pipe does. Before, the same
 //! run printed 2,517 lines in 9 panels at 80 columns.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// An 8-configuration open-loop run of a read script and a writing script with a bare BEGIN.
 pub fn eight_by_two(sb: &Sandbox) {

@@ -1,6 +1,6 @@
 //! `litebench compare`, the statistics every report shares, and `--allow-unverified`.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// Runs crud (tiny, `trials` trials, no warm-up) with extra arguments; must succeed.
 fn tiny_run(sb: &Sandbox, trials: &str, extra: &[&str]) {
@@ -380,8 +380,8 @@ fn what_differs_names_the_retry_backoff() {
 #[test]
 fn compare_and_advise_at_80_columns_lead_with_the_answer_and_fit_the_first_table() {
     let sb = Sandbox::new();
-    crate::compact::eight_by_two(&sb);
-    crate::compact::eight_by_two(&sb);
+    crate::cli::compact::eight_by_two(&sb);
+    crate::cli::compact::eight_by_two(&sb);
     let narrow = |args: &[&str]| {
         let out = output(sb.stored(args).env("COLUMNS", "80"));
         assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));

@@ -4,7 +4,7 @@
 //! These tests mount a 2 MiB tmpfs, so they need root. Without root they are skipped with a
 //! note, except under CI (`CI` set), where a skip would hide the missing coverage, so they fail.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -1,6 +1,6 @@
 //! `run --dry-run`: the plan printed after every check, with nothing opened or created.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::time::Duration;
 
 /// `litebench run ARGS --dry-run` in a fresh sandbox, which must succeed; with its output.

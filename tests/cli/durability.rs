@@ -1,7 +1,7 @@
 //! `verify-durability`: the verdict table held against SQLite's documentation, real SIGKILLs
 //! held against the simulation, the stored evidence, and bad input.
 
-use crate::common::*;
+use crate::cli::common::*;
 use assert_cmd::Command;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 //! command prints in their formats while the terminal keeps its table, and an export that
 //! would replace or write through anything is refused in one line before anything runs.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 fn read(p: &std::path::Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

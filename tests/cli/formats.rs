@@ -1,7 +1,7 @@
 //! Every subcommand that prints data honours every `--format` value: JSON parses, CSV parses
 //! with a header row, Markdown has a pipe table, and the terminal table is neither of those.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::process::Output;
 
 const FORMATS: [&str; 4] = ["table", "json", "csv", "markdown"];

@@ -5,7 +5,7 @@
 //! source `fetch-old-sqlite.sh` keeps in `<target dir>/old-sqlite`, which `.ci/run` fetches), so
 //! nothing is downloaded here.
 
-use crate::common::*;
+use crate::cli::common::*;
 use crate::support::{bin, in_ci};
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! times, with a noise threshold of their own. Runs under valgrind are some twenty times slower
 //! than native ones, so the workloads here are tiny (a few seconds each).
 
-use crate::common::*;
+use crate::cli::common::*;
 use serde_json::Value;
 
 /// The line the process the user started prints before it runs again under valgrind.

@@ -3,7 +3,7 @@
 //! come during the population of a template or during trials; `kill -9` leaves a consistent
 //! store whose run reads abandoned.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 

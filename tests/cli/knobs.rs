@@ -1,7 +1,7 @@
 //! Knob read-back: a knob that did not take effect stops the run with both values named; a knob
 //! that did take effect is recorded, requested and effective, in every trial.
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::sqlite::knobs::SQLITE_KNOBS;
 
 /// The number after `key ` in `line` (e.g. `effective 2147418112`).

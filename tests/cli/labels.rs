@@ -2,7 +2,7 @@
 //! counts (statements, not transactions, for the suites that time each statement), whole
 //! counts printed as whole numbers, and which presets a `--param` did not apply to.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 #[test]
 fn a_scaled_speedtest_names_the_counts_it_ran_in_statements() {

@@ -1,6 +1,6 @@
 //! `litebench list` and `litebench env`.
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::sqlite::knobs::SQLITE_KNOBS;
 
 #[test]

@@ -2,7 +2,7 @@
 //! clients on a rate stores its load and reports it in every format; every flag's bad value and
 //! every combination that cannot be run is refused in one line before anything is created.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 const CRUD: &[&str] = &[
     "crud",

@@ -6,9 +6,6 @@
 //! working directory and `LITEBENCH_RESULTS` point there too, so no test touches the user's home
 //! or the repository.
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod aging;
 mod bad_input;
 mod browser;

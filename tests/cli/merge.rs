@@ -1,7 +1,7 @@
 //! `litebench merge`: runs from several stores in one, idempotent, inputs never written, and
 //! stores it cannot read refused.
 
-use crate::common::*;
+use crate::cli::common::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! another none (WAL, `busy_timeout=5000`, the script's `BEGIN IMMEDIATE` waiting for the lock).
 //! `show --metric p99`, `compare --metric failures` and `advise` must say so, with verdicts.
 
-use crate::common::*;
+use crate::cli::common::*;
 use serde_json::Value;
 
 /// Four writers as threads at 400 tx/s, 6 trials of 40 transactions: configurations

@@ -2,7 +2,7 @@
 //! `report`, `advise`), kept by `merge`, and the mistakes (a taken name, an unknown one, a name
 //! that is not one) each refused in one line.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// A tiny stored run named `name` (none: unnamed) in the sandbox's store.
 fn named(sb: &Sandbox, name: Option<&str>) {

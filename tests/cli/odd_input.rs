@@ -1,6 +1,6 @@
 //! Odd but valid input that once made litebench panic: it is accepted and the run completes.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 

@@ -3,8 +3,8 @@
 //! input named by mistake (by any name: a hard or symbolic link), not an existing file, not
 //! through a symbolic link (dangling or not), and not truncated by a full disk.
 
-use crate::common::*;
-use crate::disk_full::Tmpfs;
+use crate::cli::common::*;
+use crate::cli::disk_full::Tmpfs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! runs a tiny crud and then adds, through the store's own API, a measured trial that carries
 //! them (the first measured trial of crud itself has none, and is passed over).
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::model::engine_info::LoopProfile;
 use litebench::model::record::{Answer, QueryRecord};
 use litebench::store::Store;

@@ -4,7 +4,7 @@
 //! The terminal is a pseudo-terminal from util-linux's `script` (Debian's bsdutils, part of
 //! every installation).
 
-use crate::common::*;
+use crate::cli::common::*;
 
 const SCRIPT: &str = "/usr/bin/script";
 

@@ -2,7 +2,7 @@
 //! cast of producers, workers and a janitor; its answer and table in the terminal (jobs per
 //! second, the wait from enqueue to claim, lock failures by cause), and its refusal of DuckDB.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 use crate::support::QUEUE_CAST as CAST;
 

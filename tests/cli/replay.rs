@@ -4,7 +4,7 @@
 //! with times 0, 200 ms and 400 ms takes at least 400 ms at `pace=recorded`; the format is
 //! detected and recorded; bad logs, a failing statement and `--clients 2` are one line, exit 2.
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::process::Command;
 
 const QUICK: &[&str] = &["--trials", "1", "--warmup", "0", "--quiet"];

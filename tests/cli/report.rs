@@ -2,8 +2,8 @@
 //! exit codes of bad input, and the page rendered in headless Chromium (loads without errors or
 //! requests, each chart drew the bars and lines it was given).
 
-use crate::browser::{Browser, CHROMIUM};
-use crate::common::*;
+use crate::cli::browser::{Browser, CHROMIUM};
+use crate::cli::common::*;
 use std::path::Path;
 
 /// A tiny crud run with three journal modes: 3 configurations x 3 operation types.
@@ -556,7 +556,7 @@ fn an_open_loop_of_eight_configurations_answers_on_the_first_screen() {
         return;
     }
     let sb = Sandbox::new();
-    crate::compact::eight_by_two(&sb);
+    crate::cli::compact::eight_by_two(&sb);
     let page = sb.root().join("report.html");
     assert_success(&report(&sb, &["-o", page.to_str().unwrap()]));
     let mut browser = Browser::start(&sb.root().join("chromium-profile"));

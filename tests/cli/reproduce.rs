@@ -6,7 +6,7 @@
 //! (DuckDB's compile rows not measured, Table 3 without a cached build;
 //! Table 4's SQLite sizes and load time always measured).
 
-use crate::common::*;
+use crate::cli::common::*;
 use crate::support::{in_ci, require};
 use std::path::Path;
 

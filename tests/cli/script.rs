@@ -2,7 +2,7 @@
 //! user's script on a copy of the user's own database (left byte for byte as it was), and every
 //! script error one line naming file, line and column, exit 2, before anything runs.
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::sqlite::api::Api;
 use litebench::engines::sqlite::conn::SqliteConn;
 use litebench::engines::Connection;

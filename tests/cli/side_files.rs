@@ -7,7 +7,7 @@
 //! The side files here are written by litebench's own `unsaved::write` from the records of a
 //! real run (stored first in a donor store), then edited where a test forges something.
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::sqlite::api::Api;
 use litebench::engines::sqlite::conn::SqliteConn;
 use litebench::engines::Connection;

@@ -4,7 +4,7 @@
 //! that exits at once failing the trial in one line, a program that cannot run refused before
 //! anything runs, and one a `kill -9`ed litebench left stopped by `cleanup`.
 
-use crate::common::*;
+use crate::cli::common::*;
 use crate::support::in_ci;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! set on the bundled SQLite, each reported under its number and its title at that size, with a
 //! result hash that repeats from trial to trial; `list` names the workload and its parameters.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// The main set's tests as speedtest1 prints them with `--size 1`.
 const MAIN_AT_SIZE_1: &[&str] = &[

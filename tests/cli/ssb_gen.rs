@@ -1,7 +1,7 @@
 //! `litebench ssb-gen`: writes dbgen-identical `.tbl` files, refuses bad input with one line
 //! and exit code 2, and never overwrites a file it did not create.
 
-use crate::common::*;
+use crate::cli::common::*;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! would), so no transaction completes for 2 s and a checkpoint role scheduled at 1.5 s runs
 //! only once it resumes. Both are warnings, on the terminal and on the page.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 const CAST: &str = r#"
 [[role]]

@@ -1,7 +1,7 @@
 //! The results store: a finished run can be shown again, listed, and exported, and `show`
 //! refuses missing stores and runs with one line.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 const TRIALS: usize = 2;
 const WARMUP: usize = 1;

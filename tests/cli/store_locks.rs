@@ -2,7 +2,7 @@
 //! for it, a full disk under it, damage, a hot journal on a read-only filesystem, and knobs
 //! that would reach it. Nothing measured may be lost, and every refusal is one line.
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::sqlite::api::Api;
 use litebench::engines::sqlite::conn::SqliteConn;
 use litebench::engines::Connection;

@@ -6,7 +6,7 @@
 //! recorded when it ran (journaling mode, why its sync latency is missing), never today's
 //! machine.
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::sqlite::api::Api;
 use litebench::engines::sqlite::conn::SqliteConn;
 use litebench::engines::{Connection, Value};

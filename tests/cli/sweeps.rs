@@ -3,7 +3,7 @@
 //! curve in every report; a bad list is refused in one line before anything runs, and a value
 //! an engine or the run cannot take skips its configurations with one warning.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// The one-line refusals of a bad sweep, each before anything is created.
 #[test]

@@ -3,7 +3,7 @@
 //! terminals waiting for SQLite's lock by the workload's default (`busy_timeout=5000`) and
 //! `begin=deferred`'s upgrade failures counted by cause; a bad scale refused in one line.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 #[test]
 fn two_terminals_on_one_warehouse_answer_in_tpmc_with_every_transaction() {

@@ -17,7 +17,7 @@
 //! the same lines without the trailing `|` (that fork changed `PR_END`); with it stripped, all
 //! eight files are equal too (docs/workloads.md).
 
-use crate::common::*;
+use crate::cli::common::*;
 use litebench::engines::Dialect;
 use litebench::workload::tpch::queries::{statements, Substitution, NAMES};
 use sha2::{Digest, Sha256};

@@ -3,7 +3,7 @@
 //! others; and inputs that used to give unclear or endless messages (a device as a source, a
 //! payload past SQLite's limit, a megabyte of parameter, a selection of every release).
 
-use crate::common::*;
+use crate::cli::common::*;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 

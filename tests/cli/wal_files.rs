@@ -3,7 +3,7 @@
 //! existed gets its peak and final size and a verdict on whether the WAL grows without bound,
 //! in JSON and on the terminal.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// `litebench run ycsb` of workload A, `clients` clients at `rate` tx/s for `secs`, intervals
 /// of 100 ms, one trial, plus `extra`; returns the run's JSON and its terminal report at 80

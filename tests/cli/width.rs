@@ -2,7 +2,7 @@
 //! wider than 80, and `show --all` loses no cell; without `COLUMNS` (a pipe, as here) and with `--wide` they
 //! print the full-width tables, byte for byte, that scripts and the other tests parse.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// Words longer than this may be cut across lines in a fitted column of an 80-column table.
 const CUT: usize = 30;

@@ -2,7 +2,7 @@
 //! an open loop at a target rate, every operation the workload draws recorded; and `--clients`
 //! refused on a workload that runs one ordered script.
 
-use crate::common::*;
+use crate::cli::common::*;
 
 /// `litebench run ycsb` of workload A on 200 records, 400 operations, two clients, JSON out.
 fn run_a(sb: &Sandbox, extra: &[&str]) -> serde_json::Value {

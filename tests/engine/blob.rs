@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// Runs `litebench run blob` with `args`; returns the JSON report.
 fn blob_json(dir: &Path, args: &[&str]) -> Value {
-    let out = crate::common::litebench()
+    let out = crate::engine::common::litebench()
         .args([
             "run", "blob", "--quiet", "--format", "json", "--trials", "1", "--warmup", "0", "--dir",
         ])
@@ -35,7 +35,7 @@ fn blob_json(dir: &Path, args: &[&str]) -> Value {
 }
 
 fn per_op(r: &Value, config: u64, op: &str, field: &str) -> f64 {
-    let row = crate::common::row(r, config, op);
+    let row = crate::engine::common::row(r, config, op);
     row[field]
         .as_f64()
         .unwrap_or_else(|| panic!("{field} of {op} in config {config}: {row}"))
@@ -184,5 +184,5 @@ fn duckdb_reads_and_writes_blobs() {
     );
     assert_eq!(per_op(&r, 0, "all", "ops_per_trial"), 60.0);
     // DuckDB's own I/O is not counted inside it, only what the process moved.
-    assert!(crate::common::row(&r, 0, "write")["syncs_per_tx"].is_null());
+    assert!(crate::engine::common::row(&r, 0, "write")["syncs_per_tx"].is_null());
 }

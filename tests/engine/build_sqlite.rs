@@ -1,14 +1,14 @@
 //! `litebench build-sqlite` compiles an amalgamation into the cache, measures the compile, is
 //! not repeated for the same source and flags, and `--engine sqlite@NAME` runs the result.
 //!
-//! Sources: the amalgamation litebench bundles (from the cargo registry) and SQLite 3.37.2 from
-//! the npm package better-sqlite3 7.5.0, both found by `old_builds` (fetched by
-//! `fetch-old-sqlite.sh`). The cache is `$LITEBENCH_CACHE` when set (`.ci/run` points it at a
+//! Sources: SQLite 3.37.2 from the npm package better-sqlite3 7.5.0, found by `old_builds`
+//! (fetched by `fetch-old-sqlite.sh`), at -Os and -O3 as `reproduce apsys17` builds it, so the
+//! two suites share two compiles. The cache is `$LITEBENCH_CACHE` when set (`.ci/run` points it at a
 //! persistent directory, so CI compiles each library once per machine), else
 //! `<target dir>/litebench-cache`. Each compile of sqlite3.c takes 25-70 s of CPU here.
 
-use crate::common::*;
-use crate::old_builds::{amalgamation, bundled_amalgamation, target_dir};
+use crate::engine::common::*;
+use crate::engine::old_builds::{amalgamation, target_dir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -65,9 +65,11 @@ fn refused(cache: &Path, args: &[&str]) -> String {
     stderr
 }
 
+/// SQLite 3.37.2 at -Os and -O3, the two builds `reproduce apsys17` compiles under the same
+/// names: on a machine that ran one, the other finds them in the cache (CI compiles each once).
 #[test]
-fn the_bundled_release_at_os_and_o3_is_measured_once() {
-    let src = bundled_amalgamation();
+fn a_release_at_os_and_o3_is_measured_once() {
+    let src = amalgamation("3.37.2");
     let small = build(&src, &["-O", "s"]);
     let fast = build(&src, &["-O3"]);
     for (b, opt) in [(&small, "-Os"), (&fast, "-O3")] {
@@ -134,13 +136,14 @@ fn the_bundled_release_at_os_and_o3_is_measured_once() {
 
 #[test]
 fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
-    let b = build(&amalgamation("3.37.2"), &[]);
+    // At -Os: the build the test above and `reproduce apsys17` make too, compiled once.
+    let b = build(&amalgamation("3.37.2"), &["-Os"]);
     assert_eq!(b["version"], "3.37.2");
-    assert_eq!(b["name"], "3.37.2");
+    assert_eq!(b["name"], "3.37.2-Os");
     // The same source named by its directory, or zipped as sqlite.org ships it: the same
     // build, from the cache.
     let source = amalgamation("3.37.2");
-    let same = build(source.parent().unwrap(), &[]);
+    let same = build(source.parent().unwrap(), &["-Os"]);
     assert_eq!((&same["key"], &same["cached"]), (&b["key"], &Value::Bool(true)));
     if require("/usr/bin/python3", "python3") && require("/usr/bin/unzip", "unzip") {
         let z = tempfile::tempdir().unwrap();
@@ -152,7 +155,7 @@ fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
             .status()
             .unwrap();
         assert!(made.success());
-        let zipped = build(&zip, &[]);
+        let zipped = build(&zip, &["-Os"]);
         assert_eq!((&zipped["key"], &zipped["cached"]), (&b["key"], &Value::Bool(true)));
     }
     let t = tempfile::tempdir().unwrap();
@@ -169,7 +172,7 @@ fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
         "--results",
         results.to_str().unwrap(),
         "--engine",
-        "sqlite@3.37.2",
+        "sqlite@3.37.2-Os",
         "--engine",
         "sqlite",
         "--trials",
@@ -182,7 +185,7 @@ fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let engines = r["manifest"]["engines"].as_array().unwrap();
-    assert_eq!(engines[0]["label"], "sqlite@3.37.2");
+    assert_eq!(engines[0]["label"], "sqlite@3.37.2-Os");
     assert_eq!(engines[0]["sqlite"]["version"], "3.37.2");
     // The manifest carries the build's flags and footprint, as its record has them.
     let compiled = &engines[0]["sqlite"]["compiled"];
@@ -210,7 +213,7 @@ fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
         "--results",
         results.to_str().unwrap(),
     ];
-    args.extend(["--engine", "sqlite@3.37.2", "--trials", "1", "--warmup", "0"]);
+    args.extend(["--engine", "sqlite@3.37.2-Os", "--trials", "1", "--warmup", "0"]);
     args.extend(["--knob", "bloom_filter=on"]);
     args.extend_from_slice(SMALL);
     let out = litebench_in(&cache(), &args);

@@ -1,7 +1,7 @@
 //! The bundled SQLite is built with the documented flags, and another build loaded at run time
 //! goes through the same code.
 
-use crate::common::*;
+use crate::engine::common::*;
 
 fn options(report: &serde_json::Value, engine: usize) -> Vec<String> {
     report["manifest"]["engines"][engine]["sqlite"]["compile_options"]

@@ -2,7 +2,7 @@
 //! pinned releases there; in CI a missing one fails): workloads run, knobs are set and read
 //! back, and two releases run side by side in one run.
 
-use crate::common::*;
+use crate::engine::common::*;
 use crate::support::{require_duckdb, DUCKDB};
 
 #[test]
@@ -198,7 +198,7 @@ fn a_duckdb_library_by_path() {
 #[test]
 fn duckdb_2_runs_from_its_python_module() {
     if !require_duckdb("2.0.0")
-        || !crate::common::require("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", "libpython3.11")
+        || !crate::engine::common::require("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", "libpython3.11")
     {
         return;
     }

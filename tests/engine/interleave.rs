@@ -1,7 +1,7 @@
 //! Configurations are interleaved trial by trial, warm-ups come first and are kept apart, and
 //! every configuration in a round sees the same data.
 
-use crate::common::*;
+use crate::engine::common::*;
 
 #[test]
 fn trials_interleave_and_warmups_are_kept_apart() {

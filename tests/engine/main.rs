@@ -11,7 +11,5 @@ mod interleave;
 mod old_builds;
 mod optimizer;
 mod strace;
-#[path = "../support/mod.rs"]
-mod support;
 mod trusted_cache;
 mod turso;

@@ -18,7 +18,7 @@
 //! `gcc -shared -fPIC -O1 -DSQLITE_THREADSAFE=1` (7 s of CPU for 3.7.8 and for 3.26.0, 12 s for
 //! the bundled release) and reused while it is newer than its source.
 
-use crate::common::*;
+use crate::engine::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,7 +6,7 @@
 //! == VFS file syncs + inferred directory syncs (templates included) + litebench's own syncs of
 //! trial copies. Tolerance: none — the counts must be equal.
 
-use crate::common::*;
+use crate::engine::common::*;
 use std::path::Path;
 
 struct Traced {

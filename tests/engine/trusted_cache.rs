@@ -8,7 +8,7 @@
 //! uid 1000. A stand-in compiler (`CC`) copies the system's libsqlite3 where `-o` points, so a
 //! real `build-sqlite` runs in milliseconds instead of a minute of gcc.
 
-use crate::common::*;
+use crate::engine::common::*;
 use crate::support::{stderr, stdout, Sandbox};
 use std::os::unix::fs::{chown, PermissionsExt};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! knobs are set and read back, and the syncs its counting I/O layer reports are the fsync
 //! calls strace sees.
 
-use crate::common::*;
+use crate::engine::common::*;
 
 fn knob<'a>(r: &'a serde_json::Value, trial: usize, name: &str) -> &'a serde_json::Value {
     r["trials"][trial]["knobs"]

@@ -4,13 +4,10 @@
 //! tools of APSys'17 Table 1 and SQLite's speed comparison, four comparison groups) is submitted
 //! through `submit.sh`; shard 2 is made to fail; the merge job runs after the array. Needs root (slurmd) and Debian's slurm-wlm and munge, which CI installs.
 
-#[path = "../support/mod.rs"]
-mod support;
-
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::*;
 
 /// A private cluster; dropping it stops every daemon it started.
 struct Cluster {

@@ -2,13 +2,10 @@
 //! recorded in the manifest, and nothing left behind after success, Ctrl-C, or `kill -9`
 //! followed by `litebench cleanup` or the next run. Needs root (as CI has).
 
-#[path = "../support/mod.rs"]
-mod support;
-
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
-use support::*;
 
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.

@@ -3,7 +3,7 @@
 //! a server that asks for it, and a wrong password must stay one line.
 
 use super::{args, tiny};
-use crate::common::*;
+use crate::servers::common::*;
 use litebench::engines::{DbRef, Engine};
 
 #[test]

@@ -2,7 +2,7 @@
 //! bytes of a throwaway server's processes per trial (`trials[].device_io`), beside SQLite's own
 //! process.
 
-use crate::common::*;
+use crate::servers::common::*;
 
 /// Committed, synced writes on every server reach the device from the server's processes, and
 /// the trial records say whose processes were counted.

@@ -14,15 +14,13 @@
 //!   connection and named in the answer, serialization failures counted by cause.
 
 mod auth;
-mod common;
+pub mod common;
 mod device_io;
 mod population;
 mod queue;
 mod restore;
 mod script;
 mod stops;
-#[path = "../support/mod.rs"]
-mod support;
 mod tpcc;
 mod tpch;
 mod trial_start;

@@ -2,7 +2,7 @@
 //! population stops within a few hundred rows, the server is stopped and its data directory
 //! removed, and the run is stored as interrupted (exit 130).
 
-use crate::common::*;
+use crate::servers::common::*;
 use crate::support::{processes_under, Sandbox, HUGE_POPULATION};
 use std::time::{Duration, Instant};
 

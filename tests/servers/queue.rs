@@ -4,7 +4,7 @@
 //! execution), the workers' claims record each job's wait, and two workers claiming at once
 //! skip each other's locked rows instead of failing.
 
-use crate::common::*;
+use crate::servers::common::*;
 
 use crate::support::QUEUE_CAST as CAST;
 

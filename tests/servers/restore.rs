@@ -4,7 +4,7 @@
 //! reported on stderr and kept with the run (`manifest.warnings`). The servers here are started
 //! by the test through the library and handed to litebench as URLs.
 
-use crate::common::*;
+use crate::servers::common::*;
 use litebench::engines::{Connection, DbRef, Engine};
 use litebench::sys::scratch::Scratch;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! (a `::cast`, backquoted names, MariaDB's `START TRANSACTION` and backslash escapes) replace
 //! it on each server while SQLite runs the base file.
 
-use crate::common::*;
+use crate::servers::common::*;
 
 /// `(operation, ops per trial)` of configuration `label`'s rows.
 fn rows(v: &serde_json::Value, label: &str) -> Vec<(String, f64)> {

@@ -3,7 +3,7 @@
 //! request, MariaDB's `KILL QUERY`), the server is stopped, and the run is stored as
 //! interrupted (exit 130) within seconds; today the statement ran on until kill -9.
 
-use crate::common::*;
+use crate::servers::common::*;
 use crate::support::Sandbox;
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! the level back, the answer names it, and PostgreSQL's serialization failures (two Payments
 //! updating the one warehouse's row) are counted by cause, none under `read-committed`.
 
-use crate::common::*;
+use crate::servers::common::*;
 
 #[test]
 fn the_isolation_level_is_set_read_back_and_named_with_failures_by_cause() {

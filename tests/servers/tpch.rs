@@ -3,7 +3,7 @@
 //! appender). Every engine loads the same rows, passes the row-count check after its trial, and
 //! answers every query written so far alike (the runner stops a run whose engines differ).
 
-use crate::common::*;
+use crate::servers::common::*;
 use crate::support::{require_duckdb, DUCKDB};
 
 #[test]

@@ -2,7 +2,7 @@
 //! pages, a checkpoint past the copy), and `--cold` restarts a throwaway server so that its
 //! buffer pool is empty, not only the OS page cache.
 
-use crate::common::*;
+use crate::servers::common::*;
 use litebench::engines::{Connection, DbRef, Engine};
 use litebench::sys::scratch::Scratch;
 use std::collections::BTreeSet;

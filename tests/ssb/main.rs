@@ -2,16 +2,10 @@
 //! dbgen's `.tbl` files are imported (a hand-made fixture whose answers are worked out below),
 //! and bad input stops the run with one line and exit code 2.
 
-#[path = "../servers/common.rs"]
-#[allow(dead_code, unused_imports)]
-mod common;
-#[path = "../support/mod.rs"]
-mod support;
-
-use common::Server;
+use crate::servers::common::{self, Server};
+use crate::support::{describe, json, stderr, Sandbox};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::{describe, json, stderr, Sandbox};
 
 fn fixture() -> PathBuf {
     Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
@@ -41,7 +35,7 @@ fn answers(v: &Value) -> Vec<(u64, Vec<(String, Value)>)> {
 #[test]
 fn every_engine_answers_every_query_alike() {
     let mut engines = vec!["sqlite", "turso"];
-    if support::require_duckdb(support::DUCKDB) {
+    if crate::support::require_duckdb(crate::support::DUCKDB) {
         engines.push("duckdb");
     }
     if common::available(&[Server::Postgres]) {
@@ -147,7 +141,7 @@ fn dbgen_tbl_files_are_imported() {
 /// SQLite, answer every query alike, and the footprint names each way (also in `show`).
 #[test]
 fn duckdb_copies_tbl_files_itself_and_answers_as_its_appender() {
-    if !support::require_duckdb(support::DUCKDB) {
+    if !crate::support::require_duckdb(crate::support::DUCKDB) {
         return;
     }
     let sb = Sandbox::new();
@@ -348,7 +342,7 @@ fn bad_input_is_refused_with_one_line() {
     );
     assert!(err.contains("0 finished trials kept"), "{err}");
     // DuckDB's own reader refuses the file; the parser then finds the line and names it.
-    if support::require_duckdb(support::DUCKDB) {
+    if crate::support::require_duckdb(crate::support::DUCKDB) {
         let err = refused(
             &sb,
             &[

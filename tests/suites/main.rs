@@ -11,8 +11,6 @@
 
 mod cli;
 mod counting;
-#[path = "../support/mod.rs"]
-mod support;
 
 use counting::{count, Counting, Expected};
 use litebench::engines::sqlite::engine::{SqliteChoice, SqliteEngine};

@@ -1,6 +1,6 @@
 //! What every test binary shares: the binary under test, a private sandbox per test with the
 //! litebench command isolated in it, the checks that nothing outlives a run, and reading a
-//! finished command's output. Each binary includes it with `#[path = "../support/mod.rs"]`.
+//! finished command's output. `tests/all.rs` holds it once for every suite.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! contention counted, not fatal), and bad input refused with exit code 2 and one line naming
 //! the parameter and its valid range.
 
-use crate::common::bin;
+use crate::tatp::common::bin;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};

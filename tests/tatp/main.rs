@@ -6,5 +6,3 @@ mod cli;
 mod common;
 mod mix;
 mod population;
-#[path = "../support/mod.rs"]
-mod support;

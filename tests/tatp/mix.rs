@@ -1,7 +1,7 @@
 //! The transaction mix over a long run, and determinism: the same seed issues the same
 //! transactions, with the same effects.
 
-use crate::common::*;
+use crate::tatp::common::*;
 use litebench::engines::Connection;
 use litebench::workload::tatp::mix::{Mix, DEFAULT_WEIGHTS, TXNS};
 use litebench::workload::tatp::rates;

@@ -2,7 +2,7 @@
 //! within the ranges the rules allow (and near their expectations), keys unique, every value in
 //! its domain, distinct ai_type / sf_type / start_time per parent, references intact.
 
-use crate::common::*;
+use crate::tatp::common::*;
 
 /// `expected ± 5 standard deviations` of a sum of `n` independent draws with the given mean and
 /// variance.
