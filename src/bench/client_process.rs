@@ -318,7 +318,7 @@ fn open_engine(spec: &ClientSpec, choice: &EngineChoice) -> Result<Box<dyn crate
     }
     match &spec.server {
         Some(url) if std::ptr::eq(choice.kind, &crate::engines::postgres::KIND) => Ok(Box::new(
-            crate::engines::postgres::PostgresEngine::attach(url, &spec.engine)?,
+            crate::engines::postgres::PostgresEngine::attach(url, &spec.engine).map_err(|e| e.to_string())?,
         )),
         _ => Err(format!(
             "engine {}: client processes run SQLite and PostgreSQL only",

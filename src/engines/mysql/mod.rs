@@ -131,7 +131,7 @@ fn open_kind(
         None => MysqlEngine::start(scratch),
         Some(url) => MysqlEngine::connect_url(url),
     };
-    Ok(Box::new(e.map_err(crate::base::Failure)?))
+    Ok(Box::new(e.map_err(|e| crate::base::Failure(e.to_string()))?))
 }
 
 /// Arguments litebench gives `mariadb-install-db` (besides `--datadir`).

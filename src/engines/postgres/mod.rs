@@ -124,7 +124,7 @@ fn open_kind(
         None => PostgresEngine::start(scratch),
         Some(url) => PostgresEngine::connect_url(url),
     };
-    Ok(Box::new(e.map_err(crate::base::Failure)?))
+    Ok(Box::new(e.map_err(|e| crate::base::Failure(e.to_string()))?))
 }
 
 /// Arguments litebench gives `initdb` (besides `-D`).

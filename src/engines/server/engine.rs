@@ -7,6 +7,7 @@
 //! originals to put back (read before the first trial, so a user's server is left as it was
 //! found), cold trials by restarting the server, and putting back on drop.
 
+use super::error::{OpenError, ServerError};
 use super::flavour::Flavour;
 use super::process::{run_tool, ServerDir, ServerProcess};
 use super::{
@@ -52,8 +53,11 @@ fn dial_own<F: Flavour>(flavour: &F, server: &ServerProcess, port: u16) -> Optio
 }
 
 /// A start's error as the user reads it: after `--engine FLAG: `.
-fn failed<F: Flavour>(e: impl std::fmt::Display) -> String {
-    format!("--engine {}: {e}", F::LAUNCH.flag)
+fn failed<F: Flavour>(source: ServerError) -> OpenError {
+    OpenError::Start {
+        flag: F::LAUNCH.flag,
+        source,
+    }
 }
 
 /// A database server as an engine.
@@ -86,11 +90,11 @@ pub struct ServerEngine<F: Flavour> {
 
 impl<F: Flavour> ServerEngine<F> {
     /// Starts a throwaway server in the scratch directory.
-    pub fn start(scratch: &Scratch) -> Result<ServerEngine<F>, String> {
+    pub fn start(scratch: &Scratch) -> Result<ServerEngine<F>, OpenError> {
         let l = &F::LAUNCH;
         let bins = F::binaries().map_err(failed::<F>)?;
         let run_as = run_as(l.system_user, l.package).map_err(failed::<F>)?;
-        let (mut port, fixed) = choose_port(l.port_env).map_err(|e| e.to_string())?;
+        let (mut port, fixed) = choose_port(l.port_env).map_err(failed::<F>)?;
         let mut dir = ServerDir::create(scratch, l.dir_name, run_as.as_ref()).map_err(failed::<F>)?;
         let init = F::init_command(&bins.init, dir.path(), run_as.as_ref()).map_err(failed::<F>)?;
         run_tool(init, dir.path(), run_as.as_ref(), l.init_log, INIT_TIMEOUT).map_err(failed::<F>)?;
@@ -121,7 +125,7 @@ impl<F: Flavour> ServerEngine<F> {
                     let server = Some(Arc::new(server));
                     let mut engine =
                         ServerEngine::finish(l.flag.to_string(), flavour, client, server, None, port, run_as)
-                            .map_err(failed::<F>)?;
+                            .map_err(|source| OpenError::Version { flag: l.flag, source })?;
                     engine.server_bin = Some(bins.server);
                     engine.dial_url = F::local_url(port);
                     return Ok(engine);
@@ -129,23 +133,33 @@ impl<F: Flavour> ServerEngine<F> {
                 _ if retry => {
                     // Someone took the free port between our check and the server's bind.
                     dir = server.stop_keeping_dir();
-                    port = choose_port(l.port_env).map_err(|e| e.to_string())?.0;
+                    port = choose_port(l.port_env).map_err(failed::<F>)?.0;
                 }
                 (Err(e), _) => return Err(failed::<F>(e)),
-                (Ok(()), None) => return Err(failed::<F>("the server did not accept a connection")),
+                (Ok(()), None) => {
+                    return Err(failed::<F>(ServerError::NotReady {
+                        what: l.process,
+                        limit: READY_TIMEOUT,
+                        log_tail: None,
+                    }))
+                }
             }
         }
     }
 
     /// Connects to a server the user runs.
-    pub fn connect_url(url: &str) -> Result<ServerEngine<F>, String> {
+    pub fn connect_url(url: &str) -> Result<ServerEngine<F>, OpenError> {
         let flag = F::LAUNCH.flag;
         let shown = super::redact_url(url);
-        let (flavour, client, port) =
-            F::connect_url(url, &shown).map_err(|e| format!("--engine {flag}={shown}: {e}"))?;
+        let at = |source: OpenError| OpenError::Url {
+            flag,
+            shown: shown.clone(),
+            source: Box::new(source),
+        };
+        let (flavour, client, port) = F::connect_url(url, &shown).map_err(|e| at(OpenError::Connect(e)))?;
         let label = format!("{flag}={shown}");
         let mut engine = ServerEngine::finish(label, flavour, client, None, Some(shown.clone()), port, None)
-            .map_err(|e| format!("--engine {flag}={shown}: {e}"))?;
+            .map_err(|e| at(OpenError::NoVersion(e)))?;
         engine.dial_url = url.to_string();
         Ok(engine)
     }
@@ -153,8 +167,8 @@ impl<F: Flavour> ServerEngine<F> {
     /// A client process's connection to the server its parent runs the trial on (`url` from
     /// [`Engine::process_client_url`]), labelled as the parent labels it. It sets no knob and
     /// puts none back: the parent owns the server's settings.
-    pub fn attach(url: &str, label: &str) -> Result<ServerEngine<F>, String> {
-        let mut engine = ServerEngine::connect_url(url).map_err(|e| format!("client process: {e}"))?;
+    pub fn attach(url: &str, label: &str) -> Result<ServerEngine<F>, OpenError> {
+        let mut engine = ServerEngine::connect_url(url).map_err(|e| OpenError::Attach(Box::new(e)))?;
         engine.label = label.to_string();
         engine.attached = true;
         Ok(engine)
@@ -168,9 +182,9 @@ impl<F: Flavour> ServerEngine<F> {
         url: Option<String>,
         port: u16,
         run_as: Option<RunAs>,
-    ) -> Result<ServerEngine<F>, String> {
+    ) -> Result<ServerEngine<F>, EngineError> {
         let mut admin = flavour.wrap(client, &label, server.clone());
-        let version = flavour.read_version(&mut admin).map_err(|e| e.message)?;
+        let version = flavour.read_version(&mut admin)?;
         Ok(ServerEngine {
             label,
             admin: Mutex::new(admin),

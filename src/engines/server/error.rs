@@ -96,6 +96,44 @@ pub enum ServerError {
     },
 }
 
+/// Why a server engine could not be had, with the `--engine` flag it came from: a throwaway
+/// server that did not start, a server the user runs that did not answer, or a client process's
+/// connection to its parent's server. Its message is the one line the user reads.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The throwaway server (`flag`: `postgres`, `mysql`).
+    #[error("--engine {flag}: {source}")]
+    Start {
+        flag: &'static str,
+        #[source]
+        source: ServerError,
+    },
+    /// The started server that answered, then could not say its version.
+    #[error("--engine {flag}: {}", .source.message)]
+    Version {
+        flag: &'static str,
+        #[source]
+        source: crate::engines::EngineError,
+    },
+    /// A server the user runs, at `shown` (the URL without its password).
+    #[error("--engine {flag}={shown}: {source}")]
+    Url {
+        flag: &'static str,
+        shown: String,
+        #[source]
+        source: Box<OpenError>,
+    },
+    /// A cause under [`OpenError::Url`]: the connection itself.
+    #[error("{0}")]
+    Connect(#[source] ServerError),
+    /// A cause under [`OpenError::Url`]: the server answered, then could not say its version.
+    #[error("{}", .0.message)]
+    NoVersion(#[source] crate::engines::EngineError),
+    /// A client process's connection to the server its parent runs the trial on.
+    #[error("client process: {0}")]
+    Attach(#[source] Box<OpenError>),
+}
+
 impl ServerError {
     /// An I/O error on `path`, with what was tried when given.
     pub fn io(path: &std::path::Path, doing: Option<String>) -> impl FnOnce(io::Error) -> ServerError + '_ {
@@ -134,6 +172,53 @@ pub fn describe_status(s: ExitStatus) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_open_error_names_the_engine_flag_once_and_keeps_its_cause() {
+        let refused = || {
+            OpenError::Connect(ServerError::NoSystemUser {
+                user: "postgres",
+                package: "postgresql",
+            })
+        };
+        let url = OpenError::Url {
+            flag: "postgres",
+            shown: "postgres://u@127.0.0.1:5432/db".into(),
+            source: Box::new(refused()),
+        };
+        let line = url.to_string();
+        assert!(
+            line.starts_with("--engine postgres=postgres://u@127.0.0.1:5432/db: running as root"),
+            "{line}"
+        );
+        assert_eq!(line.matches("--engine").count(), 1, "{line}");
+        let attached = OpenError::Attach(Box::new(url));
+        assert!(
+            attached.to_string().starts_with("client process: --engine postgres="),
+            "{attached}"
+        );
+        // The typed cause travels under the line.
+        let mut cause = std::error::Error::source(&attached);
+        let mut depth = 0;
+        while let Some(c) = cause {
+            depth += 1;
+            cause = c.source();
+        }
+        assert_eq!(depth, 3, "attach, url, connect: {attached:?}");
+        // A version that could not be read: the engine's message alone, after the flag.
+        let version = OpenError::Version {
+            flag: "mysql",
+            source: crate::engines::EngineError {
+                engine: "mysql".into(),
+                kind: crate::engines::ErrorKind::Other,
+                code: None,
+                message: "Lost connection".into(),
+                context: "reading the version".into(),
+                busy_cause: None,
+            },
+        };
+        assert_eq!(version.to_string(), "--engine mysql: Lost connection");
+    }
 
     #[test]
     fn each_failure_keeps_its_cause_and_reads_as_one_line() {
