@@ -4,9 +4,11 @@
 
 use crate::app::cli::TpchAnswersArgs;
 use crate::base::Failure;
+use crate::model::params::Params;
 use crate::model::record::QueryRecord;
 use crate::workload::tpch::queries::NAMES;
 use crate::workload::tpch::spec_answers::{compare, parse};
+use crate::workload::tpch::ParamSource;
 
 /// Compares; prints one line per query and configuration; exit code 1 when one differs.
 pub fn run(args: &TpchAnswersArgs) -> Result<i32, Failure> {
@@ -25,6 +27,19 @@ pub fn run(args: &TpchAnswersArgs) -> Result<i32, Failure> {
     if run.pointer("/manifest/workload").and_then(|w| w.as_str()) != Some("tpch") {
         return Err(Failure(format!(
             "--json {}: not a tpch run; give the output of litebench run tpch --format json",
+            args.json.display()
+        )));
+    }
+    let params: Params = serde_json::from_value(run["manifest"]["params"].clone()).map_err(|e| {
+        Failure(format!(
+            "--json {}: the run's parameters are unreadable ({e}); give the output of litebench run tpch --format json",
+            args.json.display()
+        ))
+    })?;
+    let seed = run["manifest"]["seed"].as_u64().unwrap_or(0);
+    if let Some(drawn) = ParamSource::of(&params).seed(seed) {
+        return Err(Failure(format!(
+            "--json {}: the run's substitution parameters were drawn from seed {drawn}, and the specification's answers are for its validation values; run it again with --param substitution=validation",
             args.json.display()
         )));
     }
