@@ -314,6 +314,12 @@ fn the_dry_run_names_the_limit_and_the_slow_queries_on_sqlite() {
         text.contains("substitution parameters: drawn from the run's --seed 42"),
         "{text}"
     );
+    // SQLite's 1 GB page cache is the workload's default, unless the user sets it.
+    assert!(
+        text.contains("knobs cache_size=-1000000 (workload tpch default)"),
+        "{text}"
+    );
+    assert!(!text.contains("analyze=false"), "{text}");
     let flat = |args: &[&str]| {
         let out = output(sb.run(args).env("COLUMNS", "80"));
         assert_success(&out);
@@ -325,6 +331,19 @@ fn the_dry_run_names_the_limit_and_the_slow_queries_on_sqlite() {
     assert!(text.contains("drawn from param_seed 7"), "{text}");
     let text = flat(&["tpch", "--param", "substitution=validation", "--dry-run"]);
     assert!(text.contains("the validation values of TPC-H 2.4"), "{text}");
+    let text = flat(&[
+        "tpch",
+        "--knob",
+        "cache_size=-2000",
+        "--param",
+        "analyze=false",
+        "--dry-run",
+    ]);
+    assert!(
+        text.contains("cache_size=-2000") && !text.contains("-1000000"),
+        "{text}"
+    );
+    assert!(text.contains("analyze=false: no planner statistics"), "{text}");
 }
 
 #[test]
