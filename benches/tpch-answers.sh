@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TPC-H at scale factor 1 with the validation values (param_seed=0) on one engine, one trial,
+# TPC-H at scale factor 1 with the validation values (substitution=validation) on one engine, one trial,
 # then its answers against the specification's answer set, query by query, within TPC-H's
 # tolerances (§2.1.3.5; `litebench tpch-answers`). The answer set is TPC's, not litebench's:
 # give the directory holding q1.out to q22.out (dbgen's `answers/`, e.g. from a clone of
@@ -15,6 +15,6 @@ lb="${3:-${CARGO_TARGET_DIR:-target}/release/litebench}"
 work=$(mktemp -d)
 chmod o+x "$work"   # a server engine runs as its own system user, which must reach --dir
 trap 'rm -rf "$work"' EXIT
-"$lb" run tpch --param scale=1 --param param_seed=0 --engine "$engine" --trials 1 --warmup 0 \
+"$lb" run tpch --param scale=1 --param substitution=validation --engine "$engine" --trials 1 --warmup 0 \
   --quiet --dir "$work" --results "$work/results.db" --format json >"$work/run.json"
 "$lb" tpch-answers --json "$work/run.json" --answers "$answers"

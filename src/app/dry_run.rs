@@ -224,7 +224,9 @@ fn job_view(plan: &Plan, index: usize, job: &Job) -> JobView {
             .as_ref()
             .map(|c| c.roles.iter().map(|r| r.describe_with_params()).collect())
             .unwrap_or_default(),
-        notes: job.workload.plan_notes(&job.params, &plan.engine_names),
+        notes: job
+            .workload
+            .plan_notes(&job.params, plan.trials.seed, &plan.engine_names),
     }
 }
 

@@ -840,6 +840,7 @@ fn run_workload(at: &TrialAt<'_>, p: &mut Prepared) -> Result<bool, RunError> {
         let trial = Trial {
             params: plan.params,
             seed: at.seed,
+            run_seed: plan.trials.seed,
             stop: at.stop,
             connector: &connector,
             profile: at.round == plan.trials.warmup,

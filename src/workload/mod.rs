@@ -108,6 +108,9 @@ pub struct Trial<'a> {
     pub params: &'a Params,
     /// Seed of this trial's data.
     pub seed: u64,
+    /// The run's `--seed`, the same for every trial and configuration (what a workload draws
+    /// once per run from: TPC-H's substitution parameters).
+    pub run_seed: u64,
     /// Set by Ctrl-C: stop between operations with [`WorkloadError::Interrupted`].
     pub stop: &'a AtomicBool,
     pub connector: &'a dyn Connector,
@@ -153,12 +156,13 @@ pub struct Place<'a> {
 }
 
 impl<'a> Trial<'a> {
-    /// A trial outside the runner (unit tests, benches): not the first measured one of a
-    /// configuration, and no knob readings.
+    /// A trial outside the runner (unit tests, benches): `seed` the run's too, not the first
+    /// measured one of a configuration, and no knob readings.
     pub fn plain(params: &'a Params, seed: u64, stop: &'a AtomicBool, connector: &'a dyn Connector) -> Trial<'a> {
         Trial {
             params,
             seed,
+            run_seed: seed,
             stop,
             connector,
             profile: false,
@@ -213,10 +217,10 @@ pub trait Workload: Sync {
             self.kind().name
         ))
     }
-    /// What `run --dry-run` says of this workload's run with parameters `p` besides the plan:
-    /// operations known to take long and the limit on them (TPC-H's queries on SQLite). None
-    /// by default.
-    fn plan_notes(&self, _p: &Params, _engines: &[String]) -> Vec<String> {
+    /// What `run --dry-run` says of this workload's run with parameters `p` and `--seed` `seed`
+    /// besides the plan: operations known to take long and the limit on them, what is drawn
+    /// from the seed (TPC-H's queries on SQLite, its substitution parameters). None by default.
+    fn plan_notes(&self, _p: &Params, _seed: u64, _engines: &[String]) -> Vec<String> {
         Vec::new()
     }
 

@@ -165,7 +165,15 @@ fn tpch_gen_writes_dbgens_bytes_and_never_over_a_file() {
     let out = tpch_gen(&sb, &["--scale", "0", "--out", dir.to_str().unwrap()]);
     assert_error_line(&out, &["--scale 0: out of range", "from 0.0001"]);
     // The files loaded through tbl_dir: every row, and Q1's answer as generated (below).
-    let imported = run_sf_0_01(&sb, &["--param", &format!("tbl_dir={}", dir.display())]);
+    let imported = run_sf_0_01(
+        &sb,
+        &[
+            "--param",
+            &format!("tbl_dir={}", dir.display()),
+            "--param",
+            "substitution=validation",
+        ],
+    );
     assert_eq!(imported["footprint"][0]["rows"], 86_805);
     assert_eq!(q1_lines(&ran(&imported)), 59_307);
     sb.assert_cwd_untouched();
@@ -186,7 +194,7 @@ fn q1_lines(ran: &[(String, u64, serde_json::Value)]) -> u64 {
 #[test]
 fn a_run_loads_every_table_runs_every_written_query_and_checks_the_counts() {
     let sb = Sandbox::new();
-    let v = run_sf_0_01(&sb, &[]);
+    let v = run_sf_0_01(&sb, &["--param", "substitution=validation"]);
     let foot = &v["footprint"][0];
     assert_eq!(foot["rows"], 86_805, "every table's rows: {foot}");
     assert_eq!(foot["load_path"], "prepared INSERTs", "{foot}");
@@ -244,9 +252,17 @@ fn a_query_past_the_time_limit_is_recorded_timed_out_and_the_trial_goes_on() {
     assert!(timed_out.contains(&"Q7"), "{timed_out:?}");
     let q7 = t["ops"].as_array().unwrap().iter().find(|o| o["name"] == "Q7").unwrap();
     assert_eq!((q7["ops"].as_u64(), q7["failed"].as_u64()), (Some(0), Some(1)), "{q7}");
-    // Every query's record says which values it ran with (the validation values here).
-    assert_eq!(queries[0]["parameters"], "DELTA=90");
-    assert_eq!(queries[6]["parameters"], "NATION1=FRANCE NATION2=GERMANY");
+    // Every query's record says which values it ran with: by default drawn from the run's
+    // --seed (42), not the validation values.
+    let drawn = Substitution::draw(42, 0.01);
+    let validation = Substitution::validation();
+    let stored: Vec<&str> = queries.iter().map(|q| q["parameters"].as_str().unwrap()).collect();
+    let expected: Vec<String> = (0..NAMES.len()).map(|op| drawn.describe(op)).collect();
+    assert_eq!(stored, expected);
+    let same = (0..NAMES.len())
+        .filter(|&op| stored[op] == validation.describe(op))
+        .count();
+    assert!(same < 3, "drawn, not the validation values: {stored:?}");
 
     // The terminal's answer names them, at 80 columns.
     let out = output(
@@ -276,6 +292,11 @@ fn a_query_past_the_time_limit_is_recorded_timed_out_and_the_trial_goes_on() {
         "{text}"
     );
     assert!(answer.contains("Q7"), "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("substitution parameters: drawn from the run's --seed 42"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -289,6 +310,48 @@ fn the_dry_run_names_the_limit_and_the_slow_queries_on_sqlite() {
     let text = stdout(&out).split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(text.contains("each query is limited to 90 s"), "{text}");
     assert!(text.contains("Q17 and Q20"), "{text}");
+    assert!(
+        text.contains("substitution parameters: drawn from the run's --seed 42"),
+        "{text}"
+    );
+    // SQLite's 1 GB page cache is the workload's default, unless the user sets it.
+    assert!(
+        text.contains("knobs cache_size=-1000000 (workload tpch default)"),
+        "{text}"
+    );
+    assert!(!text.contains("analyze=false"), "{text}");
+    let flat = |args: &[&str]| {
+        let out = output(sb.run(args).env("COLUMNS", "80"));
+        assert_success(&out);
+        stdout(&out).split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let text = flat(&["tpch", "--seed", "9", "--dry-run"]);
+    assert!(text.contains("drawn from the run's --seed 9"), "{text}");
+    let text = flat(&["tpch", "--param", "param_seed=7", "--dry-run"]);
+    assert!(text.contains("drawn from param_seed 7"), "{text}");
+    let text = flat(&["tpch", "--param", "substitution=validation", "--dry-run"]);
+    assert!(text.contains("the validation values of TPC-H 2.4"), "{text}");
+    let text = flat(&[
+        "tpch",
+        "--knob",
+        "cache_size=-2000",
+        "--param",
+        "analyze=false",
+        "--dry-run",
+    ]);
+    assert!(
+        text.contains("cache_size=-2000") && !text.contains("-1000000"),
+        "{text}"
+    );
+    assert!(text.contains("analyze=false: no planner statistics"), "{text}");
+}
+
+#[test]
+fn a_seed_with_the_validation_values_is_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let out = output(&mut sb.run(&["tpch", "--param", "substitution=validation", "--param", "param_seed=7"]));
+    assert_error_line(&out, &["--param param_seed=7", "drop one of the two"]);
+    assert!(!sb.results().exists(), "nothing ran, nothing stored");
 }
 
 #[test]
@@ -306,7 +369,11 @@ fn tpch_answers_refuses_a_missing_run_or_answer_set_in_one_line() {
         &["--json /nonexistent/run.json", "litebench run tpch --format json"],
     );
     let json = sb.scratch().join("run.json");
-    std::fs::write(&json, r#"{"manifest": {"workload": "tpch"}, "trials": []}"#).unwrap();
+    std::fs::write(
+        &json,
+        r#"{"manifest": {"workload": "tpch", "seed": 42, "params": {"substitution": "validation"}}, "trials": []}"#,
+    )
+    .unwrap();
     let out = output(
         sb.litebench()
             .args(["tpch-answers", "--json"])
@@ -315,4 +382,19 @@ fn tpch_answers_refuses_a_missing_run_or_answer_set_in_one_line() {
             .arg(&answers),
     );
     assert_error_line(&out, &["q1.out", "q1.out to q22.out"]);
+    // A run whose values were drawn from a seed is refused before any answer file is read.
+    let seeded = sb.scratch().join("seeded.json");
+    std::fs::write(
+        &seeded,
+        r#"{"manifest": {"workload": "tpch", "seed": 42, "params": {"substitution": "seeded", "param_seed": 0}}, "trials": []}"#,
+    )
+    .unwrap();
+    let out = output(
+        sb.litebench()
+            .args(["tpch-answers", "--json"])
+            .arg(&seeded)
+            .arg("--answers")
+            .arg(&answers),
+    );
+    assert_error_line(&out, &["drawn from seed 42", "--param substitution=validation"]);
 }

@@ -74,3 +74,39 @@ fn every_engine_loads_the_same_rows_and_answers_alike() {
         }
     }
 }
+
+/// `analyze=false` on PostgreSQL: the tables are created with autovacuum off and loaded without
+/// `ANALYZE`, and the queries still answer as SQLite's without statistics do.
+#[test]
+fn without_statistics_postgres_answers_as_sqlite() {
+    if !available(&[Server::Postgres]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let v = run(sb.run_std(&[
+        "tpch",
+        "--param",
+        "scale=0.01",
+        "--param",
+        "analyze=false",
+        "--engine",
+        "sqlite",
+        "--engine",
+        "postgres",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--format",
+        "json",
+    ]))
+    .assert_success();
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    assert_eq!(v["manifest"]["params"]["analyze"], "false");
+    for t in v["trials"].as_array().expect("trials") {
+        let queries = t["queries"].as_array().expect("queries");
+        assert_eq!(queries.len(), 22);
+        assert!(queries.iter().all(|q| q.get("failure").is_none()), "{t}");
+    }
+}

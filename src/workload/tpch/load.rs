@@ -85,12 +85,17 @@ fn load_table(
     }
 }
 
-/// Creates the schema, loads every table, indexes its foreign keys and gathers statistics;
-/// returns the rows loaded. Stops between rows when `pop` is asked to stop.
+/// Creates the schema, loads every table, indexes its foreign keys and gathers statistics
+/// (unless `analyze=false`); returns the rows loaded. Stops between rows when `pop` is asked to stop.
 pub fn populate(conn: &mut dyn Connection, settings: &Settings, pop: &Population<'_>) -> Result<u64, PopulateError> {
     let dialect = conn.dialect();
     for table in LOAD_ORDER {
         conn.execute_batch(&schema::create_table(dialect, table))?;
+        if !settings.analyze {
+            if let Some(sql) = schema::no_statistics(dialect, table) {
+                conn.execute_batch(&sql)?;
+            }
+        }
     }
     let source = settings.source();
     let mut total = 0u64;
@@ -117,13 +122,43 @@ pub fn populate(conn: &mut dyn Connection, settings: &Settings, pop: &Population
         for sql in schema::create_indexes(dialect, table) {
             conn.execute_batch(&sql)?;
         }
-        if let Some(sql) = schema::analyze(dialect, table) {
+        if let Some(sql) = schema::analyze(dialect, table).filter(|_| settings.analyze) {
             // `query`: MariaDB's ANALYZE TABLE answers with a status row.
             conn.query(&sql)?;
         }
     }
-    if let Some(sql) = schema::analyze_all(dialect) {
+    if let Some(sql) = schema::analyze_all(dialect).filter(|_| settings.analyze) {
         conn.execute_batch(sql)?;
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::sqlite::api::Api;
+    use crate::engines::sqlite::conn::SqliteConn;
+    use crate::model::params::resolve;
+
+    /// Scale 0.01 (below it dbgen's partsupp keys repeat) into an in-memory SQLite, with and without `analyze`: SQLite's
+    /// statistics table exists only with.
+    #[test]
+    fn analyze_false_leaves_the_planner_without_statistics() {
+        for (analyze, stat_rows) in [("true", true), ("false", false)] {
+            let args = ["scale=0.01".to_string(), format!("analyze={analyze}")];
+            let params = resolve("tpch", super::super::KIND.params, &args).unwrap();
+            let settings = Settings::from_params(&params).unwrap();
+            let mut conn = SqliteConn::open_memory(Api::bundled(), "sqlite").unwrap();
+            let rows = populate(&mut conn, &settings, &Population::plain(&params, 42)).unwrap();
+            assert_eq!(rows, 86_805);
+            let stat = conn
+                .query_value("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")
+                .unwrap();
+            assert_eq!(
+                stat.as_deref(),
+                Some(if stat_rows { "1" } else { "0" }),
+                "analyze={analyze}"
+            );
+        }
+    }
 }

@@ -14,7 +14,8 @@
 //! The workload only reads, so the runner may give every trial the template itself
 //! ([`Workload::read_only`]). Every query's answer is stored with the trial, and the runner
 //! fails the run if two configurations answer a query differently; the substitution parameters
-//! are therefore the same for every trial of a run (`param_seed`). Every deviation from the
+//! are therefore the same for every trial of a run: drawn from its `--seed` (or `param_seed`),
+//! or the validation values (`substitution=validation`) that `tpch-answers` needs. Every deviation from the
 //! specification is listed in docs/workloads.md.
 
 pub mod answer;
@@ -70,18 +71,77 @@ const PARAMS: &[ParamSpec] = &[
         help: "generator threads (0: one per core); the data is the same for any number",
     },
     ParamSpec {
+        name: "analyze",
+        kind: ParamKind::Choice(&["true", "false"]),
+        default: "true",
+        help: "gather the planner's statistics after loading (SQLite's ANALYZE, PostgreSQL's and DuckDB's ANALYZE, MariaDB's ANALYZE TABLE); false leaves each engine's planner without them (on PostgreSQL autovacuum is turned off for the eight tables, so none are gathered during the run)",
+    },
+    ParamSpec {
         name: "query_timeout",
         kind: ParamKind::Duration { allow_zero: true },
         default: "5m",
         help: "each query's time limit: a query past it is interrupted and recorded as failed, timed out, and the trial goes on to the next (0: no limit)",
     },
     ParamSpec {
+        name: "substitution",
+        kind: ParamKind::Choice(&["seeded", "validation"]),
+        default: "seeded",
+        help: "the queries' substitution parameters: seeded (drawn from param_seed, or from the run's --seed; the same for every trial and configuration, so answers compare) or validation (TPC-H section 2.4's validation values, whose answers at scale 1 the specification publishes: tpch-answers needs them)",
+    },
+    ParamSpec {
         name: "param_seed",
         kind: ParamKind::Count { min: 0, max: u32::MAX as u64 },
         default: "0",
-        help: "the queries' substitution parameters: 0 the validation values of TPC-H section 2.4; any other number the values drawn from it (the same for every trial, so answers compare)",
+        help: "with substitution=seeded, the seed the substitution parameters are drawn from (0: the run's --seed)",
     },
 ];
+
+/// Where a run's substitution parameters come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamSource {
+    /// §2.4.x.4's validation values (`substitution=validation`; a run stored before that
+    /// parameter existed, with `param_seed=0`).
+    Validation,
+    /// Drawn from the run's `--seed` (`substitution=seeded`, `param_seed=0`).
+    RunSeed,
+    /// Drawn from `param_seed`.
+    Pinned(u64),
+}
+
+impl ParamSource {
+    pub fn of(p: &Params) -> ParamSource {
+        match (p.choice("substitution"), p.count("param_seed")) {
+            ("validation", _) | ("", 0) => ParamSource::Validation,
+            (_, 0) => ParamSource::RunSeed,
+            (_, seed) => ParamSource::Pinned(seed),
+        }
+    }
+
+    /// The seed the values are drawn from in a run seeded `run_seed`; `None`: the validation
+    /// values.
+    pub fn seed(self, run_seed: u64) -> Option<u64> {
+        match self {
+            ParamSource::Validation => None,
+            ParamSource::RunSeed => Some(run_seed),
+            ParamSource::Pinned(seed) => Some(seed),
+        }
+    }
+
+    /// Where the values came from, in words, for the dry run and the report.
+    pub fn describe(self, run_seed: u64) -> String {
+        match self {
+            ParamSource::Validation => {
+                "substitution parameters: the validation values of TPC-H 2.4 (substitution=validation)".to_string()
+            }
+            ParamSource::RunSeed => format!(
+                "substitution parameters: drawn from the run's --seed {run_seed}, the same in every trial (--param substitution=validation for 2.4's validation values)"
+            ),
+            ParamSource::Pinned(seed) => format!(
+                "substitution parameters: drawn from param_seed {seed}, the same in every trial (--param substitution=validation for 2.4's validation values)"
+            ),
+        }
+    }
+}
 
 /// A parameter that cannot be used, worded for the one line the user sees.
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +150,8 @@ pub enum SettingsError {
     Scale { given: f64, source: ScaleError },
     #[error("--param tbl_dir={}: no such directory; give the directory holding dbgen's .tbl files (litebench tpch-gen --out DIR writes them)", .0.display())]
     NoDir(PathBuf),
+    #[error("--param param_seed={0}: substitution=validation uses the specification's fixed values, not a seed; drop one of the two")]
+    SeedWithValidation(u64),
     #[error("--param tbl_dir={}: {} is missing; the directory needs all eight of region.tbl, nation.tbl, part.tbl, supplier.tbl, partsupp.tbl, customer.tbl, orders.tbl and lineitem.tbl", .dir.display(), .file.display())]
     MissingFile { dir: PathBuf, file: PathBuf },
 }
@@ -102,8 +164,10 @@ pub struct Settings {
     /// Whether an engine with a file reader of its own loads `tbl_dir`'s files with it.
     pub native: bool,
     pub threads: usize,
-    /// 0: the validation values; else the seed the substitution parameters are drawn from.
-    pub param_seed: u64,
+    /// Whether the planner's statistics are gathered after loading.
+    pub analyze: bool,
+    /// Where the substitution parameters come from.
+    pub params_from: ParamSource,
     /// Each query's time limit.
     pub query_timeout: Option<Duration>,
 }
@@ -125,6 +189,9 @@ impl Settings {
                 }
             }
         }
+        if let ("validation", seed @ 1..) = (p.choice("substitution"), p.count("param_seed")) {
+            return Err(SettingsError::SeedWithValidation(seed));
+        }
         let threads = match p.count("threads") {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n as usize,
@@ -134,7 +201,9 @@ impl Settings {
             tbl_dir,
             native: p.choice("tbl_load") == "native",
             threads,
-            param_seed: p.count("param_seed"),
+            // Missing in a run stored before the parameter existed: the load always ran it.
+            analyze: p.choice("analyze") != "false",
+            params_from: ParamSource::of(p),
             // Zero, or missing in a run stored before the parameter existed: no limit.
             query_timeout: Some(p.duration("query_timeout")).filter(|d| !d.is_zero()),
         })
@@ -154,11 +223,11 @@ impl Settings {
         }
     }
 
-    /// The queries' substitution parameters.
-    pub fn substitution(&self) -> queries::Substitution {
-        match self.param_seed {
-            0 => queries::Substitution::validation(),
-            seed => queries::Substitution::draw(seed, self.scale.factor()),
+    /// The queries' substitution parameters in a run seeded `run_seed`.
+    pub fn substitution(&self, run_seed: u64) -> queries::Substitution {
+        match self.params_from.seed(run_seed) {
+            None => queries::Substitution::validation(),
+            Some(seed) => queries::Substitution::draw(seed, self.scale.factor()),
         }
     }
 }
@@ -177,11 +246,14 @@ pub static KIND: WorkloadKind = WorkloadKind {
     unit: "queries",
     metric: Metric::Time,
     read_only: true,
+    // SSB's 1 GB page cache for SQLite (SQLite's own default, 2,000 pages, is 8 MB against a
+    // database of 1.3 GB at scale 1); `--knob cache_size` sets another.
+    default_knobs: &[("cache_size", "-1000000")],
     ..WorkloadKind::BASE
 };
 
 /// The index of the statement whose rows are the query's answer: the last `SELECT` or `WITH`
-/// (Q15's view is dropped after it).
+/// (a statement after it, such as a view's `DROP`, answers nothing).
 fn answer_index(statements: &[String]) -> usize {
     statements
         .iter()
@@ -192,11 +264,12 @@ fn answer_index(statements: &[String]) -> usize {
         .unwrap_or(statements.len() - 1)
 }
 
-/// What the dry run says of a run: the per-query limit, and on SQLite the queries known to
+/// What the dry run says of a run: the per-query limit, where the substitution parameters come
+/// from (the run's `--seed` is `seed`), and on SQLite the queries known to
 /// take minutes at scale factor 1 and above without the foreign-key indexes (Q17's and Q20's
 /// correlated subqueries scan `lineitem` once per part; Q19's `OR` of three joins is a cross
 /// product of `lineitem` and `part`), which this workload's schema creates.
-pub fn plan_notes(s: &Settings, engines: &[String]) -> Vec<String> {
+pub fn plan_notes(s: &Settings, seed: u64, engines: &[String]) -> Vec<String> {
     let limit = match s.query_timeout {
         Some(l) => format!(
             "each query is limited to {}: one past it is interrupted and recorded as failed, timed out, and the trial goes on (--param query_timeout)",
@@ -204,7 +277,10 @@ pub fn plan_notes(s: &Settings, engines: &[String]) -> Vec<String> {
         ),
         None => "no query has a time limit (query_timeout=0): a slow query holds the run up until it ends".to_string(),
     };
-    let mut notes = vec![limit];
+    let mut notes = vec![limit, s.params_from.describe(seed)];
+    if !s.analyze {
+        notes.push("analyze=false: no planner statistics are gathered after loading (no ANALYZE on any engine; PostgreSQL's autovacuum off for the eight tables)".to_string());
+    }
     if engines.iter().any(|e| e.starts_with("sqlite")) && s.scale.factor() >= 1.0 {
         notes.push(format!(
             "on SQLite at scale {}, Q17 and Q20 (correlated subqueries over lineitem) and Q19 (an OR of three joins) are known to take minutes without an index on lineitem's (l_partkey, l_suppkey); this schema creates one",
@@ -258,7 +334,7 @@ fn execute(
 
 /// Runs query `op`'s statements, the timer around all of them, interrupted past `limit`;
 /// returns the answer's rows into `values`. A lone statement is prepared before the timer
-/// starts; statements after a view's creation can only be prepared once it exists.
+/// starts; statements after another (a view's creation) can only be prepared once it ran.
 fn run_query(
     conn: &mut dyn Connection,
     op: usize,
@@ -288,11 +364,6 @@ fn run_query(
         }
         Err(_) if fired => {
             rec.record_failure(op);
-            if statements.len() > 1 {
-                // Q15's view, when the limit stopped the query after creating it; an error
-                // here is the view never made.
-                let _ = conn.execute_batch(&statements[statements.len() - 1]);
-            }
             Ended::TimedOut
         }
         Err(e) => return Err(e.into()),
@@ -310,8 +381,8 @@ impl Workload for Tpch {
         self
     }
 
-    fn plan_notes(&self, p: &Params, engines: &[String]) -> Vec<String> {
-        Settings::from_params(p).map_or(Vec::new(), |s| plan_notes(&s, engines))
+    fn plan_notes(&self, p: &Params, seed: u64, engines: &[String]) -> Vec<String> {
+        Settings::from_params(p).map_or(Vec::new(), |s| plan_notes(&s, seed, engines))
     }
 
     fn check(&self, p: &Params) -> Result<(), String> {
@@ -326,7 +397,7 @@ impl Workload for Tpch {
 
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
         let settings = settings(trial.params)?;
-        let subst = settings.substitution();
+        let subst = settings.substitution(trial.run_seed);
         let dialect = conn.dialect();
         let interrupter = conn.interrupter();
         let limit = (settings.query_timeout, interrupter.as_ref());
@@ -402,7 +473,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_scale_one_generated_with_the_validation_values() {
+    fn defaults_are_scale_one_generated_with_values_drawn_from_the_runs_seed() {
         let s = Settings::from_params(&params(&[])).unwrap();
         assert_eq!(s.scale.factor(), 1.0);
         assert!(s.tbl_dir.is_none() && s.native && s.threads >= 1);
@@ -412,10 +483,25 @@ mod tests {
                 .map(|op| queries::statements(op, sub, crate::engines::Dialect::Postgres))
                 .collect()
         };
-        assert_eq!(text(&s.substitution()), text(&queries::Substitution::validation()));
+        assert_eq!(s.params_from, ParamSource::RunSeed);
+        assert_eq!(text(&s.substitution(42)), text(&queries::Substitution::draw(42, 1.0)));
+        assert_ne!(text(&s.substitution(42)), text(&s.substitution(43)), "another run seed");
+        assert_ne!(text(&s.substitution(42)), text(&queries::Substitution::validation()));
+        // param_seed pins them whatever the run's seed.
         let s = Settings::from_params(&params(&["param_seed=7"])).unwrap();
-        assert_eq!(text(&s.substitution()), text(&queries::Substitution::draw(7, 1.0)));
-        assert_ne!(text(&s.substitution()), text(&queries::Substitution::validation()));
+        assert_eq!(text(&s.substitution(42)), text(&queries::Substitution::draw(7, 1.0)));
+        assert_eq!(text(&s.substitution(43)), text(&s.substitution(42)));
+        let s = Settings::from_params(&params(&["substitution=validation"])).unwrap();
+        assert_eq!(text(&s.substitution(42)), text(&queries::Substitution::validation()));
+        assert!(s.params_from.describe(42).contains("validation values"));
+        // A run stored before `substitution` existed: param_seed=0 was the validation values.
+        let mut old = params(&[]);
+        old.0.remove("substitution");
+        assert_eq!(ParamSource::of(&old), ParamSource::Validation);
+        let e = Settings::from_params(&params(&["substitution=validation", "param_seed=3"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--param param_seed=3: substitution=validation"), "{e}");
     }
 
     #[test]

@@ -211,6 +211,7 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
         };
         out.push(format!("{}: {}{against}.", name(other.index), words(other)));
     }
+    out.push(format!("{}.", super::ParamSource::of(&m.params).describe(m.seed)));
     Some(out)
 }
 

@@ -264,6 +264,17 @@ pub fn analyze(dialect: Dialect, table: Table) -> Option<String> {
     }
 }
 
+/// What keeps an engine from gathering a table's statistics by itself during the run, with
+/// `analyze=false`: PostgreSQL's autovacuum would analyze a freshly loaded table within a minute.
+/// SQLite and DuckDB gather none unasked (DuckDB keeps the min/max and counts its appender
+/// writes either way); InnoDB's sampled statistics cannot be turned off this way.
+pub fn no_statistics(dialect: Dialect, table: Table) -> Option<String> {
+    match dialect {
+        Dialect::Postgres => Some(format!("ALTER TABLE {} SET (autovacuum_enabled = false)", table.name())),
+        _ => None,
+    }
+}
+
 /// Statements run once after every table is loaded.
 pub fn analyze_all(dialect: Dialect) -> Option<&'static str> {
     match dialect {
