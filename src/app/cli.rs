@@ -294,7 +294,7 @@ pub struct TpchAnswersArgs {
 
 #[derive(Debug, Args)]
 pub struct TpchGenArgs {
-    /// Scale factor: 1 is 6 million lineitem rows; fractions (e.g. 0.01) from 0.0001.
+    /// Scale factor: 1 is 6 million lineitem rows; fractions from 0.01.
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub scale: String,
     /// Directory to write the `.tbl` files into (created if missing). Existing `.tbl` files

@@ -163,7 +163,7 @@ fn tpch_gen_writes_dbgens_bytes_and_never_over_a_file() {
     );
     assert_eq!(std::fs::read(dir.join("lineitem.tbl")).unwrap(), before);
     let out = tpch_gen(&sb, &["--scale", "0", "--out", dir.to_str().unwrap()]);
-    assert_error_line(&out, &["--scale 0: out of range", "from 0.0001"]);
+    assert_error_line(&out, &["--scale 0: out of range", "from 0.01"]);
     // The files loaded through tbl_dir: every row, and Q1's answer as generated (below).
     let imported = run_sf_0_01(
         &sb,
@@ -212,7 +212,7 @@ fn a_run_loads_every_table_runs_every_written_query_and_checks_the_counts() {
 fn bad_scales_and_incomplete_tbl_dirs_are_refused_in_one_line() {
     let sb = Sandbox::new();
     let out = output(&mut sb.run(&["tpch", "--param", "scale=0.00001"]));
-    assert_error_line(&out, &["--param scale=0.00001: out of range", "from 0.0001"]);
+    assert_error_line(&out, &["--param scale=0.00001: out of range", "from 0.01"]);
     let dir = sb.scratch().join("partial");
     std::fs::create_dir_all(&dir).unwrap();
     for file in ["region.tbl", "nation.tbl"] {

@@ -19,15 +19,17 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::thread::JoinHandle;
 use tpchgen::generators::{
     CustomerGenerator, LineItemGenerator, NationGenerator, OrderGenerator, PartGenerator, PartSuppGenerator,
-    RegionGenerator, SupplierGenerator,
+    PartSuppGeneratorIterator, RegionGenerator, SupplierGenerator,
 };
 
 /// Largest scale factor accepted (SF 1000 is six billion lineitem rows; the crate switches to
 /// 64-bit part keys only from SF 30000).
 pub const MAX_SCALE: f64 = 1000.0;
 
-/// Smallest scale factor: below it `supplier` (10,000 rows at SF 1) would be empty.
-pub const MIN_SCALE: f64 = 0.0001;
+/// Smallest scale factor: below it dbgen's rule for a part's four suppliers repeats one for
+/// most scales (100 suppliers at SF 0.01; see [`ScaleError::RepeatedSupplier`] for the few
+/// above it where it still does).
+pub const MIN_SCALE: f64 = 0.01;
 
 /// A TPC-H scale factor: SF 1 is about 1 GB of `.tbl` text, 6,001,215 lineitem rows.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,17 +40,27 @@ pub struct Scale(f64);
 pub enum ScaleError {
     #[error("not a number; give a scale factor such as 1 or 0.01")]
     NotANumber,
-    #[error("out of range; give a scale factor from {MIN_SCALE} (every table has a row) to {MAX_SCALE}")]
+    #[error("out of range; give a scale factor from {MIN_SCALE} to {MAX_SCALE}")]
     OutOfRange,
+    /// dbgen's rule for a part's four suppliers names one supplier twice at this scale (with
+    /// few suppliers), so `partsupp`'s key would repeat.
+    #[error("dbgen's partsupp rule gives part {part} the same supplier twice at this scale ({suppliers} suppliers), so partsupp's key would repeat; give a scale factor such as 0.01, 0.1 or 1")]
+    RepeatedSupplier { part: i64, suppliers: i64 },
 }
 
 impl Scale {
     /// `factor` as a scale factor, if the generator makes every table at it.
     pub fn new(factor: f64) -> Result<Scale, ScaleError> {
-        if factor.is_finite() && (MIN_SCALE..=MAX_SCALE).contains(&factor) {
-            Ok(Scale(factor))
-        } else {
-            Err(ScaleError::OutOfRange)
+        if !(factor.is_finite() && (MIN_SCALE..=MAX_SCALE).contains(&factor)) {
+            return Err(ScaleError::OutOfRange);
+        }
+        let scale = Scale(factor);
+        match repeated_supplier(scale) {
+            Some(part) => Err(ScaleError::RepeatedSupplier {
+                part,
+                suppliers: units(Table::Supplier, scale),
+            }),
+            None => Ok(scale),
         }
     }
 
@@ -64,6 +76,22 @@ impl std::str::FromStr for Scale {
     fn from_str(s: &str) -> Result<Scale, ScaleError> {
         Scale::new(s.trim().parse::<f64>().map_err(|_| ScaleError::NotANumber)?)
     }
+}
+
+/// The first part whose four suppliers (dbgen's rule, as `tpchgen`'s
+/// `PartSuppGeneratorIterator::select_part_supplier` computes it) name one supplier twice, if any: the
+/// i-th supplier of part p is `(p + i * (S / 4 + (p - 1) / S)) % S + 1` for S suppliers, so
+/// parts differ only by `(p - 1) / S`, and one part of each value of it is checked.
+fn repeated_supplier(scale: Scale) -> Option<i64> {
+    let suppliers = units(Table::Supplier, scale);
+    let parts = units(Table::Part, scale);
+    (0..=(parts - 1) / suppliers).map(|k| k * suppliers + 1).find(|&part| {
+        let mut seen: Vec<i64> = (0..4)
+            .map(|i| PartSuppGeneratorIterator::select_part_supplier(part, i, scale.0))
+            .collect();
+        seen.sort_unstable();
+        seen.windows(2).any(|w| w[0] == w[1])
+    })
 }
 
 /// What a table is counted in when cut into blocks: its rows, but parts for `partsupp` (four
@@ -245,6 +273,38 @@ mod tests {
         Scale::new(f).unwrap()
     }
 
+    /// (part, supplier) pairs of partsupp as the generator writes them, and whether one repeats.
+    fn partsupp_repeats(scale: Scale) -> bool {
+        let mut keys = std::collections::HashSet::new();
+        let mut repeated = false;
+        for chunk in generate(Table::Partsupp, scale, 1) {
+            for line in std::str::from_utf8(&chunk.bytes).unwrap().lines() {
+                let mut f = line.split('|');
+                let key = (f.next().unwrap().to_string(), f.next().unwrap().to_string());
+                repeated |= !keys.insert(key);
+            }
+        }
+        repeated
+    }
+
+    #[test]
+    fn a_scale_whose_partsupp_key_would_repeat_is_refused_and_the_generator_agrees() {
+        // SF 0.001: 10 suppliers; parts 31 to 40 get suppliers p, p+5, p+10, p+15 (mod 10).
+        let tiny = Scale(0.001);
+        assert!(partsupp_repeats(tiny));
+        assert_eq!(repeated_supplier(tiny), Some(31));
+        assert_eq!(Scale::new(0.001), Err(ScaleError::OutOfRange));
+        // SF 0.012: 120 suppliers, and parts 1201 to 1320 step by 40, a third of them.
+        assert!(partsupp_repeats(Scale(0.012)));
+        assert!(matches!(Scale::new(0.012), Err(ScaleError::RepeatedSupplier { .. })));
+        for ok in [0.01, 0.02, 0.05] {
+            assert!(!partsupp_repeats(sf(ok)), "SF {ok}");
+        }
+        for ok in [0.1, 1.0, 10.0, 100.0] {
+            assert!(Scale::new(ok).is_ok(), "SF {ok}");
+        }
+    }
+
     #[test]
     fn row_counts_are_dbgens_at_scale_one_hundredth() {
         // dbgen -s 0.01: wc -l of its eight files.
@@ -258,16 +318,16 @@ mod tests {
     #[test]
     fn any_thread_count_gives_the_same_lines_as_one_generator() {
         for t in [Table::Partsupp, Table::Lineitem, Table::Nation] {
-            let whole: Vec<u8> = generate(t, sf(0.005), 1).flat_map(|c| c.bytes).collect();
-            let chunks: Vec<Chunk> = generate(t, sf(0.005), 3).collect();
+            let whole: Vec<u8> = generate(t, Scale(0.005), 1).flat_map(|c| c.bytes).collect();
+            let chunks: Vec<Chunk> = generate(t, Scale(0.005), 3).collect();
             let lines: u64 = chunks.iter().map(|c| c.lines).sum();
             let threaded: Vec<u8> = chunks.into_iter().flat_map(|c| c.bytes).collect();
             assert_eq!(whole, threaded, "{}", t.name());
-            assert_eq!(lines, row_count(t, sf(0.005)), "{}", t.name());
+            assert_eq!(lines, row_count(t, Scale(0.005)), "{}", t.name());
             // One generator over the whole table, as the crate's own example runs it.
             let (one, _) = Job {
                 table: t,
-                scale: sf(0.005),
+                scale: Scale(0.005),
                 parts: 1,
             }
             .block(0);
@@ -283,5 +343,6 @@ mod tests {
         assert_eq!("one".parse::<Scale>(), Err(ScaleError::NotANumber));
         assert_eq!("0.01".parse::<Scale>().map(Scale::factor), Ok(0.01));
         assert!(row_count(Table::Supplier, sf(MIN_SCALE)) >= 1);
+        assert_eq!("0.001".parse::<Scale>(), Err(ScaleError::OutOfRange));
     }
 }

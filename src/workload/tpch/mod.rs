@@ -50,7 +50,7 @@ const PARAMS: &[ParamSpec] = &[
         name: "scale",
         kind: ParamKind::Positive { max: gen::MAX_SCALE as u64 },
         default: "1",
-        help: "scale factor: SF1 is 6 million lineitem rows, about 1 GB of .tbl text; fractions such as 0.01 for tests (from 0.0001); not used with tbl_dir",
+        help: "scale factor: SF1 is 6 million lineitem rows, about 1 GB of .tbl text; fractions such as 0.01 for tests (from 0.01); not used with tbl_dir",
     },
     ParamSpec {
         name: "tbl_dir",
