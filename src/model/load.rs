@@ -129,6 +129,17 @@ impl Default for LoadShape {
     }
 }
 
+/// What a sweep varies across its configurations (`--clients 1,2`, `--rate`, `--client-mode`,
+/// `--connections`): the parts of the load the run's one shape must not claim for every
+/// configuration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Varied {
+    pub clients: bool,
+    pub rate: bool,
+    /// Threads against processes, or one shared connection against one each.
+    pub client_kind: bool,
+}
+
 impl LoadShape {
     /// One client, closed loop, no retries: what every run before load shapes did (the time
     /// series interval aside: only the load driver keeps a series).
@@ -163,31 +174,42 @@ impl LoadShape {
     /// One line for tables and the checklist: `closed loop, 1 client` or
     /// `open loop at 2000 tx/s (poisson arrivals), 4 clients, latency limit 5 ms, up to 3 tries`.
     pub fn describe(&self) -> String {
+        self.describe_but(Varied::default())
+    }
+
+    /// [`LoadShape::describe`] without what a sweep varies: a run over clients 1,2 is not a
+    /// run of "1 client", so the swept parts are left to the words that list them.
+    pub fn describe_but(&self, varied: Varied) -> String {
         if let Some(cast) = &self.cast {
             let mut s = cast.describe();
             s += &self.tries_text();
             return s;
         }
-        let clients = if self.clients == 1 {
-            "1 client".to_string()
+        let clients = if varied.clients {
+            None
+        } else if self.clients == 1 {
+            Some("1 client".to_string())
+        } else if varied.client_kind {
+            Some(format!("{} clients", self.clients))
         } else if self.processes() {
-            format!("{} client processes", self.clients)
+            Some(format!("{} client processes", self.clients))
         } else if self.shares_connection() {
-            format!("{} clients on one shared connection", self.clients)
+            Some(format!("{} clients on one shared connection", self.clients))
         } else {
-            format!("{} clients", self.clients)
+            Some(format!("{} clients", self.clients))
+        };
+        let arrivals = match self.arrival {
+            Arrival::Poisson => "poisson",
+            Arrival::Uniform => "uniform",
         };
         let mut s = match self.rate {
-            None => format!("closed loop, {clients}"),
-            Some(r) => format!(
-                "open loop at {} tx/s ({} arrivals), {clients}",
-                rate_text(r),
-                match self.arrival {
-                    Arrival::Poisson => "poisson",
-                    Arrival::Uniform => "uniform",
-                }
-            ),
+            _ if varied.rate => format!("open loop ({arrivals} arrivals)"),
+            None => "closed loop".to_string(),
+            Some(r) => format!("open loop at {} tx/s ({arrivals} arrivals)", rate_text(r)),
         };
+        if let Some(c) = clients {
+            s += &format!(", {c}");
+        }
         if let Some(l) = self.latency_limit_ns {
             s += &format!(", latency limit {}", duration_text(l));
         }
@@ -212,6 +234,46 @@ impl LoadShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sweep's shape leaves out what the sweep varies, so that the words never claim one
+    /// value of it for the whole run.
+    #[test]
+    fn what_a_sweep_varies_is_left_out_of_the_shape() {
+        let l = LoadShape {
+            clients: 2,
+            rate: Some(100.0),
+            client_mode: ClientMode::Processes,
+            ..LoadShape::default()
+        };
+        let but = |clients, rate, client_kind| {
+            l.describe_but(Varied {
+                clients,
+                rate,
+                client_kind,
+            })
+        };
+        assert_eq!(
+            but(false, false, false),
+            "open loop at 100 tx/s (poisson arrivals), 2 client processes"
+        );
+        assert_eq!(but(true, false, false), "open loop at 100 tx/s (poisson arrivals)");
+        assert_eq!(
+            but(false, true, false),
+            "open loop (poisson arrivals), 2 client processes"
+        );
+        assert_eq!(
+            but(false, false, true),
+            "open loop at 100 tx/s (poisson arrivals), 2 clients"
+        );
+        let closed = LoadShape::default();
+        assert_eq!(
+            closed.describe_but(Varied {
+                clients: true,
+                ..Varied::default()
+            }),
+            "closed loop"
+        );
+    }
 
     #[test]
     fn the_default_is_what_runs_before_load_shapes_did_and_says_so() {

@@ -99,12 +99,12 @@ impl Manifest {
     }
 
     /// The load in words: [`crate::model::load::LoadShape::describe`] of the run's, and in a
-    /// sweep what it swept: `closed loop, 1 client; swept: clients 1,2,4`.
+    /// sweep what it swept, which the first part then leaves out: `closed loop; swept: clients
+    /// 1,2,4` (not `closed loop, 1 client; swept: ...`, which said one client and several).
     pub fn load_words(&self) -> String {
-        use crate::model::load::{rate_text, ClientMode, Connections};
-        let base = self.load.describe();
+        use crate::model::load::{rate_text, ClientMode, Connections, Varied};
         if !self.sweeps() {
-            return base;
+            return self.load.describe();
         }
         let loads: Vec<_> = (0..self.configs.len()).map(|i| self.load_of(i)).collect();
         let mut clients: Vec<u32> = loads.iter().map(|l| l.clients).collect();
@@ -132,7 +132,12 @@ impl Manifest {
         if shared && per_client {
             swept.push("connections per-client,shared".into());
         }
-        format!("{base}; swept: {}", swept.join(", "))
+        let varied = Varied {
+            clients: clients.len() > 1,
+            rate: rates.len() > 1,
+            client_kind: (processes && threads) || (shared && per_client),
+        };
+        format!("{}; swept: {}", self.load.describe_but(varied), swept.join(", "))
     }
 }
 

@@ -67,6 +67,9 @@ fn causes_words(m: &crate::model::record::Manifest, r: &SummaryRow) -> String {
         (f.busy_timeout, "busy_timeout"),
         (f.busy_upgrade, "busy_upgrade"),
         (f.busy_snapshot, "busy_snapshot"),
+        (f.busy_serialization, "serialization failures"),
+        (f.busy_deadlock, "deadlocks"),
+        (f.busy_lock_wait, "lock waits past their timeout"),
     ];
     let skipped = match f.skipped.filter(|s| *s > 0.0) {
         Some(s) if f.busy == 0.0 => return format!(" ({} per trial {})", num(s), skipped_why(m, r.config)),
@@ -96,7 +99,7 @@ fn skipped_why(m: &crate::model::record::Manifest, config: usize) -> &'static st
 }
 
 /// Why transactions gave up on a lock: ` (37.8 per trial gave up: busy_timeout)`.
-fn gave_up_words(f: &super::summary::Failures, causes: &[(Option<f64>, &str); 3]) -> String {
+fn gave_up_words(f: &super::summary::Failures, causes: &[(Option<f64>, &str)]) -> String {
     let said: Vec<String> = causes
         .iter()
         .filter_map(|(n, w)| n.filter(|x| *x > 0.0).map(|x| format!("{} {w}", num(x))))

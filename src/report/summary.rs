@@ -171,6 +171,16 @@ pub struct Failures {
     pub busy_upgrade: Option<f64>,
     #[serde(default)]
     pub busy_snapshot: Option<f64>,
+    /// Of `busy`, per trial (mean), a server's causes: serialization failures, deadlocks the
+    /// server broke, lock waits past the server's timeout ([`crate::engines::BusyCause`]).
+    /// Absent where none happened, and in runs stored before they were counted (whose
+    /// give-ups of these causes are in no cause).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_serialization: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_deadlock: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_lock_wait: Option<f64>,
     /// Runs with a load shape other than one closed-loop client (absent otherwise), per trial
     /// (mean): tries beyond the first of transactions that met a lock, transactions skipped by
     /// `--latency-limit`, and completed ones slower than it.
@@ -527,6 +537,12 @@ impl Scope<'_> {
         }
     }
 
+    /// Per trial, a server's cause, which results count only where it happened: `None` where
+    /// no trial had one.
+    fn mean_per_trial_server_cause(&self, f: &dyn Fn(&OpResult) -> Option<u64>) -> Option<f64> {
+        Some(self.mean_per_trial(&|o| f(o).unwrap_or(0))).filter(|n| *n > 0.0)
+    }
+
     /// Per trial, by cause: unknown (None) when any counted result was stored without causes.
     fn mean_per_trial_cause(&self, f: &dyn Fn(&OpResult) -> Option<u64>) -> Option<f64> {
         let per: Option<Vec<f64>> = self
@@ -563,6 +579,9 @@ impl Scope<'_> {
             busy_timeout: self.mean_per_trial_cause(&|o| o.busy_timeout),
             busy_upgrade: self.mean_per_trial_cause(&|o| o.busy_upgrade),
             busy_snapshot: self.mean_per_trial_cause(&|o| o.busy_snapshot),
+            busy_serialization: self.mean_per_trial_server_cause(&|o| o.busy_serialization),
+            busy_deadlock: self.mean_per_trial_server_cause(&|o| o.busy_deadlock),
+            busy_lock_wait: self.mean_per_trial_server_cause(&|o| o.busy_lock_wait),
             retries: shaped.then(|| self.mean_per_trial(&|o| o.retries)),
             skipped: shaped.then(|| self.mean_per_trial(&|o| o.skipped)),
             late: shaped.then(|| self.mean_per_trial(&|o| o.late)),

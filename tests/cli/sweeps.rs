@@ -163,6 +163,13 @@ fn a_clients_sweep_runs_interleaved_configurations_and_draws_the_curve() {
     assert_eq!(words.join(" "), format!("scaling: {line}"), "{text}");
     let table: Vec<&str> = text[at + head + 1..].lines().take(4).collect();
     assert!(table[2].starts_with("1 ") && table[3].starts_with("2 "), "{text}");
+    // The header says what the run did: not "1 client" beside the clients it swept.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("seed 42, closed loop; swept: clients 1,2, results "),
+        "{text}"
+    );
+    assert!(!flat.contains("1 client;"), "{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     // A run without a sweep has no curve and no per-configuration load.
     let mut cmd = sb.run(SMALLEST_CRUD);

@@ -37,8 +37,9 @@ fn mysql_status(conn: &mut dyn Connection, name: &str) -> u64 {
 }
 
 /// MariaDB copies a trial database with INSERT ... SELECT, which leaves the copy in the buffer
-/// pool and the redo log; before timing, the dirty-page counter must be back to 0 and the
-/// checkpoint past everything written before the copy finished.
+/// pool and the redo log; before timing, the checkpoint must be past everything written before
+/// the copy finished (so every page it changed is written) and the dirty-page counter back to
+/// 0, or to the few pages background work dirtied since.
 #[test]
 fn mariadb_trial_copy_is_on_disk_before_timing() {
     if !available(&[Server::Mysql]) {
@@ -78,7 +79,8 @@ fn mariadb_trial_copy_is_on_disk_before_timing() {
     let dirty = mysql_status(admin.as_mut(), "Innodb_buffer_pool_pages_dirty");
     let checkpoint = mysql_status(admin.as_mut(), "Innodb_lsn_last_checkpoint");
     let lsn_after = mysql_status(admin.as_mut(), "Innodb_lsn_current");
-    assert_eq!(dirty, 0, "dirty pages left after the trial copy");
+    // The copy dirtied over 1,000 pages (20 MB); the purge and statistics a handful.
+    assert!(dirty < 32, "{dirty} dirty pages left after the trial copy");
     assert!(
         lsn_after - lsn_before > 1 << 20,
         "the copy should have written redo: {lsn_before} -> {lsn_after}"

@@ -9,7 +9,9 @@
 //! path ([`Population::bulk_load`]: SQLite's prepared inserts in one transaction, PostgreSQL's
 //! COPY, DuckDB's appender, MariaDB's multi-row inserts), one warehouse at a time so that a
 //! Ctrl-C is answered between them. Orders and their lines come from one generator per
-//! district, run once for each of the two tables.
+//! district, run once for each of the two tables. The secondary indexes and the planner's
+//! statistics (`ANALYZE`, [`schema::analyze`]) come after the rows, so every trial copy has
+//! them, as a peer's tables have.
 //!
 //! The run's NURand constants ([`Constants`]) are drawn from the seed here, C_LOAD names the
 //! customers, and all four are kept in the one-row table `tpcc_constants` (litebench's, not the
@@ -381,6 +383,12 @@ pub fn populate(conn: &mut dyn Connection, warehouses: u32, pop: &Population<'_>
     pop.check()?;
     for stmt in schema::indexes().split(";\n") {
         conn.execute_batch(stmt)?;
+    }
+    let analyze = schema::analyze(conn.dialect());
+    if conn.dialect() == crate::engines::Dialect::Mysql {
+        conn.query(&analyze)?;
+    } else {
+        conn.execute_batch(&analyze)?;
     }
     Ok(rows)
 }
