@@ -28,6 +28,8 @@
 # completed (rolled back ones included) per minute of its measured interval.
 # Usage: [ENGINE=postgres|mariadb] benches/tpcc-go-tpc.sh [LITEBENCH] [SECONDS] [ROUNDS] [WAREHOUSES] [CLIENTS]
 #        (defaults: mariadb, the release build, 30 s, 3 rounds, 2 warehouses, 2 clients);
+#        PG_SETTINGS="autovacuum=off shared_buffers=1GB" adds settings to PostgreSQL's command
+#        line (each as -c NAME=VALUE), for finding what a difference between the tools comes from.
 #        KEEP=1 keeps the temporary directory (the server's files, both tools' logs and
 #        litebench's JSON) and prints its path.
 set -euo pipefail
@@ -93,7 +95,7 @@ else
     --encoding=UTF8 --locale=C --no-instructions >"$work/install.log" 2>&1
   (cd "$work/srv" && "${as_user[@]}" "$pgbin/postgres" -D "$work/srv/data" -p "$port" \
     -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c dynamic_shared_memory_type=sysv \
-    >"$work/server.log" 2>&1 &)
+    ${PG_SETTINGS:+$(printf -- ' -c %s' $PG_SETTINGS)} >"$work/server.log" 2>&1 &)
   for _ in $(seq 100); do
     psql -h 127.0.0.1 -p "$port" -U litebench -d postgres -c "SELECT 1" >/dev/null 2>&1 && break
     sleep 0.3
