@@ -252,18 +252,6 @@ pub static KIND: WorkloadKind = WorkloadKind {
     ..WorkloadKind::BASE
 };
 
-/// The index of the statement whose rows are the query's answer: the last `SELECT` or `WITH`
-/// (a statement after it, such as a view's `DROP`, answers nothing).
-fn answer_index(statements: &[String]) -> usize {
-    statements
-        .iter()
-        .rposition(|s| {
-            let head = s.trim_start().get(..6).unwrap_or("").to_ascii_uppercase();
-            head.starts_with("SELECT") || head.starts_with("WITH")
-        })
-        .unwrap_or(statements.len() - 1)
-}
-
 /// What the dry run says of a run: the per-query limit, where the substitution parameters come
 /// from (the run's `--seed` is `seed`), and on SQLite the queries known to
 /// take minutes at scale factor 1 and above without the foreign-key indexes (Q17's and Q20's
@@ -309,52 +297,24 @@ enum Ended {
     TimedOut,
 }
 
-/// Runs `statements` (one query's), the answer's rows from statement `at` into `values`.
-fn execute(
-    conn: &mut dyn Connection,
-    statements: &[String],
-    at: usize,
-    ready: Option<crate::engines::StmtId>,
-    values: &mut Values,
-) -> Result<u64, crate::engines::EngineError> {
-    let mut rows = 0;
-    for (i, sql) in statements.iter().enumerate() {
-        if i == at {
-            let stmt = match ready {
-                Some(s) => s,
-                None => conn.prepare(sql)?,
-            };
-            rows = conn.run_values(stmt, &[], values)?;
-        } else {
-            conn.execute_batch(sql)?;
-        }
-    }
-    Ok(rows)
-}
-
-/// Runs query `op`'s statements, the timer around all of them, interrupted past `limit`;
-/// returns the answer's rows into `values`. A lone statement is prepared before the timer
-/// starts; statements after another (a view's creation) can only be prepared once it ran.
+/// Runs query `op`, `sql`, prepared before the timer starts and interrupted past `limit`;
+/// returns the answer's rows into `values`.
 fn run_query(
     conn: &mut dyn Connection,
     op: usize,
-    statements: &[String],
+    sql: &str,
     values: &mut Values,
     rec: &mut Recorder,
     limit: (Option<Duration>, Option<&Interrupter>),
 ) -> Result<Ended, WorkloadError> {
-    let at = answer_index(statements);
-    let ready = match statements {
-        [only] => Some(conn.prepare(only)?),
-        _ => None,
-    };
+    let stmt = conn.prepare(sql)?;
     values.clear();
     rec.phase(op);
     // Timed inside the limit's scope: the thread that watches the limit is started before the
     // timer and joined after it, so neither is part of the query's time.
     let ((result, took), fired) = interrupt::within(limit.0, limit.1, || {
         let t0 = Instant::now();
-        let result = execute(&mut *conn, statements, at, ready, values);
+        let result = conn.run_values(stmt, &[], values);
         (result, t0.elapsed())
     });
     let ended = match result {
@@ -407,8 +367,8 @@ impl Workload for Tpch {
             if trial.stop.load(Ordering::Relaxed) {
                 return Err(WorkloadError::Interrupted);
             }
-            let statements = queries::statements(op, &subst, dialect);
-            let ended = match run_query(conn, op, &statements, &mut values, rec, limit) {
+            let sql = queries::sql(op, &subst, dialect).expect("22 queries");
+            let ended = match run_query(conn, op, &sql, &mut values, rec, limit) {
                 Err(_) if trial.stop.load(Ordering::Relaxed) => return Err(WorkloadError::Interrupted),
                 ended => ended?,
             };
@@ -416,12 +376,12 @@ impl Workload for Tpch {
                 Ended::Answered(rows) => Ok(answer::answer(&values, rows)),
                 Ended::TimedOut => Err(timed_out(settings.query_timeout)),
             };
-            done.push((op, answered, statements));
+            done.push((op, answered, sql));
         }
-        for (op, answered, statements) in done {
-            let (plan, profile) = match (&statements[..], trial.profile) {
-                ([sql], true) => (conn.query_plan(sql)?, conn.loop_profile(sql)?),
-                _ => (None, None),
+        for (op, answered, sql) in done {
+            let (plan, profile) = match trial.profile {
+                true => (conn.query_plan(&sql)?, conn.loop_profile(&sql)?),
+                false => (None, None),
             };
             let (answer, failure) = match answered {
                 Ok(answer) => (answer, None),
@@ -478,9 +438,9 @@ mod tests {
         assert_eq!(s.scale.factor(), 1.0);
         assert!(s.tbl_dir.is_none() && s.native && s.threads >= 1);
         // Compared through the statements: the interface queries.rs keeps whoever writes it.
-        let text = |sub: &queries::Substitution| -> Vec<Vec<String>> {
+        let text = |sub: &queries::Substitution| -> Vec<Option<String>> {
             (0..queries::NAMES.len())
-                .map(|op| queries::statements(op, sub, crate::engines::Dialect::Postgres))
+                .map(|op| queries::sql(op, sub, crate::engines::Dialect::Postgres))
                 .collect()
         };
         assert_eq!(s.params_from, ParamSource::RunSeed);
@@ -522,16 +482,5 @@ mod tests {
         let arg = format!("tbl_dir={}", dir.path().display());
         let e = Settings::from_params(&params(&[&arg])).unwrap_err().to_string();
         assert!(e.contains("nation.tbl is missing"), "{e}");
-    }
-
-    #[test]
-    fn the_answer_is_the_last_query_not_a_drop() {
-        let q15 = [
-            "CREATE VIEW r AS SELECT 1".to_string(),
-            " select * from r".into(),
-            "DROP VIEW r".into(),
-        ];
-        assert_eq!(answer_index(&q15), 1);
-        assert_eq!(answer_index(&["SELECT 1".to_string()]), 0);
     }
 }
