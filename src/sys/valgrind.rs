@@ -219,16 +219,18 @@ impl Dumps {
         let base = self.out.file_name().and_then(|b| b.to_str()).unwrap_or_default();
         let prefix = format!("{base}.");
         let trigger = format!("desc: Trigger: Client Request: {label}");
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| DumpError::Io { path, source }
-        };
-        for e in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
+        let listing = std::fs::read_dir(dir).map_err(|source| DumpError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        for e in listing.flatten() {
             if !e.file_name().to_str().is_some_and(|f| f.starts_with(&prefix)) {
                 continue;
             }
             let path = e.path();
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+            let Some(text) = read_unless_taken(&path)? else {
+                continue;
+            };
             if text.lines().any(|l| l == trigger) {
                 let _ = std::fs::remove_file(&path);
                 let total = parse_totals(&text).ok_or(DumpError::NoTotals(path))?;
@@ -242,9 +244,33 @@ impl Dumps {
     }
 }
 
+/// A dump's text, or `None` when the file is gone: another client thread's dump, listed here
+/// and then taken and removed by that thread before this one read it.
+fn read_unless_taken(path: &Path) -> Result<Option<String>, DumpError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(DumpError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dump_another_thread_took_meanwhile_is_passed_over() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = t.path().join("callgrind.out.2-04");
+        assert!(matches!(read_unless_taken(&gone), Ok(None)));
+        std::fs::write(&gone, DUMP).unwrap();
+        assert_eq!(read_unless_taken(&gone).unwrap().as_deref(), Some(DUMP));
+        // A dump that cannot be read for another reason is still an error.
+        assert!(read_unless_taken(t.path()).is_err(), "a directory");
+    }
 
     /// The head and tail of a dump callgrind 3.19 wrote with `CALLGRIND_DUMP_STATS_AT`.
     const DUMP: &str = "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 4242\n\
