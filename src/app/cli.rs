@@ -29,6 +29,10 @@ pub enum Command {
     List(ListArgs),
     /// Describe this machine and the storage under a directory, with its sync latency.
     Env(EnvArgs),
+    /// Whether SQLite can run in a directory and in which journal modes: locks and shared
+    /// memory between two processes, syncs, renames, and the commit rate per journal mode and
+    /// synchronous level, with a verdict per journal mode (exit 0 whatever it finds).
+    Qualify(QualifyArgs),
     /// Print a stored run (the newest by default).
     Show(ShowArgs),
     /// Write one self-contained HTML page for stored runs (the newest by default): warnings,
@@ -90,6 +94,10 @@ pub enum Command {
     /// standard input by the litebench process driving the trial.
     #[command(hide = true, name = "client-process")]
     ClientProcess,
+    /// (internal) The second process of `qualify`: locks, mappings and SQLite transactions
+    /// taken on request from standard input.
+    #[command(hide = true, name = "qualify-peer")]
+    QualifyPeer,
 }
 
 #[derive(Debug, Args)]
@@ -349,6 +357,16 @@ pub struct EnvArgs {
     /// Skip the sync latency measurement.
     #[arg(long)]
     pub no_sync: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(mut_arg("dir", |a| a.help("Directory to qualify (default: the current directory); the probes run in a directory of their own inside it, removed after")))]
+pub struct QualifyArgs {
+    // Not given: the current directory.
+    #[command(flatten)]
+    pub dir: DirArg,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ pub mod env;
 pub mod history;
 pub mod list;
 pub mod merge;
+pub mod qualify;
 pub mod report;
 pub mod reproduce;
 pub mod run;
@@ -48,6 +49,7 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(a),
         Command::List(a) => list::run(a),
         Command::Env(a) => env::run(a),
+        Command::Qualify(a) => qualify::run(a),
         Command::Show(a) => show::run(a),
         Command::Report(a) => report::run(a),
         Command::Reproduce(a) => reproduce::run(a),
@@ -65,6 +67,7 @@ pub fn main() -> i32 {
         Command::Advise(a) => advise::run(a),
         Command::DurabilityChild(a) => verify_durability::child(a),
         Command::ClientProcess => crate::bench::client_process::child_main(),
+        Command::QualifyPeer => Ok(crate::testbed::qualify::serve::serve()),
     };
     let code = match result {
         Ok(code) => code,

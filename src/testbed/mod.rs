@@ -6,5 +6,6 @@ pub mod fsmount;
 pub mod fsspec;
 pub mod guest;
 pub mod leftovers;
+pub mod qualify;
 pub mod scheduler;
 pub mod scheduler_device;

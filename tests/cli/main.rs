@@ -34,6 +34,7 @@ mod odd_input;
 mod outputs;
 mod profile;
 mod progress;
+mod qualify;
 mod queue;
 mod replay;
 mod report;

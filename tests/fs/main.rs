@@ -556,6 +556,7 @@ fn trial_copies_on_btrfs_and_xfs_have_blocks_of_their_own() {
 
 mod forged;
 mod guest;
+mod qualify;
 mod signals;
 
 /// A loop device of the test's own, standing in for a real disk litebench did not make.
