@@ -19,6 +19,7 @@ mod disk_full;
 mod dry_run;
 mod durability;
 mod exports;
+mod extension;
 mod formats;
 mod history;
 mod instructions;

@@ -206,6 +206,8 @@ api_table! {
         stmt_scanstatus_v2: fn(*mut sqlite3_stmt, c_int, c_int, c_int, *mut c_void) -> c_int = sqlite3_stmt_scanstatus_v2, "3.42.0";
         txn_state: fn(*mut sqlite3, *const c_char) -> c_int = sqlite3_txn_state, "3.34.0";
         db_release_memory: fn(*mut sqlite3) -> c_int = sqlite3_db_release_memory, "3.7.10";
+        load_extension: fn(*mut sqlite3, *const c_char, *const c_char, *mut *mut c_char) -> c_int = sqlite3_load_extension, "3.3.6";
+        compileoption_used: fn(*const c_char) -> c_int = sqlite3_compileoption_used, "3.6.23";
     }
     variadic {
         test_control: fn(c_int, ...) -> c_int = sqlite3_test_control;
