@@ -95,7 +95,7 @@ fn sqlite_vec_is_loaded_and_its_version_sha_and_self_report_are_in_the_stored_ma
         return;
     }
     let sb = Sandbox::new();
-    let out = output(&mut sb.run_tiny(&["crud", "--trials", "1", "--knob", "extension=sqlite-vec@0.1.9"]));
+    let out = output(&mut sb.run_tiny(&["crud", "--knob", "extension=sqlite-vec@0.1.9"]));
     assert_success(&out);
     let v = sb.show_json();
     let ext = &v["manifest"]["configs"][0]["extension"];

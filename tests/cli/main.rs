@@ -52,6 +52,7 @@ mod sweeps;
 mod tpcc;
 mod tpch;
 mod trusted_inputs;
+mod vector;
 mod wal_files;
 mod width;
 mod ycsb;

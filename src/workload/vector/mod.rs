@@ -97,6 +97,12 @@ const PARAMS: &[ParamSpec] = &[
         default: "0.9",
         help: "recall@k a configuration must reach to be ranked by its p99 in the answer",
     },
+    ParamSpec {
+        name: "p99_target",
+        kind: ParamKind::Duration { allow_zero: true },
+        default: "0",
+        help: "p99 per query a configuration must stay under to be ranked (0: no target): the X of \"p99 under X at recall >= Y\"",
+    },
 ];
 
 /// What the workload is (`litebench list` prints it).

@@ -142,29 +142,67 @@ fn index_of(c: &ConfigInfo) -> &'static str {
         .map_or("-", Implementation::name)
 }
 
-/// Why a configuration is not ranked, if it is not.
-fn verdict(f: &Figures, k: u64, floor: f64) -> Option<String> {
+/// What a configuration must reach to be ranked: recall@k and, where set, a p99 (ns).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bar {
+    pub k: u64,
+    pub floor: f64,
+    pub p99_target_ns: Option<f64>,
+}
+
+impl Bar {
+    fn of(m: &Manifest) -> Bar {
+        let target = m.params.duration("p99_target");
+        Bar {
+            k: m.params.count("k"),
+            floor: m.params.real("recall_floor"),
+            p99_target_ns: (!target.is_zero()).then(|| target.as_nanos() as f64),
+        }
+    }
+
+    fn words(&self) -> String {
+        match self.p99_target_ns {
+            Some(t) => format!("p99 under {} ms at recall@{} >= {}", ms(t), self.k, self.floor),
+            None => format!("recall@{} >= {}", self.k, self.floor),
+        }
+    }
+}
+
+/// Why a configuration is not ranked, if it is not: every reason.
+fn verdict(f: &Figures, bar: Bar) -> Option<String> {
+    let (k, floor) = (bar.k, bar.floor);
+    let mut why = Vec::new();
     if f.short > 0 {
-        return Some(format!(
+        why.push(format!(
             "returned fewer than {k} rows in {} of {} queries",
             f.short, f.queries
         ));
     }
-    match f.recall(k) {
-        Some(r) if r.mean < floor => Some(format!(
+    if let Some(r) = f.recall(k).filter(|r| r.mean < floor) {
+        why.push(format!(
             "recall@{k} {} is below the floor {floor}",
             recall_words(Some(r))
-        )),
-        _ => None,
+        ));
     }
+    if let (Some(target), Some(p99)) = (bar.p99_target_ns, f.p99()) {
+        if p99 >= target {
+            why.push(format!("p99 {} ms is not under the target {} ms", ms(p99), ms(target)));
+        }
+    }
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// The question the answer answers.
 pub fn question(m: &Manifest) -> String {
-    let k = m.params.count("k");
-    let floor = m.params.real("recall_floor");
+    let bar = Bar::of(m);
+    let k = bar.k;
+    let which = match bar.p99_target_ns {
+        Some(t) => format!("gives p99 under {} ms per {k}-nearest-neighbour query", ms(t)),
+        None => format!("gives the lowest p99 per {k}-nearest-neighbour query"),
+    };
     format!(
-        "Which configuration gives the lowest p99 per {k}-nearest-neighbour query at recall@{k} >= {floor} ({} measured trial{} pooled)?",
+        "Which configuration {which} at recall@{k} >= {} ({} measured trial{} pooled)?",
+        bar.floor,
         m.trials,
         if m.trials == 1 { "" } else { "s" }
     )
@@ -172,8 +210,8 @@ pub fn question(m: &Manifest) -> String {
 
 /// The answer: configurations meeting the floor by p99, then each one that does not, and why.
 pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Vec<String>> {
-    let k = m.params.count("k");
-    let floor = m.params.real("recall_floor");
+    let bar = Bar::of(m);
+    let k = bar.k;
     let all: Vec<(usize, Figures)> = m
         .configs
         .iter()
@@ -187,7 +225,7 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
         Some(o) => format!("#{i} ({o})"),
         None => format!("#{i}"),
     };
-    let (mut ranked, failed): (Vec<_>, Vec<_>) = all.iter().partition(|(_, f)| verdict(f, k, floor).is_none());
+    let (mut ranked, failed): (Vec<_>, Vec<_>) = all.iter().partition(|(_, f)| verdict(f, bar).is_none());
     ranked.sort_by(|a, b| a.1.p99().unwrap_or(f64::MAX).total_cmp(&b.1.p99().unwrap_or(f64::MAX)));
     let mut out = Vec::new();
     let words = |f: &Figures| {
@@ -201,19 +239,21 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
     };
     match ranked.first() {
         Some((best, f)) => out.push(format!(
-            "{} has the lowest p99 of those with recall@{k} >= {floor}: {}.",
+            "{} has the lowest p99 of those with {}: {}.",
             name(*best),
+            bar.words(),
             words(f)
         )),
         None => out.push(format!(
-            "No configuration reached recall@{k} >= {floor} with {k} rows for every query."
+            "No configuration reached {} with {k} rows for every query.",
+            bar.words()
         )),
     }
     for (i, f) in ranked.iter().skip(1) {
         out.push(format!("{}: {}.", name(*i), words(f)));
     }
     for (i, f) in &failed {
-        let why = verdict(f, k, floor).unwrap_or_default();
+        let why = verdict(f, bar).unwrap_or_default();
         out.push(format!("{}: not ranked: {why} ({}).", name(*i), words(f)));
     }
     Some(out)
@@ -314,15 +354,21 @@ mod tests {
         assert!(figures_with(&[], 10).is_none());
     }
 
+    const BAR: Bar = Bar {
+        k: 10,
+        floor: 0.9,
+        p99_target_ns: None,
+    };
+
     #[test]
-    fn short_answers_and_low_recall_are_verdicts() {
+    fn short_answers_low_recall_and_a_missed_target_are_verdicts() {
         let low = Figures {
             queries: 4,
             found: (4, 20.0, 100.0),
             ..Figures::default()
         };
         assert_eq!(
-            verdict(&low, 10, 0.9).as_deref(),
+            verdict(&low, BAR).as_deref(),
             Some("recall@10 0.500 is below the floor 0.9")
         );
         let short = Figures {
@@ -332,14 +378,32 @@ mod tests {
             ..Figures::default()
         };
         assert_eq!(
-            verdict(&short, 10, 0.9).as_deref(),
+            verdict(&short, BAR).as_deref(),
             Some("returned fewer than 10 rows in 1 of 4 queries")
+        );
+        let both = Figures { short: 2, ..low };
+        assert_eq!(
+            verdict(&both, BAR).as_deref(),
+            Some("returned fewer than 10 rows in 2 of 4 queries; recall@10 0.500 is below the floor 0.9")
         );
         let fine = Figures {
             queries: 4,
             found: (4, 40.0, 400.0),
             ..Figures::default()
         };
-        assert_eq!(verdict(&fine, 10, 0.9), None);
+        assert_eq!(verdict(&fine, BAR), None);
+        let slow = Figures {
+            p99_per_trial: vec![3e6],
+            ..fine
+        };
+        let target = Bar {
+            p99_target_ns: Some(2e6),
+            ..BAR
+        };
+        assert_eq!(
+            verdict(&slow, target).as_deref(),
+            Some("p99 3.00 ms is not under the target 2.00 ms")
+        );
+        assert_eq!(target.words(), "p99 under 2.00 ms at recall@10 >= 0.9");
     }
 }
