@@ -156,7 +156,7 @@ impl Bar {
         Bar {
             k: m.params.count("k"),
             floor: m.params.real("recall_floor"),
-            p99_target_ns: (!target.is_zero()).then(|| target.as_nanos() as f64),
+            p99_target_ns: (!target.is_zero()).then_some(target.as_nanos() as f64),
         }
     }
 
