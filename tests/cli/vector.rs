@@ -167,3 +167,36 @@ fn vectorlite_with_two_clients_is_refused() {
         &["vectorlite's HNSW index lives in the memory of the connection that built it"],
     );
 }
+
+/// The engine peer in the same run: DuckDB's `array_distance` scan beside sqlite-vec, both
+/// exact (the trial would fail otherwise), the extension knob loaded on SQLite's configuration
+/// only.
+#[test]
+fn duckdb_array_distance_is_the_exact_peer_beside_sqlite_vec() {
+    if !require_extension(SQLITE_VEC) || !crate::support::require_duckdb(crate::support::DUCKDB) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let mut args = TINY.to_vec();
+    args.extend([
+        "--engine",
+        "sqlite",
+        "--engine",
+        "duckdb",
+        "--knob",
+        "extension=sqlite-vec@0.1.9",
+    ]);
+    let out = output(&mut sb.run(&args));
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(text.contains("DuckDB array_distance (exact scan)"), "{text}");
+    let v = sb.show_json();
+    for config in [0, 1] {
+        let (queries, full, found) = knn(&v, config);
+        assert_eq!((queries, full, found), (40, 40, 10.0), "config {config}");
+    }
+    assert!(
+        v["manifest"]["configs"][1]["extension"].is_null(),
+        "DuckDB loads no SQLite extension"
+    );
+}
