@@ -315,6 +315,7 @@ fn bind(plan: &Plan, job: &Job, bed: &Testbed) -> Vec<Bound> {
                     scheduler: c.scheduler.clone(),
                     scheduler_device: c.scheduler.as_ref().and(plan.scheduler_device.clone()),
                     load: c.load.clone(),
+                    extension: None,
                 },
                 engine: c.engine,
             }
@@ -343,7 +344,18 @@ fn manifest(ctx: &Context<'_>, job: &Job, plan_job: usize, configs: &[Bound]) ->
         cold_cache: plan.trials.cold,
         in_memory: plan.trials.memory,
         engines: ctx.bed.engines.iter().map(|e| e.info()).collect(),
-        configs: configs.iter().map(|c| c.info.clone()).collect(),
+        configs: configs
+            .iter()
+            .map(|c| {
+                let mut info = c.info.clone();
+                // The configuration's extension checked, loaded once and asked what it is,
+                // before anything is measured: a refusal is the run's one line.
+                info.extension = ctx.bed.engines[c.engine]
+                    .extension_info(&info.knobs)
+                    .map_err(|e| Failure(e.message))?;
+                Ok(info)
+            })
+            .collect::<Result<_, Failure>>()?,
         environment: machine.environment.clone(),
         sync_latency: machine.sync_latency.clone(),
         sync_latency_not_measured: machine.sync_latency_not_measured.clone(),

@@ -305,6 +305,15 @@ pub trait Engine: Send + Sync {
     fn details(&self) -> Option<serde_json::Value> {
         None
     }
+    /// The loadable extension a configuration with `knobs` loads into its connections
+    /// (`--knob extension=...`), checked and asked what it says of itself: for the manifest,
+    /// before anything is measured. None for an engine without the knob.
+    fn extension_info(
+        &self,
+        _knobs: &KnobSet,
+    ) -> Result<Option<crate::model::engine_info::ExtensionInfo>, EngineError> {
+        Ok(None)
+    }
     /// Everything the manifest records about this engine; what the descriptor and the other
     /// methods already say (kind, whether I/O is counted, what a cold trial does) is taken from
     /// them, not restated by each engine.

@@ -249,6 +249,7 @@ pub(crate) mod tests {
             scheduler: None,
             scheduler_device: None,
             load: None,
+            extension: None,
         }
     }
 

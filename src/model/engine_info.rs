@@ -126,3 +126,26 @@ pub struct LoopProfile {
     /// CPU cycles spent in the step, where the build counts them.
     pub cycles: Option<i64>,
 }
+
+/// A loadable SQLite extension a configuration loaded into every trial connection
+/// (`--knob extension=...`): which library, exactly, and what it says of itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtensionInfo {
+    /// The knob's value as given (`sqlite-vec@0.1.9`, or a path).
+    pub knob: String,
+    /// `sqlite-vec`, `vectorlite`, or a path's file name.
+    pub name: String,
+    /// The pinned version; absent for a library given by path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// SHA-256 of the library loaded, read from the descriptor it was loaded through.
+    pub sha256: String,
+    /// Where it was loaded from (the cache, or the path given).
+    pub path: String,
+    /// The entry point SQLite called.
+    pub entry: String,
+    /// What the library reports of itself (`vec_version()`, `vectorlite_info()`); absent where
+    /// it has no such function.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reports: Option<String>,
+}

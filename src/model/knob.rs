@@ -27,6 +27,9 @@ pub enum KnobKind {
     /// axis, so it cannot join the names of one value); canonical form lists them in table
     /// order. The numbers beside the names are for the engine that sets them.
     Flags(&'static [(&'static str, u32)]),
+    /// A name the engine resolves itself, kept as given (case and all): `NAME@VERSION` or a
+    /// path (`extension`). The text describes what it accepts.
+    Text(&'static str),
 }
 
 /// When a knob has to be set.
@@ -154,11 +157,16 @@ impl KnobKind {
                 "none, or names joined by '+' (a+b) from: {}",
                 flags.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
             ),
+            KnobKind::Text(what) => what.to_string(),
         }
     }
 
     /// The canonical spelling of a user-supplied value, or `None` if invalid.
     pub fn canonical(&self, raw: &str) -> Option<String> {
+        if let KnobKind::Text(_) = self {
+            let v = raw.trim();
+            return (!v.is_empty() && !v.chars().any(|c| c.is_whitespace() || c.is_control())).then(|| v.to_string());
+        }
         let v = raw.trim().to_ascii_lowercase();
         match self {
             KnobKind::Choice(names) => {
@@ -201,6 +209,7 @@ impl KnobKind {
                 let picked: Vec<&str> = flags.iter().map(|(f, _)| *f).filter(|f| names.contains(f)).collect();
                 Some(picked.join("+"))
             }
+            KnobKind::Text(_) => Some(v),
         }
     }
 

@@ -52,6 +52,10 @@ pub struct ConfigInfo {
     /// ([`Manifest::load`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<crate::model::load::LoadShape>,
+    /// `--knob extension=...`: the library every trial connection of this configuration loaded,
+    /// its SHA-256 and what it reports of itself; absent without the knob.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<crate::model::engine_info::ExtensionInfo>,
 }
 
 /// A stored run's statistics are read from its manifest, so that reading sits here beside the

@@ -540,6 +540,7 @@ mod tests {
             scheduler: None,
             scheduler_device: None,
             load: None,
+            extension: None,
         }];
         let trial = TrialRecord {
             measured_ns: 1_000_000_000,

@@ -225,6 +225,7 @@ mod tests {
                 scheduler: None,
                 scheduler_device: None,
                 load: None,
+                extension: None,
             })
             .collect();
         m

@@ -472,6 +472,7 @@ mod tests {
             scheduler: None,
             scheduler_device: None,
             load: None,
+            extension: None,
         }
     }
 

@@ -37,6 +37,7 @@ pub mod tatp;
 pub mod tpcc;
 pub mod tpch;
 pub mod user_db;
+pub mod vector;
 pub mod ycsb;
 
 use crate::engines::{Connection, EngineError};
@@ -275,7 +276,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 18] = [
+    static ALL: [&dyn Workload; 19] = [
         &crud::Crud,
         &tatp::Tatp,
         &tpcc::Tpcc,
@@ -294,6 +295,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &script::ScriptWorkload,
         &replay::Replay,
         &aging::Aging,
+        &vector::Vector,
     ];
     &ALL
 }

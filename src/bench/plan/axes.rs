@@ -52,6 +52,7 @@ pub(super) fn knob_sets(args: &RunArgs, jobs: &mut [Job], choices: &[EngineChoic
             crate::engines::sqlite::knobs::PROCESS_WIDE_PRAGMAS,
         )],
     };
+    refuse_extension_without_sqlite(&args.knobs, choices)?;
     let user_axes = args
         .knobs
         .iter()
@@ -83,6 +84,28 @@ pub(super) fn knob_sets(args: &RunArgs, jobs: &mut [Job], choices: &[EngineChoic
         ));
     }
     Ok(())
+}
+
+/// `--knob extension=...` on a run none of whose engines loads extensions: refused naming the
+/// engines that do, rather than as an unknown knob. With SQLite beside another engine, only
+/// SQLite's configurations load it, as with any knob one engine has.
+fn refuse_extension_without_sqlite(knobs: &[String], choices: &[EngineChoice]) -> Result<(), Failure> {
+    let knob = crate::engines::sqlite::knobs::EXTENSION_KNOB;
+    let Some(given) = knobs.iter().find(|k| {
+        k.split_once('=')
+            .is_some_and(|(n, _)| n.trim().eq_ignore_ascii_case(knob))
+    }) else {
+        return Ok(());
+    };
+    let takes = |c: &EngineChoice| crate::model::knob::find_spec(c.knob_table().0, knob).is_some();
+    if choices.iter().any(takes) {
+        return Ok(());
+    }
+    let engines: Vec<&str> = choices.iter().map(|c| c.kind.name).collect();
+    Err(Failure(format!(
+        "--knob {given}: only SQLite loads extensions (--engine sqlite, sqlite@RELEASE or sqlite:PATH), not {}; add a SQLite engine or leave the knob out",
+        engines.join(", ")
+    )))
 }
 
 /// A job's configurations in run order: each engine's knob sets (each with the knobs that

@@ -25,6 +25,11 @@ pub struct SqliteConn {
     /// Whether the `begin` knob set [`Self::begin`]: only then does a user's bare `BEGIN` start in
     /// its mode ([`crate::engines::Connection::begin_knob`]).
     begin_set: bool,
+    /// The `extension` knob's value whose library this connection loaded.
+    extension: Option<String>,
+    /// Knobs only a workload's statements read, set on this connection (vectorlite's HNSW
+    /// parameters), as `(name, value)`.
+    workload_knobs: Vec<(&'static str, String)>,
     /// The directory of the database file (`None`: in memory): where the user's SQL may attach
     /// files once confined ([`SqliteConn::confine`]).
     dir: Option<std::path::PathBuf>,
@@ -168,6 +173,8 @@ impl SqliteConn {
             blob_api: super::blob::BlobApi::Sql,
             begin: "BEGIN IMMEDIATE",
             begin_set: false,
+            extension: None,
+            workload_knobs: Vec::new(),
             dir: None,
             confinement: None,
         };
@@ -265,6 +272,28 @@ impl SqliteConn {
             .iter()
             .find(|(_, s)| *s == self.begin)
             .map_or("immediate", |(n, _)| *n)
+    }
+
+    /// The `extension` knob's value whose library this connection loaded, if any.
+    pub fn extension(&self) -> Option<&str> {
+        self.extension.as_deref()
+    }
+
+    /// The value of a knob only a workload reads (`hnsw_ef_search`), as set on this connection.
+    pub fn workload_knob(&self, name: &str) -> Option<&str> {
+        self.workload_knobs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub(super) fn set_workload_knob(&mut self, name: &'static str, value: &str) {
+        self.workload_knobs.retain(|(n, _)| *n != name);
+        self.workload_knobs.push((name, value.to_string()));
+    }
+
+    pub(super) fn set_extension(&mut self, value: &str) {
+        self.extension = Some(value.to_string());
     }
 
     pub(super) fn set_blob_api(&mut self, api: super::blob::BlobApi) {

@@ -3,7 +3,11 @@
 
 use super::api::Api;
 use super::conn::SqliteConn;
-use super::knobs::{BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use super::extension::{ExtensionError, Loadable};
+use super::knobs::{
+    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, EXTENSION_KNOB, HNSW_KNOBS, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX,
+    SQLITE_KNOBS,
+};
 use super::optimizer;
 use super::vfs;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
@@ -67,6 +71,9 @@ pub struct SqliteEngine {
     pub memory: bool,
     /// Loaded as [`SqliteChoice::SpeedCheck`].
     pub speed_check: bool,
+    /// The extensions resolved so far (`--knob extension=...`), by the knob's value: checked
+    /// once, then loaded into every trial connection that asks for one.
+    extensions: std::sync::Mutex<Vec<(String, Arc<Loadable>)>>,
 }
 
 /// Why an engine could not be set up.
@@ -110,7 +117,20 @@ impl SqliteEngine {
             build,
             memory,
             speed_check: matches!(choice, SqliteChoice::SpeedCheck(_)),
+            extensions: std::sync::Mutex::new(Vec::new()),
         })
+    }
+
+    /// The extension the `extension` knob's `value` names, checked (and fetched, where pinned
+    /// and not in the cache) at its first use, then kept for every later connection.
+    pub fn extension(&self, value: &str) -> Result<Arc<Loadable>, ExtensionError> {
+        let mut all = self.extensions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, l)) = all.iter().find(|(v, _)| v == value) {
+            return Ok(l.clone());
+        }
+        let loaded = Arc::new(Loadable::resolve(self.api, &self.label, value)?);
+        all.push((value.to_string(), loaded.clone()));
+        Ok(loaded)
     }
 
     fn scratch_error(&self, e: ScratchError) -> EngineError {
@@ -227,6 +247,8 @@ impl Engine for SqliteEngine {
                 && !OPTIMIZER_KNOBS.contains(&k.name.as_str())
                 && k.name != BLOB_API_KNOB
                 && k.name != BEGIN_KNOB
+                && k.name != EXTENSION_KNOB
+                && !HNSW_KNOBS.contains(&k.name.as_str())
         });
         if stage != Stage::Connect {
             for k in pragmas {
@@ -283,6 +305,16 @@ impl Engine for SqliteEngine {
             None => set_busy_timeout(self.sqlite_conn(conn)?, std::time::Duration::ZERO),
         }
         let c = self.sqlite_conn(conn)?;
+        if let Some(v) = knobs.get(EXTENSION_KNOB) {
+            let loadable = self.extension(v).map_err(|e| self.knob_error(e.to_string()))?;
+            loadable.load_into(c).map_err(|e| self.knob_error(e.to_string()))?;
+            c.set_extension(v);
+        }
+        for name in HNSW_KNOBS {
+            if let Some(v) = knobs.get(name) {
+                c.set_workload_knob(name, v);
+            }
+        }
         if let Some(v) = knobs.get(BLOB_API_KNOB) {
             let api = super::blob::BlobApi::parse(v)
                 .ok_or_else(|| self.knob_error(format!("blob_api={v}: valid values are sql, incremental")))?;
@@ -310,6 +342,14 @@ impl Engine for SqliteEngine {
         let c = self.sqlite_conn(conn)?;
         let blob_api = c.blob_api().name();
         let begin = c.begin_mode();
+        let extension = c.extension().unwrap_or("none").to_string();
+        let hnsw: Vec<(&str, String)> = HNSW_KNOBS
+            .iter()
+            .map(|n| {
+                let default = crate::model::knob::find_spec(SQLITE_KNOBS, n).map_or("", |s| s.default);
+                (*n, c.workload_knob(n).unwrap_or(default).to_string())
+            })
+            .collect();
         // The probe plans a join in the temp schema: only on connections that asked for an
         // optimizer switch, so other trials run exactly what their workload runs. Without one,
         // the reading is GETOPT's mask where the build answers it, unknown otherwise.
@@ -332,6 +372,8 @@ impl Engine for SqliteEngine {
                 "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
                 BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
                 BEGIN_KNOB => Ok(Some(begin.to_string())),
+                EXTENSION_KNOB => Ok(Some(extension.clone())),
+                n if HNSW_KNOBS.contains(&n) => Ok(hnsw.iter().find(|(h, _)| *h == n).map(|(_, v)| v.clone())),
                 _ => conn.query_value(&format!("PRAGMA {name}")),
             })?;
         if !optimizer::has_bloom_filters(self.api) {
@@ -344,6 +386,18 @@ impl Engine for SqliteEngine {
             }
         }
         Ok(readings)
+    }
+
+    fn extension_info(&self, knobs: &KnobSet) -> Result<Option<crate::model::engine_info::ExtensionInfo>, EngineError> {
+        match knobs.get(EXTENSION_KNOB) {
+            Some(v) => Ok(Some(
+                self.extension(v)
+                    .map_err(|e| self.knob_error(e.to_string()))?
+                    .info
+                    .clone(),
+            )),
+            None => Ok(None),
+        }
     }
 
     fn knob_hint(&self, knob: &str) -> String {

@@ -11,6 +11,15 @@ pub const OPTIMIZER_KNOBS: &[&str] = &["bloom_filter", "disable_optimizations"];
 /// connection, not a pragma.
 pub const BLOB_API_KNOB: &str = "blob_api";
 
+/// The loadable extension every trial connection loads ([`super::extension`]): litebench's
+/// own step on the connection, not a pragma.
+pub const EXTENSION_KNOB: &str = "extension";
+
+/// vectorlite's HNSW index parameters, which only the `vector` workload's statements read
+/// (when it builds the index and when it asks `knn_param`): kept on the connection and read back
+/// from it, so that several values compare as configurations of one run.
+pub const HNSW_KNOBS: &[&str] = &["hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"];
+
 /// How write transactions start (`BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`): not a pragma, but the
 /// statement the workloads issue, which the connection keeps and reads back.
 pub const BEGIN_KNOB: &str = "begin";
@@ -169,6 +178,38 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         read_by: ReadBy::Workload,
         default: "immediate",
         help: "how workloads start a transaction that writes (BEGIN DEFERRED takes the write lock at the first write, so two readers turning writers fail with SQLITE_BUSY; IMMEDIATE takes it up front); single-statement transactions (crud) are autocommit and ignore it",
+    },
+    KnobSpec {
+        name: EXTENSION_KNOB,
+        kind: KnobKind::Text(super::extension::ACCEPTS),
+        stage: Stage::Connect,
+        read_by: ReadBy::Engine,
+        default: "none",
+        help: "a loadable extension loaded into every trial connection (never the results store's): sqlite-vec@0.1.9 or vectorlite@0.2.0 (PyPI wheels fetched once into the cache, pinned by SHA-256), or the path of one's own library",
+    },
+    KnobSpec {
+        name: "hnsw_m",
+        kind: KnobKind::Int { min: 2, max: 128 },
+        stage: Stage::Connect,
+        read_by: ReadBy::Workload,
+        default: "16",
+        help: "vectorlite's HNSW index: links per node (M), for the vector workload's index build",
+    },
+    KnobSpec {
+        name: "hnsw_ef_construction",
+        kind: KnobKind::Int { min: 1, max: 100_000 },
+        stage: Stage::Connect,
+        read_by: ReadBy::Workload,
+        default: "200",
+        help: "vectorlite's HNSW index: candidates kept while building (ef_construction), for the vector workload",
+    },
+    KnobSpec {
+        name: "hnsw_ef_search",
+        kind: KnobKind::Int { min: 1, max: 100_000 },
+        stage: Stage::Connect,
+        read_by: ReadBy::Workload,
+        default: "10",
+        help: "vectorlite's HNSW index: candidates kept while searching (knn_param's ef), for the vector workload's queries",
     },
 ];
 

@@ -1114,6 +1114,7 @@ pub(crate) mod tests {
                         scheduler: None,
                         scheduler_device: None,
                         load: None,
+                        extension: None,
                     }
                 })
                 .collect(),
