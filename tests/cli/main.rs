@@ -20,6 +20,7 @@ mod dry_run;
 mod durability;
 mod exports;
 mod formats;
+mod fts;
 mod history;
 mod instructions;
 mod interrupt;

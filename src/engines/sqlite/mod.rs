@@ -9,6 +9,7 @@ pub mod busy;
 pub mod compiled;
 pub mod conn;
 pub mod engine;
+pub mod fts5;
 pub mod guard;
 pub mod knobs;
 pub mod optimizer;
