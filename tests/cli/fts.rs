@@ -43,6 +43,7 @@ fn two_tokenizers_run_side_by_side_read_back_and_answer_on_the_first_screen() {
         "phrase ",
         "delete ",
         "Answers checked after each of 2 trials: 20 queries",
+        "Index with its text at the trials' start: unicode61 ",
     ] {
         assert!(screen.contains(want), "{want:?} on the first screen:\n{out}");
     }
