@@ -1,6 +1,6 @@
 //! `litebench run fts`: an FTS5 index over a generated corpus, two tokenizers side by side in
 //! one run with their answers checked; and its refusals in one line, exit 2: the combinations
-//! FTS5 refuses, its knobs on another workload, and DuckDB.
+//! FTS5 refuses, its knobs on another workload, DuckDB, and an engine without FTS5.
 
 use crate::cli::common::*;
 
@@ -124,5 +124,17 @@ fn duckdb_is_refused_in_one_line_naming_the_download() {
             "DuckDB's full-text search is its fts extension",
             "run fts on sqlite or postgres",
         ],
+    );
+}
+
+/// Turso answers `PRAGMA compile_options` with no ENABLE_FTS5, as a SQLite built without FTS5
+/// does: the same refusal, without compiling a build for the test.
+#[test]
+fn an_engine_without_fts5_is_refused_in_one_line() {
+    let sb = Sandbox::new();
+    let o = output(&mut sb.run(&args(&["fts", "--engine", "turso"])));
+    assert_run_error_line(
+        &o,
+        &["this engine has no FTS5", "lists no ENABLE_FTS5", "--engine sqlite"],
     );
 }

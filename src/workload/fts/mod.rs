@@ -242,7 +242,7 @@ fn engine_refusal(conn: &mut dyn Connection) -> Result<Option<String>, EngineErr
                 .filter_map(|row| row.into_iter().next().flatten())
                 .collect();
             (!crate::engines::sqlite::fts5::has_fts5(&options)).then(|| {
-                "this SQLite build has no FTS5 (PRAGMA compile_options lists no ENABLE_FTS5); run fts on a build with it, such as the bundled --engine sqlite, or build one with litebench build-sqlite VERSION --cflags -DSQLITE_ENABLE_FTS5".to_string()
+                "this engine has no FTS5 (its PRAGMA compile_options lists no ENABLE_FTS5: a SQLite built without it, or Turso); run fts on a SQLite with it, such as the bundled --engine sqlite, or build one with litebench build-sqlite VERSION --cflags -DSQLITE_ENABLE_FTS5".to_string()
             })
         }
     })
