@@ -265,7 +265,8 @@ fn populate(
     name: &str,
     cfg: &ConfigInfo,
 ) -> Result<(DbRef, TemplateRecord), PopulateError> {
-    let pop = Population::new(plan.params, plan.trials.seed, stop);
+    let mut pop = Population::new(plan.params, plan.trials.seed, stop);
+    pop.knobs = cfg.knobs.clone();
     pop.check()?;
     let db = engine.create_database(scratch, name)?;
     let start = Instant::now();
@@ -742,7 +743,8 @@ fn prepare(at: &TrialAt<'_>) -> Result<Option<Prepared>, RunError> {
         engine
             .apply_knobs(conn.as_mut(), &at.cfg.knobs, Stage::Create)
             .map_err(|e| at.fail(e))?;
-        let pop = Population::new(plan.params, plan.trials.seed, at.stop);
+        let mut pop = Population::new(plan.params, plan.trials.seed, at.stop);
+        pop.knobs = at.cfg.knobs.clone();
         match populate_interruptibly(plan, conn.as_mut(), &pop) {
             Ok(_) => {}
             Err(PopulateError::Interrupted) => return Ok(None),

@@ -11,6 +11,7 @@ pub mod blob;
 pub mod crud;
 pub mod expect;
 pub mod file_reach;
+pub mod fts;
 pub mod kind;
 pub mod knob_reach;
 pub mod load;
@@ -218,6 +219,12 @@ pub trait Workload: Sync {
             self.kind().name
         ))
     }
+    /// Refuses a configuration's knob values that this workload, run with `p`, cannot run
+    /// with (`fts`: a phrase query under `fts_detail=column`, which FTS5 refuses): `Err(the
+    /// one line)`, before anything runs. Everything by default.
+    fn check_knobs(&self, _p: &Params, _knobs: &crate::model::knob::KnobSet) -> Result<(), String> {
+        Ok(())
+    }
     /// What `run --dry-run` says of this workload's run with parameters `p` and `--seed` `seed`
     /// besides the plan: operations known to take long and the limit on them, what is drawn
     /// from the seed (TPC-H's queries on SQLite, its substitution parameters). None by default.
@@ -276,7 +283,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 19] = [
+    static ALL: [&dyn Workload; 20] = [
         &crud::Crud,
         &tatp::Tatp,
         &tpcc::Tpcc,
@@ -296,6 +303,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &replay::Replay,
         &aging::Aging,
         &vector::Vector,
+        &fts::Fts,
     ];
     &ALL
 }

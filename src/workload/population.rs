@@ -49,6 +49,9 @@ pub struct Population<'a> {
     pub seed: u64,
     /// Set by Ctrl-C (and SIGTERM, SIGHUP): stop with [`PopulateError::Interrupted`].
     pub stop: &'a AtomicBool,
+    /// The configuration's knobs: the create-stage ones a workload builds its schema with
+    /// (`fts_tokenizer`), each value of which gets a template of its own. Empty outside a run.
+    pub knobs: crate::model::knob::KnobSet,
     /// The ways the bulk loads went, in order, each once.
     paths: Mutex<Vec<String>>,
 }
@@ -63,6 +66,7 @@ impl<'a> Population<'a> {
             params,
             seed,
             stop,
+            knobs: crate::model::knob::KnobSet::default(),
             paths: Mutex::new(Vec::new()),
         }
     }

@@ -21,6 +21,7 @@ mod durability;
 mod exports;
 mod extension;
 mod formats;
+mod fts;
 mod history;
 mod instructions;
 mod interrupt;

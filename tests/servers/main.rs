@@ -470,6 +470,31 @@ fn postgres_url_runs_and_leaves_the_server_as_it_was() {
     for (req, eff) in readings(&v, 0, "synchronous_commit") {
         assert_eq!((req.as_deref(), eff.as_deref()), (Some("off"), Some("off")));
     }
+    // fts on the same server beside SQLite: the same seed gives both the same text and the same
+    // operations, and after each trial the check compared each engine's matching ids for the
+    // same queries with a scan of that text, so PostgreSQL's ids are SQLite's.
+    let fts = [
+        "fts", "--engine", "sqlite", "--engine", &engine, "--trials", "1", "--warmup", "0", "--quiet", "--format",
+        "json",
+    ];
+    let tiny_fts = [
+        "documents=100",
+        "vocabulary=300",
+        "length=12",
+        "operations=200",
+        "check=20",
+    ];
+    let params = tiny_fts.iter().flat_map(|p| ["--param", p]);
+    let f = run(sb.run_std(&fts.into_iter().chain(params).collect::<Vec<_>>())).assert_success();
+    assert_eq!(f["run"]["status"], "complete", "{:#}", f["run"]);
+    let ops = |t: &serde_json::Value| -> Vec<(String, u64)> {
+        let ops = t["ops"].as_array().unwrap().iter();
+        ops.map(|o| (o["name"].as_str().unwrap().to_string(), o["ops"].as_u64().unwrap()))
+            .collect()
+    };
+    let trials = f["trials"].as_array().unwrap();
+    assert_eq!(trials.len(), 2, "{f:#}");
+    assert_eq!(ops(&trials[0]), ops(&trials[1]), "both engines ran the same operations");
     let mut conn = server
         .connect(&DbRef {
             name: "postgres".into(),

@@ -53,6 +53,9 @@ pub(super) fn check_knob_reach(jobs: &[Job], choices: &[EngineChoice]) -> Result
             })
         });
         crate::workload::knob_reach::check(job.workload, &job.params, &kinds, given)?;
+        for (_, ks) in &job.sets {
+            job.workload.check_knobs(&job.params, ks).map_err(Failure)?;
+        }
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use super::api::Api;
 use super::conn::SqliteConn;
 use super::extension::{ExtensionError, Loadable};
 use super::knobs::{
-    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, EXTENSION_KNOB, HNSW_KNOBS, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX,
+    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, EXTENSION_KNOB, FTS_KNOBS, HNSW_KNOBS, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX,
     SQLITE_KNOBS,
 };
 use super::optimizer;
@@ -249,6 +249,7 @@ impl Engine for SqliteEngine {
                 && k.name != BEGIN_KNOB
                 && k.name != EXTENSION_KNOB
                 && !HNSW_KNOBS.contains(&k.name.as_str())
+                && !FTS_KNOBS.contains(&k.name.as_str())
         });
         if stage != Stage::Connect {
             for k in pragmas {
@@ -281,7 +282,11 @@ impl Engine for SqliteEngine {
         // auto_vacuum): they are set again here, where they still act, so that what is read back
         // is what was asked, on every release (3.12.0 changed the default page size).
         if conn.query_value("PRAGMA page_count")?.as_deref() == Some("0") {
-            for k in knobs.0.iter().filter(|k| k.stage_in(SQLITE_KNOBS) == Stage::Create) {
+            for k in knobs
+                .0
+                .iter()
+                .filter(|k| k.stage_in(SQLITE_KNOBS) == Stage::Create && !FTS_KNOBS.contains(&k.name.as_str()))
+            {
                 conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
             }
         }
@@ -374,8 +379,11 @@ impl Engine for SqliteEngine {
                 BEGIN_KNOB => Ok(Some(begin.to_string())),
                 EXTENSION_KNOB => Ok(Some(extension.clone())),
                 n if HNSW_KNOBS.contains(&n) => Ok(hnsw.iter().find(|(h, _)| *h == n).map(|(_, v)| v.clone())),
+                n if FTS_KNOBS.contains(&n) => super::fts5::declared(conn, n),
                 _ => conn.query_value(&format!("PRAGMA {name}")),
             })?;
+        // Where no FTS5 table was made and none asked for, nothing was read: no reading.
+        readings.retain(|r| !(FTS_KNOBS.contains(&r.name.as_str()) && r.requested.is_none() && r.effective.is_none()));
         if !optimizer::has_bloom_filters(self.api) {
             for r in readings.iter_mut().filter(|r| r.name == "bloom_filter") {
                 r.note = Some(format!(

@@ -24,6 +24,11 @@ pub const HNSW_KNOBS: &[&str] = &["hnsw_m", "hnsw_ef_construction", "hnsw_ef_sea
 /// statement the workloads issue, which the connection keeps and reads back.
 pub const BEGIN_KNOB: &str = "begin";
 
+/// The FTS5 options the `fts` workload creates its index with (`tokenize=`, `detail=`): set
+/// when the template is made, so each value gets a template of its own, and read back from the
+/// index's declaration ([`super::fts5::declared`]).
+pub const FTS_KNOBS: &[&str] = &["fts_tokenizer", "fts_detail"];
+
 /// The values of [`BEGIN_KNOB`], and the statement each makes.
 pub const BEGIN_MODES: &[(&str, &str)] = &[
     ("deferred", "BEGIN DEFERRED"),
@@ -210,6 +215,22 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         read_by: ReadBy::Workload,
         default: "10",
         help: "vectorlite's HNSW index: candidates kept while searching (knn_param's ef), for the vector workload's queries",
+    },
+    KnobSpec {
+        name: "fts_tokenizer",
+        kind: KnobKind::Choice(&["unicode61", "porter", "trigram"]),
+        stage: Stage::Create,
+        read_by: ReadBy::Workload,
+        default: "unicode61",
+        help: "the fts workload's FTS5 tokenizer (read back from the index's declaration); other workloads refuse it",
+    },
+    KnobSpec {
+        name: "fts_detail",
+        kind: KnobKind::Choice(&["full", "column", "none"]),
+        stage: Stage::Create,
+        read_by: ReadBy::Workload,
+        default: "full",
+        help: "the fts workload's FTS5 detail= (positions kept: full; columns only; none); other workloads refuse it",
     },
 ];
 

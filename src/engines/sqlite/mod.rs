@@ -10,6 +10,7 @@ pub mod compiled;
 pub mod conn;
 pub mod engine;
 pub mod extension;
+pub mod fts5;
 pub mod guard;
 pub mod knobs;
 pub mod optimizer;
