@@ -11,11 +11,14 @@ pub mod blob;
 pub mod crud;
 pub mod expect;
 pub mod file_reach;
+pub mod json;
 pub mod kind;
 pub mod knob_reach;
 pub mod load;
 pub mod mobibench;
 pub mod numbers;
+pub mod op_answers;
+pub mod per_op_answer;
 pub mod population;
 pub mod preset;
 pub mod queue;
@@ -30,6 +33,7 @@ pub mod script;
 pub mod speedtest;
 pub mod speedtest1;
 pub mod sqlite_benchmark;
+pub mod sqlite_needs;
 pub mod ssb;
 pub mod suite;
 pub mod tally;
@@ -275,7 +279,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 18] = [
+    static ALL: [&dyn Workload; 19] = [
         &crud::Crud,
         &tatp::Tatp,
         &tpcc::Tpcc,
@@ -294,6 +298,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &script::ScriptWorkload,
         &replay::Replay,
         &aging::Aging,
+        &json::Json,
     ];
     &ALL
 }

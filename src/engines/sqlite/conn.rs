@@ -25,6 +25,8 @@ pub struct SqliteConn {
     /// Whether the `begin` knob set [`Self::begin`]: only then does a user's bare `BEGIN` start in
     /// its mode ([`crate::engines::Connection::begin_knob`]).
     begin_set: bool,
+    /// The [`super::knobs::LAYOUT_KNOBS`] set on this connection, as `(knob, value)`.
+    layouts: Vec<(&'static str, String)>,
     /// The directory of the database file (`None`: in memory): where the user's SQL may attach
     /// files once confined ([`SqliteConn::confine`]).
     dir: Option<std::path::PathBuf>,
@@ -168,6 +170,7 @@ impl SqliteConn {
             blob_api: super::blob::BlobApi::Sql,
             begin: "BEGIN IMMEDIATE",
             begin_set: false,
+            layouts: Vec::new(),
             dir: None,
             confinement: None,
         };
@@ -265,6 +268,19 @@ impl SqliteConn {
             .iter()
             .find(|(_, s)| *s == self.begin)
             .map_or("immediate", |(n, _)| *n)
+    }
+
+    /// The value of layout knob `knob` ([`super::knobs::LAYOUT_KNOBS`]) set on this
+    /// connection; `None` where it was not set (the workload's default).
+    pub fn layout(&self, knob: &str) -> Option<&str> {
+        self.layouts.iter().find(|(k, _)| *k == knob).map(|(_, v)| v.as_str())
+    }
+
+    /// Sets layout knob `knob` to `value` on this connection (the engine does, from the
+    /// configuration's knobs).
+    pub fn set_layout(&mut self, knob: &'static str, value: &str) {
+        self.layouts.retain(|(k, _)| *k != knob);
+        self.layouts.push((knob, value.to_string()));
     }
 
     pub(super) fn set_blob_api(&mut self, api: super::blob::BlobApi) {

@@ -3,7 +3,9 @@
 
 use super::api::Api;
 use super::conn::SqliteConn;
-use super::knobs::{BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS};
+use super::knobs::{
+    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, LAYOUT_KNOBS, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS,
+};
 use super::optimizer;
 use super::vfs;
 use crate::engines::{Connection, DbRef, Engine, EngineError, ErrorKind, OS_CACHE_DROPPED};
@@ -227,7 +229,15 @@ impl Engine for SqliteEngine {
                 && !OPTIMIZER_KNOBS.contains(&k.name.as_str())
                 && k.name != BLOB_API_KNOB
                 && k.name != BEGIN_KNOB
+                && !LAYOUT_KNOBS.contains(&k.name.as_str())
         });
+        // A layout knob is the workload's schema, not a pragma: kept on the connection at every
+        // stage, for the population (create) and the clients' check of the schema (connect).
+        for name in LAYOUT_KNOBS {
+            if let Some(v) = knobs.get(name) {
+                self.sqlite_conn(conn)?.set_layout(name, v);
+            }
+        }
         if stage != Stage::Connect {
             for k in pragmas {
                 // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
@@ -259,7 +269,11 @@ impl Engine for SqliteEngine {
         // auto_vacuum): they are set again here, where they still act, so that what is read back
         // is what was asked, on every release (3.12.0 changed the default page size).
         if conn.query_value("PRAGMA page_count")?.as_deref() == Some("0") {
-            for k in knobs.0.iter().filter(|k| k.stage_in(SQLITE_KNOBS) == Stage::Create) {
+            for k in knobs
+                .0
+                .iter()
+                .filter(|k| k.stage_in(SQLITE_KNOBS) == Stage::Create && !LAYOUT_KNOBS.contains(&k.name.as_str()))
+            {
                 conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
             }
         }
@@ -310,6 +324,13 @@ impl Engine for SqliteEngine {
         let c = self.sqlite_conn(conn)?;
         let blob_api = c.blob_api().name();
         let begin = c.begin_mode();
+        let layouts: Vec<(&str, String)> = LAYOUT_KNOBS
+            .iter()
+            .map(|k| {
+                let default = crate::model::knob::find_spec(SQLITE_KNOBS, k).map_or("", |s| s.default);
+                (*k, c.layout(k).unwrap_or(default).to_string())
+            })
+            .collect();
         // The probe plans a join in the temp schema: only on connections that asked for an
         // optimizer switch, so other trials run exactly what their workload runs. Without one,
         // the reading is GETOPT's mask where the build answers it, unknown otherwise.
@@ -332,6 +353,7 @@ impl Engine for SqliteEngine {
                 "disable_optimizations" => Ok(mask.map(optimizer::names_of)),
                 BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
                 BEGIN_KNOB => Ok(Some(begin.to_string())),
+                n if LAYOUT_KNOBS.contains(&n) => Ok(layouts.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone())),
                 _ => conn.query_value(&format!("PRAGMA {name}")),
             })?;
         if !optimizer::has_bloom_filters(self.api) {
