@@ -29,6 +29,7 @@ pub mod replay;
 pub mod report;
 pub mod result_hash;
 pub mod rlbench;
+pub mod rtree;
 pub mod script;
 pub mod speedtest;
 pub mod speedtest1;
@@ -279,7 +280,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 19] = [
+    static ALL: [&dyn Workload; 20] = [
         &crud::Crud,
         &tatp::Tatp,
         &tpcc::Tpcc,
@@ -299,6 +300,7 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &replay::Replay,
         &aging::Aging,
         &json::Json,
+        &rtree::Rtree,
     ];
     &ALL
 }

@@ -23,6 +23,7 @@ mod formats;
 mod history;
 mod instructions;
 mod interrupt;
+mod json;
 mod knobs;
 mod labels;
 mod list_env;

@@ -149,17 +149,22 @@ fn storage_to_make(conn: &mut dyn Connection, p: &Params) -> Result<Storage, Eng
     }
     let storage = knob_storage(conn).unwrap_or(Storage::Text);
     let (text, n) = sqlite_needs::version(conn)?;
-    let (need, what) = match storage {
-        Storage::Jsonb => (3_045_000, "json_storage=jsonb needs SQLite 3.45.0 or later (JSONB)"),
+    let (need, what, instead) = match storage {
+        Storage::Jsonb => (
+            3_045_000,
+            "json_storage=jsonb needs SQLite 3.45.0 or later (JSONB)",
+            "a release from 3.45.0 on, or leave jsonb out of --knob json_storage",
+        ),
         _ => (
             3_038_000,
             "json needs SQLite 3.38.0 or later (its ->> operator and built-in JSON functions)",
+            "--engine sqlite (the bundled release) or a release from 3.38.0 on",
         ),
     };
     if n < need {
         return Err(sqlite_needs::refusal(
             "json",
-            format!("{what}, and this build is {text}; give --engine sqlite (the bundled release) or a later sqlite@VERSION, or leave jsonb out of --knob json_storage"),
+            format!("{what}, and this build is {text}; give {instead}"),
         ));
     }
     Ok(storage)
