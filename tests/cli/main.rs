@@ -39,6 +39,7 @@ mod queue;
 mod replay;
 mod report;
 mod reproduce;
+mod rtree;
 mod script;
 mod side_files;
 mod sidecar;

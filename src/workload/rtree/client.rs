@@ -223,6 +223,7 @@ impl Client for RtreeClient<'_> {
                 ];
                 Ok(self.conn.run(self.stmts.shift, &params)? == 1)
             }
+            _ => Ok(false),
         }
     }
 
