@@ -213,7 +213,7 @@ impl Client for RtreeClient<'_> {
                 ];
                 Ok(self.conn.run(self.stmts.insert, &params)? == 1)
             }
-            _ => {
+            MOVE => {
                 let params = [
                     Value::Int(a),
                     Value::Int(a),
