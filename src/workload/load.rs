@@ -329,6 +329,13 @@ pub trait Client {
     fn result_hash(&mut self) -> Option<String> {
         None
     }
+    /// The answers of the client's first transactions, one per operation type that reads,
+    /// when it kept them: asked with [`Client::result_hash`], and checked by the runner
+    /// against every other configuration's ([`crate::bench::answers`]), so that a different
+    /// answer fails the run. None by default.
+    fn answers(&mut self) -> Vec<crate::model::record::QueryRecord> {
+        Vec::new()
+    }
 }
 
 /// A client chosen at run time among several types (a workload's modes): each call goes through
@@ -360,6 +367,9 @@ impl<C: Client + ?Sized> Client for Box<C> {
     }
     fn result_hash(&mut self) -> Option<String> {
         (**self).result_hash()
+    }
+    fn answers(&mut self) -> Vec<crate::model::record::QueryRecord> {
+        (**self).answers()
     }
     fn pause(&self) -> Option<Duration> {
         (**self).pause()

@@ -12,11 +12,14 @@ pub mod crud;
 pub mod expect;
 pub mod file_reach;
 pub mod fts;
+pub mod json;
 pub mod kind;
 pub mod knob_reach;
 pub mod load;
 pub mod mobibench;
 pub mod numbers;
+pub mod op_answers;
+pub mod per_op_answer;
 pub mod population;
 pub mod preset;
 pub mod queue;
@@ -27,10 +30,12 @@ pub mod replay;
 pub mod report;
 pub mod result_hash;
 pub mod rlbench;
+pub mod rtree;
 pub mod script;
 pub mod speedtest;
 pub mod speedtest1;
 pub mod sqlite_benchmark;
+pub mod sqlite_needs;
 pub mod ssb;
 pub mod suite;
 pub mod tally;
@@ -283,7 +288,7 @@ pub trait Workload: Sync {
 
 /// Every workload litebench has.
 pub fn all() -> &'static [&'static dyn Workload] {
-    static ALL: [&dyn Workload; 20] = [
+    static ALL: [&dyn Workload; 22] = [
         &crud::Crud,
         &tatp::Tatp,
         &tpcc::Tpcc,
@@ -304,6 +309,8 @@ pub fn all() -> &'static [&'static dyn Workload] {
         &aging::Aging,
         &vector::Vector,
         &fts::Fts,
+        &json::Json,
+        &rtree::Rtree,
     ];
     &ALL
 }

@@ -223,6 +223,35 @@ fn sqlite_3_37_2_runs_crud_beside_the_bundled_release() {
         stderr.contains("knob bloom_filter=on: SQLite 3.37.2 has no Bloom filters (added in 3.38.0)"),
         "{stderr}"
     );
+
+    // 3.37.2 predates ->> and the built-in JSON functions (3.38.0) and JSONB (3.45.0), and this
+    // build has no R*Tree: json and rtree are refused in one line before anything is measured.
+    let refusals: [(&[&str], &str); 3] = [
+        (
+            &["json", "--knob", "json_storage=jsonb"],
+            "json_storage=jsonb needs SQLite 3.45.0 or later (JSONB), and this build is 3.37.2",
+        ),
+        (&["json"], "json needs SQLite 3.38.0 or later"),
+        (
+            &["rtree"],
+            "rtree needs an R*Tree: this build was compiled without SQLITE_ENABLE_RTREE",
+        ),
+    ];
+    for (words, expect) in refusals {
+        let mut args = vec!["run", "--quiet", "--dir", dir, "--results", results.to_str().unwrap()];
+        args.extend_from_slice(words);
+        args.extend(["--engine", "sqlite@3.37.2-Os", "--trials", "1", "--warmup", "0"]);
+        let out = litebench_in(&cache(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains("RAM filesystem")).collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(lines[0].starts_with("error: ") && lines[0].contains(expect), "{stderr}");
+        assert!(
+            lines[0].contains("0 finished trials"),
+            "refused before any trial: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub struct SqliteConn {
     /// The `extension` knob's value whose library this connection loaded.
     extension: Option<String>,
     /// Knobs only a workload's statements read, set on this connection (vectorlite's HNSW
-    /// parameters), as `(name, value)`.
+    /// parameters; the schema layouts [`super::knobs::LAYOUT_KNOBS`]), as `(name, value)`.
     workload_knobs: Vec<(&'static str, String)>,
     /// The directory of the database file (`None`: in memory): where the user's SQL may attach
     /// files once confined ([`SqliteConn::confine`]).
@@ -287,7 +287,7 @@ impl SqliteConn {
             .map(|(_, v)| v.as_str())
     }
 
-    pub(super) fn set_workload_knob(&mut self, name: &'static str, value: &str) {
+    pub fn set_workload_knob(&mut self, name: &'static str, value: &str) {
         self.workload_knobs.retain(|(n, _)| *n != name);
         self.workload_knobs.push((name, value.to_string()));
     }

@@ -5,8 +5,8 @@ use super::api::Api;
 use super::conn::SqliteConn;
 use super::extension::{ExtensionError, Loadable};
 use super::knobs::{
-    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, EXTENSION_KNOB, FTS_KNOBS, HNSW_KNOBS, OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX,
-    SQLITE_KNOBS,
+    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, EXTENSION_KNOB, FTS_KNOBS, HNSW_KNOBS, LAYOUT_KNOBS, OPTIMIZER_KNOBS,
+    PASSTHROUGH_PREFIX, SQLITE_KNOBS,
 };
 use super::optimizer;
 use super::vfs;
@@ -250,7 +250,15 @@ impl Engine for SqliteEngine {
                 && k.name != EXTENSION_KNOB
                 && !HNSW_KNOBS.contains(&k.name.as_str())
                 && !FTS_KNOBS.contains(&k.name.as_str())
+                && !LAYOUT_KNOBS.contains(&k.name.as_str())
         });
+        // A layout knob is the workload's schema, not a pragma: kept on the connection at every
+        // stage, for the population (create) and the clients' check of the schema (connect).
+        for name in LAYOUT_KNOBS {
+            if let Some(v) = knobs.get(name) {
+                self.sqlite_conn(conn)?.set_workload_knob(name, v);
+            }
+        }
         if stage != Stage::Connect {
             for k in pragmas {
                 // `query`, not `execute_batch`: some pragmas (journal_mode) answer with a row.
@@ -282,11 +290,11 @@ impl Engine for SqliteEngine {
         // auto_vacuum): they are set again here, where they still act, so that what is read back
         // is what was asked, on every release (3.12.0 changed the default page size).
         if conn.query_value("PRAGMA page_count")?.as_deref() == Some("0") {
-            for k in knobs
-                .0
-                .iter()
-                .filter(|k| k.stage_in(SQLITE_KNOBS) == Stage::Create && !FTS_KNOBS.contains(&k.name.as_str()))
-            {
+            for k in knobs.0.iter().filter(|k| {
+                k.stage_in(SQLITE_KNOBS) == Stage::Create
+                    && !FTS_KNOBS.contains(&k.name.as_str())
+                    && !LAYOUT_KNOBS.contains(&k.name.as_str())
+            }) {
                 conn.query(&format!("PRAGMA {}={}", k.setting_name(PASSTHROUGH_PREFIX), k.value))?;
             }
         }
@@ -348,8 +356,11 @@ impl Engine for SqliteEngine {
         let blob_api = c.blob_api().name();
         let begin = c.begin_mode();
         let extension = c.extension().unwrap_or("none").to_string();
-        let hnsw: Vec<(&str, String)> = HNSW_KNOBS
+        // What only a workload reads, kept on the connection: vectorlite's HNSW parameters and
+        // the schema layouts.
+        let kept: Vec<(&str, String)> = HNSW_KNOBS
             .iter()
+            .chain(LAYOUT_KNOBS)
             .map(|n| {
                 let default = crate::model::knob::find_spec(SQLITE_KNOBS, n).map_or("", |s| s.default);
                 (*n, c.workload_knob(n).unwrap_or(default).to_string())
@@ -378,7 +389,9 @@ impl Engine for SqliteEngine {
                 BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
                 BEGIN_KNOB => Ok(Some(begin.to_string())),
                 EXTENSION_KNOB => Ok(Some(extension.clone())),
-                n if HNSW_KNOBS.contains(&n) => Ok(hnsw.iter().find(|(h, _)| *h == n).map(|(_, v)| v.clone())),
+                n if HNSW_KNOBS.contains(&n) || LAYOUT_KNOBS.contains(&n) => {
+                    Ok(kept.iter().find(|(h, _)| *h == n).map(|(_, v)| v.clone()))
+                }
                 n if FTS_KNOBS.contains(&n) => super::fts5::declared(conn, n),
                 _ => conn.query_value(&format!("PRAGMA {name}")),
             })?;

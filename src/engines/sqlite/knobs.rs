@@ -29,6 +29,19 @@ pub const BEGIN_KNOB: &str = "begin";
 /// index's declaration ([`super::fts5::declared`]).
 pub const FTS_KNOBS: &[&str] = &["fts_tokenizer", "fts_detail"];
 
+/// How the `json` workload stores its documents (text, JSONB, or text with a generated column
+/// and its index on the hot path): decided when the template is created, kept on the
+/// connection and read back from it, not a pragma.
+pub const JSON_STORAGE_KNOB: &str = "json_storage";
+
+/// Which index the `rtree` workload's window and nearest queries use: an R*Tree virtual table
+/// kept by triggers (the GeoPackage shape), or B-tree indexes on the coordinates.
+pub const SPATIAL_INDEX_KNOB: &str = "spatial_index";
+
+/// The knobs that pick a workload's schema when its template is created: the connection keeps
+/// their values for the workload's population and reads them back.
+pub const LAYOUT_KNOBS: &[&str] = &[JSON_STORAGE_KNOB, SPATIAL_INDEX_KNOB];
+
 /// The values of [`BEGIN_KNOB`], and the statement each makes.
 pub const BEGIN_MODES: &[(&str, &str)] = &[
     ("deferred", "BEGIN DEFERRED"),
@@ -231,6 +244,22 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         read_by: ReadBy::Workload,
         default: "full",
         help: "the fts workload's FTS5 detail= (positions kept: full; columns only; none); other workloads refuse it",
+    },
+    KnobSpec {
+        name: JSON_STORAGE_KNOB,
+        kind: KnobKind::Choice(&["text", "jsonb", "generated"]),
+        stage: Stage::Create,
+        read_by: ReadBy::Workload,
+        default: "text",
+        help: "how the json workload stores its documents: text JSON, JSONB (3.45.0+), or text with a generated column and its index on the hot field; other workloads refuse it",
+    },
+    KnobSpec {
+        name: SPATIAL_INDEX_KNOB,
+        kind: KnobKind::Choice(&["rtree", "btree"]),
+        stage: Stage::Create,
+        read_by: ReadBy::Workload,
+        default: "rtree",
+        help: "the rtree workload's index: an R*Tree kept by triggers (SQLITE_ENABLE_RTREE) or B-tree indexes on the coordinates; other workloads refuse it",
     },
 ];
 

@@ -166,4 +166,7 @@ impl<C: Client> Client for Serialized<'_, C> {
     fn result_hash(&mut self) -> Option<String> {
         self.inner.result_hash()
     }
+    fn answers(&mut self) -> Vec<crate::model::record::QueryRecord> {
+        self.inner.answers()
+    }
 }

@@ -172,6 +172,9 @@ pub(super) fn run_made<C: Client>(
         if let Some(h) = client.result_hash() {
             rec.set_result_hash(h);
         }
+        for q in client.answers() {
+            rec.add_query(q);
+        }
     }
     Ok(())
 }
