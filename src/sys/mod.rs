@@ -11,6 +11,7 @@ pub mod contain;
 pub mod dbfiles;
 pub mod deviceio;
 pub mod elf;
+pub mod heap;
 pub mod iocount;
 pub mod listener;
 pub mod lock_wait;

@@ -297,8 +297,10 @@ pub trait Client {
     /// Parts of the last transaction, each timed on its own inside it, as `(operation type,
     /// nanoseconds)` (a script's statements, pgbench `-r`): recorded beside the transaction
     /// when it completed, in types that are parts of its own (see
-    /// [`crate::model::op::OpResult::part_of`]; only with [`Hooks::parts`]).
-    fn parts(&self) -> &[(usize, u64)] {
+    /// [`crate::model::op::OpResult::part_of`]; only with [`Hooks::parts`]). Asked after the
+    /// transaction's clock stopped, so a client may work out a part here, untimed (vector's
+    /// count of the true neighbours a query returned).
+    fn parts(&mut self) -> &[(usize, u64)] {
         &[]
     }
     /// In a phase-timed trial ([`Streams::phase_timed`]), checked before each draw: true when
@@ -359,7 +361,7 @@ impl<C: Client + ?Sized> Client for Box<C> {
     fn check(&mut self) -> Result<(), WorkloadError> {
         (**self).check()
     }
-    fn parts(&self) -> &[(usize, u64)] {
+    fn parts(&mut self) -> &[(usize, u64)] {
         (**self).parts()
     }
     fn round_ends(&self) -> bool {

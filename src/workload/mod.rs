@@ -230,6 +230,19 @@ pub trait Workload: Sync {
     fn check_knobs(&self, _p: &Params, _knobs: &crate::model::knob::KnobSet) -> Result<(), String> {
         Ok(())
     }
+    /// Refuses a whole configuration this workload, run with `p`, cannot run: its engine, its
+    /// knob values and its clients together (`vector`: SQLite with no vector extension loaded,
+    /// vectorlite's in-memory index with two clients). `Err(the one line)`, before anything
+    /// runs. [`Workload::check_knobs`] by default.
+    fn check_configuration(
+        &self,
+        p: &Params,
+        _engine: &crate::engines::kind::EngineKind,
+        knobs: &crate::model::knob::KnobSet,
+        _clients: u32,
+    ) -> Result<(), String> {
+        self.check_knobs(p, knobs)
+    }
     /// What `run --dry-run` says of this workload's run with parameters `p` and `--seed` `seed`
     /// besides the plan: operations known to take long and the limit on them, what is drawn
     /// from the seed (TPC-H's queries on SQLite, its substitution parameters). None by default.

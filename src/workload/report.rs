@@ -78,6 +78,12 @@ pub trait WorkloadReport: Sync {
     fn operation_label(&self, op: &str, _p: &Params) -> String {
         op.to_string()
     }
+    /// Whether operation `op` records a count in the latency's place, not a time (vector's
+    /// neighbours found per query, from which its own section computes recall): it has no row
+    /// in the latency summaries, where it would read as nanoseconds.
+    fn is_count(&self, _op: &str) -> bool {
+        false
+    }
 }
 
 /// What a workload with nothing of its own to report adds, and a run's whose workload this

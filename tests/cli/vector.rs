@@ -99,7 +99,15 @@ fn sqlite_vec_and_vectorlite_compare_in_one_run_and_a_poor_index_is_a_verdict() 
     for t in v["trials"].as_array().unwrap() {
         let build = t["ops"].as_array().unwrap().iter().find(|o| o["name"] == "index build");
         assert_eq!(build.map(|b| &b["ops"]), Some(&serde_json::json!(1)), "{t:#}");
+        // The index's size, once per trial: at least its 300 vectors of 8 float32s (9.4 KiB),
+        // in the file's pages for vec0, on the heap for vectorlite.
+        let size = t["ops"].as_array().unwrap().iter().find(|o| o["name"] == "index KiB");
+        let kib = size.and_then(|s| s["latency"]["mean_ns"].as_f64()).unwrap_or(0.0);
+        assert!(kib >= 300.0 * 8.0 * 4.0 / 1024.0, "{t:#}");
     }
+    assert!(text.contains("KiB file ") && text.contains("iB heap "), "{text}");
+    // Counts recorded in the latency's place are no statement's latency.
+    assert!(!text.contains("knn found") && !text.contains("index KiB"), "{text}");
 }
 
 /// Two client processes: each opens its own connection with the extension loaded (its queries
@@ -139,18 +147,25 @@ fn two_client_processes_each_load_sqlite_vec() {
     assert_eq!(found, 10.0, "exact with the other client's inserts counted: {t:#}");
 }
 
+/// Refused by the plan, before anything runs: nothing is stored (no failed run without trials).
 #[test]
 fn sqlite_without_a_vector_extension_is_refused() {
     let sb = Sandbox::new();
     let out = output(&mut sb.run(TINY));
-    assert_run_error_line(
+    assert_error_line(
         &out,
         &[
-            "the vector workload needs a vector index",
+            "--engine sqlite: the vector workload needs a vector index",
             "--knob extension=sqlite-vec@0.1.9",
             "--engine duckdb",
         ],
     );
+    assert!(!sb.results().exists(), "a refused plan stores nothing");
+    let mut args = TINY.to_vec();
+    args.extend(["--engine", "duckdb", "--param", "element=int8"]);
+    // Before any extension is fetched or any engine started: DuckDB's scan has no int8.
+    let out = output(&mut sb.run(&args));
+    assert_error_line(&out, &["--param element=int8", "int8 runs on sqlite-vec"]);
 }
 
 #[test]
@@ -162,10 +177,11 @@ fn vectorlite_with_two_clients_is_refused() {
     let mut args = TINY.to_vec();
     args.extend(["--knob", "extension=vectorlite@0.2.0", "--clients", "2"]);
     let out = output(&mut sb.run(&args));
-    assert_run_error_line(
+    assert_error_line(
         &out,
-        &["vectorlite's HNSW index lives in the memory of the connection that built it"],
+        &["--clients 2: vectorlite's HNSW index lives in the memory of the connection that built it"],
     );
+    assert!(!sb.results().exists(), "a refused plan stores nothing");
 }
 
 /// The engine peer in the same run: DuckDB's `array_distance` scan beside sqlite-vec, both

@@ -53,8 +53,30 @@ pub(super) fn check_knob_reach(jobs: &[Job], choices: &[EngineChoice]) -> Result
             })
         });
         crate::workload::knob_reach::check(job.workload, &job.params, &kinds, given)?;
-        for (_, ks) in &job.sets {
-            job.workload.check_knobs(&job.params, ks).map_err(Failure)?;
+    }
+    Ok(())
+}
+
+/// Every configuration of every job, at every load point, is one its workload can run
+/// ([`crate::workload::Workload::check_configuration`]): refused here, before anything runs,
+/// not at its first trial.
+pub(super) fn check_configurations(
+    jobs: &[Job],
+    choices: &[EngineChoice],
+    points: &[super::load::LoadPoint],
+) -> Result<(), Failure> {
+    for job in jobs {
+        for c in &job.configs {
+            // A sweep's configuration runs at its own point; any other at every point.
+            let clients: Vec<u32> = match &c.load {
+                Some(l) => vec![l.clients],
+                None => points.iter().map(|p| p.shape.clients).collect(),
+            };
+            for shape_clients in clients {
+                job.workload
+                    .check_configuration(&job.params, choices[c.engine].kind, &c.knobs, shape_clients)
+                    .map_err(Failure)?;
+            }
         }
     }
     Ok(())

@@ -41,7 +41,7 @@ use cast::{cast_points, check_cast};
 use clients::{client_processes_engines, shared_connection_engines};
 use jobs::{check_engines_run, engine_choices, fleet_part, plan_jobs, stop_rule};
 pub use jobs::{find_workload, Configuration, Job};
-use knob_reach::{check_knob_reach, check_preset_knobs};
+use knob_reach::{check_configurations, check_knob_reach, check_preset_knobs};
 use load::{check_first_arrival, check_measure, load_points};
 use output::plan_output;
 pub use output::Output;
@@ -215,6 +215,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
             args.scheduler_device.is_some(),
         );
     }
+    check_configurations(&jobs, &choices, &points)?;
     let places = Places {
         dir: args.dir.value.clone(),
         results: args.results.value.clone().unwrap_or_else(store::default_path),

@@ -199,6 +199,7 @@ api_table! {
         backup_remaining: fn(*mut sqlite3_backup) -> c_int = sqlite3_backup_remaining, "3.6.11";
         backup_pagecount: fn(*mut sqlite3_backup) -> c_int = sqlite3_backup_pagecount, "3.6.11";
         backup_finish: fn(*mut sqlite3_backup) -> c_int = sqlite3_backup_finish, "3.6.11";
+        memory_used: fn() -> sqlite3_int64 = sqlite3_memory_used, "3.5.0";
     }
     optional {
         errstr: fn(c_int) -> *const c_char = sqlite3_errstr, "3.7.15";

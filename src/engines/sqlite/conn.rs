@@ -279,6 +279,14 @@ impl SqliteConn {
         self.extension.as_deref()
     }
 
+    /// The bytes SQLite's own allocator holds now, in this whole library (page caches, schemas,
+    /// statements): what an extension's own C heap use is told apart from. Zero on a build
+    /// that keeps no memory statistics (`SQLITE_DEFAULT_MEMSTATUS=0`).
+    pub fn library_memory_used(&self) -> u64 {
+        // SAFETY: sqlite3_memory_used takes no arguments and is safe from any thread.
+        unsafe { (self.api.memory_used)() }.max(0) as u64
+    }
+
     /// The value of a knob only a workload reads (`hnsw_ef_search`), as set on this connection.
     pub fn workload_knob(&self, name: &str) -> Option<&str> {
         self.workload_knobs

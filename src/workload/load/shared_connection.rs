@@ -157,7 +157,7 @@ impl<C: Client> Client for Serialized<'_, C> {
     fn check(&mut self) -> Result<(), WorkloadError> {
         self.inner.check()
     }
-    fn parts(&self) -> &[(usize, u64)] {
+    fn parts(&mut self) -> &[(usize, u64)] {
         self.inner.parts()
     }
     fn round_ends(&self) -> bool {

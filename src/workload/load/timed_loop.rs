@@ -327,7 +327,7 @@ struct Finished {
 /// its outcome and timed parts, and `--progress`'s totals. Returns its end.
 #[inline(always)]
 fn record<C: Client, const FULL: bool, const PHASED: bool>(
-    client: &C,
+    client: &mut C,
     course: &Course,
     shared: &Shared<'_>,
     rec: &mut Recorder,

@@ -470,7 +470,7 @@ impl Client for QueueClient<'_> {
         }
     }
 
-    fn parts(&self) -> &[(usize, u64)] {
+    fn parts(&mut self) -> &[(usize, u64)] {
         if self.drawn == Op::Claim {
             &self.parts
         } else {

@@ -586,7 +586,7 @@ impl Client for ScriptClient<'_> {
         }
     }
 
-    fn parts(&self) -> &[(usize, u64)] {
+    fn parts(&mut self) -> &[(usize, u64)] {
         &self.parts
     }
 }

@@ -12,14 +12,16 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
-/// The operation types, in report order: a k-nearest-neighbour query, an insert, and two
+/// The operation types, in report order: a k-nearest-neighbour query, an insert, and three
 /// parts of the query: how many of the k exact nearest it returned (a count, recorded in the
-/// latency's place) and the index's build at the trial's start (once per trial).
-pub const OPS: [&str; 4] = ["knn", "insert", "knn found", "index build"];
+/// latency's place), the index's build at the trial's start (once per trial), and the size
+/// that build left, in KiB (a count too, once per trial).
+pub const OPS: [&str; 5] = ["knn", "insert", "knn found", "index build", "index KiB"];
 pub const KNN: usize = 0;
 pub const INSERT: usize = 1;
 pub const FOUND: usize = 2;
 pub const BUILD: usize = 3;
+pub const SIZE: usize = 4;
 
 /// The index a trial queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,20 +52,24 @@ impl Implementation {
     /// The index of a connection: its engine's, or on SQLite the extension it loaded
     /// (`--knob extension=`); `Err` names what to give instead.
     pub fn of(conn: &mut dyn Connection) -> Result<Implementation, String> {
-        if conn.dialect() == Dialect::Duckdb {
-            return Ok(Implementation::DuckScan);
-        }
+        let dialect = conn.dialect();
         let loaded = conn
             .as_any_mut()
             .and_then(|a| a.downcast_mut::<crate::engines::sqlite::conn::SqliteConn>())
             .and_then(|c| c.extension().map(str::to_string));
-        let Some(value) = loaded else {
-            return Err(format!(
-                "the vector workload needs a vector index: SQLite with --knob extension=sqlite-vec@0.1.9 (or vectorlite@0.2.0), or --engine duckdb (array_distance); this {:?} connection has none",
-                conn.dialect()
-            ));
+        Implementation::choose(Some(dialect), loaded.as_deref())
+    }
+
+    /// The index an engine speaking `dialect` runs with the `extension` knob's value, if set;
+    /// `Err` names what to give instead.
+    pub fn choose(dialect: Option<Dialect>, extension: Option<&str>) -> Result<Implementation, String> {
+        if dialect == Some(Dialect::Duckdb) {
+            return Ok(Implementation::DuckScan);
+        }
+        let Some(value) = extension else {
+            return Err("the vector workload needs a vector index, and none is loaded: SQLite with --knob extension=sqlite-vec@0.1.9 (or vectorlite@0.2.0), or --engine duckdb (array_distance)".into());
         };
-        Implementation::of_extension(&value).ok_or_else(|| {
+        Implementation::of_extension(value).ok_or_else(|| {
             format!(
                 "--knob extension={value} is neither sqlite-vec nor vectorlite, the vector indexes this workload knows"
             )
@@ -195,6 +201,9 @@ pub struct VectorClient<'c> {
     next: usize,
     current: usize,
     found: [(usize, u64); 1],
+    /// The last query's answer (in `out`) is not counted yet: it is, after the clock stopped,
+    /// when the driver asks for its parts or its check ([`VectorClient::settle`]).
+    unsettled: bool,
     /// Queries whose answer missed an exact neighbour: (query number, found, k).
     missed: Option<(usize, u64, usize)>,
     out: Values,
@@ -253,6 +262,7 @@ impl<'c> VectorClient<'c> {
             next: 0,
             current: 0,
             found: [(FOUND, 0)],
+            unsettled: false,
             missed: None,
             out: Values::with_capacity(64, 64),
             text: String::new(),
@@ -278,27 +288,52 @@ impl<'c> VectorClient<'c> {
         }
     }
 
-    /// How many of the returned ids are as near as the exact answer's k-th: the exact answer's
-    /// own, and any other no farther (a tie, or another client's insert), by its true distance.
-    fn count_found(&mut self, q: &[f32], exact: &Exact) -> u64 {
-        let mut found = 0;
-        for i in 0..self.out.len() {
-            let id = match self.out.get(i) {
-                CellRef::Int(id) => id as u64,
-                other => other.number().map_or(0, |n| n as u64),
-            };
-            if exact.ids.contains(&id) {
-                found += 1;
-                continue;
-            }
-            self.space.vector(id, &mut self.scratch);
-            let d = self.settings.metric.distance(&self.scratch, q);
-            if d <= exact.radius * (1.0 + 1e-5) + 1e-6 {
-                found += 1;
-            }
+    /// Counts the last query's answer against its exact one, once, outside its timed region:
+    /// how many of the k nearest it found (its part), and whether an exact index missed one.
+    fn settle(&mut self) {
+        if !std::mem::take(&mut self.unsettled) {
+            return;
         }
-        found
+        let Drawn::Query { vector, exact } = &self.ops[self.current] else {
+            return;
+        };
+        let found = count_found(&self.out, &self.space, &self.settings, &mut self.scratch, vector, exact);
+        self.found[0].1 = found;
+        let k = self.settings.k;
+        if self.settings.implementation.exact() && (found as usize) < k.min(exact.ids.len()) {
+            self.missed = Some((self.current, found, k));
+        }
     }
+}
+
+/// How many of the ids in `out` are as near to `q` as the exact answer's k-th: the exact
+/// answer's own, and any other no farther (a tie, or another client's insert), by its true
+/// distance.
+fn count_found(
+    out: &Values,
+    space: &Space,
+    settings: &Settings,
+    scratch: &mut Vec<f32>,
+    q: &[f32],
+    exact: &Exact,
+) -> u64 {
+    let mut found = 0;
+    for i in 0..out.len() {
+        let id = match out.get(i) {
+            CellRef::Int(id) => id as u64,
+            other => other.number().map_or(0, |n| n as u64),
+        };
+        if exact.ids.contains(&id) {
+            found += 1;
+            continue;
+        }
+        space.vector(id, scratch);
+        let d = settings.metric.distance(scratch, q);
+        if d <= exact.radius * (1.0 + 1e-5) + 1e-6 {
+            found += 1;
+        }
+    }
+    found
 }
 
 impl Client for VectorClient<'_> {
@@ -311,47 +346,34 @@ impl Client for VectorClient<'_> {
         }
     }
 
+    /// Runs the drawn query or insert, and nothing else: its answer is counted afterwards,
+    /// untimed ([`VectorClient::settle`]).
     fn execute(&mut self) -> Result<bool, EngineError> {
-        let op = std::mem::replace(
-            &mut self.ops[self.current],
-            Drawn::Insert {
-                id: 0,
-                vector: Vec::new(),
-            },
-        );
-        let result = match &op {
+        match &self.ops[self.current] {
             Drawn::Query { vector, exact } => {
                 let v = Self::bind_vector(&self.settings, vector, &mut self.text, &mut self.bytes);
                 self.out.clear();
-                let rows = self.conn.run_values(self.query, &[v], &mut self.out);
-                rows.map(|rows| {
-                    let found = self.count_found(vector, exact);
-                    self.found[0].1 = found;
-                    let k = self.settings.k;
-                    if self.settings.implementation.exact() && (found as usize) < k.min(exact.ids.len()) {
-                        self.missed = Some((self.current, found, k));
-                    }
-                    rows as usize >= k.min(exact.ids.len())
-                })
+                let rows = self.conn.run_values(self.query, &[v], &mut self.out)?;
+                self.unsettled = true;
+                Ok(rows as usize >= self.settings.k.min(exact.ids.len()))
             }
             Drawn::Insert { id, vector } => {
                 let v = Self::bind_vector(&self.settings, vector, &mut self.text, &mut self.bytes);
                 self.conn.run(self.insert, &[Value::Int(*id as i64), v]).map(|n| n == 1)
             }
-        };
-        self.ops[self.current] = op;
-        result
+        }
     }
 
     fn hooks(&self) -> Hooks {
         Hooks {
             parts: true,
-            check: self.settings.implementation.exact(),
+            check: true,
             ..Hooks::default()
         }
     }
 
-    fn parts(&self) -> &[(usize, u64)] {
+    fn parts(&mut self) -> &[(usize, u64)] {
+        self.settle();
         match self.ops[self.current] {
             Drawn::Query { .. } => &self.found,
             Drawn::Insert { .. } => &[],
@@ -361,6 +383,7 @@ impl Client for VectorClient<'_> {
     /// An exact index must return every one of the k nearest: a query that missed one fails
     /// the trial.
     fn check(&mut self) -> Result<(), WorkloadError> {
+        self.settle();
         match self.missed.take() {
             Some((n, found, k)) => Err(WorkloadError::check_failed(
                 "vector",

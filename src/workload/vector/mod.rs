@@ -29,7 +29,7 @@ use crate::engines::{Connection, Dialect, EngineError, Value};
 use crate::model::op::OpType;
 use crate::model::params::{ParamKind, ParamSpec, Params};
 use crate::workload::recorder::Recorder;
-use client::{Implementation, Settings, Stream, VectorClient, BUILD, OPS};
+use client::{Implementation, Settings, Stream, VectorClient, BUILD, OPS, SIZE};
 use data::{Metric, Space};
 use std::sync::Arc;
 
@@ -146,21 +146,77 @@ fn refused(detail: String) -> WorkloadError {
     WorkloadError::check_failed("vector", detail)
 }
 
-/// The index a trial on `conn` runs, refused where it cannot run these parameters or this load.
+/// The index a trial on `conn` runs, refused where it cannot run these parameters or this load
+/// (the plan refused such a configuration already: [`Vector::check_configuration`]).
 fn implementation(conn: &mut dyn Connection, p: &Params, clients: u32) -> Result<Implementation, WorkloadError> {
     let imp = Implementation::of(conn).map_err(refused)?;
+    runs(imp, p, clients).map_err(refused)?;
+    Ok(imp)
+}
+
+/// Whether index `imp` runs parameters `p` with `clients` clients; `Err` says why not.
+fn runs(imp: Implementation, p: &Params, clients: u32) -> Result<(), String> {
     if p.choice("element") == "int8" && imp != Implementation::Vec0 {
-        return Err(refused(format!(
+        return Err(format!(
             "--param element=int8: {} has float32 vectors only; int8 runs on sqlite-vec",
             imp.name()
-        )));
-    }
-    if imp == Implementation::Hnsw && clients > 1 {
-        return Err(refused(
-            "vectorlite's HNSW index lives in the memory of the connection that built it, so no other client sees it; run it with one client".into(),
         ));
     }
-    Ok(imp)
+    if imp == Implementation::Hnsw && clients > 1 {
+        return Err(format!(
+            "--clients {clients}: vectorlite's HNSW index lives in the memory of the connection that built it, so no other client sees it; run it with one client"
+        ));
+    }
+    Ok(())
+}
+
+/// Where an index's size is read: `vec0`'s shadow tables in the database file (its pages), an
+/// HNSW index in the connection's memory (the C heap, [`crate::sys::heap`], less what SQLite's
+/// own allocator holds, so the page cache the build's reads filled is not counted); a scan has
+/// none.
+#[derive(Debug, Clone, Copy)]
+enum Footprint {
+    FileBytes(u64),
+    HeapBytes(u64),
+    None,
+}
+
+impl Footprint {
+    fn of(conn: &mut dyn Connection, imp: Implementation) -> Result<Footprint, EngineError> {
+        Ok(match imp {
+            Implementation::Vec0 => {
+                let mut pragma = |name: &str| -> Result<u64, EngineError> {
+                    Ok(conn
+                        .query_value(&format!("PRAGMA {name}"))?
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(0))
+                };
+                Footprint::FileBytes(pragma("page_count")? * pragma("page_size")?)
+            }
+            // The C heap less SQLite's own share of it: the build's reads grow the page cache.
+            Implementation::Hnsw => {
+                let sqlite = conn
+                    .as_any_mut()
+                    .and_then(|a| a.downcast_mut::<crate::engines::sqlite::conn::SqliteConn>())
+                    .map(|c| c.library_memory_used());
+                match (crate::sys::heap::allocated(), sqlite) {
+                    (Some(heap), Some(own)) => Footprint::HeapBytes(heap.saturating_sub(own)),
+                    _ => Footprint::None,
+                }
+            }
+            Implementation::DuckScan => Footprint::None,
+        })
+    }
+
+    /// The bytes added since `before`, where both were read the same way.
+    fn grown_since(self, before: Footprint) -> Option<u64> {
+        match (before, self) {
+            (Footprint::FileBytes(a), Footprint::FileBytes(b)) | (Footprint::HeapBytes(a), Footprint::HeapBytes(b)) => {
+                Some(b.saturating_sub(a))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The run's seed, which the population's vectors were drawn from, as populate stored it.
@@ -191,6 +247,19 @@ impl Workload for Vector {
             ));
         }
         Ok(())
+    }
+
+    fn check_configuration(
+        &self,
+        p: &Params,
+        engine: &crate::engines::kind::EngineKind,
+        knobs: &crate::model::knob::KnobSet,
+        clients: u32,
+    ) -> Result<(), String> {
+        let extension = knobs.get(crate::engines::sqlite::knobs::EXTENSION_KNOB);
+        let imp =
+            Implementation::choose(engine.dialect, extension).map_err(|e| format!("--engine {}: {e}", engine.name))?;
+        runs(imp, p, clients)
     }
 
     fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
@@ -251,11 +320,15 @@ impl Workload for Vector {
     fn run(&self, conn: &mut dyn Connection, trial: &Trial<'_>, rec: &mut Recorder) -> Result<(), WorkloadError> {
         let imp = implementation(conn, trial.params, trial.load.clients)?;
         let s = settings(trial.params, imp, conn);
+        let before = Footprint::of(conn, imp)?;
         let started = std::time::Instant::now();
         for sql in s.build_sql() {
             conn.execute_batch(&sql)?;
         }
         rec.record_outcome(BUILD, started.elapsed(), true);
+        if let Some(bytes) = Footprint::of(conn, imp)?.grown_since(before) {
+            rec.record_outcome_ns(SIZE, bytes.div_ceil(1024), true);
+        }
         load::drive(conn, self, trial, rec)
     }
 

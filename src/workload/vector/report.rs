@@ -6,7 +6,7 @@
 //! `recall_floor` and whose every query returned k rows; the others are named with why, as a
 //! verdict, not a footnote.
 
-use super::client::{Implementation, FOUND, INSERT, KNN, OPS};
+use super::client::{Implementation, FOUND, INSERT, KNN, OPS, SIZE};
 use crate::model::op::{decode, OpResult};
 use crate::model::record::{ConfigInfo, Manifest, TrialRecord};
 use crate::workload::{ReportSection, WorkloadReport};
@@ -27,6 +27,8 @@ pub struct Figures {
     pub p99_per_trial: Vec<f64>,
     pub qps_per_trial: Vec<f64>,
     pub build_ns_per_trial: Vec<f64>,
+    /// The index's size after its build, KiB, per trial.
+    pub size_kib_per_trial: Vec<f64>,
     pub insert_p50_per_trial: Vec<f64>,
 }
 
@@ -74,6 +76,8 @@ pub fn figures(config: usize, trials: &[TrialRecord]) -> Figures {
                 }
             } else if o.name == OPS[super::client::BUILD] && o.ops > 0 {
                 f.build_ns_per_trial.push(o.latency.mean_ns);
+            } else if o.name == OPS[SIZE] && o.ops > 0 {
+                f.size_kib_per_trial.push(o.latency.mean_ns);
             }
         }
     }
@@ -133,13 +137,16 @@ fn recall_words(r: Option<Recall>) -> String {
 
 /// The index a configuration ran, from its engine and its `extension` knob.
 fn index_of(c: &ConfigInfo) -> &'static str {
+    implementation_of(c).map_or("-", Implementation::name)
+}
+
+fn implementation_of(c: &ConfigInfo) -> Option<Implementation> {
     if c.engine.starts_with("duckdb") {
-        return Implementation::DuckScan.name();
+        return Some(Implementation::DuckScan);
     }
     c.knobs
         .get(crate::engines::sqlite::knobs::EXTENSION_KNOB)
         .and_then(Implementation::of_extension)
-        .map_or("-", Implementation::name)
 }
 
 /// What a configuration must reach to be ranked: recall@k and, where set, a p99 (ns).
@@ -259,6 +266,23 @@ pub fn answer(m: &Manifest, trials: &[TrialRecord], own: &[String]) -> Option<Ve
     Some(out)
 }
 
+/// An index's size in words: where it lives (`vec0`'s pages in the file, an HNSW index on the
+/// C heap) and how much; a scan has no index.
+fn size_words(c: &ConfigInfo, kib: Option<f64>) -> String {
+    let place = match implementation_of(c) {
+        Some(Implementation::Vec0) => "file",
+        Some(Implementation::Hnsw) => "heap",
+        Some(Implementation::DuckScan) => return "none (scan)".into(),
+        None => return "-".into(),
+    };
+    match kib {
+        Some(k) if k >= 10.0 * 1024.0 => format!("{:.0} MiB {place}", k / 1024.0),
+        Some(k) if k >= 1024.0 => format!("{:.1} MiB {place}", k / 1024.0),
+        Some(k) => format!("{k:.0} KiB {place}"),
+        None => "-".into(),
+    }
+}
+
 /// The table under the answer: every configuration's index, recall, latencies, rate, build
 /// and inserts.
 pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
@@ -279,6 +303,7 @@ pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
             format!("{:.0}", median(&f.qps_per_trial).unwrap_or(0.0)),
             f.short.to_string(),
             opt_ms(median(&f.build_ns_per_trial)),
+            size_words(c, median(&f.size_kib_per_trial)),
             if f.inserts > 0 {
                 opt_ms(median(&f.insert_p50_per_trial))
             } else {
@@ -300,6 +325,7 @@ pub fn sections(m: &Manifest, trials: &[TrialRecord]) -> Vec<ReportSection> {
             "q/s",
             "short",
             "build ms",
+            "index size",
             "insert p50 ms",
         ],
         rows,
@@ -320,11 +346,8 @@ impl WorkloadReport for VectorReport {
         sections(m, trials)
     }
 
-    fn operation_label(&self, op: &str, _p: &crate::model::params::Params) -> String {
-        match op {
-            "knn found" => "knn found (neighbours, not ns)".into(),
-            _ => op.to_string(),
-        }
+    fn is_count(&self, op: &str) -> bool {
+        op == OPS[FOUND] || op == OPS[SIZE]
     }
 }
 
