@@ -230,6 +230,12 @@ pub trait Workload: Sync {
     fn check_knobs(&self, _p: &Params, _knobs: &crate::model::knob::KnobSet) -> Result<(), String> {
         Ok(())
     }
+    /// The knobs of `knobs` that change nothing this workload, run with `p`, does in that
+    /// configuration (`vector`: vectorlite's `hnsw_*` beside sqlite-vec): the plan drops them
+    /// from it, and a configuration left equal to an earlier one runs once. None by default.
+    fn inert_knobs(&self, _p: &Params, _knobs: &crate::model::knob::KnobSet) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// Refuses a whole configuration this workload, run with `p`, cannot run: its engine, its
     /// knob values and its clients together (`vector`: SQLite with no vector extension loaded,
     /// vectorlite's in-memory index with two clients). `Err(the one line)`, before anything

@@ -82,7 +82,7 @@ fn sqlite_vec_and_vectorlite_compare_in_one_run_and_a_poor_index_is_a_verdict() 
         "{text}"
     );
     assert!(
-        answer.contains("#1 (extension=vectorlite@0.2.0): not ranked:"),
+        answer.contains("#1 (extension=vectorlite@0.2.0 hnsw_m=2 hnsw_ef_construction=1): not ranked:"),
         "{text}"
     );
     assert!(text.contains("vectorlite HNSW (approximate)"), "{text}");
@@ -214,5 +214,39 @@ fn duckdb_array_distance_is_the_exact_peer_beside_sqlite_vec() {
     assert!(
         v["manifest"]["configs"][1]["extension"].is_null(),
         "DuckDB loads no SQLite extension"
+    );
+}
+
+/// vectorlite's knobs beside sqlite-vec change nothing: sqlite-vec runs once, not once per
+/// `hnsw_ef_search` value under labels that name a knob it never read; a `--knob` that acts
+/// in no configuration at all is refused. Both are the plan's (`--dry-run`: nothing fetched).
+#[test]
+fn hnsw_knobs_multiply_only_vectorlite_and_alone_are_refused() {
+    let sb = Sandbox::new();
+    let mut args = TINY.to_vec();
+    args.extend([
+        "--knob",
+        "extension=sqlite-vec@0.1.9,vectorlite@0.2.0",
+        "--knob",
+        "hnsw_ef_search=10,64",
+        "--dry-run",
+    ]);
+    let out = output(&mut sb.run(&args));
+    assert_success(&out);
+    let text = stdout(&out).split_whitespace().collect::<Vec<_>>().join(" ");
+    for want in [
+        "workload vector, 3 configurations",
+        "#0 engine sqlite, knobs busy_timeout=5000 (workload vector default) extension=sqlite-vec@0.1.9 #1 engine",
+        "extension=vectorlite@0.2.0 hnsw_ef_search=10",
+        "extension=vectorlite@0.2.0 hnsw_ef_search=64",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    let mut args = TINY.to_vec();
+    args.extend(["--knob", "extension=sqlite-vec@0.1.9", "--knob", "hnsw_m=4"]);
+    let out = output(&mut sb.run(&args));
+    assert_error_line(
+        &out,
+        &["--knob hnsw_m: changes nothing in any configuration of this vector run"],
     );
 }

@@ -78,12 +78,41 @@ pub(super) fn knob_sets(args: &RunArgs, jobs: &mut [Job], choices: &[EngineChoic
         }
         job.sets = sets;
     }
+    for job in jobs.iter_mut() {
+        drop_inert_knobs(job)?;
+    }
     if args.vary_one && user_axes.is_empty() {
         return Err(Failure(
             "--vary-one needs at least one --knob with several values".into(),
         ));
     }
     Ok(())
+}
+
+/// Takes out of each knob set what its workload says changes nothing there
+/// ([`crate::workload::Workload::inert_knobs`]), and the sets that leaves equal to an earlier
+/// one: `--knob extension=sqlite-vec@0.1.9,vectorlite@0.2.0 --knob hnsw_ef_search=10,64` runs
+/// sqlite-vec once and vectorlite twice, not sqlite-vec twice under two labels.
+/// A `--knob` that changes nothing in any configuration is refused, naming it.
+fn drop_inert_knobs(job: &mut Job) -> Result<(), Failure> {
+    let mut kept: Vec<(Option<Pick>, KnobSet)> = Vec::with_capacity(job.sets.len());
+    let mut live: Vec<String> = Vec::new();
+    for (pick, mut ks) in std::mem::take(&mut job.sets) {
+        let inert = job.workload.inert_knobs(&job.params, &ks);
+        ks.0.retain(|k| !inert.contains(&k.name.as_str()));
+        live.extend(ks.0.iter().map(|k| k.name.clone()));
+        if !kept.iter().any(|(p, k)| *p == pick && *k == ks) {
+            kept.push((pick, ks));
+        }
+    }
+    job.sets = kept;
+    match job.user_knobs.iter().find(|k| !live.contains(k)) {
+        Some(k) => Err(Failure(format!(
+            "--knob {k}: changes nothing in any configuration of this {} run (docs/knobs.md says what reads it); leave it out, or add a configuration that reads it",
+            job.workload.kind().name
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `--knob extension=...` on a run none of whose engines loads extensions: refused naming the

@@ -262,6 +262,15 @@ impl Workload for Vector {
         runs(imp, p, clients)
     }
 
+    /// vectorlite's `hnsw_*` beside any other index: only vectorlite reads them.
+    fn inert_knobs(&self, _p: &Params, knobs: &crate::model::knob::KnobSet) -> Vec<&'static str> {
+        let extension = knobs.get(crate::engines::sqlite::knobs::EXTENSION_KNOB);
+        match extension.and_then(Implementation::of_extension) {
+            Some(Implementation::Hnsw) => Vec::new(),
+            _ => crate::engines::sqlite::knobs::HNSW_KNOBS.to_vec(),
+        }
+    }
+
     fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
         if crate::engines::sqlite::knobs::HNSW_KNOBS.contains(&knob) {
             return Ok(());
