@@ -98,7 +98,23 @@ impl Budget {
             Budget::Time(duration)
         }
     }
+
+    /// The budget of a workload whose trials run its `operations` parameter's count, or its
+    /// `duration` where one is given ([`OPERATIONS_OR_DURATION`]).
+    pub fn operations_or_duration(params: &Params) -> Budget {
+        Budget::timed_or(
+            params.duration(OPERATIONS_OR_DURATION.duration),
+            Budget::Count(params.count(OPERATIONS_OR_DURATION.count)),
+        )
+    }
 }
+
+/// The stop parameters of the workloads whose trials end on `operations` or `duration` (YCSB,
+/// aging and the search workloads): [`Streams::stop_params`] and [`Budget::operations_or_duration`].
+pub const OPERATIONS_OR_DURATION: crate::model::stop_rule::StopParams = crate::model::stop_rule::StopParams {
+    count: "operations",
+    duration: "duration",
+};
 
 /// A workload whose operations are independent transactions, offered to the load driver: what
 /// a workload implements. The driver's client loop is compiled once per implementation, over

@@ -268,14 +268,11 @@ impl Streams for Aging {
     type Client<'c> = AgingClient<'c>;
 
     fn budget(&self, p: &Params) -> Budget {
-        Budget::timed_or(p.duration("duration"), Budget::Count(p.count("operations")))
+        Budget::operations_or_duration(p)
     }
 
     fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
-        Some(crate::model::stop_rule::StopParams {
-            count: "operations",
-            duration: "duration",
-        })
+        Some(load::OPERATIONS_OR_DURATION)
     }
 
     fn client<'c>(

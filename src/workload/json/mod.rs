@@ -273,14 +273,11 @@ impl Streams for Json {
     type Client<'c> = JsonClient<'c>;
 
     fn budget(&self, params: &Params) -> Budget {
-        Budget::timed_or(params.duration("duration"), Budget::Count(params.count("operations")))
+        Budget::operations_or_duration(params)
     }
 
     fn stop_params(&self) -> Option<crate::model::stop_rule::StopParams> {
-        Some(crate::model::stop_rule::StopParams {
-            count: "operations",
-            duration: "duration",
-        })
+        Some(load::OPERATIONS_OR_DURATION)
     }
 
     fn client<'c>(
