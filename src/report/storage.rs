@@ -144,7 +144,11 @@ pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Op
             failed_share: failed(best),
             slept: slept_of(trials, best.config),
             throttle: cfg.storage.as_ref().and_then(|s| s.throttle.as_ref()).map(|t| {
-                let limits: Vec<&str> = t.limits.iter().map(|(_, l)| l.as_str()).collect();
+                let limits: Vec<String> = t
+                    .limits
+                    .iter()
+                    .map(|(file, l)| format!("{} {l}", file.trim_start_matches("blkio.throttle.")))
+                    .collect();
                 format!("{} in {}", limits.join("; "), t.cgroup.display())
             }),
         });

@@ -192,7 +192,9 @@ pub(super) fn expand(
                 false => storages.iter().map(Some).collect(),
             };
             for scheduler in scheds {
-                for storage in &stores {
+                // The kernel throttles a device: a throttled storage runs only where
+                // litebench made one.
+                for storage in stores.iter().filter(|s| on_device || !s.is_some_and(|s| s.throttled())) {
                     configs.push(Configuration {
                         index: configs.len(),
                         fs,
