@@ -66,6 +66,9 @@ struct ConfigView {
     presets: Vec<&'static str>,
     fs: Option<String>,
     scheduler: Option<String>,
+    /// `--storage`: the value and its kind (`sync=2ms (emulated)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    storage: Option<String>,
     /// A sweep's point: its load in words (absent without a sweep).
     #[serde(skip_serializing_if = "Option::is_none")]
     load: Option<String>,
@@ -247,6 +250,7 @@ fn config_view(plan: &Plan, c: &Configuration) -> ConfigView {
         engine,
         fs,
         scheduler: c.scheduler.clone(),
+        storage: c.storage.as_ref().map(|s| format!("{} ({})", s.text, s.kind())),
         load: c.load.as_ref().map(|l| l.describe()),
     }
 }
@@ -275,6 +279,9 @@ fn config_line(c: &ConfigView) -> String {
     }
     if let Some(s) = &c.scheduler {
         parts.push(format!("scheduler {s}"));
+    }
+    if let Some(s) = &c.storage {
+        parts.push(format!("storage {s}"));
     }
     if let Some(l) = &c.load {
         parts.push(l.clone());

@@ -55,6 +55,9 @@ pub struct ClientSpec {
     /// `--progress` (not part of a stored load shape, so not in `load`'s JSON).
     #[serde(default)]
     pub progress: bool,
+    /// `--storage`'s emulated delays, slept in this process as in the driver's.
+    #[serde(default)]
+    pub storage: Option<crate::model::storage::StorageSpec>,
 }
 
 /// A started client process, ready to go.
@@ -345,6 +348,12 @@ fn run_client(
         path: spec.db.clone(),
     };
     let mut conn = crate::bench::connect::connect_configured(engine.as_ref(), &db, &spec.knobs, spec.allow_unverified)?;
+    // On once the connection is set up, as the driver's are for its trial.
+    let _emulated = spec
+        .storage
+        .as_ref()
+        .filter(|s| s.emulated())
+        .map(|s| crate::sys::storage_delay::activate(s.delays, spec.seed));
     let rec = Recorder::of_types(
         &workload.operation_types(&spec.params, choice.kind.dialect),
         engine.io_counters(),

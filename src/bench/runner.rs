@@ -116,6 +116,8 @@ pub enum RunError {
     Input(String),
     #[error(transparent)]
     Scheduler(#[from] crate::testbed::scheduler::SchedulerError),
+    #[error(transparent)]
+    Throttle(#[from] crate::testbed::throttle::ThrottleError),
     /// `--measure instructions` could not count a trial (the message says why and what to do).
     #[error("{0}")]
     Instructions(String),
@@ -169,6 +171,7 @@ impl Connector for MoreConnections<'_> {
             seed,
             load: load.clone(),
             progress: load.progress,
+            storage: self.cfg.storage.as_ref().map(|s| s.spec.clone()),
         })
     }
 }
@@ -714,10 +717,40 @@ fn measure(
     let Some(mut prepared) = prepare(&at)? else {
         return Ok(None);
     };
-    if !run_workload(&at, &mut prepared)? {
+    let on_storage = storage_on(cfg, seed)?;
+    let ran = run_workload(&at, &mut prepared)?;
+    drop(on_storage);
+    if !ran {
         return Ok(None);
     }
     harvest(&at, prepared)
+}
+
+/// `--storage` in force for the workload's run: the emulated delays on (seeded by the trial),
+/// and this process inside the cgroup that throttles the configuration's device. Both end when
+/// the returned guards drop, whatever happened.
+fn storage_on(
+    cfg: &ConfigInfo,
+    seed: u64,
+) -> Result<
+    (
+        Option<crate::sys::storage_delay::Active>,
+        Option<crate::testbed::throttle::Entered>,
+    ),
+    RunError,
+> {
+    let Some(s) = &cfg.storage else {
+        return Ok((None, None));
+    };
+    let entered = match &s.throttle {
+        Some(t) => Some(crate::testbed::throttle::enter(t)?),
+        None => None,
+    };
+    let emulated = s
+        .spec
+        .emulated()
+        .then(|| crate::sys::storage_delay::activate(s.spec.delays, seed));
+    Ok((emulated, entered))
 }
 
 /// Everything a trial needs before its clock starts, so that the clock times the workload

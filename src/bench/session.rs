@@ -17,6 +17,7 @@ use crate::bench::plan::{Guest, Job, Plan};
 use crate::bench::runner::{self, Bound, End, JobPlan, Places, RunError, Sink};
 use crate::engines::Engine;
 use crate::model::record::{GuestInfo, Manifest, ProcessSyncs, TemplateRecord, TrialRecord};
+use crate::model::storage::{StorageSpec, ThrottleInfo};
 use crate::report::{Statistics, DEFAULT_NOISE};
 use crate::store::unsaved::{self, UnsavedRun};
 use crate::store::{Begun, Store, StoreError};
@@ -25,6 +26,7 @@ use crate::sys::scratch::{Scratch, HARNESS_SYNCS};
 use crate::sys::signals::EXIT_INTERRUPTED;
 use crate::testbed::fsmount::Filesystems;
 use crate::testbed::scheduler_device::DeviceScheduler;
+use crate::testbed::throttle::Cgroup;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -157,6 +159,9 @@ struct Testbed {
     // Dropped in declaration order: engines before the filesystems they keep files on, the
     // device's scheduler put back, the scratch directory last.
     engines: Vec<Box<dyn Engine>>,
+    /// `--storage iops=,bw=`: a throttling cgroup per filesystem and storage value, removed
+    /// before the filesystems are unmounted.
+    cgroups: Vec<(usize, String, Cgroup)>,
     filesystems: Option<Filesystems>,
     /// Held for its drop, which puts the device's own scheduler back.
     _device_scheduler: Option<DeviceScheduler>,
@@ -196,6 +201,7 @@ impl Testbed {
                 crate::testbed::scheduler::check_offered(dev, &plan.schedulers)?;
             }
         }
+        let cgroups = throttles(plan, filesystems.as_ref())?;
         let mut engines = Vec::new();
         for c in &plan.choices {
             engines.push(c.open(&scratch, plan.trials.memory)?);
@@ -207,11 +213,43 @@ impl Testbed {
         }
         Ok(Testbed {
             engines,
+            cgroups,
             filesystems,
             _device_scheduler: device_scheduler,
             scratch,
         })
     }
+}
+
+impl Testbed {
+    /// The throttle of storage `s` on filesystem `fs`, where the kernel limits it.
+    fn cgroup_of(&self, fs: Option<usize>, s: &StorageSpec) -> Option<ThrottleInfo> {
+        let fs = fs?;
+        self.cgroups
+            .iter()
+            .find(|(f, t, _)| *f == fs && *t == s.text)
+            .map(|(_, _, c)| c.info().clone())
+    }
+}
+
+/// `--storage iops=,bw=`: a cgroup limiting each block device litebench built, per throttled
+/// storage value; a throttle the kernel refuses stops the run before anything is measured.
+fn throttles(plan: &Plan, filesystems: Option<&Filesystems>) -> Result<Vec<(usize, String, Cgroup)>, Failure> {
+    let mut made = Vec::new();
+    let Some(f) = filesystems else {
+        return Ok(made);
+    };
+    for s in plan.storages.iter().filter(|s| s.throttled()) {
+        for i in 0..f.len() {
+            let Some(dev) = f.info(i).and_then(|info| info.block_device()) else {
+                continue;
+            };
+            let cgroup = Cgroup::create(std::path::Path::new(dev), &s.throttle)
+                .map_err(|e| Failure(format!("--storage {}: {e}", s.text)))?;
+            made.push((i, s.text.clone(), cgroup));
+        }
+    }
+    Ok(made)
 }
 
 /// The machine and the storage under the scratch directory, as every run's manifest states them.
@@ -314,6 +352,11 @@ fn bind(plan: &Plan, job: &Job, bed: &Testbed) -> Vec<Bound> {
                     fs,
                     scheduler: c.scheduler.clone(),
                     scheduler_device: c.scheduler.as_ref().and(plan.scheduler_device.clone()),
+                    storage: c.storage.as_ref().map(|s| crate::model::storage::StorageInfo {
+                        spec: s.clone(),
+                        kind: s.kind().to_string(),
+                        throttle: bed.cgroup_of(c.fs, s),
+                    }),
                     load: c.load.clone(),
                     extension: None,
                 },

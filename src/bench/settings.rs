@@ -101,6 +101,12 @@ pub struct RunArgs {
     /// trial and read back; its original scheduler is put back however the run ends.
     #[arg(long, value_name = "DEV", requires = "schedulers")]
     pub scheduler_device: Option<String>,
+    /// The disk as an axis: `none`, emulated delays slept by litebench's VFS after each call
+    /// (`sync=2ms`, `sync=lognormal(1ms,0.5)`, `read=`, `write=`), the kernel's limits on the
+    /// `--fs` loop device (`iops=3000,bw=125MB`), or a preset (`ebs-gp3`); values separated by
+    /// commas (`none,sync=1ms,sync=4ms`) or `;`. See docs/storage.md.
+    #[arg(long, value_name = "SPEC,...")]
+    pub storage: Option<String>,
     /// Name the stored run (unique in the store), e.g. `wal-baseline`: every command that takes
     /// a run id takes the name too (`compare wal-baseline 12`).
     #[arg(long, value_name = "NAME", value_parser = parse_name)]

@@ -248,6 +248,7 @@ pub(crate) mod tests {
             fs: None,
             scheduler: None,
             scheduler_device: None,
+            storage: None,
             load: None,
             extension: None,
         }

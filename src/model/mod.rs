@@ -21,3 +21,4 @@ pub mod record;
 pub mod role_op;
 pub mod series;
 pub mod stop_rule;
+pub mod storage;

@@ -47,6 +47,9 @@ pub struct ConfigInfo {
     /// before each trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_device: Option<String>,
+    /// `--storage`: the disk it ran on, emulated or throttled, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<crate::model::storage::StorageInfo>,
     /// Its own load shape, where the run sweeps one (`--clients 1,2,4`, `--rate`,
     /// `--client-mode` with several values); absent where every configuration has the run's
     /// ([`Manifest::load`]).

@@ -37,6 +37,7 @@ pub mod run_workload;
 pub mod schedule;
 pub mod stalls;
 pub mod stats;
+pub mod storage;
 pub mod stored;
 pub mod summary;
 pub mod table;
@@ -110,6 +111,10 @@ pub struct Report<'a> {
     /// A sweep's scaling curves (`--clients 1,2,4`, `--rate 100,300`); absent without one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub curves: Vec<curve::Curve>,
+    /// `--storage`: the answer at each storage value, and whether it was emulated; absent
+    /// without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage: Option<storage::StorageCurve>,
     /// Only for a run that just finished in this process (used by the strace cross-check).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process_syncs: Option<ProcessSyncs>,
@@ -186,6 +191,7 @@ impl<'a> Report<'a> {
             side_by_side: (m.configs.len() > 1)
                 .then(|| pivot::side_by_side(m, w, &stats, input.trials, &ops, metric, input.baseline)),
             curves: curve::curves(m, &stats, input.trials),
+            storage: storage::curve(m, &summary, input.trials),
             summary,
             statistics: stats,
             run: input.run,

@@ -389,6 +389,7 @@ fn whole_document(report: &Report<'_>, md: bool) -> String {
         out += &format!("answer: {}\n\n", answer.join(" "));
     }
     out += &super::curve::section(&report.curves, &report.unit(), md);
+    out += &super::storage::section(report.storage.as_ref(), &report.unit(), md);
     out += &history_section(report, md);
     out += &lead_sections(report, md);
     let (headers, body) = summary_table(&report.summary, &report.unit(), report.metric);
@@ -425,6 +426,7 @@ fn whole_document(report: &Report<'_>, md: bool) -> String {
         let (headers, rows) = footprint_table(report);
         out += &table(&headers, &rows, md);
     }
+    out += &storage_again(report);
     out += "\n";
     out += &heading("reporting checklist (APSys'17)", md);
     let (headers, rows) = checklist_table(report);
@@ -436,6 +438,15 @@ fn whole_document(report: &Report<'_>, md: bool) -> String {
         }
     }
     out
+}
+
+/// `--storage`'s lines again at the foot of the numbers: an emulated run is said to be one
+/// below them as above them (nothing without `--storage`).
+fn storage_again(report: &Report<'_>) -> String {
+    match &report.storage {
+        Some(c) => format!("\n{}", super::storage::footer(c)),
+        None => String::new(),
+    }
 }
 
 /// The workload's own tables that lead its report ([`crate::workload::ReportSection::lead`]:
@@ -507,6 +518,7 @@ fn compact_body(report: &Report<'_>) -> String {
         out += &format!("answer: {}\n\n", answer.join(" "));
     }
     out += &super::curve::section(&report.curves, &report.unit(), false);
+    out += &super::storage::section(report.storage.as_ref(), &report.unit(), false);
     out += &history_section(report, false);
     out += &lead_sections(report, false);
     out += &match &c.common {
@@ -547,6 +559,7 @@ fn compact_body(report: &Report<'_>) -> String {
         let (headers, rows) = footprint_table(report);
         out += &table(&headers, &rows, false);
     }
+    out += &storage_again(report);
     let unknown: Vec<&str> = report
         .checklist
         .iter()

@@ -471,6 +471,7 @@ mod tests {
             fs: None,
             scheduler: None,
             scheduler_device: None,
+            storage: None,
             load: None,
             extension: None,
         }

@@ -145,6 +145,8 @@ pub struct IoCounters {
     /// Which counters a thread's tally belongs to ([`IoCounters::thread_snapshot`]); never 0.
     id: u64,
     classes: [ClassCounters; 5],
+    /// `--storage`'s emulated delays slept after the calls, per operation: count, nanoseconds.
+    slept: [AtomicU64; 6],
 }
 
 impl Default for IoCounters {
@@ -153,6 +155,7 @@ impl Default for IoCounters {
         IoCounters {
             id: NEXT.fetch_add(1, Relaxed),
             classes: Default::default(),
+            slept: Default::default(),
         }
     }
 }
@@ -206,13 +209,38 @@ impl IoCounters {
 
     /// A copy of every counter: the whole process's counts.
     pub fn snapshot(&self) -> IoSnapshot {
+        let s = |i: usize| self.slept[i].load(Relaxed);
         IoSnapshot {
             main: self.classes[0].snapshot(),
             journal: self.classes[1].snapshot(),
             wal: self.classes[2].snapshot(),
             temp: self.classes[3].snapshot(),
             other: self.classes[4].snapshot(),
+            slept: SleptIo {
+                syncs: s(0),
+                sync_ns: s(1),
+                reads: s(2),
+                read_ns: s(3),
+                writes: s(4),
+                write_ns: s(5),
+            },
         }
+    }
+
+    /// Counts one emulated delay of `op` that slept `ns` nanoseconds (`--storage sync=2ms`),
+    /// in the process's counts and the calling thread's where it is enrolled.
+    pub fn slept(&self, op: DelayedOp, ns: u64) {
+        let i = op as usize * 2;
+        self.slept[i].fetch_add(1, Relaxed);
+        self.slept[i + 1].fetch_add(ns, Relaxed);
+        THREAD.with(|t| {
+            if t.owner.get() == self.id {
+                let mut io = t.io.borrow_mut();
+                let (n, sum) = io.slept.of_mut(op);
+                *n += 1;
+                *sum += ns;
+            }
+        });
     }
 
     /// The calling thread's counts: what was bumped on this thread since it was enrolled with
@@ -239,6 +267,75 @@ pub struct IoSnapshot {
     pub wal: ClassIo,
     pub temp: ClassIo,
     pub other: ClassIo,
+    /// `--storage`'s emulated delays slept (absent from JSON where nothing was emulated).
+    #[serde(default, skip_serializing_if = "SleptIo::is_zero")]
+    pub slept: SleptIo,
+}
+
+/// The operations an emulated storage delays ([`crate::sys::storage_delay`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DelayedOp {
+    Sync = 0,
+    Read = 1,
+    Write = 2,
+}
+
+/// The emulated delays slept, per operation: how many and their nanoseconds summed. Counted
+/// where they were slept, so a reader sees the delay actually added (a sleep's overshoot
+/// included), not the one asked for.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SleptIo {
+    pub syncs: u64,
+    pub sync_ns: u64,
+    pub reads: u64,
+    pub read_ns: u64,
+    pub writes: u64,
+    pub write_ns: u64,
+}
+
+impl SleptIo {
+    /// Nothing slept.
+    pub const ZERO: SleptIo = SleptIo {
+        syncs: 0,
+        sync_ns: 0,
+        reads: 0,
+        read_ns: 0,
+        writes: 0,
+        write_ns: 0,
+    };
+
+    /// Whether nothing was slept.
+    pub fn is_zero(&self) -> bool {
+        *self == SleptIo::ZERO
+    }
+
+    /// The count and nanoseconds of one operation.
+    pub fn of(&self, op: DelayedOp) -> (u64, u64) {
+        match op {
+            DelayedOp::Sync => (self.syncs, self.sync_ns),
+            DelayedOp::Read => (self.reads, self.read_ns),
+            DelayedOp::Write => (self.writes, self.write_ns),
+        }
+    }
+
+    fn of_mut(&mut self, op: DelayedOp) -> (&mut u64, &mut u64) {
+        match op {
+            DelayedOp::Sync => (&mut self.syncs, &mut self.sync_ns),
+            DelayedOp::Read => (&mut self.reads, &mut self.read_ns),
+            DelayedOp::Write => (&mut self.writes, &mut self.write_ns),
+        }
+    }
+
+    fn zip(&self, o: &SleptIo, f: impl Fn(u64, u64) -> u64) -> SleptIo {
+        SleptIo {
+            syncs: f(self.syncs, o.syncs),
+            sync_ns: f(self.sync_ns, o.sync_ns),
+            reads: f(self.reads, o.reads),
+            read_ns: f(self.read_ns, o.read_ns),
+            writes: f(self.writes, o.writes),
+            write_ns: f(self.write_ns, o.write_ns),
+        }
+    }
 }
 
 impl IoSnapshot {
@@ -249,6 +346,7 @@ impl IoSnapshot {
         wal: ClassIo::ZERO,
         temp: ClassIo::ZERO,
         other: ClassIo::ZERO,
+        slept: SleptIo::ZERO,
     };
 
     /// The counts of one class, to add to.
@@ -281,6 +379,7 @@ impl IoSnapshot {
             wal: self.wal.since(&earlier.wal),
             temp: self.temp.since(&earlier.temp),
             other: self.other.since(&earlier.other),
+            slept: self.slept.zip(&earlier.slept, u64::saturating_sub),
         }
     }
 
@@ -292,6 +391,7 @@ impl IoSnapshot {
             wal: self.wal.plus(&other.wal),
             temp: self.temp.plus(&other.temp),
             other: self.other.plus(&other.other),
+            slept: self.slept.zip(&other.slept, |a, b| a + b),
         }
     }
 

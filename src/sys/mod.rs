@@ -23,5 +23,6 @@ pub mod regular;
 pub mod scratch;
 pub mod sidecar;
 pub mod signals;
+pub mod storage_delay;
 pub mod trusted;
 pub mod valgrind;

@@ -9,3 +9,4 @@ pub mod leftovers;
 pub mod qualify;
 pub mod scheduler;
 pub mod scheduler_device;
+pub mod throttle;

@@ -279,6 +279,7 @@ mod tests {
                 fs: None,
                 scheduler: None,
                 scheduler_device: None,
+                storage: None,
                 load: None,
                 extension: None,
             })

@@ -49,6 +49,7 @@ mod sidecar;
 mod speedtest1;
 mod ssb_gen;
 mod stalls;
+mod storage;
 mod store;
 mod store_locks;
 mod store_schema;

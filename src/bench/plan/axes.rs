@@ -139,7 +139,8 @@ fn refuse_extension_without_sqlite(knobs: &[String], choices: &[EngineChoice]) -
 
 /// A job's configurations in run order: each engine's knob sets (each with the knobs that
 /// engine has, so sets that become identical for it run once, named after every preset they
-/// stand for), each on every filesystem, each under every scheduler that applies there.
+/// stand for), each on every filesystem, each under every scheduler that applies there, each on every
+/// `--storage`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn expand(
     job: &Job,
@@ -149,6 +150,7 @@ pub(super) fn expand(
     filesystems: &[FsSpec],
     schedulers: &[String],
     scheduler_device: bool,
+    storages: &[crate::model::storage::StorageSpec],
 ) -> Vec<Configuration> {
     let wl = job.workload;
     // The knob sets per engine, before filesystems and schedulers multiply them.
@@ -176,6 +178,7 @@ pub(super) fn expand(
                 pick: *pick,
                 fs: None,
                 scheduler: None,
+                storage: None,
                 load: None,
                 axis: String::new(),
             });
@@ -212,13 +215,23 @@ pub(super) fn expand(
             } else {
                 vec![None]
             };
+            // `--storage` varies fastest: its curve is read configuration by configuration.
+            let stores: Vec<Option<&crate::model::storage::StorageSpec>> = match storages.is_empty() {
+                true => vec![None],
+                false => storages.iter().map(Some).collect(),
+            };
             for scheduler in scheds {
-                configs.push(Configuration {
-                    index: configs.len(),
-                    fs,
-                    scheduler: scheduler.cloned(),
-                    ..set.clone()
-                });
+                // The kernel throttles a device: a throttled storage runs only where
+                // litebench made one.
+                for storage in stores.iter().filter(|s| on_device || !s.is_some_and(|s| s.throttled())) {
+                    configs.push(Configuration {
+                        index: configs.len(),
+                        fs,
+                        scheduler: scheduler.cloned(),
+                        storage: storage.cloned(),
+                        ..set.clone()
+                    });
+                }
             }
         }
     }

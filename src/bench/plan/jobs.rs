@@ -34,6 +34,8 @@ pub struct Configuration {
     pub fs: Option<usize>,
     /// Its `--scheduler`.
     pub scheduler: Option<String>,
+    /// Its `--storage` value.
+    pub storage: Option<crate::model::storage::StorageSpec>,
     /// Its own load shape in a sweep (`--clients 1,2,4`...); `None`: the run's ([`Plan::load`]).
     pub load: Option<LoadShape>,
     /// The sweep's values that name it (`clients=4`); empty without a sweep.
@@ -41,7 +43,7 @@ pub struct Configuration {
 }
 
 impl Configuration {
-    /// Its label: `[fs ][scheduler ][engine ][presets ]knobs[ sweep]`, the engine named only where the
+    /// Its label: `[storage ][fs ][scheduler ][engine ][presets ]knobs[ sweep]`, the engine named only where the
     /// run has several (`engine`: `None`).
     pub fn label(&self, engine: Option<&str>, fs: Option<&str>) -> String {
         let mut label = match (self.knobs.0.is_empty(), self.axis.is_empty()) {
@@ -52,7 +54,8 @@ impl Configuration {
         if !self.presets.is_empty() {
             label = format!("{} {label}", self.presets.join("+"));
         }
-        for part in [engine, self.scheduler.as_deref(), fs].into_iter().flatten() {
+        let storage = self.storage.as_ref().map(|s| s.text.as_str());
+        for part in [engine, self.scheduler.as_deref(), fs, storage].into_iter().flatten() {
             label = format!("{part} {label}");
         }
         label

@@ -4,7 +4,7 @@
 //! A run is one or more jobs (one workload with one set of parameters each), each with knob
 //! sets to interleave, run on every engine named. Presets (`--preset`) add knob sets labelled
 //! with their name; presets of another workload or other parameters become further jobs. Each
-//! job's configurations (engine x knob set x filesystem x scheduler) are expanded here, so the
+//! job's configurations (engine x knob set x filesystem x scheduler x storage) are expanded here, so the
 //! plan says what will run before an engine is opened (`--dry-run` prints it).
 //!
 //! Everything a user can get wrong is checked here, so a bad flag costs nothing: no scratch
@@ -17,7 +17,8 @@
 //! One module per part of the plan, each importing only those before it: [`jobs`] (workloads,
 //! parameters, stop rules, shards), [`knob_reach`], [`axes`] (knob sets into configurations),
 //! [`load`] (the load points of a sweep), [`clients`] (what each engine does with them),
-//! [`cast`] (`--cast`'s one point), [`placement`] (filesystems and the guest), [`output`].
+//! [`cast`] (`--cast`'s one point), [`placement`] (filesystems and the guest), [`storage`]
+//! (`--storage`'s values), [`output`].
 
 mod axes;
 mod cast;
@@ -27,6 +28,7 @@ mod knob_reach;
 mod load;
 mod output;
 mod placement;
+mod storage;
 
 use crate::base::Failure;
 use crate::bench::settings::RunArgs;
@@ -65,6 +67,8 @@ pub struct Plan {
     pub schedulers: Vec<String>,
     /// `--scheduler-device`: a real block device that also gets each scheduler.
     pub scheduler_device: Option<String>,
+    /// `--storage`: the storages every configuration runs on (empty: the disk as it is).
+    pub storages: Vec<crate::model::storage::StorageSpec>,
     /// `--clients`, `--rate`, `--arrival`, `--latency-limit`, `--max-tries`: the load shape, or
     /// in a sweep the first point's (each configuration has its own).
     pub load: LoadShape,
@@ -172,6 +176,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     check_engines_run(args, &choices, &jobs)?;
     let (filesystems, fs_size_bytes) = plan_filesystems(args, &choices)?;
     let schedulers = crate::testbed::scheduler::parse_all(&args.schedulers)?;
+    let storages = storage::plan_storages(args, &choices, &filesystems)?;
     let mut skipped = Vec::new();
     let points = match &args.cast {
         Some(path) => cast_points(args, path, &jobs)?,
@@ -213,6 +218,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
             &filesystems,
             &schedulers,
             args.scheduler_device.is_some(),
+            &storages,
         );
     }
     check_configurations(&jobs, &choices, &points)?;
@@ -239,6 +245,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
         fs_size_bytes,
         schedulers,
         scheduler_device: args.scheduler_device.clone(),
+        storages,
         load,
         warnings,
         trials: Trials {

@@ -15,10 +15,14 @@
 //! sync (with the directory sync the unix VFS makes) and delete of the files SQLite opens
 //! there. The durability verifier records its crash-state model this way, so it sees exactly
 //! the calls any SQLite build litebench loads makes, through the same code as every benchmark.
+//!
+//! And it can *slow* them: while a trial's `--storage sync=2ms` is on, every sync, read or
+//! write of the database, its journal and its WAL is followed by the emulated delay
+//! ([`crate::sys::storage_delay`]), slept after the real call on the calling thread.
 
 use super::api::{sqlite3_file, sqlite3_vfs, Api};
 use super::guard::{self, Fault};
-use crate::sys::iocount::{Bumps, FileClass, IoCounters};
+use crate::sys::iocount::{Bumps, DelayedOp, FileClass, IoCounters};
 use libsqlite3_sys as ffi;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};
@@ -337,6 +341,10 @@ unsafe extern "C" fn x_delete(vfs: *mut sqlite3_vfs, name: *const c_char, sync_d
         c.deletes(1);
         if rc == ffi::SQLITE_OK && sync_dir & 1 != 0 {
             c.dir_syncs(1);
+            // The directory's sync is a sync of the volume too.
+            if matches!(class, FileClass::Main | FileClass::Journal | FileClass::Wal) {
+                crate::sys::storage_delay::after(DelayedOp::Sync, &st.counters);
+            }
         }
         Ok(rc)
     })
@@ -445,6 +453,18 @@ unsafe fn parts<'a>(
     Ok((shim, class, real, methods))
 }
 
+/// `--storage`'s emulated delay after a call on the database, its journal or its WAL
+/// ([`crate::sys::storage_delay`]); temporary files are not the volume's.
+#[inline]
+fn emulate(shim: &ShimFile, op: DelayedOp) {
+    if matches!(shim.class, FileClass::Main | FileClass::Journal | FileClass::Wal) {
+        // SAFETY: x_open stored a pointer to counters that live as long as the library.
+        if let Some(counters) = unsafe { shim.counters.as_ref() } {
+            crate::sys::storage_delay::after(op, counters);
+        }
+    }
+}
+
 /// `xClose`: closes the wrapped file.
 ///
 /// # Safety
@@ -469,12 +489,14 @@ unsafe extern "C" fn f_close(file: *mut sqlite3_file) -> c_int {
 unsafe extern "C" fn f_read(file: *mut sqlite3_file, buf: *mut c_void, amt: c_int, off: ffi::sqlite3_int64) -> c_int {
     guard::callback("xRead", ffi::SQLITE_IOERR_READ, || {
         // SAFETY: see the function's contract.
-        let (_, c, real, m) = unsafe { parts(file) }?;
+        let (shim, c, real, m) = unsafe { parts(file) }?;
         let read = m.xRead.ok_or_else(|| missing("xRead"))?;
         c.reads(1);
         c.read_bytes(amt.max(0) as u64);
         // SAFETY: SQLite's own arguments, passed on.
-        Ok(unsafe { read(real, buf, amt, off) })
+        let rc = unsafe { read(real, buf, amt, off) };
+        emulate(shim, DelayedOp::Read);
+        Ok(rc)
     })
 }
 
@@ -496,6 +518,7 @@ unsafe extern "C" fn f_write(
         c.write_bytes(amt.max(0) as u64);
         // SAFETY: SQLite's own arguments, passed on.
         let rc = unsafe { write(real, buf, amt, off) };
+        emulate(shim, DelayedOp::Write);
         if let (Some((o, token)), ffi::SQLITE_OK) = (&shim.observer, rc) {
             // SAFETY: `buf` has `amt` readable bytes (the contract).
             let data = unsafe { std::slice::from_raw_parts(buf as *const u8, amt.max(0) as usize) };
@@ -548,6 +571,11 @@ unsafe extern "C" fn f_sync(file: *mut sqlite3_file, flags: c_int) -> c_int {
         }
         // SAFETY: SQLite's own arguments, passed on.
         let rc = unsafe { sync(real, flags) };
+        emulate(shim, DelayedOp::Sync);
+        if dir_synced {
+            // The unix VFS synced the directory too: a second sync of the volume.
+            emulate(shim, DelayedOp::Sync);
+        }
         if let (Some((o, token)), ffi::SQLITE_OK) = (&shim.observer, rc) {
             o.synced(*token, dir_synced);
         }

@@ -1057,6 +1057,7 @@ pub fn figures(report: &Report<'_>) -> Vec<Figure> {
     // rest), or in an open loop the p99 latency (`--metric` chooses).
     out.extend(per_operation(report, report.metric));
     out.extend(scaling(report));
+    out.extend(super::storage::figures(report));
     out.extend(workload_lines(report));
     out.extend(super::releases::figures(report));
     out.extend(io_beside(report));
@@ -1113,6 +1114,7 @@ pub(crate) mod tests {
                         fs: None,
                         scheduler: None,
                         scheduler_device: None,
+                        storage: None,
                         load: None,
                         extension: None,
                     }

@@ -4,7 +4,8 @@
 //! each chart shows from the report's own figures, [`draw`] draws it with plotters (SVG for the
 //! page, SVG and PNG for `--plots`), [`page`] lays out the tables and sections, and [`font`]
 //! finds the one font charts are laid out with, and [`timeline`] puts a cast's roles on one
-//! time axis, and [`releases`] draws SQLite's history against release date. [`lead`] is what a page of several runs shows
+//! time axis, and [`releases`] draws SQLite's history against release date, and [`storage`] the answer
+//! against `--storage`. [`lead`] is what a page of several runs shows
 //! before them: a preset group's paper table, the comparison of the runs.
 
 pub mod data;
@@ -13,6 +14,7 @@ pub mod font;
 pub mod lead;
 pub mod page;
 pub mod releases;
+pub mod storage;
 pub mod timeline;
 
 use super::Report;

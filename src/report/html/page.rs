@@ -323,6 +323,8 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
     for c in &report.curves {
         o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&upper_first(&c.line)));
     }
+    // `--storage`: the winner at each storage value, and what the storage was.
+    o += &super::storage::answer(report);
     // SQLite's history: its largest steps between neighbouring releases.
     if let Some(h) = &report.history {
         o += &format!("<p class=\"answer-words\">{}</p>\n", esc(&h.steps_sentence()));

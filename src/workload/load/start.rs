@@ -37,6 +37,8 @@ pub(super) fn client_loop<S: Streams>(
         Some(r) => (r.shape, r.params, r.seed),
         None => (shared.shape, trial.params, client_seed(trial.seed, index)),
     };
+    // `--storage`'s drawn delays repeat per trial and client, on a thread or in a process.
+    crate::sys::storage_delay::seed_thread(seed);
     let clients = shape.clients;
     let made = match shared.phased || shared.op_timed {
         true => tx.solo_client(conn, trial.seed, params),

@@ -1,0 +1,59 @@
+//! `--storage`: the values of the storage axis, read and checked against what the run can
+//! give each: an emulated delay needs connections through litebench's VFS (SQLite's engines,
+//! on database files), a kernel throttle needs a block device litebench built (`--fs`).
+
+use crate::base::Failure;
+use crate::bench::settings::RunArgs;
+use crate::engines::registry::EngineChoice;
+use crate::model::storage::{split_axis, StorageSpec};
+use crate::testbed::fsspec::{FsKind, FsSpec};
+
+/// `--storage`'s values in the order given (empty without the flag), each checked.
+pub(super) fn plan_storages(
+    args: &RunArgs,
+    choices: &[EngineChoice],
+    filesystems: &[FsSpec],
+) -> Result<Vec<StorageSpec>, Failure> {
+    let Some(given) = &args.storage else {
+        return Ok(Vec::new());
+    };
+    let values = split_axis(given)
+        .iter()
+        .map(|v| StorageSpec::parse(v).map_err(|e| Failure(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    if values.is_empty() {
+        return Err(Failure(
+            "--storage: give at least one value, as --storage none,sync=1ms,sync=4ms".into(),
+        ));
+    }
+    if let Some(v) = values.iter().find(|v| v.emulated()) {
+        if let Some(c) = choices.iter().find(|c| c.kind.name != "sqlite") {
+            return Err(Failure(format!(
+                "--storage {}: engine {} does not open its files through litebench's SQLite VFS, where the emulated delays are slept; emulate storage with --engine sqlite, or give {} a throttled device (iops=, bw= with --fs)",
+                v.text, c.kind.name, c.kind.name
+            )));
+        }
+        if args.memory {
+            return Err(Failure(format!(
+                "--storage {} and --memory together make no sense: in-memory databases make no syncs, reads or writes to delay; leave out one",
+                v.text
+            )));
+        }
+        if args.guest {
+            return Err(Failure(format!(
+                "--storage {}: emulated delays are not carried into a --guest kernel; leave out --guest",
+                v.text
+            )));
+        }
+    }
+    if let Some(v) = values.iter().find(|v| v.throttled()) {
+        if filesystems.iter().all(|f| f.kind == FsKind::Tmpfs) {
+            return Err(Failure(format!(
+                "--storage {}: iops= and bw= are the kernel's limits on the loop device litebench builds for --fs; add --fs ext4 (or another block filesystem), or emulate with sync=",
+                v.text
+            )));
+        }
+        crate::testbed::throttle::check_host().map_err(|e| Failure(format!("--storage {}: {e}", v.text)))?;
+    }
+    Ok(values)
+}

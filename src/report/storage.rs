@@ -1,0 +1,223 @@
+//! `--storage`'s answer: the run's answer (throughput, p99, failures) at each storage value,
+//! which configuration wins at each, and what the storage was: emulated (delays litebench's
+//! VFS slept, with how many and how long they actually were) or throttled by the kernel (the
+//! cgroup and its limits).
+//!
+//! Why a section of its own, on the first screen: a run across `--storage none,sync=1ms,
+//! sync=4ms` is asked "how does my app degrade as the disk gets slower, and does the best
+//! configuration change?", which the configurations' table answers only row by row. And an
+//! emulated number must never pass for a measured disk's, so the mark travels with every row,
+//! the JSON and the page.
+
+use crate::model::record::{Manifest, TrialRecord};
+use crate::report::summary::SummaryRow;
+use crate::sys::iocount::{DelayedOp, SleptIo};
+use serde::Serialize;
+
+/// One storage value's point of the curve.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoragePoint {
+    /// The value as given (`sync=2ms`, `none`).
+    pub storage: String,
+    /// `none`, `emulated`, `throttled` or `emulated+throttled`.
+    pub kind: String,
+    /// The configuration that wins here: the fastest without failed transactions (else the
+    /// fastest), with its label less the storage.
+    pub best: usize,
+    pub best_label: String,
+    pub tps_median: f64,
+    pub latency_p99_ms_median: Option<f64>,
+    /// Failed transactions, as a share of those tried (0 without failures).
+    pub failed_share: f64,
+    /// The emulated delays actually slept in the winner's measured trials, summed.
+    pub slept: SleptIo,
+    /// A throttle's cgroup and limits (`7:0 riops=3000 wiops=3000` in `/sys/fs/cgroup/...`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<String>,
+}
+
+/// The section: one point per storage value, in the order given.
+#[derive(Debug, Clone, Serialize)]
+pub struct StorageCurve {
+    pub points: Vec<StoragePoint>,
+    /// Whether any value is emulated: the mark every view prints.
+    pub emulated: bool,
+}
+
+/// The emulated delays slept in a trial: the larger of what its operations counted (client
+/// processes' included) and what the driver's process counted.
+fn trial_slept(t: &TrialRecord) -> SleptIo {
+    let ns = |s: &SleptIo| s.sync_ns + s.read_ns + s.write_ns;
+    if ns(&t.io.slept) >= ns(&t.io_trial.slept) {
+        t.io.slept
+    } else {
+        t.io_trial.slept
+    }
+}
+
+/// Configuration `config`'s delays slept over its measured trials.
+pub fn slept_of(trials: &[TrialRecord], config: usize) -> SleptIo {
+    trials
+        .iter()
+        .filter(|t| t.config == config && !t.warmup)
+        .fold(SleptIo::ZERO, |acc, t| {
+            let s = trial_slept(t);
+            SleptIo {
+                syncs: acc.syncs + s.syncs,
+                sync_ns: acc.sync_ns + s.sync_ns,
+                reads: acc.reads + s.reads,
+                read_ns: acc.read_ns + s.read_ns,
+                writes: acc.writes + s.writes,
+                write_ns: acc.write_ns + s.write_ns,
+            }
+        })
+}
+
+/// `syncs 1,204 x 2.06 ms, writes 310 x 0.10 ms` (empty where nothing was slept).
+pub fn slept_words(s: &SleptIo) -> String {
+    [
+        (DelayedOp::Sync, "syncs"),
+        (DelayedOp::Read, "reads"),
+        (DelayedOp::Write, "writes"),
+    ]
+    .iter()
+    .filter_map(|(op, name)| {
+        let (n, ns) = s.of(*op);
+        (n > 0).then(|| format!("{name} {} x {:.2} ms", grouped(n), ns as f64 / n as f64 / 1e6))
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The curve of a run with `--storage`; `None` without.
+pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Option<StorageCurve> {
+    let mut values: Vec<(&str, &str)> = Vec::new();
+    for c in &m.configs {
+        let s = c.storage.as_ref()?;
+        if !values.iter().any(|(t, _)| *t == s.spec.text) {
+            values.push((&s.spec.text, &s.kind));
+        }
+    }
+    let whole = |config: usize| summary.iter().find(|r| r.config == config && r.operation == "all");
+    let mut points = Vec::new();
+    for (text, kind) in values {
+        let rows: Vec<&SummaryRow> = m
+            .configs
+            .iter()
+            .filter(|c| c.storage.as_ref().is_some_and(|s| s.spec.text == text))
+            .filter_map(|c| whole(c.index))
+            .collect();
+        let failed = |r: &SummaryRow| 1.0 - r.failures.success_rate.unwrap_or(1.0);
+        let faster = |a: &&SummaryRow, b: &&SummaryRow| a.throughput.tps_median.total_cmp(&b.throughput.tps_median);
+        let best = rows
+            .iter()
+            .copied()
+            .filter(|r| failed(r) == 0.0)
+            .max_by(faster)
+            .or_else(|| rows.iter().copied().max_by(faster));
+        let Some(best) = best else { continue };
+        let cfg = &m.configs[best.config];
+        let label = cfg.label.strip_prefix(&format!("{text} ")).unwrap_or(&cfg.label);
+        points.push(StoragePoint {
+            storage: text.to_string(),
+            kind: kind.to_string(),
+            best: best.config,
+            best_label: if label.is_empty() {
+                "-".into()
+            } else {
+                label.to_string()
+            },
+            tps_median: best.throughput.tps_median,
+            latency_p99_ms_median: best.latency.latency_p99_ms_median,
+            failed_share: failed(best),
+            slept: slept_of(trials, best.config),
+            throttle: cfg.storage.as_ref().and_then(|s| s.throttle.as_ref()).map(|t| {
+                let limits: Vec<String> = t
+                    .limits
+                    .iter()
+                    .map(|(file, l)| format!("{} {l}", file.trim_start_matches("blkio.throttle.")))
+                    .collect();
+                format!("{} in {}", limits.join("; "), t.cgroup.display())
+            }),
+        });
+    }
+    let emulated = points.iter().any(|p| p.kind.starts_with("emulated"));
+    Some(StorageCurve { points, emulated })
+}
+
+/// The mark under every number of an emulated run.
+pub const EMULATED_MARK: &str = "EMULATED storage: delays slept by litebench's VFS after each real call on the database, journal and WAL files, not a slower disk";
+
+/// The section in text: a heading, a row per storage value, and the emulation's or throttle's
+/// line. Empty without `--storage`.
+pub fn section(c: Option<&StorageCurve>, unit: &str, markdown: bool) -> String {
+    let Some(c) = c else {
+        return String::new();
+    };
+    let headers = ["storage", &format!("{unit}/s"), "p99 ms", "failed", "wins"];
+    let rows: Vec<Vec<String>> = c
+        .points
+        .iter()
+        .map(|p| {
+            vec![
+                p.storage.clone(),
+                crate::report::number::num(p.tps_median),
+                p.latency_p99_ms_median.map_or("-".into(), crate::report::number::num),
+                format!("{:.1}%", p.failed_share * 100.0),
+                format!("#{} {}", p.best, p.best_label),
+            ]
+        })
+        .collect();
+    let mut out = crate::report::layout::heading("the answer against the storage (the winner at each)", markdown);
+    out += &crate::report::layout::table(&headers, &rows, markdown);
+    out += &footer(c);
+    out + "\n"
+}
+
+/// The lines under every number of a run with `--storage`: what was emulated and how much was
+/// actually slept, what the kernel throttled and where.
+pub fn footer(c: &StorageCurve) -> String {
+    let mut out = String::new();
+    let fit = |s: String| crate::report::layout::fit_prose(s) + "\n";
+    if c.emulated {
+        out += &fit(format!("{EMULATED_MARK}."));
+    }
+    for p in &c.points {
+        let slept = slept_words(&p.slept);
+        if !slept.is_empty() {
+            out += &fit(format!("  {}: slept {slept} (mean)", p.storage));
+        }
+        if let Some(t) = &p.throttle {
+            out += &fit(format!("  {}: throttled by the kernel, {t}", p.storage));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slept_reads_as_count_times_mean() {
+        let s = SleptIo {
+            syncs: 1204,
+            sync_ns: 1204 * 2_060_000,
+            ..SleptIo::ZERO
+        };
+        assert_eq!(slept_words(&s), "syncs 1,204 x 2.06 ms");
+        assert_eq!(slept_words(&SleptIo::ZERO), "");
+    }
+}

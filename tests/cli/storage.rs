@@ -1,0 +1,177 @@
+//! `--storage`: emulated delays slept after each sync (counted, and at least as long as asked),
+//! the emulation's mark in the text and the JSON, the storage as an axis with the answer at
+//! each value, client processes delayed alike, and the refusals. The kernel's throttle (root,
+//! a loop device) is in tests/fs/storage.rs.
+
+use crate::cli::common::*;
+
+/// A tiny crud run: 30 commits a trial, one trial, synchronous=full in rollback mode, so each
+/// commit makes its syncs (journal, main file, the journal's directory).
+fn run_storage(sb: &Sandbox, storage: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "crud",
+        "--param",
+        "rows=100",
+        "--param",
+        "inserts=10",
+        "--param",
+        "updates=10",
+        "--param",
+        "deletes=10",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--knob",
+        "synchronous=full",
+        "--knob",
+        "journal_mode=delete",
+        "--storage",
+        storage,
+    ];
+    args.extend_from_slice(extra);
+    output(&mut sb.run(&args))
+}
+
+/// The syncs a trial's operations counted on the database, journal and WAL files: every
+/// `xSync` and every directory sync the VFS made for them.
+fn counted_syncs(io: &serde_json::Value) -> u64 {
+    ["main", "journal", "wal"]
+        .iter()
+        .map(|c| io[c]["syncs"].as_u64().unwrap() + io[c]["dir_syncs"].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn a_2ms_sync_makes_each_commit_wait_its_counted_syncs_and_says_it_was_emulated() {
+    let sb = Sandbox::new();
+    let out = run_storage(&sb, "sync=2ms", &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let trial = &v["trials"][0];
+    let io = &trial["io"];
+    let syncs = counted_syncs(io);
+    // 30 commits of at least two file syncs each in rollback mode with synchronous=full.
+    assert!(syncs >= 60, "{syncs} syncs\n{}", describe(&out));
+    let slept = &io["slept"];
+    assert_eq!(slept["syncs"].as_u64(), Some(syncs), "every counted sync slept once: {io}");
+    let two_ms = 2_000_000u64;
+    let slept_ns = slept["sync_ns"].as_u64().unwrap();
+    assert!(slept_ns >= syncs * two_ms, "slept {slept_ns} ns for {syncs} syncs");
+    assert!(
+        trial["measured_ns"].as_u64().unwrap() >= syncs * two_ms,
+        "the trial took {} ns for {syncs} syncs of 2 ms",
+        trial["measured_ns"]
+    );
+    // Every commit waited for its own syncs: each operation's mean latency is at least its
+    // syncs per transaction times 2 ms.
+    for op in trial["ops"].as_array().unwrap() {
+        let (n, op_syncs) = (op["ops"].as_u64().unwrap(), counted_syncs(&op["io"]));
+        let mean_ns = op["latency"]["mean_ns"].as_f64().unwrap();
+        assert!(
+            mean_ns * n as f64 >= (op_syncs * two_ms) as f64,
+            "{}: {n} ops, mean {mean_ns} ns, {op_syncs} syncs",
+            op["name"]
+        );
+    }
+    assert_eq!(v["manifest"]["configs"][0]["storage"]["kind"], "emulated");
+    assert_eq!(v["manifest"]["configs"][0]["storage"]["spec"], "sync=2ms");
+    assert_eq!(v["storage"]["emulated"], true);
+    assert_eq!(v["storage"]["points"][0]["slept"]["syncs"].as_u64(), Some(syncs));
+    // And in the text, under the numbers.
+    let text = run_storage(&sb, "sync=2ms", &[]);
+    assert_success(&text);
+    let t = stdout(&text);
+    assert!(t.contains("EMULATED storage"), "{t}");
+    assert!(t.contains("sync=2ms: slept syncs"), "{t}");
+}
+
+/// The axis: one configuration per value, the answer at each on the first screen in order, and
+/// the slower storage's commits at least as slow as its delays.
+#[test]
+fn the_storage_axis_gives_the_answer_at_each_value_first() {
+    let sb = Sandbox::new();
+    let out = run_storage(&sb, "none,sync=1ms,sync=4ms", &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let points = v["storage"]["points"].as_array().unwrap();
+    let names: Vec<&str> = points.iter().map(|p| p["storage"].as_str().unwrap()).collect();
+    assert_eq!(names, ["none", "sync=1ms", "sync=4ms"]);
+    let kinds: Vec<&str> = points.iter().map(|p| p["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["none", "emulated", "emulated"]);
+    assert_eq!(points[0]["slept"]["syncs"], 0, "nothing slept without a delay");
+    let four = &v["trials"][2];
+    assert!(four["measured_ns"].as_u64().unwrap() >= counted_syncs(&four["io"]) * 4_000_000);
+    let mut cmd = sb.run(&[
+        "crud",
+        "--param",
+        "rows=100",
+        "--param",
+        "inserts=5",
+        "--param",
+        "updates=5",
+        "--param",
+        "deletes=5",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--storage",
+        "none,sync=1ms",
+    ]);
+    let text = output(cmd.env("COLUMNS", "80"));
+    assert_success(&text);
+    let t = stdout(&text);
+    let first_screen: String = t.lines().take(20).collect::<Vec<_>>().join("\n");
+    assert!(
+        first_screen.contains("the answer against the storage"),
+        "{first_screen}"
+    );
+    let row = |s: &str| first_screen.lines().any(|l| l.starts_with(s) && l.contains('#'));
+    assert!(row("none ") && row("sync=1ms "), "{first_screen}");
+    assert!(t.lines().all(|l| l.chars().count() <= 80), "{t}");
+}
+
+/// Client processes sleep the delays too, and their slept syncs come back with their
+/// operations.
+#[test]
+fn client_processes_are_delayed_alike() {
+    let sb = Sandbox::new();
+    let out = run_storage(
+        &sb,
+        "sync=1ms",
+        &["--clients", "2", "--client-mode", "processes", "--format", "json"],
+    );
+    assert_success(&out);
+    let v = json(&out);
+    let io = &v["trials"][0]["io"];
+    let syncs = counted_syncs(io);
+    assert!(syncs > 0, "{io}");
+    assert_eq!(io["slept"]["syncs"].as_u64(), Some(syncs), "{io}");
+}
+
+#[test]
+fn what_cannot_be_emulated_or_is_not_a_storage_is_refused_in_one_line() {
+    let sb = Sandbox::new();
+    for (args, parts) in [
+        (
+            &["--storage", "sync=2ms", "--engine", "duckdb"][..],
+            &["--storage sync=2ms", "engine duckdb", "VFS"][..],
+        ),
+        (&["--storage", "sync=2"], &["--storage sync=2", "no unit", "2ms"]),
+        (
+            &["--storage", "sync=lognormal(1ms)"],
+            &["lognormal(1ms)", "median and a sigma", "lognormal(1ms,0.5)"],
+        ),
+        (&["--storage", "iops=3000"], &["--storage iops=3000", "--fs", "loop device"]),
+        (&["--storage", "fsync=1ms"], &["`fsync` is not a storage setting", "sync="]),
+        (&["--storage", "sync=1ms", "--memory"], &["--memory", "leave out one"]),
+    ] {
+        let mut a = vec!["crud"];
+        a.extend_from_slice(args);
+        let out = output(&mut sb.run(&a));
+        assert_error_line(&out, parts);
+    }
+}
