@@ -10,6 +10,7 @@ the region a driver times.
 
 import base64
 import json
+import os
 import sys
 import time
 
@@ -17,8 +18,12 @@ NAME = "noop-python"
 
 
 def say(msg):
-    sys.stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+    """One message, one line on stdout, written whole: os.write until every byte is out (a
+    large batch's results exceed a pipe's buffer, and an unbuffered sys.stdout, as
+    PYTHONUNBUFFERED makes it, may write part of a line)."""
+    data = memoryview((json.dumps(msg, separators=(",", ":")) + "\n").encode())
+    while data:
+        data = data[os.write(1, data):]
 
 
 def value(v):

@@ -22,6 +22,7 @@ litebench did not ask for"):
 
 import base64
 import json
+import os
 import sqlite3
 import sys
 import time
@@ -32,8 +33,12 @@ DEFAULT_TIMEOUT_S = 5.0  # sqlite3.connect's default
 
 
 def say(msg):
-    sys.stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+    """One message, one line on stdout, written whole: os.write until every byte is out (a
+    large batch's results exceed a pipe's buffer, and an unbuffered sys.stdout, as
+    PYTHONUNBUFFERED makes it, may write part of a line)."""
+    data = memoryview((json.dumps(msg, separators=(",", ":")) + "\n").encode())
+    while data:
+        data = data[os.write(1, data):]
 
 
 def fail(stage, message, knob=None):

@@ -250,6 +250,7 @@ pub(crate) mod tests {
             scheduler_device: None,
             load: None,
             extension: None,
+            driver: None,
         }
     }
 

@@ -541,6 +541,7 @@ mod tests {
             scheduler_device: None,
             load: None,
             extension: None,
+            driver: None,
         }];
         let trial = TrialRecord {
             measured_ns: 1_000_000_000,

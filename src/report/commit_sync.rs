@@ -226,6 +226,7 @@ mod tests {
                 scheduler_device: None,
                 load: None,
                 extension: None,
+                driver: None,
             })
             .collect();
         m

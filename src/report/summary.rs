@@ -994,6 +994,7 @@ mod tests {
             scheduler_device: None,
             load: None,
             extension: None,
+            driver: None,
         }
     }
 

@@ -473,6 +473,7 @@ mod tests {
             scheduler_device: None,
             load: None,
             extension: None,
+            driver: None,
         }
     }
 

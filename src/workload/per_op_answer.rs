@@ -281,6 +281,7 @@ mod tests {
                 scheduler_device: None,
                 load: None,
                 extension: None,
+                driver: None,
             })
             .collect();
         m

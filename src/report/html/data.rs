@@ -1115,6 +1115,7 @@ pub(crate) mod tests {
                         scheduler_device: None,
                         load: None,
                         extension: None,
+                        driver: None,
                     }
                 })
                 .collect(),
