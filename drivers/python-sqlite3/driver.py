@@ -30,6 +30,12 @@ import time
 NAME = "python-sqlite3"
 BEGIN_MODES = ("deferred", "immediate", "exclusive")
 DEFAULT_TIMEOUT_S = 5.0  # sqlite3.connect's default
+# Pragmas that read back as a number where the knob is a name: read back as the name.
+NAMED = {
+    "synchronous": ["off", "normal", "full", "extra"],
+    "temp_store": ["default", "file", "memory"],
+    "auto_vacuum": ["none", "full", "incremental"],
+}
 
 
 def say(msg):
@@ -91,6 +97,9 @@ def open_db(msg):
         else:
             row = conn.execute(f"PRAGMA {name}").fetchone()
             got = None if row is None else str(row[0])
+            names = NAMED.get(name)
+            if names and got is not None and got.isdigit() and int(got) < len(names):
+                got = names[int(got)]
         readback.append({"name": name, "value": got})
     sql = {}
     for s in msg.get("statements", []):

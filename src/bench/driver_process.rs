@@ -28,7 +28,7 @@ static DRIVERS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/drivers");
 /// Why a driver could not be installed or started.
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {
-    #[error("--driver {0}: litebench has no such driver; `litebench list` names the drivers")]
+    #[error("driver {0}: litebench has no such driver; it has {list}", list = names().join(", "))]
     Unknown(String),
     #[error("driver {name}: {what} {path}: {source}")]
     Io {

@@ -341,7 +341,20 @@ fn driver_info(
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
-    probed.map(Some).map_err(|e| Failure(format!("{}: {e}", info.label)))
+    let probed = probed.map_err(|e| Failure(format!("{}: {e}", info.label)))?;
+    // Every knob the driver read back is what was asked (a driver that reads nothing back, a
+    // no-op driver, says null).
+    for (asked, read) in dp::knobs_for_driver(&info.knobs, prefix).iter().zip(&probed.knobs) {
+        if let (Some(a), Some(r)) = (&asked.value, &read.value) {
+            if !a.eq_ignore_ascii_case(r) || asked.name != read.name {
+                return Err(Failure(format!(
+                    "{}: driver {name} read knob {} back as {r} where {a} was asked; the driver did not set it",
+                    info.label, asked.name
+                )));
+            }
+        }
+    }
+    Ok(Some(probed))
 }
 
 /// The run's manifest as it starts (the trials' warnings are added as they come).
