@@ -84,6 +84,9 @@ pub enum Command {
     /// Remove what a killed run left in the scratch directory (its databases, and its `--fs`
     /// mounts, loop devices and images), exactly as its records list, and nothing else.
     Cleanup(CleanupArgs),
+    /// Driver processes (`run --driver`): `drivers setup [NAME...]` installs and sets up the
+    /// drivers (all without names) in litebench's cache ahead of a run, once per machine.
+    Drivers(DriversArgs),
     /// Copy the runs (with their trials) and verdicts of other results stores into OUT; runs
     /// already there (same uuid) are skipped, so merging twice adds nothing. Inputs are only read.
     Merge(MergeArgs),
@@ -258,6 +261,15 @@ pub struct DurabilityChildArgs {
     pub transactions: u32,
     #[arg(long)]
     pub seed: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct DriversArgs {
+    /// `setup`: install each driver's files into the cache and run its setup there.
+    #[arg(value_parser = ["setup"])]
+    pub action: String,
+    /// The drivers (every one litebench carries when none is named).
+    pub names: Vec<String>,
 }
 
 #[derive(Debug, Args)]

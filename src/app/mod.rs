@@ -6,6 +6,7 @@ pub mod bisect;
 pub mod build_sqlite;
 pub mod cleanup;
 pub mod compare;
+pub mod drivers;
 pub mod dry_run;
 pub mod env;
 pub mod history;
@@ -61,6 +62,7 @@ pub fn main() -> i32 {
         Command::TpchAnswers(a) => tpch_answers::run(a),
         Command::BuildSqlite(a) => build_sqlite::run(a),
         Command::Cleanup(a) => cleanup::run(a),
+        Command::Drivers(a) => drivers::run(a),
         Command::Merge(a) => merge::run(a),
         Command::GuestInit(a) => crate::testbed::guest::init::main(&a.job),
         Command::VerifyDurability(a) => verify_durability::run(a),

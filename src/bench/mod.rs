@@ -10,6 +10,7 @@ pub mod cast_file;
 pub mod client_process;
 pub mod cold;
 pub mod connect;
+pub mod driver_process;
 pub mod flags;
 pub mod guest;
 pub mod instructions;

@@ -359,11 +359,45 @@ fn bind(plan: &Plan, job: &Job, bed: &Testbed) -> Vec<Bound> {
                     }),
                     load: c.load.clone(),
                     extension: None,
+                    driver: None,
                 },
                 engine: c.engine,
             }
         })
         .collect()
+}
+
+/// The configuration's driver process, started once on a database of its own with the
+/// configuration's knobs and asked what it is, before anything is measured (`None`: litebench's
+/// own loop). A driver that cannot be set up, or refuses a knob, is the run's one line.
+fn driver_info(
+    ctx: &Context<'_>,
+    info: &crate::model::record::ConfigInfo,
+) -> Result<Option<crate::model::driver::DriverInfo>, Failure> {
+    use crate::bench::driver_process as dp;
+    let Some(name) = dp::driver_of(&info.knobs) else {
+        return Ok(None);
+    };
+    let db = ctx.bed.scratch.path(&format!("driver-probe-{}.db", info.index));
+    let prefix = ctx.bed.engines[0].passthrough_prefix();
+    let probed = dp::probe(name, &db, &dp::knobs_for_driver(&info.knobs, prefix));
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let probed = probed.map_err(|e| Failure(format!("{}: {e}", info.label)))?;
+    // Every knob the driver read back is what was asked (a driver that reads nothing back, a
+    // no-op driver, says null).
+    for (asked, read) in dp::knobs_for_driver(&info.knobs, prefix).iter().zip(&probed.knobs) {
+        if let (Some(a), Some(r)) = (&asked.value, &read.value) {
+            if !a.eq_ignore_ascii_case(r) || asked.name != read.name {
+                return Err(Failure(format!(
+                    "{}: driver {name} read knob {} back as {r} where {a} was asked; the driver did not set it",
+                    info.label, asked.name
+                )));
+            }
+        }
+    }
+    Ok(Some(probed))
 }
 
 /// The run's manifest as it starts (the trials' warnings are added as they come).
@@ -396,6 +430,7 @@ fn manifest(ctx: &Context<'_>, job: &Job, plan_job: usize, configs: &[Bound]) ->
                 info.extension = ctx.bed.engines[c.engine]
                     .extension_info(&info.knobs)
                     .map_err(|e| Failure(e.message))?;
+                info.driver = driver_info(ctx, &info)?;
                 Ok(info)
             })
             .collect::<Result<_, Failure>>()?,

@@ -28,6 +28,12 @@ pub struct RunArgs {
     /// Knob and the values to try, e.g. `journal_mode=delete,wal`; repeat for a matrix.
     #[arg(long = "knob", value_name = "NAME=V1[,V2...]")]
     pub knobs: Vec<String>,
+    /// What runs the transactions: `rust` (litebench's own loop, the default) or a driver
+    /// process per client, through an application's SQLite binding and the SQLite it carries
+    /// (python-sqlite3, ...; docs/drivers.md). Several compare as configurations, crossed with
+    /// the knobs. SQLite only; crud, ycsb and script.
+    #[arg(long = "driver", value_name = "D1,D2,...", value_delimiter = ',')]
+    pub drivers: Vec<String>,
     /// Vary one knob at a time around the baseline (each knob's first value) instead of
     /// running every combination.
     #[arg(long)]

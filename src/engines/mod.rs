@@ -16,6 +16,7 @@ pub mod interrupt;
 pub mod kind;
 pub mod mysql;
 pub mod postgres;
+pub mod recording;
 pub mod registry;
 pub mod server;
 pub mod sql_lex;

@@ -251,6 +251,7 @@ pub(crate) mod tests {
             storage: None,
             load: None,
             extension: None,
+            driver: None,
         }
     }
 

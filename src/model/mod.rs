@@ -9,6 +9,7 @@ pub mod backoff;
 pub mod cast;
 pub mod clients;
 pub mod consistency;
+pub mod driver;
 pub mod engine_info;
 pub mod knob;
 pub mod load;

@@ -59,6 +59,11 @@ pub struct ConfigInfo {
     /// its SHA-256 and what it reports of itself; absent without the knob.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension: Option<crate::model::engine_info::ExtensionInfo>,
+    /// `--driver`: the driver process that ran this configuration's transactions, as it
+    /// described itself (runtime, binding, its SQLite, the knobs it read back, what it sets by
+    /// itself); absent for litebench's own loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<crate::model::driver::DriverInfo>,
 }
 
 /// A stored run's statistics are read from its manifest, so that reading sits here beside the

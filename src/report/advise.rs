@@ -542,6 +542,7 @@ mod tests {
             storage: None,
             load: None,
             extension: None,
+            driver: None,
         }];
         let trial = TrialRecord {
             measured_ns: 1_000_000_000,

@@ -227,6 +227,7 @@ mod tests {
                 storage: None,
                 load: None,
                 extension: None,
+                driver: None,
             })
             .collect();
         m

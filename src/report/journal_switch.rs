@@ -91,6 +91,7 @@ mod tests {
             storage: None,
             load: None,
             extension: None,
+            driver: None,
         }];
         let trials = [trial(0, true, true), trial(1, false, true), trial(2, false, false)];
         assert_eq!(described(&trials, 0).as_deref(), Some("delete -> wal in 1 of 2 trials"));

@@ -995,6 +995,7 @@ mod tests {
             storage: None,
             load: None,
             extension: None,
+            driver: None,
         }
     }
 

@@ -474,6 +474,7 @@ mod tests {
             storage: None,
             load: None,
             extension: None,
+            driver: None,
         }
     }
 

@@ -226,6 +226,11 @@ impl Workload for Crud {
         load::drive(conn, self, trial, rec)
     }
 
+    /// Its transactions never read what an earlier statement returned: they run as data.
+    fn driver_refusal(&self, _p: &Params) -> Option<String> {
+        None
+    }
+
     fn transactions(&self) -> Option<&dyn load::Transactions> {
         Some(self)
     }

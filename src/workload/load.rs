@@ -44,6 +44,7 @@
 //! schedule, warm-up or retry it does not have (`benches/overhead-instructions.sh`).
 
 mod course;
+mod driven;
 mod driver;
 mod op_timed;
 mod progress;
@@ -222,6 +223,16 @@ pub trait Transactions: Sync {
     /// Runs one client of a trial on `conn` to the end of its budget: the driver's client loop,
     /// compiled for this workload's client type.
     fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError>;
+    /// Client `index` of `clients` of a trial with seed `trial_seed` (the one client of a
+    /// trial timed per phase where `solo`), boxed: what a driven trial records its
+    /// transactions from ([`driven`]), untimed.
+    fn boxed_client<'c>(
+        &'c self,
+        conn: &'c mut dyn Connection,
+        seat: (u32, u32, bool),
+        trial_seed: u64,
+        params: &Params,
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError>;
 }
 
 impl<S: Streams> Transactions for S {
@@ -251,6 +262,25 @@ impl<S: Streams> Transactions for S {
     }
     fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError> {
         client_loop(self, conn, seat)
+    }
+    fn boxed_client<'c>(
+        &'c self,
+        conn: &'c mut dyn Connection,
+        (index, clients, solo): (u32, u32, bool),
+        trial_seed: u64,
+        params: &Params,
+    ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
+        Ok(match solo {
+            true => Box::new(Streams::solo_client(self, conn, trial_seed, params)?),
+            false => Box::new(Streams::client(
+                self,
+                conn,
+                index,
+                clients,
+                client_seed(trial_seed, index),
+                params,
+            )?),
+        })
     }
 }
 

@@ -9,6 +9,7 @@ pub mod androbench;
 pub mod bare_begin;
 pub mod blob;
 pub mod crud;
+pub mod driven;
 pub mod expect;
 pub mod file_reach;
 pub mod fts;
@@ -106,6 +107,26 @@ pub trait Connector: Sync {
         Err(WorkloadError::Verification {
             workload: "load driver".into(),
             detail: format!("client {index}: this trial cannot start client processes"),
+        })
+    }
+    /// The configuration's `--driver` when it is a driver process, not litebench's own loop
+    /// (`None`: `rust`).
+    fn driver(&self) -> Option<&str> {
+        None
+    }
+    /// Starts client `index`'s driver process ([`Connector::driver`]) on the trial's database
+    /// with the configuration's knobs, `statements` to prepare and litebench's retry rule
+    /// (`max_tries`, the sleep before each retry in `backoff_ns`), and waits until it opened.
+    fn start_driver(
+        &self,
+        index: u32,
+        _statements: &[crate::model::driver::Statement],
+        _max_tries: u32,
+        _backoff_ns: &[u64],
+    ) -> Result<Box<dyn driven::DriverLink>, WorkloadError> {
+        Err(WorkloadError::Verification {
+            workload: "load driver".into(),
+            detail: format!("client {index}: this trial cannot start driver processes"),
         })
     }
 }
@@ -207,6 +228,13 @@ pub trait Workload: Sync {
     /// refuse a load shape other than one client in a closed loop.
     fn transactions(&self) -> Option<&dyn load::Transactions> {
         None
+    }
+    /// Why this workload, with these parameters, cannot run through a driver process
+    /// (`--driver`), whose transactions are sent as data made ahead of time
+    /// ([`crate::engines::recording`]): `None` where it can. By default it cannot; a workload
+    /// whose transactions never read what an earlier statement returned says so.
+    fn driver_refusal(&self, _p: &Params) -> Option<String> {
+        Some("its transactions are not offered as data to drivers (drivers run crud, ycsb and script)".into())
     }
     /// How many of the user's statements this workload runs are bare `BEGIN`s
     /// ([`bare_begin`]): those the `begin` knob, where set, starts in its mode. `None`: the

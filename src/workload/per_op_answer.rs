@@ -282,6 +282,7 @@ mod tests {
                 storage: None,
                 load: None,
                 extension: None,
+                driver: None,
             })
             .collect();
         m

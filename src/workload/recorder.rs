@@ -631,6 +631,17 @@ impl Recorder {
         self.measured = interval;
     }
 
+    /// Sets each operation type's elapsed time to `per_op` (the time inside its transactions,
+    /// as a driver timed them), and the trial's measured time to their sum: a trial timed per
+    /// phase whose transactions ran in a driver process.
+    pub fn set_elapsed(&mut self, per_op: &[Duration]) {
+        self.close_phase();
+        for (o, d) in self.ops.iter_mut().zip(per_op) {
+            o.elapsed = *d;
+        }
+        self.measured = per_op.iter().sum();
+    }
+
     /// Ends the last phase; returns the results per operation type and the measured time.
     pub fn finish(mut self) -> (Vec<OpResult>, Duration) {
         self.close_phase();

@@ -16,6 +16,7 @@ mod common;
 mod compact;
 mod compare;
 mod disk_full;
+mod drivers;
 mod dry_run;
 mod durability;
 mod exports;

@@ -53,8 +53,8 @@ pub(super) fn knob_sets(args: &RunArgs, jobs: &mut [Job], choices: &[EngineChoic
         )],
     };
     refuse_extension_without_sqlite(&args.knobs, choices)?;
-    let user_axes = args
-        .knobs
+    let knobs = super::drivers::with_driver_axis(args, choices, jobs)?;
+    let user_axes = knobs
         .iter()
         .map(|k| parse_axis(k, &catalog))
         .collect::<Result<Vec<_>, _>>()?;

@@ -23,6 +23,7 @@
 mod axes;
 mod cast;
 mod clients;
+mod drivers;
 mod jobs;
 mod knob_reach;
 mod load;

@@ -5,8 +5,8 @@ use super::api::Api;
 use super::conn::SqliteConn;
 use super::extension::{ExtensionError, Loadable};
 use super::knobs::{
-    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, EXTENSION_KNOB, FTS_KNOBS, HNSW_KNOBS, LAYOUT_KNOBS, OPTIMIZER_KNOBS,
-    PASSTHROUGH_PREFIX, SQLITE_KNOBS,
+    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, DRIVER_KNOB, EXTENSION_KNOB, FTS_KNOBS, HNSW_KNOBS, LAYOUT_KNOBS,
+    OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS,
 };
 use super::optimizer;
 use super::vfs;
@@ -249,6 +249,7 @@ impl Engine for SqliteEngine {
                 && k.name != BEGIN_KNOB
                 && k.name != EXTENSION_KNOB
                 && !HNSW_KNOBS.contains(&k.name.as_str())
+                && k.name != DRIVER_KNOB
                 && !FTS_KNOBS.contains(&k.name.as_str())
                 && !LAYOUT_KNOBS.contains(&k.name.as_str())
         });
@@ -323,7 +324,7 @@ impl Engine for SqliteEngine {
             loadable.load_into(c).map_err(|e| self.knob_error(e.to_string()))?;
             c.set_extension(v);
         }
-        for name in HNSW_KNOBS {
+        for name in HNSW_KNOBS.iter().chain([&DRIVER_KNOB]) {
             if let Some(v) = knobs.get(name) {
                 c.set_workload_knob(name, v);
             }
@@ -361,6 +362,7 @@ impl Engine for SqliteEngine {
         let kept: Vec<(&str, String)> = HNSW_KNOBS
             .iter()
             .chain(LAYOUT_KNOBS)
+            .chain([&DRIVER_KNOB])
             .map(|n| {
                 let default = crate::model::knob::find_spec(SQLITE_KNOBS, n).map_or("", |s| s.default);
                 (*n, c.workload_knob(n).unwrap_or(default).to_string())
@@ -389,7 +391,7 @@ impl Engine for SqliteEngine {
                 BLOB_API_KNOB => Ok(Some(blob_api.to_string())),
                 BEGIN_KNOB => Ok(Some(begin.to_string())),
                 EXTENSION_KNOB => Ok(Some(extension.clone())),
-                n if HNSW_KNOBS.contains(&n) || LAYOUT_KNOBS.contains(&n) => {
+                n if HNSW_KNOBS.contains(&n) || LAYOUT_KNOBS.contains(&n) || n == DRIVER_KNOB => {
                     Ok(kept.iter().find(|(h, _)| *h == n).map(|(_, v)| v.clone()))
                 }
                 n if FTS_KNOBS.contains(&n) => super::fts5::declared(conn, n),

@@ -15,6 +15,11 @@ pub const BLOB_API_KNOB: &str = "blob_api";
 /// own step on the connection, not a pragma.
 pub const EXTENSION_KNOB: &str = "extension";
 
+/// Which program runs the trial's transactions (`--driver`): litebench's own loop (`rust`) or
+/// a driver process with its own binding and SQLite ([`crate::model::driver`]). Not a pragma:
+/// kept on the connection and read back from it, so that drivers compare as configurations.
+pub const DRIVER_KNOB: &str = "driver";
+
 /// vectorlite's HNSW index parameters, which only the `vector` workload's statements read
 /// (when it builds the index and when it asks `knn_param`): kept on the connection and read back
 /// from it, so that several values compare as configurations of one run.
@@ -196,6 +201,14 @@ pub const SQLITE_KNOBS: &[KnobSpec] = &[
         read_by: ReadBy::Workload,
         default: "immediate",
         help: "how workloads start a transaction that writes (BEGIN DEFERRED takes the write lock at the first write, so two readers turning writers fail with SQLITE_BUSY; IMMEDIATE takes it up front); single-statement transactions (crud) are autocommit and ignore it",
+    },
+    KnobSpec {
+        name: DRIVER_KNOB,
+        kind: KnobKind::Choice(crate::model::driver::DRIVERS),
+        stage: Stage::Connect,
+        read_by: ReadBy::Engine,
+        default: crate::model::driver::RUST,
+        help: "what runs the transactions (`--driver`): litebench's own loop (rust) or a driver process through an application's binding with its own SQLite (docs/drivers.md)",
     },
     KnobSpec {
         name: EXTENSION_KNOB,

@@ -1117,6 +1117,7 @@ pub(crate) mod tests {
                         storage: None,
                         load: None,
                         extension: None,
+                        driver: None,
                     }
                 })
                 .collect(),

@@ -44,6 +44,9 @@ pub fn drive(
     if let Some(cast) = &trial.load.cast {
         return roles::drive(conn, tx, trial, rec, cast);
     }
+    if let Some(name) = trial.connector.driver() {
+        return super::driven::drive(tx, trial, rec, name);
+    }
     let shape = trial.load;
     let processes = shape.processes();
     // Client processes are started, and ready, before client 0 prepares; the gate sends them

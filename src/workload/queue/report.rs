@@ -724,6 +724,7 @@ mod tests {
                 storage: None,
                 load: None,
                 extension: None,
+                driver: None,
             })
             .collect();
         m

@@ -473,6 +473,31 @@ impl Workload for ScriptWorkload {
         Some(p.text("db")).filter(|d| !d.is_empty()).map(PathBuf::from)
     }
 
+    /// A script runs as data unless a statement's result feeds a variable (`\gset`,
+    /// `\aset`) or it sleeps (`\sleep`, which a driver would not).
+    fn driver_refusal(&self, p: &Params) -> Option<String> {
+        let loaded = load(p).ok()?;
+        for entry in &loaded.scripts {
+            let (file, script) = entry.parsed.first()?;
+            for c in &script.commands {
+                let why = match c {
+                    parse::Command::Sql(s) if s.store.is_some() => {
+                        format!(
+                            "{file}:{}: a \\gset/\\aset feeds a statement's result into variables",
+                            s.line
+                        )
+                    }
+                    parse::Command::Sleep { line, .. } => {
+                        format!("{file}:{line}: a \\sleep, which a driver would not run")
+                    }
+                    _ => continue,
+                };
+                return Some(format!("{why}; drivers are sent every transaction ahead of time"));
+            }
+        }
+        None
+    }
+
     fn transactions(&self) -> Option<&dyn load::Transactions> {
         Some(self)
     }

@@ -173,6 +173,11 @@ impl Workload for Ycsb {
         check_key_space(p)
     }
 
+    /// Its transactions never read what an earlier statement returned: they run as data.
+    fn driver_refusal(&self, _p: &Params) -> Option<String> {
+        None
+    }
+
     fn transactions(&self) -> Option<&dyn load::Transactions> {
         Some(self)
     }

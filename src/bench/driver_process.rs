@@ -1,0 +1,349 @@
+//! Driver processes (`--driver`): a driver's files installed into litebench's cache and set up
+//! once per machine, and one process per client started from them, spoken to over the driver
+//! protocol ([`crate::model::driver`], docs/drivers.md).
+//!
+//! Every file of the repository's `drivers/` folder is in litebench's binary, so that a driver
+//! runs as this build knows it. A driver's files are copied to
+//! `<cache>/drivers/<name>/<first 16 hex of the SHA-256 of its files>/`, its `setup` runs there
+//! once (under a lock, so that concurrent runs set up once; `.ready` is written when it exited
+//! 0), and each client's process starts `command` with that folder as its working directory.
+//! Nothing outlives litebench: a process gets SIGTERM if litebench dies (`PR_SET_PDEATHSIG`),
+//! and one litebench no longer needs is sent SIGTERM, then SIGKILL. Its standard error is
+//! litebench's, so what it says is seen.
+
+use crate::model::driver::{DriverInfo, FromDriver, NamedValue, Statement, ToDriver, PROTOCOL, RUST};
+use crate::workload::driven::{failed, DriverLink};
+use crate::workload::WorkloadError;
+use include_dir::{include_dir, Dir};
+use sha2::{Digest, Sha256};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Every driver's files, as the repository's `drivers/` holds them.
+static DRIVERS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/drivers");
+
+/// Why a driver could not be installed or started.
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    #[error("driver {0}: litebench has no such driver; it has {list}", list = names().join(", "))]
+    Unknown(String),
+    #[error("driver {name}: {what} {path}: {source}")]
+    Io {
+        name: String,
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("driver {name}: its setup failed ({status}): {said}")]
+    Setup { name: String, status: String, said: String },
+    #[error("driver {name}: {detail}")]
+    Protocol { name: String, detail: String },
+    #[error("{0}")]
+    Cache(String),
+}
+
+/// The drivers this build carries (folders of `drivers/` with a `command`).
+pub fn names() -> Vec<&'static str> {
+    DRIVERS
+        .dirs()
+        .filter(|d| d.get_file(d.path().join("command")).is_some())
+        .filter_map(|d| d.path().to_str())
+        .collect()
+}
+
+fn folder(name: &str) -> Result<&'static Dir<'static>, DriverError> {
+    DRIVERS
+        .get_dir(name)
+        .filter(|d| d.get_file(d.path().join("command")).is_some())
+        .ok_or_else(|| DriverError::Unknown(name.to_string()))
+}
+
+/// The first 16 hex digits of the SHA-256 of a driver's files (their names and contents).
+fn digest(dir: &Dir<'_>) -> String {
+    let mut files: Vec<&include_dir::File<'_>> = dir.files().collect();
+    files.sort_by_key(|f| f.path());
+    let mut h = Sha256::new();
+    for f in files {
+        h.update(f.path().to_string_lossy().as_bytes());
+        h.update([0]);
+        h.update((f.contents().len() as u64).to_le_bytes());
+        h.update(f.contents());
+    }
+    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Driver `name` installed and set up in the cache: its folder there. Sets it up first where
+/// it is not (once per machine; concurrent callers wait on the lock).
+pub fn installed(name: &str) -> Result<PathBuf, DriverError> {
+    let dir = folder(name)?;
+    let root = crate::sys::cachedir::root().map_err(DriverError::Cache)?;
+    let parent = root.join("drivers").join(name);
+    let dest = parent.join(digest(dir));
+    let io = |what, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| DriverError::Io {
+            name: name.to_string(),
+            what,
+            path,
+            source,
+        }
+    };
+    if dest.join(".ready").is_file() {
+        return Ok(dest);
+    }
+    std::fs::create_dir_all(&dest).map_err(io("cannot create", &dest))?;
+    let lock_path = parent.join(".lock");
+    let lock = std::fs::File::create(&lock_path).map_err(io("cannot create", &lock_path))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|e| io("cannot lock", &lock_path)(e.into()))?;
+    if dest.join(".ready").is_file() {
+        return Ok(dest);
+    }
+    for f in dir.files() {
+        let to = dest.join(f.path().file_name().unwrap_or_default());
+        std::fs::write(&to, f.contents()).map_err(io("cannot write", &to))?;
+    }
+    let setup = dest.join("setup");
+    let out = Command::new("bash")
+        .arg(&setup)
+        .arg(&dest)
+        .current_dir(&dest)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(io("cannot run", &setup))?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        return Err(DriverError::Setup {
+            name: name.to_string(),
+            status: out.status.to_string(),
+            said: said.lines().last().unwrap_or("(it said nothing)").to_string(),
+        });
+    }
+    let ready = dest.join(".ready");
+    std::fs::write(&ready, b"").map_err(io("cannot write", &ready))?;
+    Ok(dest)
+}
+
+/// What a driver's process is told about its database at `open`.
+pub struct OpenSpec<'a> {
+    pub name: &'a str,
+    pub path: &'a Path,
+    pub knobs: &'a [NamedValue],
+    pub statements: &'a [Statement],
+    pub max_tries: u32,
+    pub backoff_ns: &'a [u64],
+    pub client: u32,
+}
+
+/// A driver process litebench started.
+pub struct Process {
+    who: String,
+    child: Child,
+    /// Lines for its standard input, written by a thread of their own: a driver writes a
+    /// batch's results while litebench writes the next batch, and either may fill its pipe, so
+    /// neither side may block the other's reading.
+    stdin: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+    stdout: BufReader<ChildStdout>,
+}
+
+/// The thread that writes `lines` to a driver's standard input until they end or it closes.
+fn writer(stdin: ChildStdin, lines: std::sync::mpsc::Receiver<Vec<u8>>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut w = BufWriter::new(stdin);
+        for line in lines {
+            if w.write_all(&line).and_then(|()| w.flush()).is_err() {
+                return;
+            }
+        }
+    })
+}
+
+/// Starts driver `spec.name` (set up first where it is not), sends `open`, and waits for
+/// `opened`: the process, and what it said of itself.
+pub fn start(spec: &OpenSpec<'_>) -> Result<(Process, DriverInfo), WorkloadError> {
+    let name = spec.name;
+    let dest = installed(name).map_err(|e| failed(name, e.to_string()))?;
+    let line = std::fs::read_to_string(dest.join("command")).map_err(|e| failed(name, format!("its command: {e}")))?;
+    let mut argv = line.split_whitespace();
+    let program = argv.next().ok_or_else(|| failed(name, "its command is empty"))?;
+    let program = match program.contains('/') {
+        true => dest.join(program),
+        false => PathBuf::from(program),
+    };
+    let mut cmd = Command::new(&program);
+    cmd.args(argv)
+        .current_dir(&dest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    // SAFETY: prctl(PR_SET_PDEATHSIG) only sets the child's parent-death signal; it is
+    // async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        })
+    };
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| failed(name, format!("cannot start {}: {e}", program.display())))?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(failed(name, "no pipes to its process"));
+    };
+    let (lines, queue) = std::sync::mpsc::channel();
+    let mut p = Process {
+        who: format!("{name} (client {}, process {})", spec.client, child.id()),
+        child,
+        stdin: Some(lines),
+        writer: Some(writer(stdin, queue)),
+        stdout: BufReader::new(stdout),
+    };
+    let path = spec.path.to_string_lossy();
+    p.send(&ToDriver::Open {
+        protocol: PROTOCOL,
+        path: &path,
+        knobs: spec.knobs,
+        statements: spec.statements,
+        max_tries: spec.max_tries,
+        backoff_ns: spec.backoff_ns,
+        client: spec.client,
+    })?;
+    match p.recv()? {
+        FromDriver::Opened(info) => Ok((p, info)),
+        other => Err(failed(&p.who, format!("sent {other:?} where opened was due"))),
+    }
+}
+
+impl Process {
+    /// Why it ended, once it did: its exit status.
+    fn ended(&mut self) -> WorkloadError {
+        let status = match self.child.wait() {
+            Ok(s) => s.to_string(),
+            Err(e) => e.to_string(),
+        };
+        failed(&self.who, format!("ended ({status}) in the middle of the protocol"))
+    }
+}
+
+impl DriverLink for Process {
+    fn who(&self) -> String {
+        self.who.clone()
+    }
+
+    fn send(&mut self, msg: &ToDriver<'_>) -> Result<(), WorkloadError> {
+        let mut line = serde_json::to_vec(msg).map_err(|e| failed(&self.who, e.to_string()))?;
+        line.push(b'\n');
+        match self.stdin.as_ref().map(|s| s.send(line)) {
+            Some(Ok(())) => Ok(()),
+            _ => Err(self.ended()),
+        }
+    }
+
+    fn recv(&mut self) -> Result<FromDriver, WorkloadError> {
+        let mut line = String::new();
+        match self.stdout.read_line(&mut line) {
+            Ok(0) | Err(_) => Err(self.ended()),
+            Ok(_) => match serde_json::from_str::<FromDriver>(&line) {
+                Ok(FromDriver::Error { stage, message, knob }) => {
+                    let _ = self.child.wait();
+                    Err(failed(
+                        &self.who,
+                        match knob {
+                            Some(k) => format!("knob {k}: {message}"),
+                            None => format!("{stage}: {message}"),
+                        },
+                    ))
+                }
+                Ok(msg) => Ok(msg),
+                Err(e) => Err(failed(
+                    &self.who,
+                    format!("sent a line that is not the protocol's ({e}): {}", line.trim_end()),
+                )),
+            },
+        }
+    }
+
+    fn close(mut self: Box<Self>) -> Result<(), WorkloadError> {
+        self.send(&ToDriver::Close)?;
+        self.stdin = None;
+        if let Some(w) = self.writer.take() {
+            let _ = w.join();
+        }
+        match self.recv()? {
+            FromDriver::Closed => {}
+            other => return Err(failed(&self.who, format!("sent {other:?} where closed was due"))),
+        }
+        match self.child.wait() {
+            Ok(s) if s.success() => Ok(()),
+            Ok(s) => Err(failed(&self.who, format!("exited {s} after closing"))),
+            Err(e) => Err(failed(&self.who, e.to_string())),
+        }
+    }
+}
+
+impl Drop for Process {
+    /// Nothing left running: SIGTERM, a moment to act on it, then SIGKILL.
+    fn drop(&mut self) {
+        self.stdin = None;
+        if !matches!(self.child.try_wait(), Ok(None)) {
+            return;
+        }
+        // (Its writer thread ends once the process does: its pipe then refuses writes.)
+        // SAFETY: kill has no memory effects; the pid is our own child's, not yet reaped.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        let until = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < until {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The knobs a driver is sent: the configuration's, but for `driver` itself, pass-through
+/// knobs by their pragma's name.
+pub fn knobs_for_driver(knobs: &crate::model::knob::KnobSet, prefix: &str) -> Vec<NamedValue> {
+    knobs
+        .0
+        .iter()
+        .filter(|k| k.name != crate::engines::sqlite::knobs::DRIVER_KNOB)
+        .map(|k| NamedValue {
+            name: k.setting_name(prefix).to_string(),
+            value: Some(k.value.clone()),
+        })
+        .collect()
+}
+
+/// The driver a knob set names, where it is a process (`None`: litebench's own loop).
+pub fn driver_of(knobs: &crate::model::knob::KnobSet) -> Option<&str> {
+    knobs
+        .get(crate::engines::sqlite::knobs::DRIVER_KNOB)
+        .filter(|d| *d != RUST)
+}
+
+/// What driver `name` says of itself with `knobs` set, on a database of its own at `db` (a
+/// file litebench made for it): for the manifest, before anything is measured.
+pub fn probe(name: &str, db: &Path, knobs: &[NamedValue]) -> Result<DriverInfo, WorkloadError> {
+    let (p, info) = start(&OpenSpec {
+        name,
+        path: db,
+        knobs,
+        statements: &[],
+        max_tries: 1,
+        backoff_ns: &[],
+        client: 0,
+    })?;
+    Box::new(p).close()?;
+    Ok(info)
+}

@@ -1,0 +1,199 @@
+//! A connection that runs nothing and records what a workload's client asks of it: the
+//! statements it prepares, and per transaction the statements it runs with their bound values.
+//!
+//! `--driver` runs a workload through an application's own binding in another process (see
+//! [`crate::model::driver`]). So that every driver runs byte-identical work, the workload's own
+//! client draws and "executes" each transaction against this connection, untimed, and the
+//! statement ids and values it recorded travel to the driver as data. Transaction control is
+//! recognised by its text and kept out of the steps (the driver opens each transaction with
+//! the `begin` knob's statement); everything else is a step. Nothing reads results here: a
+//! workload whose statements depend on earlier results (a script's `\gset`, a read feeding a
+//! write) cannot run as data, and every way of reading results fails with [`NEEDS_RESULTS`].
+
+use super::values::Values;
+use super::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
+use crate::model::driver::Bound;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The message of every result a recording connection cannot give.
+pub const NEEDS_RESULTS: &str = "its statements depend on earlier results, which a driver cannot be sent ahead of time";
+
+/// What transaction-control statement a statement's text is, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Control {
+    Begin,
+    End,
+}
+
+fn control_of(sql: &str) -> Option<Control> {
+    let words: Vec<String> = sql
+        .trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .take(2)
+        .map(str::to_ascii_uppercase)
+        .collect();
+    match words.first().map(String::as_str) {
+        Some("BEGIN") => Some(Control::Begin),
+        Some("START") if words.get(1).is_some_and(|w| w == "TRANSACTION") => Some(Control::Begin),
+        Some("COMMIT" | "END") => Some(Control::End),
+        Some("ROLLBACK") if words.get(1).is_none_or(|w| w == "TRANSACTION") => Some(Control::End),
+        _ => None,
+    }
+}
+
+/// What the recording connection saw, shared with whoever reads it between transactions.
+#[derive(Debug, Default)]
+pub struct Log {
+    /// Every statement by id (its [`StmtId`]); transaction control too, never sent as a step.
+    sql: Vec<String>,
+    control: Vec<Option<Control>>,
+    /// The current transaction's steps.
+    steps: Vec<(usize, Vec<Bound>)>,
+    /// Whether the current transaction opened one explicitly.
+    explicit: bool,
+}
+
+impl Log {
+    /// The statements a driver prepares: every one but transaction control, with its id.
+    pub fn statements(&self) -> Vec<(usize, String)> {
+        self.sql
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.control[*i].is_none())
+            .map(|(i, s)| (i, s.clone()))
+            .collect()
+    }
+
+    /// How many statements it has seen.
+    pub fn len(&self) -> usize {
+        self.sql.len()
+    }
+
+    /// Whether it has seen none.
+    pub fn is_empty(&self) -> bool {
+        self.sql.is_empty()
+    }
+
+    /// The transaction recorded since the last call: its steps, and whether they run in
+    /// autocommit (no explicit transaction was opened).
+    pub fn take(&mut self) -> (bool, Vec<(usize, Vec<Bound>)>) {
+        let explicit = std::mem::take(&mut self.explicit);
+        (!explicit, std::mem::take(&mut self.steps))
+    }
+
+    fn intern(&mut self, sql: &str) -> usize {
+        if let Some(i) = self.sql.iter().position(|s| s == sql) {
+            return i;
+        }
+        self.sql.push(sql.to_string());
+        self.control.push(control_of(sql));
+        self.sql.len() - 1
+    }
+
+    fn step(&mut self, id: usize, params: &[Value<'_>]) {
+        match self.control[id] {
+            Some(Control::Begin) => self.explicit = true,
+            Some(Control::End) => {}
+            None => self.steps.push((id, params.iter().map(bound).collect())),
+        }
+    }
+}
+
+fn bound(v: &Value<'_>) -> Bound {
+    match *v {
+        Value::Null => Bound::Null,
+        Value::Int(i) => Bound::Int(i),
+        Value::Real(f) => Bound::Real(f),
+        Value::Text(t) => Bound::Text(t.to_string()),
+        Value::Blob(b) => Bound::Blob(b.to_vec()),
+    }
+}
+
+/// The connection a driven client's workload client runs against (SQLite's dialect: drivers
+/// carry SQLite).
+pub struct Recording {
+    log: Rc<RefCell<Log>>,
+}
+
+impl Recording {
+    /// A new recording connection and the log it writes.
+    pub fn new() -> (Recording, Rc<RefCell<Log>>) {
+        let log = Rc::new(RefCell::new(Log::default()));
+        (Recording { log: log.clone() }, log)
+    }
+
+    fn refused(context: &str) -> EngineError {
+        EngineError {
+            engine: "driver".into(),
+            kind: ErrorKind::Other,
+            code: None,
+            message: NEEDS_RESULTS.into(),
+            context: context.into(),
+            busy_cause: None,
+        }
+    }
+}
+
+impl Connection for Recording {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
+        let mut log = self.log.borrow_mut();
+        let id = log.intern(sql);
+        log.step(id, &[]);
+        Ok(())
+    }
+
+    fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
+        Ok(StmtId(self.log.borrow_mut().intern(sql)))
+    }
+
+    /// Records the step; answers one row, so that a workload's "one row changed" holds.
+    fn run(&mut self, stmt: StmtId, params: &[Value<'_>]) -> Result<u64, EngineError> {
+        self.log.borrow_mut().step(stmt.0, params);
+        Ok(1)
+    }
+
+    /// Records the step; answers no row and no value (a driver counts the rows it reads).
+    fn run_values(&mut self, stmt: StmtId, params: &[Value<'_>], _out: &mut Values) -> Result<u64, EngineError> {
+        self.log.borrow_mut().step(stmt.0, params);
+        Ok(0)
+    }
+
+    fn column_names(&mut self, _stmt: StmtId) -> Result<Vec<String>, EngineError> {
+        Err(Recording::refused("naming a query's columns (\\gset)"))
+    }
+
+    fn query(&mut self, _sql: &str) -> Result<Vec<Vec<Option<String>>>, EngineError> {
+        Err(Recording::refused("reading a query's rows"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_recorded_and_control_is_not() {
+        let (mut c, log) = Recording::new();
+        let begin = c.prepare("BEGIN IMMEDIATE").unwrap();
+        let upd = c.prepare("UPDATE t SET v = ? WHERE id = ?").unwrap();
+        c.run(begin, &[]).unwrap();
+        c.run(upd, &[Value::Text("x"), Value::Int(3)]).unwrap();
+        c.execute_batch("COMMIT").unwrap();
+        let (autocommit, steps) = log.borrow_mut().take();
+        assert!(!autocommit);
+        assert_eq!(steps, vec![(upd.0, vec![Bound::Text("x".into()), Bound::Int(3)])]);
+        c.run(upd, &[Value::Null, Value::Real(0.5)]).unwrap();
+        assert!(log.borrow_mut().take().0, "no BEGIN: autocommit");
+        let sent: Vec<String> = log.borrow().statements().into_iter().map(|(_, s)| s).collect();
+        assert_eq!(sent, vec!["UPDATE t SET v = ? WHERE id = ?"]);
+        assert!(c.query("SELECT 1").unwrap_err().message.contains("earlier results"));
+        assert_eq!(control_of(" end;"), Some(Control::End));
+        assert_eq!(control_of("ROLLBACK TO sp"), None);
+    }
+}

@@ -1,0 +1,382 @@
+//! A trial whose clients are driver processes (`--driver`): every transaction made here as data
+//! by the workload's own client against a recording connection, untimed, sent to each client's
+//! driver in batches, and the driver's results folded into the trial's recorder, so that every
+//! report, verdict and `advise` reads them as they read litebench's own loop.
+//!
+//! Each client runs on a thread of its own: it records its first batch and starts its driver
+//! (which prepares the statements recorded so far), all clients meet, each sends `go`, and
+//! then keeps one batch ahead: the next is recorded and sent while the driver runs the current
+//! one. A time budget ends where the host's clock passes it (no batch is sent after); what a
+//! driver started after the budget's end is not recorded. A trial timed per phase (crud's one
+//! closed-loop client) gets each operation type's time inside its transactions as its phase.
+
+use super::schedule::Schedule;
+use super::{Budget, Client, Transactions};
+use crate::engines::recording::{Log, Recording};
+use crate::engines::BusyCause;
+use crate::model::driver::{FromDriver, Outcome, Statement, ToDriver, Txn};
+use crate::workload::driven::{failed, DriverLink};
+use crate::workload::recorder::Recorder;
+use crate::workload::{Trial, WorkloadError};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+/// The first two batches' size (sent before the driver's rate is known, so small: a time budget
+/// ends no later than the batches in flight); later ones hold about [`BATCH_TIME`] of the
+/// driver's rate, from [`MIN_BATCH`] to [`MAX_BATCH`] transactions.
+const FIRST_BATCH: usize = 100;
+const MIN_BATCH: usize = 100;
+const BATCH_TIME: Duration = Duration::from_millis(200);
+const MAX_BATCH: usize = 20_000;
+
+/// What one client brings back: its recorder, the end of its last recorded transaction and
+/// its time inside each operation type's transactions (ns after `go`).
+struct Folded {
+    rec: Recorder,
+    last_end_ns: u64,
+    inside_ns: Vec<u64>,
+}
+
+/// Runs one trial of `tx` with every client in a process of driver `name`.
+pub(super) fn drive(
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    rec: &mut Recorder,
+    name: &str,
+) -> Result<(), WorkloadError> {
+    let shape = trial.load;
+    let clients = shape.clients.max(1);
+    let solo = clients == 1 && shape.rate.is_none() && tx.phase_timed(trial.params);
+    let meet = Barrier::new(clients as usize);
+    let bad = AtomicBool::new(false);
+    let siblings: Vec<Mutex<Option<Recorder>>> = (0..clients).map(|_| Mutex::new(Some(rec.sibling()))).collect();
+    let results: Vec<Result<Folded, WorkloadError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..clients)
+            .map(|index| {
+                let (meet, bad, own) = (&meet, &bad, &siblings[index as usize]);
+                scope.spawn(move || {
+                    let own = own.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    let own = own.expect("each client's recorder is taken once");
+                    let r = client(tx, trial, (index, clients, solo), own, (meet, bad));
+                    if r.is_err() {
+                        bad.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(super::driver::panicked())))
+            .collect()
+    });
+    let mut folded = Vec::new();
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(f) => folded.push(f),
+            Err(e) => errors.push(Err(e)),
+        }
+    }
+    super::driver::first_error(errors).map_err(|e| named(e, name))?;
+    let types = rec.op_names().len();
+    let mut inside = vec![0u64; types];
+    let mut last_end = 0u64;
+    for f in folded {
+        rec.absorb(f.rec);
+        last_end = last_end.max(f.last_end_ns);
+        for (i, ns) in f.inside_ns.iter().enumerate() {
+            inside[i] += ns;
+        }
+    }
+    if solo {
+        let per_op: Vec<Duration> = inside.iter().map(|ns| Duration::from_nanos(*ns)).collect();
+        rec.set_elapsed(&per_op);
+    } else {
+        let budget = match tx.budget(trial.params) {
+            Budget::Time(d) => d,
+            _ => Duration::ZERO,
+        };
+        rec.set_interval(Duration::from_nanos(last_end).max(budget));
+    }
+    Ok(())
+}
+
+/// A refusal of the recording connection, worded for the workload.
+fn named(e: WorkloadError, driver: &str) -> WorkloadError {
+    match e {
+        WorkloadError::Engine(e) if e.message == crate::engines::recording::NEEDS_RESULTS => failed(
+            driver,
+            format!("cannot run this workload: {} ({})", e.message, e.context),
+        ),
+        other => other,
+    }
+}
+
+/// How much a client records: its share of a count, or until its stream or the time ends.
+struct Share {
+    left: Option<u64>,
+    until: Option<Duration>,
+}
+
+/// A client's recorded transactions: its workload client and what the recording saw.
+struct Maker<'c> {
+    client: Box<dyn Client + 'c>,
+    log: Rc<RefCell<Log>>,
+    schedule: Option<(Schedule, Instant)>,
+    share: Share,
+}
+
+impl Maker<'_> {
+    /// The next `n` transactions (fewer where the share or the stream ends), recorded untimed.
+    fn batch(&mut self, n: usize) -> Result<(Vec<Txn>, Vec<usize>), WorkloadError> {
+        let mut txns = Vec::with_capacity(n);
+        let mut ops = Vec::with_capacity(n);
+        while txns.len() < n && self.share.left != Some(0) && !self.client.done() {
+            let op = self.client.draw();
+            self.client.execute()?;
+            let (autocommit, steps) = self.log.borrow_mut().take();
+            let due_ns = self
+                .schedule
+                .as_mut()
+                .map(|(s, origin)| s.take().saturating_duration_since(*origin).as_nanos() as u64);
+            if let Some(left) = &mut self.share.left {
+                *left -= 1;
+            }
+            txns.push(Txn {
+                op,
+                due_ns,
+                autocommit,
+                steps,
+            });
+            ops.push(op);
+        }
+        Ok((txns, ops))
+    }
+}
+
+/// A client ready to go: its transactions' maker, its first batch, its driver opened.
+struct Ready<'c> {
+    maker: Maker<'c>,
+    first: (Vec<Txn>, Vec<usize>),
+    /// How many statements the driver prepared.
+    known: usize,
+    link: Box<dyn DriverLink>,
+}
+
+/// One client: its transactions made, its driver started (before every client meets, so that
+/// all go together), run and closed, its results folded.
+fn client(
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    seat: (u32, u32, bool),
+    rec: Recorder,
+    (meet, bad): (&Barrier, &AtomicBool),
+) -> Result<Folded, WorkloadError> {
+    let (mut conn, log) = Recording::new();
+    let ready = prepare(tx, trial, seat, &mut conn, log);
+    if ready.is_err() {
+        bad.store(true, Ordering::Relaxed);
+    }
+    meet.wait();
+    let ready = ready?;
+    if bad.load(Ordering::Relaxed) {
+        // Another client could not start: its error is the trial's (this driver is killed).
+        return Err(WorkloadError::Interrupted);
+    }
+    run(ready, trial, rec, bad)
+}
+
+fn prepare<'c>(
+    tx: &'c dyn Transactions,
+    trial: &Trial<'_>,
+    (index, clients, solo): (u32, u32, bool),
+    conn: &'c mut Recording,
+    log: Rc<RefCell<Log>>,
+) -> Result<Ready<'c>, WorkloadError> {
+    let shape = trial.load;
+    let client = tx.boxed_client(conn, (index, clients, solo), trial.seed, trial.params)?;
+    let origin = Instant::now();
+    let schedule = shape.rate.map(|r| {
+        let seed = super::client_seed(trial.seed, index);
+        (
+            Schedule::new(origin, r / f64::from(clients), shape.arrival, seed),
+            origin,
+        )
+    });
+    let mut maker = Maker {
+        client,
+        log: log.clone(),
+        schedule,
+        share: share_of(tx, trial, index, clients),
+    };
+    let first = maker.batch(FIRST_BATCH)?;
+    let statements: Vec<Statement> = log
+        .borrow()
+        .statements()
+        .into_iter()
+        .map(|(id, sql)| Statement { id, sql })
+        .collect();
+    let known = log.borrow().len();
+    let max_tries = shape.max_tries.max(1);
+    let backoff: Vec<u64> = (1..max_tries)
+        .map(|r| shape.retry_backoff.step(r).as_nanos() as u64)
+        .collect();
+    let link = trial.connector.start_driver(index, &statements, max_tries, &backoff)?;
+    Ok(Ready {
+        maker,
+        first,
+        known,
+        link,
+    })
+}
+
+fn share_of(tx: &dyn Transactions, trial: &Trial<'_>, index: u32, clients: u32) -> Share {
+    match tx.budget(trial.params) {
+        Budget::Count(total) => Share {
+            left: Some(total / u64::from(clients) + u64::from(u64::from(index) < total % u64::from(clients))),
+            until: None,
+        },
+        Budget::Time(d) => Share {
+            left: None,
+            until: Some(d),
+        },
+        Budget::Streams => Share {
+            left: None,
+            until: None,
+        },
+    }
+}
+
+/// A client's driver sent off, kept one batch ahead until its share ends, and closed.
+fn run(ready: Ready<'_>, trial: &Trial<'_>, mut rec: Recorder, bad: &AtomicBool) -> Result<Folded, WorkloadError> {
+    let Ready {
+        mut maker,
+        first,
+        known,
+        mut link,
+    } = ready;
+    let until = maker.share.until;
+    let types = rec.op_names().len();
+    link.send(&ToDriver::Go)?;
+    let go = Instant::now();
+    let mut pending: VecDeque<(u64, Vec<usize>)> = VecDeque::new();
+    let mut seq = 0u64;
+    if !first.0.is_empty() {
+        link.send(&ToDriver::Batch { seq, txns: &first.0 })?;
+        pending.push_back((seq, first.1));
+        seq += 1;
+    }
+    let mut fold = Fold {
+        rec: &mut rec,
+        last_end_ns: 0,
+        inside_ns: vec![0; types],
+        until_ns: until.map(|d| d.as_nanos() as u64),
+    };
+    let mut size = FIRST_BATCH;
+    let mut more = true;
+    while let Some((want, ops)) = pending.pop_front() {
+        let stop = trial.stop.load(Ordering::Relaxed) || bad.load(Ordering::Relaxed);
+        more = more && !stop && until.is_none_or(|d| go.elapsed() < d);
+        if more {
+            let (txns, next_ops) = maker.batch(size)?;
+            if maker.log.borrow().len() > known {
+                return Err(failed(
+                    &link.who(),
+                    "the workload prepared a statement after its first batch; drivers prepare every statement at open",
+                ));
+            }
+            more = !txns.is_empty();
+            if more {
+                link.send(&ToDriver::Batch { seq, txns: &txns })?;
+                pending.push_back((seq, next_ops));
+                seq += 1;
+            }
+        }
+        let t = Instant::now();
+        fold.done(want, &ops, link.recv()?, &link.who())?;
+        // About BATCH_TIME of the driver's rate next time (its last batch's, waited for here).
+        let per = t.elapsed().as_nanos().max(1) as f64 / ops.len().max(1) as f64;
+        size = ((BATCH_TIME.as_nanos() as f64 / per) as usize).clamp(MIN_BATCH, MAX_BATCH);
+    }
+    link.close()?;
+    if trial.stop.load(Ordering::Relaxed) {
+        return Err(WorkloadError::Interrupted);
+    }
+    let (last_end_ns, inside_ns) = (fold.last_end_ns, std::mem::take(&mut fold.inside_ns));
+    Ok(Folded {
+        rec,
+        last_end_ns,
+        inside_ns,
+    })
+}
+
+/// A client's results going into its recorder.
+struct Fold<'r> {
+    rec: &'r mut Recorder,
+    last_end_ns: u64,
+    inside_ns: Vec<u64>,
+    /// A time budget's end: what started after it is not recorded.
+    until_ns: Option<u64>,
+}
+
+impl Fold<'_> {
+    /// The driver's answer to batch `want` of `ops`: its results folded, or the error it is.
+    fn done(&mut self, want: u64, ops: &[usize], answer: FromDriver, who: &str) -> Result<(), WorkloadError> {
+        match answer {
+            FromDriver::Done { seq, results, errors } if seq == want && results.len() == ops.len() => {
+                if let Some((i, msg)) = errors.iter().next() {
+                    return Err(failed(who, format!("transaction {i} of batch {seq} failed: {msg}")));
+                }
+                self.results(ops, &results, who)
+            }
+            FromDriver::Done { seq, results, .. } => Err(failed(
+                who,
+                format!(
+                    "answered batch {seq} with {} results where batch {want} of {} transactions was due",
+                    results.len(),
+                    ops.len()
+                ),
+            )),
+            other => Err(failed(who, format!("sent {other:?} where a batch's results were due"))),
+        }
+    }
+
+    fn results(
+        &mut self,
+        ops: &[usize],
+        results: &[crate::model::driver::TxnResult],
+        who: &str,
+    ) -> Result<(), WorkloadError> {
+        for (&op, &(outcome, start, latency, tries, _rows)) in ops.iter().zip(results) {
+            if self.until_ns.is_some_and(|u| start >= u) {
+                continue;
+            }
+            if tries > 1 {
+                self.rec.record_retries(op, u64::from(tries - 1));
+            }
+            let cause = match outcome {
+                Outcome::Ok => {
+                    self.rec.record_outcome_ns(op, latency, true);
+                    self.last_end_ns = self.last_end_ns.max(start + latency);
+                    if let Some(t) = self.inside_ns.get_mut(op) {
+                        *t += latency;
+                    }
+                    continue;
+                }
+                Outcome::BusyTimeout => BusyCause::Timeout,
+                Outcome::BusyUpgrade => BusyCause::Upgrade,
+                Outcome::BusySnapshot => BusyCause::Snapshot,
+                Outcome::Locked => BusyCause::Unknown,
+                Outcome::Error => return Err(failed(who, "a transaction failed (the driver named no error)")),
+            };
+            self.rec.record_busy(op, cause);
+            self.last_end_ns = self.last_end_ns.max(start + latency);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,151 @@
+//! `run --driver`: a workload's transactions through a driver process per client
+//! (docs/drivers.md), its knobs read back in the manifest, its lock failures by cause, and the
+//! runs it is refused for. The drivers are set up in litebench's cache (`.ci/run` runs
+//! `litebench drivers setup` first); python-sqlite3 and noop-python need only python3.
+
+use crate::cli::common::*;
+
+/// A tiny crud run through `drivers`, with `args`: its JSON.
+fn through(sb: &Sandbox, drivers: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["crud", "--driver", drivers, "--trials", "1", "--warmup", "0", "--quiet"];
+    all.extend_from_slice(args);
+    let out = output(&mut sb.run(&all));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    sb.show_json()
+}
+
+fn sum(trial: &serde_json::Value, field: &str) -> u64 {
+    trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o[field].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn crud_runs_through_python_sqlite3_in_two_client_processes_with_its_knobs_read_back() {
+    let sb = Sandbox::new();
+    let mut args = vec![
+        "--clients",
+        "2",
+        "--knob",
+        "journal_mode=wal",
+        "--knob",
+        "synchronous=normal",
+    ];
+    args.extend_from_slice(&["--knob", "busy_timeout=5000"]);
+    args.extend_from_slice(TINY_PARAMS);
+    let v = through(&sb, "python-sqlite3", &args);
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    let trial = &v["trials"][0];
+    // Every transaction of both clients' shares came back, each a success.
+    assert_eq!(sum(trial, "ops"), 60, "{:#}", trial["ops"]);
+    assert_eq!(sum(trial, "succeeded"), 60);
+    let driver = &v["manifest"]["configs"][0]["driver"];
+    assert_eq!(driver["driver"], "python-sqlite3");
+    assert!(
+        driver["runtime"].as_str().unwrap().starts_with("CPython 3."),
+        "{driver:#}"
+    );
+    let version = driver["sqlite_version"].as_str().unwrap();
+    assert!(
+        version.starts_with("3.") && version.split('.').count() == 3,
+        "{version}"
+    );
+    assert!(!driver["compile_options"].as_array().unwrap().is_empty());
+    let read: Vec<(String, String)> = driver["knobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["name"].as_str().unwrap().into(), k["value"].as_str().unwrap().into()))
+        .collect();
+    let asked = [
+        ("journal_mode", "wal"),
+        ("synchronous", "normal"),
+        ("busy_timeout", "5000"),
+    ];
+    let asked: Vec<(String, String)> = asked.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+    assert_eq!(read, asked);
+    let implicit = driver["implicit"].to_string();
+    assert!(
+        implicit.contains("isolation_level") && implicit.contains("BEGIN"),
+        "{implicit}"
+    );
+    assert!(v["manifest"]["configs"][0]["label"]
+        .as_str()
+        .unwrap()
+        .contains("driver=python-sqlite3"));
+}
+
+#[test]
+fn a_lock_failure_through_a_driver_is_counted_by_its_cause() {
+    let sb = Sandbox::new();
+    // Two writers with no busy handler in rollback-journal mode: autocommit writes meet the
+    // other's lock at their start, which SQLite reports as a plain SQLITE_BUSY (busy_timeout).
+    let v = through(
+        &sb,
+        "python-sqlite3",
+        &[
+            "--clients",
+            "2",
+            "--knob",
+            "busy_timeout=0",
+            "--knob",
+            "synchronous=off",
+            "--param",
+            "duration=300ms",
+        ],
+    );
+    let trial = &v["trials"][0];
+    let busy = sum(trial, "busy");
+    assert!(busy > 0, "no lock failure in 300 ms of two writers: {:#}", trial["ops"]);
+    assert_eq!(sum(trial, "busy_timeout"), busy, "{:#}", trial["ops"]);
+    assert_eq!(sum(trial, "busy_upgrade") + sum(trial, "busy_snapshot"), 0);
+    assert!(sum(trial, "succeeded") > 0);
+}
+
+#[test]
+fn the_noop_driver_answers_every_transaction_without_a_database() {
+    let sb = Sandbox::new();
+    let v = through(&sb, "rust,noop-python", TINY_PARAMS);
+    let configs = v["manifest"]["configs"].as_array().unwrap();
+    assert_eq!(configs.len(), 2);
+    assert!(configs[0].get("driver").is_none(), "the rust loop is no driver process");
+    assert_eq!(configs[1]["driver"]["sqlite_version"], "none");
+    for trial in v["trials"].as_array().unwrap() {
+        assert_eq!(sum(trial, "succeeded"), 60, "{:#}", trial["ops"]);
+    }
+}
+
+#[test]
+fn drivers_are_refused_in_one_line_where_they_cannot_run() {
+    let sb = Sandbox::new();
+    let gset = sb.root().join("gset.sql");
+    std::fs::write(&gset, "SELECT 1 AS one\n\\gset\nSELECT :one;\n").unwrap();
+    let gset = format!("file={}", gset.display());
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["crud", "--driver", "python-sqlite3", "--engine", "postgres"],
+            "error: --driver python-sqlite3: a driver carries its own SQLite, so it runs only with --engine sqlite, not postgres",
+        ),
+        (&["crud", "--driver", "perl"], "error: --driver perl: no such driver; litebench has rust, python-sqlite3"),
+        (
+            &["script", "--param", &gset, "--driver", "python-sqlite3"],
+            "cannot run through a driver: ",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = output(&mut sb.run(args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let out = output(&mut sb.run(&["script", "--param", &gset, "--driver", "python-sqlite3"]));
+    assert!(
+        stderr(&out).contains("gset.sql:1: a \\gset/\\aset feeds a statement's result"),
+        "{}",
+        stderr(&out)
+    );
+}
