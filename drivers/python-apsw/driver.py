@@ -130,9 +130,9 @@ def run_batch(cur, begin, txns, max_tries, backoff, t0):
                 if not autocommit:
                     cur.execute(begin)
                 for sql, params in steps:
-                    stepped = True
                     for _ in cur.execute(sql, params):
                         rows += 1
+                    stepped = True
                 if not autocommit:
                     cur.execute("COMMIT")
             except apsw.Error as e:
