@@ -1,6 +1,7 @@
 // Bare loop for go-modernc's overhead figure: crud's read and update through modernc.org/sqlite and
-// database/sql directly (one conn, prepared statements, BEGIN IMMEDIATE ... COMMIT), timed with
-// Go's monotonic clock. Usage: DB N; prints ns per transaction. drivers/bare/measure.py builds
+// database/sql directly (one conn, prepared statements, BEGIN IMMEDIATE ... COMMIT, or with
+// "read": autocommit point reads alone), timed with Go's monotonic clock. Usage: DB N [read];
+// prints ns per transaction. drivers/bare/measure.py builds
 // it inside the driver's set-up module and runs it beside the driver on the same statements.
 package main
 
@@ -31,8 +32,16 @@ func main() {
 	begin, commit := must(c.PrepareContext(ctx, "BEGIN IMMEDIATE")), must(c.PrepareContext(ctx, "COMMIT"))
 	read := must(c.PrepareContext(ctx, "SELECT value FROM crud WHERE id = ?"))
 	update := must(c.PrepareContext(ctx, "UPDATE crud SET value = ? WHERE id = ?"))
+	reads := len(os.Args) > 3 && os.Args[3] == "read"
 	start := time.Now()
 	for i := range n {
+		if reads {
+			r := must(read.QueryContext(ctx, ids[i]))
+			for r.Next() {
+			}
+			must(0, r.Close())
+			continue
+		}
 		must(begin.ExecContext(ctx))
 		if i%2 == 0 {
 			r := must(read.QueryContext(ctx, ids[i]))

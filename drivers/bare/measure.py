@@ -8,7 +8,9 @@ tests/engine/setup-drivers.sh does), runs the bare loop drivers/bare/NAME.{py,js
 library called directly, timed by the loop's own clock) and the driver under the protocol, fed
 the same N transactions (alternating a read and an update, each in BEGIN IMMEDIATE ... COMMIT,
 on a 1000-row crud table, WAL, synchronous=NORMAL) in batches of 5000, three times each,
-alternating. Prints per driver the median ns per transaction of both, their ratio, and the
+alternating. Then the same with autocommit point reads alone (no BEGIN/COMMIT),
+where a transaction costs a few microseconds and a driver's own cost shows. Prints per driver
+the median ns per transaction of both, their ratio, and the
 driver's wall time per transaction (protocol, JSON and pipes included). No-op drivers have no
 bare loop: their timed ns per transaction is the protocol's footprint inside the timed region.
 
@@ -69,7 +71,7 @@ def bare_command(name, dest, command):
         return ["node", os.path.join(dest, "bare-loop.js")]
     os.makedirs(os.path.join(dest, "bare"), exist_ok=True)
     shutil.copy(src, os.path.join(dest, "bare", "main.go"))
-    cache = os.path.join(os.path.dirname(dest), "go-cache")
+    cache = os.path.join(os.path.dirname(os.path.dirname(dest)), "go-cache")
     env = dict(os.environ, GOMODCACHE=f"{cache}/mod", GOCACHE=f"{cache}/build", GOTOOLCHAIN="local",
                GOFLAGS="-mod=readonly -modcacherw", CGO_ENABLED="1" if name == "go-mattn" else "0")
     go = shutil.which("go") or "/usr/local/go/bin/go"
@@ -77,12 +79,20 @@ def bare_command(name, dest, command):
     return [os.path.join(dest, "bare-loop")]
 
 
-def run_bare(argv, dest, db, n):
-    out = subprocess.run(argv + [db, str(n)], cwd=dest, capture_output=True, text=True, check=True)
-    return int(out.stdout.strip())
+def run_bare(argv, dest, db, n, mix):
+    """ns per transaction, or None where the bare loop does not answer as this script expects
+    (`NAME.ext DB N` printing one integer)."""
+    out = subprocess.run(argv + [db, str(n)] + (["read"] if mix == "read" else []), cwd=dest,
+                         capture_output=True, text=True)
+    try:
+        return int(out.stdout.strip())
+    except ValueError:
+        print(f"measure.py: {argv[-1]} DB N did not print ns per transaction: {out.stderr.strip()[-200:]}",
+              file=sys.stderr)
+        return None
 
 
-def run_driver(argv, dest, db, n):
+def run_driver(argv, dest, db, n, mix):
     """(timed ns per txn, wall ns per txn) for N transactions through the driver."""
     proc = subprocess.Popen(argv, cwd=dest, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
@@ -106,6 +116,9 @@ def run_driver(argv, dest, db, n):
         txns = []
         for i in range(b, min(n, b + BATCH)):
             rid = 1 + (i * 7919) % ROWS
+            if mix == "read":
+                txns.append({"op": 0, "due_ns": None, "autocommit": True, "steps": [[0, [rid]]]})
+                continue
             step = [0, [rid]] if i % 2 == 0 else [1, [f"drv{i:097d}", rid]]
             txns.append({"op": i % 2, "due_ns": None, "steps": [step]})
         batches.append(json.dumps({"type": "batch", "seq": len(batches), "txns": txns}) + "\n")
@@ -142,6 +155,14 @@ def main(argv):
         return 2
     cache, n = argv[1], int(argv[2])
     names = argv[3:] or sorted(os.listdir(os.path.join(cache, "drivers")))
+    for mix in ("txn", "read"):
+        print("alternating read and update, each in BEGIN IMMEDIATE ... COMMIT" if mix == "txn"
+              else "autocommit point reads alone")
+        measure(cache, n, names, mix)
+    return 0
+
+
+def measure(cache, n, names, mix):
     print(f"{'driver':22} {'bare ns/txn':>11} {'driver ns/txn':>13} {'ratio':>6} {'wall ns/txn':>11}")
     for name in names:
         dest = dest_of(cache, name)
@@ -153,14 +174,15 @@ def main(argv):
             bares, timed, walls = [], [], []
             for _ in range(ROUNDS):
                 if bare:
-                    bares.append(run_bare(bare, dest, db, n))
-                t, w = run_driver(command, dest, db, n)
+                    b = run_bare(bare, dest, db, n, mix)
+                    bare = bare if b is not None else None
+                    bares += [b] if b is not None else []
+                t, w = run_driver(command, dest, db, n, mix)
                 timed.append(t)
                 walls.append(w)
         b, t, w = (statistics.median(x) if x else None for x in (bares, timed, walls))
         ratio = f"{t / b:6.2f}" if b else "     -"
         print(f"{name:22} {b if b else '-':>11} {t:>13} {ratio} {w:>11}", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """Bare loop for python-apsw's overhead figure: crud's read and update through apsw directly,
-each in BEGIN IMMEDIATE ... COMMIT, timed with the loop's own clock. Usage: DB N; prints ns per
-transaction. drivers/bare/measure.py runs it beside the driver on the same statements."""
+each in BEGIN IMMEDIATE ... COMMIT (or with "read": autocommit point reads alone), timed with
+the loop's own clock. Usage: DB N [read]; prints ns per transaction. drivers/bare/measure.py runs it beside the driver on the same statements."""
 import sys
 import time
 
 import apsw
 
-db, n = sys.argv[1], int(sys.argv[2])
+db, n, reads = sys.argv[1], int(sys.argv[2]), sys.argv[3:] == ["read"]
 cur = apsw.Connection(db).cursor()
 cur.execute("PRAGMA journal_mode=wal").fetchall()
 cur.execute("PRAGMA synchronous=normal")
@@ -16,6 +16,10 @@ values = [f"bare{i:096d}" for i in range(n)]
 read, update = "SELECT value FROM crud WHERE id = ?", "UPDATE crud SET value = ? WHERE id = ?"
 start = time.perf_counter_ns()
 for i in range(n):
+    if reads:
+        for _ in cur.execute(read, (ids[i],)):
+            pass
+        continue
     cur.execute("BEGIN IMMEDIATE")
     if i % 2 == 0:
         for _ in cur.execute(read, (ids[i],)):
