@@ -154,7 +154,9 @@ def main(argv):
         print("usage: measure.py CACHE N [NAME...]", file=sys.stderr)
         return 2
     cache, n = argv[1], int(argv[2])
-    names = argv[3:] or sorted(os.listdir(os.path.join(cache, "drivers")))
+    repo = os.path.dirname(HERE)
+    names = argv[3:] or sorted(d for d in os.listdir(os.path.join(cache, "drivers"))
+                               if os.path.isfile(os.path.join(repo, d, "command")))
     for mix in ("txn", "read"):
         print("alternating read and update, each in BEGIN IMMEDIATE ... COMMIT" if mix == "txn"
               else "autocommit point reads alone")

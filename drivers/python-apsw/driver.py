@@ -67,6 +67,8 @@ def open_db(msg):
             readback.append({"name": name, "value": pragma(cur, name)})
         except (apsw.Error, ValueError) as e:
             fail("knob", f"{name}={value}: {e}", name)
+    busy = [k["value"] for k in msg["knobs"] if k["name"] == "busy_timeout"]
+    busy_implicit = f"{busy[0]} ms (the busy_timeout knob)" if busy else "0 ms (apsw sets none)"
     stmts = {}
     for s in msg["statements"]:
         try:
@@ -84,6 +86,7 @@ def open_db(msg):
             "compile_options": [r[0] for r in cur.execute("PRAGMA compile_options")],
             "knobs": readback,
             "implicit": [
+                {"name": "busy_timeout", "value": busy_implicit},
                 {"name": "transactions", "value": "none (apsw autocommits; litebench sends BEGIN)"},
                 {"name": "statement_cache", "value": "100 (apsw's default statementcachesize)"},
                 {"name": "sqlite", "value": "bundled in the apsw wheel"},
