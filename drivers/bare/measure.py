@@ -7,7 +7,7 @@ For each driver set up under CACHE/drivers/NAME/<hash>/ (by its setup, as litebe
 tests/engine/setup-drivers.sh does), runs the bare loop drivers/bare/NAME.{py,js,go} (the
 library called directly, timed by the loop's own clock) and the driver under the protocol, fed
 the same N transactions (alternating a read and an update, each in BEGIN IMMEDIATE ... COMMIT,
-on a 1000-row crud table, WAL, synchronous=NORMAL) in batches of 5000, three times each,
+on a 1000-row crud table, WAL, synchronous=NORMAL) in batches of 5000, five times each,
 alternating. Then the same with autocommit point reads alone (no BEGIN/COMMIT),
 where a transaction costs a few microseconds and a driver's own cost shows. Prints per driver
 the median ns per transaction of both, their ratio, and the
@@ -32,7 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROWS = 1000
 BATCH = 5000
-ROUNDS = 3
+ROUNDS = 5
 READ = "SELECT value FROM crud WHERE id = ?"
 UPDATE = "UPDATE crud SET value = ? WHERE id = ?"
 

@@ -8,7 +8,8 @@ const [db, n, reads] = [new Database(process.argv[2]), Number(process.argv[3]), 
 db.pragma("journal_mode=wal");
 db.pragma("synchronous=normal");
 const rows = db.prepare("SELECT count(*) FROM crud").pluck().get();
-const ids = Array.from({ length: n }, (_, i) => 1 + ((i * 7919) % rows));
+// BigInt ids, as the driver binds integers: better-sqlite3 binds a JS number as REAL.
+const ids = Array.from({ length: n }, (_, i) => BigInt(1 + ((i * 7919) % Number(rows))));
 const values = Array.from({ length: n }, (_, i) => "bare" + String(i).padStart(96, "0"));
 const [begin, commit] = [db.prepare("BEGIN IMMEDIATE"), db.prepare("COMMIT")];
 const read = db.prepare("SELECT value FROM crud WHERE id = ?").raw(true);

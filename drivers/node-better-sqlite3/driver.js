@@ -131,8 +131,8 @@ function tryTxn(conn, t) {
   let stepped = false;
   try {
     if (inTxn) conn.tx.begin.run();
-    for (const [st, params] of t.steps) {
-      if (st.reader) rows += st.all(...params).length;
+    for (const [st, params, reader] of t.steps) {
+      if (reader) rows += st.all(...params).length;
       else st.run(...params);
       stepped = true;
     }
@@ -202,7 +202,10 @@ function main() {
       const txns = msg.txns.map((t) => ({
         autocommit: t.autocommit === true && t.steps.length === 1,
         due: t.due_ns === null || t.due_ns === undefined ? null : int(t.due_ns),
-        steps: t.steps.map(([id, params]) => [conn.stmts[Number(int(id))], params.map(decode)]),
+        steps: t.steps.map(([id, params]) => {
+          const st = conn.stmts[Number(int(id))];
+          return [st, params.map(decode), st.reader]; // reader: read once here, not per step
+        }),
       }));
       pending.push([msg.seq, txns]);
     } else if (msg.type === "close") {
