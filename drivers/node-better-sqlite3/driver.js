@@ -131,9 +131,15 @@ function tryTxn(conn, t) {
   let stepped = false;
   try {
     if (inTxn) conn.tx.begin.run();
-    for (const [st, params, reader] of t.steps) {
-      if (reader) rows += st.all(...params).length;
-      else st.run(...params);
+    // An indexed loop and apply: with for-of, destructuring and spread, autocommit reads took
+    // 1.26 to 1.51 times the bare loop; this way 1.11 to 1.33 (drivers/bare/measure.py, a
+    // loaded 2-core VM, a few runs each: the ranges overlap, the loop costs no more).
+    const steps = t.steps;
+    for (let k = 0; k < steps.length; k++) {
+      const step = steps[k];
+      const st = step[0];
+      if (step[2]) rows += st.all.apply(st, step[1]).length;
+      else st.run.apply(st, step[1]);
       stepped = true;
     }
     if (inTxn) conn.tx.commit.run();
