@@ -1,0 +1,299 @@
+// The litebench driver protocol, version 1 (docs/drivers.md), shared by every Go driver.
+//
+// This file is the original in drivers/go-common/; each Go driver folder holds an identical
+// copy (drivers/go-common/sync.sh writes them, and tests/engine/setup-drivers.sh fails when one
+// differs), because litebench copies only a driver's own folder into its cache before building
+// it, so a `replace ../go-common` directive would point at nothing there.
+//
+// What it does: reads newline-delimited JSON on stdin, hands open and each transaction to an
+// engine (the database/sql one in sqlconn.go, or the no-op one), times each transaction with
+// Go's monotonic clock (time.Now carries it; time.Since reads it), applies litebench's retry
+// rule (max_tries, backoff_ns) and writes one done line per batch. Parameters are decoded
+// (json.Number into int64 or float64, base64 into []byte) when a batch is read, outside the
+// timed loop.
+package main
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type knob struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type statement struct {
+	ID  int    `json:"id"`
+	SQL string `json:"sql"`
+}
+
+type txnMsg struct {
+	Op         int             `json:"op"`
+	DueNs      *int64          `json:"due_ns"`
+	Autocommit bool            `json:"autocommit"`
+	Steps      [][]interface{} `json:"steps"`
+}
+
+type message struct {
+	Type       string      `json:"type"`
+	Path       string      `json:"path"`
+	Knobs      []knob      `json:"knobs"`
+	Statements []statement `json:"statements"`
+	MaxTries   int         `json:"max_tries"`
+	BackoffNs  []int64     `json:"backoff_ns"`
+	Seq        int64       `json:"seq"`
+	Txns       []txnMsg    `json:"txns"`
+}
+
+type opened struct {
+	Type           string   `json:"type"`
+	Driver         string   `json:"driver"`
+	Runtime        string   `json:"runtime"`
+	Library        string   `json:"library"`
+	SQLiteVersion  string   `json:"sqlite_version"`
+	CompileOptions []string `json:"compile_options"`
+	Knobs          []knob   `json:"knobs"`
+	Implicit       []knob   `json:"implicit"`
+}
+
+// A step ready to run: the statement's index and its bound values.
+type step struct {
+	stmt   int
+	params []any
+}
+
+type txn struct {
+	autocommit bool
+	due        time.Duration
+	open       bool // due is set (open loop)
+	steps      []step
+}
+
+// What a database engine does for the protocol loop. try runs one try of a transaction
+// (BEGIN, its steps, COMMIT) and returns its outcome, the rows stepped through and, for
+// outcome "error", the message; on a lock outcome it has already rolled back.
+type engine interface {
+	open(m *message) (*opened, *protoError)
+	try(t *txn) (outcome string, rows int64, msg string)
+	close() error
+}
+
+type protoError struct {
+	Type    string `json:"type"`
+	Stage   string `json:"stage"`
+	Message string `json:"message"`
+	Knob    string `json:"knob,omitempty"`
+}
+
+var out = bufio.NewWriterSize(os.Stdout, 1<<16)
+
+func send(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	out.Write(b)
+	out.WriteByte('\n')
+	out.Flush()
+}
+
+func fail(e *protoError) {
+	e.Type = "error"
+	send(e)
+	os.Exit(1)
+}
+
+func decodeValue(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, string:
+		return x, nil
+	case json.Number:
+		s := string(x)
+		if strings.ContainsAny(s, ".eE") {
+			return strconv.ParseFloat(s, 64)
+		}
+		return strconv.ParseInt(s, 10, 64)
+	case map[string]interface{}:
+		if b, ok := x["blob"].(string); ok {
+			return base64.StdEncoding.DecodeString(b)
+		}
+	}
+	return nil, fmt.Errorf("unsupported value %v", v)
+}
+
+func decodeBatch(m *message, nstmts int) ([]txn, error) {
+	txns := make([]txn, len(m.Txns))
+	for i, t := range m.Txns {
+		txns[i].autocommit = t.Autocommit && len(t.Steps) == 1
+		if t.DueNs != nil {
+			txns[i].open, txns[i].due = true, time.Duration(*t.DueNs)
+		}
+		txns[i].steps = make([]step, len(t.Steps))
+		for j, s := range t.Steps {
+			if len(s) != 2 {
+				return nil, fmt.Errorf("txn %d step %d: expected [statement, params]", i, j)
+			}
+			id, err := s[0].(json.Number).Int64()
+			if err != nil || id < 0 || int(id) >= nstmts {
+				return nil, fmt.Errorf("txn %d step %d: unknown statement %v", i, j, s[0])
+			}
+			raw, _ := s[1].([]interface{})
+			params := make([]any, len(raw))
+			for k, v := range raw {
+				if params[k], err = decodeValue(v); err != nil {
+					return nil, fmt.Errorf("txn %d step %d: %v", i, j, err)
+				}
+			}
+			txns[i].steps[j] = step{int(id), params}
+		}
+	}
+	return txns, nil
+}
+
+type result struct {
+	outcome        string
+	start, latency time.Duration
+	tries          int
+	rows           int64
+}
+
+// runBatch is the timed loop: between the two clock reads only the engine's try, the retry
+// rule and the backoff sleep.
+func runBatch(e engine, txns []txn, maxTries int, backoff []int64, t0 time.Time, res []result) map[int]string {
+	var errs map[int]string
+	for i := range txns {
+		t := &txns[i]
+		var start time.Duration
+		if t.open {
+			if wait := time.Until(t0.Add(t.due)); wait > 0 {
+				time.Sleep(wait)
+			}
+			start = t.due
+		} else {
+			start = time.Since(t0)
+		}
+		var outcome, msg string
+		var rows int64
+		tries := 0
+		for {
+			outcome, rows, msg = e.try(t)
+			tries++
+			if outcome == "ok" || outcome == "error" || tries >= maxTries {
+				break
+			}
+			time.Sleep(time.Duration(backoff[min(tries-1, len(backoff)-1)]))
+		}
+		end := time.Since(t0)
+		res[i] = result{outcome, start, end - start, tries, rows}
+		if outcome == "error" {
+			if errs == nil {
+				errs = map[int]string{}
+			}
+			errs[i] = msg
+		}
+	}
+	return errs
+}
+
+func writeDone(seq int64, res []result, errs map[int]string) {
+	b := make([]byte, 0, 64*len(res)+64)
+	b = append(b, `{"type":"done","seq":`...)
+	b = strconv.AppendInt(b, seq, 10)
+	b = append(b, `,"results":[`...)
+	for i, r := range res {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `["`...)
+		b = append(b, r.outcome...)
+		b = append(b, `",`...)
+		b = strconv.AppendInt(b, int64(r.start), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.latency), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.tries), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.rows, 10)
+		b = append(b, ']')
+	}
+	b = append(b, ']')
+	if len(errs) > 0 {
+		m := make(map[string]string, len(errs))
+		for k, v := range errs {
+			m[strconv.Itoa(k)] = v
+		}
+		eb, _ := json.Marshal(m)
+		b = append(b, `,"errors":`...)
+		b = append(b, eb...)
+	}
+	b = append(b, "}\n"...)
+	out.Write(b)
+	out.Flush()
+}
+
+func serve(e engine) {
+	dec := json.NewDecoder(bufio.NewReaderSize(os.Stdin, 1<<20))
+	dec.UseNumber()
+	var m message
+	if err := dec.Decode(&m); err == io.EOF {
+		os.Exit(0)
+	} else if err != nil || m.Type != "open" {
+		fail(&protoError{Stage: "open", Message: fmt.Sprintf("expected an open message first (%v)", err)})
+	}
+	o, perr := e.open(&m)
+	if perr != nil {
+		fail(perr)
+	}
+	send(o)
+	nstmts, maxTries, backoff := len(m.Statements), max(1, m.MaxTries), m.BackoffNs
+	if len(backoff) == 0 {
+		backoff = []int64{0}
+	}
+	var t0 time.Time
+	started := false
+	type pending struct {
+		seq  int64
+		txns []txn
+	}
+	var queue []pending
+	for {
+		var m message
+		if err := dec.Decode(&m); err == io.EOF {
+			os.Exit(0)
+		} else if err != nil {
+			fail(&protoError{Stage: "batch", Message: "reading stdin: " + err.Error()})
+		}
+		switch m.Type {
+		case "go":
+			t0, started = time.Now(), true
+		case "batch":
+			txns, err := decodeBatch(&m, nstmts)
+			if err != nil {
+				fail(&protoError{Stage: "batch", Message: fmt.Sprintf("batch %d: %v", m.Seq, err)})
+			}
+			queue = append(queue, pending{m.Seq, txns})
+		case "close":
+			if err := e.close(); err != nil {
+				fmt.Fprintln(os.Stderr, "close:", err)
+			}
+			send(map[string]string{"type": "closed"})
+			os.Exit(0)
+		}
+		if started {
+			for _, p := range queue {
+				res := make([]result, len(p.txns))
+				errs := runBatch(e, p.txns, maxTries, backoff, t0, res)
+				writeDone(p.seq, res, errs)
+			}
+			queue = queue[:0]
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module litebench.local/drivers/noop-go
+
+go 1.26.0
