@@ -174,9 +174,8 @@ def run_batch(conn, begin, txns, t0, max_tries, backoff):
                     cur.execute(begin)
                 for text, params in steps:
                     cur.execute(text, params)
-                    if cur.description is None:
-                        rows += max(cur.rowcount, 0)
-                    else:
+                    # Rows stepped through (protocol 1): a statement without a result has none.
+                    if cur.description is not None:
                         for _ in cur:
                             rows += 1
                     stepped = not autocommit
