@@ -89,17 +89,7 @@ pub fn slept_words(s: &SleptIo) -> String {
     .join(", ")
 }
 
-fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use super::number::grouped;
 
 /// The curve of a run with `--storage`; `None` without.
 pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Option<StorageCurve> {

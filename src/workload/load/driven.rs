@@ -71,7 +71,7 @@ pub(super) fn drive(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(super::driver::panicked())))
+            .map(|h| h.join().unwrap_or_else(|_| Err(super::panicked())))
             .collect()
     });
     let mut folded = Vec::new();
@@ -82,7 +82,7 @@ pub(super) fn drive(
             Err(e) => errors.push(Err(e)),
         }
     }
-    super::driver::first_error(errors).map_err(|e| named(e, name))?;
+    super::first_error(errors).map_err(|e| named(e, name))?;
     let types = rec.op_names().len();
     let mut inside = vec![0u64; types];
     let mut last_end = 0u64;
