@@ -55,7 +55,11 @@ fn a_2ms_sync_makes_each_commit_wait_its_counted_syncs_and_says_it_was_emulated(
     // 30 commits of at least two file syncs each in rollback mode with synchronous=full.
     assert!(syncs >= 60, "{syncs} syncs\n{}", describe(&out));
     let slept = &io["slept"];
-    assert_eq!(slept["syncs"].as_u64(), Some(syncs), "every counted sync slept once: {io}");
+    assert_eq!(
+        slept["syncs"].as_u64(),
+        Some(syncs),
+        "every counted sync slept once: {io}"
+    );
     let two_ms = 2_000_000u64;
     let slept_ns = slept["sync_ns"].as_u64().unwrap();
     assert!(slept_ns >= syncs * two_ms, "slept {slept_ns} ns for {syncs} syncs");
@@ -165,8 +169,14 @@ fn what_cannot_be_emulated_or_is_not_a_storage_is_refused_in_one_line() {
             &["--storage", "sync=lognormal(1ms)"],
             &["lognormal(1ms)", "median and a sigma", "lognormal(1ms,0.5)"],
         ),
-        (&["--storage", "iops=3000"], &["--storage iops=3000", "--fs", "loop device"]),
-        (&["--storage", "fsync=1ms"], &["`fsync` is not a storage setting", "sync="]),
+        (
+            &["--storage", "iops=3000"],
+            &["--storage iops=3000", "--fs", "loop device"],
+        ),
+        (
+            &["--storage", "fsync=1ms"],
+            &["`fsync` is not a storage setting", "sync="],
+        ),
         (&["--storage", "sync=1ms", "--memory"], &["--memory", "leave out one"]),
     ] {
         let mut a = vec!["crud"];
