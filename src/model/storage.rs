@@ -110,13 +110,13 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "ebs-gp2-100g",
-        spec: "iops=300,bw=128MiB",
-        about: "AWS EBS gp2 of 100 GiB: 3 IOPS per GiB (300), 128 MiB/s at 170 GiB or less",
+        spec: "iops=300",
+        about: "AWS EBS gp2 of 100 GiB, its baseline once burst credits are spent: 3 IOPS per GiB",
     },
     Preset {
         name: "pd-standard-100g",
-        spec: "iops=75,bw=12MB",
-        about: "GCP standard persistent disk of 100 GiB: 0.75 read IOPS per GiB, 0.12 MB/s per GiB",
+        spec: "iops=75,bw=12MiB",
+        about: "GCP standard persistent disk of 100 GiB: 0.75 read IOPS and 0.12 MiB/s per GiB",
     },
 ];
 

@@ -35,7 +35,13 @@ pub enum Delay {
     Fixed(Duration),
     /// Drawn from a log-normal law with this median and sigma (of the logarithm).
     LogNormal { median: Duration, sigma: f64 },
+    /// Drawn from a measured distribution given by its minimum, median, 99th percentile and
+    /// maximum (`qualify`'s sync latency: `--storage from=qualify.json`), linearly between them.
+    Quantiles([Duration; 4]),
 }
+
+/// The cumulative shares [`Delay::Quantiles`]' four durations stand at.
+const QUANTILE_AT: [f64; 4] = [0.0, 0.5, 0.99, 1.0];
 
 /// Why a delay's text is not one.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -48,6 +54,10 @@ pub enum DelayError {
     LogNormalArgs(String),
     #[error("`{0}`: sigma must be a number from 0 to 5, as lognormal(1ms,0.5)")]
     Sigma(String),
+    #[error(
+        "`{0}`: quantiles takes the minimum, median, p99 and maximum in rising order, as quantiles(100us,1ms,3ms,9ms)"
+    )]
+    Quantiles(String),
 }
 
 /// A duration as the user writes it: a number and a unit (`ns`, `us`, `µs`, `ms`, `s`).
@@ -84,6 +94,16 @@ impl std::str::FromStr for Delay {
     type Err = DelayError;
     fn from_str(text: &str) -> Result<Delay, DelayError> {
         let t = text.trim();
+        if let Some(args) = t.strip_prefix("quantiles(") {
+            let bad = || DelayError::Quantiles(t.to_string());
+            let args = args.strip_suffix(')').ok_or_else(bad)?;
+            let ds = args.split(',').map(parse_duration).collect::<Result<Vec<_>, _>>()?;
+            let q: [Duration; 4] = ds.try_into().map_err(|_| bad())?;
+            if q.windows(2).any(|w| w[0] > w[1]) {
+                return Err(bad());
+            }
+            return Ok(Delay::Quantiles(q));
+        }
         let Some(args) = t.strip_prefix("lognormal(") else {
             return parse_duration(t).map(Delay::Fixed);
         };
@@ -109,6 +129,10 @@ impl fmt::Display for Delay {
         match self {
             Delay::Fixed(d) => f.write_str(&duration_text(*d)),
             Delay::LogNormal { median, sigma } => write!(f, "lognormal({},{sigma})", duration_text(*median)),
+            Delay::Quantiles(q) => {
+                let q: Vec<String> = q.iter().map(|d| duration_text(*d)).collect();
+                write!(f, "quantiles({})", q.join(","))
+            }
         }
     }
 }
@@ -122,6 +146,14 @@ impl Delay {
                 let law = rand_distr::LogNormal::new(median.as_secs_f64().max(1e-9).ln(), sigma)
                     .expect("sigma is checked when parsed");
                 Duration::from_secs_f64(rng.sample(law).min(60.0))
+            }
+            Delay::Quantiles(q) => {
+                let u: f64 = rng.random();
+                let i = QUANTILE_AT.windows(2).position(|w| u < w[1]).unwrap_or(2);
+                let (lo, hi) = (QUANTILE_AT[i], QUANTILE_AT[i + 1]);
+                let share = ((u - lo) / (hi - lo)).clamp(0.0, 1.0);
+                let (a, b) = (q[i].as_secs_f64(), q[i + 1].as_secs_f64());
+                Duration::from_secs_f64(a + (b - a) * share)
             }
         }
     }
@@ -282,6 +314,30 @@ mod tests {
         d.sort();
         let median = d[1000].as_secs_f64() * 1e3;
         assert!((0.9..1.1).contains(&median), "median {median} ms");
+    }
+
+    /// A measured distribution is drawn within its range, about half below its median and
+    /// about 1% above its p99.
+    #[test]
+    fn quantiles_draw_the_measured_distribution() {
+        let d: Delay = "quantiles(100us,1ms,3ms,9ms)".parse().unwrap();
+        assert_eq!(d.to_string(), "quantiles(100us,1ms,3ms,9ms)");
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let draws: Vec<Duration> = (0..10_000).map(|_| d.draw(&mut rng)).collect();
+        let ms = Duration::from_millis;
+        assert!(draws.iter().all(|x| *x >= Duration::from_micros(100) && *x <= ms(9)));
+        let below = draws.iter().filter(|x| **x < ms(1)).count();
+        assert!((4_800..5_200).contains(&below), "{below}");
+        let above = draws.iter().filter(|x| **x > ms(3)).count();
+        assert!((50..160).contains(&above), "{above}");
+        assert!(matches!(
+            "quantiles(1ms,2ms)".parse::<Delay>(),
+            Err(DelayError::Quantiles(_))
+        ));
+        assert!(matches!(
+            "quantiles(3ms,2ms,4ms,5ms)".parse::<Delay>(),
+            Err(DelayError::Quantiles(_))
+        ));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! What killed runs left behind in a scratch directory (mounted filesystems, loop devices,
-//! schedulers, files): undone by the next run in the same `--dir` and by `litebench cleanup`,
+//! schedulers, throttling cgroups, files): undone by the next run in the same `--dir` and by `litebench cleanup`,
 //! and said line by line, in the same words by both.
 
 use crate::testbed::fsmount::{self, Cleaned};
@@ -12,6 +12,14 @@ pub fn undo_dead_runs(dir: Option<&Path>) {
     // A sidecar a killed run left running is stopped first: it may hold the files below open.
     for line in crate::sys::sidecar::stop_leftovers(base) {
         crate::errln!("cleaned up after a killed run: {line}");
+    }
+    // `--storage iops=`'s cgroups, whose run is gone: its processes moved out, then removed.
+    for cgroup in crate::testbed::throttle::dead_cgroups() {
+        crate::testbed::throttle::remove(&cgroup);
+        crate::errln!(
+            "cleaned up after a killed run: removed the throttling cgroup {}",
+            cgroup.display()
+        );
     }
     if !fsmount::has_run_dirs(base) {
         return;

@@ -558,6 +558,7 @@ mod forged;
 mod guest;
 mod qualify;
 mod signals;
+mod storage;
 
 /// A loop device of the test's own, standing in for a real disk litebench did not make.
 struct OwnLoop {

@@ -19,7 +19,13 @@ pub(super) fn plan_storages(
     };
     let values = split_axis(given)
         .iter()
-        .map(|v| StorageSpec::parse(v).map_err(|e| Failure(e.to_string())))
+        .map(|v| {
+            let v = match v.strip_prefix("from=") {
+                Some(path) => replayed(std::path::Path::new(path))?,
+                None => v.clone(),
+            };
+            StorageSpec::parse(&v).map_err(|e| Failure(e.to_string()))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if values.is_empty() {
         return Err(Failure(
@@ -56,4 +62,34 @@ pub(super) fn plan_storages(
         crate::testbed::throttle::check_host().map_err(|e| Failure(format!("--storage {}: {e}", v.text)))?;
     }
     Ok(values)
+}
+
+/// `from=FILE`: the sync latency `litebench qualify --format json` measured in a directory,
+/// replayed as the emulated sync delay `sync=quantiles(min,median,p99,max)`, so the value (and
+/// the manifest) keeps the distribution itself, not a file that may be gone when it is read.
+fn replayed(path: &std::path::Path) -> Result<String, Failure> {
+    let bad = |why: String| {
+        Failure(format!(
+            "--storage from={}: {why}; give the file `litebench qualify --dir D --format json` wrote",
+            path.display()
+        ))
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let s = &v["sync_latency"];
+    let us = |k: &str| s[k].as_f64().filter(|x| x.is_finite() && *x >= 0.0);
+    let (Some(min), Some(median), Some(p99), Some(max)) = (us("min_us"), us("median_us"), us("p99_us"), us("max_us"))
+    else {
+        return Err(bad(
+            "no sync_latency with min_us, median_us, p99_us and max_us in it".into()
+        ));
+    };
+    let d = |x: f64| format!("{}us", x.round() as u64);
+    Ok(format!(
+        "sync=quantiles({},{},{},{})",
+        d(min),
+        d(median),
+        d(p99),
+        d(max)
+    ))
 }
