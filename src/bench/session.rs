@@ -387,9 +387,13 @@ fn driver_info(
     let probed = probed.map_err(|e| Failure(format!("{}: {e}", info.label)))?;
     // Every knob the driver read back is what was asked (a driver that reads nothing back, a
     // no-op driver, says null).
+    // SQLite reads some knobs back as numbers (`synchronous` 1 is normal), which a driver passes
+    // on as its PRAGMA gave them: compared as the knob's table reads them back.
+    let specs = ctx.bed.engines[0].knob_specs();
     for (asked, read) in dp::knobs_for_driver(&info.knobs, prefix).iter().zip(&probed.knobs) {
         if let (Some(a), Some(r)) = (&asked.value, &read.value) {
-            if !a.eq_ignore_ascii_case(r) || asked.name != read.name {
+            let r = crate::model::knob::find_spec(specs, &asked.name).map_or(r.clone(), |s| s.kind.readback(r));
+            if !a.eq_ignore_ascii_case(&r) || asked.name != read.name {
                 return Err(Failure(format!(
                     "{}: driver {name} read knob {} back as {r} where {a} was asked; the driver did not set it",
                     info.label, asked.name
