@@ -121,10 +121,14 @@ pub fn within<R>(limit: Option<Duration>, interrupter: Option<&Interrupter>, wor
     };
     let fired = AtomicBool::new(false);
     let (done, ended) = std::sync::mpsc::channel::<()>();
+    // The limit runs from here, not from when the watcher first runs: on a loaded machine a new
+    // thread may wait to be scheduled longer than a short limit.
+    let deadline = std::time::Instant::now() + limit;
     let result = std::thread::scope(|s| {
         let fired = &fired;
         s.spawn(move || {
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(limit) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(left) {
                 fired.store(true, Ordering::Relaxed);
                 interrupt();
             }

@@ -318,6 +318,12 @@ fn run_query(
         (result, t0.elapsed())
     });
     let ended = match result {
+        // Past the limit is timed out, whether or not the interrupt landed before the query
+        // ended (the watcher may be scheduled late on a loaded machine).
+        Ok(_) if limit.0.is_some_and(|l| took > l) => {
+            rec.record_failure(op);
+            Ended::TimedOut
+        }
         Ok(rows) => {
             rec.record(op, took);
             Ended::Answered(rows)
