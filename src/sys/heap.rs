@@ -26,18 +26,22 @@ pub fn allocated() -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// The count is the whole process's, and other tests allocate and free beside this one:
+    /// a block far larger than they move (256 MiB, mapped on its own, its pages never touched)
+    /// shows in it, and goes when freed, within a margin of 64 MiB.
     #[test]
     fn a_block_kept_shows_in_the_count_and_goes_when_freed() {
+        const SIZE: u64 = 256 << 20;
+        const MARGIN: u64 = 64 << 20;
         let before = allocated().expect("glibc counts its heap");
-        let size = 8 << 20;
-        // SAFETY: a plain malloc and free of a block this test owns.
         // black_box: an unused malloc and free would be removed by the optimiser.
-        let p = std::hint::black_box(unsafe { libc::malloc(size) });
+        // SAFETY: a plain malloc and free of a block this test owns.
+        let p = std::hint::black_box(unsafe { libc::malloc(SIZE as usize) });
         assert!(!p.is_null());
         let during = allocated().unwrap();
         unsafe { libc::free(std::hint::black_box(p)) };
         let after = allocated().unwrap();
-        assert!(during >= before + size as u64, "{before} -> {during}");
-        assert!(after < during, "{during} -> {after}");
+        assert!(during + MARGIN >= before + SIZE, "{before} -> {during}");
+        assert!(after + SIZE <= during + MARGIN, "{during} -> {after}");
     }
 }
