@@ -5,6 +5,7 @@ use super::check::{check, CheckError, Outcome, DB_NAME};
 use super::crash::{point_rng, CrashKind, CrashState, Model};
 use super::ledger::Ledger;
 use super::record::{Recorder, Recording};
+use crate::base::thousands::grouped;
 use crate::engines::sqlite::api::Api;
 use crate::engines::sqlite::conn::SqliteConn;
 use crate::engines::sqlite::vfs;
@@ -74,19 +75,6 @@ impl Cell {
             Verdict::MayCorrupt => format!("may corrupt: {v} of {n} states broke a guarantee"),
         }
     }
-}
-
-/// A count with its thousands grouped: 16484 as `16,484`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A state that broke a guarantee, with what it takes to rebuild it.

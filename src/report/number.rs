@@ -36,19 +36,6 @@ pub fn instructions(x: f64) -> String {
     format!("{v:.digits$}{prefix}")
 }
 
-/// A whole count with its thousands grouped by commas: `1,204`.
-pub fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// A count per trial: a whole number as one (`50`, not `50.0`), a mean that is not whole as
 /// [`num`] gives it.
 pub fn count(x: f64) -> String {

@@ -89,7 +89,7 @@ pub fn slept_words(s: &SleptIo) -> String {
     .join(", ")
 }
 
-use super::number::grouped;
+use crate::base::thousands::grouped;
 
 /// The curve of a run with `--storage`; `None` without.
 pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Option<StorageCurve> {

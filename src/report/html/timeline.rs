@@ -259,7 +259,7 @@ pub fn build(trial: &TrialRecord) -> Option<Timeline> {
 /// tooltip.
 fn mark(k: crate::model::cast::Checkpoint) -> Mark {
     let end = CheckpointEnd::of(k.busy, k.checkpointed_frames, k.log_frames);
-    let count = |n: i64| grouped(n.max(0) as u64);
+    let count = |n: i64| crate::base::thousands::grouped(n.max(0) as u64);
     Mark {
         title: format!(
             "{}: checkpoint at {:.2} s, {}, {}/{} frames checkpointed, {:.2} ms",
@@ -276,19 +276,6 @@ fn mark(k: crate::model::cast::Checkpoint) -> Mark {
         t_s: k.t_ms as f64 / 1000.0,
         end,
     }
-}
-
-/// `16292` as `16,292`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// What the timeline shows, in sentences computed from it: per holding role, in how many of

@@ -109,18 +109,9 @@ fn beside(f: &Figures) -> String {
     out
 }
 
-/// `1,234,567`: a count with its thousands grouped.
+/// `1,234,567`: a count with its thousands grouped, rounded to a whole one.
 pub fn grouped(x: f64) -> String {
-    let n = x.round() as u64;
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::base::thousands::grouped(x.round() as u64)
 }
 
 /// The answer's lines, best first; `None` when no trial measured anything.
