@@ -252,12 +252,6 @@ pub trait Workload: Sync {
             self.kind().name
         ))
     }
-    /// Refuses a configuration's knob values that this workload, run with `p`, cannot run
-    /// with (`fts`: a phrase query under `fts_detail=column`, which FTS5 refuses): `Err(the
-    /// one line)`, before anything runs. Everything by default.
-    fn check_knobs(&self, _p: &Params, _knobs: &crate::model::knob::KnobSet) -> Result<(), String> {
-        Ok(())
-    }
     /// The knobs of `knobs` that change nothing this workload, run with `p`, does in that
     /// configuration (`vector`: vectorlite's `hnsw_*` beside sqlite-vec): the plan drops them
     /// from it, and a configuration left equal to an earlier one runs once. None by default.
@@ -265,17 +259,18 @@ pub trait Workload: Sync {
         Vec::new()
     }
     /// Refuses a whole configuration this workload, run with `p`, cannot run: its engine, its
-    /// knob values and its clients together (`vector`: SQLite with no vector extension loaded,
-    /// vectorlite's in-memory index with two clients). `Err(the one line)`, before anything
-    /// runs. [`Workload::check_knobs`] by default.
+    /// knob values and its clients together (`fts`: a phrase query under `fts_detail=column`,
+    /// which FTS5 refuses; `vector`: SQLite with no vector extension loaded, vectorlite's
+    /// in-memory index with two clients). `Err(the one line)`, before anything runs.
+    /// Everything by default.
     fn check_configuration(
         &self,
-        p: &Params,
+        _p: &Params,
         _engine: &crate::engines::kind::EngineKind,
-        knobs: &crate::model::knob::KnobSet,
+        _knobs: &crate::model::knob::KnobSet,
         _clients: u32,
     ) -> Result<(), String> {
-        self.check_knobs(p, knobs)
+        Ok(())
     }
     /// What `run --dry-run` says of this workload's run with parameters `p` and `--seed` `seed`
     /// besides the plan: operations known to take long and the limit on them, what is drawn

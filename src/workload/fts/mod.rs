@@ -14,7 +14,7 @@
 //! a run crosses knobs' values into configurations that compare side by side (a parameter is
 //! one per run), and as create-stage knobs each value gets a template, its index built once and
 //! read back from the index's declaration. Combinations FTS5 refuses are refused before
-//! anything runs ([`Workload::check_knobs`]).
+//! anything runs ([`Workload::check_configuration`]).
 
 pub mod check;
 pub mod client;
@@ -288,7 +288,13 @@ impl Workload for Fts {
         Ok(())
     }
 
-    fn check_knobs(&self, p: &Params, knobs: &KnobSet) -> Result<(), String> {
+    fn check_configuration(
+        &self,
+        p: &Params,
+        _engine: &crate::engines::kind::EngineKind,
+        knobs: &KnobSet,
+        _clients: u32,
+    ) -> Result<(), String> {
         refusal(options(knobs), p).map_or(Ok(()), Err)
     }
 

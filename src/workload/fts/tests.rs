@@ -65,7 +65,7 @@ fn a_trial_of_each_tokenizer_runs_every_operation_and_passes_its_check() {
         }
         let p = params(&args);
         let k = knobs(tokenizer, detail);
-        assert_eq!(Fts.check_knobs(&p, &k), Ok(()));
+        assert_eq!(refused(&p, &k), Ok(()));
         let mut conn = populated(&p, &k);
         assert_eq!(
             crate::engines::sqlite::fts5::declared(&mut conn, TOKENIZER_KNOB)
@@ -142,27 +142,20 @@ fn the_check_fails_naming_the_query_where_the_scan_and_the_index_differ() {
 #[test]
 fn combinations_fts5_refuses_are_refused_in_one_line() {
     let p = params(&[]);
-    let e = Fts.check_knobs(&p, &knobs("unicode61", "column")).unwrap_err();
+    let e = refused(&p, &knobs("unicode61", "column")).unwrap_err();
     assert!(
         e.starts_with("--knob fts_detail=column: FTS5 answers phrase queries only with detail=full"),
         "{e}"
     );
-    let e = Fts
-        .check_knobs(&params(&["phrase=0"]), &knobs("trigram", "full"))
-        .unwrap_err();
+    let e = refused(&params(&["phrase=0"]), &knobs("trigram", "full")).unwrap_err();
     assert!(e.contains("give --param prefix=0"), "{e}");
-    let e = Fts
-        .check_knobs(&params(&["phrase=0", "prefix=0"]), &knobs("trigram", "none"))
-        .unwrap_err();
+    let e = refused(&params(&["phrase=0", "prefix=0"]), &knobs("trigram", "none")).unwrap_err();
     assert!(
         e.starts_with("--knob fts_tokenizer=trigram with fts_detail=none"),
         "{e}"
     );
-    assert_eq!(
-        Fts.check_knobs(&params(&["phrase=0"]), &knobs("porter", "none")),
-        Ok(())
-    );
-    assert_eq!(Fts.check_knobs(&p, &KnobSet::default()), Ok(()));
+    assert_eq!(refused(&params(&["phrase=0"]), &knobs("porter", "none")), Ok(()));
+    assert_eq!(refused(&p, &KnobSet::default()), Ok(()));
     let zero = [
         "and=0", "or=0", "phrase=0", "prefix=0", "insert=0", "update=0", "delete=0",
     ];
@@ -172,4 +165,9 @@ fn combinations_fts5_refuses_are_refused_in_one_line() {
         .contains("every operation's weight is 0"));
     assert!(Fts.reads_knob("begin", &p).is_err());
     assert!(Fts.reads_knob(DETAIL_KNOB, &p).is_ok());
+}
+
+/// What the plan asks of a configuration of `fts` on SQLite with one client.
+fn refused(p: &Params, k: &KnobSet) -> Result<(), String> {
+    Fts.check_configuration(p, &crate::engines::sqlite::KIND, k, 1)
 }
