@@ -176,7 +176,7 @@ impl Connector for MoreConnections<'_> {
     }
 
     fn driver(&self) -> Option<&str> {
-        self.driver_name()
+        crate::bench::driver_process::driver_of(&self.cfg.knobs)
     }
 
     fn start_driver(
@@ -186,24 +186,8 @@ impl Connector for MoreConnections<'_> {
         max_tries: u32,
         backoff_ns: &[u64],
     ) -> Result<Box<dyn crate::workload::driven::DriverLink>, WorkloadError> {
-        self.start_driver_process(index, statements, max_tries, backoff_ns)
-    }
-}
-
-impl MoreConnections<'_> {
-    fn driver_name(&self) -> Option<&str> {
-        crate::bench::driver_process::driver_of(&self.cfg.knobs)
-    }
-
-    fn start_driver_process(
-        &self,
-        index: u32,
-        statements: &[crate::model::driver::Statement],
-        max_tries: u32,
-        backoff_ns: &[u64],
-    ) -> Result<Box<dyn crate::workload::driven::DriverLink>, WorkloadError> {
         use crate::bench::driver_process as dp;
-        let name = self.driver_name().unwrap_or(crate::model::driver::RUST);
+        let name = self.driver().unwrap_or(crate::model::driver::RUST);
         let path = self.db.path.as_deref().ok_or_else(|| {
             crate::workload::driven::failed(name, "a driver opens a database file; this trial has none")
         })?;
@@ -219,7 +203,9 @@ impl MoreConnections<'_> {
         })?;
         Ok(Box::new(process))
     }
+}
 
+impl MoreConnections<'_> {
     /// The configuration's knobs with `knobs` (a cast role's own) set over them, for this engine.
     fn knobs_with(&self, knobs: &[(String, String)]) -> KnobSet {
         let mut set = self.cfg.knobs.clone();
