@@ -3,8 +3,8 @@
 
 Usage: measure.py CACHE N [NAME...]
 
-For each driver set up under CACHE/drivers/NAME/<hash>/ (by its setup, as litebench or
-tests/engine/setup-drivers.sh does), runs the bare loop drivers/bare/NAME.{py,js,go} (the
+For each driver set up under CACHE/drivers/NAME/<hash>/ (by its setup, as `litebench drivers
+setup` does), runs the bare loop drivers/bare/NAME.{py,js,go} (the
 library called directly, timed by the loop's own clock) and the driver under the protocol, fed
 the same N transactions (alternating a read and an update, each in BEGIN IMMEDIATE ... COMMIT,
 on a 1000-row crud table, WAL, synchronous=NORMAL) in batches of 5000, five times each,

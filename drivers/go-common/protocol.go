@@ -1,9 +1,8 @@
 // The litebench driver protocol, version 1 (docs/drivers.md), shared by every Go driver.
 //
-// This file is the original in drivers/go-common/; each Go driver folder holds an identical
-// copy (drivers/go-common/sync.sh writes them, and tests/engine/setup-drivers.sh fails when one
-// differs), because litebench copies only a driver's own folder into its cache before building
-// it, so a `replace ../go-common` directive would point at nothing there.
+// It lives once, in drivers/go-common/: each Go driver's `includes` file names this folder, and
+// litebench installs its files beside the driver's own in the driver's folder in the cache
+// (docs/drivers.md), where `go build` finds them in the same package.
 //
 // What it does: reads newline-delimited JSON on stdin, hands open and each transaction to an
 // engine (the database/sql one in sqlconn.go, or the no-op one), times each transaction with

@@ -1,5 +1,5 @@
-// The database/sql engine shared by the three Go SQLite drivers (an identical copy in each
-// driver folder; see protocol.go for why copies). lib.go, one per driver, names the
+// The database/sql engine shared by the three Go SQLite drivers (drivers/go-sql/, named in
+// each one's `includes`; noop-go has no database and leaves it out). lib.go, one per driver, names the
 // database/sql driver, builds its DSN, reads its extended error codes and lists what it sets
 // by itself.
 //

@@ -3,8 +3,9 @@
 //! protocol ([`crate::model::driver`], docs/drivers.md).
 //!
 //! Every file of the repository's `drivers/` folder is in litebench's binary, so that a driver
-//! runs as this build knows it. A driver's files are copied to
-//! `<cache>/drivers/<name>/<first 16 hex of the SHA-256 of its files>/`, its `setup` runs there
+//! runs as this build knows it. A driver's files, and those of the sibling folders its
+//! `includes` file names (the Go drivers share `go-common/`: one copy in the repository), are
+//! copied to `<cache>/drivers/<name>/<first 16 hex of the SHA-256 of those files>/`, its `setup` runs there
 //! once (under a lock, so that concurrent runs set up once; `.ready` is written when it exited
 //! 0), and each client's process starts `command` with that folder as its working directory.
 //! Nothing outlives litebench: a process gets SIGTERM if litebench dies (`PR_SET_PDEATHSIG`),
@@ -61,16 +62,49 @@ fn folder(name: &str) -> Result<&'static Dir<'static>, DriverError> {
         .ok_or_else(|| DriverError::Unknown(name.to_string()))
 }
 
-/// The first 16 hex digits of the SHA-256 of a driver's files (their names and contents).
-fn digest(dir: &Dir<'_>) -> String {
-    let mut files: Vec<&include_dir::File<'_>> = dir.files().collect();
-    files.sort_by_key(|f| f.path());
+/// The file that names, one per line, the sibling folders of `drivers/` whose files a driver
+/// is installed with beside its own.
+const INCLUDES: &str = "includes";
+
+/// What a driver is installed from: its own files, then those of the folders its `includes`
+/// names, each under the name it has in the driver's folder in the cache. A name given twice
+/// is an error: one file would hide the other.
+fn files(name: &str, dir: &'static Dir<'static>) -> Result<Vec<(&'static str, &'static [u8])>, DriverError> {
+    let mut dirs = vec![dir];
+    if let Some(list) = dir.get_file(dir.path().join(INCLUDES)).and_then(|f| f.contents_utf8()) {
+        for included in list.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            dirs.push(DRIVERS.get_dir(included).ok_or_else(|| DriverError::Protocol {
+                name: name.to_string(),
+                detail: format!("its {INCLUDES} names {included}, which drivers/ does not have"),
+            })?);
+        }
+    }
+    let mut out: Vec<(&'static str, &'static [u8])> = Vec::new();
+    for d in dirs {
+        for f in d.files() {
+            let file = f.path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if out.iter().any(|(n, _)| *n == file) {
+                return Err(DriverError::Protocol {
+                    name: name.to_string(),
+                    detail: format!("two of its folders hold a file {file}"),
+                });
+            }
+            out.push((file, f.contents()));
+        }
+    }
+    out.sort_by_key(|(n, _)| *n);
+    Ok(out)
+}
+
+/// The first 16 hex digits of the SHA-256 of driver `name`'s files (each as `name/file`, then
+/// its length and contents).
+fn digest(name: &str, files: &[(&str, &[u8])]) -> String {
     let mut h = Sha256::new();
-    for f in files {
-        h.update(f.path().to_string_lossy().as_bytes());
+    for (file, contents) in files {
+        h.update(format!("{name}/{file}").as_bytes());
         h.update([0]);
-        h.update((f.contents().len() as u64).to_le_bytes());
-        h.update(f.contents());
+        h.update((contents.len() as u64).to_le_bytes());
+        h.update(contents);
     }
     h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
@@ -78,10 +112,10 @@ fn digest(dir: &Dir<'_>) -> String {
 /// Driver `name` installed and set up in the cache: its folder there. Sets it up first where
 /// it is not (once per machine; concurrent callers wait on the lock).
 pub fn installed(name: &str) -> Result<PathBuf, DriverError> {
-    let dir = folder(name)?;
+    let files = files(name, folder(name)?)?;
     let root = crate::sys::cachedir::root().map_err(DriverError::Cache)?;
     let parent = root.join("drivers").join(name);
-    let dest = parent.join(digest(dir));
+    let dest = parent.join(digest(name, &files));
     let io = |what, path: &Path| {
         let path = path.to_path_buf();
         move |source| DriverError::Io {
@@ -102,9 +136,9 @@ pub fn installed(name: &str) -> Result<PathBuf, DriverError> {
     if dest.join(".ready").is_file() {
         return Ok(dest);
     }
-    for f in dir.files() {
-        let to = dest.join(f.path().file_name().unwrap_or_default());
-        std::fs::write(&to, f.contents()).map_err(io("cannot write", &to))?;
+    for (file, contents) in &files {
+        let to = dest.join(file);
+        std::fs::write(&to, contents).map_err(io("cannot write", &to))?;
     }
     let setup = dest.join("setup");
     let out = Command::new("bash")

@@ -149,3 +149,39 @@ fn drivers_are_refused_in_one_line_where_they_cannot_run() {
         stderr(&out)
     );
 }
+
+/// Every driver litebench carries, set up in the cache as a run sets it up
+/// (`litebench drivers setup`), checked against protocol 1 by drivers/conformance.py; the no-op
+/// drivers, which touch no database, must fail it, so its checks can fail.
+#[test]
+fn every_driver_passes_conformance_and_the_noop_drivers_fail_it() {
+    let sb = Sandbox::new();
+    let out = output(sb.litebench().args(["drivers", "setup"]));
+    assert_success(&out);
+    let conformance = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("drivers/conformance.py");
+    let mut noop = 0;
+    let lines = stdout(&out);
+    for line in lines.lines() {
+        let (name, rest) = line.split_once(": ready in ").unwrap_or_else(|| panic!("{lines}"));
+        let dest = rest.rsplit_once(" (").map_or(rest, |(d, _)| d);
+        let command = std::fs::read_to_string(std::path::Path::new(dest).join("command")).unwrap();
+        let checked = std::process::Command::new("python3")
+            .arg(&conformance)
+            .arg(dest)
+            .args(command.split_whitespace())
+            .output()
+            .expect("python3 runs drivers/conformance.py");
+        if name.starts_with("noop-") {
+            noop += 1;
+            assert!(!checked.status.success(), "{name} touches no database yet passed");
+        } else {
+            assert!(
+                checked.status.success(),
+                "{name} fails conformance:\n{}{}",
+                String::from_utf8_lossy(&checked.stdout),
+                String::from_utf8_lossy(&checked.stderr)
+            );
+        }
+    }
+    assert_eq!((lines.lines().count(), noop), (9, 3), "{lines}");
+}
