@@ -73,8 +73,9 @@ impl History {
                 median: (!v.is_empty()).then(|| median(&v)),
                 ci95: median_ci(&v, 0.95),
                 step: None,
-                // Where the VFS did not count (a speed-check build), there are no syncs to tell.
-                syncs_per_tx: syncs_per_tx(trials, c.index).filter(|_| engine.io_counted != Some(false)),
+                // Where the VFS did not count (a speed-check build, a driver's process), there
+                // are no syncs to tell.
+                syncs_per_tx: syncs_per_tx(trials, c.index).filter(|_| super::summary::io_counted(m, c)),
                 library_bytes: build.compiled.as_ref().map(|b| b.library_bytes),
                 text_bytes: build.compiled.as_ref().and_then(|b| b.text_bytes),
                 sqlite_share: sqlite_share(trials, c.index),

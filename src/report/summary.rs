@@ -315,17 +315,19 @@ fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
     (n > 0).then(|| s / n as f64)
 }
 
-/// Whether a configuration's engine had its I/O counted by the VFS shim: recorded in the
-/// engine's info since this field exists, else known from its kind.
-pub fn io_counted(manifest: &Manifest, engine_label: &str) -> bool {
-    manifest
-        .engines
-        .iter()
-        .find(|e| e.label == engine_label)
-        .is_some_and(|e| {
-            e.io_counted
-                .unwrap_or_else(|| registry::kind(&e.kind).is_some_and(|k| k.io_counted))
-        })
+/// Whether a configuration's I/O was counted by the VFS shim: its engine's, recorded in the
+/// engine's info since this field exists, else known from its kind; never through a driver
+/// (`--driver`), whose process runs its own SQLite, which litebench does not count.
+pub fn io_counted(manifest: &Manifest, cfg: &ConfigInfo) -> bool {
+    cfg.driver.is_none()
+        && manifest
+            .engines
+            .iter()
+            .find(|e| e.label == cfg.engine)
+            .is_some_and(|e| {
+                e.io_counted
+                    .unwrap_or_else(|| registry::kind(&e.kind).is_some_and(|k| k.io_counted))
+            })
 }
 
 fn row(
@@ -595,7 +597,7 @@ impl Scope<'_> {
 
     fn io(&self, cfg: &ConfigInfo, parts: &[Part]) -> Io {
         let manifest = self.manifest;
-        let counted = io_counted(manifest, &cfg.engine);
+        let counted = io_counted(manifest, cfg);
         let per_tx = |f: &dyn Fn(&IoSnapshot) -> u64| -> Option<f64> {
             if !counted {
                 return None;
