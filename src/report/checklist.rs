@@ -284,7 +284,8 @@ fn device(st: &litebench_env::Storage) -> Option<String> {
     })
 }
 
-/// Each engine's build: SQLite's version, source id and compile options, or its version.
+/// Each engine's build: SQLite's version, source id and compile options, or its version; then
+/// the SQLite each driver carried (`--driver`), which ran those configurations' transactions.
 fn builds(manifest: &Manifest) -> String {
     manifest
         .engines
@@ -305,6 +306,7 @@ fn builds(manifest: &Manifest) -> String {
             ),
             None => format!("{}: {} {}", e.label, e.kind, e.version),
         })
+        .chain(super::drivers::sqlite_builds(manifest))
         .collect::<Vec<_>>()
         .join("; ")
 }

@@ -19,6 +19,7 @@ pub mod compare;
 pub mod csv;
 pub mod curve;
 pub mod db_size;
+pub mod drivers;
 pub mod exports;
 pub mod facts;
 pub mod format;
@@ -209,6 +210,15 @@ impl<'a> Report<'a> {
 }
 
 impl Report<'_> {
+    /// The tables about how the run ran that follow its numbers: the drivers it went through
+    /// ([`drivers`]), then a cast's roles beside the workload ([`cast`]).
+    pub fn run_sections(&self) -> Vec<crate::workload::ReportSection> {
+        drivers::section(self.manifest)
+            .into_iter()
+            .chain(cast::sections(self.trials))
+            .collect()
+    }
+
     /// What the run's workload counts: `tx`, `statements` or `queries` ([`RunWorkload::unit`]).
     pub fn unit(&self) -> String {
         self.workload.unit().to_string()

@@ -415,7 +415,7 @@ fn whole_document(report: &Report<'_>, md: bool) -> String {
     for w in &report.warnings {
         out += &warning(w, md);
     }
-    for c in super::cast::sections(report.trials) {
+    for c in report.run_sections() {
         out += "\n";
         out += &heading(&c.title, md);
         out += &table(&c.headers, &c.rows, md);
@@ -549,7 +549,7 @@ fn compact_body(report: &Report<'_>) -> String {
         out += "\nstatements (latency from the start of each statement)\n";
         out += &table_of(st);
     }
-    for c in super::cast::sections(report.trials) {
+    for c in report.run_sections() {
         out += &format!("\n{}\n", c.title);
         out += &table(&c.headers, &c.rows, false);
     }

@@ -235,11 +235,11 @@ fn manifest(report: &Report<'_>) -> String {
     )
 }
 
-/// The tables the run's workload adds ([`crate::workload::WorkloadReport::sections`]) and a
-/// cast's holds and checkpoints ([`crate::report::cast`]), each under its title.
+/// The tables the run's workload adds ([`crate::workload::WorkloadReport::sections`]), then
+/// the drivers and a cast's holds and checkpoints ([`Report::run_sections`]), each under its title.
 fn workload_sections(report: &Report<'_>) -> String {
     let mut sections = report.workload.hooks().sections(report.manifest, report.trials);
-    sections.extend(crate::report::cast::sections(report.trials));
+    sections.extend(report.run_sections());
     let mut o = String::new();
     for s in sections.into_iter().filter(|s| !s.lead) {
         o += &format!("<h3>{}</h3>\n", esc(&s.title));
