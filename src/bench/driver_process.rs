@@ -13,7 +13,7 @@
 //! litebench's, so what it says is seen.
 
 use crate::model::driver::{DriverInfo, FromDriver, NamedValue, Statement, ToDriver, PROTOCOL, RUST};
-use crate::workload::driven::{failed, DriverLink};
+use crate::workload::driven::{failed, DriverLink, Wait};
 use crate::workload::WorkloadError;
 use include_dir::{include_dir, Dir};
 use sha2::{Digest, Sha256};
@@ -110,7 +110,8 @@ fn digest(name: &str, files: &[(&str, &[u8])]) -> String {
 }
 
 /// Driver `name` installed and set up in the cache: its folder there. Sets it up first where
-/// it is not (once per machine; concurrent callers wait on the lock).
+/// it is not (once per machine; concurrent callers wait on the lock, which the setup's own
+/// processes hold too, so one left running by a killed litebench is waited for as well).
 pub fn installed(name: &str) -> Result<PathBuf, DriverError> {
     let files = files(name, folder(name)?)?;
     let root = crate::sys::cachedir::root().map_err(DriverError::Cache)?;
@@ -141,15 +142,27 @@ pub fn installed(name: &str) -> Result<PathBuf, DriverError> {
         std::fs::write(&to, contents).map_err(io("cannot write", &to))?;
     }
     let setup = dest.join("setup");
-    let out = Command::new("bash")
-        .arg(&setup)
+    let mut cmd = Command::new("bash");
+    cmd.arg(&setup)
         .arg(&dest)
         .current_dir(&dest)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(io("cannot run", &setup))?;
+        .stderr(Stdio::piped());
+    // The setup and every process it starts (npm, a compiler) keep the lock held as long as
+    // any of them runs: litebench killed mid-setup (a test's time limit, Ctrl-C) leaves them
+    // running, and the next run must wait for them rather than start a second setup in the
+    // same folder (a second `npm ci` removes the first's node_modules).
+    let held = std::os::fd::AsRawFd::as_raw_fd(&lock);
+    // SAFETY: fcntl(F_SETFD) only clears the close-on-exec flag of the child's copy of the
+    // lock's descriptor; it is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(move || match libc::fcntl(held, libc::F_SETFD, 0) {
+            -1 => Err(std::io::Error::last_os_error()),
+            _ => Ok(()),
+        })
+    };
+    let out = cmd.output().map_err(io("cannot run", &setup))?;
     if !out.status.success() {
         let said = String::from_utf8_lossy(&out.stderr);
         return Err(DriverError::Setup {
@@ -183,7 +196,9 @@ pub struct Process {
     /// neither side may block the other's reading.
     stdin: Option<std::sync::mpsc::Sender<Vec<u8>>>,
     writer: Option<std::thread::JoinHandle<()>>,
-    stdout: BufReader<ChildStdout>,
+    /// Lines from its standard output, read by a thread of their own, so that a wait for the
+    /// next one has a limit and can be interrupted.
+    stdout: std::sync::mpsc::Receiver<String>,
 }
 
 /// The thread that writes `lines` to a driver's standard input until they end or it closes.
@@ -196,6 +211,22 @@ fn writer(stdin: ChildStdin, lines: std::sync::mpsc::Receiver<Vec<u8>>) -> std::
             }
         }
     })
+}
+
+/// The thread that reads `stdout`'s lines into `lines` until it ends (EOF, an error, or
+/// nobody listening).
+fn reader(stdout: ChildStdout, lines: std::sync::mpsc::Sender<String>) {
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        loop {
+            let mut line = String::new();
+            match r.read_line(&mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) if lines.send(line).is_err() => return,
+                Ok(_) => {}
+            }
+        }
+    });
 }
 
 /// Starts driver `spec.name` (set up first where it is not), sends `open`, and waits for
@@ -224,22 +255,13 @@ pub fn start(spec: &OpenSpec<'_>) -> Result<(Process, DriverInfo), WorkloadError
             Ok(())
         })
     };
-    let mut child = cmd
+    let child = cmd
         .spawn()
         .map_err(|e| failed(name, format!("cannot start {}: {e}", program.display())))?;
-    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(failed(name, "no pipes to its process"));
-    };
-    let (lines, queue) = std::sync::mpsc::channel();
-    let mut p = Process {
-        who: format!("{name} (client {}, process {})", spec.client, child.id()),
+    let mut p = Process::new(
+        format!("{name} (client {}, process {})", spec.client, child.id()),
         child,
-        stdin: Some(lines),
-        writer: Some(writer(stdin, queue)),
-        stdout: BufReader::new(stdout),
-    };
+    )?;
     let path = spec.path.to_string_lossy();
     p.send(&ToDriver::Open {
         protocol: PROTOCOL,
@@ -250,13 +272,32 @@ pub fn start(spec: &OpenSpec<'_>) -> Result<(Process, DriverInfo), WorkloadError
         backoff_ns: spec.backoff_ns,
         client: spec.client,
     })?;
-    match p.recv()? {
+    match p.recv(&Wait::plain())? {
         FromDriver::Opened(info) => Ok((p, info)),
         other => Err(failed(&p.who, format!("sent {other:?} where opened was due"))),
     }
 }
 
 impl Process {
+    /// `child`, started with piped standard input and output, spoken to as `who`.
+    fn new(who: String, mut child: Child) -> Result<Process, WorkloadError> {
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(failed(&who, "no pipes to its process"));
+        };
+        let (lines, queue) = std::sync::mpsc::channel();
+        let (out, read) = std::sync::mpsc::channel();
+        reader(stdout, out);
+        Ok(Process {
+            who,
+            child,
+            stdin: Some(lines),
+            writer: Some(writer(stdin, queue)),
+            stdout: read,
+        })
+    }
+
     /// Why it ended, once it did: its exit status.
     fn ended(&mut self) -> WorkloadError {
         let status = match self.child.wait() {
@@ -281,27 +322,45 @@ impl DriverLink for Process {
         }
     }
 
-    fn recv(&mut self) -> Result<FromDriver, WorkloadError> {
-        let mut line = String::new();
-        match self.stdout.read_line(&mut line) {
-            Ok(0) | Err(_) => Err(self.ended()),
-            Ok(_) => match serde_json::from_str::<FromDriver>(&line) {
-                Ok(FromDriver::Error { stage, message, knob }) => {
-                    let _ = self.child.wait();
-                    Err(failed(
+    fn recv(&mut self, wait: &Wait<'_>) -> Result<FromDriver, WorkloadError> {
+        use std::sync::mpsc::RecvTimeoutError;
+        // The stop is looked at this often while a batch runs.
+        const GLANCE: Duration = Duration::from_millis(50);
+        let until = Instant::now() + wait.limit;
+        let line = loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match self.stdout.recv_timeout(left.min(GLANCE)) {
+                Ok(line) => break line,
+                Err(RecvTimeoutError::Disconnected) => return Err(self.ended()),
+                Err(RecvTimeoutError::Timeout) if (wait.stop)() => return Err(WorkloadError::Interrupted),
+                Err(RecvTimeoutError::Timeout) if left.is_zero() => {
+                    return Err(failed(
                         &self.who,
-                        match knob {
-                            Some(k) => format!("knob {k}: {message}"),
-                            None => format!("{stage}: {message}"),
-                        },
+                        format!(
+                            "answered nothing for {:?}, the most litebench waits here (docs/drivers.md), so it was taken for hung and stopped; what it printed above may say why",
+                            wait.limit
+                        ),
                     ))
                 }
-                Ok(msg) => Ok(msg),
-                Err(e) => Err(failed(
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        };
+        match serde_json::from_str::<FromDriver>(&line) {
+            Ok(FromDriver::Error { stage, message, knob }) => {
+                let _ = self.child.wait();
+                Err(failed(
                     &self.who,
-                    format!("sent a line that is not the protocol's ({e}): {}", line.trim_end()),
-                )),
-            },
+                    match knob {
+                        Some(k) => format!("knob {k}: {message}"),
+                        None => format!("{stage}: {message}"),
+                    },
+                ))
+            }
+            Ok(msg) => Ok(msg),
+            Err(e) => Err(failed(
+                &self.who,
+                format!("sent a line that is not the protocol's ({e}): {}", line.trim_end()),
+            )),
         }
     }
 
@@ -311,7 +370,7 @@ impl DriverLink for Process {
         if let Some(w) = self.writer.take() {
             let _ = w.join();
         }
-        match self.recv()? {
+        match self.recv(&Wait::plain())? {
             FromDriver::Closed => {}
             other => return Err(failed(&self.who, format!("sent {other:?} where closed was due"))),
         }
@@ -380,4 +439,70 @@ pub fn probe(name: &str, db: &Path, knobs: &[NamedValue]) -> Result<DriverInfo, 
     })?;
     Box::new(p).close()?;
     Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// A process that reads its input and says nothing, as a driver hung inside a batch.
+    fn silent() -> Process {
+        let child = Command::new("sleep")
+            .arg("30")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        Process::new("silent".into(), child).unwrap()
+    }
+
+    #[test]
+    fn a_driver_that_answers_nothing_is_taken_for_hung_at_the_limit_and_stopped() {
+        let mut p = silent();
+        let t = Instant::now();
+        let wait = Wait {
+            limit: Duration::from_millis(300),
+            stop: &|| false,
+        };
+        let e = p.recv(&wait).unwrap_err().to_string();
+        assert!(t.elapsed() >= Duration::from_millis(300), "{:?}", t.elapsed());
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        assert!(e.contains("silent") && e.contains("answered nothing for 300ms"), "{e}");
+        let pid = p.child.id();
+        drop(p);
+        // Dropped, the process is gone (reaped: no such pid of ours).
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, 0) }, -1);
+    }
+
+    #[test]
+    fn a_stop_ends_the_wait_for_a_batch_at_once() {
+        let mut p = silent();
+        let stop = AtomicBool::new(false);
+        let t = Instant::now();
+        let flag = || {
+            if t.elapsed() > Duration::from_millis(200) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            stop.load(Ordering::Relaxed)
+        };
+        let wait = Wait {
+            limit: Duration::from_secs(60),
+            stop: &flag,
+        };
+        assert!(matches!(p.recv(&wait), Err(WorkloadError::Interrupted)));
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn a_driver_that_ends_is_said_to_have_ended_not_to_have_hung() {
+        let child = Command::new("true")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut p = Process::new("quitter".into(), child).unwrap();
+        let e = p.recv(&Wait::plain()).unwrap_err().to_string();
+        assert!(e.contains("quitter") && e.contains("ended"), "{e}");
+    }
 }

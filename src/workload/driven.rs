@@ -17,11 +17,34 @@ pub trait DriverLink: Send {
     fn who(&self) -> String;
     /// Sends one message.
     fn send(&mut self, msg: &ToDriver<'_>) -> Result<(), WorkloadError>;
-    /// The next message; a driver that ended, sent a line that is not the protocol's, or said
-    /// `error` is an error naming it and what it said.
-    fn recv(&mut self) -> Result<FromDriver, WorkloadError>;
+    /// The next message; a driver that ended, sent a line that is not the protocol's, said
+    /// `error` or sent nothing within `wait.limit` is an error naming it and what it did (the
+    /// process is then stopped); `wait.stop` turning true ends the wait as interrupted.
+    fn recv(&mut self, wait: &Wait<'_>) -> Result<FromDriver, WorkloadError>;
     /// Sends `close`, waits for `closed` and for the process to exit.
     fn close(self: Box<Self>) -> Result<(), WorkloadError>;
+}
+
+/// How long litebench waits for a driver's next message, and what ends the wait sooner: a
+/// driver hung inside a batch (a lock it waits on forever, a loop in its code) fails the trial
+/// in words, and Ctrl-C or another client's failure is heard while a batch runs.
+pub struct Wait<'a> {
+    pub limit: std::time::Duration,
+    pub stop: &'a dyn Fn() -> bool,
+}
+
+impl Wait<'_> {
+    /// The longest a driver may take to answer one message where nothing says how long its
+    /// work should take (starting, opening, closing, a batch whose size no rate set yet).
+    pub const SILENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
+    /// A wait of [`Wait::SILENCE`] that nothing ends sooner.
+    pub fn plain() -> Wait<'static> {
+        Wait {
+            limit: Self::SILENCE,
+            stop: &|| false,
+        }
+    }
 }
 
 /// The failure of driver `who`: `detail` is what it said or did.

@@ -15,7 +15,7 @@ use super::{Budget, Client, Transactions};
 use crate::engines::recording::{Log, Recording};
 use crate::engines::BusyCause;
 use crate::model::driver::{FromDriver, Outcome, Statement, ToDriver, Txn};
-use crate::workload::driven::{failed, DriverLink};
+use crate::workload::driven::{failed, DriverLink, Wait};
 use crate::workload::recorder::Recorder;
 use crate::workload::{Trial, WorkloadError};
 use std::cell::RefCell;
@@ -32,6 +32,9 @@ const FIRST_BATCH: usize = 100;
 const MIN_BATCH: usize = 100;
 const BATCH_TIME: Duration = Duration::from_millis(200);
 const MAX_BATCH: usize = 20_000;
+/// How many times its last batch's time a driver may take to answer the next before it is
+/// taken for hung (and never less than [`Wait::SILENCE`]).
+const LIMIT_FACTOR: u32 = 100;
 
 /// What one client brings back: its recorder, the end of its last recorded transaction and
 /// its time inside each operation type's transactions (ns after `go`).
@@ -279,9 +282,15 @@ fn run(ready: Ready<'_>, trial: &Trial<'_>, mut rec: Recorder, bad: &AtomicBool)
     };
     let mut size = FIRST_BATCH;
     let mut more = true;
+    let stopped = || trial.stop.load(Ordering::Relaxed) || bad.load(Ordering::Relaxed);
+    // A batch may take up to LIMIT_FACTOR times the one before it (a lock wait, a checkpoint)
+    // and at least Wait::SILENCE: past that the driver is taken for hung.
+    let mut wait = Wait {
+        limit: Wait::SILENCE,
+        stop: &stopped,
+    };
     while let Some((want, ops)) = pending.pop_front() {
-        let stop = trial.stop.load(Ordering::Relaxed) || bad.load(Ordering::Relaxed);
-        more = more && !stop && until.is_none_or(|d| go.elapsed() < d);
+        more = more && !stopped() && until.is_none_or(|d| go.elapsed() < d);
         if more {
             let (txns, next_ops) = maker.batch(size)?;
             if maker.log.borrow().len() > known {
@@ -298,9 +307,11 @@ fn run(ready: Ready<'_>, trial: &Trial<'_>, mut rec: Recorder, bad: &AtomicBool)
             }
         }
         let t = Instant::now();
-        fold.done(want, &ops, link.recv()?, &link.who())?;
+        fold.done(want, &ops, link.recv(&wait)?, &link.who())?;
         // About BATCH_TIME of the driver's rate next time (its last batch's, waited for here).
-        let per = t.elapsed().as_nanos().max(1) as f64 / ops.len().max(1) as f64;
+        let took = t.elapsed();
+        wait.limit = Wait::SILENCE.max(took * LIMIT_FACTOR);
+        let per = took.as_nanos().max(1) as f64 / ops.len().max(1) as f64;
         size = ((BATCH_TIME.as_nanos() as f64 / per) as usize).clamp(MIN_BATCH, MAX_BATCH);
     }
     link.close()?;
