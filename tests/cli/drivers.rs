@@ -138,14 +138,25 @@ fn a_lock_failure_through_a_driver_is_counted_by_its_cause() {
     assert!(sum(trial, "succeeded") > 0);
 }
 
+/// Also: with two SQLite engines, litebench's loop runs on each and the driver, which carries
+/// its own SQLite whatever the engine's library, runs once.
 #[test]
 fn the_noop_driver_answers_every_transaction_without_a_database() {
     let sb = Sandbox::new();
-    let v = through(&sb, "rust,noop-python", TINY_PARAMS);
+    let debian = "sqlite:/usr/lib/x86_64-linux-gnu/libsqlite3.so.0";
+    let mut args = vec!["--engine", "sqlite", "--engine", debian];
+    args.extend_from_slice(TINY_PARAMS);
+    let v = through(&sb, "rust,noop-python", &args);
     let configs = v["manifest"]["configs"].as_array().unwrap();
-    assert_eq!(configs.len(), 2);
+    let labels: Vec<&str> = configs.iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert_eq!(configs.len(), 3, "{labels:?}");
     assert!(configs[0].get("driver").is_none(), "the rust loop is no driver process");
     assert_eq!(configs[1]["driver"]["sqlite_version"], "none");
+    assert_eq!(
+        (configs[1]["engine"].as_str(), configs[2]["engine"].as_str()),
+        (Some("sqlite"), Some(debian))
+    );
+    assert!(configs[2].get("driver").is_none(), "{labels:?}");
     for trial in v["trials"].as_array().unwrap() {
         assert_eq!(sum(trial, "succeeded"), 60, "{:#}", trial["ops"]);
     }
@@ -220,4 +231,40 @@ fn every_driver_passes_conformance_and_the_noop_drivers_fail_it() {
         }
     }
     assert_eq!((lines.lines().count(), noop), (9, 3), "{lines}");
+}
+
+/// An open loop through a driver: each transaction is sent with its intended start, the driver
+/// waits for it, and latency runs from it; so a trial runs about rate x duration transactions,
+/// where a driver that ignored the schedule would run thousands.
+#[test]
+fn an_open_loop_through_a_driver_keeps_its_schedule() {
+    let sb = Sandbox::new();
+    let v = through(
+        &sb,
+        "python-sqlite3",
+        &[
+            "--clients",
+            "2",
+            "--rate",
+            "200",
+            "--knob",
+            "journal_mode=wal",
+            "--knob",
+            "busy_timeout=5000",
+            "--param",
+            "duration=1500ms",
+        ],
+    );
+    assert_eq!(v["run"]["status"], "complete", "{:#}", v["run"]);
+    let ran = sum(&v["trials"][0], "ops");
+    // 300 due in 1.5 s (Poisson arrivals: a few dozen either way).
+    assert!((180..=420).contains(&ran), "{ran} transactions at 200/s for 1.5 s");
+    let all = v["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "all")
+        .cloned()
+        .unwrap_or_else(|| v["summary"][0].clone());
+    assert!(all["latency_p50_us"].as_f64().unwrap() > 0.0, "{all:#}");
 }

@@ -160,6 +160,13 @@ pub(super) fn expand(
         for (pick, ks) in &job.sets {
             let ks = ks.for_engine(specs, prefix);
             let (knobs, defaults) = with_workload_defaults(wl, specs, prefix, ks);
+            // A driver process runs its own SQLite whatever the engine's library (which only
+            // makes the template database): on a second SQLite engine it would measure the same
+            // again under another label, so it runs once, on the first.
+            let driven = crate::bench::driver_process::driver_of(&knobs).is_some();
+            if driven && sets.iter().any(|s| s.engine != engine && s.knobs == knobs) {
+                continue;
+            }
             if let Some(same) = sets.iter_mut().find(|s| s.engine == engine && s.knobs == knobs) {
                 if let Some(p) = pick.filter(|p| !same.presets.contains(&p.preset.name)) {
                     same.presets.push(p.preset.name);
