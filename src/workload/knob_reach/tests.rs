@@ -16,7 +16,8 @@ use std::cell::RefCell;
 use std::sync::atomic::AtomicBool;
 
 /// What one (knob, workload) cell says: `acts`, `refused` or `-` (no engine with the knob runs
-/// the workload).
+/// the workload); `driver` says `rust` (only litebench's own loop) where the plan refuses every driver process for the
+/// workload ([`Workload::driver_refusal`]).
 fn cell(knob: &str, w: &dyn Workload) -> String {
     let with_knob: Vec<_> = kinds()
         .iter()
@@ -26,6 +27,9 @@ fn cell(knob: &str, w: &dyn Workload) -> String {
         return "-".into();
     };
     let p = resolve(w.name(), w.params(), &[]).expect("default parameters");
+    if knob == crate::engines::sqlite::knobs::DRIVER_KNOB && w.driver_refusal(&p).is_some() {
+        return "rust".into();
+    }
     match reach(w, spec, &p) {
         Ok(()) => "acts".into(),
         Err(_) => "refused".into(),
