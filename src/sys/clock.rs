@@ -97,6 +97,25 @@ impl Clock {
         }
     }
 
+    /// The first reading at least `ns` nanoseconds after reading `start` by [`Clock::ns_between`]
+    /// (`u64::MAX` where there is none): a time kept as a reading is compared with readings
+    /// without converting each of them.
+    pub fn first_reading_after(&self, start: u64, ns: u64) -> u64 {
+        if self.ns_per_tick_fp == 0 {
+            return start.saturating_add(ns);
+        }
+        let ticks = ((u128::from(ns) << 32) / self.ns_per_tick_fp as u128).min(u128::from(u64::MAX)) as u64;
+        let mut r = start.saturating_add(ticks);
+        // The division rounds: step to the exact first reading that converts to `ns` or more.
+        while r > start && self.ns_between(start, r - 1) >= ns {
+            r -= 1;
+        }
+        while r < u64::MAX && self.ns_between(start, r) < ns {
+            r += 1;
+        }
+        r
+    }
+
     /// Nanoseconds between two readings.
     #[inline(always)]
     pub fn ns_between(&self, earlier: u64, later: u64) -> u64 {
@@ -112,6 +131,30 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_reading_after_a_time_is_the_first_that_converts_to_it() {
+        let tsc = |fp: u64| Clock {
+            ns_per_tick_fp: fp,
+            epoch: Instant::now(),
+        };
+        // 0.4 ns a tick (2.5 GHz, which rounds), 1 ns a tick, no TSC, and this machine's.
+        for c in [
+            tsc((4u64 << 32) / 10),
+            tsc(1 << 32),
+            tsc(0),
+            tsc(clock().ns_per_tick_fp),
+        ] {
+            let start = 1_000_003;
+            for ns in [1, 7, 999, 1_000_000, 123_456_789, 1_000_000_000_000] {
+                let r = c.first_reading_after(start, ns);
+                assert!(c.ns_between(start, r) >= ns, "{ns}: {r}");
+                assert!(c.ns_between(start, r - 1) < ns, "{ns}: {r}");
+            }
+            assert_eq!(c.first_reading_after(start, 0), start);
+            assert_eq!(c.first_reading_after(start, u64::MAX), u64::MAX);
+        }
+    }
 
     #[test]
     fn a_reading_at_an_earlier_instant_is_that_long_before_now() {

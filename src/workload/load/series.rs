@@ -33,6 +33,9 @@ pub(super) struct Buckets {
     /// The interval being counted, and where it ends (nanoseconds after the measured start).
     pub(super) current: usize,
     pub(super) ends_ns: u64,
+    /// `ends_ns` as a reading of the calibrated clock from the start [`Buckets::reach_reading`]
+    /// was last given (0: not known yet, so the next call works it out).
+    pub(super) ends_reading: u64,
     /// Per operation type, the recorder's totals and latency histogram when the current
     /// interval started (no histogram before the type's first transaction).
     pub(super) at_start: Vec<(Totals, Option<Histogram<u64>>)>,
@@ -62,6 +65,7 @@ impl Buckets {
             files: Vec::new(),
             current: 0,
             ends_ns: interval.as_nanos().clamp(1, u128::from(u64::MAX)) as u64,
+            ends_reading: 0,
             at_start: (0..ops).map(|_| (Totals::default(), None)).collect(),
             off: false,
         }
@@ -89,6 +93,7 @@ impl Buckets {
 
     /// Starts counting from `rec`'s totals now (the measured start).
     pub(super) fn begin(&mut self, rec: &mut Recorder) {
+        self.ends_reading = 0;
         if self.off {
             return;
         }
@@ -108,6 +113,30 @@ impl Buckets {
             self.current = (ns / width) as usize;
             self.ends_ns = (ns / width).saturating_add(1).saturating_mul(width);
         }
+    }
+
+    /// [`Buckets::reach`] for a transaction that ended at `reading` of the calibrated clock,
+    /// `start` being the measured start's reading: the interval's end is kept as a reading, so
+    /// a transaction that ends inside it costs one comparison and no conversion.
+    #[inline(always)]
+    pub(super) fn reach_reading(&mut self, reading: u64, start: u64, rec: &mut Recorder) {
+        if reading >= self.ends_reading {
+            self.crossed(reading, start, rec);
+        }
+    }
+
+    /// A transaction ended at or past the kept end: the interval it ended in, and that
+    /// interval's end as a reading. Once per interval (and once at the start).
+    #[inline(never)]
+    fn crossed(&mut self, reading: u64, start: u64, rec: &mut Recorder) {
+        let clock = crate::sys::clock::clock();
+        self.reach(clock.ns_between(start, reading), rec);
+        self.ends_reading = clock.first_reading_after(start, self.ends_ns);
+    }
+
+    /// The measured start moved (a warm-up ended): the kept end is worked out again.
+    pub(super) fn restart_reading(&mut self) {
+        self.ends_reading = 0;
     }
 
     /// Ends the current interval: what `rec` counted since it started. Never inlined: a cost

@@ -37,8 +37,9 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
     // a scheduled role's first transaction in the interval before its window.
     let mut start_ticks = clock.reading_at(course.warm_end);
     let mut done = 0u64;
-    // This client's last recorded end, published once it stops.
-    let mut last_end_ns = 0u64;
+    // This client's last recorded end (a reading of the calibrated clock), published once it
+    // stops, in nanoseconds after the measured start.
+    let mut last_end = 0u64;
     // The open phase's operation type; out of phases, the type the I/O is attributed to.
     let mut phase = None;
     // When this client's last transaction began (open loops only).
@@ -73,6 +74,9 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
             }
             warming = false;
             start_ticks = clock.reading_at(course.warm_end);
+            if !PHASED {
+                buckets.restart_reading();
+            }
             lock_wait::take();
         }
         done += 1;
@@ -106,9 +110,9 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
         let lag_ns = intended
             .zip(began)
             .map(|(t, b)| b.saturating_duration_since(t).as_nanos() as u64);
-        let (outcome, end_ns) =
+        let (outcome, end) =
             run_and_record::<C, FULL, PHASED>(client, course, shared, rec, buckets, (op, lag_ns, start_ticks))?;
-        last_end_ns = end_ns;
+        last_end = end;
         if FULL && course.hooks.check && outcome.is_ok() {
             if let Err(e) = client.check() {
                 shared.abort.store(true, Ordering::Relaxed);
@@ -124,7 +128,7 @@ pub(super) fn run_stream<C: Client, const FULL: bool, const PHASED: bool>(
     } else {
         buckets.close(rec);
     }
-    Ok(last_end_ns)
+    Ok(clock.ns_between(start_ticks, last_end))
 }
 
 /// Where [`run_stream`]'s client stands before its next start: how many it ran, and when the
@@ -232,7 +236,7 @@ struct Started {
 /// measured start on the calibrated clock): timed on that clock from before its first try to
 /// the end of its last, and recorded ([`record`]). A first try that went through is recorded
 /// on a path of its own, with its outcome and its one try known where it is compiled: no
-/// retry's bookkeeping is tested on it. Returns its outcome and end.
+/// retry's bookkeeping is tested on it. Returns its outcome and end (a reading of the calibrated clock).
 #[inline(always)]
 fn run_and_record<C: Client, const FULL: bool, const PHASED: bool>(
     client: &mut C,
@@ -253,7 +257,8 @@ fn run_and_record<C: Client, const FULL: bool, const PHASED: bool>(
                 tries: 1,
                 lag_ns,
                 service_ns: clock.ns_between(t0, t1),
-                end_ns: clock.ns_between(start_ticks, t1),
+                start: start_ticks,
+                end: t1,
             };
             Ok((
                 Ok(ok),
@@ -302,7 +307,8 @@ fn tried_again<C: Client, const FULL: bool, const PHASED: bool>(
         tries,
         lag_ns,
         service_ns: clock.ns_between(t0, t1),
-        end_ns: clock.ns_between(start_ticks, t1),
+        start: start_ticks,
+        end: t1,
     };
     Ok((
         outcome,
@@ -312,14 +318,16 @@ fn tried_again<C: Client, const FULL: bool, const PHASED: bool>(
 
 /// A transaction [`run_stream`] ran: its type, its outcome after its tries (`Err`: the cause of
 /// the last try's lock failure), and its times in nanoseconds (the schedule's lag in an open
-/// loop; the service; its end after the measured start).
+/// loop; the service).
 struct Finished {
     op: usize,
     outcome: Result<bool, crate::engines::BusyCause>,
     tries: u32,
     lag_ns: Option<u64>,
     service_ns: u64,
-    end_ns: u64,
+    /// The measured start's reading and the transaction's end's, on the calibrated clock.
+    start: u64,
+    end: u64,
 }
 
 /// Records a transaction [`run_stream`] ran, in the interval it ended in: its latency from the
@@ -340,13 +348,14 @@ fn record<C: Client, const FULL: bool, const PHASED: bool>(
         tries,
         lag_ns,
         service_ns,
-        end_ns,
+        start,
+        end,
     } = ran;
     rec.record_busy_wait(op, lock_wait::take());
     let latency_ns = lag_ns.unwrap_or(0) + service_ns;
     // The series counts a transaction in the interval it ended in.
     if !PHASED {
-        buckets.reach(end_ns, rec);
+        buckets.reach_reading(end, start, rec);
     }
     let succeeded = settle(rec, op, outcome, tries);
     if FULL && shared.shape.progress {
@@ -373,7 +382,7 @@ fn record<C: Client, const FULL: bool, const PHASED: bool>(
             }
         }
     }
-    end_ns
+    end
 }
 
 /// Draws (and counts one by one, under the types they draw) at most this many of the arrivals
