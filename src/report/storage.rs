@@ -10,6 +10,7 @@
 //! the JSON and the page.
 
 use crate::model::record::{Manifest, TrialRecord};
+use crate::model::storage::StorageInfo;
 use crate::report::summary::SummaryRow;
 use crate::sys::iocount::{DelayedOp, SleptIo};
 use serde::Serialize;
@@ -145,6 +146,58 @@ pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Op
     }
     let emulated = points.iter().any(|p| p.kind.starts_with("emulated"));
     Some(StorageCurve { points, emulated })
+}
+
+/// A configuration's storage in words, for compare's facts and the checklist: the value, its
+/// kind (an emulation says EMULATED, so no reader takes it for a measured disk) and what was
+/// asked of the kernel. `None` is a run without `--storage`.
+pub fn config_words(s: Option<&StorageInfo>) -> String {
+    let Some(s) = s else {
+        return "the disk as it is (no --storage)".into();
+    };
+    let spec = &s.spec;
+    let mut parts = Vec::new();
+    if spec.emulated() {
+        parts.push("EMULATED: delays slept by litebench's VFS after each real call, not a slower disk".to_string());
+    }
+    if spec.throttled() {
+        let t = &spec.throttle;
+        let limits: Vec<String> = [
+            t.iops.map(|n| format!("{} IOPS", grouped(n))),
+            t.bytes_per_sec.map(|b| format!("{} bytes/s", grouped(b))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        parts.push(format!(
+            "throttled by the kernel: {}, reads and writes each",
+            limits.join(", ")
+        ));
+    }
+    if parts.is_empty() {
+        parts.push("the disk as it is".into());
+    }
+    format!("{}: {}", spec.text, parts.join("; "))
+}
+
+/// [`config_words`] with what was done: the delays actually slept over configuration
+/// `config`'s measured trials, and the throttle's cgroup and the limits written in it.
+pub fn config_done(s: Option<&StorageInfo>, trials: &[TrialRecord], config: usize) -> String {
+    let mut out = config_words(s);
+    let Some(s) = s else { return out };
+    if s.spec.emulated() {
+        let slept = slept_words(&slept_of(trials, config));
+        out += &if slept.is_empty() {
+            ", nothing slept".to_string()
+        } else {
+            format!(", slept {slept} (mean)")
+        };
+    }
+    if let Some(t) = &s.throttle {
+        let limits: Vec<String> = t.limits.iter().map(|(file, l)| format!("{file} {l}")).collect();
+        out += &format!(" ({} in cgroup {})", limits.join(", "), t.cgroup.display());
+    }
+    out
 }
 
 /// The mark under every number of an emulated run.

@@ -185,3 +185,55 @@ fn what_cannot_be_emulated_or_is_not_a_storage_is_refused_in_one_line() {
         assert_error_line(&out, parts);
     }
 }
+
+/// Issue 52: the storage a number ran on is stated under it. The checklist names each
+/// configuration's storage, an emulated one as EMULATED with the delays actually slept; and
+/// `compare` of a run on the disk as it is against an emulated one names the storage as what
+/// differs, in the same words.
+#[test]
+fn the_checklist_and_compare_state_each_configurations_storage() {
+    let sb = Sandbox::new();
+    let out = run_storage(&sb, "none,sync=2ms", &["--format", "json"]);
+    assert_success(&out);
+    let v = json(&out);
+    let item = v["checklist"]
+        .as_array()
+        .expect("a checklist")
+        .iter()
+        .find(|c| c["item"] == "storage emulated or throttled (--storage)")
+        .unwrap_or_else(|| panic!("no storage item: {:#}", v["checklist"]));
+    let value = item["value"].as_str().unwrap();
+    assert!(
+        value.starts_with("#0: none: the disk as it is; #1: sync=2ms: EMULATED: delays slept by litebench's VFS"),
+        "{value}"
+    );
+    let emulated = v["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["config"] == 1)
+        .expect("a trial of #1");
+    let syncs = counted_syncs(&emulated["io"]);
+    assert!(
+        value.contains(&format!("slept syncs {syncs} x ")),
+        "{value}, {syncs} syncs counted"
+    );
+    assert_eq!(item["known"], true);
+    // Two stored runs, one per storage: compare states the storage by name.
+    assert_success(&run_storage(&sb, "none", &[]));
+    assert_success(&run_storage(&sb, "sync=2ms", &[]));
+    let cmp = output(&mut sb.stored(&["compare", "2", "3", "--format", "json"]));
+    assert_success(&cmp);
+    let c = json(&cmp);
+    let storage = c["differences"]
+        .as_array()
+        .expect("differences")
+        .iter()
+        .find(|d| d["what"] == "storage")
+        .unwrap_or_else(|| panic!("storage not among the differences: {:#}", c["differences"]));
+    assert_eq!(storage["a"], "none: the disk as it is");
+    assert!(
+        storage["b"].as_str().unwrap().starts_with("sync=2ms: EMULATED"),
+        "{storage}"
+    );
+}
