@@ -237,3 +237,19 @@ fn the_checklist_and_compare_state_each_configurations_storage() {
         "{storage}"
     );
 }
+
+/// A comma between the kernel's limits and an emulated delay is neither silently one value
+/// nor two: one line, exit 2, naming the value and both ways to write it.
+#[test]
+fn a_limit_and_a_delay_joined_by_a_comma_are_refused_with_both_spellings() {
+    let sb = Sandbox::new();
+    let out = output(&mut sb.run(&["crud", "--storage", "iops=100,sync=2ms"]));
+    assert_error_line(
+        &out,
+        &[
+            "--storage iops=100,sync=2ms",
+            "for two values write `iops=100;sync=2ms`",
+            "write `iops=100+sync=2ms`",
+        ],
+    );
+}

@@ -18,6 +18,7 @@ pub(super) fn plan_storages(
         return Ok(Vec::new());
     };
     let values = split_axis(given)
+        .map_err(|e| Failure(e.to_string()))?
         .iter()
         .map(|v| {
             let v = match v.strip_prefix("from=") {
