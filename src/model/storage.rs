@@ -58,6 +58,11 @@ pub struct StorageInfo {
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<ThrottleInfo>,
+    /// A throttle's sync latency, measured on the throttled device from inside its cgroup
+    /// before the trials (pwrite 4 KiB + fdatasync, as `--fs` measures each filesystem): what
+    /// an emulation of the same device would sleep, set beside it in the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_sync: Option<litebench_env::SyncLatency>,
 }
 
 /// One `--storage` value.

@@ -43,7 +43,133 @@ pub struct StorageCurve {
     pub points: Vec<StoragePoint>,
     /// Whether any value is emulated: the mark every view prints.
     pub emulated: bool,
+    /// Each throttled configuration against each emulated one of the same engine and knobs:
+    /// the cross-check of the emulation against a slow device that is real.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cross_check: Vec<CrossCheck>,
 }
+
+/// A throttled configuration beside an emulated one of the same engine and knobs: the sync
+/// latency measured on the throttled device (inside its cgroup) beside the delay the emulation
+/// slept, and how far apart their answers are. Why: an emulation is only worth reading if it
+/// answers as a real slow device does; this says by how much it did, in the run itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossCheck {
+    pub throttled: usize,
+    pub throttled_label: String,
+    pub emulated: usize,
+    pub emulated_label: String,
+    /// The throttled device's sync latency (pwrite 4 KiB + fdatasync) from inside its cgroup.
+    pub throttled_sync_median_ms: f64,
+    pub throttled_sync_p99_ms: f64,
+    /// The emulated sync delay as given, and the mean actually slept per sync.
+    pub emulated_sync: String,
+    pub emulated_slept_sync_mean_ms: Option<f64>,
+    pub throttled_tps: f64,
+    pub emulated_tps: f64,
+    /// Emulated over throttled.
+    pub tps_ratio: f64,
+    pub throttled_p99_ms: Option<f64>,
+    pub emulated_p99_ms: Option<f64>,
+    pub p99_ratio: Option<f64>,
+}
+
+/// The cross-checks of a run: every throttled configuration whose device's sync was measured,
+/// against every emulated one with a sync delay, of the same engine and knobs.
+fn cross_checks(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Vec<CrossCheck> {
+    let whole = |config: usize| summary.iter().find(|r| r.config == config && r.operation == "all");
+    let mut out = Vec::new();
+    for t in &m.configs {
+        let Some((ts, sync)) = t.storage.as_ref().and_then(|s| Some((s, s.throttled_sync.as_ref()?))) else {
+            continue;
+        };
+        for e in &m.configs {
+            let Some(es) = e.storage.as_ref().filter(|s| s.spec.emulated() && !s.spec.throttled()) else {
+                continue;
+            };
+            let Some(delay) = es.spec.delays.sync else { continue };
+            if e.engine != t.engine || e.knobs != t.knobs || !ts.spec.throttled() {
+                continue;
+            }
+            let (Some(rt), Some(re)) = (whole(t.index), whole(e.index)) else {
+                continue;
+            };
+            let slept = slept_of(trials, e.index);
+            let (tp, ep) = (rt.latency.latency_p99_ms_median, re.latency.latency_p99_ms_median);
+            out.push(CrossCheck {
+                throttled: t.index,
+                throttled_label: t.label.clone(),
+                emulated: e.index,
+                emulated_label: e.label.clone(),
+                throttled_sync_median_ms: sync.median_us / 1e3,
+                throttled_sync_p99_ms: sync.p99_us / 1e3,
+                emulated_sync: delay.to_string(),
+                emulated_slept_sync_mean_ms: (slept.syncs > 0)
+                    .then(|| slept.sync_ns as f64 / slept.syncs as f64 / 1e6),
+                throttled_tps: rt.throughput.tps_median,
+                emulated_tps: re.throughput.tps_median,
+                tps_ratio: re.throughput.tps_median / rt.throughput.tps_median,
+                throttled_p99_ms: tp,
+                emulated_p99_ms: ep,
+                p99_ratio: tp.zip(ep).map(|(t, e)| e / t),
+            });
+        }
+    }
+    out
+}
+
+/// The cross-checks in text: a row per pair, each side's sync (measured on the device, slept
+/// by the emulation), throughput and p99 with the emulation's ratio to the device.
+fn cross_check_text(c: &[CrossCheck], unit: &str, markdown: bool) -> String {
+    if c.is_empty() {
+        return String::new();
+    }
+    let num = crate::report::number::num;
+    let ms = |x: Option<f64>| x.map_or("-".into(), num);
+    let headers = [
+        "throttled vs EMULATED",
+        "sync ms p50/p99 vs slept",
+        &format!("{unit}/s"),
+        "p99 ms",
+    ];
+    let rows: Vec<Vec<String>> = c
+        .iter()
+        .map(|x| {
+            vec![
+                format!("#{} vs #{}", x.throttled, x.emulated),
+                format!(
+                    "{}/{} vs {} ({})",
+                    num(x.throttled_sync_median_ms),
+                    num(x.throttled_sync_p99_ms),
+                    ms(x.emulated_slept_sync_mean_ms),
+                    x.emulated_sync
+                ),
+                format!("{} vs {} ({:.2}x)", num(x.throttled_tps), num(x.emulated_tps), x.tps_ratio),
+                format!(
+                    "{} vs {}{}",
+                    ms(x.throttled_p99_ms),
+                    ms(x.emulated_p99_ms),
+                    x.p99_ratio.map_or(String::new(), |r| format!(" ({r:.2}x)"))
+                ),
+            ]
+        })
+        .collect();
+    let mut out = crate::report::layout::heading("the emulation against the throttled device", markdown);
+    out += &crate::report::layout::table(&headers, &rows, markdown);
+    for x in c {
+        out += &(crate::report::layout::fit_prose(format!(
+            "  #{} {} against #{} {}: the emulation's {unit}/s is {:.2}x the device's{}",
+            x.throttled,
+            x.throttled_label,
+            x.emulated,
+            x.emulated_label,
+            x.tps_ratio,
+            x.p99_ratio.map_or(String::new(), |r| format!(", its p99 {r:.2}x"))
+        )) + "\n");
+    }
+    out
+}
+
 
 /// The emulated delays slept in a trial: the larger of what its operations counted (client
 /// processes' included) and what the driver's process counted.
@@ -145,7 +271,11 @@ pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Op
         });
     }
     let emulated = points.iter().any(|p| p.kind.starts_with("emulated"));
-    Some(StorageCurve { points, emulated })
+    Some(StorageCurve {
+        points,
+        emulated,
+        cross_check: cross_checks(m, summary, trials),
+    })
 }
 
 /// A configuration's storage in words, for compare's facts and the checklist: the value, its
@@ -226,6 +356,7 @@ pub fn section(c: Option<&StorageCurve>, unit: &str, markdown: bool) -> String {
     let mut out = crate::report::layout::heading("the answer against the storage (the winner at each)", markdown);
     out += &crate::report::layout::table(&headers, &rows, markdown);
     out += &footer(c);
+    out += &cross_check_text(&c.cross_check, unit, markdown);
     out + "\n"
 }
 
