@@ -264,7 +264,9 @@ fn throttles(plan: &Plan, filesystems: Option<&Filesystems>) -> Result<Vec<Throt
             };
             let cgroup = Cgroup::create(std::path::Path::new(dev), &s.throttle)
                 .map_err(|e| Failure(format!("--storage {}: {e}", s.text)))?;
-            let sync = f.info(i).and_then(|info| throttled_sync(&cgroup, std::path::Path::new(&info.dir)));
+            let sync = f
+                .info(i)
+                .and_then(|info| throttled_sync(&cgroup, std::path::Path::new(&info.dir)));
             made.push(Throttled {
                 fs: i,
                 storage: s.text.clone(),

@@ -352,7 +352,11 @@ pub fn split_axis(given: &str) -> Result<Vec<String>, StorageError> {
                         let (throttle, delay) = (pick(true), pick(false));
                         return Err(StorageError::Mixed {
                             two: format!("{throttle};{delay}"),
-                            one: split_top(&throttle).into_iter().chain(split_top(&delay)).collect::<Vec<_>>().join("+"),
+                            one: split_top(&throttle)
+                                .into_iter()
+                                .chain(split_top(&delay))
+                                .collect::<Vec<_>>()
+                                .join("+"),
                             spec,
                             throttle,
                             delay,
@@ -437,7 +441,9 @@ mod tests {
             e,
             "--storage iops=100,sync=2ms: a `,` joins the kernel's limits (iops=100) and an emulated delay (sync=2ms) into one value; for two values write `iops=100;sync=2ms`, for one that both throttles and emulates write `iops=100+sync=2ms`"
         );
-        let e = split_axis("none,sync=1ms,write=1ms,iops=5,bw=1MB").unwrap_err().to_string();
+        let e = split_axis("none,sync=1ms,write=1ms,iops=5,bw=1MB")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("write `iops=5;sync=1ms,write=1ms`"), "{e}");
         let e = split_axis("sync=lognormal(1ms,0.5),iops=5").unwrap_err().to_string();
         assert!(e.contains("write `iops=5+sync=lognormal(1ms,0.5)`"), "{e}");

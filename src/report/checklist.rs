@@ -224,7 +224,10 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
             }),
         ),
         sync_latency(manifest),
-        item("storage emulated or throttled (--storage)", Some(storage_words(manifest, trials))),
+        item(
+            "storage emulated or throttled (--storage)",
+            Some(storage_words(manifest, trials)),
+        ),
     ]
 }
 
@@ -235,7 +238,12 @@ fn storage_words(manifest: &Manifest, trials: &[TrialRecord]) -> String {
     let per_config: Vec<(usize, String)> = manifest
         .configs
         .iter()
-        .map(|c| (c.index, crate::report::storage::config_done(c.storage.as_ref(), trials, c.index)))
+        .map(|c| {
+            (
+                c.index,
+                crate::report::storage::config_done(c.storage.as_ref(), trials, c.index),
+            )
+        })
         .collect();
     match per_config.first() {
         None => crate::report::storage::config_words(None),

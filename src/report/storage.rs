@@ -62,6 +62,8 @@ pub struct CrossCheck {
     /// The throttled device's sync latency (pwrite 4 KiB + fdatasync) from inside its cgroup.
     pub throttled_sync_median_ms: f64,
     pub throttled_sync_p99_ms: f64,
+    /// The mean, which decides throughput: a throttle's syncs are bimodal.
+    pub throttled_sync_mean_ms: Option<f64>,
     /// The emulated sync delay as given, and the mean actually slept per sync.
     pub emulated_sync: String,
     pub emulated_slept_sync_mean_ms: Option<f64>,
@@ -103,9 +105,9 @@ fn cross_checks(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) ->
                 emulated_label: e.label.clone(),
                 throttled_sync_median_ms: sync.median_us / 1e3,
                 throttled_sync_p99_ms: sync.p99_us / 1e3,
+                throttled_sync_mean_ms: sync.mean_us.map(|us| us / 1e3),
                 emulated_sync: delay.to_string(),
-                emulated_slept_sync_mean_ms: (slept.syncs > 0)
-                    .then(|| slept.sync_ns as f64 / slept.syncs as f64 / 1e6),
+                emulated_slept_sync_mean_ms: (slept.syncs > 0).then(|| slept.sync_ns as f64 / slept.syncs as f64 / 1e6),
                 throttled_tps: rt.throughput.tps_median,
                 emulated_tps: re.throughput.tps_median,
                 tps_ratio: re.throughput.tps_median / rt.throughput.tps_median,
@@ -128,7 +130,7 @@ fn cross_check_text(c: &[CrossCheck], unit: &str, markdown: bool) -> String {
     let ms = |x: Option<f64>| x.map_or("-".into(), num);
     let headers = [
         "throttled vs EMULATED",
-        "sync ms p50/p99 vs slept",
+        "sync ms mean p50/p99 vs slept",
         &format!("{unit}/s"),
         "p99 ms",
     ];
@@ -138,13 +140,19 @@ fn cross_check_text(c: &[CrossCheck], unit: &str, markdown: bool) -> String {
             vec![
                 format!("#{} vs #{}", x.throttled, x.emulated),
                 format!(
-                    "{}/{} vs {} ({})",
+                    "{} {}/{} vs {} ({})",
+                    ms(x.throttled_sync_mean_ms),
                     num(x.throttled_sync_median_ms),
                     num(x.throttled_sync_p99_ms),
                     ms(x.emulated_slept_sync_mean_ms),
                     x.emulated_sync
                 ),
-                format!("{} vs {} ({:.2}x)", num(x.throttled_tps), num(x.emulated_tps), x.tps_ratio),
+                format!(
+                    "{} vs {} ({:.2}x)",
+                    num(x.throttled_tps),
+                    num(x.emulated_tps),
+                    x.tps_ratio
+                ),
                 format!(
                     "{} vs {}{}",
                     ms(x.throttled_p99_ms),
@@ -169,7 +177,6 @@ fn cross_check_text(c: &[CrossCheck], unit: &str, markdown: bool) -> String {
     }
     out
 }
-
 
 /// The emulated delays slept in a trial: the larger of what its operations counted (client
 /// processes' included) and what the driver's process counted.

@@ -253,3 +253,45 @@ fn a_limit_and_a_delay_joined_by_a_comma_are_refused_with_both_spellings() {
         ],
     );
 }
+
+/// Issue 52, item 4: qualify's JSON keeps the sync latency's p50, p90, p99, p99.9, maximum and
+/// mean, and `--storage from=` replays all six quantiles it has (not only four).
+#[test]
+fn qualify_keeps_six_sync_quantiles_and_from_replays_them() {
+    let sb = Sandbox::new();
+    let dir = sb.root().join("volume");
+    std::fs::create_dir(&dir).unwrap();
+    let out = output(sb.litebench().args(["qualify", "--format", "json", "--dir"]).arg(&dir));
+    assert_success(&out);
+    let v = json(&out);
+    let s = &v["sync_latency"];
+    let q: Vec<f64> = ["min_us", "median_us", "p90_us", "p99_us", "p999_us", "max_us"]
+        .iter()
+        .map(|k| s[k].as_f64().unwrap_or_else(|| panic!("no {k}: {s}")))
+        .collect();
+    assert!(q.windows(2).all(|w| w[0] <= w[1]), "{q:?}");
+    let mean = s["mean_us"].as_f64().expect("a mean");
+    assert!((q[0]..=q[5]).contains(&mean), "mean {mean} outside {q:?}");
+    let file = sb.root().join("volume.json");
+    std::fs::write(&file, stdout(&out)).unwrap();
+    let from = format!("from={}", file.display());
+    let run = run_storage(&sb, &from, &["--format", "json"]);
+    assert_success(&run);
+    let r = json(&run);
+    let want: Vec<String> = q.iter().map(|x| format!("{}us", x.round() as u64)).collect();
+    let spec = r["manifest"]["configs"][0]["storage"]["spec"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(spec.starts_with("sync=quantiles(") && spec.ends_with(')'), "{spec}");
+    // Written back in the largest whole unit: compare as durations.
+    let inner = &spec["sync=quantiles(".len()..spec.len() - 1];
+    let us = |t: &str| -> u64 {
+        let (n, unit) = t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap());
+        n.parse::<u64>().unwrap() * if unit == "ms" { 1000 } else { 1 }
+    };
+    let got: Vec<u64> = inner.split(',').map(us).collect();
+    let want: Vec<u64> = want.iter().map(|w| us(w)).collect();
+    assert_eq!(got, want, "{spec}");
+    assert_eq!(r["manifest"]["configs"][0]["storage"]["kind"], "emulated");
+}
