@@ -23,7 +23,8 @@ pub struct StoragePoint {
     /// `none`, `emulated`, `throttled` or `emulated+throttled`.
     pub kind: String,
     /// The configuration that wins here: the fastest without failed transactions (else the
-    /// fastest), with its label less the storage.
+    /// fastest), or in an open loop (`--rate`) the one with the lowest p99, with its label
+    /// less the storage.
     pub best: usize,
     pub best_label: String,
     pub tps_median: f64,
@@ -244,13 +245,25 @@ pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Op
             .filter_map(|c| whole(c.index))
             .collect();
         let failed = |r: &SummaryRow| 1.0 - r.failures.success_rate.unwrap_or(1.0);
-        let faster = |a: &&SummaryRow, b: &&SummaryRow| a.throughput.tps_median.total_cmp(&b.throughput.tps_median);
+        // An open loop's configurations all achieve the rate asked where they keep up, so its
+        // answer is latency, as the run's own answer is: the lowest p99 wins there (throughput
+        // breaks a tie), a closed loop's winner is the fastest.
+        let open = |r: &SummaryRow| m.load_of(r.config).rate.is_some();
+        let p99 = |r: &SummaryRow| r.latency.latency_p99_ms_median.unwrap_or(f64::INFINITY);
+        let better = |a: &&SummaryRow, b: &&SummaryRow| {
+            let by_tps = a.throughput.tps_median.total_cmp(&b.throughput.tps_median);
+            if open(a) && open(b) {
+                p99(b).total_cmp(&p99(a)).then(by_tps)
+            } else {
+                by_tps
+            }
+        };
         let best = rows
             .iter()
             .copied()
             .filter(|r| failed(r) == 0.0)
-            .max_by(faster)
-            .or_else(|| rows.iter().copied().max_by(faster));
+            .max_by(better)
+            .or_else(|| rows.iter().copied().max_by(better));
         let Some(best) = best else { continue };
         let cfg = &m.configs[best.config];
         let label = cfg.label.strip_prefix(&format!("{text} ")).unwrap_or(&cfg.label);

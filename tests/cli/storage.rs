@@ -295,3 +295,46 @@ fn qualify_keeps_six_sync_quantiles_and_from_replays_them() {
     assert_eq!(got, want, "{spec}");
     assert_eq!(r["manifest"]["configs"][0]["storage"]["kind"], "emulated");
 }
+
+/// In an open loop every configuration that keeps up achieves the rate asked, so the winner at
+/// each storage value is the lowest p99 among those without failures, as the run's own answer
+/// is (before: the fastest, which in an open loop is a tie broken by noise).
+#[test]
+fn an_open_loops_winner_at_each_storage_is_its_lowest_p99() {
+    let sb = Sandbox::new();
+    let out = run_storage(
+        &sb,
+        "none,sync=2ms",
+        &[
+            "--rate",
+            "100",
+            "--knob",
+            "locking_mode=normal,exclusive",
+            "--format",
+            "json",
+        ],
+    );
+    assert_success(&out);
+    let v = json(&out);
+    let configs = v["manifest"]["configs"].as_array().unwrap();
+    let rows: Vec<&serde_json::Value> = v["summary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["operation"] == "all")
+        .collect();
+    for p in v["storage"]["points"].as_array().unwrap() {
+        let storage = p["storage"].as_str().unwrap();
+        let here: Vec<&&serde_json::Value> = rows
+            .iter()
+            .filter(|r| configs[r["config"].as_u64().unwrap() as usize]["storage"]["spec"] == storage)
+            .filter(|r| r["success_rate"].as_f64() == Some(1.0))
+            .collect();
+        assert_eq!(here.len(), 2, "{storage}: {here:#?}");
+        let lowest = here
+            .iter()
+            .map(|r| r["latency_p99_ms_median"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(p["latency_p99_ms_median"].as_f64(), Some(lowest), "{storage}: {p}");
+    }
+}
