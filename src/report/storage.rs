@@ -244,7 +244,15 @@ pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Op
             .filter(|c| c.storage.as_ref().is_some_and(|s| s.spec.text == text))
             .filter_map(|c| whole(c.index))
             .collect();
-        let failed = |r: &SummaryRow| 1.0 - r.failures.success_rate.unwrap_or(1.0);
+        // Failed as the run's answer counts it: transactions that gave up, failed or were
+        // skipped over those attempted (`success_rate` counts none of a lock's give-ups), and
+        // any rolled back on a lock.
+        let failed = |r: &SummaryRow| {
+            r.failures
+                .failure_pct
+                .map_or(1.0 - r.failures.success_rate.unwrap_or(1.0), |p| p / 100.0)
+        };
+        let clean = |r: &SummaryRow| failed(r) == 0.0 && r.failures.busy == 0.0;
         // An open loop's configurations all achieve the rate asked where they keep up, so its
         // answer is latency, as the run's own answer is: the lowest p99 wins there (throughput
         // breaks a tie), a closed loop's winner is the fastest.
@@ -261,7 +269,7 @@ pub fn curve(m: &Manifest, summary: &[SummaryRow], trials: &[TrialRecord]) -> Op
         let best = rows
             .iter()
             .copied()
-            .filter(|r| failed(r) == 0.0)
+            .filter(|r| clean(r))
             .max_by(better)
             .or_else(|| rows.iter().copied().max_by(better));
         let Some(best) = best else { continue };

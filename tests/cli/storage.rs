@@ -298,18 +298,24 @@ fn qualify_keeps_six_sync_quantiles_and_from_replays_them() {
 
 /// In an open loop every configuration that keeps up achieves the rate asked, so the winner at
 /// each storage value is the lowest p99 among those without failures, as the run's own answer
-/// is (before: the fastest, which in an open loop is a tie broken by noise).
+/// is (before: the fastest, which in an open loop is a tie broken by noise); and its failures
+/// are those the run's answer counts (before: a lock's give-ups were not, so a configuration
+/// that gave up on 3% of its transactions was shown winning with 0.0% failed).
 #[test]
-fn an_open_loops_winner_at_each_storage_is_its_lowest_p99() {
+fn an_open_loops_winner_at_each_storage_is_its_lowest_p99_without_failures() {
     let sb = Sandbox::new();
     let out = run_storage(
         &sb,
         "none,sync=2ms",
         &[
             "--rate",
-            "100",
+            "200",
+            "--clients",
+            "3",
+            "--client-mode",
+            "processes",
             "--knob",
-            "locking_mode=normal,exclusive",
+            "busy_timeout=0,5000",
             "--format",
             "json",
         ],
@@ -323,18 +329,31 @@ fn an_open_loops_winner_at_each_storage_is_its_lowest_p99() {
         .iter()
         .filter(|r| r["operation"] == "all")
         .collect();
+    let failure_pct = |r: &serde_json::Value| r["failure_pct"].as_f64().unwrap_or(0.0);
     for p in v["storage"]["points"].as_array().unwrap() {
         let storage = p["storage"].as_str().unwrap();
         let here: Vec<&&serde_json::Value> = rows
             .iter()
             .filter(|r| configs[r["config"].as_u64().unwrap() as usize]["storage"]["spec"] == storage)
-            .filter(|r| r["success_rate"].as_f64() == Some(1.0))
             .collect();
         assert_eq!(here.len(), 2, "{storage}: {here:#?}");
-        let lowest = here
+        let winner = here
             .iter()
+            .find(|r| r["config"] == p["best"])
+            .unwrap_or_else(|| panic!("{storage}: the winner is not here: {p}"));
+        let shown = p["failed_share"].as_f64().unwrap() * 100.0;
+        assert!(
+            (shown - failure_pct(winner)).abs() < 1e-6,
+            "{storage}: {p} against {winner:#}"
+        );
+        let clean: Vec<f64> = here
+            .iter()
+            .filter(|r| failure_pct(r) == 0.0 && r["busy"].as_f64() == Some(0.0))
             .map(|r| r["latency_p99_ms_median"].as_f64().unwrap())
-            .fold(f64::INFINITY, f64::min);
-        assert_eq!(p["latency_p99_ms_median"].as_f64(), Some(lowest), "{storage}: {p}");
+            .collect();
+        if !clean.is_empty() {
+            let lowest = clean.iter().copied().fold(f64::INFINITY, f64::min);
+            assert_eq!(p["latency_p99_ms_median"].as_f64(), Some(lowest), "{storage}: {p}");
+        }
     }
 }
