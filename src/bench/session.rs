@@ -161,7 +161,7 @@ struct Testbed {
     engines: Vec<Box<dyn Engine>>,
     /// `--storage iops=,bw=`: a throttling cgroup per filesystem and storage value, removed
     /// before the filesystems are unmounted.
-    cgroups: Vec<(usize, String, Cgroup)>,
+    cgroups: Vec<Throttled>,
     filesystems: Option<Filesystems>,
     /// Held for its drop, which puts the device's own scheduler back.
     _device_scheduler: Option<DeviceScheduler>,
@@ -227,14 +227,32 @@ impl Testbed {
         let fs = fs?;
         self.cgroups
             .iter()
-            .find(|(f, t, _)| *f == fs && *t == s.text)
-            .map(|(_, _, c)| c.info().clone())
+            .find(|t| t.fs == fs && t.storage == s.text)
+            .map(|t| t.cgroup.info().clone())
     }
+
+    /// The sync latency measured inside that throttle's cgroup.
+    fn throttled_sync(&self, fs: Option<usize>, s: &StorageSpec) -> Option<litebench_env::SyncLatency> {
+        let fs = fs?;
+        self.cgroups
+            .iter()
+            .find(|t| t.fs == fs && t.storage == s.text)
+            .and_then(|t| t.sync.clone())
+    }
+}
+
+/// One throttled storage value on one filesystem: its cgroup, and the sync latency measured
+/// from inside it (`None` where the measurement failed: the run goes on without it).
+struct Throttled {
+    fs: usize,
+    storage: String,
+    cgroup: Cgroup,
+    sync: Option<litebench_env::SyncLatency>,
 }
 
 /// `--storage iops=,bw=`: a cgroup limiting each block device litebench built, per throttled
 /// storage value; a throttle the kernel refuses stops the run before anything is measured.
-fn throttles(plan: &Plan, filesystems: Option<&Filesystems>) -> Result<Vec<(usize, String, Cgroup)>, Failure> {
+fn throttles(plan: &Plan, filesystems: Option<&Filesystems>) -> Result<Vec<Throttled>, Failure> {
     let mut made = Vec::new();
     let Some(f) = filesystems else {
         return Ok(made);
@@ -246,10 +264,26 @@ fn throttles(plan: &Plan, filesystems: Option<&Filesystems>) -> Result<Vec<(usiz
             };
             let cgroup = Cgroup::create(std::path::Path::new(dev), &s.throttle)
                 .map_err(|e| Failure(format!("--storage {}: {e}", s.text)))?;
-            made.push((i, s.text.clone(), cgroup));
+            let sync = f
+                .info(i)
+                .and_then(|info| throttled_sync(&cgroup, std::path::Path::new(&info.dir)));
+            made.push(Throttled {
+                fs: i,
+                storage: s.text.clone(),
+                cgroup,
+                sync,
+            });
         }
     }
     Ok(made)
+}
+
+/// The sync latency of a throttled device as its trials will meet it: measured with this
+/// process inside the cgroup (the throttle counts the I/O its tasks submit), as many syncs as
+/// `--fs` measures each filesystem with, or half a second.
+fn throttled_sync(cgroup: &Cgroup, dir: &std::path::Path) -> Option<litebench_env::SyncLatency> {
+    let _inside = crate::testbed::throttle::enter(cgroup.info()).ok()?;
+    litebench_env::measure_sync_latency(dir, 200, Duration::from_millis(500)).ok()
 }
 
 /// The machine and the storage under the scratch directory, as every run's manifest states them.
@@ -356,6 +390,7 @@ fn bind(plan: &Plan, job: &Job, bed: &Testbed) -> Vec<Bound> {
                         spec: s.clone(),
                         kind: s.kind().to_string(),
                         throttle: bed.cgroup_of(c.fs, s),
+                        throttled_sync: bed.throttled_sync(c.fs, s),
                     }),
                     load: c.load.clone(),
                     extension: None,

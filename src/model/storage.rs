@@ -58,6 +58,11 @@ pub struct StorageInfo {
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<ThrottleInfo>,
+    /// A throttle's sync latency, measured on the throttled device from inside its cgroup
+    /// before the trials (pwrite 4 KiB + fdatasync, as `--fs` measures each filesystem): what
+    /// an emulation of the same device would sleep, set beside it in the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled_sync: Option<litebench_env::SyncLatency>,
 }
 
 /// One `--storage` value.
@@ -89,6 +94,14 @@ pub enum StorageError {
     Bandwidth { spec: String },
     #[error("--storage {spec}: `{key}` is given twice")]
     Twice { spec: String, key: String },
+    #[error("--storage {spec}: a `,` joins the kernel's limits ({throttle}) and an emulated delay ({delay}) into one value; for two values write `{two}`, for one that both throttles and emulates write `{one}`")]
+    Mixed {
+        spec: String,
+        throttle: String,
+        delay: String,
+        two: String,
+        one: String,
+    },
 }
 
 /// A preset: a published volume's figures ([`PRESETS`]; sources in docs/storage.md).
@@ -134,7 +147,7 @@ impl StorageSpec {
         }
     }
 
-    /// Reads one value: `none`, a preset's name, or `KEY=VALUE` pairs joined by `,` (a
+    /// Reads one value: `none`, a preset's name, or `KEY=VALUE` pairs joined by `,` or `+` (a
     /// log-normal's own comma is inside its parentheses).
     pub fn parse(text: &str) -> Result<StorageSpec, StorageError> {
         let text = text.trim();
@@ -150,7 +163,7 @@ impl StorageSpec {
             text: text.to_string(),
             ..StorageSpec::none()
         };
-        for part in split_top(text) {
+        for part in split_top(text).into_iter().flat_map(split_plus) {
             let (key, value) = part.split_once('=').ok_or_else(|| StorageError::NoValue {
                 spec: text.into(),
                 part: part.to_string(),
@@ -266,27 +279,89 @@ impl From<StorageSpec> for String {
     }
 }
 
+/// `a+b` into `a` and `b`: `+` joins parts of one value that is both throttled and emulated
+/// (`iops=100+sync=2ms`); a `+` inside parentheses is its value's.
+fn split_plus(part: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut from) = (Vec::new(), 0i32, 0);
+    for (i, c) in part.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            '+' if depth == 0 => {
+                parts.push(&part[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&part[from..]);
+    parts.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect()
+}
+
+/// Which side of the storage a key sets: the kernel's limits, or litebench's emulated delays
+/// (`from=` replays delays); `None` for what is no key of either (refused when parsed).
+fn key_side(key: &str) -> Option<bool> {
+    match key {
+        "iops" | "bw" => Some(true),
+        "sync" | "read" | "write" | "from" => Some(false),
+        _ => None,
+    }
+}
+
+/// The keys of a part (`sync=1ms`, or `iops=100+sync=2ms`).
+fn part_keys(part: &str) -> Vec<&str> {
+    split_plus(part)
+        .into_iter()
+        .filter_map(|p| p.split_once('=').map(|(k, _)| k.trim()))
+        .collect()
+}
+
 /// `--storage` as given into its values: `;` always separates two, and a comma does where
 /// what follows starts a new value (`none`, a preset, or a key the value being read already has:
-/// `none,sync=1ms,sync=4ms` is three values, `sync=1ms,write=1ms` one).
-pub fn split_axis(given: &str) -> Vec<String> {
+/// `none,sync=1ms,sync=4ms` is three values, `sync=1ms,write=1ms` one). A comma between the
+/// kernel's limits and an emulated delay (`iops=100,sync=2ms`) is refused as ambiguous: `;`
+/// makes two values of them, `+` one.
+pub fn split_axis(given: &str) -> Result<Vec<String>, StorageError> {
     let mut values: Vec<String> = Vec::new();
     for group in given.split(';') {
         let first = values.len();
         for part in split_top(group) {
-            let key = part.split_once('=').map(|(k, _)| k.trim());
-            let continues = match (values.get(first..).and_then(|v| v.last()), key) {
-                (Some(last), Some(k)) => {
+            let keys = part_keys(part);
+            let continues = match values.get(first..).and_then(|v| v.last()) {
+                Some(last) if !keys.is_empty() => {
+                    let last_keys: Vec<&str> = split_top(last).into_iter().flat_map(part_keys).collect();
                     last != "none"
                         && !PRESETS.iter().any(|p| p.name == last)
-                        && !split_top(last)
-                            .iter()
-                            .any(|p| p.split_once('=').map(|(lk, _)| lk.trim()) == Some(k))
+                        && !keys.iter().any(|k| last_keys.contains(k))
                 }
                 _ => false,
             };
             match values.last_mut() {
                 Some(last) if continues => {
+                    let sides = |ks: &[&str]| -> Vec<bool> { ks.iter().filter_map(|k| key_side(k)).collect() };
+                    let last_keys: Vec<&str> = split_top(last).into_iter().flat_map(part_keys).collect();
+                    let (before, after) = (sides(&last_keys), sides(&keys));
+                    let mixed = before.iter().chain(&after).any(|s| *s) && before.iter().chain(&after).any(|s| !*s);
+                    if mixed {
+                        let spec = format!("{last},{part}");
+                        let pick = |want: bool| {
+                            let mut ps: Vec<&str> = split_top(last).into_iter().chain([part]).collect();
+                            ps.retain(|p| part_keys(p).iter().any(|k| key_side(k) == Some(want)));
+                            ps.join(",")
+                        };
+                        let (throttle, delay) = (pick(true), pick(false));
+                        return Err(StorageError::Mixed {
+                            two: format!("{throttle};{delay}"),
+                            one: split_top(&throttle)
+                                .into_iter()
+                                .chain(split_top(&delay))
+                                .collect::<Vec<_>>()
+                                .join("+"),
+                            spec,
+                            throttle,
+                            delay,
+                        });
+                    }
                     last.push(',');
                     last.push_str(part);
                 }
@@ -294,7 +369,7 @@ pub fn split_axis(given: &str) -> Vec<String> {
             }
         }
     }
-    values
+    Ok(values)
 }
 
 #[cfg(test)]
@@ -341,12 +416,36 @@ mod tests {
 
     #[test]
     fn an_axis_splits_into_its_values() {
-        assert_eq!(split_axis("none,sync=1ms,sync=4ms"), ["none", "sync=1ms", "sync=4ms"]);
+        let split = |s: &str| split_axis(s).unwrap();
+        assert_eq!(split("none,sync=1ms,sync=4ms"), ["none", "sync=1ms", "sync=4ms"]);
         assert_eq!(
-            split_axis("sync=1ms,write=1ms,sync=lognormal(2ms,0.5),iops=300,bw=1MB"),
-            ["sync=1ms,write=1ms", "sync=lognormal(2ms,0.5),iops=300,bw=1MB"]
+            split("sync=1ms,write=1ms,sync=lognormal(2ms,0.5);iops=300,bw=1MB"),
+            ["sync=1ms,write=1ms", "sync=lognormal(2ms,0.5)", "iops=300,bw=1MB"]
         );
-        assert_eq!(split_axis("ebs-gp3;sync=1ms"), ["ebs-gp3", "sync=1ms"]);
-        assert_eq!(split_axis("none,ebs-gp3,iops=10"), ["none", "ebs-gp3", "iops=10"]);
+        assert_eq!(split("ebs-gp3;sync=1ms"), ["ebs-gp3", "sync=1ms"]);
+        assert_eq!(split("none,ebs-gp3,iops=10"), ["none", "ebs-gp3", "iops=10"]);
+        assert_eq!(split("iops=100,bw=1MB"), ["iops=100,bw=1MB"]);
+        assert_eq!(split("iops=100;sync=2ms"), ["iops=100", "sync=2ms"]);
+        assert_eq!(split("none,iops=100+sync=2ms"), ["none", "iops=100+sync=2ms"]);
+        let both = StorageSpec::parse("iops=100+sync=2ms").unwrap();
+        assert_eq!(both.kind(), "emulated+throttled");
+        assert_eq!(both.throttle.iops, Some(100));
+    }
+
+    /// A comma between a limit and a delay is neither silently one value nor two: refused,
+    /// with both ways of writing what was meant.
+    #[test]
+    fn a_limit_and_a_delay_joined_by_a_comma_are_refused() {
+        let e = split_axis("iops=100,sync=2ms").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--storage iops=100,sync=2ms: a `,` joins the kernel's limits (iops=100) and an emulated delay (sync=2ms) into one value; for two values write `iops=100;sync=2ms`, for one that both throttles and emulates write `iops=100+sync=2ms`"
+        );
+        let e = split_axis("none,sync=1ms,write=1ms,iops=5,bw=1MB")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("write `iops=5;sync=1ms,write=1ms`"), "{e}");
+        let e = split_axis("sync=lognormal(1ms,0.5),iops=5").unwrap_err().to_string();
+        assert!(e.contains("write `iops=5+sync=lognormal(1ms,0.5)`"), "{e}");
     }
 }

@@ -224,7 +224,36 @@ pub fn checklist(manifest: &Manifest, trials: &[TrialRecord]) -> Vec<ChecklistIt
             }),
         ),
         sync_latency(manifest),
+        item(
+            "storage emulated or throttled (--storage)",
+            Some(storage_words(manifest, trials)),
+        ),
     ]
+}
+
+/// `--storage` per configuration ([`crate::report::storage::config_done`]): an emulated one
+/// says EMULATED with the delays actually slept, a throttled one its cgroup and limits; one
+/// line when every configuration ran on the same.
+fn storage_words(manifest: &Manifest, trials: &[TrialRecord]) -> String {
+    let per_config: Vec<(usize, String)> = manifest
+        .configs
+        .iter()
+        .map(|c| {
+            (
+                c.index,
+                crate::report::storage::config_done(c.storage.as_ref(), trials, c.index),
+            )
+        })
+        .collect();
+    match per_config.first() {
+        None => crate::report::storage::config_words(None),
+        Some((_, first)) if per_config.iter().all(|(_, v)| v == first) => first.clone(),
+        Some(_) => per_config
+            .iter()
+            .map(|(i, v)| format!("#{i}: {v}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// The storage that matters: the host's under a guest kernel's images, else the run's own.

@@ -122,6 +122,12 @@ pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
                 put(&format!("{prefix}knob {name}"), origin.clone());
             }
         }
+        // The value, its kind (EMULATED said so) and the limits asked of the kernel; the
+        // cgroup's path and the loop device's number name where it ran, not on what.
+        put(
+            &format!("{prefix}storage"),
+            crate::report::storage::config_words(c.storage.as_ref()),
+        );
     }
     f
 }
@@ -233,6 +239,7 @@ const CONFIG_STATED: &[&str] = &[
     "/knobs",
     "/label",
     "/knob_origins",
+    "/storage",
     "/fs/index",
     "/fs/image",
     "/fs/loop_device",

@@ -38,10 +38,26 @@ pub enum Delay {
     /// Drawn from a measured distribution given by its minimum, median, 99th percentile and
     /// maximum (`qualify`'s sync latency: `--storage from=qualify.json`), linearly between them.
     Quantiles([Duration; 4]),
+    /// As [`Delay::Quantiles`] with the 90th and 99.9th percentiles too (minimum, median, p90,
+    /// p99, p99.9, maximum): what `qualify` writes now, closer to a bimodal device's syncs.
+    Quantiles6([Duration; 6]),
 }
 
 /// The cumulative shares [`Delay::Quantiles`]' four durations stand at.
 const QUANTILE_AT: [f64; 4] = [0.0, 0.5, 0.99, 1.0];
+/// The cumulative shares [`Delay::Quantiles6`]' six durations stand at.
+const QUANTILE6_AT: [f64; 6] = [0.0, 0.5, 0.9, 0.99, 0.999, 1.0];
+
+/// A draw `u` in [0, 1) of the distribution whose quantile at share `at[i]` is `q[i]`,
+/// linearly between them.
+fn between_quantiles(q: &[Duration], at: &[f64], u: f64) -> Duration {
+    let last = at.len() - 2;
+    let i = at.windows(2).position(|w| u < w[1]).unwrap_or(last);
+    let (lo, hi) = (at[i], at[i + 1]);
+    let share = ((u - lo) / (hi - lo)).clamp(0.0, 1.0);
+    let (a, b) = (q[i].as_secs_f64(), q[i + 1].as_secs_f64());
+    Duration::from_secs_f64(a + (b - a) * share)
+}
 
 /// Why a delay's text is not one.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -55,7 +71,7 @@ pub enum DelayError {
     #[error("`{0}`: sigma must be a number from 0 to 5, as lognormal(1ms,0.5)")]
     Sigma(String),
     #[error(
-        "`{0}`: quantiles takes the minimum, median, p99 and maximum in rising order, as quantiles(100us,1ms,3ms,9ms)"
+        "`{0}`: quantiles takes the minimum, median, p99 and maximum in rising order, as quantiles(100us,1ms,3ms,9ms), or the minimum, median, p90, p99, p99.9 and maximum"
     )]
     Quantiles(String),
 }
@@ -98,11 +114,14 @@ impl std::str::FromStr for Delay {
             let bad = || DelayError::Quantiles(t.to_string());
             let args = args.strip_suffix(')').ok_or_else(bad)?;
             let ds = args.split(',').map(parse_duration).collect::<Result<Vec<_>, _>>()?;
-            let q: [Duration; 4] = ds.try_into().map_err(|_| bad())?;
-            if q.windows(2).any(|w| w[0] > w[1]) {
+            if ds.windows(2).any(|w| w[0] > w[1]) {
                 return Err(bad());
             }
-            return Ok(Delay::Quantiles(q));
+            return match ds.len() {
+                4 => Ok(Delay::Quantiles(ds.try_into().map_err(|_| bad())?)),
+                6 => Ok(Delay::Quantiles6(ds.try_into().map_err(|_| bad())?)),
+                _ => Err(bad()),
+            };
         }
         let Some(args) = t.strip_prefix("lognormal(") else {
             return parse_duration(t).map(Delay::Fixed);
@@ -129,12 +148,14 @@ impl fmt::Display for Delay {
         match self {
             Delay::Fixed(d) => f.write_str(&duration_text(*d)),
             Delay::LogNormal { median, sigma } => write!(f, "lognormal({},{sigma})", duration_text(*median)),
-            Delay::Quantiles(q) => {
-                let q: Vec<String> = q.iter().map(|d| duration_text(*d)).collect();
-                write!(f, "quantiles({})", q.join(","))
-            }
+            Delay::Quantiles(q) => write!(f, "quantiles({})", quantiles_text(q)),
+            Delay::Quantiles6(q) => write!(f, "quantiles({})", quantiles_text(q)),
         }
     }
+}
+
+fn quantiles_text(q: &[Duration]) -> String {
+    q.iter().map(|d| duration_text(*d)).collect::<Vec<_>>().join(",")
 }
 
 impl Delay {
@@ -147,14 +168,8 @@ impl Delay {
                     .expect("sigma is checked when parsed");
                 Duration::from_secs_f64(rng.sample(law).min(60.0))
             }
-            Delay::Quantiles(q) => {
-                let u: f64 = rng.random();
-                let i = QUANTILE_AT.windows(2).position(|w| u < w[1]).unwrap_or(2);
-                let (lo, hi) = (QUANTILE_AT[i], QUANTILE_AT[i + 1]);
-                let share = ((u - lo) / (hi - lo)).clamp(0.0, 1.0);
-                let (a, b) = (q[i].as_secs_f64(), q[i + 1].as_secs_f64());
-                Duration::from_secs_f64(a + (b - a) * share)
-            }
+            Delay::Quantiles(q) => between_quantiles(&q, &QUANTILE_AT, rng.random()),
+            Delay::Quantiles6(q) => between_quantiles(&q, &QUANTILE6_AT, rng.random()),
         }
     }
 }
@@ -330,6 +345,17 @@ mod tests {
         assert!((4_800..5_200).contains(&below), "{below}");
         let above = draws.iter().filter(|x| **x > ms(3)).count();
         assert!((50..160).contains(&above), "{above}");
+        // Six: p90 and p99.9 too; 10% of draws above p90, 0.1% above p99.9.
+        let d6: Delay = "quantiles(100us,1ms,2ms,3ms,8ms,9ms)".parse().unwrap();
+        assert_eq!(d6.to_string(), "quantiles(100us,1ms,2ms,3ms,8ms,9ms)");
+        let draws: Vec<Duration> = (0..10_000).map(|_| d6.draw(&mut rng)).collect();
+        let above_p90 = draws.iter().filter(|x| **x > ms(2)).count();
+        assert!((850..1_150).contains(&above_p90), "{above_p90}");
+        assert!(draws.iter().filter(|x| **x > ms(8)).count() < 40);
+        assert!(matches!(
+            "quantiles(1ms,2ms,3ms,4ms,5ms)".parse::<Delay>(),
+            Err(DelayError::Quantiles(_))
+        ));
         assert!(matches!(
             "quantiles(1ms,2ms)".parse::<Delay>(),
             Err(DelayError::Quantiles(_))

@@ -67,3 +67,76 @@ fn an_iops_cap_slows_commits_and_its_cgroup_is_gone_after_the_run() {
     assert!(!std::path::Path::new(&cgroup).exists(), "{cgroup} left behind");
     assert_nothing_left(&sb, "after a throttled run");
 }
+
+/// How far apart an emulation and the throttled device it emulates may answer: the emulation
+/// sleeps a whole measured sync after each of SQLite's syncs, while the device's commit is
+/// throttled I/O by I/O (a commit's sync may take one I/O or a few), so they need not agree
+/// closely; a factor past this says one of them is not what it claims (a throttle not applied
+/// to the trial, a delay not slept).
+const CROSS_CHECK_FACTOR: f64 = 4.0;
+
+/// The cross-check, in one run: a throttled ext4 loop device, and an emulation that
+/// sleeps that device's own mean sync latency (measured by a first run inside the
+/// throttle's cgroup) on the same filesystem kind. The report sets the measured sync beside
+/// the slept one, and their throughputs are within [`CROSS_CHECK_FACTOR`] of each other.
+#[test]
+fn an_emulation_of_a_throttled_devices_sync_answers_within_a_factor_of_it() {
+    if !require_root() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let run = |storage: &str| {
+        let o = output(&mut sb.run_std(&[
+            "crud",
+            "--fs",
+            "ext4",
+            "--storage",
+            storage,
+            "--knob",
+            "synchronous=full",
+            "--knob",
+            "journal_mode=wal",
+            "--param",
+            "rows=50",
+            "--param",
+            "inserts=20",
+            "--param",
+            "updates=10",
+            "--param",
+            "deletes=10",
+            "--trials",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--format",
+            "json",
+        ]));
+        assert!(o.status.success(), "{}", describe(&o));
+        json(&o)
+    };
+    let first = run("iops=100");
+    let measured = &first["manifest"]["configs"][0]["storage"]["throttled_sync"];
+    // The mean, not the median: a throttle's syncs are bimodal (most inside its burst
+    // allowance, some waiting out its period), and throughput goes by the mean.
+    let mean_us = measured["mean_us"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no sync measured inside the cgroup: {measured}"));
+    let v = run(&format!("iops=100;sync={}us", mean_us.round() as u64));
+    let checks = v["storage"]["cross_check"].as_array().expect("a cross-check");
+    assert_eq!(checks.len(), 1, "{checks:#?}");
+    let c = &checks[0];
+    assert_eq!(
+        (c["throttled"].as_u64(), c["emulated"].as_u64()),
+        (Some(0), Some(1)),
+        "{c}"
+    );
+    assert!(c["throttled_sync_median_ms"].as_f64().unwrap() > 0.0, "{c}");
+    let slept = c["emulated_slept_sync_mean_ms"].as_f64().expect("syncs slept");
+    assert!(slept * 1e3 >= mean_us.round(), "slept {slept} ms for {mean_us} us: {c}");
+    let ratio = c["tps_ratio"].as_f64().unwrap();
+    assert!(
+        (1.0 / CROSS_CHECK_FACTOR..=CROSS_CHECK_FACTOR).contains(&ratio),
+        "the emulation ran at {ratio:.2}x the throttled device's tx/s: {c}"
+    );
+}

@@ -273,6 +273,9 @@ mod tests {
             p99_us: 2500.0,
             min_us: 700.0,
             max_us: 3000.0,
+            p90_us: None,
+            p999_us: None,
+            mean_us: None,
         };
         let text = render_text(&env, Some(&sync));
         assert_eq!(value_of(&text, "memory"), Some("24.0 GiB (25769803776 bytes)"));

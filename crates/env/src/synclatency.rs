@@ -34,6 +34,16 @@ pub struct SyncLatency {
     pub p99_us: f64,
     pub min_us: f64,
     pub max_us: f64,
+    /// The 90th and 99.9th percentiles and the mean: a throttled device's syncs are bimodal
+    /// (most in its burst allowance, some waiting out its period), which the median and p99
+    /// alone do not describe well enough to replay (`--storage from=`). Absent in what older
+    /// releases wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p90_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p999_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_us: Option<f64>,
 }
 
 /// Measures how long a durable 4 KiB write takes in `dir`.
@@ -217,6 +227,9 @@ pub(crate) fn summarize(samples: &[Duration]) -> SyncLatency {
         p99_us: quantile(&us, 0.99),
         min_us: us.first().copied().unwrap_or(0.0),
         max_us: us.last().copied().unwrap_or(0.0),
+        p90_us: (!us.is_empty()).then(|| quantile(&us, 0.9)),
+        p999_us: (!us.is_empty()).then(|| quantile(&us, 0.999)),
+        mean_us: (!us.is_empty()).then(|| us.iter().sum::<f64>() / us.len() as f64),
     }
 }
 
@@ -253,6 +266,9 @@ mod tests {
         assert_eq!(s.median_us, 300.0);
         assert_eq!(s.max_us, 500.0);
         assert!((s.p99_us - 496.0).abs() < 1e-9);
+        assert_eq!(s.p90_us, Some(460.0));
+        assert!((s.p999_us.unwrap() - 499.6).abs() < 1e-9);
+        assert_eq!(s.mean_us, Some(300.0));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub(super) fn plan_storages(
         return Ok(Vec::new());
     };
     let values = split_axis(given)
+        .map_err(|e| Failure(e.to_string()))?
         .iter()
         .map(|v| {
             let v = match v.strip_prefix("from=") {
@@ -65,8 +66,10 @@ pub(super) fn plan_storages(
 }
 
 /// `from=FILE`: the sync latency `litebench qualify --format json` measured in a directory,
-/// replayed as the emulated sync delay `sync=quantiles(min,median,p99,max)`, so the value (and
-/// the manifest) keeps the distribution itself, not a file that may be gone when it is read.
+/// replayed as the emulated sync delay `sync=quantiles(min,median,p90,p99,p99.9,max)` (or
+/// `quantiles(min,median,p99,max)` from a file written before p90 and p99.9 were kept), so the
+/// value (and the manifest) keeps the distribution itself, not a file that may be gone when it
+/// is read.
 fn replayed(path: &std::path::Path) -> Result<String, Failure> {
     let bad = |why: String| {
         Failure(format!(
@@ -84,12 +87,10 @@ fn replayed(path: &std::path::Path) -> Result<String, Failure> {
             "no sync_latency with min_us, median_us, p99_us and max_us in it".into()
         ));
     };
-    let d = |x: f64| format!("{}us", x.round() as u64);
-    Ok(format!(
-        "sync=quantiles({},{},{},{})",
-        d(min),
-        d(median),
-        d(p99),
-        d(max)
-    ))
+    let quantiles = match (us("p90_us"), us("p999_us")) {
+        (Some(p90), Some(p999)) => vec![min, median, p90, p99, p999, max],
+        _ => vec![min, median, p99, max],
+    };
+    let d: Vec<String> = quantiles.iter().map(|x| format!("{}us", x.round() as u64)).collect();
+    Ok(format!("sync=quantiles({})", d.join(",")))
 }

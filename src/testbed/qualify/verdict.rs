@@ -237,6 +237,9 @@ mod tests {
             p99_us: median_us * 2.0,
             min_us: median_us / 2.0,
             max_us: median_us * 3.0,
+            p90_us: None,
+            p999_us: None,
+            mean_us: None,
         }
     }
 
