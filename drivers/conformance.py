@@ -36,14 +36,18 @@ CREATE TABLE vals(k INTEGER PRIMARY KEY, v);
 """
 
 STATEMENTS = [
-    "INSERT INTO t(id, v) VALUES (?, ?)",  # 0
-    "SELECT v FROM t WHERE id = ?",  # 1
-    "UPDATE t SET v = ? WHERE id = ?",  # 2
-    "SELECT id FROM t WHERE id <= ? ORDER BY id",  # 3
-    "INSERT INTO vals(k, v) VALUES (?, ?)",  # 4
-    "SELECT typeof(?), ?",  # 5
+    "INSERT INTO t(id, v) VALUES (?, ?)",
+    "SELECT v FROM t WHERE id = ?",
+    "UPDATE t SET v = ? WHERE id = ?",
+    "SELECT id FROM t WHERE id <= ? ORDER BY id",
+    "INSERT INTO vals(k, v) VALUES (?, ?)",
+    "SELECT typeof(?), ?",
 ]
-INSERT, SELECT_ONE, UPDATE, SELECT_UPTO, INSERT_VAL, TYPEOF = range(len(STATEMENTS))
+# Statement ids as litebench numbers them: not 0..n-1, since the transaction control it records
+# (a script's BEGIN and COMMIT) has ids of its own and is never sent. A driver that indexes its
+# prepared statements by position fails here.
+IDS = [3 + 2 * i for i in range(len(STATEMENTS))]
+INSERT, SELECT_ONE, UPDATE, SELECT_UPTO, INSERT_VAL, TYPEOF = IDS
 
 KNOBS = [
     ("journal_mode", "wal"),
@@ -175,7 +179,7 @@ def check_open(drv, db):
             "protocol": 1,
             "path": db,
             "knobs": [{"name": n, "value": v} for n, v in KNOBS],
-            "statements": [{"id": i, "sql": s} for i, s in enumerate(STATEMENTS)],
+            "statements": [{"id": i, "sql": s} for i, s in zip(IDS, STATEMENTS)],
             "max_tries": MAX_TRIES,
             "backoff_ns": BACKOFF_NS,
             "client": 0,

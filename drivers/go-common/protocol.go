@@ -128,7 +128,18 @@ func decodeValue(v any) (any, error) {
 	return nil, fmt.Errorf("unsupported value %v", v)
 }
 
-func decodeBatch(m *message, nstmts int) ([]txn, error) {
+// positions maps each statement's id to its place in the open message's list, where the
+// engine holds its prepared statement: ids need not run 0..n-1 (litebench leaves out the
+// transaction control it recorded, so a script's ids skip its BEGIN and COMMIT).
+func positions(stmts []statement) map[int64]int {
+	at := make(map[int64]int, len(stmts))
+	for i, st := range stmts {
+		at[int64(st.ID)] = i
+	}
+	return at
+}
+
+func decodeBatch(m *message, at map[int64]int) ([]txn, error) {
 	txns := make([]txn, len(m.Txns))
 	for i, t := range m.Txns {
 		txns[i].autocommit = t.Autocommit && len(t.Steps) == 1
@@ -141,7 +152,8 @@ func decodeBatch(m *message, nstmts int) ([]txn, error) {
 				return nil, fmt.Errorf("txn %d step %d: expected [statement, params]", i, j)
 			}
 			id, err := s[0].(json.Number).Int64()
-			if err != nil || id < 0 || int(id) >= nstmts {
+			pos, known := at[id]
+			if err != nil || !known {
 				return nil, fmt.Errorf("txn %d step %d: unknown statement %v", i, j, s[0])
 			}
 			raw, _ := s[1].([]interface{})
@@ -151,7 +163,7 @@ func decodeBatch(m *message, nstmts int) ([]txn, error) {
 					return nil, fmt.Errorf("txn %d step %d: %v", i, j, err)
 				}
 			}
-			txns[i].steps[j] = step{int(id), params}
+			txns[i].steps[j] = step{pos, params}
 		}
 	}
 	return txns, nil
@@ -252,7 +264,7 @@ func serve(e engine) {
 		fail(perr)
 	}
 	send(o)
-	nstmts, maxTries, backoff := len(m.Statements), max(1, m.MaxTries), m.BackoffNs
+	at, maxTries, backoff := positions(m.Statements), max(1, m.MaxTries), m.BackoffNs
 	if len(backoff) == 0 {
 		backoff = []int64{0}
 	}
@@ -274,7 +286,7 @@ func serve(e engine) {
 		case "go":
 			t0, started = time.Now(), true
 		case "batch":
-			txns, err := decodeBatch(&m, nstmts)
+			txns, err := decodeBatch(&m, at)
 			if err != nil {
 				fail(&protoError{Stage: "batch", Message: fmt.Sprintf("batch %d: %v", m.Seq, err)})
 			}
