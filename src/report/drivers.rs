@@ -14,6 +14,95 @@ use crate::workload::ReportSection;
 const READ_BACK: &str = "knob";
 const BY_ITSELF: &str = "binding";
 
+/// A setting no knob asked for, at the default its SQLite was compiled with.
+const BY_BUILD: &str = "build";
+
+/// The `synchronous` a configuration's connections ran at where no knob set it: the default
+/// its SQLite was compiled with (`SQLITE_DEFAULT_WAL_SYNCHRONOUS` in WAL, else
+/// `SQLITE_DEFAULT_SYNCHRONOUS`, else SQLite's own FULL), and the option that set it. Drivers
+/// differ here (better-sqlite3, go-mattn and ncruces build theirs at NORMAL in WAL), so a run
+/// that left the knob out compared durability levels no one chose.
+fn build_synchronous(c: &ConfigInfo, compile_options: &[String]) -> Option<(&'static str, String)> {
+    if c.knobs.get("synchronous").is_some() {
+        return None;
+    }
+    let wal = c
+        .knobs
+        .get("journal_mode")
+        .is_some_and(|j| j.eq_ignore_ascii_case("wal"));
+    let option = |name: &str| {
+        compile_options
+            .iter()
+            .find_map(|o| o.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
+            .map(|v| (v.to_string(), format!("SQLITE_{name}={v}")))
+    };
+    let (level, why) = wal
+        .then(|| option("DEFAULT_WAL_SYNCHRONOUS"))
+        .flatten()
+        .or_else(|| option("DEFAULT_SYNCHRONOUS"))
+        .unwrap_or_else(|| ("2".into(), "SQLite's own default".into()));
+    let name = match level.as_str() {
+        "0" => "off",
+        "1" => "normal",
+        "2" => "full",
+        "3" => "extra",
+        _ => return None,
+    };
+    let mode = if wal { "in WAL" } else { "outside WAL" };
+    Some((
+        name,
+        format!("{name} ({level}): {why}, {mode}; no knob asked (--knob synchronous= sets it)"),
+    ))
+}
+
+/// The compile options of the SQLite that ran configuration `c`'s transactions: its driver's,
+/// else its engine's.
+fn compile_options<'m>(manifest: &'m Manifest, c: &'m ConfigInfo) -> Option<&'m [String]> {
+    match &c.driver {
+        Some(d) => Some(&d.compile_options),
+        None => manifest
+            .engines
+            .iter()
+            .find(|e| e.label == c.engine)
+            .and_then(|e| e.sqlite.as_ref())
+            .map(|b| b.compile_options.as_slice()),
+    }
+}
+
+/// A warning where the configurations of a run through drivers ran at different `synchronous`
+/// levels that no knob set (each its build's default): the faster one may only have synced less.
+pub fn warnings(manifest: &Manifest) -> Vec<String> {
+    if manifest.configs.iter().all(|c| c.driver.is_none()) {
+        return Vec::new();
+    }
+    let levels: Vec<(usize, &str)> = manifest
+        .configs
+        .iter()
+        .filter_map(|c| Some((c.index, build_synchronous(c, compile_options(manifest, c)?)?.0)))
+        .collect();
+    let Some((_, first)) = levels.first() else {
+        return Vec::new();
+    };
+    if levels.iter().all(|(_, l)| l == first) {
+        return Vec::new();
+    }
+    let mut by: Vec<(&str, Vec<String>)> = Vec::new();
+    for (i, l) in &levels {
+        match by.iter_mut().find(|(level, _)| level == l) {
+            Some((_, list)) => list.push(format!("#{i}")),
+            None => by.push((l, vec![format!("#{i}")])),
+        }
+    }
+    let said: Vec<String> = by
+        .iter()
+        .map(|(l, list)| format!("{} at {l}", list.join(", ")))
+        .collect();
+    vec![format!(
+        "no knob set synchronous, and the SQLite builds differ in its default: {} (the drivers table names the compile option); a faster one may only sync less: add --knob synchronous=full (or normal) to compare like with like",
+        said.join("; ")
+    )]
+}
+
 /// The table, or none where no configuration ran through a driver process. A row that holds
 /// for several configurations is one row naming them (`all`: every configuration of its
 /// driver), so that a run of sixteen configurations reads in a screen.
@@ -79,7 +168,11 @@ fn rows_of(manifest: &Manifest, c: &ConfigInfo) -> Vec<[String; 4]> {
                     )
                 },
             );
-        return vec![row(RUST, "SQLite", sqlite, "-")];
+        let mut rows = vec![row(RUST, "SQLite", sqlite, "-")];
+        if let Some((_, why)) = compile_options(manifest, c).and_then(|o| build_synchronous(c, o)) {
+            rows.push(row(RUST, "synchronous", why, BY_BUILD));
+        }
+        return rows;
     };
     let name = d.driver.as_str();
     let mut rows = vec![row(
@@ -101,6 +194,9 @@ fn rows_of(manifest: &Manifest, c: &ConfigInfo) -> Vec<[String; 4]> {
             k.value.clone().unwrap_or_else(|| "(nothing)".into()),
             READ_BACK,
         ));
+    }
+    if let Some((_, why)) = build_synchronous(c, &d.compile_options) {
+        rows.push(row(name, "synchronous", why, BY_BUILD));
     }
     for k in &d.implicit {
         rows.push(row(
@@ -172,13 +268,43 @@ mod tests {
                 "0|rust|SQLite|-|sqlite (litebench's own loop)",
                 "all|python-sqlite3|SQLite|-|3.40.1 (1 compile options), through sqlite3 (stdlib) 2.6.0 on CPython 3.11.7",
                 "1,3|python-sqlite3|journal_mode|knob|wal",
+                "all|python-sqlite3|synchronous|build|full (2): SQLite's own default, outside WAL; no knob asked (--knob synchronous= sets it)",
                 "all|python-sqlite3|timeout|binding|5.0 s",
                 "2|python-sqlite3|journal_mode|knob|delete",
             ]
         );
+        // No build set a default apart: no warning.
+        assert!(warnings(&m).is_empty());
         assert_eq!(
             sqlite_builds(&m),
             ["python-sqlite3 through sqlite3 (stdlib) 2.6.0: SQLite 3.40.1, 1 compile options"]
         );
+    }
+
+    #[test]
+    fn a_build_default_synchronous_is_said_and_builds_that_differ_are_a_warning() {
+        let wal: &[(&str, &str)] = &[("journal_mode", "wal")];
+        let mut m = crate::report::html::data::tests::manifest(&[wal, wal, wal]);
+        let mut node = python("wal");
+        node.driver = "node-better-sqlite3".into();
+        node.compile_options = vec!["DEFAULT_SYNCHRONOUS=2".into(), "DEFAULT_WAL_SYNCHRONOUS=1".into()];
+        m.configs[1].driver = Some(python("wal"));
+        m.configs[2].driver = Some(node);
+        let rows: Vec<String> = section(&m).unwrap().rows.iter().map(|r| r.join("|")).collect();
+        assert!(
+            rows.contains(&"2|node-better-sqlite3|synchronous|build|normal (1): SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, in WAL; no knob asked (--knob synchronous= sets it)".to_string()),
+            "{rows:#?}"
+        );
+        let w = warnings(&m);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("#1 at full; #2 at normal"), "{w:?}");
+        // Asked for, synchronous is the knob's, read back: nothing to warn of.
+        for c in &mut m.configs {
+            c.knobs.0.push(crate::model::knob::KnobSetting {
+                name: "synchronous".into(),
+                value: "full".into(),
+            });
+        }
+        assert!(warnings(&m).is_empty());
     }
 }

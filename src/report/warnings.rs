@@ -16,7 +16,7 @@ pub fn warnings(
     rows: &[SummaryRow],
     status: &str,
 ) -> Vec<String> {
-    let mut w = Vec::new();
+    let mut w = super::drivers::warnings(manifest);
     // Configurations on a `--fs` filesystem ran there, not in the scratch directory (in a guest
     // kernel the scratch directory is always the guest's tmpfs).
     let in_scratch = manifest.configs.iter().any(|c| c.fs.is_none());
