@@ -135,12 +135,17 @@ pub fn section(manifest: &Manifest) -> Option<ReportSection> {
                 true => "all".to_string(),
                 false => configs.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
             };
-            vec![which, driver, setting, by, value]
+            // Who set it rides on the setting's name, so that the table fits 80 columns.
+            let setting = match by.as_str() {
+                READ_BACK | "-" => setting,
+                _ => format!("{setting} [{by}]"),
+            };
+            vec![which, driver, setting, value]
         })
         .collect();
     Some(ReportSection {
-        title: "drivers: the SQLite each configuration ran; each knob as the driver read it back; what the binding sets by itself (#: the configurations a row holds for; all: every one of its driver's)".into(),
-        headers: vec!["#", "driver", "setting", "set by", "value"],
+        title: "drivers: the SQLite each configuration ran, each knob as the driver read it back, [binding]: what the binding sets by itself, [build]: its SQLite's compiled default (#: the configurations a row holds for; all: every one of its driver's)".into(),
+        headers: vec!["#", "driver", "setting", "value"],
         rows,
         lead: false,
     })
@@ -265,12 +270,12 @@ mod tests {
         assert_eq!(
             rows,
             [
-                "0|rust|SQLite|-|sqlite (litebench's own loop)",
-                "all|python-sqlite3|SQLite|-|3.40.1 (1 compile options), through sqlite3 (stdlib) 2.6.0 on CPython 3.11.7",
-                "1,3|python-sqlite3|journal_mode|knob|wal",
-                "all|python-sqlite3|synchronous|build|full (2): SQLite's own default, outside WAL; no knob asked (--knob synchronous= sets it)",
-                "all|python-sqlite3|timeout|binding|5.0 s",
-                "2|python-sqlite3|journal_mode|knob|delete",
+                "0|rust|SQLite|sqlite (litebench's own loop)",
+                "all|python-sqlite3|SQLite|3.40.1 (1 compile options), through sqlite3 (stdlib) 2.6.0 on CPython 3.11.7",
+                "1,3|python-sqlite3|journal_mode|wal",
+                "all|python-sqlite3|synchronous [build]|full (2): SQLite's own default, outside WAL; no knob asked (--knob synchronous= sets it)",
+                "all|python-sqlite3|timeout [binding]|5.0 s",
+                "2|python-sqlite3|journal_mode|delete",
             ]
         );
         // No build set a default apart: no warning.
@@ -292,7 +297,7 @@ mod tests {
         m.configs[2].driver = Some(node);
         let rows: Vec<String> = section(&m).unwrap().rows.iter().map(|r| r.join("|")).collect();
         assert!(
-            rows.contains(&"2|node-better-sqlite3|synchronous|build|normal (1): SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, in WAL; no knob asked (--knob synchronous= sets it)".to_string()),
+            rows.contains(&"2|node-better-sqlite3|synchronous [build]|normal (1): SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, in WAL; no knob asked (--knob synchronous= sets it)".to_string()),
             "{rows:#?}"
         );
         let w = warnings(&m);

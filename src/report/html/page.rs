@@ -313,6 +313,11 @@ fn answer(report: &Report<'_>, chart: Option<&(Figure, String)>, scaling: &[&(Fi
     if !words.is_empty() {
         o += &format!("<p class=\"answer-words\">{}</p>\n", esc(&words.join(" ")));
     }
+    // Drivers whose SQLite builds ran at different `synchronous` defaults: the winner may
+    // only have synced less, which is said where the winner is named.
+    for w in crate::report::drivers::warnings(report.manifest) {
+        o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&upper_first(&w)));
+    }
     // The workload's own table of what the run is for (the queue's jobs and waits).
     let lead = report.workload.hooks().sections(report.manifest, report.trials);
     for s in lead.into_iter().filter(|s| s.lead) {
