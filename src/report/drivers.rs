@@ -60,13 +60,17 @@ fn build_synchronous(c: &ConfigInfo, compile_options: &[String]) -> Option<(&'st
 fn compile_options<'m>(manifest: &'m Manifest, c: &'m ConfigInfo) -> Option<&'m [String]> {
     match &c.driver {
         Some(d) => Some(&d.compile_options),
-        None => manifest
-            .engines
-            .iter()
-            .find(|e| e.label == c.engine)
-            .and_then(|e| e.sqlite.as_ref())
-            .map(|b| b.compile_options.as_slice()),
+        None => engine_build(manifest, c).map(|b| b.compile_options.as_slice()),
     }
+}
+
+/// The SQLite build of configuration `c`'s engine (litebench's own loop), where it has one.
+fn engine_build<'m>(manifest: &'m Manifest, c: &ConfigInfo) -> Option<&'m crate::model::engine_info::SqliteBuild> {
+    manifest
+        .engines
+        .iter()
+        .find(|e| e.label == c.engine)
+        .and_then(|e| e.sqlite.as_ref())
 }
 
 /// A warning where the configurations of a run through drivers ran at different `synchronous`
@@ -158,21 +162,16 @@ fn rows_of(manifest: &Manifest, c: &ConfigInfo) -> Vec<[String; 4]> {
         [name.to_string(), setting.to_string(), by.to_string(), value]
     };
     let Some(d) = &c.driver else {
-        let sqlite = manifest
-            .engines
-            .iter()
-            .find(|e| e.label == c.engine)
-            .and_then(|e| e.sqlite.as_ref())
-            .map_or_else(
-                || format!("{} (litebench's own loop)", c.engine),
-                |b| {
-                    format!(
-                        "{} ({} compile options), litebench's own loop",
-                        b.version,
-                        b.compile_options.len()
-                    )
-                },
-            );
+        let sqlite = engine_build(manifest, c).map_or_else(
+            || format!("{} (litebench's own loop)", c.engine),
+            |b| {
+                format!(
+                    "{} ({} compile options), litebench's own loop",
+                    b.version,
+                    b.compile_options.len()
+                )
+            },
+        );
         let mut rows = vec![row(RUST, "SQLite", sqlite, "-")];
         if let Some((_, why)) = compile_options(manifest, c).and_then(|o| build_synchronous(c, o)) {
             rows.push(row(RUST, "synchronous", why, BY_BUILD));
