@@ -54,6 +54,7 @@ const WORKLOAD_KEYS: &[&str] = &[
     "cache_size",
     "begin",
     "query_only",
+    "driver",
     "at",
     "every",
     "for",
@@ -64,7 +65,7 @@ const SIDECAR_KEYS: &[&str] = &["command", "grace", "keep", "at"];
 const VACUUM_KEYS: &[&str] = &["vacuum", "pages", "at", "every", "busy_timeout", "query_only"];
 const BACKUP_KEYS: &[&str] = &["method", "to", "pages", "pause", "at", "every", "busy_timeout"];
 /// The per-connection knobs a role may set.
-const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only"];
+const ROLE_KNOBS: &[&str] = &["busy_timeout", "cache_size", "begin", "query_only", "driver"];
 const KINDS: &[&str] = &["workload", "hold", "checkpoint", "sidecar", "vacuum", "backup"];
 
 /// A cast file that cannot be read or does not describe a cast.
@@ -148,6 +149,7 @@ struct RoleFile {
     cache_size: Option<toml::Value>,
     begin: Option<toml::Value>,
     query_only: Option<toml::Value>,
+    driver: Option<toml::Value>,
     at: Option<String>,
     every: Option<String>,
     hold_for: Option<String>,
@@ -203,6 +205,7 @@ impl RoleFile {
             cache_size: t.get("cache_size").cloned(),
             begin: t.get("begin").cloned(),
             query_only: t.get("query_only").cloned(),
+            driver: t.get("driver").cloned(),
             at: typed(t, "at", invalid)?,
             every: typed(t, "every", invalid)?,
             hold_for: typed(t, "for", invalid)?,
@@ -379,6 +382,7 @@ fn role(
     let query = raw.query.as_deref().map(|f| hold_query(f, invalid)).transpose()?;
     let clients = clients_of(&raw, invalid)?;
     let knobs = knobs_of(&raw, invalid)?;
+    driven_role(&raw, &knobs, &schedule, invalid)?;
     let params = params_of(&raw, invalid, resolve)?;
     Ok(Role {
         name: raw.name,
@@ -797,6 +801,33 @@ fn clients_of(raw: &RoleFile, invalid: &dyn Fn(&str, String) -> CastFileError) -
     Ok(clients)
 }
 
+/// A role whose clients run through a driver process (`driver = "python-sqlite3"`): each of
+/// its clients is a process already, on a connection of its own, and runs from the common start
+/// to the trial's end; what the role's own loop does otherwise is refused here.
+fn driven_role(
+    raw: &RoleFile,
+    knobs: &[(String, String)],
+    schedule: &Schedule,
+    invalid: &dyn Fn(&str, String) -> CastFileError,
+) -> Result<(), CastFileError> {
+    let Some((_, driver)) = knobs
+        .iter()
+        .find(|(k, v)| k == crate::model::driver::KNOB && v != crate::model::driver::RUST)
+    else {
+        return Ok(());
+    };
+    let why = if raw.mode == Some(ClientMode::Processes) {
+        "mode = \"processes\": each client of a driver is a process of its own already; leave out mode"
+    } else if raw.connections == Some(Connections::Shared) {
+        "connections = \"shared\": each client of a driver is a process with a connection of its own; leave out connections"
+    } else if !schedule.is_always() {
+        "at, every or for: a driver's clients run from the common start to the trial's end; leave out the schedule, or the driver"
+    } else {
+        return Ok(());
+    };
+    Err(invalid("driver", format!("\"{driver}\" with {why}")))
+}
+
 /// The role's per-connection knobs, canonical as SQLite's knob table reads them.
 fn knobs_of(
     raw: &RoleFile,
@@ -808,6 +839,7 @@ fn knobs_of(
         ("cache_size", &raw.cache_size),
         ("begin", &raw.begin),
         ("query_only", &raw.query_only),
+        ("driver", &raw.driver),
     ] {
         let Some(v) = value else { continue };
         let text = scalar(v).ok_or_else(|| invalid(key, "give a number, a word or true/false".into()))?;
@@ -1136,7 +1168,7 @@ every = "500ms"
         let e = err("[[role]]\nname = \"w\"\nkind = \"workload\"\nrat = 5\n");
         assert_eq!(
             e,
-            "--cast c.toml: role \"w\": unknown key `rat` for kind workload; valid keys: name, kind, clients, mode, connections, rate, arrival, params, busy_timeout, cache_size, begin, query_only, at, every, for"
+            "--cast c.toml: role \"w\": unknown key `rat` for kind workload; valid keys: name, kind, clients, mode, connections, rate, arrival, params, busy_timeout, cache_size, begin, query_only, driver, at, every, for"
         );
         let e = err("[[role]]\nname = \"h\"\nkind = \"hold\"\nfor = \"1s\"\nrate = 5\n");
         assert!(

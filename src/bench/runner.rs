@@ -182,16 +182,21 @@ impl Connector for MoreConnections<'_> {
     fn start_driver(
         &self,
         index: u32,
+        role: Option<&crate::model::cast::Role>,
         statements: &[crate::model::driver::Statement],
         max_tries: u32,
         backoff_ns: &[u64],
     ) -> Result<Box<dyn crate::workload::driven::DriverLink>, WorkloadError> {
         use crate::bench::driver_process as dp;
-        let name = self.driver().unwrap_or(crate::model::driver::RUST);
+        let knobs = match role {
+            Some(r) => self.knobs_with(&r.knobs),
+            None => self.cfg.knobs.clone(),
+        };
+        let name = dp::driver_of(&knobs).unwrap_or(crate::model::driver::RUST);
         let path = self.db.path.as_deref().ok_or_else(|| {
             crate::workload::driven::failed(name, "a driver opens a database file; this trial has none")
         })?;
-        let knobs = dp::knobs_for_driver(&self.cfg.knobs, self.engine.passthrough_prefix());
+        let knobs = dp::knobs_for_driver(&knobs, self.engine.passthrough_prefix());
         let (process, _) = dp::start(&dp::OpenSpec {
             name,
             path,
@@ -208,15 +213,10 @@ impl Connector for MoreConnections<'_> {
 impl MoreConnections<'_> {
     /// The configuration's knobs with `knobs` (a cast role's own) set over them, for this engine.
     fn knobs_with(&self, knobs: &[(String, String)]) -> KnobSet {
-        let mut set = self.cfg.knobs.clone();
-        for (name, value) in knobs {
-            set.0.retain(|k| &k.name != name);
-            set.0.push(knob::KnobSetting {
-                name: name.clone(),
-                value: value.clone(),
-            });
-        }
-        set.for_engine(self.engine.knob_specs(), self.engine.passthrough_prefix())
+        self.cfg
+            .knobs
+            .with_over(knobs)
+            .for_engine(self.engine.knob_specs(), self.engine.passthrough_prefix())
     }
 }
 

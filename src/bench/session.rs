@@ -395,6 +395,7 @@ fn bind(plan: &Plan, job: &Job, bed: &Testbed) -> Vec<Bound> {
                     load: c.load.clone(),
                     extension: None,
                     driver: None,
+                    role_drivers: Vec::new(),
                 },
                 engine: c.engine,
             }
@@ -409,29 +410,67 @@ fn driver_info(
     ctx: &Context<'_>,
     info: &crate::model::record::ConfigInfo,
 ) -> Result<Option<crate::model::driver::DriverInfo>, Failure> {
+    probe_driver(ctx, &info.knobs, &format!("driver-probe-{}", info.index), &info.label)
+}
+
+/// Each of a cast's workload roles that runs through a driver process (its own `driver`, or
+/// the configuration's), probed as [`driver_info`] probes a configuration's, with the role's
+/// knobs over the configuration's.
+fn role_drivers(
+    ctx: &Context<'_>,
+    info: &crate::model::record::ConfigInfo,
+) -> Result<Vec<crate::model::driver::RoleDriver>, Failure> {
+    let Some(cast) = ctx.plan.load.cast.as_ref() else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for role in cast.workload_roles() {
+        let knobs = info.knobs.with_over(&role.knobs);
+        let file = format!("driver-probe-{}-{}", info.index, role.name);
+        let label = format!("{}: role \"{}\"", info.label, role.name);
+        if let Some(probed) = probe_driver(ctx, &knobs, &file, &label)? {
+            out.push(crate::model::driver::RoleDriver {
+                role: role.name.clone(),
+                info: probed,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Driver `knobs` name, started on a database of its own (`file`.db in the scratch directory)
+/// with `knobs` and asked what it is; every knob it read back must be the one asked.
+fn probe_driver(
+    ctx: &Context<'_>,
+    knobs: &crate::model::knob::KnobSet,
+    file: &str,
+    label: &str,
+) -> Result<Option<crate::model::driver::DriverInfo>, Failure> {
     use crate::bench::driver_process as dp;
-    let Some(name) = dp::driver_of(&info.knobs) else {
+    let Some(name) = dp::driver_of(knobs) else {
         return Ok(None);
     };
-    let db = ctx.bed.scratch.path(&format!("driver-probe-{}.db", info.index));
-    let prefix = ctx.bed.engines[0].passthrough_prefix();
-    let probed = dp::probe(name, &db, &dp::knobs_for_driver(&info.knobs, prefix));
+    let db = ctx.bed.scratch.path(&format!("{file}.db"));
+    let engine = &ctx.bed.engines[0];
+    let prefix = engine.passthrough_prefix();
+    let knobs = dp::knobs_for_driver(&knobs.for_engine(engine.knob_specs(), prefix), prefix);
+    let probed = dp::probe(name, &db, &knobs);
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
-    let probed = probed.map_err(|e| Failure(format!("{}: {e}", info.label)))?;
+    let probed = probed.map_err(|e| Failure(format!("{label}: {e}")))?;
     // Every knob the driver read back is what was asked (a driver that reads nothing back, a
     // no-op driver, says null).
     // SQLite reads some knobs back as numbers (`synchronous` 1 is normal), which a driver passes
     // on as its PRAGMA gave them: compared as the knob's table reads them back.
-    let specs = ctx.bed.engines[0].knob_specs();
-    for (asked, read) in dp::knobs_for_driver(&info.knobs, prefix).iter().zip(&probed.knobs) {
+    let specs = engine.knob_specs();
+    for (asked, read) in knobs.iter().zip(&probed.knobs) {
         if let (Some(a), Some(r)) = (&asked.value, &read.value) {
             let r = crate::model::knob::find_spec(specs, &asked.name).map_or(r.clone(), |s| s.kind.readback(r));
             if !a.eq_ignore_ascii_case(&r) || asked.name != read.name {
                 return Err(Failure(format!(
-                    "{}: driver {name} read knob {} back as {r} where {a} was asked; the driver did not set it",
-                    info.label, asked.name
+                    "{label}: driver {name} read knob {} back as {r} where {a} was asked; the driver did not set it",
+                    asked.name
                 )));
             }
         }
@@ -470,6 +509,7 @@ fn manifest(ctx: &Context<'_>, job: &Job, plan_job: usize, configs: &[Bound]) ->
                     .extension_info(&info.knobs)
                     .map_err(|e| Failure(e.message))?;
                 info.driver = driver_info(ctx, &info)?;
+                info.role_drivers = role_drivers(ctx, &info)?;
                 Ok(info)
             })
             .collect::<Result<_, Failure>>()?,

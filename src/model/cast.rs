@@ -523,6 +523,15 @@ impl Cast {
 }
 
 impl Role {
+    /// The driver the role's own `driver` knob names (`rust` included), where it names one:
+    /// over the configuration's `--driver` for this role's clients.
+    pub fn driver(&self) -> Option<&str> {
+        self.knobs
+            .iter()
+            .find(|(k, _)| k == super::driver::KNOB)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// `writer: 1 client at 50 tx/s`, `holder: hold every 6 s for 3 s`.
     pub fn describe(&self) -> String {
         let r = self;
@@ -538,6 +547,10 @@ impl Role {
                         }
                         (n, false) => format!("{n} clients"),
                         (n, true) => format!("{n} client processes"),
+                    };
+                    let clients = match r.driver() {
+                        Some(d) => format!("{clients} through {d}"),
+                        None => clients,
                     };
                     let mut what = match r.rate {
                         Some(rate) => format!("{clients} at {} tx/s", super::quantity::rate_text(rate)),

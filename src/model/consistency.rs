@@ -252,6 +252,7 @@ pub(crate) mod tests {
             load: None,
             extension: None,
             driver: None,
+            role_drivers: Vec::new(),
         }
     }
 

@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 /// The protocol version this litebench speaks.
 pub const PROTOCOL: u32 = 1;
 
+/// The knob that names a configuration's (or a cast role's) driver: `--driver X` is
+/// `--knob driver=X`, and a workload role's `driver = "X"` sets it for the role's clients.
+pub const KNOB: &str = "driver";
+
 /// The driver that is litebench's own loop, not a process: the default, today's path.
 pub const RUST: &str = "rust";
 
@@ -128,6 +132,15 @@ pub struct DriverInfo {
     /// What the binding sets by itself (its transactions, busy handler, statement cache).
     #[serde(default)]
     pub implicit: Vec<NamedValue>,
+}
+
+/// A cast role's driver, as it described itself with the role's knobs over the
+/// configuration's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleDriver {
+    pub role: String,
+    #[serde(flatten)]
+    pub info: DriverInfo,
 }
 
 /// One transaction's result: `[outcome, start_ns, latency_ns, tries, rows]`.

@@ -268,6 +268,19 @@ impl KnobSet {
             .join(" ")
     }
 
+    /// This set with `knobs` (a cast role's own) set over it.
+    pub fn with_over(&self, knobs: &[(String, String)]) -> KnobSet {
+        let mut set = self.clone();
+        for (name, value) in knobs {
+            set.0.retain(|k| &k.name != name);
+            set.0.push(KnobSetting {
+                name: name.clone(),
+                value: value.clone(),
+            });
+        }
+        set
+    }
+
     /// The settings an engine understands (its named knobs and its pass-through prefix), in
     /// the order of its knob table.
     pub fn for_engine(&self, specs: &'static [KnobSpec], prefix: &str) -> KnobSet {

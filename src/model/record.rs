@@ -64,6 +64,11 @@ pub struct ConfigInfo {
     /// itself); absent for litebench's own loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<crate::model::driver::DriverInfo>,
+    /// A cast's workload roles that ran through a driver process (the role's own `driver`, or
+    /// the configuration's), each as its driver described itself with the role's knobs set;
+    /// absent where no role did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub role_drivers: Vec<crate::model::driver::RoleDriver>,
 }
 
 /// A stored run's statistics are read from its manifest, so that reading sits here beside the

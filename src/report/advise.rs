@@ -543,6 +543,7 @@ mod tests {
             load: None,
             extension: None,
             driver: None,
+            role_drivers: Vec::new(),
         }];
         let trial = TrialRecord {
             measured_ns: 1_000_000_000,

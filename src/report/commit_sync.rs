@@ -228,6 +228,7 @@ mod tests {
                 load: None,
                 extension: None,
                 driver: None,
+                role_drivers: Vec::new(),
             })
             .collect();
         m

@@ -5,7 +5,7 @@
 //! driver's slower number is never read as the cost of a setting litebench did not ask for.
 //! The terminal, `--all` and the page show it as one table, under the numbers.
 
-use crate::model::driver::RUST;
+use crate::model::driver::{DriverInfo, RUST};
 use crate::model::record::{ConfigInfo, Manifest};
 use crate::workload::ReportSection;
 
@@ -59,7 +59,8 @@ fn build_synchronous(c: &ConfigInfo, compile_options: &[String]) -> Option<(&'st
 /// else its engine's.
 fn compile_options<'m>(manifest: &'m Manifest, c: &'m ConfigInfo) -> Option<&'m [String]> {
     match &c.driver {
-        Some(d) => Some(&d.compile_options),
+        // A driver that names none (a no-op driver, with no SQLite) has no build default.
+        Some(d) => (!d.compile_options.is_empty()).then_some(d.compile_options.as_slice()),
         None => engine_build(manifest, c).map(|b| b.compile_options.as_slice()),
     }
 }
@@ -111,7 +112,7 @@ pub fn warnings(manifest: &Manifest) -> Vec<String> {
 /// for several configurations is one row naming them (`all`: every configuration of its
 /// driver), so that a run of sixteen configurations reads in a screen.
 pub fn section(manifest: &Manifest) -> Option<ReportSection> {
-    if manifest.configs.iter().all(|c| c.driver.is_none()) {
+    if !through_drivers(manifest) {
         return None;
     }
     // Each distinct (driver, setting, set by, value), in order of first appearance, with the
@@ -129,7 +130,7 @@ pub fn section(manifest: &Manifest) -> Option<ReportSection> {
         manifest
             .configs
             .iter()
-            .filter(|c| c.driver.as_ref().map_or(RUST, |d| d.driver.as_str()) == name)
+            .filter(|c| ran(manifest, c).iter().any(|(label, _)| label == name))
             .count()
     };
     let rows = rows
@@ -155,13 +156,56 @@ pub fn section(manifest: &Manifest) -> Option<ReportSection> {
     })
 }
 
-/// One configuration's rows (driver, setting, set by, value): its SQLite first, then its knobs
-/// and the binding's own settings.
+/// Whether any configuration, or any role of a cast, ran through a driver process.
+fn through_drivers(manifest: &Manifest) -> bool {
+    manifest
+        .configs
+        .iter()
+        .any(|c| c.driver.is_some() || !c.role_drivers.is_empty())
+}
+
+/// What ran configuration `c`'s transactions, each named as its rows name it: its driver (or
+/// litebench's own loop); in a cast with roles through drivers, each such role's (`writer:
+/// python-sqlite3`), and litebench's own loop where a workload role ran in it.
+fn ran<'m>(manifest: &'m Manifest, c: &'m ConfigInfo) -> Vec<(String, Option<&'m DriverInfo>)> {
+    let own = || {
+        (
+            c.driver.as_ref().map_or(RUST, |d| d.driver.as_str()).to_string(),
+            c.driver.as_ref(),
+        )
+    };
+    if c.role_drivers.is_empty() {
+        return vec![own()];
+    }
+    let mut out = Vec::new();
+    let roles = manifest.load.cast.as_ref();
+    let in_own_loop = roles.is_some_and(|cast| {
+        cast.workload_roles()
+            .any(|r| !c.role_drivers.iter().any(|d| d.role == r.name))
+    });
+    if in_own_loop {
+        out.push((RUST.to_string(), None));
+    }
+    for d in &c.role_drivers {
+        out.push((format!("{}: {}", d.role, d.info.driver), Some(&d.info)));
+    }
+    out
+}
+
+/// One configuration's rows (driver, setting, set by, value), for each driver that ran it
+/// ([`ran`]): its SQLite first, then its knobs and the binding's own settings.
 fn rows_of(manifest: &Manifest, c: &ConfigInfo) -> Vec<[String; 4]> {
+    ran(manifest, c)
+        .into_iter()
+        .flat_map(|(name, d)| rows_through(manifest, c, &name, d))
+        .collect()
+}
+
+fn rows_through(manifest: &Manifest, c: &ConfigInfo, name: &str, d: Option<&DriverInfo>) -> Vec<[String; 4]> {
     let row = |name: &str, setting: &str, value: String, by: &str| {
         [name.to_string(), setting.to_string(), by.to_string(), value]
     };
-    let Some(d) = &c.driver else {
+    let Some(d) = d else {
         let sqlite = engine_build(manifest, c).map_or_else(
             || format!("{} (litebench's own loop)", c.engine),
             |b| {
@@ -173,12 +217,12 @@ fn rows_of(manifest: &Manifest, c: &ConfigInfo) -> Vec<[String; 4]> {
             },
         );
         let mut rows = vec![row(RUST, "SQLite", sqlite, "-")];
-        if let Some((_, why)) = compile_options(manifest, c).and_then(|o| build_synchronous(c, o)) {
+        let options = engine_build(manifest, c).map(|b| b.compile_options.as_slice());
+        if let Some((_, why)) = options.and_then(|o| build_synchronous(c, o)) {
             rows.push(row(RUST, "synchronous", why, BY_BUILD));
         }
         return rows;
     };
-    let name = d.driver.as_str();
     let mut rows = vec![row(
         name,
         "SQLite",
@@ -199,7 +243,10 @@ fn rows_of(manifest: &Manifest, c: &ConfigInfo) -> Vec<[String; 4]> {
             READ_BACK,
         ));
     }
-    if let Some((_, why)) = build_synchronous(c, &d.compile_options) {
+    if let Some((_, why)) = (!d.compile_options.is_empty())
+        .then(|| build_synchronous(c, &d.compile_options))
+        .flatten()
+    {
         rows.push(row(name, "synchronous", why, BY_BUILD));
     }
     for k in &d.implicit {
@@ -218,16 +265,17 @@ fn rows_of(manifest: &Manifest, c: &ConfigInfo) -> Vec<[String; 4]> {
 pub fn sqlite_builds(manifest: &Manifest) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in &manifest.configs {
-        let Some(d) = &c.driver else { continue };
-        let line = format!(
-            "{} through {}: SQLite {}, {} compile options",
-            d.driver,
-            d.library,
-            d.sqlite_version,
-            d.compile_options.len()
-        );
-        if !out.contains(&line) {
-            out.push(line);
+        for (name, d) in ran(manifest, c) {
+            let Some(d) = d else { continue };
+            let line = format!(
+                "{name} through {}: SQLite {}, {} compile options",
+                d.library,
+                d.sqlite_version,
+                d.compile_options.len()
+            );
+            if !out.contains(&line) {
+                out.push(line);
+            }
         }
     }
     out

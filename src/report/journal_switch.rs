@@ -92,6 +92,7 @@ mod tests {
             load: None,
             extension: None,
             driver: None,
+            role_drivers: Vec::new(),
         }];
         let trials = [trial(0, true, true), trial(1, false, true), trial(2, false, false)];
         assert_eq!(described(&trials, 0).as_deref(), Some("delete -> wal in 1 of 2 trials"));

@@ -317,9 +317,11 @@ fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
 
 /// Whether a configuration's I/O was counted by the VFS shim: its engine's, recorded in the
 /// engine's info since this field exists, else known from its kind; never through a driver
-/// (`--driver`), whose process runs its own SQLite, which litebench does not count.
+/// (`--driver`, or a cast role's own `driver`), whose process runs its own SQLite, which
+/// litebench does not count.
 pub fn io_counted(manifest: &Manifest, cfg: &ConfigInfo) -> bool {
     cfg.driver.is_none()
+        && cfg.role_drivers.is_empty()
         && manifest
             .engines
             .iter()
@@ -998,6 +1000,7 @@ mod tests {
             load: None,
             extension: None,
             driver: None,
+            role_drivers: Vec::new(),
         }
     }
 

@@ -475,6 +475,7 @@ mod tests {
             load: None,
             extension: None,
             driver: None,
+            role_drivers: Vec::new(),
         }
     }
 

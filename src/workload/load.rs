@@ -223,14 +223,14 @@ pub trait Transactions: Sync {
     /// Runs one client of a trial on `conn` to the end of its budget: the driver's client loop,
     /// compiled for this workload's client type.
     fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError>;
-    /// Client `index` of `clients` of a trial with seed `trial_seed` (the one client of a
-    /// trial timed per phase where `solo`), boxed: what a driven trial records its
-    /// transactions from ([`driven`]), untimed.
+    /// Client `index` of `clients` of a trial with seed `trial_seed`, the client's own being
+    /// `client_seed` (the one client of a trial timed per phase where `solo`), boxed: what a
+    /// driven trial records its transactions from ([`driven`]), untimed.
     fn boxed_client<'c>(
         &'c self,
         conn: &'c mut dyn Connection,
         seat: (u32, u32, bool),
-        trial_seed: u64,
+        seeds: (u64, u64),
         params: &Params,
     ) -> Result<Box<dyn Client + 'c>, WorkloadError>;
 }
@@ -267,19 +267,12 @@ impl<S: Streams> Transactions for S {
         &'c self,
         conn: &'c mut dyn Connection,
         (index, clients, solo): (u32, u32, bool),
-        trial_seed: u64,
+        (trial_seed, client_seed): (u64, u64),
         params: &Params,
     ) -> Result<Box<dyn Client + 'c>, WorkloadError> {
         Ok(match solo {
             true => Box::new(Streams::solo_client(self, conn, trial_seed, params)?),
-            false => Box::new(Streams::client(
-                self,
-                conn,
-                index,
-                clients,
-                client_seed(trial_seed, index),
-                params,
-            )?),
+            false => Box::new(Streams::client(self, conn, index, clients, client_seed, params)?),
         })
     }
 }

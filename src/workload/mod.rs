@@ -114,12 +114,14 @@ pub trait Connector: Sync {
     fn driver(&self) -> Option<&str> {
         None
     }
-    /// Starts client `index`'s driver process ([`Connector::driver`]) on the trial's database
-    /// with the configuration's knobs, `statements` to prepare and litebench's retry rule
-    /// (`max_tries`, the sleep before each retry in `backoff_ns`), and waits until it opened.
+    /// Starts client `index`'s driver process ([`Connector::driver`], or a cast `role`'s own)
+    /// on the trial's database with the configuration's knobs (the role's over them),
+    /// `statements` to prepare and litebench's retry rule (`max_tries`, the sleep before each
+    /// retry in `backoff_ns`), and waits until it opened.
     fn start_driver(
         &self,
         index: u32,
+        _role: Option<&crate::model::cast::Role>,
         _statements: &[crate::model::driver::Statement],
         _max_tries: u32,
         _backoff_ns: &[u64],

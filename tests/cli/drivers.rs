@@ -272,3 +272,156 @@ fn an_open_loop_through_a_driver_keeps_its_schedule() {
         .unwrap_or_else(|| v["summary"][0].clone());
     assert!(all["latency_p50_us"].as_f64().unwrap() > 0.0, "{all:#}");
 }
+
+/// A cast whose writer runs through its own driver (`driver = "python-sqlite3"`), beside readers
+/// that take the configuration's: litebench's own loop in #0, `noop-python` in #1 (`--driver
+/// rust,noop-python`). Each role's transactions are counted under its name and in its series,
+/// and each role's driver is probed with the role's knobs and kept in the manifest.
+#[test]
+fn a_casts_roles_run_through_their_own_driver_or_the_configurations() {
+    let sb = Sandbox::new();
+    let cast = sb.root().join("cast.toml");
+    std::fs::write(
+        &cast,
+        "[[role]]\nname = \"writer\"\nkind = \"workload\"\ndriver = \"python-sqlite3\"\nrate = 100\nbusy_timeout = 5000\nparams = { workload = \"a\" }\n\n\
+         [[role]]\nname = \"readers\"\nkind = \"workload\"\nclients = 2\nrate = 200\nparams = { workload = \"c\" }\n\n\
+         [[role]]\nname = \"ckpt\"\nkind = \"checkpoint\"\ncheckpoint = \"PASSIVE\"\nevery = \"500ms\"\n",
+    )
+    .unwrap();
+    let cast = cast.display().to_string();
+    let args = [
+        "ycsb",
+        "--cast",
+        &cast,
+        "--driver",
+        "rust,noop-python",
+        "--param",
+        "records=200",
+        "--param",
+        "duration=1500ms",
+        "--knob",
+        "journal_mode=wal",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+    ];
+    let out = output(&mut sb.run(&args));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("writer: 1 client through python-sqlite3 at 100 tx/s"),
+        "{text}"
+    );
+    let has = |cells: &[&str]| {
+        text.lines().any(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .take(cells.len())
+                .eq(cells.iter().copied())
+        })
+    };
+    // The writer's row holds for both configurations: `all`.
+    assert!(
+        has(&["all", "writer: python-sqlite3", "busy_timeout", "5000"]),
+        "{text}"
+    );
+    assert!(has(&["1", "readers: noop-python", "SQLite"]), "{text}");
+    let v = sb.show_json();
+    let configs = v["manifest"]["configs"].as_array().unwrap();
+    let roles = |i: usize| -> Vec<(String, String)> {
+        configs[i]["role_drivers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["role"].as_str().unwrap().into(), d["driver"].as_str().unwrap().into()))
+            .collect()
+    };
+    let pair = |r: &str, d: &str| (r.to_string(), d.to_string());
+    assert_eq!(roles(0), [pair("writer", "python-sqlite3")]);
+    assert_eq!(
+        roles(1),
+        [pair("writer", "python-sqlite3"), pair("readers", "noop-python")]
+    );
+    let writer = &configs[0]["role_drivers"][0];
+    assert!(
+        writer["knobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["name"] == "busy_timeout" && k["value"] == "5000"),
+        "{writer:#}"
+    );
+    for (i, trial) in v["trials"].as_array().unwrap().iter().enumerate() {
+        let ops = trial["ops"].as_array().unwrap();
+        let of = |prefix: &str| -> u64 {
+            ops.iter()
+                .filter(|o| {
+                    let name = o["name"].as_str().unwrap();
+                    name.starts_with(prefix) && !name.ends_with(":all")
+                })
+                .map(|o| o["succeeded"].as_u64().unwrap())
+                .sum()
+        };
+        // 100 and 200 tx/s for 1.5 s, each a few dozen either way (the no-op driver answers
+        // at once, keeping no schedule).
+        assert!((60..=300).contains(&of("writer:")), "trial {i}: {ops:#?}");
+        let readers = of("readers:");
+        assert!(
+            readers > 0 && (i == 1 || (150..=500).contains(&readers)),
+            "trial {i}: {ops:#?}"
+        );
+        let points = trial["series"]["points"].as_array().unwrap();
+        assert!(
+            points
+                .iter()
+                .any(|p| p["op"].as_str().unwrap().starts_with("writer:") && p["ops"].as_u64().unwrap() > 0),
+            "trial {i}: the writer's series is empty"
+        );
+    }
+}
+
+#[test]
+fn a_casts_driver_is_refused_in_one_line_where_its_role_cannot_run_through_it() {
+    let sb = Sandbox::new();
+    let cases: [(&str, &[&str], &str); 5] = [
+        (
+            "driver = \"perl\"",
+            &[],
+            "role \"w\": driver: \"perl\" is not valid; valid values: rust, python-sqlite3",
+        ),
+        (
+            "driver = \"python-sqlite3\"\nmode = \"processes\"",
+            &[],
+            "role \"w\": driver: \"python-sqlite3\" with mode = \"processes\": each client of a driver is a process of its own already; leave out mode",
+        ),
+        (
+            "driver = \"python-sqlite3\"\nat = \"500ms\"",
+            &[],
+            "role \"w\": driver: \"python-sqlite3\" with at, every or for: a driver's clients run from the common start to the trial's end",
+        ),
+        (
+            "clients = 2\nconnections = \"shared\"",
+            &["--driver", "python-sqlite3"],
+            "role \"w\" through driver python-sqlite3: connections = \"shared\", but each client of a driver has a connection of its own",
+        ),
+        (
+            "driver = \"python-sqlite3\"",
+            &["--engine", "turso"],
+            "role \"w\": per-connection knobs (driver) needs a SQLite engine, and engine turso is not one",
+        ),
+    ];
+    for (role, extra, says) in cases {
+        let cast = sb.root().join("cast.toml");
+        std::fs::write(&cast, format!("[[role]]\nname = \"w\"\nkind = \"workload\"\n{role}\n")).unwrap();
+        let cast = cast.display().to_string();
+        let mut args = vec!["ycsb", "--cast", &cast, "--param", "duration=1s"];
+        args.extend_from_slice(extra);
+        let out = output(&mut sb.run(&args));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{role}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{role}: {err}");
+        assert!(err.contains(says), "{role}: {err}");
+    }
+}

@@ -197,6 +197,7 @@ pub fn plan(args: &RunArgs) -> Result<Plan, Failure> {
     }
     check_first_arrival(&points, &jobs)?;
     check_cast(&load, &jobs, &choices, &engine_specs)?;
+    drivers::check_cast_drivers(args, &load, &jobs)?;
     check_measure(args, &points)?;
     let no_processes = client_processes_engines(&choices, &engine_specs, &points, &mut skipped)?;
     shared_connection_engines(&choices, &engine_specs, &points)?;

@@ -18,7 +18,7 @@ pub const EXTENSION_KNOB: &str = "extension";
 /// Which program runs the trial's transactions (`--driver`): litebench's own loop (`rust`) or
 /// a driver process with its own binding and SQLite ([`crate::model::driver`]). Not a pragma:
 /// kept on the connection and read back from it, so that drivers compare as configurations.
-pub const DRIVER_KNOB: &str = "driver";
+pub const DRIVER_KNOB: &str = crate::model::driver::KNOB;
 
 /// vectorlite's HNSW index parameters, which only the `vector` workload's statements read
 /// (when it builds the index and when it asks `knn_param`): kept on the connection and read back

@@ -1118,6 +1118,7 @@ pub(crate) mod tests {
                         load: None,
                         extension: None,
                         driver: None,
+                        role_drivers: Vec::new(),
                     }
                 })
                 .collect(),

@@ -11,10 +11,15 @@
 //! closed-loop client) gets each operation type's time inside its transactions as its phase.
 
 use super::schedule::Schedule;
+use super::series::Buckets;
+use super::shared::Shared;
 use super::{Budget, Client, Transactions};
 use crate::engines::recording::{Log, Recording};
 use crate::engines::BusyCause;
+use crate::model::cast::Role;
 use crate::model::driver::{FromDriver, Outcome, Statement, ToDriver, Txn};
+use crate::model::load::LoadShape;
+use crate::model::params::Params;
 use crate::workload::driven::{failed, DriverLink, Wait};
 use crate::workload::recorder::Recorder;
 use crate::workload::{Trial, WorkloadError};
@@ -64,7 +69,16 @@ pub(super) fn drive(
                 scope.spawn(move || {
                     let own = own.lock().unwrap_or_else(|e| e.into_inner()).take();
                     let own = own.expect("each client's recorder is taken once");
-                    let r = client(tx, trial, (index, clients, solo), own, (meet, bad));
+                    let seat = Seat {
+                        index,
+                        clients,
+                        solo,
+                        shape,
+                        params: trial.params,
+                        seed: super::client_seed(trial.seed, index),
+                        role: None,
+                    };
+                    let r = client(tx, trial, &seat, own, (meet, bad));
                     if r.is_err() {
                         bad.store(true, Ordering::Relaxed);
                     }
@@ -176,8 +190,8 @@ struct Ready<'c> {
 fn client(
     tx: &dyn Transactions,
     trial: &Trial<'_>,
-    seat: (u32, u32, bool),
-    rec: Recorder,
+    seat: &Seat<'_>,
+    mut rec: Recorder,
     (meet, bad): (&Barrier, &AtomicBool),
 ) -> Result<Folded, WorkloadError> {
     let (mut conn, log) = Recording::new();
@@ -191,21 +205,104 @@ fn client(
         // Another client could not start: its error is the trial's (this driver is killed).
         return Err(WorkloadError::Interrupted);
     }
-    run(ready, trial, rec, bad)
+    let stopped = || trial.stop.load(Ordering::Relaxed) || bad.load(Ordering::Relaxed);
+    let (last_end_ns, inside_ns) = run(ready, trial, &mut rec, &stopped, None)?;
+    Ok(Folded {
+        rec,
+        last_end_ns,
+        inside_ns,
+    })
+}
+
+/// Client `seat.index` of a cast's role that runs through a driver ([`super::roles`]): its
+/// transactions made with the role's shape, parameters and seed, its driver started with the
+/// role's knobs, sent off at the common start with every other client of the cast, and its
+/// results folded into its role's recorder and series (each counted in the interval it ended
+/// in, from the driver's own times after the common start).
+pub(super) fn role_client(
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    shared: &Shared<'_>,
+    seat: &Seat<'_>,
+    rec: &mut Recorder,
+    buckets: &mut Buckets,
+) -> Result<(), WorkloadError> {
+    let (mut conn, log) = Recording::new();
+    let ready = prepare(tx, trial, seat, &mut conn, log);
+    let Some(start) = shared.rendezvous(ready.is_ok()) else {
+        shared.loop_ended();
+        return ready.and(Err(WorkloadError::Interrupted));
+    };
+    let ready = ready?;
+    if !shared.series {
+        buckets.switch_off();
+    }
+    buckets.begin(rec);
+    let stopped = || shared.halted();
+    let series = Series {
+        buckets: &mut *buckets,
+        start,
+        shared,
+    };
+    let ran = run(ready, trial, rec, &stopped, Some(series));
+    buckets.close(rec);
+    shared.loop_ended();
+    match ran {
+        Ok((last_end_ns, _)) => {
+            shared.last_end_ns.fetch_max(last_end_ns, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => {
+            if !matches!(e, WorkloadError::Interrupted) {
+                shared.abort.store(true, Ordering::Relaxed);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Who a driven client is: its index among its clients (the trial's, or its role's), its load
+/// shape, parameters and seed, and the cast role whose knobs and driver it runs with.
+pub(super) struct Seat<'a> {
+    pub(super) index: u32,
+    pub(super) clients: u32,
+    /// The one client of a trial timed per phase.
+    pub(super) solo: bool,
+    pub(super) shape: &'a LoadShape,
+    pub(super) params: &'a Params,
+    /// The client's own seed ([`super::client_seed`]).
+    pub(super) seed: u64,
+    pub(super) role: Option<&'a Role>,
+}
+
+/// Where a cast role's driven client counts its series: its buckets, the common start, and
+/// what the cast's clients share (the sampler's last reading of the files, before the driver
+/// closes its connection).
+struct Series<'b, 's> {
+    buckets: &'b mut Buckets,
+    start: Instant,
+    shared: &'b Shared<'s>,
 }
 
 fn prepare<'c>(
     tx: &'c dyn Transactions,
     trial: &Trial<'_>,
-    (index, clients, solo): (u32, u32, bool),
+    seat: &Seat<'_>,
     conn: &'c mut Recording,
     log: Rc<RefCell<Log>>,
 ) -> Result<Ready<'c>, WorkloadError> {
-    let shape = trial.load;
-    let client = tx.boxed_client(conn, (index, clients, solo), trial.seed, trial.params)?;
+    let Seat {
+        index,
+        clients,
+        solo,
+        shape,
+        params,
+        seed,
+        role,
+    } = *seat;
+    let client = tx.boxed_client(conn, (index, clients, solo), (trial.seed, seed), params)?;
     let origin = Instant::now();
     let schedule = shape.rate.map(|r| {
-        let seed = super::client_seed(trial.seed, index);
         (
             Schedule::new(origin, r / f64::from(clients), shape.arrival, seed),
             origin,
@@ -215,7 +312,7 @@ fn prepare<'c>(
         client,
         log: log.clone(),
         schedule,
-        share: share_of(tx, trial, index, clients),
+        share: share_of(tx.budget(params), index, clients),
     };
     let first = maker.batch(FIRST_BATCH)?;
     let statements: Vec<Statement> = log
@@ -229,7 +326,9 @@ fn prepare<'c>(
     let backoff: Vec<u64> = (1..max_tries)
         .map(|r| shape.retry_backoff.step(r).as_nanos() as u64)
         .collect();
-    let link = trial.connector.start_driver(index, &statements, max_tries, &backoff)?;
+    let link = trial
+        .connector
+        .start_driver(index, role, &statements, max_tries, &backoff)?;
     Ok(Ready {
         maker,
         first,
@@ -238,8 +337,8 @@ fn prepare<'c>(
     })
 }
 
-fn share_of(tx: &dyn Transactions, trial: &Trial<'_>, index: u32, clients: u32) -> Share {
-    match tx.budget(trial.params) {
+fn share_of(budget: Budget, index: u32, clients: u32) -> Share {
+    match budget {
         Budget::Count(total) => Share {
             left: Some(total / u64::from(clients) + u64::from(u64::from(index) < total % u64::from(clients))),
             until: None,
@@ -255,8 +354,16 @@ fn share_of(tx: &dyn Transactions, trial: &Trial<'_>, index: u32, clients: u32) 
     }
 }
 
-/// A client's driver sent off, kept one batch ahead until its share ends, and closed.
-fn run(ready: Ready<'_>, trial: &Trial<'_>, mut rec: Recorder, bad: &AtomicBool) -> Result<Folded, WorkloadError> {
+/// A client's driver sent off, kept one batch ahead until its share ends (or `stopped`), and
+/// closed: the end of its last recorded transaction and its time inside each operation type's
+/// transactions (ns after `go`).
+fn run(
+    ready: Ready<'_>,
+    trial: &Trial<'_>,
+    rec: &mut Recorder,
+    stopped: &dyn Fn() -> bool,
+    mut series: Option<Series<'_, '_>>,
+) -> Result<(u64, Vec<u64>), WorkloadError> {
     let Ready {
         mut maker,
         first,
@@ -267,6 +374,10 @@ fn run(ready: Ready<'_>, trial: &Trial<'_>, mut rec: Recorder, bad: &AtomicBool)
     let types = rec.op_names().len();
     link.send(&ToDriver::Go)?;
     let go = Instant::now();
+    // The driver's times are after its `go`; the series' after the common start.
+    let since_start = series
+        .as_ref()
+        .map_or(0, |s| go.saturating_duration_since(s.start).as_nanos() as u64);
     let mut pending: VecDeque<(u64, Vec<usize>)> = VecDeque::new();
     let mut seq = 0u64;
     if !first.0.is_empty() {
@@ -275,19 +386,19 @@ fn run(ready: Ready<'_>, trial: &Trial<'_>, mut rec: Recorder, bad: &AtomicBool)
         seq += 1;
     }
     let mut fold = Fold {
-        rec: &mut rec,
+        rec,
         last_end_ns: 0,
         inside_ns: vec![0; types],
         until_ns: until.map(|d| d.as_nanos() as u64),
+        series: series.as_mut().map(|s| (&mut *s.buckets, since_start)),
     };
     let mut size = FIRST_BATCH;
     let mut more = true;
-    let stopped = || trial.stop.load(Ordering::Relaxed) || bad.load(Ordering::Relaxed);
     // A batch may take up to LIMIT_FACTOR times the one before it (a lock wait, a checkpoint)
     // and at least Wait::SILENCE: past that the driver is taken for hung.
     let mut wait = Wait {
         limit: Wait::SILENCE,
-        stop: &stopped,
+        stop: stopped,
     };
     while let Some((want, ops)) = pending.pop_front() {
         more = more && !stopped() && until.is_none_or(|d| go.elapsed() < d);
@@ -314,16 +425,17 @@ fn run(ready: Ready<'_>, trial: &Trial<'_>, mut rec: Recorder, bad: &AtomicBool)
         let per = took.as_nanos().max(1) as f64 / ops.len().max(1) as f64;
         size = ((BATCH_TIME.as_nanos() as f64 / per) as usize).clamp(MIN_BATCH, MAX_BATCH);
     }
+    let (last_end_ns, inside_ns) = (fold.last_end_ns, std::mem::take(&mut fold.inside_ns));
+    // The last connection to close checkpoints and deletes the WAL: the sampler reads the
+    // files first.
+    if let Some(s) = &series {
+        s.shared.before_close();
+    }
     link.close()?;
     if trial.stop.load(Ordering::Relaxed) {
         return Err(WorkloadError::Interrupted);
     }
-    let (last_end_ns, inside_ns) = (fold.last_end_ns, std::mem::take(&mut fold.inside_ns));
-    Ok(Folded {
-        rec,
-        last_end_ns,
-        inside_ns,
-    })
+    Ok((since_start + last_end_ns, inside_ns))
 }
 
 /// A client's results going into its recorder.
@@ -333,6 +445,8 @@ struct Fold<'r> {
     inside_ns: Vec<u64>,
     /// A time budget's end: what started after it is not recorded.
     until_ns: Option<u64>,
+    /// A cast role's series, and how long after the common start the driver's `go` was.
+    series: Option<(&'r mut Buckets, u64)>,
 }
 
 impl Fold<'_> {
@@ -366,6 +480,10 @@ impl Fold<'_> {
         for (&op, &(outcome, start, latency, tries, _rows)) in ops.iter().zip(results) {
             if self.until_ns.is_some_and(|u| start >= u) {
                 continue;
+            }
+            // The series counts a transaction in the interval it ended in.
+            if let Some((buckets, since_start)) = &mut self.series {
+                buckets.reach(*since_start + start + latency, self.rec);
             }
             if tries > 1 {
                 self.rec.record_retries(op, u64::from(tries - 1));

@@ -4,7 +4,9 @@
 //! role's knobs, all sent off at the common start; holds and checkpoints beside them on their
 //! schedules until the workload roles end.
 //!
-//! A workload role's clients run the driver's own client loop with the role's load shape and
+//! A workload role through a driver process (its own `driver`, or the configuration's) runs
+//! each client as a driver process fed from a thread here ([`super::driven::role_client`]),
+//! sent off at the same common start. A workload role's clients otherwise run the driver's own client loop with the role's load shape and
 //! parameters, recording the workload's operation types in a recorder of their own (a client
 //! process sends the same in its report); the role's recorders and series cells go back into the trial's at the role's `ROLE:OP` types, so every
 //! per-operation statistic is per role. The trial's own connection runs nothing: every role's
@@ -49,6 +51,9 @@ struct Play<'r> {
     /// different types).
     types: usize,
     first: u32,
+    /// Its clients run through a driver process: the role's own `driver`, or else the
+    /// configuration's ([`super::driven::role_client`]).
+    driven: bool,
 }
 
 fn plays<'r>(cast: &'r Cast, trial: &Trial<'_>, names: &[&str]) -> Vec<Play<'r>> {
@@ -79,6 +84,10 @@ fn plays<'r>(cast: &'r Cast, trial: &Trial<'_>, names: &[&str]) -> Vec<Play<'r>>
                 offset,
                 types,
                 first,
+                driven: match role.driver() {
+                    Some(d) => d != crate::model::driver::RUST,
+                    None => trial.connector.driver().is_some(),
+                },
             };
             first += role.clients;
             offset += types;
@@ -194,7 +203,10 @@ pub(super) fn drive(
                 let buckets = Buckets::new(interval, play.types);
                 let shared = &shared;
                 let one = one.as_ref();
-                handles.push(scope.spawn(move || client(tx, trial, shared, (play, one), index, own, buckets)));
+                handles.push(match play.driven {
+                    true => scope.spawn(move || driven_client(tx, trial, shared, play, index, own, buckets)),
+                    false => scope.spawn(move || client(tx, trial, shared, (play, one), index, own, buckets)),
+                });
             }
         }
         if !remotes.is_empty() {
@@ -298,6 +310,30 @@ fn client(
         None => ThreadConnection::Own(Some(&play.role.knobs)),
     };
     let result = thread_client(tx, trial, shared, (index, Some(role)), conn, &mut own, &mut buckets);
+    (play.offset, result, own, buckets)
+}
+
+/// Client `index` of a role that runs through a driver: a driver process with the role's
+/// knobs, fed from this thread ([`super::driven::role_client`]).
+fn driven_client(
+    tx: &dyn Transactions,
+    trial: &Trial<'_>,
+    shared: &Shared<'_>,
+    play: &Play<'_>,
+    index: u32,
+    mut own: Recorder,
+    mut buckets: Buckets,
+) -> (usize, Result<(), WorkloadError>, Recorder, Buckets) {
+    let seat = super::driven::Seat {
+        index,
+        clients: play.role.clients,
+        solo: false,
+        shape: &play.shape,
+        params: &play.params,
+        seed: play.seed(trial, index),
+        role: Some(play.role),
+    };
+    let result = super::driven::role_client(tx, trial, shared, &seat, &mut own, &mut buckets);
     (play.offset, result, own, buckets)
 }
 
