@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks one litebench driver against the driver protocol (docs/drivers.md, version 1).
+"""Checks one litebench driver against the driver protocol (docs/drivers.md, version 2).
 
 Usage: conformance.py DEST COMMAND...
 
@@ -176,7 +176,7 @@ def check_open(drv, db):
     drv.send(
         {
             "type": "open",
-            "protocol": 1,
+            "protocol": 2,
             "path": db,
             "knobs": [{"name": n, "value": v} for n, v in KNOBS],
             "statements": [{"id": i, "sql": s} for i, s in zip(IDS, STATEMENTS)],
@@ -325,6 +325,37 @@ def check_error(drv):
     ok("sql error", f"error with its message ({msg!r}); the next transaction ran ok")
 
 
+# Protocol 2: statements sent with the batch that first uses them, run as written ("literal"):
+# a replayed log's own BEGIN and COMMIT span several timed statements, a failing statement is
+# that statement's error (nothing rolled back, never retried), and the log goes on.
+LITERAL = [
+    (100, "CREATE TABLE lit(x)"),
+    (101, "BEGIN"),
+    (102, "INSERT INTO lit VALUES (1)"),
+    (103, "SELEC 1"),
+    (104, "INSERT INTO lit VALUES (2)"),
+    (105, "COMMIT"),
+    (106, "SELECT x FROM lit ORDER BY x"),
+]
+
+
+def check_literal(drv):
+    statements = [{"id": i, "sql": sql} for i, sql in LITERAL]
+    txns = [dict(txn([[i, []]]), literal=True) for i, _ in LITERAL]
+    drv.send({"type": "batch", "seq": 5, "statements": statements, "txns": txns})
+    drv_results = drv.receive("literal")
+    check(drv_results.get("seq") == 5, "literal", f"done for seq {drv_results.get('seq')!r}, expected 5")
+    results, errors = drv_results.get("results") or [], drv_results.get("errors") or {}
+    check(len(results) == len(LITERAL), "literal", f"expected {len(LITERAL)} results, got {results!r:.200}")
+    outcomes = [r[0] for r in results]
+    want = ["ok", "ok", "ok", "error", "ok", "ok", "ok"]
+    check(outcomes == want, "literal", f"outcomes {outcomes}, expected {want} ({errors})")
+    check(all(r[3] == 1 for r in results), "literal", f"tries {[r[3] for r in results]}, expected 1 each")
+    check("3" in errors, "literal", f"no message for the statement that failed: {errors}")
+    check(results[6][4] == 2, "literal", f"the last SELECT stepped {results[6][4]} rows, expected 2")
+    ok("literal", f"statements sent with their batch ran as written; the error ({errors.get('3')!r}) left the log's transaction open")
+
+
 def check_close(drv):
     drv.send({"type": "close"})
     closed = drv.receive("close")
@@ -358,6 +389,13 @@ def check_database(db):
         f"table t after the batches: {t}",
     )
     ok("database", "updates committed, the busy transaction's update rolled back")
+    con = sqlite3.connect(db)
+    try:
+        lit = [r[0] for r in con.execute("SELECT x FROM lit ORDER BY x")]
+    finally:
+        con.close()
+    check(lit == [1, 2], "literal database", f"table lit holds {lit}, expected [1, 2] committed by the log's COMMIT")
+    ok("literal database", "the log's own transaction committed both rows")
 
 
 def main(argv):
@@ -387,6 +425,7 @@ def main(argv):
             check_busy(drv, db)
             check_open_loop(drv, go_at)
             check_error(drv)
+            check_literal(drv)
             check_close(drv)
             check_database(db)
         except Failed as e:

@@ -1,4 +1,4 @@
-// The litebench driver protocol, version 1 (docs/drivers.md), shared by every Go driver.
+// The litebench driver protocol, version 2 (docs/drivers.md), shared by every Go driver.
 //
 // It lives once, in drivers/go-common/: each Go driver's `includes` file names this folder, and
 // litebench installs its files beside the driver's own in the driver's folder in the cache
@@ -38,6 +38,7 @@ type txnMsg struct {
 	Op         int             `json:"op"`
 	DueNs      *int64          `json:"due_ns"`
 	Autocommit bool            `json:"autocommit"`
+	Literal    bool            `json:"literal"`
 	Steps      [][]interface{} `json:"steps"`
 }
 
@@ -63,17 +64,22 @@ type opened struct {
 	Implicit       []knob   `json:"implicit"`
 }
 
-// A step ready to run: the statement's index and its bound values.
+// A step ready to run: the statement's index and its bound values; in a literal transaction,
+// its text instead, prepared when it runs.
 type step struct {
 	stmt   int
+	sql    string
 	params []any
 }
 
 type txn struct {
 	autocommit bool
-	due        time.Duration
-	open       bool // due is set (open loop)
-	steps      []step
+	// literal (protocol 2): each step's text run as written (a replayed log), its own BEGIN
+	// and COMMIT included, with no BEGIN/COMMIT around them and never retried.
+	literal bool
+	due     time.Duration
+	open    bool // due is set (open loop)
+	steps   []step
 }
 
 // What a database engine does for the protocol loop. try runs one try of a transaction
@@ -139,10 +145,10 @@ func positions(stmts []statement) map[int64]int {
 	return at
 }
 
-func decodeBatch(m *message, at map[int64]int) ([]txn, error) {
+func decodeBatch(m *message, at map[int64]int, texts map[int64]string) ([]txn, error) {
 	txns := make([]txn, len(m.Txns))
 	for i, t := range m.Txns {
-		txns[i].autocommit = t.Autocommit && len(t.Steps) == 1
+		txns[i].autocommit, txns[i].literal = t.Autocommit, t.Literal
 		if t.DueNs != nil {
 			txns[i].open, txns[i].due = true, time.Duration(*t.DueNs)
 		}
@@ -153,6 +159,10 @@ func decodeBatch(m *message, at map[int64]int) ([]txn, error) {
 			}
 			id, err := s[0].(json.Number).Int64()
 			pos, known := at[id]
+			text, said := texts[id]
+			if t.Literal {
+				known = said
+			}
 			if err != nil || !known {
 				return nil, fmt.Errorf("txn %d step %d: unknown statement %v", i, j, s[0])
 			}
@@ -163,7 +173,7 @@ func decodeBatch(m *message, at map[int64]int) ([]txn, error) {
 					return nil, fmt.Errorf("txn %d step %d: %v", i, j, err)
 				}
 			}
-			txns[i].steps[j] = step{pos, params}
+			txns[i].steps[j] = step{pos, text, params}
 		}
 	}
 	return txns, nil
@@ -265,6 +275,10 @@ func serve(e engine) {
 	}
 	send(o)
 	at, maxTries, backoff := positions(m.Statements), max(1, m.MaxTries), m.BackoffNs
+	texts := make(map[int64]string, len(m.Statements))
+	for _, st := range m.Statements {
+		texts[int64(st.ID)] = st.SQL
+	}
 	if len(backoff) == 0 {
 		backoff = []int64{0}
 	}
@@ -286,7 +300,11 @@ func serve(e engine) {
 		case "go":
 			t0, started = time.Now(), true
 		case "batch":
-			txns, err := decodeBatch(&m, at)
+			// Protocol 2: statements first used in this batch, run by their text.
+			for _, st := range m.Statements {
+				texts[int64(st.ID)] = st.SQL
+			}
+			txns, err := decodeBatch(&m, at, texts)
 			if err != nil {
 				fail(&protoError{Stage: "batch", Message: fmt.Sprintf("batch %d: %v", m.Seq, err)})
 			}

@@ -175,7 +175,33 @@ func (s *sqlEngine) fail(err error, stepped, inTxn bool) (string, int64, string)
 	return "error", 0, err.Error()
 }
 
+// literal runs a literal transaction's statements by their text on the one conn (so a log's own
+// BEGIN holds across them): never rolled back here, an error is the statement's outcome.
+func (s *sqlEngine) literal(t *txn) (string, int64, string) {
+	var rows int64
+	for _, st := range t.steps {
+		r, err := s.conn.QueryContext(s.ctx, st.sql, st.params...)
+		if err != nil {
+			return "error", rows, err.Error()
+		}
+		for r.Next() {
+			rows++
+		}
+		err = r.Err()
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "error", rows, err.Error()
+		}
+	}
+	return "ok", rows, ""
+}
+
 func (s *sqlEngine) try(t *txn) (string, int64, string) {
+	if t.literal {
+		return s.literal(t)
+	}
 	inTxn := !t.autocommit
 	if inTxn {
 		if _, err := s.begin.ExecContext(s.ctx); err != nil {

@@ -1,4 +1,4 @@
-// litebench driver: Node's better-sqlite3 (protocol version 1, docs/drivers.md).
+// litebench driver: Node's better-sqlite3 (protocol version 2, docs/drivers.md).
 //
 // What better-sqlite3 sets by itself, reported as "implicit" so no difference goes unseen:
 // - a busy timeout of 5000 ms unless the constructor's `timeout` says otherwise (litebench's
@@ -88,7 +88,9 @@ function openDb(msg) {
     }
   }
   const stmts = [];
+  const texts = [];
   for (const s of msg.statements) {
+    texts[Number(int(s.id))] = s.sql;
     try {
       const st = db.prepare(s.sql);
       if (st.reader) st.raw(true);
@@ -113,7 +115,7 @@ function openDb(msg) {
       { name: "safe_integers", value: "on (set by this driver: integers as BigInt, bound as INTEGER)" },
     ],
   });
-  return { db, stmts, tx };
+  return { db, stmts, texts, tx };
 }
 
 function classify(e, stepped) {
@@ -122,6 +124,24 @@ function classify(e, stepped) {
   if (code.startsWith("SQLITE_BUSY")) return stepped ? "busy_upgrade" : "busy_timeout";
   if (code.startsWith("SQLITE_LOCKED")) return "locked";
   return "error";
+}
+
+// Protocol 2: a transaction of statements run as written (a replayed log), each one's text
+// prepared now, inside the timed region, its own BEGIN and COMMIT included; never retried,
+// nothing rolled back. [outcome, rows, message].
+function literalTxn(conn, t) {
+  let rows = 0;
+  try {
+    const steps = t.steps;
+    for (let k = 0; k < steps.length; k++) {
+      const st = conn.db.prepare(steps[k][0]);
+      if (st.reader) rows += st.raw(true).all.apply(st, steps[k][1]).length;
+      else st.run.apply(st, steps[k][1]);
+    }
+    return ["ok", rows, ""];
+  } catch (e) {
+    return ["error", rows, e.message];
+  }
 }
 
 // One try: [outcome, rows, message].
@@ -173,7 +193,11 @@ function runBatch(conn, txns, maxTries, backoff, t0) {
     let r;
     let tries = 0;
     for (;;) {
-      r = tryTxn(conn, t);
+      r = t.literal ? literalTxn(conn, t) : tryTxn(conn, t);
+      if (t.literal) {
+        tries = 1;
+        break;
+      }
       tries++;
       if (r[0] === "ok" || r[0] === "error" || tries >= maxTries) break;
       sleepNs(backoff[Math.min(tries - 1, backoff.length - 1)]);
@@ -205,11 +229,22 @@ function main() {
       t0 = process.hrtime.bigint();
     } else if (msg.type === "batch") {
       // Parameters decoded and statements looked up here, outside the timed loop.
+      // Protocol 2: statements first used in this batch; a literal transaction's are kept as
+      // text and prepared when they run.
+      for (const st of msg.statements || []) conn.texts[Number(int(st.id))] = st.sql;
       const txns = msg.txns.map((t) => ({
-        autocommit: t.autocommit === true && t.steps.length === 1,
+        autocommit: t.autocommit === true,
+        literal: t.literal === true,
         due: t.due_ns === null || t.due_ns === undefined ? null : int(t.due_ns),
         steps: t.steps.map(([id, params]) => {
-          const st = conn.stmts[Number(int(id))];
+          const i = Number(int(id));
+          if (t.literal === true) return [conn.texts[i], params.map(decode)];
+          let st = conn.stmts[i];
+          if (st === undefined) {
+            st = conn.db.prepare(conn.texts[i]);
+            if (st.reader) st.raw(true);
+            conn.stmts[i] = st;
+          }
           return [st, params.map(decode), st.reader]; // reader: read once here, not per step
         }),
       }));

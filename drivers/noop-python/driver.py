@@ -1,4 +1,4 @@
-"""litebench's no-op driver for Python (protocol 1, docs/drivers.md).
+"""litebench's no-op driver for Python (protocol 2, docs/drivers.md).
 
 It speaks the protocol exactly as python-sqlite3's driver does (reads every batch, decodes
 every transaction's steps and values, answers one result per transaction) but touches no
@@ -57,6 +57,8 @@ def main():
         if kind == "go":
             t0 = clock()
         elif kind == "batch":
+            # Protocol 2: statements first used in this batch.
+            sql.update({s["id"]: s["sql"] for s in msg.get("statements", [])})
             txns = [[(sql[s[0]], [value(x) for x in s[1]]) for s in t["steps"]] for t in msg["txns"]]
             results = []
             for steps in txns:

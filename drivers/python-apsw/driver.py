@@ -1,4 +1,4 @@
-"""litebench driver: Python's apsw (protocol version 1, docs/drivers.md).
+"""litebench driver: Python's apsw (protocol version 2, docs/drivers.md).
 
 What apsw sets by itself, reported as "implicit" so no difference goes unseen:
 - apsw never opens a transaction on its own (unlike the stdlib sqlite3 module's implicit
@@ -118,7 +118,7 @@ def run_batch(cur, begin, txns, max_tries, backoff, t0):
     results, errors = [], {}
     clock, sleep = time.perf_counter_ns, time.sleep
     nb = len(backoff)
-    for i, (autocommit, due, steps) in enumerate(txns):
+    for i, (autocommit, due, steps, literal) in enumerate(txns):
         if due is not None:
             wait = t0 + due - clock()
             if wait > 0:
@@ -126,6 +126,20 @@ def run_batch(cur, begin, txns, max_tries, backoff, t0):
             start = t0 + due
         else:
             start = clock()
+        if literal:
+            # Protocol 2: each statement as written (a replayed log), its own BEGIN and COMMIT
+            # included; never retried, nothing rolled back.
+            rows, outcome = 0, "ok"
+            try:
+                for sql, params in steps:
+                    for _ in cur.execute(sql, params):
+                        rows += 1
+            except apsw.Error as e:
+                outcome = "error"
+                errors[str(i)] = str(e)
+            end = clock()
+            results.append([outcome, start - t0, end - start, 1, rows])
+            continue
         tries = 0
         while True:
             rows, stepped, outcome = 0, False, "ok"
@@ -175,11 +189,15 @@ def main():
             t0 = time.perf_counter_ns()
         elif kind == "batch":
             # Parameters decoded and statements looked up here, outside the timed loop.
+            # Protocol 2: statements first used in this batch (prepared on first use).
+            for st in msg.get("statements", []):
+                stmts[st["id"]] = st["sql"]
             txns = [
                 (
-                    bool(t.get("autocommit")) and len(t["steps"]) == 1,
+                    bool(t.get("autocommit")),
                     t.get("due_ns"),
                     [(stmts[sid], [decode(v) for v in params]) for sid, params in t["steps"]],
+                    bool(t.get("literal")),
                 )
                 for t in msg["txns"]
             ]

@@ -6,7 +6,10 @@
 //! client draws and "executes" each transaction against this connection, untimed, and the
 //! statement ids and values it recorded travel to the driver as data. Transaction control is
 //! recognised by its text and kept out of the steps (the driver opens each transaction with
-//! the `begin` knob's statement); everything else is a step. Nothing reads results here: a
+//! the `begin` knob's statement); everything else is a step; a literal recording
+//! ([`Recording::literal`], a replayed log) keeps every statement as a step, control included.
+//! On a connection confined to the scratch directory, a statement that could reach outside it
+//! is refused before it is sent ([`unconfinable`]). Nothing reads results here: a
 //! workload whose statements depend on earlier results (a script's `\gset`, a read feeding a
 //! write) cannot run as data, and every way of reading results fails with [`NEEDS_RESULTS`].
 
@@ -53,15 +56,28 @@ pub struct Log {
     steps: Vec<(usize, Vec<Bound>)>,
     /// Whether the current transaction opened one explicitly.
     explicit: bool,
+    /// Every statement is a step, transaction control too ([`Recording::literal`]).
+    literal: bool,
+    /// Each statement's id by its text (a replayed log has as many as it has lines).
+    ids: std::collections::HashMap<String, usize>,
+    /// The user's own SQL, kept inside the trial's scratch directory
+    /// ([`Connection::confine_to_scratch`]): see [`unconfinable`].
+    confined: bool,
 }
 
 impl Log {
     /// The statements a driver prepares: every one but transaction control, with its id.
     pub fn statements(&self) -> Vec<(usize, String)> {
+        self.statements_from(0)
+    }
+
+    /// [`Log::statements`] from id `first` on: those seen since a driver was last sent them.
+    pub fn statements_from(&self, first: usize) -> Vec<(usize, String)> {
         self.sql
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.control[*i].is_none())
+            .skip(first)
+            .filter(|(i, _)| self.literal || self.control[*i].is_none())
             .map(|(i, s)| (i, s.clone()))
             .collect()
     }
@@ -83,22 +99,73 @@ impl Log {
         (!explicit, std::mem::take(&mut self.steps))
     }
 
+    /// `sql`'s id, a new one for a statement not seen before; on a confined connection a new
+    /// statement that could reach outside the scratch directory is refused.
+    fn admit(&mut self, sql: &str) -> Result<usize, EngineError> {
+        if let Some(&i) = self.ids.get(sql) {
+            return Ok(i);
+        }
+        if self.confined {
+            if let Some(why) = unconfinable(sql) {
+                return Err(EngineError {
+                    engine: "driver".into(),
+                    kind: ErrorKind::Input,
+                    code: None,
+                    message: format!("`{}` {why}; a driver's binding cannot be held to the trial's scratch directory as litebench's own loop is (its authorizer): run this SQL with --driver rust", crate::base::clip::value(sql.trim())),
+                    context: "sending the user's SQL to a driver".into(),
+                    busy_cause: None,
+                });
+            }
+        }
+        Ok(self.intern(sql))
+    }
+
     fn intern(&mut self, sql: &str) -> usize {
-        if let Some(i) = self.sql.iter().position(|s| s == sql) {
+        if let Some(&i) = self.ids.get(sql) {
             return i;
         }
         self.sql.push(sql.to_string());
         self.control.push(control_of(sql));
+        self.ids.insert(sql.to_string(), self.sql.len() - 1);
         self.sql.len() - 1
     }
 
     fn step(&mut self, id: usize, params: &[Value<'_>]) {
         match self.control[id] {
+            _ if self.literal => self.steps.push((id, params.iter().map(bound).collect())),
             Some(Control::Begin) => self.explicit = true,
             Some(Control::End) => {}
             None => self.steps.push((id, params.iter().map(bound).collect())),
         }
     }
+}
+
+/// Why the user's statement `sql` may not be sent to a driver, whose connection litebench cannot
+/// confine: it attaches a database file, writes one (`VACUUM INTO`), or loads an extension. By
+/// its tokens (the shared lexer's: words inside strings and comments are not words), so that no
+/// spelling of them passes; a file name that is an expression is refused with them.
+fn unconfinable(sql: &str) -> Option<&'static str> {
+    use super::sql_lex::{Kind, Lexer};
+    let mut vacuum = false;
+    for token in Lexer::new(sql, 0, false) {
+        let Ok(token) = token else { return None };
+        if token.kind != Kind::Word {
+            continue;
+        }
+        let word = &sql[token.start..token.end];
+        if word.eq_ignore_ascii_case("attach") {
+            return Some("attaches a database file");
+        }
+        if word.eq_ignore_ascii_case("load_extension") {
+            return Some("loads an extension");
+        }
+        if word.eq_ignore_ascii_case("vacuum") {
+            vacuum = true;
+        } else if vacuum && word.eq_ignore_ascii_case("into") {
+            return Some("writes a database file (VACUUM INTO)");
+        }
+    }
+    None
 }
 
 fn bound(v: &Value<'_>) -> Bound {
@@ -124,6 +191,17 @@ impl Recording {
         (Recording { log: log.clone() }, log)
     }
 
+    /// A recording connection whose every statement is a step as written, transaction control
+    /// included: for a workload whose statements are sent literally (a replayed log, whose own
+    /// `BEGIN` and `COMMIT` span several of its timed statements).
+    pub fn literal() -> (Recording, Rc<RefCell<Log>>) {
+        let log = Rc::new(RefCell::new(Log {
+            literal: true,
+            ..Log::default()
+        }));
+        (Recording { log: log.clone() }, log)
+    }
+
     fn refused(context: &str) -> EngineError {
         EngineError {
             engine: "driver".into(),
@@ -143,13 +221,20 @@ impl Connection for Recording {
 
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
         let mut log = self.log.borrow_mut();
-        let id = log.intern(sql);
+        let id = log.admit(sql)?;
         log.step(id, &[]);
         Ok(())
     }
 
     fn prepare(&mut self, sql: &str) -> Result<StmtId, EngineError> {
-        Ok(StmtId(self.log.borrow_mut().intern(sql)))
+        Ok(StmtId(self.log.borrow_mut().admit(sql)?))
+    }
+
+    /// The driver's connection cannot be confined: from now on a statement that could reach
+    /// outside the scratch directory is refused here, before it is sent ([`unconfinable`]).
+    fn confine_to_scratch(&mut self) -> Result<(), EngineError> {
+        self.log.borrow_mut().confined = true;
+        Ok(())
     }
 
     /// Records the step; answers one row, so that a workload's "one row changed" holds.
@@ -195,5 +280,42 @@ mod tests {
         assert!(c.query("SELECT 1").unwrap_err().message.contains("earlier results"));
         assert_eq!(control_of(" end;"), Some(Control::End));
         assert_eq!(control_of("ROLLBACK TO sp"), None);
+    }
+
+    #[test]
+    fn a_literal_recording_keeps_control_as_steps_and_says_what_is_new() {
+        let (mut c, log) = Recording::literal();
+        c.execute_batch("BEGIN").unwrap();
+        c.execute_batch("INSERT INTO t VALUES (1)").unwrap();
+        let (_, steps) = log.borrow_mut().take();
+        assert_eq!(steps.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(
+            log.borrow().statements_from(1),
+            [(1, "INSERT INTO t VALUES (1)".to_string())]
+        );
+        c.execute_batch("COMMIT").unwrap();
+        c.execute_batch("BEGIN").unwrap();
+        assert_eq!(log.borrow().len(), 3, "a statement seen before keeps its id");
+    }
+
+    #[test]
+    fn confined_sql_that_could_reach_outside_the_scratch_directory_is_refused() {
+        let (mut c, _log) = Recording::literal();
+        c.execute_batch("ATTACH 'x.db' AS x").unwrap();
+        c.confine_to_scratch().unwrap();
+        for sql in [
+            "attach 'y.db' as y",
+            "VACUUM main INTO '/tmp/copy.db'",
+            "SELECT load_extension('e')",
+        ] {
+            let e = c.execute_batch(sql).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Input, "{sql}");
+            assert!(e.message.contains("run this SQL with --driver rust"), "{}", e.message);
+        }
+        // Words inside strings and comments are not statements' words; a plain VACUUM writes
+        // only the database.
+        for sql in ["SELECT 'attach' -- vacuum into", "VACUUM", "INSERT INTO t VALUES (1)"] {
+            c.execute_batch(sql).unwrap();
+        }
     }
 }

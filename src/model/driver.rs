@@ -12,7 +12,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 /// The protocol version this litebench speaks.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// The knob that names a configuration's (or a cast role's) driver: `--driver X` is
 /// `--knob driver=X`, and a workload role's `driver = "X"` sets it for the role's clients.
@@ -73,6 +73,11 @@ pub struct Txn {
     /// Its steps run without `BEGIN`/`COMMIT`, each in autocommit, as the workload ran them.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub autocommit: bool,
+    /// Protocol 2: each step is its statement's text run as written (prepared then, inside the
+    /// timed region, as an application sending SQL text does; its own BEGIN and COMMIT
+    /// included), with no `BEGIN`/`COMMIT` around them and never retried: a log replayed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub literal: bool,
     pub steps: Vec<(usize, Vec<Bound>)>,
 }
 
@@ -106,6 +111,10 @@ pub enum ToDriver<'a> {
     Go,
     Batch {
         seq: u64,
+        /// Protocol 2: the statements first used in this batch, added (as `open`'s are)
+        /// before its transactions run; none where every one was sent before.
+        #[serde(skip_serializing_if = "<[Statement]>::is_empty")]
+        statements: &'a [Statement],
         txns: &'a [Txn],
     },
     Close,
@@ -189,6 +198,7 @@ mod tests {
             op: 2,
             due_ns: None,
             autocommit: false,
+            literal: false,
             steps: vec![(
                 0,
                 vec![
@@ -200,7 +210,12 @@ mod tests {
                 ],
             )],
         };
-        let line = serde_json::to_string(&ToDriver::Batch { seq: 3, txns: &[t] }).unwrap();
+        let line = serde_json::to_string(&ToDriver::Batch {
+            seq: 3,
+            statements: &[],
+            txns: &[t],
+        })
+        .unwrap();
         assert_eq!(
             line,
             r#"{"type":"batch","seq":3,"txns":[{"op":2,"due_ns":null,"steps":[[0,[null,4611686018427387904,1.0,"é",{"blob":"AAE="}]]]}]}"#

@@ -169,6 +169,11 @@ pub trait Streams: Sync {
     fn op_timed(&self, _params: &Params) -> bool {
         false
     }
+    /// How a driver process (`--driver`) runs this workload's transactions with these
+    /// parameters: as transactions of prepared statements by default.
+    fn sent(&self, _params: &Params) -> Sent {
+        Sent::Transactions
+    }
     /// False when a trial with these parameters and this load keeps no time series (nor
     /// `--progress` lines): its records are those of a workload measured over one interval
     /// (TATP's closed loop, as VLDB'22 measured it and every earlier run recorded it). True by
@@ -201,6 +206,18 @@ pub trait Streams: Sync {
     }
 }
 
+/// How a driver process runs a workload's transactions ([`Streams::sent`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    /// Each transaction's prepared statements between litebench's `BEGIN` (the `begin` knob)
+    /// and `COMMIT`, retried by litebench's rule; an error fails the trial.
+    Transactions,
+    /// Each statement's text as written, its own transaction control included, never retried
+    /// (a replayed log); a failing statement is counted as failed where `count_errors`, and
+    /// fails the trial otherwise.
+    Literal { count_errors: bool },
+}
+
 /// The object-safe face of a workload's [`Streams`], which every implementation has: what the
 /// driver, the plan and client processes hold.
 pub trait Transactions: Sync {
@@ -220,6 +237,8 @@ pub trait Transactions: Sync {
     fn op_timed(&self, params: &Params) -> bool;
     /// [`Streams::series`].
     fn series(&self, params: &Params, load: &LoadShape) -> bool;
+    /// [`Streams::sent`].
+    fn sent(&self, params: &Params) -> Sent;
     /// Runs one client of a trial on `conn` to the end of its budget: the driver's client loop,
     /// compiled for this workload's client type.
     fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError>;
@@ -259,6 +278,9 @@ impl<S: Streams> Transactions for S {
     }
     fn series(&self, params: &Params, load: &LoadShape) -> bool {
         Streams::series(self, params, load)
+    }
+    fn sent(&self, params: &Params) -> Sent {
+        Streams::sent(self, params)
     }
     fn run_client(&self, conn: &mut dyn Connection, seat: Seat<'_, '_>) -> Result<(), WorkloadError> {
         client_loop(self, conn, seat)

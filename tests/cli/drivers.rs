@@ -425,3 +425,56 @@ fn a_casts_driver_is_refused_in_one_line_where_its_role_cannot_run_through_it() 
         assert!(err.contains(says), "{role}: {err}");
     }
 }
+
+/// A log replayed through a driver runs each statement as the log wrote it, its own BEGIN and
+/// COMMIT included (sent in the batch that first runs it: protocol 2), and a failing statement
+/// is counted as litebench's own loop counts it (`on_error=count`): both configurations run
+/// the same statements with the same outcomes.
+#[test]
+fn a_log_replays_through_a_driver_as_it_replays_in_litebenchs_loop() {
+    let sb = Sandbox::new();
+    std::fs::write(
+        sb.cwd().join("app.sql"),
+        "CREATE TABLE kv(k INTEGER PRIMARY KEY, v TEXT);\nBEGIN;\nINSERT INTO kv VALUES (1, 'one');\nINSERT INTO kv VALUES (2, 'two');\nCOMMIT;\nSELEC 1;\nSELECT v FROM kv WHERE k = 2;\nUPDATE kv SET v = 'uno' WHERE k = 1;\n",
+    )
+    .unwrap();
+    let args = [
+        "replay",
+        "--param",
+        "log=app.sql",
+        "--param",
+        "on_error=count",
+        "--driver",
+        "rust,python-sqlite3",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+    ];
+    let out = output(&mut sb.run(&args));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = sb.show_json();
+    let trials = v["trials"].as_array().unwrap();
+    let outcomes = |config: u64| -> Vec<(String, u64, u64)> {
+        let t = trials.iter().find(|t| t["config"] == config).unwrap();
+        t["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                (
+                    o["name"].as_str().unwrap().to_string(),
+                    o["ops"].as_u64().unwrap(),
+                    o["succeeded"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (rust, python) = (outcomes(0), outcomes(1));
+    assert_eq!(rust, python);
+    let selec = python.iter().find(|(n, _, _)| n.starts_with("SELEC ")).unwrap();
+    assert_eq!((selec.1, selec.2), (1, 0), "{python:?}");
+    let insert = python.iter().find(|(n, _, _)| n.starts_with("INSERT")).unwrap();
+    assert_eq!((insert.1, insert.2), (2, 2), "{python:?}");
+}

@@ -13,7 +13,7 @@
 use super::schedule::Schedule;
 use super::series::Buckets;
 use super::shared::Shared;
-use super::{Budget, Client, Transactions};
+use super::{Budget, Client, Sent, Transactions};
 use crate::engines::recording::{Log, Recording};
 use crate::engines::BusyCause;
 use crate::model::cast::Role;
@@ -145,7 +145,13 @@ struct Maker<'c> {
     client: Box<dyn Client + 'c>,
     log: Rc<RefCell<Log>>,
     schedule: Option<(Schedule, Instant)>,
+    /// The client says when each transaction is due (a log replayed at its recorded pace).
+    due: bool,
     share: Share,
+    /// Statements sent as their text ([`Sent::Literal`]).
+    literal: bool,
+    /// How many of the log's statements the driver was sent.
+    sent: usize,
 }
 
 impl Maker<'_> {
@@ -154,13 +160,17 @@ impl Maker<'_> {
         let mut txns = Vec::with_capacity(n);
         let mut ops = Vec::with_capacity(n);
         while txns.len() < n && self.share.left != Some(0) && !self.client.done() {
+            // Asked before the draw, as litebench's own loop asks it.
+            let due = self.due.then(|| self.client.due()).flatten();
             let op = self.client.draw();
             self.client.execute()?;
             let (autocommit, steps) = self.log.borrow_mut().take();
             let due_ns = self
                 .schedule
                 .as_mut()
-                .map(|(s, origin)| s.take().saturating_duration_since(*origin).as_nanos() as u64);
+                .map(|(s, origin)| s.take().saturating_duration_since(*origin))
+                .or(due)
+                .map(|d| d.as_nanos() as u64);
             if let Some(left) = &mut self.share.left {
                 *left -= 1;
             }
@@ -168,11 +178,33 @@ impl Maker<'_> {
                 op,
                 due_ns,
                 autocommit,
+                literal: self.literal,
                 steps,
             });
             ops.push(op);
         }
         Ok((txns, ops))
+    }
+
+    /// The statements the transactions made since the last call first used, which the driver
+    /// is sent with them.
+    fn new_statements(&mut self) -> Vec<Statement> {
+        let log = self.log.borrow();
+        let new = log
+            .statements_from(self.sent)
+            .into_iter()
+            .map(|(id, sql)| Statement { id, sql })
+            .collect();
+        self.sent = log.len();
+        new
+    }
+}
+
+/// The recording connection a client of `tx` run with `params` makes its transactions on.
+fn recording(tx: &dyn Transactions, params: &Params) -> (Recording, Rc<RefCell<Log>>) {
+    match tx.sent(params) {
+        Sent::Transactions => Recording::new(),
+        Sent::Literal { .. } => Recording::literal(),
     }
 }
 
@@ -180,9 +212,9 @@ impl Maker<'_> {
 struct Ready<'c> {
     maker: Maker<'c>,
     first: (Vec<Txn>, Vec<usize>),
-    /// How many statements the driver prepared.
-    known: usize,
     link: Box<dyn DriverLink>,
+    /// A failing statement is counted as failed, not the trial's failure ([`Sent::Literal`]).
+    count_errors: bool,
 }
 
 /// One client: its transactions made, its driver started (before every client meets, so that
@@ -194,7 +226,7 @@ fn client(
     mut rec: Recorder,
     (meet, bad): (&Barrier, &AtomicBool),
 ) -> Result<Folded, WorkloadError> {
-    let (mut conn, log) = Recording::new();
+    let (mut conn, log) = recording(tx, seat.params);
     let ready = prepare(tx, trial, seat, &mut conn, log);
     if ready.is_err() {
         bad.store(true, Ordering::Relaxed);
@@ -227,7 +259,7 @@ pub(super) fn role_client(
     rec: &mut Recorder,
     buckets: &mut Buckets,
 ) -> Result<(), WorkloadError> {
-    let (mut conn, log) = Recording::new();
+    let (mut conn, log) = recording(tx, seat.params);
     let ready = prepare(tx, trial, seat, &mut conn, log);
     let Some(start) = shared.rendezvous(ready.is_ok()) else {
         shared.loop_ended();
@@ -308,21 +340,28 @@ fn prepare<'c>(
             origin,
         )
     });
+    let sent = tx.sent(params);
     let mut maker = Maker {
+        due: client.hooks().due,
         client,
-        log: log.clone(),
+        log,
         schedule,
         share: share_of(tx.budget(params), index, clients),
+        literal: sent != Sent::Transactions,
+        sent: 0,
     };
     let first = maker.batch(FIRST_BATCH)?;
-    let statements: Vec<Statement> = log
-        .borrow()
-        .statements()
-        .into_iter()
-        .map(|(id, sql)| Statement { id, sql })
-        .collect();
-    let known = log.borrow().len();
-    let max_tries = shape.max_tries.max(1);
+    // Statements sent as written are not prepared at open (a log's first may create the table
+    // the next one reads): they go with the batch that first runs them.
+    let statements = match sent {
+        Sent::Transactions => maker.new_statements(),
+        Sent::Literal { .. } => Vec::new(),
+    };
+    // A statement sent as written is never retried (a log runs once, in order).
+    let max_tries = match sent {
+        Sent::Transactions => shape.max_tries.max(1),
+        Sent::Literal { .. } => 1,
+    };
     let backoff: Vec<u64> = (1..max_tries)
         .map(|r| shape.retry_backoff.step(r).as_nanos() as u64)
         .collect();
@@ -332,8 +371,8 @@ fn prepare<'c>(
     Ok(Ready {
         maker,
         first,
-        known,
         link,
+        count_errors: sent == Sent::Literal { count_errors: true },
     })
 }
 
@@ -367,8 +406,8 @@ fn run(
     let Ready {
         mut maker,
         first,
-        known,
         mut link,
+        count_errors,
     } = ready;
     let until = maker.share.until;
     let types = rec.op_names().len();
@@ -381,7 +420,11 @@ fn run(
     let mut pending: VecDeque<(u64, Vec<usize>)> = VecDeque::new();
     let mut seq = 0u64;
     if !first.0.is_empty() {
-        link.send(&ToDriver::Batch { seq, txns: &first.0 })?;
+        link.send(&ToDriver::Batch {
+            seq,
+            statements: &maker.new_statements(),
+            txns: &first.0,
+        })?;
         pending.push_back((seq, first.1));
         seq += 1;
     }
@@ -391,6 +434,7 @@ fn run(
         inside_ns: vec![0; types],
         until_ns: until.map(|d| d.as_nanos() as u64),
         series: series.as_mut().map(|s| (&mut *s.buckets, since_start)),
+        count_errors,
     };
     let mut size = FIRST_BATCH;
     let mut more = true;
@@ -404,15 +448,14 @@ fn run(
         more = more && !stopped() && until.is_none_or(|d| go.elapsed() < d);
         if more {
             let (txns, next_ops) = maker.batch(size)?;
-            if maker.log.borrow().len() > known {
-                return Err(failed(
-                    &link.who(),
-                    "the workload prepared a statement after its first batch; drivers prepare every statement at open",
-                ));
-            }
+            let statements = maker.new_statements();
             more = !txns.is_empty();
             if more {
-                link.send(&ToDriver::Batch { seq, txns: &txns })?;
+                link.send(&ToDriver::Batch {
+                    seq,
+                    statements: &statements,
+                    txns: &txns,
+                })?;
                 pending.push_back((seq, next_ops));
                 seq += 1;
             }
@@ -447,6 +490,9 @@ struct Fold<'r> {
     until_ns: Option<u64>,
     /// A cast role's series, and how long after the common start the driver's `go` was.
     series: Option<(&'r mut Buckets, u64)>,
+    /// A transaction that failed with an error is counted as failed ([`Sent::Literal`]);
+    /// otherwise the error is the trial's.
+    count_errors: bool,
 }
 
 impl Fold<'_> {
@@ -454,7 +500,7 @@ impl Fold<'_> {
     fn done(&mut self, want: u64, ops: &[usize], answer: FromDriver, who: &str) -> Result<(), WorkloadError> {
         match answer {
             FromDriver::Done { seq, results, errors } if seq == want && results.len() == ops.len() => {
-                if let Some((i, msg)) = errors.iter().next() {
+                if let Some((i, msg)) = errors.iter().next().filter(|_| !self.count_errors) {
                     return Err(failed(who, format!("transaction {i} of batch {seq} failed: {msg}")));
                 }
                 self.results(ops, &results, who)
@@ -501,6 +547,11 @@ impl Fold<'_> {
                 Outcome::BusyUpgrade => BusyCause::Upgrade,
                 Outcome::BusySnapshot => BusyCause::Snapshot,
                 Outcome::Locked => BusyCause::Unknown,
+                Outcome::Error if self.count_errors => {
+                    self.rec.record_outcome_ns(op, latency, false);
+                    self.last_end_ns = self.last_end_ns.max(start + latency);
+                    continue;
+                }
                 Outcome::Error => return Err(failed(who, "a transaction failed (the driver named no error)")),
             };
             self.rec.record_busy(op, cause);

@@ -300,6 +300,12 @@ impl Workload for Replay {
         Some(self)
     }
 
+    /// Each statement is sent as the log wrote it ([`load::Sent::Literal`]), which needs no
+    /// earlier result.
+    fn driver_refusal(&self, _p: &Params) -> Option<String> {
+        None
+    }
+
     fn populate(&self, _conn: &mut dyn Connection, _pop: &Population<'_>) -> Result<u64, PopulateError> {
         // An empty database, or (db=) the copy of the user's: the log makes the rest.
         Ok(0)
@@ -321,6 +327,13 @@ impl Streams for Replay {
     /// `repeat=` passes.
     fn budget(&self, params: &Params) -> Budget {
         Budget::timed_or(params.duration("duration"), Budget::Streams)
+    }
+
+    /// Through a driver, each statement as the log wrote it, its own BEGIN and COMMIT included.
+    fn sent(&self, params: &Params) -> load::Sent {
+        load::Sent::Literal {
+            count_errors: params.choice("on_error") == "count",
+        }
     }
 
     fn one_client_only(&self, _params: &Params) -> Option<String> {
