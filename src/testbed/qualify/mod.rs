@@ -9,12 +9,15 @@
 //! operations applications count on ([`files`]), the sync latency and the commit rate per
 //! journal mode and `synchronous` level ([`commits`]); then gives a verdict per journal mode
 //! ([`verdict`]). The second process is litebench itself ([`peer`] starts and asks it,
-//! [`serve`] answers).
+//! [`serve`] answers). Run inside the user-mode Linux guest on a host directory (`qualify
+//! --guest`), it also asks whether a lock held on the host is seen in the guest and the other
+//! way round ([`across`]).
 //!
 //! It creates one directory, `.litebench-qualify-PID-N`, created exclusively and private
 //! (mode 0700), and removes from it only the files it made before removing it; a directory it
 //! cannot empty is left and named.
 
+pub mod across;
 pub mod check;
 pub mod commits;
 pub mod files;
@@ -50,6 +53,10 @@ pub struct Qualification {
     /// Commits per journal mode and `synchronous` level.
     pub commits: Vec<commits::CommitRate>,
     pub verdicts: Vec<verdict::ModeVerdict>,
+    /// Inside the guest on a host directory (`--guest`): whether locks held on one side of
+    /// hostfs are seen on the other. Absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub across_hostfs: Option<across::AcrossHostfs>,
     /// What could not be probed, one line each.
     pub notes: Vec<String>,
     /// How long the qualification took, seconds.
@@ -71,14 +78,16 @@ pub enum QualifyError {
 const SYNC_SAMPLES: usize = 1000;
 const SYNC_TIME: Duration = Duration::from_secs(2);
 
-/// Qualifies `dir`, starting `program` (this litebench) as the second process.
-pub fn qualify(dir: &Path, program: &Path) -> Result<Qualification, QualifyError> {
+/// Qualifies `dir`, starting `program` (this litebench) as the second process. `across`: in
+/// the guest, the directory where the host holds its side of [`across`].
+pub fn qualify(dir: &Path, program: &Path, across: Option<&Path>) -> Result<Qualification, QualifyError> {
     let start = Instant::now();
     let environment = litebench_env::capture(dir)?;
     let work = Work::create(dir).map_err(QualifyError::Work)?;
     let found = probe(&work.dir, program, environment);
     let left = work.remove();
     let mut q = found?;
+    q.across_hostfs = across.map(across::probe_in_guest);
     q.notes.extend(left);
     q.notes.extend(verdict::lock_scope(&q.environment.storage));
     q.verdicts = verdict::verdicts(&q);
@@ -123,6 +132,7 @@ fn probe(work: &Path, program: &Path, environment: Environment) -> Result<Qualif
         sync_latency,
         commits,
         verdicts: Vec::new(),
+        across_hostfs: None,
         notes,
         seconds: 0.0,
     })
@@ -146,20 +156,26 @@ const FILES: &[&str] = &[
 /// What SQLite makes beside a database.
 const DB_SUFFIXES: [&str; 4] = ["", "-journal", "-wal", "-shm"];
 
-impl Work {
-    /// Creates `.litebench-qualify-PID-N` in `dir` (exclusively, mode 0700).
-    fn create(dir: &Path) -> io::Result<Work> {
-        let pid = std::process::id();
-        let mut last = None;
-        for n in 0..64 {
-            let path = dir.join(format!(".litebench-qualify-{pid}-{n}"));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Work { dir: path }),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(e),
-            }
+/// Creates `.litebench-qualify-{what}PID-N` in `dir` (exclusively, mode 0700): a directory
+/// of qualify's own, the only thing it makes there.
+pub fn own_dir(dir: &Path, what: &str) -> io::Result<PathBuf> {
+    let pid = std::process::id();
+    let mut last = None;
+    for n in 0..64 {
+        let path = dir.join(format!(".litebench-qualify-{what}{pid}-{n}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
         }
-        Err(last.unwrap_or_else(|| io::Error::other("no free name")))
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free name")))
+}
+
+impl Work {
+    /// Creates `.litebench-qualify-PID-N` in `dir`.
+    fn create(dir: &Path) -> io::Result<Work> {
+        own_dir(dir, "").map(|dir| Work { dir })
     }
 
     /// Every name a probe may have made.
