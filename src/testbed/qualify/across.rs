@@ -15,7 +15,7 @@ use super::check::Check;
 use super::locks::{try_write_lock, Attempt, LockKind};
 use serde::Serialize;
 use std::fs::{self, File};
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -45,7 +45,8 @@ pub struct AcrossHostfs {
 }
 
 /// The host's side, before the guest boots: creates [`HOST_HELD`] in `dir` and takes a
-/// write lock on its first byte, kept as long as the returned file is open. The file says
+/// write lock on its first byte, kept as long as the returned file is open (and no other
+/// descriptor of this process on it is closed: POSIX locks go with any close). The file says
 /// `held`, or why not, for the guest to read.
 pub fn hold(dir: &Path) -> io::Result<File> {
     let path = dir.join(HOST_HELD);
@@ -54,7 +55,8 @@ pub fn hold(dir: &Path) -> io::Result<File> {
         Attempt::Locked => "held".to_string(),
         other => format!("the host could not take its lock: {}", other.word()),
     };
-    fs::write(&path, said)?;
+    // Through the same descriptor: closing any other one on the file would let the lock go.
+    (&file).write_all(said.as_bytes())?;
     Ok(file)
 }
 
