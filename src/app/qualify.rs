@@ -48,8 +48,16 @@ pub fn run(args: &QualifyArgs) -> Result<i32, Failure> {
             "cannot find litebench's own executable to start a second process: {e}"
         ))
     })?;
-    let q = qualify::qualify(&dir, &program, args.across_host.as_deref())
-        .map_err(|e| Failure(format!("--dir {}: {e}", dir.display())))?;
+    // Ctrl-C stops between probes, and the directory is still emptied.
+    crate::sys::signals::stop_flag()?;
+    let q = match qualify::qualify(&dir, &program, args.across_host.as_deref()) {
+        Ok(q) => q,
+        Err(qualify::QualifyError::Interrupted) => {
+            crate::errln!("qualify --dir {}: interrupted", dir.display());
+            return Ok(crate::sys::signals::EXIT_INTERRUPTED);
+        }
+        Err(e) => return Err(Failure(format!("--dir {}: {e}", dir.display()))),
+    };
     crate::out!("{}", render(&document(&q), args.format.value));
     Ok(0)
 }

@@ -72,6 +72,17 @@ pub enum QualifyError {
     Work(io::Error),
     #[error(transparent)]
     Peer(#[from] peer::PeerError),
+    /// A stop was asked (Ctrl-C; in the guest, the host's stop request) between two probes.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Between two probes: stops once a stop was asked, so the directory is still emptied.
+fn go_on() -> Result<(), QualifyError> {
+    if crate::sys::signals::stop_requested() {
+        return Err(QualifyError::Interrupted);
+    }
+    Ok(())
 }
 
 /// Samples and time for the sync latency (as `litebench env` takes it).
@@ -86,7 +97,11 @@ pub fn qualify(dir: &Path, program: &Path, across: Option<&Path>) -> Result<Qual
     let work = Work::create(dir).map_err(QualifyError::Work)?;
     let found = probe(&work.dir, program, environment);
     let left = work.remove();
-    let mut q = found?;
+    // A peer killed by the same Ctrl-C stops answering: that is the stop, not its failure.
+    let mut q = found.map_err(|e| match e {
+        QualifyError::Peer(_) if crate::sys::signals::stop_requested() => QualifyError::Interrupted,
+        e => e,
+    })?;
     q.across_hostfs = across.map(across::probe_in_guest);
     q.notes.extend(left);
     q.notes.extend(verdict::lock_scope(&q.environment.storage));
@@ -99,16 +114,21 @@ pub fn qualify(dir: &Path, program: &Path, across: Option<&Path>) -> Result<Qual
 fn probe(work: &Path, program: &Path, environment: Environment) -> Result<Qualification, QualifyError> {
     let mut peer = peer::Peer::start(program)?;
     let posix_locks = locks::probe(&work.join("posix-lock"), locks::LockKind::Posix, &mut peer)?;
+    go_on()?;
     let ofd_locks = locks::probe(&work.join("ofd-lock"), locks::LockKind::Ofd, &mut peer)?;
+    go_on()?;
     let shared_memory = shm::probe(&work.join("map-shm"), &mut peer)?;
+    go_on()?;
     let sqlite = sqlite_locks::probe(
         &work.join("rollback.db"),
         &work.join("wal.db"),
         &work.join("exclusive.db"),
         &mut peer,
     )?;
+    go_on()?;
     let files = files::probe(work, &mut peer)?;
     drop(peer);
+    go_on()?;
     let mut notes = Vec::new();
     let sync_latency = match litebench_env::measure_sync_latency(work, SYNC_SAMPLES, SYNC_TIME) {
         Ok(s) => Some(s),
@@ -117,11 +137,13 @@ fn probe(work: &Path, program: &Path, environment: Environment) -> Result<Qualif
             None
         }
     };
+    go_on()?;
     let median = sync_latency.as_ref().map_or(0.0, |s| s.median_us);
     let commits = commits::measure(work, median, files.dir_fsync_median_us).unwrap_or_else(|e| {
         notes.push(format!("commit rates not measured: {}", e.message));
         Vec::new()
     });
+    go_on()?;
     Ok(Qualification {
         environment,
         posix_locks,
