@@ -331,3 +331,41 @@ fn qualify_in_the_guest_finds_hostfs_locks_not_shared_with_the_host() {
     );
     assert_eq!(listing(&dir), Vec::<String>::new(), "qualify --guest left files in D");
 }
+
+/// Ctrl-C while the guest's qualify is probing: the stop reaches it through the host's stop
+/// file, it empties its own directory, the host removes its own, and the exit code is 130.
+#[test]
+fn ctrl_c_stops_qualify_in_the_guest_and_leaves_nothing_in_d() {
+    if !require("/usr/bin/linux.uml", "user-mode-linux") {
+        return;
+    }
+    let sb = Sandbox::new();
+    let dir = sb.root().join("volume");
+    std::fs::create_dir(&dir).unwrap();
+    let mut child = sb
+        .command()
+        .args(["qualify", "--guest", "--dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The guest's own probe directory (the host's is `.litebench-qualify-host-...`).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let probing = || {
+        listing(&dir)
+            .iter()
+            .any(|n| n.starts_with(".litebench-qualify-") && !n.starts_with(".litebench-qualify-host-"))
+    };
+    while !probing() {
+        assert!(child.try_wait().unwrap().is_none(), "qualify ended before it probed");
+        assert!(Instant::now() < deadline, "the guest never started probing");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(&child, libc::SIGINT);
+    let o = finish(child);
+    assert_eq!(o.status.code(), Some(130), "{}", describe(&o));
+    assert!(stderr(&o).contains("interrupted"), "{}", describe(&o));
+    assert_eq!(listing(&dir), Vec::<String>::new(), "left in D after Ctrl-C");
+    assert_no_guest(&sb, "after Ctrl-C");
+}
