@@ -379,6 +379,17 @@ pub struct QualifyArgs {
     pub dir: DirArg,
     #[command(flatten)]
     pub format: FormatArg,
+    /// Qualify the directory as a user-mode Linux guest (Debian's user-mode-linux) sees it
+    /// through hostfs, and whether a lock held on the host is seen in the guest and the other
+    /// way round. Needs no root.
+    #[arg(long)]
+    pub guest: bool,
+    /// Memory of the `--guest` kernel.
+    #[arg(long, value_name = "SIZE", default_value = "512M", requires = "guest")]
+    pub guest_memory: String,
+    /// Inside the guest: the directory where the host holds its side of the lock exchange.
+    #[arg(long, value_name = "DIR", hide = true, conflicts_with = "guest")]
+    pub across_host: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

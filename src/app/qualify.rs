@@ -1,10 +1,12 @@
 //! `litebench qualify --dir D`: whether SQLite can run in a directory, in which journal modes,
 //! and how fast it commits there ([`crate::testbed::qualify`] probes; this file asks and prints).
+//! With `--guest`, inside a user-mode Linux guest on the directory as hostfs shows it
+//! ([`crate::bench::guest_qualify`]).
 
 use crate::app::cli::QualifyArgs;
 use crate::base::Failure;
 use crate::report::format::{render, Document};
-use crate::testbed::qualify::verdict::{Safety, SAFE_WHY};
+use crate::testbed::qualify::verdict::{self, Safety, SAFE_WHY};
 use crate::testbed::qualify::{self, check::Check, Qualification};
 use std::path::PathBuf;
 
@@ -23,12 +25,39 @@ pub fn run(args: &QualifyArgs) -> Result<i32, Failure> {
             dir.display()
         )));
     }
+    if args.guest {
+        let memory = crate::base::bytesize::whole(&args.guest_memory)
+            .filter(|b| *b >= 128 << 20)
+            .ok_or_else(|| {
+                Failure(format!(
+                    "--guest-memory {}: give a size of at least 128M, e.g. 512M",
+                    args.guest_memory
+                ))
+            })?;
+        use clap::ValueEnum;
+        let format = args
+            .format
+            .value
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_else(|| "table".into());
+        return crate::bench::guest_qualify::qualify(&dir, memory, &format);
+    }
     let program = std::env::current_exe().map_err(|e| {
         Failure(format!(
             "cannot find litebench's own executable to start a second process: {e}"
         ))
     })?;
-    let q = qualify::qualify(&dir, &program).map_err(|e| Failure(format!("--dir {}: {e}", dir.display())))?;
+    // Ctrl-C stops between probes, and the directory is still emptied.
+    crate::sys::signals::stop_flag()?;
+    let q = match qualify::qualify(&dir, &program, args.across_host.as_deref()) {
+        Ok(q) => q,
+        Err(qualify::QualifyError::Interrupted) => {
+            crate::errln!("qualify --dir {}: interrupted", dir.display());
+            return Ok(crate::sys::signals::EXIT_INTERRUPTED);
+        }
+        Err(e) => return Err(Failure(format!("--dir {}: {e}", dir.display()))),
+    };
     crate::out!("{}", render(&document(&q), args.format.value));
     Ok(0)
 }
@@ -37,8 +66,20 @@ pub fn run(args: &QualifyArgs) -> Result<i32, Failure> {
 /// notes: all of it right under the verdicts.
 fn whys(q: &Qualification) -> String {
     let mut out = String::new();
+    // Inside the guest, whether locks cross hostfs: once, as the verdict's first line, and
+    // not again in each mode's reason.
+    let across = q.across_hostfs.as_ref().map(|a| verdict::across_hostfs(a).1);
+    if let Some(line) = &across {
+        out += &format!("{line}\n");
+    }
     for v in q.verdicts.iter().filter(|v| v.verdict != Safety::Safe) {
-        out += &format!("- {}: {}\n", v.mode, v.why);
+        let why = across
+            .as_deref()
+            .and_then(|line| v.why.strip_prefix(line))
+            .map_or(v.why.as_str(), |rest| rest.trim_start_matches("; "));
+        if !why.is_empty() {
+            out += &format!("- {}: {why}\n", v.mode);
+        }
     }
     if q.verdicts.iter().any(|v| v.verdict == Safety::Safe) {
         out += &format!("- safe: {SAFE_WHY}\n");
@@ -148,7 +189,7 @@ fn document(q: &Qualification) -> Document {
 fn check_rows(q: &Qualification) -> Vec<Vec<String>> {
     let row = |name: &str, c: &Check| vec![name.to_string(), c.word().to_string(), c.detail().to_string()];
     let f = &q.files;
-    vec![
+    let mut rows = vec![
         row("posix lock taken", &q.posix_locks.taken),
         row("posix lock conflicts", &q.posix_locks.conflicts),
         row("posix lock freed on close", &q.posix_locks.released_on_close),
@@ -161,7 +202,12 @@ fn check_rows(q: &Qualification) -> Vec<Vec<String>> {
         row("directory fsync", &f.dir_fsync),
         row("O_DIRECT", &f.o_direct),
         row("fallocate", &f.fallocate),
-    ]
+    ];
+    if let Some(a) = &q.across_hostfs {
+        rows.push(row("host lock seen in guest", &a.host_lock_seen_in_guest));
+        rows.push(row("guest lock seen on host", &a.guest_lock_seen_on_host));
+    }
+    rows
 }
 
 #[cfg(test)]

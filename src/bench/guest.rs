@@ -70,7 +70,7 @@ pub fn guest_run_args(argv: &[String], job_dir: &Path) -> Vec<String> {
 }
 
 /// A path the kernel command line can carry (it splits on spaces; ubd on commas).
-fn plain(flag: &str, p: &Path) -> Result<String, GuestError> {
+pub(super) fn plain(flag: &str, p: &Path) -> Result<String, GuestError> {
     let s = p.display().to_string();
     if s.contains(|c: char| c.is_whitespace() || c == ',' || c == '"') {
         return Err(GuestError::Setup(format!(
@@ -126,8 +126,8 @@ fn image_o_sync(pid: u32, image: &Path) -> Option<bool> {
 }
 
 /// The started guest and what the host watches of it.
-struct Guest {
-    child: Child,
+pub(super) struct Guest {
+    pub(super) child: Child,
     /// Threads copying the guest's terminals to litebench's stdout and stderr.
     relays: Vec<std::thread::JoinHandle<()>>,
 }
@@ -135,7 +135,7 @@ struct Guest {
 impl Guest {
     /// After the kernel has exited: stops what is left of its process group (UML's I/O helpers
     /// outlive it) and waits for the relays to drain.
-    fn finish(self) {
+    pub(super) fn finish(self) {
         // SAFETY: the group the guest kernel led; it was started in a group of its own.
         unsafe { libc::killpg(self.child.id() as i32, libc::SIGKILL) };
         for r in self.relays {
@@ -174,7 +174,7 @@ fn relay(mut from: File, to_stderr: bool) -> std::thread::JoinHandle<()> {
     })
 }
 
-fn start(kernel: &Kernel, cmdline: &[String], console: &File) -> Result<Guest, GuestError> {
+pub(super) fn start(kernel: &Kernel, cmdline: &[String], console: &File) -> Result<Guest, GuestError> {
     let (out_read, out_write) = pipe()?;
     let (err_read, err_write) = pipe()?;
     let fds = [
@@ -317,13 +317,13 @@ pub fn run(
 
 /// The guest kernel to boot and what it gets: its modules, memory, litebench itself, the job's
 /// directory and the disks made for it.
-struct Boot<'a> {
-    kernel: &'a Kernel,
-    modules: Vec<String>,
-    memory: u64,
-    exe: &'a Path,
-    dir: &'a Path,
-    disks: Vec<GuestDisk>,
+pub(super) struct Boot<'a> {
+    pub(super) kernel: &'a Kernel,
+    pub(super) modules: Vec<String>,
+    pub(super) memory: u64,
+    pub(super) exe: &'a Path,
+    pub(super) dir: &'a Path,
+    pub(super) disks: Vec<GuestDisk>,
 }
 
 fn boot_and_import(
@@ -353,7 +353,7 @@ fn boot_and_import(
     record.guest_pid = Some(guest.child.id());
     record.guest_start = crate::sys::owner::start_time(guest.child.id());
     fsmount::write_record(&dir.join(RECORD), record)?;
-    let watched = watch(&mut guest, &boot.disks, stop, dir);
+    let watched = watch(&mut guest, &boot.disks, stop, dir, &mut || {});
     guest.finish();
     let (status, verified) = watched?;
     record.guest_pid = None;
@@ -378,7 +378,7 @@ fn boot_and_import(
 /// The guest kernel's command line: its memory, the host's root read-only, a disk per image
 /// (written through, no TRIM), the consoles on litebench's descriptors, and litebench itself as
 /// init with the job file.
-fn kernel_cmdline(boot: &Boot<'_>, job_path: &Path) -> Vec<String> {
+pub(super) fn kernel_cmdline(boot: &Boot<'_>, job_path: &Path) -> Vec<String> {
     let mut cmdline = vec![
         format!("mem={}M", boot.memory >> 20),
         "root=/dev/root".into(),
@@ -425,41 +425,61 @@ fn guest_job(plan: &Plan, boot: &Boot<'_>, cmdline: &[String]) -> GuestJob {
     }
     GuestJob {
         exe: boot.exe.to_path_buf(),
+        command: "run".into(),
         run_args,
+        hostfs: Vec::new(),
+        stdout: None,
         disks: boot.disks.clone(),
         modules_dir: kernel.modules_dir.clone(),
         modules: boot.modules.clone(),
         job_dir: dir.to_path_buf(),
-        env: std::env::vars()
-            // litebench's own settings, and what `--shard auto` reads from the scheduler.
-            .filter(|(k, _)| {
-                (k.starts_with("LITEBENCH_") && k != store::ENV_VAR)
-                    || k.starts_with("SLURM_")
-                    || k == "JOB_COMPLETION_INDEX"
-                    || k.starts_with("AWS_BATCH_")
-            })
-            // The host's cache, however the host found it (the guest has no HOME of its own).
-            .chain(
-                crate::sys::cachedir::root()
-                    .ok()
-                    .filter(|_| std::env::var_os(crate::sys::cachedir::ENV_VAR).is_none())
-                    .map(|r| (crate::sys::cachedir::ENV_VAR.to_string(), r.display().to_string())),
-            )
+        env: passed_env(),
+        info: guest_info(boot, cmdline, host_release),
+    }
+}
+
+/// The environment the command in the guest gets from litebench's: its own settings, what
+/// `--shard auto` reads from a scheduler, and the host's cache however the host found it.
+pub(super) fn passed_env() -> Vec<(String, String)> {
+    std::env::vars()
+        // litebench's own settings, and what `--shard auto` reads from the scheduler.
+        .filter(|(k, _)| {
+            (k.starts_with("LITEBENCH_") && k != store::ENV_VAR)
+                || k.starts_with("SLURM_")
+                || k == "JOB_COMPLETION_INDEX"
+                || k.starts_with("AWS_BATCH_")
+        })
+        // The host's cache, however the host found it (the guest has no HOME of its own).
+        .chain(
+            crate::sys::cachedir::root()
+                .ok()
+                .filter(|_| std::env::var_os(crate::sys::cachedir::ENV_VAR).is_none())
+                .map(|r| (crate::sys::cachedir::ENV_VAR.to_string(), r.display().to_string())),
+        )
+        .collect()
+}
+
+/// What the manifest (or the record) says of the guest before it boots; its init adds its own
+/// measurement of a system call.
+pub(super) fn guest_info(boot: &Boot<'_>, cmdline: &[String], host_release: String) -> GuestInfo {
+    let kernel = boot.kernel;
+    GuestInfo {
+        kernel: format!("user-mode Linux ({})", kernel.binary.display()),
+        release: kernel.release.clone(),
+        command: std::iter::once(kernel.binary.display().to_string())
+            .chain(cmdline.iter().cloned())
             .collect(),
-        info: GuestInfo {
-            kernel: format!("user-mode Linux ({})", kernel.binary.display()),
-            release: kernel.release.clone(),
-            command: std::iter::once(kernel.binary.display().to_string())
-                .chain(cmdline.iter().cloned())
-                .collect(),
-            memory_mib: boot.memory >> 20,
-            disk_mode: "ubd, image opened O_SYNC on the host (write-through), TRIM off".into(),
-            o_sync_verified: None,
-            host_release,
-            host_storage: litebench_env::storage(dir).ok(),
-            syscall_ns_guest: None,
-            syscall_ns_host: Some(crate::testbed::guest::syscall_ns(200_000)),
+        memory_mib: boot.memory >> 20,
+        disk_mode: if boot.disks.is_empty() {
+            "no disks: host directories through hostfs".into()
+        } else {
+            "ubd, image opened O_SYNC on the host (write-through), TRIM off".into()
         },
+        o_sync_verified: None,
+        host_release,
+        host_storage: litebench_env::storage(boot.dir).ok(),
+        syscall_ns_guest: None,
+        syscall_ns_host: Some(crate::testbed::guest::syscall_ns(200_000)),
     }
 }
 
@@ -469,11 +489,12 @@ fn guest_job(plan: &Plan, boot: &Boot<'_>, cmdline: &[String]) -> GuestJob {
 /// `ubdN` option every time, so one sighting settles it, and the trials that follow run
 /// without litebench scanning /proc beside them. Returns the guest's exit status and, per
 /// image, whether it was seen opened O_SYNC.
-fn watch(
+pub(super) fn watch(
     guest: &mut Guest,
     disks: &[GuestDisk],
     stop: &AtomicBool,
     dir: &Path,
+    tick: &mut dyn FnMut(),
 ) -> Result<(std::process::ExitStatus, Vec<Option<bool>>), Failure> {
     let mut verified: Vec<Option<bool>> = vec![None; disks.len()];
     let mut stop_sent: Option<Instant> = None;
@@ -491,6 +512,7 @@ fn watch(
                 "--guest: the guest kernel opened an image without O_SYNC, so syncs in the guest would not reach the host's storage; nothing was stored".into(),
             ));
         }
+        tick();
         if stop.load(Ordering::Relaxed) {
             match stop_sent {
                 None => {

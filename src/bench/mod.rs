@@ -13,6 +13,7 @@ pub mod connect;
 pub mod driver_process;
 pub mod flags;
 pub mod guest;
+pub mod guest_qualify;
 pub mod instructions;
 pub mod observer;
 pub mod plan;

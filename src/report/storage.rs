@@ -166,17 +166,25 @@ fn cross_check_text(c: &[CrossCheck], unit: &str, markdown: bool) -> String {
     let mut out = crate::report::layout::heading("the emulation against the throttled device", markdown);
     out += &crate::report::layout::table(&headers, &rows, markdown);
     for x in c {
-        out += &(crate::report::layout::fit_prose(format!(
-            "  #{} {} against #{} {}: the emulation's {unit}/s is {:.2}x the device's{}",
-            x.throttled,
-            x.throttled_label,
-            x.emulated,
-            x.emulated_label,
-            x.tps_ratio,
-            x.p99_ratio.map_or(String::new(), |r| format!(", its p99 {r:.2}x"))
-        )) + "\n");
+        out += &(crate::report::layout::fit_prose(format!("  {}", x.sentence(unit))) + "\n");
     }
     out
+}
+
+impl CrossCheck {
+    /// The pair and how far apart they answered, in words (the text's line under the table,
+    /// the page's under its own).
+    pub fn sentence(&self, unit: &str) -> String {
+        format!(
+            "#{} {} against #{} {}: the emulation's {unit}/s is {:.2}x the device's{}",
+            self.throttled,
+            self.throttled_label,
+            self.emulated,
+            self.emulated_label,
+            self.tps_ratio,
+            self.p99_ratio.map_or(String::new(), |r| format!(", its p99 {r:.2}x"))
+        )
+    }
 }
 
 /// The emulated delays slept in a trial: the larger of what its operations counted (client

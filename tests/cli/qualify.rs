@@ -103,3 +103,77 @@ fn qualify_refuses_a_missing_directory_or_a_file_in_one_line() {
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     assert!(stderr(&out).contains("not a directory"), "{}", describe(&out));
 }
+
+/// The exchange `qualify --guest` makes across hostfs, run here on one kernel (the hidden
+/// `--across-host` the guest's qualify gets, with this test as the host's side): a lock held by
+/// either process is seen by the other, so the verdicts stay what the directory deserves and
+/// the line says the locks are shared. The guest's own answer is in tests/fs/guest.rs.
+#[test]
+fn on_one_kernel_a_lock_held_on_either_side_of_the_exchange_is_seen_by_the_other() {
+    use litebench::testbed::qualify::across;
+    let sb = Sandbox::new();
+    let dir = sb.scratch();
+    let host = sb.root().join("host-side");
+    std::fs::create_dir(&host).unwrap();
+    let held = across::hold(&host).unwrap();
+    let child = sb
+        .command()
+        .args(["qualify", "--format", "json", "--dir"])
+        .arg(&dir)
+        .arg("--across-host")
+        .arg(&host)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Answered from this process, as the host's watch does while the guest runs.
+    let answered = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while !host.join(across::HOST_SAW).exists() && std::time::Instant::now() < deadline {
+                across::answer_guest(&host);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        let out = child.wait_with_output().unwrap();
+        h.join().unwrap();
+        out
+    });
+    drop(held);
+    assert_success(&answered);
+    let v = json(&answered);
+    let a = &v["across_hostfs"];
+    assert_eq!(check(a, &["host_lock_seen_in_guest"]), "yes", "{a}");
+    assert_eq!(check(a, &["guest_lock_seen_on_host"]), "yes", "{a}");
+    for m in v["verdicts"].as_array().expect("verdicts") {
+        assert_eq!(m["between_processes"], "safe", "{m}");
+    }
+    assert_eq!(listing(&dir), Vec::<String>::new(), "qualify left files behind");
+    // The guest's side left its files in the host's directory, for the host to remove.
+    let mut made = listing(&host);
+    made.sort();
+    let mut expected: Vec<String> = across::NAMES
+        .iter()
+        .filter(|n| !n.ends_with(".part"))
+        .map(|n| n.to_string())
+        .collect();
+    expected.sort();
+    assert_eq!(made, expected);
+}
+
+#[test]
+fn qualify_refuses_a_guest_memory_below_128m_in_one_line() {
+    let sb = Sandbox::new();
+    let out = output(
+        sb.litebench()
+            .args(["qualify", "--guest", "--guest-memory", "64M", "--dir"])
+            .arg(sb.scratch()),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let line = stderr(&out);
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(
+        line.contains("--guest-memory 64M") && line.contains("at least 128M"),
+        "{line}"
+    );
+}

@@ -271,3 +271,101 @@ fn schedulers_in_the_guest_are_set_on_its_disks_including_a_module() {
     assert_no_guest(&sb, "after a guest run with schedulers");
     sb.assert_clean("after a guest run with schedulers");
 }
+
+/// `qualify --guest --dir D`: D qualified as the guest sees it through hostfs. Between two
+/// processes in the guest the locks and the shared mapping hold (one kernel keeps them), but a
+/// lock held on the host is not seen in the guest nor one held in the guest on the host (hostfs
+/// keeps locks in the guest kernel), so every journal mode is unsafe between processes, with
+/// the line that says why; and nothing is left in D.
+#[test]
+fn qualify_in_the_guest_finds_hostfs_locks_not_shared_with_the_host() {
+    if !require("/usr/bin/linux.uml", "user-mode-linux") {
+        return;
+    }
+    let sb = Sandbox::new();
+    let dir = sb.root().join("volume");
+    std::fs::create_dir(&dir).unwrap();
+    let o = output(
+        sb.command()
+            .args(["qualify", "--guest", "--format", "json", "--dir"])
+            .arg(&dir),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let v = json(&o);
+    assert_eq!(v["environment"]["storage"]["fs_type"], "hostfs", "{}", v["environment"]);
+    let result = |at: &serde_json::Value| at["result"].as_str().unwrap_or_default().to_string();
+    for within in [
+        &v["posix_locks"]["conflicts"],
+        &v["shared_memory"],
+        &v["sqlite"]["writer_blocks_writer"],
+    ] {
+        assert_eq!(result(within), "yes", "between two guest processes: {within}");
+    }
+    let a = &v["across_hostfs"];
+    assert_eq!(result(&a["host_lock_seen_in_guest"]), "no", "{a}");
+    assert_eq!(result(&a["guest_lock_seen_on_host"]), "no", "{a}");
+    for m in v["verdicts"].as_array().expect("verdicts") {
+        assert_eq!(m["between_processes"], "unsafe", "{m}");
+        assert_eq!(m["verdict"], "unsafe", "{m}");
+        let why = m["why"].as_str().unwrap_or_default();
+        assert!(
+            why.starts_with("locks are not shared between host and guest")
+                && why.contains("two writers, one on each side, would corrupt the database"),
+            "{m}"
+        );
+    }
+    assert_eq!(listing(&dir), Vec::<String>::new(), "qualify --guest left files in D");
+    assert_no_guest(&sb, "after qualify --guest");
+    // The terminal view leads with the same line, once.
+    let o = output(sb.command().args(["qualify", "--guest", "--dir"]).arg(&dir));
+    assert!(o.status.success(), "{}", describe(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with(&format!("qualify {}: hostfs", dir.canonicalize().unwrap().display())),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("locks are not shared between host and guest").count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(listing(&dir), Vec::<String>::new(), "qualify --guest left files in D");
+}
+
+/// Ctrl-C while the guest's qualify is probing: the stop reaches it through the host's stop
+/// file, it empties its own directory, the host removes its own, and the exit code is 130.
+#[test]
+fn ctrl_c_stops_qualify_in_the_guest_and_leaves_nothing_in_d() {
+    if !require("/usr/bin/linux.uml", "user-mode-linux") {
+        return;
+    }
+    let sb = Sandbox::new();
+    let dir = sb.root().join("volume");
+    std::fs::create_dir(&dir).unwrap();
+    let mut child = sb
+        .command()
+        .args(["qualify", "--guest", "--dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The guest's own probe directory (the host's is `.litebench-qualify-host-...`).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let probing = || {
+        listing(&dir)
+            .iter()
+            .any(|n| n.starts_with(".litebench-qualify-") && !n.starts_with(".litebench-qualify-host-"))
+    };
+    while !probing() {
+        assert!(child.try_wait().unwrap().is_none(), "qualify ended before it probed");
+        assert!(Instant::now() < deadline, "the guest never started probing");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(&child, libc::SIGINT);
+    let o = finish(child);
+    assert_eq!(o.status.code(), Some(130), "{}", describe(&o));
+    assert!(stderr(&o).contains("interrupted"), "{}", describe(&o));
+    assert_eq!(listing(&dir), Vec::<String>::new(), "left in D after Ctrl-C");
+    assert_no_guest(&sb, "after Ctrl-C");
+}

@@ -85,8 +85,8 @@ fn an_emulation_of_a_throttled_devices_sync_answers_within_a_factor_of_it() {
         return;
     }
     let sb = Sandbox::new();
-    let run = |storage: &str| {
-        let o = output(&mut sb.run_std(&[
+    let run = |storage: &str, extra: &[&str]| {
+        let mut args = vec![
             "crud",
             "--fs",
             "ext4",
@@ -111,18 +111,24 @@ fn an_emulation_of_a_throttled_devices_sync_answers_within_a_factor_of_it() {
             "--quiet",
             "--format",
             "json",
-        ]));
+        ];
+        args.extend_from_slice(extra);
+        let o = output(&mut sb.run_std(&args));
         assert!(o.status.success(), "{}", describe(&o));
         json(&o)
     };
-    let first = run("iops=100");
+    let first = run("iops=100", &[]);
     let measured = &first["manifest"]["configs"][0]["storage"]["throttled_sync"];
     // The mean, not the median: a throttle's syncs are bimodal (most inside its burst
     // allowance, some waiting out its period), and throughput goes by the mean.
     let mean_us = measured["mean_us"]
         .as_f64()
         .unwrap_or_else(|| panic!("no sync measured inside the cgroup: {measured}"));
-    let v = run(&format!("iops=100;sync={}us", mean_us.round() as u64));
+    let page = sb.root().join("cross-check.html");
+    let v = run(
+        &format!("iops=100;sync={}us", mean_us.round() as u64),
+        &["--report", page.to_str().unwrap()],
+    );
     let checks = v["storage"]["cross_check"].as_array().expect("a cross-check");
     assert_eq!(checks.len(), 1, "{checks:#?}");
     let c = &checks[0];
@@ -135,6 +141,24 @@ fn an_emulation_of_a_throttled_devices_sync_answers_within_a_factor_of_it() {
     let slept = c["emulated_slept_sync_mean_ms"].as_f64().expect("syncs slept");
     assert!(slept * 1e3 >= mean_us.round(), "slept {slept} ms for {mean_us} us: {c}");
     let ratio = c["tps_ratio"].as_f64().unwrap();
+    // The page has the same cross-check near the storage results: its table, its ratio as
+    // the JSON has it, and its sentence.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = html
+        .find("The emulation against the throttled device")
+        .expect("the cross-check on the page");
+    let section = &html[at..];
+    assert!(
+        section.contains("<table class=\"storage cross-check\">")
+            && section.contains(&format!("<td>{ratio:.2}x</td>"))
+            && section.contains(&format!("the emulation&#39;s tx/s is {ratio:.2}x the device&#39;s")),
+        "{}",
+        &section[..section.len().min(3000)]
+    );
+    assert!(
+        html.find("<table class=\"storage\">").is_some_and(|s| s < at),
+        "the cross-check comes after the storage results"
+    );
     assert!(
         (1.0 / CROSS_CHECK_FACTOR..=CROSS_CHECK_FACTOR).contains(&ratio),
         "the emulation ran at {ratio:.2}x the throttled device's tx/s: {c}"

@@ -1,9 +1,13 @@
 //! `--storage`'s charts: the run's answer (throughput, p99) against the storage value, one line
 //! per configuration less its storage, so where the lines cross the winner changes; and the
-//! answer's lines on the page (the emulation's mark, the delays slept, a throttle's cgroup).
+//! answer's lines on the page (the emulation's mark, the delays slept, a throttle's cgroup), and
+//! the emulation against the throttled device right under them, where a run has both: the page
+//! is where an emulation's numbers are read, so it says there how far they are from a real
+//! slow device's.
 
 use super::data::{Chart, Figure, Line, LineChart, XAxis};
 use super::page::{esc, table_of_class};
+use crate::report::storage::CrossCheck;
 use crate::report::Report;
 
 /// The two charts of a run with `--storage` (none without).
@@ -122,5 +126,54 @@ pub fn answer(report: &Report<'_>) -> String {
         })
         .collect();
     o += &table_of_class("storage", &headers, &rows);
+    o += &cross_check(&c.cross_check, &unit);
+    o
+}
+
+/// The emulation against the throttled device: a row per pair, each side's sync (measured on
+/// the device inside its cgroup, slept by the emulation), throughput and p99 with the
+/// emulation's ratio to the device, and a sentence per pair.
+fn cross_check(c: &[CrossCheck], unit: &str) -> String {
+    if c.is_empty() {
+        return String::new();
+    }
+    let num = crate::report::number::num;
+    let ms = |x: Option<f64>| x.map_or("-".into(), num);
+    let ratio = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.2}x"));
+    let headers = [
+        "throttled",
+        "emulated",
+        "device's sync ms: mean (p50, p99)",
+        "slept per sync ms: mean (given)",
+        &format!("{unit}/s: device, emulation"),
+        "ratio",
+        "p99 ms: device, emulation",
+        "ratio",
+    ];
+    let rows: Vec<Vec<String>> = c
+        .iter()
+        .map(|x| {
+            vec![
+                format!("#{} {}", x.throttled, x.throttled_label),
+                format!("#{} {}", x.emulated, x.emulated_label),
+                format!(
+                    "{} ({}, {})",
+                    ms(x.throttled_sync_mean_ms),
+                    num(x.throttled_sync_median_ms),
+                    num(x.throttled_sync_p99_ms)
+                ),
+                format!("{} ({})", ms(x.emulated_slept_sync_mean_ms), x.emulated_sync),
+                format!("{}, {}", num(x.throttled_tps), num(x.emulated_tps)),
+                ratio(Some(x.tps_ratio)),
+                format!("{}, {}", ms(x.throttled_p99_ms), ms(x.emulated_p99_ms)),
+                ratio(x.p99_ratio),
+            ]
+        })
+        .collect();
+    let mut o = String::from("<p class=\"meta\">The emulation against the throttled device</p>\n");
+    o += &table_of_class("storage cross-check", &headers, &rows);
+    for x in c {
+        o += &format!("<p class=\"answer-words\">{}.</p>\n", esc(&x.sentence(unit)));
+    }
     o
 }

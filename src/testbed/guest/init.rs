@@ -2,10 +2,11 @@
 //!
 //! Why litebench itself and not a shell script: the guest has only the host's root, read-only,
 //! and the steps (mount the kernel's filesystems, load modules from the guest kernel's own module
-//! tree, mount the scratch directory read-write, time a system call, run, forward a stop request,
-//! reap every child, power off) must all happen and must all report what failed in one place the
-//! host can read: `guest-exit.json` in the scratch directory. As process 1 it must never exit
-//! (the kernel would panic), so every path ends in a power-off.
+//! tree, mount the scratch directory and the host directories a `qualify` names read-write, time
+//! a system call, run, forward a stop request, reap every child, power off) must all happen and
+//! must all report what failed in one place the host can read: `guest-exit.json` in the scratch
+//! directory. As process 1 it must never exit (the kernel would panic), so every path ends in a
+//! power-off.
 //!
 //! The consoles, as the host wires them: tty1 is the host's stdout, tty2 its stderr; the kernel's
 //! own console goes to a log file. A stop request (Ctrl-C on the host) arrives as a file in the
@@ -122,6 +123,12 @@ fn run(job_path: &Path) -> Result<Option<i32>, String> {
     let text = fs::read(job_path).map_err(|e| format!("{}: {e}", job_path.display()))?;
     let mut job: GuestJob =
         serde_json::from_slice(&text).map_err(|e| format!("{}: not a guest job ({e})", job_path.display()))?;
+    // The host's directories the command works in, read-write at their own paths. The
+    // scratch directory may lie inside one: it is the same host directory either way.
+    for d in &job.hostfs {
+        let d = d.display().to_string();
+        mount("none", &d, "hostfs", Some(&d))?;
+    }
 
     // modprobe looks for DIR/lib/modules/RELEASE; the guest kernel's tree is elsewhere.
     let modroot = tmp.join("litebench-modules");
@@ -152,10 +159,13 @@ fn run(job_path: &Path) -> Result<Option<i32>, String> {
     let guest_dir = super::guest_dir(job_dir);
     fs::create_dir_all(&guest_dir).map_err(|e| format!("{}: {e}", guest_dir.display()))?;
 
-    let stdout = open_tty(1).map(Stdio::from).unwrap_or_else(Stdio::null);
+    let stdout = match &job.stdout {
+        Some(p) => Stdio::from(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?),
+        None => open_tty(1).map(Stdio::from).unwrap_or_else(Stdio::null),
+    };
     let stderr = open_tty(2).map(Stdio::from).unwrap_or_else(Stdio::null);
     let mut cmd = Command::new(&job.exe);
-    cmd.arg("run")
+    cmd.arg(&job.command)
         .args(&job.run_args)
         .stdin(Stdio::null())
         .stdout(stdout)

@@ -76,8 +76,21 @@ pub struct GuestDisk {
 pub struct GuestJob {
     /// The litebench binary (the same file, seen through the guest's read-only root).
     pub exe: PathBuf,
-    /// Arguments of `litebench run` in the guest.
+    /// The subcommand the guest runs: `run` (a whole run on the guest's disks) or `qualify`
+    /// (a directory of the host's, seen through hostfs). Jobs written before it was kept ran
+    /// `run`.
+    #[serde(default = "run_command")]
+    pub command: String,
+    /// Its arguments.
     pub run_args: Vec<String>,
+    /// Directories of the host mounted read-write in the guest, each at its own path (hostfs);
+    /// the rest of the host's root stays read-only.
+    #[serde(default)]
+    pub hostfs: Vec<PathBuf>,
+    /// Where the command's standard output goes instead of the guest's first terminal (a
+    /// file in the scratch directory the host reads back whole).
+    #[serde(default)]
+    pub stdout: Option<PathBuf>,
     pub disks: Vec<GuestDisk>,
     /// The guest kernel's modules (`/usr/lib/uml/modules/RELEASE`) and those to load.
     pub modules_dir: PathBuf,
@@ -89,6 +102,10 @@ pub struct GuestJob {
     /// What the manifest of the run in the guest records; the guest's init adds its own
     /// measurement of a system call.
     pub info: GuestInfo,
+}
+
+fn run_command() -> String {
+    "run".into()
 }
 
 /// How the run in the guest ended, as the guest's init saw it.

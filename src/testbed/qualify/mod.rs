@@ -9,12 +9,15 @@
 //! operations applications count on ([`files`]), the sync latency and the commit rate per
 //! journal mode and `synchronous` level ([`commits`]); then gives a verdict per journal mode
 //! ([`verdict`]). The second process is litebench itself ([`peer`] starts and asks it,
-//! [`serve`] answers).
+//! [`serve`] answers). Run inside the user-mode Linux guest on a host directory (`qualify
+//! --guest`), it also asks whether a lock held on the host is seen in the guest and the other
+//! way round ([`across`]).
 //!
 //! It creates one directory, `.litebench-qualify-PID-N`, created exclusively and private
 //! (mode 0700), and removes from it only the files it made before removing it; a directory it
 //! cannot empty is left and named.
 
+pub mod across;
 pub mod check;
 pub mod commits;
 pub mod files;
@@ -50,6 +53,10 @@ pub struct Qualification {
     /// Commits per journal mode and `synchronous` level.
     pub commits: Vec<commits::CommitRate>,
     pub verdicts: Vec<verdict::ModeVerdict>,
+    /// Inside the guest on a host directory (`--guest`): whether locks held on one side of
+    /// hostfs are seen on the other. Absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub across_hostfs: Option<across::AcrossHostfs>,
     /// What could not be probed, one line each.
     pub notes: Vec<String>,
     /// How long the qualification took, seconds.
@@ -65,20 +72,37 @@ pub enum QualifyError {
     Work(io::Error),
     #[error(transparent)]
     Peer(#[from] peer::PeerError),
+    /// A stop was asked (Ctrl-C; in the guest, the host's stop request) between two probes.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Between two probes: stops once a stop was asked, so the directory is still emptied.
+fn go_on() -> Result<(), QualifyError> {
+    if crate::sys::signals::stop_requested() {
+        return Err(QualifyError::Interrupted);
+    }
+    Ok(())
 }
 
 /// Samples and time for the sync latency (as `litebench env` takes it).
 const SYNC_SAMPLES: usize = 1000;
 const SYNC_TIME: Duration = Duration::from_secs(2);
 
-/// Qualifies `dir`, starting `program` (this litebench) as the second process.
-pub fn qualify(dir: &Path, program: &Path) -> Result<Qualification, QualifyError> {
+/// Qualifies `dir`, starting `program` (this litebench) as the second process. `across`: in
+/// the guest, the directory where the host holds its side of [`across`].
+pub fn qualify(dir: &Path, program: &Path, across: Option<&Path>) -> Result<Qualification, QualifyError> {
     let start = Instant::now();
     let environment = litebench_env::capture(dir)?;
     let work = Work::create(dir).map_err(QualifyError::Work)?;
     let found = probe(&work.dir, program, environment);
     let left = work.remove();
-    let mut q = found?;
+    // A peer killed by the same Ctrl-C stops answering: that is the stop, not its failure.
+    let mut q = found.map_err(|e| match e {
+        QualifyError::Peer(_) if crate::sys::signals::stop_requested() => QualifyError::Interrupted,
+        e => e,
+    })?;
+    q.across_hostfs = across.map(across::probe_in_guest);
     q.notes.extend(left);
     q.notes.extend(verdict::lock_scope(&q.environment.storage));
     q.verdicts = verdict::verdicts(&q);
@@ -90,16 +114,21 @@ pub fn qualify(dir: &Path, program: &Path) -> Result<Qualification, QualifyError
 fn probe(work: &Path, program: &Path, environment: Environment) -> Result<Qualification, QualifyError> {
     let mut peer = peer::Peer::start(program)?;
     let posix_locks = locks::probe(&work.join("posix-lock"), locks::LockKind::Posix, &mut peer)?;
+    go_on()?;
     let ofd_locks = locks::probe(&work.join("ofd-lock"), locks::LockKind::Ofd, &mut peer)?;
+    go_on()?;
     let shared_memory = shm::probe(&work.join("map-shm"), &mut peer)?;
+    go_on()?;
     let sqlite = sqlite_locks::probe(
         &work.join("rollback.db"),
         &work.join("wal.db"),
         &work.join("exclusive.db"),
         &mut peer,
     )?;
+    go_on()?;
     let files = files::probe(work, &mut peer)?;
     drop(peer);
+    go_on()?;
     let mut notes = Vec::new();
     let sync_latency = match litebench_env::measure_sync_latency(work, SYNC_SAMPLES, SYNC_TIME) {
         Ok(s) => Some(s),
@@ -108,11 +137,13 @@ fn probe(work: &Path, program: &Path, environment: Environment) -> Result<Qualif
             None
         }
     };
+    go_on()?;
     let median = sync_latency.as_ref().map_or(0.0, |s| s.median_us);
     let commits = commits::measure(work, median, files.dir_fsync_median_us).unwrap_or_else(|e| {
         notes.push(format!("commit rates not measured: {}", e.message));
         Vec::new()
     });
+    go_on()?;
     Ok(Qualification {
         environment,
         posix_locks,
@@ -123,6 +154,7 @@ fn probe(work: &Path, program: &Path, environment: Environment) -> Result<Qualif
         sync_latency,
         commits,
         verdicts: Vec::new(),
+        across_hostfs: None,
         notes,
         seconds: 0.0,
     })
@@ -146,20 +178,26 @@ const FILES: &[&str] = &[
 /// What SQLite makes beside a database.
 const DB_SUFFIXES: [&str; 4] = ["", "-journal", "-wal", "-shm"];
 
-impl Work {
-    /// Creates `.litebench-qualify-PID-N` in `dir` (exclusively, mode 0700).
-    fn create(dir: &Path) -> io::Result<Work> {
-        let pid = std::process::id();
-        let mut last = None;
-        for n in 0..64 {
-            let path = dir.join(format!(".litebench-qualify-{pid}-{n}"));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Work { dir: path }),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(e),
-            }
+/// Creates `.litebench-qualify-{what}PID-N` in `dir` (exclusively, mode 0700): a directory
+/// of qualify's own, the only thing it makes there.
+pub fn own_dir(dir: &Path, what: &str) -> io::Result<PathBuf> {
+    let pid = std::process::id();
+    let mut last = None;
+    for n in 0..64 {
+        let path = dir.join(format!(".litebench-qualify-{what}{pid}-{n}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
         }
-        Err(last.unwrap_or_else(|| io::Error::other("no free name")))
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free name")))
+}
+
+impl Work {
+    /// Creates `.litebench-qualify-PID-N` in `dir`.
+    fn create(dir: &Path) -> io::Result<Work> {
+        own_dir(dir, "").map(|dir| Work { dir })
     }
 
     /// Every name a probe may have made.

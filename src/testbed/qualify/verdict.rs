@@ -6,8 +6,11 @@
 //! Corrupt An SQLite Database File", section 2); WAL also needs a `-shm` mapping shared between
 //! processes, or `locking_mode=exclusive`, which keeps the index in one process's heap
 //! (wal.html, section 8); and a commit is durable only where a sync reaches the medium, which
-//! a timing can contradict (a sync faster than the device can write) but never prove.
+//! a timing can contradict (a sync faster than the device can write) but never prove. Inside the
+//! user-mode Linux guest on a host directory, the locks must also conflict across hostfs, or a
+//! process on each side writes at once: every mode is then unsafe between processes.
 
+use super::across::AcrossHostfs;
 use super::check::Check;
 use super::Qualification;
 use litebench_env::{Storage, SyncLatency};
@@ -156,7 +159,43 @@ pub fn verdicts(q: &Qualification) -> Vec<ModeVerdict> {
             v.why += "; only one process may open the database here";
         }
     }
+    if let Some(a) = &q.across_hostfs {
+        let (safety, why) = across_hostfs(a);
+        for v in out.iter_mut().filter(|_| safety != Safety::Safe) {
+            v.between_processes = v.between_processes.max(safety);
+            v.why = if v.verdict == Safety::Safe {
+                why.clone()
+            } else {
+                format!("{why}; {}", v.why)
+            };
+            v.verdict = v.verdict.max(safety);
+        }
+    }
     out
+}
+
+/// Whether locks are shared between the host and the guest, as one line, and what it makes of
+/// every journal mode between processes.
+pub fn across_hostfs(a: &AcrossHostfs) -> (Safety, String) {
+    match all_of(&[
+        ("a host process's lock, from the guest", &a.host_lock_seen_in_guest),
+        ("a guest process's lock, from the host", &a.guest_lock_seen_on_host),
+    ]) {
+        (Safety::Safe, _) => (
+            Safety::Safe,
+            "locks are shared between host and guest: a lock held on either side is seen on the other".into(),
+        ),
+        (Safety::Unsafe, why) => (
+            Safety::Unsafe,
+            format!(
+                "locks are not shared between host and guest ({why}): two writers, one on each side, would corrupt the database; open it from one side only"
+            ),
+        ),
+        (Safety::Unknown, why) => (
+            Safety::Unknown,
+            format!("whether locks are shared between host and guest is unknown ({why})"),
+        ),
+    }
 }
 
 /// What a lock seen to conflict here does not cover on a filesystem served from elsewhere.
@@ -209,6 +248,35 @@ mod tests {
         assert_eq!((s, why.as_str()), (Safety::Unsafe, "b: granted twice"));
         let (s, why) = all_of(&[("a", &yes), ("b", &unknown)]);
         assert_eq!((s, why.as_str()), (Safety::Unknown, "b unknown: could not start"));
+    }
+
+    #[test]
+    fn locks_not_seen_across_hostfs_either_way_make_it_unsafe_and_say_so() {
+        let across = |host: Check, guest: Check| {
+            across_hostfs(&AcrossHostfs {
+                host_lock_seen_in_guest: host,
+                guest_lock_seen_on_host: guest,
+            })
+        };
+        let (s, line) = across(Check::yes("refused"), Check::yes("refused"));
+        assert_eq!(s, Safety::Safe);
+        assert!(line.starts_with("locks are shared"), "{line}");
+        for (host, guest) in [
+            (Check::no("granted"), Check::yes("refused")),
+            (Check::yes("refused"), Check::no("granted")),
+            (Check::unknown("?"), Check::no("granted")),
+        ] {
+            let (s, line) = across(host, guest);
+            assert_eq!(s, Safety::Unsafe);
+            assert!(
+                line.starts_with("locks are not shared between host and guest")
+                    && line.contains("two writers, one on each side, would corrupt the database"),
+                "{line}"
+            );
+        }
+        let (s, line) = across(Check::yes("refused"), Check::unknown("no answer"));
+        assert_eq!(s, Safety::Unknown);
+        assert!(line.contains("no answer"), "{line}");
     }
 
     fn storage(ram: bool, rotational: Option<bool>) -> Storage {
