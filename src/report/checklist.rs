@@ -39,7 +39,10 @@ fn knob_values(manifest: &Manifest, trials: &[TrialRecord], names: &[&str]) -> O
         }
         let mut parts = Vec::new();
         for n in names {
-            let eff = t.knobs.iter().find(|k| k.name == *n)?.effective.clone()?;
+            let eff = match super::drivers::effective(manifest, cfg, n) {
+                Some(v) => v,
+                None => t.knobs.iter().find(|k| k.name == *n)?.effective.clone()?,
+            };
             parts.push(if names.len() > 1 { format!("{n}={eff}") } else { eff });
         }
         per_config.push((cfg.index, parts.join(", ")));
@@ -89,11 +92,12 @@ fn durability(manifest: &Manifest, trials: &[TrialRecord]) -> Option<String> {
             .durability_knobs
             .iter()
             .map(|name| {
-                let eff = t
-                    .knobs
-                    .iter()
-                    .find(|k| k.name == *name)
-                    .and_then(|k| k.effective.clone());
+                let eff = super::drivers::effective(manifest, cfg, name).or_else(|| {
+                    t.knobs
+                        .iter()
+                        .find(|k| k.name == *name)
+                        .and_then(|k| k.effective.clone())
+                });
                 format!("{name}={}", eff.as_deref().unwrap_or("unknown"))
             })
             .collect();

@@ -74,6 +74,23 @@ fn engine_build<'m>(manifest: &'m Manifest, c: &ConfigInfo) -> Option<&'m crate:
         .and_then(|e| e.sqlite.as_ref())
 }
 
+/// Setting `name` as configuration `c`'s driver process ran it, where one ran it: the knob as the
+/// driver read it back, or for `synchronous` that no knob set, its SQLite's compiled default
+/// (a driver's build may differ from litebench's, whose connection the trial record read).
+/// `None` for litebench's own loop, and where the driver says nothing of it.
+pub fn effective(manifest: &Manifest, c: &ConfigInfo, name: &str) -> Option<String> {
+    let d = c.driver.as_ref()?;
+    if let Some(v) = d.knobs.iter().find(|k| k.name == name).and_then(|k| k.value.as_deref()) {
+        // As SQLite's knob table reads it back (a driver passes `synchronous` on as 1).
+        let spec = crate::model::knob::find_spec(crate::engines::sqlite::knobs::SQLITE_KNOBS, name);
+        return Some(spec.map_or(v.to_string(), |s| s.kind.readback(v)));
+    }
+    (name == "synchronous")
+        .then(|| build_synchronous(c, compile_options(manifest, c)?))
+        .flatten()
+        .map(|(level, _)| format!("{level} ({} build default)", d.driver))
+}
+
 /// A warning where the configurations of a run through drivers ran at different `synchronous`
 /// levels that no knob set (each its build's default): the faster one may only have synced less.
 pub fn warnings(manifest: &Manifest) -> Vec<String> {
@@ -350,6 +367,13 @@ mod tests {
         let w = warnings(&m);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].contains("#1 at full; #2 at normal"), "{w:?}");
+        // The checklist's synchronous for a driver: its build's default where no knob set it.
+        assert_eq!(
+            effective(&m, &m.configs[2], "synchronous").as_deref(),
+            Some("normal (node-better-sqlite3 build default)")
+        );
+        assert_eq!(effective(&m, &m.configs[0], "synchronous"), None);
+        assert_eq!(effective(&m, &m.configs[1], "journal_mode").as_deref(), Some("wal"));
         // Asked for, synchronous is the knob's, read back: nothing to warn of.
         for c in &mut m.configs {
             c.knobs.0.push(crate::model::knob::KnobSetting {
