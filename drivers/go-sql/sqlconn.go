@@ -180,22 +180,30 @@ func (s *sqlEngine) fail(err error, stepped, inTxn bool) (string, int64, string)
 func (s *sqlEngine) literal(t *txn) (string, int64, string) {
 	var rows int64
 	for _, st := range t.steps {
-		r, err := s.conn.QueryContext(s.ctx, st.sql, st.params...)
-		if err != nil {
-			return "error", rows, err.Error()
-		}
-		for r.Next() {
-			rows++
-		}
-		err = r.Err()
-		if cerr := r.Close(); err == nil {
-			err = cerr
-		}
+		n, err := drain(s.conn.QueryContext(s.ctx, st.sql, st.params...))
+		rows += n
 		if err != nil {
 			return "error", rows, err.Error()
 		}
 	}
 	return "ok", rows, ""
+}
+
+// drain steps through every row of a query's result and closes it: the rows, and the first
+// error of the query, the stepping or the close.
+func drain(r *sql.Rows, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	var rows int64
+	for r.Next() {
+		rows++
+	}
+	err = r.Err()
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	return rows, err
 }
 
 func (s *sqlEngine) try(t *txn) (string, int64, string) {
@@ -211,20 +219,11 @@ func (s *sqlEngine) try(t *txn) (string, int64, string) {
 	var rows int64
 	stepped := false
 	for _, st := range t.steps {
-		r, err := s.stmts[st.stmt].QueryContext(s.ctx, st.params...)
+		n, err := drain(s.stmts[st.stmt].QueryContext(s.ctx, st.params...))
 		if err != nil {
 			return s.fail(err, stepped, inTxn)
 		}
-		for r.Next() {
-			rows++
-		}
-		err = r.Err()
-		if cerr := r.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return s.fail(err, stepped, inTxn)
-		}
+		rows += n
 		stepped = true
 	}
 	if inTxn {

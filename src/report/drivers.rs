@@ -94,8 +94,9 @@ pub fn effective(manifest: &Manifest, c: &ConfigInfo, name: &str) -> Option<Stri
 /// A warning where the configurations of a run through drivers ran at different `synchronous`
 /// levels that no knob set (each its build's default): the faster one may only have synced less.
 pub fn warnings(manifest: &Manifest) -> Vec<String> {
+    let mut out = roles_apart(manifest);
     if manifest.configs.iter().all(|c| c.driver.is_none()) {
-        return Vec::new();
+        return out;
     }
     let levels: Vec<(usize, &str)> = manifest
         .configs
@@ -103,10 +104,10 @@ pub fn warnings(manifest: &Manifest) -> Vec<String> {
         .filter_map(|c| Some((c.index, build_synchronous(c, compile_options(manifest, c)?)?.0)))
         .collect();
     let Some((_, first)) = levels.first() else {
-        return Vec::new();
+        return out;
     };
     if levels.iter().all(|(_, l)| l == first) {
-        return Vec::new();
+        return out;
     }
     let mut by: Vec<(&str, Vec<String>)> = Vec::new();
     for (i, l) in &levels {
@@ -119,10 +120,41 @@ pub fn warnings(manifest: &Manifest) -> Vec<String> {
         .iter()
         .map(|(l, list)| format!("{} at {l}", list.join(", ")))
         .collect();
-    vec![format!(
+    out.push(format!(
         "no knob set synchronous, and the SQLite builds differ in its default: {} (the drivers table names the compile option); a faster one may only sync less: add --knob synchronous=full (or normal) to compare like with like",
         said.join("; ")
-    )]
+    ));
+    out
+}
+
+/// A warning per configuration of a cast whose roles through drivers ran at another
+/// `synchronous` than its own connections, each at its build's default: a writer role through
+/// better-sqlite3 commits at NORMAL in WAL beside litebench's FULL, which the checklist's
+/// synchronous mode (its own connections') does not say.
+fn roles_apart(manifest: &Manifest) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in manifest.configs.iter().filter(|c| !c.role_drivers.is_empty()) {
+        let Some((own, _)) = compile_options(manifest, c).and_then(|o| build_synchronous(c, o)) else {
+            continue;
+        };
+        let apart: Vec<String> = c
+            .role_drivers
+            .iter()
+            .filter(|r| !r.info.compile_options.is_empty())
+            .filter_map(|r| {
+                let (level, _) = build_synchronous(c, &r.info.compile_options)?;
+                (level != own).then(|| format!("role {} ({}) at {level}", r.role, r.info.driver))
+            })
+            .collect();
+        if !apart.is_empty() {
+            out.push(format!(
+                "#{}: no knob set synchronous, and {} ran at its build's default, beside this configuration's own connections at {own}; add --knob synchronous=full (or normal) to have every role commit alike",
+                c.index,
+                apart.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// The table, or none where no configuration ran through a driver process. A row that holds
@@ -347,6 +379,40 @@ mod tests {
         assert_eq!(
             sqlite_builds(&m),
             ["python-sqlite3 through sqlite3 (stdlib) 2.6.0: SQLite 3.40.1, 1 compile options"]
+        );
+    }
+
+    #[test]
+    fn a_cast_role_through_a_driver_at_another_build_default_is_a_warning() {
+        let wal: &[(&str, &str)] = &[("journal_mode", "wal")];
+        let mut m = crate::report::html::data::tests::manifest(&[wal]);
+        m.engines.push(
+            serde_json::from_value(serde_json::json!({
+                "label": "sqlite", "kind": "sqlite", "version": "3.54.1",
+                "sqlite": {"origin": "bundled", "version": "3.54.1", "source_id": "x",
+                           "compile_options": ["DEFAULT_WAL_SYNCHRONOUS=2"]}
+            }))
+            .unwrap(),
+        );
+        assert!(warnings(&m).is_empty());
+        let mut node = python("wal");
+        node.driver = "node-better-sqlite3".into();
+        node.compile_options = vec!["DEFAULT_WAL_SYNCHRONOUS=1".into()];
+        m.configs[0].role_drivers = vec![
+            crate::model::driver::RoleDriver {
+                role: "readers".into(),
+                info: python("wal"),
+            },
+            crate::model::driver::RoleDriver {
+                role: "api".into(),
+                info: node,
+            },
+        ];
+        let w = warnings(&m);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("#0: no knob set synchronous, and role api (node-better-sqlite3) at normal ran at its build's default, beside this configuration's own connections at full"),
+            "{w:?}"
         );
     }
 

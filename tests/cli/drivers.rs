@@ -14,6 +14,17 @@ fn through(sb: &Sandbox, drivers: &str, args: &[&str]) -> serde_json::Value {
     sb.show_json()
 }
 
+/// Whether a line of `text`'s tables starts with `cells`, column by column.
+fn has_row(text: &str, cells: &[&str]) -> bool {
+    text.lines().any(|l| {
+        l.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .take(cells.len())
+            .eq(cells.iter().copied())
+    })
+}
+
 fn sum(trial: &serde_json::Value, field: &str) -> u64 {
     trial["ops"]
         .as_array()
@@ -86,14 +97,7 @@ fn crud_runs_through_python_sqlite3_in_two_client_processes_with_its_knobs_read_
     let out = output(&mut sb.show(&[]));
     assert_success(&out);
     let text = stdout(&out);
-    let has = |cells: &[&str]| {
-        text.lines().any(|l| {
-            l.split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .eq(cells.iter().copied())
-        })
-    };
+    let has = |cells: &[&str]| has_row(&text, cells);
     assert!(has(&["0", "python-sqlite3", "journal_mode", "wal"]), "{text}");
     assert!(has(&["0", "python-sqlite3", "busy_timeout", "5000"]), "{text}");
     assert!(
@@ -313,15 +317,7 @@ fn a_casts_roles_run_through_their_own_driver_or_the_configurations() {
         text.contains("writer: 1 client through python-sqlite3 at 100 tx/s"),
         "{text}"
     );
-    let has = |cells: &[&str]| {
-        text.lines().any(|l| {
-            l.split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .take(cells.len())
-                .eq(cells.iter().copied())
-        })
-    };
+    let has = |cells: &[&str]| has_row(&text, cells);
     // The writer's row holds for both configurations: `all`.
     assert!(
         has(&["all", "writer: python-sqlite3", "busy_timeout", "5000"]),
