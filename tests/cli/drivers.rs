@@ -267,6 +267,10 @@ fn an_open_loop_through_a_driver_keeps_its_schedule() {
     let ran = sum(&v["trials"][0], "ops");
     // 300 due in 1.5 s (Poisson arrivals: a few dozen either way).
     assert!((180..=420).contains(&ran), "{ran} transactions at 200/s for 1.5 s");
+    // The time series counts each of them once, from the driver's own times.
+    let points = v["trials"][0]["series"]["points"].as_array().unwrap();
+    let in_series: u64 = points.iter().map(|p| p["ops"].as_u64().unwrap()).sum();
+    assert_eq!(in_series, ran, "{points:#?}");
     let all = v["summary"]
         .as_array()
         .unwrap()

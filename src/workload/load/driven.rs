@@ -47,6 +47,8 @@ struct Folded {
     rec: Recorder,
     last_end_ns: u64,
     inside_ns: Vec<u64>,
+    /// Its time series, where the trial keeps one.
+    buckets: Option<Buckets>,
 }
 
 /// Runs one trial of `tx` with every client in a process of driver `name`.
@@ -59,13 +61,19 @@ pub(super) fn drive(
     let shape = trial.load;
     let clients = shape.clients.max(1);
     let solo = clients == 1 && shape.rate.is_none() && tx.phase_timed(trial.params);
+    // A time series as litebench's own loop keeps one (not for a trial timed per phase or
+    // inside its operations), counted from the drivers' own times after the common start.
+    let series = !(shape.is_default() && (tx.phase_timed(trial.params) || tx.op_timed(trial.params)))
+        && tx.series(trial.params, shape);
+    let interval = Duration::from_millis(shape.interval_ms.max(1));
+    let start = std::sync::OnceLock::new();
     let meet = Barrier::new(clients as usize);
     let bad = AtomicBool::new(false);
     let siblings: Vec<Mutex<Option<Recorder>>> = (0..clients).map(|_| Mutex::new(Some(rec.sibling()))).collect();
     let results: Vec<Result<Folded, WorkloadError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..clients)
             .map(|index| {
-                let (meet, bad, own) = (&meet, &bad, &siblings[index as usize]);
+                let (meet, bad, own, start) = (&meet, &bad, &siblings[index as usize], &start);
                 scope.spawn(move || {
                     let own = own.lock().unwrap_or_else(|e| e.into_inner()).take();
                     let own = own.expect("each client's recorder is taken once");
@@ -78,7 +86,8 @@ pub(super) fn drive(
                         seed: super::client_seed(trial.seed, index),
                         role: None,
                     };
-                    let r = client(tx, trial, &seat, own, (meet, bad));
+                    let buckets = series.then(|| Buckets::new(interval, own.op_names().len()));
+                    let r = client(tx, trial, &seat, (own, buckets), (meet, bad, start));
                     if r.is_err() {
                         bad.store(true, Ordering::Relaxed);
                     }
@@ -103,7 +112,11 @@ pub(super) fn drive(
     let types = rec.op_names().len();
     let mut inside = vec![0u64; types];
     let mut last_end = 0u64;
+    let mut all = series.then(|| Buckets::new(interval, types));
     for f in folded {
+        if let (Some(all), Some(b)) = (&mut all, f.buckets) {
+            all.absorb(b);
+        }
         rec.absorb(f.rec);
         last_end = last_end.max(f.last_end_ns);
         for (i, ns) in f.inside_ns.iter().enumerate() {
@@ -119,6 +132,10 @@ pub(super) fn drive(
             _ => Duration::ZERO,
         };
         rec.set_interval(Duration::from_nanos(last_end).max(budget));
+    }
+    if let Some(all) = all {
+        // No I/O per interval: a driver's SQLite is outside litebench's VFS.
+        rec.set_series(all.series(&rec.op_names(), None, Vec::new()));
     }
     Ok(())
 }
@@ -223,8 +240,8 @@ fn client(
     tx: &dyn Transactions,
     trial: &Trial<'_>,
     seat: &Seat<'_>,
-    mut rec: Recorder,
-    (meet, bad): (&Barrier, &AtomicBool),
+    (mut rec, mut buckets): (Recorder, Option<Buckets>),
+    (meet, bad, start): (&Barrier, &AtomicBool, &std::sync::OnceLock<Instant>),
 ) -> Result<Folded, WorkloadError> {
     let (mut conn, log) = recording(tx, seat.params);
     let ready = prepare(tx, trial, seat, &mut conn, log);
@@ -232,17 +249,30 @@ fn client(
         bad.store(true, Ordering::Relaxed);
     }
     meet.wait();
+    let start = *start.get_or_init(Instant::now);
     let ready = ready?;
     if bad.load(Ordering::Relaxed) {
         // Another client could not start: its error is the trial's (this driver is killed).
         return Err(WorkloadError::Interrupted);
     }
     let stopped = || trial.stop.load(Ordering::Relaxed) || bad.load(Ordering::Relaxed);
-    let (last_end_ns, inside_ns) = run(ready, trial, &mut rec, &stopped, None)?;
+    if let Some(b) = &mut buckets {
+        b.begin(&mut rec);
+    }
+    let series = buckets.as_mut().map(|buckets| Series {
+        buckets,
+        start,
+        shared: None,
+    });
+    let (last_end_ns, inside_ns) = run(ready, trial, &mut rec, &stopped, series)?;
+    if let Some(b) = &mut buckets {
+        b.close(&mut rec);
+    }
     Ok(Folded {
         rec,
         last_end_ns,
         inside_ns,
+        buckets,
     })
 }
 
@@ -274,7 +304,7 @@ pub(super) fn role_client(
     let series = Series {
         buckets: &mut *buckets,
         start,
-        shared,
+        shared: Some(shared),
     };
     let ran = run(ready, trial, rec, &stopped, Some(series));
     buckets.close(rec);
@@ -313,7 +343,7 @@ pub(super) struct Seat<'a> {
 struct Series<'b, 's> {
     buckets: &'b mut Buckets,
     start: Instant,
-    shared: &'b Shared<'s>,
+    shared: Option<&'b Shared<'s>>,
 }
 
 fn prepare<'c>(
@@ -471,8 +501,8 @@ fn run(
     let (last_end_ns, inside_ns) = (fold.last_end_ns, std::mem::take(&mut fold.inside_ns));
     // The last connection to close checkpoints and deletes the WAL: the sampler reads the
     // files first.
-    if let Some(s) = &series {
-        s.shared.before_close();
+    if let Some(shared) = series.as_ref().and_then(|s| s.shared) {
+        shared.before_close();
     }
     link.close()?;
     if trial.stop.load(Ordering::Relaxed) {
