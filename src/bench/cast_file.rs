@@ -382,9 +382,8 @@ fn role(
     let query = raw.query.as_deref().map(|f| hold_query(f, invalid)).transpose()?;
     let clients = clients_of(&raw, invalid)?;
     let knobs = knobs_of(&raw, invalid)?;
-    driven_role(&raw, &knobs, &schedule, invalid)?;
     let params = params_of(&raw, invalid, resolve)?;
-    Ok(Role {
+    let role = Role {
         name: raw.name,
         kind,
         clients,
@@ -398,7 +397,18 @@ fn role(
         sidecar,
         backup,
         query,
-    })
+    };
+    // A role's own driver, with what its own loop would do instead: refused here (one taken
+    // from --driver is checked in the plan).
+    if let Some(driver) = role.driver().filter(|d| *d != crate::model::driver::RUST) {
+        if let Some((what, why, leave)) = role.driver_conflict() {
+            return Err(invalid(
+                "driver",
+                format!("\"{driver}\" with {what}: {why}; leave out {leave}, or the driver"),
+            ));
+        }
+    }
+    Ok(role)
 }
 
 /// A hold's report query: the statements of SQL file `file`, read now (the run records what
@@ -799,33 +809,6 @@ fn clients_of(raw: &RoleFile, invalid: &dyn Fn(&str, String) -> CastFileError) -
         }
     }
     Ok(clients)
-}
-
-/// A role whose clients run through a driver process (`driver = "python-sqlite3"`): each of
-/// its clients is a process already, on a connection of its own, and runs from the common start
-/// to the trial's end; what the role's own loop does otherwise is refused here.
-fn driven_role(
-    raw: &RoleFile,
-    knobs: &[(String, String)],
-    schedule: &Schedule,
-    invalid: &dyn Fn(&str, String) -> CastFileError,
-) -> Result<(), CastFileError> {
-    let Some((_, driver)) = knobs
-        .iter()
-        .find(|(k, v)| k == crate::model::driver::KNOB && v != crate::model::driver::RUST)
-    else {
-        return Ok(());
-    };
-    let why = if raw.mode == Some(ClientMode::Processes) {
-        "mode = \"processes\": each client of a driver is a process of its own already; leave out mode"
-    } else if raw.connections == Some(Connections::Shared) {
-        "connections = \"shared\": each client of a driver is a process with a connection of its own; leave out connections"
-    } else if !schedule.is_always() {
-        "at, every or for: a driver's clients run from the common start to the trial's end; leave out the schedule, or the driver"
-    } else {
-        return Ok(());
-    };
-    Err(invalid("driver", format!("\"{driver}\" with {why}")))
 }
 
 /// The role's per-connection knobs, canonical as SQLite's knob table reads them.

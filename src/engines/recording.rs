@@ -117,17 +117,10 @@ impl Log {
                 });
             }
         }
-        Ok(self.intern(sql))
-    }
-
-    fn intern(&mut self, sql: &str) -> usize {
-        if let Some(&i) = self.ids.get(sql) {
-            return i;
-        }
         self.sql.push(sql.to_string());
         self.control.push(control_of(sql));
         self.ids.insert(sql.to_string(), self.sql.len() - 1);
-        self.sql.len() - 1
+        Ok(self.sql.len() - 1)
     }
 
     fn step(&mut self, id: usize, params: &[Value<'_>]) {

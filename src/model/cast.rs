@@ -532,6 +532,33 @@ impl Role {
             .map(|(_, v)| v.as_str())
     }
 
+    /// What of this workload role cannot go with running its clients through a driver process
+    /// (each a process of its own, on a connection of its own, from the common start to the
+    /// trial's end): the setting as the cast file writes it, why, and the key to leave out.
+    pub fn driver_conflict(&self) -> Option<(&'static str, &'static str, &'static str)> {
+        if self.mode == ClientMode::Processes {
+            Some((
+                "mode = \"processes\"",
+                "each client of a driver is a process of its own already",
+                "mode",
+            ))
+        } else if self.connections == Connections::Shared {
+            Some((
+                "connections = \"shared\"",
+                "each client of a driver has a connection of its own",
+                "connections",
+            ))
+        } else if !self.schedule.is_always() {
+            Some((
+                "at, every or for",
+                "a driver's clients run from the common start to the trial's end",
+                "schedule",
+            ))
+        } else {
+            None
+        }
+    }
+
     /// `writer: 1 client at 50 tx/s`, `holder: hold every 6 s for 3 s`.
     pub fn describe(&self) -> String {
         let r = self;

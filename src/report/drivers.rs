@@ -55,14 +55,21 @@ fn build_synchronous(c: &ConfigInfo, compile_options: &[String]) -> Option<(&'st
     ))
 }
 
-/// The compile options of the SQLite that ran configuration `c`'s transactions: its driver's,
-/// else its engine's.
-fn compile_options<'m>(manifest: &'m Manifest, c: &'m ConfigInfo) -> Option<&'m [String]> {
+/// [`build_synchronous`] of the SQLite that ran configuration `c`'s own transactions: its
+/// driver's, else its engine's.
+fn own_synchronous(manifest: &Manifest, c: &ConfigInfo) -> Option<(&'static str, String)> {
     match &c.driver {
-        // A driver that names none (a no-op driver, with no SQLite) has no build default.
-        Some(d) => (!d.compile_options.is_empty()).then_some(d.compile_options.as_slice()),
-        None => engine_build(manifest, c).map(|b| b.compile_options.as_slice()),
+        Some(d) => driver_synchronous(c, d),
+        None => build_synchronous(c, &engine_build(manifest, c)?.compile_options),
     }
+}
+
+/// [`build_synchronous`] of driver `d`'s SQLite; none for a driver that names no compile
+/// options (a no-op driver, with no SQLite), which has no build default.
+fn driver_synchronous(c: &ConfigInfo, d: &DriverInfo) -> Option<(&'static str, String)> {
+    (!d.compile_options.is_empty())
+        .then(|| build_synchronous(c, &d.compile_options))
+        .flatten()
 }
 
 /// The SQLite build of configuration `c`'s engine (litebench's own loop), where it has one.
@@ -86,7 +93,7 @@ pub fn effective(manifest: &Manifest, c: &ConfigInfo, name: &str) -> Option<Stri
         return Some(spec.map_or(v.to_string(), |s| s.kind.readback(v)));
     }
     (name == "synchronous")
-        .then(|| build_synchronous(c, compile_options(manifest, c)?))
+        .then(|| own_synchronous(manifest, c))
         .flatten()
         .map(|(level, _)| format!("{level} ({} build default)", d.driver))
 }
@@ -101,7 +108,7 @@ pub fn warnings(manifest: &Manifest) -> Vec<String> {
     let levels: Vec<(usize, &str)> = manifest
         .configs
         .iter()
-        .filter_map(|c| Some((c.index, build_synchronous(c, compile_options(manifest, c)?)?.0)))
+        .filter_map(|c| Some((c.index, own_synchronous(manifest, c)?.0)))
         .collect();
     let Some((_, first)) = levels.first() else {
         return out;
@@ -134,15 +141,14 @@ pub fn warnings(manifest: &Manifest) -> Vec<String> {
 fn roles_apart(manifest: &Manifest) -> Vec<String> {
     let mut out = Vec::new();
     for c in manifest.configs.iter().filter(|c| !c.role_drivers.is_empty()) {
-        let Some((own, _)) = compile_options(manifest, c).and_then(|o| build_synchronous(c, o)) else {
+        let Some((own, _)) = own_synchronous(manifest, c) else {
             continue;
         };
         let apart: Vec<String> = c
             .role_drivers
             .iter()
-            .filter(|r| !r.info.compile_options.is_empty())
             .filter_map(|r| {
-                let (level, _) = build_synchronous(c, &r.info.compile_options)?;
+                let (level, _) = driver_synchronous(c, &r.info)?;
                 (level != own).then(|| format!("role {} ({}) at {level}", r.role, r.info.driver))
             })
             .collect();
@@ -292,10 +298,7 @@ fn rows_through(manifest: &Manifest, c: &ConfigInfo, name: &str, d: Option<&Driv
             READ_BACK,
         ));
     }
-    if let Some((_, why)) = (!d.compile_options.is_empty())
-        .then(|| build_synchronous(c, &d.compile_options))
-        .flatten()
-    {
+    if let Some((_, why)) = driver_synchronous(c, d) {
         rows.push(row(name, "synchronous", why, BY_BUILD));
     }
     for k in &d.implicit {

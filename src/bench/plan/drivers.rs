@@ -13,7 +13,7 @@ use crate::base::Failure;
 use crate::bench::settings::RunArgs;
 use crate::engines::registry::EngineChoice;
 use crate::model::driver::{DRIVERS, RUST};
-use crate::model::load::{ClientMode, Connections, LoadShape};
+use crate::model::load::LoadShape;
 
 /// The drivers `--driver` (or `--knob driver=`) names, checked; `given_as_knob` says which.
 fn named(args: &RunArgs) -> Result<(Vec<String>, bool), Failure> {
@@ -111,14 +111,10 @@ pub(super) fn check_cast_drivers(args: &RunArgs, load: &LoadShape, jobs: &[Job])
                 cast.file, role.name
             )))
         };
-        if role.mode == ClientMode::Processes {
-            return refuse("mode = \"processes\", but each client of a driver is a process of its own already; leave out the role's mode, or give it driver = \"rust\"");
-        }
-        if role.connections == Connections::Shared {
-            return refuse("connections = \"shared\", but each client of a driver has a connection of its own; leave out the role's connections, or give it driver = \"rust\"");
-        }
-        if !role.schedule.is_always() {
-            return refuse("at, every or for, but a driver's clients run from the common start to the end; leave out the role's schedule, or give it driver = \"rust\"");
+        if let Some((what, why, leave)) = role.driver_conflict() {
+            return refuse(&format!(
+                "{what}, but {why}; leave out the role's {leave}, or give it driver = \"rust\""
+            ));
         }
         for job in jobs {
             let mut params = job.params.clone();
