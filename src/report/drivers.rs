@@ -278,18 +278,7 @@ fn rows_through(manifest: &Manifest, c: &ConfigInfo, name: &str, d: Option<&Driv
         }
         return rows;
     };
-    let mut rows = vec![row(
-        name,
-        "SQLite",
-        format!(
-            "{} ({} compile options), through {} on {}",
-            d.sqlite_version,
-            d.compile_options.len(),
-            d.library,
-            d.runtime
-        ),
-        "-",
-    )];
+    let mut rows = vec![row(name, "SQLite", sqlite_words(d), "-")];
     for k in &d.knobs {
         rows.push(row(
             name,
@@ -310,6 +299,18 @@ fn rows_through(manifest: &Manifest, c: &ConfigInfo, name: &str, d: Option<&Driv
         ));
     }
     rows
+}
+
+/// The SQLite driver `d` carried and what ran it: `3.40.1 (58 compile options), through sqlite3
+/// (stdlib) 2.6.0 on CPython 3.11.7`.
+pub fn sqlite_words(d: &DriverInfo) -> String {
+    format!(
+        "{} ({} compile options), through {} on {}",
+        d.sqlite_version,
+        d.compile_options.len(),
+        d.library,
+        d.runtime
+    )
 }
 
 /// The SQLite each driver carried, for the reporting checklist: `python-sqlite3 (#1): SQLite

@@ -122,6 +122,17 @@ pub fn facts(m: &Manifest, configs: &[&ConfigInfo]) -> Vec<(String, String)> {
                 put(&format!("{prefix}knob {name}"), origin.clone());
             }
         }
+        // Who ran the transactions, in the drivers table's words (a driver's knobs read back are
+        // the knobs above; its compile options, as its SQLite's count).
+        let ran = |d: Option<&crate::model::driver::DriverInfo>| {
+            d.map_or("rust (litebench's own loop)".to_string(), |d| {
+                format!("{}: SQLite {}", d.driver, crate::report::drivers::sqlite_words(d))
+            })
+        };
+        put(&format!("{prefix}driver"), ran(c.driver.as_ref()));
+        for r in &c.role_drivers {
+            put(&format!("{prefix}role {} driver", r.role), ran(Some(&r.info)));
+        }
         // The value, its kind (EMULATED said so) and the limits asked of the kernel; the
         // cgroup's path and the loop device's number name where it ran, not on what.
         put(
@@ -240,6 +251,8 @@ const CONFIG_STATED: &[&str] = &[
     "/label",
     "/knob_origins",
     "/storage",
+    "/driver",
+    "/role_drivers",
     "/fs/index",
     "/fs/image",
     "/fs/loop_device",
@@ -459,6 +472,35 @@ mod tests {
         c.command = vec!["litebench".into(), "run".into()];
         c.scratch_dir = "/elsewhere".into();
         assert_eq!(whats(&what_differs(&a, &[], &c, &[])), Vec::<String>::new());
+    }
+
+    /// A driver is stated in the drivers table's words, not walked as its JSON (its compile
+    /// options alone fill a screen).
+    #[test]
+    fn a_driver_differs_in_words() {
+        let m = crate::report::html::data::tests::manifest(&[&[], &[]]);
+        let mut b = m.clone();
+        let info: crate::model::driver::DriverInfo = serde_json::from_value(serde_json::json!({
+            "driver": "python-sqlite3", "runtime": "CPython 3.11.7", "library": "sqlite3 (stdlib) 2.6.0",
+            "sqlite_version": "3.40.1", "compile_options": ["THREADSAFE=1"], "knobs": [], "implicit": []
+        }))
+        .unwrap();
+        b.configs[0].role_drivers = vec![crate::model::driver::RoleDriver {
+            role: "api".into(),
+            info: info.clone(),
+        }];
+        b.configs[0].driver = Some(info);
+        let d = what_differs(&m, &[&m.configs[0]], &b, &[&b.configs[0]]);
+        let said: Vec<String> = d.iter().map(|d| format!("{}: {} | {}", d.what, d.a, d.b)).collect();
+        let words =
+            "python-sqlite3: SQLite 3.40.1 (1 compile options), through sqlite3 (stdlib) 2.6.0 on CPython 3.11.7";
+        assert_eq!(
+            said,
+            [
+                format!("driver: rust (litebench's own loop) | {words}"),
+                format!("role api driver: - | {words}"),
+            ]
+        );
     }
 
     /// A configuration's own load (a sweep's point) is walked too, and named by its number.
