@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks one litebench driver against the driver protocol (docs/drivers.md, version 2).
+"""Checks one litebench driver against the driver protocol (docs/drivers.md, version 3).
 
 Usage: conformance.py DEST COMMAND...
 
@@ -7,7 +7,8 @@ Starts COMMAND with DEST as working directory (as litebench does after `setup DE
 the protocol to it on a throwaway database, and checks what a driver must do: knobs set and read
 back, the opened fields, row counts, values round-tripping exactly, lock errors classified and
 retried max_tries times, open-loop timing measured from the intended start, SQL errors reported,
-and a clean close. Prints one line per check; exits 0 when all pass, 1 naming the first failed
+a log's statements run as written, each transaction's own BEGIN mode, the last step's count,
+an expected constraint violation rolled back, and a clean close. Prints one line per check; exits 0 when all pass, 1 naming the first failed
 check, 2 on bad usage.
 
 Standard library only, so that it runs wherever a driver runs, before any venv exists.
@@ -76,7 +77,7 @@ VALUES = [
     ({"blob": base64.b64encode(NUL_BLOB).decode()}, NUL_BLOB, "blob"),
     (None, None, "null"),
 ]
-OUTCOMES = {"ok", "busy_timeout", "busy_upgrade", "busy_snapshot", "locked", "error"}
+OUTCOMES = {"ok", "busy_timeout", "busy_upgrade", "busy_snapshot", "locked", "error", "rejected"}
 
 
 class Failed(Exception):
@@ -159,10 +160,10 @@ def run_batch(drv, seq, txns, name):
         f"expected {len(txns)} results, got {results!r:.200}",
     )
     for i, r in enumerate(results):
-        check(isinstance(r, list) and len(r) == 5, name, f"result {i} is not 5 fields: {r!r}")
-        outcome, start, latency, tries, rows = r
+        check(isinstance(r, list) and len(r) == 6, name, f"result {i} is not 6 fields: {r!r}")
+        outcome, start, latency, tries, rows, last = r
         check(outcome in OUTCOMES, name, f"result {i}: unknown outcome {outcome!r}")
-        for field, v in (("start_ns", start), ("latency_ns", latency), ("tries", tries), ("rows", rows)):
+        for field, v in (("start_ns", start), ("latency_ns", latency), ("tries", tries), ("rows", rows), ("last", last)):
             check(
                 isinstance(v, int) and not isinstance(v, bool) and v >= 0,
                 name,
@@ -176,7 +177,7 @@ def check_open(drv, db):
     drv.send(
         {
             "type": "open",
-            "protocol": 2,
+            "protocol": 3,
             "path": db,
             "knobs": [{"name": n, "value": v} for n, v in KNOBS],
             "statements": [{"id": i, "sql": s} for i, s in zip(IDS, STATEMENTS)],
@@ -266,7 +267,7 @@ def check_busy(drv, db):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    outcome, _, latency, tries, _ = results[0]
+    outcome, _, latency, tries, _, _ = results[0]
     check(
         outcome == "busy_timeout",
         "busy",
@@ -356,6 +357,54 @@ def check_literal(drv):
     ok("literal", f"statements sent with their batch ran as written; the error ({errors.get('3')!r}) left the log's transaction open")
 
 
+# Protocol 3: what a transaction's last step counted, each transaction's own BEGIN mode, and a
+# constraint violation the transaction expects.
+def check_last(drv):
+    txns = [
+        txn([[UPDATE, ["l4", 4]]]),
+        txn([[UPDATE, ["none", 999]]]),
+        txn([[UPDATE, ["l4", 4]], [SELECT_UPTO, [4]]]),
+        # A query that finds nothing after a write: 0, not the write's count.
+        txn([[UPDATE, ["l4", 4]], [SELECT_ONE, [999]]]),
+        {"op": 0, "due_ns": None, "autocommit": True, "steps": [[SELECT_ONE, [4]]]},
+    ]
+    results, errors = run_batch(drv, 6, txns, "last count")
+    got = [r[5] for r in results]
+    check(all(r[0] == "ok" for r in results), "last count", f"outcomes {[r[0] for r in results]} ({errors})")
+    check(got == [1, 0, 4, 0, 1], "last count", f"last {got}, expected [1, 0, 4, 0, 1] (rows changed, or rows returned)")
+    ok("last count", f"{got}: an update's changed rows, a query's returned rows")
+
+
+def check_begin_mode(drv, db):
+    # Another connection holds the write lock: the knob's BEGIN IMMEDIATE cannot start, a
+    # transaction that names deferred reads (WAL) and commits.
+    holder = sqlite3.connect(db, isolation_level=None, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        txns = [dict(txn([[SELECT_ONE, [1]]]), begin="deferred"), txn([[SELECT_ONE, [1]]])]
+        results, errors = run_batch(drv, 7, txns, "begin mode")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    check(results[0][0] == "ok", "begin mode", f"begin=deferred beside a writer: {results[0][0]!r} ({errors.get('0')}), expected ok")
+    check(results[1][0] == "busy_timeout", "begin mode", f"the knob's immediate beside a writer: {results[1][0]!r}, expected busy_timeout")
+    ok("begin mode", "a transaction's own \"begin\" opened it deferred; without one, the knob's immediate waited")
+
+
+def check_rejected(drv):
+    # An update, then a duplicate key: rolled back as a whole, reported rejected, tried once.
+    txns = [
+        dict(txn([[UPDATE, ["rejected", 5]], [INSERT, [1, "duplicate"]]]), rejectable=True),
+        dict(txn([[SELECT_ONE, [5]]]), rejectable=True),
+    ]
+    results, errors = run_batch(drv, 8, txns, "rejected")
+    check(results[0][0] == "rejected", "rejected", f"duplicate key in a rejectable transaction: {results[0][0]!r} ({errors.get('0')}), expected rejected")
+    check(results[0][3] == 1, "rejected", f"a rejected transaction was tried {results[0][3]} times, expected 1")
+    check("0" not in errors, "rejected", f"a rejected transaction carries an error: {errors}")
+    check(results[1][0] == "ok", "rejected", f"the next transaction: {results[1][0]!r}")
+    ok("rejected", "the constraint violation it expects rolled it back, tried once, no error")
+
+
 def check_close(drv):
     drv.send({"type": "close"})
     closed = drv.receive("close")
@@ -384,11 +433,11 @@ def check_database(db):
         )
     ok("round trip", ", ".join(t for _, t, _ in got) + " stored exactly")
     check(
-        len(t) == 10 and t[2] == "u2" and t[3] == "u3" and t[1] == "v1",
+        len(t) == 10 and t[2] == "u2" and t[3] == "u3" and t[1] == "v1" and t[5] == "v5",
         "database",
         f"table t after the batches: {t}",
     )
-    ok("database", "updates committed, the busy transaction's update rolled back")
+    ok("database", "updates committed; the busy and the rejected transactions' updates rolled back")
     con = sqlite3.connect(db)
     try:
         lit = [r[0] for r in con.execute("SELECT x FROM lit ORDER BY x")]
@@ -426,6 +475,9 @@ def main(argv):
             check_open_loop(drv, go_at)
             check_error(drv)
             check_literal(drv)
+            check_last(drv)
+            check_begin_mode(drv, db)
+            check_rejected(drv)
             check_close(drv)
             check_database(db)
         except Failed as e:

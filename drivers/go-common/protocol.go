@@ -39,6 +39,8 @@ type txnMsg struct {
 	DueNs      *int64          `json:"due_ns"`
 	Autocommit bool            `json:"autocommit"`
 	Literal    bool            `json:"literal"`
+	Begin      string          `json:"begin"`
+	Rejectable bool            `json:"rejectable"`
 	Steps      [][]interface{} `json:"steps"`
 }
 
@@ -77,17 +79,22 @@ type txn struct {
 	// literal (protocol 2): each step's text run as written (a replayed log), its own BEGIN
 	// and COMMIT included, with no BEGIN/COMMIT around them and never retried.
 	literal bool
-	due     time.Duration
-	open    bool // due is set (open loop)
-	steps   []step
+	// begin (protocol 3): the mode this transaction opens in ("": the begin knob's);
+	// rejectable: a constraint violation is one of its expected ends (outcome "rejected").
+	begin      string
+	rejectable bool
+	due        time.Duration
+	open       bool // due is set (open loop)
+	steps      []step
 }
 
 // What a database engine does for the protocol loop. try runs one try of a transaction
-// (BEGIN, its steps, COMMIT) and returns its outcome, the rows stepped through and, for
-// outcome "error", the message; on a lock outcome it has already rolled back.
+// (BEGIN, its steps, COMMIT) and returns its outcome, the rows stepped through, the last
+// step's count (protocol 3: its rows, or the rows it changed) and, for outcome "error", the
+// message; on a lock outcome it has already rolled back.
 type engine interface {
 	open(m *message) (*opened, *protoError)
-	try(t *txn) (outcome string, rows int64, msg string)
+	try(t *txn) (outcome string, rows, last int64, msg string)
 	close() error
 }
 
@@ -149,6 +156,7 @@ func decodeBatch(m *message, at map[int64]int, texts map[int64]string) ([]txn, e
 	txns := make([]txn, len(m.Txns))
 	for i, t := range m.Txns {
 		txns[i].autocommit, txns[i].literal = t.Autocommit, t.Literal
+		txns[i].begin, txns[i].rejectable = t.Begin, t.Rejectable
 		if t.DueNs != nil {
 			txns[i].open, txns[i].due = true, time.Duration(*t.DueNs)
 		}
@@ -183,7 +191,7 @@ type result struct {
 	outcome        string
 	start, latency time.Duration
 	tries          int
-	rows           int64
+	rows, last     int64
 }
 
 // runBatch is the timed loop: between the two clock reads only the engine's try, the retry
@@ -202,18 +210,18 @@ func runBatch(e engine, txns []txn, maxTries int, backoff []int64, t0 time.Time,
 			start = time.Since(t0)
 		}
 		var outcome, msg string
-		var rows int64
+		var rows, last int64
 		tries := 0
 		for {
-			outcome, rows, msg = e.try(t)
+			outcome, rows, last, msg = e.try(t)
 			tries++
-			if outcome == "ok" || outcome == "error" || tries >= maxTries {
+			if outcome == "ok" || outcome == "error" || outcome == "rejected" || tries >= maxTries {
 				break
 			}
 			time.Sleep(time.Duration(backoff[min(tries-1, len(backoff)-1)]))
 		}
 		end := time.Since(t0)
-		res[i] = result{outcome, start, end - start, tries, rows}
+		res[i] = result{outcome, start, end - start, tries, rows, last}
 		if outcome == "error" {
 			if errs == nil {
 				errs = map[int]string{}
@@ -243,6 +251,8 @@ func writeDone(seq int64, res []result, errs map[int]string) {
 		b = strconv.AppendInt(b, int64(r.tries), 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, r.rows, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.last, 10)
 		b = append(b, ']')
 	}
 	b = append(b, ']')

@@ -26,14 +26,33 @@ const (
 	sqliteBusy         = 5
 	sqliteLocked       = 6
 	sqliteBusySnapshot = 517
+	sqliteConstraint   = 19
 )
 
 type sqlEngine struct {
-	ctx                     context.Context
-	db                      *sql.DB
-	conn                    *sql.Conn
-	stmts                   []*sql.Stmt
+	ctx   context.Context
+	db    *sql.DB
+	conn  *sql.Conn
+	stmts []*sql.Stmt
+	// reads: the statement returns rows (run with Query and drained); the others run with
+	// Exec, as an application runs a write, and count the rows they changed.
+	reads                   []bool
 	begin, commit, rollback *sql.Stmt
+	// modes: BEGIN in each mode a transaction may name (protocol 3).
+	modes map[string]*sql.Stmt
+}
+
+// returnsRows says whether a statement's text returns rows, by its first word (SELECT, WITH,
+// VALUES, PRAGMA, EXPLAIN) or a RETURNING clause: database/sql has no column count before a
+// statement runs.
+func returnsRows(text string) bool {
+	up := strings.ToUpper(strings.TrimLeft(text, " \t\r\n("))
+	for _, w := range []string{"SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"} {
+		if strings.HasPrefix(up, w) {
+			return true
+		}
+	}
+	return strings.Contains(up, "RETURNING")
 }
 
 func (s *sqlEngine) queryString(q string) (string, error) {
@@ -107,22 +126,27 @@ func (s *sqlEngine) open(m *message) (*opened, *protoError) {
 
 func (s *sqlEngine) prepare(stmts []statement, mode string) *protoError {
 	s.stmts = make([]*sql.Stmt, len(stmts))
+	s.reads = make([]bool, len(stmts))
 	for i, st := range stmts {
 		p, err := s.conn.PrepareContext(s.ctx, st.SQL)
 		if err != nil {
 			return &protoError{Stage: "prepare", Message: fmt.Sprintf("statement %d (%s): %v", st.ID, st.SQL, err)}
 		}
-		s.stmts[i] = p
+		s.stmts[i], s.reads[i] = p, returnsRows(st.SQL)
 	}
 	var err error
+	s.modes = map[string]*sql.Stmt{}
+	deferred, immediate, exclusive := new(*sql.Stmt), new(*sql.Stmt), new(*sql.Stmt)
 	for _, p := range []struct {
 		to  **sql.Stmt
 		sql string
-	}{{&s.begin, "BEGIN " + strings.ToUpper(mode)}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"}} {
+	}{{&s.begin, "BEGIN " + strings.ToUpper(mode)}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
+		{deferred, "BEGIN DEFERRED"}, {immediate, "BEGIN IMMEDIATE"}, {exclusive, "BEGIN EXCLUSIVE"}} {
 		if *p.to, err = s.conn.PrepareContext(s.ctx, p.sql); err != nil {
 			return &protoError{Stage: "prepare", Message: p.sql + ": " + err.Error()}
 		}
 	}
+	s.modes["deferred"], s.modes["immediate"], s.modes["exclusive"] = *deferred, *immediate, *exclusive
 	return nil
 }
 
@@ -157,36 +181,38 @@ func (s *sqlEngine) describe(readback []knob, busy string) (*opened, *protoError
 }
 
 // fail classifies a failed try from the library's extended error code and rolls back.
-func (s *sqlEngine) fail(err error, stepped, inTxn bool) (string, int64, string) {
+func (s *sqlEngine) fail(err error, stepped, inTxn, rejectable bool) (string, int64, int64, string) {
 	if inTxn {
 		s.rollback.ExecContext(s.ctx) // its error (no transaction active) is of no interest
 	}
 	code := extendedCode(err)
 	switch {
 	case code == sqliteBusySnapshot:
-		return "busy_snapshot", 0, ""
+		return "busy_snapshot", 0, 0, ""
 	case code&0xff == sqliteBusy && stepped:
-		return "busy_upgrade", 0, ""
+		return "busy_upgrade", 0, 0, ""
 	case code&0xff == sqliteBusy:
-		return "busy_timeout", 0, ""
+		return "busy_timeout", 0, 0, ""
 	case code&0xff == sqliteLocked:
-		return "locked", 0, ""
+		return "locked", 0, 0, ""
+	case code&0xff == sqliteConstraint && rejectable:
+		return "rejected", 0, 0, ""
 	}
-	return "error", 0, err.Error()
+	return "error", 0, 0, err.Error()
 }
 
 // literal runs a literal transaction's statements by their text on the one conn (so a log's own
 // BEGIN holds across them): never rolled back here, an error is the statement's outcome.
-func (s *sqlEngine) literal(t *txn) (string, int64, string) {
+func (s *sqlEngine) literal(t *txn) (string, int64, int64, string) {
 	var rows int64
 	for _, st := range t.steps {
 		n, err := drain(s.conn.QueryContext(s.ctx, st.sql, st.params...))
 		rows += n
 		if err != nil {
-			return "error", rows, err.Error()
+			return "error", rows, 0, err.Error()
 		}
 	}
-	return "ok", rows, ""
+	return "ok", rows, 0, ""
 }
 
 // drain steps through every row of a query's result and closes it: the rows, and the first
@@ -206,36 +232,48 @@ func drain(r *sql.Rows, err error) (int64, error) {
 	return rows, err
 }
 
-func (s *sqlEngine) try(t *txn) (string, int64, string) {
+func (s *sqlEngine) try(t *txn) (string, int64, int64, string) {
 	if t.literal {
 		return s.literal(t)
 	}
 	inTxn := !t.autocommit
 	if inTxn {
-		if _, err := s.begin.ExecContext(s.ctx); err != nil {
-			return s.fail(err, false, inTxn)
+		begin := s.begin
+		if m, ok := s.modes[t.begin]; ok {
+			begin = m
+		}
+		if _, err := begin.ExecContext(s.ctx); err != nil {
+			return s.fail(err, false, inTxn, t.rejectable)
 		}
 	}
-	var rows int64
+	var rows, last int64
 	stepped := false
 	for _, st := range t.steps {
-		n, err := drain(s.stmts[st.stmt].QueryContext(s.ctx, st.params...))
-		if err != nil {
-			return s.fail(err, stepped, inTxn)
+		var err error
+		if s.reads[st.stmt] {
+			last, err = drain(s.stmts[st.stmt].QueryContext(s.ctx, st.params...))
+			rows += last
+		} else {
+			var r sql.Result
+			if r, err = s.stmts[st.stmt].ExecContext(s.ctx, st.params...); err == nil {
+				last, err = r.RowsAffected()
+			}
 		}
-		rows += n
+		if err != nil {
+			return s.fail(err, stepped, inTxn, t.rejectable)
+		}
 		stepped = true
 	}
 	if inTxn {
 		if _, err := s.commit.ExecContext(s.ctx); err != nil {
-			return s.fail(err, stepped, inTxn)
+			return s.fail(err, stepped, inTxn, t.rejectable)
 		}
 	}
-	return "ok", rows, ""
+	return "ok", rows, last, ""
 }
 
 func (s *sqlEngine) close() error {
-	for _, p := range append(s.stmts, s.begin, s.commit, s.rollback) {
+	for _, p := range append(s.stmts, s.begin, s.commit, s.rollback, s.modes["deferred"], s.modes["immediate"], s.modes["exclusive"]) {
 		if p != nil {
 			p.Close()
 		}

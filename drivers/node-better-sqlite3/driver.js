@@ -100,6 +100,9 @@ function openDb(msg) {
     }
   }
   const tx = { begin: db.prepare(begin), commit: db.prepare("COMMIT"), rollback: db.prepare("ROLLBACK") };
+  // Protocol 3: a transaction may name the mode it opens in; each mode's BEGIN prepared once.
+  tx.modes = {};
+  for (const mode of ["deferred", "immediate", "exclusive"]) tx.modes[mode] = db.prepare(`BEGIN ${mode.toUpperCase()}`);
   send({
     type: "opened",
     driver: NAME,
@@ -138,19 +141,21 @@ function literalTxn(conn, t) {
       if (st.reader) rows += st.raw(true).all.apply(st, steps[k][1]).length;
       else st.run.apply(st, steps[k][1]);
     }
-    return ["ok", rows, ""];
+    return ["ok", rows, "", 0];
   } catch (e) {
-    return ["error", rows, e.message];
+    return ["error", rows, e.message, 0];
   }
 }
 
-// One try: [outcome, rows, message].
+// One try: [outcome, rows, message, last]; last (protocol 3): the last step's rows, or the
+// rows it changed.
 function tryTxn(conn, t) {
   const inTxn = !t.autocommit;
   let rows = 0;
+  let last = 0;
   let stepped = false;
   try {
-    if (inTxn) conn.tx.begin.run();
+    if (inTxn) t.begin.run();
     // An indexed loop and apply: with for-of, destructuring and spread, autocommit reads took
     // 1.26 to 1.51 times the bare loop; this way 1.11 to 1.33 (drivers/bare/measure.py, a
     // loaded 2-core VM, a few runs each: the ranges overlap, the loop costs no more).
@@ -158,12 +163,14 @@ function tryTxn(conn, t) {
     for (let k = 0; k < steps.length; k++) {
       const step = steps[k];
       const st = step[0];
-      if (step[2]) rows += st.all.apply(st, step[1]).length;
-      else st.run.apply(st, step[1]);
+      if (step[2]) {
+        last = st.all.apply(st, step[1]).length;
+        rows += last;
+      } else last = st.run.apply(st, step[1]).changes;
       stepped = true;
     }
     if (inTxn) conn.tx.commit.run();
-    return ["ok", rows, ""];
+    return ["ok", rows, "", last];
   } catch (e) {
     if (inTxn && conn.db.inTransaction) {
       try {
@@ -172,8 +179,10 @@ function tryTxn(conn, t) {
         // nothing to roll back
       }
     }
-    const outcome = classify(e, stepped);
-    return [outcome, 0, outcome === "error" ? e.message : ""];
+    let outcome = classify(e, stepped);
+    // SQLITE_CONSTRAINT where the transaction expects it: rolled back, not retried.
+    if (outcome === "error" && t.rejectable && typeof e.code === "string" && e.code.startsWith("SQLITE_CONSTRAINT")) outcome = "rejected";
+    return [outcome, 0, outcome === "error" ? e.message : "", 0];
   }
 }
 
@@ -199,11 +208,11 @@ function runBatch(conn, txns, maxTries, backoff, t0) {
         break;
       }
       tries++;
-      if (r[0] === "ok" || r[0] === "error" || tries >= maxTries) break;
+      if (r[0] === "ok" || r[0] === "error" || r[0] === "rejected" || tries >= maxTries) break;
       sleepNs(backoff[Math.min(tries - 1, backoff.length - 1)]);
     }
     const end = clock();
-    results[i] = [r[0], Number(start - t0), Number(end - start), tries, r[1]];
+    results[i] = [r[0], Number(start - t0), Number(end - start), tries, r[1], r[3]];
     if (r[0] === "error") (errors ||= {})[i] = r[2];
   }
   return { results, errors };
@@ -235,6 +244,10 @@ function main() {
       const txns = msg.txns.map((t) => ({
         autocommit: t.autocommit === true,
         literal: t.literal === true,
+        // Protocol 3: the mode this transaction opens in (else the knob's), and whether a
+        // constraint violation is one of its expected ends.
+        begin: conn.tx.modes[t.begin] || conn.tx.begin,
+        rejectable: t.rejectable === true,
         due: t.due_ns === null || t.due_ns === undefined ? null : int(t.due_ns),
         steps: t.steps.map(([id, params]) => {
           const i = Number(int(id));

@@ -25,7 +25,7 @@ func (noopEngine) open(m *message) (*opened, *protoError) {
 	}, nil
 }
 
-func (noopEngine) try(*txn) (string, int64, string) { return "ok", 0, "" }
+func (noopEngine) try(*txn) (string, int64, int64, string) { return "ok", 0, 0, "" }
 
 func (noopEngine) close() error { return nil }
 

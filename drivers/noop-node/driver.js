@@ -15,7 +15,7 @@ function runBatch(txns, t0) {
   return txns.map((t) => {
     const start = t.due_ns === null || t.due_ns === undefined ? clock() : t0 + BigInt(t.due_ns);
     const end = clock();
-    return ["ok", Number(start - t0), Number(end > start ? end - start : 0n), 1, 0];
+    return ["ok", Number(start - t0), Number(end > start ? end - start : 0n), 1, 0, 0];
   });
 }
 

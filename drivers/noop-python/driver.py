@@ -64,7 +64,7 @@ def main():
             for steps in txns:
                 start = clock()
                 end = clock()
-                results.append(["ok", start - t0, end - start, 1, 0])
+                results.append(["ok", start - t0, end - start, 1, 0, 0])
             say({"type": "done", "seq": msg["seq"], "results": results})
         elif kind == "close":
             say({"type": "closed"})

@@ -113,12 +113,13 @@ def classify(e, stepped):
     return "error"
 
 
-def run_batch(cur, begin, txns, max_tries, backoff, t0):
-    """Runs one batch's transactions: [outcome, start_ns, latency_ns, tries, rows] each."""
+def run_batch(conn, cur, begin, txns, max_tries, backoff, t0):
+    """Runs one batch's transactions: [outcome, start_ns, latency_ns, tries, rows, last] each."""
     results, errors = [], {}
     clock, sleep = time.perf_counter_ns, time.sleep
+    total_changes = conn.total_changes
     nb = len(backoff)
-    for i, (autocommit, due, steps, literal) in enumerate(txns):
+    for i, (autocommit, due, steps, literal, own_begin, rejectable) in enumerate(txns):
         if due is not None:
             wait = t0 + due - clock()
             if wait > 0:
@@ -138,22 +139,29 @@ def run_batch(cur, begin, txns, max_tries, backoff, t0):
                 outcome = "error"
                 errors[str(i)] = str(e)
             end = clock()
-            results.append([outcome, start - t0, end - start, 1, rows])
+            results.append([outcome, start - t0, end - start, 1, rows, 0])
             continue
         tries = 0
         while True:
-            rows, stepped, outcome = 0, False, "ok"
+            rows, last, stepped, outcome = 0, 0, False, "ok"
             try:
                 if not autocommit:
-                    cur.execute(begin)
+                    cur.execute(own_begin or begin)
                 for sql, params in steps:
+                    # The last step's count (protocol 3): its rows, or the rows it changed.
+                    before, last = total_changes(), 0
                     for _ in cur.execute(sql, params):
-                        rows += 1
+                        last += 1
+                    rows += last
+                    if last == 0:
+                        last = total_changes() - before
                     stepped = True
                 if not autocommit:
                     cur.execute("COMMIT")
             except apsw.Error as e:
                 outcome = classify(e, stepped)
+                if outcome == "error" and rejectable and (getattr(e, "result", 0) or 0) & 0xFF == 19:
+                    outcome = "rejected"  # SQLITE_CONSTRAINT, expected: rolled back, not retried
                 if outcome == "error":
                     errors[str(i)] = str(e)
                 try:
@@ -161,11 +169,11 @@ def run_batch(cur, begin, txns, max_tries, backoff, t0):
                 except apsw.Error:
                     pass
             tries += 1
-            if outcome in ("ok", "error") or tries >= max_tries:
+            if outcome in ("ok", "error", "rejected") or tries >= max_tries:
                 break
             sleep(backoff[min(tries - 1, nb - 1)] / 1e9)
         end = clock()
-        results.append([outcome, start - t0, end - start, tries, rows])
+        results.append([outcome, start - t0, end - start, tries, rows, last])
     return results, errors
 
 
@@ -198,6 +206,10 @@ def main():
                     t.get("due_ns"),
                     [(stmts[sid], [decode(v) for v in params]) for sid, params in t["steps"]],
                     bool(t.get("literal")),
+                    # Protocol 3: the mode this transaction opens in (else the knob's), and
+                    # whether a constraint violation is one of its expected ends.
+                    "BEGIN " + t["begin"].upper() if t.get("begin") in BEGIN_MODES else None,
+                    bool(t.get("rejectable")),
                 )
                 for t in msg["txns"]
             ]
@@ -208,7 +220,7 @@ def main():
             return 0
         if t0 is not None:
             for seq, txns in pending:
-                results, errors = run_batch(cur, begin, txns, max_tries, backoff, t0)
+                results, errors = run_batch(conn, cur, begin, txns, max_tries, backoff, t0)
                 done = {"type": "done", "seq": seq, "results": results}
                 if errors:
                     done["errors"] = errors

@@ -147,7 +147,12 @@ def decode(txns, sql):
     out = []
     for t in txns:
         steps = [(sql[s[0]], [value(v) for v in s[1]]) for s in t["steps"]]
-        out.append((t.get("due_ns"), t.get("autocommit", False), steps, t.get("literal", False)))
+        # Protocol 3: the mode this transaction opens in (else the knob's), and whether a
+        # constraint violation is one of its expected ends.
+        mode = t.get("begin")
+        begin = "BEGIN " + mode.upper() if mode in BEGIN_MODES else None
+        out.append((t.get("due_ns"), t.get("autocommit", False), steps, t.get("literal", False),
+                    begin, t.get("rejectable", False)))
     return out
 
 
@@ -172,7 +177,7 @@ def run_batch(conn, begin, txns, t0, max_tries, backoff):
     errors = {}
     clock = time.perf_counter_ns
     cur = conn.cursor()
-    for i, (due, autocommit, steps, literal) in enumerate(txns):
+    for i, (due, autocommit, steps, literal, own_begin, rejectable) in enumerate(txns):
         if due is not None:
             wait = t0 + due - clock()
             if wait > 0:
@@ -185,22 +190,28 @@ def run_batch(conn, begin, txns, t0, max_tries, backoff):
             end = clock()
             if error is not None:
                 errors[str(i)] = error
-            results.append([outcome, start - t0, end - start, 1, rows])
+            results.append([outcome, start - t0, end - start, 1, rows, 0])
             continue
         tries = 0
         while True:
             tries += 1
             rows = 0
+            last = 0
             stepped = False
             try:
                 if not autocommit:
-                    cur.execute(begin)
+                    cur.execute(own_begin or begin)
                 for text, params in steps:
                     cur.execute(text, params)
-                    # Rows stepped through (protocol 1): a statement without a result has none.
+                    # Rows stepped through (protocol 1): a statement without a result has none;
+                    # the last step's count (protocol 3): its rows, or the rows it changed.
                     if cur.description is not None:
+                        last = 0
                         for _ in cur:
-                            rows += 1
+                            last += 1
+                        rows += last
+                    else:
+                        last = max(cur.rowcount, 0)
                     stepped = not autocommit
                 # A lock at COMMIT waited in the busy handler (or could have): not an upgrade.
                 stepped = False
@@ -209,6 +220,8 @@ def run_batch(conn, begin, txns, t0, max_tries, backoff):
                 outcome = "ok"
             except sqlite3.Error as e:
                 outcome = outcome_of(e, stepped) or "error"
+                if outcome == "error" and rejectable and (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF == 19:
+                    outcome = "rejected"  # SQLITE_CONSTRAINT, expected: rolled back, not retried
                 if conn.in_transaction:
                     try:
                         conn.execute("ROLLBACK")
@@ -216,12 +229,12 @@ def run_batch(conn, begin, txns, t0, max_tries, backoff):
                         pass
                 if outcome == "error":
                     errors[str(i)] = str(e)
-                elif tries < max_tries:
+                elif outcome != "rejected" and tries < max_tries:
                     time.sleep(backoff[min(tries - 1, len(backoff) - 1)] / 1e9 if backoff else 0)
                     continue
             break
         end = clock()
-        results.append([outcome, start - t0, end - start, tries, rows])
+        results.append([outcome, start - t0, end - start, tries, rows, last])
     return results, errors
 
 

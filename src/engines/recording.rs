@@ -29,6 +29,16 @@ enum Control {
     End,
 }
 
+/// The mode a `BEGIN` statement's text names (`BEGIN IMMEDIATE TRANSACTION`: `immediate`);
+/// `None` for a bare `BEGIN`.
+fn mode_of(sql: &str) -> Option<&'static str> {
+    let word = sql.trim().trim_end_matches(';').split_whitespace().nth(1)?;
+    super::sqlite::knobs::BEGIN_MODES
+        .iter()
+        .find(|(mode, _)| word.eq_ignore_ascii_case(mode))
+        .map(|(mode, _)| *mode)
+}
+
 fn control_of(sql: &str) -> Option<Control> {
     let words: Vec<String> = sql
         .trim()
@@ -54,8 +64,11 @@ pub struct Log {
     control: Vec<Option<Control>>,
     /// The current transaction's steps.
     steps: Vec<(usize, Vec<Bound>)>,
-    /// Whether the current transaction opened one explicitly.
-    explicit: bool,
+    /// The mode the current transaction's `BEGIN` opened it in, where it opened one.
+    begin: Option<&'static str>,
+    /// The `begin` knob's statement, where it was set (`BEGIN IMMEDIATE`): what the workload's
+    /// own write transactions and a bare `BEGIN` of the user's start as.
+    begin_knob: Option<&'static str>,
     /// Every statement is a step, transaction control too ([`Recording::literal`]).
     literal: bool,
     /// Each statement's id by its text (a replayed log has as many as it has lines).
@@ -92,11 +105,10 @@ impl Log {
         self.sql.is_empty()
     }
 
-    /// The transaction recorded since the last call: its steps, and whether they run in
-    /// autocommit (no explicit transaction was opened).
-    pub fn take(&mut self) -> (bool, Vec<(usize, Vec<Bound>)>) {
-        let explicit = std::mem::take(&mut self.explicit);
-        (!explicit, std::mem::take(&mut self.steps))
+    /// The transaction recorded since the last call: the mode its `BEGIN` opened it in (`None`:
+    /// none was opened, its steps run in autocommit), and its steps.
+    pub fn take(&mut self) -> (Option<&'static str>, Vec<(usize, Vec<Bound>)>) {
+        (self.begin.take(), std::mem::take(&mut self.steps))
     }
 
     /// `sql`'s id, a new one for a statement not seen before; on a confined connection a new
@@ -126,7 +138,12 @@ impl Log {
     fn step(&mut self, id: usize, params: &[Value<'_>]) {
         match self.control[id] {
             _ if self.literal => self.steps.push((id, params.iter().map(bound).collect())),
-            Some(Control::Begin) => self.explicit = true,
+            Some(Control::Begin) => {
+                // A bare BEGIN starts as the knob says where it was set (the workload rewrote it
+                // then), else as SQLite's default.
+                let knob = self.begin_knob.and_then(mode_of);
+                self.begin = Some(mode_of(&self.sql[id]).or(knob).unwrap_or("deferred"));
+            }
             Some(Control::End) => {}
             None => self.steps.push((id, params.iter().map(bound).collect())),
         }
@@ -172,27 +189,44 @@ fn bound(v: &Value<'_>) -> Bound {
 }
 
 /// The connection a driven client's workload client runs against (SQLite's dialect: drivers
-/// carry SQLite).
+/// carry SQLite). It opens write transactions and rewrites a bare `BEGIN` as a SQLite
+/// connection with the same `begin` knob does ([`Recording::new`]).
 pub struct Recording {
     log: Rc<RefCell<Log>>,
+    begin_knob: Option<&'static str>,
 }
 
 impl Recording {
-    /// A new recording connection and the log it writes.
-    pub fn new() -> (Recording, Rc<RefCell<Log>>) {
-        let log = Rc::new(RefCell::new(Log::default()));
-        (Recording { log: log.clone() }, log)
+    /// A new recording connection and the log it writes; `begin_knob` is the `begin` knob's
+    /// statement where the configuration (or the client's cast role) set it.
+    pub fn new(begin_knob: Option<&'static str>) -> (Recording, Rc<RefCell<Log>>) {
+        Recording::with(Log {
+            begin_knob,
+            ..Log::default()
+        })
     }
 
     /// A recording connection whose every statement is a step as written, transaction control
     /// included: for a workload whose statements are sent literally (a replayed log, whose own
     /// `BEGIN` and `COMMIT` span several of its timed statements).
-    pub fn literal() -> (Recording, Rc<RefCell<Log>>) {
-        let log = Rc::new(RefCell::new(Log {
+    pub fn literal(begin_knob: Option<&'static str>) -> (Recording, Rc<RefCell<Log>>) {
+        Recording::with(Log {
             literal: true,
+            begin_knob,
             ..Log::default()
-        }));
-        (Recording { log: log.clone() }, log)
+        })
+    }
+
+    fn with(log: Log) -> (Recording, Rc<RefCell<Log>>) {
+        let begin_knob = log.begin_knob;
+        let log = Rc::new(RefCell::new(log));
+        (
+            Recording {
+                log: log.clone(),
+                begin_knob,
+            },
+            log,
+        )
     }
 
     fn refused(context: &str) -> EngineError {
@@ -210,6 +244,15 @@ impl Recording {
 impl Connection for Recording {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+
+    /// As a SQLite connection's: the knob's statement, else `BEGIN IMMEDIATE`.
+    fn begin_write(&self) -> &'static str {
+        self.begin_knob.unwrap_or("BEGIN IMMEDIATE")
+    }
+
+    fn begin_knob(&self) -> Option<&'static str> {
+        self.begin_knob
     }
 
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
@@ -257,17 +300,17 @@ mod tests {
 
     #[test]
     fn steps_are_recorded_and_control_is_not() {
-        let (mut c, log) = Recording::new();
+        let (mut c, log) = Recording::new(None);
         let begin = c.prepare("BEGIN IMMEDIATE").unwrap();
         let upd = c.prepare("UPDATE t SET v = ? WHERE id = ?").unwrap();
         c.run(begin, &[]).unwrap();
         c.run(upd, &[Value::Text("x"), Value::Int(3)]).unwrap();
         c.execute_batch("COMMIT").unwrap();
-        let (autocommit, steps) = log.borrow_mut().take();
-        assert!(!autocommit);
+        let (begin, steps) = log.borrow_mut().take();
+        assert_eq!(begin, Some("immediate"));
         assert_eq!(steps, vec![(upd.0, vec![Bound::Text("x".into()), Bound::Int(3)])]);
         c.run(upd, &[Value::Null, Value::Real(0.5)]).unwrap();
-        assert!(log.borrow_mut().take().0, "no BEGIN: autocommit");
+        assert_eq!(log.borrow_mut().take().0, None, "no BEGIN: autocommit");
         let sent: Vec<String> = log.borrow().statements().into_iter().map(|(_, s)| s).collect();
         assert_eq!(sent, vec!["UPDATE t SET v = ? WHERE id = ?"]);
         assert!(c.query("SELECT 1").unwrap_err().message.contains("earlier results"));
@@ -276,8 +319,35 @@ mod tests {
     }
 
     #[test]
+    fn each_transaction_opens_as_litebench_s_own_loop_would_open_it() {
+        // No knob: the workload's own write transactions IMMEDIATE, a bare BEGIN DEFERRED, a
+        // user's named mode as written.
+        let (mut c, log) = Recording::new(None);
+        for (sql, mode) in [
+            (c.begin_write(), "immediate"),
+            ("BEGIN", "deferred"),
+            ("begin exclusive transaction;", "exclusive"),
+        ] {
+            c.execute_batch(sql).unwrap();
+            c.execute_batch("COMMIT").unwrap();
+            assert_eq!(log.borrow_mut().take().0, Some(mode), "{sql}");
+        }
+        // The knob: the workload's own and a bare BEGIN at it; a named mode stays.
+        let (mut c, log) = Recording::new(Some("BEGIN DEFERRED"));
+        for (sql, mode) in [
+            (c.begin_write(), "deferred"),
+            ("BEGIN TRANSACTION", "deferred"),
+            ("BEGIN EXCLUSIVE", "exclusive"),
+        ] {
+            c.execute_batch(sql).unwrap();
+            assert_eq!(log.borrow_mut().take().0, Some(mode), "{sql}");
+        }
+        assert_eq!(c.begin_knob(), Some("BEGIN DEFERRED"));
+    }
+
+    #[test]
     fn a_literal_recording_keeps_control_as_steps_and_says_what_is_new() {
-        let (mut c, log) = Recording::literal();
+        let (mut c, log) = Recording::literal(None);
         c.execute_batch("BEGIN").unwrap();
         c.execute_batch("INSERT INTO t VALUES (1)").unwrap();
         let (_, steps) = log.borrow_mut().take();
@@ -293,7 +363,7 @@ mod tests {
 
     #[test]
     fn confined_sql_that_could_reach_outside_the_scratch_directory_is_refused() {
-        let (mut c, _log) = Recording::literal();
+        let (mut c, _log) = Recording::literal(None);
         c.execute_batch("ATTACH 'x.db' AS x").unwrap();
         c.confine_to_scratch().unwrap();
         for sql in [

@@ -12,7 +12,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 /// The protocol version this litebench speaks.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// The knob that names a configuration's (or a cast role's) driver: `--driver X` is
 /// `--knob driver=X`, and a workload role's `driver = "X"` sets it for the role's clients.
@@ -78,6 +78,17 @@ pub struct Txn {
     /// included), with no `BEGIN`/`COMMIT` around them and never retried: a log replayed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub literal: bool,
+    /// Protocol 3: the mode its `BEGIN` opens it in (`deferred`, `immediate`, `exclusive`), as
+    /// litebench's own loop would have opened it: the workload's own write transactions at the
+    /// `begin` knob (`immediate` unless set), a script's `BEGIN IMMEDIATE` as written, its bare
+    /// `BEGIN` at the knob or else `deferred`. None: autocommit or literal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub begin: Option<&'static str>,
+    /// Protocol 3: a constraint violation (SQLite's primary result code 19) is one of its
+    /// expected ends (TATP's insert of a call forwarding that exists): rolled back, not tried
+    /// again, outcome [`Outcome::Rejected`], not an error.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rejectable: bool,
     pub steps: Vec<(usize, Vec<Bound>)>,
 }
 
@@ -152,8 +163,10 @@ pub struct RoleDriver {
     pub info: DriverInfo,
 }
 
-/// One transaction's result: `[outcome, start_ns, latency_ns, tries, rows]`.
-pub type TxnResult = (Outcome, u64, u64, u32, u64);
+/// One transaction's result: `[outcome, start_ns, latency_ns, tries, rows, last]`; `last`
+/// (protocol 3) is what its last step counted: the rows it returned where it returns rows,
+/// else the rows it changed (what TATP's rules judge a transaction's success by).
+pub type TxnResult = (Outcome, u64, u64, u32, u64, u64);
 
 /// How a transaction ended, as the driver classified its library's error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,6 +178,8 @@ pub enum Outcome {
     BusySnapshot,
     Locked,
     Error,
+    /// Rolled back on a constraint violation its transaction expects (`rejectable`).
+    Rejected,
 }
 
 /// What a driver answers, one JSON object per line.
@@ -199,6 +214,8 @@ mod tests {
             due_ns: None,
             autocommit: false,
             literal: false,
+            begin: Some("immediate"),
+            rejectable: true,
             steps: vec![(
                 0,
                 vec![
@@ -218,19 +235,26 @@ mod tests {
         .unwrap();
         assert_eq!(
             line,
-            r#"{"type":"batch","seq":3,"txns":[{"op":2,"due_ns":null,"steps":[[0,[null,4611686018427387904,1.0,"é",{"blob":"AAE="}]]]}]}"#
+            r#"{"type":"batch","seq":3,"txns":[{"op":2,"due_ns":null,"begin":"immediate","rejectable":true,"steps":[[0,[null,4611686018427387904,1.0,"é",{"blob":"AAE="}]]]}]}"#
         );
     }
 
     #[test]
     fn answers_parse_and_unknown_fields_are_ignored() {
-        let done: FromDriver =
-            serde_json::from_str(r#"{"type":"done","seq":1,"later":true,"results":[["busy_upgrade",5,7,3,0]]}"#)
-                .unwrap();
+        let done: FromDriver = serde_json::from_str(
+            r#"{"type":"done","seq":1,"later":true,"results":[["busy_upgrade",5,7,3,0,0],["rejected",9,2,1,1,0]]}"#,
+        )
+        .unwrap();
         match done {
             FromDriver::Done { seq, results, .. } => {
                 assert_eq!(seq, 1);
-                assert_eq!(results, vec![(Outcome::BusyUpgrade, 5, 7, 3, 0)]);
+                assert_eq!(
+                    results,
+                    vec![
+                        (Outcome::BusyUpgrade, 5, 7, 3, 0, 0),
+                        (Outcome::Rejected, 9, 2, 1, 1, 0)
+                    ]
+                );
             }
             other => panic!("{other:?}"),
         }

@@ -385,6 +385,13 @@ pub trait Client {
     fn retries(&self) -> bool {
         true
     }
+    /// How a driver's result for the transaction just drawn is judged where it runs through a
+    /// driver process (`load/driven.rs`), which runs its statements but not the workload's rules:
+    /// what in the result its success rests on, and which error is one of its expected ends.
+    /// By default a transaction that commits succeeded and an error fails the trial.
+    fn judged(&self) -> Judged {
+        Judged::default()
+    }
     /// The hash of the query results of the client's first transactions, when it kept one
     /// ([`super::result_hash`]): asked once, of client 0, after its last transaction, in a
     /// trial whose transactions' results depend only on the seed (one client in a closed loop,
@@ -440,6 +447,9 @@ impl<C: Client + ?Sized> Client for Box<C> {
     fn retries(&self) -> bool {
         (**self).retries()
     }
+    fn judged(&self) -> Judged {
+        (**self).judged()
+    }
 }
 
 /// The optional calls a [`Client`] answers ([`Client::hooks`]).
@@ -453,6 +463,17 @@ pub struct Hooks {
     pub parts: bool,
     /// [`Client::pause`]: the client rests between some transactions.
     pub pause: bool,
+}
+
+/// How a transaction sent to a driver is judged ([`Client::judged`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// It succeeded only where its last statement returned a row, or changed one (TATP's
+    /// rules): the driver reports that count.
+    pub by_last_count: bool,
+    /// A constraint violation rolls it back as one of its expected, unsuccessful ends (TATP's
+    /// insert of a call forwarding that exists), not an error.
+    pub rejectable: bool,
 }
 
 /// A per-client seed: the same for the same trial seed and client, different between clients.

@@ -236,7 +236,10 @@ pub trait Workload: Sync {
     /// ([`crate::engines::recording`]): `None` where it can. By default it cannot; a workload
     /// whose transactions never read what an earlier statement returned says so.
     fn driver_refusal(&self, _p: &Params) -> Option<String> {
-        Some("its transactions are not offered as data to drivers (drivers run crud, ycsb and script)".into())
+        Some(
+            "its transactions are not offered as data to drivers (drivers run crud, ycsb, tatp, script and replay)"
+                .into(),
+        )
     }
     /// How many of the user's statements this workload runs are bare `BEGIN`s
     /// ([`bare_begin`]): those the `begin` knob, where set, starts in its mode. `None`: the

@@ -176,7 +176,7 @@ fn drivers_are_refused_in_one_line_where_they_cannot_run() {
     let gset = sb.root().join("gset.sql");
     std::fs::write(&gset, "SELECT 1 AS one\n\\gset\nSELECT :one;\n").unwrap();
     let gset = format!("file={}", gset.display());
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
         (
             &["crud", "--driver", "python-sqlite3", "--engine", "postgres"],
             "error: --driver python-sqlite3: a driver carries its own SQLite, so it runs only with --engine sqlite, not postgres",
@@ -185,6 +185,10 @@ fn drivers_are_refused_in_one_line_where_they_cannot_run() {
         (
             &["script", "--param", &gset, "--driver", "python-sqlite3"],
             "cannot run through a driver: ",
+        ),
+        (
+            &["queue", "--driver", "python-sqlite3"],
+            "error: --driver python-sqlite3: workload queue cannot run through a driver: a worker's claim inserts and deletes by the job ids its own first statement returned",
         ),
     ];
     for (args, says) in cases {
@@ -203,7 +207,7 @@ fn drivers_are_refused_in_one_line_where_they_cannot_run() {
 }
 
 /// Every driver litebench carries, set up in the cache as a run sets it up
-/// (`litebench drivers setup`), checked against protocol 1 by drivers/conformance.py; the no-op
+/// (`litebench drivers setup`), checked against the protocol (version 3) by drivers/conformance.py; the no-op
 /// drivers, which touch no database, must fail it, so its checks can fail.
 #[test]
 fn every_driver_passes_conformance_and_the_noop_drivers_fail_it() {
@@ -477,4 +481,67 @@ fn a_log_replays_through_a_driver_as_it_replays_in_litebenchs_loop() {
     assert_eq!((selec.1, selec.2), (1, 0), "{python:?}");
     let insert = python.iter().find(|(n, _, _)| n.starts_with("INSERT")).unwrap();
     assert_eq!((insert.1, insert.2), (2, 2), "{python:?}");
+}
+
+/// TATP through a driver is judged by TATP's rules, as litebench's own loop judges it: a
+/// transaction succeeds where its last statement found or changed a row, and a call forwarding
+/// inserted twice is rolled back by its key as an unsuccessful transaction, not an error. Both
+/// ways run the same seeded transactions, so each type's success rate agrees.
+#[test]
+fn tatp_through_a_driver_is_judged_by_tatps_rules() {
+    let sb = Sandbox::new();
+    let args = [
+        "tatp",
+        "--param",
+        "subscribers=100",
+        "--param",
+        "measure_time=1s",
+        "--param",
+        "warmup_time=100ms",
+        "--driver",
+        "rust,python-sqlite3",
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--quiet",
+    ];
+    let out = output(&mut sb.run(&args));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = sb.show_json();
+    let trials = v["trials"].as_array().unwrap();
+    let rates = |config: u64| -> Vec<(String, u64, u64, u64)> {
+        let t = trials.iter().find(|t| t["config"] == config).unwrap();
+        t["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                let n = |f: &str| o[f].as_u64().unwrap();
+                (
+                    o["name"].as_str().unwrap().to_string(),
+                    n("ops"),
+                    n("succeeded"),
+                    n("failed"),
+                )
+            })
+            .collect()
+    };
+    let (rust, python) = (rates(0), rates(1));
+    for (name, ops, ok, failed) in &python {
+        assert!(*ops > 0, "{name}: {python:?}");
+        assert_eq!(*failed, 0, "{name}: {python:?}");
+        match name.as_str() {
+            // Every subscriber exists: found, and its location changed.
+            "GET_SUBSCRIBER_DATA" | "UPDATE_LOCATION" => assert_eq!(ok, ops, "{name}: {python:?}"),
+            // Some found or changed no row; an insert some rejected by its key, not failed.
+            _ => assert!(*ok > 0 && ok < ops, "{name}: {python:?}"),
+        }
+        let (_, r_ops, r_ok, _) = rust.iter().find(|r| &r.0 == name).unwrap();
+        let (rate, r_rate) = (*ok as f64 / *ops as f64, *r_ok as f64 / *r_ops as f64);
+        assert!(
+            (rate - r_rate).abs() < 0.15,
+            "{name}: python {rate:.2}, rust {r_rate:.2}"
+        );
+    }
 }

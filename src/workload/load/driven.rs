@@ -151,6 +151,10 @@ fn named(e: WorkloadError, driver: &str) -> WorkloadError {
     }
 }
 
+/// A batch as made: its transactions, and each one's operation type and whether its success
+/// rests on its last step's count ([`crate::workload::load::Judged`]).
+type Made = (Vec<Txn>, Vec<(usize, bool)>);
+
 /// How much a client records: its share of a count, or until its stream or the time ends.
 struct Share {
     left: Option<u64>,
@@ -172,8 +176,9 @@ struct Maker<'c> {
 }
 
 impl Maker<'_> {
-    /// The next `n` transactions (fewer where the share or the stream ends), recorded untimed.
-    fn batch(&mut self, n: usize) -> Result<(Vec<Txn>, Vec<usize>), WorkloadError> {
+    /// The next `n` transactions (fewer where the share or the stream ends), recorded untimed,
+    /// with each one's operation type and whether its success rests on its last step's count.
+    fn batch(&mut self, n: usize) -> Result<Made, WorkloadError> {
         let mut txns = Vec::with_capacity(n);
         let mut ops = Vec::with_capacity(n);
         while txns.len() < n && self.share.left != Some(0) && !self.client.done() {
@@ -181,7 +186,8 @@ impl Maker<'_> {
             let due = self.due.then(|| self.client.due()).flatten();
             let op = self.client.draw();
             self.client.execute()?;
-            let (autocommit, steps) = self.log.borrow_mut().take();
+            let (begin, steps) = self.log.borrow_mut().take();
+            let judged = self.client.judged();
             let due_ns = self
                 .schedule
                 .as_mut()
@@ -194,11 +200,13 @@ impl Maker<'_> {
             txns.push(Txn {
                 op,
                 due_ns,
-                autocommit,
+                autocommit: begin.is_none(),
                 literal: self.literal,
+                begin,
+                rejectable: judged.rejectable,
                 steps,
             });
-            ops.push(op);
+            ops.push((op, judged.by_last_count));
         }
         Ok((txns, ops))
     }
@@ -217,18 +225,37 @@ impl Maker<'_> {
     }
 }
 
-/// The recording connection a client of `tx` run with `params` makes its transactions on.
-fn recording(tx: &dyn Transactions, params: &Params) -> (Recording, Rc<RefCell<Log>>) {
-    match tx.sent(params) {
-        Sent::Transactions => Recording::new(),
-        Sent::Literal { .. } => Recording::literal(),
+/// The recording connection a client in `seat` makes its transactions on: its transactions
+/// open, and a bare `BEGIN` of the user's starts, as the `begin` knob says where the client's
+/// cast role or else the configuration set it (as on litebench's own connection).
+fn recording(tx: &dyn Transactions, trial: &Trial<'_>, seat: &Seat<'_>) -> (Recording, Rc<RefCell<Log>>) {
+    let knob = crate::engines::sqlite::knobs::BEGIN_KNOB;
+    let role = seat
+        .role
+        .and_then(|r| r.knobs.iter().find(|(n, _)| n == knob).map(|(_, v)| v.as_str()));
+    let set = role.or_else(|| {
+        trial
+            .knobs
+            .iter()
+            .find(|k| k.name == knob)
+            .and_then(|k| k.requested.as_deref())
+    });
+    let begin = set.and_then(|v| {
+        crate::engines::sqlite::knobs::BEGIN_MODES
+            .iter()
+            .find(|(mode, _)| v.trim().eq_ignore_ascii_case(mode))
+            .map(|(_, statement)| *statement)
+    });
+    match tx.sent(seat.params) {
+        Sent::Transactions => Recording::new(begin),
+        Sent::Literal { .. } => Recording::literal(begin),
     }
 }
 
 /// A client ready to go: its transactions' maker, its first batch, its driver opened.
 struct Ready<'c> {
     maker: Maker<'c>,
-    first: (Vec<Txn>, Vec<usize>),
+    first: Made,
     link: Box<dyn DriverLink>,
     /// A failing statement is counted as failed, not the trial's failure ([`Sent::Literal`]).
     count_errors: bool,
@@ -243,7 +270,7 @@ fn client(
     (mut rec, mut buckets): (Recorder, Option<Buckets>),
     (meet, bad, start): (&Barrier, &AtomicBool, &std::sync::OnceLock<Instant>),
 ) -> Result<Folded, WorkloadError> {
-    let (mut conn, log) = recording(tx, seat.params);
+    let (mut conn, log) = recording(tx, trial, seat);
     let ready = prepare(tx, trial, seat, &mut conn, log);
     if ready.is_err() {
         bad.store(true, Ordering::Relaxed);
@@ -289,7 +316,7 @@ pub(super) fn role_client(
     rec: &mut Recorder,
     buckets: &mut Buckets,
 ) -> Result<(), WorkloadError> {
-    let (mut conn, log) = recording(tx, seat.params);
+    let (mut conn, log) = recording(tx, trial, seat);
     let ready = prepare(tx, trial, seat, &mut conn, log);
     let Some(start) = shared.rendezvous(ready.is_ok()) else {
         shared.loop_ended();
@@ -447,7 +474,7 @@ fn run(
     let since_start = series
         .as_ref()
         .map_or(0, |s| go.saturating_duration_since(s.start).as_nanos() as u64);
-    let mut pending: VecDeque<(u64, Vec<usize>)> = VecDeque::new();
+    let mut pending: VecDeque<(u64, Vec<(usize, bool)>)> = VecDeque::new();
     let mut seq = 0u64;
     if !first.0.is_empty() {
         link.send(&ToDriver::Batch {
@@ -527,7 +554,7 @@ struct Fold<'r> {
 
 impl Fold<'_> {
     /// The driver's answer to batch `want` of `ops`: its results folded, or the error it is.
-    fn done(&mut self, want: u64, ops: &[usize], answer: FromDriver, who: &str) -> Result<(), WorkloadError> {
+    fn done(&mut self, want: u64, ops: &[(usize, bool)], answer: FromDriver, who: &str) -> Result<(), WorkloadError> {
         match answer {
             FromDriver::Done { seq, results, errors } if seq == want && results.len() == ops.len() => {
                 if let Some((i, msg)) = errors.iter().next().filter(|_| !self.count_errors) {
@@ -549,11 +576,11 @@ impl Fold<'_> {
 
     fn results(
         &mut self,
-        ops: &[usize],
+        ops: &[(usize, bool)],
         results: &[crate::model::driver::TxnResult],
         who: &str,
     ) -> Result<(), WorkloadError> {
-        for (&op, &(outcome, start, latency, tries, _rows)) in ops.iter().zip(results) {
+        for (&(op, by_last_count), &(outcome, start, latency, tries, _rows, last)) in ops.iter().zip(results) {
             if self.until_ns.is_some_and(|u| start >= u) {
                 continue;
             }
@@ -565,8 +592,11 @@ impl Fold<'_> {
                 self.rec.record_retries(op, u64::from(tries - 1));
             }
             let cause = match outcome {
-                Outcome::Ok => {
-                    self.rec.record_outcome_ns(op, latency, true);
+                Outcome::Ok | Outcome::Rejected => {
+                    // Rejected: rolled back on the constraint its transaction expects, as the
+                    // workload's own loop counts it, completed and unsuccessful.
+                    let success = outcome == Outcome::Ok && (!by_last_count || last > 0);
+                    self.rec.record_outcome_ns(op, latency, success);
                     self.last_end_ns = self.last_end_ns.max(start + latency);
                     if let Some(t) = self.inside_ns.get_mut(op) {
                         *t += latency;

@@ -163,6 +163,13 @@ impl Workload for Queue {
         &KIND
     }
 
+    /// A worker's claim binds the ids its own first statement returned, and what it does next
+    /// (finish which job, rest how long) rests on what the claim got: no transaction of it can
+    /// be made ahead of time as data.
+    fn driver_refusal(&self, _p: &Params) -> Option<String> {
+        Some("a worker's claim inserts and deletes by the job ids its own first statement returned, and its next transaction (finish that job, or rest) rests on what it got, so its transactions cannot be sent ahead as data; run the queue with --driver rust".into())
+    }
+
     /// `begin`: the statement enqueue, claim and finish start with.
     fn reads_knob(&self, knob: &str, _p: &Params) -> Result<(), String> {
         if knob == crate::engines::sqlite::knobs::BEGIN_KNOB {

@@ -242,6 +242,22 @@ impl super::load::Client for TatpClient<'_> {
         }
     }
 
+    /// Through a driver, each kind's rule (module `txns`) rests on its last statement: the
+    /// row it found or changed; and INSERT_CALL_FORWARDING's key violation is its expected,
+    /// unsuccessful end. Every statement binds the `s_id` its number was made from, so none
+    /// reads an earlier one's result and the transaction travels as data; the driver runs the
+    /// insert's and the delete's statements after a subscriber lookup that found nobody, which
+    /// the population never gives (every number in 1..=subscribers exists).
+    fn judged(&self) -> super::load::Judged {
+        super::load::Judged {
+            by_last_count: true,
+            rejectable: self
+                .tx
+                .as_ref()
+                .is_some_and(|t| t.kind == txns::TxKind::InsertCallForwarding),
+        }
+    }
+
     /// A transaction rolled back on lock contention did not run to its end: its successors saw
     /// another database than on an engine without contention, so no hash then, nor before
     /// [`HASHED_TRANSACTIONS`] transactions ran.
@@ -294,6 +310,11 @@ pub static KIND: WorkloadKind = WorkloadKind {
 impl Workload for Tatp {
     fn kind(&self) -> &'static WorkloadKind {
         &KIND
+    }
+
+    /// Its transactions travel as data: see [`TatpClient`]'s `judged`.
+    fn driver_refusal(&self, _p: &Params) -> Option<String> {
+        None
     }
 
     /// `begin`: the statement its writing transactions start with.
