@@ -34,6 +34,9 @@ ANSWER_TIMEOUT_S = 30.0
 SCHEMA = """
 CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE vals(k INTEGER PRIMARY KEY, v);
+CREATE TABLE ready(id INTEGER PRIMARY KEY, job INTEGER NOT NULL);
+CREATE TABLE claimed(id INTEGER PRIMARY KEY, job INTEGER NOT NULL, who INTEGER NOT NULL);
+INSERT INTO ready VALUES (1, 11), (2, 12), (3, 13);
 """
 
 STATEMENTS = [
@@ -43,12 +46,19 @@ STATEMENTS = [
     "SELECT id FROM t WHERE id <= ? ORDER BY id",
     "INSERT INTO vals(k, v) VALUES (?, ?)",
     "SELECT typeof(?), ?",
+    # Protocol 3's program (a queue worker's claim and finish): each load also counts the claimed
+    # executions, so that the order the driver ran the per-row steps in shows.
+    "SELECT id, job FROM ready ORDER BY id LIMIT ?",
+    "INSERT INTO claimed(job, who) VALUES (?, ?)",
+    "SELECT id, job, (SELECT count(*) FROM claimed) FROM claimed WHERE job = ? AND who = ?",
+    "DELETE FROM ready WHERE id = ?",
+    "SELECT id FROM claimed WHERE id = ?",
 ]
 # Statement ids as litebench numbers them: not 0..n-1, since the transaction control it records
 # (a script's BEGIN and COMMIT) has ids of its own and is never sent. A driver that indexes its
 # prepared statements by position fails here.
 IDS = [3 + 2 * i for i in range(len(STATEMENTS))]
-INSERT, SELECT_ONE, UPDATE, SELECT_UPTO, INSERT_VAL, TYPEOF = IDS
+INSERT, SELECT_ONE, UPDATE, SELECT_UPTO, INSERT_VAL, TYPEOF, PICK, CLAIM, LOAD, UNREADY, LOCK = IDS
 
 KNOBS = [
     ("journal_mode", "wal"),
@@ -151,6 +161,7 @@ def txn(steps, due_ns=None, op=0):
 def run_batch(drv, seq, txns, name):
     drv.send({"type": "batch", "seq": seq, "txns": txns})
     done = drv.receive(name)
+    drv.last_done = done
     check(done.get("type") == "done", name, f"expected done, got {done.get('type')!r}")
     check(done.get("seq") == seq, name, f"done for seq {done.get('seq')!r}, expected {seq}")
     results = done.get("results")
@@ -405,6 +416,40 @@ def check_rejected(drv):
     ok("rejected", "the constraint violation it expects rolled it back, tried once, no error")
 
 
+def claim(limit, who):
+    """A claim as litebench sends a queue worker's: per row the select returned, insert, load and
+    delete, bound to that row's ids."""
+    return txn([
+        [PICK, [limit], {"keep": True}],
+        [CLAIM, [{"ref": [0, 1]}, who], {"each": 0}],
+        [LOAD, [{"ref": [0, 1]}, who], {"each": 0, "keep": True}],
+        [UNREADY, [{"ref": [0, 0]}], {"each": 0}],
+    ])
+
+
+def check_program(drv):
+    txns = [
+        claim(2, 7),
+        # A finish whose claimed execution is there, and one whose is gone (need: it ends there).
+        txn([[LOCK, [1], {"need": True}], [UPDATE, ["finished", 6]]]),
+        txn([[LOCK, [99], {"need": True}], [UPDATE, ["never", 7]]]),
+        claim(5, 8),
+        claim(5, 9),
+    ]
+    results, errors = run_batch(drv, 9, txns, "program")
+    check(all(r[0] == "ok" for r in results), "program", f"outcomes {[r[0] for r in results]} ({errors})")
+    kept = results and drv.last_done.get("kept") or {}
+    want = {
+        "0": [[0, [1, 11]], [0, [2, 12]], [2, [1, 11, 1]], [2, [2, 12, 2]]],
+        "3": [[0, [3, 13]], [2, [3, 13, 3]]],
+    }
+    check(kept == want, "program", f"kept {kept}, expected {want} (each row's insert, load and delete in turn)")
+    lasts = [r[5] for r in results]
+    check(lasts == [1, 1, 0, 1, 0], "program", f"last {lasts}, expected [1, 1, 0, 1, 0]")
+    check(results[0][4] == 4, "program", f"the claim stepped {results[0][4]} rows, expected 4")
+    ok("program", "a claim ran its per-row steps bound to each row, in turn, and sent its rows back; a finish whose row was gone stopped there")
+
+
 def check_close(drv):
     drv.send({"type": "close"})
     closed = drv.receive("close")
@@ -433,11 +478,24 @@ def check_database(db):
         )
     ok("round trip", ", ".join(t for _, t, _ in got) + " stored exactly")
     check(
-        len(t) == 10 and t[2] == "u2" and t[3] == "u3" and t[1] == "v1" and t[5] == "v5",
+        len(t) == 10 and t[2] == "u2" and t[3] == "u3" and t[1] == "v1" and t[5] == "v5" and t[6] == "finished",
         "database",
         f"table t after the batches: {t}",
     )
     ok("database", "updates committed; the busy and the rejected transactions' updates rolled back")
+    con = sqlite3.connect(db)
+    try:
+        ready = con.execute("SELECT count(*) FROM ready").fetchone()[0]
+        claimed = con.execute("SELECT job, who FROM claimed ORDER BY id").fetchall()
+        fin = dict(con.execute("SELECT id, v FROM t WHERE id IN (6, 7)"))
+    finally:
+        con.close()
+    check(
+        ready == 0 and claimed == [(11, 7), (12, 7), (13, 8)] and fin == {6: "finished", 7: "v7"},
+        "program database",
+        f"ready {ready}, claimed {claimed}, t {fin}",
+    )
+    ok("program database", "every job claimed once; the finish that found nothing changed nothing")
     con = sqlite3.connect(db)
     try:
         lit = [r[0] for r in con.execute("SELECT x FROM lit ORDER BY x")]
@@ -478,6 +536,7 @@ def main(argv):
             check_last(drv)
             check_begin_mode(drv, db)
             check_rejected(drv)
+            check_program(drv)
             check_close(drv)
             check_database(db)
         except Failed as e:

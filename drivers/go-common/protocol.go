@@ -19,8 +19,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -72,6 +74,21 @@ type step struct {
 	stmt   int
 	sql    string
 	params []any
+	// Protocol 3 (program below): each is the earlier step whose rows this one runs over (-1:
+	// none); need ends the transaction where this step returns no row; keep sends its rows
+	// back; collect keeps its rows for a later step's each or ref.
+	each                      int
+	need, keep, collect, opts bool
+}
+
+// ref is {"ref": [step, column]}: a value an earlier step of the transaction returned, bound
+// when its step runs (protocol 3).
+type ref struct{ step, column int }
+
+// keptRow is a row a keep step returned: [step, values].
+type keptRow struct {
+	step int
+	row  []any
 }
 
 type txn struct {
@@ -83,9 +100,13 @@ type txn struct {
 	// rejectable: a constraint violation is one of its expected ends (outcome "rejected").
 	begin      string
 	rejectable bool
-	due        time.Duration
-	open       bool // due is set (open loop)
-	steps      []step
+	// fancy: a step has options or refs (protocol 3), run by runProgram; kept: what its keep
+	// steps returned in the last try.
+	fancy bool
+	kept  []keptRow
+	due   time.Duration
+	open  bool // due is set (open loop)
+	steps []step
 }
 
 // What a database engine does for the protocol loop. try runs one try of a transaction
@@ -137,6 +158,13 @@ func decodeValue(v any) (any, error) {
 		if b, ok := x["blob"].(string); ok {
 			return base64.StdEncoding.DecodeString(b)
 		}
+		if r, ok := x["ref"].([]interface{}); ok && len(r) == 2 {
+			s, err1 := r[0].(json.Number).Int64()
+			c, err2 := r[1].(json.Number).Int64()
+			if err1 == nil && err2 == nil {
+				return ref{int(s), int(c)}, nil
+			}
+		}
 	}
 	return nil, fmt.Errorf("unsupported value %v", v)
 }
@@ -162,8 +190,8 @@ func decodeBatch(m *message, at map[int64]int, texts map[int64]string) ([]txn, e
 		}
 		txns[i].steps = make([]step, len(t.Steps))
 		for j, s := range t.Steps {
-			if len(s) != 2 {
-				return nil, fmt.Errorf("txn %d step %d: expected [statement, params]", i, j)
+			if len(s) != 2 && len(s) != 3 {
+				return nil, fmt.Errorf("txn %d step %d: expected [statement, params] or [statement, params, options]", i, j)
 			}
 			id, err := s[0].(json.Number).Int64()
 			pos, known := at[id]
@@ -181,10 +209,155 @@ func decodeBatch(m *message, at map[int64]int, texts map[int64]string) ([]txn, e
 					return nil, fmt.Errorf("txn %d step %d: %v", i, j, err)
 				}
 			}
-			txns[i].steps[j] = step{pos, text, params}
+			txns[i].steps[j] = step{stmt: pos, sql: text, params: params, each: -1}
+			st := &txns[i].steps[j]
+			if len(s) == 3 {
+				o, _ := s[2].(map[string]interface{})
+				if e, ok := o["each"].(json.Number); ok {
+					n, _ := e.Int64()
+					st.each = int(n)
+				}
+				st.need, _ = o["need"].(bool)
+				st.keep, _ = o["keep"].(bool)
+				st.opts = st.each >= 0 || st.need || st.keep
+			}
+			for _, p := range params {
+				if _, ok := p.(ref); ok {
+					st.opts = true
+				}
+			}
+			txns[i].fancy = txns[i].fancy || st.opts
+		}
+		// A step whose rows a later one reads keeps them while the transaction runs.
+		for _, st := range txns[i].steps {
+			mark := func(k int) {
+				if k >= 0 && k < len(txns[i].steps) {
+					txns[i].steps[k].collect = true
+				}
+			}
+			mark(st.each)
+			for _, p := range st.params {
+				if r, ok := p.(ref); ok {
+					mark(r.step)
+				}
+			}
 		}
 	}
 	return txns, nil
+}
+
+// stepRunner runs one statement of a transaction for runProgram: its rows where it returns
+// rows (reader), else the rows it changed.
+type stepRunner interface {
+	runStep(st *step, params []any) (rows [][]any, changed int64, reader bool, err error)
+}
+
+// runProgram runs a transaction's steps with each, need, keep and refs (protocol 3): a run of
+// consecutive steps with the same each runs once per row of that step, in order; a ref binds a
+// column of the row its each runs over, else of its step's first row. Sets *stepped once a step
+// ran; fills t.kept. Returns the rows returned in all and the last step's count.
+func runProgram(r stepRunner, t *txn, stepped *bool) (int64, int64, error) {
+	got := map[int][][]any{}
+	t.kept = t.kept[:0]
+	var total, last int64
+	one := func(k int, current map[int][]any) (int64, error) {
+		st := &t.steps[k]
+		params := make([]any, len(st.params))
+		for i, p := range st.params {
+			if rf, ok := p.(ref); ok {
+				row, ok := current[rf.step]
+				if !ok && len(got[rf.step]) > 0 {
+					row = got[rf.step][0]
+				}
+				if rf.column < len(row) {
+					p = row[rf.column]
+				} else {
+					p = nil
+				}
+			}
+			params[i] = p
+		}
+		rows, changed, reader, err := r.runStep(st, params)
+		if err != nil {
+			return 0, err
+		}
+		*stepped = true
+		if !reader {
+			last = changed
+			return 0, nil
+		}
+		if st.collect {
+			got[k] = append(got[k], rows...)
+		}
+		if st.keep {
+			for _, row := range rows {
+				t.kept = append(t.kept, keptRow{k, row})
+			}
+		}
+		last = int64(len(rows))
+		return last, nil
+	}
+	for i := 0; i < len(t.steps); {
+		st := &t.steps[i]
+		if st.each >= 0 {
+			j := i
+			for j < len(t.steps) && t.steps[j].each == st.each {
+				j++
+			}
+			for _, row := range got[st.each] {
+				for k := i; k < j; k++ {
+					n, err := one(k, map[int][]any{st.each: row})
+					if err != nil {
+						return total, last, err
+					}
+					total += n
+				}
+			}
+			i = j
+			continue
+		}
+		n, err := one(i, nil)
+		if err != nil {
+			return total, last, err
+		}
+		total += n
+		if st.need && n == 0 {
+			return total, 0, nil
+		}
+		i++
+	}
+	return total, last, nil
+}
+
+// sleep blocks the thread for d with nanosleep(2), as litebench's own loop sleeps. The runtime's
+// time.Sleep wakes about a millisecond late for sleeps under a few milliseconds (measured here:
+// 50 us slept 1.06 ms late at the median, 500 us 0.60 ms; nanosleep 79 and 91 us), and an open
+// loop's latency, measured from the intended start, would carry it.
+func sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	ts := syscall.NsecToTimespec(int64(d))
+	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+	}
+}
+
+// waitUntil waits for an open loop's intended start as litebench's own loop does: it sleeps
+// while the start is more than 2 ms away, then in 50 us steps, then yields for the last 100 us.
+func waitUntil(at time.Time) {
+	for {
+		left := time.Until(at)
+		switch {
+		case left <= 0:
+			return
+		case left > 2*time.Millisecond:
+			sleep(min(left-time.Millisecond, 50*time.Millisecond))
+		case left > 100*time.Microsecond:
+			sleep(50 * time.Microsecond)
+		default:
+			runtime.Gosched()
+		}
+	}
 }
 
 type result struct {
@@ -192,6 +365,7 @@ type result struct {
 	start, latency time.Duration
 	tries          int
 	rows, last     int64
+	kept           []keptRow
 }
 
 // runBatch is the timed loop: between the two clock reads only the engine's try, the retry
@@ -202,9 +376,7 @@ func runBatch(e engine, txns []txn, maxTries int, backoff []int64, t0 time.Time,
 		t := &txns[i]
 		var start time.Duration
 		if t.open {
-			if wait := time.Until(t0.Add(t.due)); wait > 0 {
-				time.Sleep(wait)
-			}
+			waitUntil(t0.Add(t.due))
 			start = t.due
 		} else {
 			start = time.Since(t0)
@@ -218,10 +390,13 @@ func runBatch(e engine, txns []txn, maxTries int, backoff []int64, t0 time.Time,
 			if outcome == "ok" || outcome == "error" || outcome == "rejected" || tries >= maxTries {
 				break
 			}
-			time.Sleep(time.Duration(backoff[min(tries-1, len(backoff)-1)]))
+			sleep(time.Duration(backoff[min(tries-1, len(backoff)-1)]))
 		}
 		end := time.Since(t0)
-		res[i] = result{outcome, start, end - start, tries, rows, last}
+		res[i] = result{outcome, start, end - start, tries, rows, last, nil}
+		if outcome == "ok" && len(t.kept) > 0 {
+			res[i].kept = t.kept
+		}
 		if outcome == "error" {
 			if errs == nil {
 				errs = map[int]string{}
@@ -256,6 +431,37 @@ func writeDone(seq int64, res []result, errs map[int]string) {
 		b = append(b, ']')
 	}
 	b = append(b, ']')
+	first := true
+	for i, r := range res {
+		if len(r.kept) == 0 {
+			continue
+		}
+		if first {
+			b = append(b, `,"kept":{`...)
+			first = false
+		} else {
+			b = append(b, ',')
+		}
+		rows := make([][2]any, len(r.kept))
+		for k, kr := range r.kept {
+			row := make([]any, len(kr.row))
+			for c, v := range kr.row {
+				if by, ok := v.([]byte); ok {
+					v = map[string]string{"blob": base64.StdEncoding.EncodeToString(by)}
+				}
+				row[c] = v
+			}
+			rows[k] = [2]any{kr.step, row}
+		}
+		kb, _ := json.Marshal(rows)
+		b = append(b, '"')
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `":`...)
+		b = append(b, kb...)
+	}
+	if !first {
+		b = append(b, '}')
+	}
 	if len(errs) > 0 {
 		m := make(map[string]string, len(errs))
 		for k, v := range errs {

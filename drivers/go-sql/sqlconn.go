@@ -248,7 +248,16 @@ func (s *sqlEngine) try(t *txn) (string, int64, int64, string) {
 	}
 	var rows, last int64
 	stepped := false
+	if t.fancy {
+		var err error
+		if rows, last, err = runProgram(s, t, &stepped); err != nil {
+			return s.fail(err, stepped, inTxn, t.rejectable)
+		}
+	}
 	for _, st := range t.steps {
+		if t.fancy {
+			break // run above
+		}
 		var err error
 		if s.reads[st.stmt] {
 			last, err = drain(s.stmts[st.stmt].QueryContext(s.ctx, st.params...))
@@ -270,6 +279,42 @@ func (s *sqlEngine) try(t *txn) (string, int64, int64, string) {
 		}
 	}
 	return "ok", rows, last, ""
+}
+
+// runStep runs one step for runProgram (protocol 3): a statement that returns rows with Query,
+// its rows scanned; any other with Exec.
+func (s *sqlEngine) runStep(st *step, params []any) ([][]any, int64, bool, error) {
+	p := s.stmts[st.stmt]
+	if !s.reads[st.stmt] {
+		r, err := p.ExecContext(s.ctx, params...)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		n, err := r.RowsAffected()
+		return nil, n, false, err
+	}
+	rs, err := p.QueryContext(s.ctx, params...)
+	if err != nil {
+		return nil, 0, true, err
+	}
+	defer rs.Close()
+	cols, err := rs.Columns()
+	if err != nil {
+		return nil, 0, true, err
+	}
+	var out [][]any
+	for rs.Next() {
+		row := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, 0, true, err
+		}
+		out = append(out, row)
+	}
+	return out, 0, true, rs.Err()
 }
 
 func (s *sqlEngine) close() error {

@@ -16,6 +16,9 @@ import platform
 import sys
 import time
 
+import pace  # python-common/, installed beside this file (includes)
+import program
+
 import apsw
 import apsw.ext
 
@@ -115,15 +118,23 @@ def classify(e, stepped):
 
 def run_batch(conn, cur, begin, txns, max_tries, backoff, t0):
     """Runs one batch's transactions: [outcome, start_ns, latency_ns, tries, rows, last] each."""
-    results, errors = [], {}
+    results, errors, kept_all = [], {}, {}
     clock, sleep = time.perf_counter_ns, time.sleep
     total_changes = conn.total_changes
     nb = len(backoff)
-    for i, (autocommit, due, steps, literal, own_begin, rejectable) in enumerate(txns):
+
+    def execute(sql, params):
+        before = total_changes()
+        got = list(cur.execute(sql, params))
+        # apsw tells no statement's kind: one that returned rows, or changed some, or neither.
+        if got:
+            return got, 0
+        changed = total_changes() - before
+        return (None, changed) if changed else ([], 0)
+
+    for i, (autocommit, due, steps, literal, own_begin, rejectable, fancy) in enumerate(txns):
         if due is not None:
-            wait = t0 + due - clock()
-            if wait > 0:
-                sleep(wait / 1e9)
+            pace.wait_until(t0 + due)
             start = t0 + due
         else:
             start = clock()
@@ -144,10 +155,17 @@ def run_batch(conn, cur, begin, txns, max_tries, backoff, t0):
         tries = 0
         while True:
             rows, last, stepped, outcome = 0, 0, False, "ok"
+            kept = []
             try:
                 if not autocommit:
                     cur.execute(own_begin or begin)
-                for sql, params in steps:
+                if fancy:
+                    ran = [False]
+                    try:
+                        rows, last = program.run(steps, execute, kept, ran)
+                    finally:
+                        stepped = ran[0]
+                for sql, params in () if fancy else steps:
                     # The last step's count (protocol 3): its rows, or the rows it changed.
                     before, last = total_changes(), 0
                     for _ in cur.execute(sql, params):
@@ -174,7 +192,9 @@ def run_batch(conn, cur, begin, txns, max_tries, backoff, t0):
             sleep(backoff[min(tries - 1, nb - 1)] / 1e9)
         end = clock()
         results.append([outcome, start - t0, end - start, tries, rows, last])
-    return results, errors
+        if kept and outcome == "ok":
+            kept_all[str(i)] = [[k, program.jsonable(r)] for k, r in kept]
+    return results, errors, kept_all
 
 
 def main():
@@ -204,12 +224,17 @@ def main():
                 (
                     bool(t.get("autocommit")),
                     t.get("due_ns"),
-                    [(stmts[sid], [decode(v) for v in params]) for sid, params in t["steps"]],
+                    # Protocol 3: steps that read what earlier ones returned (a queue's claim).
+                    [(stmts[s[0]], [program.Ref(*v["ref"]) if program.is_ref(v) else decode(v) for v in s[1]], o)
+                     for s, o in zip(t["steps"], program.prepare(t["steps"]))]
+                    if program.fancy(t["steps"])
+                    else [(stmts[sid], [decode(v) for v in params]) for sid, params, *_ in t["steps"]],
                     bool(t.get("literal")),
                     # Protocol 3: the mode this transaction opens in (else the knob's), and
                     # whether a constraint violation is one of its expected ends.
                     "BEGIN " + t["begin"].upper() if t.get("begin") in BEGIN_MODES else None,
                     bool(t.get("rejectable")),
+                    program.fancy(t["steps"]),
                 )
                 for t in msg["txns"]
             ]
@@ -220,10 +245,12 @@ def main():
             return 0
         if t0 is not None:
             for seq, txns in pending:
-                results, errors = run_batch(conn, cur, begin, txns, max_tries, backoff, t0)
+                results, errors, kept = run_batch(conn, cur, begin, txns, max_tries, backoff, t0)
                 done = {"type": "done", "seq": seq, "results": results}
                 if errors:
                     done["errors"] = errors
+                if kept:
+                    done["kept"] = kept
                 send(done)
             pending.clear()
     return 0

@@ -27,6 +27,9 @@ import sqlite3
 import sys
 import time
 
+import pace  # python-common/, installed beside this file (includes)
+import program
+
 NAME = "python-sqlite3"
 BEGIN_MODES = ("deferred", "immediate", "exclusive")
 DEFAULT_TIMEOUT_S = 5.0  # sqlite3.connect's default
@@ -146,13 +149,20 @@ def decode(txns, sql):
     """A batch's transactions, their SQL and values ready to bind, decoded before any timing."""
     out = []
     for t in txns:
-        steps = [(sql[s[0]], [value(v) for v in s[1]]) for s in t["steps"]]
+        raw = t["steps"]
+        if program.fancy(raw):
+            # Protocol 3: steps that read what earlier ones returned (a queue worker's claim).
+            opts = program.prepare(raw)
+            steps = [(sql[s[0]], [program.Ref(*v["ref"]) if program.is_ref(v) else value(v) for v in s[1]], o)
+                     for s, o in zip(raw, opts)]
+        else:
+            steps = [(sql[s[0]], [value(v) for v in s[1]]) for s in raw]
         # Protocol 3: the mode this transaction opens in (else the knob's), and whether a
         # constraint violation is one of its expected ends.
         mode = t.get("begin")
         begin = "BEGIN " + mode.upper() if mode in BEGIN_MODES else None
         out.append((t.get("due_ns"), t.get("autocommit", False), steps, t.get("literal", False),
-                    begin, t.get("rejectable", False)))
+                    begin, t.get("rejectable", False), program.fancy(raw)))
     return out
 
 
@@ -175,13 +185,19 @@ def run_literal(cur, steps):
 def run_batch(conn, begin, txns, t0, max_tries, backoff):
     results = []
     errors = {}
+    kept_all = {}
     clock = time.perf_counter_ns
     cur = conn.cursor()
-    for i, (due, autocommit, steps, literal, own_begin, rejectable) in enumerate(txns):
+
+    def execute(text, params):
+        cur.execute(text, params)
+        if cur.description is not None:
+            return cur.fetchall(), 0
+        return None, max(cur.rowcount, 0)
+
+    for i, (due, autocommit, steps, literal, own_begin, rejectable, fancy) in enumerate(txns):
         if due is not None:
-            wait = t0 + due - clock()
-            if wait > 0:
-                time.sleep(wait / 1e9)
+            pace.wait_until(t0 + due)
             start = t0 + due
         else:
             start = clock()
@@ -198,10 +214,17 @@ def run_batch(conn, begin, txns, t0, max_tries, backoff):
             rows = 0
             last = 0
             stepped = False
+            kept = []
             try:
                 if not autocommit:
                     cur.execute(own_begin or begin)
-                for text, params in steps:
+                if fancy:
+                    ran = [False]
+                    try:
+                        rows, last = program.run(steps, execute, kept, ran)
+                    finally:
+                        stepped = ran[0] and not autocommit
+                for text, params in () if fancy else steps:
                     cur.execute(text, params)
                     # Rows stepped through (protocol 1): a statement without a result has none;
                     # the last step's count (protocol 3): its rows, or the rows it changed.
@@ -235,7 +258,9 @@ def run_batch(conn, begin, txns, t0, max_tries, backoff):
             break
         end = clock()
         results.append([outcome, start - t0, end - start, tries, rows, last])
-    return results, errors
+        if kept and outcome == "ok":
+            kept_all[str(i)] = [[k, program.jsonable(r)] for k, r in kept]
+    return results, errors, kept_all
 
 
 def main():
@@ -264,10 +289,12 @@ def main():
                 txns = decode(msg["txns"], sql)
             except (KeyError, ValueError, TypeError) as e:
                 fail("batch", f"batch {msg.get('seq')}: {e!r}")
-            results, errors = run_batch(conn, begin, txns, t0, max_tries, backoff)
+            results, errors, kept = run_batch(conn, begin, txns, t0, max_tries, backoff)
             done = {"type": "done", "seq": msg["seq"], "results": results}
             if errors:
                 done["errors"] = errors
+            if kept:
+                done["kept"] = kept
             say(done)
         elif kind == "close":
             conn.close()

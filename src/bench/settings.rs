@@ -31,7 +31,7 @@ pub struct RunArgs {
     /// What runs the transactions: `rust` (litebench's own loop, the default) or a driver
     /// process per client, through an application's SQLite binding and the SQLite it carries
     /// (python-sqlite3, ...; docs/drivers.md). Several compare as configurations, crossed with
-    /// the knobs. SQLite only; crud, ycsb, tatp, script and replay.
+    /// the knobs. SQLite only; crud, ycsb, tatp, queue, script and replay.
     #[arg(long = "driver", value_name = "D1,D2,...", value_delimiter = ',')]
     pub drivers: Vec<String>,
     /// Vary one knob at a time around the baseline (each knob's first value) instead of

@@ -163,6 +163,12 @@ pub trait Connection {
     fn begin_knob(&self) -> Option<&'static str> {
         None
     }
+    /// The connection as the recording one a driver's transactions are made on, where it is
+    /// ([`recording::Recording::record`]): a workload whose transaction reads what its own
+    /// statements returned says so there. `None` on every engine.
+    fn recording(&mut self) -> Option<&mut recording::Recording> {
+        None
+    }
     /// Runs one or more statements that take no parameters (DDL, pragmas). Not for timed loops.
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError>;
     /// Prepares a statement once, for many runs.

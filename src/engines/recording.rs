@@ -15,7 +15,7 @@
 
 use super::values::Values;
 use super::{Connection, Dialect, EngineError, ErrorKind, StmtId, Value};
-use crate::model::driver::Bound;
+use crate::model::driver::{Bound, Step};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -63,7 +63,7 @@ pub struct Log {
     sql: Vec<String>,
     control: Vec<Option<Control>>,
     /// The current transaction's steps.
-    steps: Vec<(usize, Vec<Bound>)>,
+    steps: Vec<Step>,
     /// The mode the current transaction's `BEGIN` opened it in, where it opened one.
     begin: Option<&'static str>,
     /// The `begin` knob's statement, where it was set (`BEGIN IMMEDIATE`): what the workload's
@@ -107,7 +107,7 @@ impl Log {
 
     /// The transaction recorded since the last call: the mode its `BEGIN` opened it in (`None`:
     /// none was opened, its steps run in autocommit), and its steps.
-    pub fn take(&mut self) -> (Option<&'static str>, Vec<(usize, Vec<Bound>)>) {
+    pub fn take(&mut self) -> (Option<&'static str>, Vec<Step>) {
         (self.begin.take(), std::mem::take(&mut self.steps))
     }
 
@@ -137,7 +137,7 @@ impl Log {
 
     fn step(&mut self, id: usize, params: &[Value<'_>]) {
         match self.control[id] {
-            _ if self.literal => self.steps.push((id, params.iter().map(bound).collect())),
+            _ if self.literal => self.steps.push(Step::plain(id, params.iter().map(bound).collect())),
             Some(Control::Begin) => {
                 // A bare BEGIN starts as the knob says where it was set (the workload rewrote it
                 // then), else as SQLite's default.
@@ -145,7 +145,7 @@ impl Log {
                 self.begin = Some(mode_of(&self.sql[id]).or(knob).unwrap_or("deferred"));
             }
             Some(Control::End) => {}
-            None => self.steps.push((id, params.iter().map(bound).collect())),
+            None => self.steps.push(Step::plain(id, params.iter().map(bound).collect())),
         }
     }
 }
@@ -229,6 +229,17 @@ impl Recording {
         )
     }
 
+    /// Records `step` as the current transaction's next, with what a plain statement cannot
+    /// say ([`Step::each`], [`Step::need`], [`Step::keep`], [`Bound::Ref`]s): for a workload
+    /// whose transaction reads what its own statements returned (a queue worker's claim), which
+    /// asks for this connection with [`Connection::recording`]. Returns its index among the
+    /// transaction's steps, which a later step's `each` and `Ref`s name.
+    pub fn record(&mut self, step: Step) -> usize {
+        let mut log = self.log.borrow_mut();
+        log.steps.push(step);
+        log.steps.len() - 1
+    }
+
     fn refused(context: &str) -> EngineError {
         EngineError {
             engine: "driver".into(),
@@ -253,6 +264,10 @@ impl Connection for Recording {
 
     fn begin_knob(&self) -> Option<&'static str> {
         self.begin_knob
+    }
+
+    fn recording(&mut self) -> Option<&mut Recording> {
+        Some(self)
     }
 
     fn execute_batch(&mut self, sql: &str) -> Result<(), EngineError> {
@@ -308,7 +323,10 @@ mod tests {
         c.execute_batch("COMMIT").unwrap();
         let (begin, steps) = log.borrow_mut().take();
         assert_eq!(begin, Some("immediate"));
-        assert_eq!(steps, vec![(upd.0, vec![Bound::Text("x".into()), Bound::Int(3)])]);
+        assert_eq!(
+            steps,
+            vec![Step::plain(upd.0, vec![Bound::Text("x".into()), Bound::Int(3)])]
+        );
         c.run(upd, &[Value::Null, Value::Real(0.5)]).unwrap();
         assert_eq!(log.borrow_mut().take().0, None, "no BEGIN: autocommit");
         let sent: Vec<String> = log.borrow().statements().into_iter().map(|(_, s)| s).collect();
@@ -351,7 +369,7 @@ mod tests {
         c.execute_batch("BEGIN").unwrap();
         c.execute_batch("INSERT INTO t VALUES (1)").unwrap();
         let (_, steps) = log.borrow_mut().take();
-        assert_eq!(steps.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(steps.iter().map(|s| s.id).collect::<Vec<_>>(), [0, 1]);
         assert_eq!(
             log.borrow().statements_from(1),
             [(1, "INSERT INTO t VALUES (1)".to_string())]

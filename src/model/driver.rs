@@ -43,6 +43,45 @@ pub enum Bound {
     Real(f64),
     Text(String),
     Blob(Vec<u8>),
+    /// Protocol 3: column `column` of a row an earlier step `step` of the same transaction
+    /// returned (the row its [`Step::each`] runs over, else its first), bound when the step runs:
+    /// a queue worker's claim inserts the job ids its own select returned.
+    Ref {
+        step: usize,
+        column: usize,
+    },
+}
+
+impl Bound {
+    /// A value a driver returned in a kept row (`kept`), as the protocol writes values.
+    pub fn from_json(v: &serde_json::Value) -> Bound {
+        use serde_json::Value as J;
+        match v {
+            J::Null | J::Bool(_) | J::Array(_) => Bound::Null,
+            J::Number(n) => n
+                .as_i64()
+                .map_or_else(|| Bound::Real(n.as_f64().unwrap_or(f64::NAN)), Bound::Int),
+            J::String(t) => Bound::Text(t.clone()),
+            J::Object(o) => {
+                use base64::Engine as _;
+                let blob = o.get("blob").and_then(J::as_str).unwrap_or_default();
+                Bound::Blob(
+                    base64::engine::general_purpose::STANDARD
+                        .decode(blob)
+                        .unwrap_or_default(),
+                )
+            }
+        }
+    }
+
+    /// The value as an integer, where it is one.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Bound::Int(i) => Some(*i),
+            Bound::Text(t) => t.trim().parse().ok(),
+            _ => None,
+        }
+    }
 }
 
 impl Serialize for Bound {
@@ -60,7 +99,66 @@ impl Serialize for Bound {
                 m.serialize_entry("blob", &base64::engine::general_purpose::STANDARD.encode(b))?;
                 m.end()
             }
+            Bound::Ref { step, column } => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("ref", &[step, column])?;
+                m.end()
+            }
         }
+    }
+}
+
+/// One step of a transaction: a statement and its values, travelling as `[id, params]`, or
+/// (protocol 3) `[id, params, {"each": S, "need": true, "keep": true}]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Step {
+    pub id: usize,
+    pub params: Vec<Bound>,
+    /// Runs once per row earlier step `each` returned, with the consecutive steps that name the
+    /// same one, in order, row after row; [`Bound::Ref`]s to `each` bind that row's columns.
+    pub each: Option<usize>,
+    /// A step that returns no row ends its transaction there (committed; its last count 0), as
+    /// a queue worker's finish does where its claimed execution is gone.
+    pub need: bool,
+    /// The rows it returned (every run) come back in the batch's answer (`kept`).
+    pub keep: bool,
+}
+
+impl Step {
+    /// A plain step: `id` with `params`.
+    pub fn plain(id: usize, params: Vec<Bound>) -> Step {
+        Step {
+            id,
+            params,
+            ..Step::default()
+        }
+    }
+}
+
+impl Serialize for Step {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let plain = self.each.is_none() && !self.need && !self.keep;
+        let mut t = s.serialize_tuple(if plain { 2 } else { 3 })?;
+        t.serialize_element(&self.id)?;
+        t.serialize_element(&self.params)?;
+        if !plain {
+            #[derive(Serialize)]
+            struct Opts {
+                #[serde(skip_serializing_if = "Option::is_none")]
+                each: Option<usize>,
+                #[serde(skip_serializing_if = "std::ops::Not::not")]
+                need: bool,
+                #[serde(skip_serializing_if = "std::ops::Not::not")]
+                keep: bool,
+            }
+            t.serialize_element(&Opts {
+                each: self.each,
+                need: self.need,
+                keep: self.keep,
+            })?;
+        }
+        t.end()
     }
 }
 
@@ -89,7 +187,7 @@ pub struct Txn {
     /// again, outcome [`Outcome::Rejected`], not an error.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub rejectable: bool,
-    pub steps: Vec<(usize, Vec<Bound>)>,
+    pub steps: Vec<Step>,
 }
 
 /// A statement the driver prepares once.
@@ -192,6 +290,10 @@ pub enum FromDriver {
         results: Vec<TxnResult>,
         #[serde(default)]
         errors: std::collections::BTreeMap<String, String>,
+        /// Protocol 3: per transaction (its index in the batch), the rows its `keep` steps
+        /// returned, as `[step, row]` in the order they were returned.
+        #[serde(default)]
+        kept: std::collections::BTreeMap<String, Vec<(usize, Vec<serde_json::Value>)>>,
     },
     Closed,
     Error {
@@ -216,16 +318,25 @@ mod tests {
             literal: false,
             begin: Some("immediate"),
             rejectable: true,
-            steps: vec![(
-                0,
-                vec![
-                    Bound::Null,
-                    Bound::Int(1 << 62),
-                    Bound::Real(1.0),
-                    Bound::Text("é".into()),
-                    Bound::Blob(vec![0, 1]),
-                ],
-            )],
+            steps: vec![
+                Step::plain(
+                    0,
+                    vec![
+                        Bound::Null,
+                        Bound::Int(1 << 62),
+                        Bound::Real(1.0),
+                        Bound::Text("é".into()),
+                        Bound::Blob(vec![0, 1]),
+                    ],
+                ),
+                Step {
+                    id: 4,
+                    params: vec![Bound::Ref { step: 0, column: 1 }],
+                    each: Some(0),
+                    need: true,
+                    keep: true,
+                },
+            ],
         };
         let line = serde_json::to_string(&ToDriver::Batch {
             seq: 3,
@@ -235,18 +346,20 @@ mod tests {
         .unwrap();
         assert_eq!(
             line,
-            r#"{"type":"batch","seq":3,"txns":[{"op":2,"due_ns":null,"begin":"immediate","rejectable":true,"steps":[[0,[null,4611686018427387904,1.0,"é",{"blob":"AAE="}]]]}]}"#
+            r#"{"type":"batch","seq":3,"txns":[{"op":2,"due_ns":null,"begin":"immediate","rejectable":true,"steps":[[0,[null,4611686018427387904,1.0,"é",{"blob":"AAE="}]],[4,[{"ref":[0,1]}],{"each":0,"need":true,"keep":true}]]}]}"#
         );
     }
 
     #[test]
     fn answers_parse_and_unknown_fields_are_ignored() {
         let done: FromDriver = serde_json::from_str(
-            r#"{"type":"done","seq":1,"later":true,"results":[["busy_upgrade",5,7,3,0,0],["rejected",9,2,1,1,0]]}"#,
+            r#"{"type":"done","seq":1,"later":true,"results":[["busy_upgrade",5,7,3,0,0],["rejected",9,2,1,1,0]],"kept":{"1":[[0,[7,"x",null]]]}}"#,
         )
         .unwrap();
         match done {
-            FromDriver::Done { seq, results, .. } => {
+            FromDriver::Done { seq, results, kept, .. } => {
+                let row: Vec<Bound> = kept["1"][0].1.iter().map(Bound::from_json).collect();
+                assert_eq!(row, [Bound::Int(7), Bound::Text("x".into()), Bound::Null]);
                 assert_eq!(seq, 1);
                 assert_eq!(
                     results,

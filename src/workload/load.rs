@@ -392,6 +392,11 @@ pub trait Client {
     fn judged(&self) -> Judged {
         Judged::default()
     }
+    /// Where the client's next transaction rests on what the last one returned and it runs
+    /// through a driver (only with [`Hooks::fed`]): the driver's outcome for it and the rows its
+    /// kept steps returned, `(step, row)`, handed back before the next draw (the driver is sent
+    /// one transaction at a time). A queue worker learns here which jobs its claim took.
+    fn fed(&mut self, _outcome: crate::model::driver::Outcome, _kept: &[(usize, Vec<crate::model::driver::Bound>)]) {}
     /// The hash of the query results of the client's first transactions, when it kept one
     /// ([`super::result_hash`]): asked once, of client 0, after its last transaction, in a
     /// trial whose transactions' results depend only on the seed (one client in a closed loop,
@@ -450,6 +455,9 @@ impl<C: Client + ?Sized> Client for Box<C> {
     fn judged(&self) -> Judged {
         (**self).judged()
     }
+    fn fed(&mut self, outcome: crate::model::driver::Outcome, kept: &[(usize, Vec<crate::model::driver::Bound>)]) {
+        (**self).fed(outcome, kept)
+    }
 }
 
 /// The optional calls a [`Client`] answers ([`Client::hooks`]).
@@ -463,6 +471,9 @@ pub struct Hooks {
     pub parts: bool,
     /// [`Client::pause`]: the client rests between some transactions.
     pub pause: bool,
+    /// [`Client::fed`]: through a driver, each transaction's results are handed back before the
+    /// next is made.
+    pub fed: bool,
 }
 
 /// How a transaction sent to a driver is judged ([`Client::judged`]).

@@ -237,7 +237,7 @@ pub trait Workload: Sync {
     /// whose transactions never read what an earlier statement returned says so.
     fn driver_refusal(&self, _p: &Params) -> Option<String> {
         Some(
-            "its transactions are not offered as data to drivers (drivers run crud, ycsb, tatp, script and replay)"
+            "its transactions are not offered as data to drivers (drivers run crud, ycsb, tatp, queue, script and replay)"
                 .into(),
         )
     }

@@ -17,7 +17,7 @@ use super::{Budget, Client, Sent, Transactions};
 use crate::engines::recording::{Log, Recording};
 use crate::engines::BusyCause;
 use crate::model::cast::Role;
-use crate::model::driver::{FromDriver, Outcome, Statement, ToDriver, Txn};
+use crate::model::driver::{Bound, FromDriver, Outcome, Statement, ToDriver, Txn};
 use crate::model::load::LoadShape;
 use crate::model::params::Params;
 use crate::workload::driven::{failed, DriverLink, Wait};
@@ -407,17 +407,20 @@ fn prepare<'c>(
         literal: sent != Sent::Transactions,
         sent: 0,
     };
-    let first = maker.batch(FIRST_BATCH)?;
+    // A fed client's next transaction rests on the last one's results: one at a time.
+    let fed = maker.client.hooks().fed;
+    let first = maker.batch(if fed { 1 } else { FIRST_BATCH })?;
     // Statements sent as written are not prepared at open (a log's first may create the table
     // the next one reads): they go with the batch that first runs them.
     let statements = match sent {
         Sent::Transactions => maker.new_statements(),
         Sent::Literal { .. } => Vec::new(),
     };
-    // A statement sent as written is never retried (a log runs once, in order).
+    // A statement sent as written is never retried (a log runs once, in order), nor a
+    // transaction the application never retries (a queue worker's claim).
     let max_tries = match sent {
-        Sent::Transactions => shape.max_tries.max(1),
-        Sent::Literal { .. } => 1,
+        Sent::Transactions if maker.client.retries() => shape.max_tries.max(1),
+        _ => 1,
     };
     let backoff: Vec<u64> = (1..max_tries)
         .map(|r| shape.retry_backoff.step(r).as_nanos() as u64)
@@ -450,9 +453,58 @@ fn share_of(budget: Budget, index: u32, clients: u32) -> Share {
     }
 }
 
+/// The batches sent and not yet answered, and whether more are to be made.
+struct Ahead {
+    pending: VecDeque<(u64, Vec<(usize, bool)>)>,
+    seq: u64,
+    more: bool,
+}
+
+impl Ahead {
+    /// Makes the next `size` transactions and sends them, unless the share, the stream or the
+    /// time has ended or the trial stopped.
+    fn send(
+        &mut self,
+        maker: &mut Maker<'_>,
+        link: &mut dyn DriverLink,
+        size: usize,
+        over: bool,
+    ) -> Result<(), WorkloadError> {
+        self.more = self.more && !over;
+        if !self.more {
+            return Ok(());
+        }
+        let (txns, ops) = maker.batch(size)?;
+        self.more = !txns.is_empty();
+        self.sent(maker, link, (txns, ops))
+    }
+
+    /// Sends a batch already made (none if it is empty).
+    fn sent(
+        &mut self,
+        maker: &mut Maker<'_>,
+        link: &mut dyn DriverLink,
+        (txns, ops): Made,
+    ) -> Result<(), WorkloadError> {
+        if txns.is_empty() {
+            return Ok(());
+        }
+        link.send(&ToDriver::Batch {
+            seq: self.seq,
+            statements: &maker.new_statements(),
+            txns: &txns,
+        })?;
+        self.pending.push_back((self.seq, ops));
+        self.seq += 1;
+        Ok(())
+    }
+}
+
 /// A client's driver sent off, kept one batch ahead until its share ends (or `stopped`), and
 /// closed: the end of its last recorded transaction and its time inside each operation type's
-/// transactions (ns after `go`).
+/// transactions (ns after `go`). A client fed its results ([`super::Hooks::fed`]) is sent one
+/// transaction at a time instead, each made once the one before was answered and handed back,
+/// and rests between them as it asks ([`Client::pause`]).
 fn run(
     ready: Ready<'_>,
     trial: &Trial<'_>,
@@ -474,17 +526,13 @@ fn run(
     let since_start = series
         .as_ref()
         .map_or(0, |s| go.saturating_duration_since(s.start).as_nanos() as u64);
-    let mut pending: VecDeque<(u64, Vec<(usize, bool)>)> = VecDeque::new();
-    let mut seq = 0u64;
-    if !first.0.is_empty() {
-        link.send(&ToDriver::Batch {
-            seq,
-            statements: &maker.new_statements(),
-            txns: &first.0,
-        })?;
-        pending.push_back((seq, first.1));
-        seq += 1;
-    }
+    let hooks = maker.client.hooks();
+    let mut ahead = Ahead {
+        pending: VecDeque::new(),
+        seq: 0,
+        more: true,
+    };
+    ahead.sent(&mut maker, link.as_mut(), first)?;
     let mut fold = Fold {
         rec,
         last_end_ns: 0,
@@ -493,35 +541,33 @@ fn run(
         series: series.as_mut().map(|s| (&mut *s.buckets, since_start)),
         count_errors,
     };
-    let mut size = FIRST_BATCH;
-    let mut more = true;
+    let mut size = if hooks.fed { 1 } else { FIRST_BATCH };
     // A batch may take up to LIMIT_FACTOR times the one before it (a lock wait, a checkpoint)
     // and at least Wait::SILENCE: past that the driver is taken for hung.
     let mut wait = Wait {
         limit: Wait::SILENCE,
         stop: stopped,
     };
-    while let Some((want, ops)) = pending.pop_front() {
-        more = more && !stopped() && until.is_none_or(|d| go.elapsed() < d);
-        if more {
-            let (txns, next_ops) = maker.batch(size)?;
-            let statements = maker.new_statements();
-            more = !txns.is_empty();
-            if more {
-                link.send(&ToDriver::Batch {
-                    seq,
-                    statements: &statements,
-                    txns: &txns,
-                })?;
-                pending.push_back((seq, next_ops));
-                seq += 1;
-            }
+    let over = |stopped: &dyn Fn() -> bool| stopped() || until.is_some_and(|d| go.elapsed() >= d);
+    while let Some((want, ops)) = ahead.pending.pop_front() {
+        if !hooks.fed {
+            ahead.send(&mut maker, link.as_mut(), size, over(stopped))?;
         }
         let t = Instant::now();
-        fold.done(want, &ops, link.recv(&wait)?, &link.who())?;
-        // About BATCH_TIME of the driver's rate next time (its last batch's, waited for here).
+        let answer = link.recv(&wait)?;
+        let back = hooks.fed.then(|| Back::of(&answer));
+        fold.done(want, &ops, answer, &link.who())?;
         let took = t.elapsed();
         wait.limit = Wait::SILENCE.max(took * LIMIT_FACTOR);
+        if let Some(back) = back {
+            back.hand(&mut maker, &mut fold, hooks.parts);
+            if let Some(d) = maker.client.pause() {
+                rest(d, until.map(|u| go + u), stopped);
+            }
+            ahead.send(&mut maker, link.as_mut(), 1, over(stopped))?;
+            continue;
+        }
+        // About BATCH_TIME of the driver's rate next time (its last batch's, waited for here).
         let per = took.as_nanos().max(1) as f64 / ops.len().max(1) as f64;
         size = ((BATCH_TIME.as_nanos() as f64 / per) as usize).clamp(MIN_BATCH, MAX_BATCH);
     }
@@ -536,6 +582,62 @@ fn run(
         return Err(WorkloadError::Interrupted);
     }
     Ok((since_start + last_end_ns, inside_ns))
+}
+
+/// What a fed client's one transaction came back with ([`Client::fed`]).
+struct Back {
+    outcome: Option<Outcome>,
+    start_ns: u64,
+    kept: Vec<(usize, Vec<Bound>)>,
+}
+
+impl Back {
+    fn of(answer: &FromDriver) -> Back {
+        match answer {
+            FromDriver::Done { results, kept, .. } => Back {
+                outcome: results.first().map(|r| r.0),
+                start_ns: results.first().map_or(0, |r| r.1),
+                kept: kept
+                    .get("0")
+                    .map(|rows| {
+                        rows.iter()
+                            .map(|(step, row)| (*step, row.iter().map(Bound::from_json).collect()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            _ => Back {
+                outcome: None,
+                start_ns: 0,
+                kept: Vec::new(),
+            },
+        }
+    }
+
+    /// Hands the result to the client, and records the parts it then gives (a claim's queue
+    /// waits) where the transaction was recorded, as litebench's own loop records them.
+    fn hand(self, maker: &mut Maker<'_>, fold: &mut Fold<'_>, parts: bool) {
+        let Some(outcome) = self.outcome else { return };
+        maker.client.fed(outcome, &self.kept);
+        if parts && outcome == Outcome::Ok && fold.until_ns.is_none_or(|u| self.start_ns < u) {
+            for &(part, ns) in maker.client.parts() {
+                fold.rec.record_outcome_ns(part, ns, true);
+            }
+        }
+    }
+}
+
+/// Sleeps `d` (a fed client's rest, untimed), cut short at `until` or on a stop.
+fn rest(d: Duration, until: Option<Instant>, stopped: &dyn Fn() -> bool) {
+    let end = Instant::now() + d;
+    let end = until.map_or(end, |u| end.min(u));
+    while !stopped() {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
 }
 
 /// A client's results going into its recorder.
@@ -556,7 +658,9 @@ impl Fold<'_> {
     /// The driver's answer to batch `want` of `ops`: its results folded, or the error it is.
     fn done(&mut self, want: u64, ops: &[(usize, bool)], answer: FromDriver, who: &str) -> Result<(), WorkloadError> {
         match answer {
-            FromDriver::Done { seq, results, errors } if seq == want && results.len() == ops.len() => {
+            FromDriver::Done {
+                seq, results, errors, ..
+            } if seq == want && results.len() == ops.len() => {
                 if let Some((i, msg)) = errors.iter().next().filter(|_| !self.count_errors) {
                     return Err(failed(who, format!("transaction {i} of batch {seq} failed: {msg}")));
                 }

@@ -29,7 +29,8 @@ use super::schema;
 use crate::engines::control::Control;
 use crate::engines::values::{CellRef, Values};
 use crate::engines::{Connection, EngineError, StmtId, Value};
-use crate::workload::load::{Client, Hooks};
+use crate::model::driver::{Bound, Outcome, Step};
+use crate::workload::load::{Client, Hooks, Judged};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -214,6 +215,11 @@ pub struct QueueClient<'c> {
     claimed: Values,
     active_job_id: String,
     args: String,
+    /// Its transactions are made as data for a driver ([`Connection::recording`]): a claim and
+    /// a finish are learnt from what the driver hands back ([`Client::fed`]).
+    driven: bool,
+    /// A claim made as data: the time it stamps its claimed executions with, microseconds.
+    claim_us: i64,
 }
 
 impl<'c> QueueClient<'c> {
@@ -224,7 +230,10 @@ impl<'c> QueueClient<'c> {
         seed: u64,
     ) -> Result<QueueClient<'c>, EngineError> {
         let st = Statements::prepare(conn)?;
+        let driven = conn.recording().is_some();
         Ok(QueueClient {
+            driven,
+            claim_us: 0,
             conn,
             st,
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -274,6 +283,9 @@ impl<'c> QueueClient<'c> {
     fn claim(&mut self) -> Result<bool, EngineError> {
         self.parts.clear();
         self.got.clear();
+        if self.driven {
+            return self.claim_as_data();
+        }
         if let Err(e) = self.st.begin.run(self.conn) {
             self.met_lock(&e, Op::Claim);
             return Err(e);
@@ -344,6 +356,9 @@ impl<'c> QueueClient<'c> {
         let Some(&(exec, job)) = self.held.front() else {
             return Ok(false);
         };
+        if self.driven {
+            return self.finish_as_data(exec, job);
+        }
         if let Err(e) = self.st.begin.run(self.conn) {
             self.met_lock(&e, Op::Finish);
             return Err(e);
@@ -377,11 +392,75 @@ impl<'c> QueueClient<'c> {
         }
     }
 
+    /// A claim made as data for a driver: the same statements, in the same order, each
+    /// execution's insert, load and ready delete run per row the select returned and bound to
+    /// that row's ids; the select's and the loads' rows come back ([`Client::fed`]). Its
+    /// timestamp is taken when it is made, just before it is sent, not after its select.
+    fn claim_as_data(&mut self) -> Result<bool, EngineError> {
+        let s = &self.st;
+        s.begin.run(self.conn)?;
+        let now = now_us();
+        self.claim_us = now;
+        let pid = Bound::Int(self.process_id);
+        let rec = self
+            .conn
+            .recording()
+            .ok_or_else(|| unexpected("no recording connection".into()))?;
+        let pick = rec.record(Step {
+            keep: true,
+            ..Step::plain(s.select_candidates.0, vec![Bound::Int(self.settings.batch as i64)])
+        });
+        let row = |column| Bound::Ref { step: pick, column };
+        for (stmt, params, keep) in [
+            (s.insert_claimed, vec![row(1), pid.clone(), Bound::Int(now)], false),
+            (s.load_claimed, vec![row(1), pid], true),
+            (s.delete_ready, vec![row(0)], false),
+        ] {
+            rec.record(Step {
+                each: Some(pick),
+                keep,
+                ..Step::plain(stmt.0, params)
+            });
+        }
+        s.commit.run(self.conn)?;
+        Ok(false)
+    }
+
+    /// A finish made as data: the claimed execution locked, and only where it is still there
+    /// the job finished and the execution deleted ([`Step::need`]).
+    fn finish_as_data(&mut self, exec: i64, job: i64) -> Result<bool, EngineError> {
+        let s = &self.st;
+        s.begin.run(self.conn)?;
+        let now = now_us();
+        let rec = self
+            .conn
+            .recording()
+            .ok_or_else(|| unexpected("no recording connection".into()))?;
+        rec.record(Step {
+            need: true,
+            ..Step::plain(s.lock_claimed.0, vec![Bound::Int(exec)])
+        });
+        rec.record(Step::plain(
+            s.finish_job.0,
+            vec![Bound::Int(now), Bound::Int(now), Bound::Int(job)],
+        ));
+        rec.record(Step::plain(s.delete_claimed.0, vec![Bound::Int(exec)]));
+        s.commit.run(self.conn)?;
+        Ok(false)
+    }
+
     /// A worker's claim or finish met a lock (at its `BEGIN` or after): not tried again (the
     /// module's docs). A claim's worker rests until its replacement would poll; a finish's job
     /// is dropped, left claimed, as its thread ended on the error.
     fn met_lock(&mut self, e: &EngineError, op: Op) {
-        if self.settings.role != Role::Worker || e.lock_cause().is_none() {
+        if e.lock_cause().is_some() {
+            self.locked(op);
+        }
+    }
+
+    /// [`QueueClient::met_lock`], once the lock is known.
+    fn locked(&mut self, op: Op) {
+        if self.settings.role != Role::Worker {
             return;
         }
         match op {
@@ -466,6 +545,7 @@ impl Client for QueueClient<'_> {
         Hooks {
             parts: true,
             pause: matches!(self.settings.role, Role::Worker | Role::Janitor),
+            fed: self.driven,
             ..Hooks::default()
         }
     }
@@ -485,6 +565,58 @@ impl Client for QueueClient<'_> {
     /// A worker's claim and finish are never retried (the module's docs).
     fn retries(&self) -> bool {
         self.settings.role != Role::Worker
+    }
+
+    /// A claim succeeded where it took a job (its last step, a ready execution's delete,
+    /// changed a row); a finish where its claimed execution was there.
+    fn judged(&self) -> Judged {
+        Judged {
+            by_last_count: matches!(self.drawn, Op::Claim | Op::Finish),
+            rejectable: false,
+        }
+    }
+
+    /// What a claim took (its select's rows and each execution's id loaded back), as
+    /// [`QueueClient::claim`] keeps it; a finish's job let go; a lock met as the module says.
+    fn fed(&mut self, outcome: Outcome, kept: &[(usize, Vec<Bound>)]) {
+        if outcome != Outcome::Ok {
+            if matches!(
+                outcome,
+                Outcome::BusyTimeout | Outcome::BusyUpgrade | Outcome::BusySnapshot | Outcome::Locked
+            ) {
+                self.locked(self.drawn);
+            }
+            return;
+        }
+        match self.drawn {
+            Op::Claim => {
+                let rows = |step| kept.iter().filter(move |(s, _)| *s == step).map(|(_, r)| r);
+                for (picked, loaded) in rows(0).zip(rows(2)) {
+                    let (Some(job), Some(created), Some(exec)) = (
+                        picked.get(1).and_then(Bound::as_int),
+                        picked.get(2).and_then(Bound::as_int),
+                        loaded.first().and_then(Bound::as_int),
+                    ) else {
+                        continue;
+                    };
+                    let since = if created == 0 { self.started_us } else { created };
+                    let wait_ns = (self.claim_us - since).max(0) as u64 * 1000;
+                    self.held.push_back((exec, job));
+                    self.parts.push((Op::QueueWait as usize, wait_ns));
+                }
+                if self.settings.role == Role::Worker {
+                    if self.parts.is_empty() {
+                        self.rest = Some(self.settings.poll_interval);
+                    } else if !self.settings.job_time.is_zero() {
+                        self.rest = Some(self.settings.job_time);
+                    }
+                }
+            }
+            Op::Finish => {
+                self.held.pop_front();
+            }
+            _ => {}
+        }
     }
 }
 

@@ -163,11 +163,12 @@ impl Workload for Queue {
         &KIND
     }
 
-    /// A worker's claim binds the ids its own first statement returned, and what it does next
-    /// (finish which job, rest how long) rests on what the claim got: no transaction of it can
-    /// be made ahead of time as data.
+    /// Its transactions travel as data: a claim's per-job statements bind the ids its own select
+    /// returned, run by the driver per row ([`crate::model::driver::Step::each`]), and each
+    /// client is sent one transaction at a time, since what it does next (finish which job,
+    /// rest how long) rests on what the last one got ([`client::QueueClient`]'s `fed`).
     fn driver_refusal(&self, _p: &Params) -> Option<String> {
-        Some("a worker's claim inserts and deletes by the job ids its own first statement returned, and its next transaction (finish that job, or rest) rests on what it got, so its transactions cannot be sent ahead as data; run the queue with --driver rust".into())
+        None
     }
 
     /// `begin`: the statement enqueue, claim and finish start with.
