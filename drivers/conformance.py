@@ -435,6 +435,8 @@ def check_program(drv):
         txn([[LOCK, [99], {"need": True}], [UPDATE, ["never", 7]]]),
         claim(5, 8),
         claim(5, 9),
+        # The driver's clock when the try starts, twice in one transaction: one instant.
+        txn([[INSERT_VAL, [100, {"now_us": 0}]], [INSERT_VAL, [101, {"now_us": -1_000_000}]]]),
     ]
     results, errors = run_batch(drv, 9, txns, "program")
     check(all(r[0] == "ok" for r in results), "program", f"outcomes {[r[0] for r in results]} ({errors})")
@@ -445,7 +447,7 @@ def check_program(drv):
     }
     check(kept == want, "program", f"kept {kept}, expected {want} (each row's insert, load and delete in turn)")
     lasts = [r[5] for r in results]
-    check(lasts == [1, 1, 0, 1, 0], "program", f"last {lasts}, expected [1, 1, 0, 1, 0]")
+    check(lasts == [1, 1, 0, 1, 0, 1], "program", f"last {lasts}, expected [1, 1, 0, 1, 0, 1]")
     check(results[0][4] == 4, "program", f"the claim stepped {results[0][4]} rows, expected 4")
     ok("program", "a claim ran its per-row steps bound to each row, in turn, and sent its rows back; a finish whose row was gone stopped there")
 
@@ -465,7 +467,8 @@ def check_close(drv):
 def check_database(db):
     con = sqlite3.connect(db)
     try:
-        got = con.execute("SELECT k, typeof(v), v FROM vals ORDER BY k").fetchall()
+        got = con.execute("SELECT k, typeof(v), v FROM vals WHERE k < 100 ORDER BY k").fetchall()
+        stamps = dict(con.execute("SELECT k, v FROM vals WHERE k IN (100, 101)"))
         t = dict(con.execute("SELECT id, v FROM t"))
     finally:
         con.close()
@@ -477,6 +480,15 @@ def check_database(db):
             f"value {k}: stored {typ} {v!r}, expected {want_type} {want!r}",
         )
     ok("round trip", ", ".join(t for _, t, _ in got) + " stored exactly")
+    now_us = time.time_ns() // 1000
+    check(
+        isinstance(stamps.get(100), int)
+        and abs(now_us - stamps[100]) < 120_000_000
+        and stamps[100] - stamps.get(101, 0) == 1_000_000,
+        "now_us",
+        f"now_us bound {stamps} (expected this clock's microseconds, {now_us}, and 1 s less)",
+    )
+    ok("now_us", "the driver's wall clock in microseconds, one instant for the whole try, offset as asked")
     check(
         len(t) == 10 and t[2] == "u2" and t[3] == "u3" and t[1] == "v1" and t[5] == "v5" and t[6] == "finished",
         "database",

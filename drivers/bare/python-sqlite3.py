@@ -1,20 +1,31 @@
-"""The bare loop python-sqlite3's overhead is measured against: crud's update statement
-through the sqlite3 module, timed per statement as the driver times a transaction, with no
-protocol around it. Usage: python3 python-sqlite3.py DB ROWS SECONDS (a crud database that
-litebench populated, e.g. from `litebench run crud --keep`); prints statements per second."""
-import sqlite3, sys, time, random
+"""Bare loop for python-sqlite3's overhead figure: crud's read and update through the
+interpreter's sqlite3 module directly, each in BEGIN IMMEDIATE ... COMMIT (or with "read":
+autocommit point reads alone), timed with the loop's own clock. Usage: DB N [read]; prints ns per
+transaction. drivers/bare/measure.py runs it beside the driver on the same statements."""
+import sqlite3
+import sys
+import time
 
-db, rows, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+db, n, reads = sys.argv[1], int(sys.argv[2]), sys.argv[3:] == ["read"]
 conn = sqlite3.connect(db, isolation_level=None)
-conn.execute("PRAGMA journal_mode=wal"); conn.execute("PRAGMA synchronous=normal")
-rng = random.Random(1)
-work = [("x" * 100, rng.randint(1, rows)) for _ in range(100_000)]
-sql, clock, total, n = "UPDATE crud SET value = ? WHERE id = ?", time.perf_counter_ns, 0, 0
-end = clock() + int(seconds * 1e9)
-while clock() < end:
-    v, i = work[n % len(work)]
-    t = clock()
-    conn.execute(sql, (v, i))
-    total += clock() - t
-    n += 1
-print(f"{n} statements, {n / (total / 1e9):.0f}/s inside the timed region, {total / n / 1e3:.2f} us each")
+conn.execute("PRAGMA journal_mode=wal").fetchall()
+conn.execute("PRAGMA synchronous=normal")
+cur = conn.cursor()
+rows = cur.execute("SELECT count(*) FROM crud").fetchone()[0]
+ids = [1 + (i * 7919) % rows for i in range(n)]
+values = [f"bare{i:096d}" for i in range(n)]
+read, update = "SELECT value FROM crud WHERE id = ?", "UPDATE crud SET value = ? WHERE id = ?"
+start = time.perf_counter_ns()
+for i in range(n):
+    if reads:
+        for _ in cur.execute(read, (ids[i],)):
+            pass
+        continue
+    cur.execute("BEGIN IMMEDIATE")
+    if i % 2 == 0:
+        for _ in cur.execute(read, (ids[i],)):
+            pass
+    else:
+        cur.execute(update, (values[i], ids[i]))
+    cur.execute("COMMIT")
+print((time.perf_counter_ns() - start) // n)

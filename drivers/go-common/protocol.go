@@ -85,6 +85,10 @@ type step struct {
 // when its step runs (protocol 3).
 type ref struct{ step, column int }
 
+// nowUs is {"now_us": offset}: the wall clock in microseconds when the try started, plus offset
+// (protocol 3: a queue job's enqueue time).
+type nowUs struct{ offset int64 }
+
 // keptRow is a row a keep step returned: [step, values].
 type keptRow struct {
 	step int
@@ -158,6 +162,10 @@ func decodeValue(v any) (any, error) {
 		if b, ok := x["blob"].(string); ok {
 			return base64.StdEncoding.DecodeString(b)
 		}
+		if n, ok := x["now_us"].(json.Number); ok {
+			off, err := n.Int64()
+			return nowUs{off}, err
+		}
 		if r, ok := x["ref"].([]interface{}); ok && len(r) == 2 {
 			s, err1 := r[0].(json.Number).Int64()
 			c, err2 := r[1].(json.Number).Int64()
@@ -222,7 +230,8 @@ func decodeBatch(m *message, at map[int64]int, texts map[int64]string) ([]txn, e
 				st.opts = st.each >= 0 || st.need || st.keep
 			}
 			for _, p := range params {
-				if _, ok := p.(ref); ok {
+				switch p.(type) {
+				case ref, nowUs:
 					st.opts = true
 				}
 			}
@@ -259,11 +268,15 @@ type stepRunner interface {
 func runProgram(r stepRunner, t *txn, stepped *bool) (int64, int64, error) {
 	got := map[int][][]any{}
 	t.kept = t.kept[:0]
+	now := time.Now().UnixMicro()
 	var total, last int64
 	one := func(k int, current map[int][]any) (int64, error) {
 		st := &t.steps[k]
 		params := make([]any, len(st.params))
 		for i, p := range st.params {
+			if n, ok := p.(nowUs); ok {
+				p = now + n.offset
+			}
 			if rf, ok := p.(ref); ok {
 				row, ok := current[rf.step]
 				if !ok && len(got[rf.step]) > 0 {

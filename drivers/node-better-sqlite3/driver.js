@@ -66,6 +66,7 @@ const int = (v) => (isWrapped(v) ? BigInt(v.$i) : v);
 function decode(v) {
   if (isWrapped(v)) return BigInt(v.$i);
   if (isRef(v)) return new Ref(Number(int(v.ref[0])), Number(int(v.ref[1])));
+  if (isNow(v)) return new Now(BigInt(int(v.now_us)));
   if (v !== null && typeof v === "object") return Buffer.from(v.blob, "base64");
   return v;
 }
@@ -83,9 +84,21 @@ function isRef(v) {
   return v !== null && typeof v === "object" && Array.isArray(v.ref);
 }
 
+// Protocol 3: {"now_us": offset}, the wall clock in microseconds when the try started, plus
+// offset (a queue job's enqueue time).
+class Now {
+  constructor(offset) {
+    this.offset = offset;
+  }
+}
+
+function isNow(v) {
+  return v !== null && typeof v === "object" && "now_us" in v;
+}
+
 // Whether a transaction's steps need runProgram: any step's options or Ref.
 function isFancy(steps) {
-  return steps.some((s) => (s[2] && Object.keys(s[2]).length > 0) || s[1].some(isRef));
+  return steps.some((s) => (s[2] && Object.keys(s[2]).length > 0) || s[1].some((p) => isRef(p) || isNow(p)));
 }
 
 // Each step's options, with collect set on every step whose rows a later one reads.
@@ -113,9 +126,11 @@ function runProgram(steps, kept, flag) {
   const got = new Map();
   let total = 0;
   let last = 0;
+  const now = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
   const one = (k, current) => {
     const [st, params, reader, opts] = steps[k];
     const bound = params.map((p) => {
+      if (p instanceof Now) return now + p.offset;
       if (!(p instanceof Ref)) return p;
       let row = current && current.step === p.step ? current.row : undefined;
       if (row === undefined) row = (got.get(p.step) || [])[0];

@@ -27,7 +27,8 @@ def say(msg):
 
 
 def value(v):
-    if isinstance(v, dict):
+    # Protocol 3's {"ref": ...} and {"now_us": ...} are decoded as what they are, bound nowhere.
+    if isinstance(v, dict) and "blob" in v:
         return base64.b64decode(v["blob"])
     return v
 

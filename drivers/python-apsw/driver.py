@@ -225,7 +225,7 @@ def main():
                     bool(t.get("autocommit")),
                     t.get("due_ns"),
                     # Protocol 3: steps that read what earlier ones returned (a queue's claim).
-                    [(stmts[s[0]], [program.Ref(*v["ref"]) if program.is_ref(v) else decode(v) for v in s[1]], o)
+                    [(stmts[s[0]], [program.param(v, decode) for v in s[1]], o)
                      for s, o in zip(t["steps"], program.prepare(t["steps"]))]
                     if program.fancy(t["steps"])
                     else [(stmts[sid], [decode(v) for v in params]) for sid, params, *_ in t["steps"]],

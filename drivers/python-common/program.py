@@ -5,7 +5,8 @@ A step is [id, params] or [id, params, {"each": S, "need": true, "keep": true}];
 {"ref": [S, C]} binds column C of a row step S returned: the row an `each` of S runs over, else
 S's first. A run of consecutive steps with the same `each` runs once per row of S, in order; a
 `need` step that returns no row ends the transaction there; a `keep` step's rows go back in the
-batch's answer. A queue worker's claim is such a transaction: select the ready jobs, then per job
+batch's answer. A parameter {"now_us": OFFSET} binds the driver's wall clock when the try
+started, in microseconds since the Unix epoch, plus OFFSET (a job's enqueue time). A queue worker's claim is such a transaction: select the ready jobs, then per job
 insert its claimed execution, load it back and delete the ready one.
 
 Plain transactions never come here: the drivers' own loops run them as before, so this costs
@@ -14,6 +15,7 @@ rows it returned (a list, or None for a statement that returns none) and the row
 """
 
 import base64
+import time
 
 
 class Ref:
@@ -25,8 +27,30 @@ class Ref:
         self.step, self.column = int(step), int(column)
 
 
+class Now:
+    """{"now_us": offset}: the wall clock in microseconds when the try started, plus offset."""
+
+    __slots__ = ("offset",)
+
+    def __init__(self, offset):
+        self.offset = int(offset)
+
+
 def is_ref(v):
     return isinstance(v, dict) and "ref" in v
+
+
+def is_now(v):
+    return isinstance(v, dict) and "now_us" in v
+
+
+def param(v, plain):
+    """A step's parameter decoded: a Ref, a Now, or `plain(v)`, the driver's own decoding."""
+    if is_ref(v):
+        return Ref(*v["ref"])
+    if is_now(v):
+        return Now(v["now_us"])
+    return plain(v)
 
 
 def prepare(steps):
@@ -48,13 +72,15 @@ def prepare(steps):
 
 def fancy(steps):
     """Whether a transaction's steps need this module (any option or Ref)."""
-    return any(len(s) > 2 and s[2] for s in steps) or any(is_ref(p) for s in steps for p in s[1])
+    return any(len(s) > 2 and s[2] for s in steps) or any(is_ref(p) or is_now(p) for s in steps for p in s[1])
 
 
-def _bind(params, got, current):
+def _bind(params, got, current, now):
     out = []
     for p in params:
-        if isinstance(p, Ref):
+        if isinstance(p, Now):
+            p = now + p.offset
+        elif isinstance(p, Ref):
             row = current.get(p.step)
             if row is None:
                 rows = got.get(p.step)
@@ -69,11 +95,12 @@ def run(steps, execute, kept, stepped):
     kept rows to `kept` as [step, row]; sets stepped[0] once a step ran. Returns (rows, last)."""
     got = {}
     total = last = 0
+    now = time.time_ns() // 1000
     i, n = 0, len(steps)
 
     def one(k, current):
         text, params, opts = steps[k]
-        rows, changed = execute(text, _bind(params, got, current))
+        rows, changed = execute(text, _bind(params, got, current, now))
         stepped[0] = True
         if rows is None:
             return 0, changed

@@ -153,8 +153,7 @@ def decode(txns, sql):
         if program.fancy(raw):
             # Protocol 3: steps that read what earlier ones returned (a queue worker's claim).
             opts = program.prepare(raw)
-            steps = [(sql[s[0]], [program.Ref(*v["ref"]) if program.is_ref(v) else value(v) for v in s[1]], o)
-                     for s, o in zip(raw, opts)]
+            steps = [(sql[s[0]], [program.param(v, value) for v in s[1]], o) for s, o in zip(raw, opts)]
         else:
             steps = [(sql[s[0]], [value(v) for v in s[1]]) for s in raw]
         # Protocol 3: the mode this transaction opens in (else the knob's), and whether a

@@ -50,6 +50,10 @@ pub enum Bound {
         step: usize,
         column: usize,
     },
+    /// Protocol 3: the driver's wall clock when the transaction's try starts, in microseconds
+    /// since the Unix epoch, plus this offset: a timestamp stamped when the statement runs, not
+    /// when litebench made it a batch ahead (a queue job's enqueue time).
+    NowUs(i64),
 }
 
 impl Bound {
@@ -102,6 +106,11 @@ impl Serialize for Bound {
             Bound::Ref { step, column } => {
                 let mut m = s.serialize_map(Some(1))?;
                 m.serialize_entry("ref", &[step, column])?;
+                m.end()
+            }
+            Bound::NowUs(offset) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("now_us", offset)?;
                 m.end()
             }
         }
@@ -331,7 +340,7 @@ mod tests {
                 ),
                 Step {
                     id: 4,
-                    params: vec![Bound::Ref { step: 0, column: 1 }],
+                    params: vec![Bound::Ref { step: 0, column: 1 }, Bound::NowUs(-5)],
                     each: Some(0),
                     need: true,
                     keep: true,
@@ -346,7 +355,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             line,
-            r#"{"type":"batch","seq":3,"txns":[{"op":2,"due_ns":null,"begin":"immediate","rejectable":true,"steps":[[0,[null,4611686018427387904,1.0,"é",{"blob":"AAE="}]],[4,[{"ref":[0,1]}],{"each":0,"need":true,"keep":true}]]}]}"#
+            r#"{"type":"batch","seq":3,"txns":[{"op":2,"due_ns":null,"begin":"immediate","rejectable":true,"steps":[[0,[null,4611686018427387904,1.0,"é",{"blob":"AAE="}]],[4,[{"ref":[0,1]},{"now_us":-5}],{"each":0,"need":true,"keep":true}]]}]}"#
         );
     }
 

@@ -393,10 +393,10 @@ pub trait Client {
         Judged::default()
     }
     /// Where the client's next transaction rests on what the last one returned and it runs
-    /// through a driver (only with [`Hooks::fed`]): the driver's outcome for it and the rows its
-    /// kept steps returned, `(step, row)`, handed back before the next draw (the driver is sent
-    /// one transaction at a time). A queue worker learns here which jobs its claim took.
-    fn fed(&mut self, _outcome: crate::model::driver::Outcome, _kept: &[(usize, Vec<crate::model::driver::Bound>)]) {}
+    /// through a driver (only with [`Hooks::fed`]): the driver's answer for it, handed back
+    /// before the next draw (the driver is sent one transaction at a time). A queue worker
+    /// learns here which jobs its claim took.
+    fn fed(&mut self, _answer: &Fed<'_>) {}
     /// The hash of the query results of the client's first transactions, when it kept one
     /// ([`super::result_hash`]): asked once, of client 0, after its last transaction, in a
     /// trial whose transactions' results depend only on the seed (one client in a closed loop,
@@ -455,8 +455,8 @@ impl<C: Client + ?Sized> Client for Box<C> {
     fn judged(&self) -> Judged {
         (**self).judged()
     }
-    fn fed(&mut self, outcome: crate::model::driver::Outcome, kept: &[(usize, Vec<crate::model::driver::Bound>)]) {
-        (**self).fed(outcome, kept)
+    fn fed(&mut self, answer: &Fed<'_>) {
+        (**self).fed(answer)
     }
 }
 
@@ -474,6 +474,16 @@ pub struct Hooks {
     /// [`Client::fed`]: through a driver, each transaction's results are handed back before the
     /// next is made.
     pub fed: bool,
+}
+
+/// A driver's answer for a fed client's transaction ([`Client::fed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Fed<'a> {
+    pub outcome: crate::model::driver::Outcome,
+    /// Its last step's count: the rows it returned, or changed.
+    pub last: u64,
+    /// The rows its kept steps returned, `(step, row)`, in order.
+    pub kept: &'a [(usize, Vec<crate::model::driver::Bound>)],
 }
 
 /// How a transaction sent to a driver is judged ([`Client::judged`]).

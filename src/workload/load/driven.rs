@@ -541,7 +541,7 @@ fn run(
         series: series.as_mut().map(|s| (&mut *s.buckets, since_start)),
         count_errors,
     };
-    let mut size = if hooks.fed { 1 } else { FIRST_BATCH };
+    let mut size = FIRST_BATCH;
     // A batch may take up to LIMIT_FACTOR times the one before it (a lock wait, a checkpoint)
     // and at least Wait::SILENCE: past that the driver is taken for hung.
     let mut wait = Wait {
@@ -588,6 +588,7 @@ fn run(
 struct Back {
     outcome: Option<Outcome>,
     start_ns: u64,
+    last: u64,
     kept: Vec<(usize, Vec<Bound>)>,
 }
 
@@ -597,6 +598,7 @@ impl Back {
             FromDriver::Done { results, kept, .. } => Back {
                 outcome: results.first().map(|r| r.0),
                 start_ns: results.first().map_or(0, |r| r.1),
+                last: results.first().map_or(0, |r| r.5),
                 kept: kept
                     .get("0")
                     .map(|rows| {
@@ -609,6 +611,7 @@ impl Back {
             _ => Back {
                 outcome: None,
                 start_ns: 0,
+                last: 0,
                 kept: Vec::new(),
             },
         }
@@ -618,7 +621,11 @@ impl Back {
     /// waits) where the transaction was recorded, as litebench's own loop records them.
     fn hand(self, maker: &mut Maker<'_>, fold: &mut Fold<'_>, parts: bool) {
         let Some(outcome) = self.outcome else { return };
-        maker.client.fed(outcome, &self.kept);
+        maker.client.fed(&super::Fed {
+            outcome,
+            last: self.last,
+            kept: &self.kept,
+        });
         if parts && outcome == Outcome::Ok && fold.until_ns.is_none_or(|u| self.start_ns < u) {
             for &(part, ns) in maker.client.parts() {
                 fold.rec.record_outcome_ns(part, ns, true);

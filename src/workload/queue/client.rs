@@ -30,7 +30,7 @@ use crate::engines::control::Control;
 use crate::engines::values::{CellRef, Values};
 use crate::engines::{Connection, EngineError, StmtId, Value};
 use crate::model::driver::{Bound, Outcome, Step};
-use crate::workload::load::{Client, Hooks, Judged};
+use crate::workload::load::{Client, Fed, Hooks, Judged};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -254,6 +254,9 @@ impl<'c> QueueClient<'c> {
     }
 
     fn enqueue(&mut self) -> Result<bool, EngineError> {
+        if self.driven {
+            return self.enqueue_as_data();
+        }
         let now = now_us();
         let s = &self.st;
         s.begin.run(self.conn)?;
@@ -426,6 +429,38 @@ impl<'c> QueueClient<'c> {
         Ok(false)
     }
 
+    /// An enqueue made as data: its timestamps are the driver's clock when it runs
+    /// ([`Bound::NowUs`]), not when litebench made it a batch ahead, so that a job's wait runs
+    /// from when it was enqueued.
+    fn enqueue_as_data(&mut self) -> Result<bool, EngineError> {
+        let s = &self.st;
+        s.begin.run(self.conn)?;
+        let now = Bound::NowUs(0);
+        let rec = self
+            .conn
+            .recording()
+            .ok_or_else(|| unexpected("no recording connection".into()))?;
+        rec.record(Step::plain(
+            s.insert_job.0,
+            vec![
+                Bound::Text(QUEUE.into()),
+                Bound::Text(CLASS_NAME.into()),
+                Bound::Text(self.args.clone()),
+                Bound::Int(0),
+                Bound::Text(self.active_job_id.clone()),
+                now.clone(),
+                now.clone(),
+                now.clone(),
+            ],
+        ));
+        rec.record(Step::plain(
+            s.insert_ready.0,
+            vec![Bound::Text(QUEUE.into()), Bound::Int(0), now],
+        ));
+        s.commit.run(self.conn)?;
+        Ok(true)
+    }
+
     /// A finish made as data: the claimed execution locked, and only where it is still there
     /// the job finished and the execution deleted ([`Step::need`]).
     fn finish_as_data(&mut self, exec: i64, job: i64) -> Result<bool, EngineError> {
@@ -481,7 +516,23 @@ impl<'c> QueueClient<'c> {
     }
 
     fn prune(&mut self) -> Result<bool, EngineError> {
-        let before = now_us() - self.settings.retention.as_micros() as i64;
+        let retention_us = self.settings.retention.as_micros() as i64;
+        if self.driven {
+            // The janitor's rest rests on how many it deleted: see `fed`.
+            let rec = self
+                .conn
+                .recording()
+                .ok_or_else(|| unexpected("no recording connection".into()))?;
+            rec.record(Step::plain(
+                self.st.clear_finished.0,
+                vec![
+                    Bound::NowUs(-retention_us),
+                    Bound::Int(self.settings.prune_batch as i64),
+                ],
+            ));
+            return Ok(true);
+        }
+        let before = now_us() - retention_us;
         let deleted = self.conn.run(
             self.st.clear_finished,
             &[Value::Int(before), Value::Int(self.settings.prune_batch as i64)],
@@ -545,7 +596,8 @@ impl Client for QueueClient<'_> {
         Hooks {
             parts: true,
             pause: matches!(self.settings.role, Role::Worker | Role::Janitor),
-            fed: self.driven,
+            // A producer's enqueues rest on nothing they return: sent ahead in batches.
+            fed: self.driven && self.settings.role != Role::Producer,
             ..Hooks::default()
         }
     }
@@ -577,8 +629,10 @@ impl Client for QueueClient<'_> {
     }
 
     /// What a claim took (its select's rows and each execution's id loaded back), as
-    /// [`QueueClient::claim`] keeps it; a finish's job let go; a lock met as the module says.
-    fn fed(&mut self, outcome: Outcome, kept: &[(usize, Vec<Bound>)]) {
+    /// [`QueueClient::claim`] keeps it; a finish's job let go; a janitor's rest after a batch
+    /// that was not full; a lock met as the module says.
+    fn fed(&mut self, answer: &Fed<'_>) {
+        let (outcome, kept) = (answer.outcome, answer.kept);
         if outcome != Outcome::Ok {
             if matches!(
                 outcome,
@@ -614,6 +668,9 @@ impl Client for QueueClient<'_> {
             }
             Op::Finish => {
                 self.held.pop_front();
+            }
+            Op::Prune if self.settings.role == Role::Janitor && answer.last < self.settings.prune_batch => {
+                self.rest = Some(self.settings.prune_interval);
             }
             _ => {}
         }
