@@ -10,7 +10,8 @@ litebench as "implicit", so that "Python is slower" never means "Python opened a
 litebench did not ask for"):
 - isolation_level: the module's default ("") opens a transaction implicitly before DML.
   This driver opens with isolation_level=None (autocommit) and sends litebench's own
-  "BEGIN <mode>" (the `begin` knob) around each transaction's steps.
+  "BEGIN <mode>" around each transaction's steps (the transaction's own mode, protocol 3, else
+  the `begin` knob's).
 - timeout: the module's busy handler (5.0 s by default). The `busy_timeout` knob is passed as
   timeout= (in seconds) rather than by PRAGMA, as an application does.
 - cached_statements: the module's per-connection statement cache (128 by default). Raised to
@@ -121,7 +122,7 @@ def open_db(msg):
         "compile_options": [r[0] for r in conn.execute("PRAGMA compile_options")],
         "knobs": readback,
         "implicit": [
-            {"name": "isolation_level", "value": "None (autocommit; litebench sends BEGIN " + begin.upper() + ")"},
+            {"name": "isolation_level", "value": "None (autocommit; litebench sends BEGIN)"},
             {"name": "timeout", "value": f"{timeout} s (busy handler; from busy_timeout)" if "busy_timeout" in given
              else f"{timeout} s (the module's default)"},
             {"name": "cached_statements", "value": f"{cache} (prepared on first use)"},

@@ -241,8 +241,23 @@ fn ran<'m>(manifest: &'m Manifest, c: &'m ConfigInfo) -> Vec<(String, Option<&'m
     if in_own_loop {
         out.push((RUST.to_string(), None));
     }
+    // Roles whose drivers said the same of themselves share their rows (`producers, workers:
+    // python-sqlite3`), and where every workload role of the cast is among them, the driver
+    // alone names them: the table says each setting once, not once per role.
+    let mut groups: Vec<(Vec<&str>, &DriverInfo)> = Vec::new();
     for d in &c.role_drivers {
-        out.push((format!("{}: {}", d.role, d.info.driver), Some(&d.info)));
+        match groups.iter_mut().find(|(_, info)| **info == d.info) {
+            Some((roles, _)) => roles.push(d.role.as_str()),
+            None => groups.push((vec![d.role.as_str()], &d.info)),
+        }
+    }
+    for (roles, info) in groups {
+        let label = if !in_own_loop && roles.len() == c.role_drivers.len() {
+            info.driver.clone()
+        } else {
+            format!("{}: {}", roles.join(", "), info.driver)
+        };
+        out.push((label, Some(info)));
     }
     out
 }
@@ -418,6 +433,21 @@ mod tests {
             w[0].starts_with("#0: no knob set synchronous, and role api (node-better-sqlite3) at normal ran at its build's default, beside this configuration's own connections at full"),
             "{w:?}"
         );
+        let labels = |m: &Manifest| -> Vec<String> {
+            let mut l: Vec<String> = section(m).unwrap().rows.iter().map(|r| r[1].clone()).collect();
+            l.dedup();
+            l
+        };
+        assert_eq!(labels(&m), ["readers: python-sqlite3", "api: node-better-sqlite3"]);
+        // Every role through the same driver, which said the same of itself: one set of rows,
+        // named by the driver alone, not one per role.
+        m.configs[0].role_drivers[1].info = python("wal");
+        assert_eq!(labels(&m), ["python-sqlite3"]);
+        m.configs[0].role_drivers.push(crate::model::driver::RoleDriver {
+            role: "janitor".into(),
+            info: python("delete"),
+        });
+        assert_eq!(labels(&m), ["readers, api: python-sqlite3", "janitor: python-sqlite3"]);
     }
 
     #[test]
