@@ -7,11 +7,43 @@ use crate::cli::common::*;
 
 /// A tiny crud run through `drivers`, with `args`: its JSON.
 fn through(sb: &Sandbox, drivers: &str, args: &[&str]) -> serde_json::Value {
-    let mut all = vec!["crud", "--driver", drivers, "--trials", "1", "--warmup", "0", "--quiet"];
+    let mut all = vec!["crud", "--driver", drivers];
     all.extend_from_slice(args);
+    once(sb, &all)
+}
+
+/// A run of `args` with one trial and no warm-up, which must succeed: its JSON.
+fn once(sb: &Sandbox, args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--trials", "1", "--warmup", "0", "--quiet"]);
     let out = output(&mut sb.run(&all));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     sb.show_json()
+}
+
+/// Each operation type of configuration `config`'s first trial: its name, transactions,
+/// successes and failures.
+fn counts(v: &serde_json::Value, config: u64) -> Vec<(String, u64, u64, u64)> {
+    let trial = v["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["config"] == config)
+        .unwrap();
+    trial["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let n = |f: &str| o[f].as_u64().unwrap();
+            (
+                o["name"].as_str().unwrap().to_string(),
+                n("ops"),
+                n("succeeded"),
+                n("failed"),
+            )
+        })
+        .collect()
 }
 
 /// Whether a line of `text`'s tables starts with `cells`, column by column.
@@ -438,37 +470,22 @@ fn a_log_replays_through_a_driver_as_it_replays_in_litebenchs_loop() {
         "CREATE TABLE kv(k INTEGER PRIMARY KEY, v TEXT);\nBEGIN;\nINSERT INTO kv VALUES (1, 'one');\nINSERT INTO kv VALUES (2, 'two');\nCOMMIT;\nSELEC 1;\nSELECT v FROM kv WHERE k = 2;\nUPDATE kv SET v = 'uno' WHERE k = 1;\n",
     )
     .unwrap();
-    let args = [
-        "replay",
-        "--param",
-        "log=app.sql",
-        "--param",
-        "on_error=count",
-        "--driver",
-        "rust,python-sqlite3",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-    ];
-    let out = output(&mut sb.run(&args));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = sb.show_json();
-    let trials = v["trials"].as_array().unwrap();
-    let outcomes = |config: u64| -> Vec<(String, u64, u64)> {
-        let t = trials.iter().find(|t| t["config"] == config).unwrap();
-        t["ops"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| {
-                (
-                    o["name"].as_str().unwrap().to_string(),
-                    o["ops"].as_u64().unwrap(),
-                    o["succeeded"].as_u64().unwrap(),
-                )
-            })
+    let v = once(
+        &sb,
+        &[
+            "replay",
+            "--param",
+            "log=app.sql",
+            "--param",
+            "on_error=count",
+            "--driver",
+            "rust,python-sqlite3",
+        ],
+    );
+    let outcomes = |config| -> Vec<(String, u64, u64)> {
+        counts(&v, config)
+            .into_iter()
+            .map(|(n, ops, ok, _)| (n, ops, ok))
             .collect()
     };
     let (rust, python) = (outcomes(0), outcomes(1));
@@ -486,43 +503,21 @@ fn a_log_replays_through_a_driver_as_it_replays_in_litebenchs_loop() {
 #[test]
 fn tatp_through_a_driver_is_judged_by_tatps_rules() {
     let sb = Sandbox::new();
-    let args = [
-        "tatp",
-        "--param",
-        "subscribers=100",
-        "--param",
-        "measure_time=1s",
-        "--param",
-        "warmup_time=100ms",
-        "--driver",
-        "rust,python-sqlite3",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-    ];
-    let out = output(&mut sb.run(&args));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = sb.show_json();
-    let trials = v["trials"].as_array().unwrap();
-    let rates = |config: u64| -> Vec<(String, u64, u64, u64)> {
-        let t = trials.iter().find(|t| t["config"] == config).unwrap();
-        t["ops"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| {
-                let n = |f: &str| o[f].as_u64().unwrap();
-                (
-                    o["name"].as_str().unwrap().to_string(),
-                    n("ops"),
-                    n("succeeded"),
-                    n("failed"),
-                )
-            })
-            .collect()
-    };
+    let v = once(
+        &sb,
+        &[
+            "tatp",
+            "--param",
+            "subscribers=100",
+            "--param",
+            "measure_time=1s",
+            "--param",
+            "warmup_time=100ms",
+            "--driver",
+            "rust,python-sqlite3",
+        ],
+    );
+    let rates = |config| counts(&v, config);
     let (rust, python) = (rates(0), rates(1));
     for (name, ops, ok, failed) in &python {
         assert!(*ops > 0, "{name}: {python:?}");
@@ -549,41 +544,22 @@ fn tatp_through_a_driver_is_judged_by_tatps_rules() {
 #[test]
 fn the_queue_runs_through_a_driver_claiming_and_finishing_what_it_took() {
     let sb = Sandbox::new();
-    let args = [
-        "queue",
-        "--param",
-        "duration=1s",
-        "--clients",
-        "2",
-        "--driver",
-        "rust,python-sqlite3",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-    ];
-    let out = output(&mut sb.run(&args));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = sb.show_json();
-    let trial = v["trials"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["config"] == 1)
-        .unwrap();
+    let v = once(
+        &sb,
+        &[
+            "queue",
+            "--param",
+            "duration=1s",
+            "--clients",
+            "2",
+            "--driver",
+            "rust,python-sqlite3",
+        ],
+    );
+    let python = counts(&v, 1);
     let op = |name: &str| {
-        let o = trial["ops"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["name"] == name)
-            .unwrap();
-        (
-            o["ops"].as_u64().unwrap(),
-            o["succeeded"].as_u64().unwrap(),
-            o["failed"].as_u64().unwrap(),
-        )
+        let (_, ops, ok, failed) = python.iter().find(|o| o.0 == name).unwrap();
+        (*ops, *ok, *failed)
     };
     let (claims, claimed, _) = op("claim");
     let (finishes, finished, failed) = op("finish");
@@ -604,35 +580,11 @@ fn the_queue_runs_through_a_driver_claiming_and_finishing_what_it_took() {
         "[[role]]\nname = \"producers\"\nkind = \"workload\"\nrate = 300\nparams = { role = \"producer\" }\n\n[[role]]\nname = \"workers\"\nkind = \"workload\"\nclients = 2\ndriver = \"python-sqlite3\"\nparams = { role = \"worker\", poll_interval = \"50ms\" }\n",
     )
     .unwrap();
-    let out = output(&mut sb.run(&[
-        "queue",
-        "--cast",
-        "cast.toml",
-        "--param",
-        "duration=1s",
-        "--trials",
-        "1",
-        "--warmup",
-        "0",
-        "--quiet",
-    ]));
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = sb.show_json();
-    let trial = &v["trials"][0];
-    let done = |name: &str| {
-        trial["ops"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|o| o["name"] == name)
-            .map_or(0, |o| o["succeeded"].as_u64().unwrap())
-    };
-    assert!(
-        done("workers:claim") > 0 && done("workers:finish") > 0,
-        "{}",
-        trial["ops"]
-    );
-    assert!(done("producers:enqueue") > 100, "{}", trial["ops"]);
+    let v = once(&sb, &["queue", "--cast", "cast.toml", "--param", "duration=1s"]);
+    let cast = counts(&v, 0);
+    let done = |name: &str| cast.iter().find(|o| o.0 == name).map_or(0, |o| o.2);
+    assert!(done("workers:claim") > 0 && done("workers:finish") > 0, "{cast:?}");
+    assert!(done("producers:enqueue") > 100, "{cast:?}");
     let roles = v["manifest"]["configs"][0]["role_drivers"].as_array().unwrap();
     assert_eq!(roles[0]["role"], "workers");
     assert_eq!(roles[0]["driver"], "python-sqlite3");
