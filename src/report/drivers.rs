@@ -88,14 +88,19 @@ fn engine_build<'m>(manifest: &'m Manifest, c: &ConfigInfo) -> Option<&'m crate:
 pub fn effective(manifest: &Manifest, c: &ConfigInfo, name: &str) -> Option<String> {
     let d = c.driver.as_ref()?;
     if let Some(v) = d.knobs.iter().find(|k| k.name == name).and_then(|k| k.value.as_deref()) {
-        // As SQLite's knob table reads it back (a driver passes `synchronous` on as 1).
-        let spec = crate::model::knob::find_spec(crate::engines::sqlite::knobs::SQLITE_KNOBS, name);
-        return Some(spec.map_or(v.to_string(), |s| s.kind.readback(v)));
+        return Some(read_as_sqlite(name, v));
     }
     (name == "synchronous")
         .then(|| own_synchronous(manifest, c))
         .flatten()
         .map(|(level, _)| format!("{level} ({} build default)", d.driver))
+}
+
+/// Knob `name`'s value `v` as a driver read it back, in the words SQLite's knob table reads it
+/// back in (apsw and the Go drivers pass `synchronous` on as 2, Python's as `full`).
+fn read_as_sqlite(name: &str, v: &str) -> String {
+    let spec = crate::model::knob::find_spec(crate::engines::sqlite::knobs::SQLITE_KNOBS, name);
+    spec.map_or(v.to_string(), |s| s.kind.readback(v))
 }
 
 /// A warning where the configurations of a run through drivers ran at different `synchronous`
@@ -298,7 +303,9 @@ fn rows_through(manifest: &Manifest, c: &ConfigInfo, name: &str, d: Option<&Driv
         rows.push(row(
             name,
             &k.name,
-            k.value.clone().unwrap_or_else(|| "(nothing)".into()),
+            k.value
+                .as_deref()
+                .map_or_else(|| "(nothing)".into(), |v| read_as_sqlite(&k.name, v)),
             READ_BACK,
         ));
     }
