@@ -125,6 +125,12 @@ fn unexpected(message: String) -> EngineError {
     }
 }
 
+/// The recording connection a driven client makes its transactions on.
+fn recording(conn: &mut dyn Connection) -> Result<&mut crate::engines::recording::Recording, EngineError> {
+    conn.recording()
+        .ok_or_else(|| unexpected("a transaction made as data needs the recording connection".into()))
+}
+
 /// The statements, prepared on one connection.
 struct Statements {
     insert_job: StmtId,
@@ -405,10 +411,7 @@ impl<'c> QueueClient<'c> {
         let now = now_us();
         self.claim_us = now;
         let pid = Bound::Int(self.process_id);
-        let rec = self
-            .conn
-            .recording()
-            .ok_or_else(|| unexpected("no recording connection".into()))?;
+        let rec = recording(self.conn)?;
         let pick = rec.record(Step {
             keep: true,
             ..Step::plain(s.select_candidates.0, vec![Bound::Int(self.settings.batch as i64)])
@@ -436,10 +439,7 @@ impl<'c> QueueClient<'c> {
         let s = &self.st;
         s.begin.run(self.conn)?;
         let now = Bound::NowUs(0);
-        let rec = self
-            .conn
-            .recording()
-            .ok_or_else(|| unexpected("no recording connection".into()))?;
+        let rec = recording(self.conn)?;
         rec.record(Step::plain(
             s.insert_job.0,
             vec![
@@ -462,23 +462,17 @@ impl<'c> QueueClient<'c> {
     }
 
     /// A finish made as data: the claimed execution locked, and only where it is still there
-    /// the job finished and the execution deleted ([`Step::need`]).
+    /// the job finished (at the driver's clock) and the execution deleted ([`Step::need`]).
     fn finish_as_data(&mut self, exec: i64, job: i64) -> Result<bool, EngineError> {
         let s = &self.st;
         s.begin.run(self.conn)?;
-        let now = now_us();
-        let rec = self
-            .conn
-            .recording()
-            .ok_or_else(|| unexpected("no recording connection".into()))?;
+        let now = Bound::NowUs(0);
+        let rec = recording(self.conn)?;
         rec.record(Step {
             need: true,
             ..Step::plain(s.lock_claimed.0, vec![Bound::Int(exec)])
         });
-        rec.record(Step::plain(
-            s.finish_job.0,
-            vec![Bound::Int(now), Bound::Int(now), Bound::Int(job)],
-        ));
+        rec.record(Step::plain(s.finish_job.0, vec![now.clone(), now, Bound::Int(job)]));
         rec.record(Step::plain(s.delete_claimed.0, vec![Bound::Int(exec)]));
         s.commit.run(self.conn)?;
         Ok(false)
@@ -519,10 +513,7 @@ impl<'c> QueueClient<'c> {
         let retention_us = self.settings.retention.as_micros() as i64;
         if self.driven {
             // The janitor's rest rests on how many it deleted: see `fed`.
-            let rec = self
-                .conn
-                .recording()
-                .ok_or_else(|| unexpected("no recording connection".into()))?;
+            let rec = recording(self.conn)?;
             rec.record(Step::plain(
                 self.st.clear_finished.0,
                 vec![
