@@ -270,7 +270,9 @@ func runProgram(r stepRunner, t *txn, stepped *bool) (int64, int64, error) {
 	t.kept = t.kept[:0]
 	now := time.Now().UnixMicro()
 	var total, last int64
-	one := func(k int, current map[int][]any) (int64, error) {
+	// one runs step k; row is the row of step each it runs over (nil outside an each), passed
+	// as is so that nothing is allocated per row but the step's parameters.
+	one := func(k, each int, row []any) (int64, error) {
 		st := &t.steps[k]
 		params := make([]any, len(st.params))
 		for i, p := range st.params {
@@ -278,12 +280,15 @@ func runProgram(r stepRunner, t *txn, stepped *bool) (int64, int64, error) {
 				p = now + n.offset
 			}
 			if rf, ok := p.(ref); ok {
-				row, ok := current[rf.step]
-				if !ok && len(got[rf.step]) > 0 {
-					row = got[rf.step][0]
+				r := row
+				if rf.step != each || row == nil {
+					r = nil
+					if len(got[rf.step]) > 0 {
+						r = got[rf.step][0]
+					}
 				}
-				if rf.column < len(row) {
-					p = row[rf.column]
+				if rf.column < len(r) {
+					p = r[rf.column]
 				} else {
 					p = nil
 				}
@@ -319,7 +324,7 @@ func runProgram(r stepRunner, t *txn, stepped *bool) (int64, int64, error) {
 			}
 			for _, row := range got[st.each] {
 				for k := i; k < j; k++ {
-					n, err := one(k, map[int][]any{st.each: row})
+					n, err := one(k, st.each, row)
 					if err != nil {
 						return total, last, err
 					}
@@ -329,7 +334,7 @@ func runProgram(r stepRunner, t *txn, stepped *bool) (int64, int64, error) {
 			i = j
 			continue
 		}
-		n, err := one(i, nil)
+		n, err := one(i, -1, nil)
 		if err != nil {
 			return total, last, err
 		}

@@ -127,14 +127,14 @@ function runProgram(steps, kept, flag) {
   let total = 0;
   let last = 0;
   const now = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
-  const one = (k, current) => {
+  // row: the row of step each that step k runs over (undefined outside an each).
+  const one = (k, each, row) => {
     const [st, params, reader, opts] = steps[k];
     const bound = params.map((p) => {
       if (p instanceof Now) return now + p.offset;
       if (!(p instanceof Ref)) return p;
-      let row = current && current.step === p.step ? current.row : undefined;
-      if (row === undefined) row = (got.get(p.step) || [])[0];
-      return row !== undefined && p.column < row.length ? row[p.column] : null;
+      const r = p.step === each && row !== undefined ? row : (got.get(p.step) || [])[0];
+      return r !== undefined && p.column < r.length ? r[p.column] : null;
     });
     flag.stepped = true;
     if (!reader) return [0, st.run.apply(st, bound).changes];
@@ -151,7 +151,7 @@ function runProgram(steps, kept, flag) {
       while (j < steps.length && steps[j][3] && steps[j][3].each === opts.each) j++;
       for (const row of got.get(opts.each) || []) {
         for (let k = i; k < j; k++) {
-          const r = one(k, { step: opts.each, row });
+          const r = one(k, opts.each, row);
           total += r[0];
           last = r[1];
         }
@@ -159,7 +159,7 @@ function runProgram(steps, kept, flag) {
       i = j;
       continue;
     }
-    const r = one(i, null);
+    const r = one(i, -1, undefined);
     total += r[0];
     last = r[1];
     if (opts && opts.need && r[0] === 0) return [total, 0];

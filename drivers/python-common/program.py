@@ -75,13 +75,13 @@ def fancy(steps):
     return any(len(s) > 2 and s[2] for s in steps) or any(is_ref(p) or is_now(p) for s in steps for p in s[1])
 
 
-def _bind(params, got, current, now):
+def _bind(params, got, each, row_of_each, now):
     out = []
     for p in params:
         if isinstance(p, Now):
             p = now + p.offset
         elif isinstance(p, Ref):
-            row = current.get(p.step)
+            row = row_of_each if p.step == each else None
             if row is None:
                 rows = got.get(p.step)
                 row = rows[0] if rows else None
@@ -98,9 +98,9 @@ def run(steps, execute, kept, stepped):
     now = time.time_ns() // 1000
     i, n = 0, len(steps)
 
-    def one(k, current):
+    def one(k, each, row):
         text, params, opts = steps[k]
-        rows, changed = execute(text, _bind(params, got, current, now))
+        rows, changed = execute(text, _bind(params, got, each, row, now))
         stepped[0] = True
         if rows is None:
             return 0, changed
@@ -120,11 +120,11 @@ def run(steps, execute, kept, stepped):
                 j += 1
             for row in got.get(int(each), ()):
                 for k in range(i, j):
-                    returned, last = one(k, {int(each): row})
+                    returned, last = one(k, int(each), row)
                     total += returned
             i = j
             continue
-        returned, last = one(i, {})
+        returned, last = one(i, None, None)
         total += returned
         if opts and opts.get("need") and returned == 0:
             return total, 0

@@ -5,8 +5,8 @@ use super::api::Api;
 use super::conn::SqliteConn;
 use super::extension::{ExtensionError, Loadable};
 use super::knobs::{
-    BEGIN_KNOB, BEGIN_MODES, BLOB_API_KNOB, DRIVER_KNOB, EXTENSION_KNOB, FTS_KNOBS, HNSW_KNOBS, LAYOUT_KNOBS,
-    OPTIMIZER_KNOBS, PASSTHROUGH_PREFIX, SQLITE_KNOBS,
+    BEGIN_KNOB, BLOB_API_KNOB, DRIVER_KNOB, EXTENSION_KNOB, FTS_KNOBS, HNSW_KNOBS, LAYOUT_KNOBS, OPTIMIZER_KNOBS,
+    PASSTHROUGH_PREFIX, SQLITE_KNOBS,
 };
 use super::optimizer;
 use super::vfs;
@@ -335,7 +335,7 @@ impl Engine for SqliteEngine {
             c.set_blob_api(api);
         }
         if let Some(v) = knobs.get(BEGIN_KNOB) {
-            let (_, stmt) = BEGIN_MODES.iter().find(|(n, _)| *n == v).ok_or_else(|| {
+            let stmt = super::knobs::begin_statement(v).ok_or_else(|| {
                 self.knob_error(format!("begin={v}: valid values are deferred, immediate, exclusive"))
             })?;
             c.set_begin(stmt);

@@ -54,6 +54,12 @@ pub const BEGIN_MODES: &[(&str, &str)] = &[
     ("exclusive", "BEGIN EXCLUSIVE"),
 ];
 
+/// The statement `begin=mode` makes (`immediate`: `BEGIN IMMEDIATE`); `None` for no mode of
+/// [`BEGIN_MODES`].
+pub fn begin_statement(mode: &str) -> Option<&'static str> {
+    BEGIN_MODES.iter().find(|(n, _)| *n == mode).map(|(_, stmt)| *stmt)
+}
+
 /// Every named SQLite knob, in the order they are applied (locking mode before journal mode,
 /// journal mode before the WAL settings).
 pub const SQLITE_KNOBS: &[KnobSpec] = &[

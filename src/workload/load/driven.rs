@@ -240,12 +240,8 @@ fn recording(tx: &dyn Transactions, trial: &Trial<'_>, seat: &Seat<'_>) -> (Reco
             .find(|k| k.name == knob)
             .and_then(|k| k.requested.as_deref())
     });
-    let begin = set.and_then(|v| {
-        crate::engines::sqlite::knobs::BEGIN_MODES
-            .iter()
-            .find(|(mode, _)| v.trim().eq_ignore_ascii_case(mode))
-            .map(|(_, statement)| *statement)
-    });
+    // The value was checked when the configuration's (or role's) connection took it.
+    let begin = set.and_then(crate::engines::sqlite::knobs::begin_statement);
     match tx.sent(seat.params) {
         Sent::Transactions => Recording::new(begin),
         Sent::Literal { .. } => Recording::literal(begin),
